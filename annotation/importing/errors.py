@@ -1,0 +1,15 @@
+"""The one error an import raises: it names the file, the line and the problem."""
+
+
+class DatasetImportError(Exception):
+    def __init__(self, problem: str, file: str | None = None, line: int | None = None):
+        self.problem = problem
+        self.file = file
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self):
+        where = ""
+        if self.file:
+            where = self.file + (f", line {self.line}" if self.line else "") + ": "
+        return where + self.problem

@@ -1,0 +1,99 @@
+"""Reader for the pyramid directory layout of REALSumm (shared/data/realsumm/README.md).
+
+ids.txt, documents.txt, references.txt (<t> sentence tags) and SCUs.txt (tab-separated units)
+hold one line per document; summaries/SYSTEM.summary one summary per document and
+labels/SYSTEM.label one tab-separated 0/1 per unit.
+"""
+from pathlib import Path
+
+from ..text import split_tagged_sentences
+from .errors import DatasetImportError
+from .records import SINGLE_ANNOTATOR, DocumentRecord
+from .textfile import read_lines
+
+PER_DOCUMENT_FILES = ("ids.txt", "documents.txt", "references.txt", "SCUs.txt")
+
+
+def _check_count(lines: list[str], expected: int, name: str) -> None:
+    if len(lines) != expected:
+        raise DatasetImportError(
+            f"{len(lines)} lines, but ids.txt has {expected} documents", name, min(len(lines), expected) + 1
+        )
+
+
+def _nonempty(value: str, name: str, line: int, what: str) -> str:
+    if not value.strip():
+        raise DatasetImportError(f"empty {what}", name, line)
+    return value
+
+
+def _parse_labels(line: str, name: str, lineno: int, unit_count: int) -> list[int]:
+    cells = line.split("\t") if line.strip() else []
+    if len(cells) != unit_count:
+        raise DatasetImportError(
+            f"{len(cells)} labels, but the reference of this document has {unit_count} units (SCUs.txt)",
+            name,
+            lineno,
+        )
+    labels = []
+    for cell in cells:
+        if cell.strip() not in ("0", "1"):
+            raise DatasetImportError(f"label {cell.strip()!r} is not 0 or 1", name, lineno)
+        labels.append(int(cell))
+    return labels
+
+
+def read_pyramid(root: Path) -> list[DocumentRecord]:
+    root = Path(root)
+    if not root.is_dir():
+        raise DatasetImportError("not a directory (the pyramid format is a folder with ids.txt)", str(root))
+    ids = read_lines(root / "ids.txt", "ids.txt")
+    if not ids:
+        raise DatasetImportError("no documents", "ids.txt")
+    columns = {"ids.txt": ids}
+    for name in PER_DOCUMENT_FILES[1:]:
+        columns[name] = read_lines(root / name, name)
+        _check_count(columns[name], len(ids), name)
+
+    records: list[DocumentRecord] = []
+    seen: dict[str, int] = {}
+    for i, external_id in enumerate(ids):
+        line = i + 1
+        external_id = _nonempty(external_id, "ids.txt", line, "document id").strip()
+        if external_id in seen:
+            raise DatasetImportError(f"duplicate id {external_id!r} (first on line {seen[external_id]})", "ids.txt", line)
+        seen[external_id] = line
+        source = _nonempty(columns["documents.txt"][i], "documents.txt", line, "document")
+        reference = _nonempty(columns["references.txt"][i], "references.txt", line, "reference")
+        sentences = split_tagged_sentences(reference)
+        if not sentences:
+            raise DatasetImportError("no <t> ... </t> sentence in the reference", "references.txt", line)
+        units = [u.strip() for u in columns["SCUs.txt"][i].split("\t")]
+        for unit in units:
+            _nonempty(unit, "SCUs.txt", line, "unit (two tabs in a row, or an empty line)")
+        records.append(DocumentRecord(external_id, source.strip(), sentences, units, origin=("ids.txt", line)))
+
+    summaries_dir = root / "summaries"
+    labels_dir = root / "labels"
+    summary_files = sorted(summaries_dir.glob("*.summary")) if summaries_dir.is_dir() else []
+    systems = [p.stem for p in summary_files]
+    for path in summary_files:
+        name = f"summaries/{path.name}"
+        lines = read_lines(path, name)
+        _check_count(lines, len(ids), name)
+        for i, text in enumerate(lines):
+            records[i].summaries[path.stem] = _nonempty(text, name, i + 1, "summary").strip()
+
+    label_files = sorted(labels_dir.glob("*.label")) if labels_dir.is_dir() else []
+    for path in label_files:
+        name = f"labels/{path.name}"
+        if path.stem not in systems:
+            raise DatasetImportError(
+                f"unknown system {path.stem!r}: there is no summaries/{path.stem}.summary", name
+            )
+        lines = read_lines(path, name)
+        _check_count(lines, len(ids), name)
+        for i, line in enumerate(lines):
+            labels = _parse_labels(line, name, i + 1, len(records[i].units))
+            records[i].labels.setdefault(path.stem, {})[SINGLE_ANNOTATOR] = labels
+    return records

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class HitsConfig(AppConfig):
+    name = "hits"
+    verbose_name = "Crowd work"

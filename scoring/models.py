@@ -1,0 +1,1 @@
+"""Stored scoring runs (filled in by the scoring engine)."""

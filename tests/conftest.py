@@ -1,0 +1,67 @@
+"""Shared fixtures: the real PostgreSQL database, named personas for each role, data paths."""
+import os
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+PROJECT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("SHARED_DIR", PROJECT.parent / "shared"))
+REALSUMM = SHARED / "data" / "realsumm"
+REALSUMM_ROSE = SHARED / "data" / "realsumm.rose.jsonl"
+DEMO_ROSE = PROJECT / "annotation" / "demo" / "realsumm-demo.rose.jsonl"
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+# between browser steps are still plain synchronous code.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _require_postgres(django_db_setup, django_db_blocker):
+    """The suite runs against the real PostgreSQL; SQLite only if explicitly allowed."""
+    with django_db_blocker.unblock():
+        if connection.vendor != "postgresql" and not os.environ.get("ALLOW_SQLITE_TESTS"):
+            pytest.exit("Tests need PostgreSQL: set DATABASE_URL (scripts/test.sh does).", returncode=2)
+
+
+PASSWORD = "a-long-test-password"
+
+
+@pytest.fixture
+def make_user(db):
+    from annotation.services import create_user_with_role
+
+    def make(username: str, role: str):
+        return create_user_with_role(username=username, password=PASSWORD, role=role)
+
+    return make
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lena-lead", "lead")
+
+
+@pytest.fixture
+def author(make_user):
+    return make_user("arthur-author", "author")
+
+
+@pytest.fixture
+def worker(make_user):
+    return make_user("wanda-worker", "worker")
+
+
+@pytest.fixture
+def outsider(db):
+    """A signed-in user without any role."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("otto-outsider", password=PASSWORD)
+
+
+@pytest.fixture
+def realsumm_path():
+    if not REALSUMM.is_dir():
+        pytest.fail(f"REALSumm sample not found at {REALSUMM} (set SHARED_DIR)")
+    return REALSUMM
