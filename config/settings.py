@@ -93,11 +93,12 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if env_bool("STATIC_MANIFEST", not DEBUG)
+        if env_bool("STATIC_MANIFEST", False)
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-WHITENOISE_USE_FINDERS = DEBUG
+# Without collectstatic (local runs, tests) whitenoise serves straight from the apps.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", not env_bool("STATIC_MANIFEST", False))
 
 # Uploads: a RoSE-scale JSONL is a few hundred MB; files above this stay on disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)

@@ -27,6 +27,11 @@ def _require_postgres(django_db_setup, django_db_blocker):
 PASSWORD = "a-long-test-password"
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def make_user(db):
     from annotation.services import create_user_with_role

@@ -1,0 +1,191 @@
+"""Bad input stops an import with one message naming file, line and problem; nothing is written."""
+import json
+import shutil
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importing import DatasetImportError, import_dataset
+from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary, System
+from hits.models import Assignment, Batch, HIT, Judgment, Worker
+
+from .conftest import DEMO_ROSE
+
+MODELS = [Dataset, Document, ReferenceSentence, System, Summary, ACU, Batch, HIT, Assignment, Judgment, Worker]
+
+
+def row_counts():
+    return {m.__name__: m.objects.count() for m in MODELS}
+
+
+@pytest.fixture
+def pyramid_copy(tmp_path, realsumm_path):
+    target = tmp_path / "realsumm"
+    shutil.copytree(realsumm_path, target)
+    return target
+
+
+@pytest.fixture
+def rose_lines():
+    return DEMO_ROSE.read_text(encoding="utf-8").splitlines()
+
+
+def write_lines(path, lines):
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def fails(path, fmt, *fragments, name="broken"):
+    """Import via the management command; assert it fails naming every fragment and writes nothing."""
+    before = row_counts()
+    with pytest.raises(CommandError) as info:
+        call_command("import_dataset", str(path), "--name", name, "--format", fmt)
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, message
+    assert row_counts() == before
+    return message
+
+
+@pytest.mark.django_db
+def test_shortened_label_line_names_file_and_line(pyramid_copy, realsumm_path):
+    import_dataset(realsumm_path, name="realsumm")  # existing data must stay untouched
+    label = pyramid_copy / "labels" / "abs_bart_out.label"
+    lines = label.read_text().split("\n")
+    lines[6] = "\t".join(lines[6].split("\t")[:-1])
+    label.write_text("\n".join(lines))
+    message = fails(pyramid_copy, "pyramid", "labels/abs_bart_out.label", "line 7", "labels")
+    assert "units" in message
+
+
+@pytest.mark.django_db
+def test_files_with_different_line_counts(pyramid_copy):
+    docs = pyramid_copy / "documents.txt"
+    docs.write_text("\n".join(docs.read_text().split("\n")[:-3]))
+    fails(pyramid_copy, "pyramid", "documents.txt", "97 lines", "100 documents")
+
+
+@pytest.mark.django_db
+def test_summary_file_with_a_missing_line(pyramid_copy):
+    path = pyramid_copy / "summaries" / "ext_bart_out.summary"
+    path.write_text("\n".join(path.read_text().split("\n")[:50]))
+    fails(pyramid_copy, "pyramid", "summaries/ext_bart_out.summary", "50 lines")
+
+
+@pytest.mark.django_db
+def test_label_file_of_an_unknown_system(pyramid_copy):
+    shutil.copy(pyramid_copy / "labels" / "abs_bart_out.label", pyramid_copy / "labels" / "mystery.label")
+    fails(pyramid_copy, "pyramid", "labels/mystery.label", "unknown system 'mystery'")
+
+
+@pytest.mark.django_db
+def test_label_that_is_not_zero_or_one(pyramid_copy):
+    label = pyramid_copy / "labels" / "abs_t5_out_base.label"
+    lines = label.read_text().split("\n")
+    lines[2] = lines[2].replace("0", "2", 1) if "0" in lines[2] else lines[2].replace("1", "2", 1)
+    label.write_text("\n".join(lines))
+    fails(pyramid_copy, "pyramid", "labels/abs_t5_out_base.label", "line 3", "not 0 or 1")
+
+
+@pytest.mark.django_db
+def test_empty_summary_text(pyramid_copy):
+    path = pyramid_copy / "summaries" / "abs_bart_out.summary"
+    lines = path.read_text().split("\n")
+    lines[11] = "   "
+    path.write_text("\n".join(lines))
+    fails(pyramid_copy, "pyramid", "summaries/abs_bart_out.summary", "line 12", "empty summary")
+
+
+@pytest.mark.django_db
+def test_duplicate_document_ids(pyramid_copy):
+    ids = pyramid_copy / "ids.txt"
+    lines = ids.read_text().split("\n")
+    lines[4] = lines[1]
+    ids.write_text("\n".join(lines))
+    fails(pyramid_copy, "pyramid", "ids.txt", "line 5", "duplicate id", "first on line 2")
+
+
+@pytest.mark.django_db
+def test_undecodable_bytes(pyramid_copy):
+    path = pyramid_copy / "SCUs.txt"
+    data = path.read_bytes().split(b"\n")
+    data[8] = data[8][:10] + b"\xff\xfe" + data[8][10:]
+    path.write_bytes(b"\n".join(data))
+    fails(pyramid_copy, "pyramid", "SCUs.txt", "line 9", "not UTF-8")
+
+
+@pytest.mark.django_db
+def test_missing_file(pyramid_copy):
+    (pyramid_copy / "SCUs.txt").unlink()
+    fails(pyramid_copy, "pyramid", "SCUs.txt", "missing")
+
+
+@pytest.mark.django_db
+def test_invalid_json_line(tmp_path, rose_lines):
+    rose_lines[3] = rose_lines[3][:-5]
+    write_lines(tmp_path / "bad.jsonl", rose_lines)
+    fails(tmp_path / "bad.jsonl", "rose", "bad.jsonl", "line 4", "invalid JSON")
+
+
+@pytest.mark.django_db
+def test_rose_label_count_differs_from_acus(tmp_path, rose_lines):
+    record = json.loads(rose_lines[2])
+    system = next(iter(record["annotations"]))
+    record["annotations"][system]["acu_labels"].append(1)
+    rose_lines[2] = json.dumps(record)
+    write_lines(tmp_path / "bad.jsonl", rose_lines)
+    fails(tmp_path / "bad.jsonl", "rose", "line 3", system, "reference_acus has")
+
+
+@pytest.mark.django_db
+def test_rose_annotation_of_unknown_system(tmp_path, rose_lines):
+    record = json.loads(rose_lines[0])
+    record["annotations"]["ghost"] = {"acu_labels": [0] * len(record["reference_acus"])}
+    rose_lines[0] = json.dumps(record)
+    write_lines(tmp_path / "bad.jsonl", rose_lines)
+    fails(tmp_path / "bad.jsonl", "rose", "line 1", "unknown system 'ghost'")
+
+
+@pytest.mark.django_db
+def test_rose_duplicate_example_id_and_empty_text(tmp_path, rose_lines):
+    dup = list(rose_lines) + [rose_lines[0]]
+    write_lines(tmp_path / "dup.jsonl", dup)
+    fails(tmp_path / "dup.jsonl", "rose", "line 11", "duplicate example_id")
+
+    record = json.loads(rose_lines[5])
+    record["source"] = ""
+    rose_lines[5] = json.dumps(record)
+    write_lines(tmp_path / "empty.jsonl", rose_lines)
+    fails(tmp_path / "empty.jsonl", "rose", "line 6", "'source' is empty")
+
+
+@pytest.mark.django_db
+def test_failure_late_in_the_write_rolls_everything_back(tmp_path, rose_lines, monkeypatch):
+    """A database error after most rows are written still leaves nothing behind."""
+    from annotation.importing import store
+
+    def explode(*args, **kwargs):
+        raise DatasetImportError("simulated failure while writing judgments")
+
+    monkeypatch.setattr(store, "insert_rows", explode)
+    write_lines(tmp_path / "ok.jsonl", rose_lines)
+    fails(tmp_path / "ok.jsonl", "rose", "simulated failure")
+
+
+@pytest.mark.django_db
+def test_existing_name_needs_replace(tmp_path):
+    import_dataset(DEMO_ROSE, name="demo", fmt="rose")
+    fails(DEMO_ROSE, "rose", "exists", "--replace", name="demo")
+    call_command("import_dataset", str(DEMO_ROSE), "--name", "demo", "--format", "rose", "--replace")
+    assert Dataset.objects.filter(name="demo").count() == 1
+    assert Document.objects.filter(dataset__name="demo").count() == 10
+    assert Batch.objects.filter(dataset__name="demo").count() == 1
+
+
+@pytest.mark.django_db
+def test_replace_refuses_to_destroy_crowd_work():
+    import_dataset(DEMO_ROSE, name="demo", fmt="rose")
+    Batch.objects.create(dataset=Dataset.objects.get(name="demo"), name="crowd round 1")
+    before = row_counts()
+    with pytest.raises(DatasetImportError, match="crowd batches"):
+        import_dataset(DEMO_ROSE, name="demo", fmt="rose", replace=True)
+    assert row_counts() == before
