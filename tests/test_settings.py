@@ -1,0 +1,44 @@
+"""Settings: the embedded default needs nothing configured; the suite uses PostgreSQL and Redis."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def test_embedded_default_is_sqlite_with_in_process_tasks():
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG"}}
+    code = (
+        "import json, django; from django.conf import settings; django.setup();"
+        "print(json.dumps([settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER,"
+        " bool(settings.SECRET_KEY), settings.DEBUG]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        capture_output=True, text=True, check=True,
+    ).stdout
+    engine, eager, has_key, debug = json.loads(out.strip().splitlines()[-1])
+    assert engine == "django.db.backends.sqlite3"
+    assert eager is True and has_key is True and debug is False
+
+
+@pytest.mark.django_db
+def test_suite_runs_on_postgresql():
+    assert connection.vendor == "postgresql"
+
+
+def test_celery_broker_is_the_real_redis():
+    from config.celery import app
+
+    assert settings.CELERY_BROKER_URL.startswith("redis://")
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=2)
+        assert conn.connected
+    # Every task time limit stays below the broker's visibility timeout.
+    assert settings.CELERY_TASK_TIME_LIMIT < settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
