@@ -1,5 +1,7 @@
 """Forms of the annotation pages."""
 from django import forms
+from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 
 from .importing import FORMATS
 
@@ -18,3 +20,12 @@ class ImportDatasetForm(forms.Form):
         if fmt not in FORMATS:
             raise forms.ValidationError("Unknown format.")
         return fmt
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
+            raise forms.ValidationError(
+                f"The file is {filesizeformat(upload.size)}; the limit is "
+                f"{filesizeformat(settings.IMPORT_UPLOAD_MAX_BYTES)}. Use the import_dataset command for larger files."
+            )
+        return upload

@@ -128,3 +128,13 @@ def test_export_download_is_rose_jsonl(demo, as_role):
     assert {"example_id", "source", "reference", "reference_acus", "system_outputs", "annotations"} <= set(
         json.loads(lines[0])
     )
+
+
+@pytest.mark.django_db
+def test_upload_over_the_size_limit_is_refused(as_role, settings):
+    settings.IMPORT_UPLOAD_MAX_BYTES = 1000
+    upload = SimpleUploadedFile("demo.jsonl", DEMO_ROSE.read_bytes())
+    response = as_role("lead").post(reverse("dataset_import"), {"name": "big", "format": "rose", "file": upload})
+    assert response.status_code == 400
+    assert "the limit is" in response.content.decode()
+    assert not Dataset.objects.filter(name="big").exists()

@@ -189,3 +189,22 @@ def test_replace_refuses_to_destroy_crowd_work():
     with pytest.raises(DatasetImportError, match="crowd batches"):
         import_dataset(DEMO_ROSE, name="demo", fmt="rose", replace=True)
     assert row_counts() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_command_line_failure_exits_non_zero_without_a_traceback(tmp_path, rose_lines):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    rose_lines[1] = "{not json"
+    write_lines(tmp_path / "bad.jsonl", rose_lines)
+    project = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "manage.py", "import_dataset", str(tmp_path / "bad.jsonl"), "--name", "cli"],
+        cwd=project, env=os.environ, capture_output=True, text=True,
+    )
+    assert result.returncode != 0
+    assert "bad.jsonl, line 2: invalid JSON" in result.stderr
+    assert "Traceback" not in result.stderr
