@@ -131,6 +131,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--documents", type=int, default=2500, help="documents to generate (default 2500)")
     parser.add_argument("--keep", action="store_true", help="keep the imported dataset (default: delete it)")
+    parser.add_argument("--no-compare", dest="compare", action="store_false",
+                        help="skip the second import that measures bulk_create against COPY")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_DB))
     args = parser.parse_args()
 
@@ -181,6 +183,21 @@ def main() -> None:
     print(f"parse: {parse_s:.2f} s ({args.documents / parse_s:,.0f} documents/s)")
     print(f"write: {total_s - parse_s:.2f} s (total minus the separately timed parse)")
     print(f"import: {total_s:.1f} s total (parse {parse_s:.1f} s), {rows:,} rows, {rows / total_s:,.0f} rows/s")
+
+    if args.compare:
+        # Side by side in this run: judgments through multi-row INSERTs instead of COPY.
+        from annotation.importing import bulk
+
+        with transaction.atomic():
+            delete_dataset(dataset)
+        bulk.USE_COPY = False
+        t0 = time.perf_counter()
+        summary = import_dataset(path, name=DATASET_NAME, fmt="rose", replace=True)
+        insert_s = time.perf_counter() - t0
+        bulk.USE_COPY = True
+        dataset = Dataset.objects.get(pk=summary.dataset_id)
+        print(f"same import with bulk_create for judgments: {insert_s:.1f} s; "
+              f"COPY import takes {total_s / insert_s:.2f}x the time of the bulk_create one")
 
     if not args.keep:
         t0 = time.perf_counter()
