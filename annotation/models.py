@@ -10,6 +10,8 @@ class Dataset(models.Model):
     source_format = models.CharField(max_length=20, blank=True, help_text="pyramid, rose or authored")
     # Normalization strength of the length-normalized ACU score (RoSE: 2 for CNN/DM).
     length_alpha = models.FloatField(default=2.0)
+    # Authoring guidelines shown beside the ACU editor; empty means the built-in text.
+    guidelines = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
 
@@ -41,12 +43,29 @@ class Reference(models.Model):
         TODO = "todo", "To do"
         WRITING = "writing", "Writing"
         IN_REVIEW = "in_review", "In review"
+        CHANGES = "changes", "Changes requested"
         APPROVED = "approved", "Approved"
+
+    # States in which the writer may change the ACUs.
+    EDITABLE = (Status.TODO, Status.WRITING, Status.CHANGES)
 
     document = models.OneToOneField(Document, related_name="reference", on_delete=models.CASCADE)
     word_count = models.PositiveIntegerField()
     # Only approved references (their ACUs written and proofread) go into crowd tasks.
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.TODO)
+    writer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="references_writing", on_delete=models.SET_NULL
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="references_reviewing", on_delete=models.SET_NULL
+    )
+    # Bumped by every saved change: a save based on an older version is a conflict.
+    version = models.PositiveIntegerField(default=0)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["writer", "status"]), models.Index(fields=["reviewer", "status"])]
 
     @property
     def text(self) -> str:
@@ -125,3 +144,59 @@ class ACU(models.Model):
 
     def __str__(self):
         return self.text[:80]
+
+
+class ACUChange(models.Model):
+    """The authoring history: who changed which ACU when, with the old and new text."""
+
+    class Action(models.TextChoices):
+        CREATE = "create", "Created"
+        EDIT = "edit", "Edited"
+        MOVE = "move", "Moved"
+        DELETE = "delete", "Deleted"
+
+    reference = models.ForeignKey(Reference, related_name="changes", on_delete=models.CASCADE)
+    acu = models.ForeignKey(ACU, null=True, blank=True, related_name="changes", on_delete=models.SET_NULL)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    action = models.CharField(max_length=10, choices=Action.choices)
+    old_text = models.TextField(blank=True)
+    new_text = models.TextField(blank=True)
+    old_sentence = models.PositiveIntegerField(null=True, blank=True)
+    new_sentence = models.PositiveIntegerField(null=True, blank=True)
+    at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+
+class ReviewComment(models.Model):
+    """A reviewer's remark on one ACU (or on the whole reference when acu is empty)."""
+
+    reference = models.ForeignKey(Reference, related_name="comments", on_delete=models.CASCADE)
+    acu = models.ForeignKey(ACU, null=True, blank=True, related_name="comments", on_delete=models.SET_NULL)
+    acu_text = models.TextField(blank=True, help_text="The ACU as the reviewer saw it.")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+
+class AuthoringTime(models.Model):
+    """Active (non-idle) seconds a user spent writing or reviewing one reference."""
+
+    class Kind(models.TextChoices):
+        WRITING = "writing", "Writing"
+        REVIEW = "review", "Review"
+
+    reference = models.ForeignKey(Reference, related_name="times", on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.WRITING)
+    seconds = models.FloatField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["reference", "user", "kind"], name="authoring_time_unique"),
+        ]

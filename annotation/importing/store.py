@@ -92,7 +92,13 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by) ->
     )
     references = create_all(
         [
-            Reference(document=d, word_count=word_count(" ".join(r.sentences)), status=Reference.Status.APPROVED)
+            # Imported units were written and checked elsewhere; a reference without any
+            # goes to the authors.
+            Reference(
+                document=d,
+                word_count=word_count(" ".join(r.sentences)),
+                status=Reference.Status.APPROVED if r.units else Reference.Status.TODO,
+            )
             for d, r in zip(documents, records)
         ]
     )

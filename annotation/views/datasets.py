@@ -12,12 +12,12 @@ from django.views.decorators.http import require_http_methods
 from scoring.judgments import labels_by_summary
 from scoring.summary_scores import summary_scores, system_scores
 
-from .exporting import rose_lines
-from .forms import ImportDatasetForm
-from .importing import DatasetImportError, import_dataset
-from .models import ACU, Dataset
-from .roles import AUTHOR, LEAD, WORKER, has_role, role_required
-from .uploads import uploaded_dataset_path
+from ..exporting import rose_lines
+from ..forms import ImportDatasetForm
+from ..importing import DatasetImportError, import_dataset
+from ..models import ACU, Dataset
+from ..roles import AUTHOR, LEAD, WORKER, has_role, role_required
+from ..uploads import uploaded_dataset_path
 
 STAFF = (LEAD, AUTHOR)
 

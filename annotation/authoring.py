@@ -1,0 +1,369 @@
+"""Authoring services: assigning references, saving ACUs, review and time on task.
+
+Every write takes the reference row lock, so concurrent saves of one reference are
+serialized and the version check sees the latest state.
+"""
+from datetime import timedelta
+from statistics import median
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from .hints import reference_hints, usual_length
+from .models import ACU, ACUChange, AuthoringTime, Dataset, Reference, ReviewComment
+from .roles import AUTHOR
+
+# Consecutive edits of one ACU by the same user within this window (one typing burst,
+# autosaved every pause) extend one history row: old text before, new text after.
+COALESCE_EDITS = timedelta(minutes=2)
+MAX_TIME_REPORT = 120.0  # seconds one heartbeat may add (the page reports every 15 s)
+
+
+class AuthoringError(Exception):
+    """A refused authoring action, with a message for the person who tried it."""
+
+
+class VersionConflict(AuthoringError):
+    def __init__(self, reference: Reference):
+        self.reference = reference
+        super().__init__(
+            "This reference was changed in another tab or by someone else since you opened it. "
+            "Your last change was not saved; reload to see the current ACUs."
+        )
+
+
+def authors():
+    return get_user_model().objects.filter(groups__name=AUTHOR, is_active=True).order_by("username")
+
+
+# ---- assignment -------------------------------------------------------------------------
+
+def assign_references(*, dataset: Dataset, author_ids: list[int], count: int | None = None) -> dict[str, int]:
+    """Give unassigned, unapproved references of a dataset to authors, in document order.
+
+    With `count`, each author gets up to `count` more; without, the unassigned references
+    are split evenly (round robin). Returns {username: references given}.
+    """
+    people = list(authors().filter(pk__in=author_ids))
+    if not people:
+        raise AuthoringError("Pick at least one author.")
+    if count is not None and count < 1:
+        raise AuthoringError("The count must be at least 1.")
+    with transaction.atomic():
+        free = list(
+            Reference.objects.select_for_update()
+            .filter(document__dataset=dataset, writer__isnull=True)
+            .exclude(status=Reference.Status.APPROVED)
+            .order_by("document__position")
+        )
+        if count is not None:
+            free = free[: count * len(people)]
+        given = {p.username: 0 for p in people}
+        for i, reference in enumerate(free):
+            person = people[i % len(people)]
+            reference.writer = person
+            given[person.username] += 1
+        Reference.objects.bulk_update(free, ["writer"])
+    return given
+
+
+def author_queue(user) -> dict:
+    """The writer's references by state, and the next one to open (revisions first)."""
+    mine = Reference.objects.filter(writer=user).select_related("document__dataset").order_by(
+        "document__dataset__name", "document__position"
+    )
+    groups = {
+        "changes": [r for r in mine if r.status == Reference.Status.CHANGES],
+        "todo": [r for r in mine if r.status in (Reference.Status.TODO, Reference.Status.WRITING)],
+        "in_review": [r for r in mine if r.status == Reference.Status.IN_REVIEW],
+        "approved": [r for r in mine if r.status == Reference.Status.APPROVED],
+    }
+    writing_first = sorted(groups["todo"], key=lambda r: r.status != Reference.Status.WRITING)
+    upcoming = groups["changes"] + writing_first
+    return {**groups, "next": upcoming[0] if upcoming else None, "total": len(mine)}
+
+
+def review_queue(user):
+    """References waiting for this author's review: assigned to them, or unclaimed ones
+    written by someone else."""
+    return (
+        Reference.objects.filter(status=Reference.Status.IN_REVIEW)
+        .filter(Q(reviewer=user) | Q(reviewer__isnull=True))
+        .exclude(writer=user)
+        .select_related("document__dataset", "writer")
+        .order_by("submitted_at")
+    )
+
+
+# ---- the writer's state and saves -------------------------------------------------------
+
+def reference_state(reference: Reference) -> dict:
+    """What the editor shows: sentences with their ACUs, version, hints, open comments."""
+    sentences = list(reference.sentences.prefetch_related("acus"))
+    structure = [(s.text, [a.text for a in s.acus.all()]) for s in sentences]
+    dataset_acus = ACU.objects.filter(
+        reference__document__dataset_id=reference.document.dataset_id, status=ACU.Status.APPROVED
+    ).values_list("text", flat=True)[:2000]
+    hints = reference_hints(structure, usual_length(list(dataset_acus)))
+    comments = [
+        {"id": c.pk, "acu": c.acu_id, "acu_text": c.acu_text, "text": c.text, "by": c.author.username if c.author else ""}
+        for c in reference.comments.filter(resolved_at__isnull=True).select_related("author")
+    ]
+    return {
+        "id": reference.pk,
+        "version": reference.version,
+        "status": reference.status,
+        "status_display": reference.get_status_display(),
+        "sentences": [
+            {
+                "id": s.pk,
+                "text": s.text,
+                "hints": hints["sentences"][i],
+                "acus": [
+                    {"id": a.pk, "text": a.text, "hints": hints["acus"][i][j]} for j, a in enumerate(s.acus.all())
+                ],
+            }
+            for i, s in enumerate(sentences)
+        ],
+        "comments": comments,
+    }
+
+
+def _check_writer(reference: Reference, user) -> None:
+    if reference.writer_id != user.pk:
+        raise AuthoringError("This reference is assigned to another author.")
+    if reference.status not in Reference.EDITABLE:
+        raise AuthoringError(f"This reference is {reference.get_status_display().lower()}; it cannot be changed now.")
+
+
+def _record_edit(reference, acu, user, old: str, new: str) -> None:
+    last = ACUChange.objects.filter(reference=reference, acu=acu).order_by("-at", "-pk").first()
+    if (
+        last
+        and last.user_id == user.pk
+        and last.action == ACUChange.Action.EDIT
+        and timezone.now() - last.at < COALESCE_EDITS
+    ):
+        last.new_text = new
+        last.save(update_fields=["new_text", "at"])
+    else:
+        ACUChange.objects.create(reference=reference, acu=acu, user=user, action=ACUChange.Action.EDIT, old_text=old, new_text=new)
+
+
+def save_reference(*, reference_id: int, user, base_version: int, sentences: list[dict]) -> dict:
+    """Store the writer's whole list of ACUs per sentence (the editor sends it after every
+    change) and return the new state.
+
+    `sentences`: [{"id": sentence id, "acus": [{"id": ACU id or None, "text": str}]}], every
+    sentence of the reference once. Refused with VersionConflict when `base_version` is not
+    the current version: another tab or person saved in between.
+    """
+    with transaction.atomic():
+        reference = Reference.objects.select_for_update().select_related("document").get(pk=reference_id)
+        _check_writer(reference, user)
+        if base_version != reference.version:
+            raise VersionConflict(reference)
+        own_sentences = {s.pk: s for s in reference.sentences.all()}
+        if sorted(s.get("id") for s in sentences) != sorted(own_sentences):
+            raise AuthoringError("The sentences sent do not match this reference; reload the page.")
+        existing = {a.pk: a for a in reference.acus.select_related("sentence")}
+        judged = set(ACU.objects.filter(pk__in=existing, judgments__isnull=False).values_list("pk", flat=True))
+        seen: set[int] = set()
+        for entry in sentences:
+            sentence = own_sentences[entry["id"]]
+            position = 0
+            for item in entry.get("acus", []):
+                text = " ".join(str(item.get("text", "")).split())
+                if not text:
+                    continue
+                acu_id = item.get("id")
+                if acu_id is None:
+                    acu = ACU.objects.create(reference=reference, sentence=sentence, position=position, text=text, author=user)
+                    ACUChange.objects.create(
+                        reference=reference, acu=acu, user=user, action=ACUChange.Action.CREATE,
+                        new_text=text, new_sentence=sentence.position,
+                    )
+                else:
+                    acu = existing.get(acu_id)
+                    if acu is None or acu_id in seen:
+                        raise AuthoringError("An ACU sent does not belong to this reference; reload the page.")
+                    seen.add(acu_id)
+                    fields = []
+                    if acu.text != text:
+                        if acu_id in judged:
+                            raise AuthoringError(f"“{acu.text}” has crowd judgments; its text is frozen.")
+                        _record_edit(reference, acu, user, acu.text, text)
+                        acu.text = text
+                        fields.append("text")
+                    if acu.sentence_id != sentence.pk:
+                        ACUChange.objects.create(
+                            reference=reference, acu=acu, user=user, action=ACUChange.Action.MOVE,
+                            old_text=acu.text, new_text=acu.text,
+                            old_sentence=acu.sentence.position, new_sentence=sentence.position,
+                        )
+                        acu.sentence = sentence
+                        fields.append("sentence")
+                    if acu.position != position:
+                        acu.position = position
+                        fields.append("position")
+                    if fields:
+                        acu.save(update_fields=fields + ["updated_at"])
+                position += 1
+        for acu_id in set(existing) - seen:
+            acu = existing[acu_id]
+            if acu_id in judged:
+                raise AuthoringError(f"“{acu.text}” has crowd judgments; it cannot be deleted.")
+            ACUChange.objects.create(
+                reference=reference, acu=None, user=user, action=ACUChange.Action.DELETE,
+                old_text=acu.text, old_sentence=acu.sentence.position,
+            )
+            acu.delete()
+        reference.version += 1
+        if reference.status == Reference.Status.TODO:
+            reference.status = Reference.Status.WRITING
+        reference.save(update_fields=["version", "status"])
+    return reference_state(reference)
+
+
+# ---- review ------------------------------------------------------------------------------
+
+def _pick_reviewer(reference: Reference):
+    """The reviewer of the previous round if still an author, else the author (not the
+    writer) with the fewest references waiting for their review."""
+    candidates = authors().exclude(pk=reference.writer_id)
+    if reference.reviewer_id and candidates.filter(pk=reference.reviewer_id).exists():
+        return reference.reviewer
+    return (
+        candidates.annotate(
+            pending=Count("references_reviewing", filter=Q(references_reviewing__status=Reference.Status.IN_REVIEW))
+        )
+        .order_by("pending", "username")
+        .first()
+    )
+
+
+def submit_for_review(*, reference_id: int, user) -> Reference:
+    with transaction.atomic():
+        reference = Reference.objects.select_for_update().get(pk=reference_id)
+        _check_writer(reference, user)
+        if not reference.acus.exists():
+            raise AuthoringError("Write at least one ACU before sending the reference to review.")
+        reference.reviewer = _pick_reviewer(reference)
+        reference.status = Reference.Status.IN_REVIEW
+        reference.submitted_at = timezone.now()
+        reference.version += 1
+        reference.save(update_fields=["reviewer", "status", "submitted_at", "version"])
+        # The writer has answered this round's comments by revising.
+        reference.comments.filter(resolved_at__isnull=True).update(resolved_at=timezone.now())
+    return reference
+
+
+def _reviewable(reference_id: int, user) -> Reference:
+    reference = Reference.objects.select_for_update().get(pk=reference_id)
+    if reference.writer_id == user.pk:
+        raise AuthoringError("You wrote this reference; another author must review it.")
+    if reference.status != Reference.Status.IN_REVIEW:
+        raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
+    if reference.reviewer_id not in (None, user.pk):
+        raise AuthoringError("This reference is assigned to another reviewer.")
+    if reference.reviewer_id is None:
+        reference.reviewer = user  # claiming an unassigned review
+        reference.save(update_fields=["reviewer"])
+    return reference
+
+
+def claim_review(*, reference_id: int, user) -> Reference:
+    with transaction.atomic():
+        return _reviewable(reference_id, user)
+
+
+def add_comment(*, reference_id: int, user, text: str, acu_id: int | None = None) -> ReviewComment:
+    text = text.strip()
+    if not text:
+        raise AuthoringError("A comment cannot be empty.")
+    with transaction.atomic():
+        reference = _reviewable(reference_id, user)
+        acu = reference.acus.filter(pk=acu_id).first() if acu_id else None
+        if acu_id and acu is None:
+            raise AuthoringError("That ACU is not part of this reference.")
+        return ReviewComment.objects.create(
+            reference=reference, acu=acu, acu_text=acu.text if acu else "", author=user, text=text
+        )
+
+
+def request_changes(*, reference_id: int, user) -> Reference:
+    with transaction.atomic():
+        reference = _reviewable(reference_id, user)
+        if not reference.comments.filter(resolved_at__isnull=True).exists():
+            raise AuthoringError("Add at least one comment saying what to change.")
+        reference.status = Reference.Status.CHANGES
+        reference.version += 1
+        reference.save(update_fields=["status", "version"])
+    return reference
+
+
+def approve(*, reference_id: int, user) -> Reference:
+    """Approve the reference and its ACUs: from now on they can go into crowd tasks."""
+    with transaction.atomic():
+        reference = _reviewable(reference_id, user)
+        reference.acus.update(status=ACU.Status.APPROVED, updated_at=timezone.now())
+        reference.comments.filter(resolved_at__isnull=True).update(resolved_at=timezone.now())
+        reference.status = Reference.Status.APPROVED
+        reference.approved_at = timezone.now()
+        reference.version += 1
+        reference.save(update_fields=["status", "approved_at", "version"])
+    return reference
+
+
+def usable_for_crowd(dataset: Dataset):
+    """References whose ACUs may be shown to crowd workers: approved ones only."""
+    return Reference.objects.filter(document__dataset=dataset, status=Reference.Status.APPROVED)
+
+
+# ---- time on task and the lead's overview ------------------------------------------------
+
+def record_time(*, reference_id: int, user, seconds: float, kind: str = AuthoringTime.Kind.WRITING) -> None:
+    """Add active seconds reported by the page (idle time is already left out there)."""
+    seconds = max(0.0, min(float(seconds), MAX_TIME_REPORT))
+    if seconds == 0 or kind not in AuthoringTime.Kind.values:
+        return
+    row, _ = AuthoringTime.objects.get_or_create(reference_id=reference_id, user=user, kind=kind)
+    AuthoringTime.objects.filter(pk=row.pk).update(seconds=F("seconds") + seconds)
+
+
+def authoring_overview(dataset: Dataset) -> dict:
+    """Per author: references assigned, to do, in review, changes requested, approved;
+    ACUs written; median active minutes and ACUs per reference."""
+    refs = Reference.objects.filter(document__dataset=dataset)
+    totals = {s: 0 for s in Reference.Status.values}
+    for status, n in refs.values_list("status").annotate(n=Count("pk")).order_by():
+        totals[status] = n
+    rows = []
+    writer_ids = set(refs.exclude(writer=None).values_list("writer", flat=True))
+    for person in get_user_model().objects.filter(pk__in=writer_ids).order_by("username"):
+        mine = refs.filter(writer=person)
+        counts = {s: n for s, n in mine.values_list("status").annotate(n=Count("pk")).order_by()}
+        minutes = [
+            t / 60
+            for t in AuthoringTime.objects.filter(
+                reference__in=mine, user=person, kind=AuthoringTime.Kind.WRITING, seconds__gt=0
+            ).values_list("seconds", flat=True)
+        ]
+        acus = ACU.objects.filter(reference__in=mine, author=person).count()
+        started = sum(counts.get(s, 0) for s in Reference.Status.values if s != Reference.Status.TODO)
+        rows.append(
+            {
+                "author": person,
+                "assigned": sum(counts.values()),
+                "todo": counts.get(Reference.Status.TODO, 0) + counts.get(Reference.Status.WRITING, 0),
+                "in_review": counts.get(Reference.Status.IN_REVIEW, 0),
+                "changes": counts.get(Reference.Status.CHANGES, 0),
+                "approved": counts.get(Reference.Status.APPROVED, 0),
+                "acus": acus,
+                "median_minutes": median(minutes) if minutes else None,
+                "acus_per_reference": acus / started if started else None,
+            }
+        )
+    return {"totals": totals, "unassigned": refs.filter(writer=None).exclude(status=Reference.Status.APPROVED).count(), "rows": rows}

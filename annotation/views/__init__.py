@@ -1,0 +1,1 @@
+"""Views of the annotation app, one module per area."""

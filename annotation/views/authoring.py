@@ -1,0 +1,202 @@
+"""Authoring pages: the author's queue, the ACU writing page with its JSON autosave, the
+review page, and the lead's authoring overview with assignment and guidelines."""
+import json
+
+from django.contrib import messages
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from .. import authoring
+from ..guidelines import guidelines_for
+from ..models import AuthoringTime, Dataset, Reference
+from ..roles import AUTHOR, LEAD, role_required
+
+
+def _json_body(request) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise authoring.AuthoringError("The request was not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise authoring.AuthoringError("The request must be a JSON object.")
+    return body
+
+
+@role_required(AUTHOR)
+def queue(request):
+    """Security behavior: authors; shows only their own references and reviews."""
+    return render(
+        request,
+        "annotation/authoring_queue.html",
+        {"queue": authoring.author_queue(request.user), "reviews": authoring.review_queue(request.user)},
+    )
+
+
+@role_required(AUTHOR, LEAD)
+def write(request, reference_id: int):
+    """Security behavior: the reference's writer edits; leads and other authors get a
+    read-only view; workers are refused."""
+    reference = get_object_or_404(Reference.objects.select_related("document__dataset"), pk=reference_id)
+    editable = reference.writer_id == request.user.pk and reference.status in Reference.EDITABLE
+    return render(
+        request,
+        "annotation/write.html",
+        {
+            "reference": reference,
+            "document": reference.document,
+            "state": authoring.reference_state(reference),
+            "editable": editable,
+            "guidelines": guidelines_for(reference.document.dataset),
+        },
+    )
+
+
+@role_required(AUTHOR)
+@require_POST
+def save(request, reference_id: int):
+    """Security behavior: only the writer, while the reference is editable. JSON in, JSON
+    out: 200 with the new state, 409 on a version conflict, 400 on a refused change."""
+    try:
+        body = _json_body(request)
+        state = authoring.save_reference(
+            reference_id=reference_id,
+            user=request.user,
+            base_version=int(body.get("version", -1)),
+            sentences=body.get("sentences") or [],
+        )
+    except authoring.VersionConflict as exc:
+        return JsonResponse({"error": str(exc), "conflict": True, "version": exc.reference.version}, status=409)
+    except (authoring.AuthoringError, TypeError, ValueError, AttributeError) as exc:
+        return JsonResponse({"error": str(exc) or "The change could not be saved."}, status=400)
+    except Reference.DoesNotExist:
+        return JsonResponse({"error": "No such reference."}, status=404)
+    return JsonResponse(state)
+
+
+@role_required(AUTHOR)
+@require_POST
+def record_time(request, reference_id: int):
+    """Security behavior: authors working on (writing or reviewing) this reference; the
+    page reports active seconds, idle time already left out."""
+    reference = get_object_or_404(Reference, pk=reference_id)
+    kind = request.POST.get("kind", AuthoringTime.Kind.WRITING)
+    allowed = reference.writer_id if kind == AuthoringTime.Kind.WRITING else reference.reviewer_id
+    if allowed != request.user.pk:
+        return JsonResponse({"error": "Not your reference."}, status=403)
+    try:
+        seconds = float(request.POST.get("seconds", 0))
+    except ValueError:
+        return JsonResponse({"error": "seconds must be a number"}, status=400)
+    authoring.record_time(reference_id=reference_id, user=request.user, seconds=seconds, kind=kind)
+    return JsonResponse({"ok": True})
+
+
+@role_required(AUTHOR)
+@require_POST
+def submit(request, reference_id: int):
+    """Security behavior: only the writer; sends the reference to another author's review."""
+    try:
+        reference = authoring.submit_for_review(reference_id=reference_id, user=request.user)
+    except authoring.AuthoringError as exc:
+        messages.error(request, str(exc))
+        return redirect("authoring_write", reference_id=reference_id)
+    who = reference.reviewer.username if reference.reviewer else "the next free reviewer"
+    messages.success(request, f"Sent to review ({who}).")
+    return redirect("authoring_queue")
+
+
+@role_required(AUTHOR, LEAD)
+def review(request, reference_id: int):
+    """Security behavior: the assigned reviewer (or any author but the writer, who claims
+    it by commenting or deciding); the writer and workers are refused; leads read."""
+    reference = get_object_or_404(Reference.objects.select_related("document__dataset", "writer"), pk=reference_id)
+    if reference.writer_id == request.user.pk:
+        messages.error(request, "You wrote this reference; another author must review it.")
+        return redirect("authoring_queue")
+    can_review = (
+        reference.status == Reference.Status.IN_REVIEW
+        and reference.reviewer_id in (None, request.user.pk)
+        and request.user.groups.filter(name=AUTHOR).exists()
+    )
+    sentences = list(reference.sentences.prefetch_related("acus", "acus__comments"))
+    return render(
+        request,
+        "annotation/review.html",
+        {
+            "reference": reference,
+            "document": reference.document,
+            "sentences": sentences,
+            "comments": reference.comments.select_related("author", "acu"),
+            "can_review": can_review,
+            "guidelines": guidelines_for(reference.document.dataset),
+        },
+    )
+
+
+@role_required(AUTHOR)
+@require_POST
+def review_action(request, reference_id: int, action: str):
+    """Security behavior: the reviewer (never the writer). Actions: comment, changes, approve."""
+    try:
+        if action == "comment":
+            acu_id = request.POST.get("acu") or None
+            authoring.add_comment(
+                reference_id=reference_id, user=request.user, text=request.POST.get("text", ""),
+                acu_id=int(acu_id) if acu_id else None,
+            )
+            messages.success(request, "Comment saved.")
+            return redirect("authoring_review", reference_id=reference_id)
+        if action == "changes":
+            authoring.request_changes(reference_id=reference_id, user=request.user)
+            messages.success(request, "Sent back to the writer with your comments.")
+        elif action == "approve":
+            authoring.approve(reference_id=reference_id, user=request.user)
+            messages.success(request, "Approved: its ACUs can now be used in crowd tasks.")
+        else:
+            messages.error(request, "Unknown action.")
+            return redirect("authoring_review", reference_id=reference_id)
+    except authoring.AuthoringError as exc:
+        messages.error(request, str(exc))
+        return redirect("authoring_review", reference_id=reference_id)
+    return redirect("authoring_queue")
+
+
+@role_required(LEAD)
+def overview(request, dataset_id: int):
+    """Security behavior: leads only. Authoring progress per author, assignment of
+    references and the guideline text."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    if request.method == "POST":
+        try:
+            if "guidelines" in request.POST:
+                dataset.guidelines = request.POST["guidelines"]
+                dataset.save(update_fields=["guidelines"])
+                messages.success(request, "Guidelines saved.")
+            else:
+                count = request.POST.get("count", "").strip()
+                given = authoring.assign_references(
+                    dataset=dataset,
+                    author_ids=[int(x) for x in request.POST.getlist("authors")],
+                    count=int(count) if count else None,
+                )
+                messages.success(request, "Assigned: " + ", ".join(f"{u} {n}" for u, n in given.items()))
+        except (authoring.AuthoringError, ValueError) as exc:
+            messages.error(request, str(exc) or "Invalid input.")
+        return redirect("authoring_overview", dataset_id=dataset.pk)
+    references = (
+        Reference.objects.filter(document__dataset=dataset)
+        .select_related("document", "writer", "reviewer")
+        .order_by("document__position")
+    )
+    return render(
+        request,
+        "annotation/authoring_overview.html",
+        {
+            "dataset": dataset,
+            "overview": authoring.authoring_overview(dataset),
+            "authors": authoring.authors(),
+            "references": references,
+            "guidelines": guidelines_for(dataset),
+        },
+    )

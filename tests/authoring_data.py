@@ -1,0 +1,20 @@
+"""A small dataset whose references still need ACUs (made from the demo file)."""
+import json
+
+from annotation.importing import import_dataset
+from annotation.models import Dataset
+
+from .conftest import DEMO_ROSE
+
+
+def unauthored_dataset(tmp_path, name="to-write", documents=4) -> Dataset:
+    lines = DEMO_ROSE.read_text(encoding="utf-8").splitlines()[:documents]
+    out = tmp_path / f"{name}.jsonl"
+    with open(out, "w", encoding="utf-8") as fh:
+        for line in lines:
+            record = json.loads(line)
+            record["reference_acus"] = []
+            record.pop("annotations", None)
+            fh.write(json.dumps(record) + "\n")
+    import_dataset(out, name=name, fmt="rose")
+    return Dataset.objects.get(name=name)

@@ -1,0 +1,115 @@
+"""Who may open and change authoring pages."""
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation import authoring
+from annotation.models import Reference
+
+from .authoring_data import unauthored_dataset
+from .conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(tmp_path, author, make_user):
+    dataset = unauthored_dataset(tmp_path, documents=2)
+    other = make_user("bea-author", "author")
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    return dataset, Reference.objects.get(writer=author), other
+
+
+def client_for(client, user):
+    client.force_login(user)
+    return client
+
+
+def save_payload(reference, version=0, text="A fact."):
+    sentences = [{"id": s.pk, "acus": []} for s in reference.sentences.all()]
+    sentences[0]["acus"] = [{"id": None, "text": text}]
+    return json.dumps({"version": version, "sentences": sentences})
+
+
+def test_worker_cannot_open_authoring_pages(client, worker, setup):
+    dataset, reference, _ = setup
+    client_for(client, worker)
+    for url in [
+        reverse("authoring_queue"),
+        reverse("authoring_write", args=[reference.pk]),
+        reverse("authoring_review", args=[reference.pk]),
+        reverse("authoring_overview", args=[dataset.pk]),
+    ]:
+        assert client.get(url).status_code == 403, url
+    response = client.post(reverse("authoring_save", args=[reference.pk]), save_payload(reference), content_type="application/json")
+    assert response.status_code == 403
+    assert not reference.acus.exists()
+
+
+def test_anonymous_goes_to_login(client, setup):
+    _, reference, _ = setup
+    response = client.get(reverse("authoring_write", args=[reference.pk]))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_writer_saves_other_author_cannot(client, author, setup):
+    _, reference, other = setup
+    url = reverse("authoring_save", args=[reference.pk])
+    client_for(client, other)
+    response = client.post(url, save_payload(reference), content_type="application/json")
+    assert response.status_code == 400 and "another author" in response.json()["error"]
+    page = client.get(reverse("authoring_write", args=[reference.pk]))
+    assert page.status_code == 200 and b'data-editable="false"' in page.content
+    client_for(client, author)
+    response = client.post(url, save_payload(reference), content_type="application/json")
+    assert response.status_code == 200 and response.json()["version"] == 1
+    conflict = client.post(url, save_payload(reference, version=0, text="Stale."), content_type="application/json")
+    assert conflict.status_code == 409 and conflict.json()["conflict"] is True
+    bad = client.post(url, b"{not json", content_type="application/json")
+    assert bad.status_code == 400 and "JSON" in bad.json()["error"]
+
+
+def test_author_cannot_review_own_reference(client, author, setup):
+    _, reference, other = setup
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0,
+                             sentences=json.loads(save_payload(reference))["sentences"])
+    authoring.submit_for_review(reference_id=reference.pk, user=author)
+    client_for(client, author)
+    page = client.get(reverse("authoring_review", args=[reference.pk]))
+    assert page.status_code == 302  # sent back to the queue with a message
+    response = client.post(reverse("authoring_review_action", args=[reference.pk, "approve"]), follow=True)
+    assert "another author must review" in response.content.decode()
+    reference.refresh_from_db()
+    assert reference.status == Reference.Status.IN_REVIEW
+    client_for(client, other)
+    client.post(reverse("authoring_review_action", args=[reference.pk, "approve"]))
+    reference.refresh_from_db()
+    assert reference.status == Reference.Status.APPROVED
+
+
+def test_only_leads_assign_work_and_edit_guidelines(client, lead, author, setup):
+    dataset, _, other = setup
+    url = reverse("authoring_overview", args=[dataset.pk])
+    client_for(client, author)
+    assert client.post(url, {"authors": [other.pk], "count": 1}).status_code == 403
+    assert not Reference.objects.filter(writer=other).exists()
+    client_for(client, lead)
+    assert client.get(url).status_code == 200
+    client.post(url, {"authors": [other.pk], "count": 1})
+    assert Reference.objects.filter(writer=other).count() == 1
+    client.post(url, {"guidelines": "Write short facts."})
+    dataset.refresh_from_db()
+    assert dataset.guidelines == "Write short facts."
+    page = client.get(reverse("authoring_write", args=[Reference.objects.get(writer=other).pk]))
+    assert "Write short facts." in page.content.decode()
+
+
+def test_time_reports_only_for_own_work(client, author, setup):
+    _, reference, other = setup
+    url = reverse("authoring_time", args=[reference.pk])
+    client_for(client, other)
+    assert client.post(url, {"seconds": 10}).status_code == 403
+    client_for(client, author)
+    assert client.post(url, {"seconds": 10}).status_code == 200
+    assert reference.times.get().seconds == 10

@@ -1,0 +1,29 @@
+"""Atomicity hints: advice, never a block."""
+from annotation.hints import joins_two_facts, reference_hints, usual_length
+
+
+def test_each_kind_of_hint():
+    sentences = [
+        ("Anuradha Koirala and 425 young women and girls have been sleeping outdoors because of aftershocks .", [
+            "Anuradha Koirala has been sleeping outdoors.",
+            "Young women and girls have been sleeping outdoors.",
+            "Koirala founded the charity Maiti Nepal but the hospice wall crumbled after the earthquake.",
+            "Anuradha Koirala has been sleeping outdoors!",
+            "Bananas are yellow.",
+        ]),
+        ("Pushpa Basnet cares for 45 children .", []),
+    ]
+    hints = reference_hints(sentences, usual_length(["a b c d e f", "a b c d e f g"]))
+    acus = hints["acus"][0]
+    assert acus[0] == []
+    assert acus[1] == []  # "women and girls": one fact, no hint
+    assert any("Joins two facts" in h for h in acus[2]) and any("Long" in h for h in acus[2])
+    assert any("Nearly the same" in h for h in acus[3])
+    assert any("no content word" in h for h in acus[4])
+    assert hints["sentences"] == [[], ["No ACU for this sentence yet."]]
+
+
+def test_joiner_needs_two_standalone_parts():
+    assert joins_two_facts("Salt and pepper were served.") is None
+    assert joins_two_facts("The mayor resigned on Monday and the council elected a successor.") == "and"
+    assert usual_length([]) == 7
