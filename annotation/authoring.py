@@ -340,6 +340,7 @@ def authoring_overview(dataset: Dataset) -> dict:
     totals = {s: 0 for s in Reference.Status.values}
     for status, n in refs.values_list("status").annotate(n=Count("pk")).order_by():
         totals[status] = n
+    labels = dict(Reference.Status.choices)
     rows = []
     writer_ids = set(refs.exclude(writer=None).values_list("writer", flat=True))
     for person in get_user_model().objects.filter(pk__in=writer_ids).order_by("username"):
@@ -366,4 +367,9 @@ def authoring_overview(dataset: Dataset) -> dict:
                 "acus_per_reference": acus / started if started else None,
             }
         )
-    return {"totals": totals, "unassigned": refs.filter(writer=None).exclude(status=Reference.Status.APPROVED).count(), "rows": rows}
+    return {
+        "totals": totals,
+        "states": [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()],
+        "unassigned": refs.filter(writer=None).exclude(status=Reference.Status.APPROVED).count(),
+        "rows": rows,
+    }
