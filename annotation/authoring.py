@@ -161,7 +161,7 @@ def save_reference(*, reference_id: int, user, base_version: int, sentences: lis
     the current version: another tab or person saved in between.
     """
     with transaction.atomic():
-        reference = Reference.objects.select_for_update().select_related("document").get(pk=reference_id)
+        reference = Reference.objects.select_for_update(of=("self",)).select_related("document").get(pk=reference_id)
         _check_writer(reference, user)
         if base_version != reference.version:
             raise VersionConflict(reference)

@@ -1,12 +1,15 @@
-"""Crowd work: batches (or imported label rounds), HITs, workers, assignments and judgments.
+"""Crowd work: batches (or imported label rounds), pay buckets, HITs, workers, assignments,
+judgments, the qualification test and the money ledger.
 
 A judgment always belongs to an assignment of a worker on a HIT of a batch, whether it came
 from the crowd or from an imported label file, so scoring treats both alike.
 """
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 
-from annotation.models import ACU, Dataset, Summary
+from annotation.models import ACU, Dataset, Summary, System
 
 
 class Worker(models.Model):
@@ -22,14 +25,62 @@ class Worker(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, related_name="worker", on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    block_reason = models.TextField(blank=True)
+    # Left out of every score and agreement figure (a lead's decision, reversible).
+    excluded = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["provider", "external_id"], name="worker_unique_external_id"),
         ]
 
+    @property
+    def blocked(self) -> bool:
+        return self.blocked_at is not None
+
     def __str__(self):
         return f"{self.provider}:{self.external_id}"
+
+
+class QualificationTest(models.Model):
+    """A test built from gold items; workers must pass it before they get HITs."""
+
+    dataset = models.ForeignKey(Dataset, related_name="qualification_tests", on_delete=models.CASCADE)
+    name = models.CharField(max_length=200)
+    pass_score = models.FloatField(default=0.8, help_text="Share of ACUs answered correctly needed to pass.")
+    max_attempts = models.PositiveSmallIntegerField(default=2)
+    retry_after_hours = models.PositiveIntegerField(default=24)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
+class GoldItem(models.Model):
+    """A summary with the known answer for each ACU of its reference."""
+
+    test = models.ForeignKey(QualificationTest, related_name="items", on_delete=models.CASCADE)
+    summary = models.ForeignKey(Summary, on_delete=models.CASCADE)
+    position = models.PositiveSmallIntegerField()
+    answers = models.JSONField(help_text="{acu id: true/false}")
+
+    class Meta:
+        ordering = ["test", "position"]
+
+
+class QualificationAttempt(models.Model):
+    test = models.ForeignKey(QualificationTest, related_name="attempts", on_delete=models.CASCADE)
+    worker = models.ForeignKey(Worker, related_name="qualification_attempts", on_delete=models.CASCADE)
+    answers = models.JSONField(default=dict)
+    correct = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    score = models.FloatField(default=0)
+    passed = models.BooleanField(default=False)
+    submitted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["submitted_at"]
 
 
 class Batch(models.Model):
@@ -41,7 +92,9 @@ class Batch(models.Model):
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
+        PUBLISHING = "publishing", "Publishing"
         PUBLISHED = "published", "Published"
+        STOPPED = "stopped", "Stopped"
         COMPLETE = "complete", "Complete"
 
     dataset = models.ForeignKey(Dataset, related_name="batches", on_delete=models.CASCADE)
@@ -49,9 +102,25 @@ class Batch(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.CROWD)
     provider = models.CharField(max_length=20, choices=Worker.Provider.choices, default=Worker.Provider.INHOUSE)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
+    systems = models.ManyToManyField(System, blank=True, related_name="batches")
     assignments_per_hit = models.PositiveSmallIntegerField(default=3)
+    lifetime_seconds = models.PositiveIntegerField(default=7 * 24 * 3600)
+    assignment_duration_seconds = models.PositiveIntegerField(default=3600)
+    auto_approve_seconds = models.PositiveIntegerField(default=3 * 24 * 3600)
+    qualification_test = models.ForeignKey(
+        QualificationTest, null=True, blank=True, related_name="batches", on_delete=models.PROTECT
+    )
+    gold_share = models.FloatField(default=0.0, help_text="Share of HITs with known answers, scored per worker.")
+    target_hourly_rate = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("12.00"))
+    budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    title = models.CharField(max_length=200, default="Check which facts a summary contains")
+    description = models.TextField(
+        default="Read a short summary and decide, for each listed fact, whether the summary states it."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    published_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["dataset", "created_at"]
@@ -65,12 +134,32 @@ class Batch(models.Model):
         return self.name
 
 
+class PayBucket(models.Model):
+    """HITs with min_acus..max_acus ACUs pay `reward` (max_acus empty: no upper bound)."""
+
+    batch = models.ForeignKey(Batch, related_name="buckets", on_delete=models.CASCADE)
+    min_acus = models.PositiveIntegerField()
+    max_acus = models.PositiveIntegerField(null=True, blank=True)
+    reward = models.DecimalField(max_digits=6, decimal_places=2)
+
+    class Meta:
+        ordering = ["batch", "min_acus"]
+
+    def __str__(self):
+        top = self.max_acus if self.max_acus is not None else "∞"
+        return f"{self.min_acus}–{top} ACUs: ${self.reward}"
+
+
 class HIT(models.Model):
     """One system summary with all ACUs of its reference (as in RoSE)."""
 
     batch = models.ForeignKey(Batch, related_name="hits", on_delete=models.CASCADE)
     summary = models.ForeignKey(Summary, related_name="hits", on_delete=models.CASCADE)
     max_assignments = models.PositiveSmallIntegerField(default=3)
+    acu_count = models.PositiveIntegerField(default=0)
+    reward = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("0.00"))
+    # Known answers {acu id: bool} when this is a gold HIT, scored per worker.
+    gold_answers = models.JSONField(null=True, blank=True)
 
     class Meta:
         verbose_name = "HIT"
@@ -90,16 +179,30 @@ class Assignment(models.Model):
 
     # Judgments of these assignments count in scores and exports.
     COUNTED = (Status.SUBMITTED, Status.APPROVED)
+    # These hold one of the HIT's places.
+    ACTIVE = (Status.ASSIGNED, Status.SUBMITTED, Status.APPROVED)
 
     hit = models.ForeignKey(HIT, related_name="assignments", on_delete=models.CASCADE)
     worker = models.ForeignKey(Worker, related_name="assignments", on_delete=models.PROTECT)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ASSIGNED)
     created_at = models.DateTimeField(auto_now_add=True)
+    deadline = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     active_seconds = models.FloatField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    feedback = models.TextField(blank=True, help_text="The lead's reason for a rejection.")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="+", on_delete=models.SET_NULL
+    )
+    gold_correct = models.PositiveIntegerField(null=True, blank=True)
+    gold_total = models.PositiveIntegerField(null=True, blank=True)
+    # The provider's own id (MTurk's AssignmentId, Prolific's submission id).
+    external_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique_worker")]
+        indexes = [models.Index(fields=["status", "deadline"])]
 
     def __str__(self):
         return f"Assignment {self.pk} of {self.worker} on HIT {self.hit_id}"
@@ -115,3 +218,26 @@ class Judgment(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["assignment", "acu"], name="judgment_unique_acu")]
+
+
+class LedgerEntry(models.Model):
+    """Money, recorded once: the unique key makes a repeated approval or bonus a no-op."""
+
+    class Kind(models.TextChoices):
+        REWARD = "reward", "Reward"
+        BONUS = "bonus", "Bonus"
+        FEE = "fee", "Provider fee"
+
+    batch = models.ForeignKey(Batch, related_name="ledger", on_delete=models.PROTECT)
+    worker = models.ForeignKey(Worker, related_name="ledger", on_delete=models.PROTECT)
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, related_name="ledger", on_delete=models.PROTECT)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    key = models.CharField(max_length=100, unique=True)
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        verbose_name_plural = "ledger entries"

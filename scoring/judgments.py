@@ -5,9 +5,12 @@ from hits.models import Assignment, Judgment
 
 
 def counted_judgments(dataset, batch=None):
-    """Judgments of a dataset (or of one batch/round) whose assignments count."""
+    """Judgments of a dataset (or of one batch/round) whose assignments count: submitted or
+    approved, by workers the lead has not excluded."""
     qs = Judgment.objects.filter(
-        assignment__hit__batch__dataset=dataset, assignment__status__in=Assignment.COUNTED
+        assignment__hit__batch__dataset=dataset,
+        assignment__status__in=Assignment.COUNTED,
+        assignment__worker__excluded=False,
     )
     if batch is not None:
         qs = qs.filter(assignment__hit__batch=batch)

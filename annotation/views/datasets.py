@@ -27,7 +27,7 @@ def home(request):
     """Security behavior: any signed-in user. Leads and authors see the datasets; workers
     see their work page (they must not see datasets, which hold the answers)."""
     if not has_role(request.user, LEAD, AUTHOR):
-        return render(request, "annotation/worker_home.html")
+        return redirect("work")
     datasets = Dataset.objects.all()
     rows = [
         {

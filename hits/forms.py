@@ -1,0 +1,64 @@
+"""Forms of the lead's batch pages."""
+from decimal import Decimal
+
+from django import forms
+
+from annotation.models import System
+
+from .batches import MAX_ASSIGNMENTS
+from .models import QualificationTest
+from .money import Bucket
+from .providers import available_providers
+
+
+class BatchForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False, help_text="Optional; a dated name is used otherwise.")
+    provider = forms.ChoiceField(choices=())
+    assignments = forms.IntegerField(min_value=1, max_value=MAX_ASSIGNMENTS, initial=3, label="Assignments per HIT")
+    systems = forms.ModelMultipleChoiceField(
+        queryset=System.objects.none(), required=False, widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked: all systems.",
+    )
+    lifetime_hours = forms.FloatField(min_value=0.1, initial=168, label="Lifetime (hours)")
+    assignment_minutes = forms.FloatField(min_value=1, initial=60, label="Assignment duration (minutes)")
+    auto_approve_hours = forms.FloatField(min_value=0, initial=72, label="Auto-approve after (hours)")
+    qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
+    gold_share = forms.FloatField(min_value=0, max_value=0.5, initial=0, help_text="Share of HITs with known answers.")
+    budget = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget ($)")
+
+    def __init__(self, *args, dataset, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["systems"].queryset = dataset.systems.all()
+        self.fields["qualification_test"].queryset = dataset.qualification_tests.all()
+        self.fields["provider"].choices = [(p, p) for p in available_providers()]
+
+
+class BucketsForm(forms.Form):
+    """Buckets as text, one per line: `min-max reward` (`21+ 0.55` for an open end)."""
+
+    buckets = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
+
+    def clean_buckets(self) -> list[Bucket]:
+        result = []
+        for n, line in enumerate(self.cleaned_data["buckets"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                span, reward = line.split()
+                if span.endswith("+"):
+                    low, high = int(span[:-1]), None
+                else:
+                    low_text, high_text = span.split("-")
+                    low, high = int(low_text), int(high_text)
+                result.append(Bucket(low, high, Decimal(reward.lstrip("$")).quantize(Decimal("0.01"))))
+            except (ValueError, ArithmeticError):
+                raise forms.ValidationError(f"Line {n}: write it as `6-10 0.25` or `21+ 0.55`.") from None
+        return result
+
+
+class QualificationForm(forms.Form):
+    name = forms.CharField(max_length=200, initial="ACU matching qualification")
+    items = forms.IntegerField(min_value=1, max_value=50, initial=5, help_text="Gold summaries in the test.")
+    pass_score = forms.FloatField(min_value=0.05, max_value=1, initial=0.8, help_text="Share of ACUs right to pass.")
+    max_attempts = forms.IntegerField(min_value=1, max_value=10, initial=2)
+    retry_after_hours = forms.IntegerField(min_value=0, initial=24)

@@ -1,0 +1,25 @@
+"""Known answers for gold items: the majority of imported (expert) labels per summary and ACU."""
+from collections import defaultdict
+
+from .models import Assignment, Batch, Judgment
+
+
+def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
+    """{summary_id: {acu_id: present}} from the dataset's imported rounds; a summary counts
+    only when every ACU of its reference has a label."""
+    qs = Judgment.objects.filter(
+        assignment__hit__batch__dataset=dataset,
+        assignment__hit__batch__kind=Batch.Kind.IMPORTED,
+        assignment__status__in=Assignment.COUNTED,
+    )
+    if summary_ids is not None:
+        qs = qs.filter(assignment__hit__summary_id__in=summary_ids)
+    votes: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for summary_id, acu_id, present in qs.values_list("assignment__hit__summary_id", "acu_id", "present").iterator(
+        chunk_size=20000
+    ):
+        tally = votes[summary_id][acu_id]
+        tally[0] += int(present)
+        tally[1] += 1
+    # A tie is not present, as in scoring.
+    return {sid: {aid: 2 * p > n for aid, (p, n) in acus.items()} for sid, acus in votes.items()}

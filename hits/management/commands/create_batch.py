@@ -1,0 +1,51 @@
+"""python manage.py create_batch DATASET --provider inhouse --assignments 3 [--systems a,b,c]"""
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Dataset
+from hits.batches import BatchError, cost_estimate, create_batch
+
+
+class Command(BaseCommand):
+    help = "Create a draft batch (one HIT per system summary of the approved references); prints its id last."
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset")
+        parser.add_argument("--provider", default="inhouse")
+        parser.add_argument("--assignments", type=int, default=3)
+        parser.add_argument("--systems", help="comma-separated system names (default: all)")
+        parser.add_argument("--name", default="")
+        parser.add_argument("--qualification-test", type=int, help="id of a qualification test workers must pass")
+        parser.add_argument("--gold-share", type=float, default=0.0)
+        parser.add_argument("--lifetime-hours", type=float, default=168)
+        parser.add_argument("--assignment-minutes", type=float, default=60)
+
+    def handle(self, *args, **options):
+        dataset = Dataset.objects.filter(name=options["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"No dataset named {options['dataset']!r}.")
+        systems = None
+        if options["systems"]:
+            names = [n.strip() for n in options["systems"].split(",") if n.strip()]
+            systems = list(dataset.systems.filter(name__in=names))
+            unknown = set(names) - {s.name for s in systems}
+            if unknown:
+                raise CommandError(f"Unknown systems in {dataset.name!r}: {', '.join(sorted(unknown))}.")
+        test = None
+        if options["qualification_test"]:
+            test = dataset.qualification_tests.filter(pk=options["qualification_test"]).first()
+            if test is None:
+                raise CommandError(f"Dataset {dataset.name!r} has no qualification test {options['qualification_test']}.")
+        try:
+            batch = create_batch(
+                dataset=dataset, name=options["name"], provider=options["provider"], assignments=options["assignments"],
+                systems=systems, qualification_test=test, gold_share=options["gold_share"],
+                lifetime_hours=options["lifetime_hours"], assignment_minutes=options["assignment_minutes"],
+            )
+        except BatchError as exc:
+            raise CommandError(str(exc)) from None
+        cost = cost_estimate(batch)
+        self.stderr.write(
+            f"Draft batch {batch.pk}: {cost['hits']} HITs, {cost['assignments']} assignments, "
+            f"${cost['rewards']} rewards + ${cost['fees']} fees = ${cost['total']}"
+        )
+        self.stdout.write(str(batch.pk))

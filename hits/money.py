@@ -1,0 +1,74 @@
+"""Money as Decimal cents; pay buckets and their calibration to an hourly rate (pure)."""
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+
+# RoSE paid $0.15 to $0.55 per HIT by number of ACUs, calibrated to $12/hour.
+DEFAULT_BUCKETS = [
+    (1, 5, Decimal("0.15")),
+    (6, 10, Decimal("0.25")),
+    (11, 15, Decimal("0.35")),
+    (16, 20, Decimal("0.45")),
+    (21, None, Decimal("0.55")),
+]
+
+
+def cents(value) -> Decimal:
+    return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def money_string(value) -> str:
+    """'1.50': two decimals, no sign, as MTurk's API expects (^[0-9]+(\\.)?[0-9]{0,2}$)."""
+    amount = cents(value)
+    if amount < 0:
+        raise ValueError("a payment cannot be negative")
+    return f"{amount:.2f}"
+
+
+@dataclass(frozen=True)
+class Bucket:
+    min_acus: int
+    max_acus: int | None
+    reward: Decimal
+
+    def holds(self, acu_count: int) -> bool:
+        return acu_count >= self.min_acus and (self.max_acus is None or acu_count <= self.max_acus)
+
+    @property
+    def label(self) -> str:
+        return f"{self.min_acus}–{self.max_acus}" if self.max_acus is not None else f"{self.min_acus}+"
+
+
+def check_buckets(buckets: list[Bucket]) -> None:
+    """Buckets must be ordered, not overlap, leave no gap, and pay a positive amount."""
+    if not buckets:
+        raise ValueError("at least one pay bucket is needed")
+    for i, b in enumerate(buckets):
+        if b.reward <= 0:
+            raise ValueError(f"bucket {b.label} pays nothing")
+        if b.max_acus is not None and b.max_acus < b.min_acus:
+            raise ValueError(f"bucket {b.label} ends before it starts")
+        if i and buckets[i - 1].max_acus is None:
+            raise ValueError(f"bucket {buckets[i - 1].label} is open-ended but not the last")
+        if i and b.min_acus != buckets[i - 1].max_acus + 1:
+            raise ValueError(f"buckets {buckets[i - 1].label} and {b.label} overlap or leave a gap")
+
+
+def bucket_for(buckets: list[Bucket], acu_count: int) -> Bucket:
+    for b in buckets:
+        if b.holds(acu_count):
+            return b
+    raise ValueError(f"no pay bucket covers {acu_count} ACUs")
+
+
+def hourly_rate(reward: Decimal, seconds: float) -> Decimal | None:
+    """What a reward pays per hour of work taking `seconds`."""
+    if not seconds or seconds <= 0:
+        return None
+    return cents(Decimal(reward) * Decimal(3600) / Decimal(str(seconds)))
+
+
+def reward_for_rate(target_hourly: Decimal, seconds: float) -> Decimal:
+    """The smallest whole-cent reward that pays at least `target_hourly` for `seconds` of work."""
+    return max(CENT, (Decimal(target_hourly) * Decimal(str(seconds)) / Decimal(3600)).quantize(CENT, rounding=ROUND_CEILING))

@@ -1,0 +1,21 @@
+from django.urls import path
+
+from .views import lead, worker
+
+urlpatterns = [
+    path("work/", worker.work, name="work"),
+    path("work/next", worker.start_next, name="work_next"),
+    path("work/qualification/<int:test_id>/", worker.take_test, name="take_test"),
+    path("task/<str:token>/", worker.task, name="task"),
+    path("task/<str:token>/submit", worker.task_submit, name="task_submit"),
+    path("hits/<int:hit_id>/preview/", worker.preview, name="hit_preview"),
+    path("datasets/<int:dataset_id>/batches/", lead.batch_list, name="batch_list"),
+    path("datasets/<int:dataset_id>/batches/new", lead.batch_new, name="batch_new"),
+    path("datasets/<int:dataset_id>/qualification/new", lead.qualification_new, name="qualification_new"),
+    path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
+    path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),
+    path("batches/<int:batch_id>/review", lead.review_assignments, name="batch_review"),
+    path("batches/<int:batch_id>/bonus", lead.bonus, name="batch_bonus"),
+    path("batches/<int:batch_id>/workers/<str:action>", lead.worker_action, name="batch_worker_action"),
+    path("batches/<int:batch_id>/<str:action>", lead.batch_action, name="batch_action"),
+]

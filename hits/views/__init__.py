@@ -1,0 +1,1 @@
+"""Views of the crowd app: worker pages and lead pages."""

@@ -1,0 +1,206 @@
+"""Lead pages: batches (create, price, publish, stop), review and pay, workers, qualification.
+
+Security behavior: every view here is for leads only; every change is a POST.
+"""
+import secrets
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation.models import Dataset
+from annotation.roles import LEAD, role_required
+
+from .. import batches, qualification, review
+from ..calibration import calibration
+from ..forms import BatchForm, BucketsForm, QualificationForm
+from ..models import Assignment, Batch, Worker
+
+
+@role_required(LEAD)
+def batch_list(request, dataset_id: int):
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    rows = [{"batch": b, "progress": batches.batch_progress(b)} for b in dataset.batches.filter(kind=Batch.Kind.CROWD)]
+    return render(request, "hits/batch_list.html", {"dataset": dataset, "rows": rows, "tests": dataset.qualification_tests.all()})
+
+
+@role_required(LEAD)
+def batch_new(request, dataset_id: int):
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    form = BatchForm(request.POST or None, dataset=dataset)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            batch = batches.create_batch(
+                dataset=dataset, name=data["name"], provider=data["provider"], assignments=data["assignments"],
+                systems=list(data["systems"]) or None, lifetime_hours=data["lifetime_hours"],
+                assignment_minutes=data["assignment_minutes"], auto_approve_hours=data["auto_approve_hours"],
+                qualification_test=data["qualification_test"], gold_share=data["gold_share"], budget=data["budget"],
+                created_by=request.user,
+            )
+        except batches.BatchError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Draft batch created. Check the cost, then publish.")
+            return redirect("batch_detail", batch_id=batch.pk)
+    return render(request, "hits/batch_new.html", {"dataset": dataset, "form": form}, status=400 if form.errors else 200)
+
+
+@role_required(LEAD)
+def batch_detail(request, batch_id: int):
+    batch = get_object_or_404(Batch.objects.select_related("dataset", "qualification_test"), pk=batch_id)
+    status = request.GET.get("status", "submitted")
+    assignments = (
+        Assignment.objects.filter(hit__batch=batch)
+        .select_related("worker", "hit__summary__system", "hit__summary__document")
+        .order_by("-submitted_at", "-pk")
+    )
+    if status != "all":
+        assignments = assignments.filter(status=status)
+    bucket_text = "\n".join(
+        f"{b.min_acus}{'-' + str(b.max_acus) if b.max_acus is not None else '+'} {b.reward}" for b in batch.buckets.all()
+    )
+    return render(
+        request,
+        "hits/batch_detail.html",
+        {
+            "batch": batch,
+            "cost": batches.cost_estimate(batch),
+            "progress": batches.batch_progress(batch),
+            "spend": review.spend(batch),
+            "calibration": calibration(batch),
+            "assignments": assignments[:500],
+            "status_filter": status,
+            "statuses": ["submitted", "approved", "rejected", "assigned", "expired", "all"],
+            "buckets_form": BucketsForm(initial={"buckets": bucket_text}),
+            "bonus_token": secrets.token_urlsafe(16),
+            "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
+        },
+    )
+
+
+@role_required(LEAD)
+@require_POST
+def batch_action(request, batch_id: int, action: str):
+    batch = get_object_or_404(Batch, pk=batch_id)
+    try:
+        if action == "publish":
+            batches.publish_batch(batch)
+            messages.success(request, "Published: workers can take its HITs now.")
+        elif action == "stop":
+            batches.stop_batch(batch)
+            messages.success(request, "Stopped: no new HITs are handed out.")
+        elif action == "buckets":
+            form = BucketsForm(request.POST)
+            if not form.is_valid():
+                raise batches.BatchError(" ".join(form.errors["buckets"]))
+            batches.set_buckets(batch, form.cleaned_data["buckets"])
+            messages.success(request, "Rewards updated.")
+        else:
+            messages.error(request, "Unknown action.")
+    except batches.BatchError as exc:
+        messages.error(request, str(exc))
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
+def review_assignments(request, batch_id: int):
+    """Approve or reject the ticked assignments (one or many)."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    ids = [int(x) for x in request.POST.getlist("assignment") if x.isdigit()]
+    ids = list(Assignment.objects.filter(hit__batch=batch, pk__in=ids).values_list("pk", flat=True))
+    if not ids:
+        messages.error(request, "Tick at least one assignment.")
+    elif request.POST.get("action") == "approve":
+        done, errors = review.bulk(review.approve, ids, by=request.user)
+        messages.success(request, f"Approved {done} assignment(s).")
+        for e in errors:
+            messages.error(request, e)
+    elif request.POST.get("action") == "reject":
+        done, errors = review.bulk(review.reject, ids, feedback=request.POST.get("feedback", ""), by=request.user)
+        if done:
+            messages.success(request, f"Rejected {done} assignment(s).")
+        for e in errors[:5]:
+            messages.error(request, e)
+    return redirect(f"{reverse('batch_detail', args=[batch.pk])}?status={request.POST.get('status_filter', 'submitted')}")
+
+
+@role_required(LEAD)
+@require_POST
+def bonus(request, batch_id: int):
+    """Pay a bonus on an assignment of this batch, once per form (its one-time token)."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    assignment = Assignment.objects.filter(hit__batch=batch, pk=_int(request.POST.get("assignment"))).select_related("worker").first()
+    if assignment is None:
+        messages.error(request, "No such assignment in this batch.")
+        return redirect("batch_detail", batch_id=batch.pk)
+    try:
+        entry, created = review.send_bonus(
+            assignment_id=assignment.pk, amount=request.POST.get("amount", "0"), reason=request.POST.get("reason", ""),
+            token=request.POST.get("token", ""), by=request.user,
+        )
+    except (review.ReviewError, ArithmeticError, ValueError) as exc:
+        messages.error(request, str(exc) or "Invalid amount.")
+    else:
+        if created:
+            messages.success(request, f"Bonus of ${entry.amount} sent to {assignment.worker.external_id}.")
+        else:
+            messages.info(request, "That bonus was already sent; nothing was paid twice.")
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
+def worker_action(request, batch_id: int, action: str):
+    """Block a worker of this batch, or leave them out of (or back in) scoring."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    worker = Worker.objects.filter(assignments__hit__batch=batch, pk=_int(request.POST.get("worker"))).distinct().first()
+    if worker is None:
+        messages.error(request, "No such worker in this batch.")
+        return redirect("batch_detail", batch_id=batch.pk)
+    try:
+        if action == "block":
+            review.block_worker(
+                worker_id=worker.pk, reason=request.POST.get("reason", ""),
+                exclude_pending=request.POST.get("exclude") == "1", by=request.user,
+            )
+            messages.success(request, f"Blocked {worker.external_id}.")
+        elif action in ("exclude", "include"):
+            review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
+            messages.success(request, f"{worker.external_id} is {'left out of' if action == 'exclude' else 'counted in'} scoring.")
+        else:
+            messages.error(request, "Unknown action.")
+    except review.ReviewError as exc:
+        messages.error(request, str(exc))
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@role_required(LEAD)
+def ledger(request, batch_id: int):
+    batch = get_object_or_404(Batch, pk=batch_id)
+    entries = batch.ledger.select_related("worker", "assignment", "created_by")
+    return render(request, "hits/ledger.html", {"batch": batch, "entries": entries, "spend": review.spend(batch)})
+
+
+@role_required(LEAD)
+def qualification_new(request, dataset_id: int):
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    form = QualificationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            test = qualification.build_test(dataset=dataset, **form.cleaned_data)
+        except qualification.QualificationError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Qualification test “{test.name}” with {test.items.count()} gold items created.")
+            return redirect("batch_list", dataset_id=dataset.pk)
+    return render(request, "hits/qualification_new.html", {"dataset": dataset, "form": form})

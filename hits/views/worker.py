@@ -1,0 +1,154 @@
+"""Worker pages: the work page, the task page (token-authorized) and the qualification test."""
+import json
+
+from django.contrib import messages
+from django.db.models import Sum
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from annotation.roles import LEAD, WORKER, role_required
+
+from .. import handout, qualification
+from ..models import HIT, Assignment, Batch, QualificationTest, Worker
+from ..submission import SubmissionRefused, read_token, submit_assignment, task_token
+
+
+def inhouse_worker(user) -> Worker:
+    worker, _ = Worker.objects.get_or_create(
+        provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
+    )
+    return worker
+
+
+@role_required(WORKER)
+def work(request):
+    """Security behavior: workers; shows only their own assignments, earnings and tests."""
+    worker = inhouse_worker(request.user)
+    tests = QualificationTest.objects.filter(
+        batches__status=Batch.Status.PUBLISHED, batches__provider=Worker.Provider.INHOUSE
+    ).distinct()
+    open_tests = [{"test": t, **qualification.attempt_status(worker, t)} for t in tests]
+    recent = worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:20]
+    return render(
+        request,
+        "hits/work.html",
+        {
+            "worker": worker,
+            "tests": open_tests,
+            "current": handout.open_assignment(worker),
+            "recent": recent,
+            "earned": worker.ledger.aggregate(total=Sum("amount"))["total"] or 0,
+        },
+    )
+
+
+@role_required(WORKER)
+@require_POST
+def start_next(request):
+    """Security behavior: workers; hands out (or resumes) one assignment for the caller."""
+    try:
+        assignment = handout.next_assignment(inhouse_worker(request.user))
+    except handout.NoWork as exc:
+        messages.info(request, str(exc))
+        return redirect("work")
+    return redirect("task", token=task_token(assignment))
+
+
+def _task_context(hit: HIT) -> dict:
+    summary = hit.summary
+    reference = summary.document.reference
+    sentences = list(reference.sentences.all())
+    acus = list(reference.acus.order_by("sentence__position", "position"))
+    return {"hit": hit, "summary": summary, "sentences": sentences, "acus": acus, "batch": hit.batch}
+
+
+@xframe_options_exempt
+def task(request, token: str):
+    """Security behavior: whoever holds the signed token of an assignment (its worker); no
+    session needed, so the page also works inside a provider's iframe."""
+    try:
+        assignment_id, worker_id = read_token(token)
+        assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch").get(
+            pk=assignment_id, worker_id=worker_id
+        )
+    except (SubmissionRefused, Assignment.DoesNotExist):
+        return render(request, "hits/task_invalid.html", status=404)
+    context = _task_context(assignment.hit)
+    context.update(
+        assignment=assignment,
+        preview=False,
+        submit_url=reverse("task_submit", args=[token]),
+        done=assignment.status != Assignment.Status.ASSIGNED,
+        storage_key=f"task-{assignment.pk}",
+    )
+    return render(request, "hits/task.html", context)
+
+
+@role_required(LEAD)
+def preview(request, hit_id: int):
+    """Security behavior: leads; the task as workers see it, without a way to submit."""
+    hit = get_object_or_404(HIT.objects.select_related("summary__document__reference", "batch"), pk=hit_id)
+    return render(request, "hits/task.html", {**_task_context(hit), "preview": True, "done": False})
+
+
+@csrf_exempt  # authorized by the signed token in the URL, which no other site can know
+@xframe_options_exempt
+@require_POST
+def task_submit(request, token: str):
+    """Security behavior: the token's worker only. JSON in and out; the answers are stored
+    before the reply says so, and a repeated identical submission gets the same reply."""
+    try:
+        assignment_id, worker_id = read_token(token)
+        body = json.loads(request.body or b"{}")
+        if not isinstance(body, dict):
+            raise SubmissionRefused("The submission was not understood; try again.")
+        result = submit_assignment(
+            assignment_id=assignment_id,
+            worker_id=worker_id,
+            answers=body.get("answers") or {},
+            comment=str(body.get("comment") or ""),
+            active_seconds=body.get("active_seconds"),
+        )
+    except (ValueError, UnicodeDecodeError):
+        return JsonResponse({"ok": False, "error": "The submission was not understood; try again."}, status=400)
+    except SubmissionRefused as exc:
+        return JsonResponse({"ok": False, "error": str(exc)}, status=409)
+    return JsonResponse(
+        {
+            "ok": True,
+            "assignment": result.assignment.pk,
+            "repeated": not result.created,
+            "message": "Thank you: your answers are saved.",
+            "next_url": reverse("work"),
+        }
+    )
+
+
+@role_required(WORKER)
+def take_test(request, test_id: int):
+    """Security behavior: workers; grades their own attempt; answers are never shown."""
+    test = get_object_or_404(QualificationTest, pk=test_id)
+    worker = inhouse_worker(request.user)
+    status = qualification.attempt_status(worker, test)
+    if request.method == "POST":
+        answers = {
+            key[4:]: value == "1" for key, value in request.POST.items() if key.startswith("ans-") and value in ("0", "1")
+        }
+        try:
+            attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
+        except qualification.QualificationError as exc:
+            messages.error(request, str(exc))
+            return redirect("work")
+        if attempt.passed:
+            messages.success(request, f"You passed the qualification test ({attempt.score:.0%}). You can now take tasks.")
+        else:
+            messages.error(request, f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed.")
+        return redirect("work")
+    if not status["can_try"]:
+        messages.info(request, status["message"])
+        return redirect("work")
+    return render(request, "hits/qualification.html", {"test": test, "items": qualification.test_items(test)})

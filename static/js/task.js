@@ -1,0 +1,138 @@
+/* The ACU matching task: mark each fact Present or Not present, with the keyboard
+   (y/1 present, n/2/0 not present, ↑/↓ or k/j to move) or by tapping. Answers are kept in
+   the browser until the server confirms it stored them, so a reload or a lost connection
+   loses nothing. Active time (idle after one minute) goes with the submission. */
+(function () {
+  "use strict";
+  const form = document.getElementById("task-form");
+  if (!form) return;
+  const rows = Array.from(form.querySelectorAll(".acu-row"));
+  const submitBtn = document.getElementById("submit-task");
+  const progress = document.getElementById("progress");
+  const bar = document.getElementById("progress-bar");
+  const notice = document.getElementById("task-notice");
+  const comment = document.getElementById("task-comment");
+  const preview = form.dataset.preview === "true";
+  const storageKey = form.dataset.storageKey;
+  let current = 0, active = 0, last = Date.now(), sending = false;
+  const answers = {};
+
+  try {
+    const saved = storageKey && JSON.parse(localStorage.getItem(storageKey) || "null");
+    if (saved) { Object.assign(answers, saved.answers || {}); if (comment && saved.comment) comment.value = saved.comment; }
+  } catch (e) { /* private mode: answers simply are not kept across reloads */ }
+
+  function persist() {
+    if (!storageKey) return;
+    try { localStorage.setItem(storageKey, JSON.stringify({ answers: answers, comment: comment ? comment.value : "" })); } catch (e) {}
+  }
+
+  function render() {
+    rows.forEach(function (row, i) {
+      const value = answers[row.dataset.acu];
+      row.classList.toggle("current", i === current);
+      row.classList.toggle("answered", value !== undefined);
+      row.querySelectorAll("button[data-value]").forEach(function (b) {
+        b.setAttribute("aria-pressed", String(value === (b.dataset.value === "1")));
+      });
+    });
+    const done = rows.filter(function (r) { return answers[r.dataset.acu] !== undefined; }).length;
+    progress.textContent = done + " of " + rows.length + " answered";
+    bar.value = done;
+    if (submitBtn) submitBtn.disabled = preview || sending || done < rows.length;
+  }
+
+  function focusRow(i) {
+    current = Math.max(0, Math.min(rows.length - 1, i));
+    rows[current].focus();
+    render();
+  }
+
+  function answer(i, present) {
+    answers[rows[i].dataset.acu] = present;
+    persist();
+    const next = rows.findIndex(function (r, j) { return j > i && answers[r.dataset.acu] === undefined; });
+    const firstOpen = rows.findIndex(function (r) { return answers[r.dataset.acu] === undefined; });
+    if (next >= 0) focusRow(next);
+    else if (firstOpen >= 0) focusRow(firstOpen);
+    else { render(); if (submitBtn && !preview) submitBtn.focus(); }
+  }
+
+  form.addEventListener("click", function (e) {
+    const b = e.target.closest("button[data-value]");
+    if (!b) return;
+    e.preventDefault();
+    answer(rows.indexOf(b.closest(".acu-row")), b.dataset.value === "1");
+  });
+  rows.forEach(function (row, i) { row.addEventListener("focus", function () { current = i; render(); }); });
+
+  document.addEventListener("keydown", function (e) {
+    last = Date.now();
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const tag = document.activeElement && document.activeElement.tagName;
+    if (tag === "TEXTAREA" || tag === "INPUT") return;
+    const k = e.key.toLowerCase();
+    if (k === "y" || k === "1") { e.preventDefault(); answer(current, true); }
+    else if (k === "n" || k === "2" || k === "0") { e.preventDefault(); answer(current, false); }
+    else if (k === "arrowdown" || k === "j") { e.preventDefault(); focusRow(current + 1); }
+    else if (k === "arrowup" || k === "k") { e.preventDefault(); focusRow(current - 1); }
+  });
+  ["mousedown", "touchstart", "input", "scroll"].forEach(function (t) {
+    document.addEventListener(t, function () { last = Date.now(); }, { passive: true, capture: true });
+  });
+  setInterval(function () {
+    if (document.visibilityState === "visible" && Date.now() - last < 60000) active += 1;
+  }, 1000);
+  if (comment) comment.addEventListener("input", persist);
+
+  function say(text, kind) {
+    notice.hidden = false;
+    notice.className = "notice " + kind;
+    notice.textContent = text;
+  }
+
+  async function send(attempt) {
+    const body = JSON.stringify({ answers: answers, comment: comment ? comment.value : "", active_seconds: active });
+    try {
+      const resp = await fetch(form.action, { method: "POST", body: body, headers: { "Content-Type": "application/json" }, credentials: "omit" });
+      const data = await resp.json().catch(function () { return {}; });
+      if (resp.ok && data.ok) {
+        try { localStorage.removeItem(storageKey); } catch (e) {}
+        form.dispatchEvent(new CustomEvent("task:stored", { detail: data }));
+        return;
+      }
+      sending = false;
+      say(data.error || "The answers could not be saved (" + resp.status + "). Try again.", "error");
+      render();
+    } catch (err) {
+      if (attempt < 5) {
+        say("Connection lost; trying again… (your answers are kept)", "warn");
+        setTimeout(function () { send(attempt + 1); }, 1000 * Math.pow(2, attempt));
+      } else {
+        sending = false;
+        say("Could not reach the server. Your answers are kept in this browser; press Submit again.", "error");
+        render();
+      }
+    }
+  }
+
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    if (preview || sending) return;
+    sending = true;
+    render();
+    say("Saving your answers…", "info");
+    send(0);
+  });
+
+  // In-house default after a stored submission: say so and offer the next task.
+  form.addEventListener("task:stored", function (e) {
+    if (form.dataset.afterSubmit !== "inhouse") return;
+    say(e.detail.message, "ok");
+    form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    const next = document.getElementById("after-submit");
+    if (next) { next.hidden = false; const b = next.querySelector("button"); if (b) b.focus(); }
+  });
+
+  focusRow(Math.max(0, rows.findIndex(function (r) { return answers[r.dataset.acu] === undefined; })));
+})();

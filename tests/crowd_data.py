@@ -1,0 +1,22 @@
+"""Crowd fixtures: the demo dataset with a published in-house batch."""
+from annotation.importing import import_dataset
+from annotation.models import Dataset
+from hits.batches import create_batch, publish_batch
+
+from .conftest import DEMO_ROSE
+
+
+def demo_dataset(name="demo") -> Dataset:
+    import_dataset(DEMO_ROSE, name=name, fmt="rose")
+    return Dataset.objects.get(name=name)
+
+
+def published_batch(dataset=None, **options):
+    dataset = dataset or demo_dataset()
+    options.setdefault("assignments", 3)
+    return publish_batch(create_batch(dataset=dataset, **options))
+
+
+def all_answers(assignment, present=True) -> dict:
+    ids = assignment.hit.summary.document.reference.acus.values_list("pk", flat=True)
+    return {str(i): present for i in ids}

@@ -1,0 +1,56 @@
+"""Qualification test: built from gold items, graded, retry policy, gate for HITs."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from hits import handout, qualification
+from hits.models import QualificationAttempt
+
+from .crowd_data import demo_dataset, published_batch
+from .test_handout import make_workers
+
+pytestmark = pytest.mark.django_db
+
+
+def perfect(test):
+    return {qualification.answer_key(item.pk, acu): value for item in test.items.all() for acu, value in item.answers.items()}
+
+
+def test_worker_must_pass_before_getting_hits_and_retry_waits():
+    dataset = demo_dataset()
+    test = qualification.build_test(dataset=dataset, name="q", items=3, pass_score=0.8, max_attempts=2, retry_after_hours=1)
+    assert test.items.count() == 3
+    assert test.items.values("summary__document").distinct().count() == 3
+    batch = published_batch(dataset, qualification_test=test)
+    (worker,) = make_workers(1)
+    with pytest.raises(handout.NoWork, match="qualification"):
+        handout.next_assignment(worker, batch)
+
+    wrong = {k: not v for k, v in perfect(test).items()}
+    attempt = qualification.submit_attempt(test=test, worker=worker, answers=wrong)
+    assert not attempt.passed and attempt.score == 0 and attempt.total == len(wrong)
+    status = qualification.attempt_status(worker, test)
+    assert not status["can_try"] and "try again after" in status["message"]
+    with pytest.raises(qualification.QualificationError):
+        qualification.submit_attempt(test=test, worker=worker, answers=perfect(test))
+
+    QualificationAttempt.objects.filter(pk=attempt.pk).update(submitted_at=timezone.now() - timedelta(hours=2))
+    assert qualification.submit_attempt(test=test, worker=worker, answers=perfect(test)).passed
+    assert handout.next_assignment(worker, batch).hit.batch == batch
+
+
+def test_attempts_run_out():
+    dataset = demo_dataset()
+    test = qualification.build_test(dataset=dataset, name="q", items=2, max_attempts=1)
+    (worker,) = make_workers(1)
+    qualification.submit_attempt(test=test, worker=worker, answers={})
+    status = qualification.attempt_status(worker, test)
+    assert not status["can_try"] and "all attempts" in status["message"]
+
+
+def test_dataset_without_known_answers_cannot_build_a_test(tmp_path):
+    from .authoring_data import unauthored_dataset
+
+    with pytest.raises(qualification.QualificationError, match="known answers"):
+        qualification.build_test(dataset=unauthored_dataset(tmp_path), name="q")

@@ -1,0 +1,80 @@
+"""Review and pay: every money action recorded once, never paid twice."""
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from hits import handout, review
+from hits.models import Assignment, LedgerEntry
+from hits.submission import submit_assignment
+from scoring.judgments import counted_judgments
+
+from .crowd_data import all_answers, published_batch
+from .test_handout import make_workers
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def submitted():
+    batch = published_batch()
+    (worker,) = make_workers(1)
+    a = handout.next_assignment(worker, batch)
+    submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=all_answers(a))
+    a.refresh_from_db()
+    return a
+
+
+def test_approving_twice_pays_once(submitted, lead):
+    review.approve(assignment_id=submitted.pk, by=lead)
+    review.approve(assignment_id=submitted.pk, by=lead)
+    entries = LedgerEntry.objects.filter(assignment=submitted)
+    assert list(entries.values_list("kind", "amount")) == [("reward", submitted.hit.reward)]
+    assert entries.get().created_by == lead
+    submitted.refresh_from_db()
+    assert submitted.status == "approved" and submitted.reviewed_by == lead
+
+
+def test_reject_needs_feedback_and_pays_nothing(submitted):
+    with pytest.raises(review.ReviewError, match="feedback"):
+        review.reject(assignment_id=submitted.pk, feedback="  ")
+    with pytest.raises(review.ReviewError, match="1024"):
+        review.reject(assignment_id=submitted.pk, feedback="x" * 1025)
+    review.reject(assignment_id=submitted.pk, feedback="You marked every fact present.")
+    submitted.refresh_from_db()
+    assert submitted.status == "rejected" and not LedgerEntry.objects.exists()
+    assert not counted_judgments(submitted.hit.batch.dataset, submitted.hit.batch).exists()
+    with pytest.raises(review.ReviewError, match="Only submitted"):
+        review.approve(assignment_id=submitted.pk)
+
+
+def test_bonus_with_the_same_form_token_is_paid_once(submitted):
+    entry, created = review.send_bonus(assignment_id=submitted.pk, amount="0.5", reason="careful work", token="t1")
+    again, created_again = review.send_bonus(assignment_id=submitted.pk, amount="0.5", reason="careful work", token="t1")
+    assert created and not created_again and entry == again
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1 and entry.amount == Decimal("0.50")
+    review.send_bonus(assignment_id=submitted.pk, amount="0.25", reason="another", token="t2")
+    assert review.spend(submitted.hit.batch)["bonus"] == Decimal("0.75")
+    with pytest.raises(review.ReviewError, match="between"):
+        review.send_bonus(assignment_id=submitted.pk, amount="0", reason="x", token="t3")
+
+
+def test_block_releases_open_work_and_can_exclude_judgments(submitted):
+    batch = submitted.hit.batch
+    worker = submitted.worker
+    open_one = handout.next_assignment(worker, batch)
+    review.block_worker(worker_id=worker.pk, reason="random answers", exclude_pending=True)
+    open_one.refresh_from_db()
+    worker.refresh_from_db()
+    assert open_one.status == Assignment.Status.EXPIRED and worker.blocked and worker.excluded
+    assert not counted_judgments(batch.dataset, batch).exists()
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(worker, batch)
+
+
+def test_auto_approval_after_the_delay(submitted):
+    assert review.auto_approve_due(now=timezone.now()) == 0
+    assert review.auto_approve_due(now=timezone.now() + timedelta(hours=73)) == 1
+    submitted.refresh_from_db()
+    assert submitted.status == "approved" and LedgerEntry.objects.filter(kind="reward").count() == 1
