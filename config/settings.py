@@ -124,7 +124,13 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_BEAT_SCHEDULE: dict = {
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
+    "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
 }
+
+# The https:// address workers reach this site at (MTurk's ExternalQuestion points here).
+PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")
+# Where MTurk task pages may post the finished assignment and who may frame them.
+MTURK_WORKER_SITES = env_list("MTURK_WORKER_SITES", "https://www.mturk.com,https://workersandbox.mturk.com")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

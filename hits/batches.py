@@ -27,6 +27,12 @@ def batch_buckets(batch: Batch) -> list[Bucket]:
     return [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
 
 
+def bucket_hits(batch: Batch, bucket):
+    """The batch's HITs whose ACU count falls in the bucket."""
+    hits = batch.hits.filter(acu_count__gte=bucket.min_acus)
+    return hits if bucket.max_acus is None else hits.filter(acu_count__lte=bucket.max_acus)
+
+
 @transaction.atomic
 def create_batch(
     *,
@@ -43,6 +49,7 @@ def create_batch(
     qualification_test=None,
     gold_share: float = 0.0,
     budget: Decimal | None = None,
+    provider_config: dict | None = None,
     created_by=None,
     seed: int = 0,
 ) -> Batch:
@@ -88,6 +95,7 @@ def create_batch(
         qualification_test=qualification_test,
         gold_share=gold_share,
         budget=budget,
+        provider_config=provider_config or {},
         created_by=created_by,
     )
     if systems:
@@ -131,10 +139,7 @@ def set_buckets(batch: Batch, buckets: list[Bucket]) -> None:
     batch.buckets.all().delete()
     PayBucket.objects.bulk_create([PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets])
     for b in buckets:
-        hits = batch.hits.filter(acu_count__gte=b.min_acus)
-        if b.max_acus is not None:
-            hits = hits.filter(acu_count__lte=b.max_acus)
-        hits.update(reward=b.reward)
+        bucket_hits(batch, b).update(reward=b.reward)
 
 
 @dataclass
@@ -157,10 +162,7 @@ def cost_estimate(batch: Batch) -> dict:
     n = batch.assignments_per_hit
     rows = []
     for b in batch_buckets(batch):
-        hits = batch.hits.filter(acu_count__gte=b.min_acus)
-        if b.max_acus is not None:
-            hits = hits.filter(acu_count__lte=b.max_acus)
-        count = hits.count()
+        count = bucket_hits(batch, b).count()
         fee_each = provider.fee(b.reward, n)
         rows.append(BucketCost(b.label, b.reward, count, count * n, cents(b.reward * count * n), cents(fee_each * count * n)))
     rewards = sum((r.rewards for r in rows), Decimal("0.00"))
@@ -177,8 +179,12 @@ def cost_estimate(batch: Batch) -> dict:
 
 
 def publish_batch(batch: Batch) -> Batch:
-    """Hand the batch to its provider. The provider call comes first and our status after,
-    so a refusal leaves a draft that can be published again."""
+    """Hand the batch to its provider (or resume an interrupted publication).
+
+    The batch is marked publishing first; the provider creates its HITs idempotently; only
+    then is the batch published. A provider failure keeps the batch in "publishing" with
+    the error for the lead, and publishing again finishes the rest.
+    """
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.kind != Batch.Kind.CROWD:
@@ -189,23 +195,57 @@ def publish_batch(batch: Batch) -> Batch:
             raise BatchError("The batch has no HITs.")
         batch.status = Batch.Status.PUBLISHING
         batch.save(update_fields=["status"])
+    provider = get_provider(batch.provider)
     try:
-        get_provider(batch.provider).publish(batch)
-    except ProviderError as exc:
-        raise BatchError(f"{get_provider(batch.provider).label} refused the batch: {exc}") from None
+        provider.publish(batch)
+    except (ProviderError, ValueError) as exc:
+        message = f"{provider.label}: {exc}"
+        Batch.objects.filter(pk=batch.pk).update(last_error=message)
+        raise BatchError(message + " The batch stays in 'publishing'; publish again to resume.") from None
     now = timezone.now()
     Batch.objects.filter(pk=batch.pk).update(
-        status=Batch.Status.PUBLISHED, published_at=now, expires_at=now + timedelta(seconds=batch.lifetime_seconds)
+        status=Batch.Status.PUBLISHED, published_at=now, expires_at=now + timedelta(seconds=batch.lifetime_seconds),
+        last_error="",
     )
     batch.refresh_from_db()
     return batch
 
 
+def publish_progress(batch: Batch) -> dict:
+    """HITs created at the provider so far (in-house HITs need no creation)."""
+    total = batch.hits.count()
+    if batch.provider == "inhouse":
+        done = total if batch.status != Batch.Status.DRAFT else 0
+    else:
+        done = batch.hits.exclude(external_id="").count()
+    return {"done": done, "total": total, "percent": round(100 * done / total) if total else 0}
+
+
 def stop_batch(batch: Batch) -> Batch:
     """Stop handing out new work; submitted work can still be reviewed."""
-    get_provider(batch.provider).stop(batch)
+    try:
+        get_provider(batch.provider).stop(batch)
+    except ProviderError as exc:
+        Batch.objects.filter(pk=batch.pk).update(last_error=str(exc))
+        raise BatchError(f"Could not stop the batch at the provider: {exc}") from None
     Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.PUBLISHED, Batch.Status.PUBLISHING]).update(
         status=Batch.Status.STOPPED
+    )
+    batch.refresh_from_db()
+    return batch
+
+
+def extend_batch(batch: Batch, hours: float) -> Batch:
+    """Keep the batch open `hours` longer from now (at the provider too)."""
+    provider = get_provider(batch.provider)
+    if hasattr(provider, "extend"):
+        try:
+            provider.extend(batch, hours)
+        except ProviderError as exc:
+            raise BatchError(f"Could not extend the batch at the provider: {exc}") from None
+    Batch.objects.filter(pk=batch.pk).update(
+        expires_at=timezone.now() + timedelta(hours=hours),
+        status=Batch.Status.PUBLISHED if batch.status == Batch.Status.STOPPED else batch.status,
     )
     batch.refresh_from_db()
     return batch

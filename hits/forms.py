@@ -25,6 +25,36 @@ class BatchForm(forms.Form):
     qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
     gold_share = forms.FloatField(min_value=0, max_value=0.5, initial=0, help_text="Share of HITs with known answers.")
     budget = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget ($)")
+    # MTurk only
+    mturk_sandbox = forms.BooleanField(required=False, initial=True, label="MTurk: use the sandbox")
+    mturk_locales = forms.CharField(required=False, initial="US,GB", label="MTurk: worker countries",
+                                    help_text="Comma-separated ISO codes; empty for any country.")
+    mturk_min_approval_rate = forms.IntegerField(min_value=0, max_value=100, initial=98, label="MTurk: minimum approval rate (%)")
+    mturk_min_approved_hits = forms.IntegerField(min_value=0, initial=10000, label="MTurk: minimum approved HITs")
+    mturk_qualification_mode = forms.ChoiceField(
+        choices=[("mturk_test", "MTurk grades the test (QuestionForm + AnswerKey)"),
+                 ("our_pages", "Workers take the test on our pages; we grant the qualification")],
+        initial="mturk_test", label="MTurk: qualification test",
+    )
+
+    def clean_mturk_locales(self):
+        codes = [c.strip().upper() for c in self.cleaned_data["mturk_locales"].split(",") if c.strip()]
+        for code in codes:
+            if len(code) != 2 or not code.isalpha():
+                raise forms.ValidationError(f"{code!r} is not a two-letter country code.")
+        return codes
+
+    def provider_config(self) -> dict:
+        data = self.cleaned_data
+        if data["provider"] != "mturk":
+            return {}
+        return {
+            "sandbox": data["mturk_sandbox"],
+            "locales": data["mturk_locales"],
+            "min_approval_rate": data["mturk_min_approval_rate"],
+            "min_approved_hits": data["mturk_min_approved_hits"],
+            "qualification_mode": data["mturk_qualification_mode"],
+        }
 
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)

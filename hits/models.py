@@ -52,6 +52,8 @@ class QualificationTest(models.Model):
     max_attempts = models.PositiveSmallIntegerField(default=2)
     retry_after_hours = models.PositiveIntegerField(default=24)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The provider's qualification type per environment, e.g. {"mturk-sandbox": "3ABC..."}.
+    external_ids = models.JSONField(default=dict, blank=True)
 
     def __str__(self):
         return self.name
@@ -121,6 +123,10 @@ class Batch(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     published_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # Provider settings (MTurk: sandbox, requirements, qualification mode); no credentials.
+    provider_config = models.JSONField(default=dict, blank=True)
+    # The last provider failure, shown to the lead until a later call succeeds.
+    last_error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["dataset", "created_at"]
@@ -141,6 +147,7 @@ class PayBucket(models.Model):
     min_acus = models.PositiveIntegerField()
     max_acus = models.PositiveIntegerField(null=True, blank=True)
     reward = models.DecimalField(max_digits=6, decimal_places=2)
+    external_type_id = models.CharField(max_length=100, blank=True, help_text="MTurk HITTypeId")
 
     class Meta:
         ordering = ["batch", "min_acus"]
@@ -160,6 +167,8 @@ class HIT(models.Model):
     reward = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("0.00"))
     # Known answers {acu id: bool} when this is a gold HIT, scored per worker.
     gold_answers = models.JSONField(null=True, blank=True)
+    # The provider's id of this HIT (MTurk's HITId), set once it is published there.
+    external_id = models.CharField(max_length=100, blank=True, db_index=True)
 
     class Meta:
         verbose_name = "HIT"
@@ -198,7 +207,12 @@ class Assignment(models.Model):
     gold_correct = models.PositiveIntegerField(null=True, blank=True)
     gold_total = models.PositiveIntegerField(null=True, blank=True)
     # The provider's own id (MTurk's AssignmentId, Prolific's submission id).
-    external_id = models.CharField(max_length=200, blank=True)
+    external_id = models.CharField(max_length=200, blank=True, db_index=True)
+    # Judgments count only once the provider confirmed this assignment for this worker
+    # (in-house work is confirmed by being ours; MTurk's by a sync).
+    confirmed = models.BooleanField(default=True)
+    # Something the lead must look at, e.g. "MTurk reports it submitted, we hold no answers".
+    flag = models.TextField(blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique_worker")]
@@ -241,3 +255,17 @@ class LedgerEntry(models.Model):
     class Meta:
         ordering = ["created_at", "pk"]
         verbose_name_plural = "ledger entries"
+
+
+class ProviderCall(models.Model):
+    """One call to an outside provider and its outcome, shown to the lead."""
+
+    batch = models.ForeignKey(Batch, null=True, blank=True, related_name="provider_calls", on_delete=models.CASCADE)
+    action = models.CharField(max_length=60)
+    target = models.CharField(max_length=200, blank=True)
+    ok = models.BooleanField()
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]

@@ -1,11 +1,13 @@
 from django.urls import path
 
-from .views import lead, worker
+from .views import lead, mturk, worker
 
 urlpatterns = [
     path("work/", worker.work, name="work"),
     path("work/next", worker.start_next, name="work_next"),
     path("work/qualification/<int:test_id>/", worker.take_test, name="take_test"),
+    path("mturk/task/", mturk.task, name="mturk_task"),
+    path("mturk/qualification/<int:test_id>/", mturk.qualification, name="mturk_qualification"),
     path("task/<str:token>/", worker.task, name="task"),
     path("task/<str:token>/submit", worker.task_submit, name="task_submit"),
     path("hits/<int:hit_id>/preview/", worker.preview, name="hit_preview"),

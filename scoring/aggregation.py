@@ -56,6 +56,8 @@ def _codes_1d(key):
         shifted = (key - lo).astype(np.intp, copy=False)
         seen = np.zeros(hi - lo + 1, dtype=bool)
         seen[shifted] = True
+        if seen.all():  # already dense codes (group codes passed on): nothing to renumber
+            return shifted, np.arange(lo, hi + 1).astype(key.dtype)
         remap = np.cumsum(seen, dtype=np.intp) - 1
         return remap[shifted], (np.flatnonzero(seen) + lo).astype(key.dtype)
     ordered = bool(np.all(key[1:] >= key[:-1]))
@@ -72,6 +74,22 @@ def _codes_1d(key):
     return codes, sorted_key[new]
 
 
+def _combine(codes, n_first, more, n_more):
+    """Group codes of (first, second) code pairs; per group its first and second code."""
+    if n_first * n_more > 4 * codes.size + 1024:
+        # A first key usually meets few second keys (a summary, its reference's ACUs): offset
+        # the second codes within their first key so that a lookup table fits.
+        low = np.full(n_first, n_more, dtype=np.intp)
+        np.minimum.at(low, codes, more)
+        local = more - low[codes]
+        width = int(local.max()) + 1
+        if n_first * width <= 4 * codes.size + 1024:
+            combined, kept = _codes_1d(codes * width + local)
+            return combined, kept // width, low[kept // width] + kept % width
+    combined, kept = _codes_1d(codes.astype(np.int64) * n_more + more)
+    return combined, kept // n_more, kept % n_more
+
+
 def group_codes(*keys):
     """Dense group code of each row for the combined keys, and the keys of each group.
 
@@ -82,9 +100,8 @@ def group_codes(*keys):
     uniques = [first]
     for key in keys[1:]:
         more, values = _codes_1d(key)
-        combined, kept = _codes_1d(codes.astype(np.int64) * len(values) + more)
-        uniques = [u[kept // len(values)] for u in uniques] + [values[kept % len(values)]]
-        codes = combined
+        codes, first_code, more_code = _combine(codes, len(uniques[0]), more, len(values))
+        uniques = [u[first_code] for u in uniques] + [values[more_code]]
     return codes, tuple(uniques)
 
 

@@ -11,6 +11,7 @@ def counted_judgments(dataset, batch=None):
         assignment__hit__batch__dataset=dataset,
         assignment__status__in=Assignment.COUNTED,
         assignment__worker__excluded=False,
+        assignment__confirmed=True,
     )
     if batch is not None:
         qs = qs.filter(assignment__hit__batch=batch)

@@ -1,8 +1,9 @@
 """Crowd providers behind one interface; `get_provider(name)` returns the one a batch uses."""
 from .base import CrowdProvider, ProviderError
 from .inhouse import InHouseProvider
+from .mturk import MTurkProvider
 
-_PROVIDERS: dict[str, type[CrowdProvider]] = {"inhouse": InHouseProvider}
+_PROVIDERS: dict[str, type[CrowdProvider]] = {"inhouse": InHouseProvider, "mturk": MTurkProvider}
 
 
 def register(name: str, provider: type[CrowdProvider]) -> None:

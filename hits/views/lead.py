@@ -12,8 +12,10 @@ from django.views.decorators.http import require_POST
 from annotation.models import Dataset
 from annotation.roles import LEAD, role_required
 
-from .. import batches, qualification, review
+from .. import batches, qualification, review, tasks
 from ..calibration import calibration
+from ..mturk_sync import sync_batch
+from ..providers import ProviderError, get_provider
 from ..forms import BatchForm, BucketsForm, QualificationForm
 from ..models import Assignment, Batch, Worker
 
@@ -37,7 +39,7 @@ def batch_new(request, dataset_id: int):
                 systems=list(data["systems"]) or None, lifetime_hours=data["lifetime_hours"],
                 assignment_minutes=data["assignment_minutes"], auto_approve_hours=data["auto_approve_hours"],
                 qualification_test=data["qualification_test"], gold_share=data["gold_share"], budget=data["budget"],
-                created_by=request.user,
+                provider_config=form.provider_config(), created_by=request.user,
             )
         except batches.BatchError as exc:
             form.add_error(None, str(exc))
@@ -61,11 +63,24 @@ def batch_detail(request, batch_id: int):
     bucket_text = "\n".join(
         f"{b.min_acus}{'-' + str(b.max_acus) if b.max_acus is not None else '+'} {b.reward}" for b in batch.buckets.all()
     )
+    provider = get_provider(batch.provider)
+    balance = balance_error = None
+    if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and hasattr(provider, "balance"):
+        try:
+            balance = provider.balance(batch)
+        except ProviderError as exc:
+            balance_error = str(exc)
     return render(
         request,
         "hits/batch_detail.html",
         {
             "batch": batch,
+            "provider": provider,
+            "balance": balance,
+            "balance_error": balance_error,
+            "publishing": batches.publish_progress(batch),
+            "calls": batch.provider_calls.all()[:20],
+            "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
             "cost": batches.cost_estimate(batch),
             "progress": batches.batch_progress(batch),
             "spend": review.spend(batch),
@@ -86,8 +101,22 @@ def batch_action(request, batch_id: int, action: str):
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         if action == "publish":
-            batches.publish_batch(batch)
-            messages.success(request, "Published: workers can take its HITs now.")
+            ran, outcome = tasks.run_or_enqueue(tasks.publish_batch, batch.pk)
+            if not ran:
+                messages.info(request, "Publishing in the background; this page shows its progress.")
+            elif outcome != "published":
+                raise batches.BatchError(outcome)
+            else:
+                messages.success(request, "Published: workers can take its HITs now.")
+        elif action == "sync":
+            counts = sync_batch(batch)
+            messages.success(request, f"Synced {counts['hits']} HITs: {counts['confirmed']} confirmed, {counts['flagged']} flagged.")
+        elif action == "extend":
+            hours = float(request.POST.get("hours", "24"))
+            if not 0 < hours <= 24 * 365:
+                raise batches.BatchError("Extend by 1 hour to 1 year.")
+            batches.extend_batch(batch, hours)
+            messages.success(request, f"Extended by {hours:g} hours.")
         elif action == "stop":
             batches.stop_batch(batch)
             messages.success(request, "Stopped: no new HITs are handed out.")
@@ -99,7 +128,7 @@ def batch_action(request, batch_id: int, action: str):
             messages.success(request, "Rewards updated.")
         else:
             messages.error(request, "Unknown action.")
-    except batches.BatchError as exc:
+    except (batches.BatchError, ProviderError, ValueError) as exc:
         messages.error(request, str(exc))
     return redirect("batch_detail", batch_id=batch.pk)
 

@@ -1,0 +1,385 @@
+"""The MTurk provider against botocore's Stubber, which checks every request against the
+real service model; assert_no_pending_responses proves each expected call happened."""
+from datetime import datetime, timezone as dt_timezone
+from decimal import Decimal
+from xml.etree import ElementTree as ET
+
+import pytest
+from botocore.stub import ANY, Stubber
+
+from hits import batches, review
+from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
+from hits.mturk_sync import sync_batch
+from hits.providers import mturk, mturk_client, mturk_xml
+from hits.qualification import build_test
+from hits.submission import submit_assignment
+
+from .crowd_data import all_answers, demo_dataset
+
+pytestmark = pytest.mark.django_db
+HIT_IDS = [f"{i:030d}".replace("0", "H", 2) for i in range(1, 60)]  # 30-character ids
+
+
+@pytest.fixture
+def stub(monkeypatch, settings):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    settings.PUBLIC_BASE_URL = "https://acu.example.org"
+    client = mturk_client.make_client(True)
+    stubber = Stubber(client)
+    monkeypatch.setattr(mturk, "CLIENT_FACTORY", lambda sandbox: client)
+    with stubber:
+        yield stubber
+        stubber.assert_no_pending_responses()
+
+
+def mturk_batch(systems=("abs_bart_out",), **kwargs):
+    dataset = kwargs.pop("dataset", None) or demo_dataset()
+    batch = batches.create_batch(
+        dataset=dataset, provider="mturk", systems=list(dataset.systems.filter(name__in=systems)), **kwargs
+    )
+    return batch
+
+
+def expect_balance(stub, amount="1000.00"):
+    stub.add_response("get_account_balance", {"AvailableBalance": amount}, {})
+
+
+def expect_types(stub, batch, qual_id=None):
+    used = [b for b in batch.buckets.all() if batches.bucket_hits(batch, b).exists()]
+    for i, bucket in enumerate(used):
+        stub.add_response(
+            "create_hit_type",
+            {"HITTypeId": f"TYPE{i}"},
+            {
+                "Title": batch.title, "Description": batch.description, "Keywords": ANY,
+                "Reward": f"{bucket.reward:.2f}", "AssignmentDurationInSeconds": 3600,
+                "AutoApprovalDelayInSeconds": 72 * 3600,
+                "QualificationRequirements": mturk.requirements(batch, qual_id),
+            },
+        )
+
+
+def expect_hits(stub, hits, ids):
+    for hit, hit_id in zip(hits, ids):
+        stub.add_response(
+            "create_hit_with_hit_type",
+            {"HIT": {"HITId": hit_id, "HITTypeId": "TYPE0"}},
+            {
+                "HITTypeId": ANY, "MaxAssignments": 3, "LifetimeInSeconds": 7 * 24 * 3600,
+                "Question": mturk_xml.external_question("https://acu.example.org/mturk/task/"),
+                "RequesterAnnotation": f"acu-batch:{hit.batch_id};hit:{hit.pk}",
+                "UniqueRequestToken": mturk.request_token("hit", hit.pk),
+            },
+        )
+
+
+def test_publish_creates_types_and_hits(stub):
+    batch = mturk_batch()
+    hits = list(batch.hits.order_by("pk"))
+    expect_balance(stub)
+    expect_types(stub, batch)
+    expect_hits(stub, hits, HIT_IDS)
+    batch = batches.publish_batch(batch)
+    assert batch.status == Batch.Status.PUBLISHED
+    assert [h.external_id for h in batch.hits.order_by("pk")] == HIT_IDS[: len(hits)]
+    assert batch.buckets.exclude(external_type_id="").count() >= 1
+    assert batches.publish_progress(batch) == {"done": 10, "total": 10, "percent": 100}
+
+
+def test_crash_after_k_hits_then_rerun_creates_only_the_rest(stub):
+    batch = mturk_batch()
+    hits = list(batch.hits.order_by("pk"))
+    expect_balance(stub)
+    expect_types(stub, batch)
+    expect_hits(stub, hits[:4], HIT_IDS)
+    stub.add_client_error("create_hit_with_hit_type", service_error_code="ServiceFault", service_message="Internal error", http_status_code=500)
+    with pytest.raises(batches.BatchError, match="publish again to resume"):
+        batches.publish_batch(batch)
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.PUBLISHING and "ServiceFault" in batch.last_error
+    assert batch.hits.exclude(external_id="").count() == 4
+    # Rerun: the HIT types are kept, only the six missing HITs are created.
+    expect_balance(stub)
+    expect_hits(stub, hits[4:], HIT_IDS[4:])
+    batches.publish_batch(batch)
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.PUBLISHED and batch.last_error == ""
+    assert len(set(batch.hits.values_list("external_id", flat=True))) == 10
+
+
+def test_token_conflict_reuses_the_hit_mturk_already_made(stub):
+    batch = mturk_batch()
+    hits = list(batch.hits.order_by("pk"))
+    expect_balance(stub)
+    expect_types(stub, batch)
+    expect_hits(stub, hits[:1], HIT_IDS)
+    existing = "3XMQ7ZB1CVJ0EXAMPLEHIT0000AB"[:28] + "CD"
+    stub.add_client_error(
+        "create_hit_with_hit_type", service_error_code="RequestError",
+        service_message=f"The HIT with ID \"{existing}\" already exists. (AWS.MechanicalTurk.HitAlreadyExists)",
+    )
+    expect_hits(stub, hits[2:], HIT_IDS[2:])
+    batches.publish_batch(batch)
+    assert batch.hits.get(pk=hits[1].pk).external_id == existing
+
+
+def test_balance_too_low_refuses_before_creating_anything(stub):
+    batch = mturk_batch()
+    expect_balance(stub, "1.00")
+    with pytest.raises(batches.BatchError, match=r"needs \$\d+\.\d\d .* account has \$1.00"):
+        batches.publish_batch(batch)
+    assert not batch.hits.exclude(external_id="").exists()
+
+
+def test_unreachable_endpoint_is_a_clear_message_and_resumable(monkeypatch, settings):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    settings.PUBLIC_BASE_URL = "https://acu.example.org"
+    client = mturk_client.make_client(True, endpoint_url="http://127.0.0.1:9", config=mturk_client.no_retry_config())
+    monkeypatch.setattr(mturk, "CLIENT_FACTORY", lambda sandbox: client)
+    batch = mturk_batch()
+    with pytest.raises(batches.BatchError, match="Could not reach Amazon Mechanical Turk"):
+        batches.publish_batch(batch)
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.PUBLISHING and "resumed" in batch.last_error
+    assert ProviderCall.objects.filter(ok=False, action="get_account_balance").exists()
+
+
+def test_qualification_type_with_question_form_and_answer_key(stub):
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    batch = mturk_batch(dataset=dataset, qualification_test=test)
+    items = mturk.qualification_items(test)
+    form, key = mturk_xml.qualification_form(test.name, "Mark every fact Present or Not present.", items), mturk_xml.answer_key(items)
+    expect_balance(stub)
+    stub.add_response(
+        "create_qualification_type",
+        {"QualificationType": {"QualificationTypeId": "QUALTYPE1", "Name": "x"}},
+        {"Name": f"ACU test (#{test.pk})", "Description": ANY, "QualificationTypeStatus": "Active", "Keywords": ANY,
+         "Test": form, "AnswerKey": key, "TestDurationInSeconds": 1800, "RetryDelayInSeconds": 24 * 3600},
+    )
+    expect_types(stub, batch, "QUALTYPE1")
+    expect_hits(stub, list(batch.hits.order_by("pk")), HIT_IDS)
+    batches.publish_batch(batch)
+    test.refresh_from_db()
+    assert test.external_ids == {"mturk-sandbox": "QUALTYPE1"}
+    assert mturk.requirements(batch, "QUALTYPE1")[-1]["IntegerValues"] == [80]
+
+    ns = {"q": mturk_xml.QUESTION_FORM_NS, "k": mturk_xml.ANSWER_KEY_NS}
+    form_root, key_root = ET.fromstring(form), ET.fromstring(key)
+    assert form_root.tag == f"{{{mturk_xml.QUESTION_FORM_NS}}}QuestionForm"
+    questions = form_root.findall("q:Question", ns)
+    n_acus = sum(len(i["acus"]) for i in items)
+    assert len(questions) == n_acus
+    assert {q.find("q:QuestionIdentifier", ns).text for q in questions} == {
+        k.find("k:QuestionIdentifier", ns).text for k in key_root.findall("k:Question", ns)
+    }
+    assert key_root.find("k:QualificationValueMapping/k:PercentageMapping/k:MaximumSummedScore", ns).text == str(n_acus)
+    # The right option scores 1: check one known answer.
+    item = items[0]
+    acu_id, truth = next(iter(item["answers"].items()))
+    question = next(q for q in key_root.findall("k:Question", ns) if q.find("k:QuestionIdentifier", ns).text == mturk_xml.question_id(item["id"], acu_id))
+    scores = {o.find("k:SelectionIdentifier", ns).text: o.find("k:AnswerScore", ns).text for o in question.findall("k:AnswerOption", ns)}
+    assert scores == ({"present": "1", "absent": "0"} if truth else {"present": "0", "absent": "1"})
+
+
+def test_grant_after_our_own_test(stub):
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=1)
+    test.external_ids = {"mturk-sandbox": "QUALTYPE2"}
+    test.save()
+    worker = Worker.objects.create(provider="mturk", external_id="A1WORKER")
+    stub.add_response(
+        "associate_qualification_with_worker", {},
+        {"QualificationTypeId": "QUALTYPE2", "WorkerId": "A1WORKER", "IntegerValue": 90, "SendNotification": False},
+    )
+    mturk.MTurkProvider().grant_qualification(test, worker, 0.9, sandbox=True)
+
+
+def published(stub):
+    batch = mturk_batch()
+    hits = list(batch.hits.order_by("pk"))
+    expect_balance(stub)
+    expect_types(stub, batch)
+    expect_hits(stub, hits, HIT_IDS)
+    return batches.publish_batch(batch)
+
+
+def worked(batch, worker_id="A1WORKER", assignment_id="ASSIGN1", hit=None):
+    hit = hit or batch.hits.order_by("pk").first()
+    worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=worker_id)
+    a = Assignment.objects.create(hit=hit, worker=worker, external_id=assignment_id, confirmed=False,
+                                  deadline=datetime(2100, 1, 1, tzinfo=dt_timezone.utc))
+    submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=all_answers(a))
+    a.refresh_from_db()
+    return a
+
+
+def test_sync_pages_through_more_than_100_assignments(stub):
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    mine = worked(batch, "W0000", "A0000", hit)
+    records = [
+        {"AssignmentId": f"A{i:04d}", "WorkerId": f"W{i:04d}", "HITId": hit.external_id, "AssignmentStatus": "Submitted"}
+        for i in range(120)
+    ]
+    statuses = ["Submitted", "Approved", "Rejected"]
+    stub.add_response("list_assignments_for_hit", {"Assignments": records[:100], "NextToken": "page2", "NumResults": 100},
+                      {"HITId": hit.external_id, "MaxResults": 100, "AssignmentStatuses": statuses})
+    stub.add_response("list_assignments_for_hit", {"Assignments": records[100:], "NumResults": 20},
+                      {"HITId": hit.external_id, "MaxResults": 100, "AssignmentStatuses": statuses, "NextToken": "page2"})
+    for other in batch.hits.order_by("pk")[1:]:
+        stub.add_response("list_assignments_for_hit", {"Assignments": [], "NumResults": 0},
+                          {"HITId": other.external_id, "MaxResults": 100, "AssignmentStatuses": statuses})
+    counts = sync_batch(batch)
+    assert counts == {"confirmed": 1, "flagged": 119, "hits": 10}
+    mine.refresh_from_db()
+    assert mine.confirmed and mine.flag == ""
+    flagged = Assignment.objects.filter(hit=hit).exclude(pk=mine.pk)
+    assert flagged.count() == 119 and not flagged.filter(confirmed=True).exists()
+    assert "no answers were stored" in flagged.first().flag
+
+
+def test_unconfirmed_submission_does_not_count_until_sync(stub):
+    from scoring.judgments import counted_judgments
+
+    batch = published(stub)
+    a = worked(batch)
+    assert not counted_judgments(batch.dataset, batch).exists()
+    Assignment.objects.filter(pk=a.pk).update(confirmed=True)
+    assert counted_judgments(batch.dataset, batch).count() == a.judgments.count()
+
+
+def test_approve_reject_bonus_retry_block_and_expire(stub):
+    batch = published(stub)
+    hits = list(batch.hits.order_by("pk"))
+    first, second = worked(batch, "A1W", "ASG1", hits[0]), worked(batch, "A2W", "ASG2", hits[1])
+
+    stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG1"})
+    review.approve(assignment_id=first.pk)
+    fee = LedgerEntry.objects.get(kind="fee", assignment=first).amount
+    assert fee == max(Decimal("0.01"), (first.hit.reward * Decimal("0.2")).quantize(Decimal("0.01")))
+
+    stub.add_response("reject_assignment", {}, {"AssignmentId": "ASG2", "RequesterFeedback": "Answers contradict the summary."})
+    review.reject(assignment_id=second.pk, feedback="Answers contradict the summary.")
+
+    token = mturk.request_token("bonus", __import__("hashlib").sha256(b"form-77").hexdigest()[:32])
+    bonus_params = {"WorkerId": "A1W", "AssignmentId": "ASG1", "BonusAmount": "0.50", "Reason": "Careful work", "UniqueRequestToken": token}
+    stub.add_client_error("send_bonus", service_error_code="ServiceFault", service_message="Try again", expected_params=bonus_params)
+    with pytest.raises(review.ReviewError):
+        review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")
+    assert not LedgerEntry.objects.filter(kind="bonus").exists()
+    stub.add_response("send_bonus", {}, bonus_params)  # the retry carries the same token
+    review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")
+    review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")  # no call
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1
+
+    stub.add_response("create_worker_block", {}, {"WorkerId": "A2W", "Reason": "Random answers"})
+    review.block_worker(worker_id=second.worker_id, reason="Random answers")
+
+    for hit in hits:
+        stub.add_response("update_expiration_for_hit", {}, {"HITId": hit.external_id, "ExpireAt": datetime(2015, 1, 1, tzinfo=dt_timezone.utc)})
+    batches.stop_batch(batch)
+    assert Batch.objects.get(pk=batch.pk).status == Batch.Status.STOPPED
+
+
+def test_approving_twice_at_mturk_is_success_when_mturk_says_approved(stub):
+    batch = published(stub)
+    a = worked(batch)
+    stub.add_client_error("approve_assignment", service_error_code="RequestError", service_message="This operation can be called with a status of: Submitted")
+    stub.add_response("get_assignment", {"Assignment": {"AssignmentId": "ASSIGN1", "AssignmentStatus": "Approved"}}, {"AssignmentId": "ASSIGN1"})
+    review.approve(assignment_id=a.pk)
+    assert Assignment.objects.get(pk=a.pk).status == "approved"
+
+
+# ---- our own formatting, which the Stubber does not check ----------------------------
+
+@pytest.mark.parametrize("amount, text", [("0.5", "0.50"), (Decimal("12"), "12.00"), ("0.015", "0.02"), ("3.999", "4.00")])
+def test_reward_strings_match_mturks_pattern(amount, text):
+    import re
+
+    from hits.money import money_string
+
+    assert money_string(amount) == text
+    assert re.fullmatch(r"[0-9]+(\.)?[0-9]{0,2}", money_string(amount))
+
+
+def test_tokens_are_at_most_64_characters(settings):
+    settings.SECRET_KEY = "k" * 80
+    for kind, key in [("hit", 1), ("hit", 10**18), ("bonus", "x" * 200)]:
+        assert 1 <= len(mturk.request_token(kind, key)) <= 64
+    assert mturk.request_token("hit", 5) == mturk.request_token("hit", 5)  # derived, not random
+    assert mturk.request_token("hit", 5) != mturk.request_token("hit", 6)
+
+
+def test_feedback_limit_and_question_size():
+    with pytest.raises(ValueError, match="65535"):
+        mturk_xml.external_question("https://example.org/" + "a" * 70000)
+    with pytest.raises(ValueError, match="HTTPS"):
+        mturk_xml.external_question("http://example.org/task/")
+    xml = mturk_xml.external_question("https://example.org/task/?a=1&b=2")
+    assert "&amp;" in xml and len(xml.encode()) <= 65535
+    assert ET.fromstring(xml).find(f"{{{mturk_xml.EXTERNAL_QUESTION_NS}}}FrameHeight").text == "0"
+    assert review.MAX_FEEDBACK == 1024
+
+
+def test_fees_follow_mturk_rules():
+    provider = mturk.MTurkProvider()
+    assert provider.fee(Decimal("0.15"), 3) == Decimal("0.03")
+    assert provider.fee(Decimal("0.04"), 3) == Decimal("0.01")  # at least a cent
+    assert provider.fee(Decimal("1.00"), 10) == Decimal("0.40")  # 10+ assignments: 20% more
+
+
+@pytest.fixture
+def eager_celery():
+    from config.celery import app
+
+    # NOTE: settings come from Django under the CELERY_ namespace, so set the prefixed key.
+    previous = app.conf.task_always_eager
+    app.conf.CELERY_TASK_ALWAYS_EAGER = True
+    yield
+    app.conf.CELERY_TASK_ALWAYS_EAGER = previous
+
+
+def test_lead_sees_a_clear_message_when_mturk_is_unreachable(client, lead, monkeypatch, settings, eager_celery):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    settings.PUBLIC_BASE_URL = "https://acu.example.org"
+    client_ = mturk_client.make_client(True, endpoint_url="http://127.0.0.1:9", config=mturk_client.no_retry_config())
+    monkeypatch.setattr(mturk, "CLIENT_FACTORY", lambda sandbox: client_)
+    batch = mturk_batch()
+    client.force_login(lead)
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    assert "Balance unavailable: Could not reach Amazon Mechanical Turk" in page
+    response = client.post(f"/batches/{batch.pk}/publish", follow=True)
+    text = response.content.decode()
+    assert response.status_code == 200
+    assert "Could not reach Amazon Mechanical Turk" in text and "publish again to resume" in text
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.PUBLISHING and not batch.hits.exclude(external_id="").exists()
+    assert "Press Publish to resume" in client.get(f"/batches/{batch.pk}/").content.decode()
+
+
+def test_our_own_test_page_grants_the_mturk_qualification(stub, client):
+    from hits.qualification import answer_key
+
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    test.external_ids = {"mturk-sandbox": "QUALTYPE3"}
+    test.save()
+    url = f"/mturk/qualification/{test.pk}/"
+    page = client.get(url, {"workerId": "A9WORKER", "env": "sandbox"})
+    assert page.status_code == 200 and "frame-ancestors" in page["Content-Security-Policy"]
+    assert 'class="topbar"' not in page.content.decode()
+    answers = {
+        f"ans-{answer_key(item.pk, acu)}": "1" if truth else "0"
+        for item in test.items.all() for acu, truth in item.answers.items()
+    }
+    stub.add_response(
+        "associate_qualification_with_worker", {},
+        {"QualificationTypeId": "QUALTYPE3", "WorkerId": "A9WORKER", "IntegerValue": 100, "SendNotification": False},
+    )
+    result = client.post(url, {"workerId": "A9WORKER", "env": "sandbox", **answers})
+    assert "the qualification is granted on MTurk" in result.content.decode()
+    assert client.get(url).status_code == 404  # without a worker id
