@@ -127,6 +127,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
 }
 
+# Seconds a recompute waits after the first submission of a burst (coalescing window).
+SCORING_RECOMPUTE_DELAY = env_int("SCORING_RECOMPUTE_DELAY", 5)
+
 # The https:// address workers reach this site at (MTurk's ExternalQuestion points here).
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")
 # Where MTurk task pages may post the finished assignment and who may frame them.

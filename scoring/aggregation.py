@@ -60,6 +60,13 @@ def _codes_1d(key):
             return shifted, np.arange(lo, hi + 1).astype(key.dtype)
         remap = np.cumsum(seen, dtype=np.intp) - 1
         return remap[shifted], (np.flatnonzero(seen) + lo).astype(key.dtype)
+    change = key[1:] != key[:-1]
+    if np.count_nonzero(change) < key.size // 4:
+        # Runs of equal keys (rows as the database returns them, grouped by assignment): only
+        # one key per run needs sorting.
+        starts = np.flatnonzero(np.concatenate([[True], change]))
+        run_codes, uniques = _codes_1d(key[starts])
+        return np.repeat(run_codes, np.diff(np.append(starts, key.size))), uniques
     ordered = bool(np.all(key[1:] >= key[:-1]))
     perm = None if ordered else np.argsort(key)
     sorted_key = key if ordered else key[perm]

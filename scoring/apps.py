@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class ScoringConfig(AppConfig):
     name = "scoring"
     verbose_name = "Scoring"
+
+    def ready(self):
+        from hits.signals import submission_stored
+
+        from .recompute import on_submission
+
+        submission_stored.connect(on_submission, dispatch_uid="scoring.recompute")

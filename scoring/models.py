@@ -1,1 +1,60 @@
-"""Stored scoring runs (filled in by the scoring engine)."""
+"""Stored scoring runs and imported automatic metric scores."""
+from django.db import models
+
+from annotation.models import Dataset, Document, System
+
+
+class ScoringRun(models.Model):
+    """One computation with its inputs, parameters, time and outputs, so every figure on a
+    dashboard can be traced to the judgments behind it and agreement shown over time."""
+
+    class Kind(models.TextChoices):
+        SCORES = "scores", "Scores and agreement"
+        POWER = "power", "Power analysis"
+        METRICS = "metrics", "Metric correlations"
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    dataset = models.ForeignKey(Dataset, related_name="scoring_runs", on_delete=models.CASCADE)
+    batch = models.ForeignKey("hits.Batch", null=True, blank=True, related_name="scoring_runs", on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SCORES)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
+    trigger = models.CharField(max_length=40, blank=True, help_text="command, page, submissions, ...")
+    parameters = models.JSONField(default=dict)
+    inputs = models.JSONField(default=dict, help_text="What was read: counts, last judgment id, excluded workers.")
+    outputs = models.JSONField(default=dict)
+    progress = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [models.Index(fields=["dataset", "kind", "status"])]
+
+
+class RecomputeRequest(models.Model):
+    """Coalesces recomputes: a burst of submissions sets `queued` once and enqueues one task."""
+
+    dataset = models.OneToOneField(Dataset, related_name="recompute_request", on_delete=models.CASCADE)
+    queued = models.BooleanField(default=False)
+    requested_at = models.DateTimeField(auto_now=True)
+
+
+class MetricScore(models.Model):
+    """An automatic metric's score of one system summary (imported)."""
+
+    dataset = models.ForeignKey(Dataset, related_name="metric_scores", on_delete=models.CASCADE)
+    document = models.ForeignKey(Document, on_delete=models.CASCADE)
+    system = models.ForeignKey(System, on_delete=models.CASCADE)
+    metric = models.CharField(max_length=100)
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "system", "metric"], name="metric_score_unique"),
+        ]

@@ -1,0 +1,197 @@
+"""Correlations of automatic metrics with human scores (scoring.md, "Correlations" and "Statistics").
+
+``X`` (humans) and ``Y`` (a metric) are complete n documents x m systems matrices (RoSE
+appendix C). Summary level: mean over documents of corr(X[i, :], Y[i, :]), a NaN (constant row)
+counting as 0; system level: corr of the column means. corr is Pearson, Spearman or Kendall
+tau-b, all vectorized along the last axis so that thousands of resamples are one call.
+Kendall and Spearman treat two values of a vector as tied when they differ by at most 1e-12
+times the vector's largest magnitude, so that rounding noise in means (which differ by
+summation order) cannot break a tie between equal rational scores (system means of ACU fractions
+can be equal); scipy would split such ties arbitrarily.
+"""
+import numpy as np
+from scipy.stats import kendalltau, rankdata
+
+from .bootstrap import all_pairs, complete, percentile_interval, resample_counts, resample_indices
+
+REL_TIE = 1e-12
+PAIRWISE_MAX = 256
+
+
+def pearson(x, y):
+    """Pearson r along the last axis; NaN where either side is constant."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    constant = (x == x[..., :1]).all(axis=-1) | (y == y[..., :1]).all(axis=-1)
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(axis=-1) / np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+    return np.where(constant, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def _tolerance(x):
+    """Tie tolerance per vector (last axis): REL_TIE times its largest magnitude."""
+    return REL_TIE * np.abs(x).max(axis=-1, keepdims=True)
+
+
+def _snap(x):
+    """x with each value within the tie tolerance of its sorted predecessor set to it."""
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, axis=-1)
+    s = np.take_along_axis(x, order, axis=-1)
+    close = np.diff(s, axis=-1) <= _tolerance(x)
+    position = np.broadcast_to(np.arange(s.shape[-1]), s.shape)
+    starts = np.where(np.concatenate([np.zeros_like(close[..., :1]), close], axis=-1), 0, position)
+    snapped = np.take_along_axis(s, np.maximum.accumulate(starts, axis=-1), axis=-1)
+    out = np.empty_like(x)
+    np.put_along_axis(out, order, snapped, axis=-1)
+    return out
+
+
+def spearman(x, y):
+    """Spearman rho (Pearson of average ranks, near-ties tied) along the last axis."""
+    return pearson(rankdata(_snap(x), axis=-1), rankdata(_snap(y), axis=-1))
+
+
+def _sign(d, tol):
+    return (d > tol).view(np.int8) - (d < -tol).view(np.int8)
+
+
+def pair_signs(x, pairs=None):
+    """sign(x[..., j] - x[..., i]) for the pairs (i, j), 0 within the tie tolerance."""
+    x = np.asarray(x, dtype=float)
+    pairs = all_pairs(x.shape[-1]) if pairs is None else np.asarray(pairs)
+    return _sign(x[..., pairs[:, 1]] - x[..., pairs[:, 0]], _tolerance(x))
+
+
+def kendall(x, y):
+    """Kendall tau-b along the last axis from pairwise sign products (m is small).
+
+    Long vectors (more than ``PAIRWISE_MAX`` values, e.g. all summaries) go row by row through
+    scipy's O(m log m) tau-b instead, which ties exactly equal values only.
+    """
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    lead, m = x.shape[:-1], x.shape[-1]
+    if m > PAIRWISE_MAX:
+        flat = [kendalltau(a, b).statistic for a, b in zip(x.reshape(-1, m), y.reshape(-1, m))]
+        return np.asarray(flat, dtype=float).reshape(lead)
+    # Values as rows (m x vectors): each step compares value i with all later values at once,
+    # on contiguous rows that stay in cache.
+    xt, yt = x.reshape(-1, m).T.copy(), y.reshape(-1, m).T.copy()
+    tx, ty = _tolerance(xt.T)[:, 0], _tolerance(yt.T)[:, 0]
+    num = np.zeros(xt.shape[1], dtype=np.int64)
+    nx, ny = num.copy(), num.copy()
+    for i in range(m - 1):
+        sx, sy = _sign(xt[i + 1 :] - xt[i], tx), _sign(yt[i + 1 :] - yt[i], ty)
+        num += np.sum(sx * sy, axis=0, dtype=np.int64)
+        nx += np.count_nonzero(sx, axis=0)
+        ny += np.count_nonzero(sy, axis=0)
+    den = np.sqrt(nx.astype(float) * ny)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / den, np.nan).reshape(lead)
+
+
+METHODS = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
+
+
+def _rows(X, Y, method):
+    r = METHODS[method](X, Y)
+    return np.nan_to_num(r, nan=0.0)  # RoSE: a NaN correlation counts as 0
+
+
+def summary_level(X, Y, method: str = "pearson") -> float:
+    """Mean over documents of corr(X[i, :], Y[i, :]); NaN rows count as 0."""
+    return float(_rows(X, Y, method).mean())
+
+
+def system_level(X, Y, method: str = "pearson") -> float:
+    """corr(mean over documents of X, mean over documents of Y) across the m systems."""
+    return float(METHODS[method](np.mean(X, axis=0), np.mean(Y, axis=0)))
+
+
+def correlate(X, Y, granularity: str = "system", method: str = "pearson") -> float:
+    """``summary_level`` or ``system_level`` by name."""
+    return {"summary": summary_level, "system": system_level}[granularity](X, Y, method)
+
+
+def bootstrap_correlations(X, Y, granularity="system", method="kendall", n_resamples=1000, rng=None):
+    """The correlation on each document resample (resamples from ``bootstrap.resample_indices``).
+
+    System level: per resample, system means = counts @ X / n, then one batched corr call.
+    Summary level: per-document correlations do not change under resampling, so a resample's
+    value is counts @ r / n.
+    """
+    X, Y = complete(X), complete(Y)
+    n = X.shape[0]
+    rows = _rows(X, Y, method) if granularity == "summary" else None
+    out = []
+    for idx in resample_indices(n, n_resamples, rng):
+        counts = resample_counts(idx, n)
+        if rows is not None:
+            out.append(counts @ rows / n)
+        else:
+            out.append(METHODS[method](counts @ X / n, counts @ Y / n))
+    return np.concatenate(out)
+
+
+def correlation_ci(X, Y, granularity="system", method="kendall", n_resamples=1000, confidence=0.95, rng=None):
+    """``(value, low, high)``: the correlation and its percentile bootstrap CI over documents."""
+    samples = bootstrap_correlations(X, Y, granularity, method, n_resamples, rng)
+    low, high = percentile_interval(samples, confidence)
+    return correlate(X, Y, granularity, method), float(low), float(high)
+
+
+def _zscore(M):
+    sd = M.std()
+    return (M - M.mean()) / (sd if sd > 0 else 1.0)
+
+
+def permutation_test(H, A, B, granularity="system", method="kendall", n_permutations=1000, rng=None,
+                     standardize=True):
+    """Is metric A more correlated with humans ``H`` than metric B? Returns ``(delta, p)``.
+
+    delta = corr(H, A) - corr(H, B). Each permutation swaps, for each document independently
+    with probability 0.5, the two metrics' scores; p = share of permutations whose delta
+    exceeds the observed one (scoring.md, "Statistics"). With ``standardize`` each metric is
+    z-scored over all its scores first (Deutsch et al. 2021), so that swapping does not mix
+    scales; that leaves the observed correlations unchanged.
+    """
+    H, A, B = complete(H), complete(A), complete(B)
+    if standardize:
+        A, B = _zscore(A), _zscore(B)
+    n = H.shape[0]
+    observed = correlate(H, A, granularity, method) - correlate(H, B, granularity, method)
+    rng = np.random.default_rng(rng)
+    if granularity == "summary":
+        gap = _rows(H, A, method) - _rows(H, B, method)  # swapping document i flips its sign
+    else:
+        human, mean_a, mean_b, shift = H.mean(axis=0), A.mean(axis=0), B.mean(axis=0), (B - A) / n
+    exceed, chunk = 0, max(1, (1 << 22) // n)
+    for start in range(0, n_permutations, chunk):
+        swap = rng.random((min(chunk, n_permutations - start), n)) < 0.5
+        if granularity == "summary":
+            deltas = np.where(swap, -gap, gap).sum(axis=1) / n
+        else:
+            moved = swap.astype(float) @ shift  # how much each system's mean moves from A to B
+            deltas = METHODS[method](human, mean_a + moved) - METHODS[method](human, mean_b - moved)
+        exceed += np.count_nonzero(deltas > observed + 1e-12)
+    return observed, exceed / n_permutations
+
+
+def modified_kendall(human, metric, pairs=None) -> float:
+    """Deutsch et al. 2022: (pairs ordered alike - pairs ordered differently) / number of pairs.
+
+    ``human`` and ``metric`` are per-system scores; ``pairs`` (k x 2 system indices) defaults
+    to all pairs. A pair tied on either side counts in the denominator only.
+    """
+    pairs = all_pairs(len(human)) if pairs is None else np.asarray(pairs).reshape(-1, 2)
+    products = pair_signs(human, pairs).astype(int) * pair_signs(metric, pairs)
+    return float(products.mean()) if len(pairs) else float("nan")
+
+
+def pairs_by_difference(human, low: float = 0.0, high: float = np.inf) -> np.ndarray:
+    """System pairs whose |human score difference| lies in [low, high) (Deutsch et al. 2022)."""
+    human = np.asarray(human, dtype=float)
+    pairs = all_pairs(len(human))
+    gap = np.abs(human[pairs[:, 0]] - human[pairs[:, 1]])
+    return pairs[(gap >= low) & (gap < high)]

@@ -1,0 +1,81 @@
+"""Reading what scoring needs out of the database as numpy arrays.
+
+On PostgreSQL the judgments stream out with COPY (about 10x faster than building ORM rows
+for half a million judgments); other databases go through the ORM.
+"""
+import io
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+from django.db.models import Count
+
+from annotation.models import ACU, Summary
+
+from .judgments import counted_judgments
+
+
+@dataclass
+class Judgments:
+    summary: np.ndarray
+    acu: np.ndarray
+    worker: np.ndarray
+    present: np.ndarray
+
+    def __len__(self):
+        return len(self.summary)
+
+
+def load_judgments(dataset, batch=None) -> Judgments:
+    qs = counted_judgments(dataset, batch).values_list(
+        "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present"
+    ).order_by()
+    if connection.vendor == "postgresql":
+        sql, params = qs.query.sql_with_params()
+        with connection.cursor() as cursor:
+            query = cursor.mogrify(sql, params).decode()
+            buffer = io.StringIO()
+            cursor.copy_expert(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)", buffer)
+        text = buffer.getvalue().replace("t", "1").replace("f", "0").replace("\n", ",")
+        flat = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+    else:
+        flat = np.array([v for row in qs.iterator(chunk_size=20000) for v in row], dtype=np.int64)
+    rows = flat.reshape(-1, 4)
+    return Judgments(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].astype(bool))
+
+
+@dataclass
+class SummaryTable:
+    """Every summary of the dataset, indexed by position; `index(ids)` maps ids to positions."""
+
+    ids: np.ndarray
+    system: np.ndarray  # system id
+    document: np.ndarray  # document id
+    words: np.ndarray
+    reference_words: np.ndarray
+    acu_count: np.ndarray  # ACUs of the summary's reference
+    system_names: dict
+    document_external: dict
+    document_position: dict
+
+    def index(self, summary_ids) -> np.ndarray:
+        return np.searchsorted(self.ids, summary_ids)
+
+
+def load_summaries(dataset) -> SummaryTable:
+    acu_counts = dict(
+        ACU.objects.filter(reference__document__dataset=dataset).values_list("reference_id").annotate(n=Count("pk")).order_by()
+    )
+    rows = list(
+        Summary.objects.filter(document__dataset=dataset)
+        .values_list("pk", "system_id", "document_id", "word_count", "document__reference__word_count", "document__reference__pk")
+        .order_by("pk")
+    )
+    arr = np.array([r[:5] + (acu_counts.get(r[5], 0),) for r in rows], dtype=np.int64).reshape(-1, 6)
+    return SummaryTable(
+        ids=arr[:, 0], system=arr[:, 1], document=arr[:, 2], words=arr[:, 3], reference_words=arr[:, 4],
+        acu_count=arr[:, 5],
+        system_names=dict(dataset.systems.values_list("pk", "name")),
+        document_external=dict(dataset.documents.values_list("pk", "external_id")),
+        document_position=dict(dataset.documents.values_list("pk", "position")),
+    )

@@ -1,0 +1,38 @@
+"""python manage.py compute_scores NAME [--round ID] --json"""
+import json
+
+from django.core.management.base import BaseCommand
+
+from scoring.exports import write_scores_csv
+from scoring.services import compute_scores, scores_json
+
+from ._dataset import dataset_and_round
+
+
+class Command(BaseCommand):
+    help = "Compute system scores with bootstrap CIs and both alphas; store the run and print it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--round", type=int, help="a batch or imported label set (default: all judgments)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--resamples", type=int, default=10_000)
+        parser.add_argument("--csv", help="also write per-summary scores (example_id, system, acu, normalized_acu) here")
+
+    def handle(self, *args, **options):
+        dataset, batch = dataset_and_round(options["name"], options["round"])
+        run = compute_scores(dataset, batch, seed=options["seed"], n_resamples=options["resamples"], trigger="command")
+        result = scores_json(run)
+        if options["csv"]:
+            with open(options["csv"], "w", encoding="utf-8", newline="") as stream:
+                write_scores_csv(run, stream)
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+            return
+        self.stdout.write(f"{'system':<40} {'ACU':>8} {'95% CI':>17} {'norm.':>8} {'length':>7}")
+        for name, s in sorted(result["systems"].items(), key=lambda kv: -kv[1]["acu"]):
+            ci = "[{:.3f}, {:.3f}]".format(*s["acu_ci"]) if s["acu_ci"] else "-"
+            self.stdout.write(f"{name:<40} {s['acu']:8.4f} {ci:>17} {s['normalized_acu']:8.4f} {s['length']:7.1f}")
+        a = result["alpha"]
+        self.stdout.write(f"alpha: ACU level {a['acu_level']}, summary level {a['summary_level']}; run {run.pk}")

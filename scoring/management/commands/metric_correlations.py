@@ -1,0 +1,40 @@
+"""python manage.py metric_correlations NAME [--round ID] --json"""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring import statistics
+from scoring.models import ScoringRun
+
+from ._dataset import dataset_and_round
+
+
+class Command(BaseCommand):
+    help = "Correlations of imported metrics with the human ACU scores, with CIs and significance."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--round", type=int)
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--resamples", type=int, default=1000)
+        parser.add_argument("--permutations", type=int, default=1000)
+        parser.add_argument("--seed", type=int, default=0)
+
+    def handle(self, *args, **options):
+        dataset, batch = dataset_and_round(options["name"], options["round"])
+        params = {"n_resamples": options["resamples"], "n_permutations": options["permutations"], "seed": options["seed"]}
+        run = statistics.run_metric_correlations(
+            statistics.start(dataset, ScoringRun.Kind.METRICS, params, batch, trigger="command").pk
+        )
+        if run.status != ScoringRun.Status.DONE:
+            raise CommandError(run.error)
+        if not run.outputs["metrics"]:
+            raise CommandError("No metric has scores for every judged summary; import them with import_metric_scores.")
+        result = {**run.outputs, "run": run.pk}
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+            return
+        for metric, levels in result["metrics"].items():
+            for level, methods in levels.items():
+                cells = "  ".join(f"{m} {v['value']:.3f} [{v['low']:.3f}, {v['high']:.3f}]" for m, v in methods.items())
+                self.stdout.write(f"{metric:<20} {level:<8} {cells}")

@@ -1,0 +1,132 @@
+"""Heavy statistics as stored runs: power analysis and metric correlations with significance.
+
+Each starts as a ScoringRun (status running, progress 0) that a Celery task fills in; the
+dashboard polls the run's progress.
+"""
+import time
+from itertools import combinations
+
+import numpy as np
+from django.utils import timezone
+
+from . import correlation, power
+from .models import MetricScore, ScoringRun
+from .services import _clean, _system_matrix, summary_scores_arrays
+
+POWER_DEFAULTS = {"sizes": list(power.ROSE_SIZES), "n_trials": 1000, "n_resamples": 100_000, "seed": 0}
+METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0}
+METHODS = ("pearson", "spearman", "kendall")
+
+
+def start(dataset, kind: str, parameters: dict, batch=None, trigger: str = "page") -> ScoringRun:
+    return ScoringRun.objects.create(dataset=dataset, batch=batch, kind=kind, parameters=parameters, trigger=trigger)
+
+
+def _finish(run: ScoringRun, started: float, outputs: dict = None, error: str = "") -> None:
+    run.outputs = _clean(outputs or {})
+    run.error = error
+    run.status = ScoringRun.Status.FAILED if error else ScoringRun.Status.DONE
+    run.progress = 1.0
+    run.finished_at, run.seconds = timezone.now(), time.perf_counter() - started
+    run.save()
+
+
+def human_matrix(dataset, batch=None):
+    """(system names, document ids, documents x systems ACU scores) over complete documents."""
+    table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
+    if not len(pos):
+        raise ValueError("no judgments to analyse yet")
+    systems, docs, matrix = _system_matrix(table, pos, scores)
+    return [table.system_names[s] for s in systems.tolist()], docs, matrix
+
+
+def run_power(run_id: int) -> ScoringRun:
+    run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
+    started = time.perf_counter()
+    p = {**POWER_DEFAULTS, **run.parameters}
+    try:
+        names, docs, matrix = human_matrix(run.dataset, run.batch)
+        if len(names) < 2:
+            raise ValueError("power analysis needs at least two systems")
+        sizes = [int(n) for n in p["sizes"]]
+
+        def progress(n, seconds):
+            done = sizes.index(n) + 1 if n in sizes else 0
+            ScoringRun.objects.filter(pk=run.pk).update(progress=done / len(sizes))
+
+        result = power.power_analysis(
+            matrix, sizes=sizes, n_trials=int(p["n_trials"]), n_resamples=int(p["n_resamples"]), rng=int(p["seed"]),
+            progress=progress,
+        )
+        buckets = []
+        for b in range(result.bucket_power.shape[1]):
+            members = result.differences[result.buckets == b]
+            buckets.append({
+                "bucket": b, "pairs": int(len(members)),
+                "min_difference": float(members.min()) if len(members) else None,
+                "max_difference": float(members.max()) if len(members) else None,
+                "power": result.bucket_power[:, b].tolist(),
+            })
+        outputs = {"sizes": result.sizes.tolist(), "buckets": buckets, "documents": len(docs), "systems": names,
+                   "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
+                   "pair_power": result.power.T.tolist(), "differences": result.differences.tolist()}
+        run.inputs = {"documents": len(docs), "systems": len(names)}
+        _finish(run, started, outputs)
+    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
+        _finish(run, started, error=f"{type(exc).__name__}: {exc}")
+    return run
+
+
+def metric_matrices(dataset, names, docs):
+    """{metric: documents x systems} aligned with the human matrix; metrics missing any
+    (document, system) score are left out."""
+    system_ids = dict(dataset.systems.values_list("name", "pk"))
+    column = {system_ids[n]: j for j, n in enumerate(names)}
+    row = {d: i for i, d in enumerate(docs)}
+    out = {}
+    for metric in MetricScore.objects.filter(dataset=dataset).values_list("metric", flat=True).distinct().order_by("metric"):
+        M = np.full((len(docs), len(names)), np.nan)
+        for doc, system, value in MetricScore.objects.filter(dataset=dataset, metric=metric).values_list("document_id", "system_id", "value"):
+            if doc in row and system in column:
+                M[row[doc], column[system]] = value
+        if not np.isnan(M).any():
+            out[metric] = M
+    return out
+
+
+def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutations: int = 1000, seed: int = 0,
+                        significance: bool = True) -> dict:
+    names, docs, H = human_matrix(dataset, batch)
+    metrics = metric_matrices(dataset, names, docs)
+    rng = np.random.default_rng(seed)
+    table = {}
+    for metric, X in metrics.items():
+        table[metric] = {
+            level: {
+                method: dict(zip(("value", "low", "high"), correlation.correlation_ci(
+                    H, X, granularity=level, method=method, n_resamples=n_resamples, rng=rng)))
+                for method in METHODS
+            }
+            for level in ("summary", "system")
+        }
+    tests = []
+    if significance:
+        for a, b in combinations(sorted(metrics), 2):
+            for level in ("summary", "system"):
+                delta, p = correlation.permutation_test(H, metrics[a], metrics[b], granularity=level, method="kendall",
+                                                        n_permutations=n_permutations, rng=rng)
+                tests.append({"a": a, "b": b, "level": level, "method": "kendall", "delta": float(delta), "p": float(p)})
+    return {"metrics": table, "significance": tests, "documents": len(docs), "systems": names}
+
+
+def run_metric_correlations(run_id: int) -> ScoringRun:
+    run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
+    started = time.perf_counter()
+    p = {**METRIC_DEFAULTS, **run.parameters}
+    try:
+        outputs = metric_correlations(run.dataset, run.batch, n_resamples=int(p["n_resamples"]),
+                                      n_permutations=int(p["n_permutations"]), seed=int(p["seed"]))
+        _finish(run, started, outputs)
+    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
+        _finish(run, started, error=f"{type(exc).__name__}: {exc}")
+    return run

@@ -1,0 +1,156 @@
+"""The scoring engine on stored judgments: commands, runs, exports, metrics, power."""
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importing import import_dataset
+from annotation.models import Dataset
+from hits.models import Worker
+from scoring import statistics
+from scoring.models import ScoringRun
+from scoring.services import compute_scores, current_scores, is_stale
+
+from .test_import_realsumm import label_file_scores
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def realsumm(realsumm_path):
+    import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
+    return Dataset.objects.get(name="realsumm")
+
+
+def run_json(capsys, *args):
+    call_command("compute_scores", *args)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_compute_scores_reproduces_all_25_systems_from_the_label_files(realsumm, realsumm_path, capsys):
+    result = run_json(capsys, "realsumm", "--json")
+    expected = label_file_scores(realsumm_path)
+    assert set(result["systems"]) == set(expected)
+    assert result["systems"]["abs_bart_out"]["acu"] == 0.48349483849483854
+    for system, value in expected.items():
+        got = result["systems"][system]
+        assert got["acu"] == pytest.approx(value, abs=1e-12)
+        assert got["acu_ci"][0] <= got["acu"] <= got["acu_ci"][1]
+        assert got["normalized_acu"] <= got["acu"] + 1e-12
+        assert got["normalized_acu_ci"][0] <= got["normalized_acu"] <= got["normalized_acu_ci"][1]
+        assert got["length"] > 0
+    # One imported annotator per summary: no pairable units, so alpha is undefined (null).
+    assert result["alpha"] == {"acu_level": None, "summary_level": None}
+    assert result["counts"]["judgments"] == 26400 and result["counts"]["summaries"] == 2500
+    run = ScoringRun.objects.get(pk=result["run"])
+    assert run.status == "done" and run.inputs["judgments"] == 26400 and run.inputs["last_judgment_id"]
+    assert run.parameters["seed"] == 0 and run.seconds > 0
+
+
+def test_aggregated_scores_csv(realsumm, tmp_path, capsys):
+    out = tmp_path / "scores.csv"
+    result = run_json(capsys, "realsumm", "--json", "--csv", str(out))
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 2500 and list(rows[0]) == ["example_id", "system", "acu", "normalized_acu", "summary_words"]
+    bart = [float(r["acu"]) for r in rows if r["system"] == "abs_bart_out"]
+    assert np.mean(bart) == pytest.approx(result["systems"]["abs_bart_out"]["acu"], abs=1e-12)
+
+
+def test_round_option_and_unknown_names(realsumm, capsys):
+    round_id = realsumm.batches.get().pk
+    assert run_json(capsys, "realsumm", "--round", str(round_id), "--json")["counts"]["judgments"] == 26400
+    with pytest.raises(CommandError, match="no round"):
+        call_command("compute_scores", "realsumm", "--round", "999999")
+    with pytest.raises(CommandError, match="No dataset"):
+        call_command("compute_scores", "nope")
+
+
+def test_same_seed_same_numbers_and_staleness(realsumm):
+    first, second = compute_scores(realsumm, seed=3), compute_scores(realsumm, seed=3)
+    assert first.outputs["systems"] == second.outputs["systems"]
+    assert not is_stale(second, realsumm)
+    assert current_scores(realsumm).pk == second.pk
+    Worker.objects.filter(provider="imported").update(excluded=True)
+    assert is_stale(second, realsumm)
+    fresh = current_scores(realsumm)
+    assert fresh.pk != second.pk and fresh.outputs["counts"]["judgments"] == 0
+
+
+def test_crowd_alphas_are_numbers(capsys):
+    from .crowd_data import demo_dataset, published_batch
+    from hits.simulate import simulate_crowd
+
+    dataset = demo_dataset()
+    batch = published_batch(dataset)
+    simulate_crowd(batch, workers=3, accuracy=0.85, seed=2)
+    result = run_json(capsys, "demo", "--round", str(batch.pk), "--json")
+    assert 0.3 < result["alpha"]["acu_level"] < 1 and 0.3 < result["alpha"]["summary_level"] < 1
+    assert result["counts"]["workers"] == 3
+
+
+def test_export_judgments_csv(realsumm, realsumm_path, tmp_path):
+    out = tmp_path / "judgments.csv"
+    call_command("export_judgments", "realsumm", "--output", str(out))
+    rows = list(csv.DictReader(out.open()))
+    assert list(rows[0]) == ["worker", "example_id", "system", "acu_index", "label"]
+    assert len(rows) == 26400
+    first_doc = (realsumm_path / "ids.txt").read_text().split("\n")[0]
+    bart = [r for r in rows if r["example_id"] == first_doc and r["system"] == "abs_bart_out"]
+    assert sorted(int(r["acu_index"]) for r in bart) == list(range(10))
+    # Same labels as the file, as a multiset (our index follows sentence order).
+    file_labels = (realsumm_path / "labels" / "abs_bart_out.label").read_text().split("\n")[0].split("\t")
+    assert sorted(r["label"] for r in bart) == sorted(file_labels)
+
+
+def metric_file(tmp_path, dataset, rng):
+    """'oracle' = human scores plus a little noise; 'noise' = random."""
+    run = compute_scores(dataset)
+    from annotation.models import Summary
+
+    info = dict((pk, (ext, sys)) for pk, ext, sys in Summary.objects.filter(document__dataset=dataset).values_list("pk", "document__external_id", "system__name"))
+    lines = {}
+    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"]):
+        ext, system = info[pk]
+        doc = lines.setdefault(ext, {"example_id": ext, "oracle": {}, "noise": {}})
+        doc["oracle"][system] = score + rng.normal(0, 0.01)
+        doc["noise"][system] = float(rng.random())
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("\n".join(json.dumps(v) for v in lines.values()))
+    return path
+
+
+def test_metric_import_and_correlations(realsumm, tmp_path, capsys):
+    path = metric_file(tmp_path, realsumm, np.random.default_rng(0))
+    call_command("import_metric_scores", "realsumm", str(path))
+    assert "Imported 5000 scores of noise, oracle" in capsys.readouterr().out
+    call_command("metric_correlations", "realsumm", "--json", "--resamples", "200", "--permutations", "200")
+    result = json.loads(capsys.readouterr().out)
+    oracle, noise = result["metrics"]["oracle"], result["metrics"]["noise"]
+    assert oracle["system"]["kendall"]["value"] > 0.9 and abs(noise["system"]["pearson"]["value"]) < 0.5
+    assert oracle["summary"]["pearson"]["low"] <= oracle["summary"]["pearson"]["value"] <= oracle["summary"]["pearson"]["high"]
+    system_test = next(t for t in result["significance"] if t["level"] == "system")
+    assert {system_test["a"], system_test["b"]} == {"noise", "oracle"} and 0 <= system_test["p"] <= 1
+
+
+def test_metric_import_errors_write_nothing(realsumm, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"example_id": "cnndm1017", "m": {"ghost": 0.5}}\n')
+    with pytest.raises(CommandError, match="bad.jsonl, line 1: unknown system 'ghost'"):
+        call_command("import_metric_scores", "realsumm", str(bad))
+    from scoring.models import MetricScore
+
+    assert not MetricScore.objects.exists()
+
+
+def test_power_run_reports_bucket_power(realsumm):
+    run = statistics.start(realsumm, ScoringRun.Kind.POWER, {"sizes": [10, 100], "n_trials": 40, "n_resamples": 400, "seed": 1})
+    run = statistics.run_power(run.pk)
+    assert run.status == "done", run.error
+    buckets = run.outputs["buckets"]
+    assert len(buckets) == 5 and sum(b["pairs"] for b in buckets) == 25 * 24 // 2
+    # More documents, more power; larger differences, more power.
+    assert all(b["power"][1] >= b["power"][0] for b in buckets)
+    assert buckets[-1]["power"][1] >= buckets[0]["power"][1]
