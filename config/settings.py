@@ -148,3 +148,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# REST API settings (token auth, OpenAPI schema) live in their own module.
+from .api_settings import *  # noqa: E402,F401,F403

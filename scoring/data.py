@@ -21,14 +21,18 @@ class Judgments:
     acu: np.ndarray
     worker: np.ndarray
     present: np.ndarray
+    excluded: np.ndarray  # the worker is excluded from scoring (kept for the workers table)
 
     def __len__(self):
         return len(self.summary)
 
+    def subset(self, keep: np.ndarray) -> "Judgments":
+        return Judgments(self.summary[keep], self.acu[keep], self.worker[keep], self.present[keep], self.excluded[keep])
 
-def load_judgments(dataset, batch=None) -> Judgments:
-    qs = counted_judgments(dataset, batch).values_list(
-        "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present"
+
+def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgments:
+    qs = counted_judgments(dataset, batch, include_excluded).values_list(
+        "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present", "assignment__worker__excluded"
     ).order_by()
     if connection.vendor == "postgresql":
         sql, params = qs.query.sql_with_params()
@@ -40,8 +44,8 @@ def load_judgments(dataset, batch=None) -> Judgments:
         flat = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
     else:
         flat = np.array([v for row in qs.iterator(chunk_size=20000) for v in row], dtype=np.int64)
-    rows = flat.reshape(-1, 4)
-    return Judgments(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].astype(bool))
+    rows = flat.reshape(-1, 5)
+    return Judgments(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].astype(bool), rows[:, 4].astype(bool))
 
 
 @dataclass

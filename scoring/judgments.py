@@ -4,15 +4,17 @@ from collections import defaultdict
 from hits.models import Assignment, Judgment
 
 
-def counted_judgments(dataset, batch=None):
+def counted_judgments(dataset, batch=None, include_excluded: bool = False):
     """Judgments of a dataset (or of one batch/round) whose assignments count: submitted or
-    approved, by workers the lead has not excluded."""
+    approved, confirmed by their provider, by workers the lead has not excluded (unless
+    `include_excluded`, for the workers table)."""
     qs = Judgment.objects.filter(
         assignment__hit__batch__dataset=dataset,
         assignment__status__in=Assignment.COUNTED,
-        assignment__worker__excluded=False,
         assignment__confirmed=True,
     )
+    if not include_excluded:
+        qs = qs.filter(assignment__worker__excluded=False)
     if batch is not None:
         qs = qs.filter(assignment__hit__batch=batch)
     return qs

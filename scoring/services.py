@@ -17,6 +17,7 @@ from .aggregation import acu_scores_by_summary, normalized_acu_score
 from .data import load_judgments, load_summaries
 from .judgments import counted_judgments
 from .models import ScoringRun
+from .workers import worker_table
 
 DEFAULT_RESAMPLES = 10_000
 
@@ -44,10 +45,11 @@ def _inputs(dataset, batch, judgments) -> dict:
     }
 
 
-def summary_scores_arrays(dataset, batch=None):
+def summary_scores_arrays(dataset, batch=None, judgments=None):
     """Per judged summary: positions in the summary table, ACU score and normalized score."""
     table = load_summaries(dataset)
-    judgments = load_judgments(dataset, batch)
+    if judgments is None:
+        judgments = load_judgments(dataset, batch)
     if len(judgments) == 0:
         return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
     rows = table.index(judgments.summary)
@@ -96,7 +98,8 @@ def _system_matrix(table, pos, values):
 
 
 def _scores(dataset, batch, seed: int, n_resamples: int):
-    table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch)
+    everyone = load_judgments(dataset, batch, include_excluded=True)
+    table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, everyone.subset(~everyone.excluded))
     inputs = _inputs(dataset, batch, judgments)
     rng = np.random.default_rng(seed)
     systems_out, pairwise = {}, None
@@ -140,7 +143,9 @@ def _scores(dataset, batch, seed: int, n_resamples: int):
         "systems": len(systems_out),
         "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
     }
+    all_rows = table.index(everyone.summary) if len(everyone) else np.zeros(0, dtype=np.intp)
     outputs = {
+        "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows]),
         "systems": systems_out,
         "alpha": alphas,
         "counts": counts,

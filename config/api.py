@@ -1,0 +1,2 @@
+"""REST API routes (filled in with the API)."""
+urlpatterns: list = []

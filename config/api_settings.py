@@ -1,0 +1,1 @@
+"""REST API settings (filled in with the API)."""
