@@ -27,7 +27,11 @@ def _answer(truth: bool | None, accuracy: float, rng: random.Random) -> bool:
     return truth if rng.random() < accuracy else not truth
 
 
-def simulate_crowd(batch: Batch, *, workers: int, accuracy: float, seed: int = 0, prefix: str = "sim") -> SimulationReport:
+def simulate_crowd(
+    batch: Batch, *, workers: int, accuracy: float, seed: int = 0, prefix: str = "sim", spammers: int = 0
+) -> SimulationReport:
+    """`workers` answer right with probability `accuracy`; `spammers` more answer at random
+    (accuracy 0.5) and fast, as the careless workers a lead should find and exclude."""
     if not 0 <= accuracy <= 1:
         raise ValueError("accuracy is a probability between 0 and 1")
     if batch.status != Batch.Status.PUBLISHED:
@@ -35,10 +39,13 @@ def simulate_crowd(batch: Batch, *, workers: int, accuracy: float, seed: int = 0
     started = time.perf_counter()
     rng = random.Random(seed)
     truth = known_answers(batch.dataset)
-    crowd = []
-    for i in range(1, workers + 1):
-        user = create_user_with_role(username=f"{prefix}-{batch.pk}-{i}", password=f"!{rng.getrandbits(64)}", role="worker")
-        crowd.append(Worker.objects.get(user=user))
+    crowd, skill = [], {}
+    for i in range(1, workers + spammers + 1):
+        name = f"{prefix}-{batch.pk}-{i}" if i <= workers else f"{prefix}-{batch.pk}-spam{i - workers}"
+        user = create_user_with_role(username=name, password=f"!{rng.getrandbits(64)}", role="worker")
+        worker = Worker.objects.get(user=user)
+        skill[worker.pk] = accuracy if i <= workers else 0.5
+        crowd.append(worker)
 
     qualified = 0
     test = batch.qualification_test
@@ -48,7 +55,8 @@ def simulate_crowd(batch: Batch, *, workers: int, accuracy: float, seed: int = 0
             continue
         while qualification.attempt_status(worker, test)["can_try"]:
             answers = {
-                qualification.answer_key(item.pk, acu): _answer(value, accuracy, rng)
+                # Spammers take the test carefully, then slack off: what flags must catch.
+                qualification.answer_key(item.pk, acu): _answer(value, accuracy if skill[worker.pk] > 0.5 else 0.95, rng)
                 for item in test.items.all()
                 for acu, value in item.answers.items()
             }
@@ -67,10 +75,11 @@ def simulate_crowd(batch: Batch, *, workers: int, accuracy: float, seed: int = 0
                 continue
             summary_truth = truth.get(assignment.hit.summary_id, {})
             acu_ids = assignment.hit.summary.document.reference.acus.values_list("pk", flat=True)
-            answers = {str(a): _answer(summary_truth.get(a), accuracy, rng) for a in acu_ids}
+            answers = {str(a): _answer(summary_truth.get(a), skill[worker.pk], rng) for a in acu_ids}
+            careful = skill[worker.pk] > 0.5
             submit_assignment(
                 assignment_id=assignment.pk, worker_id=worker.pk, answers=answers,
-                active_seconds=rng.uniform(20, 90),
+                active_seconds=rng.uniform(20, 90) if careful else rng.uniform(3, 8),
             )
             submitted += 1
     return SimulationReport(len(crowd), submitted, time.perf_counter() - started, qualified)

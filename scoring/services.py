@@ -7,10 +7,10 @@ import math
 import time
 
 import numpy as np
-from django.db.models import Max
+from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
-from hits.models import Worker
+from hits.models import Assignment, Worker
 
 from . import agreement, bootstrap, normalization
 from .aggregation import acu_scores_by_summary, normalized_acu_score
@@ -33,12 +33,27 @@ def _clean(value):
     return value
 
 
+def signature(dataset, batch=None) -> list:
+    """A cheap fingerprint of which assignments count (their number and the sum of their
+    ids): judgments only change with assignments (submission, rejection, exclusion of the
+    worker, provider confirmation), and this reads the assignments, not half a million
+    judgments."""
+    qs = Assignment.objects.filter(
+        hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True, worker__excluded=False
+    )
+    if batch is not None:
+        qs = qs.filter(hit__batch=batch)
+    agg = qs.aggregate(n=Count("pk"), total=Sum("pk"))
+    return [agg["n"], int(agg["total"] or 0)]
+
+
 def _inputs(dataset, batch, judgments) -> dict:
     last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
     return {
         "round": batch.pk if batch else None,
         "judgments": len(judgments),
         "last_judgment_id": last,
+        "signature": signature(dataset, batch),
         "excluded_workers": sorted(
             Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset).distinct().values_list("external_id", flat=True)
         ),
@@ -125,7 +140,7 @@ def _scores(dataset, batch, seed: int, n_resamples: int):
             }
         best_alpha, correlations = normalization.choose_alpha(scores, table.words[pos], table.reference_words[pos])
         length_choice = {"chosen": dataset.length_alpha, "least_correlated": _clean(float(best_alpha)),
-                         "correlations": {str(a): _clean(float(c)) for a, c in zip(normalization.DEFAULT_GRID, correlations)}}
+                         "correlations": [[a, _clean(float(c))] for a, c in zip(normalization.DEFAULT_GRID, correlations)]}
     else:
         complete_docs, length_choice = [], None
     rows = table.index(judgments.summary) if len(judgments) else np.zeros(0, dtype=np.intp)
@@ -181,13 +196,8 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES):
 
 
 def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:
-    """Whether judgments (or exclusions) changed since the run read them."""
-    if run is None:
-        return True
-    now = counted_judgments(dataset, batch)
-    return run.inputs.get("last_judgment_id") != now.aggregate(last=Max("pk"))["last"] or run.inputs.get(
-        "judgments"
-    ) != now.count()
+    """Whether the counted judgments (or exclusions) changed since the run read them."""
+    return run is None or run.inputs.get("signature") != signature(dataset, batch)
 
 
 def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:

@@ -13,6 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, required=True)
         parser.add_argument("--accuracy", type=float, required=True)
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--spammers", type=int, default=0, help="extra workers who answer at random, fast")
 
     def handle(self, *args, **options):
         batch = Batch.objects.filter(pk=options["batch_id"]).first()
@@ -21,7 +22,10 @@ class Command(BaseCommand):
         if options["workers"] < 1:
             raise CommandError("--workers must be at least 1.")
         try:
-            report = simulate_crowd(batch, workers=options["workers"], accuracy=options["accuracy"], seed=options["seed"])
+            report = simulate_crowd(
+                batch, workers=options["workers"], accuracy=options["accuracy"], seed=options["seed"],
+                spammers=options["spammers"],
+            )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(

@@ -1,0 +1,112 @@
+"""Chart.js configurations built from stored runs (plain dicts, rendered by static/js/charts.js)."""
+BLUE, ORANGE, GREY = "#2457c5", "#d9822b", "#8a93a3"
+BUCKET_COLOURS = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08306b"]
+
+
+def alpha_trend(trend: list[dict], rose: dict) -> dict:
+    """Both alphas per stored run (x = run number, labelled with its time), with the RoSE
+    reference values as dashed lines across the whole range."""
+    labels = [t["at"][:16].replace("T", " ") for t in trend]
+    xs = list(range(len(trend)))
+    span = [-0.5, len(trend) - 0.5] if trend else [0, 1]
+
+    def series(key):
+        return [{"x": x, "y": t[key]} for x, t in zip(xs, trend)]
+
+    def reference(value):
+        return [{"x": span[0], "y": value}, {"x": span[1], "y": value}]
+
+    return {
+        "type": "scatter",
+        "data": {
+            "datasets": [
+                {"label": "ACU level α", "data": series("acu_level"), "borderColor": BLUE, "backgroundColor": BLUE, "showLine": True},
+                {"label": "Summary level α", "data": series("summary_level"), "borderColor": ORANGE, "backgroundColor": ORANGE, "showLine": True},
+                {"label": f"RoSE ACU level {rose['acu_level']}", "data": reference(rose["acu_level"]), "borderColor": BLUE, "showLine": True, "reference": True},
+                {"label": f"RoSE summary level {rose['summary_level']}", "data": reference(rose["summary_level"]), "borderColor": ORANGE, "showLine": True, "reference": True},
+            ],
+        },
+        "options": {"scales": {"x": {"min": span[0], "max": span[1], "title": {"display": True, "text": "scoring runs"}},
+                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "Krippendorff's α"}}},
+                    "plugins": {"title": {"display": True, "text": "Agreement over time"}}},
+        "xLabels": labels,
+    }
+
+
+def leaderboard(systems: dict) -> dict:
+    """ACU and normalized ACU score per system with 95% CIs as error bars, best first."""
+    ordered = sorted(systems.items(), key=lambda kv: -kv[1]["acu"])
+    names = [n for n, _ in ordered]
+
+    def points(key, ci):
+        return [{"x": n, "y": s[key], "yMin": (s[ci] or [None, None])[0], "yMax": (s[ci] or [None, None])[1]} for n, s in ordered]
+
+    return {
+        "type": "scatter",
+        "data": {"labels": names, "datasets": [
+            {"label": "ACU score", "data": points("acu", "acu_ci"), "borderColor": BLUE, "backgroundColor": BLUE, "pointRadius": 4},
+            {"label": "Normalized ACU score", "data": points("normalized_acu", "normalized_acu_ci"), "borderColor": ORANGE, "backgroundColor": ORANGE, "pointRadius": 4, "pointStyle": "rectRot"},
+        ]},
+        "options": {"scales": {"x": {"type": "category", "labels": names, "ticks": {"autoSkip": False, "maxRotation": 70, "minRotation": 45}},
+                               "y": {"title": {"display": True, "text": "score (95% CI)"}}},
+                    "plugins": {"title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"}}},
+    }
+
+
+def power_curve(outputs: dict) -> dict:
+    sizes = outputs["sizes"]
+    datasets = []
+    for b in outputs["buckets"]:
+        if not b["pairs"]:
+            continue
+        label = f"Δ {b['min_difference']:.3f}–{b['max_difference']:.3f} ({b['pairs']} pairs)"
+        colour = BUCKET_COLOURS[b["bucket"] % len(BUCKET_COLOURS)]
+        datasets.append({"label": label, "data": [{"x": n, "y": p} for n, p in zip(sizes, b["power"])], "borderColor": colour,
+                         "backgroundColor": colour, "showLine": True})
+    datasets.append({"label": "80% power", "data": [{"x": sizes[0], "y": 0.8}, {"x": sizes[-1], "y": 0.8}], "borderColor": GREY,
+                     "showLine": True, "reference": True})
+    return {
+        "type": "scatter",
+        "data": {"datasets": datasets},
+        "options": {"scales": {"x": {"type": "logarithmic", "title": {"display": True, "text": "documents"}},
+                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "power (p < 0.05)"}}},
+                    "plugins": {"title": {"display": True, "text": "Power of the paired bootstrap test by difference between systems"}}},
+    }
+
+
+def length_scatter(summaries: dict, sample: int = 3000) -> dict:
+    """Score against summary length (a sample of summaries keeps the page light)."""
+    n = len(summaries.get("ids", []))
+    step = max(1, n // sample)
+    acu = [{"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["acu"][::step])]
+    norm = [{"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["normalized_acu"][::step])]
+    return {
+        "type": "scatter",
+        "data": {"datasets": [
+            {"label": "ACU score", "data": acu, "borderColor": BLUE, "backgroundColor": "rgba(36,87,197,0.35)", "pointRadius": 2},
+            {"label": "Normalized ACU score", "data": norm, "borderColor": ORANGE, "backgroundColor": "rgba(217,130,43,0.35)", "pointRadius": 2},
+        ]},
+        "options": {"scales": {"x": {"title": {"display": True, "text": "summary length (words)"}},
+                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "score"}}},
+                    "plugins": {"title": {"display": True, "text": "Score against length"}}},
+    }
+
+
+def significance_cells(pairwise: dict | None, systems: dict) -> tuple[list[str], list[dict]]:
+    """The coloured p-value matrix, best system first: the cell (a, b) is the share of
+    resamples in which a's mean is below b's, so a small value says a is better than b."""
+    if not pairwise:
+        return [], []
+    index = {n: i for i, n in enumerate(pairwise["systems"])}
+    names = sorted(pairwise["systems"], key=lambda n: -systems[n]["acu"])
+    p = pairwise["p"]
+    rows = []
+    for a in names:
+        cells = []
+        for b in names:
+            i, j = index[a], index[b]
+            value = p[i][j] if i != j else None
+            level = None if value is None else ("strong" if value < 0.01 else "yes" if value < 0.05 else "no")
+            cells.append({"p": value, "level": level, "against": b})
+        rows.append({"system": a, "cells": cells})
+    return names, rows

@@ -1,0 +1,113 @@
+"""Dashboard pages: access for every role, bounded queries, live JSON, exports, actions."""
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from hits.simulate import simulate_crowd
+from scoring.models import ScoringRun
+
+from .crowd_data import demo_dataset, published_batch
+from .test_access import ROLES
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def crowd():
+    dataset = demo_dataset()
+    batch = published_batch(dataset)
+    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=4)
+    return dataset, batch
+
+
+def pages(dataset, batch):
+    q = f"?round={batch.pk}"
+    return [
+        reverse("dashboard", args=[dataset.pk]) + q,
+        reverse("dashboard_live", args=[dataset.pk]) + q,
+        reverse("dashboard_systems", args=[dataset.pk]) + q,
+        reverse("dashboard_workers", args=[dataset.pk]) + q,
+        reverse("dashboard_metrics", args=[dataset.pk]),
+        reverse("dashboard_export", args=[dataset.pk, "judgments.csv"]),
+        reverse("dashboard_export", args=[dataset.pk, "scores.csv"]) + q,
+    ]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_leads_see_dashboards(role, crowd, client, request):
+    if role != "anonymous":
+        client.force_login(request.getfixturevalue(role))
+    for url in pages(*crowd):
+        response = client.get(url)
+        if role == "lead":
+            assert response.status_code == 200, url
+        elif role == "anonymous":
+            assert response.status_code == 302, url
+        else:
+            assert response.status_code == 403, url
+
+
+def test_overview_query_count_is_bounded(crowd, client, lead, django_assert_max_num_queries):
+    dataset, batch = crowd
+    client.force_login(lead)
+    client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}")  # computes the first run
+    with django_assert_max_num_queries(25):
+        response = client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}")
+    assert response.status_code == 200
+    assert "0.7528" in response.content.decode() and "trend-chart" in response.content.decode()
+
+
+def test_live_json_and_unknown_round(crowd, client, lead):
+    dataset, batch = crowd
+    client.force_login(lead)
+    data = client.get(reverse("dashboard_live", args=[dataset.pk]) + f"?round={batch.pk}").json()
+    assert data["progress"]["done"] == batch.hits.count() * 3 and data["progress"]["left"] == 0
+    assert data["alpha"]["acu_level"] is not None and data["run"] and data["trend"]["type"] == "scatter"
+    assert client.get(reverse("dashboard_live", args=[dataset.pk]) + "?round=999999").status_code == 404
+
+
+def test_exports_from_the_pages(crowd, client, lead):
+    dataset, batch = crowd
+    client.force_login(lead)
+    judgments = client.get(reverse("dashboard_export", args=[dataset.pk, "judgments.csv"]) + f"?round={batch.pk}")
+    rows = list(csv.DictReader(io.StringIO(judgments.content.decode())))
+    assert rows and set(rows[0]) == {"worker", "example_id", "system", "acu_index", "label"}
+    assert judgments["Content-Disposition"].startswith("attachment")
+    scores = client.get(reverse("dashboard_export", args=[dataset.pk, "scores.csv"]) + f"?round={batch.pk}")
+    assert len(list(csv.DictReader(io.StringIO(scores.content.decode())))) == batch.hits.count()
+
+
+def test_exclude_recomputes_and_include_restores(crowd, client, lead):
+    dataset, batch = crowd
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}")
+    run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
+    spam = next(r for r in run.outputs["workers"]["rows"] if "spam" in r["worker"])
+    assert spam["flags"] and page.status_code == 200
+    url = reverse("dashboard_worker_action", args=[dataset.pk, spam["worker_id"], "exclude"]) + f"?round={batch.pk}"
+    client.post(url)
+    after = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
+    assert after.pk != run.pk and after.outputs["counts"]["workers"] == 3
+    assert after.outputs["alpha"]["acu_level"] > run.outputs["alpha"]["acu_level"]
+    client.post(url.replace("/exclude", "/include"))
+    restored = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
+    assert restored.outputs["alpha"] == run.outputs["alpha"]
+
+
+def test_power_analysis_started_from_the_page(crowd, client, lead, settings):
+    from config.celery import app
+
+    dataset, batch = crowd
+    client.force_login(lead)
+    previous = app.conf.task_always_eager
+    app.conf.CELERY_TASK_ALWAYS_EAGER = True
+    try:
+        client.post(reverse("dashboard_start", args=[dataset.pk, "power"]), {"round": batch.pk, "n_trials": "20", "n_resamples": "200"})
+    finally:
+        app.conf.CELERY_TASK_ALWAYS_EAGER = previous
+    run = ScoringRun.objects.get(dataset=dataset, kind="power")
+    assert run.status == "done" and run.parameters["n_trials"] == 20
+    page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    assert "power-chart" in page and "significance-matrix" in page
