@@ -1,1 +1,56 @@
-"""REST API settings (filled in with the API)."""
+"""REST API settings: token (and session) authentication, leads only, paginated lists,
+JSON errors and the OpenAPI schema (drf-spectacular, assets served from the sidecar app).
+
+Star-imported at the end of config/settings.py, so it only defines new names (and replaces
+REST_FRAMEWORK as a whole). The apps it needs are listed in settings.INSTALLED_APPS.
+"""
+from .env import env_int
+
+# The apps the API needs (also listed in settings.INSTALLED_APPS, right after rest_framework).
+API_APPS = ["rest_framework.authtoken", "drf_spectacular", "drf_spectacular_sidecar"]
+
+API_PAGE_SIZE = 50
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First, so an anonymous request gets 401 with `WWW-Authenticate: Token`.
+        "rest_framework.authentication.TokenAuthentication",
+        # A lead signed in on the site can use the docs page and its "Try it out".
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["annotation.api_permissions.IsLead"],
+    "DEFAULT_PAGINATION_CLASS": "config.api_pagination.LeadPagination",
+    "PAGE_SIZE": API_PAGE_SIZE,
+    # JSON only: every answer, error pages included, is JSON (downloads set their own type).
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.api_errors.json_exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ACU evaluation API",
+    "DESCRIPTION": (
+        "REST API for project leads: datasets (list, import), crowd batches (create, cost, publish, "
+        "status), results (scores, agreement, workers) and exports.\n\n"
+        "Authenticate with `Authorization: Token <key>` (POST your username and password to "
+        "`/api/token/` to get the key) or with a signed-in lead's session. Only leads may use the API: "
+        "other users get 403, anonymous requests 401. Every error is JSON: "
+        '`{"error": "a clear message", ...}`.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and the docs pages are for leads, like the rest of the API.
+    "SERVE_PERMISSIONS": ["annotation.api_permissions.IsLead"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Batch.provider (every provider a worker can come from) vs. the crowd providers a batch can use.
+    "ENUM_NAME_OVERRIDES": {"WorkerProviderEnum": "hits.models.Worker.Provider"},
+}

@@ -29,6 +29,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "annotation",
     "hits",
     "scoring",
@@ -125,6 +128,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
+    "sync-prolific-batches": {"task": "hits.tasks.sync_prolific_batches", "schedule": 300.0},
 }
 
 # Seconds a recompute waits after the first submission of a burst (coalescing window).
@@ -134,6 +138,18 @@ SCORING_RECOMPUTE_DELAY = env_int("SCORING_RECOMPUTE_DELAY", 5)
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")
 # Where MTurk task pages may post the finished assignment and who may frame them.
 MTURK_WORKER_SITES = env_list("MTURK_WORKER_SITES", "https://www.mturk.com,https://workersandbox.mturk.com")
+
+# Prolific: an API token (never stored in the database), the API address, the secret that
+# signs its hooks, and how long one call may take.
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
+PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+PROLIFIC_WEBHOOK_TOLERANCE = env_int("PROLIFIC_WEBHOOK_TOLERANCE", 300)
+PROLIFIC_TIMEOUT = env_int("PROLIFIC_TIMEOUT", 30)
+PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
+# Prolific's service fee on rewards and bonuses, for estimates and the ledger (the cost
+# calculator's figure, shown on the batch page, is the authoritative total).
+PROLIFIC_FEE_RATE = env_str("PROLIFIC_FEE_RATE", "0.333")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

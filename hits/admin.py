@@ -1,7 +1,7 @@
 """Admin for leads: browse crowd work."""
 from django.contrib import admin
 
-from .models import HIT, Assignment, Batch, Worker
+from .models import HIT, Assignment, Batch, LedgerEntry, ProlificSession, ProlificStudy, ProviderCall, Worker
 
 
 @admin.register(Worker)
@@ -29,3 +29,34 @@ class AssignmentAdmin(admin.ModelAdmin):
     list_display = ["pk", "hit", "worker", "status", "submitted_at"]
     list_filter = ["status", "hit__batch"]
     raw_id_fields = ["hit", "worker"]
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "kind", "amount", "worker", "batch", "key"]
+    list_filter = ["kind", "batch"]
+    raw_id_fields = ["worker", "assignment", "batch"]
+
+    def has_change_permission(self, request, obj=None):
+        return False  # money rows are written once by the services
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ProviderCall)
+class ProviderCallAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "action", "target", "ok", "batch"]
+    list_filter = ["ok", "action"]
+
+
+@admin.register(ProlificStudy)
+class ProlificStudyAdmin(admin.ModelAdmin):
+    list_display = ["study_id", "kind", "batch", "status", "hits_per_session", "places", "reward_cents"]
+    list_filter = ["kind", "status"]
+
+
+@admin.register(ProlificSession)
+class ProlificSessionAdmin(admin.ModelAdmin):
+    list_display = ["session_id", "worker", "batch", "size"]
+    raw_id_fields = ["worker", "batch"]

@@ -37,6 +37,34 @@ class BatchForm(forms.Form):
         initial="mturk_test", label="MTurk: qualification test",
     )
 
+    # Prolific only
+    prolific_hits_per_session = forms.IntegerField(
+        min_value=1, max_value=50, required=False, label="Prolific: HITs per session (K)",
+        help_text="Empty: as many as fit the session minutes below.")
+    prolific_session_minutes = forms.IntegerField(min_value=2, max_value=120, initial=10, required=False,
+                                                  label="Prolific: session minutes")
+    prolific_currency = forms.ChoiceField(choices=[("USD", "USD"), ("GBP", "GBP")], initial="USD", required=False,
+                                          label="Prolific: account currency")
+    prolific_min_approval_rate = forms.IntegerField(min_value=0, max_value=100, initial=95, required=False,
+                                                    label="Prolific: minimum approval rate (%)")
+    prolific_languages = forms.CharField(required=False, initial="19", label="Prolific: fluent-languages choice ids",
+                                         help_text="Comma-separated ids from Prolific's filter list (19: English).")
+    prolific_devices = forms.MultipleChoiceField(
+        choices=[("desktop", "Desktop"), ("tablet", "Tablet"), ("mobile", "Mobile")], initial=["desktop"],
+        widget=forms.CheckboxSelectMultiple, required=False, label="Prolific: devices")
+    prolific_workspace_id = forms.CharField(required=False, label="Prolific: workspace id",
+                                            help_text="Needed with a qualification test (its participant group).")
+    prolific_project_id = forms.CharField(required=False, label="Prolific: project id")
+    prolific_group_id = forms.CharField(required=False, label="Prolific: participant group id")
+    prolific_group_mode = forms.ChoiceField(choices=[("allow", "Allow-list"), ("block", "Block-list")], initial="allow",
+                                            required=False, label="Prolific: use the group as")
+
+    def clean_prolific_languages(self):
+        ids = [c.strip() for c in self.cleaned_data["prolific_languages"].split(",") if c.strip()]
+        if any(not c.isalnum() for c in ids):
+            raise forms.ValidationError("Write Prolific's choice ids separated by commas, e.g. 19.")
+        return ids
+
     def clean_mturk_locales(self):
         codes = [c.strip().upper() for c in self.cleaned_data["mturk_locales"].split(",") if c.strip()]
         for code in codes:
@@ -46,6 +74,19 @@ class BatchForm(forms.Form):
 
     def provider_config(self) -> dict:
         data = self.cleaned_data
+        if data["provider"] == "prolific":
+            return {
+                "hits_per_session": data["prolific_hits_per_session"],
+                "session_minutes": data["prolific_session_minutes"] or 10,
+                "currency": data["prolific_currency"] or "USD",
+                "min_approval_rate": data["prolific_min_approval_rate"] if data["prolific_min_approval_rate"] is not None else 95,
+                "languages": data["prolific_languages"],
+                "device_compatibility": data["prolific_devices"] or ["desktop"],
+                "workspace_id": data["prolific_workspace_id"].strip(),
+                "project_id": data["prolific_project_id"].strip(),
+                "participant_group_id": data["prolific_group_id"].strip(),
+                "participant_group_mode": data["prolific_group_mode"] or "allow",
+            }
         if data["provider"] != "mturk":
             return {}
         return {

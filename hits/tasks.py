@@ -40,3 +40,11 @@ def sync_provider_batches() -> int:
     from .mturk_sync import sync_open_batches
 
     return sync_open_batches()
+
+
+@shared_task(acks_late=True)
+def sync_prolific_batches() -> int:
+    """Mirror Prolific submissions of every open Prolific batch and release abandoned sessions."""
+    from .prolific_sync import sync_open_batches
+
+    return sync_open_batches()

@@ -10,4 +10,6 @@ PYTHON=${PYTHON:-python3}
 export DATABASE_URL=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/acu_eval}
 export CELERY_BROKER_URL=${TEST_CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}
 export SECRET_KEY=${SECRET_KEY:-test-only-secret-key-not-for-production}
+# Generated API examples iterate over sets: a fixed hash seed keeps them the same every run.
+export PYTHONHASHSEED=${PYTHONHASHSEED:-0}
 exec .venv/bin/python -m pytest "$@"

@@ -2,8 +2,11 @@
 from .base import CrowdProvider, ProviderError
 from .inhouse import InHouseProvider
 from .mturk import MTurkProvider
+from .prolific import ProlificProvider
 
-_PROVIDERS: dict[str, type[CrowdProvider]] = {"inhouse": InHouseProvider, "mturk": MTurkProvider}
+_PROVIDERS: dict[str, type[CrowdProvider]] = {
+    "inhouse": InHouseProvider, "mturk": MTurkProvider, "prolific": ProlificProvider,
+}
 
 
 def register(name: str, provider: type[CrowdProvider]) -> None:

@@ -12,12 +12,13 @@ from django.views.decorators.http import require_POST
 from annotation.models import Dataset
 from annotation.roles import LEAD, role_required
 
-from .. import batches, qualification, review, tasks
+from .. import batches, prolific_sync, qualification, review, tasks
 from ..calibration import calibration
 from ..mturk_sync import sync_batch
 from ..providers import ProviderError, get_provider
 from ..forms import BatchForm, BucketsForm, QualificationForm
 from ..models import Assignment, Batch, Worker
+from . import prolific as prolific_views
 
 
 @role_required(LEAD)
@@ -91,6 +92,7 @@ def batch_detail(request, batch_id: int):
             "buckets_form": BucketsForm(initial={"buckets": bucket_text}),
             "bonus_token": secrets.token_urlsafe(16),
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
+            "prolific": prolific_views.panel(batch) if batch.provider == "prolific" else None,
         },
     )
 
@@ -108,6 +110,10 @@ def batch_action(request, batch_id: int, action: str):
                 raise batches.BatchError(outcome)
             else:
                 messages.success(request, "Published: workers can take its HITs now.")
+        elif action == "sync" and batch.provider == "prolific":
+            counts = prolific_sync.sync_batch(batch)
+            messages.success(request, f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
+                                      f"{counts['released']} released, {counts['flagged']} flagged.")
         elif action == "sync":
             counts = sync_batch(batch)
             messages.success(request, f"Synced {counts['hits']} HITs: {counts['confirmed']} confirmed, {counts['flagged']} flagged.")

@@ -1,0 +1,98 @@
+"""A Prolific participant in a real browser: arrives with Prolific's parameters, works through
+a session of three HITs with the keyboard only, and lands on Prolific's completion URL with
+the study's code; arriving again (a new session) gives none of those HITs again."""
+from datetime import timedelta
+from urllib.parse import urlencode
+
+import pytest
+from django.utils import timezone
+
+from hits import batches
+from hits.models import Assignment, Batch, ProlificSession, ProlificStudy
+
+from ..crowd_data import demo_dataset
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+CODE = "ACUBROWSER1"
+DONE = f"https://app.prolific.com/submissions/complete?cc={CODE}"
+
+
+def open_prolific_batch():
+    dataset = demo_dataset()
+    batch = batches.create_batch(dataset=dataset, provider="prolific", assignments=3,
+                                 systems=list(dataset.systems.filter(name="abs_bart_out")),
+                                 provider_config={"hits_per_session": 3})
+    ProlificStudy.objects.create(batch=batch, kind="main", study_id="STUDY1", status="ACTIVE", completion_code=CODE,
+                                 hits_per_session=3, places=10)
+    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED, published_at=timezone.now(),
+                                             expires_at=timezone.now() + timedelta(days=7))
+    return batch
+
+
+def test_a_session_of_three_hits_with_the_keyboard_then_back_to_prolific(live_server, page, shoot):
+    batch = open_prolific_batch()
+    landed = []
+
+    def prolific(route):  # stands in for Prolific's completion page (no network here)
+        landed.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<h1 id='prolific-done'>Submission complete</h1>")
+
+    page.route("https://app.prolific.com/**", prolific)
+    params = {"PROLIFIC_PID": "PID_BROWSER", "STUDY_ID": "STUDY1", "SESSION_ID": "SESSION_A"}
+    page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?{urlencode(params)}")
+    for n in range(1, 4):
+        page.locator("#session-progress").filter(has_text=f"Task {n} of 3").wait_for()
+        assert page.locator(".topbar").count() == 0  # participants see no app navigation
+        rows = page.locator(".acu-row").count()
+        page.locator(".acu-row.current").first.wait_for()
+        for i in range(rows):
+            page.keyboard.press("y" if i % 3 else "n")
+        assert page.evaluate("document.activeElement.id") == "submit-task"
+        if n == 1:
+            shoot(page, "prolific-task")
+        page.keyboard.press("Enter")
+        if n < 3:
+            page.locator("#session-progress").filter(has_text=f"Task {n + 1} of 3").wait_for()
+    page.wait_for_url(DONE)
+    page.locator("#prolific-done").wait_for()
+    shoot(page, "prolific-complete")
+    assert landed == [DONE]
+
+    session = ProlificSession.objects.get(session_id="SESSION_A")
+    assert session.status == ProlificSession.Status.COMPLETED
+    first = set(session.assignments().values_list("hit_id", flat=True))
+    assert len(first) == 3 and set(session.assignments().values_list("status", flat=True)) == {Assignment.Status.SUBMITTED}
+    assert not any(session.assignments().values_list("confirmed", flat=True))  # counts once Prolific confirms
+
+    # The same participant in a new session (another study place) gets none of those HITs again.
+    page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?{urlencode({**params, 'SESSION_ID': 'SESSION_B'})}")
+    page.locator("#session-progress").filter(has_text="Task 1 of 3").wait_for()
+    second = set(ProlificSession.objects.get(session_id="SESSION_B").assignments().values_list("hit_id", flat=True))
+    assert len(second) == 3 and not first & second
+
+
+def test_refusals_are_plain_pages(live_server, page):
+    batch = open_prolific_batch()
+    page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?PROLIFIC_PID=P1&STUDY_ID=WRONG&SESSION_ID=S1")
+    assert "another Prolific study" in page.locator("#prolific-message").inner_text()
+    page.goto(f"{live_server.url}/prolific/session/not-a-token/")
+    assert "not valid" in page.locator("#prolific-message").inner_text()
+
+
+def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead):
+    from hits.prolific_sessions import start_session
+
+    from ..conftest import PASSWORD
+    from .conftest import login
+
+    batch = open_prolific_batch()
+    batch.refresh_from_db()
+    start_session(batch=batch, participant_id="PID_LEAD_VIEW", study_id="STUDY1", session_id="SESSION_L")
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/batches/{batch.pk}/")
+    panel = page.locator("#prolific-panel")
+    panel.wait_for()
+    assert "STUDY1" in panel.locator("#prolific-studies").inner_text()
+    assert "SESSION_L" in panel.locator("#prolific-sessions").inner_text()
+    assert panel.locator("#prolific-category option").count() == 12
+    shoot(page, "prolific-lead-panel")

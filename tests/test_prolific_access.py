@@ -1,0 +1,74 @@
+"""Who may use the Prolific pages: lead actions for leads only (POST), participant pages for
+anyone Prolific sends, with nothing changed by a link that is not theirs."""
+import pytest
+from django.urls import reverse
+
+from hits.models import ProlificSession
+from hits.prolific_sessions import session_token
+
+from .test_access import ROLES
+from .test_prolific_sessions import open_batch
+
+pytestmark = pytest.mark.django_db
+
+
+def login(client, request, role):
+    if role != "anonymous":
+        client.force_login(request.getfixturevalue(role))
+    return client
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name, kwargs", [("prolific_action", {"action": "pause"}), ("prolific_review", {})])
+def test_lead_actions_are_for_leads_and_posts_only(role, name, kwargs, client, request, settings):
+    settings.PROLIFIC_API_TOKEN = ""  # a lead's action reaches the provider and fails there, harmlessly
+    batch = open_batch()
+    url = reverse(name, kwargs={"batch_id": batch.pk, **kwargs})
+    client = login(client, request, role)
+    response = client.post(url)
+    if role == "lead":
+        assert response.status_code == 302 and response["Location"] == reverse("batch_detail", args=[batch.pk])
+        assert client.get(url).status_code == 405
+    elif role == "anonymous":
+        assert response.status_code == 302 and "login" in response["Location"]
+    else:
+        assert response.status_code == 403
+
+
+def test_participant_pages_need_no_login_and_refuse_foreign_links(client):
+    batch = open_batch(k=2)
+    start = reverse("prolific_start", args=[batch.pk])
+    response = client.get(start, {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "S1"})
+    assert response.status_code == 302 and "sessionid" not in response.cookies
+    session = ProlificSession.objects.get(session_id="S1")
+    assert client.get(response["Location"]).status_code == 302  # on to the first task
+    # Someone else's session id, a forged token, an unknown batch: refused, nothing created.
+    assert client.get(start, {"PROLIFIC_PID": "P2", "STUDY_ID": "STUDY1", "SESSION_ID": "S1"}).status_code == 409
+    assert client.get(reverse("prolific_next", args=[session_token(session) + "x"])).status_code == 404
+    assert client.get(reverse("prolific_task", args=["forged"])).status_code == 404
+    assert client.get(reverse("prolific_start", args=[batch.pk + 999]), {"PROLIFIC_PID": "P3"}).status_code == 404
+    assert ProlificSession.objects.count() == 1
+
+
+def test_hook_is_post_only_and_needs_a_signature(client, settings):
+    settings.PROLIFIC_WEBHOOK_SECRET = "s"
+    assert client.get(reverse("prolific_hook")).status_code == 405
+    assert client.post(reverse("prolific_hook"), b"{}", content_type="application/json").status_code == 403
+
+
+def test_a_session_whose_tasks_were_taken_back_ends_with_a_message(client):
+    from django.utils import timezone
+
+    from hits import review
+    from hits.models import Assignment
+
+    batch = open_batch(k=2)
+    start = reverse("prolific_start", args=[batch.pk])
+    next_url = client.get(start, {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "S1"})["Location"]
+    session = ProlificSession.objects.get(session_id="S1")
+    review.block_worker(worker_id=session.worker_id, reason="Automated answers")
+    response = client.get(next_url)
+    assert response.status_code == 410 and "ran out" in response.content.decode()
+    assert not Assignment.objects.filter(external_id="S1", status="assigned").exists()
+    assert ProlificSession.objects.get(pk=session.pk).status == "abandoned"
+    assert session.deadline > timezone.now()

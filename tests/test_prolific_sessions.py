@@ -1,0 +1,179 @@
+"""Prolific work sessions: K HITs per session, never the same HIT twice for a participant
+(across sessions too), abandoned sessions give their HITs back, and HITs are never over-filled."""
+import threading
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from hits import batches, prolific_sessions
+from hits.models import Assignment, Batch, ProlificSession, ProlificStudy, Worker
+from hits.prolific_sessions import SessionRefused, session_plan, start_session
+from hits.providers import ProviderError
+from hits.providers.prolific import check_rate, config
+
+from .crowd_data import demo_dataset
+
+pytestmark = pytest.mark.django_db
+
+
+def open_batch(k=3, assignments=3, systems=("abs_bart_out",), study_id="STUDY1", study=True, **config_):
+    """A Prolific batch as if published (the study exists at Prolific), without any HTTP."""
+    dataset = demo_dataset()
+    batch = batches.create_batch(
+        dataset=dataset, provider="prolific", assignments=assignments,
+        systems=list(dataset.systems.filter(name__in=systems)), provider_config={"hits_per_session": k, **config_},
+    )
+    if study:
+        ProlificStudy.objects.create(batch=batch, kind="main", study_id=study_id, status="ACTIVE", completion_code="DONE42",
+                                     hits_per_session=k, places=10)
+    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED, published_at=timezone.now(),
+                                             expires_at=timezone.now() + timedelta(days=7))
+    batch.refresh_from_db()
+    return batch
+
+
+def arrive(batch, pid, session_id, study_id="STUDY1"):
+    return start_session(batch=batch, participant_id=pid, study_id=study_id, session_id=session_id)
+
+
+def test_a_session_holds_k_distinct_hits_tied_to_the_submission():
+    batch = open_batch(k=3)
+    session = arrive(batch, "PID1", "SESS1")
+    assignments = list(session.assignments())
+    assert session.size == 3 and len(assignments) == 3
+    assert len({a.hit_id for a in assignments}) == 3
+    assert {a.external_id for a in assignments} == {"SESS1"}
+    assert all(not a.confirmed and a.deadline == session.deadline for a in assignments)
+    assert session.worker.provider == Worker.Provider.PROLIFIC and session.worker.external_id == "PID1"
+
+
+def test_the_same_participant_never_gets_a_hit_twice_across_sessions():
+    batch = open_batch(k=3)
+    seen = set()
+    for n in range(3):
+        session = arrive(batch, "PID1", f"SESS{n}")
+        hits = set(session.assignments().values_list("hit_id", flat=True))
+        assert not hits & seen
+        seen |= hits
+        # Answer nothing, give up: the HITs go back to the pool, but not to this participant.
+        prolific_sessions.release(session)
+    third_plus = arrive(batch, "PID1", "SESS9")  # 10 HITs: one left for this participant
+    assert third_plus.size == 1 and not set(third_plus.assignments().values_list("hit_id", flat=True)) & seen
+    with pytest.raises(SessionRefused, match="No task is left for you"):
+        arrive(batch, "PID1", "SESS10")
+    assert not ProlificSession.objects.filter(session_id="SESS10").exists()  # nothing half-made
+
+
+def test_resuming_and_refusals():
+    batch = open_batch(k=2)
+    first = arrive(batch, "PID1", "SESS1")
+    assert arrive(batch, "PID1", "SESS1").pk == first.pk  # a reload resumes
+    assert Assignment.objects.filter(external_id="SESS1").count() == 2
+    with pytest.raises(SessionRefused, match="another participant"):
+        arrive(batch, "PID2", "SESS1")
+    with pytest.raises(SessionRefused, match="another Prolific study"):
+        arrive(batch, "PID3", "SESS3", study_id="OTHER")
+    with pytest.raises(SessionRefused, match="did not pass"):
+        arrive(batch, "", "SESS4")
+    Worker.objects.filter(external_id="PID1").update(blocked_at=timezone.now())
+    with pytest.raises(SessionRefused, match="cannot take"):
+        arrive(batch, "PID1", "SESS5")
+    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.STOPPED)
+    batch.refresh_from_db()
+    with pytest.raises(SessionRefused, match="closed"):
+        arrive(batch, "PID6", "SESS6")
+    assert arrive(batch, "PID1", "SESS1").pk == first.pk  # a stopped batch still resumes open sessions
+
+
+def test_abandoned_sessions_release_their_hits_and_places_reopen():
+    batch = open_batch(k=3, assignments=1)  # 10 HITs, one place each
+    sessions = [arrive(batch, f"PID{i}", f"SESS{i}") for i in range(3)]
+    last = arrive(batch, "PID3", "SESS3")
+    assert last.size == 1  # 3 + 3 + 3 + 1 = all ten places
+    with pytest.raises(SessionRefused, match="No task is left"):
+        arrive(batch, "PID4", "SESS4")
+    # The first session answered one HIT, then its time ran out.
+    first = sessions[0]
+    answered = first.assignments().order_by("pk").first()
+    Assignment.objects.filter(pk=answered.pk).update(status=Assignment.Status.SUBMITTED)
+    overdue = max(s.deadline for s in [*sessions, last]) + timedelta(seconds=1)
+    assert prolific_sessions.release_abandoned(now=overdue) == 2 + 3 + 3 + 1  # every unanswered HIT comes back
+    first.refresh_from_db()
+    assert first.status == ProlificSession.Status.ABANDONED
+    assert first.assignments().filter(status=Assignment.Status.SUBMITTED).count() == 1
+    fresh = arrive(batch, "PID4", "SESS4b")
+    assert fresh.size == 3 and answered.hit_id not in set(fresh.assignments().values_list("hit_id", flat=True))
+
+
+def test_finishing_a_session():
+    batch = open_batch(k=2)
+    session = arrive(batch, "PID1", "SESS1")
+    assert not prolific_sessions.finish_if_done(session)
+    assert prolific_sessions.progress(session) == (0, 2)
+    session.assignments().update(status=Assignment.Status.SUBMITTED)
+    assert prolific_sessions.next_assignment(session) is None
+    assert prolific_sessions.finish_if_done(session)
+    assert ProlificSession.objects.get(pk=session.pk).status == ProlificSession.Status.COMPLETED
+
+
+def test_session_tokens_are_signed():
+    batch = open_batch(k=1)
+    session = arrive(batch, "PID1", "SESS1")
+    token = prolific_sessions.session_token(session)
+    assert prolific_sessions.read_session_token(token).pk == session.pk
+    with pytest.raises(SessionRefused):
+        prolific_sessions.read_session_token(token[:-2] + "xx")
+
+
+def test_plan_follows_hits_assignments_and_session_minutes():
+    batch = open_batch(k=None, study=False, session_minutes=6)
+    cfg = config(batch)
+    plan = session_plan(batch, cfg)
+    hits = batch.hits.count()
+    per_hit = prolific_sessions.seconds_per_hit(batch)
+    assert plan.hits_per_session == max(1, min(round(6 * 60 / per_hit), hits))
+    assert plan.places == -(-hits * 3 // plan.hits_per_session)
+    assert plan.reward_cents == int(plan.per_hit_reward * 100) * plan.hits_per_session
+    rewards = list(batch.hits.values_list("reward", flat=True))
+    assert plan.per_hit_reward == (sum(rewards) / len(rewards)).quantize(Decimal("0.01"), rounding="ROUND_CEILING")
+    assert session_plan(batch, {**cfg, "hits_per_session": 500}).hits_per_session == hits  # never more than the HITs
+
+
+def test_minimum_hourly_rate():
+    check_rate(800, 60, "USD")
+    check_rate(600, 60, "GBP")
+    with pytest.raises(ProviderError, match=r"7\.99 USD/hour: below Prolific's minimum of 8\.00 USD/hour.*at least 8\.00 USD"):
+        check_rate(799, 60, "USD")
+    with pytest.raises(ProviderError, match="6.00 GBP/hour"):
+        check_rate(50, 10, "GBP")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_sessions_never_overfill_and_never_deadlock():
+    batch = open_batch(k=3, assignments=1)  # ten places in all
+    barrier = threading.Barrier(8)
+    sizes, refusals, errors = [], [], []
+
+    def go(i):
+        try:
+            barrier.wait()
+            sizes.append(arrive(batch, f"PID{i}", f"SESS{i}").size)
+        except SessionRefused:
+            refusals.append(i)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sum(sizes) == 10  # every place handed out once, none twice
+    for hit in batch.hits.all():
+        assert hit.assignments.filter(status__in=Assignment.ACTIVE).count() <= 1
