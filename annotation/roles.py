@@ -17,7 +17,11 @@ LEAD_APPS = ("annotation", "hits", "scoring")
 def ensure_role_groups(**kwargs):
     """post_migrate: create the role groups and give leads the permissions of our apps."""
     groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
-    groups[LEAD].permissions.set(Permission.objects.filter(content_type__app_label__in=LEAD_APPS))
+    # Leads manage our data and the people of the project (accounts and their roles).
+    people = Permission.objects.filter(
+        content_type__app_label="auth", codename__in=["view_user", "add_user", "change_user", "view_group"]
+    )
+    groups[LEAD].permissions.set(Permission.objects.filter(content_type__app_label__in=LEAD_APPS) | people)
 
 
 def user_roles(user) -> set[str]:
