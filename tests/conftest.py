@@ -70,3 +70,16 @@ def realsumm_path():
     if not REALSUMM.is_dir():
         pytest.fail(f"REALSumm sample not found at {REALSUMM} (set SHARED_DIR)")
     return REALSUMM
+
+
+@pytest.fixture
+def eager_celery():
+    """Run Celery tasks in process for one test (the suite otherwise uses the real broker).
+
+    Settings come from Django under the CELERY_ namespace, so the prefixed key is the one to set."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.CELERY_TASK_ALWAYS_EAGER = True
+    yield
+    app.conf.CELERY_TASK_ALWAYS_EAGER = previous

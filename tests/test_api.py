@@ -38,19 +38,6 @@ def as_role(request):
 
 
 @pytest.fixture
-def eager_celery():
-    """Run tasks in process (as with no broker), so publishing answers 200 at once."""
-    from config.celery import app
-
-    # NOTE: settings come from Django under the CELERY_ namespace, so set the prefixed key.
-    previous = app.conf.task_always_eager
-    app.conf.CELERY_TASK_ALWAYS_EAGER = True
-    assert app.conf.task_always_eager is True
-    yield
-    app.conf.CELERY_TASK_ALWAYS_EAGER = previous
-
-
-@pytest.fixture
 def demo(db):
     return demo_dataset()
 

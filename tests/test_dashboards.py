@@ -96,17 +96,10 @@ def test_exclude_recomputes_and_include_restores(crowd, client, lead):
     assert restored.outputs["alpha"] == run.outputs["alpha"]
 
 
-def test_power_analysis_started_from_the_page(crowd, client, lead, settings):
-    from config.celery import app
-
+def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
-    previous = app.conf.task_always_eager
-    app.conf.CELERY_TASK_ALWAYS_EAGER = True
-    try:
-        client.post(reverse("dashboard_start", args=[dataset.pk, "power"]), {"round": batch.pk, "n_trials": "20", "n_resamples": "200"})
-    finally:
-        app.conf.CELERY_TASK_ALWAYS_EAGER = previous
+    client.post(reverse("dashboard_start", args=[dataset.pk, "power"]), {"round": batch.pk, "n_trials": "20", "n_resamples": "200"})
     run = ScoringRun.objects.get(dataset=dataset, kind="power")
     assert run.status == "done" and run.parameters["n_trials"] == 20
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()

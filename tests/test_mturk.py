@@ -331,17 +331,6 @@ def test_fees_follow_mturk_rules():
     assert provider.fee(Decimal("1.00"), 10) == Decimal("0.40")  # 10+ assignments: 20% more
 
 
-@pytest.fixture
-def eager_celery():
-    from config.celery import app
-
-    # NOTE: settings come from Django under the CELERY_ namespace, so set the prefixed key.
-    previous = app.conf.task_always_eager
-    app.conf.CELERY_TASK_ALWAYS_EAGER = True
-    yield
-    app.conf.CELERY_TASK_ALWAYS_EAGER = previous
-
-
 def test_lead_sees_a_clear_message_when_mturk_is_unreachable(client, lead, monkeypatch, settings, eager_celery):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")

@@ -22,16 +22,6 @@ pytestmark = pytest.mark.django_db
 SYSTEMS = ("abs_bart_out", "ext_matchsumm_out")
 
 
-@pytest.fixture
-def eager_celery():
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.CELERY_TASK_ALWAYS_EAGER = True
-    yield
-    app.conf.CELERY_TASK_ALWAYS_EAGER = previous
-
-
 def answer(acu_id: int, participant: int) -> bool:
     """A deterministic crowd: most participants agree, some do not."""
     return (acu_id * 7 + participant) % 5 not in (0, 1) if participant % 4 else acu_id % 2 == 0
