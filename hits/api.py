@@ -146,6 +146,27 @@ class MTurkOptionsSerializer(serializers.Serializer):
         return [code.upper() for code in value]
 
 
+class ProlificOptionsSerializer(serializers.Serializer):
+    """The same options as the lead's batch form (hits.forms.BatchForm)."""
+
+    hits_per_session = serializers.IntegerField(min_value=1, max_value=50, required=False, allow_null=True, default=None,
+                                                help_text="K; empty: as many as fit session_minutes.")
+    session_minutes = serializers.IntegerField(min_value=2, max_value=120, default=10)
+    currency = serializers.ChoiceField(choices=["USD", "GBP"], default="USD", help_text="The account's currency.")
+    min_approval_rate = serializers.IntegerField(min_value=0, max_value=100, default=95)
+    languages = serializers.ListField(child=serializers.RegexField(r"^[A-Za-z0-9]{1,20}$"), default=["19"], max_length=50,
+                                      help_text="Prolific's fluent-languages choice ids (19: English).")
+    device_compatibility = serializers.ListField(child=serializers.ChoiceField(choices=["desktop", "tablet", "mobile"]),
+                                                 default=["desktop"], max_length=3)
+    workspace_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+    project_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+    participant_group_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+    participant_group_mode = serializers.ChoiceField(choices=["allow", "block"], default="allow")
+
+
+PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptionsSerializer}
+
+
 class BatchCreateInput(serializers.Serializer):
     dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The dataset's id.")
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
@@ -168,6 +189,7 @@ class BatchCreateInput(serializers.Serializer):
     buckets = BucketSerializer(many=True, required=False, allow_empty=False, max_length=100,
                                help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.")
     mturk = MTurkOptionsSerializer(required=False, help_text="Only with provider mturk.")
+    prolific = ProlificOptionsSerializer(required=False, help_text="Only with provider prolific.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -194,17 +216,19 @@ class BatchCreateInput(serializers.Serializer):
                     {"qualification_test": [f"Dataset {dataset.name!r} has no qualification test {test_id}."]}
                 )
             data["qualification_test"] = test
-        if "mturk" in data and data["provider"] != "mturk":
-            raise serializers.ValidationError({"mturk": ["MTurk options need provider mturk."]})
-        if data["provider"] == "mturk":
-            options = data.pop("mturk", None)
+        for name in PROVIDER_OPTIONS:
+            if name in data and data["provider"] != name:
+                raise serializers.ValidationError({name: [f"{name} options need provider {name}."]})
+        options_class = PROVIDER_OPTIONS.get(data["provider"])
+        if options_class is None:
+            data["provider_config"] = {}
+        else:
+            options = data.pop(data["provider"], None)
             if options is None:
-                defaults = MTurkOptionsSerializer(data={})
+                defaults = options_class(data={})
                 defaults.is_valid(raise_exception=True)
                 options = defaults.validated_data
             data["provider_config"] = dict(options)
-        else:
-            data["provider_config"] = {}
         if "buckets" in data:
             data["buckets"] = [Bucket(b["min_acus"], b.get("max_acus"), b["reward"]) for b in data["buckets"]]
         return data

@@ -212,12 +212,13 @@ def publish_batch(batch: Batch) -> Batch:
 
 
 def publish_progress(batch: Batch) -> dict:
-    """HITs created at the provider so far (in-house HITs need no creation)."""
+    """HITs created at the provider so far: MTurk creates one HIT per summary, one by one;
+    other providers publish the whole batch at once (a Prolific study, in-house work)."""
     total = batch.hits.count()
-    if batch.provider == "inhouse":
-        done = total if batch.status != Batch.Status.DRAFT else 0
-    else:
+    if batch.provider == "mturk":
         done = batch.hits.exclude(external_id="").count()
+    else:
+        done = 0 if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) else total
     return {"done": done, "total": total, "percent": round(100 * done / total) if total else 0}
 
 

@@ -320,6 +320,16 @@ def test_mturk_batch_keeps_its_options(as_role, demo):
     assert config["locales"] == ["US", "DE"] and config["min_approval_rate"] == 98 and config["sandbox"] is True
 
 
+def test_prolific_batch_keeps_its_options(as_role, demo):
+    body = as_role("lead").post("/api/batches/", {
+        "dataset": demo.pk, "provider": "prolific", "assignments": 1,
+        "prolific": {"hits_per_session": 3, "currency": "GBP", "device_compatibility": ["desktop", "mobile"]},
+    }, format="json").json()
+    config = Batch.objects.get(pk=body["id"]).provider_config
+    assert config["hits_per_session"] == 3 and config["currency"] == "GBP"
+    assert config["device_compatibility"] == ["desktop", "mobile"] and config["languages"] == ["19"]
+
+
 @pytest.mark.parametrize("payload, field, fragment", [
     ({"assignments": 12}, "assignments", "less than or equal to 9"),
     ({"assignments": 0}, "assignments", "greater than or equal to 1"),
@@ -330,6 +340,8 @@ def test_mturk_batch_keeps_its_options(as_role, demo):
     ({"budget": -1}, "budget", "greater than or equal to 0"),
     ({"qualification_test": 12345}, "qualification_test", "no qualification test 12345"),
     ({"mturk": {"sandbox": True}}, "mturk", "need provider mturk"),
+    ({"prolific": {"currency": "GBP"}}, "prolific", "need provider prolific"),
+    ({"provider": "prolific", "prolific": {"hits_per_session": 0}}, "prolific", "greater than or equal to 1"),
     ({"provider": "mturk", "mturk": {"locales": ["USA"]}}, "mturk", "two-letter"),
     ({"dataset": 999999}, "dataset", "No dataset with id 999999"),
 ])
