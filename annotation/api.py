@@ -1,7 +1,7 @@
 """REST API for leads: datasets (list, detail, import upload) and the token endpoint.
 
 Thin views over the services the pages use (`importing.import_dataset`,
-`uploads.uploaded_dataset_path`). Security behavior: leads only (the default permission
+`uploads.import_upload`). Security behavior: leads only (the default permission
 `IsLead`), except the token endpoint, which checks the posted credentials and then the role.
 """
 from django.conf import settings
@@ -22,10 +22,10 @@ from config.api_errors import error_body, error_responses
 from hits.models import Batch
 
 from .api_permissions import IsLead
-from .importing import DatasetImportError, import_dataset
+from .importing import DatasetImportError
 from .models import ACU, Dataset, Document, Summary, System
 from .roles import LEAD, has_role
-from .uploads import uploaded_dataset_path
+from .uploads import import_upload
 
 # --- token -----------------------------------------------------------------------------------
 
@@ -207,10 +207,9 @@ class DatasetImport(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            with uploaded_dataset_path(data["file"], data["format"]) as path:
-                summary = import_dataset(
-                    path, name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
-                )
+            summary = import_upload(
+                data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
+            )
         except DatasetImportError as exc:
             body = error_body(f"Nothing was imported. {exc}", "import_failed", file=exc.file, line=exc.line)
             return Response(body, status=status.HTTP_400_BAD_REQUEST)

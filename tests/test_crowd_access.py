@@ -107,3 +107,12 @@ def test_worker_cannot_open_someone_elses_task_by_guessing(world, client, make_u
     other = make_user("other-worker", "worker")
     client.force_login(other)
     assert client.get(reverse("task", args=["not-a-token"])).status_code == 404
+
+
+def test_batch_page_title_is_just_the_batch_name(world, client, lead):
+    import re
+
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[world["batch"].pk])).content.decode()
+    title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+    assert world["batch"].name in title and "<table" not in title

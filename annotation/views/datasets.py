@@ -14,10 +14,10 @@ from scoring.summary_scores import summary_scores, system_scores
 
 from ..exporting import rose_lines
 from ..forms import ImportDatasetForm
-from ..importing import DatasetImportError, import_dataset
+from ..importing import DatasetImportError
 from ..models import ACU, Dataset
 from ..roles import AUTHOR, LEAD, WORKER, has_role, role_required
-from ..uploads import uploaded_dataset_path
+from ..uploads import import_upload
 
 STAFF = (LEAD, AUTHOR)
 
@@ -102,10 +102,9 @@ def dataset_import(request):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            with uploaded_dataset_path(data["file"], data["format"]) as path:
-                summary = import_dataset(
-                    path, name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
-                )
+            summary = import_upload(
+                data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
+            )
         except DatasetImportError as exc:
             form.add_error(None, f"Nothing was imported. {exc}")
         else:
