@@ -8,6 +8,6 @@ class AnnotationConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_migrate
 
-        from .roles import ensure_role_groups
+        from config.roles import ensure_role_groups
 
         post_migrate.connect(ensure_role_groups, sender=self)

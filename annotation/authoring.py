@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from .hints import reference_hints, usual_length
 from .models import ACU, ACUChange, AuthoringTime, Dataset, Reference, ReviewComment
-from .roles import AUTHOR
+from config.roles import AUTHOR
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
 # autosaved every pause) extend one history row: old text before, new text after.

@@ -1,10 +1,7 @@
 """Writes on annotation data that views, commands and tasks share."""
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import transaction
 
 from .models import ACU
-from .roles import LEAD, ROLES, WORKER
 
 
 class ACULocked(Exception):
@@ -29,23 +26,3 @@ def edit_acu(*, acu_id: int, text: str) -> ACU:
         acu.text = text
         acu.save(update_fields=["text", "updated_at"])
     return acu
-
-
-def create_user_with_role(*, username: str, password: str, role: str, email: str = ""):
-    """Create (or reset) a user holding one role; leads are staff so they can use the admin."""
-    if role not in ROLES:
-        raise ValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
-    User = get_user_model()
-    with transaction.atomic():
-        user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
-        user.set_password(password)
-        user.is_staff = role == LEAD
-        user.save()
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    if role == WORKER:
-        from hits.models import Worker
-
-        Worker.objects.get_or_create(
-            provider=Worker.Provider.INHOUSE, external_id=username, defaults={"user": user}
-        )
-    return user

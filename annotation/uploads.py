@@ -7,7 +7,7 @@ import zipfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .importing import DatasetImportError
+from .importing.errors import DatasetImportError
 
 
 def _find_root(folder: Path) -> Path:
@@ -55,12 +55,3 @@ def uploaded_dataset_path(upload, fmt: str):
             yield _find_root(unpacked)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def import_upload(upload, *, name: str, fmt: str, replace: bool = False, created_by=None):
-    """Import an uploaded file (the upload page and the API share this); raises
-    DatasetImportError, writing nothing."""
-    from .importing import import_dataset
-
-    with uploaded_dataset_path(upload, fmt) as path:
-        return import_dataset(path, name=name, fmt=fmt, replace=replace, created_by=created_by)

@@ -1,13 +1,9 @@
+"""Authoring routes: the ACU writing queue, the editor, review and the lead's authoring overview."""
 from django.urls import path
 
-from .views import authoring, datasets
+from .views import authoring
 
 urlpatterns = [
-    path("", datasets.home, name="home"),
-    path("datasets/import/", datasets.dataset_import, name="dataset_import"),
-    path("datasets/<int:dataset_id>/", datasets.dataset_detail, name="dataset_detail"),
-    path("datasets/<int:dataset_id>/export.jsonl", datasets.dataset_export, name="dataset_export"),
-    path("datasets/<int:dataset_id>/documents/<int:document_id>/", datasets.document_detail, name="document_detail"),
     path("datasets/<int:dataset_id>/authoring/", authoring.overview, name="authoring_overview"),
     path("authoring/", authoring.queue, name="authoring_queue"),
     path("authoring/references/<int:reference_id>/", authoring.write, name="authoring_write"),

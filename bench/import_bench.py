@@ -152,7 +152,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection, transaction
 
-    from annotation.importing.store import delete_dataset, import_dataset, read_records
+    from hits.services.dataset_import import delete_dataset, import_dataset, read_records
     from annotation.models import Dataset
 
     call_command("migrate", verbosity=0)

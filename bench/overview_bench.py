@@ -35,7 +35,7 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from annotation.models import Dataset
-    from annotation.services import create_user_with_role
+    from hits.services.people import create_user_with_role
     from scoring.services import compute_scores, is_stale, latest_run
 
     dataset = Dataset.objects.filter(name=DATASET_NAME).first()

@@ -37,7 +37,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from annotation.importing import import_dataset
+    from hits.services.dataset_import import import_dataset
     from annotation.models import Dataset
     from scoring import data
     from scoring.services import compute_scores

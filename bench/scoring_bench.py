@@ -39,17 +39,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.aggregation import acu_scores_by_summary, group_codes  # noqa: E402
-from scoring.agreement import (  # noqa: E402
+from scoring.stats.aggregation import acu_scores_by_summary, group_codes  # noqa: E402
+from scoring.stats.agreement import (  # noqa: E402
     acu_level_alpha,
     alpha_interval,
     alpha_nominal,
     summary_level_alpha,
     summary_worker_scores,
 )
-from scoring.bootstrap import paired_bootstrap, resample_indices, system_cis  # noqa: E402
-from scoring.correlation import bootstrap_correlations, correlation_ci  # noqa: E402
-from scoring.power import ROSE_SIZES, power_analysis  # noqa: E402
+from scoring.stats.bootstrap import paired_bootstrap, resample_indices, system_cis  # noqa: E402
+from scoring.stats.correlation import bootstrap_correlations, correlation_ci  # noqa: E402
+from scoring.stats.power import ROSE_SIZES, power_analysis  # noqa: E402
 
 SEED = 20240501
 N_SYSTEMS = 12
@@ -220,12 +220,12 @@ def plain_kendall(human, metric, n_plain, ci):
     """The same Kendall bootstrap as a plain loop over its first resamples, one resample at a time.
 
     The loop takes the system means of each resample and calls scipy.stats.kendalltau, and, for
-    the identity check, scoring.correlation.kendall on the same means (scipy splits ties between
+    the identity check, scoring.stats.correlation.kendall on the same means (scipy splits ties between
     equal rational means by their last-bit rounding; ours ties them).
     """
     from scipy.stats import kendalltau
 
-    from scoring.correlation import kendall
+    from scoring.stats.correlation import kendall
 
     def loop(corr):
         out = []
@@ -244,7 +244,7 @@ def plain_kendall(human, metric, n_plain, ci):
     gap = np.abs(plain - vectorized)
     print(f"  plain loop (scipy.kendalltau per resample) over the first {n_plain:,} of the same resamples: "
           f"{t_plain:.1f} s per 100,000 (extrapolated) vs vectorized {t_vec * 1000:.0f} ms: ratio {t_plain / t_vec:.0f}x")
-    print(f"  vectorized == plain loop with scoring.correlation.kendall: {np.array_equal(ours, vectorized)}; "
+    print(f"  vectorized == plain loop with scoring.stats.correlation.kendall: {np.array_equal(ours, vectorized)}; "
           f"vs scipy: max |diff| {gap[gap < 1e-9].max():.1e} except {np.count_nonzero(gap >= 1e-9)} "
           f"resamples with tied system means")
 

@@ -8,7 +8,7 @@ class LeadAdminSite(admin.AdminSite):
     site_title = "ACU admin"
 
     def has_permission(self, request):
-        from annotation.roles import LEAD, has_role
+        from config.roles import LEAD, has_role
 
         return request.user.is_active and has_role(request.user, LEAD)
 

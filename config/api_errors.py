@@ -16,6 +16,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from .errors import ServiceError
+
 logger = logging.getLogger("django.request")
 
 
@@ -31,15 +33,6 @@ class ServiceRefused(exceptions.APIException):
     status_code = status.HTTP_400_BAD_REQUEST
     default_detail = "The request was refused."
     default_code = "refused"
-
-
-def service_errors() -> tuple[type[Exception], ...]:
-    """The services' exceptions whose message is meant for the lead."""
-    from annotation.importing import DatasetImportError
-    from hits.batches import BatchError
-    from hits.providers import ProviderError
-
-    return (DatasetImportError, BatchError, ProviderError)
 
 
 def _messages(detail, prefix: str = "") -> list[str]:
@@ -72,7 +65,7 @@ def error_body(message: str, code: str, **extra) -> dict:
 
 
 def json_exception_handler(exc, context):
-    if isinstance(exc, service_errors()):
+    if isinstance(exc, ServiceError):
         exc = ServiceRefused(str(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")

@@ -19,7 +19,7 @@ REST_FRAMEWORK = {
         # A lead signed in on the site can use the docs page and its "Try it out".
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["annotation.api_permissions.IsLead"],
+    "DEFAULT_PERMISSION_CLASSES": ["config.api_permissions.IsLead"],
     "DEFAULT_PAGINATION_CLASS": "config.api_pagination.LeadPagination",
     "PAGE_SIZE": API_PAGE_SIZE,
     # JSON only: every answer, error pages included, is JSON (downloads set their own type).
@@ -46,7 +46,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and the docs pages are for leads, like the rest of the API.
-    "SERVE_PERMISSIONS": ["annotation.api_permissions.IsLead"],
+    "SERVE_PERMISSIONS": ["config.api_permissions.IsLead"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

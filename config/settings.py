@@ -62,7 +62,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "annotation.roles.context_processor",
+                "config.roles.context_processor",
             ],
         },
     },
@@ -125,15 +125,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBIL
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_BEAT_SCHEDULE: dict = {
+    "repair-stale-recomputes": {"task": "scoring.tasks.repair_stale_recomputes", "schedule": 60.0},
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
-    "sync-prolific-batches": {"task": "hits.tasks.sync_prolific_batches", "schedule": 300.0},
 }
 
 # Seconds a recompute waits after the first submission of a burst (coalescing window).
 SCORING_RECOMPUTE_DELAY = env_int("SCORING_RECOMPUTE_DELAY", 5)
+# A queued recompute whose task has not run this many seconds after its delay is re-queued.
+SCORING_RECOMPUTE_GRACE = env_int("SCORING_RECOMPUTE_GRACE", 60)
 
+# An MTurk-compatible endpoint instead of AWS's own (a proxy, or a stand-in for staging).
+MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")
 # The https:// address workers reach this site at (MTurk's ExternalQuestion points here).
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")
 # Where MTurk task pages may post the finished assignment and who may frame them.

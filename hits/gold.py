@@ -1,7 +1,10 @@
-"""Known answers for gold items: the majority of imported (expert) labels per summary and ACU."""
+"""Gold items: known answers (the majority of imported expert labels per summary and ACU) and
+the items of a qualification test as a worker sees them. Readers only."""
 from collections import defaultdict
 
-from .models import Assignment, Batch, Judgment
+from annotation.models import Summary
+
+from .models import Assignment, Batch, Judgment, QualificationTest
 
 
 def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
@@ -23,3 +26,14 @@ def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
         tally[1] += 1
     # A tie is not present, as in scoring.
     return {sid: {aid: 2 * p > n for aid, (p, n) in acus.items()} for sid, acus in votes.items()}
+
+
+def test_items(test: QualificationTest) -> list[dict]:
+    """The items as the worker sees them: summary, reference and ACUs, without answers."""
+    items = []
+    for item in test.items.all():
+        summary = Summary.objects.select_related("document__reference").get(pk=item.summary_id)
+        reference = summary.document.reference
+        acus = list(reference.acus.order_by("sentence__position", "position"))
+        items.append({"item": item, "summary": summary, "reference": reference, "acus": acus})
+    return items

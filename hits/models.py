@@ -152,6 +152,11 @@ class PayBucket(models.Model):
     class Meta:
         ordering = ["batch", "min_acus"]
 
+    def hits(self):
+        """The batch's HITs whose ACU count falls in this bucket."""
+        hits = self.batch.hits.filter(acu_count__gte=self.min_acus)
+        return hits if self.max_acus is None else hits.filter(acu_count__lte=self.max_acus)
+
     def __str__(self):
         top = self.max_acus if self.max_acus is not None else "∞"
         return f"{self.min_acus}–{top} ACUs: ${self.reward}"

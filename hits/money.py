@@ -72,3 +72,6 @@ def hourly_rate(reward: Decimal, seconds: float) -> Decimal | None:
 def reward_for_rate(target_hourly: Decimal, seconds: float) -> Decimal:
     """The smallest whole-cent reward that pays at least `target_hourly` for `seconds` of work."""
     return max(CENT, (Decimal(target_hourly) * Decimal(str(seconds)) / Decimal(3600)).quantize(CENT, rounding=ROUND_CEILING))
+
+MAX_FEEDBACK = 1024  # MTurk's RequesterFeedback limit
+MAX_BONUS = Decimal("100.00")

@@ -1,17 +1,16 @@
 """Periodic crowd chores, thin over the services."""
 from celery import shared_task
 
-from . import batches, handout, review
+from config.dispatch import dispatch
+from hits.services import provider_sync
+
+from hits.services import batches
+from hits.services import handout
+from hits.services import review
 from .models import Batch
 
 
-def run_or_enqueue(task, *args):
-    """Run in-process when tasks are eager (no broker: the embedded default) and return
-    (True, result); otherwise enqueue after the transaction commits and return (False, None)."""
-    if task.app.conf.task_always_eager:
-        return True, task.apply(args=args).get()
-    task.delay_on_commit(*args)
-    return False, None
+run_or_enqueue = dispatch  # the one place that decides "in process or queued": config.dispatch
 
 
 @shared_task(acks_late=True)
@@ -35,16 +34,13 @@ def publish_batch(batch_id: int) -> str:
 
 
 @shared_task(acks_late=True)
-def sync_provider_batches() -> int:
-    """Mirror provider-side assignment states for every open MTurk batch."""
-    from .mturk_sync import sync_open_batches
-
-    return sync_open_batches()
+def sync_provider_batches() -> dict:
+    """Mirror provider-side states for every open batch of a provider that syncs (MTurk,
+    Prolific) and release abandoned Prolific sessions."""
+    return provider_sync.sync_open_batches()
 
 
 @shared_task(acks_late=True)
-def sync_prolific_batches() -> int:
-    """Mirror Prolific submissions of every open Prolific batch and release abandoned sessions."""
-    from .prolific_sync import sync_open_batches
-
-    return sync_open_batches()
+def sync_prolific_batches() -> dict:
+    """Kept for beat schedules of earlier releases: the same as sync_provider_batches."""
+    return provider_sync.sync_open_batches()

@@ -19,13 +19,13 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.exporting import rose_lines
+from scoring.exports.rose import rose_lines
 from annotation.models import Dataset
 from config.api_errors import JSONErrorsMixin, error_responses
 from hits.models import Batch
 
 from .dashboard import ROSE_ALPHA, alpha_trend, scores_run
-from .exports import write_judgments_csv, write_scores_csv
+from scoring.exports.tables import write_judgments_csv, write_scores_csv
 from .services import scores_json
 
 MAX_ID = 2**63 - 1

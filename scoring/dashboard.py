@@ -1,8 +1,8 @@
 """What the lead's dashboards show, read from stored runs and a few aggregate queries.
 
-Pages never recompute on load (a 22,000-summary recompute takes about a second): they show
-the latest run and, when it is stale, ask for a recompute (a queued task with a broker; in
-process otherwise, where datasets are small).
+Selectors: pages, the API and live polling read the latest stored run and say when it is
+stale. With a broker they queue a coalesced recompute and return at once; only the embedded
+no-broker mode computes in process (decided in `config.dispatch`).
 """
 from datetime import timedelta
 from decimal import Decimal
@@ -13,6 +13,8 @@ from django.utils import timezone
 from annotation.authoring import authoring_overview
 from hits.models import Assignment, Batch, LedgerEntry
 
+from config.dispatch import runs_in_process
+
 from .models import ScoringRun
 from .recompute import request_recompute
 from .services import compute_scores, is_stale, latest_run
@@ -22,17 +24,15 @@ RATE_WINDOW = timedelta(hours=1)
 
 
 def scores_run(dataset, batch=None, *, refresh: bool = True) -> tuple[ScoringRun | None, bool]:
-    """(latest run, stale?) and, if stale, ask for a recompute."""
+    """(latest run, stale?) and, if stale, ask for a recompute. With a broker this never
+    writes a run in the request: the run is None until the first recompute has finished."""
     run = latest_run(dataset, batch)
     stale = is_stale(run, dataset, batch)
     if stale and refresh:
-        from .tasks import recompute_scores
-
-        # Without a broker (small local datasets), for a first run, or for one round: now.
-        if recompute_scores.app.conf.task_always_eager or run is None or batch is not None:
+        if runs_in_process():  # the embedded mode (no broker, small local datasets): now
             run, stale = compute_scores(dataset, batch, trigger="page"), False
-        else:
-            request_recompute(dataset.pk)
+        else:  # queued, coalesced; this request only reads
+            request_recompute(dataset.pk, batch.pk if batch else None)
     return run, stale
 
 

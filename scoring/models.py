@@ -38,11 +38,17 @@ class ScoringRun(models.Model):
 
 
 class RecomputeRequest(models.Model):
-    """Coalesces recomputes: a burst of submissions sets `queued` once and enqueues one task."""
+    """Coalesces recomputes of a dataset (round_id 0) or one round: a burst of asks sets
+    `queued` once and enqueues one task; the flag expires (see scoring.recompute)."""
 
-    dataset = models.OneToOneField(Dataset, related_name="recompute_request", on_delete=models.CASCADE)
+    dataset = models.ForeignKey(Dataset, related_name="recompute_requests", on_delete=models.CASCADE)
+    round_id = models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")
     queued = models.BooleanField(default=False)
+    queued_at = models.DateTimeField(null=True, blank=True)
     requested_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dataset", "round_id"], name="one_recompute_request_per_round")]
 
 
 class MetricScore(models.Model):

@@ -1,40 +1,85 @@
-"""Coalesced recomputes after submissions.
+"""Coalesced recomputes after submissions, exclusions and stale pages.
 
-A submission (after its transaction committed) asks for a recompute of its dataset. The
-first ask sets `RecomputeRequest.queued` with a conditional UPDATE and enqueues one task a
-few seconds later; every ask while it is queued finds the flag set and does nothing. The
-task clears the flag before it reads, so work submitted during a computation queues exactly
-one more. A burst of 500 submissions thus costs a handful of recomputes, and the last one
+A submission (after its transaction committed) asks for a recompute of its dataset; a stale
+round page asks for one of that round. The first ask sets `RecomputeRequest.queued` (with
+`queued_at`) by a conditional UPDATE and enqueues one task a few seconds later; every ask
+while it is queued finds the flag set and does nothing. The task clears the flag before it
+reads, so work submitted during a computation queues exactly one more, and the last run
 always sees every submission.
 
-Without a broker (the embedded default) nothing is enqueued: the flag marks the dataset
-stale and pages compute on demand (`services.current_scores`).
+A queued flag expires: when its task message was lost (a worker killed while holding it, the
+broker down), the next ask after `SCORING_RECOMPUTE_DELAY + SCORING_RECOMPUTE_GRACE` seconds
+queues again, and the beat task `repair_stale_recomputes` does so even when nobody asks.
+Enqueue failures are logged and undo the flag; they never reach the worker who submitted.
+
+Without a broker (the embedded default) nothing is enqueued: pages compute in process
+(`dashboard.scores_run`, through `config.dispatch`).
 """
+import logging
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from celery import current_app
+
+from config.dispatch import runs_in_process
 
 from .models import RecomputeRequest
 
+logger = logging.getLogger(__name__)
 
-def request_recompute(dataset_id: int) -> bool:
-    """Ask for a recompute; returns True when this call enqueued the task."""
-    if RecomputeRequest.objects.filter(dataset_id=dataset_id, queued=False).update(queued=True) == 0:
-        try:
-            with transaction.atomic():
-                RecomputeRequest.objects.create(dataset_id=dataset_id, queued=True)
-        except IntegrityError:
-            return False  # the row exists and is already queued
-    from .tasks import recompute_scores
+# Sent by name: the task module imports this one (no import cycle).
+RECOMPUTE_TASK = "scoring.tasks.recompute_scores"
 
-    if recompute_scores.app.conf.task_always_eager:
-        return False  # no broker: computed on demand by the pages
-    recompute_scores.apply_async(args=[dataset_id], countdown=settings.SCORING_RECOMPUTE_DELAY)
+
+def _expiry() -> timedelta:
+    return timedelta(seconds=settings.SCORING_RECOMPUTE_DELAY + settings.SCORING_RECOMPUTE_GRACE)
+
+
+def _claim_flag(dataset_id: int, round_id: int) -> bool:
+    now = timezone.now()
+    free = Q(queued=False) | Q(queued_at__lt=now - _expiry()) | Q(queued_at=None)
+    if RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id).update(queued=True, queued_at=now):
+        return True
+    try:
+        with transaction.atomic():
+            RecomputeRequest.objects.create(dataset_id=dataset_id, round_id=round_id, queued=True, queued_at=now)
+    except IntegrityError:
+        return False  # the row exists and is queued (not yet expired)
     return True
 
 
-def claim(dataset_id: int) -> None:
-    """Called by the task before it reads: later submissions will queue a new task."""
-    RecomputeRequest.objects.filter(dataset_id=dataset_id).update(queued=False)
+def request_recompute(dataset_id: int, batch_id: int | None = None) -> bool:
+    """Ask for a recompute of a dataset (or one round); True when this call enqueued the task."""
+    if runs_in_process():
+        return False  # no broker: computed on demand by the pages
+    round_id = batch_id or 0
+    if not _claim_flag(dataset_id, round_id):
+        return False
+    try:
+        current_app.send_task(RECOMPUTE_TASK, args=[dataset_id, batch_id], countdown=settings.SCORING_RECOMPUTE_DELAY)
+    except Exception:  # noqa: BLE001 - the broker being down must never fail the caller
+        logger.exception("could not queue the recompute of dataset %s round %s; it will be retried", dataset_id, round_id)
+        RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=round_id).update(queued=False)
+        return False
+    logger.info("queued a recompute of dataset %s round %s", dataset_id, round_id)
+    return True
+
+
+def repair_stuck(now=None) -> int:
+    """Re-queue requests whose flag expired (their task was lost); returns how many."""
+    now = now or timezone.now()
+    stuck = list(
+        RecomputeRequest.objects.filter(queued=True, queued_at__lt=now - _expiry()).values_list("dataset_id", "round_id")
+    )
+    repaired = 0
+    for dataset_id, round_id in stuck:
+        logger.warning("recompute of dataset %s round %s was queued but never ran: queuing again", dataset_id, round_id)
+        repaired += request_recompute(dataset_id, round_id or None)
+    return repaired
 
 
 def on_submission(sender, batch_id: int, **kwargs) -> None:

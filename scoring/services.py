@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from hits.models import Assignment, Worker
 
-from . import agreement, bootstrap, normalization
-from .aggregation import acu_scores_by_summary, normalized_acu_score
+from .stats import agreement, bootstrap, normalization
+from .stats.aggregation import acu_scores_by_summary, normalized_acu_score
 from .data import load_judgments, load_summaries
 from .judgments import counted_judgments
 from .models import ScoringRun

@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 from django.utils import timezone
 
-from . import correlation, power
+from .stats import correlation, power
 from .models import MetricScore, ScoringRun
 from .services import _clean, _system_matrix, summary_scores_arrays
 

@@ -5,16 +5,30 @@ from celery import shared_task
 
 from annotation.models import Dataset
 
+from hits.models import Batch
+
 from . import recompute, services, statistics
+from .models import RecomputeRequest
 
 
 @shared_task(acks_late=True)
-def recompute_scores(dataset_id: int) -> int | None:
-    recompute.claim(dataset_id)
+def recompute_scores(dataset_id: int, batch_id: int | None = None) -> int | None:
+    """Recompute a dataset's scores (or one round's). The queued flag is cleared before
+    reading, so a submission stored meanwhile queues one more run."""
+    RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=batch_id or 0).update(queued=False)
     dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None:
         return None
-    return services.compute_scores(dataset, trigger="submissions").pk
+    batch = Batch.objects.filter(pk=batch_id, dataset=dataset).first() if batch_id else None
+    if batch_id and batch is None:
+        return None
+    return services.compute_scores(dataset, batch, trigger="submissions" if batch is None else "page").pk
+
+
+@shared_task(acks_late=True)
+def repair_stale_recomputes() -> int:
+    """Beat: re-queue recomputes whose task message was lost."""
+    return recompute.repair_stuck()
 
 
 @shared_task(acks_late=True)

@@ -1,8 +1,15 @@
+"""Dataset pages (home, import, detail, documents, export) and the lead's dashboards."""
 from django.urls import path
 
-from . import views
+from .views import dashboards as views
+from .views import datasets
 
 urlpatterns = [
+    path("", datasets.home, name="home"),
+    path("datasets/import/", datasets.dataset_import, name="dataset_import"),
+    path("datasets/<int:dataset_id>/", datasets.dataset_detail, name="dataset_detail"),
+    path("datasets/<int:dataset_id>/export.jsonl", datasets.dataset_export, name="dataset_export"),
+    path("datasets/<int:dataset_id>/documents/<int:document_id>/", datasets.document_detail, name="document_detail"),
     path("datasets/<int:dataset_id>/dashboard/", views.overview, name="dashboard"),
     path("datasets/<int:dataset_id>/dashboard/live.json", views.live, name="dashboard_live"),
     path("datasets/<int:dataset_id>/dashboard/systems/", views.systems, name="dashboard_systems"),

@@ -13,8 +13,8 @@ import numpy as np
 
 from hits.models import Assignment, Worker
 
-from . import agreement
-from .worker_quality import worker_quality
+from .stats import agreement
+from .stats.worker_quality import worker_quality
 
 TOO_FAST_SHARE, MIN_HITS = 0.4, 3
 LOW_AGREEMENT, MIN_COMPARED = 0.6, 20

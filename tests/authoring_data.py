@@ -1,7 +1,7 @@
 """A small dataset whose references still need ACUs (made from the demo file)."""
 import json
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 
 from .conftest import DEMO_ROSE

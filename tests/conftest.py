@@ -34,7 +34,7 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture
 def make_user(db):
-    from annotation.services import create_user_with_role
+    from hits.services.people import create_user_with_role
 
     def make(username: str, role: str):
         return create_user_with_role(username=username, password=PASSWORD, role=role)

@@ -1,7 +1,7 @@
 """Crowd fixtures: the demo dataset with a published in-house batch."""
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
-from hits.batches import create_batch, publish_batch
+from hits.services.batches import create_batch, publish_batch
 
 from .conftest import DEMO_ROSE
 

@@ -2,7 +2,7 @@
 import pytest
 from django.db.models import ProtectedError
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence
 from annotation.services import ACULocked, edit_acu
 

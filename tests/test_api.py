@@ -9,11 +9,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.api_permissions import IsLead
+from config.api_permissions import IsLead
 from annotation.models import ACU, Dataset, Document, Summary
-from hits.batches import create_batch
+from hits.services.batches import create_batch
 from hits.models import Batch, Judgment
-from hits.simulate import simulate_crowd
+from hits.services.simulate import simulate_crowd
 
 from .conftest import DEMO_ROSE, PASSWORD
 from .crowd_data import demo_dataset, published_batch
@@ -71,6 +71,7 @@ def endpoints(demo, draft):
         ("batch", "get", f"/api/batches/{draft.pk}/", {}, 200),
         ("cost", "get", f"/api/batches/{draft.pk}/cost/", {}, 200),
         ("publish", "post", f"/api/batches/{draft.pk}/publish/", {}, 202),  # a broker is set: queued
+        ("sync", "post", f"/api/batches/{draft.pk}/sync/", {}, 200),  # in-house: nothing to sync
         ("scores", "get", f"/api/datasets/{demo.pk}/scores/", {}, 200),
         ("agreement", "get", f"/api/datasets/{demo.pk}/agreement/", {}, 200),
         ("workers", "get", f"/api/datasets/{demo.pk}/workers/", {}, 200),
@@ -84,7 +85,7 @@ def endpoints(demo, draft):
 
 
 ENDPOINT_NAMES = [
-    "datasets", "dataset", "import", "batches", "batch_create", "batch", "cost", "publish", "scores", "agreement",
+    "datasets", "dataset", "import", "batches", "batch_create", "batch", "cost", "publish", "sync", "scores", "agreement",
     "workers", "judgments_csv", "scores_csv", "rose_jsonl", "schema", "docs", "redoc",
 ]
 
@@ -117,9 +118,15 @@ def test_every_api_route_is_in_the_role_table(demo, draft):
     escapes the role tests."""
     from django.urls import resolve
 
+    from django.urls import URLResolver
+
     from config.api import urlpatterns
 
-    routed = {p.name for p in urlpatterns if p.name} - {"api_token"}
+    def names(patterns):
+        for p in patterns:
+            yield from names(p.url_patterns) if isinstance(p, URLResolver) else [p.name]
+
+    routed = {name for name in names(urlpatterns) if name} - {"api_token"}
     tested = {resolve(path.split("?")[0]).url_name for _, _, path, _, _ in endpoints(demo, draft)}
     assert tested == routed
 
@@ -426,7 +433,7 @@ def crowd(demo):
     return batch
 
 
-def test_scores_agreement_and_workers(as_role, demo, crowd):
+def test_scores_agreement_and_workers(as_role, demo, crowd, eager_celery):
     client = as_role("lead")
     scores = client.get(f"/api/datasets/{demo.pk}/scores/").json()
     assert scores["round"] is None and scores["stale"] is False and scores["run"]
@@ -448,7 +455,7 @@ def test_scores_agreement_and_workers(as_role, demo, crowd):
     assert row["provider"] == "inhouse" and row["assignments"] > 0 and row["labels"] > 0 and row["flags"] == []
 
 
-def test_exports_are_downloads(as_role, demo, crowd):
+def test_exports_are_downloads(as_role, demo, crowd, eager_celery):
     client = as_role("lead")
     judgments = client.get(f"/api/datasets/{demo.pk}/exports/judgments.csv?round={crowd.pk}")
     assert judgments.status_code == 200 and judgments["Content-Type"].startswith("text/csv")
@@ -518,6 +525,7 @@ def test_schema_documents_every_endpoint(as_role):
     schema = response.json()
     assert schema["info"]["title"] == "ACU evaluation API"
     assert set(schema["paths"]) == {
+        "/api/batches/{batch_id}/sync/",
         "/api/token/", "/api/datasets/", "/api/datasets/import/", "/api/datasets/{dataset_id}/",
         "/api/datasets/{dataset_id}/scores/", "/api/datasets/{dataset_id}/agreement/", "/api/datasets/{dataset_id}/workers/",
         "/api/datasets/{dataset_id}/exports/judgments.csv", "/api/datasets/{dataset_id}/exports/scores.csv",

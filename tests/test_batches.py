@@ -4,7 +4,7 @@ from decimal import Decimal
 import pytest
 
 from annotation.models import Reference
-from hits.batches import BatchError, cost_estimate, create_batch, publish_batch, set_buckets
+from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch, set_buckets
 from hits.models import HIT, Batch
 from hits.money import Bucket
 

@@ -2,10 +2,10 @@
 import pytest
 from django.urls import reverse
 
-from hits import handout
+from hits.services import handout
 from hits.models import Assignment, LedgerEntry
-from hits.qualification import build_test
-from hits.submission import submit_assignment
+from hits.services.qualification import build_test
+from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, demo_dataset, published_batch
 from .test_access import ROLES

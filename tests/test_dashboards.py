@@ -5,7 +5,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from hits.simulate import simulate_crowd
+from hits.services.simulate import simulate_crowd
 from scoring.models import ScoringRun
 
 from .crowd_data import demo_dataset, published_batch
@@ -36,7 +36,7 @@ def pages(dataset, batch):
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_only_leads_see_dashboards(role, crowd, client, request):
+def test_only_leads_see_dashboards(role, crowd, client, request, eager_celery):
     if role != "anonymous":
         client.force_login(request.getfixturevalue(role))
     for url in pages(*crowd):
@@ -49,7 +49,7 @@ def test_only_leads_see_dashboards(role, crowd, client, request):
             assert response.status_code == 403, url
 
 
-def test_overview_query_count_is_bounded(crowd, client, lead, django_assert_max_num_queries):
+def test_overview_query_count_is_bounded(crowd, client, lead, django_assert_max_num_queries, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
     client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}")  # computes the first run
@@ -59,7 +59,7 @@ def test_overview_query_count_is_bounded(crowd, client, lead, django_assert_max_
     assert "0.7528" in response.content.decode() and "trend-chart" in response.content.decode()
 
 
-def test_live_json_and_unknown_round(crowd, client, lead):
+def test_live_json_and_unknown_round(crowd, client, lead, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
     data = client.get(reverse("dashboard_live", args=[dataset.pk]) + f"?round={batch.pk}").json()
@@ -68,7 +68,7 @@ def test_live_json_and_unknown_round(crowd, client, lead):
     assert client.get(reverse("dashboard_live", args=[dataset.pk]) + "?round=999999").status_code == 404
 
 
-def test_exports_from_the_pages(crowd, client, lead):
+def test_exports_from_the_pages(crowd, client, lead, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
     judgments = client.get(reverse("dashboard_export", args=[dataset.pk, "judgments.csv"]) + f"?round={batch.pk}")
@@ -79,7 +79,7 @@ def test_exports_from_the_pages(crowd, client, lead):
     assert len(list(csv.DictReader(io.StringIO(scores.content.decode())))) == batch.hits.count()
 
 
-def test_exclude_recomputes_and_include_restores(crowd, client, lead):
+def test_exclude_recomputes_and_include_restores(crowd, client, lead, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
     page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}")
@@ -104,3 +104,25 @@ def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery)
     assert run.status == "done" and run.parameters["n_trials"] == 20
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     assert "power-chart" in page and "significance-matrix" in page
+
+
+def test_a_stale_round_page_with_a_broker_writes_no_run_in_the_request(crowd, client, lead):
+    """Selectors never write: with a broker configured (the suite's Redis), a stale ?round= page,
+    live.json and the API read the latest stored run and queue a recompute; no ScoringRun is
+    created in the request."""
+    from config.dispatch import runs_in_process
+    from scoring.models import RecomputeRequest
+
+    assert not runs_in_process()
+    dataset, batch = crowd
+    client.force_login(lead)
+    before = ScoringRun.objects.count()
+    for url in pages(dataset, batch)[:4] + [f"/api/datasets/{dataset.pk}/scores/?round={batch.pk}"]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+    assert ScoringRun.objects.count() == before
+    live = client.get(reverse("dashboard_live", args=[dataset.pk]) + f"?round={batch.pk}").json()
+    assert live["stale"] is True and live["run"] is None
+    queued = RecomputeRequest.objects.get(dataset=dataset, round_id=batch.pk)
+    assert queued.queued and queued.queued_at is not None  # one coalesced request for every poll
+    assert RecomputeRequest.objects.filter(dataset=dataset).count() <= 2  # the round and maybe the dataset

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotation.services import create_user_with_role
-from hits import handout
+from hits.services.people import create_user_with_role
+from hits.services import handout
 from hits.models import Assignment, Worker
 
 from .crowd_data import published_batch

@@ -5,7 +5,8 @@ import shutil
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.importing import DatasetImportError, import_dataset
+from annotation.importing import DatasetImportError
+from hits.services.dataset_import import import_dataset
 from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary, System
 from hits.models import Assignment, Batch, HIT, Judgment, Worker
 
@@ -161,7 +162,7 @@ def test_rose_duplicate_example_id_and_empty_text(tmp_path, rose_lines):
 @pytest.mark.django_db
 def test_failure_late_in_the_write_rolls_everything_back(tmp_path, rose_lines, monkeypatch):
     """A database error after most rows are written still leaves nothing behind."""
-    from annotation.importing import store
+    from hits.services import dataset_import as store
 
     def explode(*args, **kwargs):
         raise DatasetImportError("simulated failure while writing judgments")

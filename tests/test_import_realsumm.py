@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import ACU, Dataset, Document, Reference, Summary, System
 from hits.models import Assignment, Batch, Judgment
 from scoring.summary_scores import system_scores

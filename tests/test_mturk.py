@@ -7,12 +7,15 @@ from xml.etree import ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from hits import batches, review
+from hits.services import batches
+from hits.services import review
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
-from hits.mturk_sync import sync_batch
-from hits.providers import mturk, mturk_client, mturk_xml
-from hits.qualification import build_test
-from hits.submission import submit_assignment
+from hits.providers.mturk.sync import sync_batch
+from hits.providers.mturk import provider as mturk
+from hits.providers.mturk import client as mturk_client
+from hits.providers.mturk import questions as mturk_xml
+from hits.services.qualification import build_test
+from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, demo_dataset
 
@@ -351,7 +354,7 @@ def test_lead_sees_a_clear_message_when_mturk_is_unreachable(client, lead, monke
 
 
 def test_our_own_test_page_grants_the_mturk_qualification(stub, client):
-    from hits.qualification import answer_key
+    from hits.services.qualification import answer_key
 
     dataset = demo_dataset()
     test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
@@ -372,3 +375,46 @@ def test_our_own_test_page_grants_the_mturk_qualification(stub, client):
     result = client.post(url, {"workerId": "A9WORKER", "env": "sandbox", **answers})
     assert "the qualification is granted on MTurk" in result.content.decode()
     assert client.get(url).status_code == 404  # without a worker id
+
+
+def _sync_one(stub, batch, hit, records):
+    statuses = ["Submitted", "Approved", "Rejected"]
+    for h in batch.hits.order_by("pk"):
+        mine = records if h.pk == hit.pk else []
+        stub.add_response("list_assignments_for_hit", {"Assignments": mine, "NumResults": len(mine)},
+                          {"HITId": h.external_id, "MaxResults": 100, "AssignmentStatuses": statuses})
+    return sync_batch(batch)
+
+
+def test_an_approval_made_at_mturk_reaches_the_ledger_once(stub):
+    """MTurk approves (auto-approval, or the requester elsewhere) work the lead never approved:
+    the sync mirrors it through the review service: one reward row and one fee row, the spend is
+    their sum, and syncing again adds nothing (no approve call is sent to MTurk either)."""
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    mine = worked(batch, "WAUTO", "AAUTO", hit)
+    record = {"AssignmentId": "AAUTO", "WorkerId": "WAUTO", "HITId": hit.external_id, "AssignmentStatus": "Approved"}
+    assert _sync_one(stub, batch, hit, [record])["confirmed"] == 1
+    mine.refresh_from_db()
+    assert mine.status == Assignment.Status.APPROVED and mine.confirmed
+    rows = LedgerEntry.objects.filter(assignment=mine)
+    assert sorted(rows.values_list("kind", flat=True)) == ["fee", "reward"]
+    reward, fee = rows.get(kind="reward").amount, rows.get(kind="fee").amount
+    assert reward == hit.reward and fee == mturk.MTurkProvider().fee(hit.reward, batch.assignments_per_hit) > 0
+    assert review.spend(batch)["total"] == reward + fee
+    _sync_one(stub, batch, hit, [record])  # again: nothing more
+    assert LedgerEntry.objects.filter(batch=batch).count() == 2
+    review.approve(assignment_id=mine.pk)  # a later approve by the lead pays nothing more, calls nothing
+    assert LedgerEntry.objects.filter(batch=batch).count() == 2
+
+
+def test_a_rejection_made_at_mturk_is_mirrored_without_pay(stub):
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    mine = worked(batch, "WREJ", "AREJ", hit)
+    record = {"AssignmentId": "AREJ", "WorkerId": "WREJ", "HITId": hit.external_id, "AssignmentStatus": "Rejected",
+              "RequesterFeedback": "Answers do not match the summary."}
+    _sync_one(stub, batch, hit, [record])
+    mine.refresh_from_db()
+    assert mine.status == Assignment.Status.REJECTED and mine.feedback == "Answers do not match the summary."
+    assert not LedgerEntry.objects.filter(batch=batch).exists()

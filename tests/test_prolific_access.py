@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from hits.models import ProlificSession
-from hits.prolific_sessions import session_token
+from hits.providers.prolific.sessions import session_token
 
 from .test_access import ROLES
 from .test_prolific_sessions import open_batch
@@ -59,7 +59,7 @@ def test_hook_is_post_only_and_needs_a_signature(client, settings):
 def test_a_session_whose_tasks_were_taken_back_ends_with_a_message(client):
     from django.utils import timezone
 
-    from hits import review
+    from hits.services import review
     from hits.models import Assignment
 
     batch = open_batch(k=2)

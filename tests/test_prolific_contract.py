@@ -14,16 +14,18 @@ import responses
 from django.utils import timezone
 from responses import matchers
 
-from hits import batches, prolific_sync, review
+from hits.services import batches
+from hits.providers.prolific import sync as prolific_sync
+from hits.services import review
 from hits.models import (Assignment, Batch, LedgerEntry, ProlificBonus, ProlificGroupMember, ProlificSession,
                          ProlificStudy, ProviderCall, Worker)
 from hits.money import Bucket
-from hits.prolific_sessions import start_session
+from hits.providers.prolific.sessions import start_session
 from hits.providers import ProviderError, get_provider
-from hits.providers import prolific_client
-from hits.providers.prolific_client import ProlificClient
-from hits.qualification import answer_key, build_test
-from hits.submission import submit_assignment
+from hits.providers.prolific import client as prolific_client
+from hits.providers.prolific.client import ProlificClient
+from hits.services.qualification import answer_key, build_test
+from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, demo_dataset
 

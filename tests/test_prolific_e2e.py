@@ -12,7 +12,7 @@ from django.test import Client
 from responses import matchers
 
 from hits.models import Assignment, Batch, Judgment, LedgerEntry, ProlificSession, ProlificStudy
-from hits.providers import prolific_client
+from hits.providers.prolific import client as prolific_client
 from scoring.services import compute_scores
 
 from .crowd_data import demo_dataset

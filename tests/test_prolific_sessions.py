@@ -8,11 +8,12 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from hits import batches, prolific_sessions
+from hits.services import batches
+from hits.providers.prolific import sessions as prolific_sessions
 from hits.models import Assignment, Batch, ProlificSession, ProlificStudy, Worker
-from hits.prolific_sessions import SessionRefused, session_plan, start_session
+from hits.providers.prolific.sessions import SessionRefused, session_plan, start_session
 from hits.providers import ProviderError
-from hits.providers.prolific import check_rate, config
+from hits.providers.prolific.provider import check_rate, config
 
 from .crowd_data import demo_dataset
 

@@ -4,7 +4,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from hits import handout, qualification
+from hits.services import handout
+from hits.services import qualification
 from hits.models import QualificationAttempt
 
 from .crowd_data import demo_dataset, published_batch

@@ -6,13 +6,13 @@ import pytest
 from django.db import connection
 from celery.contrib.testing.worker import start_worker
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 from config.celery import app
-from hits import handout
-from hits.batches import create_batch, publish_batch
+from hits.services import handout
+from hits.services.batches import create_batch, publish_batch
 from hits.models import Judgment
-from hits.submission import submit_assignment
+from hits.services.submission import submit_assignment
 from hits.views.worker import inhouse_worker
 from scoring.models import ScoringRun
 from scoring.services import compute_scores

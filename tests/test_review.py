@@ -5,9 +5,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from hits import handout, review
+from hits.services import handout
+from hits.services import review
 from hits.models import Assignment, LedgerEntry
-from hits.submission import submit_assignment
+from hits.services.submission import submit_assignment
 from scoring.judgments import counted_judgments
 
 from .crowd_data import all_answers, published_batch

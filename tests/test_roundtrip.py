@@ -5,8 +5,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from annotation.exporting import export_rose
-from annotation.importing import import_dataset
+from scoring.exports.rose import export_rose
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 
 from .conftest import DEMO_ROSE, REALSUMM_ROSE

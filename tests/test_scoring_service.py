@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 from hits.models import Worker
 from scoring import statistics
@@ -81,7 +81,7 @@ def test_same_seed_same_numbers_and_staleness(realsumm):
 
 def test_crowd_alphas_are_numbers(capsys):
     from .crowd_data import demo_dataset, published_batch
-    from hits.simulate import simulate_crowd
+    from hits.services.simulate import simulate_crowd
 
     dataset = demo_dataset()
     batch = published_batch(dataset)

@@ -2,11 +2,11 @@
 import pytest
 from django.core.management import call_command
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
-from hits.batches import create_batch, publish_batch
+from hits.services.batches import create_batch, publish_batch
 from hits.models import Assignment, Judgment
-from hits.qualification import build_test
+from hits.services.qualification import build_test
 from scoring.summary_scores import system_scores
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from hits import handout
+from hits.services import handout
 from hits.models import Assignment, Judgment
-from hits.submission import SubmissionRefused, read_token, submit_assignment, task_token
+from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
 from .crowd_data import all_answers, published_batch
 from .test_handout import make_workers

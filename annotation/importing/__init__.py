@@ -1,5 +1,7 @@
-"""Dataset import: format readers produce plain records; `store` validates and writes them."""
+"""Dataset readers: each format becomes plain records (`formats.read_records`), validated
+before anything is written. Writing them is `hits.services.dataset_import` (it also writes
+imported label rounds, which belong to the hits app)."""
 from .errors import DatasetImportError
-from .store import FORMATS, ImportSummary, import_dataset
+from .formats import FORMATS, guess_format, read_records
 
-__all__ = ["DatasetImportError", "FORMATS", "ImportSummary", "import_dataset"]
+__all__ = ["DatasetImportError", "FORMATS", "guess_format", "read_records"]

@@ -1,7 +1,8 @@
 """The one error an import raises: it names the file, the line and the problem."""
+from config.errors import ServiceError
 
 
-class DatasetImportError(Exception):
+class DatasetImportError(ServiceError):
     def __init__(self, problem: str, file: str | None = None, line: int | None = None):
         self.problem = problem
         self.file = file

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from .. import authoring
 from ..guidelines import guidelines_for
 from ..models import AuthoringTime, Dataset, Reference
-from ..roles import AUTHOR, LEAD, role_required
+from config.roles import AUTHOR, LEAD, role_required
 
 
 def _json_body(request) -> dict:

@@ -1,27 +1,11 @@
-"""Crowd providers behind one interface; `get_provider(name)` returns the one a batch uses."""
-from .base import CrowdProvider, ProviderError
-from .inhouse import InHouseProvider
-from .mturk import MTurkProvider
-from .prolific import ProlificProvider
+"""Crowd providers as adapters: each talks to its service and returns facts.
 
-_PROVIDERS: dict[str, type[CrowdProvider]] = {
-    "inhouse": InHouseProvider, "mturk": MTurkProvider, "prolific": ProlificProvider,
-}
+`base` is the interface (with the capabilities a provider declares), `registry` finds a
+provider by name, `inhouse` is our own crowd, and `mturk/` and `prolific/` each hold their
+client, payloads, option schema, provider, sync, views and urls. The adapter modules never
+import the services that call them (an import-linter contract).
+"""
+from hits.providers.base import Capability, CrowdProvider, ProviderError
+from hits.providers.registry import available_providers, get_provider, provider_class, register
 
-
-def register(name: str, provider: type[CrowdProvider]) -> None:
-    _PROVIDERS[name] = provider
-
-
-def get_provider(name: str) -> CrowdProvider:
-    try:
-        return _PROVIDERS[name]()
-    except KeyError:
-        raise ProviderError(f"No crowd provider named {name!r} is available.") from None
-
-
-def available_providers() -> list[str]:
-    return sorted(_PROVIDERS)
-
-
-__all__ = ["CrowdProvider", "ProviderError", "get_provider", "available_providers", "register"]
+__all__ = ["Capability", "CrowdProvider", "ProviderError", "available_providers", "get_provider", "provider_class", "register"]

@@ -6,16 +6,34 @@ A provider raises ProviderError with a message for the lead; it never leaves our
 half-written (the services write our side only after the provider call succeeded, and every
 call is idempotent so a retry finishes what a crash interrupted).
 """
+from config.errors import ServiceError
 from decimal import Decimal
 
 
-class ProviderError(Exception):
+class ProviderError(ServiceError):
     """The provider refused or could not be reached; the message is for the lead."""
+
+
+class Capability:
+    """What a provider can do beyond the interface every provider has; callers ask
+    `provider.supports(...)`, never for a provider by name."""
+
+    EXTEND = "extend"  # keep published work open longer at the provider
+    BALANCE = "balance"  # report the account balance before publishing
+    SYNC = "sync"  # mirror assignment states decided at the provider
+    PER_HIT_PUBLISH = "per_hit_publish"  # creates HITs one by one (publishing shows progress)
+    SESSIONS = "sessions"  # workers take sessions of several HITs (Prolific)
+    WEBHOOKS = "webhooks"  # the provider posts signed status changes
 
 
 class CrowdProvider:
     name = "base"
     label = "Provider"
+    capabilities: frozenset[str] = frozenset()
+    options: tuple = ()  # hits.providers.options.Option, one per batch option
+
+    def supports(self, capability: str) -> bool:
+        return capability in self.capabilities
 
     def fee(self, amount: Decimal, assignments_per_hit: int) -> Decimal:
         """The provider's fee on a payment of `amount` (reward or bonus)."""
@@ -39,4 +57,12 @@ class CrowdProvider:
         raise NotImplementedError
 
     def block(self, worker, reason: str) -> None:
+        raise NotImplementedError
+
+    def extend(self, batch, hours: float) -> None:
+        """Capability.EXTEND: keep the batch's work open `hours` longer at the provider."""
+        raise NotImplementedError
+
+    def balance(self, batch) -> Decimal:
+        """Capability.BALANCE: the account's available balance."""
         raise NotImplementedError

@@ -10,15 +10,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
-from annotation.roles import LEAD, role_required
+from config.roles import LEAD, role_required
 
-from .. import batches, prolific_sync, qualification, review, tasks
-from ..calibration import calibration
-from ..mturk_sync import sync_batch
-from ..providers import ProviderError, get_provider
-from ..forms import BatchForm, BucketsForm, QualificationForm
-from ..models import Assignment, Batch, Worker
-from . import prolific as prolific_views
+from hits import tasks
+from hits.calibration import calibration
+from hits.forms import BatchForm, BucketsForm, QualificationForm
+from hits.models import Assignment, Batch, Worker
+from hits.providers import Capability, ProviderError, get_provider
+from hits.providers.prolific import views as prolific_views
+from hits.services import batches, provider_sync, qualification, review
 
 
 @role_required(LEAD)
@@ -66,7 +66,7 @@ def batch_detail(request, batch_id: int):
     )
     provider = get_provider(batch.provider)
     balance = balance_error = None
-    if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and hasattr(provider, "balance"):
+    if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and provider.supports(Capability.BALANCE):
         try:
             balance = provider.balance(batch)
         except ProviderError as exc:
@@ -92,7 +92,8 @@ def batch_detail(request, batch_id: int):
             "buckets_form": BucketsForm(initial={"buckets": bucket_text}),
             "bonus_token": secrets.token_urlsafe(16),
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
-            "prolific": prolific_views.panel(batch) if batch.provider == "prolific" else None,
+            "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
+            "can_sync": provider_sync.can_sync(batch),
         },
     )
 
@@ -110,13 +111,8 @@ def batch_action(request, batch_id: int, action: str):
                 raise batches.BatchError(outcome)
             else:
                 messages.success(request, "Published: workers can take its HITs now.")
-        elif action == "sync" and batch.provider == "prolific":
-            counts = prolific_sync.sync_batch(batch)
-            messages.success(request, f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
-                                      f"{counts['released']} released, {counts['flagged']} flagged.")
         elif action == "sync":
-            counts = sync_batch(batch)
-            messages.success(request, f"Synced {counts['hits']} HITs: {counts['confirmed']} confirmed, {counts['flagged']} flagged.")
+            messages.success(request, provider_sync.sync_batch(batch)["summary"])
         elif action == "extend":
             hours = float(request.POST.get("hours", "24"))
             if not 0 < hours <= 24 * 365:

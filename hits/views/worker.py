@@ -10,11 +10,12 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from annotation.roles import LEAD, WORKER, role_required
+from config.roles import LEAD, WORKER, role_required
 
-from .. import handout, qualification
+from hits.services import handout
+from hits.services import qualification
 from ..models import HIT, Assignment, Batch, QualificationTest, Worker
-from ..submission import SubmissionRefused, read_token, submit_assignment, task_token
+from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
 
 def inhouse_worker(user) -> Worker:

@@ -2,7 +2,7 @@
 import pytest
 
 from hits.models import Assignment, LedgerEntry
-from hits.qualification import build_test
+from hits.services.qualification import build_test
 
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset, published_batch
@@ -71,8 +71,8 @@ def test_worker_qualifies_and_submits_lead_approves_and_pays_bonus(live_server, 
 
 
 def test_task_page_on_a_phone(live_server, browser, shoot, worker):
-    from hits import handout
-    from hits.submission import task_token
+    from hits.services import handout
+    from hits.services.submission import task_token
     from hits.views.worker import inhouse_worker
 
     batch = published_batch()

@@ -1,11 +1,11 @@
 """The lead's dashboards in a real browser on a simulated crowd batch of REALSumm."""
 import pytest
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
-from hits.batches import create_batch, publish_batch
+from hits.services.batches import create_batch, publish_batch
 from hits.models import Worker
-from hits.simulate import simulate_crowd
+from hits.services.simulate import simulate_crowd
 from scoring import statistics
 from scoring.models import ScoringRun
 from scoring.services import compute_scores

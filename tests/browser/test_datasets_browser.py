@@ -1,7 +1,7 @@
 """A lead, in a real browser: log in, see the datasets, open one, import through the upload page."""
 import pytest
 
-from annotation.importing import import_dataset
+from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 
 from ..conftest import DEMO_ROSE, PASSWORD

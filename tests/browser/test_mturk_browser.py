@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlencode
 
 import pytest
 
-from hits import batches
+from hits.services import batches
 from hits.models import Assignment, Batch
 
 from ..crowd_data import demo_dataset

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 import pytest
 from django.utils import timezone
 
-from hits import batches
+from hits.services import batches
 from hits.models import Assignment, Batch, ProlificSession, ProlificStudy
 
 from ..crowd_data import demo_dataset
@@ -80,7 +80,7 @@ def test_refusals_are_plain_pages(live_server, page):
 
 
 def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead):
-    from hits.prolific_sessions import start_session
+    from hits.providers.prolific.sessions import start_session
 
     from ..conftest import PASSWORD
     from .conftest import login

@@ -4,7 +4,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from scoring.aggregation import acu_labels, acu_scores_by_summary, group_codes
+from scoring.stats.aggregation import acu_labels, acu_scores_by_summary, group_codes
 from tests.conftest import REALSUMM
 
 

@@ -5,7 +5,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from scoring.agreement import (
+from scoring.stats.agreement import (
     acu_level_alpha,
     alpha_interval,
     alpha_nominal,

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from scoring.bootstrap import (
+from scoring.stats.bootstrap import (
     _limit,
     bootstrap_test,
     chunk_schedule,

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.bootstrap import resample_indices
-from scoring.correlation import (
+from scoring.stats.bootstrap import resample_indices
+from scoring.stats.correlation import (
     bootstrap_correlations,
     correlation_ci,
     kendall,

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.aggregation import normalized_acu_score
-from scoring.normalization import DEFAULT_GRID, choose_alpha, length_correlations
+from scoring.stats.aggregation import normalized_acu_score
+from scoring.stats.normalization import DEFAULT_GRID, choose_alpha, length_correlations
 
 
 def summaries(rng, n=400):

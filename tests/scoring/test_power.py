@@ -1,7 +1,7 @@
 """Power analysis (scoring/power.py) against a straightforward loop of RoSE Alg. 1."""
 import numpy as np
 
-from scoring.power import difference_buckets, power_analysis
+from scoring.stats.power import difference_buckets, power_analysis
 
 
 def straightforward_power(scores, sizes, n_trials, n_resamples, seed, alpha=0.05):

@@ -3,7 +3,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from scoring.worker_quality import align_gold, worker_quality
+from scoring.stats.worker_quality import align_gold, worker_quality
 from tests.scoring.test_agreement import judgments
 
 

@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Dataset
-from hits.batches import BatchError, cost_estimate, create_batch
+from hits.services.batches import BatchError, cost_estimate, create_batch
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 """python manage.py publish_batch ID"""
 from django.core.management.base import BaseCommand, CommandError
 
-from hits.batches import BatchError, publish_batch
+from hits.services.batches import BatchError, publish_batch
 from hits.models import Batch
 
 

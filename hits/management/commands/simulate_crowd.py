@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import Batch
-from hits.simulate import simulate_crowd
+from hits.services.simulate import simulate_crowd
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from scoring.exports import write_scores_csv
+from scoring.exports.tables import write_scores_csv
 from scoring.services import compute_scores, scores_json
 
 from ._dataset import dataset_and_round

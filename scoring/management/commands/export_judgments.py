@@ -1,7 +1,7 @@
 """python manage.py export_judgments NAME [--round ID] --output FILE"""
 from django.core.management.base import BaseCommand
 
-from scoring.exports import write_judgments_csv
+from scoring.exports.tables import write_judgments_csv
 
 from ._dataset import dataset_and_round
 

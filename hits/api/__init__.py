@@ -1,0 +1,1 @@
+"""The crowd side's REST API: datasets (import, list, detail), batches; routes in `urls`."""

@@ -1,0 +1,366 @@
+"""REST API for leads: crowd batches (list, create, status, cost, publish).
+
+Thin views over `hits.batches` and `hits.tasks`, the services the batch pages use.
+Security behavior: leads only (the default permission `IsLead`). Refusals of the services
+(BatchError, ProviderError) come back as 400 JSON with their message.
+"""
+import math
+
+from django.db.models import Count
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Dataset
+from config.api_errors import error_body, error_responses
+
+from hits import tasks
+from hits.services import batches, provider_sync
+from hits.models import Batch, QualificationTest
+from hits.money import Bucket
+from hits.providers import available_providers, provider_class
+from hits.providers.options import serializer_class
+
+MAX_ID = 2**63 - 1
+
+
+class FiniteFloatField(serializers.FloatField):
+    """A float that is a real number (no NaN, no infinity)."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not math.isfinite(value):
+            self.fail("invalid")
+        return value
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+class ProgressSerializer(serializers.Serializer):
+    places = serializers.IntegerField(help_text="HITs x assignments per HIT.")
+    done = serializers.IntegerField(help_text="Submitted or approved assignments.")
+    in_progress = serializers.IntegerField()
+    left = serializers.IntegerField()
+    by_status = serializers.DictField(child=serializers.IntegerField(), help_text="Assignments per status.")
+    percent = serializers.FloatField()
+
+
+class PublishProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(help_text="HITs created at the provider so far.")
+    total = serializers.IntegerField()
+    percent = serializers.IntegerField()
+
+
+class BucketSerializer(serializers.Serializer):
+    min_acus = serializers.IntegerField(min_value=1, max_value=100_000)
+    max_acus = serializers.IntegerField(
+        min_value=1, max_value=100_000, allow_null=True, required=False, default=None,
+        help_text="Empty: no upper bound (only the last bucket).",
+    )
+    reward = serializers.DecimalField(max_digits=6, decimal_places=2, min_value=0, help_text="Dollars per HIT.")
+
+
+class BatchSerializer(serializers.ModelSerializer):
+    hits = serializers.IntegerField(source="n_hits", read_only=True)
+
+    class Meta:
+        model = Batch
+        fields = [
+            "id", "dataset", "name", "kind", "provider", "status", "assignments_per_hit", "hits", "gold_share",
+            "budget", "created_at", "published_at", "expires_at", "last_error",
+        ]
+        read_only_fields = fields
+
+
+class BatchDetailSerializer(BatchSerializer):
+    systems = serializers.SerializerMethodField(help_text="System names; empty: all systems.")
+    lifetime_hours = serializers.SerializerMethodField()
+    assignment_minutes = serializers.SerializerMethodField()
+    auto_approve_hours = serializers.SerializerMethodField()
+    buckets = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+    publishing = serializers.SerializerMethodField()
+
+    class Meta(BatchSerializer.Meta):
+        fields = BatchSerializer.Meta.fields + [
+            "systems", "lifetime_hours", "assignment_minutes", "auto_approve_hours", "qualification_test",
+            "provider_config", "target_hourly_rate", "buckets", "progress", "publishing",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_systems(self, batch) -> list[str]:
+        return list(batch.systems.order_by("name").values_list("name", flat=True))
+
+    def get_lifetime_hours(self, batch) -> float:
+        return batch.lifetime_seconds / 3600
+
+    def get_assignment_minutes(self, batch) -> float:
+        return batch.assignment_duration_seconds / 60
+
+    def get_auto_approve_hours(self, batch) -> float:
+        return batch.auto_approve_seconds / 3600
+
+    @extend_schema_field(BucketSerializer(many=True))
+    def get_buckets(self, batch) -> list[dict]:
+        return BucketSerializer(
+            [{"min_acus": b.min_acus, "max_acus": b.max_acus, "reward": b.reward} for b in batch.buckets.all()], many=True
+        ).data
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, batch) -> dict:
+        return batches.batch_progress(batch)
+
+    @extend_schema_field(PublishProgressSerializer)
+    def get_publishing(self, batch) -> dict:
+        return batches.publish_progress(batch)
+
+
+def batches_with_counts():
+    return Batch.objects.select_related("dataset").annotate(n_hits=Count("hits")).order_by("pk")
+
+
+def batch_detail_data(batch_id: int) -> dict:
+    return BatchDetailSerializer(get_object_or_404(batches_with_counts(), pk=batch_id)).data
+
+
+# --- input -------------------------------------------------------------------------------------
+
+
+MTurkOptionsSerializer = serializer_class("MTurkOptionsSerializer", provider_class("mturk").options)
+ProlificOptionsSerializer = serializer_class("ProlificOptionsSerializer", provider_class("prolific").options)
+PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptionsSerializer}
+
+
+class BatchCreateInput(serializers.Serializer):
+    dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The dataset's id.")
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
+                                 help_text="Optional; a dated name is used otherwise.")
+    provider = serializers.ChoiceField(choices=[], default="inhouse")
+    assignments = serializers.IntegerField(min_value=1, max_value=batches.MAX_ASSIGNMENTS, default=3,
+                                           help_text="Assignments per HIT.")
+    systems = serializers.ListField(
+        child=serializers.CharField(max_length=200), required=False, default=list, max_length=1000,
+        help_text="System names of the dataset; empty: all systems.",
+    )
+    lifetime_hours = FiniteFloatField(min_value=0.1, max_value=batches.MAX_LIFETIME_HOURS, default=168)
+    assignment_minutes = FiniteFloatField(min_value=1, max_value=batches.MAX_ASSIGNMENT_MINUTES, default=60)
+    auto_approve_hours = FiniteFloatField(min_value=0, max_value=batches.MAX_AUTO_APPROVE_HOURS, default=72)
+    qualification_test = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, allow_null=True,
+                                                  default=None, help_text="A qualification test of the dataset.")
+    gold_share = FiniteFloatField(min_value=0, max_value=0.5, default=0, help_text="Share of HITs with known answers.")
+    budget = serializers.DecimalField(max_digits=10, decimal_places=2, min_value=0, required=False, allow_null=True,
+                                      default=None, help_text="Dollars; shown against the spend.")
+    buckets = BucketSerializer(many=True, required=False, allow_empty=False, max_length=100,
+                               help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.")
+    mturk = MTurkOptionsSerializer(required=False, help_text="Only with provider mturk.")
+    prolific = ProlificOptionsSerializer(required=False, help_text="Only with provider prolific.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["provider"].choices = [(p, p) for p in available_providers()]
+
+    def validate(self, data):
+        dataset = Dataset.objects.filter(pk=data["dataset"]).first()
+        if dataset is None:
+            raise serializers.ValidationError({"dataset": [f"No dataset with id {data['dataset']}."]})
+        data["dataset"] = dataset
+        names = list(dict.fromkeys(data.get("systems") or []))
+        systems = list(dataset.systems.filter(name__in=names))
+        unknown = sorted(set(names) - {s.name for s in systems})
+        if unknown:
+            raise serializers.ValidationError(
+                {"systems": [f"Dataset {dataset.name!r} has no system {', '.join(map(repr, unknown))}."]}
+            )
+        data["systems"] = systems
+        test_id = data.get("qualification_test")
+        if test_id is not None:
+            test = QualificationTest.objects.filter(pk=test_id, dataset=dataset).first()
+            if test is None:
+                raise serializers.ValidationError(
+                    {"qualification_test": [f"Dataset {dataset.name!r} has no qualification test {test_id}."]}
+                )
+            data["qualification_test"] = test
+        for name in PROVIDER_OPTIONS:
+            if name in data and data["provider"] != name:
+                raise serializers.ValidationError({name: [f"{name} options need provider {name}."]})
+        options_class = PROVIDER_OPTIONS.get(data["provider"])
+        if options_class is None:
+            data["provider_config"] = {}
+        else:
+            options = data.pop(data["provider"], None)
+            if options is None:
+                defaults = options_class(data={})
+                defaults.is_valid(raise_exception=True)
+                options = defaults.validated_data
+            data["provider_config"] = dict(options)
+        if "buckets" in data:
+            data["buckets"] = [Bucket(b["min_acus"], b.get("max_acus"), b["reward"]) for b in data["buckets"]]
+        return data
+
+
+# --- views -------------------------------------------------------------------------------------
+
+DATASET_FILTER = OpenApiParameter(
+    "dataset", int, required=False, description="Only the batches of this dataset (its id)."
+)
+
+
+class DatasetFilter(serializers.Serializer):
+    dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+
+
+@extend_schema(tags=["batches"])
+class BatchListCreate(generics.ListAPIView):
+    """Crowd batches and imported label rounds, oldest first; POST creates a draft batch."""
+
+    serializer_class = BatchSerializer
+    parser_classes = [JSONParser]
+
+    def get_queryset(self):
+        query = DatasetFilter(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        qs = batches_with_counts()
+        if query.validated_data.get("dataset") is not None:
+            qs = qs.filter(dataset_id=query.validated_data["dataset"])
+        return qs
+
+    @extend_schema(summary="List batches", parameters=[DATASET_FILTER],
+                   responses={200: BatchSerializer(many=True), **error_responses(400, 404)})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="batches_create",
+        summary="Create a draft batch",
+        description="One HIT per system summary of the dataset's approved references (with ACUs). "
+        "Check the cost, then publish.",
+        request=BatchCreateInput,
+        responses={201: BatchDetailSerializer, **error_responses(400)},
+    )
+    def post(self, request):
+        form = BatchCreateInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = dict(form.validated_data)
+        batch = batches.create_batch(
+            dataset=data["dataset"], name=data["name"], provider=data["provider"], assignments=data["assignments"],
+            systems=data["systems"] or None, lifetime_hours=data["lifetime_hours"],
+            assignment_minutes=data["assignment_minutes"], auto_approve_hours=data["auto_approve_hours"],
+            buckets=data.get("buckets"), qualification_test=data["qualification_test"], gold_share=data["gold_share"],
+            budget=data["budget"], provider_config=data["provider_config"], created_by=request.user,
+        )
+        return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=["batches"])
+class BatchDetail(APIView):
+    @extend_schema(
+        summary="Show a batch: status, progress, publishing progress, last error",
+        responses={200: BatchDetailSerializer, **error_responses(404)},
+    )
+    def get(self, request, batch_id: int):
+        return Response(batch_detail_data(batch_id))
+
+
+class BucketCostSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    reward = serializers.DecimalField(max_digits=8, decimal_places=2)
+    hits = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    rewards = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fees = serializers.DecimalField(max_digits=12, decimal_places=2)
+    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+
+
+class CostSerializer(serializers.Serializer):
+    batch = serializers.IntegerField()
+    provider = serializers.CharField(help_text="The provider's label.")
+    buckets = BucketCostSerializer(many=True)
+    hits = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    rewards = serializers.DecimalField(max_digits=12, decimal_places=2, help_text="Dollars, as a string.")
+    fees = serializers.DecimalField(max_digits=12, decimal_places=2)
+    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+
+
+@extend_schema(tags=["batches"])
+class BatchCost(APIView):
+    @extend_schema(
+        summary="Cost estimate by pay bucket, with the provider's fees",
+        responses={200: CostSerializer, **error_responses(400, 404)},
+    )
+    def get(self, request, batch_id: int):
+        batch = get_object_or_404(Batch, pk=batch_id)
+        if batch.kind != Batch.Kind.CROWD:
+            return Response(error_body("An imported label round has no cost: it is not a crowd batch.", "refused",
+                                       batch=batch.pk), status=status.HTTP_400_BAD_REQUEST)
+        return Response(CostSerializer({"batch": batch.pk, **batches.cost_estimate(batch)}).data)
+
+
+class PublishResultSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=["published", "queued"])
+    message = serializers.CharField()
+    batch = BatchDetailSerializer()
+
+
+@extend_schema(tags=["batches"])
+class BatchPublish(APIView):
+    @extend_schema(
+        operation_id="batches_publish",
+        summary="Publish a draft batch (or resume an interrupted publication)",
+        description="200 when published in process; 202 when handed to the task queue (poll the batch for "
+        "`status` and `publishing`); 400 with the message when the provider or the batch refused "
+        "(the batch stays resumable: publish again).",
+        request=None,
+        responses={
+            200: PublishResultSerializer,
+            202: PublishResultSerializer,
+            **error_responses(400, 404),
+        },
+    )
+    def post(self, request, batch_id: int):
+        batch = get_object_or_404(Batch, pk=batch_id)
+        # The publishing task checks again; these checks answer at once when it would be queued.
+        if batch.kind != Batch.Kind.CROWD:
+            return Response(error_body("Imported label rounds cannot be published.", "refused", batch=batch.pk), status=400)
+        if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
+            message = f"The batch is already {batch.get_status_display().lower()}."
+            return Response(error_body(message, "refused", batch=batch.pk), status=400)
+        ran, outcome = tasks.run_or_enqueue(tasks.publish_batch, batch.pk)
+        if not ran:
+            body = {"outcome": "queued", "message": "Publishing in the background; poll the batch for its progress.",
+                    "batch": batch_detail_data(batch.pk)}
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        if outcome != "published":
+            return Response(error_body(str(outcome), "refused", batch=batch.pk), status=status.HTTP_400_BAD_REQUEST)
+        body = {"outcome": "published", "message": "Published: workers can take its HITs now.",
+                "batch": batch_detail_data(batch.pk)}
+        return Response(body, status=status.HTTP_200_OK)
+
+
+class SyncResultSerializer(serializers.Serializer):
+    summary = serializers.CharField(help_text="What changed, for the lead.")
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="Outcomes by kind (provider-specific).")
+    batch = BatchDetailSerializer()
+
+
+@extend_schema(tags=["batches"])
+class BatchSync(APIView):
+    @extend_schema(
+        operation_id="batches_sync",
+        summary="Sync the batch with its provider now",
+        description="Runs the batch's provider sync at once (MTurk assignments, Prolific submissions; decisions taken "
+        "at the provider reach the ledger once) and answers with what changed. In-house batches have "
+        "nothing to sync. 400 with the provider's message when it cannot be reached.",
+        request=None,
+        responses={200: SyncResultSerializer, **error_responses(400, 404)},
+    )
+    def post(self, request, batch_id: int):
+        batch = get_object_or_404(Batch, pk=batch_id)
+        result = provider_sync.sync_batch(batch)
+        counts = {k: v for k, v in result.items() if isinstance(v, int)}
+        return Response({"summary": result["summary"], "counts": counts, "batch": batch_detail_data(batch.pk)})

@@ -1,0 +1,224 @@
+"""REST API for leads: datasets (list, detail, import upload) and the token endpoint.
+
+Thin views over the services the pages use (`importing.import_dataset`,
+`uploads.import_upload`). Security behavior: leads only (the default permission
+`IsLead`), except the token endpoint, which checks the posted credentials and then the role.
+"""
+from django.conf import settings
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+from django.template.defaultfilters import filesizeformat
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import generics, parsers, serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import error_body, error_responses
+from hits.models import Batch
+
+from config.api_permissions import IsLead
+from annotation.importing import DatasetImportError
+from annotation.models import ACU, Dataset, Document, Summary, System
+from config.roles import LEAD, has_role
+from hits.services.dataset_import import import_upload
+
+# --- token -----------------------------------------------------------------------------------
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send it as `Authorization: Token <token>`.")
+
+
+class LeadAuthToken(APIView):
+    """Trade a lead's username and password for their API token (the same token every time)."""
+
+    authentication_classes: list = []  # credentials come in the body; no session, no CSRF
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+    parser_classes = [parsers.JSONParser, parsers.FormParser, parsers.MultiPartParser]
+
+    @extend_schema(
+        operation_id="token_create",
+        summary="Get your API token",
+        tags=["auth"],
+        request=AuthTokenSerializer,
+        responses={200: TokenSerializer, **error_responses(400, 403, auth=False)},
+        auth=[],
+    )
+    def post(self, request):
+        serializer = AuthTokenSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        user = serializer.validated_data["user"]
+        if not has_role(user, LEAD):
+            raise PermissionDenied(IsLead.message)
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+# --- datasets --------------------------------------------------------------------------------
+
+
+def _count(queryset, outer: str):
+    """A correlated COUNT subquery (no row multiplication, unlike several joined Counts)."""
+    counted = queryset.filter(**{outer: OuterRef("pk")}).order_by().values(outer).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def datasets_with_counts():
+    return Dataset.objects.annotate(
+        n_documents=_count(Document.objects.all(), "dataset"),
+        n_systems=_count(System.objects.all(), "dataset"),
+        n_summaries=_count(Summary.objects.all(), "document__dataset"),
+        n_acus=_count(ACU.objects.all(), "reference__document__dataset"),
+        n_rounds=_count(Batch.objects.all(), "dataset"),
+    ).order_by("name")
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    documents = serializers.IntegerField(source="n_documents", read_only=True)
+    systems = serializers.IntegerField(source="n_systems", read_only=True)
+    summaries = serializers.IntegerField(source="n_summaries", read_only=True)
+    acus = serializers.IntegerField(source="n_acus", read_only=True)
+    rounds = serializers.IntegerField(
+        source="n_rounds", read_only=True, help_text="Crowd batches and imported label rounds."
+    )
+
+    class Meta:
+        model = Dataset
+        fields = [
+            "id", "name", "description", "source_format", "length_alpha", "created_at",
+            "documents", "systems", "summaries", "acus", "rounds",
+        ]
+        read_only_fields = fields
+
+
+class SystemRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class RoundRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="Pass it as `?round=` to the results and export endpoints.")
+    name = serializers.CharField()
+    kind = serializers.CharField(help_text="crowd or imported")
+    status = serializers.CharField()
+    provider = serializers.CharField()
+
+
+class DatasetDetailSerializer(DatasetSerializer):
+    system_list = serializers.SerializerMethodField()
+    round_list = serializers.SerializerMethodField()
+
+    class Meta(DatasetSerializer.Meta):
+        fields = DatasetSerializer.Meta.fields + ["system_list", "round_list"]
+        read_only_fields = fields
+
+    @extend_schema_field(SystemRefSerializer(many=True))
+    def get_system_list(self, dataset) -> list[dict]:
+        return [{"id": s.pk, "name": s.name} for s in dataset.systems.order_by("name")]
+
+    @extend_schema_field(RoundRefSerializer(many=True))
+    def get_round_list(self, dataset) -> list[dict]:
+        return [
+            {"id": b.pk, "name": b.name, "kind": b.kind, "status": b.status, "provider": b.provider}
+            for b in dataset.batches.order_by("pk")
+        ]
+
+
+@extend_schema(tags=["datasets"])
+class DatasetList(generics.ListAPIView):
+    """All datasets with their counts, by name."""
+
+    serializer_class = DatasetSerializer
+
+    def get_queryset(self):
+        return datasets_with_counts()
+
+    @extend_schema(summary="List datasets", responses={200: DatasetSerializer(many=True), **error_responses(404)})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+@extend_schema(tags=["datasets"])
+class DatasetDetail(generics.RetrieveAPIView):
+    """One dataset: counts, its systems and its rounds (crowd batches and imported labels)."""
+
+    serializer_class = DatasetDetailSerializer
+    lookup_url_kwarg = "dataset_id"
+
+    def get_queryset(self):
+        return datasets_with_counts()
+
+    @extend_schema(summary="Show a dataset", responses={200: DatasetDetailSerializer, **error_responses(404)})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class DatasetImportInput(serializers.Serializer):
+    name = serializers.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
+    format = serializers.ChoiceField(
+        choices=[("rose", "RoSE JSONL (.jsonl)"), ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)")],
+        default="rose",
+        help_text="rose: a RoSE JSONL file (.jsonl); pyramid: a pyramid folder as .zip or .tar.gz.",
+    )
+    file = serializers.FileField(help_text="The dataset file.")
+    replace = serializers.BooleanField(
+        default=False, help_text="Overwrite a dataset of the same name (refused when it holds crowd batches)."
+    )
+
+    def validate_file(self, upload):
+        limit = settings.IMPORT_UPLOAD_MAX_BYTES
+        if upload.size > limit:
+            raise serializers.ValidationError(
+                f"The file is {filesizeformat(upload.size)}; the limit is {filesizeformat(limit)}. "
+                "Use the import_dataset command for larger files."
+            )
+        return upload
+
+
+class ImportResultSerializer(serializers.Serializer):
+    message = serializers.CharField()
+    dataset = DatasetDetailSerializer()
+    judgments = serializers.IntegerField(help_text="Imported judgments (0 without labels).")
+    annotators = serializers.IntegerField()
+    round = serializers.IntegerField(allow_null=True, help_text="The imported label round, if labels came with it.")
+
+
+class DatasetImport(APIView):
+    """Upload a dataset (multipart). All or nothing: a bad file is refused with one message
+    naming the file, the line and the problem, and nothing is written."""
+
+    parser_classes = [parsers.MultiPartParser, parsers.FormParser]
+
+    @extend_schema(
+        operation_id="datasets_import",
+        summary="Import a dataset (upload)",
+        tags=["datasets"],
+        request={"multipart/form-data": DatasetImportInput},
+        responses={201: ImportResultSerializer, **error_responses(400, 413, 415)},
+    )
+    def post(self, request):
+        form = DatasetImportInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            summary = import_upload(
+                data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
+            )
+        except DatasetImportError as exc:
+            body = error_body(f"Nothing was imported. {exc}", "import_failed", file=exc.file, line=exc.line)
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        dataset = get_object_or_404(datasets_with_counts(), pk=summary.dataset_id)
+        result = {
+            "message": str(summary),
+            "dataset": DatasetDetailSerializer(dataset).data,
+            "judgments": summary.judgments,
+            "annotators": summary.annotators,
+            "round": summary.batch_id,
+        }
+        return Response(result, status=status.HTTP_201_CREATED)

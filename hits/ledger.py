@@ -1,0 +1,42 @@
+"""The ledger: every money event is one row with a unique key, written once.
+
+The key is derived from what the row pays for (an assignment's reward, a bonus form's
+one-time token, a session's rest), so a repeated click, a retry or a provider's own decision
+mirrored later finds the key and writes nothing more.
+"""
+import logging
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+
+from hits.models import Assignment, LedgerEntry, Worker
+from hits.money import cents
+
+logger = logging.getLogger(__name__)
+
+
+def record(*, key: str, kind: str, assignment: Assignment | None, worker: Worker, batch, amount: Decimal, by, note=""):
+    """One ledger row, created once: returns (entry, created)."""
+    existing = LedgerEntry.objects.filter(key=key).first()
+    if existing:
+        return existing, False
+    try:
+        with transaction.atomic():
+            entry = LedgerEntry.objects.create(
+                key=key, kind=kind, assignment=assignment, worker=worker, batch=batch, amount=cents(amount),
+                created_by=by, note=note,
+            )
+    except IntegrityError:  # a concurrent request wrote it first
+        return LedgerEntry.objects.get(key=key), False
+    logger.info("ledger %s %s $%s batch=%s worker=%s assignment=%s by=%s", kind, key, entry.amount, getattr(batch, "pk", None),
+                getattr(worker, "pk", None), getattr(assignment, "pk", None), getattr(by, "pk", None) or "system")
+    return entry, True
+
+
+def spend(batch) -> dict:
+    """Money recorded for a batch, by kind."""
+    totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
+    for kind, amount in batch.ledger.values_list("kind", "amount"):
+        totals[kind] += amount
+    totals["total"] = sum(totals.values(), Decimal("0.00"))
+    return totals

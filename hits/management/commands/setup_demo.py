@@ -1,0 +1,66 @@
+"""python manage.py setup_demo: load the shipped demo dataset and (re)create demo logins.
+
+Each run gives the demo users fresh random passwords and prints them, so no password
+lives in the code or the repository.
+"""
+import secrets
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from hits.services.dataset_import import import_dataset
+from annotation.models import Dataset
+from hits.services.people import create_user_with_role
+
+DEMO_FILE = Path(__file__).resolve().parents[3] / "annotation" / "demo" / "realsumm-demo.rose.jsonl"
+DEMO_NAME = "realsumm-demo"
+AUTHORING_NAME = "realsumm-demo-to-write"
+DEMO_USERS = [("demo-lead", "lead"), ("demo-author", "author"), ("demo-worker", "worker")]
+
+
+class Command(BaseCommand):
+    help = "Load the demo dataset (10 REALSumm documents x 4 systems) and create demo logins."
+
+    def handle(self, *args, **options):
+        if not Dataset.objects.filter(name=DEMO_NAME).exists():
+            summary = import_dataset(DEMO_FILE, name=DEMO_NAME, fmt="rose")
+            self.stdout.write(str(summary))
+            self._demo_batches(Dataset.objects.get(name=DEMO_NAME))
+        lines, users = [], {}
+        for username, role in DEMO_USERS:
+            password = secrets.token_urlsafe(9)
+            users[role] = create_user_with_role(username=username, password=password, role=role)
+            lines.append(f"  {role:<7} {username:<12} password: {password}")
+        if not Dataset.objects.filter(name=AUTHORING_NAME).exists():
+            self._authoring_demo(users["author"])
+        self.stdout.write("Demo logins (new passwords on every start):\n" + "\n".join(lines))
+
+    def _demo_batches(self, dataset):
+        """A finished batch done by a simulated crowd (for the dashboards) and an open one
+        for the demo worker."""
+        from hits.services.batches import create_batch, publish_batch
+        from hits.services.simulate import simulate_crowd
+
+        systems = list(dataset.systems.order_by("name"))
+        done = publish_batch(create_batch(dataset=dataset, name="Demo batch: simulated crowd", systems=systems[:3]))
+        simulate_crowd(done, workers=3, accuracy=0.9, spammers=1, seed=1)
+        publish_batch(create_batch(dataset=dataset, name="Demo batch: open for demo-worker", systems=systems[3:]))
+        self.stdout.write("Demo batches: one completed by 4 simulated workers (one careless), one open for demo-worker.")
+
+    def _authoring_demo(self, author):
+        """Three references without ACUs, assigned to demo-author."""
+        import json
+        import tempfile
+
+        from annotation.authoring import assign_references
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "to-write.jsonl"
+            with open(path, "w", encoding="utf-8") as out:
+                for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()[:3]:
+                    record = json.loads(line)
+                    record["reference_acus"], record["annotations"] = [], {}
+                    out.write(json.dumps(record) + "\n")
+            import_dataset(path, name=AUTHORING_NAME, fmt="rose")
+        assign_references(dataset=Dataset.objects.get(name=AUTHORING_NAME), author_ids=[author.pk])
+        self.stdout.write(f"{AUTHORING_NAME!r}: 3 references waiting for demo-author's ACUs.")

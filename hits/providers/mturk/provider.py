@@ -1,0 +1,300 @@
+"""Amazon Mechanical Turk provider (boto3 `mturk` client, API 2017-01-17).
+
+Facts followed (shared/design/crowd-providers.md and the MTurk API reference):
+- one HIT type per pay bucket (`create_hit_type`), one HIT per summary
+  (`create_hit_with_hit_type`) with an ExternalQuestion to our HTTPS task page;
+- `UniqueRequestToken` derived from our primary keys, so a rerun after a crash never
+  creates a HIT twice: MTurk answers a repeated token with an error naming the HIT id;
+- requirements: approval rate >= 98% (000000000000000000L0), approved HITs >= 10,000
+  (00000000000000000040), locale In US/GB (00000000000000000071), our qualification;
+- fees: 20% of rewards and bonuses (at least $0.01), another 20% from 10 assignments;
+- amounts as strings with two decimals; RequesterFeedback <= 1024 characters.
+
+MTurk closed to requesters on 2026-09-30: every failure becomes a ProviderError message,
+and publishing stays resumable (HITs already created keep their ids).
+"""
+import hashlib
+import logging
+from datetime import datetime, timedelta, timezone as dt_timezone
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from hits.gold import test_items
+from hits.providers.mturk.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
+from hits.models import ProviderCall
+from hits.money import cents, money_string
+from hits.providers.base import Capability, CrowdProvider, ProviderError
+from hits.providers.mturk.client import MTurkError, call, make_client
+from hits.providers.mturk.questions import answer_key, external_question, qualification_form
+
+logger = logging.getLogger(__name__)
+
+# Tests replace this with a factory returning a Stubber-wrapped client.
+CLIENT_FACTORY = make_client
+
+APPROVAL_RATE = "000000000000000000L0"
+APPROVED_HITS = "00000000000000000040"
+LOCALE = "00000000000000000071"
+ASSIGNMENT_NOT_AVAILABLE = "ASSIGNMENT_ID_NOT_AVAILABLE"
+ACTIONS = ("DiscoverPreviewAndAccept",)
+MAX_TOKEN = 64
+
+
+def environment(sandbox: bool) -> str:
+    return "mturk-sandbox" if sandbox else "mturk"
+
+
+def request_token(kind: str, key) -> str:
+    """A UniqueRequestToken from our own ids (never random), unique per deployment."""
+    deployment = hashlib.sha256(settings.SECRET_KEY.encode()).hexdigest()[:8]
+    token = f"acu-{deployment}-{kind}-{key}"
+    if len(token) > MAX_TOKEN:
+        token = f"acu-{deployment}-{kind}-{hashlib.sha256(str(key).encode()).hexdigest()[:32]}"
+    return token[:MAX_TOKEN]
+
+
+def task_url() -> str:
+    base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
+    if not base.startswith("https://"):
+        raise ProviderError("Set PUBLIC_BASE_URL to this site's https:// address: MTurk only loads task pages over HTTPS.")
+    return base + reverse("mturk_task")
+
+
+def requirements(batch, qualification_type_id: str | None = None) -> list[dict]:
+    cfg = config(batch)
+    reqs = [
+        {"QualificationTypeId": APPROVAL_RATE, "Comparator": "GreaterThanOrEqualTo",
+         "IntegerValues": [int(cfg["min_approval_rate"])], "ActionsGuarded": ACTIONS[0]},
+        {"QualificationTypeId": APPROVED_HITS, "Comparator": "GreaterThanOrEqualTo",
+         "IntegerValues": [int(cfg["min_approved_hits"])], "ActionsGuarded": ACTIONS[0]},
+    ]
+    if cfg["locales"]:
+        reqs.append({"QualificationTypeId": LOCALE, "Comparator": "In",
+                     "LocaleValues": [{"Country": c} for c in cfg["locales"]], "ActionsGuarded": ACTIONS[0]})
+    if qualification_type_id:
+        pass_percent = int(Decimal(str(batch.qualification_test.pass_score * 100)).quantize(Decimal(1), ROUND_HALF_UP))
+        reqs.append({"QualificationTypeId": qualification_type_id, "Comparator": "GreaterThanOrEqualTo",
+                     "IntegerValues": [pass_percent], "ActionsGuarded": ACTIONS[0]})
+    return reqs
+
+
+class MTurkProvider(CrowdProvider):
+    name = "mturk"
+    label = "Amazon Mechanical Turk"
+    capabilities = frozenset({Capability.EXTEND, Capability.BALANCE, Capability.SYNC, Capability.PER_HIT_PUBLISH})
+    options = OPTIONS
+
+    def __init__(self, sandbox: bool | None = None):
+        self._clients: dict[bool, object] = {}
+        self.sandbox = sandbox
+
+    def client(self, sandbox: bool):
+        if sandbox not in self._clients:
+            self._clients[sandbox] = CLIENT_FACTORY(sandbox)
+        return self._clients[sandbox]
+
+    def _call(self, batch, sandbox: bool, operation: str, target: str = "", **params):
+        try:
+            result = call(self.client(sandbox), operation, **params)
+        except ProviderError as exc:
+            logger.warning("MTurk %s %s for batch %s failed: %s", operation, target, getattr(batch, "pk", None), exc)
+            ProviderCall.objects.create(batch=batch, action=operation, target=target, ok=False, error=str(exc))
+            raise
+        logger.info("MTurk %s %s for batch %s: ok", operation, target, getattr(batch, "pk", None))
+        ProviderCall.objects.create(batch=batch, action=operation, target=target, ok=True)
+        return result
+
+    # ---- money ------------------------------------------------------------------------
+    def fee(self, amount, assignments_per_hit: int) -> Decimal:
+        rate = Decimal("0.40") if assignments_per_hit >= 10 else Decimal("0.20")
+        return max(Decimal("0.01"), cents(Decimal(amount) * rate)) if Decimal(amount) > 0 else Decimal("0.00")
+
+    def balance(self, batch) -> Decimal:
+        result = self._call(batch, config(batch)["sandbox"], "get_account_balance")
+        return Decimal(result["AvailableBalance"])
+
+    def check_balance(self, batch) -> Decimal:
+        """Refuse when the cost of the HITs still to create exceeds the available balance."""
+        needed = Decimal("0.00")
+        for reward, places in batch.hits.filter(external_id="").values_list("reward", "max_assignments"):
+            needed += (cents(reward) + self.fee(reward, batch.assignments_per_hit)) * places
+        available = self.balance(batch)
+        if needed > available:
+            raise ProviderError(
+                f"The batch needs ${needed} (rewards and MTurk fees) but the account has ${available}. "
+                "Add funds or make the batch smaller."
+            )
+        return available
+
+    # ---- qualification ----------------------------------------------------------------
+    def qualification_type(self, batch) -> str | None:
+        """Our test as an MTurk qualification type, created once per environment."""
+        test = batch.qualification_test
+        if test is None:
+            return None
+        cfg = config(batch)
+        env = environment(cfg["sandbox"])
+        if test.external_ids.get(env):
+            return test.external_ids[env]
+        params = {
+            "Name": f"{test.name} (#{test.pk})",
+            "Description": "Decide which facts a short summary states. Passing gives access to our ACU tasks.",
+            "QualificationTypeStatus": "Active",
+            "Keywords": cfg["keywords"],
+        }
+        if cfg["qualification_mode"] == "mturk_test":
+            items = qualification_items(test)
+            params.update(
+                Test=qualification_form(test.name, "Mark every fact Present or Not present.", items),
+                AnswerKey=answer_key(items),
+                TestDurationInSeconds=1800,
+                RetryDelayInSeconds=test.retry_after_hours * 3600,
+            )
+        result = self._call(batch, cfg["sandbox"], "create_qualification_type", target=test.name, **params)
+        test.external_ids = {**test.external_ids, env: result["QualificationType"]["QualificationTypeId"]}
+        test.save(update_fields=["external_ids"])
+        return test.external_ids[env]
+
+    def grant_qualification(self, test, worker, score: float, sandbox: bool) -> None:
+        """After a test taken on our own pages: give the worker the score as a percentage."""
+        type_id = test.external_ids.get(environment(sandbox))
+        if not type_id:
+            raise ProviderError("This test has no MTurk qualification type yet; publish a batch that uses it first.")
+        self._call(None, sandbox, "associate_qualification_with_worker", target=worker.external_id,
+                   QualificationTypeId=type_id, WorkerId=worker.external_id,
+                   IntegerValue=int(round(score * 100)), SendNotification=False)
+
+    # ---- publishing -------------------------------------------------------------------
+    def publish(self, batch) -> None:
+        cfg = config(batch)
+        sandbox = cfg["sandbox"]
+        question = external_question(task_url())
+        self.check_balance(batch)
+        qual = self.qualification_type(batch)
+        reqs = requirements(batch, qual)
+        for bucket in batch.buckets.all():
+            if bucket.external_type_id or not bucket.hits().filter(external_id="").exists():
+                continue
+            result = self._call(
+                batch, sandbox, "create_hit_type", target=str(bucket),
+                Title=batch.title, Description=batch.description, Keywords=cfg["keywords"],
+                Reward=money_string(bucket.reward),
+                AssignmentDurationInSeconds=batch.assignment_duration_seconds,
+                AutoApprovalDelayInSeconds=batch.auto_approve_seconds,
+                QualificationRequirements=reqs,
+            )
+            bucket.external_type_id = result["HITTypeId"]
+            bucket.save(update_fields=["external_type_id"])
+        types = batch_bucket_types(batch)
+        for hit in batch.hits.filter(external_id="").order_by("pk"):
+            params = dict(
+                HITTypeId=types(hit.acu_count),
+                MaxAssignments=hit.max_assignments,
+                LifetimeInSeconds=batch.lifetime_seconds,
+                Question=question,
+                RequesterAnnotation=f"acu-batch:{batch.pk};hit:{hit.pk}",
+                UniqueRequestToken=request_token("hit", hit.pk),
+            )
+            try:
+                hit_id = self._call(batch, sandbox, "create_hit_with_hit_type", target=f"HIT {hit.pk}", **params)["HIT"]["HITId"]
+            except MTurkError as exc:
+                if not exc.existing_hit_id:  # a real refusal: stop here, resumable
+                    raise
+                hit_id = exc.existing_hit_id  # created by an earlier, interrupted run
+            with transaction.atomic():
+                type(hit).objects.filter(pk=hit.pk).update(external_id=hit_id)
+
+    def _set_expiry(self, batch, when: datetime) -> int:
+        sandbox = config(batch)["sandbox"]
+        count = 0
+        for hit in batch.hits.exclude(external_id=""):
+            self._call(batch, sandbox, "update_expiration_for_hit", target=hit.external_id, HITId=hit.external_id, ExpireAt=when)
+            count += 1
+        return count
+
+    def stop(self, batch) -> None:
+        """Expire every HIT now (MTurk treats a past ExpireAt as 'expire immediately')."""
+        self._set_expiry(batch, datetime(2015, 1, 1, tzinfo=dt_timezone.utc))
+
+    def extend(self, batch, hours: float) -> None:
+        self._set_expiry(batch, timezone.now() + timedelta(hours=hours))
+
+    # ---- review -----------------------------------------------------------------------
+    def approve(self, assignment) -> None:
+        batch = assignment.hit.batch
+        sandbox = config(batch)["sandbox"]
+        try:
+            self._call(batch, sandbox, "approve_assignment", target=assignment.external_id, AssignmentId=assignment.external_id)
+        except MTurkError:
+            # Approving twice fails at MTurk; if it is approved there already, that is success.
+            status = self._call(batch, sandbox, "get_assignment", target=assignment.external_id,
+                                AssignmentId=assignment.external_id)["Assignment"]["AssignmentStatus"]
+            if status != "Approved":
+                raise
+
+    def reject(self, assignment, feedback: str) -> None:
+        batch = assignment.hit.batch
+        self._call(batch, config(batch)["sandbox"], "reject_assignment", target=assignment.external_id,
+                   AssignmentId=assignment.external_id, RequesterFeedback=feedback[:1024])
+
+    def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
+        batch = assignment.hit.batch
+        try:
+            self._call(batch, config(batch)["sandbox"], "send_bonus", target=assignment.external_id,
+                       WorkerId=assignment.worker.external_id, AssignmentId=assignment.external_id,
+                       BonusAmount=money_string(amount), Reason=reason,
+                       UniqueRequestToken=request_token("bonus", hashlib.sha256(token.encode()).hexdigest()[:32]))
+        except MTurkError as exc:
+            if "already" not in str(exc).lower():  # a repeated token: MTurk already paid it
+                raise
+
+    def block(self, worker, reason: str) -> None:
+        """Block the worker in the environment of the batch they last worked in."""
+        last = worker.assignments.select_related("hit__batch").order_by("-created_at").first()
+        batch = last.hit.batch if last else None
+        sandbox = config(batch)["sandbox"] if batch else True
+        self._call(batch, sandbox, "create_worker_block", target=worker.external_id,
+                   WorkerId=worker.external_id, Reason=reason)
+
+    # ---- sync -------------------------------------------------------------------------
+    def list_assignments(self, batch, hit_external_id: str):
+        """Every Submitted, Approved or Rejected assignment of a HIT, page by page."""
+        client = self.client(config(batch)["sandbox"])
+        token = None
+        while True:
+            params = {"HITId": hit_external_id, "MaxResults": 100, "AssignmentStatuses": ["Submitted", "Approved", "Rejected"]}
+            if token:
+                params["NextToken"] = token
+            page = call(client, "list_assignments_for_hit", **params)
+            yield from page.get("Assignments", [])
+            token = page.get("NextToken")
+            if not token:
+                return
+
+
+def qualification_items(test) -> list[dict]:
+    return [
+        {
+            "id": it["item"].pk,
+            "summary": it["summary"].text,
+            "acus": [(a.pk, a.text) for a in it["acus"]],
+            "answers": it["item"].answers,
+        }
+        for it in test_items(test)
+    ]
+
+
+def batch_bucket_types(batch):
+    buckets = list(batch.buckets.all())
+
+    def type_for(acu_count: int) -> str:
+        for b in buckets:
+            if acu_count >= b.min_acus and (b.max_acus is None or acu_count <= b.max_acus):
+                return b.external_type_id
+        raise ProviderError(f"No pay bucket covers {acu_count} ACUs.")
+
+    return type_for

@@ -1,0 +1,108 @@
+"""Prolific's side of a decision: rejection rules, a session's decision recorded once, and
+bulk bonuses set up and paid with a single pay call that is never sent twice.
+
+These are adapter facts about Prolific's state (sessions, bonus rows); the review services
+decide, and the ledger rows of a bonus go through `hits.ledger`.
+"""
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+from hits.ledger import record
+from hits.models import Batch, LedgerEntry, ProlificBonus, ProlificSession
+from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
+from hits.providers.base import ProviderError
+from hits.providers.prolific.client import ProlificError
+
+REJECTION_CATEGORIES = [
+    "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
+    "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
+]
+MIN_REJECTION_MESSAGE = 100
+
+
+def split_feedback(feedback: str) -> tuple[str, str]:
+    """'[LOW_EFFORT] message' names Prolific's category; without one it is OTHER."""
+    text = (feedback or "").strip()
+    if text.startswith("[") and "]" in text:
+        category, rest = text[1:].split("]", 1)
+        if category.strip().upper() in REJECTION_CATEGORIES:
+            return category.strip().upper(), rest.strip()
+    return "OTHER", text
+
+
+def check_rejection(category: str, message: str) -> None:
+    if category not in REJECTION_CATEGORIES:
+        raise ProviderError(f"Prolific needs a rejection category, one of: {', '.join(REJECTION_CATEGORIES)}.")
+    if len(message) < MIN_REJECTION_MESSAGE:
+        raise ProviderError(f"Prolific requires a rejection message of at least {MIN_REJECTION_MESSAGE} characters "
+                            f"telling the participant why ({len(message)} given).")
+    if len(message) > MAX_FEEDBACK:
+        raise ProviderError(f"Keep the rejection message under {MAX_FEEDBACK} characters ({len(message)} given).")
+
+
+def mark_decision(session: ProlificSession, decision: str) -> bool:
+    """Record Prolific's decision once (a conditional UPDATE); True when this call made it."""
+    changed = ProlificSession.objects.filter(pk=session.pk, decision="").update(decision=decision, decided_at=timezone.now())
+    session.decision = decision
+    return bool(changed)
+
+
+def main_study_id(batch) -> str:
+    main = batch.prolific_studies.filter(kind="main").exclude(study_id="").first()
+    if main is None:
+        raise ProviderError("The batch has no study at Prolific yet.")
+    return main.study_id
+
+
+
+def pay_bonus(provider, batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True) -> ProlificBonus:
+    """Bonus sessions ({session: amount}) with one bulk bonus, recorded once under `key`:
+    set up at Prolific, then paid with a single pay call that is never sent twice."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ProviderError("Tell the participants what the bonus is for.")
+    lines = []
+    for session, amount in amounts.items():
+        amount = cents(amount)
+        if not Decimal("0.01") <= amount <= MAX_BONUS:
+            raise ProviderError(f"A bonus must be between 0.01 and {MAX_BONUS}.")
+        lines.append({"session": session.pk, "submission": session.session_id, "amount": f"{amount:.2f}"})
+    with transaction.atomic():
+        bonus, created = ProlificBonus.objects.select_for_update().get_or_create(
+            key=key[:100], defaults={"batch": batch, "lines": lines, "reason": reason, "created_by": by})
+    if not created and bonus.lines != lines:
+        raise ProviderError("This bonus form was already used for other amounts; open it again.")
+    if bonus.state == ProlificBonus.State.SENT:
+        raise ProviderError(f"The pay call of bulk bonus {bonus.bulk_id} reached Prolific but its answer was lost: check the "
+                            "study's bonuses at Prolific. It is never sent twice.")
+    if bonus.state == ProlificBonus.State.NEW:
+        csv = "".join(f"{line['submission']},{line['amount']}\n" for line in lines)
+        result = provider.call(batch, "set up bonus", f"{len(lines)} submissions", "setup_bonuses", main_study_id(batch), csv)
+        bonus.bulk_id, bonus.total_cents = str(result["id"]), int(result.get("total_amount") or 0) or None
+        bonus.state = ProlificBonus.State.SET_UP
+        bonus.save(update_fields=["bulk_id", "total_cents", "state", "updated_at"])
+    if bonus.state == ProlificBonus.State.SET_UP:
+        # Claim the single pay call with a conditional UPDATE before sending it.
+        if not ProlificBonus.objects.filter(pk=bonus.pk, state=ProlificBonus.State.SET_UP).update(state=ProlificBonus.State.SENT):
+            raise ProviderError("This bonus is being paid by another request.")
+        try:
+            provider.call(batch, "pay bonus", bonus.bulk_id, "pay_bonuses", bonus.bulk_id)
+        except ProlificError as exc:
+            if exc.status < 500:  # refused: nothing was paid, it may be paid later
+                ProlificBonus.objects.filter(pk=bonus.pk).update(state=ProlificBonus.State.SET_UP, error=str(exc))
+            raise
+        ProlificBonus.objects.filter(pk=bonus.pk).update(state=ProlificBonus.State.PAID, error="")
+        bonus.state = ProlificBonus.State.PAID
+    if ledger:
+        sessions = {s.pk: s for s in amounts}
+        for line in lines:
+            s, amount = sessions[line["session"]], Decimal(line["amount"])
+            record(key=f"bonus:{bonus.key}:{s.pk}"[:100], kind=LedgerEntry.Kind.BONUS, assignment=None,
+                        worker=s.worker, batch=batch, amount=amount, by=by, note=reason)
+            record(key=f"fee:bonus:{bonus.key}:{s.pk}"[:100], kind=LedgerEntry.Kind.FEE, assignment=None,
+                        worker=s.worker, batch=batch, amount=provider.fee(amount, batch.assignments_per_hit), by=by)
+    return bonus
+
+

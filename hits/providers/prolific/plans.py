@@ -1,0 +1,77 @@
+"""Planning a Prolific study: K HITs per session (a place), its minutes, reward and places."""
+import math
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+from statistics import median
+
+from django.db.models import Avg
+
+from hits.models import Assignment, ProlificStudy
+from hits.money import CENT
+
+
+@dataclass
+class SessionPlan:
+    hits_per_session: int
+    seconds_per_hit: float
+    estimated_minutes: int
+    per_hit_reward: Decimal
+    reward_cents: int
+    places: int
+    currency: str
+
+    @property
+    def reward(self) -> Decimal:
+        return Decimal(self.reward_cents) / 100
+
+    @property
+    def hourly(self) -> Decimal:
+        return (Decimal(self.reward_cents) * 60 / self.estimated_minutes / 100).quantize(CENT)
+
+
+def seconds_per_hit(batch) -> float:
+    """Median measured active time once five HITs were timed, else 30 s plus 6 s per ACU."""
+    measured = list(
+        Assignment.objects.filter(hit__batch=batch, active_seconds__gt=0).values_list("active_seconds", flat=True)[:500]
+    )
+    if len(measured) >= 5:
+        return float(median(measured))
+    mean_acus = batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10
+    return 30.0 + 6.0 * float(mean_acus)
+
+
+def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> SessionPlan:
+    """K HITs per session, its minutes and reward, and the places HITs x assignments / K.
+
+    Prolific pays one reward per place, so every HIT of the batch is priced alike: the mean of
+    its rewards, rounded up to the cent; a session pays K times that. Once the draft exists, K
+    is the one frozen on it (its places were computed from it)."""
+    hit_count = batch.hits.count()
+    seconds = seconds_per_hit(batch)
+    if study is not None and study.study_id:
+        k = study.hits_per_session
+    elif cfg.get("hits_per_session"):
+        k = int(cfg["hits_per_session"])
+    else:
+        k = round(float(cfg["session_minutes"]) * 60 / seconds)
+    k = max(1, min(k, hit_count or 1))  # more would need a HIT twice
+    mean_reward = batch.hits.aggregate(r=Avg("reward"))["r"] or Decimal("0")
+    per_hit = Decimal(mean_reward).quantize(CENT, rounding=ROUND_CEILING)
+    return SessionPlan(
+        hits_per_session=k,
+        seconds_per_hit=seconds,
+        estimated_minutes=max(1, math.ceil(k * seconds / 60)),
+        per_hit_reward=per_hit,
+        reward_cents=int(per_hit * k * 100),
+        places=math.ceil(hit_count * batch.assignments_per_hit / k),
+        currency=cfg["currency"],
+    )
+
+
+def allowed_minutes(batch, estimated_minutes: int) -> int:
+    """How long a place may take: the batch's assignment duration, and at least twice the
+    estimate. Sent to Prolific as maximum_allowed_time and used as the session deadline, so
+    both sides let a participant go at the same moment."""
+    return max(2 * estimated_minutes, math.ceil(batch.assignment_duration_seconds / 60))
+
+

@@ -1,0 +1,182 @@
+"""Prolific work sessions: how many HITs a session holds, and handing them out.
+
+A Prolific participant takes a study once, so a study place is a session of K HITs
+(K set per batch so a session lasts about the study's estimated completion time). A
+participant arriving with PROLIFIC_PID, STUDY_ID and SESSION_ID gets K HITs at once, each an
+assignment carrying SESSION_ID (Prolific's submission id) as its external id, all due at the
+session deadline. Abandoned sessions release their HITs (their assignments expire and the
+places reopen); the (hit, worker) constraint means a participant never gets the same HIT
+twice, across sessions too.
+
+Handing out locks the candidate HIT rows with SKIP LOCKED, so concurrent sessions never wait
+on each other (no deadlock) and never over-fill a HIT.
+"""
+import math
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import ROUND_CEILING, Decimal
+from statistics import median
+
+from django.core import signing
+from django.db import IntegrityError, transaction
+from django.db.models import Avg
+from django.utils import timezone
+
+from hits.services.handout import _candidate_hits
+from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
+from hits.providers.prolific.plans import SessionPlan, allowed_minutes, seconds_per_hit, session_plan  # noqa: F401
+from hits.services.qualification import is_qualified
+
+TOKEN_SALT = "hits.prolific.session"
+
+
+class SessionRefused(Exception):
+    """No session for this participant; the message is for them."""
+
+
+# ---- tokens -----------------------------------------------------------------------------
+
+def session_token(session: ProlificSession) -> str:
+    return signing.dumps({"s": session.pk, "w": session.worker_id}, salt=TOKEN_SALT, compress=True)
+
+
+def read_session_token(token: str) -> ProlificSession:
+    try:
+        data = signing.loads(token, salt=TOKEN_SALT)
+        return ProlificSession.objects.select_related("batch", "worker").get(pk=int(data["s"]), worker_id=int(data["w"]))
+    except (signing.BadSignature, KeyError, TypeError, ValueError, ProlificSession.DoesNotExist):
+        raise SessionRefused("This session link is not valid. Open the study again from Prolific.") from None
+
+
+# ---- handing out ------------------------------------------------------------------------
+
+def start_session(*, batch: Batch, participant_id: str, study_id: str, session_id: str, now=None) -> ProlificSession:
+    """The participant's session for this SESSION_ID: resumed, or created with K HITs."""
+    now = now or timezone.now()
+    participant_id, study_id, session_id = (v.strip() for v in (participant_id, study_id, session_id))
+    if not (participant_id and study_id and session_id):
+        raise SessionRefused("Prolific did not pass your participant, study and session ids. Open the study from Prolific.")
+    main = batch.prolific_studies.filter(kind=ProlificStudy.Kind.MAIN).exclude(study_id="").first()
+    if batch.provider != "prolific" or main is None:
+        raise SessionRefused("This study is not open here.")
+    if study_id != main.study_id:
+        raise SessionRefused("This link belongs to another Prolific study. Open the study again from Prolific.")
+    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=participant_id)
+    existing = ProlificSession.objects.filter(batch=batch, session_id=session_id).select_related("worker").first()
+    if existing is not None:
+        return _resume(existing, worker)
+    if worker.blocked:
+        raise SessionRefused("Your participant id cannot take these tasks. Please return the study on Prolific.")
+    if batch.status != Batch.Status.PUBLISHED or (batch.expires_at and batch.expires_at <= now):
+        raise SessionRefused("This study is closed. Please return it on Prolific; you will not be penalised.")
+    if not is_qualified(worker, batch):
+        raise SessionRefused("This study needs the qualification test first. Please return it on Prolific.")
+    try:
+        with transaction.atomic():
+            session = ProlificSession.objects.create(
+                batch=batch, worker=worker, session_id=session_id, study_id=study_id, size=0,
+                deadline=now + timedelta(minutes=allowed_minutes(batch, main.estimated_minutes)),
+            )
+            session.size = _fill(session, worker, batch, main.hits_per_session)
+            if session.size == 0:
+                raise _Empty
+            ProlificSession.objects.filter(pk=session.pk).update(size=session.size)
+    except _Empty:
+        raise SessionRefused(
+            "No task is left for you in this study (you did every one still open). Please return it on Prolific; "
+            "you will not be penalised."
+        ) from None
+    except IntegrityError:  # a second tab created this session a moment ago
+        return _resume(ProlificSession.objects.select_related("worker").get(batch=batch, session_id=session_id), worker)
+    return session
+
+
+class _Empty(Exception):
+    """Rolls the new session back when no HIT could be handed out."""
+
+
+def _resume(session: ProlificSession, worker: Worker) -> ProlificSession:
+    if session.worker_id != worker.pk:
+        raise SessionRefused("This Prolific session belongs to another participant.")
+    if session.status == ProlificSession.Status.ABANDONED:
+        raise SessionRefused("The time for this session ran out and its tasks went to others. Please return the study on Prolific.")
+    return session
+
+
+def _fill(session: ProlificSession, worker: Worker, batch: Batch, want: int) -> int:
+    """Take up to `want` HITs for the session (inside the caller's transaction)."""
+    taken = waits = 0
+    for _ in range(50):  # bounded; each round either takes a HIT, waits briefly, or sees fuller HITs
+        if taken >= want:
+            break
+        ids = list(_candidate_hits(worker, batch).values_list("pk", flat=True)[: (want - taken) * 3])
+        if not ids:
+            break
+        rank = {pk: i for i, pk in enumerate(ids)}
+        hits = sorted(HIT.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids), key=lambda h: rank[h.pk])
+        before = taken
+        for hit in hits[: want - taken]:
+            if hit.assignments.filter(status__in=Assignment.ACTIVE).count() >= hit.max_assignments:
+                continue
+            try:
+                with transaction.atomic():
+                    Assignment.objects.create(
+                        hit=hit, worker=worker, deadline=session.deadline, external_id=session.session_id, confirmed=False
+                    )
+                taken += 1
+            except IntegrityError:  # this participant had the HIT before
+                continue
+        if taken == before and len(hits) < len(ids):
+            # Other sessions hold those HITs for a moment: wait for them rather than say "none left".
+            waits += 1
+            if waits > 40:
+                break
+            time.sleep(0.05)
+    return taken
+
+
+def next_assignment(session: ProlificSession) -> Assignment | None:
+    """The session's first unanswered assignment, in the order they were handed out."""
+    return session.assignments().filter(status=Assignment.Status.ASSIGNED).order_by("pk").first()
+
+
+def progress(session: ProlificSession) -> tuple[int, int]:
+    assignments = session.assignments()
+    done = assignments.exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED]).count()
+    return done, assignments.count()
+
+
+def finish_if_done(session: ProlificSession, now=None) -> bool:
+    """Mark the session completed once nothing is left to answer and something was answered."""
+    if session.status == ProlificSession.Status.COMPLETED:
+        return True
+    done, total = progress(session)
+    if total == 0 or done < total:  # an expired (abandoned) HIT means the session was not finished
+        return False
+    now = now or timezone.now()
+    ProlificSession.objects.filter(pk=session.pk, status=ProlificSession.Status.ACTIVE).update(
+        status=ProlificSession.Status.COMPLETED, completed_at=now
+    )
+    session.status, session.completed_at = ProlificSession.Status.COMPLETED, now
+    return True
+
+
+def release(session: ProlificSession, *, include_submitted: bool = False) -> int:
+    """Give the session's unanswered HITs back (and, for a returned submission, the answered ones)."""
+    statuses = [Assignment.Status.ASSIGNED] + ([Assignment.Status.SUBMITTED] if include_submitted else [])
+    freed = session.assignments().filter(status__in=statuses).update(status=Assignment.Status.EXPIRED, confirmed=False)
+    ProlificSession.objects.filter(pk=session.pk).exclude(status=ProlificSession.Status.COMPLETED).update(
+        status=ProlificSession.Status.ABANDONED
+    )
+    return freed
+
+
+def release_abandoned(now=None) -> int:
+    """Sessions past their deadline with HITs unanswered: those HITs go back to the pool."""
+    now = now or timezone.now()
+    released = 0
+    for session in ProlificSession.objects.filter(status=ProlificSession.Status.ACTIVE, deadline__lte=now):
+        if not finish_if_done(session, now):
+            released += release(session)
+    return released

@@ -1,0 +1,306 @@
+"""Mirroring Prolific's submissions (sync and signed hooks), and reviewing and paying sessions.
+
+A session's judgments count only once Prolific reports its submission (SESSION_ID) for that
+participant as completed (AWAITING REVIEW, APPROVED or REJECTED). The sync (Celery beat every
+five minutes, and *Sync now*) pages through the study's submissions; a hook
+(submission.status.change) applies the same change at once. RETURNED and TIMED-OUT submissions
+release the session's HITs. Prolific's decisions are mirrored through the review services, so
+the ledger records every payment once, whoever decided and however often it is retried.
+
+Prolific facts: GET /api/v1/submissions/?study=ID&page_size=N, pages linked by _links.next.href
+(https://docs.prolific.com/api-reference/submissions/get-submissions); statuses RESERVED, ACTIVE,
+TIMED-OUT, AWAITING REVIEW, APPROVED, RETURNED, REJECTED, SCREENED OUT (/submission-object);
+POST /api/v1/submissions/{id}/transition/ is idempotent, and REJECT needs a message of at least
+100 characters and a rejection_category (/transition-submission; the category values are those
+of Prolific's own CLI, prolific-oss/cli); POST /api/v1/submissions/bulk-approve/ {study_id,
+submission_ids} (https://docs.prolific.com/api-reference/submissions); bonuses are set up with
+POST /api/v1/submissions/bonus-payments/ {study_id, csv_bonuses "<submission_id>,<amount>\n"}
+and paid with POST /api/v1/bulk-bonus-payments/{id}/pay/, which is "not idempotent"
+(/api-reference/bonuses/create-bonus-payments, /pay-bonus-payments); hooks
+(/api-reference/webhooks/subscribing, /receiving) post {resource_id, event_type, participant_id,
+status} signed X-Prolific-Request-Signature = base64(HMAC-SHA256(secret,
+X-Prolific-Request-Timestamp + body)) (/webhooks/verifying). Assumption: a hook whose timestamp
+is more than PROLIFIC_WEBHOOK_TOLERANCE seconds away is refused; the sync still sees the change.
+"""
+import base64
+import logging
+import hashlib
+import hmac
+import json
+import time
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from hits.services import review
+from hits.models import Assignment, Batch, LedgerEntry, ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy, ProviderCall, Worker
+from hits.ledger import record
+from hits.money import MAX_FEEDBACK, cents
+from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision, split_feedback  # noqa: F401
+from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
+from hits.providers.prolific.sessions import release, release_abandoned
+from hits.providers import ProviderError, get_provider
+from hits.providers.prolific.client import ProlificError
+
+logger = logging.getLogger(__name__)
+
+COMPLETED = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
+NO_ANSWERS = "Prolific reports this submission {status}, but no answers were stored here."
+NO_SESSION = "Prolific reports submission {sid} {status} for {pid}, but no session was started here."
+
+
+def normalize(status) -> str:
+    return str(status or "").strip().upper().replace("_", " ")
+
+
+def participant_of(record: dict) -> str:
+    return str(record.get("participant_id") or record.get("participant") or "")
+
+
+# ---- mirroring ------------------------------------------------------------------------
+
+def apply_submission(batch: Batch, submission_id: str, participant_id: str, status: str) -> str:
+    """Mirror one submission's status; returns confirmed, released, flagged, in progress or ignored."""
+    status = normalize(status)
+    with transaction.atomic():
+        session = (ProlificSession.objects.select_for_update(of=("self",)).select_related("worker")
+                   .filter(batch=batch, session_id=submission_id).first())
+        if session is None:
+            if status not in COMPLETED or not participant_id:
+                return "ignored"  # never reached our page; nothing of ours is at stake
+            worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=participant_id)
+            ProlificSession.objects.get_or_create(batch=batch, session_id=submission_id, defaults=dict(
+                worker=worker, study_id="", size=0, status=ProlificSession.Status.ABANDONED, deadline=timezone.now(),
+                submission_status=status, flag=NO_SESSION.format(sid=submission_id, status=status, pid=participant_id)))
+            return "flagged"
+        if participant_id and participant_id != session.worker.external_id:
+            session.flag = f"Prolific reports participant {participant_id} for this submission, not {session.worker.external_id}."
+            session.confirmed = False
+            session.save(update_fields=["flag", "confirmed"])
+            session.assignments().update(confirmed=False)
+            return "flagged"
+        session.submission_status = status
+        outcome = "in progress"
+        if status in COMPLETED:
+            answered = session.assignments().exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED])
+            if answered.update(confirmed=True):
+                session.confirmed, session.flag, outcome = True, "", "confirmed"
+            else:
+                session.confirmed, session.flag, outcome = False, NO_ANSWERS.format(status=status), "flagged"
+        elif status in ("RETURNED", "TIMED-OUT"):
+            # A returned submission gives up its pay: its answered HITs go back to the pool too.
+            release(session, include_submitted=status == "RETURNED")
+            answered = session.assignments().filter(status=Assignment.Status.SUBMITTED).count()
+            if answered:
+                session.flag = (f"Prolific timed this submission out after {answered} HIT(s) were answered here; "
+                                "they do not count unless Prolific reports it completed.")
+            outcome = "released"
+        session.save(update_fields=["submission_status", "confirmed", "flag"])
+    if status == "APPROVED":
+        settle_approved(session)
+    elif status == "REJECTED":
+        settle_rejected(session, "Rejected on Prolific.")
+    return outcome
+
+
+def settle_approved(session: ProlificSession, by=None) -> list[str]:
+    """Approve (and so pay, once) every answered HIT of an approved session, and the rest of
+    the session reward when the session held fewer HITs than planned."""
+    mark_decision(session, "approved")
+    errors = []
+    for pk in session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True):
+        try:
+            review.approve(assignment_id=pk, by=by)
+        except review.ReviewError as exc:
+            errors.append(f"Assignment {pk}: {exc}")
+    study = session.batch.prolific_studies.filter(kind="main").first()
+    if study is not None and not errors:
+        paid = sum(LedgerEntry.objects.filter(kind="reward", assignment__in=session.assignments()).values_list("amount", flat=True),
+                   Decimal("0"))
+        rest = cents(Decimal(study.reward_cents) / 100 - paid)
+        if rest > 0:
+            key = f"reward:prolific-session:{session.pk}"
+            record(key=key, kind=LedgerEntry.Kind.REWARD, assignment=None, worker=session.worker, batch=session.batch,
+                        amount=rest, by=by, note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)")
+            fee = get_provider("prolific").fee(rest, session.batch.assignments_per_hit)
+            record(key=f"fee:{key}", kind=LedgerEntry.Kind.FEE, assignment=None, worker=session.worker,
+                        batch=session.batch, amount=fee, by=by)
+    return errors
+
+
+def settle_rejected(session: ProlificSession, feedback: str, by=None) -> list[str]:
+    mark_decision(session, "rejected")
+    errors = []
+    for pk in session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True):
+        try:
+            review.reject(assignment_id=pk, feedback=feedback[: MAX_FEEDBACK], by=by)
+        except review.ReviewError as exc:
+            errors.append(f"Assignment {pk}: {exc}")
+    return errors
+
+
+def _submissions(provider, batch, study_id: str) -> list[dict]:
+    try:
+        records = list(provider.client.list_submissions(study_id))
+    except ProviderError as exc:
+        ProviderCall.objects.create(batch=batch, action="list submissions", target=study_id, ok=False, error=str(exc))
+        raise
+    ProviderCall.objects.create(batch=batch, action="list submissions", target=f"{study_id}: {len(records)}", ok=True)
+    return records
+
+
+def sync_batch(batch: Batch) -> dict:
+    """Mirror every submission of the batch's study; returns counts by outcome."""
+    counts = {"submissions": 0, "confirmed": 0, "released": 0, "flagged": 0, "in progress": 0, "ignored": 0}
+    main = batch.prolific_studies.filter(kind="main").exclude(study_id="").first()
+    if main is None:
+        return counts
+    provider = get_provider("prolific")
+    try:
+        status = provider.call(batch, "read study", main.study_id, "get_study", main.study_id).get("status")
+        if status:
+            ProlificStudy.objects.filter(pk=main.pk).update(status=status)
+        for record in _submissions(provider, batch, main.study_id):
+            counts["submissions"] += 1
+            counts[apply_submission(batch, record["id"], participant_of(record), record.get("status"))] += 1
+        push_group_members(batch)
+    except ProviderError as exc:
+        logger.error("Prolific sync of batch %s failed: %s", batch.pk, exc)
+        Batch.objects.filter(pk=batch.pk).update(last_error=f"Sync: {exc}")
+        raise
+    release_abandoned()
+    logger.info("Prolific sync of batch %s: %s", batch.pk, summary(counts))
+    return counts
+
+
+def summary(counts: dict) -> str:
+    return (f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
+            f"{counts['released']} released, {counts['flagged']} flagged.")
+
+
+# ---- hooks ------------------------------------------------------------------------------
+
+def verify_signature(body: bytes, timestamp: str, signature: str, secret: str, now: float | None = None,
+                     tolerance: int | None = None) -> bool:
+    if not (secret and timestamp and signature):
+        return False
+    try:
+        sent = float(timestamp)
+    except ValueError:
+        return False
+    tolerance = settings.PROLIFIC_WEBHOOK_TOLERANCE if tolerance is None else tolerance
+    if abs((now if now is not None else time.time()) - sent) > tolerance:
+        return False
+    expected = base64.b64encode(hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest())
+    return hmac.compare_digest(expected, signature.strip().encode())
+
+
+def handle_hook(body: bytes, timestamp: str, signature: str) -> tuple[int, str]:
+    """Apply one signed hook; returns the HTTP status and a short outcome."""
+    secret = settings.PROLIFIC_WEBHOOK_SECRET
+    if not secret:
+        return 503, "PROLIFIC_WEBHOOK_SECRET is not set"
+    if not verify_signature(body, timestamp, signature, secret):
+        return 403, "invalid signature"
+    try:
+        payload = json.loads(body)
+        event, resource = payload["event_type"], str(payload["resource_id"])
+    except (ValueError, KeyError, TypeError):
+        return 400, "not a Prolific hook"
+    if event == "submission.status.change":
+        session = ProlificSession.objects.select_related("batch").filter(session_id=resource).first()
+        if session is None:
+            return 200, "unknown submission"  # not one of ours, or not started here: the sync decides
+        return 200, apply_submission(session.batch, resource, str(payload.get("participant_id") or ""), payload.get("status"))
+    if event == "study.status.change":
+        ProlificStudy.objects.filter(study_id=resource).update(status=normalize(payload.get("status")))
+        return 200, "study status"
+    return 200, "ignored"
+
+
+# ---- review and pay (sessions, in bulk) ---------------------------------------------------
+
+def _waiting(session) -> str:
+    if session.submission_status == "AWAITING REVIEW":
+        return ""
+    return (f"Session {session.session_id}: Prolific reports it {session.submission_status or 'not completed yet'}; "
+            "only completed submissions can be reviewed (sync first).")
+
+
+def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]]:
+    """Approve sessions with one bulk call, then pay their HITs (and any rest) once each."""
+    sessions = list(batch.prolific_sessions.filter(pk__in=session_ids).select_related("worker", "batch").order_by("pk"))
+    errors, ready = [], []
+    for s in sessions:
+        if s.decision == "rejected":
+            errors.append(f"Session {s.session_id} was rejected; it cannot be approved.")
+        elif not s.decision:
+            problem = _waiting(s)
+            errors.append(problem) if problem else ready.append(s)
+    if ready:
+        try:
+            get_provider("prolific").call(batch, "bulk approve", f"{len(ready)} submissions", "bulk_approve",
+                                          main_study_id(batch), [s.session_id for s in ready])
+        except ProviderError as exc:
+            return 0, errors + [str(exc)]
+        for s in ready:
+            mark_decision(s, "approved")
+    approved = [s for s in sessions if s.decision == "approved"]
+    for s in approved:
+        errors += settle_approved(s, by=by)
+    return len(approved), errors
+
+
+def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, by=None) -> tuple[int, list[str]]:
+    message = (message or "").strip()
+    try:
+        check_rejection(category, message)
+    except ProviderError as exc:
+        return 0, [str(exc)]
+    provider, done, errors = get_provider("prolific"), 0, []
+    for s in batch.prolific_sessions.filter(pk__in=session_ids).select_related("worker", "batch").order_by("pk"):
+        if s.decision == "approved":
+            errors.append(f"Session {s.session_id} was approved; it cannot be rejected.")
+            continue
+        if not s.decision:
+            if problem := _waiting(s):
+                errors.append(problem)
+                continue
+            try:
+                provider.call(batch, "reject submission", s.session_id, "transition_submission", s.session_id, "REJECT",
+                              message=message, rejection_category=category)
+            except ProviderError as exc:
+                errors.append(f"Session {s.session_id}: {exc}")
+                continue
+        errors += settle_rejected(s, f"[{category}] {message}", by=by)
+        done += 1
+    return done, errors
+
+
+def pay_bonus(batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True) -> ProlificBonus:
+    """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`)."""
+    return _pay_bonus(get_provider("prolific"), batch, amounts, reason, key=key, by=by, ledger=ledger)
+
+
+def push_group_members(batch: Batch) -> int:
+    """Add screening passers to the participant group, each checked against their screening
+    submission at Prolific first (its participant and study)."""
+    screening = batch.prolific_studies.filter(kind="screening").exclude(participant_group_id="").first()
+    if screening is None:
+        return 0
+    provider, verified = get_provider("prolific"), []
+    pending = ProlificGroupMember.objects.filter(group_id=screening.participant_group_id, added_at=None, error="")
+    for member in pending.select_related("worker"):
+        record = provider.call(batch, "read submission", member.submission_id, "get_submission", member.submission_id)
+        if participant_of(record) != member.worker.external_id or record.get("study_id", screening.study_id) != screening.study_id:
+            member.error = f"Submission {member.submission_id} is not this participant's screening submission at Prolific."
+            member.save(update_fields=["error"])
+            continue
+        verified.append(member)
+    if verified:
+        provider.call(batch, "add to participant group", screening.participant_group_id, "add_to_group",
+                      screening.participant_group_id, [m.worker.external_id for m in verified])
+        ProlificGroupMember.objects.filter(pk__in=[m.pk for m in verified]).update(added_at=timezone.now())
+    return len(verified)

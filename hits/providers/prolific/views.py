@@ -1,0 +1,248 @@
+"""Prolific pages: the participant's way through a session, the screening test, the hook
+endpoint, and the lead's study and review actions.
+
+Participants arrive from Prolific with PROLIFIC_PID, STUDY_ID and SESSION_ID. They have no
+account and need no cookie: the session and each task travel in signed tokens. Whatever a
+participant does here counts only once Prolific reports that submission for that participant
+(hits/providers/prolific/sync.py).
+"""
+import secrets
+from decimal import Decimal, InvalidOperation
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from config.roles import LEAD, role_required
+
+from hits.providers.prolific import sessions
+from hits.providers.prolific import sync as prolific_sync
+from hits.services import qualification
+from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
+from hits.providers import ProviderError, get_provider
+from hits.providers.prolific.provider import REJECTION_CATEGORIES, completion_url, config
+from hits.services.submission import SubmissionRefused, read_token, task_token
+from hits.views.worker import _task_context
+
+
+def _message(request, message: str, status: int = 400, link: str = ""):
+    return render(request, "hits/prolific_message.html", {"message": message, "link": link, "embedded": True}, status=status)
+
+
+def _ids(params) -> tuple[str, str, str]:
+    return (params.get("PROLIFIC_PID", ""), params.get("STUDY_ID", ""), params.get("SESSION_ID", ""))
+
+
+def start(request, batch_id: int):
+    """Security behavior: anyone Prolific sends here with its three parameters. A session is
+    created (or resumed) for that SESSION_ID only; its work counts only after Prolific confirms
+    the submission for that participant."""
+    batch = Batch.objects.filter(pk=batch_id, provider="prolific").first()
+    if batch is None:
+        return _message(request, "This study is not known here. Please return it on Prolific.", 404)
+    pid, study_id, session_id = _ids(request.GET)
+    try:
+        session = sessions.start_session(batch=batch, participant_id=pid, study_id=study_id, session_id=session_id)
+    except sessions.SessionRefused as exc:
+        return _message(request, str(exc), 409)
+    return redirect("prolific_next", token=sessions.session_token(session))
+
+
+def session_next(request, token: str):
+    """Security behavior: whoever holds the signed session link (its participant). Sends them to
+    the next unanswered task, or back to Prolific with the completion code once all are done
+    (a page that redirects at once and also shows the code, should the redirect be blocked)."""
+    try:
+        session = sessions.read_session_token(token)
+    except sessions.SessionRefused as exc:
+        return _message(request, str(exc), 404)
+    if sessions.finish_if_done(session):
+        code = session.batch.prolific_studies.get(kind=ProlificStudy.Kind.MAIN).completion_code
+        context = {"code": code, "link": completion_url(code), "embedded": True}
+        return render(request, "hits/prolific_complete.html", context)
+    over = session.status == ProlificSession.Status.ABANDONED or session.deadline <= timezone.now()
+    assignment = None if over else sessions.next_assignment(session)
+    if assignment is None:  # time ran out, or its tasks were taken back (e.g. a blocked participant)
+        sessions.release(session)
+        return _message(request, "The time for this session ran out and its tasks went to others. "
+                                 "Please return the study on Prolific.", 410)
+    return redirect("prolific_task", token=task_token(assignment))
+
+
+def task(request, token: str):
+    """Security behavior: whoever holds the signed task link of a session's assignment (its
+    participant); the same task page as in-house workers, with the session's progress."""
+    try:
+        assignment_id, worker_id = read_token(token)
+        assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch", "worker").get(
+            pk=assignment_id, worker_id=worker_id, worker__provider=Worker.Provider.PROLIFIC
+        )
+        session = ProlificSession.objects.get(batch_id=assignment.hit.batch_id, worker_id=worker_id,
+                                              session_id=assignment.external_id)
+    except (SubmissionRefused, Assignment.DoesNotExist, ProlificSession.DoesNotExist):
+        return _message(request, "This task link is not valid. Open the study again from Prolific.", 404)
+    done, total = sessions.progress(session)
+    context = _task_context(assignment.hit)
+    context.update(
+        assignment=assignment, preview=False, embedded=True,
+        done=assignment.status != Assignment.Status.ASSIGNED,
+        submit_url=reverse("task_submit", args=[token]),
+        storage_key=f"prolific-{assignment.pk}",
+        after_submit="prolific",
+        position=min(done + 1, total), total=total,
+        continue_url=reverse("prolific_next", args=[sessions.session_token(session)]),
+    )
+    return render(request, "hits/prolific_task.html", context)
+
+
+@csrf_exempt  # no session cookie: the participant is named by Prolific's parameters
+def screening(request, batch_id: int):
+    """Security behavior: a Prolific participant taking the qualification test on our pages.
+    Passing records them for the participant group the main study requires; they are added
+    only after Prolific confirms that screening submission is theirs."""
+    batch = Batch.objects.filter(pk=batch_id, provider="prolific", qualification_test__isnull=False).first()
+    study = ProlificStudy.objects.filter(batch_id=batch_id, kind=ProlificStudy.Kind.SCREENING).exclude(study_id="").first()
+    pid, study_id, session_id = _ids(request.POST if request.method == "POST" else request.GET)
+    if batch is None or study is None:
+        return _message(request, "This test is not open here. Please return the study on Prolific.", 404)
+    if not (pid and session_id) or study_id != study.study_id:
+        return _message(request, "Open this test from Prolific (the link carries your participant id).")
+    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=pid)
+    test, link = batch.qualification_test, completion_url(study.completion_code)
+    context = {"test": test, "items": qualification.test_items(test), "pid": pid, "study_id": study_id,
+               "session_id": session_id, "embedded": True, "link": link}
+    status = qualification.attempt_status(worker, test)
+    if request.method == "POST":
+        answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
+        try:
+            attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
+        except qualification.QualificationError as exc:
+            context["result"] = str(exc)
+        else:
+            if attempt.passed:
+                _join_group(batch, study, worker, session_id)
+            context["result"] = (
+                f"Passed with {attempt.score:.0%}: you will be invited to the paid tasks." if attempt.passed
+                else f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed. Thank you for taking part."
+            )
+        context["finished"] = True
+    elif not status["can_try"]:
+        context.update(result=status["message"], finished=True)
+    return render(request, "hits/prolific_screening.html", context)
+
+
+def _join_group(batch, study, worker, submission_id: str) -> None:
+    ProlificGroupMember.objects.get_or_create(group_id=study.participant_group_id, worker=worker,
+                                              defaults={"batch": batch, "submission_id": submission_id})
+    try:
+        prolific_sync.push_group_members(batch)
+    except ProviderError:
+        pass  # kept as pending: the periodic sync adds them
+
+
+@csrf_exempt  # Prolific's hooks are authenticated by their HMAC signature, not a cookie
+@require_POST
+def hook(request):
+    """Security behavior: anyone may post; only a body signed with PROLIFIC_WEBHOOK_SECRET
+    (fresh timestamp) changes anything."""
+    status, outcome = prolific_sync.handle_hook(
+        request.body, request.headers.get("X-Prolific-Request-Timestamp", ""),
+        request.headers.get("X-Prolific-Request-Signature", ""),
+    )
+    return JsonResponse({"ok": status == 200, "outcome": outcome}, status=status)
+
+
+# ---- lead ---------------------------------------------------------------------------------
+
+def panel(batch) -> dict:
+    """What the batch page shows for a Prolific batch: plan, cost, studies, sessions."""
+    provider = get_provider("prolific")
+    studies = {s.kind: s for s in batch.prolific_studies.all()}
+    if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
+        cost = provider.cost(batch)
+    else:
+        from hits.providers.prolific.sessions import session_plan
+
+        cost = {"plan": session_plan(batch, config(batch), studies.get("main")), "total": None, "error": ""}
+    rows = []
+    for s in batch.prolific_sessions.select_related("worker").order_by("-created_at")[:300]:
+        done, total = sessions.progress(s)
+        rows.append({"session": s, "done": done, "total": total})
+    return {
+        "cost": cost, "main": studies.get("main"), "screening": studies.get("screening"), "sessions": rows,
+        "categories": REJECTION_CATEGORIES, "token": secrets.token_urlsafe(16),
+        "pending_members": ProlificGroupMember.objects.filter(batch=batch, added_at=None).count(),
+        "hook_url": settings.PUBLIC_BASE_URL.rstrip("/") + reverse("prolific_hook"),
+    }
+
+
+@role_required(LEAD)
+@require_POST
+def study_action(request, batch_id: int, action: str):
+    """Security behavior: leads; a POST that creates, pauses, restarts the study or adds places."""
+    batch = get_object_or_404(Batch, pk=batch_id, provider="prolific")
+    provider = get_provider("prolific")
+    try:
+        if action == "draft":
+            if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
+                raise ProviderError("The study is already published.")
+            main, plan, created = provider.create_draft(batch)
+            messages.success(request, f"Draft study {main.study_id} {'created' if created else 'exists'} at Prolific: "
+                                      f"{plan.places} places of {plan.hits_per_session} HITs for {plan.reward} each.")
+        elif action == "pause":
+            provider.pause(batch)
+            messages.success(request, "Paused at Prolific: no new participants start.")
+        elif action == "resume":
+            provider.resume(batch)
+            messages.success(request, "Running again at Prolific.")
+        elif action == "places":
+            total = provider.add_places(batch, int(request.POST.get("places", "0")))
+            messages.success(request, f"The study now has {total} places.")
+        else:
+            messages.error(request, "Unknown action.")
+    except (ProviderError, ValueError) as exc:
+        Batch.objects.filter(pk=batch.pk).update(last_error=f"Prolific: {exc}")
+        messages.error(request, str(exc))
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
+def review_sessions(request, batch_id: int):
+    """Security behavior: leads; approve, reject or bonus the ticked sessions of this batch."""
+    batch = get_object_or_404(Batch, pk=batch_id, provider="prolific")
+    ids = [int(x) for x in request.POST.getlist("session") if x.isdigit()]
+    action = request.POST.get("action")
+    if not ids:
+        messages.error(request, "Tick at least one session.")
+        return redirect("batch_detail", batch_id=batch.pk)
+    if action == "approve":
+        done, errors = prolific_sync.approve_sessions(batch, ids, by=request.user)
+        messages.success(request, f"Approved {done} session(s) at Prolific.")
+    elif action == "reject":
+        done, errors = prolific_sync.reject_sessions(batch, ids, category=request.POST.get("category", ""),
+                                                     message=request.POST.get("message", ""), by=request.user)
+        if done:
+            messages.success(request, f"Rejected {done} session(s) at Prolific.")
+    elif action == "bonus":
+        errors = []
+        try:
+            if not request.POST.get("token"):
+                raise ProviderError("The bonus form has expired; open the page again.")
+            amount = Decimal(request.POST.get("amount", ""))
+            chosen = list(batch.prolific_sessions.filter(pk__in=ids).select_related("worker"))
+            prolific_sync.pay_bonus(batch, {s: amount for s in chosen}, request.POST.get("reason", ""),
+                                    key=f"form:{request.POST.get('token', '')}", by=request.user)
+            messages.success(request, f"Bonus of {amount} sent to {len(chosen)} participant(s) (once).")
+        except (InvalidOperation, ProviderError) as exc:
+            errors = [str(exc) or "Invalid amount."]
+    else:
+        errors = ["Unknown action."]
+    for error in errors[:10]:
+        messages.error(request, error)
+    return redirect("batch_detail", batch_id=batch.pk)

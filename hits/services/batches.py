@@ -1,0 +1,273 @@
+"""Creating, pricing, publishing and stopping batches."""
+from config.errors import ServiceError
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from annotation.authoring import usable_for_crowd
+from annotation.models import ACU, Summary
+
+from hits.gold import known_answers
+from hits.models import HIT, Assignment, Batch, PayBucket
+from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, check_buckets, cents
+from hits.providers import Capability, ProviderError, get_provider
+
+MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
+# Limits shared by the lead's form and the API (MTurk: lifetime and auto-approval at most 365 and 30 days).
+MAX_LIFETIME_HOURS = 24 * 365
+MAX_ASSIGNMENT_MINUTES = 60 * 24 * 365
+MAX_AUTO_APPROVE_HOURS = 24 * 30
+
+
+class BatchError(ServiceError):
+    """A refused batch action, with a message for the lead."""
+
+
+def batch_buckets(batch: Batch) -> list[Bucket]:
+    return [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
+
+
+def bucket_hits(batch: Batch, bucket):
+    """The batch's HITs whose ACU count falls in the bucket (a PayBucket or a Bucket)."""
+    hits = batch.hits.filter(acu_count__gte=bucket.min_acus)
+    return hits if bucket.max_acus is None else hits.filter(acu_count__lte=bucket.max_acus)
+
+
+@transaction.atomic
+def create_batch(
+    *,
+    dataset,
+    name: str = "",
+    provider: str = "inhouse",
+    assignments: int = 3,
+    systems=None,
+    references=None,
+    lifetime_hours: float = 7 * 24,
+    assignment_minutes: float = 60,
+    auto_approve_hours: float = 72,
+    buckets: list[Bucket] | None = None,
+    qualification_test=None,
+    gold_share: float = 0.0,
+    budget: Decimal | None = None,
+    provider_config: dict | None = None,
+    created_by=None,
+    seed: int = 0,
+) -> Batch:
+    """A draft batch with one HIT per system summary of the chosen approved references."""
+    if not 1 <= assignments <= MAX_ASSIGNMENTS:
+        raise BatchError(f"Assignments per HIT must be between 1 and {MAX_ASSIGNMENTS}.")
+    if not 0 <= gold_share <= 0.5:
+        raise BatchError("The gold share must be between 0 and 0.5.")
+    if lifetime_hours <= 0 or assignment_minutes <= 0:
+        raise BatchError("Lifetime and assignment duration must be positive.")
+    get_provider(provider)  # unknown providers fail here, before anything is written
+    buckets = buckets or [Bucket(*b) for b in DEFAULT_BUCKETS]
+    try:
+        check_buckets(buckets)
+    except ValueError as exc:
+        raise BatchError(f"Pay buckets: {exc}.") from None
+
+    approved = usable_for_crowd(dataset)
+    if references is not None:
+        wanted = {r.pk for r in references}
+        not_ok = wanted - set(approved.filter(pk__in=wanted).values_list("pk", flat=True))
+        if not_ok:
+            raise BatchError(f"{len(not_ok)} of the chosen references are not approved yet.")
+        approved = approved.filter(pk__in=wanted)
+    summaries = Summary.objects.filter(document__reference__in=approved).select_related("document__reference")
+    if systems:
+        summaries = summaries.filter(system__in=systems)
+    acu_counts = dict(
+        ACU.objects.filter(reference__in=approved).values_list("reference_id").annotate(n=Count("pk")).order_by()
+    )
+    summaries = [s for s in summaries.order_by("document__position", "system__name") if acu_counts.get(s.document.reference.pk)]
+    if not summaries:
+        raise BatchError("No summary of an approved reference with ACUs matches this choice.")
+
+    batch = Batch.objects.create(
+        dataset=dataset,
+        name=name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
+        provider=provider,
+        assignments_per_hit=assignments,
+        lifetime_seconds=int(lifetime_hours * 3600),
+        assignment_duration_seconds=int(assignment_minutes * 60),
+        auto_approve_seconds=int(auto_approve_hours * 3600),
+        qualification_test=qualification_test,
+        gold_share=gold_share,
+        budget=budget,
+        provider_config=provider_config or {},
+        created_by=created_by,
+    )
+    if systems:
+        batch.systems.set(systems)
+    PayBucket.objects.bulk_create([PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets])
+
+    gold = {}
+    if gold_share > 0:
+        answers = known_answers(dataset, [s.pk for s in summaries])
+        candidates = [s.pk for s in summaries if s.pk in answers]
+        rng = random.Random(seed)
+        chosen = rng.sample(candidates, min(len(candidates), round(gold_share * len(summaries))))
+        gold = {sid: {str(a): v for a, v in answers[sid].items()} for sid in chosen}
+    HIT.objects.bulk_create(
+        [
+            HIT(
+                batch=batch,
+                summary=s,
+                max_assignments=assignments,
+                acu_count=acu_counts[s.document.reference.pk],
+                reward=bucket_for(buckets, acu_counts[s.document.reference.pk]).reward,
+                gold_answers=gold.get(s.pk),
+            )
+            for s in summaries
+        ],
+        batch_size=2000,
+    )
+    return batch
+
+
+@transaction.atomic
+def set_buckets(batch: Batch, buckets: list[Bucket]) -> None:
+    """Replace a draft batch's pay buckets and reprice its HITs."""
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    if batch.status != Batch.Status.DRAFT:
+        raise BatchError("Rewards can only change before the batch is published.")
+    try:
+        check_buckets(buckets)
+    except ValueError as exc:
+        raise BatchError(f"Pay buckets: {exc}.") from None
+    batch.buckets.all().delete()
+    PayBucket.objects.bulk_create([PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets])
+    for b in buckets:
+        bucket_hits(batch, b).update(reward=b.reward)
+
+
+@dataclass
+class BucketCost:
+    label: str
+    reward: Decimal
+    hits: int
+    assignments: int
+    rewards: Decimal
+    fees: Decimal
+
+    @property
+    def total(self) -> Decimal:
+        return self.rewards + self.fees
+
+
+def cost_estimate(batch: Batch) -> dict:
+    """HITs, assignments and cost by pay bucket, the provider's fees included."""
+    provider = get_provider(batch.provider)
+    n = batch.assignments_per_hit
+    rows = []
+    for b in batch_buckets(batch):
+        count = bucket_hits(batch, b).count()
+        fee_each = provider.fee(b.reward, n)
+        rows.append(BucketCost(b.label, b.reward, count, count * n, cents(b.reward * count * n), cents(fee_each * count * n)))
+    rewards = sum((r.rewards for r in rows), Decimal("0.00"))
+    fees = sum((r.fees for r in rows), Decimal("0.00"))
+    return {
+        "buckets": rows,
+        "hits": sum(r.hits for r in rows),
+        "assignments": sum(r.assignments for r in rows),
+        "rewards": rewards,
+        "fees": fees,
+        "total": rewards + fees,
+        "provider": provider.label,
+    }
+
+
+def publish_batch(batch: Batch) -> Batch:
+    """Hand the batch to its provider (or resume an interrupted publication).
+
+    The batch is marked publishing first; the provider creates its HITs idempotently; only
+    then is the batch published. A provider failure keeps the batch in "publishing" with
+    the error for the lead, and publishing again finishes the rest.
+    """
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        if batch.kind != Batch.Kind.CROWD:
+            raise BatchError("Imported label rounds cannot be published.")
+        if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
+            raise BatchError(f"The batch is already {batch.get_status_display().lower()}.")
+        if not batch.hits.exists():
+            raise BatchError("The batch has no HITs.")
+        batch.status = Batch.Status.PUBLISHING
+        batch.save(update_fields=["status"])
+    provider = get_provider(batch.provider)
+    try:
+        provider.publish(batch)
+    except (ProviderError, ValueError) as exc:
+        message = f"{provider.label}: {exc}"
+        Batch.objects.filter(pk=batch.pk).update(last_error=message)
+        raise BatchError(message + " The batch stays in 'publishing'; publish again to resume.") from None
+    now = timezone.now()
+    Batch.objects.filter(pk=batch.pk).update(
+        status=Batch.Status.PUBLISHED, published_at=now, expires_at=now + timedelta(seconds=batch.lifetime_seconds),
+        last_error="",
+    )
+    batch.refresh_from_db()
+    return batch
+
+
+def publish_progress(batch: Batch) -> dict:
+    """HITs created at the provider so far: MTurk creates one HIT per summary, one by one;
+    other providers publish the whole batch at once (a Prolific study, in-house work)."""
+    total = batch.hits.count()
+    if batch.kind == Batch.Kind.CROWD and get_provider(batch.provider).supports(Capability.PER_HIT_PUBLISH):
+        done = batch.hits.exclude(external_id="").count()
+    else:
+        done = 0 if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) else total
+    return {"done": done, "total": total, "percent": round(100 * done / total) if total else 0}
+
+
+def stop_batch(batch: Batch) -> Batch:
+    """Stop handing out new work; submitted work can still be reviewed."""
+    try:
+        get_provider(batch.provider).stop(batch)
+    except ProviderError as exc:
+        Batch.objects.filter(pk=batch.pk).update(last_error=str(exc))
+        raise BatchError(f"Could not stop the batch at the provider: {exc}") from None
+    Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.PUBLISHED, Batch.Status.PUBLISHING]).update(
+        status=Batch.Status.STOPPED
+    )
+    batch.refresh_from_db()
+    return batch
+
+
+def extend_batch(batch: Batch, hours: float) -> Batch:
+    """Keep the batch open `hours` longer from now (at the provider too)."""
+    provider = get_provider(batch.provider)
+    if provider.supports(Capability.EXTEND):
+        try:
+            provider.extend(batch, hours)
+        except ProviderError as exc:
+            raise BatchError(f"Could not extend the batch at the provider: {exc}") from None
+    Batch.objects.filter(pk=batch.pk).update(
+        expires_at=timezone.now() + timedelta(hours=hours),
+        status=Batch.Status.PUBLISHED if batch.status == Batch.Status.STOPPED else batch.status,
+    )
+    batch.refresh_from_db()
+    return batch
+
+
+def batch_progress(batch: Batch) -> dict:
+    counts = dict(
+        Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by()
+    )
+    places = batch.hits.count() * batch.assignments_per_hit
+    done = counts.get("submitted", 0) + counts.get("approved", 0)
+    return {
+        "places": places,
+        "done": done,
+        "in_progress": counts.get("assigned", 0),
+        "left": max(0, places - done - counts.get("assigned", 0)),
+        "by_status": counts,
+        "percent": round(100 * done / places, 1) if places else 0,
+    }

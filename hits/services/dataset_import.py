@@ -1,0 +1,182 @@
+"""Import a dataset: validate the records, then write documents, references, ACUs and any
+imported label rounds in one transaction: all of it or nothing."""
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
+from annotation.text import attach_units_to_sentences, word_count
+from annotation.importing.bulk import create_all, insert_rows
+from annotation.importing.errors import DatasetImportError
+from annotation.uploads import uploaded_dataset_path
+from hits.models import HIT, Assignment, Batch, Judgment, Worker
+from annotation.importing.formats import FORMATS, guess_format, read_records
+from annotation.importing.records import DocumentRecord
+
+
+
+@dataclass
+class ImportSummary:
+    dataset_id: int
+    name: str
+    documents: int
+    systems: int
+    summaries: int
+    acus: int
+    judgments: int
+    annotators: int
+    batch_id: int | None
+
+    def __str__(self):
+        text = (
+            f"Imported {self.name!r}: {self.documents} documents, {self.systems} systems, "
+            f"{self.summaries} summaries, {self.acus} ACUs"
+        )
+        if self.batch_id:
+            text += f", {self.judgments} imported judgments from {self.annotators} annotator(s) (round {self.batch_id})"
+        return text
+
+
+def import_dataset(path, *, name: str, fmt: str | None = None, replace: bool = False, created_by=None) -> ImportSummary:
+    """Read a dataset file or folder and store it; raises DatasetImportError, writing nothing."""
+    name = (name or "").strip()
+    if not name:
+        raise DatasetImportError("the dataset needs a name")
+    if len(name) > Dataset._meta.get_field("name").max_length:
+        raise DatasetImportError("the dataset name is longer than 100 characters")
+    fmt = fmt or guess_format(path)
+    records = read_records(path, fmt)
+    with transaction.atomic():
+        existing = Dataset.objects.select_for_update().filter(name=name).first()
+        if existing:
+            if not replace:
+                raise DatasetImportError(f"a dataset named {name!r} exists; pass --replace to overwrite it")
+            delete_dataset(existing)
+        return _store(records, name=name, fmt=fmt, created_by=created_by)
+
+
+def delete_dataset(dataset: Dataset) -> None:
+    """Delete a dataset with its imported labels; refused if it holds crowd work."""
+
+    crowd = dataset.batches.exclude(kind=Batch.Kind.IMPORTED)
+    if crowd.exists():
+        raise DatasetImportError(
+            f"dataset {dataset.name!r} has crowd batches ({', '.join(crowd.values_list('name', flat=True)[:5])}); "
+            "replacing it would destroy their judgments. Import under a new name instead."
+        )
+    # Delete bottom-up in single queries: judgments PROTECT their ACUs.
+    Judgment.objects.filter(assignment__hit__batch__dataset=dataset).delete()
+    Assignment.objects.filter(hit__batch__dataset=dataset).delete()
+    HIT.objects.filter(batch__dataset=dataset).delete()
+    dataset.batches.all().delete()
+    ACU.objects.filter(reference__document__dataset=dataset).delete()
+    dataset.delete()
+
+
+def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by) -> ImportSummary:
+    dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by)
+    documents = create_all(
+        [Document(dataset=dataset, external_id=r.external_id, position=i, source=r.source) for i, r in enumerate(records)]
+    )
+    references = create_all(
+        [
+            # Imported units were written and checked elsewhere; a reference without any
+            # goes to the authors.
+            Reference(
+                document=d,
+                word_count=word_count(" ".join(r.sentences)),
+                status=Reference.Status.APPROVED if r.units else Reference.Status.TODO,
+            )
+            for d, r in zip(documents, records)
+        ]
+    )
+    sentences = create_all(
+        [
+            ReferenceSentence(reference=ref, position=i, text=text)
+            for ref, r in zip(references, records)
+            for i, text in enumerate(r.sentences)
+        ]
+    )
+    # Units of every format belong to the whole reference: attach each to its best sentence.
+    sentence_iter = iter(sentences)
+    acu_objects = []
+    for ref, r in zip(references, records):
+        ref_sentences = [next(sentence_iter) for _ in r.sentences]
+        attached = attach_units_to_sentences(r.units, r.sentences)
+        next_position = [0] * len(ref_sentences)
+        for unit, s in zip(r.units, attached):
+            acu_objects.append(
+                ACU(reference=ref, sentence=ref_sentences[s], position=next_position[s], text=unit, status=ACU.Status.APPROVED)
+            )
+            next_position[s] += 1
+    acus = create_all(acu_objects)
+
+    system_names = sorted({s for r in records for s in r.summaries})
+    systems = {s.name: s for s in create_all([System(dataset=dataset, name=n) for n in system_names])}
+    summary_objects = [
+        Summary(document=d, system=systems[s], text=text, word_count=word_count(text))
+        for d, r in zip(documents, records)
+        for s, text in r.summaries.items()
+    ]
+    summaries = create_all(summary_objects)
+
+    judgments, annotators, batch_id = _store_labels(dataset, records, documents, acus, summaries)
+    return ImportSummary(
+        dataset.pk, name, len(documents), len(systems), len(summaries), len(acus), judgments, annotators, batch_id
+    )
+
+
+def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, int, int | None]:
+    """Imported labels become a read-only round: a batch of kind 'imported', one HIT per
+    labelled summary, one submitted-and-approved assignment per annotator."""
+
+    if not any(r.labels for r in records):
+        return 0, 0, None
+    annotator_names = sorted({a for r in records for per in r.labels.values() for a in per})
+    batch = Batch.objects.create(
+        dataset=dataset,
+        name=f"{dataset.name}: imported labels",
+        kind=Batch.Kind.IMPORTED,
+        provider=Worker.Provider.IMPORTED,
+        status=Batch.Status.COMPLETE,
+        assignments_per_hit=max(len(per) for r in records for per in r.labels.values()),
+    )
+    workers = {}
+    for annotator in annotator_names:
+        workers[annotator], _ = Worker.objects.get_or_create(
+            provider=Worker.Provider.IMPORTED, external_id=f"{dataset.name}/{annotator}"
+        )
+
+    summary_by_key = {(s.document_id, s.system.name): s for s in summaries}
+    acu_iter = iter(acus)
+    hit_objects, pending = [], []  # pending: (hit index, annotator, labels, unit acus)
+    for r, document in zip(records, documents):
+        unit_acus = [next(acu_iter) for _ in r.units]
+        for system, per_annotator in r.labels.items():
+            summary = summary_by_key[(document.pk, system)]
+            hit_objects.append(HIT(batch=batch, summary=summary, max_assignments=len(per_annotator)))
+            for annotator, labels in per_annotator.items():
+                pending.append((len(hit_objects) - 1, annotator, labels, unit_acus))
+    hits = create_all(hit_objects)
+    assignments = create_all(
+        [
+            Assignment(hit=hits[h], worker=workers[a], status=Assignment.Status.APPROVED, submitted_at=batch.created_at)
+            for h, a, _, _ in pending
+        ]
+    )
+    rows = (
+        (assignment.pk, acu.pk, bool(label))
+        for assignment, (_, _, labels, unit_acus) in zip(assignments, pending)
+        for acu, label in zip(unit_acus, labels)
+        if label is not None
+    )
+    count = insert_rows(Judgment, ["assignment", "acu", "present"], rows)
+    return count, len(workers), batch.pk
+
+
+def import_upload(upload, *, name: str, fmt: str, replace: bool = False, created_by=None) -> ImportSummary:
+    """Import an uploaded file (the upload page and the API share this); raises
+    DatasetImportError, writing nothing."""
+    with uploaded_dataset_path(upload, fmt) as path:
+        return import_dataset(path, name=name, fmt=fmt, replace=replace, created_by=created_by)

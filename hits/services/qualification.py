@@ -1,0 +1,100 @@
+"""The qualification test: built from gold items, taken on our pages, graded at once."""
+import random
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Summary
+
+from hits.gold import known_answers, test_items  # noqa: F401
+from hits.models import GoldItem, QualificationAttempt, QualificationTest, Worker
+
+
+class QualificationError(Exception):
+    """A refused test action, with a message for the person."""
+
+
+@transaction.atomic
+def build_test(
+    *, dataset, name: str, items: int = 5, pass_score: float = 0.8, max_attempts: int = 2,
+    retry_after_hours: int = 24, summary_ids=None, seed: int = 0,
+) -> QualificationTest:
+    """A test of `items` gold summaries with known answers (imported expert labels)."""
+    if not 0 < pass_score <= 1:
+        raise QualificationError("The pass score is a share between 0 and 1.")
+    if items < 1 or max_attempts < 1:
+        raise QualificationError("A test needs at least one item and one attempt.")
+    answers = known_answers(dataset, summary_ids)
+    if not answers:
+        raise QualificationError("This dataset has no summaries with known answers (import expert labels first).")
+    # One summary per document where possible: a test of one reference's ACUs says little.
+    rng = random.Random(seed)
+    by_document: dict[int, list[int]] = {}
+    for sid, doc in Summary.objects.filter(pk__in=answers).values_list("pk", "document_id").order_by("pk"):
+        by_document.setdefault(doc, []).append(sid)
+    firsts = [rng.choice(sids) for sids in by_document.values()]
+    rest = sorted(set(answers) - set(firsts))
+    chosen = rng.sample(firsts, min(items, len(firsts)))
+    chosen += rng.sample(rest, min(items - len(chosen), len(rest)))
+    test = QualificationTest.objects.create(
+        dataset=dataset, name=name, pass_score=pass_score, max_attempts=max_attempts, retry_after_hours=retry_after_hours
+    )
+    GoldItem.objects.bulk_create(
+        [
+            GoldItem(test=test, summary_id=sid, position=i, answers={str(a): v for a, v in answers[sid].items()})
+            for i, sid in enumerate(chosen)
+        ]
+    )
+    return test
+
+
+def is_qualified(worker: Worker, batch) -> bool:
+    test_id = batch.qualification_test_id
+    return test_id is None or QualificationAttempt.objects.filter(test_id=test_id, worker=worker, passed=True).exists()
+
+
+def attempt_status(worker: Worker, test: QualificationTest) -> dict:
+    """Whether the worker passed, may try (again), or must wait / has no attempts left."""
+    attempts = list(test.attempts.filter(worker=worker))
+    if any(a.passed for a in attempts):
+        return {"passed": True, "can_try": False, "message": "You passed this test.", "attempts": attempts}
+    if len(attempts) >= test.max_attempts:
+        return {"passed": False, "can_try": False, "message": "You have used all attempts of this test.", "attempts": attempts}
+    if attempts:
+        ready = attempts[-1].submitted_at + timedelta(hours=test.retry_after_hours)
+        if ready > timezone.now():
+            return {
+                "passed": False, "can_try": False, "attempts": attempts,
+                "message": f"You can try again after {timezone.localtime(ready):%Y-%m-%d %H:%M}.",
+            }
+    return {"passed": False, "can_try": True, "message": "", "attempts": attempts}
+
+
+def answer_key(item_id: int, acu_id) -> str:
+    """Answers are keyed by item and ACU: two items may show the same reference's ACUs."""
+    return f"{item_id}:{acu_id}"
+
+
+def grade(test: QualificationTest, answers: dict[str, bool]) -> tuple[int, int]:
+    """Correct and total ACU answers against the gold items; unanswered counts as wrong."""
+    correct = total = 0
+    for item in test.items.all():
+        for acu_id, truth in item.answers.items():
+            total += 1
+            correct += int(answers.get(answer_key(item.pk, acu_id)) is truth)
+    return correct, total
+
+
+def submit_attempt(*, test: QualificationTest, worker: Worker, answers: dict[str, bool]) -> QualificationAttempt:
+    with transaction.atomic():
+        Worker.objects.select_for_update().get(pk=worker.pk)  # one attempt at a time per worker
+        status = attempt_status(worker, test)
+        if not status["can_try"]:
+            raise QualificationError(status["message"])
+        correct, total = grade(test, answers)
+        score = correct / total if total else 0.0
+        return QualificationAttempt.objects.create(
+            test=test, worker=worker, answers=answers, correct=correct, total=total, score=score,
+            passed=score >= test.pass_score,
+        )

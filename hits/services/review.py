@@ -1,0 +1,166 @@
+"""Reviewing and paying work: approve, reject, bonus, block, exclude, auto-approve.
+
+The lead's decisions, the provider's (through `mirror`) and auto-approval all come here.
+
+Every payment is a ledger row with a unique key derived from what it pays for (the
+assignment, or the bonus form's one-time token), taken under a row lock: a repeated click,
+retry or concurrent request finds the key and pays nothing more. The provider is called
+before our rows change, so a refused call leaves the assignment as it was.
+"""
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+import logging
+
+from config.errors import ServiceError
+from hits.models import Assignment, LedgerEntry, Worker
+from hits.ledger import record as _pay
+from hits.ledger import spend
+from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
+from hits.providers import ProviderError, get_provider
+
+
+
+logger = logging.getLogger(__name__)
+
+
+class ReviewError(ServiceError):
+    """A refused review or payment action, with a message for the lead."""
+
+
+def _provider_call(fn, *args):
+    try:
+        fn(*args)
+    except ProviderError as exc:
+        logger.warning("provider refused %s: %s", getattr(fn, "__name__", fn), exc)
+        raise ReviewError(str(exc)) from None
+
+
+def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assignment:
+    """Approve submitted work and record its reward and fee once. `at_provider`: the provider
+    approved it already (MTurk's auto-approval, a Prolific decision), so it is not called again."""
+    with transaction.atomic():
+        a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch", "worker").get(pk=assignment_id)
+        if a.status == Assignment.Status.APPROVED:
+            return a  # approving twice pays once
+        if a.status != Assignment.Status.SUBMITTED:
+            raise ReviewError(f"Only submitted work can be approved; this assignment is {a.get_status_display().lower()}.")
+        provider = get_provider(a.hit.batch.provider)
+        if not at_provider:
+            _provider_call(provider.approve, a)
+        a.status = Assignment.Status.APPROVED
+        a.reviewed_at = timezone.now()
+        a.reviewed_by = by
+        a.save(update_fields=["status", "reviewed_at", "reviewed_by"])
+        batch = a.hit.batch
+        _pay(key=f"reward:{a.pk}", kind=LedgerEntry.Kind.REWARD, assignment=a, worker=a.worker, batch=batch, amount=a.hit.reward, by=by)
+        fee = provider.fee(a.hit.reward, batch.assignments_per_hit)
+        if fee:
+            _pay(key=f"fee:reward:{a.pk}", kind=LedgerEntry.Kind.FEE, assignment=a, worker=a.worker, batch=batch, amount=fee, by=by)
+    return a
+
+
+def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = False) -> Assignment:
+    """Reject submitted work with feedback for the worker; nothing is paid. `at_provider`: the
+    provider rejected it already, so it is not called again."""
+    feedback = (feedback or "").strip()
+    if not feedback:
+        raise ReviewError("A rejection needs feedback telling the worker why.")
+    if len(feedback) > MAX_FEEDBACK:
+        raise ReviewError(f"Feedback is limited to {MAX_FEEDBACK} characters ({len(feedback)} given).")
+    with transaction.atomic():
+        a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch").get(pk=assignment_id)
+        if a.status == Assignment.Status.REJECTED:
+            return a
+        if a.status != Assignment.Status.SUBMITTED:
+            raise ReviewError(f"Only submitted work can be rejected; this assignment is {a.get_status_display().lower()}.")
+        if not at_provider:
+            _provider_call(get_provider(a.hit.batch.provider).reject, a, feedback)
+        a.status = Assignment.Status.REJECTED
+        a.feedback = feedback
+        a.reviewed_at = timezone.now()
+        a.reviewed_by = by
+        a.save(update_fields=["status", "feedback", "reviewed_at", "reviewed_by"])
+    return a
+
+
+def bulk(action, assignment_ids, **kwargs) -> tuple[int, list[str]]:
+    """Apply approve or reject to many assignments; returns (done, error messages)."""
+    done, errors = 0, []
+    for assignment_id in assignment_ids:
+        try:
+            action(assignment_id=assignment_id, **kwargs)
+            done += 1
+        except (ReviewError, Assignment.DoesNotExist) as exc:
+            errors.append(f"Assignment {assignment_id}: {exc}")
+    return done, errors
+
+
+def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) -> tuple[LedgerEntry, bool]:
+    """Pay a bonus for an assignment once per `token` (the form's one-time key)."""
+    amount = cents(amount)
+    if amount <= 0 or amount > MAX_BONUS:
+        raise ReviewError(f"A bonus must be between $0.01 and ${MAX_BONUS}.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewError("Tell the worker what the bonus is for.")
+    if not token or len(token) > 60:
+        raise ReviewError("The bonus form has expired; open it again.")
+    key = f"bonus:{token}"
+    with transaction.atomic():
+        a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch", "worker").get(pk=assignment_id)
+        existing = LedgerEntry.objects.filter(key=key).first()
+        if existing:
+            if existing.assignment_id != a.pk:
+                raise ReviewError("This bonus form was already used for another assignment.")
+            return existing, False
+        if a.status not in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED):
+            raise ReviewError("Bonuses go to submitted or approved work.")
+        provider = get_provider(a.hit.batch.provider)
+        _provider_call(provider.send_bonus, a, amount, reason, token)
+        entry, created = _pay(
+            key=key, kind=LedgerEntry.Kind.BONUS, assignment=a, worker=a.worker, batch=a.hit.batch, amount=amount,
+            by=by, note=reason,
+        )
+        fee = provider.fee(amount, a.hit.batch.assignments_per_hit)
+        if fee and created:
+            _pay(key=f"fee:{key}", kind=LedgerEntry.Kind.FEE, assignment=a, worker=a.worker, batch=a.hit.batch, amount=fee, by=by)
+    return entry, created
+
+
+def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, by=None) -> Worker:
+    """Give the worker no more work; optionally leave all their judgments out of scoring."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewError("Say why the worker is blocked.")
+    with transaction.atomic():
+        worker = Worker.objects.select_for_update().get(pk=worker_id)
+        if worker.provider != Worker.Provider.IMPORTED:
+            _provider_call(get_provider(worker.provider).block, worker, reason)
+        worker.blocked_at = worker.blocked_at or timezone.now()
+        worker.block_reason = reason
+        if exclude_pending:
+            worker.excluded = True
+        worker.save(update_fields=["blocked_at", "block_reason", "excluded"])
+        # Work they hold but have not submitted goes back to the pool.
+        worker.assignments.filter(status=Assignment.Status.ASSIGNED).update(status=Assignment.Status.EXPIRED)
+    return worker
+
+
+def set_excluded(*, worker_id: int, excluded: bool) -> Worker:
+    Worker.objects.filter(pk=worker_id).update(excluded=excluded)
+    return Worker.objects.get(pk=worker_id)
+
+
+def auto_approve_due(now=None) -> int:
+    """Approve submitted work older than its batch's auto-approval delay."""
+    now = now or timezone.now()
+    due = [
+        a.pk
+        for a in Assignment.objects.filter(status=Assignment.Status.SUBMITTED).select_related("hit__batch")
+        if a.submitted_at and a.submitted_at + timedelta(seconds=a.hit.batch.auto_approve_seconds) <= now
+    ]
+    done, _ = bulk(approve, due)
+    return done

@@ -1,0 +1,44 @@
+"""python manage.py export_dataset NAME --format rose --output FILE"""
+import os
+import tempfile
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring.exports.rose import export_rose
+from annotation.models import Dataset
+from hits.models import Batch
+
+
+class Command(BaseCommand):
+    help = "Export a dataset with its labels and ACU scores as RoSE JSONL."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--format", choices=["rose"], default="rose")
+        parser.add_argument("--output", required=True, help="file to write ('-' for standard output)")
+        parser.add_argument("--round", type=int, help="only the judgments of this batch or imported round")
+
+    def handle(self, *args, **options):
+        dataset = Dataset.objects.filter(name=options["name"]).first()
+        if dataset is None:
+            raise CommandError(f"No dataset named {options['name']!r}.")
+        batch = None
+        if options["round"] is not None:
+            batch = Batch.objects.filter(pk=options["round"], dataset=dataset).first()
+            if batch is None:
+                raise CommandError(f"Dataset {dataset.name!r} has no round {options['round']}.")
+        if options["output"] == "-":
+            export_rose(dataset, self.stdout, batch)
+            return
+        target = Path(options["output"])
+        # Write beside the target and rename, so a failed export never leaves half a file.
+        fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", suffix=".partial")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as stream:
+                count = export_rose(dataset, stream, batch)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self.stderr.write(f"Wrote {count} documents of {dataset.name!r} to {target}")

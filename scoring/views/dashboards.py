@@ -1,0 +1,191 @@
+"""The lead's dashboards: overview, systems, workers, metrics; live updates and exports.
+
+Security behavior: leads only (role_required(LEAD)) on every view; every change is a POST.
+Pages read stored runs (see scoring.dashboard) and never recompute a large dataset on load.
+"""
+import io
+import secrets
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation.models import Dataset
+from config.roles import LEAD, role_required
+from hits.services import review
+from hits.models import Assignment, Batch, Worker
+from hits.tasks import run_or_enqueue
+
+from scoring import charts, dashboard, statistics, tasks
+from scoring.exports.tables import write_judgments_csv, write_scores_csv
+from scoring.models import ScoringRun
+from scoring.services import compute_scores
+
+
+def _scope(request, dataset_id):
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    round_id = request.GET.get("round") or request.POST.get("round")
+    batch = None
+    if round_id:
+        batch = Batch.objects.filter(pk=round_id, dataset=dataset).first() if str(round_id).isdigit() else None
+        if batch is None:
+            raise Http404("No such round in this dataset.")
+    return dataset, batch
+
+
+def _base(dataset, batch, section):
+    return {"dataset": dataset, "batch": batch, "section": section, "rounds": dataset.batches.all(),
+            "round_query": f"?round={batch.pk}" if batch else ""}
+
+
+@role_required(LEAD)
+def overview(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    data = dashboard.overview(dataset, batch)
+    context = {**_base(dataset, batch, "overview"), **data,
+               "trend_chart": charts.alpha_trend(data["trend"], data["rose_alpha"])}
+    return render(request, "scoring/overview.html", context)
+
+
+@role_required(LEAD)
+def live(request, dataset_id: int):
+    """JSON for live updates while a batch runs (polled every few seconds)."""
+    dataset, batch = _scope(request, dataset_id)
+    run, stale = dashboard.scores_run(dataset, batch)
+    progress = dashboard.progress(dataset, batch)
+    trend = dashboard.alpha_trend(dataset, batch)
+    power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).values("pk", "status", "progress").first()
+    return JsonResponse({
+        "progress": {**progress, "eta": progress["eta"].isoformat() if progress["eta"] else None},
+        "alpha": run.outputs.get("alpha") if run else None,
+        "run": run.pk if run else None,
+        "stale": stale,
+        "trend": charts.alpha_trend(trend, dashboard.ROSE_ALPHA),
+        "power": power,
+    })
+
+
+@role_required(LEAD)
+def systems(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    run, stale = dashboard.scores_run(dataset, batch)
+    out = run.outputs if run else {}
+    power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
+    names, matrix = charts.significance_cells(out.get("pairwise"), out.get("systems", {}))
+    context = {
+        **_base(dataset, batch, "systems"), "run": run, "stale": stale,
+        "systems": sorted(out.get("systems", {}).items(), key=lambda kv: -kv[1]["acu"]),
+        "leaderboard_chart": charts.leaderboard(out["systems"]) if out.get("systems") else None,
+        "matrix_names": names, "matrix": matrix,
+        "power": power,
+        "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
+        "scatter_chart": charts.length_scatter(out["summaries"]) if out.get("summaries", {}).get("ids") else None,
+        "normalization": out.get("length_normalization"),
+        "power_defaults": statistics.POWER_DEFAULTS,
+    }
+    return render(request, "scoring/systems.html", context)
+
+
+@role_required(LEAD)
+def workers(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    run, stale = dashboard.scores_run(dataset, batch)
+    table = run.outputs.get("workers", {}) if run else {}
+    context = {
+        **_base(dataset, batch, "workers"), "run": run, "stale": stale,
+        "rows": table.get("rows", []), "flagged": table.get("flagged", 0),
+        "alpha": run.outputs.get("alpha") if run else None,
+        "alpha_without": table.get("alpha_without_flagged"),
+        "bonus_token": secrets.token_urlsafe(16),
+    }
+    return render(request, "scoring/workers.html", context)
+
+
+@role_required(LEAD)
+@require_POST
+def worker_action(request, dataset_id: int, worker_id: int, action: str):
+    """Exclude from or include in scoring (and recompute at once), block, or bonus."""
+    dataset, batch = _scope(request, dataset_id)
+    worker = Worker.objects.filter(pk=worker_id, assignments__hit__batch__dataset=dataset).distinct().first()
+    if worker is None:
+        raise Http404("No such worker in this dataset.")
+    try:
+        if action in ("exclude", "include"):
+            review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
+            run = compute_scores(dataset, batch, trigger="exclusion")
+            alpha = run.outputs["alpha"]
+            messages.success(request, f"{worker.external_id} {'excluded from' if action == 'exclude' else 'counted again in'} "
+                                      f"scoring; scores recomputed (ACU-level α {alpha['acu_level']}).")
+        elif action == "block":
+            review.block_worker(worker_id=worker.pk, reason=request.POST.get("reason", ""), by=request.user)
+            messages.success(request, f"Blocked {worker.external_id}.")
+        elif action == "bonus":
+            assignment = (Assignment.objects.filter(worker=worker, hit__batch__dataset=dataset, status__in=Assignment.COUNTED)
+                          .order_by("-submitted_at").first())
+            if assignment is None:
+                raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
+            entry, created = review.send_bonus(assignment_id=assignment.pk, amount=request.POST.get("amount", "0"),
+                                               reason=request.POST.get("reason", ""), token=request.POST.get("token", ""), by=request.user)
+            messages.success(request, f"Bonus of ${entry.amount} sent to {worker.external_id}." if created else "That bonus was already sent.")
+        else:
+            messages.error(request, "Unknown action.")
+    except (review.ReviewError, ArithmeticError, ValueError) as exc:
+        messages.error(request, str(exc) or "Invalid input.")
+    return redirect(reverse("dashboard_workers", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
+
+
+@role_required(LEAD)
+def metrics(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.METRICS).first()
+    return render(request, "scoring/metrics.html", {
+        **_base(dataset, batch, "metrics"), "run": run,
+        "has_metrics": dataset.metric_scores.exists(),
+    })
+
+
+@role_required(LEAD)
+@require_POST
+def start_statistics(request, dataset_id: int, kind: str):
+    """Start a power analysis or a metric-correlation run as a Celery task."""
+    dataset, batch = _scope(request, dataset_id)
+    if kind == "power":
+        params = {**statistics.POWER_DEFAULTS}
+        for key in ("n_trials", "n_resamples"):
+            if request.POST.get(key, "").isdigit():
+                params[key] = max(10, min(int(request.POST[key]), 100_000 if key == "n_resamples" else 5000))
+        run = statistics.start(dataset, ScoringRun.Kind.POWER, params, batch)
+        ran, _ = run_or_enqueue(tasks.run_power_analysis, run.pk)
+        target = "dashboard_systems"
+    elif kind == "metrics":
+        run = statistics.start(dataset, ScoringRun.Kind.METRICS, dict(statistics.METRIC_DEFAULTS), batch)
+        ran, _ = run_or_enqueue(tasks.run_metric_significance, run.pk)
+        target = "dashboard_metrics"
+    else:
+        raise Http404("Unknown analysis.")
+    messages.info(request, "Done." if ran else "Started; this page shows its progress.")
+    return redirect(reverse(target, args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
+
+
+@role_required(LEAD)
+def export(request, dataset_id: int, what: str):
+    """Downloads: raw judgments CSV, per-summary scores CSV (latest run)."""
+    dataset, batch = _scope(request, dataset_id)
+    stream = io.StringIO()
+    if what == "judgments.csv":
+        write_judgments_csv(dataset, stream, batch)
+    elif what == "scores.csv":
+        run, _ = dashboard.scores_run(dataset, batch)
+        if run is None:
+            raise Http404("No scores yet.")
+        write_scores_csv(run, stream)
+    else:
+        raise Http404("Unknown export.")
+    suffix = f"-round{batch.pk}" if batch else ""
+    response = HttpResponse(stream.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
+    return response
+
+
