@@ -1,3 +1,4 @@
+"""Annotation data: datasets, documents, references, sentences, ACUs, systems, summaries."""
 from django.apps import AppConfig
 
 
@@ -10,4 +11,6 @@ class AnnotationConfig(AppConfig):
 
         from config.roles import ensure_role_groups
 
-        post_migrate.connect(ensure_role_groups, sender=self)
+        # Every app's post_migrate (not only this one's): the hits and scoring permissions exist
+        # only once their own post_migrate ran, and leads need them on the very first migrate.
+        post_migrate.connect(ensure_role_groups, dispatch_uid="acu-ensure-role-groups")

@@ -1,4 +1,9 @@
-"""The admin site, open to leads (and superusers) only."""
+"""The admin site, open to leads (and superusers) only.
+
+Leads browse everything; state changes of crowd work and money go through the services (admin
+actions), never through edited fields. Only a superuser grants superuser or staff status or
+changes a superuser's account or password.
+"""
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
 
@@ -15,3 +20,15 @@ class LeadAdminSite(admin.AdminSite):
 
 class LeadAdminConfig(AdminConfig):
     default_site = "config.admin.LeadAdminSite"
+
+    def ready(self):
+        super().ready()  # autodiscovers the apps' admin modules
+        from django.contrib import admin as django_admin
+        from django.contrib.auth import get_user_model
+
+        from config.user_admin import GuardedUserAdmin
+
+        user = get_user_model()
+        if django_admin.site.is_registered(user):
+            django_admin.site.unregister(user)
+        django_admin.site.register(user, GuardedUserAdmin)

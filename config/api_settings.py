@@ -1,13 +1,10 @@
 """REST API settings: token (and session) authentication, leads only, paginated lists,
 JSON errors and the OpenAPI schema (drf-spectacular, assets served from the sidecar app).
 
-Star-imported at the end of config/settings.py, so it only defines new names (and replaces
-REST_FRAMEWORK as a whole). The apps it needs are listed in settings.INSTALLED_APPS.
+config/settings.py takes REST_FRAMEWORK, SPECTACULAR_SETTINGS and the page sizes from here by
+name. The apps the API needs are listed in settings.INSTALLED_APPS.
 """
 from .env import env_int
-
-# The apps the API needs (also listed in settings.INSTALLED_APPS, right after rest_framework).
-API_APPS = ["rest_framework.authtoken", "drf_spectacular", "drf_spectacular_sidecar"]
 
 API_PAGE_SIZE = 50
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)

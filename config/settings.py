@@ -10,7 +10,8 @@ from pathlib import Path
 
 import dj_database_url
 
-from .env import env_bool, env_int, env_list, env_str
+from . import api_settings
+from .env import env_bool, env_choice, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -155,19 +156,17 @@ PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
 # calculator's figure, shown on the batch page, is the authoritative total).
 PROLIFIC_FEE_RATE = env_str("PROLIFIC_FEE_RATE", "0.333")
 
-REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
-    ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-}
-
+LOG_LEVEL = env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
-# REST API settings (token auth, OpenAPI schema) live in their own module.
-from .api_settings import *  # noqa: E402,F401,F403
+# REST API settings (token auth, schema): named one by one, so nothing here is overwritten.
+REST_FRAMEWORK = api_settings.REST_FRAMEWORK
+SPECTACULAR_SETTINGS = api_settings.SPECTACULAR_SETTINGS
+API_PAGE_SIZE = api_settings.API_PAGE_SIZE
+API_MAX_PAGE_SIZE = api_settings.API_MAX_PAGE_SIZE

@@ -1,62 +1,104 @@
-"""Admin for leads: browse crowd work."""
-from django.contrib import admin
+"""Admin for leads: browse crowd work. Batches, HITs, assignments, judgments and the ledger are
+read-only here; their state changes are admin actions that call the services (so the ledger
+and the provider hear of every change)."""
+from django.contrib import admin, messages
 
-from .models import HIT, Assignment, Batch, LedgerEntry, ProlificSession, ProlificStudy, ProviderCall, Worker
+from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, ProlificSession, ProlificStudy, ProviderCall, Worker
+from .services import batches, review
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View only: rows are written by the services."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Worker)
 class WorkerAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "provider", "user", "created_at"]
-    list_filter = ["provider"]
+    list_display = ["external_id", "provider", "user", "excluded", "blocked_at", "created_at"]
+    list_filter = ["provider", "excluded"]
     search_fields = ["external_id"]
+    readonly_fields = ["provider", "external_id", "excluded", "blocked_at", "block_reason"]
 
 
 @admin.register(Batch)
-class BatchAdmin(admin.ModelAdmin):
+class BatchAdmin(ReadOnlyAdmin):
     list_display = ["name", "dataset", "kind", "provider", "status", "created_at"]
     list_filter = ["kind", "provider", "status"]
+    actions = ["stop_batches"]
+
+    @admin.action(description="Stop the selected batches (at the provider too)")
+    def stop_batches(self, request, queryset):
+        for batch in queryset:
+            try:
+                batches.stop_batch(batch)
+            except batches.BatchError as exc:
+                self.message_user(request, f"{batch}: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, f"{batch}: stopped.")
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None  # the action form needs the changelist; no row can be edited
 
 
 @admin.register(HIT)
-class HITAdmin(admin.ModelAdmin):
+class HITAdmin(ReadOnlyAdmin):
     list_display = ["pk", "batch", "summary", "max_assignments"]
     list_filter = ["batch"]
     raw_id_fields = ["summary"]
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
-    list_display = ["pk", "hit", "worker", "status", "submitted_at"]
+class AssignmentAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "hit", "worker", "status", "confirmed", "submitted_at"]
     list_filter = ["status", "hit__batch"]
     raw_id_fields = ["hit", "worker"]
+    actions = ["approve_assignments"]
+
+    @admin.action(description="Approve the selected submitted assignments (pays each once)")
+    def approve_assignments(self, request, queryset):
+        done, errors = review.bulk(review.approve, list(queryset.values_list("pk", flat=True)), by=request.user)
+        self.message_user(request, f"Approved {done}.")
+        for error in errors[:20]:
+            self.message_user(request, error, messages.ERROR)
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "assignment", "acu", "present"]
+    raw_id_fields = ["assignment", "acu"]
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(admin.ModelAdmin):
+class LedgerEntryAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "kind", "amount", "worker", "batch", "key"]
     list_filter = ["kind", "batch"]
     raw_id_fields = ["worker", "assignment", "batch"]
 
-    def has_change_permission(self, request, obj=None):
-        return False  # money rows are written once by the services
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(ProviderCall)
-class ProviderCallAdmin(admin.ModelAdmin):
+class ProviderCallAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "action", "target", "ok", "batch"]
     list_filter = ["ok", "action"]
 
 
 @admin.register(ProlificStudy)
-class ProlificStudyAdmin(admin.ModelAdmin):
+class ProlificStudyAdmin(ReadOnlyAdmin):
     list_display = ["study_id", "kind", "batch", "status", "hits_per_session", "places", "reward_cents"]
     list_filter = ["kind", "status"]
 
 
 @admin.register(ProlificSession)
-class ProlificSessionAdmin(admin.ModelAdmin):
+class ProlificSessionAdmin(ReadOnlyAdmin):
     list_display = ["session_id", "worker", "batch", "size"]
     raw_id_fields = ["worker", "batch"]

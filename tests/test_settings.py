@@ -42,3 +42,31 @@ def test_celery_broker_is_the_real_redis():
         assert conn.connected
     # Every task time limit stays below the broker's visibility timeout.
     assert settings.CELERY_TASK_TIME_LIMIT < settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+
+
+@pytest.mark.parametrize("variable, value, accepted", [
+    ("DEBUG", "ture", "true"),
+    ("DB_CONN_MAX_AGE", "sixty", "whole number"),
+    ("LOG_LEVEL", "LOUD", "DEBUG, INFO"),
+])
+def test_an_unreadable_setting_stops_start_up_with_a_message(variable, value, accepted):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", variable: value}
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=PROJECT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    message = result.stderr.strip()
+    assert "Traceback" not in message
+    assert variable in message and accepted in message and value in message
+
+
+def test_readable_settings_are_taken(monkeypatch):
+    from config.env import env_bool, env_int
+
+    monkeypatch.setenv("X_FLAG", " Yes ")
+    monkeypatch.setenv("X_COUNT", "12")
+    monkeypatch.setenv("X_OFF", "0")
+    assert env_bool("X_FLAG") is True and env_bool("X_OFF", True) is False and env_int("X_COUNT", 3) == 12
+
+
+def test_the_api_settings_are_not_overwritten():
+    assert settings.REST_FRAMEWORK["DEFAULT_PERMISSION_CLASSES"] == ["config.api_permissions.IsLead"]
+    assert "rest_framework.authentication.TokenAuthentication" in settings.REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"]

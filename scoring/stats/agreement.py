@@ -1,73 +1,57 @@
-"""Krippendorff's alpha from per-unit value counts (shared/design/scoring.md, "Agreement").
+"""Krippendorff's alpha through the `krippendorff` package, from per-unit value counts
+(shared/design/scoring.md, "Agreement").
 
-Labels come as flat arrays, one entry per (unit, worker) label: memory grows with the number of
-labels, never with workers x units. With ``m_u`` values in unit ``u`` and ``n`` = the number of
-pairable values (units with ``m_u >= 2``; the others are dropped, as in Krippendorff 2011):
-
-    alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_u [ P_u / (m_u - 1) ] / E
-
-where ``P_u`` is the sum of the metric over the ordered pairs of values within unit ``u`` and
-``E`` is the same sum over all ordered pairs of the ``n`` pairable values:
-- nominal: ``P_u = m_u^2 - sum_c n_uc^2`` (``n_uc`` = count of value c in u), ``E = n^2 - sum_c n_c^2``;
-- interval: ``P_u = 2 m_u SS_u`` (``SS_u`` = squared deviations from the unit mean),
-  ``E = 2 n SS`` (squared deviations of the pairable values from their mean). Deviations from
-  means rather than raw sums of squares keep the closed form free of cancellation.
-Undefined alphas (no pairable unit, or a single value overall) are NaN; the ``krippendorff``
-package raises instead.
+Labels come as flat arrays, one entry per (unit, worker) label, and become the package's
+`value_counts` input (units x values counts, Krippendorff's coincidence data): memory grows
+with the units and the distinct values, never with workers x units, so hundreds of MTurk
+workers each judging a few units cost nothing extra. Units with a single value are not
+pairable and are dropped (Krippendorff 2011). Undefined alphas (no pairable unit, a single
+value overall) are NaN, never an exception.
 """
+import krippendorff
 import numpy as np
 
 from .aggregation import _codes_1d, group_codes
 
 
-def _unit_sizes(units):
-    """Dense unit codes, values per unit, and the mask of labels in pairable units."""
+def value_counts(units, values) -> tuple[np.ndarray, np.ndarray]:
+    """The units x values count matrix of the pairable units (those with two or more values),
+    and the sorted value domain: the `value_counts` input of the krippendorff package. Its size
+    grows with units x distinct values, never with the number of workers."""
     codes, _ = _codes_1d(units)
     sizes = np.bincount(codes)
-    return codes, sizes, sizes[codes] >= 2
+    pairable = sizes[codes] >= 2
+    values = np.asarray(values)[pairable]
+    unit_codes, _ = _codes_1d(codes[pairable])
+    value_codes, domain = _codes_1d(values)
+    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
+    counts = np.zeros((n_units, len(domain)), dtype=float)
+    np.add.at(counts, (unit_codes, value_codes), 1.0)
+    return counts, domain
+
+
+def _alpha(units, values, level: str) -> float:
+    counts, domain = value_counts(units, values)
+    if counts.shape[0] == 0 or len(domain) < 2:
+        return float("nan")  # no pairable unit, or a single value overall: undefined
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result = krippendorff.alpha(
+                value_counts=counts, value_domain=np.asarray(domain, dtype=float), level_of_measurement=level
+            )
+    except (ValueError, ZeroDivisionError):
+        return float("nan")
+    return float(result)
 
 
 def alpha_nominal(units, values) -> float:
     """Krippendorff's alpha, nominal metric, from one (unit, value) entry per label."""
-    codes, sizes, pairable = _unit_sizes(units)
-    values = np.asarray(values)
-    vcodes, domain = _codes_1d(values[pairable])
-    codes = codes[pairable]
-    n, k = codes.size, len(domain)
-    if n == 0 or k < 2:
-        return float("nan")
-    n_units = len(sizes)
-    if n_units * k <= 4 * n + 1024:
-        per_unit = np.bincount(codes * k + vcodes, minlength=n_units * k).reshape(n_units, k).astype(float)
-        # Row and column sums as matrix-vector products: reductions over a length-2 axis are slow.
-        square_sums = (per_unit * per_unit) @ np.ones(k)
-        marginals = np.ones(n_units) @ per_unit
-    else:  # many categories: count only the (unit, value) pairs that occur
-        pair, counts = np.unique(codes.astype(np.int64) * k + vcodes, return_counts=True)
-        square_sums = np.bincount(pair // k, weights=counts.astype(float) ** 2, minlength=n_units)
-        marginals = np.bincount(pair % k, weights=counts, minlength=k)
-    m = sizes.astype(float)
-    within = np.divide(m * m - square_sums, m - 1, out=np.zeros_like(m), where=sizes >= 2)
-    expected = float(n) * n - float((marginals.astype(float) ** 2).sum())
-    return float(1.0 - (n - 1) * within.sum() / expected)
+    return _alpha(units, np.asarray(values).astype(float), "nominal")
 
 
 def alpha_interval(units, values) -> float:
     """Krippendorff's alpha, interval metric, from one (unit, value) entry per label."""
-    codes, sizes, pairable = _unit_sizes(units)
-    codes = codes[pairable]
-    x = np.asarray(values, dtype=float)[pairable]
-    n = x.size
-    if n == 0:
-        return float("nan")
-    m = sizes.astype(float)
-    unit_mean = np.divide(np.bincount(codes, weights=x, minlength=len(m)), m, out=np.zeros_like(m), where=sizes > 0)
-    unit_ss = np.bincount(codes, weights=(x - unit_mean[codes]) ** 2, minlength=len(m))
-    total_ss = float(((x - x.mean()) ** 2).sum())
-    if total_ss == 0.0:
-        return float("nan")
-    within = np.divide(m * unit_ss, m - 1, out=np.zeros_like(m), where=sizes >= 2)
-    return float(1.0 - (n - 1) * within.sum() / (n * total_ss))
+    return _alpha(units, np.asarray(values, dtype=float), "interval")
 
 
 def acu_level_alpha(summary_ids, acu_ids, worker_ids, present) -> float:

@@ -1,0 +1,81 @@
+"""The structure the README's Layout section describes, checked on the import graph.
+
+grimp (import-linter's graph library) reads every import, those inside functions included.
+"""
+import grimp
+import pytest
+
+PACKAGES = ("config", "annotation", "hits", "scoring")
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return grimp.build_graph(*PACKAGES, include_external_packages=True, cache_dir=None)
+
+
+def cycles(graph) -> list[set[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    modules = sorted(m for m in graph.modules if m.split(".")[0] in PACKAGES)
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.find_modules_directly_imported_by(v)):
+            if w.split(".")[0] not in PACKAGES:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for m in modules:
+        if m not in index:
+            visit(m)
+    return found
+
+
+def test_no_import_cycle_among_project_modules(graph):
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    """The check above can fail: a graph with a two-module cycle is reported."""
+    g = grimp.ImportGraph()
+    for m in ("hits", "hits.a", "hits.b", "hits.c"):
+        g.add_module(m)
+    g.add_import(importer="hits.a", imported="hits.b")
+    g.add_import(importer="hits.b", imported="hits.a")
+    g.add_import(importer="hits.c", imported="hits.a")
+    assert cycles(g) == [{"hits.a", "hits.b"}]
+
+
+def test_only_the_mturk_client_imports_boto3(graph):
+    importers = {m for m in graph.find_modules_that_directly_import("boto3")} | {
+        m for m in graph.find_modules_that_directly_import("botocore")
+    }
+    assert importers == {"hits.providers.mturk.client"}
+
+
+def test_the_numerical_core_imports_no_django(graph):
+    allowed = {"numpy", "scipy", "krippendorff"}
+    for module in graph.find_descendants("scoring.stats") | {"scoring.stats"}:
+        for imported in graph.find_modules_directly_imported_by(module):
+            top = imported.split(".")[0]
+            assert top in allowed or imported.startswith("scoring.stats") or top not in {
+                "django", "rest_framework", "celery", *PACKAGES
+            }, f"{module} imports {imported}"
