@@ -1,0 +1,1 @@
+"""Annotation data (the lowest app layer): datasets, references, sentences, ACUs, systems, summaries; authoring; readers."""

@@ -1,0 +1,1 @@
+"""Results (the top layer): scoring runs, agreement, statistics, dashboards, dataset pages and exports."""

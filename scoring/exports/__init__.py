@@ -1,1 +1,1 @@
-"""scoring/exports."""
+"""Exports: RoSE JSONL (rose) and CSV tables of judgments and scores (tables)."""

@@ -1,1 +1,1 @@
-"""scoring/views."""
+"""Pages of the scoring app: dataset pages (home, detail, documents, import) and the dashboards."""

@@ -1,1 +1,1 @@
-"""hits/providers/prolific."""
+"""Prolific: client, config, plans, decisions, provider (adapters); sessions, sync, views, urls."""
