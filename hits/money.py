@@ -49,9 +49,10 @@ def check_buckets(buckets: list[Bucket]) -> None:
             raise ValueError(f"bucket {b.label} pays nothing")
         if b.max_acus is not None and b.max_acus < b.min_acus:
             raise ValueError(f"bucket {b.label} ends before it starts")
-        if i and buckets[i - 1].max_acus is None:
+        previous_end = buckets[i - 1].max_acus if i else None
+        if i and previous_end is None:
             raise ValueError(f"bucket {buckets[i - 1].label} is open-ended but not the last")
-        if i and b.min_acus != buckets[i - 1].max_acus + 1:
+        if i and previous_end is not None and b.min_acus != previous_end + 1:
             raise ValueError(f"buckets {buckets[i - 1].label} and {b.label} overlap or leave a gap")
 
 

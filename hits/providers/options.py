@@ -63,7 +63,7 @@ def form_field(provider_label: str, option: Option) -> forms.Field:
     """The lead form's field for an option (every provider field is optional in the form: only the
     chosen provider's fields are read)."""
     label = f"{provider_label}: {option.label}"
-    common = {"label": label, "help_text": option.help, "required": False}
+    common: dict[str, Any] = {"label": label, "help_text": option.help, "required": False}
     if option.kind == "bool":
         return forms.BooleanField(initial=option.default, **common)
     if option.kind == "int":

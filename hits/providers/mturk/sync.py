@@ -12,7 +12,8 @@ import logging
 from django.db import transaction
 
 from hits.models import Assignment, Batch, Worker
-from hits.providers import ProviderError, get_provider
+from hits.providers import ProviderError
+from hits.providers.mturk.provider import MTurkProvider
 from hits.services import mirror
 
 logger = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ def _mirror(hit, record: dict) -> str:
 
 def sync_batch(batch: Batch) -> dict:
     """Page through every published HIT's assignments; returns counts by outcome."""
-    provider = get_provider(batch.provider)
+    provider = MTurkProvider()
     counts = {"confirmed": 0, "flagged": 0, "hits": 0}
     try:
         for hit in batch.hits.exclude(external_id="").order_by("pk"):

@@ -139,7 +139,7 @@ class ProlificClient:
             nxt = ((page.get("_links") or {}).get("next") or {}).get("href")
             if not nxt:
                 return
-            url, params = nxt, None
+            url, params = nxt, {}
         raise ProviderError("Prolific kept returning further pages of submissions; stopped after 10,000.")
 
     def get_submission(self, submission_id: str) -> dict:

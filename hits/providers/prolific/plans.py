@@ -31,9 +31,11 @@ class SessionPlan:
 
 def seconds_per_hit(batch) -> float:
     """Median measured active time once five HITs were timed, else 30 s plus 6 s per ACU."""
-    measured = list(
-        Assignment.objects.filter(hit__batch=batch, active_seconds__gt=0).values_list("active_seconds", flat=True)[:500]
-    )
+    measured = [
+        float(s)
+        for s in Assignment.objects.filter(hit__batch=batch, active_seconds__gt=0).values_list("active_seconds", flat=True)[:500]
+        if s is not None
+    ]
     if len(measured) >= 5:
         return float(median(measured))
     mean_acus = batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10

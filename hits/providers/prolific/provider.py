@@ -200,7 +200,7 @@ class ProlificProvider(CrowdProvider):
         """The session plan and Prolific's cost calculator total for it (and the screening)."""
         main = ProlificStudy.objects.filter(batch=batch, kind="main").first()
         plan = session_plan(batch, config(batch), main)
-        result = {"plan": plan, "total": None, "screening_total": None, "error": ""}
+        result: dict = {"plan": plan, "total": None, "screening_total": None, "error": ""}
         try:
             check_rate(plan.reward_cents, plan.estimated_minutes, plan.currency)
         except ProviderError as exc:

@@ -41,8 +41,8 @@ from hits.money import MAX_FEEDBACK, cents
 from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision, split_feedback  # noqa: F401
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.sessions import release, release_abandoned
-from hits.providers import ProviderError, get_provider
-from hits.providers.prolific.client import ProlificError
+from hits.providers import ProviderError
+from hits.providers.prolific.provider import ProlificProvider
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def settle_approved(session: ProlificSession, by=None) -> list[str]:
             key = f"reward:prolific-session:{session.pk}"
             record(key=key, kind=LedgerEntry.Kind.REWARD, assignment=None, worker=session.worker, batch=session.batch,
                         amount=rest, by=by, note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)")
-            fee = get_provider("prolific").fee(rest, session.batch.assignments_per_hit)
+            fee = ProlificProvider().fee(rest, session.batch.assignments_per_hit)
             record(key=f"fee:{key}", kind=LedgerEntry.Kind.FEE, assignment=None, worker=session.worker,
                         batch=session.batch, amount=fee, by=by)
     return errors
@@ -157,14 +157,14 @@ def sync_batch(batch: Batch) -> dict:
     main = batch.prolific_studies.filter(kind="main").exclude(study_id="").first()
     if main is None:
         return counts
-    provider = get_provider("prolific")
+    provider = ProlificProvider()
     try:
         status = provider.call(batch, "read study", main.study_id, "get_study", main.study_id).get("status")
         if status:
             ProlificStudy.objects.filter(pk=main.pk).update(status=status)
         for record in _submissions(provider, batch, main.study_id):
             counts["submissions"] += 1
-            counts[apply_submission(batch, record["id"], participant_of(record), record.get("status"))] += 1
+            counts[apply_submission(batch, record["id"], participant_of(record), str(record.get("status") or ""))] += 1
         push_group_members(batch)
     except ProviderError as exc:
         logger.error("Prolific sync of batch %s failed: %s", batch.pk, exc)
@@ -241,7 +241,7 @@ def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]
             errors.append(problem) if problem else ready.append(s)
     if ready:
         try:
-            get_provider("prolific").call(batch, "bulk approve", f"{len(ready)} submissions", "bulk_approve",
+            ProlificProvider().call(batch, "bulk approve", f"{len(ready)} submissions", "bulk_approve",
                                           main_study_id(batch), [s.session_id for s in ready])
         except ProviderError as exc:
             return 0, errors + [str(exc)]
@@ -259,7 +259,7 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
         check_rejection(category, message)
     except ProviderError as exc:
         return 0, [str(exc)]
-    provider, done, errors = get_provider("prolific"), 0, []
+    provider, done, errors = ProlificProvider(), 0, []
     for s in batch.prolific_sessions.filter(pk__in=session_ids).select_related("worker", "batch").order_by("pk"):
         if s.decision == "approved":
             errors.append(f"Session {s.session_id} was approved; it cannot be rejected.")
@@ -281,7 +281,7 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
 
 def pay_bonus(batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True) -> ProlificBonus:
     """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`)."""
-    return _pay_bonus(get_provider("prolific"), batch, amounts, reason, key=key, by=by, ledger=ledger)
+    return _pay_bonus(ProlificProvider(), batch, amounts, reason, key=key, by=by, ledger=ledger)
 
 
 def push_group_members(batch: Batch) -> int:
@@ -290,7 +290,7 @@ def push_group_members(batch: Batch) -> int:
     screening = batch.prolific_studies.filter(kind="screening").exclude(participant_group_id="").first()
     if screening is None:
         return 0
-    provider, verified = get_provider("prolific"), []
+    provider, verified = ProlificProvider(), []
     pending = ProlificGroupMember.objects.filter(group_id=screening.participant_group_id, added_at=None, error="")
     for member in pending.select_related("worker"):
         record = provider.call(batch, "read submission", member.submission_id, "get_submission", member.submission_id)

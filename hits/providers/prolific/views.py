@@ -25,7 +25,7 @@ from hits.providers.prolific import sync as prolific_sync
 from hits.services import qualification
 from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
 from hits.providers import ProviderError, get_provider
-from hits.providers.prolific.provider import REJECTION_CATEGORIES, completion_url, config
+from hits.providers.prolific.provider import ProlificProvider, REJECTION_CATEGORIES, completion_url, config
 from hits.services.submission import SubmissionRefused, read_token, task_token
 from hits.views.worker import _task_context
 
@@ -114,6 +114,7 @@ def screening(request, batch_id: int):
         return _message(request, "Open this test from Prolific (the link carries your participant id).")
     worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=pid)
     test, link = batch.qualification_test, completion_url(study.completion_code)
+    assert test is not None  # filtered on qualification_test above
     context = {"test": test, "items": qualification.test_items(test), "pid": pid, "study_id": study_id,
                "session_id": session_id, "embedded": True, "link": link}
     status = qualification.attempt_status(worker, test)
@@ -161,7 +162,7 @@ def hook(request):
 
 def panel(batch) -> dict:
     """What the batch page shows for a Prolific batch: plan, cost, studies, sessions."""
-    provider = get_provider("prolific")
+    provider = ProlificProvider()
     studies = {s.kind: s for s in batch.prolific_studies.all()}
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
         cost = provider.cost(batch)
@@ -186,7 +187,7 @@ def panel(batch) -> dict:
 def study_action(request, batch_id: int, action: str):
     """Security behavior: leads; a POST that creates, pauses, restarts the study or adds places."""
     batch = get_object_or_404(Batch, pk=batch_id, provider="prolific")
-    provider = get_provider("prolific")
+    provider = ProlificProvider()
     try:
         if action == "draft":
             if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
