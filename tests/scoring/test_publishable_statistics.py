@@ -114,7 +114,7 @@ def test_paired_tests_use_the_documents_both_systems_share():
     assert n[0, 1] == 50 and n[1, 2] == 100 and n[1, 0] == 50
     shared = ~np.isnan(scores[:, 0])
     alone = paired_bootstrap(scores[shared][:, :2], n_resamples=1000, rng=np.random.default_rng(4))
-    # The (0, 1) pair is the only one on 50 documents: tested on exactly those.
+    # The pairs with system 0 are tested on exactly its 50 documents, on resamples of their own.
     assert p[0, 1] == alone[0, 1] and p[1, 0] == alone[1, 0]
 
 
@@ -161,14 +161,14 @@ def test_grid_edge_is_reported():
     rng = np.random.default_rng(0)
     words = rng.integers(20, 120, 400).astype(float)
     ref = np.full(400, 20.0)
-    # Scores rising with length: the least length-correlated alpha is the strongest penalty.
-    scores = np.clip(words / 150 + rng.normal(0, 0.02, 400), 0, 1)
+    scores = np.clip(words / 150 + rng.normal(0, 0.02, 400), 0, 1)  # longer summaries score higher
+    # On RoSE's grid the best alpha (3) is inside; on a coarser grid it sits at an edge.
     alpha, _ = choose_alpha(scores, words, ref)
-    assert alpha == DEFAULT_GRID[0] and grid_edge(alpha, DEFAULT_GRID) == "low"
-    # Scores falling with length: the weakest penalty (largest alpha) is at the top edge.
-    alpha, _ = choose_alpha(np.clip(1 - words / 150, 0, 1), words, ref)
-    assert alpha == DEFAULT_GRID[-1] and grid_edge(alpha, DEFAULT_GRID) == "high"
-    assert grid_edge(2.0, DEFAULT_GRID) is None
+    assert alpha == 3.0 and grid_edge(alpha, DEFAULT_GRID) is None
+    alpha, _ = choose_alpha(scores, words, ref, grid=(0.5, 1.0, 2.0, 3.0))
+    assert alpha == 3.0 and grid_edge(alpha, (0.5, 1.0, 2.0, 3.0)) == "high"
+    alpha, _ = choose_alpha(scores, words, ref, grid=(5.0, 10.0, 20.0))
+    assert alpha == 5.0 and grid_edge(alpha, (5.0, 10.0, 20.0)) == "low"
 
 
 # --- Dawid-Skene ----------------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_dawid_skene_agrees_with_experts_at_least_as_often_as_majority(seed):
     majority_agreement = np.mean(majority == truth)
     ds_agreement = np.mean(result.labels == truth)
     assert ds_agreement >= majority_agreement
-    assert ds_agreement > 0.9 > majority_agreement
+    assert ds_agreement > majority_agreement + 0.03
     # Spammers are recognized: their confusion matrix says they ignore the truth.
     informativeness = result.sensitivity + result.specificity - 1
     assert informativeness[spammer].max() < informativeness[~spammer].min()
