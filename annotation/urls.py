@@ -1,12 +1,13 @@
 from django.urls import path
 
-from .views import authoring, datasets
+from .views import authoring, dataset_settings, datasets
 
 urlpatterns = [
     path("", datasets.home, name="home"),
     path("datasets/import/", datasets.dataset_import, name="dataset_import"),
     path("datasets/<int:dataset_id>/", datasets.dataset_detail, name="dataset_detail"),
     path("datasets/<int:dataset_id>/export.jsonl", datasets.dataset_export, name="dataset_export"),
+    path("datasets/<int:dataset_id>/alpha", dataset_settings.set_alpha, name="dataset_alpha"),
     path("datasets/<int:dataset_id>/documents/<int:document_id>/", datasets.document_detail, name="document_detail"),
     path("datasets/<int:dataset_id>/authoring/", authoring.overview, name="authoring_overview"),
     path("authoring/", authoring.queue, name="authoring_queue"),

@@ -59,7 +59,7 @@ def test_scores_and_cis_agree_when_one_system_misses_50_documents(realsumm, caps
     i, j = pairwise["systems"].index("abs_bart_out"), pairwise["systems"].index("ext_bart_out")
     k = pairwise["systems"].index("abs_t5_out_11B")
     assert pairwise["n"][i][j] == 50 and pairwise["n"][j][k] == 100
-    assert run_outputs["counts"]["common_documents"] == 50 and run_outputs["counts"]["documents_differ"]
+    assert run_outputs["counts"]["complete_documents"] == 50 and run_outputs["counts"]["documents_differ"]
     common = run_outputs["common"]
     assert common["documents"] == 50 and set(common["systems"]) == set(systems)
 
@@ -100,7 +100,8 @@ def test_identical_scores_on_one_document_are_not_significant(tmp_path, client, 
     assert (p[~np.eye(3, dtype=bool)] == 1.0).all()
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[dataset.pk])).content.decode()
-    assert "sig yes" not in page and "sig strong" not in page
+    assert "<td class=\"sig yes\"" not in page and "<td class=\"sig strong\"" not in page
+    assert page.count("<td class=\"sig no\"") == 6
     assert "fewer than 30 documents" in page
     assert "degenerate" in page  # the interval [0.667, 0.667]
 
@@ -153,6 +154,7 @@ def untagged_copy(realsumm_path, tmp_path):
 def test_pyramid_folder_without_t_tags_imports_and_reproduces_label_scores(realsumm_path, tmp_path, capsys):
     root = untagged_copy(realsumm_path, tmp_path)
     call_command("import_dataset", str(root), "--name", "untagged")
+    assert "100 documents, 25 systems, 2500 summaries, 1056 ACUs" in capsys.readouterr().out
     result = run_json(capsys, "compute_scores", "untagged", "--json", "--resamples", "200")
     expected = label_file_scores(root)
     for system, value in expected.items():
