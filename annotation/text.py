@@ -40,8 +40,10 @@ def strip_sentence_tags(text: str) -> str:
 
 
 def split_tagged_sentences(text: str) -> list[str]:
-    """Sentences of a pyramid-format reference: each wrapped in <t> ... </t>."""
-    return [" ".join(s.split()) for s in _SENTENCE_TAG.findall(text) if s.strip()]
+    """Sentences of a pyramid-format reference: each wrapped in <t> ... </t>; a tagged piece
+    without a letter or digit is merged into its neighbour, as ``split_sentences`` does."""
+    pieces = [" ".join(s.split()) for s in _SENTENCE_TAG.findall(text) if s.strip()]
+    return merge_fragments(" ".join(pieces), pieces)  # a "<t> . </t>" joins the sentence before it
 
 
 @lru_cache(maxsize=1)
