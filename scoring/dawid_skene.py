@@ -30,30 +30,39 @@ class DawidSkeneResult:
     converged: bool
 
 
-def dawid_skene(item_ids, worker_ids, present, max_iter: int = 200, tol: float = 1e-7,
+def dawid_skene(item_ids, worker_ids, present, max_iter: int = 100, tol: float = 1e-4,
                 smoothing: float = 0.01) -> DawidSkeneResult:
-    """Fit the two-class Dawid-Skene model to one row per label (item, worker, present)."""
+    """Fit the two-class Dawid-Skene model to one row per label (item, worker, present).
+
+    Stops when no posterior moves by ``tol`` or more in one iteration, or after ``max_iter``
+    iterations (``converged`` says which)."""
     items, item_keys = _codes_1d(np.asarray(item_ids))
     workers, worker_keys = _codes_1d(np.asarray(worker_ids))
-    y = np.asarray(present, dtype=float)
+    said = np.asarray(present, dtype=bool)
+    y = said.astype(float)
     n_items, n_workers = len(item_keys), len(worker_keys)
     votes = np.bincount(items, weights=y, minlength=n_items)
     total = np.bincount(items, minlength=n_items)
+    labels_per_worker = np.bincount(workers, minlength=n_workers).astype(float)
+    said_1 = np.bincount(workers, weights=y, minlength=n_workers)
     t = majority_present(votes, total).astype(float)  # the starting point: the majority
     converged, iteration = False, 0
+    sensitivity = specificity = np.full(n_workers, 0.5)
+    prior = 0.5
     for iteration in range(1, max_iter + 1):
         # M step: prior and confusion matrices from the current posteriors.
         prior = (t.sum() + smoothing) / (n_items + 2 * smoothing)
         tw = t[items]
-        said_1_true_1 = np.bincount(workers, weights=tw * y, minlength=n_workers)
         true_1 = np.bincount(workers, weights=tw, minlength=n_workers)
-        said_0_true_0 = np.bincount(workers, weights=(1 - tw) * (1 - y), minlength=n_workers)
-        true_0 = np.bincount(workers, weights=1 - tw, minlength=n_workers)
+        said_1_true_1 = np.bincount(workers, weights=tw * y, minlength=n_workers)
+        true_0 = labels_per_worker - true_1
+        said_0_true_0 = (labels_per_worker - said_1) - (true_1 - said_1_true_1)
         sensitivity = (said_1_true_1 + smoothing) / (true_1 + 2 * smoothing)
         specificity = (said_0_true_0 + smoothing) / (true_0 + 2 * smoothing)
-        # E step: log-odds of present per item.
-        s, c = sensitivity[workers], specificity[workers]
-        contribution = np.where(y > 0.5, np.log(s) - np.log1p(-c), np.log1p(-s) - np.log(c))
+        # E step: log-odds of present per item, one weight per (worker, answer).
+        if_present = np.log(sensitivity) - np.log1p(-specificity)
+        if_absent = np.log1p(-sensitivity) - np.log(specificity)
+        contribution = np.where(said, if_present[workers], if_absent[workers])
         log_odds = np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=contribution, minlength=n_items)
         new_t = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
         change = float(np.abs(new_t - t).max()) if n_items else 0.0
