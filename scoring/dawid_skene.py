@@ -6,7 +6,8 @@ fit by expectation-maximization starting from the majority vote (a tie counts as
 as in ``aggregation.majority_present``); the label of an item is its posterior P(present)
 thresholded at 0.5 (exactly 0.5 is not present, as a majority tie). An item is one
 (summary, ACU) pair. The M step adds ``smoothing`` pseudo-counts to every confusion cell (and
-the prior) so that a worker seen only on one class keeps finite log-odds. Majority vote stays
+the prior) so that a worker seen only on one class keeps finite log-odds. When no item has two
+labels (one expert per summary, as imported label files) the labels are returned unchanged. Majority vote stays
 the default aggregation (as in RoSE); this is the second one offered beside it.
 Pure numpy; no Django.
 """
@@ -46,6 +47,12 @@ def dawid_skene(item_ids, worker_ids, present, max_iter: int = 100, tol: float =
     labels_per_worker = np.bincount(workers, minlength=n_workers).astype(float)
     said_1 = np.bincount(workers, weights=y, minlength=n_workers)
     t = majority_present(votes, total).astype(float)  # the starting point: the majority
+    if n_items == 0 or total.max() < 2:
+        # No item has two labels: worker reliability cannot be told from the truth (the model is
+        # not identifiable and EM only drifts towards its smoothing), so the labels are kept.
+        unknown = np.full(n_workers, np.nan)
+        return DawidSkeneResult(item_keys, t, t > 0.5, worker_keys, unknown, unknown,
+                                float(t.mean()) if n_items else float("nan"), 0, True)
     converged, iteration = False, 0
     sensitivity = specificity = np.full(n_workers, 0.5)
     prior = 0.5
