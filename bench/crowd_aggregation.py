@@ -22,8 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scoring.aggregation import majority_present  # noqa: E402
-from scoring.dawid_skene import dawid_skene  # noqa: E402
+from scoring.aggregation import majority_present
+from scoring.dawid_skene import dawid_skene
 
 
 def expert_labels(folder: Path):
@@ -39,7 +39,7 @@ def expert_labels(folder: Path):
 
 def simulate(labels, rng, workers: int, spam_share: float, per_hit: int, spam: str):
     spammer = np.zeros(workers, dtype=bool)
-    spammer[rng.choice(workers, int(round(spam_share * workers)), replace=False)] = True
+    spammer[rng.choice(workers, round(spam_share * workers), replace=False)] = True
     accuracy = rng.uniform(0.75, 0.95, workers)
     yes_rate = 0.5 if spam == "random" else 0.9
     item_rows, worker_rows, answers, offset = [], [], [], 0

@@ -257,7 +257,7 @@ def paired_bootstrap_partial(scores, n_resamples: int = 100_000, rng=None):
         a, b = pairs[cols, 0], pairs[cols, 1]
         d = np.ascontiguousarray(scores[rows][:, a] - scores[rows][:, b])
         both = np.hstack([d, -d])
-        test = bootstrap_test(lambda c: both[:, c], both.shape[1], int(rows.sum()), n_resamples, rng=rng,
+        test = bootstrap_test(lambda c, both=both: both[:, c], both.shape[1], int(rows.sum()), n_resamples, rng=rng,
                               early_stop=False)
         k = len(cols)
         p[a, b] = test.below[:k] / n_resamples

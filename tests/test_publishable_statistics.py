@@ -130,7 +130,7 @@ def test_metric_comparison_names_the_better_metric(realsumm, tmp_path, capsys):
                       "--permutations", "200", "--method", "pearson")
     tests = {t["level"]: t for t in result["significance"]}
     assert set(tests) == {"summary", "system"}
-    for level, t in tests.items():
+    for t in tests.values():
         assert t["better"] == "oracle" and t["worse"] == "aaa_random" and t["method"] == "pearson"
         assert t["p_permutation"] < 0.05 and t["p_bootstrap"] < 0.05 and t["delta"] > 0
 

@@ -7,7 +7,12 @@ import pytest
 from scipy import stats
 
 from annotation.text import split_sentences
-from scoring.bootstrap import paired_bootstrap, paired_bootstrap_partial, resample_indices, system_cis_partial
+from scoring.bootstrap import (
+    paired_bootstrap,
+    paired_bootstrap_partial,
+    resample_indices,
+    system_cis_partial,
+)
 from scoring.correlation import modified_kendall, modified_kendall_summary
 from scoring.dawid_skene import dawid_skene
 from scoring.metric_comparison import compare_metrics
@@ -42,7 +47,7 @@ def test_metric_comparison_puts_the_better_metric_first(granularity):
 def rose_bootstrap_summ_loop(H, X, Y, method, idx_stream):
     """RoSE's bootstrap_summ on given resamples, X the better metric; ties count against."""
     corr = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
-    values = lambda M: np.array([np.nan_to_num(corr(H[i], M[i])[0]) for i in range(len(H))])  # noqa: E731
+    values = lambda M: np.array([np.nan_to_num(corr(H[i], M[i])[0]) for i in range(len(H))])
     diff = values(X) - values(Y)
     return np.mean([diff[row].mean() <= 1e-12 for row in idx_stream])
 
@@ -58,7 +63,7 @@ def rose_bootstrap_system_loop(H, X, Y, method, idx_stream):
 
 @pytest.mark.parametrize("method", ["pearson", "kendall"])
 def test_bootstrap_p_values_are_roses_on_the_same_resamples(method):
-    H, good, bad = human_and_metrics(seed=3, n=25, m=6)
+    H, good, _ = human_and_metrics(seed=3, n=25, m=6)
     noisy = H + np.random.default_rng(9).normal(0, 0.3, H.shape)  # a close contest with good
     for granularity, loop in (("summary", rose_bootstrap_summ_loop), ("system", rose_bootstrap_system_loop)):
         r = compare_metrics(H, noisy, good, granularity=granularity, method=method, n_permutations=10,
@@ -180,7 +185,7 @@ def simulated_crowd(seed, items=3000, workers=40, per_item=3, spammer_share=0.3)
     rng = np.random.default_rng(seed)
     truth = rng.random(items) < 0.45
     spammer = np.zeros(workers, dtype=bool)
-    spammer[rng.choice(workers, int(round(spammer_share * workers)), replace=False)] = True
+    spammer[rng.choice(workers, round(spammer_share * workers), replace=False)] = True
     item_ids = np.repeat(np.arange(items), per_item)
     worker_ids = np.concatenate([rng.choice(workers, per_item, replace=False) for _ in range(items)])
     right = rng.random(item_ids.size) < 0.85
