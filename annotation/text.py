@@ -4,6 +4,7 @@ from functools import lru_cache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_TAG = re.compile(r"<t>(.*?)</t>", re.DOTALL)
+_ALNUM = re.compile(r"[^\W_]", re.UNICODE)  # a letter or a digit
 
 # Function words carry no content; attaching a unit to a sentence by them would be noise.
 STOPWORDS = frozenset(
@@ -16,7 +17,8 @@ STOPWORDS = frozenset(
 
 
 def word_count(text: str) -> int:
-    """Words as whitespace-separated tokens: the |s| and |r| of the normalized ACU score."""
+    """Words as whitespace-separated tokens: the |s| and |r| of the normalized ACU score,
+    counted on the text as given (never on a re-split; scoring.md, "Refinements")."""
     return len(text.split())
 
 
@@ -28,9 +30,20 @@ def content_words(text: str) -> set[str]:
     return {w for w in words(text) if w not in STOPWORDS}
 
 
+def has_sentence_tags(text: str) -> bool:
+    return bool(_SENTENCE_TAG.search(text))
+
+
+def strip_sentence_tags(text: str) -> str:
+    """The text of a pyramid reference without its <t> ... </t> tags."""
+    return " ".join(split_tagged_sentences(text)) if has_sentence_tags(text) else text
+
+
 def split_tagged_sentences(text: str) -> list[str]:
-    """Sentences of a pyramid-format reference: each wrapped in <t> ... </t>."""
-    return [" ".join(s.split()) for s in _SENTENCE_TAG.findall(text) if s.strip()]
+    """Sentences of a pyramid-format reference: each wrapped in <t> ... </t>; a tagged piece
+    without a letter or digit is merged into its neighbour, as ``split_sentences`` does."""
+    pieces = [" ".join(s.split()) for s in _SENTENCE_TAG.findall(text) if s.strip()]
+    return merge_fragments(" ".join(pieces), pieces)  # a "<t> . </t>" joins the sentence before it
 
 
 @lru_cache(maxsize=1)
@@ -40,12 +53,45 @@ def _segmenter():
     return pysbd.Segmenter(language="en", clean=False)
 
 
+def merge_fragments(text: str, pieces: list[str]) -> list[str]:
+    """``pieces`` (consecutive parts of ``text``) with every piece that has no letter or digit
+    (a lone closing quote, a dash) joined to the piece before it, or to the next one when it
+    comes first. Joined pieces are cut from ``text`` itself, so its spacing is kept (``'flattering.'``
+    stays one word); whitespace is then collapsed."""
+    spans, pos = [], 0
+    for piece in pieces:
+        piece = piece.strip()
+        if not piece:
+            continue
+        start = text.find(piece, pos)
+        if start < 0:  # not verbatim (should not happen with clean=False): keep the piece alone
+            spans.append([None, None, piece])
+            continue
+        spans.append([start, start + len(piece), piece])
+        pos = start + len(piece)
+    merged: list[list] = []
+    for span in spans:
+        fragment = not _ALNUM.search(span[2])
+        target = merged[-1] if merged and (fragment or not _ALNUM.search(merged[-1][2])) else None
+        if target is None:
+            merged.append(list(span))
+        elif target[0] is not None and span[0] is not None:
+            target[1] = span[1]
+            target[2] = text[target[0] : target[1]]
+        else:
+            target[2] = f"{target[2]} {span[2]}"
+    return [" ".join(m[2].split()) for m in merged]
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a RoSE reference: one per line where it has line breaks (RoSE's CNN/DM
-    records), otherwise split by pysbd's rule-based sentence boundary detection."""
+    """Sentences of a plain reference: one per line where it has line breaks (RoSE's CNN/DM
+    records), otherwise split by pysbd's rule-based sentence boundary detection. pysbd may cut
+    off trailing punctuation (``as 'flattering.'`` gives a lone ``'``): a piece without a letter
+    or digit is merged into its neighbour (``merge_fragments``), so every sentence has content
+    and the words of the sentences are the words of the text."""
     if "\n" in text.strip():
-        return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-    return [" ".join(s.split()) for s in _segmenter().segment(text) if s.strip()]
+        return merge_fragments(text, [line for line in text.splitlines() if line.strip()])
+    return merge_fragments(text, _segmenter().segment(text))
 
 
 def attach_units_to_sentences(units: list[str], sentences: list[str]) -> list[int]:

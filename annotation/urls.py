@@ -1,9 +1,10 @@
 """Authoring routes: the ACU writing queue, the editor, review and the lead's authoring overview."""
 from django.urls import path
 
-from .views import authoring
+from .views import authoring, dataset_settings
 
 urlpatterns = [
+    path("datasets/<int:dataset_id>/alpha", dataset_settings.set_alpha, name="dataset_alpha"),
     path("datasets/<int:dataset_id>/authoring/", authoring.overview, name="authoring_overview"),
     path("authoring/", authoring.queue, name="authoring_queue"),
     path("authoring/references/<int:reference_id>/", authoring.write, name="authoring_write"),

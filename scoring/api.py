@@ -79,10 +79,11 @@ def _run_info(dataset, batch, run, stale) -> dict:
 class SystemScoreSerializer(serializers.Serializer):
     acu = serializers.FloatField(help_text="Mean ACU score over the system's judged documents.")
     acu_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2,
-                                   help_text="95% bootstrap CI over the documents judged for every system.")
+                                   help_text="95% bootstrap CI over the system's judged documents (those of `acu`).")
     normalized_acu = serializers.FloatField()
     normalized_acu_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
     length = serializers.FloatField(help_text="Mean summary length in words.")
+    documents = serializers.IntegerField(required=False, help_text="Documents the system was judged on (n of its score and CI).")
 
 
 class AlphaSerializer(serializers.Serializer):
@@ -102,7 +103,10 @@ class CountsSerializer(serializers.Serializer):
 class PairwiseSerializer(serializers.Serializer):
     systems = serializers.ListField(child=serializers.CharField())
     p = serializers.ListField(child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
-                              help_text="Paired bootstrap p-values, systems x systems.")
+                              help_text="Paired bootstrap p-values, systems x systems, on the documents both share "
+                                        "(a tie counts against the row system).")
+    n = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()), required=False,
+                              help_text="Documents each pair shares, systems x systems.")
 
 
 class ScoresSerializer(RunInfoSerializer):

@@ -94,19 +94,23 @@ def length_scatter(summaries: dict, sample: int = 3000) -> dict:
 
 def significance_cells(pairwise: dict | None, systems: dict) -> tuple[list[str], list[dict]]:
     """The coloured p-value matrix, best system first: the cell (a, b) is the share of
-    resamples in which a's mean is below b's, so a small value says a is better than b."""
+    resamples in which a's mean is not above b's (a tie counts against a), so a small value
+    says a is better than b; ``n`` is the number of documents the pair shares. A pair without
+    a shared document has no p."""
     if not pairwise:
         return [], []
     index = {n: i for i, n in enumerate(pairwise["systems"])}
     names = sorted(pairwise["systems"], key=lambda n: -systems[n]["acu"])
     p = pairwise["p"]
+    shared = pairwise.get("n")
     rows = []
     for a in names:
         cells = []
         for b in names:
             i, j = index[a], index[b]
             value = p[i][j] if i != j else None
+            n = shared[i][j] if shared and i != j else None
             level = None if value is None else ("strong" if value < 0.01 else "yes" if value < 0.05 else "no")
-            cells.append({"p": value, "level": level, "against": b})
+            cells.append({"p": value, "level": level, "against": b, "n": n})
         rows.append({"system": a, "cells": cells})
     return names, rows

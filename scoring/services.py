@@ -1,8 +1,14 @@
 """Scoring runs: read judgments, compute with the pure numerical core, store the run.
 
 Definitions: shared/design/scoring.md. Each run records its inputs (round, excluded workers,
-counts and the last judgment id read), parameters (seed, resamples) and outputs.
+counts and the last judgment id read), parameters (seed, resamples, length alpha, aggregation)
+and outputs. A system's score, its CI and its ``documents`` come from the documents that system
+was judged on; a paired test uses the documents both systems share and stores that n; when
+systems were judged on different documents the run also holds the comparison on the documents
+judged for every system (``common``). Labels are the majority vote (RoSE) or Dawid-Skene;
+every run also stores the system scores under the other aggregation for comparison.
 """
+import logging
 import math
 import time
 
@@ -12,14 +18,19 @@ from django.utils import timezone
 
 from hits.models import Assignment, Worker
 
-from .stats import agreement, bootstrap, normalization
-from .stats.aggregation import acu_scores_by_summary, normalized_acu_score
+from .stats import agreement, bootstrap, dawid_skene, normalization
+from .stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
 from .data import load_judgments, load_summaries
 from .judgments import counted_judgments
 from .models import ScoringRun
 from .workers import worker_table
 
 DEFAULT_RESAMPLES = 10_000
+AGGREGATIONS = ("majority", "dawid-skene")
+SMALL_SAMPLE = 30  # fewer documents than this behind a comparison: the pages warn
+ROUNDING = 1e-12  # a score this close outside its interval is summation order, not statistics
+
+logger = logging.getLogger(__name__)
 
 
 def _clean(value):
@@ -60,31 +71,45 @@ def _inputs(dataset, batch, judgments) -> dict:
     }
 
 
-def summary_scores_arrays(dataset, batch=None, judgments=None):
-    """Per judged summary: positions in the summary table, ACU score and normalized score."""
+def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str = "majority"):
+    """Per judged summary: positions in the summary table, ACU score and normalized score.
+
+    ``aggregation`` turns the judgments into ACU labels: "majority" (a tie is not present, RoSE)
+    or "dawid-skene" (``scoring.dawid_skene``)."""
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
     table = load_summaries(dataset)
     if judgments is None:
         judgments = load_judgments(dataset, batch)
     if len(judgments) == 0:
         return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
     rows = table.index(judgments.summary)
-    summaries, scores = acu_scores_by_summary(
-        judgments.summary, judgments.acu, judgments.present, acu_counts=table.acu_count[rows]
-    )
+    if aggregation == "dawid-skene":
+        summaries, scores = dawid_skene.acu_scores_by_summary(
+            judgments.summary, judgments.acu, judgments.worker, judgments.present, table.acu_count[rows]
+        )
+    else:
+        summaries, scores = acu_scores_by_summary(
+            judgments.summary, judgments.acu, judgments.present, acu_counts=table.acu_count[rows]
+        )
     pos = table.index(summaries)
     normalized = normalized_acu_score(scores, table.words[pos], table.reference_words[pos], dataset.length_alpha)
     return table, judgments, pos, scores, normalized
 
 
-def compute_scores(dataset, batch=None, *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES, trigger: str = "") -> ScoringRun:
+def compute_scores(dataset, batch=None, *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES, trigger: str = "",
+                   aggregation: str = "majority") -> ScoringRun:
     """System ACU and normalized scores with bootstrap CIs, both alphas, paired tests."""
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
     started = time.perf_counter()
     run = ScoringRun.objects.create(
         dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, trigger=trigger,
-        parameters={"seed": seed, "n_resamples": n_resamples, "length_alpha": dataset.length_alpha},
+        parameters={"seed": seed, "n_resamples": n_resamples, "length_alpha": dataset.length_alpha,
+                    "aggregation": aggregation},
     )
     try:
-        outputs, run.inputs = _scores(dataset, batch, seed, n_resamples)
+        outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
         run.outputs = _clean(outputs)
         run.status = ScoringRun.Status.DONE
     except Exception as exc:  # noqa: BLE001 - the failure is stored on the run and re-raised
@@ -104,45 +129,131 @@ def _document_mean(table, pos, mine, values) -> float:
 
 def _system_matrix(table, pos, values):
     """documents x systems matrix over the documents every system was judged on."""
-    systems = np.unique(table.system[pos])
-    docs_per_system = [set(table.document[pos][table.system[pos] == s].tolist()) for s in systems]
-    complete = sorted(set.intersection(*docs_per_system)) if docs_per_system else []
-    index = {(d, s): i for i, (d, s) in enumerate(zip(table.document[pos].tolist(), table.system[pos].tolist()))}
-    matrix = np.array([[values[index[(d, s)]] for s in systems.tolist()] for d in complete], dtype=float)
-    return systems, complete, matrix.reshape(len(complete), len(systems))
+    systems, docs, matrix = _partial_matrix(table, pos, values)
+    keep = ~np.isnan(matrix).any(axis=1)
+    return systems, [d for d, k in zip(docs, keep.tolist()) if k], matrix[keep]
 
 
-def _scores(dataset, batch, seed: int, n_resamples: int):
+def _partial_matrix(table, pos, values):
+    """(systems, documents, documents x systems matrix) over every judged document, NaN where
+    a system was not judged; documents and systems sorted by id."""
+    system_of, document_of = table.system[pos], table.document[pos]
+    systems = np.unique(system_of)
+    docs = np.unique(document_of)
+    matrix = np.full((len(docs), len(systems)), np.nan)
+    matrix[np.searchsorted(docs, document_of), np.searchsorted(systems, system_of)] = values
+    return systems, docs.tolist(), matrix
+
+
+def _interval(low, high, score):
+    """[low, high] as floats, widened by at most ``ROUNDING`` to hold ``score`` (the score is
+    summed in document order, the resamples by a matrix product: the last bit may differ)."""
+    if np.isnan(low) or np.isnan(high):
+        return None
+    low, high = float(low), float(high)
+    if low - ROUNDING <= score < low:
+        low = score
+    if high < score <= high + ROUNDING:
+        high = score
+    return [low, high]
+
+
+def _length_choice(dataset, scores, words, reference_words):
+    """The grid search for alpha, and whether its best value is at the grid's edge."""
+    grid = normalization.DEFAULT_GRID
+    try:
+        best_alpha, correlations = normalization.choose_alpha(scores, words, reference_words, grid)
+    except ValueError as exc:
+        return {"chosen": dataset.length_alpha, "least_correlated": None, "correlations": [], "at_grid_edge": None,
+                "note": str(exc)}
+    edge = normalization.grid_edge(best_alpha, grid)
+    if edge:
+        logger.info("dataset %s: the least length-correlated alpha %s is at the %s edge of the grid %s",
+                    dataset.pk, best_alpha, edge, grid)
+    return {"chosen": dataset.length_alpha, "least_correlated": _clean(float(best_alpha)),
+            "correlations": [[a, _clean(float(c))] for a, c in zip(grid, correlations)], "at_grid_edge": edge,
+            "grid": list(grid)}
+
+
+def _system_rows(names, means, low, high, norm_means, norm_low, norm_high):
+    return {
+        name: {"acu": float(means[i]), "acu_ci": _interval(low[i], high[i], float(means[i])),
+               "normalized_acu": float(norm_means[i]),
+               "normalized_acu_ci": _interval(norm_low[i], norm_high[i], float(norm_means[i]))}
+        for i, name in enumerate(names)
+    }
+
+
+def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dict:
+    """System scores under both aggregations (majority and Dawid-Skene), their difference and
+    how many (summary, ACU) labels the two disagree on."""
+    summaries, _, majority, _, _ = acu_labels(judgments.summary, judgments.acu, judgments.present)
+    _, _, ds_labels, fit = dawid_skene.pair_labels(judgments.summary, judgments.acu, judgments.worker, judgments.present)
+    pair_summary, keys = np.unique(summaries, return_inverse=True)[1], np.unique(summaries)
+    pos = table.index(keys)
+    by_aggregation = {}
+    for name, labels in (("majority", majority), ("dawid-skene", ds_labels)):
+        present = np.bincount(pair_summary.ravel(), weights=labels.astype(float), minlength=len(keys))
+        scores = present / table.acu_count[pos]
+        by_aggregation[name] = {
+            table.system_names[sid]: _document_mean(table, pos, table.system[pos] == sid, scores)
+            for sid in np.unique(table.system[pos]).tolist()
+        }
+    rows = {}
+    for name in systems_out:
+        m, d = by_aggregation["majority"].get(name), by_aggregation["dawid-skene"].get(name)
+        rows[name] = {"majority": m, "dawid-skene": d, "difference": None if m is None or d is None else d - m}
+    return {"primary": primary, "systems": rows, "labels": int(len(majority)),
+            "labels_changed": int(np.count_nonzero(majority != ds_labels)),
+            "iterations": fit.iterations, "converged": fit.converged}
+
+
+def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "majority"):
     everyone = load_judgments(dataset, batch, include_excluded=True)
-    table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, everyone.subset(~everyone.excluded))
+    counted = everyone.subset(~everyone.excluded)
+    table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, counted, aggregation)
     inputs = _inputs(dataset, batch, judgments)
     rng = np.random.default_rng(seed)
-    systems_out, pairwise = {}, None
+    systems_out, pairwise, common, comparison = {}, None, None, None
+    complete_docs, documents_differ = [], False
     if len(pos):
-        systems, complete_docs, acu_matrix = _system_matrix(table, pos, scores)
-        _, _, norm_matrix = _system_matrix(table, pos, normalized)
+        systems, docs, acu_matrix = _partial_matrix(table, pos, scores)
+        _, _, norm_matrix = _partial_matrix(table, pos, normalized)
         names = [table.system_names[s] for s in systems.tolist()]
-        if complete_docs:
-            _, acu_low, acu_high = bootstrap.system_cis(acu_matrix, n_resamples=n_resamples, rng=rng)
-            _, norm_low, norm_high = bootstrap.system_cis(norm_matrix, n_resamples=n_resamples, rng=rng)
-            if len(systems) > 1:
-                pairwise = {"systems": names, "p": bootstrap.paired_bootstrap(acu_matrix, n_resamples=n_resamples, rng=rng).tolist()}
+        # Each system on its own judged documents: score, CI and n agree.
+        _, acu_low, acu_high, n = bootstrap.system_cis_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
+        _, norm_low, norm_high, _ = bootstrap.system_cis_partial(norm_matrix, n_resamples=n_resamples, rng=rng)
+        if len(systems) > 1:
+            p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
+            pairwise = {"systems": names, "p": p.tolist(), "n": pair_n.tolist(), "documents": "shared"}
+        complete = ~np.isnan(acu_matrix).any(axis=1)
+        complete_docs = [d for d, k in zip(docs, complete.tolist()) if k]
+        documents_differ = bool((n != len(complete_docs)).any())
         for i, (sid, name) in enumerate(zip(systems.tolist(), names)):
             mine = table.system[pos] == sid
+            acu = _document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
+            norm = _document_mean(table, pos, mine, normalized)
             systems_out[name] = {
-                # Mean over the system's judged documents, in document order.
-                "acu": _document_mean(table, pos, mine, scores),
-                "normalized_acu": _document_mean(table, pos, mine, normalized),
-                "acu_ci": [float(acu_low[i]), float(acu_high[i])] if complete_docs else None,
-                "normalized_acu_ci": [float(norm_low[i]), float(norm_high[i])] if complete_docs else None,
+                "acu": acu,
+                "normalized_acu": norm,
+                "acu_ci": _interval(acu_low[i], acu_high[i], acu),
+                "normalized_acu_ci": _interval(norm_low[i], norm_high[i], norm),
                 "length": float(np.mean(table.words[pos][mine])),
-                "documents": int(mine.sum()),
+                "documents": int(n[i]),
             }
-        best_alpha, correlations = normalization.choose_alpha(scores, table.words[pos], table.reference_words[pos])
-        length_choice = {"chosen": dataset.length_alpha, "least_correlated": _clean(float(best_alpha)),
-                         "correlations": [[a, _clean(float(c))] for a, c in zip(normalization.DEFAULT_GRID, correlations)]}
+        if documents_differ and complete_docs:
+            # The comparison on the documents judged for every system, offered beside it.
+            sub, norm_sub = acu_matrix[complete], norm_matrix[complete]
+            means, low, high = bootstrap.system_cis(sub, n_resamples=n_resamples, rng=rng)
+            nmeans, nlow, nhigh = bootstrap.system_cis(norm_sub, n_resamples=n_resamples, rng=rng)
+            common = {"documents": len(complete_docs), "systems": _system_rows(names, means, low, high, nmeans, nlow, nhigh)}
+            if len(systems) > 1:
+                common["pairwise"] = {"systems": names,
+                                      "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist()}
+        length_choice = _length_choice(dataset, scores, table.words[pos], table.reference_words[pos])
+        comparison = _other_aggregation(table, judgments, aggregation, systems_out)
     else:
-        complete_docs, length_choice = [], None
+        length_choice = None
     rows = table.index(judgments.summary) if len(judgments) else np.zeros(0, dtype=np.intp)
     alphas = {
         "acu_level": _clean(agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)) if len(judgments) else None,
@@ -150,21 +261,28 @@ def _scores(dataset, batch, seed: int, n_resamples: int):
             judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
         )) if len(judgments) else None,
     }
+    per_system = [s["documents"] for s in systems_out.values()]
     counts = {
         "judgments": len(judgments),
         "summaries": int(len(pos)),
         "documents": int(len(np.unique(table.document[pos]))) if len(pos) else 0,
         "complete_documents": len(complete_docs),
+        "documents_differ": documents_differ,
+        "fewest_documents": min(per_system) if per_system else 0,
+        "small_sample": bool(per_system) and min(per_system) < SMALL_SAMPLE,
         "systems": len(systems_out),
         "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
     }
     all_rows = table.index(everyone.summary) if len(everyone) else np.zeros(0, dtype=np.intp)
     outputs = {
         "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows]),
+        "aggregation": aggregation,
         "systems": systems_out,
         "alpha": alphas,
         "counts": counts,
         "pairwise": pairwise,
+        "common": common,
+        "aggregations": comparison,
         "length_normalization": length_choice,
         # Per summary, for the length-vs-score scatter and the exports.
         "summaries": {
@@ -182,9 +300,11 @@ def scores_json(run: ScoringRun) -> dict:
     out = run.outputs
     return {
         "systems": {
-            name: {k: v for k, v in s.items() if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length")}
+            name: {k: v for k, v in s.items()
+                   if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length", "documents")}
             for name, s in out["systems"].items()
         },
+        "aggregation": out.get("aggregation", "majority"),
         "alpha": out["alpha"],
         "counts": out["counts"],
         "run": run.pk,
@@ -192,12 +312,19 @@ def scores_json(run: ScoringRun) -> dict:
 
 
 def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES):
-    return ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE).first()
+    """The latest finished run the pages show: majority aggregation (a Dawid-Skene run made
+    with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority)."""
+    runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
+    if kind == ScoringRun.Kind.SCORES:
+        runs = runs.exclude(parameters__aggregation="dawid-skene")
+    return runs.first()
 
 
 def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:
-    """Whether the counted judgments (or exclusions) changed since the run read them."""
-    return run is None or run.inputs.get("signature") != signature(dataset, batch)
+    """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run."""
+    if run is None or run.parameters.get("length_alpha", dataset.length_alpha) != dataset.length_alpha:
+        return True
+    return run.inputs.get("signature") != signature(dataset, batch)
 
 
 def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:

@@ -9,12 +9,12 @@ from itertools import combinations
 import numpy as np
 from django.utils import timezone
 
-from .stats import correlation, power
+from .stats import correlation, metric_comparison, power
 from .models import MetricScore, ScoringRun
-from .services import _clean, _system_matrix, summary_scores_arrays
+from .services import SMALL_SAMPLE, _clean, _system_matrix, summary_scores_arrays
 
 POWER_DEFAULTS = {"sizes": list(power.ROSE_SIZES), "n_trials": 1000, "n_resamples": 100_000, "seed": 0}
-METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0}
+METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0, "method": "kendall"}
 METHODS = ("pearson", "spearman", "kendall")
 
 
@@ -95,7 +95,13 @@ def metric_matrices(dataset, names, docs):
 
 
 def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutations: int = 1000, seed: int = 0,
-                        significance: bool = True) -> dict:
+                        significance: bool = True, method: str = "kendall") -> dict:
+    """Correlations of every imported metric with the human ACU scores (three coefficients,
+    both levels, bootstrap CIs) and, for every pair of metrics and level, which one is better
+    with the permutation and the bootstrap p-value of that direction
+    (``metric_comparison.compare_metrics``, RoSE's ``stat_test.py``) for ``method``."""
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation {method!r}; use one of: {', '.join(METHODS)}")
     names, docs, H = human_matrix(dataset, batch)
     metrics = metric_matrices(dataset, names, docs)
     rng = np.random.default_rng(seed)
@@ -103,9 +109,9 @@ def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutat
     for metric, X in metrics.items():
         table[metric] = {
             level: {
-                method: dict(zip(("value", "low", "high"), correlation.correlation_ci(
-                    H, X, granularity=level, method=method, n_resamples=n_resamples, rng=rng)))
-                for method in METHODS
+                m: dict(zip(("value", "low", "high"), correlation.correlation_ci(
+                    H, X, granularity=level, method=m, n_resamples=n_resamples, rng=rng)))
+                for m in METHODS
             }
             for level in ("summary", "system")
         }
@@ -113,10 +119,20 @@ def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutat
     if significance:
         for a, b in combinations(sorted(metrics), 2):
             for level in ("summary", "system"):
-                delta, p = correlation.permutation_test(H, metrics[a], metrics[b], granularity=level, method="kendall",
-                                                        n_permutations=n_permutations, rng=rng)
-                tests.append({"a": a, "b": b, "level": level, "method": "kendall", "delta": float(delta), "p": float(p)})
-    return {"metrics": table, "significance": tests, "documents": len(docs), "systems": names}
+                r = metric_comparison.compare_metrics(H, metrics[a], metrics[b], granularity=level, method=method,
+                                                      n_permutations=n_permutations, n_resamples=n_resamples, rng=rng)
+                better, worse = (b, a) if r.better else (a, b)
+                tests.append({
+                    "better": better, "worse": worse, "level": level, "method": method,
+                    "corr_better": r.corr_y if r.better else r.corr_x,
+                    "corr_worse": r.corr_x if r.better else r.corr_y,
+                    "delta": r.delta, "p_permutation": r.p_permutation, "p_bootstrap": r.p_bootstrap,
+                    "documents": r.documents,
+                    # Kept for readers of older runs: a is the better metric, p the permutation p.
+                    "a": better, "b": worse, "p": r.p_permutation,
+                })
+    return {"metrics": table, "significance": tests, "documents": len(docs), "systems": names, "method": method,
+            "small_sample": len(docs) < SMALL_SAMPLE}
 
 
 def run_metric_correlations(run_id: int) -> ScoringRun:
@@ -125,7 +141,8 @@ def run_metric_correlations(run_id: int) -> ScoringRun:
     p = {**METRIC_DEFAULTS, **run.parameters}
     try:
         outputs = metric_correlations(run.dataset, run.batch, n_resamples=int(p["n_resamples"]),
-                                      n_permutations=int(p["n_permutations"]), seed=int(p["seed"]))
+                                      n_permutations=int(p["n_permutations"]), seed=int(p["seed"]),
+                                      method=str(p["method"]))
         _finish(run, started, outputs)
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
         _finish(run, started, error=f"{type(exc).__name__}: {exc}")

@@ -1,12 +1,14 @@
 """Reader for the pyramid directory layout of REALSumm (shared/data/realsumm/README.md).
 
-ids.txt, documents.txt, references.txt (<t> sentence tags) and SCUs.txt (tab-separated units)
-hold one line per document; summaries/SYSTEM.summary one summary per document and
-labels/SYSTEM.label one tab-separated 0/1 per unit.
+ids.txt, documents.txt, references.txt and SCUs.txt (tab-separated units) hold one line per
+document; summaries/SYSTEM.summary one summary per document and labels/SYSTEM.label one
+tab-separated 0/1 per unit. A reference line with <t> ... </t> tags (REALSumm) keeps its tagged
+sentences; one without tags (the PyrXSum folder of the Lite2-3Pyramid repository) is split with
+the sentence splitter (``annotation.text.split_sentences``).
 """
 from pathlib import Path
 
-from ..text import split_tagged_sentences
+from ..text import has_sentence_tags, split_sentences, split_tagged_sentences
 from .errors import DatasetImportError
 from .records import SINGLE_ANNOTATOR, DocumentRecord
 from .textfile import read_lines
@@ -65,13 +67,20 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
         seen[external_id] = line
         source = _nonempty(columns["documents.txt"][i], "documents.txt", line, "document")
         reference = _nonempty(columns["references.txt"][i], "references.txt", line, "reference")
-        sentences = split_tagged_sentences(reference)
+        if has_sentence_tags(reference):
+            sentences = split_tagged_sentences(reference)
+            if not sentences:
+                raise DatasetImportError("only empty <t> ... </t> sentences in the reference", "references.txt", line)
+            given = " ".join(sentences)
+        else:
+            sentences, given = split_sentences(reference.strip()), reference.strip()
         if not sentences:
-            raise DatasetImportError("no <t> ... </t> sentence in the reference", "references.txt", line)
+            raise DatasetImportError("the reference has no sentence with a letter or digit", "references.txt", line)
         units = [u.strip() for u in columns["SCUs.txt"][i].split("\t")]
         for unit in units:
             _nonempty(unit, "SCUs.txt", line, "unit (two tabs in a row, or an empty line)")
-        records.append(DocumentRecord(external_id, source.strip(), sentences, units, origin=("ids.txt", line)))
+        records.append(DocumentRecord(external_id, source.strip(), sentences, units, origin=("ids.txt", line),
+                                      reference_text=given))
 
     summaries_dir = root / "summaries"
     labels_dir = root / "labels"

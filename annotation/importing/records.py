@@ -13,6 +13,8 @@ class DocumentRecord:
     labels: dict[str, dict[str, list]] = field(default_factory=dict)
     # where the record came from, for error messages: (file, line)
     origin: tuple[str, int] = ("", 0)
+    # the reference as given (without sentence tags): |r| is its word count, never the re-split's
+    reference_text: str = ""
 
 
 # Annotator name for formats that carry one label set per summary with no worker id.

@@ -52,7 +52,10 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
     if not isinstance(raw_id, (str, int)) or isinstance(raw_id, bool) or str(raw_id).strip() == "":
         raise DatasetImportError("'example_id' is missing or empty", name, line)
     source = _text(obj, "source", name, line)
-    sentences = split_sentences(_text(obj, "reference", name, line))
+    reference = _text(obj, "reference", name, line)
+    sentences = split_sentences(reference)
+    if not sentences:
+        raise DatasetImportError("'reference' has no sentence with a letter or digit", name, line)
     units = obj.get("reference_acus")
     if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
         raise DatasetImportError("'reference_acus' must be a list of strings", name, line)
@@ -91,7 +94,8 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         elif "acu_labels" in annotation:
             where = f"annotations[{system!r}]['acu_labels']"
             labels[system] = {SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], len(units), where, name, line, False)}
-    return DocumentRecord(str(raw_id).strip(), source.strip(), sentences, [u.strip() for u in units], summaries, labels, (name, line))
+    return DocumentRecord(str(raw_id).strip(), source.strip(), sentences, [u.strip() for u in units], summaries, labels,
+                          (name, line), reference_text=reference)
 
 
 def read_rose(path: Path) -> list[DocumentRecord]:

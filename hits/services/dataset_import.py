@@ -11,7 +11,7 @@ from annotation.importing.bulk import create_all, insert_rows
 from annotation.importing.errors import DatasetImportError
 from annotation.uploads import uploaded_dataset_path
 from hits.models import HIT, Assignment, Batch, Judgment, Worker
-from annotation.importing.formats import FORMATS, guess_format, read_records
+from annotation.importing.formats import FORMATS, check_alpha, guess_format, read_records
 from annotation.importing.records import DocumentRecord
 
 
@@ -38,8 +38,12 @@ class ImportSummary:
         return text
 
 
-def import_dataset(path, *, name: str, fmt: str | None = None, replace: bool = False, created_by=None) -> ImportSummary:
-    """Read a dataset file or folder and store it; raises DatasetImportError, writing nothing."""
+def import_dataset(path, *, name: str, fmt: str | None = None, replace: bool = False, created_by=None,
+                   alpha: float | None = None) -> ImportSummary:
+    """Read a dataset file or folder and store it; raises DatasetImportError, writing nothing.
+
+    ``alpha`` sets the dataset's length-normalization strength (default 2, CNN/DM)."""
+    length_alpha = check_alpha(alpha) if alpha is not None else None
     name = (name or "").strip()
     if not name:
         raise DatasetImportError("the dataset needs a name")
@@ -53,7 +57,7 @@ def import_dataset(path, *, name: str, fmt: str | None = None, replace: bool = F
             if not replace:
                 raise DatasetImportError(f"a dataset named {name!r} exists; pass --replace to overwrite it")
             delete_dataset(existing)
-        return _store(records, name=name, fmt=fmt, created_by=created_by)
+        return _store(records, name=name, fmt=fmt, created_by=created_by, length_alpha=length_alpha)
 
 
 def delete_dataset(dataset: Dataset) -> None:
@@ -74,8 +78,9 @@ def delete_dataset(dataset: Dataset) -> None:
     dataset.delete()
 
 
-def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by) -> ImportSummary:
-    dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by)
+def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, length_alpha=None) -> ImportSummary:
+    extra = {"length_alpha": length_alpha} if length_alpha is not None else {}
+    dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by, **extra)
     documents = create_all(
         [Document(dataset=dataset, external_id=r.external_id, position=i, source=r.source) for i, r in enumerate(records)]
     )
@@ -85,7 +90,8 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by) ->
             # goes to the authors.
             Reference(
                 document=d,
-                word_count=word_count(" ".join(r.sentences)),
+                # |r| of the reference as given, never of its re-split sentences.
+                word_count=word_count(r.reference_text or " ".join(r.sentences)),
                 status=Reference.Status.APPROVED if r.units else Reference.Status.TODO,
             )
             for d, r in zip(documents, records)

@@ -6,6 +6,12 @@ replacement per resample; a resample's means are ``counts @ scores / n`` with ``
 (resamples x n) matrix of how often each document was drawn, so all systems (or all system
 pairs) share the same resamples and the work is one matrix product per chunk of resamples.
 Every function that resamples takes ``rng``: a seed or a ``numpy.random.Generator``.
+
+Ties (scoring.md, "Refinements"): a resample whose mean difference is not above 0 counts against
+"A is better than B", so a difference that is exactly zero on every resample gives p = 1, never
+p = 0. RoSE's scripts count only resamples strictly below 0; on data without exact ties the two
+agree. Partial data (systems judged on different documents) goes through ``system_cis_partial``
+and ``paired_bootstrap_partial``: NaN marks a document a system was not judged on.
 """
 from dataclasses import dataclass
 
@@ -93,7 +99,8 @@ def all_pairs(m: int) -> np.ndarray:
 
 @dataclass
 class BootstrapTest:
-    """Per column: the decision p < alpha, resamples with mean below 0, resamples evaluated."""
+    """Per column: the decision p < alpha, resamples whose mean is not above 0 (below 0 or a
+    tie; the name is kept from RoSE's count), resamples evaluated."""
 
     significant: np.ndarray
     below: np.ndarray
@@ -101,7 +108,7 @@ class BootstrapTest:
 
 
 def _limit(alpha: float, n_resamples: int) -> int:
-    """Smallest count of resamples below 0 with count / n_resamples >= alpha (not significant)."""
+    """Smallest count of resamples not above 0 with count / n_resamples >= alpha (not significant)."""
     k = max(0, int(np.floor(alpha * n_resamples)) - 1)
     while k / n_resamples < alpha:
         k += 1
@@ -139,7 +146,7 @@ def bootstrap_test(columns, n_columns: int, n: int, n_resamples: int = 100_000, 
 
     ``columns(cols)`` returns the (n x len(cols)) differences of the requested columns; every
     column is tested on the same resamples (``resample_indices``), p = share of resamples whose
-    mean difference is below 0 (scoring.md, "Statistics"). With ``early_stop`` a column stops
+    mean difference is not above 0 (scoring.md, "Statistics"; a tie counts against A). With ``early_stop`` a column stops
     once its decision is settled (``_settle``): after each chunk, with ``delta = error / (2 *
     chunks)``, so each early decision equals the full run's (same rng) except with probability
     at most ``error``. Settled columns are dropped from later products.
@@ -159,7 +166,7 @@ def bootstrap_test(columns, n_columns: int, n: int, n_resamples: int = 100_000, 
             cols = active[start : start + block]
             d = columns(cols)
             tol = TIE * n * np.abs(d).max(axis=0)
-            below[cols] += np.count_nonzero(counts @ d < -tol, axis=0)
+            below[cols] += np.count_nonzero(counts @ d <= tol, axis=0)
         done += len(idx)
         used[active] = done
         if early_stop or done == n_resamples:
@@ -174,8 +181,9 @@ def bootstrap_test(columns, n_columns: int, n: int, n_resamples: int = 100_000, 
 def paired_bootstrap(scores, n_resamples: int = 100_000, rng=None) -> np.ndarray:
     """(m x m) p-values of the paired bootstrap test over documents for every ordered pair.
 
-    ``p[a, b]`` = share of resamples where the mean of A - B is below 0 (small p: A is better),
-    computed on all ``n_resamples`` (no early stopping); the diagonal is NaN.
+    ``p[a, b]`` = share of resamples where the mean of A - B is not above 0 (small p: A is
+    better; a tie counts against A, so identical systems get p = 1 both ways), computed on all
+    ``n_resamples`` (no early stopping); the diagonal is NaN.
     """
     scores = complete(scores)
     n, m = scores.shape
@@ -188,3 +196,70 @@ def paired_bootstrap(scores, n_resamples: int = 100_000, rng=None) -> np.ndarray
     p[pairs[:, 0], pairs[:, 1]] = test.below[:k] / n_resamples
     p[pairs[:, 1], pairs[:, 0]] = test.below[k:] / n_resamples
     return p
+
+
+def _column_groups(masks) -> dict:
+    """Columns grouped by identical boolean row masks, in order of first appearance."""
+    groups: dict[bytes, list[int]] = {}
+    for j, mask in enumerate(masks):
+        groups.setdefault(np.packbits(mask).tobytes(), []).append(j)  # masks have equal length
+    return groups
+
+
+def system_cis_partial(scores, n_resamples: int = 10_000, confidence: float = 0.95, rng=None):
+    """Per system: mean, CI and n over the documents *that system* was judged on.
+
+    ``scores`` is documents x systems with NaN where a system was not judged. Systems judged on
+    the same documents share resamples (one ``system_cis`` per group, in order of the first
+    system of each group, on one generator), so complete data gives exactly ``system_cis``'s
+    numbers. Each interval is a percentile interval of the resampled mean of the documents the
+    score itself is computed on, so it brackets that score. Returns ``(means, low, high, n)``;
+    a system without documents gets NaN.
+    """
+    scores = np.asarray(scores, dtype=float)
+    rng = np.random.default_rng(rng)
+    m = scores.shape[1]
+    judged = ~np.isnan(scores)
+    means, low, high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
+    n = judged.sum(axis=0)
+    for cols in _column_groups(judged.T).values():
+        rows = judged[:, cols[0]]
+        if not rows.any():
+            continue
+        sub = scores if len(cols) == m and rows.all() else np.ascontiguousarray(scores[rows][:, cols])
+        means[cols], low[cols], high[cols] = system_cis(sub, n_resamples, confidence, rng)
+    return means, low, high, n
+
+
+def paired_bootstrap_partial(scores, n_resamples: int = 100_000, rng=None):
+    """``(p, n)``: paired bootstrap p-values of every ordered pair on the documents both
+    systems were judged on, and that number of documents (m x m each).
+
+    ``scores`` is documents x systems with NaN where a system was not judged. Pairs that share
+    the same documents are tested on the same resamples (one group per document set, on one
+    generator), so complete data gives exactly ``paired_bootstrap``'s p-values. A pair without
+    a shared document gets NaN.
+    """
+    scores = np.asarray(scores, dtype=float)
+    rng = np.random.default_rng(rng)
+    m = scores.shape[1]
+    judged = ~np.isnan(scores)
+    pairs = all_pairs(m)
+    shared = judged[:, pairs[:, 0]] & judged[:, pairs[:, 1]]
+    p = np.full((m, m), np.nan)
+    n = np.zeros((m, m), dtype=np.int64)
+    n[pairs[:, 0], pairs[:, 1]] = n[pairs[:, 1], pairs[:, 0]] = shared.sum(axis=0)
+    np.fill_diagonal(n, judged.sum(axis=0))
+    for cols in _column_groups(shared.T).values():
+        rows = shared[:, cols[0]]
+        if not rows.any():
+            continue
+        a, b = pairs[cols, 0], pairs[cols, 1]
+        d = np.ascontiguousarray(scores[rows][:, a] - scores[rows][:, b])
+        both = np.hstack([d, -d])
+        test = bootstrap_test(lambda c, both=both: both[:, c], both.shape[1], int(rows.sum()), n_resamples, rng=rng,
+                              early_stop=False)
+        k = len(cols)
+        p[a, b] = test.below[:k] / n_resamples
+        p[b, a] = test.below[k:] / n_resamples
+    return p, n

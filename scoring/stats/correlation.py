@@ -15,6 +15,7 @@ from scipy.stats import kendalltau, rankdata
 from .bootstrap import all_pairs, complete, percentile_interval, resample_counts, resample_indices
 
 REL_TIE = 1e-12
+CORR_TIE = 1e-12  # two correlations (differences) closer than this are a tie
 PAIRWISE_MAX = 256
 
 
@@ -151,10 +152,13 @@ def permutation_test(H, A, B, granularity="system", method="kendall", n_permutat
     """Is metric A more correlated with humans ``H`` than metric B? Returns ``(delta, p)``.
 
     delta = corr(H, A) - corr(H, B). Each permutation swaps, for each document independently
-    with probability 0.5, the two metrics' scores; p = share of permutations whose delta
-    exceeds the observed one (scoring.md, "Statistics"). With ``standardize`` each metric is
-    z-scored over all its scores first (Deutsch et al. 2021), so that swapping does not mix
-    scales; that leaves the observed correlations unchanged.
+    with probability 0.5, the two metrics' scores (RoSE's ``permutation_system`` /
+    ``permutation_summ``); p = share of permutations whose delta reaches the observed one: a
+    permutation equal to it counts against significance (scoring.md, "Refinements"; RoSE counts
+    only strictly larger ones). With ``standardize`` each metric is z-scored over all its scores
+    first (Deutsch et al. 2021), so that swapping does not mix scales; that leaves the observed
+    correlations unchanged. RoSE's scripts do not standardize (``standardize=False``). This is
+    one direction only: ``metric_comparison.compare_metrics`` puts the better metric first.
     """
     H, A, B = complete(H), complete(A), complete(B)
     if standardize:
@@ -174,19 +178,52 @@ def permutation_test(H, A, B, granularity="system", method="kendall", n_permutat
         else:
             moved = swap.astype(float) @ shift  # how much each system's mean moves from A to B
             deltas = METHODS[method](human, mean_a + moved) - METHODS[method](human, mean_b - moved)
-        exceed += np.count_nonzero(deltas > observed + 1e-12)
+        exceed += np.count_nonzero(deltas >= observed - CORR_TIE)
     return observed, exceed / n_permutations
 
 
+def _tau_b_over_pairs(hs, ms, axis=-1):
+    """(C - D) / sqrt((C + D + T) (C + D + U)) from pairwise signs of humans and metric:
+    T pairs tied in the humans only, U in the metric only, pairs tied on both sides left out."""
+    concordant = np.sum((hs * ms) > 0, axis=axis)
+    discordant = np.sum((hs * ms) < 0, axis=axis)
+    tie_h = np.sum((hs == 0) & (ms != 0), axis=axis)
+    tie_m = np.sum((hs != 0) & (ms == 0), axis=axis)
+    return concordant, discordant, tie_h, tie_m
+
+
 def modified_kendall(human, metric, pairs=None) -> float:
-    """Deutsch et al. 2022: (pairs ordered alike - pairs ordered differently) / number of pairs.
+    """Kendall's tau over a set of system pairs (Deutsch et al. 2022, "Re-Examining System-Level
+    Correlations"), ties handled as their tau-b: (C - D) / sqrt((C + D + T)(C + D + U)) with C, D
+    the concordant and discordant pairs, T the pairs tied in the humans only and U those tied in
+    the metric only; a pair tied on both sides counts nowhere. On all pairs this is scipy's
+    tau-b. (RoSE's ``modified_kendall_tau_system`` counts a tied pair as discordant; we do not.)
 
     ``human`` and ``metric`` are per-system scores; ``pairs`` (k x 2 system indices) defaults
-    to all pairs. A pair tied on either side counts in the denominator only.
+    to all pairs (``pairs_by_difference`` gives Deutsch et al.'s delta-restricted sets). NaN when
+    no pair is ordered on either side.
     """
     pairs = all_pairs(len(human)) if pairs is None else np.asarray(pairs).reshape(-1, 2)
-    products = pair_signs(human, pairs).astype(int) * pair_signs(metric, pairs)
-    return float(products.mean()) if len(pairs) else float("nan")
+    if not len(pairs):
+        return float("nan")
+    c, d, t, u = _tau_b_over_pairs(pair_signs(human, pairs).astype(int), pair_signs(metric, pairs).astype(int))
+    den = np.sqrt(float(c + d + t) * float(c + d + u))
+    return float((c - d) / den) if den > 0 else float("nan")
+
+
+def modified_kendall_summary(H, M, pairs=None) -> float:
+    """Summary-level modified Kendall tau, RoSE's ``modified_kendall_tau_summary``: for each
+    document i, (C - D) / (sqrt((C + D + T)(C + D + U)) + 1e-10) over the system pairs (tau-b as
+    in ``modified_kendall``, exact equality as ties, as RoSE compares values with ==), then the
+    mean over documents. ``H`` and ``M`` are documents x systems; ``pairs`` defaults to all.
+    """
+    H, M = complete(H), complete(M)
+    pairs = all_pairs(H.shape[1]) if pairs is None else np.asarray(pairs).reshape(-1, 2)
+    hs = np.sign(H[:, pairs[:, 0]] - H[:, pairs[:, 1]]).astype(int)
+    ms = np.sign(M[:, pairs[:, 0]] - M[:, pairs[:, 1]]).astype(int)
+    c, d, t, u = _tau_b_over_pairs(hs, ms, axis=1)
+    per_document = (c - d) / (np.sqrt((c + d + t).astype(float) * (c + d + u)) + 1e-10)
+    return float(per_document.mean())
 
 
 def pairs_by_difference(human, low: float = 0.0, high: float = np.inf) -> np.ndarray:

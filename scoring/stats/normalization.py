@@ -5,6 +5,8 @@ summary length over all summaries. "Least correlated" is read as the smallest *a
 correlation: a strongly negative correlation (over-penalized long summaries) is as much a length
 bias as a positive one. The default correlation is Pearson (the design doc names no
 coefficient); Spearman or Kendall can be chosen. Ties in |r| go to the first alpha of the grid.
+A best alpha at either end of the grid is reported (``grid_edge``): the least correlated value
+may then lie beyond the grid.
 """
 import numpy as np
 
@@ -31,3 +33,16 @@ def choose_alpha(scores, summary_words, reference_words, grid=DEFAULT_GRID, meth
         raise ValueError("normalized scores or lengths are constant: the correlation is undefined")
     best = int(np.nanargmin(np.abs(corr)))
     return float(np.asarray(grid, dtype=float)[best]), corr
+
+
+def grid_edge(alpha, grid=DEFAULT_GRID) -> str | None:
+    """"low" or "high" when ``alpha`` is the grid's smallest or largest value (the best alpha
+    may lie beyond the grid), else None."""
+    grid = np.asarray(grid, dtype=float)
+    if alpha is None or len(grid) < 2:
+        return None
+    if alpha <= grid.min():
+        return "low"
+    if alpha >= grid.max():
+        return "high"
+    return None

@@ -18,7 +18,7 @@ from hits.services import review
 from hits.models import Assignment, Batch, Worker
 from hits.tasks import run_or_enqueue
 
-from scoring import charts, dashboard, statistics, tasks
+from scoring import charts, dashboard, leaderboard, statistics, tasks
 from scoring.exports.tables import write_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
@@ -73,12 +73,10 @@ def systems(request, dataset_id: int):
     run, stale = dashboard.scores_run(dataset, batch)
     out = run.outputs if run else {}
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
-    names, matrix = charts.significance_cells(out.get("pairwise"), out.get("systems", {}))
+    view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
     context = {
-        **_base(dataset, batch, "systems"), "run": run, "stale": stale,
-        "systems": sorted(out.get("systems", {}).items(), key=lambda kv: -kv[1]["acu"]),
-        "leaderboard_chart": charts.leaderboard(out["systems"]) if out.get("systems") else None,
-        "matrix_names": names, "matrix": matrix,
+        **_base(dataset, batch, "systems"), "run": run, "stale": stale, **view,
+        "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
         "scatter_chart": charts.length_scatter(out["summaries"]) if out.get("summaries", {}).get("ids") else None,
@@ -142,7 +140,8 @@ def metrics(request, dataset_id: int):
     run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.METRICS).first()
     return render(request, "scoring/metrics.html", {
         **_base(dataset, batch, "metrics"), "run": run,
-        "has_metrics": dataset.metric_scores.exists(),
+        "has_metrics": dataset.metric_scores.exists(), "methods": statistics.METHODS,
+        "method": (run.parameters.get("method") if run else None) or statistics.METRIC_DEFAULTS["method"],
     })
 
 
@@ -160,7 +159,10 @@ def start_statistics(request, dataset_id: int, kind: str):
         ran, _ = run_or_enqueue(tasks.run_power_analysis, run.pk)
         target = "dashboard_systems"
     elif kind == "metrics":
-        run = statistics.start(dataset, ScoringRun.Kind.METRICS, dict(statistics.METRIC_DEFAULTS), batch)
+        params = dict(statistics.METRIC_DEFAULTS)
+        if request.POST.get("method") in statistics.METHODS:
+            params["method"] = request.POST["method"]
+        run = statistics.start(dataset, ScoringRun.Kind.METRICS, params, batch)
         ran, _ = run_or_enqueue(tasks.run_metric_significance, run.pk)
         target = "dashboard_metrics"
     else:

@@ -48,18 +48,20 @@ def test_paired_bootstrap_matches_loop():
                 assert p[a, b] == np.mean(reference[:, a] - reference[:, b] < 0)
 
 
-def test_ties_are_not_below_zero():
-    # Two systems with equal scores on every document: every resample is a tie, p = 0 both ways.
-    # A third system whose differences to the first are +1/9 and -1/9: many exact ties.
+def test_ties_count_against_significance():
+    # Two systems with equal scores on every document: every resample is a tie, p = 1 both ways.
+    # A third system whose differences to the first are +1/9 and -1/9: many exact ties, which
+    # count against "A is better" in both directions.
     base = np.tile([1 / 9, 4 / 9, 7 / 9], 4)
     other = base + np.tile([1 / 9, -1 / 9, 0], 4)
     p = paired_bootstrap(np.column_stack([base, base.copy(), other]), n_resamples=4000, rng=3)
-    assert p[0, 1] == 0 and p[1, 0] == 0
+    assert p[0, 1] == 1 and p[1, 0] == 1
     reference = plain_means(np.column_stack([base, other]), 4000, 3)
     diff = reference[:, 0] - reference[:, 1]
     ties = np.abs(diff) < 1e-12
     assert ties.any()
-    assert p[0, 2] == np.mean(diff[~ties] < 0) * (~ties).mean()
+    assert p[0, 2] == np.mean((diff < 0) | ties)
+    assert p[2, 0] == np.mean((diff > 0) | ties)
 
 
 def test_limit():

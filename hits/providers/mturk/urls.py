@@ -1,7 +1,7 @@
 """MTurk's pages: the ExternalQuestion task page and our qualification test page."""
 from django.urls import path
 
-from . import views
+from hits.providers.mturk import views
 
 urlpatterns = [
     path("mturk/task/", views.task, name="mturk_task"),

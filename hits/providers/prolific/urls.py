@@ -1,7 +1,7 @@
 """Prolific's pages: study entry, screening, session tasks, the webhook and the lead's review."""
 from django.urls import path
 
-from . import views
+from hits.providers.prolific import views
 
 urlpatterns = [
     path("prolific/batch/<int:batch_id>/", views.start, name="prolific_start"),

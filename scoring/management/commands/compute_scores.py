@@ -1,10 +1,10 @@
-"""python manage.py compute_scores NAME [--round ID] --json"""
+"""python manage.py compute_scores NAME [--round ID] [--aggregation majority|dawid-skene] --json"""
 import json
 
 from django.core.management.base import BaseCommand
 
 from scoring.exports.tables import write_scores_csv
-from scoring.services import compute_scores, scores_json
+from scoring.services import AGGREGATIONS, compute_scores, scores_json
 
 from ._dataset import dataset_and_round
 
@@ -18,11 +18,14 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--resamples", type=int, default=10_000)
+        parser.add_argument("--aggregation", choices=AGGREGATIONS, default="majority",
+                            help="ACU labels by majority vote (default, RoSE) or Dawid-Skene")
         parser.add_argument("--csv", help="also write per-summary scores (example_id, system, acu, normalized_acu) here")
 
     def handle(self, *args, **options):
         dataset, batch = dataset_and_round(options["name"], options["round"])
-        run = compute_scores(dataset, batch, seed=options["seed"], n_resamples=options["resamples"], trigger="command")
+        run = compute_scores(dataset, batch, seed=options["seed"], n_resamples=options["resamples"], trigger="command",
+                             aggregation=options["aggregation"])
         result = scores_json(run)
         if options["csv"]:
             with open(options["csv"], "w", encoding="utf-8", newline="") as stream:
@@ -30,9 +33,12 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
-        self.stdout.write(f"{'system':<40} {'ACU':>8} {'95% CI':>17} {'norm.':>8} {'length':>7}")
+        self.stdout.write(f"{'system':<40} {'ACU':>8} {'95% CI':>17} {'norm.':>8} {'length':>7} {'docs':>5}")
         for name, s in sorted(result["systems"].items(), key=lambda kv: -kv[1]["acu"]):
             ci = "[{:.3f}, {:.3f}]".format(*s["acu_ci"]) if s["acu_ci"] else "-"
-            self.stdout.write(f"{name:<40} {s['acu']:8.4f} {ci:>17} {s['normalized_acu']:8.4f} {s['length']:7.1f}")
+            self.stdout.write(f"{name:<40} {s['acu']:8.4f} {ci:>17} {s['normalized_acu']:8.4f} {s['length']:7.1f} {s['documents']:5d}")
+        if result["counts"].get("documents_differ"):
+            self.stdout.write(f"systems were judged on different documents; {result['counts']['complete_documents']} "
+                              "were judged for every system")
         a = result["alpha"]
         self.stdout.write(f"alpha: ACU level {a['acu_level']}, summary level {a['summary_level']}; run {run.pk}")

@@ -1,0 +1,70 @@
+"""What the systems page shows from a stored scores run: the leaderboard on each system's own
+documents or on the documents judged for every system, with small-sample and degenerate-interval
+flags, the pairwise matrix with each pair's n, and the majority / Dawid-Skene comparison.
+Reads run outputs only (no queries, no writes)."""
+from .charts import significance_cells
+from .services import SMALL_SAMPLE
+
+
+def _degenerate(ci) -> bool:
+    """An interval of zero width ([0.600, 0.600]): every resample gave the same mean."""
+    return bool(ci) and ci[0] == ci[1]
+
+
+def _rows(systems: dict, documents=None) -> list[tuple[str, dict]]:
+    rows = []
+    for name, s in sorted(systems.items(), key=lambda kv: -kv[1]["acu"]):
+        n = s.get("documents", documents)
+        rows.append((name, {**s, "documents": n, "small": n is not None and n < SMALL_SAMPLE,
+                            "acu_ci_degenerate": _degenerate(s.get("acu_ci")),
+                            "normalized_acu_ci_degenerate": _degenerate(s.get("normalized_acu_ci"))}))
+    return rows
+
+
+def systems_view(outputs: dict, documents: str = "own") -> dict:
+    """Context for the leaderboard and the significance matrix. ``documents`` is "own" (each
+    system on its judged documents, pairs on the documents they share) or "common" (every
+    system on the documents judged for all of them, when those differ)."""
+    systems = outputs.get("systems", {})
+    counts = outputs.get("counts", {})
+    common = outputs.get("common")
+    use_common = documents == "common" and bool(common)
+    if use_common:
+        lengths = {name: {"length": s.get("length")} for name, s in systems.items()}
+        shown = {name: {**lengths.get(name, {}), **s, "documents": common["documents"]}
+                 for name, s in common["systems"].items()}
+        pairwise = common.get("pairwise")
+        if pairwise:
+            m = len(pairwise["systems"])
+            pairwise = {**pairwise, "n": [[common["documents"]] * m for _ in range(m)]}
+    else:
+        shown, pairwise = systems, outputs.get("pairwise")
+    rows = _rows(shown)
+    names, matrix = significance_cells(pairwise, shown)
+    smallest_pair = None
+    if pairwise and pairwise.get("n"):
+        off = [v for i, row in enumerate(pairwise["n"]) for j, v in enumerate(row) if i != j]
+        smallest_pair = min(off) if off else None
+    fewest = min((s["documents"] for _, s in rows if s["documents"] is not None), default=None)
+    comparison = outputs.get("aggregations")
+    return {
+        "systems": rows,
+        "shown_systems": shown,
+        "documents_view": "common" if use_common else "own",
+        "documents_differ": bool(counts.get("documents_differ")),
+        "common_documents": common["documents"] if common else counts.get("complete_documents"),
+        "fewest_documents": fewest,
+        "smallest_pair": smallest_pair,
+        "small_sample": (fewest is not None and fewest < SMALL_SAMPLE)
+        or (smallest_pair is not None and smallest_pair < SMALL_SAMPLE),
+        "small_threshold": SMALL_SAMPLE,
+        "any_degenerate": any(s["acu_ci_degenerate"] or s["normalized_acu_ci_degenerate"] for _, s in rows),
+        "matrix_names": names,
+        "matrix": matrix,
+        "aggregation": outputs.get("aggregation", "majority"),
+        "aggregation_rows": [
+            (name, {"majority": a["majority"], "dawid_skene": a["dawid-skene"], "difference": a["difference"]})
+            for name, a in sorted(comparison["systems"].items(), key=lambda kv: -(kv[1]["majority"] or 0))
+        ] if comparison else [],
+        "aggregation_comparison": comparison,
+    }

@@ -1,0 +1,70 @@
+"""Issue 12 pages in a real browser: the leaderboard on partial data (n per system and pair,
+documents differ, common documents), a one-document pilot, and the metric comparison page."""
+import json
+
+import numpy as np
+import pytest
+
+from hits.services.dataset_import import import_dataset
+from annotation.models import Dataset, Summary
+from scoring import statistics
+from scoring.metrics import import_metric_scores
+from scoring.models import ScoringRun
+from scoring.services import compute_scores
+
+from ..conftest import PASSWORD
+from ..test_publishable_statistics import drop_documents, tiny_rose
+from .conftest import login
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_partial_leaderboard_and_metric_page(live_server, page, shoot, lead, realsumm_path, tmp_path, eager_celery):
+    import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
+    dataset = Dataset.objects.get(name="realsumm")
+    drop_documents(dataset, "abs_bart_out", 50)
+    run = compute_scores(dataset, n_resamples=1000)
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/systems/")
+    assert "judged on different documents" in page.inner_text("#documents-differ")
+    bart = page.locator("#leaderboard tbody tr:has-text('abs_bart_out')")
+    assert "50" in bart.locator("td").nth(7).inner_text()
+    assert page.locator("#significance-matrix td[data-n='50']").count() == 2 * 24
+    assert page.locator("#aggregation-table tbody tr").count() == 25
+    shoot(page, "systems-partial-documents")
+    page.click("#documents-differ a")
+    assert "the 50 documents judged for every system" in page.inner_text("#documents-differ")
+    shoot(page, "systems-common-documents")
+
+    # Metrics: the worse metric first in name order; the page names the better one.
+    info = {pk: (e, s) for pk, e, s in Summary.objects.filter(document__dataset=dataset)
+            .values_list("pk", "document__external_id", "system__name")}
+    rng = np.random.default_rng(1)
+    lines = {}
+    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"]):
+        e, s = info[pk]
+        doc = lines.setdefault(e, {"example_id": e, "aaa_random": {}, "oracle": {}})
+        doc["aaa_random"][s], doc["oracle"][s] = float(rng.random()), score + rng.normal(0, 0.05)
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(json.dumps(v) for v in lines.values()))
+    import_metric_scores(dataset, path)
+    metric_run = statistics.start(dataset, ScoringRun.Kind.METRICS, {"n_resamples": 300, "n_permutations": 300, "seed": 0,
+                                                                       "method": "pearson"})
+    statistics.run_metric_correlations(metric_run.pk)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/metrics/")
+    rows = page.locator("#metric-tests tbody tr")
+    assert rows.count() == 2
+    for i in range(2):
+        cells = rows.nth(i).locator("td")
+        assert cells.nth(0).inner_text() == "oracle" and cells.nth(1).inner_text() == "aaa_random"
+    shoot(page, "metrics-comparison")
+
+
+def test_one_document_pilot_warns(live_server, page, shoot, lead, tmp_path, eager_celery):
+    dataset = tiny_rose(tmp_path)
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/systems/")
+    assert "fewer than 30 documents" in page.inner_text("#small-sample")
+    assert page.locator("#leaderboard .flag:text('degenerate')").count() == 6
+    assert page.locator("#significance-matrix td.sig.yes, #significance-matrix td.sig.strong").count() == 0
+    shoot(page, "systems-one-document")
