@@ -151,6 +151,13 @@ PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
 # calculator's figure, shown on the batch page, is the authoritative total).
 PROLIFIC_FEE_RATE = env_str("PROLIFIC_FEE_RATE", "0.333")
 
+# An OpenAI-compatible chat endpoint (vLLM, Ollama, a hosted API) for the llm judge and the
+# ACU drafters: the API base (".../v1"), the model name, an optional key, seconds per answer.
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_MODEL = env_str("LLM_MODEL")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_TIMEOUT = env_str("LLM_TIMEOUT", "60")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
