@@ -184,6 +184,11 @@ class HIT(models.Model):
         verbose_name = "HIT"
         constraints = [models.UniqueConstraint(fields=["batch", "summary"], name="hit_unique_summary")]
 
+    def task_acus(self):
+        """The ACUs this HIT asks about, in reference order (a triage HIT: only its uncertain ones)."""
+        acus = self.summary.document.reference.acus.order_by("sentence__position", "position")
+        return acus.filter(pk__in=self.acu_ids) if self.acu_ids else acus
+
     def __str__(self):
         return f"HIT {self.pk} ({self.summary})"
 

@@ -222,6 +222,22 @@ def run_json(run: JudgeRun) -> dict:
     }
 
 
+def machine_summary(run: JudgeRun) -> dict:
+    """A run's per-system machine scores for `compute_scores --json` (nli: also Lite2Pyramid's
+    four raw scores p2c, l2c, p3c, l3c, means over documents of the per-summary means)."""
+    systems = {}
+    for name, row in (run.figures.get("systems") or {}).items():
+        entry = {"machine": row.get("machine"), "machine_label": row.get("machine_label"), "human": row.get("human")}
+        if run.judge == "nli":
+            entry.update({k: row["raw"].get(k) for k in ("p2c", "l2c", "p3c", "l3c")})
+        else:
+            entry["raw"] = row["raw"].get("p")
+        systems[name] = entry
+    return {"id": run.pk, "round": run.batch_id, "judge": run.judge, "model": run.model, "version": run.version,
+            "params": run.params, "calibrated_on": run.calibration.get("target"),
+            "classification": run.figures.get("classification"), "systems": systems}
+
+
 def latest_runs(dataset) -> list[JudgeRun]:
     """The newest finished run of each judge (and model) of the dataset."""
     seen, out = set(), []
