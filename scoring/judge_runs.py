@@ -222,6 +222,27 @@ def run_json(run: JudgeRun) -> dict:
     }
 
 
+def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
+    """The triage grid of a finished run against human labels (the run's calibration labels, or
+    those of `label_round`), from its stored probabilities."""
+    dataset = run.batch.dataset
+    sources = label_sources(dataset, label_round if label_round is not None else run.label_round)
+    name = "round" if label_round is not None else run.calibration.get("target") or next(iter(sources), None)
+    labels = sources.get(name)
+    if not labels:
+        raise ValueError(f"{dataset.name} has no human labels to compare the machine with.")
+    rows = list(MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability",
+                                                                    "summary__document_id", "summary__system_id"))
+    rows = [r for r in rows if (r[0], r[1]) in labels]
+    if not rows:
+        raise ValueError("None of the run's pairs has a human label.")
+    summary, acu, probability, document, system = (np.array(col) for col in zip(*rows))
+    human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist())], dtype=bool)
+    table = machine_figures.triage(probability.astype(float), human, summary, document, system,
+                                   grid or machine_figures.TRIAGE_GRID)
+    return _clean({"judge_run": run.pk, "judge": run.judge, "labels": name, "pairs": len(rows), "rows": table})
+
+
 def machine_summary(run: JudgeRun) -> dict:
     """A run's per-system machine scores for `compute_scores --json` (nli: also Lite2Pyramid's
     four raw scores p2c, l2c, p3c, l3c, means over documents of the per-summary means)."""

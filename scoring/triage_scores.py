@@ -11,12 +11,19 @@ from .data import Judgments
 MACHINE_WORKER = -1
 
 
+def _allowed_summaries(batch):
+    """The summaries of the batch's systems (None: every system)."""
+    if not batch.systems.exists():
+        return None
+    from annotation.models import Summary
+
+    return set(Summary.objects.filter(system__in=batch.systems.all()).values_list("pk", flat=True))
+
+
 def machine_votes(batch) -> Judgments:
     labels = machine_labels(batch.triage_run, batch.triage_confidence)
-    if batch.systems.exists():
-        from annotation.models import Summary
-
-        allowed = set(Summary.objects.filter(system__in=batch.systems.all()).values_list("pk", flat=True))
+    allowed = _allowed_summaries(batch)
+    if allowed is not None:
         labels = {k: v for k, v in labels.items() if k[0] in allowed}
     keys = sorted(labels)
     summary = np.array([k[0] for k in keys], dtype=np.int64)
@@ -33,10 +40,13 @@ def with_machine_labels(batch, judgments: Judgments) -> Judgments:
 
 
 def decided_share(batch) -> dict:
-    """How much of the round the machine decided: pairs and their share of all pairs of the run."""
+    """How much of the round the machine decided: its pairs among the run's pairs of the round's systems."""
     from hits.models import MachineJudgment
 
-    total = MachineJudgment.objects.filter(run=batch.triage_run).count()
+    pairs = MachineJudgment.objects.filter(run=batch.triage_run)
+    if batch.systems.exists():
+        pairs = pairs.filter(summary__system__in=batch.systems.all())
+    total = pairs.count()
     decided = len(machine_votes(batch))
     return {"run": batch.triage_run_id, "confidence": batch.triage_confidence, "pairs": decided, "of": total,
             "share": decided / total if total else 0.0}
