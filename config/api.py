@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from annotation import api as datasets
 from hits import api as batches
 from scoring import api as results
+from scoring import judge_api as judges
 
 from .api_errors import JSONErrorsMixin, api_not_found
 
@@ -37,6 +38,9 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/exports/judgments.csv", results.JudgmentsCSV.as_view(), name="api_export_judgments"),
     path("datasets/<int:dataset_id>/exports/scores.csv", results.ScoresCSV.as_view(), name="api_export_scores"),
     path("datasets/<int:dataset_id>/exports/rose.jsonl", results.RoseJSONL.as_view(), name="api_export_rose"),
+    # Machine judges (machine rounds)
+    path("datasets/<int:dataset_id>/judge-runs/", judges.DatasetJudgeRuns.as_view(), name="api_judge_runs"),
+    path("judge-runs/<int:run_id>/", judges.JudgeRunDetail.as_view(), name="api_judge_run"),
     # Batches
     path("batches/", batches.BatchListCreate.as_view(), name="api_batches"),
     path("batches/<int:batch_id>/", batches.BatchDetail.as_view(), name="api_batch"),
