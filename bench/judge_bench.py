@@ -92,7 +92,7 @@ def main():
         command = [sys.executable, __file__, args.data, "--one", name, "--device", args.device, "--limit", str(args.limit)]
         if args.model_dir:
             command += ["--model-dir", args.model_dir]
-        child = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        child = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
         if child.returncode != 0:
             result = {"judge": name, "available": False, "reason": child.stderr.strip().splitlines()[-1:]}
         else:

@@ -107,7 +107,7 @@ def classification(y, probability, threshold: float = 0.5) -> dict:
     predicted = probability >= threshold
     recalls = [float(np.mean(predicted[y == c] == c)) for c in (True, False) if np.any(y == c)]
     return {
-        "n": int(len(y)),
+        "n": len(y),
         "positive_share": float(y.mean()) if len(y) else float("nan"),
         "accuracy": float(np.mean(predicted == y)) if len(y) else float("nan"),
         "balanced_accuracy": float(np.mean(recalls)) if recalls else float("nan"),

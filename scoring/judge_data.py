@@ -54,7 +54,7 @@ def load_pairs(dataset, summary_ids=None) -> Pairs:
             document.append(document_id)
             system.append(system_id)
             acu_texts.append(acu_text)
-    as_array = lambda values: np.asarray(values, dtype=np.int64)  # noqa: E731
+    as_array = lambda values: np.asarray(values, dtype=np.int64)
     return Pairs(as_array(summary), as_array(acu), as_array(document), as_array(system), acu_texts, texts)
 
 

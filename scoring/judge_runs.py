@@ -115,7 +115,7 @@ def calibrate(raw: np.ndarray, scale: str, pairs: Pairs, sources: dict) -> tuple
 
 def figures(pairs: Pairs, raw_scores: dict, probability: np.ndarray, sources: dict, system_names: dict,
             target: str | None) -> dict:
-    out: dict = {"pairs": len(pairs), "summaries": int(len(np.unique(pairs.summary))), "target": target,
+    out: dict = {"pairs": len(pairs), "summaries": len(np.unique(pairs.summary)), "target": target,
                  "classification": {}, "correlations": None, "systems": {}, "triage": []}
     keys = pairs.keys()
     for name, labels in sources.items():
@@ -196,7 +196,7 @@ def run_judge_run(run_id: int) -> JudgeRun:
         logger.info("Judge run %s done: %d pairs in %.1f s", run_id, len(pairs), time.perf_counter() - started)
     except (JudgeUnavailable, LLMError) as exc:
         _fail(run_id, str(exc), started)
-    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead, and logged with its trace
+    except Exception as exc:
         logger.exception("Judge run %s failed", run_id)
         _fail(run_id, f"The judge failed: {type(exc).__name__}: {exc}", started)
     return JudgeRun.objects.get(pk=run_id)

@@ -5,6 +5,7 @@ import logging
 import os
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def load_model(device: str = "cpu"):
 def candidates(summary: str) -> list[str]:
     """The summary's sentences and each pair of adjacent sentences (an ACU may span two)."""
     sentences = split_sentences(summary) or [summary.strip()]
-    return sentences + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
+    return sentences + [f"{a} {b}" for a, b in pairwise(sentences)]
 
 
 class EmbeddingJudge(Judge):

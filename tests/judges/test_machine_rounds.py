@@ -15,10 +15,10 @@ from hits.models import HIT, Batch, JudgeRun, MachineJudgment
 from hits.simulate import simulate_crowd
 from hits.triage import create_triage_batch
 from scoring import calibration, machine_figures, machine_qc
-from scoring.judge_runs import JudgeRunError, start_judge_run, triage_report
-from scoring.judgments import counted_judgments
+from scoring.judge_runs import JudgeRunError, start_judge_run
 from scoring.judges import get_judge
 from scoring.judges.lexical import stems
+from scoring.judgments import counted_judgments
 from scoring.services import compute_scores, summary_scores_arrays
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,11 @@ def test_lexical_judge_counts_stemmed_content_words():
 def test_logistic_fit_and_metrics_match_scikit_learn():
     sklearn = pytest.importorskip("sklearn")
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score, roc_auc_score
+    from sklearn.metrics import (
+        balanced_accuracy_score,
+        cohen_kappa_score,
+        roc_auc_score,
+    )
 
     rng = np.random.default_rng(4)
     x = rng.random(400)

@@ -23,7 +23,11 @@ def build_tiny_nli(directory, *, labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION
     """A 2-layer, 16-wide RoBERTa sequence classifier with random weights and a byte-level
     tokenizer without merges (every byte a token), saved like a downloaded model."""
     import torch
-    from transformers import RobertaConfig, RobertaForSequenceClassification, RobertaTokenizer
+    from transformers import (
+        RobertaConfig,
+        RobertaForSequenceClassification,
+        RobertaTokenizer,
+    )
 
     vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
     for char in _bytes_to_unicode().values():
