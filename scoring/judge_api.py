@@ -28,6 +28,7 @@ class JudgeRunSerializer(serializers.Serializer):
     model = serializers.CharField(allow_blank=True)
     params = serializers.DictField()
     version = serializers.IntegerField(help_text="Its number among the dataset's runs of this judge.")
+    judge_version = serializers.CharField(allow_blank=True, help_text="The version of the judge's code.")
     status = serializers.ChoiceField(choices=JudgeRun.Status.values)
     progress = serializers.FloatField()
     pairs = serializers.IntegerField()

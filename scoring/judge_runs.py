@@ -70,7 +70,7 @@ def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, la
         )
         run = JudgeRun.objects.create(
             batch=batch, judge=judge_name, model=judge.model, params=judge.params, version=version,
-            judge_version=getattr(judge, "version", "") or "", options=options, label_round=label_round,
+            judge_version=judge.version, options=options, label_round=label_round,
             created_by=user,
         )
     logger.info("Judge run %s queued: %s on %s", run.pk, judge, dataset.name)
@@ -213,7 +213,7 @@ def run_json(run: JudgeRun) -> dict:
     """What `judge_dataset --json`, the API and `compute_scores --json` report of a run."""
     return {
         "id": run.pk, "round": run.batch_id, "judge": run.judge, "model": run.model, "params": run.params,
-        "version": run.version, "status": run.status, "progress": run.progress, "pairs": run.pairs_total,
+        "version": run.version, "judge_version": run.judge_version, "status": run.status, "progress": run.progress, "pairs": run.pairs_total,
         "pairs_done": run.pairs_done, "error": run.error or None,
         "label_round": run.label_round_id, "calibration": run.calibration,
         "classification": run.figures.get("classification"), "correlations": run.figures.get("correlations"),

@@ -19,6 +19,8 @@ class Judge:
     """
 
     name: str = ""
+    # The judge code's version, stored with each run (bump it when answers would change).
+    version: str = "1"
     # Keys of `scores()`; the first is the probability `judge()` returns.
     score_names: tuple[str, ...] = ("p",)
     # How calibration reads the raw score: "linear" (a share, a cosine) or "logit" (a probability).

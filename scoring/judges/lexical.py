@@ -39,6 +39,7 @@ def overlap(acu: str, summary_stems: frozenset[str]) -> float:
 
 class LexicalJudge(Judge):
     name = "lexical"
+    version = VERSION
     score_names = ("p",)
 
     def __init__(self, **params):

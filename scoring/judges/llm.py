@@ -57,6 +57,7 @@ def parse_answers(answer, count: int) -> list[float]:
 
 class LLMJudge(Judge):
     name = "llm"
+    version = PROMPT_VERSION
     score_names = ("p",)
     calibration_scale = "logit"
 
