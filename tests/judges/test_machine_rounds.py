@@ -252,7 +252,9 @@ def test_machine_qc_flags_only_disagreement_with_crowd_and_confident_machine():
     probability = np.repeat([0.95, 0.05, 0.97, 0.5], 3)  # the last pair: machine unsure
     counts = machine_qc.disagreement(summary, acu, worker, present, probability)
     assert counts[9] == (3, 3)
-    assert counts[7] == (0, 3) and counts[8] == (0, 2)  # worker 8's pair 2: the others split, no majority with machine
+    # Workers 7 and 8 count only where the other two agree with the machine (pair 2); where they
+    # split 1-1 (pairs 1 and 3) the others have no majority for the machine.
+    assert counts[7] == (0, 1) and counts[8] == (0, 1)
 
 
 def test_triage_grid_pure():
