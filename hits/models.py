@@ -457,7 +457,9 @@ class MachineJudgment(models.Model):
 
     run = models.ForeignKey(JudgeRun, related_name="judgments", on_delete=models.CASCADE)
     summary = models.ForeignKey(Summary, related_name="+", on_delete=models.CASCADE)
-    acu = models.ForeignKey(ACU, related_name="machine_judgments", on_delete=models.PROTECT)
+    # CASCADE, unlike human judgments: a machine run is reproducible, so it never freezes an ACU
+    # (an author may still delete or edit it; rerun the judge for figures about the new text).
+    acu = models.ForeignKey(ACU, related_name="machine_judgments", on_delete=models.CASCADE)
     raw = models.FloatField()
     # Further raw scores of the judge (nli: p2c, l2c, p3c, l3c).
     scores = models.JSONField(null=True, blank=True)

@@ -69,7 +69,7 @@ class Migration(migrations.Migration):
                 ('raw', models.FloatField()),
                 ('scores', models.JSONField(blank=True, null=True)),
                 ('probability', models.FloatField(blank=True, null=True)),
-                ('acu', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='machine_judgments', to='annotation.acu')),
+                ('acu', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='machine_judgments', to='annotation.acu')),
                 ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='hits.judgerun')),
                 ('summary', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotation.summary')),
             ],

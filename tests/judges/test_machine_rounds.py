@@ -229,6 +229,22 @@ def test_refusals_are_clear(realsumm, tmp_path):
     assert not JudgeRun.objects.exists() and not Batch.objects.filter(kind=Batch.Kind.MACHINE).exists()
 
 
+def test_machine_round_is_no_human_round_and_never_freezes_acus(realsumm):
+    run = JudgeRun.objects.get(pk=_judge()["id"])
+    with pytest.raises(CommandError, match="is a machine round"):
+        call_command("compute_scores", "realsumm", "--round", str(run.batch_id))
+    with pytest.raises(JudgeRunError, match="crowd or imported round"):
+        start_judge_run(realsumm, "lexical", label_round=run.batch)
+    # An author may still delete an ACU the machine judged (not one the experts judged).
+    from annotation.models import ACU
+
+    acu = ACU.objects.filter(reference__document__dataset=realsumm).first()
+    acu.judgments.all().delete()
+    assert MachineJudgment.objects.filter(acu=acu).count() == 25
+    acu.delete()
+    assert not MachineJudgment.objects.filter(acu_id=acu.pk).exists()
+
+
 def test_failed_run_leaves_no_judgments(realsumm, monkeypatch):
     from scoring.judges import lexical
 
