@@ -49,5 +49,6 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Batch.provider (every provider a worker can come from) vs. the crowd providers a batch can use.
-    "ENUM_NAME_OVERRIDES": {"WorkerProviderEnum": "hits.models.Worker.Provider"},
+    "ENUM_NAME_OVERRIDES": {"WorkerProviderEnum": "hits.models.Worker.Provider",
+                            "JudgeRunStatusEnum": "hits.models.JudgeRun.Status"},
 }

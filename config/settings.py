@@ -157,6 +157,13 @@ PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
 PROLIFIC_FEE_RATE = env_str("PROLIFIC_FEE_RATE", "0.333")
 
 LOG_LEVEL = env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
+# An OpenAI-compatible chat endpoint (vLLM, Ollama, a hosted API) for the llm judge and the
+# ACU drafters: the API base (".../v1"), the model name, an optional key, seconds per answer.
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_MODEL = env_str("LLM_MODEL")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_TIMEOUT = env_int("LLM_TIMEOUT", 60)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

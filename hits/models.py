@@ -91,6 +91,7 @@ class Batch(models.Model):
     class Kind(models.TextChoices):
         CROWD = "crowd", "Crowd batch"
         IMPORTED = "imported", "Imported labels"
+        MACHINE = "machine", "Machine judge"
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -127,6 +128,12 @@ class Batch(models.Model):
     provider_config = models.JSONField(default=dict, blank=True)
     # The last provider failure, shown to the lead until a later call succeeds.
     last_error = models.TextField(blank=True)
+    # A triage batch: HITs carry only the ACUs this judge run was unsure of at this confidence;
+    # the others are labelled by the machine (hits/triage.py).
+    triage_run = models.ForeignKey(
+        "JudgeRun", null=True, blank=True, related_name="triage_batches", on_delete=models.PROTECT
+    )
+    triage_confidence = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["dataset", "created_at"]
@@ -134,7 +141,7 @@ class Batch(models.Model):
 
     @property
     def read_only(self) -> bool:
-        return self.kind == self.Kind.IMPORTED
+        return self.kind in (self.Kind.IMPORTED, self.Kind.MACHINE)
 
     def __str__(self):
         return self.name
@@ -174,10 +181,18 @@ class HIT(models.Model):
     gold_answers = models.JSONField(null=True, blank=True)
     # The provider's id of this HIT (MTurk's HITId), set once it is published there.
     external_id = models.CharField(max_length=100, blank=True, db_index=True)
+    # The ACU ids this HIT asks about, in order, when it carries only some (a triage batch);
+    # empty: every ACU of the summary's reference.
+    acu_ids = models.JSONField(null=True, blank=True)
 
     class Meta:
         verbose_name = "HIT"
         constraints = [models.UniqueConstraint(fields=["batch", "summary"], name="hit_unique_summary")]
+
+    def task_acus(self):
+        """The ACUs this HIT asks about, in reference order (a triage HIT: only its uncertain ones)."""
+        acus = self.summary.document.reference.acus.order_by("sentence__position", "position")
+        return acus.filter(pk__in=self.acu_ids) if self.acu_ids else acus
 
     def __str__(self):
         return f"HIT {self.pk} ({self.summary})"
@@ -393,3 +408,67 @@ class ProlificBonus(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+
+# ---- Machine judges ---------------------------------------------------------------------
+
+
+class JudgeRun(models.Model):
+    """A machine round: one judge (lexical, embedding, nli, llm) with its model and parameters
+    judging every (summary, ACU) pair of a dataset. Its batch (kind `machine`) makes it a round
+    beside the crowd's, but its judgments live in MachineJudgment, never among the human
+    Judgment rows, so they can never enter the human majority or the human alpha."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    batch = models.OneToOneField(Batch, related_name="judge_run", on_delete=models.CASCADE)
+    judge = models.CharField(max_length=20)
+    model = models.CharField(max_length=500, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    # The judge code's version and this run's number among the dataset's runs of that judge.
+    judge_version = models.CharField(max_length=40, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    # Options given when starting it (device, model directory, ...).
+    options = models.JSONField(default=dict, blank=True)
+    # The human round it is calibrated against and compared with (empty: all human judgments).
+    label_round = models.ForeignKey(Batch, null=True, blank=True, related_name="+", on_delete=models.SET_NULL)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0.0)
+    pairs_total = models.PositiveIntegerField(default=0)
+    pairs_done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    # Logistic calibration (per fold and on all labels) and the figures of scoring/judge_runs.py.
+    calibration = models.JSONField(default=dict, blank=True)
+    figures = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.judge} v{self.version} ({self.model or 'no model'})"
+
+
+class MachineJudgment(models.Model):
+    """A judge's answer for one (summary, ACU) pair: its raw score and, once calibrated, the
+    probability that the ACU is present (out-of-fold where the pair had a label)."""
+
+    run = models.ForeignKey(JudgeRun, related_name="judgments", on_delete=models.CASCADE)
+    summary = models.ForeignKey(Summary, related_name="+", on_delete=models.CASCADE)
+    # CASCADE, unlike human judgments: a machine run is reproducible, so it never freezes an ACU
+    # (an author may still delete or edit it; rerun the judge for figures about the new text).
+    acu = models.ForeignKey(ACU, related_name="machine_judgments", on_delete=models.CASCADE)
+    raw = models.FloatField()
+    # Further raw scores of the judge (nli: p2c, l2c, p3c, l3c).
+    scores = models.JSONField(null=True, blank=True)
+    probability = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "summary", "acu"], name="machine_judgment_unique")]

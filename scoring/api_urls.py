@@ -2,6 +2,7 @@
 from django.urls import path
 
 from . import api as results
+from . import judge_api as judges
 
 urlpatterns = [
     path("datasets/<int:dataset_id>/scores/", results.DatasetScores.as_view(), name="api_scores"),
@@ -10,4 +11,7 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/exports/judgments.csv", results.JudgmentsCSV.as_view(), name="api_export_judgments"),
     path("datasets/<int:dataset_id>/exports/scores.csv", results.ScoresCSV.as_view(), name="api_export_scores"),
     path("datasets/<int:dataset_id>/exports/rose.jsonl", results.RoseJSONL.as_view(), name="api_export_rose"),
+    # Machine judges (machine rounds)
+    path("datasets/<int:dataset_id>/judge-runs/", judges.DatasetJudgeRuns.as_view(), name="api_judge_runs"),
+    path("judge-runs/<int:run_id>/", judges.JudgeRunDetail.as_view(), name="api_judge_run"),
 ]

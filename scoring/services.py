@@ -81,16 +81,23 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
     table = load_summaries(dataset)
     if judgments is None:
         judgments = load_judgments(dataset, batch)
-    if len(judgments) == 0:
+    scored = judgments
+    if batch is not None and batch.triage_run_id:
+        # A triage round: machine labels where the machine decided (the returned judgments,
+        # which the alphas read, stay the human ones).
+        from .triage_scores import with_machine_labels
+
+        scored = with_machine_labels(batch, judgments)
+    if len(scored) == 0:
         return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
-    rows = table.index(judgments.summary)
+    rows = table.index(scored.summary)
     if aggregation == "dawid-skene":
         summaries, scores = dawid_skene.acu_scores_by_summary(
-            judgments.summary, judgments.acu, judgments.worker, judgments.present, table.acu_count[rows]
+            scored.summary, scored.acu, scored.worker, scored.present, table.acu_count[rows]
         )
     else:
         summaries, scores = acu_scores_by_summary(
-            judgments.summary, judgments.acu, judgments.present, acu_counts=table.acu_count[rows]
+            scored.summary, scored.acu, scored.present, acu_counts=table.acu_count[rows]
         )
     pos = table.index(summaries)
     normalized = normalized_acu_score(scores, table.words[pos], table.reference_words[pos], dataset.length_alpha)
@@ -273,6 +280,10 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
         "systems": len(systems_out),
         "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
     }
+    if batch is not None and batch.triage_run_id:
+        from .triage_scores import decided_share
+
+        counts["machine_decided"] = decided_share(batch)
     all_rows = table.index(everyone.summary) if len(everyone) else np.zeros(0, dtype=np.intp)
     outputs = {
         "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows]),
@@ -308,7 +319,15 @@ def scores_json(run: ScoringRun) -> dict:
         "alpha": out["alpha"],
         "counts": out["counts"],
         "run": run.pk,
+        "machine": machine_json(run.dataset),
     }
+
+
+def machine_json(dataset) -> list[dict]:
+    """The newest finished judge run of each judge, never mixed into the human figures above."""
+    from .judge_runs import latest_runs, machine_summary
+
+    return [machine_summary(r) for r in latest_runs(dataset)]
 
 
 def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES):

@@ -41,3 +41,11 @@ def run_power_analysis(run_id: int) -> int:
 def run_metric_significance(run_id: int) -> int:
     statistics.run_metric_correlations(run_id)
     return run_id
+
+
+@shared_task(acks_late=True)
+def run_judge(run_id: int) -> str:
+    """Judge a queued machine round (a finished run is left as it is)."""
+    from .judge_runs import run_judge_run
+
+    return run_judge_run(run_id).status

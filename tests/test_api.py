@@ -78,6 +78,9 @@ def endpoints(demo, draft):
         ("judgments_csv", "get", f"/api/datasets/{demo.pk}/exports/judgments.csv", {}, 200),
         ("scores_csv", "get", f"/api/datasets/{demo.pk}/exports/scores.csv", {}, 200),
         ("rose_jsonl", "get", f"/api/datasets/{demo.pk}/exports/rose.jsonl", {}, 200),
+        ("judge_runs", "get", f"/api/datasets/{demo.pk}/judge-runs/", {}, 200),
+        ("judge_run_start", "post", f"/api/datasets/{demo.pk}/judge-runs/", {"data": {"judge": "lexical"}, "format": "json"}, 202),
+        ("judge_run", "get", f"/api/judge-runs/{_judge_run(demo).pk}/", {}, 200),
         ("schema", "get", "/api/schema/", {}, 200),
         ("docs", "get", "/api/docs/", {}, 200),
         ("redoc", "get", "/api/redoc/", {}, 200),
@@ -86,8 +89,18 @@ def endpoints(demo, draft):
 
 ENDPOINT_NAMES = [
     "datasets", "dataset", "import", "batches", "batch_create", "batch", "cost", "publish", "sync", "scores", "agreement",
-    "workers", "judgments_csv", "scores_csv", "rose_jsonl", "schema", "docs", "redoc",
+    "workers", "judgments_csv", "scores_csv", "rose_jsonl", "judge_runs", "judge_run_start", "judge_run",
+    "schema", "docs", "redoc",
 ]
+
+
+def _judge_run(dataset):
+    """A finished lexical judge run of the dataset (made once)."""
+    from hits.models import JudgeRun
+    from scoring.judge_runs import run_judge_run, start_judge_run
+
+    run = JudgeRun.objects.filter(batch__dataset=dataset).first()
+    return run or run_judge_run(start_judge_run(dataset, "lexical").pk)
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -531,6 +544,7 @@ def test_schema_documents_every_endpoint(as_role):
         "/api/datasets/{dataset_id}/exports/judgments.csv", "/api/datasets/{dataset_id}/exports/scores.csv",
         "/api/datasets/{dataset_id}/exports/rose.jsonl", "/api/batches/", "/api/batches/{batch_id}/",
         "/api/batches/{batch_id}/cost/", "/api/batches/{batch_id}/publish/",
+        "/api/datasets/{dataset_id}/judge-runs/", "/api/judge-runs/{run_id}/",
     }
     assert "tokenAuth" in schema["components"]["securitySchemes"]
     upload_body = schema["paths"]["/api/datasets/import/"]["post"]["requestBody"]["content"]

@@ -28,6 +28,8 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
 
+from scoring.judge_runs import run_judge_run, start_judge_run
+
 from .crowd_data import demo_dataset, published_batch
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -59,13 +61,15 @@ def api_data(db):
     simulate_crowd(crowd, workers=3, accuracy=0.9, seed=1)
     draft = create_batch(dataset=dataset, name="draft", assignments=1, systems=list(dataset.systems.filter(name="abs_t5_out_large")))
     imported = dataset.batches.get(kind="imported")
-    return {"dataset": [dataset.pk], "batch": [draft.pk, crowd.pk, imported.pk], "round": [crowd.pk, imported.pk]}
+    judge_run = run_judge_run(start_judge_run(dataset, "lexical").pk)
+    return {"dataset": [dataset.pk], "batch": [draft.pk, crowd.pk, imported.pk], "round": [crowd.pk, imported.pk],
+            "run": [judge_run.pk]}
 
 
 def _point_at_real_ids(case, ids, choice: int) -> None:
     """Replace generated ids (path and query) by ids that exist."""
     for name in list(case.path_parameters or {}):
-        pool = ids["dataset"] if name == "dataset_id" else ids["batch"]
+        pool = ids["dataset"] if name == "dataset_id" else ids["run"] if name == "run_id" else ids["batch"]
         case.path_parameters[name] = pool[choice % len(pool)]
     if case.query:
         for name, pool in (("round", ids["round"]), ("dataset", ids["dataset"])):
@@ -85,7 +89,7 @@ def test_no_generated_request_causes_a_server_error(request, capsys):
     auth = {"Authorization": f"Token {token}"}
     schema = schemathesis.openapi.from_wsgi("/api/schema/", wsgi_app, headers=auth)
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 16
+    assert len(operations) == 19
 
     calls: dict[str, Counter] = defaultdict(Counter)
     for operation in operations:

@@ -75,7 +75,7 @@ def simulate_crowd(
                 active.remove(worker)
                 continue
             summary_truth = truth.get(assignment.hit.summary_id, {})
-            acu_ids = assignment.hit.summary.document.reference.acus.values_list("pk", flat=True)
+            acu_ids = assignment.hit.task_acus().values_list("pk", flat=True)
             answers = {str(a): _answer(summary_truth.get(a), skill[worker.pk], rng) for a in acu_ids}
             careful = skill[worker.pk] > 0.5
             submit_assignment(

@@ -77,9 +77,7 @@ def submit_assignment(
         )
         if assignment is None or assignment.worker_id != worker_id:
             raise SubmissionRefused("This task is not yours.")
-        acu_ids = list(
-            assignment.hit.summary.document.reference.acus.order_by("sentence__position", "position").values_list("pk", flat=True)
-        )
+        acu_ids = list(assignment.hit.task_acus().values_list("pk", flat=True))
         parsed = _parse_answers(answers, acu_ids)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             stored = dict(assignment.judgments.values_list("acu_id", "present"))

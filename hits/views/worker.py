@@ -63,7 +63,7 @@ def _task_context(hit: HIT) -> dict:
     summary = hit.summary
     reference = summary.document.reference
     sentences = list(reference.sentences.all())
-    acus = list(reference.acus.order_by("sentence__position", "position"))
+    acus = list(hit.task_acus())
     return {"hit": hit, "summary": summary, "sentences": sentences, "acus": acus, "batch": hit.batch}
 
 

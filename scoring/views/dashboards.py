@@ -18,7 +18,7 @@ from hits.services import review
 from hits.models import Assignment, Batch, Worker
 from hits.tasks import run_or_enqueue
 
-from scoring import charts, dashboard, leaderboard, statistics, tasks
+from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks
 from scoring.exports.tables import write_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
@@ -36,7 +36,7 @@ def _scope(request, dataset_id):
 
 
 def _base(dataset, batch, section):
-    return {"dataset": dataset, "batch": batch, "section": section, "rounds": dataset.batches.all(),
+    return {"dataset": dataset, "batch": batch, "section": section, "rounds": dataset.batches.exclude(kind=Batch.Kind.MACHINE),
             "round_query": f"?round={batch.pk}" if batch else ""}
 
 
@@ -82,7 +82,10 @@ def systems(request, dataset_id: int):
         "scatter_chart": charts.length_scatter(out["summaries"]) if out.get("summaries", {}).get("ids") else None,
         "normalization": out.get("length_normalization"),
         "power_defaults": statistics.POWER_DEFAULTS,
+        **judge_pages.systems_context(dataset, out.get("systems", {})),
+        "machine_decided": out.get("counts", {}).get("machine_decided"),
     }
+    context["systems"] = [(name, s, context["machine_scores"].get(name, [])) for name, s in context["systems"]]
     return render(request, "scoring/systems.html", context)
 
 
@@ -91,9 +94,12 @@ def workers(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
     run, stale = dashboard.scores_run(dataset, batch)
     table = run.outputs.get("workers", {}) if run else {}
+    qc, qc_run = machine_qc.machine_flags(dataset, batch)
+    rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
     context = {
         **_base(dataset, batch, "workers"), "run": run, "stale": stale,
-        "rows": table.get("rows", []), "flagged": table.get("flagged", 0),
+        "rows": rows, "flagged": table.get("flagged", 0), "qc_run": qc_run,
+        "qc": {"confidence": machine_qc.QC_CONFIDENCE, "low": round(1 - machine_qc.QC_CONFIDENCE, 2), "share": machine_qc.QC_DISAGREEMENT, "pairs": machine_qc.QC_MIN_PAIRS},
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
         "bonus_token": secrets.token_urlsafe(16),

@@ -1,0 +1,68 @@
+"""python manage.py judge_dataset NAME --judge lexical|embedding|nli|llm [--model-dir DIR] [--round ID] [--device cpu|cuda] --json"""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring.judge_runs import JudgeRunError, run_json, start_judge_run
+from scoring.judges import JUDGE_NAMES
+
+from ._dataset import dataset_and_round
+
+
+def _figure(value, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+class Command(BaseCommand):
+    help = ("Judge every (summary, ACU) pair of a dataset with a machine judge, calibrate it by document-wise "
+            "cross-validation against the human labels, store it as a machine round and print its figures.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--judge", required=True, choices=JUDGE_NAMES)
+        parser.add_argument("--model-dir", help="nli: a local model directory (e.g. a copy of shiyue/roberta-large-tac08)")
+        parser.add_argument("--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)")
+        parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="embedding and nli")
+        parser.add_argument("--batch-size", type=int, help="embedding and nli: pairs per forward pass")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args, **options):
+        dataset, label_round = dataset_and_round(options["name"], options["round"])
+        judge_options = {}
+        if options["judge"] == "nli":
+            judge_options["model_dir"] = options["model_dir"]
+        elif options["model_dir"]:
+            raise CommandError("--model-dir is for the nli judge only.")
+        if options["judge"] in ("embedding", "nli"):
+            judge_options["device"] = options["device"]
+            if options["batch_size"]:
+                judge_options["batch_size"] = options["batch_size"]
+        try:
+            run = start_judge_run(dataset, options["judge"], options=judge_options, label_round=label_round)
+        except JudgeRunError as exc:
+            raise CommandError(str(exc)) from None
+        from scoring.judge_runs import run_judge_run
+
+        run = run_judge_run(run.pk)
+        result = run_json(run)
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+        else:
+            self._print(result)
+        if run.status != run.Status.DONE:
+            raise CommandError(f"Judge run {run.pk} failed: {run.error}")
+
+    def _print(self, r):
+        self.stdout.write(f"judge run {r['id']} (round {r['round']}): {r['judge']} v{r['version']} {r['model']}, "
+                          f"{r['pairs']} pairs, {r['status']}")
+        for name, c in (r["classification"] or {}).items():
+            self.stdout.write(f"  vs {name:<7} accuracy {_figure(c['accuracy'])}  balanced {_figure(c['balanced_accuracy'])}"
+                              f"  AUC {_figure(c['auc'])}  kappa {_figure(c['kappa'])}  (n={c['n']}, out-of-fold)")
+        corr = r["correlations"] or {}
+        for level in ("summary", "system"):
+            if level in corr:
+                parts = [f"{m} {v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]" for m, v in corr[level].items()]
+                self.stdout.write(f"  {level}-level: " + "; ".join(parts))
+        for row in r["triage"] or []:
+            self.stdout.write(f"  triage c={row['c']:.2f}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
+                              f"system tau {_figure(row['system_kendall'], 3)}, max change {row['max_system_change']:.4f}")

@@ -1,0 +1,52 @@
+"""python manage.py triage_report NAME --judge-run ID [--round ID] [--grid 0.8,0.9] --json"""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from hits.models import JudgeRun
+from scoring.judge_runs import triage_report
+
+from ._dataset import dataset_and_round
+
+
+class Command(BaseCommand):
+    help = ("On data that already has human labels: for a grid of confidences c, what a triage batch from this "
+            "judge run would save and how far its combined labels and scores would be from the full human ones.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--judge-run", type=int, required=True, help="a finished judge run of the dataset")
+        parser.add_argument("--round", type=int, help="the human labels to compare with (default: the run's calibration labels)")
+        parser.add_argument("--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args, **options):
+        dataset, label_round = dataset_and_round(options["name"], options["round"])
+        run = JudgeRun.objects.filter(pk=options["judge_run"], batch__dataset=dataset).first()
+        if run is None:
+            raise CommandError(f"Dataset {dataset.name!r} has no judge run {options['judge_run']}.")
+        if run.status != JudgeRun.Status.DONE:
+            raise CommandError(f"Judge run {run.pk} is {run.status}, not done.")
+        grid = None
+        if options["grid"]:
+            try:
+                grid = [float(c) for c in options["grid"].split(",") if c.strip()]
+            except ValueError:
+                raise CommandError("--grid takes numbers separated by commas, e.g. 0.8,0.9.") from None
+            if not grid or any(not 0.5 <= c <= 1 for c in grid):
+                raise CommandError("Every confidence in --grid must lie between 0.5 and 1.")
+        try:
+            report = triage_report(run, label_round=label_round, grid=grid)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(report))
+            return
+        self.stdout.write(f"judge run {run.pk} ({run.judge} v{run.version}) against {report['labels']} labels, "
+                          f"{report['pairs']} labelled pairs")
+        self.stdout.write(f"{'c':>5} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}")
+        for r in report["rows"]:
+            tau = "-" if r["system_kendall"] is None else f"{r['system_kendall']:.3f}"
+            acc = "-" if r["decided_accuracy"] is None else f"{r['decided_accuracy']:.4f}"
+            self.stdout.write(f"{r['c']:5.2f} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
+                              f"{r['max_system_change']:10.4f}")

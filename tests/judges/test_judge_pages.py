@@ -1,0 +1,113 @@
+"""The machine-judge pages: start from the dataset page (eager and queued), the progress JSON,
+refusals as messages, the systems page for a triage round, triage batches from the page, the
+workers page's machine QC column; leads only."""
+import pytest
+from django.urls import reverse
+
+from hits.models import HIT, Batch, JudgeRun, MachineJudgment
+from hits.services.simulate import simulate_crowd
+from scoring import machine_qc
+from scoring.judge_runs import run_judge_run, start_judge_run
+
+from ..conftest import PASSWORD
+from ..crowd_data import demo_dataset, published_batch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo():
+    return demo_dataset()
+
+
+@pytest.fixture
+def lead_client(client, lead):
+    client.login(username=lead.username, password=PASSWORD)
+    return client
+
+
+def test_start_in_process_then_progress_json(lead_client, demo, eager_celery):
+    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "next": f"/datasets/{demo.pk}/"})
+    assert response.status_code == 302 and response["Location"] == f"/datasets/{demo.pk}/"
+    run = JudgeRun.objects.get()
+    assert run.status == "done" and run.created_by.username == "lena-lead"
+    data = lead_client.get(reverse("judge_runs_json", args=[demo.pk])).json()
+    row = data["runs"][0]
+    assert (row["id"], row["status"], row["progress"], row["pairs_done"]) == (run.pk, "done", 1.0, run.pairs_total)
+    assert row["accuracy"] == run.figures["classification"]["expert"]["accuracy"]
+    assert {j["name"]: j["available"] for j in data["judges"]}["lexical"] is True
+    page = lead_client.get(reverse("dataset_detail", args=[demo.pk])).content.decode()
+    assert "finished: " in page and 'id="judge-form"' in page
+
+
+def test_start_with_a_broker_is_queued(lead_client, demo, django_capture_on_commit_callbacks):
+    from unittest import mock
+
+    with mock.patch("scoring.tasks.run_judge.delay") as delay, django_capture_on_commit_callbacks(execute=True):
+        response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical"})
+    run = JudgeRun.objects.get()
+    assert response.status_code == 302 and run.status == "queued"
+    delay.assert_called_once_with(run.pk)
+    assert lead_client.get(reverse("judge_runs_json", args=[demo.pk])).json()["runs"][0]["status"] == "queued"
+
+
+def test_refusals_are_messages_and_write_nothing(lead_client, demo):
+    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "nli", "model_dir": "/nowhere"}, follow=True)
+    assert "is not a model directory" in response.content.decode()
+    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "oracle"}, follow=True)
+    assert "Unknown judge" in response.content.decode()
+    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "round": "999999"}, follow=True)
+    assert "No such round" in response.content.decode()
+    assert not JudgeRun.objects.exists() and not Batch.objects.filter(kind="machine").exists()
+
+
+@pytest.mark.parametrize("role", ["author", "worker"])
+def test_only_leads(client, demo, make_user, role):
+    user = make_user(f"someone-{role}", role)
+    client.login(username=user.username, password=PASSWORD)
+    assert client.get(reverse("judge_runs_json", args=[demo.pk])).status_code == 403
+    assert client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical"}).status_code == 403
+    assert not JudgeRun.objects.exists()
+
+
+def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    systems = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
+    assert "Machine: lexical v1" in systems and 'id="triage-table"' in systems
+    response = lead_client.post(reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "0.7", "assignments": "2"})
+    batch = Batch.objects.get(triage_run=run)
+    assert response.status_code == 302 and response["Location"] == reverse("batch_detail", args=[batch.pk])
+    assert lead_client.get(response["Location"]).status_code == 200
+    hit = HIT.objects.filter(batch=batch).first()
+    preview = lead_client.get(reverse("hit_preview", args=[hit.pk])).content.decode()
+    assert preview.count('class="acu-row"') == hit.acu_count == len(hit.acu_ids)
+    assert hit.acu_count < hit.summary.document.reference.acus.count() or MachineJudgment.objects.filter(
+        run=run, summary=hit.summary, probability__gt=0.3, probability__lt=0.7).count() == hit.acu_count
+    # A refusal goes back with a message.
+    response = lead_client.post(reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "2"}, follow=True)
+    assert "between 0.5 and 1" in response.content.decode()
+
+
+def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_client, demo, eager_celery):
+    from hits.services.batches import publish_batch
+    from hits.triage import create_triage_batch
+
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    batch = publish_batch(create_triage_batch(run, confidence=0.7, assignments=2))
+    simulate_crowd(batch, workers=2, accuracy=0.9, seed=1)
+    page = lead_client.get(reverse("dashboard_systems", args=[demo.pk]) + f"?round={batch.pk}").content.decode()
+    assert 'id="machine-decided"' in page and f"judge run {run.pk}, c = 0.7" in page
+
+
+def test_workers_page_shows_the_machine_qc_column(lead_client, demo, eager_celery):
+    crowd = published_batch(demo, systems=list(demo.systems.all()))
+    simulate_crowd(crowd, workers=3, accuracy=0.9, spammers=1, seed=3)
+    page = lead_client.get(reverse("dashboard_workers", args=[demo.pk]) + f"?round={crowd.pk}").content.decode()
+    assert "Machine QC" not in page  # no judge run yet
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    page = lead_client.get(reverse("dashboard_workers", args=[demo.pk]) + f"?round={crowd.pk}").content.decode()
+    assert "Machine QC" in page and f"judge run {run.pk}" in page and "more than 30%" in page
+    flags, used = machine_qc.machine_flags(demo, crowd)
+    assert used == run and flags
+    for row in flags.values():
+        assert f"{row['disagreements']} / {row['pairs']}" in page

@@ -1,0 +1,174 @@
+"""annotation/llm.py and the llm judge against a local stand-in of an OpenAI-compatible server
+(127.0.0.1, a thread of http.server): request shape, JSON parsing, retries, timeouts and the
+messages a lead gets when the endpoint is not configured, refuses or cannot be reached."""
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from annotation import llm
+from annotation.llm import LLMError, chat_json, llm_configured
+from scoring.judges import JudgeUnavailable, get_judge
+
+
+class StandIn:
+    """Answers queued replies in order (then repeats the last); records every request."""
+
+    def __init__(self):
+        self.requests = []
+        self.replies = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def reply(self, status=200, content=None, body=None, delay=0.0):
+        self.replies.append((status, content, body, delay))
+
+    def _handler(self):
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                standin.requests.append({"path": self.path, "headers": dict(self.headers),
+                                         "json": json.loads(self.rfile.read(length))})
+                status, content, body, delay = standin.replies[min(len(standin.requests), len(standin.replies)) - 1]
+                if delay:
+                    threading.Event().wait(delay)
+                if body is None:
+                    body = {"id": "x", "object": "chat.completion",
+                            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+                data = json.dumps(body).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        return Handler
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def standin(settings):
+    server = StandIn()
+    settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY, settings.LLM_TIMEOUT = server.base, "tiny-judge", "sk-test", "5"
+    llm.BACKOFF = 0.01
+    yield server
+    server.close()
+    llm.BACKOFF = 0.5
+
+
+MESSAGES = [{"role": "user", "content": "Is it there?"}]
+
+
+def test_request_shape_and_parsed_answer(standin):
+    standin.reply(content=json.dumps({"answers": [{"id": 1, "present": True, "confidence": 0.8}]}))
+    assert chat_json(MESSAGES, temperature=0.0) == {"answers": [{"id": 1, "present": True, "confidence": 0.8}]}
+    request = standin.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["Authorization"] == "Bearer sk-test"
+    assert request["json"]["model"] == "tiny-judge"
+    assert request["json"]["messages"] == MESSAGES
+    assert request["json"]["response_format"] == {"type": "json_object"}
+    assert request["json"]["temperature"] == 0.0
+
+
+def test_fenced_json_is_accepted(standin):
+    standin.reply(content='```json\n[1, 2]\n```')
+    assert chat_json(MESSAGES) == [1, 2]
+
+
+def test_5xx_is_retried_then_succeeds(standin):
+    standin.reply(status=503, body={"error": {"message": "loading model"}})
+    standin.reply(content='{"ok": true}')
+    assert chat_json(MESSAGES, retries=2) == {"ok": True}
+    assert len(standin.requests) == 2
+
+
+def test_5xx_exhausts_retries_with_a_clear_message(standin):
+    standin.reply(status=500, body={"error": {"message": "boom"}})
+    with pytest.raises(LLMError, match=r"no answer after 3 attempts: .*HTTP 500: boom"):
+        chat_json(MESSAGES, retries=2)
+    assert len(standin.requests) == 3
+
+
+def test_timeout_is_retried_and_explained(standin):
+    standin.reply(content='{"late": true}', delay=1.5)
+    with pytest.raises(LLMError, match=r"no answer from .* within 0.3 s \(LLM_TIMEOUT\)"):
+        chat_json(MESSAGES, timeout=0.3, retries=1)
+    assert len(standin.requests) == 2
+
+
+def test_4xx_is_not_retried(standin):
+    standin.reply(status=401, body={"error": {"message": "bad key"}})
+    with pytest.raises(LLMError, match=r"refused the request \(HTTP 401\): bad key.*LLM_API_KEY"):
+        chat_json(MESSAGES, retries=2)
+    assert len(standin.requests) == 1
+
+
+def test_bad_json_content_is_an_llm_error(standin):
+    standin.reply(content="Sure! The fact is present.")
+    with pytest.raises(LLMError, match="not valid JSON"):
+        chat_json(MESSAGES)
+    standin.reply(body={"unexpected": True})
+    with pytest.raises(LLMError, match="OpenAI-compatible"):
+        chat_json(MESSAGES)
+
+
+def test_not_configured(settings, monkeypatch):
+    settings.LLM_BASE_URL, settings.LLM_MODEL = "", ""
+    monkeypatch.delenv("LLM_BASE_URL", raising=False)
+    monkeypatch.delenv("LLM_MODEL", raising=False)
+    assert not llm_configured()
+    with pytest.raises(LLMError, match="No language model is configured: set LLM_BASE_URL"):
+        chat_json(MESSAGES)
+    ok, why = get_judge("llm").available()
+    assert not ok and "LLM_BASE_URL" in why
+
+
+def test_unreachable(settings):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings.LLM_BASE_URL, settings.LLM_MODEL = f"http://127.0.0.1:{port}/v1", "m"
+    llm.BACKOFF = 0.01
+    try:
+        with pytest.raises(LLMError, match="cannot reach .* is the server running"):
+            chat_json(MESSAGES, retries=1)
+    finally:
+        llm.BACKOFF = 0.5
+
+
+def test_llm_judge_asks_once_per_summary(standin):
+    standin.reply(content=json.dumps({"answers": [{"id": 1, "present": True, "confidence": 0.9},
+                                                  {"id": 2, "present": False, "confidence": 0.2}]}))
+    judge = get_judge("llm")
+    assert judge.available() == (True, "")
+    values = judge.judge([("fact one", "The summary."), ("fact two", "The summary.")])
+    assert values.tolist() == [0.9, 0.2]
+    assert len(standin.requests) == 1
+    prompt = standin.requests[0]["json"]["messages"][1]["content"]
+    assert "1. fact one" in prompt and "2. fact two" in prompt and "The summary." in prompt
+    assert judge.model == "tiny-judge" and judge.params["base_url"] == standin.base
+
+
+def test_llm_judge_missing_answer_is_unavailable(standin):
+    standin.reply(content=json.dumps({"answers": [{"id": 1, "present": True}]}))
+    with pytest.raises(JudgeUnavailable, match=r"no usable answer for facts \[2\]"):
+        get_judge("llm").judge([("a", "S"), ("b", "S")])
