@@ -17,6 +17,7 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/qualification/new", lead.qualification_new, name="qualification_new"),
     path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),
+    path("assignments/<int:assignment_id>/", lead.assignment_review, name="assignment_review"),
     path("batches/<int:batch_id>/review", lead.review_assignments, name="batch_review"),
     path("batches/<int:batch_id>/bonus", lead.bonus, name="batch_bonus"),
     path("batches/<int:batch_id>/workers/<str:action>", lead.worker_action, name="batch_worker_action"),

@@ -7,24 +7,28 @@ import secrets
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from config.roles import LEAD, role_required
+from hits.money import format_money
 
 from hits import tasks
+from hits.assignment_answers import assignment_answers
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.models import Assignment, Batch, Worker
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
-from hits.services import batches, provider_sync, qualification, review
+from hits.stages import batch_stage
+from hits.services import batches, budget, provider_sync, qualification, review
 
 
 @role_required(LEAD)
 def batch_list(request, dataset_id: int):
     dataset = get_object_or_404(Dataset, pk=dataset_id)
-    rows = [{"batch": b, "progress": batches.batch_progress(b)} for b in dataset.batches.filter(kind=Batch.Kind.CROWD)]
+    rows = [{"batch": b, "progress": batches.batch_progress(b), "stage": batch_stage(b)} for b in dataset.batches.filter(kind=Batch.Kind.CROWD)]
     return render(request, "hits/batch_list.html", {"dataset": dataset, "rows": rows, "tests": dataset.qualification_tests.all()})
 
 
@@ -65,6 +69,7 @@ def batch_detail(request, batch_id: int):
         f"{b.min_acus}{'-' + str(b.max_acus) if b.max_acus is not None else '+'} {b.reward}" for b in batch.buckets.all()
     )
     provider = get_provider(batch.provider)
+    cost = batches.cost_estimate(batch)
     balance = balance_error = None
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and provider.supports(Capability.BALANCE):
         try:
@@ -82,7 +87,7 @@ def batch_detail(request, batch_id: int):
             "publishing": batches.publish_progress(batch),
             "calls": batch.provider_calls.all()[:20],
             "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
-            "cost": batches.cost_estimate(batch),
+            "cost": cost,
             "progress": batches.batch_progress(batch),
             "spend": review.spend(batch),
             "calibration": calibration(batch),
@@ -94,6 +99,8 @@ def batch_detail(request, batch_id: int):
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
             "can_sync": provider_sync.can_sync(batch),
+            "stage": batch_stage(batch),
+            "over_budget": budget.over_budget_message(batch, cost["total"]) if batch.status == Batch.Status.DRAFT else None,
         },
     )
 
@@ -122,6 +129,9 @@ def batch_action(request, batch_id: int, action: str):
         elif action == "stop":
             batches.stop_batch(batch)
             messages.success(request, "Stopped: no new HITs are handed out.")
+        elif action == "budget":
+            batch = budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
+            messages.success(request, f"Budget set to {format_money(batch.budget)}." if batch.budget is not None else "Budget removed.")
         elif action == "buckets":
             form = BucketsForm(request.POST)
             if not form.is_valid():
@@ -130,9 +140,32 @@ def batch_action(request, batch_id: int, action: str):
             messages.success(request, "Rewards updated.")
         else:
             messages.error(request, "Unknown action.")
-    except (batches.BatchError, ProviderError, ValueError) as exc:
+    except (batches.BatchError, budget.BudgetError, ProviderError, ValueError) as exc:
         messages.error(request, str(exc))
     return redirect("batch_detail", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+def assignment_review(request, assignment_id: int):
+    """One assignment as its worker answered it, next to the majority and the expert labels, with
+    approve, reject and bonus. Security behavior: leads only; the actions are POSTs to the batch's review views."""
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("worker", "hit__batch__dataset", "hit__summary__system", "hit__summary__document"),
+        pk=assignment_id,
+    )
+    batch = assignment.hit.batch
+    return render(request, "hits/assignment_review.html", {
+        "assignment": assignment, "batch": batch, "answers": assignment_answers(assignment),
+        "bonus_token": secrets.token_urlsafe(16), "here": request.path,
+    })
+
+
+def _back(request, batch) -> str:
+    """Where a review action returns: the page it came from when that is a path of this site, else the batch."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return target
+    return reverse("batch_detail", args=[batch.pk])
 
 
 @role_required(LEAD)
@@ -155,6 +188,8 @@ def review_assignments(request, batch_id: int):
             messages.success(request, f"Rejected {done} assignment(s).")
         for e in errors[:5]:
             messages.error(request, e)
+    if request.POST.get("next"):
+        return redirect(_back(request, batch))
     return redirect(f"{reverse('batch_detail', args=[batch.pk])}?status={request.POST.get('status_filter', 'submitted')}")
 
 
@@ -167,6 +202,10 @@ def bonus(request, batch_id: int):
     if assignment is None:
         messages.error(request, "No such assignment in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
+    over = budget.bonus_passes_budget(batch, request.POST.get("amount", "0"))
+    if over and request.POST.get("over_budget") != "1":
+        messages.error(request, over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway."))
+        return redirect(_back(request, batch))
     try:
         entry, created = review.send_bonus(
             assignment_id=assignment.pk, amount=request.POST.get("amount", "0"), reason=request.POST.get("reason", ""),
@@ -176,10 +215,10 @@ def bonus(request, batch_id: int):
         messages.error(request, str(exc) or "Invalid amount.")
     else:
         if created:
-            messages.success(request, f"Bonus of ${entry.amount} sent to {assignment.worker.external_id}.")
+            messages.success(request, f"Bonus of {format_money(entry.amount)} sent to {assignment.worker.external_id}.")
         else:
             messages.info(request, "That bonus was already sent; nothing was paid twice.")
-    return redirect("batch_detail", batch_id=batch.pk)
+    return redirect(_back(request, batch))
 
 
 @role_required(LEAD)

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from config.roles import LEAD, role_required
+from hits.money import format_money
 from hits.services import review
 from hits.models import Assignment, Batch, Worker
 from hits.tasks import run_or_enqueue
@@ -128,7 +129,7 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
             entry, created = review.send_bonus(assignment_id=assignment.pk, amount=request.POST.get("amount", "0"),
                                                reason=request.POST.get("reason", ""), token=request.POST.get("token", ""), by=request.user)
-            messages.success(request, f"Bonus of ${entry.amount} sent to {worker.external_id}." if created else "That bonus was already sent.")
+            messages.success(request, f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}." if created else "That bonus was already sent.")
         else:
             messages.error(request, "Unknown action.")
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
