@@ -1,11 +1,12 @@
 """Crowd routes: worker pages, the lead's batch pages, and each provider's own pages."""
 from django.urls import include, path
 
-from .views import lead, worker
+from .views import lead, people, worker
 
 urlpatterns = [
     path("", include("hits.providers.mturk.urls")),
     path("", include("hits.providers.prolific.urls")),
+    path("people/", people.people, name="people"),
     path("work/", worker.work, name="work"),
     path("work/next", worker.start_next, name="work_next"),
     path("work/qualification/<int:test_id>/", worker.take_test, name="take_test"),
