@@ -27,7 +27,7 @@ def format_money(value, currency: str = "USD") -> str:
     Every page and the API show money through this (the `money` filter, `MoneyField`)."""
     if value is None or value == "":
         return ""
-    amount = cents(value)
+    amount = cents(str(value) if isinstance(value, float) else value)  # 1.005 reads $1.01, as written
     sign = CURRENCY_SIGNS.get(str(currency).upper(), f"{currency} ")
     return f"{'-' if amount < 0 else ''}{sign}{abs(amount):,.2f}"
 

@@ -1,17 +1,21 @@
 """Chart.js configurations built from stored runs (plain dicts, rendered by static/js/charts.js)."""
+import math
+
 BLUE, ORANGE, GREY = "#2457c5", "#d9822b", "#8a93a3"
 BUCKET_COLOURS = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08306b"]
 
 
-def axis_range(values, *, include=(), pad: float = 0.08, lower=None, upper=None) -> tuple[float, float]:
+def axis_range(values, *, include=(), pad: float = 0.08, lower=None, upper=None, step: float = 0.05) -> tuple[float, float]:
     """A y range that holds every value (points and both ends of every interval) and the `include`
-    values, widened by `pad` of its span on each side and clipped to `lower`/`upper` when given."""
+    values, widened by `pad` of its span on each side, rounded out to a multiple of `step` (so the
+    end ticks read well) and clipped to `lower`/`upper` when given."""
     finite = [float(v) for v in list(values) + list(include) if v is not None and v == v]
     if not finite:
         return (0.0 if lower is None else lower, 1.0 if upper is None else upper)
     lo, hi = min(finite), max(finite)
     span = hi - lo or max(abs(hi), 1.0) * 0.1
     lo, hi = lo - pad * span, hi + pad * span
+    lo, hi = math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step
     if lower is not None:
         lo = max(lo, lower)
     if upper is not None:
@@ -34,7 +38,7 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
 
     # alpha lies in [-1, 1]: the axis shows 0 to 1 and reaches down to any negative alpha.
     values = [t[k] for t in trend for k in ("acu_level", "summary_level")]
-    y_min, y_max = axis_range(values, include=(0, 1, rose["acu_level"], rose["summary_level"]), pad=0.04, lower=-1, upper=1)
+    y_min, y_max = axis_range(values, include=(0, 1, rose["acu_level"], rose["summary_level"]), pad=0.04, lower=-1, upper=1, step=0.1)
 
     return {
         "type": "scatter",

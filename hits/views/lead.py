@@ -100,6 +100,8 @@ def batch_detail(request, batch_id: int):
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
             "can_sync": provider_sync.can_sync(batch),
             "stage": batch_stage(batch),
+            "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
+            .select_related("worker", "hit__summary__system", "hit__summary__document").order_by("-submitted_at", "-pk")[:500],
             "over_budget": budget.over_budget_message(batch, cost["total"]) if batch.status == Batch.Status.DRAFT else None,
         },
     )
