@@ -20,7 +20,7 @@ def axis_range(values, *, include=(), pad: float = 0.08, lower=None, upper=None,
         lo = max(lo, lower)
     if upper is not None:
         hi = min(hi, upper)
-    return (round(lo, 4), round(hi, 4))
+    return (round(lo, 4) + 0.0, round(hi, 4) + 0.0)  # + 0.0: no "-0.0" tick
 
 
 def alpha_trend(trend: list[dict], rose: dict) -> dict:
@@ -38,7 +38,9 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
 
     # alpha lies in [-1, 1]: the axis shows 0 to 1 and reaches down to any negative alpha.
     values = [t[k] for t in trend for k in ("acu_level", "summary_level")]
-    y_min, y_max = axis_range(values, include=(0, 1, rose["acu_level"], rose["summary_level"]), pad=0.04, lower=-1, upper=1, step=0.1)
+    negative = any(v is not None and v < 0 for v in values)
+    y_min, y_max = axis_range(values, include=(0, 1, rose["acu_level"], rose["summary_level"]), pad=0.04,
+                              lower=-1 if negative else 0, upper=1, step=0.1)
 
     return {
         "type": "scatter",

@@ -349,7 +349,7 @@ def test_10_api_docs_load_nothing_from_outside(live_server, page, shoot, lead, p
     outside = [u for u in requested if not u.startswith(("data:", f"blob:{live_server.url}")) and urlparse(u).netloc != host]
     assert outside == []
     assert "ACU" in page.inner_text(ready)
-    shoot(page, f"i13-10{path.replace('/', '-').rstrip('-')}")
+    page.screenshot(path=str(shoot(page, "i13-10-docs").with_name(f"i13-10{path.replace('/', '-').rstrip('-')}.png")))
 
 
 def test_11_datasets_address_lists_the_datasets(live_server, page, shoot, lead):
