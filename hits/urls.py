@@ -15,6 +15,7 @@ urlpatterns = [
     path("hits/<int:hit_id>/preview/", worker.preview, name="hit_preview"),
     path("datasets/<int:dataset_id>/batches/", lead.batch_list, name="batch_list"),
     path("datasets/<int:dataset_id>/batches/new", lead.batch_new, name="batch_new"),
+    path("datasets/<int:dataset_id>/batches/estimate.json", lead.batch_estimate, name="batch_estimate"),
     path("datasets/<int:dataset_id>/qualification/new", lead.qualification_new, name="qualification_new"),
     path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),

@@ -5,6 +5,7 @@ Security behavior: every view here is for leads only; every change is a POST.
 import secrets
 
 from django.contrib import messages
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -22,7 +23,7 @@ from hits.models import Assignment, Batch, Worker
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
 from hits.stages import batch_stage
-from hits.services import batches, budget, provider_sync, qualification, review
+from hits.services import batches, budget, estimate, provider_sync, qualification, review
 
 
 @role_required(LEAD)
@@ -39,19 +40,40 @@ def batch_new(request, dataset_id: int):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
+            references = estimate.chosen_references(dataset, documents=data["documents"], document_ids=data["document_ids"])
             batch = batches.create_batch(
                 dataset=dataset, name=data["name"], provider=data["provider"], assignments=data["assignments"],
                 systems=list(data["systems"]) or None, lifetime_hours=data["lifetime_hours"],
                 assignment_minutes=data["assignment_minutes"], auto_approve_hours=data["auto_approve_hours"],
                 qualification_test=data["qualification_test"], gold_share=data["gold_share"], budget=data["budget"],
-                provider_config=form.provider_config(), created_by=request.user,
+                provider_config=form.provider_config(), created_by=request.user, references=references,
             )
-        except batches.BatchError as exc:
+        except (batches.BatchError, estimate.SampleError) as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Draft batch created. Check the cost, then publish.")
             return redirect("batch_detail", batch_id=batch.pk)
     return render(request, "hits/batch_new.html", {"dataset": dataset, "form": form}, status=400 if form.errors else 200)
+
+
+@role_required(LEAD)
+def batch_estimate(request, dataset_id: int):
+    """The new batch form's live count: HITs, assignments and cost for the choices so far (GET, writes nothing).
+    Security behavior: leads only."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    form = BatchForm(request.GET, dataset=dataset)
+    form.is_valid()  # partial input still gives a count: fields with errors fall back to their defaults
+    data = form.cleaned_data
+    provider = data.get("provider") or "inhouse"
+    try:
+        references = estimate.chosen_references(dataset, documents=data.get("documents"), document_ids=data.get("document_ids") or "")
+    except estimate.SampleError as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    figures = estimate.estimate(dataset, provider=provider, assignments=data.get("assignments") or 3,
+                                systems=list(data.get("systems") or []) or None, references=references, budget=data.get("budget"))
+    figures.update({k: format_money(figures[k]) for k in ("rewards", "fees", "total")})
+    figures["budget"] = format_money(data.get("budget")) if data.get("budget") is not None else None
+    return JsonResponse(figures)
 
 
 @role_required(LEAD)

@@ -363,3 +363,34 @@ def test_11_datasets_address_lists_the_datasets(live_server, page, shoot, lead):
     page.goto(live_server.url + "/")
     assert page.locator("#onboarding li.next").count() == 1 and "assigned" in page.inner_text("#onboarding")
     shoot(page, "i13-11-home-onboarding")
+
+
+# New batch form -------------------------------------------------------------------------------
+
+
+def test_new_batch_form_shows_one_provider_and_counts_live(live_server, page, shoot, lead):
+    dataset = demo_dataset()
+    as_lead(page, live_server, lead)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/batches/new")
+    page.wait_for_function("document.getElementById('live-estimate').textContent.includes('HITs')")
+    assert page.locator(".field[data-provider=mturk]").first.is_hidden()
+    assert page.locator(".field[data-provider=prolific]").first.is_hidden()
+    assert page.inner_text("#live-estimate").startswith("40 HITs · 120 assignments · $32.40")
+    page.select_option("#id_provider", "mturk")
+    assert page.locator(".field[data-provider=mturk]").first.is_visible()
+    assert page.locator(".field[data-provider=prolific]").first.is_hidden()
+    page.select_option("#id_provider", "inhouse")
+    page.fill("#id_documents", "2")
+    page.fill("#id_budget", "1")
+    page.wait_for_function("document.getElementById('live-estimate').textContent.startsWith('8 HITs')")
+    assert "over the $1.00 budget: publishing will be refused" in page.inner_text("#live-estimate")
+    shoot(page, "i13-new-batch-form")
+    page.fill("#id_documents", "")
+    page.fill("#id_document_ids", "cnndm1017\nnot-a-document")
+    page.wait_for_function("document.getElementById('live-estimate').textContent.includes('not-a-document')")
+    page.fill("#id_document_ids", "cnndm1017")
+    page.wait_for_function("document.getElementById('live-estimate').textContent.startsWith('4 HITs')")
+    page.click("button:text('Create draft')")
+    page.wait_for_selector("#batch-stage")
+    batch = Batch.objects.latest("pk")
+    assert batch.hits.count() == 4 and {h.summary.document.external_id for h in batch.hits.all()} == {"cnndm1017"}
