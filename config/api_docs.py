@@ -4,7 +4,10 @@ from functools import lru_cache
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpResponse
 from django.templatetags.static import static
-from django.views.decorators.http import require_GET
+from drf_spectacular.utils import extend_schema
+from rest_framework.views import APIView
+
+from .api_errors import JSONErrorsMixin
 
 BUNDLE = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
 REMOTE_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
@@ -19,9 +22,11 @@ def _bundle(logo_url: str) -> bytes:
         return f.read().replace(REMOTE_LOGO.encode(), logo_url.encode())
 
 
-@require_GET
-def redoc_bundle(request):
-    """Security behavior: anyone (it is the public ReDoc code, as any static file); the docs page itself is for leads."""
-    response = HttpResponse(_bundle(static("img/redoc-logo-mini.svg")), content_type="application/javascript; charset=utf-8")
-    response["Cache-Control"] = "public, max-age=86400"
-    return response
+class RedocBundle(JSONErrorsMixin, APIView):
+    """ReDoc's script for /api/redoc/. Security behavior: like the docs, leads only (the default API permission)."""
+
+    @extend_schema(exclude=True)
+    def get(self, request):
+        response = HttpResponse(_bundle(static("img/redoc-logo-mini.svg")), content_type="application/javascript; charset=utf-8")
+        response["Cache-Control"] = "private, max-age=86400"
+        return response
