@@ -102,7 +102,7 @@ def submit(request, reference_id: int):
         messages.error(request, str(exc))
         return redirect("authoring_write", reference_id=reference_id)
     if reference.reviewer:
-        messages.success(request, f"Sent to review: {reference.reviewer.username} reviews it.")
+        messages.success(request, f"Sent to review ({reference.reviewer.username}).")
     else:
         messages.warning(request, "Sent to review, but no other author can review it: a lead must add an author "
                                   "(People page), assign a reviewer, or approve it.")

@@ -64,7 +64,12 @@ def test_1_one_author_is_told_and_the_lead_assigns_a_reviewer_or_approves(live_s
 
     writer = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     login(writer, live_server.url, author.username, PASSWORD)
+    writer.set_viewport_size({"width": 900, "height": 860})
     writer.goto(f"{live_server.url}/authoring/references/{first.pk}/")
+    field = writer.locator("li.acu .acu-text").first
+    box = field.bounding_box()
+    assert box["height"] > 50 and field.evaluate("el => el.scrollHeight <= el.clientHeight + 2")  # wrapped, all visible
+    shoot(writer, "i13-1-writer-long-acu-wraps")
     writer.click("button:text('Done: send to review')")
     notice = writer.locator(".messages li").first.inner_text()
     assert "no other author can review it" in notice and "a lead must" in notice
