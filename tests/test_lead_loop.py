@@ -119,3 +119,31 @@ def test_people_are_added_with_one_role_and_never_reset(lead):
 def test_demo_ships_two_authors():
     call_command("setup_demo", stdout=open("/dev/null", "w"))
     assert [u.username for u in authors()] == ["demo-author", "demo-reviewer"]
+
+
+@pytest.mark.django_db
+def test_only_a_lead_decides_on_a_reference_in_review(client, lead, author, tmp_path):
+    from annotation import authoring as authoring_service
+    from annotation.models import Reference
+
+    from .authoring_data import unauthored_dataset
+    from .conftest import PASSWORD
+
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring_service.assign_references(dataset=dataset, author_ids=[author.pk])
+    ref = Reference.objects.get(document__dataset=dataset)
+    authoring_service.save_reference(reference_id=ref.pk, user=author, base_version=ref.version, sentences=[
+        {"id": s.pk, "acus": [{"id": None, "text": "Koirala sleeps outdoors."}] if i == 0 else []}
+        for i, s in enumerate(ref.sentences.all())])
+    authoring_service.submit_for_review(reference_id=ref.pk, user=author)
+    url = f"/authoring/references/{ref.pk}/lead/approve"
+    client.login(username=author.username, password=PASSWORD)
+    assert client.post(url).status_code == 403
+    assert client.get(f"/authoring/references/{ref.pk}/lead/approve").status_code in (403, 405)
+    client.login(username=lead.username, password=PASSWORD)
+    assert client.get(url).status_code == 405
+    assert client.post(f"/authoring/references/{ref.pk}/lead/assign", {"reviewer": author.pk}).status_code == 302
+    assert Reference.objects.get(pk=ref.pk).reviewer is None  # the writer cannot review their own reference
+    assert client.post(url).status_code == 302
+    assert Reference.objects.get(pk=ref.pk).status == "approved"
+    assert set(ref.acus.values_list("status", flat=True)) == {"approved"}
