@@ -1,4 +1,5 @@
 """Issue 13 without a browser: money formatting, the budget rule, batch stages, chart ranges, people and the demo's authors."""
+import io
 from decimal import Decimal
 
 import pytest
@@ -21,7 +22,7 @@ from .crowd_data import demo_dataset
 
 @pytest.mark.parametrize("value, currency, text", [
     (Decimal("2.80000000000000"), "USD", "$2.80"), (0, "USD", "$0.00"), ("1234.5", "USD", "$1,234.50"),
-    (Decimal("-0.505"), "USD", "-$0.51"), (Decimal("3"), "GBP", "£3.00"), (None, "USD", ""), (1.005, "CHF", "CHF 1.01"),
+    (Decimal("-0.505"), "USD", "-$0.51"), (Decimal(3), "GBP", "£3.00"), (None, "USD", ""), (1.005, "CHF", "CHF 1.01"),
 ])
 def test_one_money_format(value, currency, text):
     assert format_money(value, currency) == text
@@ -117,7 +118,7 @@ def test_people_are_added_with_one_role_and_never_reset(lead):
 
 @pytest.mark.django_db
 def test_demo_ships_two_authors():
-    call_command("setup_demo", stdout=open("/dev/null", "w"))
+    call_command("setup_demo", stdout=io.StringIO())
     assert [u.username for u in authors()] == ["demo-author", "demo-reviewer"]
 
 

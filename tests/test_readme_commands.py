@@ -67,7 +67,7 @@ def test_readme_commands_run_as_written(tmp_path, realsumm_path):
         if re.search(r"\bID\b", command):
             assert batch_id, f"{line!r} needs the id printed by create_batch"
             command = re.sub(r"\bID\b", batch_id, command)
-        result = subprocess.run(shlex.split(command), cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        result = subprocess.run(shlex.split(command), check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, f"{command}\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
         if " create_batch " in command:
             batch_id = result.stdout.split()[-1]

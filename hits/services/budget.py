@@ -41,7 +41,7 @@ def set_budget(batch: Batch, value, by=None) -> Batch:
             budget = cents(Decimal(text))
         except (InvalidOperation, ValueError):
             raise BudgetError(f"“{value}” is not an amount of money.") from None
-        if budget < 0 or budget >= Decimal("100000000"):
+        if budget < 0 or budget >= Decimal(100000000):
             raise BudgetError("A budget is between $0.00 and $99,999,999.99.")
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
     batch.budget = budget

@@ -178,7 +178,7 @@ def test_4_lead_reads_a_workers_answers_and_approves_and_bonuses_there(live_serv
 
 def test_5_money_reads_with_two_decimals_and_a_sign_everywhere(live_server, browser, shoot, lead, worker):
     dataset = demo_dataset()
-    batch = finished_batch(dataset, budget=Decimal("10"))
+    batch = finished_batch(dataset, budget=Decimal(10))
     approve_all(batch)
     page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     as_lead(page, live_server, lead)
