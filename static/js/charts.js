@@ -93,7 +93,7 @@
     window.drawChart(canvas);
     const button = document.createElement("button");
     button.type = "button";
-    button.className = "chart-download link";
+    button.className = "chart-download";
     button.textContent = "Download PNG";
     button.addEventListener("click", function () { downloadPng(canvas); });
     canvas.parentElement.appendChild(button);

@@ -321,7 +321,12 @@ def test_9_charts_hold_every_interval_and_negative_alpha_and_download_as_png(liv
     assert fit["whiskerTop"] >= fit["top"]  # no whisker above the plot (over the title)
     assert len(fit["xs"]) == 2 and all(fit["left"] + 20 < x < fit["right"] - 20 for x in fit["xs"]), fit
     card = page.locator(".chart-card", has=page.locator("canvas[data-chart=leaderboard-chart]"))
-    assert card.locator("button:text('Download PNG')").is_visible()
+    button = card.locator("button:text('Download PNG')")
+    assert button.is_visible()
+    # Readable: not white on the white chart, and on top (the element at its centre is the button).
+    assert button.evaluate("el => getComputedStyle(el).color") != "rgb(255, 255, 255)"
+    assert button.evaluate("el => { const r = el.getBoundingClientRect();"
+                           " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el; }")
     shoot(page, "i13-9-systems-chart")
     card.screenshot(path=str(shoot(page, "i13-9-systems-chart").with_name("i13-9-systems-chart-card.png")))
     with page.expect_download() as info:
