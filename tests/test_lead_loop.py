@@ -148,3 +148,21 @@ def test_only_a_lead_decides_on_a_reference_in_review(client, lead, author, tmp_
     assert client.post(url).status_code == 302
     assert Reference.objects.get(pk=ref.pk).status == "approved"
     assert set(ref.acus.values_list("status", flat=True)) == {"approved"}
+
+
+@pytest.mark.django_db
+def test_dashboard_bonus_over_the_budget_needs_the_tick(client, lead):
+    from .conftest import PASSWORD
+
+    dataset = demo_dataset()
+    batch = publish_batch(create_batch(dataset=dataset, systems=list(dataset.systems.order_by("name")[:1])))
+    simulate_crowd(batch, workers=3, accuracy=0.9, seed=4)
+    Batch.objects.filter(pk=batch.pk).update(budget=Decimal("0.10"))
+    worker_id = Assignment.objects.filter(hit__batch=batch).values_list("worker_id", flat=True).first()
+    client.login(username=lead.username, password=PASSWORD)
+    url = f"/datasets/{dataset.pk}/dashboard/workers/{worker_id}/bonus?round={batch.pk}"
+    response = client.post(url, {"amount": "0.50", "reason": "Thanks", "token": "t-1"}, follow=True)
+    assert "over its budget of $0.10" in response.content.decode()
+    assert not LedgerEntry.objects.filter(kind="bonus").exists()
+    client.post(url, {"amount": "0.50", "reason": "Thanks", "token": "t-1", "over_budget": "1"})
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1
