@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 
+from .api_docs import RedocBundle
 from .api_errors import JSONErrorsMixin, api_not_found
 
 
@@ -18,7 +19,9 @@ class SwaggerView(JSONErrorsMixin, SpectacularSwaggerView):
 
 
 class RedocView(JSONErrorsMixin, SpectacularRedocView):
-    """Reference docs (ReDoc, assets from drf-spectacular-sidecar)."""
+    """Reference docs (ReDoc, assets from drf-spectacular-sidecar, no web fonts, no remote logo)."""
+
+    template_name = "api/redoc.html"
 
 
 urlpatterns = [
@@ -29,6 +32,7 @@ urlpatterns = [
     path("schema/", SchemaView.as_view(), name="api_schema"),
     path("docs/", SwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("redoc/", RedocView.as_view(url_name="api_schema"), name="api_redoc"),
+    path("redoc/redoc.standalone.js", RedocBundle.as_view(), name="api_redoc_bundle"),
     # Anything else under /api/: a JSON 404
     re_path(r"^.*$", api_not_found),
 ]

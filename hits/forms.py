@@ -27,7 +27,13 @@ class BatchForm(forms.Form):
                                           label="Auto-approve after (hours)")
     qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
     gold_share = forms.FloatField(min_value=0, max_value=0.5, initial=0, help_text="Share of HITs with known answers.")
-    budget = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget ($)")
+    budget = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget ($)",
+                                help_text="Publishing is refused while the estimate exceeds it.")
+    documents = forms.IntegerField(min_value=1, required=False, label="Documents (first N approved)",
+                                   help_text="Empty: every approved reference.")
+    document_ids = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Or these documents",
+                                   help_text="Document ids, one per line or comma-separated; overrides the count.")
+
     def provider_config(self) -> dict:
         """The chosen provider's options, from its schema (the other providers' fields are ignored)."""
         provider = provider_class(self.cleaned_data["provider"])
@@ -52,7 +58,9 @@ class BatchForm(forms.Form):
         for name in available_providers():
             provider = provider_class(name)
             for option in provider.options:
-                self.fields[form_field_name(name, option)] = form_field(provider.label, option)
+                field = form_field(provider.label, option)
+                field.provider = name  # the page shows only the chosen provider's fields
+                self.fields[form_field_name(name, option)] = field
 
 
 class BucketsForm(forms.Form):

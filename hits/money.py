@@ -18,6 +18,20 @@ def cents(value) -> Decimal:
     return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+CURRENCY_SIGNS = {"USD": "$", "GBP": "£", "EUR": "€"}
+
+
+def format_money(value, currency: str = "USD") -> str:
+    """'$2.80', '-$0.50', '$1,234.00': two decimals and the currency sign; empty for None.
+
+    Every page and the API show money through this (the `money` filter, `MoneyField`)."""
+    if value is None or value == "":
+        return ""
+    amount = cents(str(value) if isinstance(value, float) else value)  # 1.005 reads $1.01, as written
+    sign = CURRENCY_SIGNS.get(str(currency).upper(), f"{currency} ")
+    return f"{'-' if amount < 0 else ''}{sign}{abs(amount):,.2f}"
+
+
 def money_string(value) -> str:
     """'1.50': two decimals, no sign, as MTurk's API expects (^[0-9]+(\\.)?[0-9]{0,2}$)."""
     amount = cents(value)

@@ -1,11 +1,12 @@
 """Crowd routes: worker pages, the lead's batch pages, and each provider's own pages."""
 from django.urls import include, path
 
-from .views import lead, worker
+from .views import lead, people, worker
 
 urlpatterns = [
     path("", include("hits.providers.mturk.urls")),
     path("", include("hits.providers.prolific.urls")),
+    path("people/", people.people, name="people"),
     path("work/", worker.work, name="work"),
     path("work/next", worker.start_next, name="work_next"),
     path("work/qualification/<int:test_id>/", worker.take_test, name="take_test"),
@@ -14,9 +15,11 @@ urlpatterns = [
     path("hits/<int:hit_id>/preview/", worker.preview, name="hit_preview"),
     path("datasets/<int:dataset_id>/batches/", lead.batch_list, name="batch_list"),
     path("datasets/<int:dataset_id>/batches/new", lead.batch_new, name="batch_new"),
+    path("datasets/<int:dataset_id>/batches/estimate.json", lead.batch_estimate, name="batch_estimate"),
     path("datasets/<int:dataset_id>/qualification/new", lead.qualification_new, name="qualification_new"),
     path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),
+    path("assignments/<int:assignment_id>/", lead.assignment_review, name="assignment_review"),
     path("batches/<int:batch_id>/review", lead.review_assignments, name="batch_review"),
     path("batches/<int:batch_id>/bonus", lead.bonus, name="batch_bonus"),
     path("batches/<int:batch_id>/workers/<str:action>", lead.worker_action, name="batch_worker_action"),

@@ -1,6 +1,26 @@
 """Chart.js configurations built from stored runs (plain dicts, rendered by static/js/charts.js)."""
+import math
+
 BLUE, ORANGE, GREY = "#2457c5", "#d9822b", "#8a93a3"
 BUCKET_COLOURS = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08306b"]
+
+
+def axis_range(values, *, include=(), pad: float = 0.08, lower=None, upper=None, step: float = 0.05) -> tuple[float, float]:
+    """A y range that holds every value (points and both ends of every interval) and the `include`
+    values, widened by `pad` of its span on each side, rounded out to a multiple of `step` (so the
+    end ticks read well) and clipped to `lower`/`upper` when given."""
+    finite = [float(v) for v in list(values) + list(include) if v is not None and v == v]
+    if not finite:
+        return (0.0 if lower is None else lower, 1.0 if upper is None else upper)
+    lo, hi = min(finite), max(finite)
+    span = hi - lo or max(abs(hi), 1.0) * 0.1
+    lo, hi = lo - pad * span, hi + pad * span
+    lo, hi = math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step
+    if lower is not None:
+        lo = max(lo, lower)
+    if upper is not None:
+        hi = min(hi, upper)
+    return (round(lo, 4) + 0.0, round(hi, 4) + 0.0)  # + 0.0: no "-0.0" tick
 
 
 def alpha_trend(trend: list[dict], rose: dict) -> dict:
@@ -16,6 +36,12 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
     def reference(value):
         return [{"x": span[0], "y": value}, {"x": span[1], "y": value}]
 
+    # alpha lies in [-1, 1]: the axis shows 0 to 1 and reaches down to any negative alpha.
+    values = [t[k] for t in trend for k in ("acu_level", "summary_level")]
+    negative = any(v is not None and v < 0 for v in values)
+    y_min, y_max = axis_range(values, include=(0, 1, rose["acu_level"], rose["summary_level"]), pad=0.04,
+                              lower=-1 if negative else 0, upper=1, step=0.1)
+
     return {
         "type": "scatter",
         "data": {
@@ -27,7 +53,7 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
             ],
         },
         "options": {"scales": {"x": {"min": span[0], "max": span[1], "title": {"display": True, "text": "scoring runs"}},
-                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "Krippendorff's α"}}},
+                               "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "Krippendorff's α"}}},
                     "plugins": {"title": {"display": True, "text": "Agreement over time"}}},
         "xLabels": labels,
     }
@@ -41,14 +67,23 @@ def leaderboard(systems: dict) -> dict:
     def points(key, ci):
         return [{"x": n, "y": s[key], "yMin": (s[ci] or [None, None])[0], "yMax": (s[ci] or [None, None])[1]} for n, s in ordered]
 
+    # The axis holds every interval (not only the points), so no whisker runs over the title.
+    ends = [v for _, st in ordered for key in ("acu", "normalized_acu", "acu_ci", "normalized_acu_ci")
+            for v in (st.get(key) if isinstance(st.get(key), (list, tuple)) else [st.get(key)])]
+    y_min, y_max = axis_range(ends, pad=0.1, lower=0, upper=1)
+    many = len(names) > 12
     return {
         "type": "scatter",
         "data": {"labels": names, "datasets": [
             {"label": "ACU score", "data": points("acu", "acu_ci"), "borderColor": BLUE, "backgroundColor": BLUE, "pointRadius": 4},
             {"label": "Normalized ACU score", "data": points("normalized_acu", "normalized_acu_ci"), "borderColor": ORANGE, "backgroundColor": ORANGE, "pointRadius": 4, "pointStyle": "rectRot"},
         ]},
-        "options": {"scales": {"x": {"type": "category", "labels": names, "ticks": {"autoSkip": False, "maxRotation": 70, "minRotation": 45}},
-                               "y": {"title": {"display": True, "text": "score (95% CI)"}}},
+        # offset: half a category of room at both ends, so the first and last systems sit inside the plot.
+        "options": {"scales": {"x": {"type": "category", "labels": names, "offset": True,
+                                     "ticks": {"autoSkip": False, "maxRotation": 70 if many else 30, "minRotation": 45 if many else 0,
+                                               "font": {"size": 10 if many else 12}}},
+                               "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "score (95% CI)"}}},
+                    "layout": {"padding": {"top": 8, "left": 8, "right": 16}},
                     "plugins": {"title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"}}},
     }
 

@@ -7,6 +7,7 @@ from .views import datasets
 
 urlpatterns = [
     path("", datasets.home, name="home"),
+    path("datasets/", datasets.dataset_list, name="dataset_list"),
     path("datasets/import/", datasets.dataset_import, name="dataset_import"),
     path("datasets/<int:dataset_id>/", datasets.dataset_detail, name="dataset_detail"),
     path("datasets/<int:dataset_id>/export.jsonl", datasets.dataset_export, name="dataset_export"),

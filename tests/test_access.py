@@ -32,6 +32,7 @@ def urls(dataset):
     doc = dataset.documents.order_by("position").first()
     return {
         "home": reverse("home"),
+        "datasets": reverse("dataset_list"),
         "dataset": reverse("dataset_detail", args=[dataset.pk]),
         "document": reverse("document_detail", args=[dataset.pk, doc.pk]),
         "import": reverse("dataset_import"),
@@ -43,6 +44,7 @@ def urls(dataset):
 # page -> roles that may open it
 ALLOWED = {
     "home": {"lead", "author", "worker"},
+    "datasets": {"lead", "author"},
     "dataset": {"lead", "author"},
     "document": {"lead", "author"},
     "import": {"lead"},

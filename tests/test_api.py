@@ -84,13 +84,14 @@ def endpoints(demo, draft):
         ("schema", "get", "/api/schema/", {}, 200),
         ("docs", "get", "/api/docs/", {}, 200),
         ("redoc", "get", "/api/redoc/", {}, 200),
+        ("redoc_bundle", "get", "/api/redoc/redoc.standalone.js", {}, 200),
     ]
 
 
 ENDPOINT_NAMES = [
     "datasets", "dataset", "import", "batches", "batch_create", "batch", "cost", "publish", "sync", "scores", "agreement",
     "workers", "judgments_csv", "scores_csv", "rose_jsonl", "judge_runs", "judge_run_start", "judge_run",
-    "schema", "docs", "redoc",
+    "schema", "docs", "redoc", "redoc_bundle",
 ]
 
 
@@ -565,4 +566,7 @@ def test_docs_pages_use_the_sidecar_assets(as_role):
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and "drf_spectacular_sidecar/swagger-ui-dist" in docs.content.decode()
     redoc = client.get("/api/redoc/")
-    assert redoc.status_code == 200 and "drf_spectacular_sidecar/redoc" in redoc.content.decode()
+    assert redoc.status_code == 200 and "/api/redoc/redoc.standalone.js" in redoc.content.decode()
+    assert "fonts.googleapis.com" not in redoc.content.decode()
+    bundle = client.get("/api/redoc/redoc.standalone.js")
+    assert bundle.status_code == 200 and b"cdn.redoc.ly" not in bundle.content and b"/static/img/redoc-logo-mini.svg" in bundle.content

@@ -32,7 +32,8 @@ def login(client, request, role):
     return client
 
 
-LEAD_PAGES = ["batch_list", "batch_new", "qualification_new", "batch_detail", "batch_ledger", "hit_preview"]
+LEAD_PAGES = ["batch_list", "batch_new", "qualification_new", "batch_detail", "batch_ledger", "hit_preview",
+              "assignment_review", "batch_estimate", "people"]
 
 
 def lead_url(name, world):
@@ -40,6 +41,7 @@ def lead_url(name, world):
         "batch_list": [world["dataset"].pk], "batch_new": [world["dataset"].pk],
         "qualification_new": [world["dataset"].pk], "batch_detail": [world["batch"].pk],
         "batch_ledger": [world["batch"].pk], "hit_preview": [world["hit"].pk],
+        "assignment_review": [world["assignment"].pk], "batch_estimate": [world["dataset"].pk], "people": [],
     }[name]
     return reverse(name, args=args)
 

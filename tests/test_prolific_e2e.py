@@ -73,7 +73,7 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
         # 2. Its page shows the cost from Prolific's calculator; publishing creates and publishes the study.
         api.post(API + "study-cost-calculator/", json={"total_cost": 2500.0}, match=[AUTH])
         page = client.get(f"/batches/{batch.pk}/").content.decode()
-        assert 'id="prolific-cost">25.00<' in page and "15</b> places" in page
+        assert 'id="prolific-cost">$25.00<' in page and "15</b> places" in page
         expect = {"total_available_places": 15, "device_compatibility": ["desktop", "tablet"]}
         api.post(API + "studies/", status=201, json=study_json("STUDY1"), match=[AUTH, study_request(**expect)])
         api.post(API + "studies/STUDY1/transition/", json=study_json("STUDY1", "ACTIVE"),

@@ -7,7 +7,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import authoring
+from .. import authoring, lead_review
 from ..guidelines import guidelines_for
 from ..models import AuthoringTime, Dataset, Reference
 from config.roles import AUTHOR, LEAD, role_required
@@ -101,8 +101,11 @@ def submit(request, reference_id: int):
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
         return redirect("authoring_write", reference_id=reference_id)
-    who = reference.reviewer.username if reference.reviewer else "the next free reviewer"
-    messages.success(request, f"Sent to review ({who}).")
+    if reference.reviewer:
+        messages.success(request, f"Sent to review ({reference.reviewer.username}).")
+    else:
+        messages.warning(request, "Sent to review, but no other author can review it: a lead must add an author "
+                                  "(People page), assign a reviewer, or approve it.")
     return redirect("authoring_queue")
 
 
@@ -120,6 +123,11 @@ def review(request, reference_id: int):
         and request.user.groups.filter(name=AUTHOR).exists()
     )
     sentences = list(reference.sentences.prefetch_related("acus", "acus__comments"))
+    hints = _hints_by_id(authoring.reference_state(reference))
+    for sentence in sentences:  # the atomicity hints the writer saw, for the reviewer too
+        sentence.hint_list = hints.get(f"s{sentence.pk}", [])
+        for acu in sentence.acus.all():
+            acu.hint_list = hints.get(f"a{acu.pk}", [])
     return render(
         request,
         "annotation/review.html",
@@ -130,6 +138,7 @@ def review(request, reference_id: int):
             "comments": reference.comments.select_related("author", "acu"),
             "can_review": can_review,
             "guidelines": guidelines_for(reference.document.dataset),
+            "reviewers": lead_review.possible_reviewers(reference),
         },
     )
 
@@ -200,3 +209,13 @@ def overview(request, dataset_id: int):
             "guidelines": guidelines_for(dataset),
         },
     )
+
+
+def _hints_by_id(state: dict) -> dict:
+    """The atomicity hints of a reference keyed "s<sentence id>" and "a<ACU id>", for the review page."""
+    hints = {}
+    for sentence in state["sentences"]:
+        hints[f"s{sentence['id']}"] = sentence["hints"]
+        for acu in sentence["acus"]:
+            hints[f"a{acu['id']}"] = acu["hints"]
+    return hints

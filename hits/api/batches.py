@@ -21,6 +21,8 @@ from hits import tasks
 from hits.services import batches, provider_sync
 from hits.models import Batch, QualificationTest
 from hits.money import Bucket
+from hits.api.fields import MoneyField
+from hits.ledger import spend as ledger_spend
 from hits.providers import available_providers, provider_class
 from hits.providers.options import serializer_class
 
@@ -61,11 +63,19 @@ class BucketSerializer(serializers.Serializer):
         min_value=1, max_value=100_000, allow_null=True, required=False, default=None,
         help_text="Empty: no upper bound (only the last bucket).",
     )
-    reward = serializers.DecimalField(max_digits=6, decimal_places=2, min_value=0, help_text="Dollars per HIT.")
+    reward = MoneyField(max_digits=6, min_value=0, help_text="Dollars per HIT.")
+
+
+class SpendSerializer(serializers.Serializer):
+    rewards = MoneyField(help_text="Rewards recorded in the ledger, as a decimal string.")
+    bonuses = MoneyField()
+    fees = MoneyField()
+    total = MoneyField()
 
 
 class BatchSerializer(serializers.ModelSerializer):
     hits = serializers.IntegerField(source="n_hits", read_only=True)
+    budget = MoneyField(max_digits=10, read_only=True, allow_null=True, help_text="Dollars; null: no budget.")
 
     class Meta:
         model = Batch
@@ -84,11 +94,12 @@ class BatchDetailSerializer(BatchSerializer):
     buckets = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
     publishing = serializers.SerializerMethodField()
+    spend = serializers.SerializerMethodField()
 
     class Meta(BatchSerializer.Meta):
         fields = BatchSerializer.Meta.fields + [
             "systems", "lifetime_hours", "assignment_minutes", "auto_approve_hours", "qualification_test",
-            "provider_config", "target_hourly_rate", "buckets", "progress", "publishing",
+            "provider_config", "target_hourly_rate", "buckets", "progress", "publishing", "spend",
         ]
         read_only_fields = fields
 
@@ -118,6 +129,12 @@ class BatchDetailSerializer(BatchSerializer):
     @extend_schema_field(PublishProgressSerializer)
     def get_publishing(self, batch) -> dict:
         return batches.publish_progress(batch)
+
+    @extend_schema_field(SpendSerializer)
+    def get_spend(self, batch) -> dict:
+        paid = ledger_spend(batch)
+        return SpendSerializer({"rewards": paid["reward"], "bonuses": paid["bonus"], "fees": paid["fee"],
+                                "total": paid["total"]}).data
 
 
 def batches_with_counts():
@@ -153,7 +170,7 @@ class BatchCreateInput(serializers.Serializer):
     qualification_test = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, allow_null=True,
                                                   default=None, help_text="A qualification test of the dataset.")
     gold_share = FiniteFloatField(min_value=0, max_value=0.5, default=0, help_text="Share of HITs with known answers.")
-    budget = serializers.DecimalField(max_digits=10, decimal_places=2, min_value=0, required=False, allow_null=True,
+    budget = MoneyField(max_digits=10, min_value=0, required=False, allow_null=True,
                                       default=None, help_text="Dollars; shown against the spend.")
     buckets = BucketSerializer(many=True, required=False, allow_empty=False, max_length=100,
                                help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.")
@@ -268,12 +285,12 @@ class BatchDetail(APIView):
 
 class BucketCostSerializer(serializers.Serializer):
     label = serializers.CharField()
-    reward = serializers.DecimalField(max_digits=8, decimal_places=2)
+    reward = MoneyField(max_digits=8)
     hits = serializers.IntegerField()
     assignments = serializers.IntegerField()
-    rewards = serializers.DecimalField(max_digits=12, decimal_places=2)
-    fees = serializers.DecimalField(max_digits=12, decimal_places=2)
-    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+    rewards = MoneyField(max_digits=12)
+    fees = MoneyField(max_digits=12)
+    total = MoneyField(max_digits=12)
 
 
 class CostSerializer(serializers.Serializer):
@@ -282,9 +299,9 @@ class CostSerializer(serializers.Serializer):
     buckets = BucketCostSerializer(many=True)
     hits = serializers.IntegerField()
     assignments = serializers.IntegerField()
-    rewards = serializers.DecimalField(max_digits=12, decimal_places=2, help_text="Dollars, as a string.")
-    fees = serializers.DecimalField(max_digits=12, decimal_places=2)
-    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+    rewards = MoneyField(max_digits=12, help_text="Dollars, as a string.")
+    fees = MoneyField(max_digits=12)
+    total = MoneyField(max_digits=12)
 
 
 @extend_schema(tags=["batches"])

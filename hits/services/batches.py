@@ -16,6 +16,7 @@ from hits.gold import known_answers
 from hits.models import HIT, Assignment, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, check_buckets, cents
 from hits.providers import Capability, ProviderError, get_provider
+from hits.services.budget import over_budget_message
 
 MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
 # Limits shared by the lead's form and the API (MTurk: lifetime and auto-approval at most 365 and 30 days).
@@ -198,6 +199,10 @@ def publish_batch(batch: Batch) -> Batch:
             raise BatchError(f"The batch is already {batch.get_status_display().lower()}.")
         if not batch.hits.exists():
             raise BatchError("The batch has no HITs.")
+        if batch.status == Batch.Status.DRAFT:
+            refused = over_budget_message(batch, cost_estimate(batch)["total"])
+            if refused:
+                raise BatchError(refused)
         batch.status = Batch.Status.PUBLISHING
         batch.save(update_fields=["status"])
     provider = get_provider(batch.provider)

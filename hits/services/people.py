@@ -1,10 +1,14 @@
 """Accounts: a user with one role; a worker account also gets its in-house Worker row."""
+import logging
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
 from config.roles import LEAD, ROLES, WORKER
 from hits.models import Worker
+
+logger = logging.getLogger(__name__)
 
 
 def create_user_with_role(*, username: str, password: str, role: str, email: str = ""):
@@ -23,3 +27,44 @@ def create_user_with_role(*, username: str, password: str, role: str, email: str
             provider=Worker.Provider.INHOUSE, external_id=username, defaults={"user": user}
         )
     return user
+
+
+class PeopleError(ValueError):
+    """A refused account, with a message for the lead."""
+
+
+def add_person(*, username: str, role: str, password: str = "", email: str = "", by=None) -> tuple[object, str]:
+    """A new account with one role, made by a lead on the People page: (user, password). An empty
+    password gets a random one (shown once). An existing username is refused, never reset."""
+    import secrets
+
+    from django.contrib.auth.password_validation import validate_password
+    from django.core.exceptions import ValidationError
+
+    username = (username or "").strip()
+    if not username or len(username) > 150 or not all(c.isalnum() or c in "@.+-_" for c in username):
+        raise PeopleError("A username is 1 to 150 letters, digits and @ . + - _.")
+    if role not in ROLES:
+        raise PeopleError(f"Choose a role: {', '.join(ROLES)}.")
+    if get_user_model().objects.filter(username__iexact=username).exists():
+        raise PeopleError(f"The username {username!r} is taken.")
+    password = password or secrets.token_urlsafe(12)
+    try:
+        validate_password(password, get_user_model()(username=username, email=email))
+    except ValidationError as exc:
+        raise PeopleError(" ".join(exc.messages)) from None
+    user = create_user_with_role(username=username, password=password, role=role, email=email.strip())
+    logger.info("person %s added as %s by %s", user.pk, role, getattr(by, "pk", None))
+    return user, password
+
+
+def people_by_role() -> list[dict]:
+    """Every active account with its roles, for the People page (reads only)."""
+    User = get_user_model()
+    rows = []
+    for user in User.objects.filter(is_active=True).prefetch_related("groups").order_by("username"):
+        roles = sorted(g.name for g in user.groups.all() if g.name in ROLES)
+        if user.is_superuser and LEAD not in roles:
+            roles.append(LEAD)
+        rows.append({"user": user, "roles": roles})
+    return rows

@@ -14,6 +14,8 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from config.roles import LEAD, role_required
+from hits.money import format_money
+from hits.services.budget import bonus_passes_budget
 from hits.services import review
 from hits.models import Assignment, Batch, Worker
 from hits.tasks import run_or_enqueue
@@ -130,9 +132,12 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
                           .order_by("-submitted_at").first())
             if assignment is None:
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
+            over = bonus_passes_budget(assignment.hit.batch, request.POST.get("amount", "0"))
+            if over and request.POST.get("over_budget") != "1":
+                raise review.ReviewError(over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway."))
             entry, created = review.send_bonus(assignment_id=assignment.pk, amount=request.POST.get("amount", "0"),
                                                reason=request.POST.get("reason", ""), token=request.POST.get("token", ""), by=request.user)
-            messages.success(request, f"Bonus of ${entry.amount} sent to {worker.external_id}." if created else "That bonus was already sent.")
+            messages.success(request, f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}." if created else "That bonus was already sent.")
         else:
             messages.error(request, "Unknown action.")
     except (review.ReviewError, ArithmeticError, ValueError) as exc:

@@ -9,6 +9,7 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from scoring import onboarding
 from scoring.judgments import labels_by_summary
 from scoring.summary_scores import summary_scores, system_scores
 
@@ -28,18 +29,16 @@ def home(request):
     see their work page (they must not see datasets, which hold the answers)."""
     if not has_role(request.user, LEAD, AUTHOR):
         return redirect("work")
-    datasets = Dataset.objects.all()
-    rows = [
-        {
-            "dataset": d,
-            "documents": d.documents.count(),
-            "systems": d.systems.count(),
-            "acus": ACU.objects.filter(reference__document__dataset=d).count(),
-            "rounds": d.batches.count(),
-        }
-        for d in datasets
-    ]
-    return render(request, "annotation/home.html", {"rows": rows})
+    context = {"rows": onboarding.dataset_rows(), "home": True}
+    if has_role(request.user, LEAD):
+        context["onboarding"] = onboarding.lead_steps()
+    return render(request, "annotation/home.html", context)
+
+
+@role_required(*STAFF)
+def dataset_list(request):
+    """Security behavior: leads and authors (workers never see datasets). The datasets with their counts."""
+    return render(request, "annotation/home.html", {"rows": onboarding.dataset_rows(), "home": False})
 
 
 @role_required(*STAFF)

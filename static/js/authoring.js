@@ -39,10 +39,12 @@
   function acuItem(acu) {
     const li = h("li", { class: "acu", "data-id": acu.id === null ? "" : String(acu.id) });
     if (editable) li.appendChild(h("span", { class: "handle", draggable: "true", title: "Drag to move", text: "⠿", "aria-hidden": "true" }));
-    li.appendChild(h("input", {
-      class: "acu-text", type: "text", value: acu.text, readonly: !editable,
-      "aria-label": "ACU", autocomplete: "off", spellcheck: "true",
-    }));
+    // A one-line field that grows with its text, so long ACUs wrap instead of scrolling sideways.
+    const field = h("textarea", {
+      class: "acu-text", rows: "1", readonly: !editable, "aria-label": "ACU", autocomplete: "off", spellcheck: "true",
+    });
+    field.value = acu.text;
+    li.appendChild(field);
     if (editable) li.appendChild(h("button", { type: "button", class: "delete", title: "Delete this ACU", "aria-label": "Delete ACU", tabindex: "-1", text: "×" }));
     li.appendChild(hintList("hints", acu.hints));
     commentsFor(acu.id).forEach(function (c) {
@@ -144,7 +146,7 @@
       const data = await resp.json().catch(function () { return {}; });
       if (resp.status === 409) {
         stopped = true;
-        root.querySelectorAll("input").forEach(function (i) { i.readOnly = true; });
+        root.querySelectorAll("input, textarea").forEach(function (i) { i.readOnly = true; });
         document.querySelectorAll("#submit-form button").forEach(function (b) { b.disabled = true; });
         setStatus("conflict", "Not saved: conflict");
         showAlert(data.error || "Changed elsewhere: reload.", true);
@@ -209,9 +211,16 @@
     schedule(0);
   }
 
+  function grow(field) { field.style.height = "auto"; field.style.height = field.scrollHeight + 2 + "px"; }
+  function growAll() { root.querySelectorAll("textarea.acu-text").forEach(grow); }
+
   root.addEventListener("input", function (e) {
-    if (e.target.classList.contains("acu-text")) schedule(700);
+    if (!e.target.classList.contains("acu-text")) return;
+    if (/[\r\n]/.test(e.target.value)) e.target.value = e.target.value.replace(/\s*[\r\n]+\s*/g, " ");  // one line (pasted text)
+    grow(e.target);
+    schedule(700);
   });
+  window.addEventListener("resize", growAll);
 
   root.addEventListener("keydown", function (e) {
     const t = e.target;
@@ -222,6 +231,7 @@
         if (!t.value.trim()) return;
         t.closest(".sentence-block").querySelector(".acu-list").appendChild(acuItem({ id: null, text: t.value.trim(), hints: [] }));
         t.value = "";
+        growAll();
         schedule(0);
       } else if (e.key === "ArrowUp" || e.key === "ArrowDown") {
         e.preventDefault();
@@ -306,6 +316,7 @@
   });
 
   render();
+  growAll();
   setStatus("saved", editable ? "All changes saved" : "Read only");
   const firstNew = root.querySelector(".acu-new");
   if (firstNew) firstNew.focus();

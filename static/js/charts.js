@@ -1,7 +1,7 @@
 /* Every chart on every page is drawn the same way: a <canvas data-chart="ID"> whose
    configuration sits in <script type="application/json" id="ID">. Points may carry
    yMin/yMax, drawn as error bars; lines with `reference: true` are dashed. Each chart gets
-   a "Download PNG" link. Uses the vendored Chart.js (static/vendor/chartjs). */
+   a "Download PNG" button. Uses the vendored Chart.js (static/vendor/chartjs). */
 (function () {
   "use strict";
   const errorBars = {
@@ -77,18 +77,25 @@
     window.drawChart(canvas);
   };
 
+  // The PNG is saved through a temporary link outside this handler: clicking the visible link
+  // again from its own handler ran it twice and ended with the default prevented (no download).
+  function downloadPng(canvas) {
+    const a = document.createElement("a");
+    a.href = canvas.toDataURL("image/png");
+    a.download = (canvas.dataset.name || canvas.dataset.chart) + ".png";
+    a.hidden = true;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
   document.querySelectorAll("canvas[data-chart]").forEach(function (canvas) {
     window.drawChart(canvas);
-    const link = document.createElement("a");
-    link.href = "#";
-    link.className = "chart-download";
-    link.textContent = "Download PNG";
-    link.addEventListener("click", function (e) {
-      e.preventDefault();
-      link.href = canvas.toDataURL("image/png");
-      link.download = (canvas.dataset.name || canvas.dataset.chart) + ".png";
-      link.click();
-    }, { once: false });
-    canvas.parentElement.appendChild(link);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "chart-download";
+    button.textContent = "Download PNG";
+    button.addEventListener("click", function () { downloadPng(canvas); });
+    canvas.parentElement.appendChild(button);
   });
 })();

@@ -55,7 +55,7 @@ def test_worker_qualifies_and_submits_lead_approves_and_pays_bonus(live_server, 
     page.check(f"input[name=assignment][value='{assignment.pk}']")
     page.click("button:text('Approve ticked')")
     page.wait_for_selector(".messages li:has-text('Approved 1')")
-    page.fill("#bonus-assignment", str(assignment.pk))
+    page.select_option("#bonus-assignment", str(assignment.pk))
     page.fill("#bonus-amount", "0.40")
     page.fill("#bonus-reason", "Careful answers")
     page.click("button:text('Send bonus')")

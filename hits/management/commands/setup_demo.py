@@ -15,7 +15,8 @@ from hits.services.people import create_user_with_role
 DEMO_FILE = Path(__file__).resolve().parents[3] / "annotation" / "demo" / "realsumm-demo.rose.jsonl"
 DEMO_NAME = "realsumm-demo"
 AUTHORING_NAME = "realsumm-demo-to-write"
-DEMO_USERS = [("demo-lead", "lead"), ("demo-author", "author"), ("demo-worker", "worker")]
+# Two authors, so that a reference one writes has someone to review it.
+DEMO_USERS = [("demo-lead", "lead"), ("demo-author", "author"), ("demo-reviewer", "author"), ("demo-worker", "worker")]
 
 
 class Command(BaseCommand):
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         lines, users = [], {}
         for username, role in DEMO_USERS:
             password = secrets.token_urlsafe(9)
-            users[role] = create_user_with_role(username=username, password=password, role=role)
+            users.setdefault(role, create_user_with_role(username=username, password=password, role=role))
             lines.append(f"  {role:<7} {username:<12} password: {password}")
         if not Dataset.objects.filter(name=AUTHORING_NAME).exists():
             self._authoring_demo(users["author"])

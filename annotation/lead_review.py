@@ -1,0 +1,65 @@
+"""The lead's way out of an authoring deadlock: assign a reviewer, or approve or send back a reference in review."""
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.authoring import AuthoringError, authors
+from annotation.models import ACU, Reference, ReviewComment
+
+logger = logging.getLogger(__name__)
+
+
+def possible_reviewers(reference: Reference):
+    """Authors who may review this reference: every active author but its writer."""
+    return authors().exclude(pk=reference.writer_id)
+
+
+def _in_review(reference_id: int) -> Reference:
+    reference = Reference.objects.select_for_update().get(pk=reference_id)
+    if reference.status != Reference.Status.IN_REVIEW:
+        raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
+    return reference
+
+
+def assign_reviewer(*, reference_id: int, reviewer_id: int, by) -> Reference:
+    with transaction.atomic():
+        reference = _in_review(reference_id)
+        reviewer = possible_reviewers(reference).filter(pk=reviewer_id).first()
+        if reviewer is None:
+            raise AuthoringError("Choose an author other than the writer as reviewer.")
+        reference.reviewer = reviewer
+        reference.version += 1
+        reference.save(update_fields=["reviewer", "version"])
+    logger.info("reference %s: reviewer %s assigned by lead %s", reference.pk, reviewer.pk, getattr(by, "pk", None))
+    return reference
+
+
+def lead_approve(*, reference_id: int, by) -> Reference:
+    """Approve as the lead: the ACUs can go into crowd tasks."""
+    now = timezone.now()
+    with transaction.atomic():
+        reference = _in_review(reference_id)
+        reference.acus.update(status=ACU.Status.APPROVED, updated_at=now)
+        reference.comments.filter(resolved_at__isnull=True).update(resolved_at=now)
+        reference.status = Reference.Status.APPROVED
+        reference.approved_at = now
+        reference.version += 1
+        reference.save(update_fields=["status", "approved_at", "version"])
+    logger.info("reference %s approved by lead %s", reference.pk, getattr(by, "pk", None))
+    return reference
+
+
+def lead_send_back(*, reference_id: int, by, text: str) -> Reference:
+    """Send the reference back to its writer with the lead's comment."""
+    text = (text or "").strip()
+    if not text:
+        raise AuthoringError("Say what the writer should change.")
+    with transaction.atomic():
+        reference = _in_review(reference_id)
+        ReviewComment.objects.create(reference=reference, author=by, text=text)
+        reference.status = Reference.Status.CHANGES
+        reference.version += 1
+        reference.save(update_fields=["status", "version"])
+    logger.info("reference %s sent back by lead %s", reference.pk, getattr(by, "pk", None))
+    return reference

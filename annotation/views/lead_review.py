@@ -1,0 +1,40 @@
+"""The lead's decisions on a reference in review (assign a reviewer, approve, send back).
+
+Security behavior: leads only; every action is a POST and returns to the review page.
+"""
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from annotation import lead_review
+from annotation.authoring import AuthoringError
+from config.roles import LEAD, role_required
+
+
+@role_required(LEAD)
+@require_POST
+def lead_action(request, reference_id: int, action: str):
+    try:
+        if action == "assign":
+            reference = lead_review.assign_reviewer(
+                reference_id=reference_id, reviewer_id=_int(request.POST.get("reviewer")), by=request.user
+            )
+            messages.success(request, f"{reference.reviewer.username} now reviews this reference.")
+        elif action == "approve":
+            lead_review.lead_approve(reference_id=reference_id, by=request.user)
+            messages.success(request, "Approved: its ACUs can now be used in crowd tasks.")
+        elif action == "changes":
+            lead_review.lead_send_back(reference_id=reference_id, by=request.user, text=request.POST.get("text", ""))
+            messages.success(request, "Sent back to the writer with your comment.")
+        else:
+            messages.error(request, "Unknown action.")
+    except AuthoringError as exc:
+        messages.error(request, str(exc))
+    return redirect("authoring_review", reference_id=reference_id)
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,46 @@
+"""What one worker answered in an assignment, next to the other workers' majority and the expert labels (reads only)."""
+from collections import defaultdict
+
+from annotation.models import ACU
+from hits.gold import known_answers
+from hits.models import Assignment, Judgment
+
+
+def assignment_answers(assignment: Assignment) -> dict:
+    """Per ACU of the HIT: the worker's answer, the current majority of the other counted workers
+    (a tie is not present, as in scoring; None without other answers), and the expert label of an
+    imported round or the HIT's gold answer where one exists."""
+    hit = assignment.hit
+    summary = hit.summary
+    acus = list(ACU.objects.filter(reference=summary.document.reference).order_by("sentence__position", "position"))
+    mine = dict(assignment.judgments.values_list("acu_id", "present"))
+    others: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    counted = (
+        Judgment.objects.filter(assignment__hit=hit, assignment__status__in=Assignment.COUNTED,
+                                assignment__worker__excluded=False)
+        .exclude(assignment=assignment)
+        .values_list("acu_id", "present")
+    )
+    for acu_id, present in counted:
+        others[acu_id][0] += int(present)
+        others[acu_id][1] += 1
+    expert = known_answers(hit.batch.dataset, [summary.pk]).get(summary.pk, {})
+    gold = {int(k): bool(v) for k, v in (hit.gold_answers or {}).items()}
+    rows = []
+    for acu in acus:
+        p, n = others.get(acu.pk, (0, 0))
+        majority = (2 * p > n) if n else None
+        label = gold.get(acu.pk, expert.get(acu.pk))
+        answer = mine.get(acu.pk)
+        rows.append({
+            "acu": acu, "answer": answer, "majority": majority, "votes": f"{p}/{n}" if n else "", "expert": label,
+            "agrees_majority": None if answer is None or majority is None else answer == majority,
+            "agrees_expert": None if answer is None or label is None else answer == label,
+        })
+
+    def share(key):
+        decided = [r[key] for r in rows if r[key] is not None]
+        return (sum(decided), len(decided)) if decided else None
+
+    return {"rows": rows, "summary": summary, "with_majority": share("agrees_majority"),
+            "with_expert": share("agrees_expert"), "answered": len(mine)}

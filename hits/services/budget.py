@@ -1,0 +1,64 @@
+"""A batch's budget: the check before publishing, raising it, and whether a bonus would pass it."""
+import logging
+from decimal import Decimal, InvalidOperation
+
+from django.db import transaction
+
+from config.errors import ServiceError
+from hits.ledger import spend
+from hits.models import Batch
+from hits.money import cents, format_money
+
+logger = logging.getLogger(__name__)
+
+
+class BudgetError(ServiceError):
+    """A refusal because of the budget, with a message for the lead."""
+
+
+def over_budget_message(batch: Batch, estimate: Decimal) -> str | None:
+    """Why the batch may not be published, or None when its estimate fits its budget (or it has none)."""
+    if batch.budget is None or cents(estimate) <= cents(batch.budget):
+        return None
+    return (f"The estimated cost {format_money(estimate)} exceeds the budget {format_money(batch.budget)}: "
+            f"raise the budget to at least {format_money(estimate)}, or lower the rewards or assignments.")
+
+
+def check_publishable(batch: Batch, estimate: Decimal) -> None:
+    message = over_budget_message(batch, estimate)
+    if message:
+        raise BudgetError(message)
+
+
+@transaction.atomic
+def set_budget(batch: Batch, value, by=None) -> Batch:
+    """Set (or clear, with an empty value) the batch's budget in dollars."""
+    text = str(value if value is not None else "").strip().lstrip("$").replace(",", "")
+    if not text:
+        budget = None
+    else:
+        try:
+            budget = cents(Decimal(text))
+        except (InvalidOperation, ValueError):
+            raise BudgetError(f"“{value}” is not an amount of money.") from None
+        if budget < 0 or budget >= Decimal(100000000):
+            raise BudgetError("A budget is between $0.00 and $99,999,999.99.")
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    batch.budget = budget
+    batch.save(update_fields=["budget"])
+    logger.info("budget batch=%s set to %s by=%s", batch.pk, budget, getattr(by, "pk", None))
+    return batch
+
+
+def bonus_passes_budget(batch: Batch, amount) -> str | None:
+    """A message when paying `amount` more would take the batch's spend over its budget, else None."""
+    if batch.budget is None:
+        return None
+    try:
+        after = spend(batch)["total"] + cents(Decimal(str(amount)))
+    except (InvalidOperation, ValueError):
+        return None  # the bonus service refuses the amount itself
+    if after <= batch.budget:
+        return None
+    return (f"This bonus takes the batch's spend to {format_money(after)}, over its budget of "
+            f"{format_money(batch.budget)}. Confirm to pay it anyway.")

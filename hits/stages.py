@@ -1,0 +1,51 @@
+"""Where a batch is in its life: draft → published → complete (every assignment decided) → paid (a selector, reads only)."""
+from dataclasses import dataclass
+
+from django.db.models import Count
+from django.utils import timezone
+
+from hits.models import Assignment, Batch, LedgerEntry
+
+EXPLAIN = {
+    "draft": "Not published yet: check the cost, then publish.",
+    "publishing": "Being handed to the provider.",
+    "published": "Workers are taking its HITs.",
+    "stopped": "No new HITs are handed out; submitted work can still be reviewed.",
+    "complete": "Every assignment is decided (approved or rejected); some approved rewards are not paid yet.",
+    "paid": "Every assignment is decided and every approved reward is in the ledger.",
+    "imported": "Labels imported with the dataset (read-only).",
+}
+
+
+@dataclass(frozen=True)
+class Stage:
+    code: str
+    label: str
+    explanation: str
+
+
+def batch_stage(batch: Batch) -> Stage:
+    """The stage a lead reads on the batch pages. The stored status says whether work is handed out;
+    complete and paid follow from the assignments and the ledger, so no page has to write them."""
+    if batch.kind == Batch.Kind.IMPORTED:
+        return Stage("imported", "Imported", EXPLAIN["imported"])
+    if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
+        return _stage(batch.status)
+    counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
+    pending = counts.get(Assignment.Status.ASSIGNED, 0) + counts.get(Assignment.Status.SUBMITTED, 0)
+    approved = counts.get(Assignment.Status.APPROVED, 0)
+    decided = approved + counts.get(Assignment.Status.REJECTED, 0)
+    places = batch.hits.count() * batch.assignments_per_hit
+    no_more_work = (
+        batch.status in (Batch.Status.STOPPED, Batch.Status.COMPLETE)
+        or (batch.expires_at is not None and batch.expires_at <= timezone.now())
+    )
+    if pending or not decided or (approved < places and not no_more_work):
+        return _stage(batch.status)
+    paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
+    return _stage("paid" if paid >= approved else "complete")
+
+
+def _stage(code: str) -> Stage:
+    label = dict(Batch.Status.choices).get(code) or code.capitalize()
+    return Stage(code, label, EXPLAIN.get(code, ""))
