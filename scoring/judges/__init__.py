@@ -1,0 +1,53 @@
+"""Machine judges of ACU presence (lexical, embedding, nli, llm) behind one interface."""
+from .base import Judge, JudgeUnavailable
+
+JUDGE_NAMES = ("lexical", "embedding", "nli", "llm")
+
+
+def _judge_class(name: str) -> type[Judge]:
+    if name == "lexical":
+        from .lexical import LexicalJudge
+
+        return LexicalJudge
+    if name == "embedding":
+        from .embedding import EmbeddingJudge
+
+        return EmbeddingJudge
+    if name == "nli":
+        from .nli import NLIJudge
+
+        return NLIJudge
+    if name == "llm":
+        from .llm import LLMJudge
+
+        return LLMJudge
+    raise JudgeUnavailable(f"Unknown judge {name!r}: choose one of {', '.join(JUDGE_NAMES)}.")
+
+
+def get_judge(name: str, **options) -> Judge:
+    """A judge by name, with its options (e.g. `model_dir`, `device`, `batch_size` for nli).
+
+    Raises JudgeUnavailable for an unknown name or invalid options; whether the judge can
+    run here (packages, model files, endpoint) is `judge.available()`, and `judge.judge()`
+    raises JudgeUnavailable with that reason when it cannot.
+    """
+    cls = _judge_class(name)
+    try:
+        return cls(**options)
+    except TypeError as exc:
+        raise JudgeUnavailable(f"Invalid options for the {name} judge: {exc}") from None
+
+
+def judge_availability() -> list[dict]:
+    """Every judge with whether it can run here and why not (for pages and the API)."""
+    rows = []
+    for name in JUDGE_NAMES:
+        try:
+            ok, why = get_judge(name).available()
+        except JudgeUnavailable as exc:
+            ok, why = False, str(exc)
+        rows.append({"name": name, "available": ok, "reason": why})
+    return rows
+
+
+__all__ = ["JUDGE_NAMES", "Judge", "JudgeUnavailable", "get_judge", "judge_availability"]
