@@ -113,9 +113,10 @@
       const head = h("p", { class: "sentence-text" }, [h("span", { class: "num", text: (i + 1) + "." }), document.createTextNode(" " + s.text)]);
       if (s.budget === "human") head.appendChild(h("span", { class: "badge budget-human", title: "The budget gives this sentence to an expert", text: "needs an expert" }));
       if (s.budget === "machine") head.appendChild(h("span", { class: "badge budget-machine", title: "The budget fills this sentence with machine units", text: "machine units" }));
-      if (editable && suggestUrl) head.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+D)", text: "Suggest ACUs" }));
+      const top = h("div", { class: "sentence-head" }, [head]);
+      if (editable && suggestUrl) top.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+D)", text: "Suggest ACUs" }));
       const block = h("section", { class: "sentence-block", "data-sentence-id": String(s.id) }, [
-        head,
+        top,
         hintList("sentence-hints", s.hints),
         list,
         draftList(s),

@@ -1,0 +1,61 @@
+"""An author asks for drafts, accepts two by keyboard, edits one, dismisses one; the history shows the drafter."""
+import pytest
+
+from annotation import authoring
+from annotation.models import ACU, ACUChange, DraftACU, Reference
+
+from ..authoring_data import unauthored_dataset
+from .test_authoring_browser import acu_texts, as_user, wait_saved
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, browser, shoot, author, tmp_path):
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+
+    page = as_user(browser, live_server.url, author)
+    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    page.wait_for_selector("#editor .acu-new:focus")
+    page.keyboard.press("Alt+Shift+D")  # suggest for the whole reference
+    page.wait_for_selector("li.draft .draft-text:focus")
+    assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 2
+    assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 2
+    assert page.locator("li.draft .draft-badge").first.inner_text() == "draft · rules"
+    shoot(page, "drafts-suggested")
+
+    page.keyboard.press("Enter")  # accept the first draft of sentence 1
+    page.keyboard.press("Enter")  # and the second
+    assert acu_texts(page, 0) == [
+        "Anuradha Koirala has been sleeping outdoors because of aftershocks.",
+        "425 young women and girls have been sleeping outdoors because of aftershocks.",
+    ]
+    page.keyboard.press("ArrowDown")  # from sentence 1's new-ACU field to sentence 2's first draft
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(" in Kathmandu.")  # editing a draft accepts it
+    page.keyboard.press("ArrowDown")  # the other draft of sentence 2
+    page.keyboard.press("Escape")  # dismiss it
+    wait_saved(page)
+    assert acu_texts(page, 1) == ["Pushpa Basnet was forced to evacuate their residence in Kathmandu."]
+    assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 0
+
+    page.click("#history summary")
+    history = page.locator("#history-list")
+    history.locator("li", has_text="Dismissed draft (rules)").wait_for()
+    assert history.locator("li", has_text="Accepted draft (rules)").count() == 3
+    assert "“Pushpa Basnet was forced to evacuate their residence.” → “Pushpa Basnet was forced to evacuate their residence in Kathmandu.”" in history.inner_text()
+    assert page.locator("li.acu .from-draft").first.inner_text() == "from rules"
+    shoot(page, "drafts-accepted")
+
+    # Stored: three ACUs from the rules drafter, one dismissal, in the history with the drafter.
+    assert list(ACU.objects.filter(reference=reference).values_list("drafter", flat=True)) == ["rules"] * 3
+    assert ACUChange.objects.filter(reference=reference, action="accept", drafter="rules").count() == 3
+    assert ACUChange.objects.get(reference=reference, action="dismiss").drafter == "rules"
+    assert DraftACU.objects.filter(reference=reference, status="dismissed").count() == 1
+    page.reload()
+    page.wait_for_selector("#editor li.acu")
+    assert acu_texts(page, 1) == ["Pushpa Basnet was forced to evacuate their residence in Kathmandu."]
+    assert page.locator(".sentence-block").nth(2).locator("li.draft").count() == 2  # still waiting
+    page.context.close()
