@@ -12,7 +12,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from .hints import reference_hints, usual_length
-from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReviewComment
+from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReferenceSentence, ReviewComment
 from .roles import AUTHOR
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
@@ -40,11 +40,14 @@ def authors():
 
 # ---- assignment -------------------------------------------------------------------------
 
-def assign_references(*, dataset: Dataset, author_ids: list[int], count: int | None = None) -> dict[str, int]:
+def assign_references(
+    *, dataset: Dataset, author_ids: list[int], count: int | None = None, reference_ids: list[int] | None = None
+) -> dict[str, int]:
     """Give unassigned, unapproved references of a dataset to authors, in document order.
 
     With `count`, each author gets up to `count` more; without, the unassigned references
-    are split evenly (round robin). Returns {username: references given}.
+    are split evenly (round robin). `reference_ids` limits the references to give (the
+    human-unit budget assigns only those with sentences for people). Returns {username: references given}.
     """
     people = list(authors().filter(pk__in=author_ids))
     if not people:
@@ -58,6 +61,8 @@ def assign_references(*, dataset: Dataset, author_ids: list[int], count: int | N
             .exclude(status=Reference.Status.APPROVED)
             .order_by("document__position")
         )
+        if reference_ids is not None:
+            free = [r for r in free if r.pk in set(reference_ids)]
         if count is not None:
             free = free[: count * len(people)]
         given = {p.username: 0 for p in people}
@@ -466,4 +471,18 @@ def authoring_overview(dataset: Dataset) -> dict:
         "unassigned": refs.filter(writer=None).exclude(status=Reference.Status.APPROVED).count(),
         "rows": rows,
         "draft_time": time_with_and_without_drafts(dataset),
+        "budget": budget_overview(dataset),
+    }
+
+
+def budget_overview(dataset: Dataset) -> dict:
+    """Sentences by budget role and the machine units in place (for the lead's page)."""
+    sentences = ReferenceSentence.objects.filter(reference__document__dataset=dataset)
+    counts = {role: n for role, n in sentences.values_list("budget").annotate(n=Count("pk")).order_by()}
+    total = sum(counts.values())
+    return {
+        "human": counts.get(ReferenceSentence.Budget.HUMAN, 0),
+        "machine": counts.get(ReferenceSentence.Budget.MACHINE, 0),
+        "sentences": total,
+        "machine_units": ACU.objects.filter(reference__document__dataset=dataset, machine=True).count(),
     }

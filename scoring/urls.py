@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import budget_views, views
 
 urlpatterns = [
     path("datasets/<int:dataset_id>/dashboard/", views.overview, name="dashboard"),
@@ -10,5 +10,6 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/dashboard/workers/<int:worker_id>/<str:action>", views.worker_action, name="dashboard_worker_action"),
     path("datasets/<int:dataset_id>/dashboard/metrics/", views.metrics, name="dashboard_metrics"),
     path("datasets/<int:dataset_id>/dashboard/run/<str:kind>", views.start_statistics, name="dashboard_start"),
+    path("datasets/<int:dataset_id>/authoring/budget", budget_views.budget, name="authoring_budget"),
     path("datasets/<int:dataset_id>/exports/<str:what>", views.export, name="dashboard_export"),
 ]
