@@ -246,7 +246,12 @@ class DraftACU(models.Model):
 
 
 class DraftJob(models.Model):
-    """A lead's pre-drafting of a whole dataset, run as a Celery task; its progress is polled."""
+    """A lead's drafting job on a whole dataset, run as a Celery task whose progress is polled:
+    pre-drafting every empty sentence, or applying the human-unit budget (scoring.budget_service)."""
+
+    class Kind(models.TextChoices):
+        PREDRAFT = "predraft", "Pre-drafting"
+        BUDGET = "budget", "Human-unit budget"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -255,7 +260,10 @@ class DraftJob(models.Model):
         FAILED = "failed", "Failed"
 
     dataset = models.ForeignKey(Dataset, related_name="draft_jobs", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.PREDRAFT)
     drafter = models.CharField(max_length=20)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)

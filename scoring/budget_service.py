@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from annotation import authoring
 from annotation.drafting import get_drafter
@@ -42,9 +42,12 @@ def training_sets(exclude: Dataset):
     )
 
 
-def training_rows(target: Dataset, *, drafter: str, judge) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def training_rows(target: Dataset, *, drafter: str, judge, progress=None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     rows, labels, names = [], [], []
-    for dataset in training_sets(target):
+    sets = list(training_sets(target))
+    for k, dataset in enumerate(sets):
+        if progress:
+            progress(k, len(sets) + 1)
         tables = build_tables(dataset, drafter=drafter, judge=judge)
         if not tables.sentence_ids:
             continue
@@ -55,6 +58,37 @@ def training_rows(target: Dataset, *, drafter: str, judge) -> tuple[np.ndarray, 
     if not rows:
         return np.zeros((0, len(features.FEATURES))), np.zeros(0), []
     return np.vstack(rows), np.concatenate(labels), names
+
+
+def run_job(job_id: int):
+    """Apply the budget of a DraftJob (kind budget), recording progress, result or error on it."""
+    from django.utils import timezone
+
+    from annotation.drafting import DrafterError
+    from annotation.models import DraftJob
+
+    from .judges import JudgeUnavailable
+
+    job = DraftJob.objects.select_related("dataset").get(pk=job_id)
+    DraftJob.objects.filter(pk=job.pk).update(status=DraftJob.Status.RUNNING)
+
+    def progress(done, total):
+        DraftJob.objects.filter(pk=job.pk).update(done=done, total=total)
+
+    try:
+        result = apply_budget(
+            dataset=job.dataset, share=float(job.params["share"]), drafter=job.drafter,
+            judge_name=job.params.get("judge"), author_ids=job.params.get("authors") or None, progress=progress,
+        )
+    except (BudgetError, DrafterError, JudgeUnavailable, authoring.AuthoringError) as exc:
+        DraftJob.objects.filter(pk=job.pk).update(status=DraftJob.Status.FAILED, error=str(exc), finished_at=timezone.now())
+    else:
+        DraftJob.objects.filter(pk=job.pk).update(
+            status=DraftJob.Status.DONE, result=result, drafts=result["machine_units"], done=F("total"),
+            finished_at=timezone.now(),
+        )
+    job.refresh_from_db()
+    return job
 
 
 def _open_sentences(dataset: Dataset) -> list[ReferenceSentence]:
@@ -90,7 +124,7 @@ def _draft_scores(sentences, drafts, judge) -> list[np.ndarray]:
 
 
 def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judge_name: str | None = None,
-                 author_ids: list[int] | None = None) -> dict:
+                 author_ids: list[int] | None = None, progress=None) -> dict:
     """Rank the dataset's open sentences by predicted machine error and split them: the top
     `share` for human ACUs, the rest filled with machine units. Re-applying moves sentences
     between the two (unjudged machine units of sentences that become human are removed)."""
@@ -111,7 +145,7 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
             drafts[i] = out
     scores = _draft_scores(sentences, drafts, judge)
     F = np.array([features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores)])
-    X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge)
+    X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge, progress=progress)
     if len(y) >= 20:
         predicted = regressor.fit(X, y).predict(F)
         method = f"gradient boosting trained on {len(y)} sentences of {', '.join(trained_on)}"
@@ -119,6 +153,8 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
         # NOTE: without training data, longer sentences with more coordinations go to people first.
         predicted = F[:, features.FEATURES.index("words")] * (1 + F[:, features.FEATURES.index("coordinations")])
         method = "no dataset with human ACUs and summaries to train on: ranked by length and coordinations"
+    if progress:
+        progress(len(trained_on), len(trained_on) + 1)
     human = regressor.choose_human(predicted, share)
     with transaction.atomic():
         for sentence, is_human, value in zip(sentences, human, predicted):

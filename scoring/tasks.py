@@ -27,3 +27,11 @@ def run_power_analysis(run_id: int) -> int:
 def run_metric_significance(run_id: int) -> int:
     statistics.run_metric_correlations(run_id)
     return run_id
+
+
+@shared_task(acks_late=True)
+def apply_budget(job_id: int) -> str:
+    """Apply a lead's human-unit budget (a DraftJob of kind budget); rerunning re-applies it."""
+    from .budget_service import run_job
+
+    return run_job(job_id).status

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation.models import ACU, Reference, ReferenceSentence
+from annotation.models import ACU, DraftJob, Reference, ReferenceSentence
 from scoring import budget_service
 from scoring.draft_report import build_tables, human_scores, report
 from scoring.judges import get_judge
@@ -82,14 +82,19 @@ def test_budget_splits_sentences_fills_machine_units_and_assigns_authors(tmp_pat
     assert not ACU.objects.filter(reference__document__dataset=target).exists()
 
 
-def test_budget_without_training_data_says_so_and_the_page_posts_it(tmp_path, client, lead):
+def test_budget_without_training_data_says_so_and_the_page_posts_it(tmp_path, client, lead, eager_celery):
     target = unauthored_dataset(tmp_path, documents=2)
     client.login(username=lead.username, password=PASSWORD)
     url = reverse("authoring_budget", args=[target.pk])
-    resp = client.post(url, {"percent": "40", "drafter": "rules"}, follow=True)
+    resp = client.post(url, {"percent": "40", "drafter": "rules", "judge": "lexical"}, follow=True)
     text = resp.content.decode()
-    assert "Budget 40%" in text and "no dataset with human ACUs" in text
+    assert "Budget 40% started" in text and "no dataset with human ACUs" in text
+    job = DraftJob.objects.get(dataset=target, kind="budget")
+    assert job.status == "done" and job.result["human"] == round(0.4 * job.result["sentences"])
     assert ReferenceSentence.objects.filter(reference__document__dataset=target, budget="machine").exists()
     resp = client.post(url, {"percent": "lots"}, follow=True)
     assert "as a percentage" in resp.content.decode()
+    resp = client.post(url, {"percent": "400"}, follow=True)
+    assert "between 0% and 100%" in resp.content.decode()
+    assert DraftJob.objects.filter(kind="budget").count() == 1
     assert "Human-unit budget" in client.get(reverse("authoring_overview", args=[target.pk])).content.decode()

@@ -116,7 +116,8 @@ def job_progress(job: DraftJob | None) -> dict | None:
     if job is None:
         return None
     return {
-        "id": job.pk, "drafter": job.drafter, "status": job.status, "status_display": job.get_status_display(),
+        "id": job.pk, "kind": job.kind, "drafter": job.drafter, "params": job.params, "result": job.result,
+        "status": job.status, "status_display": job.get_status_display(),
         "done": job.done, "total": job.total, "drafts": job.drafts, "error": job.error,
         "finished": job.status in (DraftJob.Status.DONE, DraftJob.Status.FAILED),
     }

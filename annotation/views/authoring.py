@@ -232,9 +232,23 @@ def overview(request, dataset_id: int):
             "references": references,
             "guidelines": guidelines_for(dataset),
             "drafters": available_drafters(),
-            "draft_job": drafting.job_progress(dataset.draft_jobs.first()),
+            "draft_job": drafting.job_progress(dataset.draft_jobs.filter(kind=DraftJob.Kind.PREDRAFT).first()),
+            "budget_job": drafting.job_progress(dataset.draft_jobs.filter(kind=DraftJob.Kind.BUDGET).first()),
+            "judges": _judge_names(),
         },
     )
+
+
+def _judge_names() -> list[str]:
+    """Judges the budget can use here, from the scoring app's registry when it is installed
+    (looked up by name: annotation does not import scoring)."""
+    from importlib import import_module
+
+    try:
+        rows = import_module("scoring.judges").judge_availability()
+    except ImportError:
+        return ["lexical"]
+    return [r["name"] for r in rows if r["available"] and r["name"] in ("lexical", "embedding")]
 
 
 @role_required(LEAD)

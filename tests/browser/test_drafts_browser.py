@@ -59,3 +59,35 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     assert acu_texts(page, 1) == ["Pushpa Basnet was forced to evacuate their residence in Kathmandu."]
     assert page.locator(".sentence-block").nth(2).locator("li.draft").count() == 2  # still waiting
     page.context.close()
+
+
+def test_lead_predrafts_and_applies_a_budget(live_server, browser, shoot, lead, author, tmp_path, eager_celery):
+    from ..crowd_data import demo_dataset
+
+    demo_dataset()  # training data for the regressor
+    dataset = unauthored_dataset(tmp_path, documents=3)
+    page = as_user(browser, live_server.url, lead)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/authoring/")
+    page.click("text=Pre-draft the dataset")
+    page.wait_for_selector("#job-predraft [data-field=status_display]:text('Done')")
+    assert page.locator("#job-predraft [data-field=done]").inner_text() == "3"
+    page.fill("#id_percent", "40")
+    page.select_option("#id_budget_judge", "lexical")
+    page.locator("#budget-form input[name=authors]").first.check()
+    page.click("text=Apply the budget")
+    page.wait_for_selector(".messages li:has-text('Budget 40% started')")
+    page.wait_for_selector("#budget-result")
+    assert "trained on" in page.locator("#budget-result").inner_text()
+    shoot(page, "drafts-lead-budget")
+    reference = Reference.objects.filter(document__dataset=dataset, writer=author).first()
+    assert reference is not None
+
+    writer = as_user(browser, live_server.url, author)
+    writer.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    writer.wait_for_selector("#editor .sentence-block")
+    assert writer.locator(".badge.budget-human").count() >= 1
+    if writer.locator(".badge.budget-machine").count():
+        assert writer.locator("li.acu.machine .machine-badge").first.inner_text() == "machine · rules"
+    shoot(writer, "drafts-budget-editor")
+    writer.context.close()
+    page.context.close()
