@@ -15,7 +15,7 @@ from django.db.models import Count, F, Q
 from annotation import authoring
 from annotation.drafting import get_drafter
 from annotation.drafting.service import draft_context, fill_machine_units
-from annotation.models import ACU, Dataset, Reference, ReferenceSentence, Summary
+from annotation.models import ACU, Dataset, DraftACU, Reference, ReferenceSentence, Summary
 
 from . import draft_quality
 from .budget import features, regressor
@@ -165,6 +165,8 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
         removed, _ = ACU.objects.filter(sentence_id__in=now_human, machine=True, judgments__isnull=True).delete()
         machine = {s.pk: d for s, d, h in zip(sentences, drafts, human) if not h}
         created = fill_machine_units(sentence_ids=list(machine), drafter=engine.name, drafts_by_sentence=machine)
+        # The machine units stand where pending drafts were: no second copy for the writer to dismiss.
+        DraftACU.objects.filter(sentence_id__in=list(machine), status=DraftACU.Status.PENDING).delete()
     assigned = {}
     if author_ids:
         wanted = sorted({s.reference_id for s, h in zip(sentences, human) if h})

@@ -86,8 +86,11 @@ def test_lead_predrafts_and_applies_a_budget(live_server, browser, shoot, lead, 
     writer.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
     writer.wait_for_selector("#editor .sentence-block")
     assert writer.locator(".badge.budget-human").count() >= 1
-    if writer.locator(".badge.budget-machine").count():
-        assert writer.locator("li.acu.machine .machine-badge").first.inner_text() == "machine · rules"
+    machine = writer.locator(".sentence-block:has(.badge.budget-machine)")
+    if machine.count():
+        assert machine.first.locator("li.acu.machine .machine-badge").first.inner_text() == "machine · rules"
+        assert machine.first.locator("li.draft").count() == 0  # the pre-drafts gave way to the machine units
+    assert writer.locator(".sentence-block:has(.badge.budget-human) li.draft").count() >= 1
     shoot(writer, "drafts-budget-editor")
     writer.context.close()
     page.context.close()
