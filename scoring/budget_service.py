@@ -42,7 +42,7 @@ def training_sets(exclude: Dataset):
     )
 
 
-def training_rows(target: Dataset, *, drafter: str, judge, progress=None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def training_rows(target: Dataset, *, drafter: str, judge, progress=None, criterion: str = "abs") -> tuple[np.ndarray, np.ndarray, list[str]]:
     rows, labels, names = [], [], []
     sets = list(training_sets(target))
     for k, dataset in enumerate(sets):
@@ -51,7 +51,7 @@ def training_rows(target: Dataset, *, drafter: str, judge, progress=None) -> tup
         tables = build_tables(dataset, drafter=drafter, judge=judge)
         if not tables.sentence_ids:
             continue
-        errors = draft_quality.sentence_errors(*tables.sums())
+        errors = draft_quality.sentence_errors(*tables.sums(), criterion)
         rows.append(feature_matrix(tables))
         labels.append(errors)
         names.append(dataset.name)
@@ -79,6 +79,7 @@ def run_job(job_id: int):
         result = apply_budget(
             dataset=job.dataset, share=float(job.params["share"]), drafter=job.drafter,
             judge_name=job.params.get("judge"), author_ids=job.params.get("authors") or None, progress=progress,
+            criterion=job.params.get("criterion", "abs"),
         )
     except (BudgetError, DrafterError, JudgeUnavailable, authoring.AuthoringError) as exc:
         DraftJob.objects.filter(pk=job.pk).update(status=DraftJob.Status.FAILED, error=str(exc), finished_at=timezone.now())
@@ -124,7 +125,7 @@ def _draft_scores(sentences, drafts, judge) -> list[np.ndarray]:
 
 
 def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judge_name: str | None = None,
-                 author_ids: list[int] | None = None, progress=None) -> dict:
+                 author_ids: list[int] | None = None, progress=None, criterion: str = "abs") -> dict:
     """Rank the dataset's open sentences by predicted machine error and split them: the top
     `share` for human ACUs, the rest filled with machine units. Re-applying moves sentences
     between the two (unjudged machine units of sentences that become human are removed)."""
@@ -145,7 +146,7 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
             drafts[i] = out
     scores = _draft_scores(sentences, drafts, judge)
     F = np.array([features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores)])
-    X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge, progress=progress)
+    X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge, progress=progress, criterion=criterion)
     if len(y) >= 20:
         predicted = regressor.fit(X, y).predict(F)
         method = f"gradient boosting trained on {len(y)} sentences of {', '.join(trained_on)}"

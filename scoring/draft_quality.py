@@ -42,12 +42,23 @@ def sentence_sums(p: np.ndarray, unit_sentence: np.ndarray, n_sentences: int) ->
     return sums, counts
 
 
-def sentence_errors(human_sums, human_counts, draft_sums, draft_counts) -> np.ndarray:
-    """Lite2.x's criterion per sentence: mean over the document's system summaries of
+CRITERIA = ("abs", "spread")
+
+
+def sentence_errors(human_sums, human_counts, draft_sums, draft_counts, criterion: str = "abs") -> np.ndarray:
+    """Lite2.x's criterion per sentence (`abs`): mean over the document's system summaries of
     |machine score of the sentence's human ACUs − machine score of its drafts|, a score being
-    the mean presence probability of the sentence's units (0 when it has none)."""
+    the mean presence probability of the sentence's units (0 when it has none).
+
+    `spread`: the standard deviation over the summaries of that difference, i.e. only the part
+    that differs between systems (a constant offset changes no correlation)."""
     def mean(sums, counts):
         counts = np.asarray(counts, dtype=float)[:, None]
         return np.divide(sums, counts, out=np.zeros_like(sums, dtype=float), where=counts > 0)
 
-    return np.abs(mean(human_sums, human_counts) - mean(draft_sums, draft_counts)).mean(axis=1)
+    difference = mean(human_sums, human_counts) - mean(draft_sums, draft_counts)
+    if criterion == "spread":
+        return difference.std(axis=1)
+    if criterion != "abs":
+        raise ValueError(f"Unknown criterion {criterion!r}: use abs or spread.")
+    return np.abs(difference).mean(axis=1)

@@ -190,7 +190,9 @@ def matching(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD) -> 
 
 
 def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, budgets=BUDGET_SHARES,
-           seed: int = 0, random_draws: int = 20) -> dict:
+           seed: int = 0, random_draws: int = 20, criterion: str = "abs") -> dict:
+    """Every figure of `draft_report`; `criterion` is the per-sentence error the budget
+    regressor learns (`abs`, Lite2.x's, or `spread`, see `draft_quality.sentence_errors`)."""
     judge_name = judge_name or default_judge_name()
     judge = get_judge(judge_name)
     tables = build_tables(dataset, drafter=drafter, judge=judge)
@@ -199,7 +201,8 @@ def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, bu
     X = human_scores(dataset, tables)
     keep = ~np.isnan(X).any(axis=1)
     hs, hc, ds, dc = tables.sums()
-    errors = draft_quality.sentence_errors(hs, hc, ds, dc)
+    lite2x = draft_quality.sentence_errors(hs, hc, ds, dc)
+    errors = draft_quality.sentence_errors(hs, hc, ds, dc, criterion)
     draft_counts = np.array([len(d) for d in tables.drafts])
     out = {
         "dataset": dataset.name,
@@ -216,9 +219,9 @@ def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, bu
             "count_mean_abs_difference": float(np.abs(draft_counts - hc).mean()),
         },
         "lite2x": {
-            "sentence_error_mean": float(errors.mean()),
-            "sentence_error_median": float(np.median(errors)),
-            "sentence_error_p90": float(np.quantile(errors, 0.9)),
+            "sentence_error_mean": float(lite2x.mean()),
+            "sentence_error_median": float(np.median(lite2x)),
+            "sentence_error_p90": float(np.quantile(lite2x, 0.9)),
         },
     }
     if not keep.any():
@@ -239,6 +242,7 @@ def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, bu
     predicted = regressor.out_of_fold(F, errors[sel], doc_of, seed=seed)
     out["regressor"] = {
         "model": "sklearn GradientBoostingRegressor, 5-fold GroupKFold by document (out-of-fold)",
+        "criterion": criterion,
         "features": list(features.FEATURES),
         "oof_pearson": float(pearsonr(predicted, errors[sel])[0]),
         "oof_spearman": float(spearmanr(predicted, errors[sel])[0]),

@@ -321,7 +321,8 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
         if place_at is not None and 1 <= place_at <= 3 and len(conjunct) - place_at >= 2:
             head = conjunct[:place_at]
             place = [text_of(head, sentence), _be(head, _is_past(predicate)), text_of(conjunct[place_at:], sentence)]
-        for variant in (v for e in split_entity_lists(predicate) for v in split_word_pairs(e)):
+        variants = [a for e in split_entity_lists(predicate) for v in split_word_pairs(e) for a in split_adjuncts(v)]
+        for variant in variants:
             pred = text_of(variant, sentence)
             if len(conjuncts) > 1 and all(t.capitalised for t in head):
                 first, _, rest = pred.partition(" ")
@@ -380,6 +381,43 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
             continue
         return [tokens[: i] + tokens[i + 2 :], tokens[: i - 1] + tokens[i + 1 :]]
     return [tokens]
+
+
+_ADJUNCT = frozenset(
+    "because after before since while when during in on at for with from despite following amid near over".split()
+)
+
+
+def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
+    """A predicate with trailing adjuncts ("slept outdoors because of aftershocks", "joined Real
+    Madrid in the summer for £ 23million"): the core up to the first adjunct, then the core with
+    each adjunct (one fact each), as Lite3Pyramid's units keep one argument per unit.
+
+    The core must hold a content word after the verb; an adjunct starts at a top-level
+    preposition or subordinator (not inside a name: "University of Surrey")."""
+    from ..text import STOPWORDS
+
+    verb_end = 0
+    while verb_end < len(predicate) and (is_verb(predicate, verb_end) or predicate[verb_end].lower in {"to", "not", "n't"} | _ADVERBS):
+        verb_end += 1
+    starts = [
+        i for i in range(verb_end + 1, len(predicate))
+        if predicate[i].lower in _ADJUNCT and not predicate[i].capitalised and predicate[i - 1].text not in {"'", '"'}
+    ]
+    if not starts or any(t.text in {"'", '"', "``", "''", ":", "‘", "“"} for t in predicate):
+        return [predicate]  # quotations stay whole
+    # "in an excerpt from her book": a short phrase followed by from/of/with is one adjunct
+    starts = [b for a, b in zip([None] + starts, starts) if a is None or not (predicate[b].lower in {"from", "of", "with"} and b - a <= 3)]
+    core = predicate[: starts[0]]
+    if not any(t.lower not in STOPWORDS and t.text.isalnum() for t in core[verb_end:]):
+        if len(starts) == 1:
+            return [predicate]
+        core, starts = predicate[: starts[1]], starts[1:]
+    pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)])]
+    pieces = [p for p in (_strip(p) for p in pieces) if len(p) >= 2]
+    if not pieces:
+        return [predicate]
+    return [core] + [core + p for p in pieces]
 
 
 def _finish(pieces: list[str]) -> str:

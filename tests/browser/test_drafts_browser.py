@@ -20,7 +20,7 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     page.wait_for_selector("#editor .acu-new:focus")
     page.keyboard.press("Alt+Shift+D")  # suggest for the whole reference
     page.wait_for_selector("li.draft .draft-text:focus")
-    assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 2
+    assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 4
     assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 2
     assert page.locator("li.draft .draft-badge").first.inner_text() == "draft · rules"
     shoot(page, "drafts-suggested")
@@ -28,24 +28,26 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     page.keyboard.press("Enter")  # accept the first draft of sentence 1
     page.keyboard.press("Enter")  # and the second
     assert acu_texts(page, 0) == [
+        "Anuradha Koirala has been sleeping outdoors.",
         "Anuradha Koirala has been sleeping outdoors because of aftershocks.",
-        "425 young women and girls have been sleeping outdoors because of aftershocks.",
     ]
-    page.keyboard.press("ArrowDown")  # from sentence 1's new-ACU field to sentence 2's first draft
+    # focus is on the third draft: editing it accepts it
     page.keyboard.press("End")
     page.keyboard.press("Backspace")
-    page.keyboard.type(" in Kathmandu.")  # editing a draft accepts it
-    page.keyboard.press("ArrowDown")  # the other draft of sentence 2
+    page.keyboard.type(" in Kathmandu.")
+    page.keyboard.press("ArrowDown")  # the fourth draft
     page.keyboard.press("Escape")  # dismiss it
     wait_saved(page)
-    assert acu_texts(page, 1) == ["Pushpa Basnet was forced to evacuate their residence in Kathmandu."]
-    assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 0
+    edited = "425 young women and girls have been sleeping outdoors in Kathmandu."
+    assert acu_texts(page, 0)[2] == edited
+    assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 0
 
     page.click("#history summary")
     history = page.locator("#history-list")
     history.locator("li", has_text="Dismissed draft (rules)").wait_for()
     assert history.locator("li", has_text="Accepted draft (rules)").count() == 3
-    assert "“Pushpa Basnet was forced to evacuate their residence.” → “Pushpa Basnet was forced to evacuate their residence in Kathmandu.”" in history.inner_text()
+    assert f"“425 young women and girls have been sleeping outdoors.” → “{edited}”" in history.inner_text()
+    assert "Dismissed draft (rules): “425 young women and girls have been sleeping outdoors because of aftershocks.”" in history.inner_text()
     assert page.locator("li.acu .from-draft").first.inner_text() == "from rules"
     shoot(page, "drafts-accepted")
 
@@ -56,8 +58,8 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     assert DraftACU.objects.filter(reference=reference, status="dismissed").count() == 1
     page.reload()
     page.wait_for_selector("#editor li.acu")
-    assert acu_texts(page, 1) == ["Pushpa Basnet was forced to evacuate their residence in Kathmandu."]
-    assert page.locator(".sentence-block").nth(2).locator("li.draft").count() == 2  # still waiting
+    assert acu_texts(page, 0)[2] == edited
+    assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 2  # still waiting
     page.context.close()
 
 

@@ -90,3 +90,13 @@ def test_sentence_features():
     assert values["draft_score_mean"] == 0.75 and values["draft_score_sd"] == 0.25
     assert 0 < values["coverage"] < 1
     assert features.agreement(["Pepe was sold."], ["Pepe was sold."]) == 1.0
+
+
+def test_spread_criterion_ignores_a_constant_offset():
+    hs, hc = np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]), np.array([1.0, 1.0])
+    ds, dc = np.array([[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]), np.array([1.0, 1.0])
+    assert draft_quality.sentence_errors(hs, hc, ds, dc, "abs") == pytest.approx([0.5, 0.5])
+    spread = draft_quality.sentence_errors(hs, hc, ds, dc, "spread")
+    assert spread[1] == 0.0 and spread[0] == pytest.approx(np.std([0.5, -0.5, 0.5]))
+    with pytest.raises(ValueError):
+        draft_quality.sentence_errors(hs, hc, ds, dc, "median")

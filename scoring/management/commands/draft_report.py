@@ -19,6 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--judge", default=None, help="lexical or embedding (default: embedding when installed)")
         parser.add_argument("--budget", type=float, nargs="+", default=None,
                             help=f"human shares of sentences (default {' '.join(map(str, BUDGET_SHARES))})")
+        parser.add_argument("--criterion", default="abs", choices=["abs", "spread"],
+                            help="per-sentence error the budget regressor learns: abs (Lite2.x) or spread (between systems)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--random-draws", type=int, default=20)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -30,7 +32,7 @@ class Command(BaseCommand):
             raise CommandError("--budget takes shares between 0 and 1, e.g. 0.5 for half of the sentences.")
         try:
             out = report(dataset, drafter=opts["drafter"], judge_name=opts["judge"], budgets=budgets,
-                         seed=opts["seed"], random_draws=opts["random_draws"])
+                         seed=opts["seed"], random_draws=opts["random_draws"], criterion=opts["criterion"])
         except (DrafterError, JudgeUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
         if opts["json"]:
