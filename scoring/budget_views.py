@@ -13,6 +13,7 @@ from annotation.roles import LEAD, role_required
 from hits.tasks import run_or_enqueue
 
 from . import tasks
+from .draft_quality import CRITERIA
 from .draft_report import default_judge_name
 from .judges import JUDGE_NAMES
 
@@ -29,14 +30,15 @@ def budget(request, dataset_id: int):
         return redirect("authoring_overview", dataset_id=dataset.pk)
     drafter = request.POST.get("drafter", "rules")
     judge = request.POST.get("judge") or default_judge_name()
+    criterion = request.POST.get("criterion", "abs")
     if not 0 <= share <= 1:
         messages.error(request, "The budget is a share of sentences between 0% and 100%.")
-    elif drafter not in available_drafters() or judge not in JUDGE_NAMES:
+    elif drafter not in available_drafters() or judge not in JUDGE_NAMES or criterion not in CRITERIA:
         messages.error(request, "Choose an available drafter and judge.")
     else:
         job = DraftJob.objects.create(
             dataset=dataset, kind=DraftJob.Kind.BUDGET, drafter=drafter, created_by=request.user,
-            params={"share": share, "authors": authors, "judge": judge},
+            params={"share": share, "authors": authors, "judge": judge, "criterion": criterion},
         )
         run_or_enqueue(tasks.apply_budget, job.pk)
         messages.success(request, f"Budget {share:.0%} started ({drafter} drafts, {judge} judge).")

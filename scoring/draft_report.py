@@ -32,8 +32,8 @@ def default_judge_name() -> str:
         judge = get_judge("embedding")
         if judge.available()[0]:
             return "embedding"
-    except Exception:  # noqa: BLE001 - any failure to load means: use the lexical judge
-        pass
+    except Exception as exc:  # noqa: BLE001 - any failure to load means: use the lexical judge
+        logger.info("embedding judge unavailable (%s); using the lexical judge", exc)
     return "lexical"
 
 

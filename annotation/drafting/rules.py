@@ -28,7 +28,6 @@ from .lexicon import (
     NOT_VERBS,
     PLURAL_TO_SINGULAR,
     PREPOSITIONS,
-    RELATIVES,
     VERBS,
 )
 

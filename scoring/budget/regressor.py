@@ -33,7 +33,7 @@ def choose_human(scores: np.ndarray, share: float) -> np.ndarray:
     """Boolean mask of the round(share * n) sentences with the highest predicted error
     (ties broken by position, so the choice is reproducible)."""
     scores = np.asarray(scores, dtype=float)
-    k = int(round(share * len(scores)))
+    k = round(share * len(scores))
     order = np.lexsort((np.arange(len(scores)), -scores))
     mask = np.zeros(len(scores), dtype=bool)
     mask[order[:k]] = True
