@@ -148,7 +148,10 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
     F = np.array([features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores)])
     X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge, progress=progress, criterion=criterion)
     if len(y) >= 20:
-        predicted = regressor.fit(X, y).predict(F)
+        try:
+            predicted = regressor.fit(X, y).predict(F)
+        except regressor.RegressorUnavailable as exc:
+            raise BudgetError(str(exc)) from None
         method = f"gradient boosting trained on {len(y)} sentences of {', '.join(trained_on)}"
     else:
         # NOTE: without training data, longer sentences with more coordinations go to people first.

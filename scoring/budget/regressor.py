@@ -4,8 +4,17 @@ import numpy as np
 N_FOLDS = 5
 
 
+class RegressorUnavailable(Exception):
+    """scikit-learn is not installed (it comes with requirements-ml.txt)."""
+
+
 def _model(seed: int):
-    from sklearn.ensemble import GradientBoostingRegressor
+    try:
+        from sklearn.ensemble import GradientBoostingRegressor
+    except ImportError:
+        raise RegressorUnavailable(
+            "The budget regressor needs scikit-learn: .venv/bin/pip install -r requirements-ml.txt"
+        ) from None
 
     return GradientBoostingRegressor(
         n_estimators=150, max_depth=3, learning_rate=0.05, subsample=0.8, min_samples_leaf=5, random_state=seed
@@ -19,10 +28,11 @@ def fit(X: np.ndarray, y: np.ndarray, seed: int = 0):
 
 def out_of_fold(X: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int = 0, folds: int = N_FOLDS) -> np.ndarray:
     """Predictions for every row from a model that never saw its group (document): GroupKFold."""
-    from sklearn.model_selection import GroupKFold
-
     X, y, groups = np.asarray(X, dtype=float), np.asarray(y, dtype=float), np.asarray(groups)
     folds = min(folds, len(np.unique(groups)))
+    _model(seed)  # a clear message when scikit-learn is missing
+    from sklearn.model_selection import GroupKFold
+
     predictions = np.zeros(len(y))
     for train, test in GroupKFold(n_splits=folds).split(X, y, groups):
         predictions[test] = _model(seed).fit(X[train], y[train]).predict(X[test])

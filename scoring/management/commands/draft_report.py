@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.drafting import DrafterError
 
+from ...budget.regressor import RegressorUnavailable
 from ...draft_report import BUDGET_SHARES, report
 from ...judges import JudgeUnavailable
 from ._dataset import dataset_and_round
@@ -33,7 +34,7 @@ class Command(BaseCommand):
         try:
             out = report(dataset, drafter=opts["drafter"], judge_name=opts["judge"], budgets=budgets,
                          seed=opts["seed"], random_draws=opts["random_draws"], criterion=opts["criterion"])
-        except (DrafterError, JudgeUnavailable, ValueError) as exc:
+        except (DrafterError, JudgeUnavailable, RegressorUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
         if opts["json"]:
             self.stdout.write(json.dumps(out, indent=2))
