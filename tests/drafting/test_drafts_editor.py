@@ -177,3 +177,13 @@ def test_time_with_and_without_drafts(dataset, author):
     assert out["with"] == {"references": 2, "median_minutes": 1.5, "median_minutes_per_acu": None}
     assert out["without"]["references"] == 2 and out["without"]["median_minutes"] == 4.5
     assert out["saved_percent"] == pytest.approx(100 * (4.5 - 1.5) / 4.5)
+
+
+def test_machine_units_are_shown_as_such_on_the_review_and_document_pages(client, lead, reference):
+    drafting.fill_machine_units(sentence_ids=[reference.sentences.first().pk], drafter="rules")
+    client.login(username=lead.username, password=PASSWORD)
+    review = client.get(reverse("authoring_review", args=[reference.pk])).content.decode()
+    document = client.get(
+        reverse("document_detail", args=[reference.document.dataset_id, reference.document_id])
+    ).content.decode()
+    assert "machine · rules" in review and "machine · rules" in document
