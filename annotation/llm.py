@@ -30,9 +30,13 @@ class LLMError(Exception):
 def _setting(name: str, default: str = "") -> str:
     try:
         from django.conf import settings
+        from django.core.exceptions import ImproperlyConfigured
 
-        value = getattr(settings, name, None) if settings.configured else None
-    except Exception:  # pragma: no cover - Django absent or misconfigured
+        try:
+            value = getattr(settings, name, None) if settings.configured else None
+        except ImproperlyConfigured:
+            value = None
+    except ImportError:  # used without Django
         value = None
     if value in (None, ""):
         value = os.environ.get(name, default)

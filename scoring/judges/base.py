@@ -21,6 +21,8 @@ class Judge:
     name: str = ""
     # Keys of `scores()`; the first is the probability `judge()` returns.
     score_names: tuple[str, ...] = ("p",)
+    # How calibration reads the raw score: "linear" (a share, a cosine) or "logit" (a probability).
+    calibration_scale: str = "linear"
 
     def __init__(self, model: str = "", params: dict | None = None):
         self.model = model

