@@ -114,7 +114,7 @@
       if (s.budget === "human") head.appendChild(h("span", { class: "badge budget-human", title: "The budget gives this sentence to an expert", text: "needs an expert" }));
       if (s.budget === "machine") head.appendChild(h("span", { class: "badge budget-machine", title: "The budget fills this sentence with machine units", text: "machine units" }));
       const top = h("div", { class: "sentence-head" }, [head]);
-      if (editable && suggestUrl) top.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+D)", text: "Suggest ACUs" }));
+      if (editable && suggestUrl) top.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+G)", text: "Suggest ACUs" }));
       const block = h("section", { class: "sentence-block", "data-sentence-id": String(s.id) }, [
         top,
         hintList("sentence-hints", s.hints),
@@ -359,7 +359,7 @@
   root.addEventListener("keydown", function (e) {
     const t = e.target;
     if ((e.ctrlKey || e.metaKey) && e.key === "s") { e.preventDefault(); if (dirty) save(); return; }
-    if (editable && e.altKey && (e.key === "d" || e.key === "D" || e.code === "KeyD")) {
+    if (editable && e.altKey && (e.key === "g" || e.key === "G" || e.code === "KeyG")) {
       e.preventDefault();
       const block = t.closest(".sentence-block");
       suggest(e.shiftKey || !block ? null : Number(block.dataset.sentenceId));
