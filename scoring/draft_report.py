@@ -165,10 +165,31 @@ def human_scores(dataset, tables: DraftTables) -> np.ndarray:
     return X
 
 
-def feature_matrix(tables: DraftTables) -> np.ndarray:
+def feature_matrix(tables: DraftTables, other_drafts: list[list[list[str]]] | None = None) -> np.ndarray:
+    """features.FEATURES per sentence; with `other_drafts` (per other drafter, drafts per
+    sentence) one more column per drafter: its agreement with the tables' drafter."""
     _, _, ds, dc = tables.sums()
     scores = np.divide(ds, dc[:, None], out=np.zeros_like(ds), where=dc[:, None] > 0)
-    return np.array([features.sentence_features(t, d, scores[i]) for i, (t, d) in enumerate(zip(tables.sentence_texts, tables.drafts))])
+    return np.array([
+        features.sentence_features(t, d, scores[i], [o[i] for o in other_drafts or []])
+        for i, (t, d) in enumerate(zip(tables.sentence_texts, tables.drafts))
+    ])
+
+
+def drafts_of(dataset, tables: DraftTables, drafter: str) -> list[list[str]]:
+    """Another drafter's drafts of the tables' sentences (for the agreement feature)."""
+    from annotation.models import ReferenceSentence as Sentence
+
+    reference_of = dict(Sentence.objects.filter(pk__in=tables.sentence_ids).values_list("pk", "reference_id"))
+    by_reference = defaultdict(list)
+    for i, pk in enumerate(tables.sentence_ids):
+        by_reference[reference_of[pk]].append(i)
+    engine, context = get_drafter(drafter), draft_context(dataset)
+    out: list[list[str]] = [[] for _ in tables.sentence_ids]
+    for members in by_reference.values():
+        for i, drafts in zip(members, engine.draft([tables.sentence_texts[i] for i in members], context)):
+            out[i] = drafts
+    return out
 
 
 def matching(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD) -> dict:
@@ -190,7 +211,7 @@ def matching(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD) -> 
 
 
 def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, budgets=BUDGET_SHARES,
-           seed: int = 0, random_draws: int = 20, criterion: str = "abs") -> dict:
+           seed: int = 0, random_draws: int = 20, criterion: str = "abs", agreement_with: tuple[str, ...] = ()) -> dict:
     """Every figure of `draft_report`; `criterion` is the per-sentence error the budget
     regressor learns (`abs`, Lite2.x's, or `spread`, see `draft_quality.sentence_errors`)."""
     judge_name = judge_name or default_judge_name()
@@ -238,12 +259,12 @@ def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, bu
     every = np.ones(sel.sum(), dtype=bool)
     out["lite2x"]["all_drafts"] = curve.correlations(Xk, curve.mixed_scores(*sub, ~every, len(docs)))
     out["lite2x"]["all_human_acus"] = curve.correlations(Xk, curve.mixed_scores(*sub, every, len(docs)))
-    F = feature_matrix(tables)[sel]
+    F = feature_matrix(tables, [drafts_of(dataset, tables, name) for name in agreement_with])[sel]
     predicted = regressor.out_of_fold(F, errors[sel], doc_of, seed=seed)
     out["regressor"] = {
         "model": "sklearn GradientBoostingRegressor, 5-fold GroupKFold by document (out-of-fold)",
         "criterion": criterion,
-        "features": list(features.FEATURES),
+        "features": list(features.FEATURES) + [f"agreement_{name}" for name in agreement_with],
         "oof_pearson": float(pearsonr(predicted, errors[sel])[0]),
         "oof_spearman": float(spearmanr(predicted, errors[sel])[0]),
     }

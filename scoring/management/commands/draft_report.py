@@ -22,6 +22,8 @@ class Command(BaseCommand):
                             help=f"human shares of sentences (default {' '.join(map(str, BUDGET_SHARES))})")
         parser.add_argument("--criterion", default="abs", choices=["abs", "spread"],
                             help="per-sentence error the budget regressor learns: abs (Lite2.x) or spread (between systems)")
+        parser.add_argument("--agreement-with", nargs="*", default=[], choices=["rules", "llm"],
+                            help="other drafters whose agreement with --drafter is a regressor feature")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--random-draws", type=int, default=20)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -33,7 +35,8 @@ class Command(BaseCommand):
             raise CommandError("--budget takes shares between 0 and 1, e.g. 0.5 for half of the sentences.")
         try:
             out = report(dataset, drafter=opts["drafter"], judge_name=opts["judge"], budgets=budgets,
-                         seed=opts["seed"], random_draws=opts["random_draws"], criterion=opts["criterion"])
+                         seed=opts["seed"], random_draws=opts["random_draws"], criterion=opts["criterion"],
+                         agreement_with=tuple(opts["agreement_with"]))
         except (DrafterError, JudgeUnavailable, RegressorUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
         if opts["json"]:
