@@ -12,8 +12,9 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from .hints import reference_hints, usual_length
-from .models import ACU, ACUChange, AuthoringTime, Dataset, Reference, ReviewComment
 from config.roles import AUTHOR
+
+from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReferenceSentence, ReviewComment
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
 # autosaved every pause) extend one history row: old text before, new text after.
@@ -40,11 +41,14 @@ def authors():
 
 # ---- assignment -------------------------------------------------------------------------
 
-def assign_references(*, dataset: Dataset, author_ids: list[int], count: int | None = None) -> dict[str, int]:
+def assign_references(
+    *, dataset: Dataset, author_ids: list[int], count: int | None = None, reference_ids: list[int] | None = None
+) -> dict[str, int]:
     """Give unassigned, unapproved references of a dataset to authors, in document order.
 
     With `count`, each author gets up to `count` more; without, the unassigned references
-    are split evenly (round robin). Returns {username: references given}.
+    are split evenly (round robin). `reference_ids` limits the references to give (the
+    human-unit budget assigns only those with sentences for people). Returns {username: references given}.
     """
     people = list(authors().filter(pk__in=author_ids))
     if not people:
@@ -58,6 +62,8 @@ def assign_references(*, dataset: Dataset, author_ids: list[int], count: int | N
             .exclude(status=Reference.Status.APPROVED)
             .order_by("document__position")
         )
+        if reference_ids is not None:
+            free = [r for r in free if r.pk in set(reference_ids)]
         if count is not None:
             free = free[: count * len(people)]
         given = {p.username: 0 for p in people}
@@ -99,14 +105,38 @@ def review_queue(user):
 
 # ---- the writer's state and saves -------------------------------------------------------
 
+HISTORY_ROWS = 50  # newest changes shown in the editor's history panel
+
+
+def _history(reference: Reference) -> list[dict]:
+    rows = reference.changes.select_related("user").order_by("-at", "-pk")[:HISTORY_ROWS]
+    return [
+        {
+            "at": c.at.isoformat(timespec="seconds"),
+            "user": c.user.username if c.user else "machine",
+            "action": c.action,
+            "action_display": c.get_action_display(),
+            "old_text": c.old_text,
+            "new_text": c.new_text,
+            "drafter": c.drafter,
+        }
+        for c in rows
+    ]
+
+
 def reference_state(reference: Reference) -> dict:
-    """What the editor shows: sentences with their ACUs, version, hints, open comments."""
-    sentences = list(reference.sentences.prefetch_related("acus"))
+    """What the editor shows: sentences with their ACUs and pending drafts, version, hints
+    (drafts are checked too), open comments and the recent history."""
+    sentences = list(reference.sentences.prefetch_related("acus", "drafts"))
+    pending = [[d for d in s.drafts.all() if d.status == DraftACU.Status.PENDING] for s in sentences]
     structure = [(s.text, [a.text for a in s.acus.all()]) for s in sentences]
     dataset_acus = ACU.objects.filter(
         reference__document__dataset_id=reference.document.dataset_id, status=ACU.Status.APPROVED
     ).values_list("text", flat=True)[:2000]
-    hints = reference_hints(structure, usual_length(list(dataset_acus)))
+    usual = usual_length(list(dataset_acus))
+    hints = reference_hints(structure, usual)
+    # Drafts are hinted as if they were ACUs written after the sentence's own ones.
+    with_drafts = reference_hints([(text, acus + [d.text for d in pending[i]]) for i, (text, acus) in enumerate(structure)], usual)
     comments = [
         {"id": c.pk, "acu": c.acu_id, "acu_text": c.acu_text, "text": c.text, "by": c.author.username if c.author else ""}
         for c in reference.comments.filter(resolved_at__isnull=True).select_related("author")
@@ -120,14 +150,22 @@ def reference_state(reference: Reference) -> dict:
             {
                 "id": s.pk,
                 "text": s.text,
+                "budget": s.budget,
                 "hints": hints["sentences"][i],
                 "acus": [
-                    {"id": a.pk, "text": a.text, "hints": hints["acus"][i][j]} for j, a in enumerate(s.acus.all())
+                    {"id": a.pk, "text": a.text, "hints": hints["acus"][i][j], "drafter": a.drafter, "machine": a.machine}
+                    for j, a in enumerate(s.acus.all())
+                ],
+                "drafts": [
+                    {"id": d.pk, "text": d.text, "drafter": d.drafter,
+                     "hints": with_drafts["acus"][i][len(structure[i][1]) + k]}
+                    for k, d in enumerate(pending[i])
                 ],
             }
             for i, s in enumerate(sentences)
         ],
         "comments": comments,
+        "history": _history(reference),
     }
 
 
@@ -152,13 +190,16 @@ def _record_edit(reference, acu, user, old: str, new: str) -> None:
         ACUChange.objects.create(reference=reference, acu=acu, user=user, action=ACUChange.Action.EDIT, old_text=old, new_text=new)
 
 
-def save_reference(*, reference_id: int, user, base_version: int, sentences: list[dict]) -> dict:
+def save_reference(
+    *, reference_id: int, user, base_version: int, sentences: list[dict], dismissed: list | None = None
+) -> dict:
     """Store the writer's whole list of ACUs per sentence (the editor sends it after every
     change) and return the new state.
 
-    `sentences`: [{"id": sentence id, "acus": [{"id": ACU id or None, "text": str}]}], every
-    sentence of the reference once. Refused with VersionConflict when `base_version` is not
-    the current version: another tab or person saved in between.
+    `sentences`: [{"id": sentence id, "acus": [{"id": ACU id or None, "text": str, "draft":
+    draft id when it is an accepted draft}]}], every sentence of the reference once;
+    `dismissed`: ids of drafts the writer dismissed. Refused with VersionConflict when
+    `base_version` is not the current version: another tab or person saved in between.
     """
     with transaction.atomic():
         reference = Reference.objects.select_for_update(of=("self",)).select_related("document").get(pk=reference_id)
@@ -170,6 +211,17 @@ def save_reference(*, reference_id: int, user, base_version: int, sentences: lis
             raise AuthoringError("The sentences sent do not match this reference; reload the page.")
         existing = {a.pk: a for a in reference.acus.select_related("sentence")}
         judged = set(ACU.objects.filter(pk__in=existing, judgments__isnull=False).values_list("pk", flat=True))
+        drafts = {d.pk: d for d in reference.drafts.filter(status=DraftACU.Status.PENDING)}
+        for draft_id in dismissed or []:
+            draft = drafts.pop(int(draft_id), None)
+            if draft is None:
+                continue  # already gone (dismissed in another save, or replaced by new drafts)
+            draft.status = DraftACU.Status.DISMISSED
+            draft.save(update_fields=["status"])
+            ACUChange.objects.create(
+                reference=reference, acu=None, user=user, action=ACUChange.Action.DISMISS,
+                old_text=draft.text, old_sentence=draft.sentence.position, drafter=draft.drafter,
+            )
         seen: set[int] = set()
         for entry in sentences:
             sentence = own_sentences[entry["id"]]
@@ -180,11 +232,24 @@ def save_reference(*, reference_id: int, user, base_version: int, sentences: lis
                     continue
                 acu_id = item.get("id")
                 if acu_id is None:
-                    acu = ACU.objects.create(reference=reference, sentence=sentence, position=position, text=text, author=user)
-                    ACUChange.objects.create(
-                        reference=reference, acu=acu, user=user, action=ACUChange.Action.CREATE,
-                        new_text=text, new_sentence=sentence.position,
+                    draft = drafts.pop(int(item["draft"]), None) if item.get("draft") else None
+                    acu = ACU.objects.create(
+                        reference=reference, sentence=sentence, position=position, text=text, author=user,
+                        drafter=draft.drafter if draft else "",
                     )
+                    if draft is None:
+                        ACUChange.objects.create(
+                            reference=reference, acu=acu, user=user, action=ACUChange.Action.CREATE,
+                            new_text=text, new_sentence=sentence.position,
+                        )
+                    else:  # an accepted draft, maybe edited: old text is the drafter's
+                        draft.status = DraftACU.Status.ACCEPTED
+                        draft.acu = acu
+                        draft.save(update_fields=["status", "acu"])
+                        ACUChange.objects.create(
+                            reference=reference, acu=acu, user=user, action=ACUChange.Action.ACCEPT,
+                            old_text=draft.text, new_text=text, new_sentence=sentence.position, drafter=draft.drafter,
+                        )
                 else:
                     acu = existing.get(acu_id)
                     if acu is None or acu_id in seen:
@@ -197,6 +262,10 @@ def save_reference(*, reference_id: int, user, base_version: int, sentences: lis
                         _record_edit(reference, acu, user, acu.text, text)
                         acu.text = text
                         fields.append("text")
+                        if acu.machine:  # a person corrected a machine unit: it is theirs now
+                            acu.machine = False
+                            acu.author = user
+                            fields += ["machine", "author"]
                     if acu.sentence_id != sentence.pk:
                         ACUChange.objects.create(
                             reference=reference, acu=acu, user=user, action=ACUChange.Action.MOVE,
@@ -333,6 +402,36 @@ def record_time(*, reference_id: int, user, seconds: float, kind: str = Authorin
     AuthoringTime.objects.filter(pk=row.pk).update(seconds=F("seconds") + seconds)
 
 
+def time_with_and_without_drafts(dataset: Dataset) -> dict:
+    """Median active writing minutes per reference, for references whose writer had drafts
+    (any drafter suggestion or pre-draft) and for those written from an empty editor, with
+    the median minutes per ACU; `saved_percent` compares the medians per reference."""
+    drafted = set(DraftACU.objects.filter(reference__document__dataset=dataset).values_list("reference_id", flat=True))
+    groups: dict[str, list[tuple[float, int]]] = {"with": [], "without": []}
+    times = AuthoringTime.objects.filter(
+        reference__document__dataset=dataset, kind=AuthoringTime.Kind.WRITING, seconds__gt=0
+    ).values_list("reference_id", "seconds")
+    acus = dict(
+        ACU.objects.filter(reference__document__dataset=dataset, machine=False)
+        .values_list("reference_id").annotate(n=Count("pk")).order_by()
+    )
+    per_reference: dict[int, float] = {}
+    for reference_id, seconds in times:
+        per_reference[reference_id] = per_reference.get(reference_id, 0.0) + seconds
+    for reference_id, seconds in per_reference.items():
+        groups["with" if reference_id in drafted else "without"].append((seconds / 60, acus.get(reference_id, 0)))
+    out: dict = {}
+    for key, rows in groups.items():
+        out[key] = {
+            "references": len(rows),
+            "median_minutes": median(m for m, _ in rows) if rows else None,
+            "median_minutes_per_acu": median(m / n for m, n in rows if n) if any(n for _, n in rows) else None,
+        }
+    w, wo = out["with"]["median_minutes"], out["without"]["median_minutes"]
+    out["saved_percent"] = 100 * (wo - w) / wo if w is not None and wo else None
+    return out
+
+
 def authoring_overview(dataset: Dataset) -> dict:
     """Per author: references assigned, to do, in review, changes requested, approved;
     ACUs written; median active minutes and ACUs per reference."""
@@ -372,4 +471,19 @@ def authoring_overview(dataset: Dataset) -> dict:
         "states": [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()],
         "unassigned": refs.filter(writer=None).exclude(status=Reference.Status.APPROVED).count(),
         "rows": rows,
+        "draft_time": time_with_and_without_drafts(dataset),
+        "budget": budget_overview(dataset),
+    }
+
+
+def budget_overview(dataset: Dataset) -> dict:
+    """Sentences by budget role and the machine units in place (for the lead's page)."""
+    sentences = ReferenceSentence.objects.filter(reference__document__dataset=dataset)
+    counts = {role: n for role, n in sentences.values_list("budget").annotate(n=Count("pk")).order_by()}
+    total = sum(counts.values())
+    return {
+        "human": counts.get(ReferenceSentence.Budget.HUMAN, 0),
+        "machine": counts.get(ReferenceSentence.Budget.MACHINE, 0),
+        "sentences": total,
+        "machine_units": ACU.objects.filter(reference__document__dataset=dataset, machine=True).count(),
     }

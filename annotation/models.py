@@ -76,9 +76,18 @@ class Reference(models.Model):
 
 
 class ReferenceSentence(models.Model):
+    class Budget(models.TextChoices):
+        UNSET = "", "Not budgeted"
+        HUMAN = "human", "Human ACUs"
+        MACHINE = "machine", "Machine units"
+
     reference = models.ForeignKey(Reference, related_name="sentences", on_delete=models.CASCADE)
     position = models.PositiveIntegerField()
     text = models.TextField()
+    # Set by the lead's human-unit budget (scoring.budget): who writes this sentence's units,
+    # and the predicted machine error that ranked it.
+    budget = models.CharField(max_length=10, choices=Budget.choices, blank=True, default="")
+    predicted_error = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["reference", "position"]
@@ -134,6 +143,10 @@ class ACU(models.Model):
     text = models.TextField()
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
+    # The drafter that proposed this ACU ("" = typed by a person), and whether it is a machine
+    # unit placed by the human-unit budget that no person wrote or accepted.
+    drafter = models.CharField(max_length=20, blank=True, default="")
+    machine = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -154,6 +167,9 @@ class ACUChange(models.Model):
         EDIT = "edit", "Edited"
         MOVE = "move", "Moved"
         DELETE = "delete", "Deleted"
+        ACCEPT = "accept", "Accepted draft"
+        DISMISS = "dismiss", "Dismissed draft"
+        MACHINE = "machine", "Machine unit"
 
     reference = models.ForeignKey(Reference, related_name="changes", on_delete=models.CASCADE)
     acu = models.ForeignKey(ACU, null=True, blank=True, related_name="changes", on_delete=models.SET_NULL)
@@ -163,6 +179,7 @@ class ACUChange(models.Model):
     new_text = models.TextField(blank=True)
     old_sentence = models.PositiveIntegerField(null=True, blank=True)
     new_sentence = models.PositiveIntegerField(null=True, blank=True)
+    drafter = models.CharField(max_length=20, blank=True, default="", help_text="The drafter of an accepted or dismissed draft.")
     at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -200,3 +217,61 @@ class AuthoringTime(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["reference", "user", "kind"], name="authoring_time_unique"),
         ]
+
+
+class DraftACU(models.Model):
+    """A drafter's proposal for one sentence, shown to the writer until accepted or dismissed."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        ACCEPTED = "accepted", "Accepted"
+        DISMISSED = "dismissed", "Dismissed"
+
+    reference = models.ForeignKey(Reference, related_name="drafts", on_delete=models.CASCADE)
+    sentence = models.ForeignKey(ReferenceSentence, related_name="drafts", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    drafter = models.CharField(max_length=20)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    acu = models.ForeignKey(ACU, null=True, blank=True, related_name="drafts", on_delete=models.SET_NULL)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["sentence__position", "position", "pk"]
+        indexes = [models.Index(fields=["reference", "status"])]
+
+    def __str__(self):
+        return f"{self.drafter}: {self.text[:70]}"
+
+
+class DraftJob(models.Model):
+    """A lead's drafting job on a whole dataset, run as a Celery task whose progress is polled:
+    pre-drafting every empty sentence, or applying the human-unit budget (scoring.budget_service)."""
+
+    class Kind(models.TextChoices):
+        PREDRAFT = "predraft", "Pre-drafting"
+        BUDGET = "budget", "Human-unit budget"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    dataset = models.ForeignKey(Dataset, related_name="draft_jobs", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.PREDRAFT)
+    drafter = models.CharField(max_length=20)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    drafts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]

@@ -49,3 +49,11 @@ def run_judge(run_id: int) -> str:
     from .judge_runs import run_judge_run
 
     return run_judge_run(run_id).status
+
+
+@shared_task(acks_late=True)
+def apply_budget(job_id: int) -> str:
+    """Apply a lead's human-unit budget (a DraftJob of kind budget); rerunning re-applies it."""
+    from .budget_service import run_job
+
+    return run_job(job_id).status

@@ -1,7 +1,7 @@
 """Dataset pages (home, import, detail, documents, export) and the lead's dashboards."""
 from django.urls import path
 
-from . import judge_views
+from . import budget_views, judge_views
 from .views import dashboards as views
 from .views import datasets
 
@@ -19,6 +19,7 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/dashboard/workers/<int:worker_id>/<str:action>", views.worker_action, name="dashboard_worker_action"),
     path("datasets/<int:dataset_id>/dashboard/metrics/", views.metrics, name="dashboard_metrics"),
     path("datasets/<int:dataset_id>/dashboard/run/<str:kind>", views.start_statistics, name="dashboard_start"),
+    path("datasets/<int:dataset_id>/authoring/budget", budget_views.budget, name="authoring_budget"),
     path("datasets/<int:dataset_id>/exports/<str:what>", views.export, name="dashboard_export"),
     path("datasets/<int:dataset_id>/judges/start", judge_views.start, name="judge_start"),
     path("datasets/<int:dataset_id>/judges/runs.json", judge_views.runs_json, name="judge_runs_json"),

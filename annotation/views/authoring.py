@@ -7,10 +7,14 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import authoring, lead_review
-from ..guidelines import guidelines_for
-from ..models import AuthoringTime, Dataset, Reference
 from config.roles import AUTHOR, LEAD, role_required
+
+from .. import authoring, lead_review, tasks
+from ..drafting import DrafterError, available_drafters
+from ..drafting import service as drafting
+from ..guidelines import guidelines_for
+from ..llm import LLMError
+from ..models import AuthoringTime, Dataset, DraftJob, Reference
 
 
 def _json_body(request) -> dict:
@@ -48,6 +52,7 @@ def write(request, reference_id: int):
             "state": authoring.reference_state(reference),
             "editable": editable,
             "guidelines": guidelines_for(reference.document.dataset),
+            "drafters": available_drafters(),
         },
     )
 
@@ -64,6 +69,7 @@ def save(request, reference_id: int):
             user=request.user,
             base_version=int(body.get("version", -1)),
             sentences=body.get("sentences") or [],
+            dismissed=body.get("dismissed") or [],
         )
     except authoring.VersionConflict as exc:
         return JsonResponse({"error": str(exc), "conflict": True, "version": exc.reference.version}, status=409)
@@ -72,6 +78,27 @@ def save(request, reference_id: int):
     except Reference.DoesNotExist:
         return JsonResponse({"error": "No such reference."}, status=404)
     return JsonResponse(state)
+
+
+@role_required(AUTHOR)
+@require_POST
+def suggest(request, reference_id: int):
+    """Security behavior: only the writer, while the reference is editable. JSON in
+    ({"drafter": "rules"|"llm", "sentence": id or null for the whole reference}), JSON out:
+    the new state with the drafts; 400 with a message when the drafter cannot run."""
+    try:
+        body = _json_body(request)
+        sentence = body.get("sentence")
+        made = drafting.suggest(
+            reference_id=reference_id, user=request.user, drafter=str(body.get("drafter") or "rules"),
+            sentence_id=int(sentence) if sentence not in (None, "") else None,
+        )
+    except (authoring.AuthoringError, DrafterError, LLMError, TypeError, ValueError) as exc:
+        return JsonResponse({"error": str(exc) or "No drafts could be made."}, status=400)
+    except Reference.DoesNotExist:
+        return JsonResponse({"error": "No such reference."}, status=404)
+    state = authoring.reference_state(Reference.objects.select_related("document").get(pk=reference_id))
+    return JsonResponse({**state, "made": made})
 
 
 @role_required(AUTHOR)
@@ -182,6 +209,13 @@ def overview(request, dataset_id: int):
                 dataset.guidelines = request.POST["guidelines"]
                 dataset.save(update_fields=["guidelines"])
                 messages.success(request, "Guidelines saved.")
+            elif "predraft" in request.POST:
+                drafter = request.POST.get("drafter", "rules")
+                if drafter not in available_drafters():
+                    raise authoring.AuthoringError(f"The {drafter} drafter is not available here.")
+                job = DraftJob.objects.create(dataset=dataset, drafter=drafter, created_by=request.user)
+                tasks.start_predraft(job.pk)
+                messages.success(request, f"Pre-drafting with {drafter} started.")
             else:
                 count = request.POST.get("count", "").strip()
                 given = authoring.assign_references(
@@ -207,6 +241,10 @@ def overview(request, dataset_id: int):
             "authors": authoring.authors(),
             "references": references,
             "guidelines": guidelines_for(dataset),
+            "drafters": available_drafters(),
+            "draft_job": drafting.job_progress(dataset.draft_jobs.filter(kind=DraftJob.Kind.PREDRAFT).first()),
+            "budget_job": drafting.job_progress(dataset.draft_jobs.filter(kind=DraftJob.Kind.BUDGET).first()),
+            "judges": _judge_names(),
         },
     )
 
@@ -219,3 +257,18 @@ def _hints_by_id(state: dict) -> dict:
         for acu in sentence["acus"]:
             hints[f"a{acu['id']}"] = acu["hints"]
     return hints
+
+
+BUDGET_JUDGES = ["lexical", "embedding"]  # the scoring side says so clearly when one cannot run here
+
+
+def _judge_names() -> list[str]:
+    """Judges the human-unit budget can use (annotation does not import scoring, which runs them)."""
+    return list(BUDGET_JUDGES)
+
+
+@role_required(LEAD)
+def draft_job(request, dataset_id: int, job_id: int):
+    """Security behavior: leads only. The pre-drafting job's progress as JSON (polled)."""
+    job = get_object_or_404(DraftJob, pk=job_id, dataset_id=dataset_id)
+    return JsonResponse(drafting.job_progress(job))

@@ -1,7 +1,9 @@
 /* The ACU writing page: one editable list of ACUs per reference sentence.
    Every change is saved at once (typing after a short pause) by sending the whole list
    with the version it was based on; the server answers 409 when another tab or person
-   saved in between, and the page then says so instead of overwriting. */
+   saved in between, and the page then says so instead of overwriting.
+   Drafts (Suggest ACUs) appear as marked rows under their sentence: Enter accepts one,
+   Shift+Enter accepts all of the sentence, Escape dismisses, typing in one accepts it. */
 (function () {
   "use strict";
   const root = document.getElementById("editor");
@@ -12,6 +14,10 @@
   const csrf = document.querySelector("[name=csrfmiddlewaretoken]").value;
   const statusEl = document.getElementById("save-state");
   const alertEl = document.getElementById("editor-alert");
+  const suggestUrl = root.dataset.suggestUrl;
+  const drafterEl = document.getElementById("drafter");
+  const historyEl = document.getElementById("history-list");
+  let dismissed = [];
   let version = state.version;
   let dirty = false, saving = false, stopped = false, timer = null, retryDelay = 1000, dragged = null;
 
@@ -37,7 +43,8 @@
   }
 
   function acuItem(acu) {
-    const li = h("li", { class: "acu", "data-id": acu.id === null ? "" : String(acu.id) });
+    const li = h("li", { class: "acu" + (acu.machine ? " machine" : ""), "data-id": acu.id === null ? "" : String(acu.id) });
+    if (acu.draft) li.dataset.draft = String(acu.draft);
     if (editable) li.appendChild(h("span", { class: "handle", draggable: "true", title: "Drag to move", text: "⠿", "aria-hidden": "true" }));
     // A one-line field that grows with its text, so long ACUs wrap instead of scrolling sideways.
     const field = h("textarea", {
@@ -46,11 +53,50 @@
     field.value = acu.text;
     li.appendChild(field);
     if (editable) li.appendChild(h("button", { type: "button", class: "delete", title: "Delete this ACU", "aria-label": "Delete ACU", tabindex: "-1", text: "×" }));
+    if (acu.machine) li.appendChild(h("span", { class: "badge machine-badge", title: "Placed by the human-unit budget; no person wrote or accepted it", text: "machine · " + acu.drafter }));
+    else if (acu.drafter) li.appendChild(h("span", { class: "badge from-draft", title: "Accepted from a draft", text: "from " + acu.drafter }));
     li.appendChild(hintList("hints", acu.hints));
     commentsFor(acu.id).forEach(function (c) {
       li.appendChild(h("p", { class: "comment", text: "Reviewer " + c.by + ": " + c.text }));
     });
     return li;
+  }
+
+  function draftItem(d) {
+    const li = h("li", { class: "draft", "data-draft": String(d.id), "data-drafter": d.drafter });
+    li.appendChild(h("span", { class: "badge draft-badge", text: "draft · " + d.drafter }));
+    li.appendChild(h("input", {
+      class: "draft-text", type: "text", value: d.text, readonly: !editable, autocomplete: "off",
+      "aria-label": "Draft ACU from " + d.drafter + " (Enter accepts, Escape dismisses)",
+    }));
+    if (editable) {
+      li.appendChild(h("button", { type: "button", class: "accept", title: "Accept (Enter)", "aria-label": "Accept draft", tabindex: "-1", text: "✓" }));
+      li.appendChild(h("button", { type: "button", class: "dismiss", title: "Dismiss (Escape)", "aria-label": "Dismiss draft", tabindex: "-1", text: "×" }));
+    }
+    li.appendChild(hintList("hints", d.hints));
+    return li;
+  }
+
+  function draftList(s) {
+    const ol = h("ol", { class: "draft-list", "aria-label": "Drafts for this sentence" });
+    (s.drafts || []).forEach(function (d) { ol.appendChild(draftItem(d)); });
+    return ol;
+  }
+
+  function renderHistory(rows) {
+    if (!historyEl) return;
+    historyEl.textContent = "";
+    (rows || []).forEach(function (c) {
+      let text = c.new_text || c.old_text;
+      if (c.action === "edit" || (c.action === "accept" && c.old_text !== c.new_text)) text = "“" + c.old_text + "” → “" + c.new_text + "”";
+      else text = "“" + text + "”";
+      historyEl.appendChild(h("li", { class: "change change-" + c.action }, [
+        h("span", { class: "when", text: c.at.slice(0, 16).replace("T", " ") + " " }),
+        h("b", { text: c.user + " " }),
+        h("span", { class: "what", text: c.action_display + (c.drafter ? " (" + c.drafter + ")" : "") + ": " }),
+        document.createTextNode(text),
+      ]));
+    });
   }
 
   function render() {
@@ -66,10 +112,16 @@
     state.sentences.forEach(function (s, i) {
       const list = h("ol", { class: "acu-list" });
       s.acus.forEach(function (a) { list.appendChild(acuItem(a)); });
+      const head = h("p", { class: "sentence-text" }, [h("span", { class: "num", text: (i + 1) + "." }), document.createTextNode(" " + s.text)]);
+      if (s.budget === "human") head.appendChild(h("span", { class: "badge budget-human", title: "The budget gives this sentence to an expert", text: "needs an expert" }));
+      if (s.budget === "machine") head.appendChild(h("span", { class: "badge budget-machine", title: "The budget fills this sentence with machine units", text: "machine units" }));
+      const top = h("div", { class: "sentence-head" }, [head]);
+      if (editable && suggestUrl) top.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+G)", text: "Suggest ACUs" }));
       const block = h("section", { class: "sentence-block", "data-sentence-id": String(s.id) }, [
-        h("p", { class: "sentence-text" }, [h("span", { class: "num", text: (i + 1) + "." }), document.createTextNode(" " + s.text)]),
+        top,
         hintList("sentence-hints", s.hints),
         list,
+        draftList(s),
       ]);
       if (editable) {
         block.appendChild(h("input", {
@@ -115,6 +167,7 @@
         const acu = saved.acus[j];
         if (!acu) return;
         li.dataset.id = String(acu.id);
+        delete li.dataset.draft;
         const fresh = hintList("hints", acu.hints);
         li.querySelector(".hints").replaceWith(fresh);
       });
@@ -134,9 +187,11 @@
       version: version,
       sentences: sent.map(function (s) {
         return { id: s.id, acus: s.items.map(function (li) {
-          return { id: li.dataset.id ? Number(li.dataset.id) : null, text: li.querySelector(".acu-text").value };
+          return { id: li.dataset.id ? Number(li.dataset.id) : null, text: li.querySelector(".acu-text").value,
+                   draft: li.dataset.draft ? Number(li.dataset.draft) : null };
         }) };
       }),
+      dismissed: dismissed.slice(),
     };
     try {
       const resp = await fetch(saveUrl, {
@@ -159,7 +214,9 @@
         return;
       }
       version = data.version;
+      dismissed = dismissed.filter(function (id) { return body.dismissed.indexOf(id) < 0; });
       applySaved(sent, data);
+      renderHistory(data.history);
       const badge = document.getElementById("ref-status");
       if (badge && data.status_display) {
         badge.textContent = data.status_display;
@@ -187,7 +244,92 @@
     timer = setTimeout(save, delay);
   }
 
-  function inputs() { return Array.from(root.querySelectorAll(".acu-text, .acu-new")); }
+  function inputs() { return Array.from(root.querySelectorAll(".acu-text, .draft-text, .acu-new")); }
+
+  // ---- drafts ----------------------------------------------------------------------------
+  function nextFocusAfterDraft(li) {
+    const block = li.closest(".sentence-block");
+    const next = li.nextElementSibling || li.previousElementSibling;
+    return next ? next.querySelector(".draft-text") : block.querySelector(".acu-new");
+  }
+
+  function acceptDraft(li, keepFocus) {
+    const block = li.closest(".sentence-block");
+    const input = li.querySelector(".draft-text");
+    const text = input.value.trim();
+    const focusNext = nextFocusAfterDraft(li);
+    if (!text) { dismissDraft(li); return null; }
+    const hints = Array.from(li.querySelectorAll(".hints li")).map(function (x) { return x.textContent; });
+    const item = acuItem({ id: null, text: text, hints: hints, drafter: li.dataset.drafter, draft: Number(li.dataset.draft) });
+    block.querySelector(".acu-list").appendChild(item);
+    li.remove();
+    schedule(keepFocus ? 700 : 0);
+    if (keepFocus) {
+      const field = item.querySelector(".acu-text");
+      const caret = input.selectionStart;
+      field.focus();
+      field.setSelectionRange(caret, caret);
+    } else if (focusNext) focusNext.focus();
+    return item;
+  }
+
+  function dismissDraft(li) {
+    const focusNext = nextFocusAfterDraft(li);
+    dismissed.push(Number(li.dataset.draft));
+    li.remove();
+    schedule(0);
+    if (focusNext) focusNext.focus();
+  }
+
+  function waitIdle() {
+    return new Promise(function (resolve) {
+      if (!dirty && !saving) { resolve(); return; }
+      save();
+      const wait = setInterval(function () {
+        if (!saving && !dirty) { clearInterval(wait); resolve(); }
+        else if (!saving && dirty) save();
+        if (stopped) { clearInterval(wait); resolve(); }
+      }, 100);
+    });
+  }
+
+  async function suggest(sentenceId) {
+    if (!suggestUrl || stopped) return;
+    await waitIdle();
+    if (stopped) return;
+    const drafter = drafterEl ? drafterEl.value : "rules";
+    setStatus("saving", "Drafting with " + drafter + "…");
+    try {
+      const resp = await fetch(suggestUrl, {
+        method: "POST", credentials: "same-origin",
+        body: JSON.stringify({ drafter: drafter, sentence: sentenceId }),
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      });
+      const data = await resp.json().catch(function () { return {}; });
+      if (!resp.ok) {
+        setStatus("error", "No drafts");
+        showAlert(data.error || "No drafts could be made (" + resp.status + ").", false);
+        return;
+      }
+      alertEl.hidden = true;
+      let first = null;
+      data.sentences.forEach(function (s) {
+        if (sentenceId !== null && s.id !== sentenceId) return;
+        const block = root.querySelector('[data-sentence-id="' + s.id + '"]');
+        const fresh = draftList(s);
+        block.querySelector(".draft-list").replaceWith(fresh);
+        if (!first) first = fresh.querySelector(".draft-text");
+      });
+      setStatus("saved", data.made + " draft" + (data.made === 1 ? "" : "s") + " from " + drafter);
+      if (first) first.focus();
+    } catch (err) {
+      setStatus("offline", "Offline: no drafts");
+    }
+  }
+
+  function acceptAll(scope) {
+    Array.from(scope.querySelectorAll("li.draft")).forEach(function (li) { acceptDraft(li, false); });
+  }
 
   function focusSibling(from, step) {
     const all = inputs();
@@ -215,16 +357,31 @@
   function growAll() { root.querySelectorAll("textarea.acu-text").forEach(grow); }
 
   root.addEventListener("input", function (e) {
-    if (!e.target.classList.contains("acu-text")) return;
-    if (/[\r\n]/.test(e.target.value)) e.target.value = e.target.value.replace(/\s*[\r\n]+\s*/g, " ");  // one line (pasted text)
-    grow(e.target);
-    schedule(700);
+    if (e.target.classList.contains("acu-text")) {
+      if (/[\r\n]/.test(e.target.value)) e.target.value = e.target.value.replace(/\s*[\r\n]+\s*/g, " ");  // one line (pasted text)
+      grow(e.target);
+      schedule(700);
+    } else if (e.target.classList.contains("draft-text") && editable) acceptDraft(e.target.closest("li.draft"), true);
   });
   window.addEventListener("resize", growAll);
 
   root.addEventListener("keydown", function (e) {
     const t = e.target;
     if ((e.ctrlKey || e.metaKey) && e.key === "s") { e.preventDefault(); if (dirty) save(); return; }
+    if (editable && e.altKey && (e.key === "g" || e.key === "G" || e.code === "KeyG")) {
+      e.preventDefault();
+      const block = t.closest(".sentence-block");
+      suggest(e.shiftKey || !block ? null : Number(block.dataset.sentenceId));
+      return;
+    }
+    if (t.classList.contains("draft-text")) {
+      const li = t.closest("li.draft");
+      if (e.key === "Enter" && e.shiftKey) { e.preventDefault(); acceptAll(li.closest(".sentence-block")); }
+      else if (e.key === "Enter") { e.preventDefault(); acceptDraft(li, false); }
+      else if (e.key === "Escape") { e.preventDefault(); dismissDraft(li); }
+      else if (e.key === "ArrowUp" || e.key === "ArrowDown") { e.preventDefault(); focusSibling(t, e.key === "ArrowUp" ? -1 : 1); }
+      return;
+    }
     if (t.classList.contains("acu-new")) {
       if (e.key === "Enter") {
         e.preventDefault();
@@ -259,6 +416,9 @@
   });
 
   root.addEventListener("click", function (e) {
+    if (e.target.classList.contains("suggest")) { suggest(Number(e.target.dataset.sentence)); return; }
+    if (e.target.classList.contains("accept")) { acceptDraft(e.target.closest("li.draft"), false); return; }
+    if (e.target.classList.contains("dismiss")) { dismissDraft(e.target.closest("li.draft")); return; }
     if (e.target.classList.contains("delete")) {
       const li = e.target.closest("li.acu");
       const input = li.querySelector(".acu-text");
@@ -315,8 +475,14 @@
     if (dirty || saving) { e.preventDefault(); e.returnValue = ""; }
   });
 
+  const suggestAll = document.getElementById("suggest-all");
+  if (suggestAll) suggestAll.addEventListener("click", function () { suggest(null); });
+  const acceptAllButton = document.getElementById("accept-all");
+  if (acceptAllButton) acceptAllButton.addEventListener("click", function () { acceptAll(root); });
+
   render();
   growAll();
+  renderHistory(state.history);
   setStatus("saved", editable ? "All changes saved" : "Read only");
   const firstNew = root.querySelector(".acu-new");
   if (firstNew) firstNew.focus();

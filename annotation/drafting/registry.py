@@ -1,0 +1,27 @@
+"""Which drafters exist: `get_drafter(name)` and the names usable now."""
+from ..llm import llm_configured
+from .base import Drafter, DrafterError
+from .llm import LLMDrafter
+from .rules import draft_sentence
+
+
+class RulesDrafter:
+    """Clause and coordination splitting (`rules.draft_sentence`); needs nothing."""
+
+    name = "rules"
+
+    def draft(self, sentences, context=None):
+        return [draft_sentence(s) for s in sentences]
+
+
+def available_drafters() -> list[str]:
+    """Drafter names usable now: `llm` only when the endpoint is configured."""
+    return ["rules"] + (["llm"] if llm_configured() else [])
+
+
+def get_drafter(name: str, **options) -> Drafter:
+    if name == "rules":
+        return RulesDrafter()
+    if name == "llm":
+        return LLMDrafter(**options)
+    raise DrafterError(f"Unknown drafter “{name}”: use rules or llm.")

@@ -1,0 +1,98 @@
+"""An author asks for drafts, accepts two by keyboard, edits one, dismisses one; the history shows the drafter."""
+import pytest
+
+from annotation import authoring
+from annotation.models import ACU, ACUChange, DraftACU, Reference
+
+from ..authoring_data import unauthored_dataset
+from .test_authoring_browser import acu_texts, as_user, wait_saved
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, browser, shoot, author, tmp_path):
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+
+    page = as_user(browser, live_server.url, author)
+    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    page.wait_for_selector("#editor .acu-new:focus")
+    page.keyboard.press("Alt+Shift+G")  # suggest for the whole reference
+    page.wait_for_selector("li.draft .draft-text:focus")
+    assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 4
+    assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 2
+    assert page.locator("li.draft .draft-badge").first.inner_text() == "draft · rules"
+    shoot(page, "drafts-suggested")
+
+    page.keyboard.press("Enter")  # accept the first draft of sentence 1
+    page.keyboard.press("Enter")  # and the second
+    assert acu_texts(page, 0) == [
+        "Anuradha Koirala has been sleeping outdoors.",
+        "Anuradha Koirala has been sleeping outdoors because of aftershocks.",
+    ]
+    # focus is on the third draft: editing it accepts it
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(" in Kathmandu.")
+    page.keyboard.press("ArrowDown")  # the fourth draft
+    page.keyboard.press("Escape")  # dismiss it
+    wait_saved(page)
+    edited = "425 young women and girls have been sleeping outdoors in Kathmandu."
+    assert acu_texts(page, 0)[2] == edited
+    assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 0
+
+    page.click("#history summary")
+    history = page.locator("#history-list")
+    history.locator("li", has_text="Dismissed draft (rules)").wait_for()
+    assert history.locator("li", has_text="Accepted draft (rules)").count() == 3
+    assert f"“425 young women and girls have been sleeping outdoors.” → “{edited}”" in history.inner_text()
+    assert "Dismissed draft (rules): “425 young women and girls have been sleeping outdoors because of aftershocks.”" in history.inner_text()
+    assert page.locator("li.acu .from-draft").first.inner_text() == "from rules"
+    shoot(page, "drafts-accepted")
+
+    # Stored: three ACUs from the rules drafter, one dismissal, in the history with the drafter.
+    assert list(ACU.objects.filter(reference=reference).values_list("drafter", flat=True)) == ["rules"] * 3
+    assert ACUChange.objects.filter(reference=reference, action="accept", drafter="rules").count() == 3
+    assert ACUChange.objects.get(reference=reference, action="dismiss").drafter == "rules"
+    assert DraftACU.objects.filter(reference=reference, status="dismissed").count() == 1
+    page.reload()
+    page.wait_for_selector("#editor li.acu")
+    assert acu_texts(page, 0)[2] == edited
+    assert page.locator(".sentence-block").nth(1).locator("li.draft").count() == 2  # still waiting
+    page.context.close()
+
+
+def test_lead_predrafts_and_applies_a_budget(live_server, browser, shoot, lead, author, tmp_path, eager_celery):
+    from ..crowd_data import demo_dataset
+
+    demo_dataset()  # training data for the regressor
+    dataset = unauthored_dataset(tmp_path, documents=3)
+    page = as_user(browser, live_server.url, lead)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/authoring/")
+    page.click("text=Pre-draft the dataset")
+    page.wait_for_selector("#job-predraft [data-field=status_display]:text('Done')")
+    assert page.locator("#job-predraft [data-field=done]").inner_text() == "3"
+    page.fill("#id_percent", "40")
+    page.select_option("#id_budget_judge", "lexical")
+    page.locator("#budget-form input[name=authors]").first.check()
+    page.click("text=Apply the budget")
+    page.wait_for_selector(".messages li:has-text('Budget 40% started')")
+    page.wait_for_selector("#budget-result")
+    assert "trained on" in page.locator("#budget-result").inner_text()
+    shoot(page, "drafts-lead-budget")
+    reference = Reference.objects.filter(document__dataset=dataset, writer=author).first()
+    assert reference is not None
+
+    writer = as_user(browser, live_server.url, author)
+    writer.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    writer.wait_for_selector("#editor .sentence-block")
+    assert writer.locator(".badge.budget-human").count() >= 1
+    machine = writer.locator(".sentence-block:has(.badge.budget-machine)")
+    if machine.count():
+        assert machine.first.locator("li.acu.machine .machine-badge").first.inner_text() == "machine · rules"
+        assert machine.first.locator("li.draft").count() == 0  # the pre-drafts gave way to the machine units
+    assert writer.locator(".sentence-block:has(.badge.budget-human) li.draft").count() >= 1
+    shoot(writer, "drafts-budget-editor")
+    writer.context.close()
+    page.context.close()

@@ -1,0 +1,102 @@
+"""draft_report on a dataset with human ACUs and labels, and the human-unit budget on one being written."""
+import json
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from annotation.models import ACU, DraftJob, Reference, ReferenceSentence
+from scoring import budget_service
+from scoring.draft_report import build_tables, human_scores, report
+from scoring.judges import get_judge
+
+from .authoring_data import unauthored_dataset
+from .conftest import PASSWORD
+from .crowd_data import demo_dataset
+
+pytestmark = pytest.mark.django_db
+
+
+def test_report_figures_are_consistent(capsys):
+    dataset = demo_dataset()
+    out = report(dataset, drafter="rules", judge_name="lexical", budgets=(0.0, 0.5, 1.0), random_draws=3)
+    assert out["documents"] == 10 and out["systems"] == 4
+    assert out["sentences"] == ReferenceSentence.objects.filter(reference__document__dataset=dataset).count()
+    m = out["matching"]
+    assert m["human_acus"] == ACU.objects.filter(reference__document__dataset=dataset).count()
+    assert 0 < m["matched"] <= min(m["drafts"], m["human_acus"])
+    assert m["precision"] == pytest.approx(m["matched"] / m["drafts"])
+    # 0% human is the all-drafts score, 100% the all-human-ACU machine score
+    none, half, every = out["budget"]
+    assert none["regressor"] == pytest.approx(out["lite2x"]["all_drafts"])
+    assert every["regressor"] == pytest.approx(out["lite2x"]["all_human_acus"])
+    assert every["random"] == pytest.approx(out["lite2x"]["all_human_acus"])
+    assert half["human_sentences"] == round(out["sentences"] / 2)
+    assert 0 <= out["lite2x"]["sentence_error_mean"] <= 1
+
+    call_command("draft_report", dataset.name, "--judge", "lexical", "--budget", "0.5", "--random-draws", "2", "--json",
+                 "--agreement-with", "rules")
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["matching"] == m and [p["human_share"] for p in printed["budget"]] == [0.5]
+    assert printed["regressor"]["features"][-1] == "agreement_rules"
+
+
+def test_human_scores_are_the_imported_acu_scores():
+    from scoring.summary_scores import system_scores  # the app's own ACU scores
+
+    dataset = demo_dataset()
+    tables = build_tables(dataset, drafter="rules", judge=get_judge("lexical"))
+    X = human_scores(dataset, tables)
+    assert X.shape == (10, 4) and not np.isnan(X).any()
+    means = {s.system: s.acu for s in system_scores(dataset)}
+    assert X.mean(axis=0) == pytest.approx([means[n] for n in tables.system_names])
+
+
+def test_report_refuses_bad_input(tmp_path):
+    unauthored_dataset(tmp_path)
+    with pytest.raises(CommandError, match="no human ACUs"):
+        call_command("draft_report", "to-write", "--judge", "lexical")
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        call_command("draft_report", "to-write", "--budget", "50")
+    with pytest.raises(CommandError, match="No dataset"):
+        call_command("draft_report", "nope")
+
+
+def test_budget_splits_sentences_fills_machine_units_and_assigns_authors(tmp_path, author):
+    demo_dataset()  # training data: human ACUs and summaries
+    target = unauthored_dataset(tmp_path, documents=4)
+    result = budget_service.apply_budget(dataset=target, share=0.5, judge_name="lexical", author_ids=[author.pk])
+    sentences = ReferenceSentence.objects.filter(reference__document__dataset=target)
+    assert "trained on" in result["method"] and "demo" in result["method"]
+    assert result["human"] == round(sentences.count() / 2) == sentences.filter(budget="human").count()
+    assert sentences.filter(budget="machine").count() == result["machine"]
+    assert not sentences.filter(predicted_error__isnull=True).exists()
+    machine = ACU.objects.filter(reference__document__dataset=target, machine=True)
+    assert machine.count() == result["machine_units"] > 0
+    assert set(machine.values_list("sentence__budget", flat=True)) == {"machine"}
+    assert not ACU.objects.filter(sentence__budget="human").exists()
+    wanted = set(sentences.filter(budget="human").values_list("reference_id", flat=True))
+    assert set(Reference.objects.filter(writer=author).values_list("pk", flat=True)) == wanted
+    # all human now: the machine units go again
+    again = budget_service.apply_budget(dataset=target, share=1.0, judge_name="lexical")
+    assert again["removed_machine_units"] == result["machine_units"] and again["machine_units"] == 0
+    assert not ACU.objects.filter(reference__document__dataset=target).exists()
+
+
+def test_budget_without_training_data_says_so_and_the_page_posts_it(tmp_path, client, lead, eager_celery):
+    target = unauthored_dataset(tmp_path, documents=2)
+    client.login(username=lead.username, password=PASSWORD)
+    url = reverse("authoring_budget", args=[target.pk])
+    resp = client.post(url, {"percent": "40", "drafter": "rules", "judge": "lexical"}, follow=True)
+    text = resp.content.decode()
+    assert "Budget 40% started" in text and "no dataset with human ACUs" in text
+    job = DraftJob.objects.get(dataset=target, kind="budget")
+    assert job.status == "done" and job.result["human"] == round(0.4 * job.result["sentences"])
+    assert ReferenceSentence.objects.filter(reference__document__dataset=target, budget="machine").exists()
+    resp = client.post(url, {"percent": "lots"}, follow=True)
+    assert "as a percentage" in resp.content.decode()
+    resp = client.post(url, {"percent": "400"}, follow=True)
+    assert "between 0% and 100%" in resp.content.decode()
+    assert DraftJob.objects.filter(kind="budget").count() == 1
+    assert "Human-unit budget" in client.get(reverse("authoring_overview", args=[target.pk])).content.decode()
