@@ -174,10 +174,20 @@ class HIT(models.Model):
     gold_answers = models.JSONField(null=True, blank=True)
     # The provider's id of this HIT (MTurk's HITId), set once it is published there.
     external_id = models.CharField(max_length=100, blank=True, db_index=True)
+    # Places not held by an active assignment: max_assignments - active assignments, kept in
+    # the transaction that changes them (hits.places), so a handout reads one row, not a count.
+    open_places = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         verbose_name = "HIT"
         constraints = [models.UniqueConstraint(fields=["batch", "summary"], name="hit_unique_summary")]
+        indexes = [
+            # Only HITs with a free place, per batch, fullest-last: the handout's pick.
+            models.Index(
+                "batch", models.F("open_places").desc(), "id",
+                name="hit_open_places", condition=models.Q(open_places__gt=0),
+            ),
+        ]
 
     def __str__(self):
         return f"HIT {self.pk} ({self.summary})"
@@ -393,3 +403,17 @@ class ProlificBonus(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class RoundVersion(models.Model):
+    """A counter per dataset and round (round_id 0: the whole dataset), bumped in the same
+    transaction as anything that changes which judgments count (a submission, a rejection, an
+    exclusion, a provider confirmation, an import), so a scoring run is stale exactly when the
+    version it recorded is not the current one: one indexed row read (hits.versions)."""
+
+    dataset = models.ForeignKey(Dataset, related_name="round_versions", on_delete=models.CASCADE)
+    round_id = models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dataset", "round_id"], name="round_version_unique")]

@@ -7,10 +7,11 @@ import math
 import time
 
 import numpy as np
-from django.db.models import Count, Max, Sum
+from django.db.models import Max
 from django.utils import timezone
 
-from hits.models import Assignment, Worker
+from hits import versions
+from hits.models import Worker
 
 from .stats import agreement, bootstrap, normalization
 from .stats.aggregation import acu_scores_by_summary, normalized_acu_score
@@ -33,27 +34,20 @@ def _clean(value):
     return value
 
 
-def signature(dataset, batch=None) -> list:
-    """A cheap fingerprint of which assignments count (their number and the sum of their
-    ids): judgments only change with assignments (submission, rejection, exclusion of the
-    worker, provider confirmation), and this reads the assignments, not half a million
-    judgments."""
-    qs = Assignment.objects.filter(
-        hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True, worker__excluded=False
-    )
-    if batch is not None:
-        qs = qs.filter(hit__batch=batch)
-    agg = qs.aggregate(n=Count("pk"), total=Sum("pk"))
-    return [agg["n"], int(agg["total"] or 0)]
+def signature(dataset, batch=None) -> int:
+    """The version of the counted judgments of the dataset (or one round): bumped in the same
+    transaction as every submission, rejection, exclusion and provider confirmation
+    (`hits.versions`), so reading it is one indexed row whatever the size of the database."""
+    return versions.current(dataset.pk, batch.pk if batch else None)
 
 
-def _inputs(dataset, batch, judgments) -> dict:
+def _inputs(dataset, batch, judgments, version: int) -> dict:
     last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
     return {
         "round": batch.pk if batch else None,
         "judgments": len(judgments),
         "last_judgment_id": last,
-        "signature": signature(dataset, batch),
+        "version": version,
         "excluded_workers": sorted(
             Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset).distinct().values_list("external_id", flat=True)
         ),
@@ -113,9 +107,10 @@ def _system_matrix(table, pos, values):
 
 
 def _scores(dataset, batch, seed: int, n_resamples: int):
+    version = signature(dataset, batch)  # read first: a change after it makes this run stale, never lost
     everyone = load_judgments(dataset, batch, include_excluded=True)
     table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, everyone.subset(~everyone.excluded))
-    inputs = _inputs(dataset, batch, judgments)
+    inputs = _inputs(dataset, batch, judgments, version)
     rng = np.random.default_rng(seed)
     systems_out, pairwise = {}, None
     if len(pos):
@@ -197,7 +192,7 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES):
 
 def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:
     """Whether the counted judgments (or exclusions) changed since the run read them."""
-    return run is None or run.inputs.get("signature") != signature(dataset, batch)
+    return run is None or run.inputs.get("version") != signature(dataset, batch)
 
 
 def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:
