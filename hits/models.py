@@ -230,7 +230,15 @@ class Assignment(models.Model):
     flag = models.TextField(blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique_worker")]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique_worker"),
+            # One open in-house assignment per worker (provider work carries the provider's id:
+            # a Prolific session holds several at once).
+            models.UniqueConstraint(
+                fields=["worker"], name="assignment_one_open_inhouse",
+                condition=models.Q(status="assigned", external_id=""),
+            ),
+        ]
         indexes = [models.Index(fields=["status", "deadline"])]
 
     def __str__(self):

@@ -19,6 +19,16 @@ def count_open_places(apps, schema_editor):
     )
 
 
+def expire_extra_open_assignments(apps, schema_editor):
+    """Before the one-open-assignment constraint: keep each worker's newest open in-house one."""
+    Assignment = apps.get_model("hits", "Assignment")
+    keep = {}
+    for pk, worker_id in Assignment.objects.filter(status="assigned", external_id="").order_by("created_at", "pk").values_list("pk", "worker_id"):
+        if worker_id in keep:
+            Assignment.objects.filter(pk=keep[worker_id]).update(status="expired")
+        keep[worker_id] = pk
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -40,7 +50,12 @@ class Migration(migrations.Migration):
             name='open_places',
             field=models.PositiveSmallIntegerField(default=0),
         ),
+        migrations.RunPython(expire_extra_open_assignments, migrations.RunPython.noop),
         migrations.RunPython(count_open_places, migrations.RunPython.noop),
+        migrations.AddConstraint(
+            model_name='assignment',
+            constraint=models.UniqueConstraint(condition=models.Q(('external_id', ''), ('status', 'assigned')), fields=('worker',), name='assignment_one_open_inhouse'),
+        ),
         migrations.AddIndex(
             model_name='hit',
             index=models.Index(models.F('batch'), models.OrderBy(models.F('open_places'), descending=True), models.F('id'), condition=models.Q(('open_places__gt', 0)), name='hit_open_places'),

@@ -1,15 +1,15 @@
 """Handing out in-house work: the next HIT for a worker, and releasing abandoned ones.
 
-Constant time whatever the size of the database: the worker's row is locked (so parallel
-clicks of one worker get one assignment), and the HIT is picked from the partial index of
+Constant time whatever the size of the database: the HIT is picked from the partial index of
 HITs with an open place (`HIT.open_places`, kept in the same transaction) with
 `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent workers take different HITs without
-waiting and no HIT gets more assignments than asked. No query reads rows of other batches;
-the (hit, worker) unique constraint means no worker ever gets the same HIT twice.
+waiting and no HIT gets more assignments than asked. No query reads rows of other batches.
+The (hit, worker) unique constraint means no worker ever gets the same HIT twice, and a partial
+unique constraint allows one open in-house assignment per worker, whatever clicks race.
 """
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
@@ -22,13 +22,12 @@ class NoWork(Exception):
     """Nothing to hand out; the message says why."""
 
 
-def _open_assignments(worker_id: int, now):
-    return Assignment.objects.filter(worker_id=worker_id, status=Assignment.Status.ASSIGNED, deadline__gt=now)
-
-
 def open_assignment(worker: Worker) -> Assignment | None:
     """The worker's unfinished, unexpired assignment, to resume instead of taking another."""
-    return _open_assignments(worker.pk, timezone.now()).select_related("hit__batch").order_by("created_at").first()
+    return (
+        Assignment.objects.filter(worker=worker, status=Assignment.Status.ASSIGNED, deadline__gt=timezone.now())
+        .select_related("hit__batch").order_by("created_at").first()
+    )
 
 
 def _open_batches(worker: Worker, batch: Batch | None, now):
@@ -63,30 +62,59 @@ def _candidate_hits(worker: Worker, batch: Batch | None):
     return hits.order_by("-open_places", "pk")
 
 
-def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
-    """Resume the worker's open assignment or give them a new one; raises NoWork."""
-    now = timezone.now()
+def _resumable(worker: Worker, now) -> Assignment | None:
+    """The worker's open in-house assignment to resume; one past its deadline is expired
+    here (the beat task may not have run yet) so its place reopens."""
+    current = (
+        Assignment.objects.filter(worker_id=worker.pk, status=Assignment.Status.ASSIGNED, external_id="")
+        .select_related("hit__batch").order_by("created_at").first()
+    )
+    if current is not None and current.deadline and current.deadline <= now:
+        Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED).update(status=Assignment.Status.EXPIRED)
+        places.refresh(hit_ids=[current.hit_id])
+        return _resumable(worker, now)
+    return current
+
+
+def _take(worker: Worker, batch: Batch | None, now) -> Assignment | None:
+    """Pick a HIT and hold one of its places, in one transaction; None when none is open.
+    Raises IntegrityError when the worker holds an open in-house assignment already."""
     with transaction.atomic():
-        row = (
-            Worker.objects.select_for_update(of=("self",))
-            .filter(pk=worker.pk)
-            .annotate(open_id=Subquery(_open_assignments(worker.pk, now).order_by("created_at").values("pk")[:1]))
-            .values("blocked_at", "open_id")
-            .first()
-        )
-        if row is None or row["blocked_at"] is not None:
-            raise NoWork("Your account is blocked from new tasks.")
-        if row["open_id"] is not None:
-            return Assignment.objects.select_related("hit__batch").get(pk=row["open_id"])
-        # HITs other handouts hold this instant are skipped; only when every open HIT is held
-        # (the last places of a batch) wait for them, then the place count is read again.
+        # HITs other handouts hold this instant are skipped; only when every open HIT is
+        # held (the last places of a batch) wait for them, then the place count is re-read.
         hit = _pick(worker, batch, now) or _pick(worker, batch, now, skip_locked=False)
-        if hit is not None:
-            assignment = Assignment.objects.create(
-                hit=hit, worker=worker, deadline=now + timedelta(seconds=hit.batch.assignment_duration_seconds)
-            )
-            places.take_one(hit.pk)
+        if hit is None:
+            return None
+        assignment = Assignment.objects.create(
+            hit=hit, worker=worker, deadline=now + timedelta(seconds=hit.batch.assignment_duration_seconds)
+        )
+        places.take_one(hit.pk)
+        return assignment
+
+
+def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
+    """Resume the worker's open assignment or give them a new one; raises NoWork.
+
+    Three statements in one transaction when a place is handed out: the pick, the insert and
+    the place count. The database says whether the worker holds an open assignment already
+    (at most one open in-house assignment per worker, a partial unique constraint), so
+    parallel clicks of one worker end with one assignment, the others resuming it."""
+    if worker.blocked:
+        raise NoWork("Your account is blocked from new tasks.")
+    for _ in range(3):
+        now = timezone.now()
+        try:
+            assignment = _take(worker, batch, now)
+        except IntegrityError:  # an open assignment (maybe a parallel click's): resume it
+            assignment = _resumable(worker, now)
+            if assignment is None:
+                continue  # it was overdue and has just been expired: try again
             return assignment
+        if assignment is None:
+            assignment = _resumable(worker, now)  # nothing new, but their own work is open
+        if assignment is not None:
+            return assignment
+        break
     unqualified = Batch.objects.filter(
         status=Batch.Status.PUBLISHED, provider=worker.provider, qualification_test__isnull=False
     )

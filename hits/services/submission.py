@@ -128,12 +128,12 @@ def submit_assignment(
         assignment.save(update_fields=fields)
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
             versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
-        transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id))
+        transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id, assignment.hit.batch.dataset_id))
     return SubmissionResult(assignment, created=True)
 
 
-def _after_submit(batch_id: int) -> None:
+def _after_submit(batch_id: int, dataset_id: int | None = None) -> None:
     """Hook for work that follows a stored submission (score recomputes)."""
     from hits import signals
 
-    signals.submission_stored.send(sender=Assignment, batch_id=batch_id)
+    signals.submission_stored.send(sender=Assignment, batch_id=batch_id, dataset_id=dataset_id)
