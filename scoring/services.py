@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 from django.db.models import Max
+from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
 from hits import versions
@@ -186,8 +187,16 @@ def scores_json(run: ScoringRun) -> dict:
     }
 
 
-def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES):
-    return ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE).first()
+def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[str, ...] | None = None):
+    """The latest finished run; with `parts` only those top-level keys of its outputs are read
+    (JSON paths in the query, e.g. the 2 kB "alpha" instead of the 0.9 MB of a RoSE round)."""
+    runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
+    if parts is None:
+        return runs.first()
+    run = runs.defer("outputs").annotate(**{f"part_{p}": KeyTransform(p, "outputs") for p in parts}).first()
+    if run is not None:
+        run.outputs = {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
+    return run
 
 
 def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:

@@ -14,7 +14,7 @@ from hits.models import HIT, Assignment, Batch, Worker
 from hits.services import handout, review
 from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment, task_token
-from scoring.services import compute_scores, is_stale
+from scoring.services import compute_scores, is_stale, latest_run
 
 from .crowd_data import all_answers, published_batch
 
@@ -186,3 +186,15 @@ def test_staleness_is_the_rounds_version(db, make_user, django_assert_max_num_qu
     review.reject(assignment_id=a.pk, feedback="Not careful.")
     assert is_stale(run, dataset, batch)
     assert versions.current(dataset.pk, batch.pk) >= 3
+
+
+def test_pages_read_only_the_parts_of_a_run_they_show(db, django_assert_max_num_queries):
+    batch = published_batch(assignments=3)
+    simulate_crowd(batch, workers=3, accuracy=0.85, seed=1)
+    full = compute_scores(batch.dataset, batch, n_resamples=50)
+    with django_assert_max_num_queries(1), CaptureQueriesContext(connection) as captured:
+        part = latest_run(batch.dataset, batch, parts=("alpha", "counts"))
+    assert part.pk == full.pk and set(part.outputs) == {"alpha", "counts"}
+    assert part.outputs["alpha"] == full.outputs["alpha"] and part.outputs["counts"] == full.outputs["counts"]
+    sql = captured.captured_queries[0]["sql"]
+    assert '"scoring_scoringrun"."outputs",' not in sql and '"scoring_scoringrun"."outputs" FROM' not in sql

@@ -53,7 +53,7 @@ def overview(request, dataset_id: int):
 def live(request, dataset_id: int):
     """JSON for live updates while a batch runs (polled every few seconds)."""
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
     progress = dashboard.progress(dataset, batch)
     trend = dashboard.alpha_trend(dataset, batch)
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).values("pk", "status", "progress").first()
@@ -70,7 +70,7 @@ def live(request, dataset_id: int):
 @role_required(LEAD)
 def systems(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("systems", "pairwise", "summaries", "length_normalization"))
     out = run.outputs if run else {}
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
     names, matrix = charts.significance_cells(out.get("pairwise"), out.get("systems", {}))
@@ -91,7 +91,7 @@ def systems(request, dataset_id: int):
 @role_required(LEAD)
 def workers(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("workers", "alpha"))
     table = run.outputs.get("workers", {}) if run else {}
     context = {
         **_base(dataset, batch, "workers"), "run": run, "stale": stale,
