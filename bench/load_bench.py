@@ -47,6 +47,7 @@ from hits.services.people import create_user_with_role
 dataset = Dataset.objects.get(name="realsumm")
 batch = publish_batch(create_batch(dataset=dataset, assignments=3, systems=list(dataset.systems.all())))
 store = import_module(settings.SESSION_ENGINE).SessionStore
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # set-up only: workers get sessions, not logins
 sessions = []
 for i in range(WORKERS):
     user = create_user_with_role(username=f"load{i}", password="load-bench-password-" + str(i), role="worker")
