@@ -286,7 +286,7 @@ class ScoresCSV(DownloadView):
                       "Columns: example_id, system, acu, normalized_acu, summary_words (latest scoring run).")
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, _ = scores_run(dataset, batch)
+        run, _ = scores_run(dataset, batch, parts=("summaries",))
 
         def write(out):
             if run is None:
