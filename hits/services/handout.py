@@ -36,6 +36,7 @@ def _open_batches(worker: Worker, batch: Batch | None, now):
         Q(qualification_test__isnull=True)
         | Exists(QualificationAttempt.objects.filter(test_id=OuterRef("qualification_test_id"), worker_id=worker.pk, passed=True))
     )
+    batches = batches.order_by()  # a subquery: no ordering (and no join to datasets for it)
     return batches.filter(pk=batch.pk) if batch is not None else batches
 
 
