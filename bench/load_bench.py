@@ -235,7 +235,7 @@ def main() -> None:
         print(f"tree {args.tree}: batch {info['batch']} with {info['hits']} HITs x 3, {len(info['sessions'])} workers, "
               f"{args.other_assignments} assignments of other batches")
         env = env_for(args)
-        subprocess.run([PYTHON, "-m", "celery", "-A", "config", "purge", "-f"], cwd=args.tree, env=env, capture_output=True, timeout=60)
+        subprocess.run([PYTHON, "-m", "celery", "-A", "config", "purge", "-f"], cwd=args.tree, env=env, capture_output=True, timeout=60, check=False)
         procs.append(subprocess.Popen(
             [PYTHON, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{args.port}", "--workers", "3", "--timeout", "120",
              "--log-level", "warning"], cwd=args.tree, env=env))

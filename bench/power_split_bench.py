@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.stats import power  # noqa: E402
+from scoring.stats import power
 
 CELLS_PER_PART = 80_000_000  # scoring.statistics.POWER_PART_CELLS
 

@@ -421,7 +421,10 @@ class RoundVersion(models.Model):
 
     dataset = models.ForeignKey(Dataset, related_name="round_versions", on_delete=models.CASCADE)
     round_id = models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")
+    # The version is the sum over a few stripes, so concurrent submissions bump different rows
+    # instead of queueing on one row lock until they commit.
+    stripe = models.PositiveSmallIntegerField(default=0)
     version = models.BigIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["dataset", "round_id"], name="round_version_unique")]
+        constraints = [models.UniqueConstraint(fields=["dataset", "round_id", "stripe"], name="round_version_unique")]

@@ -4,24 +4,27 @@
 confirmation, an import), so a committed change and its new version are seen together. A
 scoring run records `current(dataset, round)`; it is stale when that number moved on.
 """
-from django.db import IntegrityError, transaction
-from django.db.models import F
+import random
+
+from django.db.models import F, Sum
 
 from hits.models import Assignment, Batch, RoundVersion
 
+STRIPES = 16
+
 
 def bump(dataset_id: int, batch_id: int | None) -> None:
-    """The dataset's judgments (and, with a batch, that round's) changed."""
+    """The dataset's judgments (and, with a batch, that round's) changed: one statement on
+    one random stripe of each (concurrent submissions rarely wait for each other)."""
     rounds = [0] if not batch_id else [0, batch_id]
-    updated = RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds).update(version=F("version") + 1)
-    if updated < len(rounds):  # first change of this dataset or round: create the missing rows
-        have = set(RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds).values_list("round_id", flat=True))
-        for round_id in set(rounds) - have:
-            try:
-                with transaction.atomic():
-                    RoundVersion.objects.create(dataset_id=dataset_id, round_id=round_id, version=1)
-            except IntegrityError:  # created concurrently: bump it instead
-                RoundVersion.objects.filter(dataset_id=dataset_id, round_id=round_id).update(version=F("version") + 1)
+    stripe = random.randrange(STRIPES)
+    mine = RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds, stripe=stripe)
+    if mine.update(version=F("version") + 1) < len(rounds):  # first bump of this round: create its stripes
+        RoundVersion.objects.bulk_create(
+            [RoundVersion(dataset_id=dataset_id, round_id=r, stripe=k) for r in rounds for k in range(STRIPES)],
+            ignore_conflicts=True,
+        )
+        mine.update(version=F("version") + 1)  # again: a row bumped twice is still a new version
 
 
 def bump_batch(batch: Batch) -> None:
@@ -43,7 +46,7 @@ def bump_for_worker(worker_id: int) -> None:
 
 
 def current(dataset_id: int, batch_id: int | None = None) -> int:
+    """The sum of the stripes: one index range of at most STRIPES rows."""
     return (
-        RoundVersion.objects.filter(dataset_id=dataset_id, round_id=batch_id or 0).values_list("version", flat=True).first()
-        or 0
+        RoundVersion.objects.filter(dataset_id=dataset_id, round_id=batch_id or 0).aggregate(v=Sum("version"))["v"] or 0
     )

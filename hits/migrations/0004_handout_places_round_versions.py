@@ -42,6 +42,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('round_id', models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")),
+                ('stripe', models.PositiveSmallIntegerField(default=0)),
                 ('version', models.BigIntegerField(default=0)),
             ],
         ),
@@ -67,6 +68,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='roundversion',
-            constraint=models.UniqueConstraint(fields=('dataset', 'round_id'), name='round_version_unique'),
+            constraint=models.UniqueConstraint(fields=('dataset', 'round_id', 'stripe'), name='round_version_unique'),
         ),
     ]

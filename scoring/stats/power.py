@@ -19,6 +19,7 @@ What makes RoSE's defaults (B = 100,000, T = 1,000, n up to 10,000, 66 pairs) tr
 Nothing is approximated by a normal distribution: every p comes from actual resampling.
 """
 import time
+from itertools import pairwise
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,7 +116,7 @@ def power_plan(sizes, n_trials: int, n_pairs: int, columns_per_part: int = 2_000
         total = n_trials * n_pairs
         k = max(1, min(total, -(-int(n) * total // columns_per_part)))
         bounds = [total * j // k for j in range(k + 1)]
-        plan += [(i, a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+        plan += [(i, a, b) for a, b in pairwise(bounds) if b > a]
     return plan
 
 
