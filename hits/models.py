@@ -184,10 +184,20 @@ class HIT(models.Model):
     # The ACU ids this HIT asks about, in order, when it carries only some (a triage batch);
     # empty: every ACU of the summary's reference.
     acu_ids = models.JSONField(null=True, blank=True)
+    # Places not held by an active assignment: max_assignments - active assignments, kept in
+    # the transaction that changes them (hits.places), so a handout reads one row, not a count.
+    open_places = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         verbose_name = "HIT"
         constraints = [models.UniqueConstraint(fields=["batch", "summary"], name="hit_unique_summary")]
+        indexes = [
+            # Only HITs with a free place, per batch, fullest-last: the handout's pick.
+            models.Index(
+                "batch", models.F("open_places").desc(), "id",
+                name="hit_open_places", condition=models.Q(open_places__gt=0),
+            ),
+        ]
 
     def task_acus(self):
         """The ACUs this HIT asks about, in reference order (a triage HIT: only its uncertain ones)."""
@@ -235,7 +245,15 @@ class Assignment(models.Model):
     flag = models.TextField(blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique_worker")]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique_worker"),
+            # One open in-house assignment per worker (provider work carries the provider's id:
+            # a Prolific session holds several at once).
+            models.UniqueConstraint(
+                fields=["worker"], name="assignment_one_open_inhouse",
+                condition=models.Q(status="assigned", external_id=""),
+            ),
+        ]
         indexes = [models.Index(fields=["status", "deadline"])]
 
     def __str__(self):
@@ -472,3 +490,20 @@ class MachineJudgment(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "summary", "acu"], name="machine_judgment_unique")]
+
+
+class RoundVersion(models.Model):
+    """A counter per dataset and round (round_id 0: the whole dataset), bumped in the same
+    transaction as anything that changes which judgments count (a submission, a rejection, an
+    exclusion, a provider confirmation, an import), so a scoring run is stale exactly when the
+    version it recorded is not the current one: one indexed row read (hits.versions)."""
+
+    dataset = models.ForeignKey(Dataset, related_name="round_versions", on_delete=models.CASCADE)
+    round_id = models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")
+    # The version is the sum over a few stripes, so concurrent submissions bump different rows
+    # instead of queueing on one row lock until they commit.
+    stripe = models.PositiveSmallIntegerField(default=0)
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dataset", "round_id", "stripe"], name="round_version_unique")]

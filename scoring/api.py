@@ -128,7 +128,7 @@ class DatasetScores(APIView):
     )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, stale = scores_run(dataset, batch)
+        run, stale = scores_run(dataset, batch, parts=("systems", "alpha", "counts", "pairwise"))
         body = _run_info(dataset, batch, run, stale)
         if run is None:
             body.update(systems={}, alpha={"acu_level": None, "summary_level": None}, counts=EMPTY_COUNTS, pairwise=None)
@@ -167,7 +167,7 @@ class DatasetAgreement(APIView):
     )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, stale = scores_run(dataset, batch)
+        run, stale = scores_run(dataset, batch, parts=("alpha", "workers"))
         outputs = run.outputs if run else {}
         workers = outputs.get("workers") or {}
         body = {
@@ -212,7 +212,7 @@ class DatasetWorkers(generics.GenericAPIView):
     )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, _ = scores_run(dataset, batch)
+        run, _ = scores_run(dataset, batch, parts=("workers",))
         rows = ((run.outputs.get("workers") or {}).get("rows") or []) if run else []
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(WorkerRowSerializer(page, many=True).data)
@@ -290,7 +290,7 @@ class ScoresCSV(DownloadView):
                       "Columns: example_id, system, acu, normalized_acu, summary_words (latest scoring run).")
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, _ = scores_run(dataset, batch)
+        run, _ = scores_run(dataset, batch, parts=("summaries",))
 
         def write(out):
             if run is None:

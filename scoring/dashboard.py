@@ -23,10 +23,11 @@ ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/D
 RATE_WINDOW = timedelta(hours=1)
 
 
-def scores_run(dataset, batch=None, *, refresh: bool = True) -> tuple[ScoringRun | None, bool]:
+def scores_run(dataset, batch=None, *, refresh: bool = True, parts: tuple[str, ...] | None = None) -> tuple[ScoringRun | None, bool]:
     """(latest run, stale?) and, if stale, ask for a recompute. With a broker this never
-    writes a run in the request: the run is None until the first recompute has finished."""
-    run = latest_run(dataset, batch)
+    writes a run in the request: the run is None until the first recompute has finished.
+    `parts`: the keys of the outputs the caller shows (the others are not read)."""
+    run = latest_run(dataset, batch, parts=parts)
     stale = is_stale(run, dataset, batch)
     if stale and refresh:
         if runs_in_process():  # the embedded mode (no broker, small local datasets): now
@@ -96,7 +97,7 @@ def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
 
 
 def overview(dataset, batch=None) -> dict:
-    run, stale = scores_run(dataset, batch)
+    run, stale = scores_run(dataset, batch, parts=("alpha",))
     alpha = run.outputs.get("alpha") if run else None
     return {
         "progress": progress(dataset, batch),

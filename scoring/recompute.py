@@ -39,16 +39,26 @@ def _expiry() -> timedelta:
     return timedelta(seconds=settings.SCORING_RECOMPUTE_DELAY + settings.SCORING_RECOMPUTE_GRACE)
 
 
+# (dataset, round) pairs whose request row this process has seen: a burst of submissions then
+# costs one conditional UPDATE each, not an INSERT attempt too.
+_KNOWN_ROWS: set[tuple[int, int]] = set()
+
+
 def _claim_flag(dataset_id: int, round_id: int) -> bool:
     now = timezone.now()
     free = Q(queued=False) | Q(queued_at__lt=now - _expiry()) | Q(queued_at=None)
     if RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id).update(queued=True, queued_at=now):
+        _KNOWN_ROWS.add((dataset_id, round_id))
         return True
+    if (dataset_id, round_id) in _KNOWN_ROWS:
+        return False  # the row exists and is queued
     try:
         with transaction.atomic():
             RecomputeRequest.objects.create(dataset_id=dataset_id, round_id=round_id, queued=True, queued_at=now)
     except IntegrityError:
+        _KNOWN_ROWS.add((dataset_id, round_id))
         return False  # the row exists and is queued (not yet expired)
+    _KNOWN_ROWS.add((dataset_id, round_id))
     return True
 
 
@@ -82,9 +92,10 @@ def repair_stuck(now=None) -> int:
     return repaired
 
 
-def on_submission(sender, batch_id: int, **kwargs) -> None:
+def on_submission(sender, batch_id: int, dataset_id: int | None = None, **kwargs) -> None:
     from hits.models import Batch
 
-    dataset_id = Batch.objects.filter(pk=batch_id).values_list("dataset_id", flat=True).first()
+    if dataset_id is None:
+        dataset_id = Batch.objects.filter(pk=batch_id).values_list("dataset_id", flat=True).first()
     if dataset_id is not None:
         request_recompute(dataset_id)

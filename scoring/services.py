@@ -13,10 +13,12 @@ import math
 import time
 
 import numpy as np
-from django.db.models import Count, Max, Sum
+from django.db.models import Max
+from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
-from hits.models import Assignment, Worker
+from hits import versions
+from hits.models import Worker
 
 from .stats import agreement, bootstrap, dawid_skene, normalization
 from .stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
@@ -44,27 +46,20 @@ def _clean(value):
     return value
 
 
-def signature(dataset, batch=None) -> list:
-    """A cheap fingerprint of which assignments count (their number and the sum of their
-    ids): judgments only change with assignments (submission, rejection, exclusion of the
-    worker, provider confirmation), and this reads the assignments, not half a million
-    judgments."""
-    qs = Assignment.objects.filter(
-        hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True, worker__excluded=False
-    )
-    if batch is not None:
-        qs = qs.filter(hit__batch=batch)
-    agg = qs.aggregate(n=Count("pk"), total=Sum("pk"))
-    return [agg["n"], int(agg["total"] or 0)]
+def signature(dataset, batch=None) -> int:
+    """The version of the counted judgments of the dataset (or one round): bumped in the same
+    transaction as every submission, rejection, exclusion and provider confirmation
+    (`hits.versions`), so reading it is one indexed row whatever the size of the database."""
+    return versions.current(dataset.pk, batch.pk if batch else None)
 
 
-def _inputs(dataset, batch, judgments) -> dict:
+def _inputs(dataset, batch, judgments, version: int) -> dict:
     last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
     return {
         "round": batch.pk if batch else None,
         "judgments": len(judgments),
         "last_judgment_id": last,
-        "signature": signature(dataset, batch),
+        "version": version,
         "excluded_workers": sorted(
             Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset).distinct().values_list("external_id", flat=True)
         ),
@@ -216,10 +211,11 @@ def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dic
 
 
 def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "majority"):
+    version = signature(dataset, batch)  # read first: a change after it makes this run stale, never lost
     everyone = load_judgments(dataset, batch, include_excluded=True)
     counted = everyone.subset(~everyone.excluded)
     table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, counted, aggregation)
-    inputs = _inputs(dataset, batch, judgments)
+    inputs = _inputs(dataset, batch, judgments, version)
     rng = np.random.default_rng(seed)
     systems_out, pairwise, common, comparison = {}, None, None, None
     complete_docs, documents_differ = [], False
@@ -330,20 +326,27 @@ def machine_json(dataset) -> list[dict]:
     return [machine_summary(r) for r in latest_runs(dataset)]
 
 
-def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES):
+def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[str, ...] | None = None):
     """The latest finished run the pages show: majority aggregation (a Dawid-Skene run made
-    with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority)."""
+    with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority).
+    With `parts` only those top-level keys of its outputs are read (JSON paths in the query,
+    e.g. the 2 kB "alpha" instead of the 0.9 MB of a RoSE round)."""
     runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
     if kind == ScoringRun.Kind.SCORES:
         runs = runs.exclude(parameters__aggregation="dawid-skene")
-    return runs.first()
+    if parts is None:
+        return runs.first()
+    run = runs.defer("outputs").annotate(**{f"part_{p}": KeyTransform(p, "outputs") for p in parts}).first()
+    if run is not None:
+        run.outputs = {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
+    return run
 
 
 def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:
     """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run."""
     if run is None or run.parameters.get("length_alpha", dataset.length_alpha) != dataset.length_alpha:
         return True
-    return run.inputs.get("signature") != signature(dataset, batch)
+    return run.inputs.get("version") != signature(dataset, batch)
 
 
 def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:

@@ -3,16 +3,21 @@
 Each starts as a ScoringRun (status running, progress 0) that a Celery task fills in; the
 dashboard polls the run's progress.
 """
+import base64
 import time
 from itertools import combinations
 
 import numpy as np
+from django.db import transaction
 from django.utils import timezone
 
 from .stats import correlation, metric_comparison, power
 from .models import MetricScore, ScoringRun
 from .services import SMALL_SAMPLE, _clean, _system_matrix, summary_scores_arrays
 
+# Cells (documents x tested columns) per part of a split power analysis: RoSE's defaults give
+# one part per size up to n = 1,000 and nine for n = 10,000 (72% of the work).
+POWER_PART_CELLS = 80_000_000
 POWER_DEFAULTS = {"sizes": list(power.ROSE_SIZES), "n_trials": 1000, "n_resamples": 100_000, "seed": 0}
 METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0, "method": "kendall"}
 METHODS = ("pearson", "spearman", "kendall")
@@ -40,14 +45,36 @@ def human_matrix(dataset, batch=None):
     return [table.system_names[s] for s in systems.tolist()], docs, matrix
 
 
+def _power_outputs(result, names, docs) -> dict:
+    buckets = []
+    for b in range(result.bucket_power.shape[1]):
+        members = result.differences[result.buckets == b]
+        buckets.append({
+            "bucket": b, "pairs": int(len(members)),
+            "min_difference": float(members.min()) if len(members) else None,
+            "max_difference": float(members.max()) if len(members) else None,
+            "power": result.bucket_power[:, b].tolist(),
+        })
+    return {"sizes": result.sizes.tolist(), "buckets": buckets, "documents": len(docs), "systems": names,
+            "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
+            "pair_power": result.power.T.tolist(), "differences": result.differences.tolist()}
+
+
+def _power_matrix(run):
+    names, docs, matrix = human_matrix(run.dataset, run.batch)
+    if len(names) < 2:
+        raise ValueError("power analysis needs at least two systems")
+    return names, docs, matrix
+
+
 def run_power(run_id: int) -> ScoringRun:
+    """The whole power analysis in this process (the embedded mode, and the reference the
+    split run must equal)."""
     run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
     started = time.perf_counter()
     p = {**POWER_DEFAULTS, **run.parameters}
     try:
-        names, docs, matrix = human_matrix(run.dataset, run.batch)
-        if len(names) < 2:
-            raise ValueError("power analysis needs at least two systems")
+        names, docs, matrix = _power_matrix(run)
         sizes = [int(n) for n in p["sizes"]]
 
         def progress(n, seconds):
@@ -58,23 +85,68 @@ def run_power(run_id: int) -> ScoringRun:
             matrix, sizes=sizes, n_trials=int(p["n_trials"]), n_resamples=int(p["n_resamples"]), rng=int(p["seed"]),
             progress=progress,
         )
-        buckets = []
-        for b in range(result.bucket_power.shape[1]):
-            members = result.differences[result.buckets == b]
-            buckets.append({
-                "bucket": b, "pairs": int(len(members)),
-                "min_difference": float(members.min()) if len(members) else None,
-                "max_difference": float(members.max()) if len(members) else None,
-                "power": result.bucket_power[:, b].tolist(),
-            })
-        outputs = {"sizes": result.sizes.tolist(), "buckets": buckets, "documents": len(docs), "systems": names,
-                   "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
-                   "pair_power": result.power.T.tolist(), "differences": result.differences.tolist()}
         run.inputs = {"documents": len(docs), "systems": len(names)}
-        _finish(run, started, outputs)
+        _finish(run, started, _power_outputs(result, names, docs))
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
         _finish(run, started, error=f"{type(exc).__name__}: {exc}")
     return run
+
+
+# ---- the same analysis split into parts for several Celery worker processes -----------------
+
+def plan_power(run_id: int, cells_per_part: int = POWER_PART_CELLS) -> list[list[int]]:
+    """Read the judgments once, store the score matrix and the plan of parts on the run and
+    return the parts ([size index, first column, end column]) for `power_part` tasks."""
+    run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
+    p = {**POWER_DEFAULTS, **run.parameters}
+    try:
+        names, docs, matrix = _power_matrix(run)
+    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
+        _finish(run, time.perf_counter(), error=f"{type(exc).__name__}: {exc}")
+        return []
+    n_pairs = len(names) * (len(names) - 1) // 2
+    plan = [list(part) for part in power.power_plan([int(n) for n in p["sizes"]], int(p["n_trials"]), n_pairs, cells_per_part)]
+    run.inputs = {"documents": len(docs), "systems": len(names), "names": names, "document_ids": list(docs),
+                  "matrix": matrix.tolist(), "plan": plan, "parts": {}, "started": time.time()}
+    run.save(update_fields=["inputs"])
+    return plan
+
+
+def _part_key(part) -> str:
+    return ",".join(str(int(x)) for x in part)
+
+
+def run_power_part(run_id: int, part: list[int]) -> bool:
+    """Compute one part and store it on the run; the part that completes the plan combines
+    them all and finishes the run. True when this call finished the run."""
+    run = ScoringRun.objects.only("parameters", "inputs", "status").get(pk=run_id)
+    if run.status != ScoringRun.Status.RUNNING or "plan" not in run.inputs:
+        return False
+    p = {**POWER_DEFAULTS, **run.parameters}
+    sizes = [int(n) for n in p["sizes"]]
+    matrix = np.asarray(run.inputs["matrix"], dtype=float)
+    significant, used = power.power_part(matrix, sizes, tuple(part), n_trials=int(p["n_trials"]),
+                                         n_resamples=int(p["n_resamples"]), seed=int(p["seed"]))
+    packed = {"bits": base64.b64encode(np.packbits(significant).tobytes()).decode(), "n": int(significant.size), "used": used}
+    with transaction.atomic():
+        run = ScoringRun.objects.select_for_update().get(pk=run_id)
+        if run.status != ScoringRun.Status.RUNNING:
+            return False
+        run.inputs["parts"][_part_key(part)] = packed
+        done, total = len(run.inputs["parts"]), len(run.inputs["plan"])
+        run.progress = done / total
+        if done < total:
+            run.save(update_fields=["inputs", "progress"])
+            return False
+        results = {}
+        for key, value in run.inputs["parts"].items():
+            bits = np.unpackbits(np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8))[: value["n"]].astype(bool)
+            results[tuple(int(x) for x in key.split(","))] = (bits, value["used"])
+        inputs = run.inputs
+        result = power.combine_parts(np.asarray(inputs["matrix"], dtype=float), sizes, results, n_trials=int(p["n_trials"]))
+        run.inputs = {"documents": inputs["documents"], "systems": inputs["systems"], "parts": len(results)}
+        _finish(run, time.perf_counter() - (time.time() - inputs["started"]), _power_outputs(result, inputs["names"], inputs["document_ids"]))
+    return True
 
 
 def metric_matrices(dataset, names, docs):

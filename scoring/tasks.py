@@ -1,7 +1,9 @@
 """Scoring tasks, thin over the services. All are idempotent (a rerun stores another run
 with the same result), so they are safe under acks_late; their time limits stay below the
 broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT)."""
-from celery import shared_task
+from celery import group, shared_task
+
+from config.dispatch import runs_in_process
 
 from annotation.models import Dataset
 
@@ -33,8 +35,20 @@ def repair_stale_recomputes() -> int:
 
 @shared_task(acks_late=True)
 def run_power_analysis(run_id: int) -> int:
-    statistics.run_power(run_id)
+    """In process: the whole analysis. With a broker: plan the parts and queue one task per
+    part (a group), so every worker process takes some; the last part finishes the run."""
+    if runs_in_process():
+        statistics.run_power(run_id)
+        return run_id
+    plan = statistics.plan_power(run_id)
+    if plan:
+        group(power_part.s(run_id, part) for part in plan).apply_async()
     return run_id
+
+
+@shared_task(acks_late=True)
+def power_part(run_id: int, part: list[int]) -> bool:
+    return statistics.run_power_part(run_id, part)
 
 
 @shared_task(acks_late=True)

@@ -72,7 +72,7 @@ def test_exports_from_the_pages(crowd, client, lead, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
     judgments = client.get(reverse("dashboard_export", args=[dataset.pk, "judgments.csv"]) + f"?round={batch.pk}")
-    rows = list(csv.DictReader(io.StringIO(judgments.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(b"".join(judgments.streaming_content).decode())))
     assert rows and set(rows[0]) == {"worker", "example_id", "system", "acu_index", "label"}
     assert judgments["Content-Disposition"].startswith("attachment")
     scores = client.get(reverse("dashboard_export", args=[dataset.pk, "scores.csv"]) + f"?round={batch.pk}")

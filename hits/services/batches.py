@@ -121,6 +121,7 @@ def create_batch(
                 batch=batch,
                 summary=s,
                 max_assignments=assignments,
+                open_places=assignments,
                 acu_count=acu_counts[s.document.reference.pk],
                 reward=bucket_for(buckets, acu_counts[s.document.reference.pk]).reward,
                 gold_answers=gold.get(s.pk),

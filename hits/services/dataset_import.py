@@ -7,9 +7,10 @@ from django.db import transaction
 
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
 from annotation.text import attach_units_to_sentences, word_count
-from annotation.importing.bulk import create_all, insert_rows
+from annotation.importing.bulk import analyze, copy_objects, create_all, insert_rows
 from annotation.importing.errors import DatasetImportError
 from annotation.uploads import uploaded_dataset_path
+from hits import versions
 from hits.models import HIT, Assignment, Batch, Judgment, Worker
 from annotation.importing.formats import FORMATS, check_alpha, guess_format, read_records
 from annotation.importing.records import DocumentRecord
@@ -57,7 +58,10 @@ def import_dataset(path, *, name: str, fmt: str | None = None, replace: bool = F
             if not replace:
                 raise DatasetImportError(f"a dataset named {name!r} exists; pass --replace to overwrite it")
             delete_dataset(existing)
-        return _store(records, name=name, fmt=fmt, created_by=created_by, length_alpha=length_alpha)
+        summary = _store(records, name=name, fmt=fmt, created_by=created_by, length_alpha=length_alpha)
+    # Fresh statistics for the tables just filled (outside the transaction, which committed).
+    analyze([Document, Reference, ReferenceSentence, ACU, Summary, HIT, Assignment, Judgment])
+    return summary
 
 
 def delete_dataset(dataset: Dataset) -> None:
@@ -164,8 +168,8 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
             hit_objects.append(HIT(batch=batch, summary=summary, max_assignments=len(per_annotator)))
             for annotator, labels in per_annotator.items():
                 pending.append((len(hit_objects) - 1, annotator, labels, unit_acus))
-    hits = create_all(hit_objects)
-    assignments = create_all(
+    hits = copy_objects(hit_objects)
+    assignments = copy_objects(
         [
             Assignment(hit=hits[h], worker=workers[a], status=Assignment.Status.APPROVED, submitted_at=batch.created_at)
             for h, a, _, _ in pending
@@ -178,6 +182,7 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
         if label is not None
     )
     count = insert_rows(Judgment, ["assignment", "acu", "present"], rows)
+    versions.bump(dataset.pk, batch.pk)
     return count, len(workers), batch.pk
 
 

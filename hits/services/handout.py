@@ -1,19 +1,21 @@
 """Handing out in-house work: the next HIT for a worker, and releasing abandoned ones.
 
-Like Turkle: the HIT row is locked while its places are counted and an assignment is
-created, so no HIT gets more assignments than asked even under concurrency, and the
-(hit, worker) unique constraint means no worker ever gets the same HIT twice.
+Constant time whatever the size of the database: the HIT is picked from the partial index of
+HITs with an open place (`HIT.open_places`, kept in the same transaction) with
+`SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent workers take different HITs without
+waiting and no HIT gets more assignments than asked. No query reads rows of other batches.
+The (hit, worker) unique constraint means no worker ever gets the same HIT twice, and a partial
+unique constraint allows one open in-house assignment per worker, whatever clicks race.
 """
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from hits.models import HIT, Assignment, Batch, Worker
+from hits import places
+from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
 from hits.services.qualification import is_qualified
-
-CANDIDATES_PER_TRY = 20
 
 
 class NoWork(Exception):
@@ -24,43 +26,96 @@ def open_assignment(worker: Worker) -> Assignment | None:
     """The worker's unfinished, unexpired assignment, to resume instead of taking another."""
     return (
         Assignment.objects.filter(worker=worker, status=Assignment.Status.ASSIGNED, deadline__gt=timezone.now())
-        .select_related("hit__batch")
-        .order_by("created_at")
+        .select_related("hit__batch").order_by("created_at").first()
+    )
+
+
+def _open_batches(worker: Worker, batch: Batch | None, now):
+    """Published, unexpired batches of the worker's provider whose qualification they hold."""
+    batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider=worker.provider, expires_at__gt=now).filter(
+        Q(qualification_test__isnull=True)
+        | Exists(QualificationAttempt.objects.filter(test_id=OuterRef("qualification_test_id"), worker_id=worker.pk, passed=True))
+    )
+    batches = batches.order_by()  # a subquery: no ordering (and no join to datasets for it)
+    return batches.filter(pk=batch.pk) if batch is not None else batches
+
+
+def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
+    """The HIT with the most open places (oldest batch, then oldest HIT first), locked."""
+    return (
+        HIT.objects.select_for_update(skip_locked=skip_locked, of=("self",))
+        .select_related("batch")
+        .filter(open_places__gt=0, batch_id__in=Subquery(_open_batches(worker, batch, now).values("pk")))
+        .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
+        .order_by("batch_id", "-open_places", "pk")
         .first()
     )
 
 
 def _candidate_hits(worker: Worker, batch: Batch | None):
+    """HITs with a free place for the worker, emptiest first (Prolific sessions take several)."""
     now = timezone.now()
     hits = HIT.objects.filter(
-        batch__status=Batch.Status.PUBLISHED,
-        batch__provider=worker.provider,
-        batch__expires_at__gt=now,
+        batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now, open_places__gt=0
     ).exclude(assignments__worker=worker)
     if batch is not None:
         hits = hits.filter(batch=batch)
-    return (
-        hits.annotate(taken=Count("assignments", filter=Q(assignments__status__in=Assignment.ACTIVE)))
-        .filter(taken__lt=F("max_assignments"))
-        .order_by("taken", "pk")  # fill HITs evenly, oldest first
+    return hits.order_by("-open_places", "pk")
+
+
+def _resumable(worker: Worker, now) -> Assignment | None:
+    """The worker's open in-house assignment to resume; one past its deadline is expired
+    here (the beat task may not have run yet) so its place reopens."""
+    current = (
+        Assignment.objects.filter(worker_id=worker.pk, status=Assignment.Status.ASSIGNED, external_id="")
+        .select_related("hit__batch").order_by("created_at").first()
     )
+    if current is not None and current.deadline and current.deadline <= now:
+        Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED).update(status=Assignment.Status.EXPIRED)
+        places.refresh(hit_ids=[current.hit_id])
+        return _resumable(worker, now)
+    return current
+
+
+def _take(worker: Worker, batch: Batch | None, now) -> Assignment | None:
+    """Pick a HIT and hold one of its places, in one transaction; None when none is open.
+    Raises IntegrityError when the worker holds an open in-house assignment already."""
+    with transaction.atomic():
+        # HITs other handouts hold this instant are skipped; only when every open HIT is
+        # held (the last places of a batch) wait for them, then the place count is re-read.
+        hit = _pick(worker, batch, now) or _pick(worker, batch, now, skip_locked=False)
+        if hit is None:
+            return None
+        assignment = Assignment.objects.create(
+            hit=hit, worker=worker, deadline=now + timedelta(seconds=hit.batch.assignment_duration_seconds)
+        )
+        places.take_one(hit.pk)
+        return assignment
 
 
 def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
-    """Resume the worker's open assignment or give them a new one; raises NoWork."""
+    """Resume the worker's open assignment or give them a new one; raises NoWork.
+
+    Three statements in one transaction when a place is handed out: the pick, the insert and
+    the place count. The database says whether the worker holds an open assignment already
+    (at most one open in-house assignment per worker, a partial unique constraint), so
+    parallel clicks of one worker end with one assignment, the others resuming it."""
     if worker.blocked:
         raise NoWork("Your account is blocked from new tasks.")
-    current = open_assignment(worker)
-    if current is not None:
-        return current
-    for _ in range(5):  # candidates can fill up under us; look again a few times
-        candidates = list(_candidate_hits(worker, batch).values_list("pk", "batch_id")[:CANDIDATES_PER_TRY])
-        if not candidates:
-            break
-        for hit_id, batch_id in candidates:
-            assignment = _try_take(worker, hit_id)
-            if assignment is not None:
-                return assignment
+    for _ in range(3):
+        now = timezone.now()
+        try:
+            assignment = _take(worker, batch, now)
+        except IntegrityError:  # an open assignment (maybe a parallel click's): resume it
+            assignment = _resumable(worker, now)
+            if assignment is None:
+                continue  # it was overdue and has just been expired: try again
+            return assignment
+        if assignment is None:
+            assignment = _resumable(worker, now)  # nothing new, but their own work is open
+        if assignment is not None:
+            return assignment
+        break
     unqualified = Batch.objects.filter(
         status=Batch.Status.PUBLISHED, provider=worker.provider, qualification_test__isnull=False
     )
@@ -69,27 +124,13 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     raise NoWork("No task is waiting right now. Come back later.")
 
 
-def _try_take(worker: Worker, hit_id: int) -> Assignment | None:
-    try:
-        with transaction.atomic():
-            hit = HIT.objects.select_for_update(of=("self",)).select_related("batch").get(pk=hit_id)
-            if not is_qualified(worker, hit.batch):
-                return None
-            taken = hit.assignments.filter(status__in=Assignment.ACTIVE).count()
-            if taken >= hit.max_assignments:
-                return None
-            return Assignment.objects.create(
-                hit=hit,
-                worker=worker,
-                deadline=timezone.now() + timedelta(seconds=hit.batch.assignment_duration_seconds),
-            )
-    except IntegrityError:  # this worker already had the HIT (e.g. an expired assignment)
-        return None
-
-
 def expire_abandoned(now=None) -> int:
     """Release assignments whose time ran out without a submission; their places reopen."""
     now = now or timezone.now()
-    return Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now).update(
-        status=Assignment.Status.EXPIRED
-    )
+    with transaction.atomic():
+        due = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now)
+        hit_ids = set(due.values_list("hit_id", flat=True))
+        expired = due.update(status=Assignment.Status.EXPIRED)
+        if hit_ids:
+            places.refresh(hit_ids=hit_ids)
+    return expired

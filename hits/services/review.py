@@ -15,6 +15,7 @@ from django.utils import timezone
 import logging
 
 from config.errors import ServiceError
+from hits import places, versions
 from hits.models import Assignment, LedgerEntry, Worker
 from hits.ledger import record as _pay
 from hits.ledger import spend
@@ -83,6 +84,8 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
         a.reviewed_at = timezone.now()
         a.reviewed_by = by
         a.save(update_fields=["status", "feedback", "reviewed_at", "reviewed_by"])
+        places.refresh(hit_ids=[a.hit_id])  # a rejected assignment gives its place back
+        versions.bump_batch(a.hit.batch)
     return a
 
 
@@ -145,12 +148,20 @@ def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, 
             worker.excluded = True
         worker.save(update_fields=["blocked_at", "block_reason", "excluded"])
         # Work they hold but have not submitted goes back to the pool.
-        worker.assignments.filter(status=Assignment.Status.ASSIGNED).update(status=Assignment.Status.EXPIRED)
+        held = worker.assignments.filter(status=Assignment.Status.ASSIGNED)
+        held_hits = set(held.values_list("hit_id", flat=True))
+        held.update(status=Assignment.Status.EXPIRED)
+        if held_hits:
+            places.refresh(hit_ids=held_hits)
+        if exclude_pending:
+            versions.bump_for_worker(worker.pk)
     return worker
 
 
 def set_excluded(*, worker_id: int, excluded: bool) -> Worker:
-    Worker.objects.filter(pk=worker_id).update(excluded=excluded)
+    with transaction.atomic():
+        if Worker.objects.filter(pk=worker_id).exclude(excluded=excluded).update(excluded=excluded):
+            versions.bump_for_worker(worker_id)
     return Worker.objects.get(pk=worker_id)
 
 

@@ -9,8 +9,12 @@ from dataclasses import dataclass
 
 from django.core import signing
 from django.db import transaction
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotation.models import ACU
+from hits import versions
 from hits.models import Assignment, Judgment
 
 TOKEN_SALT = "hits.task"
@@ -40,7 +44,8 @@ class SubmissionResult:
     created: bool  # False: an identical earlier submission was found (idempotent retry)
 
 
-def _parse_answers(raw: dict, acu_ids: list[int]) -> dict[int, bool]:
+def _parse_answers(raw: dict) -> dict[int, bool]:
+    """{ACU id: present} from the posted answers (ids checked against the HIT in the database)."""
     if not isinstance(raw, dict):
         raise SubmissionRefused("The answers are missing.")
     answers = {}
@@ -55,30 +60,56 @@ def _parse_answers(raw: dict, acu_ids: list[int]) -> dict[int, bool]:
             answers[acu_id] = False
         else:
             raise SubmissionRefused(f"The answer for fact {acu_id} must be present or not present.")
-    unknown = set(answers) - set(acu_ids)
-    if unknown:
-        raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
-    missing = [i for i in acu_ids if i not in answers]
-    if missing:
-        raise SubmissionRefused(f"{len(missing)} of {len(acu_ids)} facts have no answer yet; answer all before submitting.")
     return answers
+
+
+def _check_complete(answers: dict[int, bool], acu_total: int, acu_answered: int) -> None:
+    """Every ACU of the HIT answered, and nothing else: `acu_answered` is how many of the
+    answered ids are ACUs of the HIT's reference (counted in the database)."""
+    if acu_answered < len(answers):
+        raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
+    missing = acu_total - acu_answered
+    if missing:
+        raise SubmissionRefused(f"{missing} of {acu_total} facts have no answer yet; answer all before submitting.")
+
+
+def _reference_acus(ids=None):
+    if ids is not None and not ids:
+        return Value(0)
+    acus = ACU.objects.filter(reference__document_id=OuterRef("hit__summary__document_id"))
+    if ids is not None:
+        acus = acus.filter(pk__in=ids)
+    counted = acus.order_by().values("reference__document_id").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
 def submit_assignment(
     *, assignment_id: int, worker_id: int, answers: dict, comment: str = "", active_seconds: float | None = None,
     now=None,
 ) -> SubmissionResult:
-    """Store a worker's answers for every ACU of the HIT, once."""
+    """Store a worker's answers for every ACU of the HIT, once.
+
+    Four queries whatever the size of the database: the assignment (locked, with its HIT and
+    batch and the counts of its reference's ACUs, all and answered), the judgments, the
+    assignment's update and the round's version."""
     now = now or timezone.now()
+    parsed = _parse_answers(answers)
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update(of=("self",)).select_related("hit__summary__document__reference", "hit__batch")
+            Assignment.objects.select_for_update(of=("self",)).select_related("hit__summary__document", "hit__batch")
+            .annotate(acu_total=_reference_acus(), acu_answered=_reference_acus(list(parsed)))
             .filter(pk=assignment_id).first()
         )
         if assignment is None or assignment.worker_id != worker_id:
             raise SubmissionRefused("This task is not yours.")
-        acu_ids = list(assignment.hit.task_acus().values_list("pk", flat=True))
-        parsed = _parse_answers(answers, acu_ids)
+        if assignment.hit.acu_ids:  # a triage HIT asks about some ACUs only: exactly those
+            wanted, given = set(assignment.hit.acu_ids), set(parsed)
+            if given - wanted:
+                raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
+            if wanted - given:
+                raise SubmissionRefused(f"{len(wanted - given)} of {len(wanted)} facts have no answer yet; answer all before submitting.")
+        else:
+            _check_complete(parsed, assignment.acu_total, assignment.acu_answered)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             stored = dict(assignment.judgments.values_list("acu_id", "present"))
             if stored == parsed:
@@ -87,24 +118,29 @@ def submit_assignment(
         if assignment.status == Assignment.Status.EXPIRED or (assignment.deadline and assignment.deadline <= now):
             raise SubmissionRefused("The time for this task ran out and it was given to someone else. Take a new task.")
         Judgment.objects.bulk_create(
-            [Judgment(assignment=assignment, acu_id=acu_id, present=parsed[acu_id]) for acu_id in acu_ids]
+            [Judgment(assignment=assignment, acu_id=acu_id, present=present) for acu_id, present in sorted(parsed.items())]
         )
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.comment = (comment or "").strip()[:MAX_COMMENT]
+        fields = ["status", "submitted_at", "comment"]
         if active_seconds is not None:
             assignment.active_seconds = max(0.0, min(float(active_seconds), assignment.hit.batch.assignment_duration_seconds))
+            fields.append("active_seconds")
         gold = assignment.hit.gold_answers
         if gold:
             assignment.gold_total = len(gold)
             assignment.gold_correct = sum(int(parsed.get(int(a)) is v) for a, v in gold.items())
-        assignment.save()
-        transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id))
+            fields += ["gold_total", "gold_correct"]
+        assignment.save(update_fields=fields)
+        if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
+            versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
+        transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id, assignment.hit.batch.dataset_id))
     return SubmissionResult(assignment, created=True)
 
 
-def _after_submit(batch_id: int) -> None:
+def _after_submit(batch_id: int, dataset_id: int | None = None) -> None:
     """Hook for work that follows a stored submission (score recomputes)."""
     from hits import signals
 
-    signals.submission_stored.send(sender=Assignment, batch_id=batch_id)
+    signals.submission_stored.send(sender=Assignment, batch_id=batch_id, dataset_id=dataset_id)

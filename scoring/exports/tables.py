@@ -22,17 +22,49 @@ def acu_indexes(dataset) -> dict[int, int]:
     return index
 
 
-def write_judgments_csv(dataset, stream, batch=None) -> int:
-    indexes = acu_indexes(dataset)
-    writer = csv.writer(stream)
+class _Lines:
+    """A file-like sink for csv.writer that keeps what was written until taken."""
+
+    def __init__(self):
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def take(self) -> str:
+        text, self.parts = "".join(self.parts), []
+        return text
+
+
+def iter_judgments_csv(dataset, batch=None, rows_per_chunk: int = 20000):
+    """The judgments CSV in chunks of text, read through a server-side cursor: a download
+    streams from the first row on, with flat memory."""
+    sink = _Lines()
+    writer = csv.writer(sink)
     writer.writerow(JUDGMENT_COLUMNS)
+    for n, row in enumerate(_judgment_rows(dataset, batch), 1):
+        writer.writerow(row)
+        if n % rows_per_chunk == 0:
+            yield sink.take()
+    yield sink.take()
+
+
+def _judgment_rows(dataset, batch=None):
+    indexes = acu_indexes(dataset)
     rows = counted_judgments(dataset, batch).values_list(
         "assignment__worker__provider", "assignment__worker__external_id", "assignment__hit__summary__document__external_id",
         "assignment__hit__summary__system__name", "acu_id", "present",
     ).order_by("assignment__hit__summary__document__position", "assignment__hit__summary__system__name", "assignment__worker_id", "acu_id")
-    count = 0
     for provider, worker, example, system, acu_id, present in rows.iterator(chunk_size=20000):
-        writer.writerow([f"{provider}:{worker}", example, system, indexes[acu_id], int(present)])
+        yield [f"{provider}:{worker}", example, system, indexes[acu_id], int(present)]
+
+
+def write_judgments_csv(dataset, stream, batch=None) -> int:
+    writer = csv.writer(stream)
+    writer.writerow(JUDGMENT_COLUMNS)
+    count = 0
+    for row in _judgment_rows(dataset, batch):
+        writer.writerow(row)
         count += 1
     return count
 

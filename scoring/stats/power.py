@@ -19,6 +19,7 @@ What makes RoSE's defaults (B = 100,000, T = 1,000, n up to 10,000, 66 pairs) tr
 Nothing is approximated by a normal distribution: every p comes from actual resampling.
 """
 import time
+from itertools import pairwise
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,6 +80,76 @@ def power_analysis(scores, sizes=ROSE_SIZES, n_trials: int = 1000, n_resamples: 
         resamples[i] = test.used.sum()
         if progress is not None:
             progress(n, time.perf_counter() - start)
+    differences = means[pairs[:, 0]] - means[pairs[:, 1]]
+    buckets = difference_buckets(differences, n_buckets)
+    bucket_power = np.stack([power[:, buckets == b].mean(axis=1) for b in range(n_buckets)], axis=1)
+    return PowerResult(np.asarray(sizes), pairs, differences, power, buckets, bucket_power, resamples)
+
+
+# ---- the same analysis split into parts, for several worker processes ------------------------
+# A part is (size index, first column, end column) of that size's (trial x pair) columns. Every
+# column is tested on the bootstrap resamples of its sample size, drawn from the size's own
+# child of the seed (the children ``power_analysis`` spawns in order), and a column's test does
+# not depend on the other columns tested with it, so the parts combined give the single run's
+# result for the same seed.
+
+
+def _oriented(scores):
+    scores = complete(scores)
+    means = scores.mean(axis=0)
+    pairs = all_pairs(scores.shape[1])
+    flip = means[pairs[:, 0]] < means[pairs[:, 1]]
+    pairs[flip] = pairs[flip, ::-1]
+    return scores, means, pairs, scores[:, pairs[:, 0]] - scores[:, pairs[:, 1]]
+
+
+def _size_rngs(seed: int, index: int):
+    """The (trial, bootstrap) generators ``power_analysis(rng=seed)`` uses for size ``index``."""
+    children = np.random.SeedSequence(seed).spawn(2 * index + 2)[2 * index :]
+    return np.random.default_rng(children[0]), np.random.default_rng(children[1])
+
+
+def power_plan(sizes, n_trials: int, n_pairs: int, columns_per_part: int = 2_000_000_000) -> list[tuple[int, int, int]]:
+    """Parts of roughly equal cost (documents x columns), at most ``columns_per_part`` cells each."""
+    plan = []
+    for i, n in enumerate(sizes):
+        total = n_trials * n_pairs
+        k = max(1, min(total, -(-int(n) * total // columns_per_part)))
+        bounds = [total * j // k for j in range(k + 1)]
+        plan += [(i, a, b) for a, b in pairwise(bounds) if b > a]
+    return plan
+
+
+def power_part(scores, sizes, part: tuple[int, int, int], *, n_trials: int = 1000, n_resamples: int = 100_000,
+               alpha: float = 0.05, seed: int = 0, early_stop: bool = True, error: float = 1e-6):
+    """(significant per column of the part, resample-columns used) for one part of the plan."""
+    index, first, end = part
+    scores, _, pairs, diffs = _oriented(scores)
+    n_docs, n_pairs, n = scores.shape[0], len(pairs), int(sizes[index])
+    trial_rng, boot_rng = _size_rngs(seed, index)
+    docs = trial_rng.integers(0, n_docs, size=(n, n_trials), dtype=np.int32)
+
+    def columns(cols):
+        cols = cols + first
+        return diffs[docs[:, cols // n_pairs], cols % n_pairs]
+
+    test = bootstrap_test(columns, end - first, n, n_resamples, alpha, boot_rng, early_stop, error)
+    return test.significant, int(test.used.sum())
+
+
+def combine_parts(scores, sizes, results: dict, *, n_trials: int = 1000, n_buckets: int = 5) -> PowerResult:
+    """The PowerResult of all parts: ``results[(index, first, end)] = (significant, used)``."""
+    _, means, pairs, _ = _oriented(scores)
+    n_pairs = len(pairs)
+    power = np.zeros((len(sizes), n_pairs))
+    resamples = np.zeros(len(sizes), dtype=np.int64)
+    for i in range(len(sizes)):
+        mine = sorted((first, end, value) for (index, first, end), value in results.items() if index == i)
+        significant = np.concatenate([np.asarray(sig, dtype=bool) for _, _, (sig, _) in mine])
+        if significant.size != n_trials * n_pairs:
+            raise ValueError(f"size {sizes[i]}: {significant.size} of {n_trials * n_pairs} columns computed")
+        power[i] = significant.reshape(n_trials, n_pairs).mean(axis=0)
+        resamples[i] = sum(used for _, _, (_, used) in mine)
     differences = means[pairs[:, 0]] - means[pairs[:, 1]]
     buckets = difference_buckets(differences, n_buckets)
     bucket_power = np.stack([power[:, buckets == b].mean(axis=1) for b in range(n_buckets)], axis=1)

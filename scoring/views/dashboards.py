@@ -7,7 +7,7 @@ import io
 import secrets
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -21,7 +21,7 @@ from hits.models import Assignment, Batch, Worker
 from hits.tasks import run_or_enqueue
 
 from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks
-from scoring.exports.tables import write_judgments_csv, write_scores_csv
+from scoring.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
 
@@ -55,7 +55,7 @@ def overview(request, dataset_id: int):
 def live(request, dataset_id: int):
     """JSON for live updates while a batch runs (polled every few seconds)."""
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
     progress = dashboard.progress(dataset, batch)
     trend = dashboard.alpha_trend(dataset, batch)
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).values("pk", "status", "progress").first()
@@ -72,7 +72,9 @@ def live(request, dataset_id: int):
 @role_required(LEAD)
 def systems(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch)
+    run, stale = dashboard.scores_run(dataset, batch, parts=(
+        "systems", "pairwise", "summaries", "length_normalization", "common", "counts", "aggregation", "aggregations",
+    ))
     out = run.outputs if run else {}
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
     view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
@@ -94,7 +96,7 @@ def systems(request, dataset_id: int):
 @role_required(LEAD)
 def workers(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("workers", "alpha"))
     table = run.outputs.get("workers", {}) if run else {}
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
     rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
@@ -187,16 +189,18 @@ def export(request, dataset_id: int, what: str):
     """Downloads: raw judgments CSV, per-summary scores CSV (latest run)."""
     dataset, batch = _scope(request, dataset_id)
     stream = io.StringIO()
-    if what == "judgments.csv":
-        write_judgments_csv(dataset, stream, batch)
-    elif what == "scores.csv":
-        run, _ = dashboard.scores_run(dataset, batch)
+    suffix = f"-round{batch.pk}" if batch else ""
+    if what == "judgments.csv":  # streamed from a server-side cursor
+        response = StreamingHttpResponse(iter_judgments_csv(dataset, batch), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
+        return response
+    if what == "scores.csv":
+        run, _ = dashboard.scores_run(dataset, batch, parts=("summaries",))
         if run is None:
             raise Http404("No scores yet.")
         write_scores_csv(run, stream)
     else:
         raise Http404("Unknown export.")
-    suffix = f"-round{batch.pk}" if batch else ""
     response = HttpResponse(stream.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
     return response

@@ -11,6 +11,7 @@ import logging
 
 from django.db import transaction
 
+from hits import places, versions
 from hits.models import Assignment, Batch, Worker
 from hits.providers import ProviderError
 from hits.providers.mturk.provider import MTurkProvider
@@ -60,7 +61,10 @@ def _confirm(hit, record: dict) -> tuple[str, int | None]:
 
 
 def _mirror(hit, record: dict) -> str:
-    outcome, assignment_id = _confirm(hit, record)
+    with transaction.atomic():  # the confirmation, the HIT's places and the round's version together
+        outcome, assignment_id = _confirm(hit, record)
+        places.refresh(hit_ids=[hit.pk])
+        versions.bump(hit.batch.dataset_id, hit.batch_id)
     decision = DECISIONS.get(record["AssignmentStatus"])
     if assignment_id is not None and decision:
         mirror.provider_decided(assignment_id, decision, feedback=record.get("RequesterFeedback") or "", source="MTurk")

@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Avg
 from django.utils import timezone
 
+from hits import places, versions
 from hits.services.handout import _candidate_hits
 from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, seconds_per_hit, session_plan  # noqa: F401
@@ -124,6 +125,7 @@ def _fill(session: ProlificSession, worker: Worker, batch: Batch, want: int) -> 
                     Assignment.objects.create(
                         hit=hit, worker=worker, deadline=session.deadline, external_id=session.session_id, confirmed=False
                     )
+                    places.take_one(hit.pk)
                 taken += 1
             except IntegrityError:  # this participant had the HIT before
                 continue
@@ -165,7 +167,12 @@ def finish_if_done(session: ProlificSession, now=None) -> bool:
 def release(session: ProlificSession, *, include_submitted: bool = False) -> int:
     """Give the session's unanswered HITs back (and, for a returned submission, the answered ones)."""
     statuses = [Assignment.Status.ASSIGNED] + ([Assignment.Status.SUBMITTED] if include_submitted else [])
+    freed_hits = set(session.assignments().filter(status__in=statuses).values_list("hit_id", flat=True))
     freed = session.assignments().filter(status__in=statuses).update(status=Assignment.Status.EXPIRED, confirmed=False)
+    if freed_hits:
+        places.refresh(hit_ids=freed_hits)
+        if include_submitted:
+            versions.bump(session.batch.dataset_id, session.batch_id)
     ProlificSession.objects.filter(pk=session.pk).exclude(status=ProlificSession.Status.COMPLETED).update(
         status=ProlificSession.Status.ABANDONED
     )

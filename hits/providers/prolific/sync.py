@@ -34,6 +34,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from hits import versions
 from hits.services import review
 from hits.models import Assignment, Batch, LedgerEntry, ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy, ProviderCall, Worker
 from hits.ledger import record
@@ -79,13 +80,16 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
             session.flag = f"Prolific reports participant {participant_id} for this submission, not {session.worker.external_id}."
             session.confirmed = False
             session.save(update_fields=["flag", "confirmed"])
-            session.assignments().update(confirmed=False)
+            if session.assignments().filter(confirmed=True).update(confirmed=False):
+                versions.bump(batch.dataset_id, batch.pk)
             return "flagged"
         session.submission_status = status
         outcome = "in progress"
         if status in COMPLETED:
             answered = session.assignments().exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED])
-            if answered.update(confirmed=True):
+            if answered.filter(confirmed=False).update(confirmed=True):
+                versions.bump(batch.dataset_id, batch.pk)
+            if answered.exists():
                 session.confirmed, session.flag, outcome = True, "", "confirmed"
             else:
                 session.confirmed, session.flag, outcome = False, NO_ANSWERS.format(status=status), "flagged"

@@ -1,0 +1,286 @@
+"""Load benchmark of the crowd work cycle: gunicorn (Dockerfile settings), a Celery worker,
+PostgreSQL and Redis, REALSumm, an in-house batch of 2,500 HITs x 3 and up to 200 workers.
+
+It creates its own database (dropped at the end), imports REALSumm, publishes the batch,
+creates the workers with sessions, starts `gunicorn config.wsgi --workers 3` on 127.0.0.1 and
+a Celery worker, and drives the workers with a bounded asyncio client (httpx): each worker
+loops *next task* (POST /work/next), *task page* (GET /task/<token>/) and *submit* (POST the
+answers) at each concurrency level for a fixed time. The trivial view (GET /accounts/login/)
+is measured in the same run before and after. It prints cycles/s, p50/p95/p99 per request
+type and the per-request ratio to the trivial view, then checks that the judgments stored
+equal the submissions acknowledged, that no HIT is over-filled and no worker got a HIT twice.
+Everything listens on the loopback only and stops by itself (each phase is timed, every
+request has a timeout, the processes it started are stopped at the end).
+
+Run (PostgreSQL and Redis on this machine):
+  .venv/bin/python bench/load_bench.py [--seconds 60] [--levels 10,50,200] [--other-assignments 0]
+  [--tree PATH]   run the server from another checkout (e.g. an older commit) for side-by-side figures
+"""
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+ACU_RE = re.compile(r'data-acu="(\d+)"')
+
+SETUP = r"""
+import json, sys
+from importlib import import_module
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.hashers import make_password
+from django.db import connection
+from annotation.models import Dataset
+from hits.services.batches import create_batch, publish_batch
+from hits.services.people import create_user_with_role
+
+dataset = Dataset.objects.get(name="realsumm")
+batch = publish_batch(create_batch(dataset=dataset, assignments=3, systems=list(dataset.systems.all())))
+store = import_module(settings.SESSION_ENGINE).SessionStore
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # set-up only: workers get sessions, not logins
+sessions = []
+for i in range(WORKERS):
+    user = create_user_with_role(username=f"load{i}", password="load-bench-password-" + str(i), role="worker")
+    s = store()
+    s[SESSION_KEY], s[BACKEND_SESSION_KEY], s[HASH_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend", user.get_session_auth_hash()
+    s.create()
+    sessions.append(s.session_key)
+other = OTHER
+if other:
+    from hits.models import Batch, Worker
+    n_workers = 50
+    n_batches = max(1, other // (n_workers * dataset.documents.count() * dataset.systems.count()))
+    ids = [b.pk for b in Batch.objects.bulk_create([Batch(dataset=dataset, name=f"other {i}", status="complete", assignments_per_hit=n_workers) for i in range(n_batches)])]
+    ws = [w.pk for w in Worker.objects.bulk_create([Worker(provider="inhouse", external_id=f"other-{i}") for i in range(n_workers)])]
+    extra = ", open_places" if any(f.name == "open_places" for f in connection.introspection.get_table_description(connection.cursor(), "hits_hit")) else ""
+    with connection.cursor() as c:
+        c.execute("INSERT INTO hits_hit (batch_id, summary_id, max_assignments, acu_count, reward, external_id" + extra + ") "
+                  "SELECT b, s.id, %s, 0, 0.15, ''" + (", 0" if extra else "") + " FROM unnest(%s::bigint[]) b, annotation_summary s "
+                  "WHERE s.document_id IN (SELECT id FROM annotation_document WHERE dataset_id = %s)", [n_workers, ids, dataset.pk])
+        c.execute("INSERT INTO hits_assignment (hit_id, worker_id, status, created_at, submitted_at, comment, feedback, external_id, confirmed, flag) "
+                  "SELECT h.id, w, 'submitted', now(), now(), '', '', '', true, '' FROM hits_hit h, unnest(%s::bigint[]) w WHERE h.batch_id = ANY(%s)", [ws, ids])
+        c.execute("ANALYZE")
+print("SETUP" + json.dumps({"batch": batch.pk, "sessions": sessions, "hits": batch.hits.count()}))
+"""
+
+CHECK = r"""
+import json
+from django.db.models import Count, F, Q
+from hits.models import HIT, Assignment, Judgment
+batch = BATCH
+over = HIT.objects.filter(batch_id=batch).annotate(n=Count("assignments", filter=Q(assignments__status__in=["assigned", "submitted", "approved"]))).filter(n__gt=F("max_assignments")).count()
+twice = Assignment.objects.filter(hit__batch_id=batch).values("hit_id", "worker_id").annotate(n=Count("pk")).filter(n__gt=1).count()
+print("CHECK" + json.dumps({
+    "judgments": Judgment.objects.filter(assignment__hit__batch_id=batch).count(),
+    "submitted": Assignment.objects.filter(hit__batch_id=batch, status="submitted").count(),
+    "overfilled_hits": over, "worker_twice": twice,
+}))
+"""
+
+
+def env_for(args) -> dict:
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=args.database, CELERY_BROKER_URL=args.redis, SECRET_KEY="load-bench-only", DEBUG="0",
+        ALLOWED_HOSTS="127.0.0.1,localhost", LOG_LEVEL="WARNING", PYTHONHASHSEED="0",
+    )
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    return env
+
+
+def manage(args, *argv, stdin=None, timeout=1800) -> str:
+    out = subprocess.run(
+        [PYTHON, "manage.py", *argv], cwd=args.tree, env=env_for(args), input=stdin, capture_output=True, text=True,
+        timeout=timeout,
+    )
+    if out.returncode:
+        sys.exit(f"manage.py {' '.join(argv)} failed:\n{out.stderr[-3000:]}")
+    return out.stdout
+
+
+def recreate_database(url: str, drop_only=False) -> None:
+    import psycopg2
+
+    parsed = urlparse(url)
+    name = parsed.path.lstrip("/")
+    conn = psycopg2.connect(host=parsed.hostname, port=parsed.port or 5432, user=parsed.username,
+                            password=parsed.password, dbname="postgres")
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", [name])
+        cur.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        if not drop_only:
+            cur.execute(f'CREATE DATABASE "{name}"')
+    conn.close()
+
+
+def wait_for_port(port: int, seconds: float = 60) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    sys.exit(f"the server did not listen on 127.0.0.1:{port} within {seconds} s")
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+async def trivial(base: str, concurrency: int, seconds: float) -> dict:
+    import httpx
+
+    lat = []
+    deadline = time.perf_counter() + seconds
+    async with httpx.AsyncClient(base_url=base, timeout=30, limits=httpx.Limits(max_connections=concurrency)) as client:
+        async def loop():
+            while time.perf_counter() < deadline:
+                t = time.perf_counter()
+                r = await client.get("/accounts/login/")
+                if r.status_code == 200:
+                    lat.append(time.perf_counter() - t)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(loop() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+    return {"rps": len(lat) / elapsed, "p50": pct(lat, 0.5), "p99": pct(lat, 0.99)}
+
+
+async def work(base: str, sessions: list[str], concurrency: int, seconds: float, totals: dict) -> dict:
+    import httpx
+
+    lat = {"next": [], "task": [], "submit": []}
+    cycles = errors = no_work = 0
+    deadline = time.perf_counter() + seconds
+
+    async def one_worker(session_key: str):
+        nonlocal cycles, errors, no_work
+        cookies = {"sessionid": session_key, "csrftoken": "loadbenchcsrftoken0123456789abcd"}
+        headers = {"X-CSRFToken": cookies["csrftoken"]}
+        async with httpx.AsyncClient(base_url=base, timeout=60, cookies=cookies, headers=headers) as client:
+            while time.perf_counter() < deadline:
+                try:
+                    t = time.perf_counter()
+                    r = await client.post("/work/next")
+                    lat["next"].append(time.perf_counter() - t)
+                    location = r.headers.get("location", "")
+                    if r.status_code != 302 or "/task/" not in location:
+                        no_work += 1
+                        await asyncio.sleep(1)
+                        continue
+                    t = time.perf_counter()
+                    r = await client.get(location)
+                    lat["task"].append(time.perf_counter() - t)
+                    acus = ACU_RE.findall(r.text)
+                    t = time.perf_counter()
+                    r = await client.post(location.rstrip("/") + "/submit",
+                                          json={"answers": {a: True for a in acus}, "active_seconds": 20})
+                    lat["submit"].append(time.perf_counter() - t)
+                    body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+                    if body.get("ok") and not body.get("repeated"):
+                        cycles += 1
+                        totals["acknowledged"] += 1
+                        totals["answers"] += len(acus)
+                    else:
+                        errors += 1
+                except (httpx.HTTPError, ValueError):
+                    errors += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one_worker(s) for s in sessions[:concurrency]))
+    elapsed = time.perf_counter() - start
+    out = {"cycles_per_s": cycles / elapsed, "cycles": cycles, "errors": errors, "no_work": no_work}
+    for kind, values in lat.items():
+        out[kind] = {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "p99": pct(values, 0.99)}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", default=str(ROOT), help="the checkout whose server is measured")
+    parser.add_argument("--seconds", type=float, default=60, help="per concurrency level")
+    parser.add_argument("--trivial-seconds", type=float, default=10)
+    parser.add_argument("--levels", default="10,50,200")
+    parser.add_argument("--other-assignments", type=int, default=0, help="assignments of other (finished) batches to add first")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/acu_h14_load")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/6")
+    parser.add_argument("--data", default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm"))
+    args = parser.parse_args()
+    levels = [int(x) for x in args.levels.split(",")]
+    args.tree = str(Path(args.tree).resolve())
+
+    recreate_database(args.database)
+    procs = []
+    try:
+        manage(args, "migrate", "-v", "0")
+        manage(args, "import_dataset", args.data, "--name", "realsumm")
+        setup = SETUP.replace("WORKERS", str(max(levels))).replace("OTHER", str(args.other_assignments))
+        out = manage(args, "shell", stdin=setup)
+        info = json.loads(out.split("SETUP", 1)[1])
+        print(f"tree {args.tree}: batch {info['batch']} with {info['hits']} HITs x 3, {len(info['sessions'])} workers, "
+              f"{args.other_assignments} assignments of other batches")
+        env = env_for(args)
+        subprocess.run([PYTHON, "-m", "celery", "-A", "config", "purge", "-f"], cwd=args.tree, env=env, capture_output=True, timeout=60, check=False)
+        procs.append(subprocess.Popen(
+            [PYTHON, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{args.port}", "--workers", "3", "--timeout", "120",
+             "--log-level", "warning"], cwd=args.tree, env=env))
+        procs.append(subprocess.Popen(
+            [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", "1", "--loglevel", "WARNING", "-n", f"loadbench{args.port}@%h"],
+            cwd=args.tree, env=env, stdout=subprocess.DEVNULL))
+        wait_for_port(args.port)
+        base = f"http://127.0.0.1:{args.port}"
+        totals = {"acknowledged": 0, "answers": 0}
+
+        async def run():
+            await trivial(base, 3, 3)  # warm-up: every gunicorn worker has loaded the app
+            before = await trivial(base, 10, args.trivial_seconds)
+            results = {}
+            for level in levels:
+                results[level] = await work(base, info["sessions"], level, args.seconds, totals)
+            after = await trivial(base, 10, args.trivial_seconds)
+            return before, results, after
+
+        before, results, after = asyncio.run(run())
+        trivial_rps = (before["rps"] + after["rps"]) / 2
+        print(f"trivial view (GET /accounts/login/, 10 concurrent): before {before['rps']:.1f} req/s "
+              f"(p50 {before['p50']:.1f} ms, p99 {before['p99']:.1f} ms), after {after['rps']:.1f} req/s "
+              f"(p50 {after['p50']:.1f} ms, p99 {after['p99']:.1f} ms)")
+        print("workers  cycles/s  ratio  next p50/p95/p99 ms        task p50/p95/p99 ms        submit p50/p95/p99 ms      errors no-work")
+        for level, r in results.items():
+            ratio = 3 * r["cycles_per_s"] / trivial_rps
+            cols = "  ".join(f"{r[k]['p50']:7.1f} {r[k]['p95']:7.1f} {r[k]['p99']:7.1f}" for k in ("next", "task", "submit"))
+            print(f"{level:7d}  {r['cycles_per_s']:8.1f}  {ratio:5.2f}  {cols}  {r['errors']:6d} {r['no_work']:7d}")
+        check = json.loads(manage(args, "shell", stdin=CHECK.replace("BATCH", str(info["batch"]))).split("CHECK", 1)[1])
+        ok = (check["judgments"] == totals["answers"] and check["submitted"] == totals["acknowledged"]
+              and check["overfilled_hits"] == 0 and check["worker_twice"] == 0)
+        print(f"checks: {totals['acknowledged']} submissions acknowledged, {check['submitted']} stored; "
+              f"{totals['answers']} answers sent, {check['judgments']} judgments stored; "
+              f"{check['overfilled_hits']} HITs over-filled; {check['worker_twice']} worker/HIT pairs twice: {'OK' if ok else 'FAILED'}")
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        recreate_database(args.database, drop_only=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Versions of the counted judgments per dataset and round: bump on change, read in O(1).
+
+`bump` runs in the caller's transaction (a submission, a rejection, an exclusion, a provider
+confirmation, an import), so a committed change and its new version are seen together. A
+scoring run records `current(dataset, round)`; it is stale when that number moved on.
+"""
+import random
+
+from django.db.models import F, Sum
+
+from hits.models import Assignment, Batch, RoundVersion
+
+STRIPES = 16
+
+
+def bump(dataset_id: int, batch_id: int | None) -> None:
+    """The dataset's judgments (and, with a batch, that round's) changed: one statement on
+    one random stripe of each (concurrent submissions rarely wait for each other)."""
+    rounds = [0] if not batch_id else [0, batch_id]
+    stripe = random.randrange(STRIPES)
+    mine = RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds, stripe=stripe)
+    if mine.update(version=F("version") + 1) < len(rounds):  # first bump of this round: create its stripes
+        RoundVersion.objects.bulk_create(
+            [RoundVersion(dataset_id=dataset_id, round_id=r, stripe=k) for r in rounds for k in range(STRIPES)],
+            ignore_conflicts=True,
+        )
+        mine.update(version=F("version") + 1)  # again: a row bumped twice is still a new version
+
+
+def bump_batch(batch: Batch) -> None:
+    bump(batch.dataset_id, batch.pk)
+
+
+def bump_for_assignments(assignments) -> None:
+    """Bump every round (and its dataset) that holds one of these assignments."""
+    pairs = set(
+        Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("dataset_id", "pk")
+    )
+    for dataset_id, batch_id in sorted(pairs):
+        bump(dataset_id, batch_id)
+
+
+def bump_for_worker(worker_id: int) -> None:
+    """A worker's exclusion changed: every round they worked in."""
+    bump_for_assignments(Assignment.objects.filter(worker_id=worker_id))
+
+
+def current(dataset_id: int, batch_id: int | None = None) -> int:
+    """The sum of the stripes: one index range of at most STRIPES rows."""
+    return (
+        RoundVersion.objects.filter(dataset_id=dataset_id, round_id=batch_id or 0).aggregate(v=Sum("version"))["v"] or 0
+    )
