@@ -1,4 +1,5 @@
 """Admin for leads: browse and fix annotation data (judged ACUs stay read-only)."""
+
 from django.contrib import admin
 
 from .models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System

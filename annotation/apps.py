@@ -1,4 +1,5 @@
 """Annotation data: datasets, documents, references, sentences, ACUs, systems, summaries."""
+
 from django.apps import AppConfig
 
 

@@ -3,6 +3,7 @@
 Every write takes the reference row lock, so concurrent saves of one reference are
 serialized and the version check sees the latest state.
 """
+
 from datetime import timedelta
 from statistics import median
 
@@ -11,9 +12,9 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from .hints import reference_hints, usual_length
 from config.roles import AUTHOR
 
+from .hints import reference_hints, usual_length
 from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReferenceSentence, ReviewComment
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
@@ -40,6 +41,7 @@ def authors():
 
 
 # ---- assignment -------------------------------------------------------------------------
+
 
 def assign_references(
     *, dataset: Dataset, author_ids: list[int], count: int | None = None, reference_ids: list[int] | None = None
@@ -77,8 +79,10 @@ def assign_references(
 
 def author_queue(user) -> dict:
     """The writer's references by state, and the next one to open (revisions first)."""
-    mine = Reference.objects.filter(writer=user).select_related("document__dataset").order_by(
-        "document__dataset__name", "document__position"
+    mine = (
+        Reference.objects.filter(writer=user)
+        .select_related("document__dataset")
+        .order_by("document__dataset__name", "document__position")
     )
     groups = {
         "changes": [r for r in mine if r.status == Reference.Status.CHANGES],
@@ -136,9 +140,17 @@ def reference_state(reference: Reference) -> dict:
     usual = usual_length(list(dataset_acus))
     hints = reference_hints(structure, usual)
     # Drafts are hinted as if they were ACUs written after the sentence's own ones.
-    with_drafts = reference_hints([(text, acus + [d.text for d in pending[i]]) for i, (text, acus) in enumerate(structure)], usual)
+    with_drafts = reference_hints(
+        [(text, acus + [d.text for d in pending[i]]) for i, (text, acus) in enumerate(structure)], usual
+    )
     comments = [
-        {"id": c.pk, "acu": c.acu_id, "acu_text": c.acu_text, "text": c.text, "by": c.author.username if c.author else ""}
+        {
+            "id": c.pk,
+            "acu": c.acu_id,
+            "acu_text": c.acu_text,
+            "text": c.text,
+            "by": c.author.username if c.author else "",
+        }
         for c in reference.comments.filter(resolved_at__isnull=True).select_related("author")
     ]
     return {
@@ -153,12 +165,22 @@ def reference_state(reference: Reference) -> dict:
                 "budget": s.budget,
                 "hints": hints["sentences"][i],
                 "acus": [
-                    {"id": a.pk, "text": a.text, "hints": hints["acus"][i][j], "drafter": a.drafter, "machine": a.machine}
+                    {
+                        "id": a.pk,
+                        "text": a.text,
+                        "hints": hints["acus"][i][j],
+                        "drafter": a.drafter,
+                        "machine": a.machine,
+                    }
                     for j, a in enumerate(s.acus.all())
                 ],
                 "drafts": [
-                    {"id": d.pk, "text": d.text, "drafter": d.drafter,
-                     "hints": with_drafts["acus"][i][len(structure[i][1]) + k]}
+                    {
+                        "id": d.pk,
+                        "text": d.text,
+                        "drafter": d.drafter,
+                        "hints": with_drafts["acus"][i][len(structure[i][1]) + k],
+                    }
                     for k, d in enumerate(pending[i])
                 ],
             }
@@ -187,7 +209,9 @@ def _record_edit(reference, acu, user, old: str, new: str) -> None:
         last.new_text = new
         last.save(update_fields=["new_text", "at"])
     else:
-        ACUChange.objects.create(reference=reference, acu=acu, user=user, action=ACUChange.Action.EDIT, old_text=old, new_text=new)
+        ACUChange.objects.create(
+            reference=reference, acu=acu, user=user, action=ACUChange.Action.EDIT, old_text=old, new_text=new
+        )
 
 
 def save_reference(
@@ -219,8 +243,13 @@ def save_reference(
             draft.status = DraftACU.Status.DISMISSED
             draft.save(update_fields=["status"])
             ACUChange.objects.create(
-                reference=reference, acu=None, user=user, action=ACUChange.Action.DISMISS,
-                old_text=draft.text, old_sentence=draft.sentence.position, drafter=draft.drafter,
+                reference=reference,
+                acu=None,
+                user=user,
+                action=ACUChange.Action.DISMISS,
+                old_text=draft.text,
+                old_sentence=draft.sentence.position,
+                drafter=draft.drafter,
             )
         seen: set[int] = set()
         for entry in sentences:
@@ -234,21 +263,35 @@ def save_reference(
                 if acu_id is None:
                     draft = drafts.pop(int(item["draft"]), None) if item.get("draft") else None
                     acu = ACU.objects.create(
-                        reference=reference, sentence=sentence, position=position, text=text, author=user,
+                        reference=reference,
+                        sentence=sentence,
+                        position=position,
+                        text=text,
+                        author=user,
                         drafter=draft.drafter if draft else "",
                     )
                     if draft is None:
                         ACUChange.objects.create(
-                            reference=reference, acu=acu, user=user, action=ACUChange.Action.CREATE,
-                            new_text=text, new_sentence=sentence.position,
+                            reference=reference,
+                            acu=acu,
+                            user=user,
+                            action=ACUChange.Action.CREATE,
+                            new_text=text,
+                            new_sentence=sentence.position,
                         )
                     else:  # an accepted draft, maybe edited: old text is the drafter's
                         draft.status = DraftACU.Status.ACCEPTED
                         draft.acu = acu
                         draft.save(update_fields=["status", "acu"])
                         ACUChange.objects.create(
-                            reference=reference, acu=acu, user=user, action=ACUChange.Action.ACCEPT,
-                            old_text=draft.text, new_text=text, new_sentence=sentence.position, drafter=draft.drafter,
+                            reference=reference,
+                            acu=acu,
+                            user=user,
+                            action=ACUChange.Action.ACCEPT,
+                            old_text=draft.text,
+                            new_text=text,
+                            new_sentence=sentence.position,
+                            drafter=draft.drafter,
                         )
                 else:
                     acu = existing.get(acu_id)
@@ -268,9 +311,14 @@ def save_reference(
                             fields += ["machine", "author"]
                     if acu.sentence_id != sentence.pk:
                         ACUChange.objects.create(
-                            reference=reference, acu=acu, user=user, action=ACUChange.Action.MOVE,
-                            old_text=acu.text, new_text=acu.text,
-                            old_sentence=acu.sentence.position, new_sentence=sentence.position,
+                            reference=reference,
+                            acu=acu,
+                            user=user,
+                            action=ACUChange.Action.MOVE,
+                            old_text=acu.text,
+                            new_text=acu.text,
+                            old_sentence=acu.sentence.position,
+                            new_sentence=sentence.position,
                         )
                         acu.sentence = sentence
                         fields.append("sentence")
@@ -285,8 +333,12 @@ def save_reference(
             if acu_id in judged:
                 raise AuthoringError(f"“{acu.text}” has crowd judgments; it cannot be deleted.")
             ACUChange.objects.create(
-                reference=reference, acu=None, user=user, action=ACUChange.Action.DELETE,
-                old_text=acu.text, old_sentence=acu.sentence.position,
+                reference=reference,
+                acu=None,
+                user=user,
+                action=ACUChange.Action.DELETE,
+                old_text=acu.text,
+                old_sentence=acu.sentence.position,
             )
             acu.delete()
         reference.version += 1
@@ -297,6 +349,7 @@ def save_reference(
 
 
 # ---- review ------------------------------------------------------------------------------
+
 
 def _pick_reviewer(reference: Reference):
     """The reviewer of the previous round if still an author, else the author (not the
@@ -393,6 +446,7 @@ def usable_for_crowd(dataset: Dataset):
 
 # ---- time on task and the lead's overview ------------------------------------------------
 
+
 def record_time(*, reference_id: int, user, seconds: float, kind: str = AuthoringTime.Kind.WRITING) -> None:
     """Add active seconds reported by the page (idle time is already left out there)."""
     seconds = max(0.0, min(float(seconds), MAX_TIME_REPORT))
@@ -413,7 +467,9 @@ def time_with_and_without_drafts(dataset: Dataset) -> dict:
     ).values_list("reference_id", "seconds")
     acus = dict(
         ACU.objects.filter(reference__document__dataset=dataset, machine=False)
-        .values_list("reference_id").annotate(n=Count("pk")).order_by()
+        .values_list("reference_id")
+        .annotate(n=Count("pk"))
+        .order_by()
     )
     per_reference: dict[int, float] = {}
     for reference_id, seconds in times:
@@ -436,7 +492,7 @@ def authoring_overview(dataset: Dataset) -> dict:
     """Per author: references assigned, to do, in review, changes requested, approved;
     ACUs written; median active minutes and ACUs per reference."""
     refs = Reference.objects.filter(document__dataset=dataset)
-    totals = {s: 0 for s in Reference.Status.values}
+    totals = dict.fromkeys(Reference.Status.values, 0)
     for status, n in refs.values_list("status").annotate(n=Count("pk")).order_by():
         totals[status] = n
     labels = dict(Reference.Status.choices)
@@ -444,7 +500,7 @@ def authoring_overview(dataset: Dataset) -> dict:
     writer_ids = set(refs.exclude(writer=None).values_list("writer", flat=True))
     for person in get_user_model().objects.filter(pk__in=writer_ids).order_by("username"):
         mine = refs.filter(writer=person)
-        counts = {s: n for s, n in mine.values_list("status").annotate(n=Count("pk")).order_by()}
+        counts = dict(mine.values_list("status").annotate(n=Count("pk")).order_by())
         minutes = [
             t / 60
             for t in AuthoringTime.objects.filter(
@@ -479,7 +535,7 @@ def authoring_overview(dataset: Dataset) -> dict:
 def budget_overview(dataset: Dataset) -> dict:
     """Sentences by budget role and the machine units in place (for the lead's page)."""
     sentences = ReferenceSentence.objects.filter(reference__document__dataset=dataset)
-    counts = {role: n for role, n in sentences.values_list("budget").annotate(n=Count("pk")).order_by()}
+    counts = dict(sentences.values_list("budget").annotate(n=Count("pk")).order_by())
     total = sum(counts.values())
     return {
         "human": counts.get(ReferenceSentence.Budget.HUMAN, 0),

@@ -1,4 +1,5 @@
 """Forms of the annotation pages."""
+
 from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat

@@ -3,6 +3,7 @@
 Plain functions over texts, so the editor (through the save response) and the tests use
 the same rules.
 """
+
 import re
 from statistics import median
 
@@ -58,7 +59,7 @@ def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float) 
             if sentence_words and not (content_words(text) & sentence_words):
                 hints.append("Shares no content word with its sentence: is it under the right sentence?")
     for i, (si, ai, text) in enumerate(flat):
-        for sj, aj, other in flat[:i]:
+        for _sj, _aj, other in flat[:i]:
             if text.strip().lower() == other.strip().lower() or similarity(text, other) >= 0.8:
                 acu_hints[si][ai].append(f"Nearly the same as ACU “{other[:60]}”.")
                 break

@@ -1,4 +1,5 @@
 """The lead's way out of an authoring deadlock: assign a reviewer, or approve or send back a reference in review."""
+
 import logging
 
 from django.db import transaction

@@ -6,6 +6,7 @@ Configuration (Django settings, else the environment): `LLM_BASE_URL` (the API b
 No Django models here: the drafters (annotation) and the judges (scoring) both call it.
 Every failure is an `LLMError` whose message tells the lead what to do; nothing else escapes.
 """
+
 import json
 import logging
 import os
@@ -143,8 +144,9 @@ def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float 
             raise LLMError(f"The request to the language model at {url} failed: {exc}") from None
         if response.status_code in RETRY_STATUSES:
             last_problem = f"{url} answered HTTP {response.status_code}: {_error_detail(response)}"
-            logger.warning("LLM call failed with HTTP %d (attempt %d of %d)", response.status_code, attempt + 1,
-                           retries + 1)
+            logger.warning(
+                "LLM call failed with HTTP %d (attempt %d of %d)", response.status_code, attempt + 1, retries + 1
+            )
             continue
         if response.status_code >= 400:
             hint = " Check LLM_API_KEY." if response.status_code in (401, 403) else ""

@@ -1,5 +1,6 @@
 """Datasets and what they hold: documents, references split into sentences, systems,
 system summaries and the Atomic Content Units (ACUs) of each reference."""
+
 from django.conf import settings
 from django.db import models
 
@@ -179,7 +180,9 @@ class ACUChange(models.Model):
     new_text = models.TextField(blank=True)
     old_sentence = models.PositiveIntegerField(null=True, blank=True)
     new_sentence = models.PositiveIntegerField(null=True, blank=True)
-    drafter = models.CharField(max_length=20, blank=True, default="", help_text="The drafter of an accepted or dismissed draft.")
+    drafter = models.CharField(
+        max_length=20, blank=True, default="", help_text="The drafter of an accepted or dismissed draft."
+    )
     at = models.DateTimeField(auto_now=True)
 
     class Meta:

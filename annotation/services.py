@@ -1,4 +1,5 @@
 """Writes on annotation data that views, commands and tasks share."""
+
 from django.db import transaction
 
 from .models import ACU

@@ -1,4 +1,5 @@
 """Annotation tasks, thin over the services: pre-drafting a dataset's ACUs."""
+
 from celery import shared_task
 
 

@@ -1,5 +1,6 @@
 """Turning an uploaded file into a path the importer reads: a JSONL file, or a pyramid
 folder unpacked from a zip or tar archive (refusing paths that escape the folder)."""
+
 import shutil
 import tarfile
 import tempfile

@@ -1,4 +1,5 @@
 """Authoring routes: the ACU writing queue, the editor, review and the lead's authoring overview."""
+
 from django.urls import path
 
 from .views import authoring, dataset_settings, lead_review
@@ -14,7 +15,11 @@ urlpatterns = [
     path("authoring/references/<int:reference_id>/time", authoring.record_time, name="authoring_time"),
     path("authoring/references/<int:reference_id>/submit", authoring.submit, name="authoring_submit"),
     path("authoring/references/<int:reference_id>/review/", authoring.review, name="authoring_review"),
-    path("authoring/references/<int:reference_id>/lead/<str:action>", lead_review.lead_action, name="authoring_lead_action"),
+    path(
+        "authoring/references/<int:reference_id>/lead/<str:action>",
+        lead_review.lead_action,
+        name="authoring_lead_action",
+    ),
     path(
         "authoring/references/<int:reference_id>/review/<str:action>",
         authoring.review_action,

@@ -12,6 +12,7 @@ scores from the experts'.
 
     .venv/bin/python bench/crowd_aggregation.py [--seeds 5] [--spam random|lazy]
 """
+
 import argparse
 import os
 import sys
@@ -22,8 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scoring.stats.aggregation import majority_present
-from scoring.stats.dawid_skene import dawid_skene
+from scoring.stats.aggregation import majority_present  # noqa: E402 - the path is set up first
+from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
 
 
 def expert_labels(folder: Path):
@@ -80,8 +81,10 @@ def main():
     truth = np.concatenate(labels)
     sizes = np.array([len(x) for x in labels])
     expert_systems = system_scores(systems, truth, sizes)
-    print(f"{len(labels)} summaries, {truth.size} expert ACU labels; crowd: {args.workers} workers, "
-          f"{args.spammers:.0%} {args.spam} spammers, {args.per_hit} per HIT")
+    print(
+        f"{len(labels)} summaries, {truth.size} expert ACU labels; crowd: {args.workers} workers, "
+        f"{args.spammers:.0%} {args.spam} spammers, {args.per_hit} per HIT"
+    )
     rows = []
     for seed in range(args.seeds):
         rng = np.random.default_rng(seed)
@@ -94,12 +97,16 @@ def main():
         m_sys = np.abs(system_scores(systems, majority, sizes) - expert_systems).mean()
         d_sys = np.abs(system_scores(systems, ds.labels, sizes) - expert_systems).mean()
         rows.append((m_agree, d_agree, m_sys, d_sys))
-        print(f"seed {seed}: agreement with experts majority {m_agree:.4f}, Dawid-Skene {d_agree:.4f} "
-              f"({ds.iterations} EM iterations); mean |system score - expert| majority {m_sys:.4f}, "
-              f"Dawid-Skene {d_sys:.4f}")
+        print(
+            f"seed {seed}: agreement with experts majority {m_agree:.4f}, Dawid-Skene {d_agree:.4f} "
+            f"({ds.iterations} EM iterations); mean |system score - expert| majority {m_sys:.4f}, "
+            f"Dawid-Skene {d_sys:.4f}"
+        )
     mean = np.mean(rows, axis=0)
-    print(f"mean over {args.seeds} seeds: agreement majority {mean[0]:.4f}, Dawid-Skene {mean[1]:.4f}; "
-          f"system score error majority {mean[2]:.4f}, Dawid-Skene {mean[3]:.4f}")
+    print(
+        f"mean over {args.seeds} seeds: agreement majority {mean[0]:.4f}, Dawid-Skene {mean[1]:.4f}; "
+        f"system score error majority {mean[2]:.4f}, Dawid-Skene {mean[3]:.4f}"
+    )
 
 
 if __name__ == "__main__":

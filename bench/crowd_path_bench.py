@@ -9,6 +9,7 @@ assignments and times `--cycles` work cycles of fresh workers.
 Run: .venv/bin/python bench/crowd_path_bench.py [--cycles 60] [--others 0,200000,2000000] [--tree PATH]
 (`--tree` runs the code of another checkout, e.g. an older commit, for side-by-side figures.)
 """
+
 import argparse
 import json
 import os
@@ -29,7 +30,9 @@ def _measure(client, method, url, **kwargs):
         t = time.perf_counter()
         response = getattr(client, method)(url, **kwargs)
         seconds = time.perf_counter() - t
-    real = [x for x in q.captured_queries if not x["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))]
+    real = [
+        x for x in q.captured_queries if not x["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
+    ]
     return response, seconds, len(real)
 
 
@@ -40,17 +43,29 @@ def _add_others(dataset, assignments: int) -> None:
 
     n_workers = 50
     per_batch = n_workers * dataset.documents.count() * dataset.systems.count()
-    ids = [b.pk for b in Batch.objects.bulk_create(
-        [Batch(dataset=dataset, name=f"other {i}", status="complete", assignments_per_hit=n_workers)
-         for i in range(max(1, assignments // per_batch))])]
-    ws = [w.pk for w in Worker.objects.bulk_create(
-        [Worker(provider="inhouse", external_id=f"other-{time.time_ns()}-{i}") for i in range(n_workers)])]
+    ids = [
+        b.pk
+        for b in Batch.objects.bulk_create(
+            [
+                Batch(dataset=dataset, name=f"other {i}", status="complete", assignments_per_hit=n_workers)
+                for i in range(max(1, assignments // per_batch))
+            ]
+        )
+    ]
+    ws = [
+        w.pk
+        for w in Worker.objects.bulk_create(
+            [Worker(provider="inhouse", external_id=f"other-{time.time_ns()}-{i}") for i in range(n_workers)]
+        )
+    ]
     with connection.cursor() as c:
         cols = {col.name for col in connection.introspection.get_table_description(c, "hits_hit")}
         extra = ("open_places", "0") if "open_places" in cols else ("", "")
         c.execute(
             "INSERT INTO hits_hit (batch_id, summary_id, max_assignments, acu_count, reward, external_id"
-            + (", " + extra[0] if extra[0] else "") + ") SELECT b, s.id, %s, 0, 0.15, ''" + (", 0" if extra[0] else "")
+            + (", " + extra[0] if extra[0] else "")
+            + ") SELECT b, s.id, %s, 0, 0.15, ''"
+            + (", 0" if extra[0] else "")
             + " FROM unnest(%s::bigint[]) b, annotation_summary s"
             " WHERE s.document_id IN (SELECT id FROM annotation_document WHERE dataset_id = %s)",
             [n_workers, ids, dataset.pk],
@@ -93,7 +108,9 @@ def run(args) -> None:
         anonymous, client = Client(), Client()  # one each: a new Client loads the middleware again
         anonymous.get("/accounts/login/")
         for i in range(args.cycles):
-            user = create_user_with_role(username=f"bench-{others}-{i}", password="bench-password-123456", role="worker")
+            user = create_user_with_role(
+                username=f"bench-{others}-{i}", password="bench-password-123456", role="worker"
+            )
             client.force_login(user)
             _, t, n = _measure(anonymous, "get", "/accounts/login/")
             times["trivial"].append(t), queries.setdefault("trivial", n)
@@ -102,17 +119,23 @@ def run(args) -> None:
             task_url = r["Location"]
             r, t, n = _measure(client, "get", task_url)
             times["task"].append(t), queries.setdefault("task", n)
-            acus = [x.split('"')[1] for x in r.content.decode().split('data-acu=')[1:]]
-            body = json.dumps({"answers": {a: True for a in acus}, "active_seconds": 20})
-            r, t, n = _measure(client, "post", task_url.rstrip("/") + "/submit", data=body, content_type="application/json")
+            acus = [x.split('"')[1] for x in r.content.decode().split("data-acu=")[1:]]
+            body = json.dumps({"answers": dict.fromkeys(acus, True), "active_seconds": 20})
+            r, t, n = _measure(
+                client, "post", task_url.rstrip("/") + "/submit", data=body, content_type="application/json"
+            )
             assert r.status_code == 200 and r.json()["ok"], r.content
             times["submit"].append(t), queries.setdefault("submit", n)
         med = {k: statistics.median(v) * 1000 for k, v in times.items()}
         results[others] = (held, med, queries)
-    print(f"code: {Path.cwd()}  ({args.cycles} serial cycles per size, median server time, queries without BEGIN/COMMIT)")
+    print(
+        f"code: {Path.cwd()}  ({args.cycles} serial cycles per size, median server time, queries without BEGIN/COMMIT)"
+    )
     print("assignments in db   trivial ms   next ms (x, queries)   task ms (x, queries)   submit ms (x, queries)")
-    for others, (held, med, q) in results.items():
-        cols = "   ".join(f"{med[k]:6.1f} ({med[k] / med['trivial']:4.1f}x, {q[k]:2d})" for k in ("next", "task", "submit"))
+    for others, (held, med, q) in results.items():  # noqa: B007 - the count of iterations is what matters
+        cols = "   ".join(
+            f"{med[k]:6.1f} ({med[k] / med['trivial']:4.1f}x, {q[k]:2d})" for k in ("next", "task", "submit")
+        )
         print(f"{held:17,d}   {med['trivial']:9.2f}   {cols}")
 
 
@@ -122,11 +145,13 @@ def main() -> None:
     parser.add_argument("--others", default="0,200000,2000000")
     parser.add_argument("--tree", default=None)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/acu_h14_crowd")
-    parser.add_argument("--data", default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm"))
+    parser.add_argument(
+        "--data", default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm")
+    )
     args = parser.parse_args()
     if args.tree and Path(args.tree).resolve() != Path.cwd().resolve():
         env = dict(os.environ, PYTHONPATH=str(Path(args.tree).resolve()))
-        argv = [sys.executable, str(Path(__file__).resolve()), *[a for a in sys.argv[1:]]]
+        argv = [sys.executable, str(Path(__file__).resolve()), *list(sys.argv[1:])]
         sys.exit(subprocess.call(argv, cwd=args.tree, env=env))
     sys.path.insert(0, str(Path.cwd()))
     args.others = [int(x) for x in args.others.split(",")]
@@ -134,8 +159,13 @@ def main() -> None:
     from load_bench import recreate_database
 
     recreate_database(args.database)
-    os.environ.update(DATABASE_URL=args.database, DJANGO_SETTINGS_MODULE="config.settings", ALLOWED_HOSTS="testserver",
-                      SECRET_KEY="bench-only", LOG_LEVEL="WARNING")
+    os.environ.update(
+        DATABASE_URL=args.database,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        ALLOWED_HOSTS="testserver",
+        SECRET_KEY="bench-only",
+        LOG_LEVEL="WARNING",
+    )
     os.environ.pop("CELERY_BROKER_URL", None)  # in-process, no recompute queued: the request path alone
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"
     try:

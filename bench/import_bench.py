@@ -20,6 +20,7 @@ Run:
 The database (default postgres://postgres@127.0.0.1:5432/acu_bench, or $DATABASE_URL) is
 created if missing and migrated before the run.
 """
+
 import argparse
 import json
 import os
@@ -36,7 +37,27 @@ DATASET_NAME = "bench-rose-scale"
 SEED = 20240501
 SYSTEMS = [f"system_{i:02d}" for i in range(9)]
 ANNOTATORS = [f"w{i:03d}" for i in range(300)]
-FUNCTION_WORDS = "the a of to in and on for with from by at as that was is has said after".split()
+FUNCTION_WORDS = [
+    "the",
+    "a",
+    "of",
+    "to",
+    "in",
+    "and",
+    "on",
+    "for",
+    "with",
+    "from",
+    "by",
+    "at",
+    "as",
+    "that",
+    "was",
+    "is",
+    "has",
+    "said",
+    "after",
+]
 
 
 def make_vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
@@ -62,7 +83,7 @@ def make_record(rng: random.Random, vocab: list[str], doc: int, n_systems: int) 
     for system in rng.sample(SYSTEMS, n_systems):
         outputs[system] = " ".join(sentence(rng, vocab, rng.randint(50, 70))) + "."
         workers = {a: rng.choices([0, 1], weights=[55, 45], k=len(acus)) for a in rng.sample(ANNOTATORS, 3)}
-        majority = [int(sum(col) >= 2) for col in zip(*workers.values())]
+        majority = [int(sum(col) >= 2) for col in zip(*workers.values(), strict=False)]
         annotations[system] = {
             "acu": sum(majority) / len(acus),
             "acu_labels": majority,
@@ -98,8 +119,11 @@ def ensure_database(url: str) -> None:
     u = urlparse(url)
     name = u.path.lstrip("/")
     conn = psycopg2.connect(
-        dbname="postgres", user=u.username or "postgres", password=u.password,
-        host=u.hostname or "127.0.0.1", port=u.port or 5432,
+        dbname="postgres",
+        user=u.username or "postgres",
+        password=u.password,
+        host=u.hostname or "127.0.0.1",
+        port=u.port or 5432,
     )
     conn.autocommit = True
     with conn.cursor() as cur:
@@ -131,16 +155,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--documents", type=int, default=2500, help="documents to generate (default 2500)")
     parser.add_argument("--keep", action="store_true", help="keep the imported dataset (default: delete it)")
-    parser.add_argument("--no-compare", dest="compare", action="store_false",
-                        help="skip the second import that measures bulk_create against COPY")
+    parser.add_argument(
+        "--no-compare",
+        dest="compare",
+        action="store_false",
+        help="skip the second import that measures bulk_create against COPY",
+    )
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_DB))
     args = parser.parse_args()
 
     path = OUT / f"rose_bench_{args.documents}.jsonl"
     started = time.perf_counter()
     generate(path, args.documents)
-    print(f"generated {path.relative_to(ROOT)} ({path.stat().st_size / 1e6:.1f} MB) "
-          f"in {time.perf_counter() - started:.1f} s")
+    print(
+        f"generated {path.relative_to(ROOT)} ({path.stat().st_size / 1e6:.1f} MB) "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
 
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -152,8 +182,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection, transaction
 
-    from hits.services.dataset_import import delete_dataset, import_dataset, read_records
     from annotation.models import Dataset
+    from hits.services.dataset_import import delete_dataset, import_dataset, read_records
 
     call_command("migrate", verbosity=0)
     print(f"database: {connection.vendor} {connection.settings_dict['NAME']}")
@@ -177,8 +207,10 @@ def main() -> None:
     counts = count_rows(dataset)
     rows = sum(counts.values())
     print(summary)
-    print(f"documents {counts['documents']:,}, summaries {counts['summaries']:,}, "
-          f"ACUs {counts['ACUs']:,}, judgments {counts['judgments']:,}")
+    print(
+        f"documents {counts['documents']:,}, summaries {counts['summaries']:,}, "
+        f"ACUs {counts['ACUs']:,}, judgments {counts['judgments']:,}"
+    )
     print("rows: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
     print(f"parse: {parse_s:.2f} s ({args.documents / parse_s:,.0f} documents/s)")
     print(f"write: {total_s - parse_s:.2f} s (total minus the separately timed parse)")
@@ -196,8 +228,10 @@ def main() -> None:
         insert_s = time.perf_counter() - t0
         bulk.USE_COPY = True
         dataset = Dataset.objects.get(pk=summary.dataset_id)
-        print(f"same import with bulk_create for judgments: {insert_s:.1f} s; "
-              f"COPY import takes {total_s / insert_s:.2f}x the time of the bulk_create one")
+        print(
+            f"same import with bulk_create for judgments: {insert_s:.1f} s; "
+            f"COPY import takes {total_s / insert_s:.2f}x the time of the bulk_create one"
+        )
 
     if not args.keep:
         t0 = time.perf_counter()

@@ -10,6 +10,7 @@ called once per summary, so --limit keeps that short).
     .venv/bin/python bench/judge_bench.py ../shared/data/realsumm
     .venv/bin/python bench/judge_bench.py ../shared/data/realsumm --judges nli --model-dir /models/roberta-large-tac08 --device cuda
 """
+
 import argparse
 import json
 import os
@@ -30,7 +31,7 @@ def realsumm_pairs(folder: Path) -> list[tuple[str, str]]:
     pairs = []
     for path in sorted((folder / "summaries").glob("*.summary")):
         summaries = path.read_text(encoding="utf-8").splitlines()
-        for doc_units, summary in zip(units, summaries):
+        for doc_units, summary in zip(units, summaries, strict=False):
             pairs.extend((unit, summary) for unit in doc_units if unit.strip())
     return pairs
 
@@ -65,10 +66,17 @@ def run_one(args) -> dict:
     values = judge.judge(pairs)
     seconds = time.perf_counter() - started
     return {
-        "judge": args.one, "available": True, "model": judge.model, "pairs": len(pairs),
-        "load_seconds": round(load, 2), "seconds": round(seconds, 2), "pairs_per_second": round(len(pairs) / seconds, 1),
-        "peak_rss_mib": round(peak_mib(), 1), "rss_before_mib": round(before, 1),
-        "mean_score": round(float(values.mean()), 4), "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+        "judge": args.one,
+        "available": True,
+        "model": judge.model,
+        "pairs": len(pairs),
+        "load_seconds": round(load, 2),
+        "seconds": round(seconds, 2),
+        "pairs_per_second": round(len(pairs) / seconds, 1),
+        "peak_rss_mib": round(peak_mib(), 1),
+        "rss_before_mib": round(before, 1),
+        "mean_score": round(float(values.mean()), 4),
+        "threads": os.environ.get("OMP_NUM_THREADS", "default"),
     }
 
 
@@ -89,7 +97,17 @@ def main():
     print(f"REALSumm at {args.data}: {len(pairs)} pairs; {os.cpu_count()} CPUs")
     results = []
     for name in [j.strip() for j in args.judges.split(",") if j.strip()]:
-        command = [sys.executable, __file__, args.data, "--one", name, "--device", args.device, "--limit", str(args.limit)]
+        command = [
+            sys.executable,
+            __file__,
+            args.data,
+            "--one",
+            name,
+            "--device",
+            args.device,
+            "--limit",
+            str(args.limit),
+        ]
         if args.model_dir:
             command += ["--model-dir", args.model_dir]
         child = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
@@ -99,8 +117,10 @@ def main():
             result = json.loads(child.stdout.strip().splitlines()[-1])
         results.append(result)
         if result.get("available"):
-            print(f"{name:<10} {result['pairs']:>6} pairs in {result['seconds']:>8.2f} s = {result['pairs_per_second']:>9.1f} pairs/s"
-                  f"  (model load {result['load_seconds']:.2f} s, peak RSS {result['peak_rss_mib']:.0f} MiB)  {result['model']}")
+            print(
+                f"{name:<10} {result['pairs']:>6} pairs in {result['seconds']:>8.2f} s = {result['pairs_per_second']:>9.1f} pairs/s"
+                f"  (model load {result['load_seconds']:.2f} s, peak RSS {result['peak_rss_mib']:.0f} MiB)  {result['model']}"
+            )
         else:
             print(f"{name:<10} not run: {result['reason']}")
     if args.json:

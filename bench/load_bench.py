@@ -16,6 +16,7 @@ Run (PostgreSQL and Redis on this machine):
   .venv/bin/python bench/load_bench.py [--seconds 60] [--levels 10,50,200] [--other-assignments 0]
   [--tree PATH]   run the server from another checkout (e.g. an older commit) for side-by-side figures
 """
+
 import argparse
 import asyncio
 import json
@@ -91,8 +92,13 @@ print("CHECK" + json.dumps({
 def env_for(args) -> dict:
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=args.database, CELERY_BROKER_URL=args.redis, SECRET_KEY="load-bench-only", DEBUG="0",
-        ALLOWED_HOSTS="127.0.0.1,localhost", LOG_LEVEL="WARNING", PYTHONHASHSEED="0",
+        DATABASE_URL=args.database,
+        CELERY_BROKER_URL=args.redis,
+        SECRET_KEY="load-bench-only",
+        DEBUG="0",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LOG_LEVEL="WARNING",
+        PYTHONHASHSEED="0",
     )
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     return env
@@ -100,7 +106,12 @@ def env_for(args) -> dict:
 
 def manage(args, *argv, stdin=None, timeout=1800) -> str:
     out = subprocess.run(
-        [PYTHON, "manage.py", *argv], cwd=args.tree, env=env_for(args), input=stdin, capture_output=True, text=True,
+        [PYTHON, "manage.py", *argv],
+        cwd=args.tree,
+        env=env_for(args),
+        input=stdin,
+        capture_output=True,
+        text=True,
         timeout=timeout,
     )
     if out.returncode:
@@ -113,11 +124,19 @@ def recreate_database(url: str, drop_only=False) -> None:
 
     parsed = urlparse(url)
     name = parsed.path.lstrip("/")
-    conn = psycopg2.connect(host=parsed.hostname, port=parsed.port or 5432, user=parsed.username,
-                            password=parsed.password, dbname="postgres")
+    conn = psycopg2.connect(
+        host=parsed.hostname,
+        port=parsed.port or 5432,
+        user=parsed.username,
+        password=parsed.password,
+        dbname="postgres",
+    )
     conn.autocommit = True
     with conn.cursor() as cur:
-        cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", [name])
+        cur.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        )
         cur.execute(f'DROP DATABASE IF EXISTS "{name}"')
         if not drop_only:
             cur.execute(f'CREATE DATABASE "{name}"')
@@ -147,6 +166,7 @@ async def trivial(base: str, concurrency: int, seconds: float) -> dict:
     lat = []
     deadline = time.perf_counter() + seconds
     async with httpx.AsyncClient(base_url=base, timeout=30, limits=httpx.Limits(max_connections=concurrency)) as client:
+
         async def loop():
             while time.perf_counter() < deadline:
                 t = time.perf_counter()
@@ -187,8 +207,10 @@ async def work(base: str, sessions: list[str], concurrency: int, seconds: float,
                     lat["task"].append(time.perf_counter() - t)
                     acus = ACU_RE.findall(r.text)
                     t = time.perf_counter()
-                    r = await client.post(location.rstrip("/") + "/submit",
-                                          json={"answers": {a: True for a in acus}, "active_seconds": 20})
+                    r = await client.post(
+                        location.rstrip("/") + "/submit",
+                        json={"answers": dict.fromkeys(acus, True), "active_seconds": 20},
+                    )
                     lat["submit"].append(time.perf_counter() - t)
                     body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
                     if body.get("ok") and not body.get("repeated"):
@@ -215,11 +237,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60, help="per concurrency level")
     parser.add_argument("--trivial-seconds", type=float, default=10)
     parser.add_argument("--levels", default="10,50,200")
-    parser.add_argument("--other-assignments", type=int, default=0, help="assignments of other (finished) batches to add first")
+    parser.add_argument(
+        "--other-assignments", type=int, default=0, help="assignments of other (finished) batches to add first"
+    )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/acu_h14_load")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/6")
-    parser.add_argument("--data", default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm"))
+    parser.add_argument(
+        "--data", default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm")
+    )
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     args.tree = str(Path(args.tree).resolve())
@@ -232,16 +258,60 @@ def main() -> None:
         setup = SETUP.replace("WORKERS", str(max(levels))).replace("OTHER", str(args.other_assignments))
         out = manage(args, "shell", stdin=setup)
         info = json.loads(out.split("SETUP", 1)[1])
-        print(f"tree {args.tree}: batch {info['batch']} with {info['hits']} HITs x 3, {len(info['sessions'])} workers, "
-              f"{args.other_assignments} assignments of other batches")
+        print(
+            f"tree {args.tree}: batch {info['batch']} with {info['hits']} HITs x 3, {len(info['sessions'])} workers, "
+            f"{args.other_assignments} assignments of other batches"
+        )
         env = env_for(args)
-        subprocess.run([PYTHON, "-m", "celery", "-A", "config", "purge", "-f"], cwd=args.tree, env=env, capture_output=True, timeout=60, check=False)
-        procs.append(subprocess.Popen(
-            [PYTHON, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{args.port}", "--workers", "3", "--timeout", "120",
-             "--log-level", "warning"], cwd=args.tree, env=env))
-        procs.append(subprocess.Popen(
-            [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", "1", "--loglevel", "WARNING", "-n", f"loadbench{args.port}@%h"],
-            cwd=args.tree, env=env, stdout=subprocess.DEVNULL))
+        subprocess.run(
+            [PYTHON, "-m", "celery", "-A", "config", "purge", "-f"],
+            cwd=args.tree,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        procs.append(
+            subprocess.Popen(
+                [
+                    PYTHON,
+                    "-m",
+                    "gunicorn",
+                    "config.wsgi",
+                    "--bind",
+                    f"127.0.0.1:{args.port}",
+                    "--workers",
+                    "3",
+                    "--timeout",
+                    "120",
+                    "--log-level",
+                    "warning",
+                ],
+                cwd=args.tree,
+                env=env,
+            )
+        )
+        procs.append(
+            subprocess.Popen(
+                [
+                    PYTHON,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "-c",
+                    "1",
+                    "--loglevel",
+                    "WARNING",
+                    "-n",
+                    f"loadbench{args.port}@%h",
+                ],
+                cwd=args.tree,
+                env=env,
+                stdout=subprocess.DEVNULL,
+            )
+        )
         wait_for_port(args.port)
         base = f"http://127.0.0.1:{args.port}"
         totals = {"acknowledged": 0, "answers": 0}
@@ -257,20 +327,32 @@ def main() -> None:
 
         before, results, after = asyncio.run(run())
         trivial_rps = (before["rps"] + after["rps"]) / 2
-        print(f"trivial view (GET /accounts/login/, 10 concurrent): before {before['rps']:.1f} req/s "
-              f"(p50 {before['p50']:.1f} ms, p99 {before['p99']:.1f} ms), after {after['rps']:.1f} req/s "
-              f"(p50 {after['p50']:.1f} ms, p99 {after['p99']:.1f} ms)")
-        print("workers  cycles/s  ratio  next p50/p95/p99 ms        task p50/p95/p99 ms        submit p50/p95/p99 ms      errors no-work")
+        print(
+            f"trivial view (GET /accounts/login/, 10 concurrent): before {before['rps']:.1f} req/s "
+            f"(p50 {before['p50']:.1f} ms, p99 {before['p99']:.1f} ms), after {after['rps']:.1f} req/s "
+            f"(p50 {after['p50']:.1f} ms, p99 {after['p99']:.1f} ms)"
+        )
+        print(
+            "workers  cycles/s  ratio  next p50/p95/p99 ms        task p50/p95/p99 ms        submit p50/p95/p99 ms      errors no-work"
+        )
         for level, r in results.items():
             ratio = 3 * r["cycles_per_s"] / trivial_rps
-            cols = "  ".join(f"{r[k]['p50']:7.1f} {r[k]['p95']:7.1f} {r[k]['p99']:7.1f}" for k in ("next", "task", "submit"))
+            cols = "  ".join(
+                f"{r[k]['p50']:7.1f} {r[k]['p95']:7.1f} {r[k]['p99']:7.1f}" for k in ("next", "task", "submit")
+            )
             print(f"{level:7d}  {r['cycles_per_s']:8.1f}  {ratio:5.2f}  {cols}  {r['errors']:6d} {r['no_work']:7d}")
         check = json.loads(manage(args, "shell", stdin=CHECK.replace("BATCH", str(info["batch"]))).split("CHECK", 1)[1])
-        ok = (check["judgments"] == totals["answers"] and check["submitted"] == totals["acknowledged"]
-              and check["overfilled_hits"] == 0 and check["worker_twice"] == 0)
-        print(f"checks: {totals['acknowledged']} submissions acknowledged, {check['submitted']} stored; "
-              f"{totals['answers']} answers sent, {check['judgments']} judgments stored; "
-              f"{check['overfilled_hits']} HITs over-filled; {check['worker_twice']} worker/HIT pairs twice: {'OK' if ok else 'FAILED'}")
+        ok = (
+            check["judgments"] == totals["answers"]
+            and check["submitted"] == totals["acknowledged"]
+            and check["overfilled_hits"] == 0
+            and check["worker_twice"] == 0
+        )
+        print(
+            f"checks: {totals['acknowledged']} submissions acknowledged, {check['submitted']} stored; "
+            f"{totals['answers']} answers sent, {check['judgments']} judgments stored; "
+            f"{check['overfilled_hits']} HITs over-filled; {check['worker_twice']} worker/HIT pairs twice: {'OK' if ok else 'FAILED'}"
+        )
     finally:
         for p in procs:
             p.send_signal(signal.SIGTERM)

@@ -6,6 +6,7 @@ and prints the best and median server time and the number of SQL queries.
 
 Run: .venv/bin/python bench/overview_bench.py [--repeat 5]
 """
+
 import argparse
 import os
 import statistics
@@ -62,8 +63,10 @@ def main() -> None:
                 response = client.get(url)
                 times.append(time.perf_counter() - t0)
             assert response.status_code == 200, (name, response.status_code)
-        print(f"{name:<10} best {min(times) * 1000:6.0f} ms, median {statistics.median(times) * 1000:6.0f} ms, "
-              f"{len(queries)} queries, {len(response.content) / 1024:.0f} KiB (target for the overview: < 500 ms)")
+        print(
+            f"{name:<10} best {min(times) * 1000:6.0f} ms, median {statistics.median(times) * 1000:6.0f} ms, "
+            f"{len(queries)} queries, {len(response.content) / 1024:.0f} KiB (target for the overview: < 500 ms)"
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ The scores are synthetic (documents x systems, seeded); RoSE's defaults are 2,50
 
 Run: .venv/bin/python bench/power_split_bench.py [--processes 2] [--trials 100] [--resamples 10000]
 """
+
 import argparse
 import sys
 import time
@@ -48,17 +49,23 @@ def main() -> None:
     single = power.power_analysis(scores, sizes=sizes, n_trials=args.trials, n_resamples=args.resamples, rng=args.seed)
     single_s = time.perf_counter() - t
 
-    jobs = [(scores, sizes, p, args.trials, args.resamples, args.seed) for p in sorted(plan, key=lambda p: -sizes[p[0]])]
+    jobs = [
+        (scores, sizes, p, args.trials, args.resamples, args.seed) for p in sorted(plan, key=lambda p: -sizes[p[0]])
+    ]
     t = time.perf_counter()
     with ProcessPoolExecutor(args.processes) as pool:
         results = dict(pool.map(_part, jobs))
     split = power.combine_parts(scores, sizes, results, n_trials=args.trials)
     split_s = time.perf_counter() - t
     same = np.array_equal(single.power, split.power) and np.array_equal(single.bucket_power, split.bucket_power)
-    print(f"{args.documents} documents x {args.systems} systems ({n_pairs} pairs), sizes {sizes}, "
-          f"{args.trials} trials, {args.resamples} resamples, {len(plan)} parts")
-    print(f"single process: {single_s:.1f} s; {args.processes} processes: {split_s:.1f} s "
-          f"(ratio {split_s / single_s:.2f}); same result: {same}")
+    print(
+        f"{args.documents} documents x {args.systems} systems ({n_pairs} pairs), sizes {sizes}, "
+        f"{args.trials} trials, {args.resamples} resamples, {len(plan)} parts"
+    )
+    print(
+        f"single process: {single_s:.1f} s; {args.processes} processes: {split_s:.1f} s "
+        f"(ratio {split_s / single_s:.2f}); same result: {same}"
+    )
 
 
 if __name__ == "__main__":

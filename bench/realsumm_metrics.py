@@ -9,6 +9,7 @@ words: a plain ROUGE-1 recall), ``length`` (the summary's whitespace word count)
     .venv/bin/python manage.py import_metric_scores realsumm realsumm-metrics.jsonl
     .venv/bin/python manage.py metric_correlations realsumm --json --method kendall
 """
+
 import argparse
 import json
 import re
@@ -46,7 +47,7 @@ def main():
     docs = [{"example_id": i, "rouge1_recall": {}, "length": {}, "random": {}} for i in ids]
     for path in sorted((root / "summaries").glob("*.summary")):
         lines = path.read_text(encoding="utf-8").strip("\n").split("\n")
-        for doc, summary, reference in zip(docs, lines, references):
+        for doc, summary, reference in zip(docs, lines, references, strict=False):
             doc["rouge1_recall"][path.stem] = rouge1_recall(summary, reference)
             doc["length"][path.stem] = float(len(summary.split()))
             doc["random"][path.stem] = float(rng.random())

@@ -8,6 +8,7 @@ the same run, the judgment read through COPY against the same read through the O
 
 Run: .venv/bin/python bench/recompute_bench.py [--repeat 3]
 """
+
 import argparse
 import os
 import sys
@@ -37,8 +38,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from hits.services.dataset_import import import_dataset
     from annotation.models import Dataset
+    from hits.services.dataset_import import import_dataset
     from scoring import data
     from scoring.services import compute_scores
 
@@ -57,11 +58,17 @@ def main() -> None:
         run = compute_scores(dataset, trigger="bench")
         times.append(time.perf_counter() - t0)
     counts = run.outputs["counts"]
-    print(f"database: {connection.vendor}; {counts['summaries']:,} summaries, {counts['judgments']:,} judgments, "
-          f"{counts['systems']} systems, {counts['workers']} workers")
-    print(f"full recompute (read, aggregate, scores, alphas, CIs 10,000 resamples, paired tests): "
-          f"best {min(times):.2f} s, median {np.median(times):.2f} s over {len(times)} runs (target < 5 s)")
-    print(f"alpha: ACU level {run.outputs['alpha']['acu_level']:.4f}, summary level {run.outputs['alpha']['summary_level']:.4f}")
+    print(
+        f"database: {connection.vendor}; {counts['summaries']:,} summaries, {counts['judgments']:,} judgments, "
+        f"{counts['systems']} systems, {counts['workers']} workers"
+    )
+    print(
+        f"full recompute (read, aggregate, scores, alphas, CIs 10,000 resamples, paired tests): "
+        f"best {min(times):.2f} s, median {np.median(times):.2f} s over {len(times)} runs (target < 5 s)"
+    )
+    print(
+        f"alpha: ACU level {run.outputs['alpha']['acu_level']:.4f}, summary level {run.outputs['alpha']['summary_level']:.4f}"
+    )
 
     t0 = time.perf_counter()
     data.load_judgments(dataset)

@@ -26,6 +26,7 @@ current numpy's matrix products; for representative figures run with both unset:
     .venv/bin/python bench/scoring_bench.py --quick
 The kernel in use is printed first.
 """
+
 import argparse
 import ctypes
 import glob
@@ -40,17 +41,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.stats.aggregation import acu_scores_by_summary, group_codes  # noqa: E402
-from scoring.stats.agreement import (  # noqa: E402
+from scoring.stats.aggregation import acu_scores_by_summary, group_codes
+from scoring.stats.agreement import (
     acu_level_alpha,
     alpha_interval,
     alpha_nominal,
     summary_level_alpha,
     summary_worker_scores,
 )
-from scoring.stats.bootstrap import paired_bootstrap, resample_indices, system_cis  # noqa: E402
-from scoring.stats.correlation import bootstrap_correlations, correlation_ci  # noqa: E402
-from scoring.stats.power import ROSE_SIZES, power_analysis  # noqa: E402
+from scoring.stats.bootstrap import paired_bootstrap, resample_indices, system_cis
+from scoring.stats.correlation import bootstrap_correlations, correlation_ci
+from scoring.stats.power import ROSE_SIZES, power_analysis
 
 SEED = 20240501
 N_SYSTEMS = 12
@@ -71,8 +72,10 @@ def synthetic(rng):
     n_docs, full_docs = 2500, 500
     quality = np.sort(rng.uniform(0.30, 0.50, N_SYSTEMS))
     difficulty = rng.normal(0.0, 0.12, n_docs)
-    systems = [np.arange(N_SYSTEMS) if d < full_docs else np.sort(rng.choice(N_SYSTEMS, 8, replace=False))
-               for d in range(n_docs)]
+    systems = [
+        np.arange(N_SYSTEMS) if d < full_docs else np.sort(rng.choice(N_SYSTEMS, 8, replace=False))
+        for d in range(n_docs)
+    ]
     doc_of = np.repeat(np.arange(n_docs), [len(s) for s in systems])
     sys_of = np.concatenate(systems)
     n_sum = len(doc_of)
@@ -139,17 +142,28 @@ def krippendorff_subset(ids, n_summaries, repeat):
     wk, _ = group_codes(workers)
     interval = np.full((wk.max() + 1, u_codes.max() + 1), np.nan)
     interval[wk, u_codes] = scores
-    print(f"krippendorff subset: {n_summaries} summaries, {keep.sum()} labels, matrices "
-          f"{nominal.shape[0]}x{nominal.shape[1]} and {interval.shape[0]}x{interval.shape[1]}")
+    print(
+        f"krippendorff subset: {n_summaries} summaries, {keep.sum()} labels, matrices "
+        f"{nominal.shape[0]}x{nominal.shape[1]} and {interval.shape[0]}x{interval.shape[1]}"
+    )
     for name, ours, package in [
-        ("ACU level (nominal)", lambda: acu_level_alpha(s, a, w, p),
-         lambda: krippendorff.alpha(reliability_data=nominal, level_of_measurement="nominal")),
-        ("summary level (interval)", lambda: summary_level_alpha(s, a, w, p),
-         lambda: krippendorff.alpha(reliability_data=interval, level_of_measurement="interval")),
+        (
+            "ACU level (nominal)",
+            lambda: acu_level_alpha(s, a, w, p),
+            lambda: krippendorff.alpha(reliability_data=nominal, level_of_measurement="nominal"),
+        ),
+        (
+            "summary level (interval)",
+            lambda: summary_level_alpha(s, a, w, p),
+            lambda: krippendorff.alpha(reliability_data=interval, level_of_measurement="interval"),
+        ),
     ]:
         t_ours, t_pkg = best_of(ours, repeat), best_of(package, max(1, repeat // 3))
-        print(f"  {name:<26} value_counts {ours():.12f} in {t_ours * 1000:8.2f} ms | dense matrix {package():.12f} "
-              f"in {t_pkg * 1000:9.2f} ms | dense/value_counts time ratio {t_pkg / t_ours:7.1f}", flush=True)
+        print(
+            f"  {name:<26} value_counts {ours():.12f} in {t_ours * 1000:8.2f} ms | dense matrix {package():.12f} "
+            f"in {t_pkg * 1000:9.2f} ms | dense/value_counts time ratio {t_pkg / t_ours:7.1f}",
+            flush=True,
+        )
 
 
 def main():
@@ -159,29 +173,50 @@ def main():
     parser.add_argument("--plain-resamples", type=int, default=5000)
     parser.add_argument("--subset", type=int, default=2000, help="summaries for the krippendorff comparison")
     args = parser.parse_args()
-    print(f"numpy {np.__version__}, OpenBLAS kernel {openblas_core()}, OPENBLAS_CORETYPE="
-          f"{os.environ.get('OPENBLAS_CORETYPE', '(unset)')}, cores {os.cpu_count()}")
+    print(
+        f"numpy {np.__version__}, OpenBLAS kernel {openblas_core()}, OPENBLAS_CORETYPE="
+        f"{os.environ.get('OPENBLAS_CORETYPE', '(unset)')}, cores {os.cpu_count()}"
+    )
 
     rng = np.random.default_rng(SEED)
     ids, acu_counts, doc_of, sys_of, full_docs = synthetic(rng)
     s, a, w, p = ids
-    print(f"data: {len(np.unique(doc_of))} documents, {len(doc_of)} summaries, {s.size} labels, "
-          f"{len(np.unique(w))} workers\n")
+    print(
+        f"data: {len(np.unique(doc_of))} documents, {len(doc_of)} summaries, {s.size} labels, "
+        f"{len(np.unique(w))} workers\n"
+    )
 
-    stage("aggregation: majority per (summary, ACU) + summary scores", lambda: acu_scores_by_summary(s, a, p, acu_counts),
-          args.repeat)
+    stage(
+        "aggregation: majority per (summary, ACU) + summary scores",
+        lambda: acu_scores_by_summary(s, a, p, acu_counts),
+        args.repeat,
+    )
     units, _ = group_codes(s, a)
     keys, workers, scores = summary_worker_scores(s, a, w, p, acu_counts)
     s_units, _ = group_codes(keys)
-    stage("alpha ACU level, nominal, from (unit, value) arrays", lambda: alpha_nominal(units, p), args.repeat,
-          lambda r: f"alpha = {r:.4f}")
-    stage("alpha summary level, interval, from (unit, value) arrays", lambda: alpha_interval(s_units, scores),
-          args.repeat, lambda r: f"alpha = {r:.4f}")
-    stage("both alphas from (unit, value) arrays",
-          lambda: (alpha_nominal(units, p), alpha_interval(s_units, scores)), args.repeat)
+    stage(
+        "alpha ACU level, nominal, from (unit, value) arrays",
+        lambda: alpha_nominal(units, p),
+        args.repeat,
+        lambda r: f"alpha = {r:.4f}",
+    )
+    stage(
+        "alpha summary level, interval, from (unit, value) arrays",
+        lambda: alpha_interval(s_units, scores),
+        args.repeat,
+        lambda r: f"alpha = {r:.4f}",
+    )
+    stage(
+        "both alphas from (unit, value) arrays",
+        lambda: (alpha_nominal(units, p), alpha_interval(s_units, scores)),
+        args.repeat,
+    )
     stage("alpha ACU level from judgments (ids grouped)", lambda: acu_level_alpha(s, a, w, p), args.repeat)
-    stage("alpha summary level from judgments (ids grouped)",
-          lambda: summary_level_alpha(s, a, w, p, acu_counts), args.repeat)
+    stage(
+        "alpha summary level from judgments (ids grouped)",
+        lambda: summary_level_alpha(s, a, w, p, acu_counts),
+        args.repeat,
+    )
     krippendorff_subset(ids, args.subset, args.repeat)
 
     # The complete 500 x 12 matrix of summary scores (documents with all systems).
@@ -191,25 +226,37 @@ def main():
     human[doc_of[full], sys_of[full]] = summary_scores[full]
     metric = human + rng.normal(0, 0.15, human.shape) + np.linspace(0, 0.02, N_SYSTEMS)
     print()
-    stage("system bootstrap CIs, 500 docs x 12 systems, 10,000 resamples",
-          lambda: system_cis(human, 10_000, rng=1), args.repeat)
-    stage("paired bootstrap tests, 66 pairs, 500 docs, 100,000 resamples",
-          lambda: paired_bootstrap(human, 100_000, rng=2), max(1, args.repeat // 2))
-    ci = stage("system-level Kendall bootstrap CI, 100,000 resamples",
-               lambda: correlation_ci(human, metric, "system", "kendall", 100_000, rng=3), args.repeat,
-               lambda r: f"tau = {r[0]:.4f} [{r[1]:.4f}, {r[2]:.4f}]")
+    stage(
+        "system bootstrap CIs, 500 docs x 12 systems, 10,000 resamples",
+        lambda: system_cis(human, 10_000, rng=1),
+        args.repeat,
+    )
+    stage(
+        "paired bootstrap tests, 66 pairs, 500 docs, 100,000 resamples",
+        lambda: paired_bootstrap(human, 100_000, rng=2),
+        max(1, args.repeat // 2),
+    )
+    ci = stage(
+        "system-level Kendall bootstrap CI, 100,000 resamples",
+        lambda: correlation_ci(human, metric, "system", "kendall", 100_000, rng=3),
+        args.repeat,
+        lambda r: f"tau = {r[0]:.4f} [{r[1]:.4f}, {r[2]:.4f}]",
+    )
     plain_kendall(human, metric, args.plain_resamples, ci)
 
     print()
     if args.quick:
-        kwargs = dict(sizes=(10, 100, 1000), n_trials=50, n_resamples=10_000)
+        kwargs = {"sizes": (10, 100, 1000), "n_trials": 50, "n_resamples": 10_000}
     else:
-        kwargs = dict(sizes=ROSE_SIZES, n_trials=1000, n_resamples=100_000)
+        kwargs = {"sizes": ROSE_SIZES, "n_trials": 1000, "n_resamples": 100_000}
     label = f"power analysis, 66 pairs, B={kwargs['n_resamples']:,}, T={kwargs['n_trials']:,}, n={kwargs['sizes']}"
     print(label, flush=True)
     start = time.perf_counter()
-    result, peak = traced_peak(lambda: power_analysis(
-        human, rng=4, progress=lambda n, sec: print(f"  n = {n:>6}: {sec:8.2f} s", flush=True), **kwargs))
+    result, peak = traced_peak(
+        lambda: power_analysis(
+            human, rng=4, progress=lambda n, sec: print(f"  n = {n:>6}: {sec:8.2f} s", flush=True), **kwargs
+        )
+    )
     report("power analysis total", time.perf_counter() - start, peak)
     np.set_printoptions(precision=3, suppress=True)
     print("  mean resamples per (trial, pair) by size:", (result.resamples / (kwargs["n_trials"] * 66)).round(0))
@@ -244,11 +291,15 @@ def plain_kendall(human, metric, n_plain, ci):
     t_vec = best_of(lambda: bootstrap_correlations(human, metric, "system", "kendall", 100_000, rng=3), 3)
     vectorized = bootstrap_correlations(human, metric, "system", "kendall", 100_000, rng=3)[:n_plain]
     gap = np.abs(plain - vectorized)
-    print(f"  plain loop (scipy.kendalltau per resample) over the first {n_plain:,} of the same resamples: "
-          f"{t_plain:.1f} s per 100,000 (extrapolated) vs vectorized {t_vec * 1000:.0f} ms: ratio {t_plain / t_vec:.0f}x")
-    print(f"  vectorized == plain loop with scoring.stats.correlation.kendall: {np.array_equal(ours, vectorized)}; "
-          f"vs scipy: max |diff| {gap[gap < 1e-9].max():.1e} except {np.count_nonzero(gap >= 1e-9)} "
-          f"resamples with tied system means")
+    print(
+        f"  plain loop (scipy.kendalltau per resample) over the first {n_plain:,} of the same resamples: "
+        f"{t_plain:.1f} s per 100,000 (extrapolated) vs vectorized {t_vec * 1000:.0f} ms: ratio {t_plain / t_vec:.0f}x"
+    )
+    print(
+        f"  vectorized == plain loop with scoring.stats.correlation.kendall: {np.array_equal(ours, vectorized)}; "
+        f"vs scipy: max |diff| {gap[gap < 1e-9].max():.1e} except {np.count_nonzero(gap >= 1e-9)} "
+        f"resamples with tied system means"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Project configuration: settings, URLs, WSGI/ASGI and the Celery app."""
+
 from .celery import app as celery_app
 
 __all__ = ("celery_app",)

@@ -4,6 +4,7 @@ Leads browse everything; state changes of crowd work and money go through the se
 actions), never through edited fields. Only a superuser grants superuser or staff status or
 changes a superuser's account or password.
 """
+
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
 

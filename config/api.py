@@ -2,9 +2,9 @@
 
 Every endpoint is for leads (token or session authentication); see README "REST API".
 """
+
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
-
 
 from .api_docs import RedocBundle
 from .api_errors import JSONErrorsMixin, api_not_found

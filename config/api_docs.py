@@ -1,4 +1,5 @@
 """ReDoc served entirely from this site: the sidecar's bundle with its one remote image (a logo) pointed at a local copy."""
+
 from functools import lru_cache
 
 from django.contrib.staticfiles import finders
@@ -27,6 +28,8 @@ class RedocBundle(JSONErrorsMixin, APIView):
 
     @extend_schema(exclude=True)
     def get(self, request):
-        response = HttpResponse(_bundle(static("img/redoc-logo-mini.svg")), content_type="application/javascript; charset=utf-8")
+        response = HttpResponse(
+            _bundle(static("img/redoc-logo-mini.svg")), content_type="application/javascript; charset=utf-8"
+        )
         response["Cache-Control"] = "private, max-age=86400"
         return response

@@ -5,6 +5,7 @@ that names the file and line, a refused batch, a provider that said no) become 4
 their message. Anything unexpected is logged and answered with a JSON 500 (re-raised with
 DEBUG on, for the debug page).
 """
+
 import logging
 
 from django.conf import settings
@@ -81,7 +82,7 @@ def json_exception_handler(exc, context):
         if getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None):
-            headers["Retry-After"] = "%d" % exc.wait
+            headers["Retry-After"] = "%d" % exc.wait  # noqa: UP031 - a %-template from elsewhere
         codes = _codes(exc)
         if isinstance(exc, exceptions.ValidationError):
             messages = _messages(exc.detail)
@@ -92,7 +93,9 @@ def json_exception_handler(exc, context):
             )
         else:
             messages = _messages(exc.detail)
-            data = error_body(" ".join(messages) or str(exc.default_detail), codes if isinstance(codes, str) else exc.default_code)
+            data = error_body(
+                " ".join(messages) or str(exc.default_detail), codes if isinstance(codes, str) else exc.default_code
+            )
         set_rollback()
         return Response(data, status=exc.status_code, headers=headers)
 
@@ -100,7 +103,9 @@ def json_exception_handler(exc, context):
         return None  # Django's debug page shows the traceback
     request = context.get("request")
     logger.error(
-        "Internal Server Error: %s", getattr(request, "path", "?"), exc_info=exc,
+        "Internal Server Error: %s",
+        getattr(request, "path", "?"),
+        exc_info=exc,
         extra={"status_code": 500, "request": getattr(request, "_request", request)},
     )
     set_rollback()
@@ -130,7 +135,8 @@ class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField(help_text="A clear message for a person.")
     code = serializers.CharField(help_text="A short machine-readable code, e.g. not_found, invalid, refused.")
     fields = serializers.DictField(
-        required=False, help_text="Validation errors only: the messages per input field.",
+        required=False,
+        help_text="Validation errors only: the messages per input field.",
         child=serializers.JSONField(),
     )
     file = serializers.CharField(required=False, allow_null=True, help_text="Import errors: the file at fault.")
@@ -153,7 +159,9 @@ def error_responses(*codes: int, auth: bool = True, json_key: bool = False) -> d
     `json_key` keys them by (code, "application/json"), for endpoints that also send files."""
     wanted = sorted({*codes, *((401, 403) if auth else ())})
     return {
-        ((c, "application/json") if json_key else c): OpenApiResponse(ErrorSerializer, description=_ERROR_TEXT.get(c, "Error."))
+        ((c, "application/json") if json_key else c): OpenApiResponse(
+            ErrorSerializer, description=_ERROR_TEXT.get(c, "Error.")
+        )
         for c in wanted
     }
 

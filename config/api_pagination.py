@@ -1,4 +1,5 @@
 """Pagination of every API list: `?page=N` (from 1) and `?page_size=N` (up to a maximum)."""
+
 from django.conf import settings
 from rest_framework.pagination import PageNumberPagination
 

@@ -1,4 +1,5 @@
 """Who may use the REST API: leads (superusers count as leads), nobody else."""
+
 from rest_framework.permissions import BasePermission
 
 from config.roles import LEAD, has_role

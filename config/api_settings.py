@@ -4,6 +4,7 @@ JSON errors and the OpenAPI schema (drf-spectacular, assets served from the side
 config/settings.py takes REST_FRAMEWORK, SPECTACULAR_SETTINGS and the page sizes from here by
 name. The apps the API needs are listed in settings.INSTALLED_APPS.
 """
+
 from .env import env_int
 
 API_PAGE_SIZE = 50
@@ -49,6 +50,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Batch.provider (every provider a worker can come from) vs. the crowd providers a batch can use.
-    "ENUM_NAME_OVERRIDES": {"WorkerProviderEnum": "hits.models.Worker.Provider",
-                            "JudgeRunStatusEnum": "hits.models.JudgeRun.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "WorkerProviderEnum": "hits.models.Worker.Provider",
+        "JudgeRunStatusEnum": "hits.models.JudgeRun.Status",
+    },
 }

@@ -1,4 +1,5 @@
 """The Celery app; configuration comes from Django settings under the CELERY_ prefix."""
+
 import os
 
 from celery import Celery

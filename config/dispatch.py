@@ -5,6 +5,7 @@ With a broker, the task is queued after the current transaction commits; if queu
 (the broker is down) the failure is logged and the caller learns it was not queued, instead of
 the request failing after its data was stored.
 """
+
 import logging
 
 from celery import current_app
@@ -25,7 +26,7 @@ def dispatch(task, *args):
     def send():
         try:
             task.delay(*args)
-        except Exception:  # noqa: BLE001 - the broker being down must not fail a stored request
+        except Exception:
             logger.exception("could not queue %s%s; a periodic repair will catch up", task.name, args)
 
     from django.db import transaction

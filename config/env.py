@@ -3,6 +3,7 @@
 A boolean, integer or choice whose value cannot be read stops start-up with a message naming
 the variable and the accepted values (`DEBUG=ture` is an error, never a silent False).
 """
+
 import os
 
 from django.core.exceptions import ImproperlyConfigured

@@ -1,5 +1,6 @@
 """Logging to whatever sys.stderr is when a record is written (not when logging was set up), so
 a process that swaps its streams (a test runner's capture, a daemon) never logs to a closed one."""
+
 import logging
 import sys
 

@@ -1,4 +1,5 @@
 """The three roles (Django groups) and the decorator every page uses to admit them."""
+
 from functools import wraps
 
 from django.contrib.auth.models import Group, Permission

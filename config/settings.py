@@ -5,6 +5,7 @@ folder and Celery tasks executed in-process (no broker), so `scripts/run.sh` nee
 nothing but Python. Production and the test suite set DATABASE_URL (PostgreSQL) and
 CELERY_BROKER_URL (Redis).
 """
+
 import secrets
 from pathlib import Path
 

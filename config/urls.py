@@ -1,4 +1,5 @@
 """URL routes of the whole site."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path

@@ -1,4 +1,5 @@
 """The users' admin: a lead who is not a superuser cannot raise privileges or touch a superuser."""
+
 from django.contrib.auth.admin import UserAdmin
 
 PRIVILEGED_FIELDS = ("is_superuser", "is_staff", "user_permissions")

@@ -1,6 +1,7 @@
 """Admin for leads: browse crowd work. Batches, HITs, assignments, judgments and the ledger are
 read-only here; their state changes are admin actions that call the services (so the ledger
 and the provider hear of every change)."""
+
 from django.contrib import admin, messages
 
 from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, ProlificSession, ProlificStudy, ProviderCall, Worker

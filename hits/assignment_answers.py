@@ -1,4 +1,5 @@
 """What one worker answered in an assignment, next to the other workers' majority and the expert labels (reads only)."""
+
 from collections import defaultdict
 
 from annotation.models import ACU
@@ -16,8 +17,9 @@ def assignment_answers(assignment: Assignment) -> dict:
     mine = dict(assignment.judgments.values_list("acu_id", "present"))
     others: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     counted = (
-        Judgment.objects.filter(assignment__hit=hit, assignment__status__in=Assignment.COUNTED,
-                                assignment__worker__excluded=False)
+        Judgment.objects.filter(
+            assignment__hit=hit, assignment__status__in=Assignment.COUNTED, assignment__worker__excluded=False
+        )
         .exclude(assignment=assignment)
         .values_list("acu_id", "present")
     )
@@ -32,15 +34,26 @@ def assignment_answers(assignment: Assignment) -> dict:
         majority = (2 * p > n) if n else None
         label = gold.get(acu.pk, expert.get(acu.pk))
         answer = mine.get(acu.pk)
-        rows.append({
-            "acu": acu, "answer": answer, "majority": majority, "votes": f"{p}/{n}" if n else "", "expert": label,
-            "agrees_majority": None if answer is None or majority is None else answer == majority,
-            "agrees_expert": None if answer is None or label is None else answer == label,
-        })
+        rows.append(
+            {
+                "acu": acu,
+                "answer": answer,
+                "majority": majority,
+                "votes": f"{p}/{n}" if n else "",
+                "expert": label,
+                "agrees_majority": None if answer is None or majority is None else answer == majority,
+                "agrees_expert": None if answer is None or label is None else answer == label,
+            }
+        )
 
     def share(key):
         decided = [r[key] for r in rows if r[key] is not None]
         return (sum(decided), len(decided)) if decided else None
 
-    return {"rows": rows, "summary": summary, "with_majority": share("agrees_majority"),
-            "with_expert": share("agrees_expert"), "answered": len(mine)}
+    return {
+        "rows": rows,
+        "summary": summary,
+        "with_majority": share("agrees_majority"),
+        "with_expert": share("agrees_expert"),
+        "answered": len(mine),
+    }

@@ -1,7 +1,9 @@
 """Calibrating rewards to an hourly rate from measured active time per pay bucket."""
+
 from statistics import median
 
 from hits.services.batches import batch_buckets
+
 from .models import Assignment
 from .money import hourly_rate, reward_for_rate
 

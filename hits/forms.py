@@ -1,11 +1,12 @@
 """Forms of the lead's batch pages; provider options come from each provider's schema."""
+
 from decimal import Decimal
 
 from django import forms
 
 from annotation.models import System
-
 from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
+
 from .models import QualificationTest
 from .money import Bucket
 from .providers import available_providers, provider_class
@@ -17,27 +18,45 @@ class BatchForm(forms.Form):
     provider = forms.ChoiceField(choices=())
     assignments = forms.IntegerField(min_value=1, max_value=MAX_ASSIGNMENTS, initial=3, label="Assignments per HIT")
     systems = forms.ModelMultipleChoiceField(
-        queryset=System.objects.none(), required=False, widget=forms.CheckboxSelectMultiple,
+        queryset=System.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
         help_text="None ticked: all systems.",
     )
-    lifetime_hours = forms.FloatField(min_value=0.1, max_value=MAX_LIFETIME_HOURS, initial=168, label="Lifetime (hours)")
-    assignment_minutes = forms.FloatField(min_value=1, max_value=MAX_ASSIGNMENT_MINUTES, initial=60,
-                                          label="Assignment duration (minutes)")
-    auto_approve_hours = forms.FloatField(min_value=0, max_value=MAX_AUTO_APPROVE_HOURS, initial=72,
-                                          label="Auto-approve after (hours)")
+    lifetime_hours = forms.FloatField(
+        min_value=0.1, max_value=MAX_LIFETIME_HOURS, initial=168, label="Lifetime (hours)"
+    )
+    assignment_minutes = forms.FloatField(
+        min_value=1, max_value=MAX_ASSIGNMENT_MINUTES, initial=60, label="Assignment duration (minutes)"
+    )
+    auto_approve_hours = forms.FloatField(
+        min_value=0, max_value=MAX_AUTO_APPROVE_HOURS, initial=72, label="Auto-approve after (hours)"
+    )
     qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
     gold_share = forms.FloatField(min_value=0, max_value=0.5, initial=0, help_text="Share of HITs with known answers.")
-    budget = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget ($)",
-                                help_text="Publishing is refused while the estimate exceeds it.")
-    documents = forms.IntegerField(min_value=1, required=False, label="Documents (first N approved)",
-                                   help_text="Empty: every approved reference.")
-    document_ids = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Or these documents",
-                                   help_text="Document ids, one per line or comma-separated; overrides the count.")
+    budget = forms.DecimalField(
+        min_value=0,
+        decimal_places=2,
+        required=False,
+        label="Budget ($)",
+        help_text="Publishing is refused while the estimate exceeds it.",
+    )
+    documents = forms.IntegerField(
+        min_value=1, required=False, label="Documents (first N approved)", help_text="Empty: every approved reference."
+    )
+    document_ids = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Or these documents",
+        help_text="Document ids, one per line or comma-separated; overrides the count.",
+    )
 
     def provider_config(self) -> dict:
         """The chosen provider's options, from its schema (the other providers' fields are ignored)."""
         provider = provider_class(self.cleaned_data["provider"])
-        return {o.name: form_value(o, self.cleaned_data.get(form_field_name(provider.name, o))) for o in provider.options}
+        return {
+            o.name: form_value(o, self.cleaned_data.get(form_field_name(provider.name, o))) for o in provider.options
+        }
 
     def clean(self):
         data = super().clean()

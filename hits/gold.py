@@ -1,5 +1,6 @@
 """Gold items: known answers (the majority of imported expert labels per summary and ACU) and
 the items of a qualification test as a worker sees them. Readers only."""
+
 from collections import defaultdict
 
 from annotation.models import Summary

@@ -4,6 +4,7 @@ The key is derived from what the row pays for (an assignment's reward, a bonus f
 one-time token, a session's rest), so a repeated click, a retry or a provider's own decision
 mirrored later finds the key and writes nothing more.
 """
+
 import logging
 from decimal import Decimal
 
@@ -23,13 +24,27 @@ def record(*, key: str, kind: str, assignment: Assignment | None, worker: Worker
     try:
         with transaction.atomic():
             entry = LedgerEntry.objects.create(
-                key=key, kind=kind, assignment=assignment, worker=worker, batch=batch, amount=cents(amount),
-                created_by=by, note=note,
+                key=key,
+                kind=kind,
+                assignment=assignment,
+                worker=worker,
+                batch=batch,
+                amount=cents(amount),
+                created_by=by,
+                note=note,
             )
     except IntegrityError:  # a concurrent request wrote it first
         return LedgerEntry.objects.get(key=key), False
-    logger.info("ledger %s %s $%s batch=%s worker=%s assignment=%s by=%s", kind, key, entry.amount, getattr(batch, "pk", None),
-                getattr(worker, "pk", None), getattr(assignment, "pk", None), getattr(by, "pk", None) or "system")
+    logger.info(
+        "ledger %s %s $%s batch=%s worker=%s assignment=%s by=%s",
+        kind,
+        key,
+        entry.amount,
+        getattr(batch, "pk", None),
+        getattr(worker, "pk", None),
+        getattr(assignment, "pk", None),
+        getattr(by, "pk", None) or "system",
+    )
     return entry, True
 
 

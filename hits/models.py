@@ -4,6 +4,7 @@ judgments, the qualification test and the money ledger.
 A judgment always belongs to an assignment of a worker on a HIT of a batch, whether it came
 from the crowd or from an imported label file, so scoring treats both alike.
 """
+
 from decimal import Decimal
 
 from django.conf import settings
@@ -194,8 +195,11 @@ class HIT(models.Model):
         indexes = [
             # Only HITs with a free place, per batch, fullest-last: the handout's pick.
             models.Index(
-                "batch", models.F("open_places").desc(), "id",
-                name="hit_open_places", condition=models.Q(open_places__gt=0),
+                "batch",
+                models.F("open_places").desc(),
+                "id",
+                name="hit_open_places",
+                condition=models.Q(open_places__gt=0),
             ),
         ]
 
@@ -250,7 +254,8 @@ class Assignment(models.Model):
             # One open in-house assignment per worker (provider work carries the provider's id:
             # a Prolific session holds several at once).
             models.UniqueConstraint(
-                fields=["worker"], name="assignment_one_open_inhouse",
+                fields=["worker"],
+                name="assignment_one_open_inhouse",
                 condition=models.Q(status="assigned", external_id=""),
             ),
         ]
@@ -383,7 +388,9 @@ class ProlificSession(models.Model):
         indexes = [models.Index(fields=["status", "deadline"])]
 
     def assignments(self):
-        return Assignment.objects.filter(hit__batch_id=self.batch_id, worker_id=self.worker_id, external_id=self.session_id)
+        return Assignment.objects.filter(
+            hit__batch_id=self.batch_id, worker_id=self.worker_id, external_id=self.session_id
+        )
 
     def __str__(self):
         return f"Prolific session {self.session_id} of {self.worker}"

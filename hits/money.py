@@ -1,4 +1,5 @@
 """Money as Decimal cents; pay buckets and their calibration to an hourly rate (pure)."""
+
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
@@ -86,7 +87,10 @@ def hourly_rate(reward: Decimal, seconds: float) -> Decimal | None:
 
 def reward_for_rate(target_hourly: Decimal, seconds: float) -> Decimal:
     """The smallest whole-cent reward that pays at least `target_hourly` for `seconds` of work."""
-    return max(CENT, (Decimal(target_hourly) * Decimal(str(seconds)) / Decimal(3600)).quantize(CENT, rounding=ROUND_CEILING))
+    return max(
+        CENT, (Decimal(target_hourly) * Decimal(str(seconds)) / Decimal(3600)).quantize(CENT, rounding=ROUND_CEILING)
+    )
+
 
 MAX_FEEDBACK = 1024  # MTurk's RequesterFeedback limit
 MAX_BONUS = Decimal("100.00")

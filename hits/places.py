@@ -5,6 +5,7 @@ approved). The handout decrements it in the transaction that creates the assignm
 path that moves assignments in or out of the active states calls `refresh` for the HITs it
 touched, which recounts just those HITs' assignments in one UPDATE.
 """
+
 from django.db.models import Count, F, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce, Greatest
 
@@ -41,6 +42,3 @@ def refresh(*, hit_ids=None, batch_id=None, assignments=None) -> int:
 def take_one(hit_id: int) -> int:
     """One place of a HIT is now held (inside the handout's transaction)."""
     return HIT.objects.filter(pk=hit_id, open_places__gt=0).update(open_places=F("open_places") - 1)
-
-
-

@@ -1,4 +1,5 @@
 """Where a batch is in its life: draft → published → complete (every assignment decided) → paid (a selector, reads only)."""
+
 from dataclasses import dataclass
 
 from django.db.models import Count
@@ -36,9 +37,8 @@ def batch_stage(batch: Batch) -> Stage:
     approved = counts.get(Assignment.Status.APPROVED, 0)
     decided = approved + counts.get(Assignment.Status.REJECTED, 0)
     places = batch.hits.count() * batch.assignments_per_hit
-    no_more_work = (
-        batch.status in (Batch.Status.STOPPED, Batch.Status.COMPLETE)
-        or (batch.expires_at is not None and batch.expires_at <= timezone.now())
+    no_more_work = batch.status in (Batch.Status.STOPPED, Batch.Status.COMPLETE) or (
+        batch.expires_at is not None and batch.expires_at <= timezone.now()
     )
     if pending or not decided or (approved < places and not no_more_work):
         return _stage(batch.status)

@@ -1,14 +1,11 @@
 """Periodic crowd chores, thin over the services."""
+
 from celery import shared_task
 
 from config.dispatch import dispatch
-from hits.services import provider_sync
+from hits.services import batches, handout, provider_sync, review
 
-from hits.services import batches
-from hits.services import handout
-from hits.services import review
 from .models import Batch
-
 
 run_or_enqueue = dispatch  # the one place that decides "in process or queued": config.dispatch
 

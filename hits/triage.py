@@ -5,11 +5,13 @@ decided by the machine (label: P >= 0.5); every other pair goes to the crowd. A 
 carries only that summary's uncertain ACUs (`HIT.acu_ids`) and is paid by the bucket of the
 number of ACUs it carries. Scores of the round combine both (scoring/triage_scores.py).
 """
+
 import logging
 
 from django.db import transaction
 
 from hits.services.batches import BatchError, batch_buckets, create_batch
+
 from .models import HIT, JudgeRun, MachineJudgment
 from .money import bucket_for
 
@@ -34,25 +36,34 @@ def machine_labels(run: JudgeRun, confidence: float, summary_ids=None) -> dict[t
     rows = MachineJudgment.objects.filter(run=run).exclude(probability__gt=1 - confidence, probability__lt=confidence)
     if summary_ids is not None:
         rows = rows.filter(summary_id__in=list(summary_ids))
-    return {(s, a): p >= 0.5 for s, a, p in rows.values_list("summary_id", "acu_id", "probability").iterator(chunk_size=20000)}
+    return {
+        (s, a): p >= 0.5
+        for s, a, p in rows.values_list("summary_id", "acu_id", "probability").iterator(chunk_size=20000)
+    }
 
 
 @transaction.atomic
-def create_triage_batch(run: JudgeRun, *, confidence: float, assignments: int = 3, user=None, name: str = "",
-                        **batch_options):
+def create_triage_batch(
+    run: JudgeRun, *, confidence: float, assignments: int = 3, user=None, name: str = "", **batch_options
+):
     """A draft crowd batch whose HITs carry only the ACUs the run is unsure of at `confidence`."""
     if run.status != JudgeRun.Status.DONE:
         raise BatchError("The judge run has not finished; triage needs its probabilities.")
     if not 0.5 < confidence < 1:
         raise BatchError("The confidence must lie between 0.5 and 1 (e.g. 0.9).")
     if not run.calibration.get("target"):
-        raise BatchError("This judge run was not calibrated (the dataset had no human labels); its scores are no probabilities.")
+        raise BatchError(
+            "This judge run was not calibrated (the dataset had no human labels); its scores are no probabilities."
+        )
     uncertain = uncertain_pairs(run, confidence)
     if not uncertain:
         raise BatchError(f"At c = {confidence:g} the machine decides every pair: there is nothing for the crowd.")
     batch = create_batch(
-        dataset=run.batch.dataset, assignments=assignments, created_by=user,
-        name=name or f"triage of {run.judge} v{run.version} at c={confidence:g}", **batch_options,
+        dataset=run.batch.dataset,
+        assignments=assignments,
+        created_by=user,
+        name=name or f"triage of {run.judge} v{run.version} at c={confidence:g}",
+        **batch_options,
     )
     batch.triage_run, batch.triage_confidence = run, confidence
     batch.save(update_fields=["triage_run", "triage_confidence"])
@@ -62,13 +73,21 @@ def create_triage_batch(run: JudgeRun, *, confidence: float, assignments: int = 
     if not hits:
         raise BatchError("None of the uncertain pairs belongs to an approved reference the crowd may see.")
     for hit in hits:
-        order = list(hit.summary.document.reference.acus.order_by("sentence__position", "position").values_list("pk", flat=True))
+        order = list(
+            hit.summary.document.reference.acus.order_by("sentence__position", "position").values_list("pk", flat=True)
+        )
         mine = set(uncertain[hit.summary_id])
         hit.acu_ids = [a for a in order if a in mine]
         hit.acu_count = len(hit.acu_ids)
         hit.reward = bucket_for(buckets, hit.acu_count).reward
         hit.gold_answers = None
     HIT.objects.bulk_update(hits, ["acu_ids", "acu_count", "reward", "gold_answers"])
-    logger.info("Triage batch %s from judge run %s at c=%s: %d HITs, %d uncertain pairs", batch.pk, run.pk, confidence,
-                len(hits), sum(len(v) for v in uncertain.values()))
+    logger.info(
+        "Triage batch %s from judge run %s at c=%s: %d HITs, %d uncertain pairs",
+        batch.pk,
+        run.pk,
+        confidence,
+        len(hits),
+        sum(len(v) for v in uncertain.values()),
+    )
     return batch

@@ -1,4 +1,5 @@
 """Crowd routes: worker pages, the lead's batch pages, and each provider's own pages."""
+
 from django.urls import include, path
 
 from .views import lead, people, worker

@@ -4,6 +4,7 @@
 confirmation, an import), so a committed change and its new version are seen together. A
 scoring run records `current(dataset, round)`; it is stale when that number moved on.
 """
+
 import random
 
 from django.db.models import F, Sum
@@ -33,9 +34,7 @@ def bump_batch(batch: Batch) -> None:
 
 def bump_for_assignments(assignments) -> None:
     """Bump every round (and its dataset) that holds one of these assignments."""
-    pairs = set(
-        Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("dataset_id", "pk")
-    )
+    pairs = set(Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("dataset_id", "pk"))
     for dataset_id, batch_id in sorted(pairs):
         bump(dataset_id, batch_id)
 

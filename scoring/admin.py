@@ -1,4 +1,5 @@
 """Admin for leads: stored scoring runs, read-only (runs are written by the scoring services)."""
+
 from django.contrib import admin
 
 from .models import ScoringRun

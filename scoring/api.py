@@ -5,6 +5,7 @@ Thin views over the services the dashboards and commands use (`dashboard.scores_
 one crowd batch or imported label round of the dataset (404 when it is not one of its rounds).
 Security behavior: leads only (the default permission `IsLead`).
 """
+
 import io
 import tempfile
 
@@ -19,19 +20,21 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from scoring.exports.rose import rose_lines
 from annotation.models import Dataset
 from config.api_errors import JSONErrorsMixin, error_responses
 from hits.models import Batch
+from scoring.exports.rose import rose_lines
+from scoring.exports.tables import write_judgments_csv, write_scores_csv
 
 from .dashboard import ROSE_ALPHA, alpha_trend, scores_run
-from scoring.exports.tables import write_judgments_csv, write_scores_csv
 from .services import scores_json
 
 MAX_ID = 2**63 - 1
 
 ROUND = OpenApiParameter(
-    "round", int, required=False,
+    "round",
+    int,
+    required=False,
     description="Only this round of the dataset: a crowd batch or an imported label round (its id). "
     "Default: all judgments of the dataset.",
 )
@@ -78,12 +81,21 @@ def _run_info(dataset, batch, run, stale) -> dict:
 
 class SystemScoreSerializer(serializers.Serializer):
     acu = serializers.FloatField(help_text="Mean ACU score over the system's judged documents.")
-    acu_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2,
-                                   help_text="95% bootstrap CI over the system's judged documents (those of `acu`).")
+    acu_ci = serializers.ListField(
+        child=serializers.FloatField(),
+        allow_null=True,
+        min_length=2,
+        max_length=2,
+        help_text="95% bootstrap CI over the system's judged documents (those of `acu`).",
+    )
     normalized_acu = serializers.FloatField()
-    normalized_acu_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
+    normalized_acu_ci = serializers.ListField(
+        child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2
+    )
     length = serializers.FloatField(help_text="Mean summary length in words.")
-    documents = serializers.IntegerField(required=False, help_text="Documents the system was judged on (n of its score and CI).")
+    documents = serializers.IntegerField(
+        required=False, help_text="Documents the system was judged on (n of its score and CI)."
+    )
 
 
 class AlphaSerializer(serializers.Serializer):
@@ -102,11 +114,16 @@ class CountsSerializer(serializers.Serializer):
 
 class PairwiseSerializer(serializers.Serializer):
     systems = serializers.ListField(child=serializers.CharField())
-    p = serializers.ListField(child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
-                              help_text="Paired bootstrap p-values, systems x systems, on the documents both share "
-                                        "(a tie counts against the row system).")
-    n = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()), required=False,
-                              help_text="Documents each pair shares, systems x systems.")
+    p = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
+        help_text="Paired bootstrap p-values, systems x systems, on the documents both share "
+        "(a tie counts against the row system).",
+    )
+    n = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        required=False,
+        help_text="Documents each pair shares, systems x systems.",
+    )
 
 
 class ScoresSerializer(RunInfoSerializer):
@@ -131,11 +148,17 @@ class DatasetScores(APIView):
         run, stale = scores_run(dataset, batch, parts=("systems", "alpha", "counts", "pairwise"))
         body = _run_info(dataset, batch, run, stale)
         if run is None:
-            body.update(systems={}, alpha={"acu_level": None, "summary_level": None}, counts=EMPTY_COUNTS, pairwise=None)
+            body.update(
+                systems={}, alpha={"acu_level": None, "summary_level": None}, counts=EMPTY_COUNTS, pairwise=None
+            )
         else:
             result = scores_json(run)
-            body.update(systems=result["systems"], alpha=result["alpha"], counts=result["counts"],
-                        pairwise=run.outputs.get("pairwise"))
+            body.update(
+                systems=result["systems"],
+                alpha=result["alpha"],
+                counts=result["counts"],
+                pairwise=run.outputs.get("pairwise"),
+            )
         return Response(ScoresSerializer(body).data)
 
 
@@ -250,7 +273,7 @@ def _filename(dataset, batch, suffix: str) -> str:
 
 def _csv_download(write, filename: str) -> FileResponse:
     """Write a CSV to a temporary file (memory stays flat at RoSE scale) and send it."""
-    spool = tempfile.TemporaryFile()
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the file outlives this function (streamed)
     text = io.TextIOWrapper(spool, encoding="utf-8", newline="")
     write(text)
     text.flush()
@@ -265,8 +288,10 @@ def _download_schema(operation_id: str, media_type: str, summary: str, descripti
         summary=summary,
         description=description,
         parameters=[ROUND],
-        responses={(200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description="The file, as an attachment."),
-                   **error_responses(400, 404, 406, json_key=True)},
+        responses={
+            (200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description="The file, as an attachment."),
+            **error_responses(400, 404, 406, json_key=True),
+        },
     )
 
 
@@ -274,20 +299,29 @@ def _download_schema(operation_id: str, media_type: str, summary: str, descripti
 class JudgmentsCSV(DownloadView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    @_download_schema("datasets_export_judgments", "text/csv", "Raw judgments as CSV",
-                      "Columns: worker, example_id, system, acu_index, label (counted judgments only).")
+    @_download_schema(
+        "datasets_export_judgments",
+        "text/csv",
+        "Raw judgments as CSV",
+        "Columns: worker, example_id, system, acu_index, label (counted judgments only).",
+    )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        return _csv_download(lambda out: write_judgments_csv(dataset, out, batch=batch),
-                             _filename(dataset, batch, "judgments.csv"))
+        return _csv_download(
+            lambda out: write_judgments_csv(dataset, out, batch=batch), _filename(dataset, batch, "judgments.csv")
+        )
 
 
 @extend_schema(tags=["exports"])
 class ScoresCSV(DownloadView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    @_download_schema("datasets_export_scores", "text/csv", "Per-summary scores as CSV",
-                      "Columns: example_id, system, acu, normalized_acu, summary_words (latest scoring run).")
+    @_download_schema(
+        "datasets_export_scores",
+        "text/csv",
+        "Per-summary scores as CSV",
+        "Columns: example_id, system, acu, normalized_acu, summary_words (latest scoring run).",
+    )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
         run, _ = scores_run(dataset, batch, parts=("summaries",))
@@ -305,8 +339,12 @@ class ScoresCSV(DownloadView):
 class RoseJSONL(DownloadView):
     renderer_classes = [JSONRenderer, JSONLinesRenderer]
 
-    @_download_schema("datasets_export_rose", "application/x-ndjson", "The dataset with its labels as RoSE JSONL",
-                      "One JSON object per document, as the import reads it (labels: majority of the counted judgments).")
+    @_download_schema(
+        "datasets_export_rose",
+        "application/x-ndjson",
+        "The dataset with its labels as RoSE JSONL",
+        "One JSON object per document, as the import reads it (labels: majority of the counted judgments).",
+    )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
         response = StreamingHttpResponse(rose_lines(dataset, batch), content_type="application/x-ndjson; charset=utf-8")

@@ -1,4 +1,5 @@
 """REST routes of results: scores, agreement, workers and exports (?round=<batch id> for one round)."""
+
 from django.urls import path
 
 from . import api as results
@@ -8,7 +9,9 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/scores/", results.DatasetScores.as_view(), name="api_scores"),
     path("datasets/<int:dataset_id>/agreement/", results.DatasetAgreement.as_view(), name="api_agreement"),
     path("datasets/<int:dataset_id>/workers/", results.DatasetWorkers.as_view(), name="api_workers"),
-    path("datasets/<int:dataset_id>/exports/judgments.csv", results.JudgmentsCSV.as_view(), name="api_export_judgments"),
+    path(
+        "datasets/<int:dataset_id>/exports/judgments.csv", results.JudgmentsCSV.as_view(), name="api_export_judgments"
+    ),
     path("datasets/<int:dataset_id>/exports/scores.csv", results.ScoresCSV.as_view(), name="api_export_scores"),
     path("datasets/<int:dataset_id>/exports/rose.jsonl", results.RoseJSONL.as_view(), name="api_export_rose"),
     # Machine judges (machine rounds)

@@ -5,6 +5,7 @@ The regressor is trained on every other dataset that has human ACUs and system s
 ACU: the top share goes to authors (their references are assigned), the rest get machine
 units (the drafter's drafts, `ACU.machine`), always shown as such.
 """
+
 import logging
 from collections import defaultdict
 
@@ -34,7 +35,9 @@ def training_sets(exclude: Dataset):
     return (
         Dataset.objects.exclude(pk=exclude.pk)
         .annotate(
-            human=Count("documents__reference__acus", filter=Q(documents__reference__acus__machine=False), distinct=True),
+            human=Count(
+                "documents__reference__acus", filter=Q(documents__reference__acus__machine=False), distinct=True
+            ),
             summaries=Count("documents__summaries", distinct=True),
         )
         .filter(human__gt=0, summaries__gt=0)
@@ -42,7 +45,9 @@ def training_sets(exclude: Dataset):
     )
 
 
-def training_rows(target: Dataset, *, drafter: str, judge, progress=None, criterion: str = "abs") -> tuple[np.ndarray, np.ndarray, list[str]]:
+def training_rows(
+    target: Dataset, *, drafter: str, judge, progress=None, criterion: str = "abs"
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     rows, labels, names = [], [], []
     sets = list(training_sets(target))
     for k, dataset in enumerate(sets):
@@ -77,15 +82,24 @@ def run_job(job_id: int):
 
     try:
         result = apply_budget(
-            dataset=job.dataset, share=float(job.params["share"]), drafter=job.drafter,
-            judge_name=job.params.get("judge"), author_ids=job.params.get("authors") or None, progress=progress,
+            dataset=job.dataset,
+            share=float(job.params["share"]),
+            drafter=job.drafter,
+            judge_name=job.params.get("judge"),
+            author_ids=job.params.get("authors") or None,
+            progress=progress,
             criterion=job.params.get("criterion", "abs"),
         )
     except (BudgetError, DrafterError, JudgeUnavailable, authoring.AuthoringError) as exc:
-        DraftJob.objects.filter(pk=job.pk).update(status=DraftJob.Status.FAILED, error=str(exc), finished_at=timezone.now())
+        DraftJob.objects.filter(pk=job.pk).update(
+            status=DraftJob.Status.FAILED, error=str(exc), finished_at=timezone.now()
+        )
     else:
         DraftJob.objects.filter(pk=job.pk).update(
-            status=DraftJob.Status.DONE, result=result, drafts=result["machine_units"], done=F("total"),
+            status=DraftJob.Status.DONE,
+            result=result,
+            drafts=result["machine_units"],
+            done=F("total"),
             finished_at=timezone.now(),
         )
     job.refresh_from_db()
@@ -112,20 +126,28 @@ def _draft_scores(sentences, drafts, judge) -> list[np.ndarray]:
     ):
         summaries[doc].append(text)
     pairs, owners = [], []
-    for i, (sentence, texts) in enumerate(zip(sentences, drafts)):
+    for i, (sentence, texts) in enumerate(zip(sentences, drafts, strict=False)):
         for text in texts:
             for summary in summaries[sentence.reference.document_id]:
                 pairs.append((text, summary))
                 owners.append(i)
     p = judge.judge(pairs) if pairs else np.zeros(0)
     per = [[] for _ in sentences]
-    for owner, value in zip(owners, p):
+    for owner, value in zip(owners, p, strict=False):
         per[owner].append(value)
     return [np.array(v) if v else np.zeros(1) for v in per]
 
 
-def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judge_name: str | None = None,
-                 author_ids: list[int] | None = None, progress=None, criterion: str = "abs") -> dict:
+def apply_budget(
+    *,
+    dataset: Dataset,
+    share: float,
+    drafter: str = "rules",
+    judge_name: str | None = None,
+    author_ids: list[int] | None = None,
+    progress=None,
+    criterion: str = "abs",
+) -> dict:
     """Rank the dataset's open sentences by predicted machine error and split them: the top
     `share` for human ACUs, the rest filled with machine units. Re-applying moves sentences
     between the two (unjudged machine units of sentences that become human are removed)."""
@@ -142,10 +164,12 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
     drafts: list[list[str]] = [[] for _ in sentences]
     context = draft_context(dataset)
     for members in by_reference.values():
-        for i, out in zip(members, engine.draft([sentences[i].text for i in members], context)):
+        for i, out in zip(members, engine.draft([sentences[i].text for i in members], context), strict=False):
             drafts[i] = out
     scores = _draft_scores(sentences, drafts, judge)
-    F = np.array([features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores)])
+    F = np.array(
+        [features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores, strict=False)]
+    )
     X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge, progress=progress, criterion=criterion)
     if len(y) >= 20:
         try:
@@ -161,24 +185,37 @@ def apply_budget(*, dataset: Dataset, share: float, drafter: str = "rules", judg
         progress(len(trained_on), len(trained_on) + 1)
     human = regressor.choose_human(predicted, share)
     with transaction.atomic():
-        for sentence, is_human, value in zip(sentences, human, predicted):
+        for sentence, is_human, value in zip(sentences, human, predicted, strict=False):
             sentence.budget = ReferenceSentence.Budget.HUMAN if is_human else ReferenceSentence.Budget.MACHINE
             sentence.predicted_error = float(value)
         ReferenceSentence.objects.bulk_update(sentences, ["budget", "predicted_error"])
-        now_human = [s.pk for s, h in zip(sentences, human) if h]
+        now_human = [s.pk for s, h in zip(sentences, human, strict=False) if h]
         removed, _ = ACU.objects.filter(sentence_id__in=now_human, machine=True, judgments__isnull=True).delete()
-        machine = {s.pk: d for s, d, h in zip(sentences, drafts, human) if not h}
+        machine = {s.pk: d for s, d, h in zip(sentences, drafts, human, strict=False) if not h}
         created = fill_machine_units(sentence_ids=list(machine), drafter=engine.name, drafts_by_sentence=machine)
         # The machine units stand where pending drafts were: no second copy for the writer to dismiss.
         DraftACU.objects.filter(sentence_id__in=list(machine), status=DraftACU.Status.PENDING).delete()
     assigned = {}
     if author_ids:
-        wanted = sorted({s.reference_id for s, h in zip(sentences, human) if h})
+        wanted = sorted({s.reference_id for s, h in zip(sentences, human, strict=False) if h})
         assigned = authoring.assign_references(dataset=dataset, author_ids=author_ids, reference_ids=wanted)
-    logger.info("Budget %.0f%% on %s: %d human, %d machine sentences (%s)", 100 * share, dataset, human.sum(),
-                len(sentences) - human.sum(), method)
+    logger.info(
+        "Budget %.0f%% on %s: %d human, %d machine sentences (%s)",
+        100 * share,
+        dataset,
+        human.sum(),
+        len(sentences) - human.sum(),
+        method,
+    )
     return {
-        "share": share, "sentences": len(sentences), "human": int(human.sum()), "machine": int(len(sentences) - human.sum()),
-        "machine_units": created, "removed_machine_units": removed, "method": method, "assigned": assigned,
-        "judge": judge.name, "drafter": engine.name,
+        "share": share,
+        "sentences": len(sentences),
+        "human": int(human.sum()),
+        "machine": int(len(sentences) - human.sum()),
+        "machine_units": created,
+        "removed_machine_units": removed,
+        "method": method,
+        "assigned": assigned,
+        "judge": judge.name,
+        "drafter": engine.name,
     }

@@ -3,6 +3,7 @@
 Security behavior: leads only; a POST that starts the budget as a Celery task (its progress
 and result show on the dataset's authoring page, where this returns).
 """
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
@@ -37,7 +38,10 @@ def budget(request, dataset_id: int):
         messages.error(request, "Choose an available drafter and judge.")
     else:
         job = DraftJob.objects.create(
-            dataset=dataset, kind=DraftJob.Kind.BUDGET, drafter=drafter, created_by=request.user,
+            dataset=dataset,
+            kind=DraftJob.Kind.BUDGET,
+            drafter=drafter,
+            created_by=request.user,
             params={"share": share, "authors": authors, "judge": judge, "criterion": criterion},
         )
         run_or_enqueue(tasks.apply_budget, job.pk)

@@ -1,11 +1,14 @@
 """Chart.js configurations built from stored runs (plain dicts, rendered by static/js/charts.js)."""
+
 import math
 
 BLUE, ORANGE, GREY = "#2457c5", "#d9822b", "#8a93a3"
 BUCKET_COLOURS = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08306b"]
 
 
-def axis_range(values, *, include=(), pad: float = 0.08, lower=None, upper=None, step: float = 0.05) -> tuple[float, float]:
+def axis_range(
+    values, *, include=(), pad: float = 0.08, lower=None, upper=None, step: float = 0.05
+) -> tuple[float, float]:
     """A y range that holds every value (points and both ends of every interval) and the `include`
     values, widened by `pad` of its span on each side, rounded out to a multiple of `step` (so the
     end ticks read well) and clipped to `lower`/`upper` when given."""
@@ -31,7 +34,7 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
     span = [-0.5, len(trend) - 0.5] if trend else [0, 1]
 
     def series(key):
-        return [{"x": x, "y": t[key]} for x, t in zip(xs, trend)]
+        return [{"x": x, "y": t[key]} for x, t in zip(xs, trend, strict=False)]
 
     def reference(value):
         return [{"x": span[0], "y": value}, {"x": span[1], "y": value}]
@@ -39,22 +42,56 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
     # alpha lies in [-1, 1]: the axis shows 0 to 1 and reaches down to any negative alpha.
     values = [t[k] for t in trend for k in ("acu_level", "summary_level")]
     negative = any(v is not None and v < 0 for v in values)
-    y_min, y_max = axis_range(values, include=(0, 1, rose["acu_level"], rose["summary_level"]), pad=0.04,
-                              lower=-1 if negative else 0, upper=1, step=0.1)
+    y_min, y_max = axis_range(
+        values,
+        include=(0, 1, rose["acu_level"], rose["summary_level"]),
+        pad=0.04,
+        lower=-1 if negative else 0,
+        upper=1,
+        step=0.1,
+    )
 
     return {
         "type": "scatter",
         "data": {
             "datasets": [
-                {"label": "ACU level α", "data": series("acu_level"), "borderColor": BLUE, "backgroundColor": BLUE, "showLine": True},
-                {"label": "Summary level α", "data": series("summary_level"), "borderColor": ORANGE, "backgroundColor": ORANGE, "showLine": True},
-                {"label": f"RoSE ACU level {rose['acu_level']}", "data": reference(rose["acu_level"]), "borderColor": BLUE, "showLine": True, "reference": True},
-                {"label": f"RoSE summary level {rose['summary_level']}", "data": reference(rose["summary_level"]), "borderColor": ORANGE, "showLine": True, "reference": True},
+                {
+                    "label": "ACU level α",
+                    "data": series("acu_level"),
+                    "borderColor": BLUE,
+                    "backgroundColor": BLUE,
+                    "showLine": True,
+                },
+                {
+                    "label": "Summary level α",
+                    "data": series("summary_level"),
+                    "borderColor": ORANGE,
+                    "backgroundColor": ORANGE,
+                    "showLine": True,
+                },
+                {
+                    "label": f"RoSE ACU level {rose['acu_level']}",
+                    "data": reference(rose["acu_level"]),
+                    "borderColor": BLUE,
+                    "showLine": True,
+                    "reference": True,
+                },
+                {
+                    "label": f"RoSE summary level {rose['summary_level']}",
+                    "data": reference(rose["summary_level"]),
+                    "borderColor": ORANGE,
+                    "showLine": True,
+                    "reference": True,
+                },
             ],
         },
-        "options": {"scales": {"x": {"min": span[0], "max": span[1], "title": {"display": True, "text": "scoring runs"}},
-                               "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "Krippendorff's α"}}},
-                    "plugins": {"title": {"display": True, "text": "Agreement over time"}}},
+        "options": {
+            "scales": {
+                "x": {"min": span[0], "max": span[1], "title": {"display": True, "text": "scoring runs"}},
+                "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "Krippendorff's α"}},
+            },
+            "plugins": {"title": {"display": True, "text": "Agreement over time"}},
+        },
         "xLabels": labels,
     }
 
@@ -65,26 +102,61 @@ def leaderboard(systems: dict) -> dict:
     names = [n for n, _ in ordered]
 
     def points(key, ci):
-        return [{"x": n, "y": s[key], "yMin": (s[ci] or [None, None])[0], "yMax": (s[ci] or [None, None])[1]} for n, s in ordered]
+        return [
+            {"x": n, "y": s[key], "yMin": (s[ci] or [None, None])[0], "yMax": (s[ci] or [None, None])[1]}
+            for n, s in ordered
+        ]
 
     # The axis holds every interval (not only the points), so no whisker runs over the title.
-    ends = [v for _, st in ordered for key in ("acu", "normalized_acu", "acu_ci", "normalized_acu_ci")
-            for v in (st.get(key) if isinstance(st.get(key), (list, tuple)) else [st.get(key)])]
+    ends = [
+        v
+        for _, st in ordered
+        for key in ("acu", "normalized_acu", "acu_ci", "normalized_acu_ci")
+        for v in (st.get(key) if isinstance(st.get(key), (list, tuple)) else [st.get(key)])
+    ]
     y_min, y_max = axis_range(ends, pad=0.1, lower=0, upper=1)
     many = len(names) > 12
     return {
         "type": "scatter",
-        "data": {"labels": names, "datasets": [
-            {"label": "ACU score", "data": points("acu", "acu_ci"), "borderColor": BLUE, "backgroundColor": BLUE, "pointRadius": 4},
-            {"label": "Normalized ACU score", "data": points("normalized_acu", "normalized_acu_ci"), "borderColor": ORANGE, "backgroundColor": ORANGE, "pointRadius": 4, "pointStyle": "rectRot"},
-        ]},
+        "data": {
+            "labels": names,
+            "datasets": [
+                {
+                    "label": "ACU score",
+                    "data": points("acu", "acu_ci"),
+                    "borderColor": BLUE,
+                    "backgroundColor": BLUE,
+                    "pointRadius": 4,
+                },
+                {
+                    "label": "Normalized ACU score",
+                    "data": points("normalized_acu", "normalized_acu_ci"),
+                    "borderColor": ORANGE,
+                    "backgroundColor": ORANGE,
+                    "pointRadius": 4,
+                    "pointStyle": "rectRot",
+                },
+            ],
+        },
         # offset: half a category of room at both ends, so the first and last systems sit inside the plot.
-        "options": {"scales": {"x": {"type": "category", "labels": names, "offset": True,
-                                     "ticks": {"autoSkip": False, "maxRotation": 70 if many else 30, "minRotation": 45 if many else 0,
-                                               "font": {"size": 10 if many else 12}}},
-                               "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "score (95% CI)"}}},
-                    "layout": {"padding": {"top": 8, "left": 8, "right": 16}},
-                    "plugins": {"title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"}}},
+        "options": {
+            "scales": {
+                "x": {
+                    "type": "category",
+                    "labels": names,
+                    "offset": True,
+                    "ticks": {
+                        "autoSkip": False,
+                        "maxRotation": 70 if many else 30,
+                        "minRotation": 45 if many else 0,
+                        "font": {"size": 10 if many else 12},
+                    },
+                },
+                "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "score (95% CI)"}},
+            },
+            "layout": {"padding": {"top": 8, "left": 8, "right": 16}},
+            "plugins": {"title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"}},
+        },
     }
 
 
@@ -96,16 +168,36 @@ def power_curve(outputs: dict) -> dict:
             continue
         label = f"Δ {b['min_difference']:.3f}–{b['max_difference']:.3f} ({b['pairs']} pairs)"
         colour = BUCKET_COLOURS[b["bucket"] % len(BUCKET_COLOURS)]
-        datasets.append({"label": label, "data": [{"x": n, "y": p} for n, p in zip(sizes, b["power"])], "borderColor": colour,
-                         "backgroundColor": colour, "showLine": True})
-    datasets.append({"label": "80% power", "data": [{"x": sizes[0], "y": 0.8}, {"x": sizes[-1], "y": 0.8}], "borderColor": GREY,
-                     "showLine": True, "reference": True})
+        datasets.append(
+            {
+                "label": label,
+                "data": [{"x": n, "y": p} for n, p in zip(sizes, b["power"], strict=False)],
+                "borderColor": colour,
+                "backgroundColor": colour,
+                "showLine": True,
+            }
+        )
+    datasets.append(
+        {
+            "label": "80% power",
+            "data": [{"x": sizes[0], "y": 0.8}, {"x": sizes[-1], "y": 0.8}],
+            "borderColor": GREY,
+            "showLine": True,
+            "reference": True,
+        }
+    )
     return {
         "type": "scatter",
         "data": {"datasets": datasets},
-        "options": {"scales": {"x": {"type": "logarithmic", "title": {"display": True, "text": "documents"}},
-                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "power (p < 0.05)"}}},
-                    "plugins": {"title": {"display": True, "text": "Power of the paired bootstrap test by difference between systems"}}},
+        "options": {
+            "scales": {
+                "x": {"type": "logarithmic", "title": {"display": True, "text": "documents"}},
+                "y": {"min": 0, "max": 1, "title": {"display": True, "text": "power (p < 0.05)"}},
+            },
+            "plugins": {
+                "title": {"display": True, "text": "Power of the paired bootstrap test by difference between systems"}
+            },
+        },
     }
 
 
@@ -113,17 +205,37 @@ def length_scatter(summaries: dict, sample: int = 3000) -> dict:
     """Score against summary length (a sample of summaries keeps the page light)."""
     n = len(summaries.get("ids", []))
     step = max(1, n // sample)
-    acu = [{"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["acu"][::step])]
-    norm = [{"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["normalized_acu"][::step])]
+    acu = [{"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["acu"][::step], strict=False)]
+    norm = [
+        {"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["normalized_acu"][::step], strict=False)
+    ]
     return {
         "type": "scatter",
-        "data": {"datasets": [
-            {"label": "ACU score", "data": acu, "borderColor": BLUE, "backgroundColor": "rgba(36,87,197,0.35)", "pointRadius": 2},
-            {"label": "Normalized ACU score", "data": norm, "borderColor": ORANGE, "backgroundColor": "rgba(217,130,43,0.35)", "pointRadius": 2},
-        ]},
-        "options": {"scales": {"x": {"title": {"display": True, "text": "summary length (words)"}},
-                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "score"}}},
-                    "plugins": {"title": {"display": True, "text": "Score against length"}}},
+        "data": {
+            "datasets": [
+                {
+                    "label": "ACU score",
+                    "data": acu,
+                    "borderColor": BLUE,
+                    "backgroundColor": "rgba(36,87,197,0.35)",
+                    "pointRadius": 2,
+                },
+                {
+                    "label": "Normalized ACU score",
+                    "data": norm,
+                    "borderColor": ORANGE,
+                    "backgroundColor": "rgba(217,130,43,0.35)",
+                    "pointRadius": 2,
+                },
+            ]
+        },
+        "options": {
+            "scales": {
+                "x": {"title": {"display": True, "text": "summary length (words)"}},
+                "y": {"min": 0, "max": 1, "title": {"display": True, "text": "score"}},
+            },
+            "plugins": {"title": {"display": True, "text": "Score against length"}},
+        },
     }
 
 

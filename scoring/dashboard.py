@@ -4,6 +4,7 @@ Selectors: pages, the API and live polling read the latest stored run and say wh
 stale. With a broker they queue a coalesced recompute and return at once; only the embedded
 no-broker mode computes in process (decided in `config.dispatch`).
 """
+
 from datetime import timedelta
 from decimal import Decimal
 
@@ -11,9 +12,8 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from annotation.authoring import authoring_overview
-from hits.models import Assignment, Batch, LedgerEntry
-
 from config.dispatch import runs_in_process
+from hits.models import Assignment, Batch, LedgerEntry
 
 from .models import ScoringRun
 from .recompute import request_recompute
@@ -23,7 +23,9 @@ ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/D
 RATE_WINDOW = timedelta(hours=1)
 
 
-def scores_run(dataset, batch=None, *, refresh: bool = True, parts: tuple[str, ...] | None = None) -> tuple[ScoringRun | None, bool]:
+def scores_run(
+    dataset, batch=None, *, refresh: bool = True, parts: tuple[str, ...] | None = None
+) -> tuple[ScoringRun | None, bool]:
     """(latest run, stale?) and, if stale, ask for a recompute. With a broker this never
     writes a run in the request: the run is None until the first recompute has finished.
     `parts`: the keys of the outputs the caller shows (the others are not read)."""
@@ -56,15 +58,24 @@ def progress(dataset, batch=None) -> dict:
         last=Max("submitted_at"),
     )
     left = max(0, total_places - counts["done"] - counts["in_progress"])
-    hits_done = batches.aggregate(n=Count("hits", filter=Q(hits__assignments__status__in=Assignment.COUNTED), distinct=True))["n"]
+    hits_done = batches.aggregate(
+        n=Count("hits", filter=Q(hits__assignments__status__in=Assignment.COUNTED), distinct=True)
+    )["n"]
     eta = None
     rate = counts["recent"] / RATE_WINDOW.total_seconds() if counts["recent"] else 0
     if rate and left + counts["in_progress"]:
         eta = timezone.now() + timedelta(seconds=(left + counts["in_progress"]) / rate)
     return {
-        "batches": batches.count(), "hits": batches.aggregate(n=Count("hits"))["n"], "hits_with_work": hits_done,
-        "places": total_places, "done": counts["done"], "in_progress": counts["in_progress"], "left": left,
-        "rejected": counts["rejected"], "per_hour": counts["recent"], "eta": eta,
+        "batches": batches.count(),
+        "hits": batches.aggregate(n=Count("hits"))["n"],
+        "hits_with_work": hits_done,
+        "places": total_places,
+        "done": counts["done"],
+        "in_progress": counts["in_progress"],
+        "left": left,
+        "rejected": counts["rejected"],
+        "per_hour": counts["recent"],
+        "eta": eta,
         "percent": round(100 * counts["done"] / total_places, 1) if total_places else 0,
     }
 
@@ -86,9 +97,13 @@ def spend(dataset, batch=None) -> dict:
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
     """Both alphas of the stored runs over time (oldest first), without loading the outputs."""
     rows = (
-        ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE)
+        ScoringRun.objects.filter(
+            dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
+        )
         .order_by("-started_at")
-        .values_list("pk", "started_at", "outputs__alpha__acu_level", "outputs__alpha__summary_level", "inputs__judgments")[:limit]
+        .values_list(
+            "pk", "started_at", "outputs__alpha__acu_level", "outputs__alpha__summary_level", "inputs__judgments"
+        )[:limit]
     )
     return [
         {"run": pk, "at": at.isoformat(), "acu_level": a, "summary_level": s, "judgments": n}

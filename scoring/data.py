@@ -3,6 +3,7 @@
 On PostgreSQL the judgments stream out with COPY (about 10x faster than building ORM rows
 for half a million judgments); other databases go through the ORM.
 """
+
 import io
 from dataclasses import dataclass
 
@@ -31,9 +32,13 @@ class Judgments:
 
 
 def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgments:
-    qs = counted_judgments(dataset, batch, include_excluded).values_list(
-        "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present", "assignment__worker__excluded"
-    ).order_by()
+    qs = (
+        counted_judgments(dataset, batch, include_excluded)
+        .values_list(
+            "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present", "assignment__worker__excluded"
+        )
+        .order_by()
+    )
     if connection.vendor == "postgresql":
         sql, params = qs.query.sql_with_params()
         with connection.cursor() as cursor:
@@ -45,7 +50,9 @@ def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgm
     else:
         flat = np.array([v for row in qs.iterator(chunk_size=20000) for v in row], dtype=np.int64)
     rows = flat.reshape(-1, 5)
-    return Judgments(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].astype(bool), rows[:, 4].astype(bool))
+    return Judgments(
+        rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].astype(bool), rows[:, 4].astype(bool)
+    )
 
 
 @dataclass
@@ -68,16 +75,25 @@ class SummaryTable:
 
 def load_summaries(dataset) -> SummaryTable:
     acu_counts = dict(
-        ACU.objects.filter(reference__document__dataset=dataset).values_list("reference_id").annotate(n=Count("pk")).order_by()
+        ACU.objects.filter(reference__document__dataset=dataset)
+        .values_list("reference_id")
+        .annotate(n=Count("pk"))
+        .order_by()
     )
     rows = list(
         Summary.objects.filter(document__dataset=dataset)
-        .values_list("pk", "system_id", "document_id", "word_count", "document__reference__word_count", "document__reference__pk")
+        .values_list(
+            "pk", "system_id", "document_id", "word_count", "document__reference__word_count", "document__reference__pk"
+        )
         .order_by("pk")
     )
     arr = np.array([r[:5] + (acu_counts.get(r[5], 0),) for r in rows], dtype=np.int64).reshape(-1, 6)
     return SummaryTable(
-        ids=arr[:, 0], system=arr[:, 1], document=arr[:, 2], words=arr[:, 3], reference_words=arr[:, 4],
+        ids=arr[:, 0],
+        system=arr[:, 1],
+        document=arr[:, 2],
+        words=arr[:, 3],
+        reference_words=arr[:, 4],
         acu_count=arr[:, 5],
         system_names=dict(dataset.systems.values_list("pk", "name")),
         document_external=dict(dataset.documents.values_list("pk", "external_id")),

@@ -2,6 +2,7 @@
 
 Pure numpy/scipy: the callers pass similarity matrices and judged probabilities.
 """
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -13,7 +14,7 @@ def match_one_to_one(similarity: np.ndarray, threshold: float) -> list[tuple[int
     if similarity.size == 0:
         return []
     rows, cols = linear_sum_assignment(-similarity)
-    return [(int(r), int(c)) for r, c in zip(rows, cols) if similarity[r, c] >= threshold]
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=False) if similarity[r, c] >= threshold]
 
 
 def precision_recall_f1(matched: int, drafts: int, human: int) -> dict:
@@ -21,7 +22,14 @@ def precision_recall_f1(matched: int, drafts: int, human: int) -> dict:
     precision = matched / drafts if drafts else 0.0
     recall = matched / human if human else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"matched": matched, "drafts": drafts, "human_acus": human, "precision": precision, "recall": recall, "f1": f1}
+    return {
+        "matched": matched,
+        "drafts": drafts,
+        "human_acus": human,
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+    }
 
 
 def symmetric_similarity(forward: np.ndarray, backward: np.ndarray) -> np.ndarray:
@@ -52,6 +60,7 @@ def sentence_errors(human_sums, human_counts, draft_sums, draft_counts, criterio
 
     `spread`: the standard deviation over the summaries of that difference, i.e. only the part
     that differs between systems (a constant offset changes no correlation)."""
+
     def mean(sums, counts):
         counts = np.asarray(counts, dtype=float)[:, None]
         return np.divide(sums, counts, out=np.zeros_like(sums, dtype=float), where=counts > 0)

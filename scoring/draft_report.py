@@ -4,6 +4,7 @@ Reads the dataset, runs a drafter on every reference sentence and a machine judg
 (unit, system summary) pair, then hands arrays to the pure modules (`draft_quality`,
 `budget.*`). Also builds the training rows of the budget regressor for `budget_service`.
 """
+
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -109,7 +110,7 @@ def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = No
     engine = get_drafter(drafter)
     drafts: list[list[str]] = []
     by_reference = defaultdict(list)
-    for i, (_, text, _, reference) in enumerate(sentences):
+    for i, (_, _text, _, reference) in enumerate(sentences):
         by_reference[reference].append(i)
     drafted: dict[int, list[str]] = {}
     context = draft_context(dataset)
@@ -121,15 +122,22 @@ def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = No
             out = engine.draft([sentences[i][1] for i in members], context)
             if drafts_cache is not None:
                 drafts_cache[key] = out
-        drafted.update(zip(members, out))
+        drafted.update(zip(members, out, strict=False))
     drafts = [drafted[i] for i in range(len(sentences))]
     tables = DraftTables(
-        sentence_ids=[s[0] for s in sentences], sentence_texts=[s[1] for s in sentences],
+        sentence_ids=[s[0] for s in sentences],
+        sentence_texts=[s[1] for s in sentences],
         sentence_document=np.array([position[s[2]] for s in sentences], dtype=int),
-        documents=doc_ids, systems=systems, system_names=system_names, human_units=units, drafts=drafts,
+        documents=doc_ids,
+        systems=systems,
+        system_names=system_names,
+        human_units=units,
+        drafts=drafts,
         summary_texts=summary_texts,
     )
-    tables.human_p = _judge_units(judge, [t for _, t, _ in units], tables.sentence_document[tables.human_sentence], summary_texts)
+    tables.human_p = _judge_units(
+        judge, [t for _, t, _ in units], tables.sentence_document[tables.human_sentence], summary_texts
+    )
     flat = [d for ds in drafts for d in ds]
     tables.draft_p = _judge_units(judge, flat, tables.sentence_document[tables.draft_sentence], summary_texts)
     return tables
@@ -137,7 +145,7 @@ def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = No
 
 def _judge_units(judge, texts: list[str], documents: np.ndarray, summary_texts) -> np.ndarray:
     m = len(summary_texts[0]) if summary_texts else 0
-    pairs = [(text, summary_texts[d][j]) for text, d in zip(texts, documents) for j in range(m)]
+    pairs = [(text, summary_texts[d][j]) for text, d in zip(texts, documents, strict=False) for j in range(m)]
     return judge.judge(pairs).reshape(len(texts), m) if pairs else np.zeros((len(texts), m))
 
 
@@ -146,10 +154,14 @@ def human_scores(dataset, tables: DraftTables) -> np.ndarray:
     per ACU and summary, a tie is not present), over the human ACUs of each reference."""
     summary_of = {
         (d, s): pk
-        for pk, d, s in Summary.objects.filter(document_id__in=tables.documents).values_list("pk", "document_id", "system_id")
+        for pk, d, s in Summary.objects.filter(document_id__in=tables.documents).values_list(
+            "pk", "document_id", "system_id"
+        )
     }
     votes: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
-    for summary, acu, present in counted_judgments(dataset).values_list("assignment__hit__summary_id", "acu_id", "present"):
+    for summary, acu, present in counted_judgments(dataset).values_list(
+        "assignment__hit__summary_id", "acu_id", "present"
+    ):
         votes[(summary, acu)][0] += int(present)
         votes[(summary, acu)][1] += 1
     units_by_doc = defaultdict(list)
@@ -159,7 +171,9 @@ def human_scores(dataset, tables: DraftTables) -> np.ndarray:
     for i, doc in enumerate(tables.documents):
         for j, system in enumerate(tables.systems):
             summary = summary_of[(doc, system)]
-            labels = [2 * votes[(summary, a)][0] > votes[(summary, a)][1] for a in units_by_doc[i] if (summary, a) in votes]
+            labels = [
+                2 * votes[(summary, a)][0] > votes[(summary, a)][1] for a in units_by_doc[i] if (summary, a) in votes
+            ]
             if labels:
                 X[i, j] = float(np.mean(labels))
     return X
@@ -170,10 +184,12 @@ def feature_matrix(tables: DraftTables, other_drafts: list[list[list[str]]] | No
     sentence) one more column per drafter: its agreement with the tables' drafter."""
     _, _, ds, dc = tables.sums()
     scores = np.divide(ds, dc[:, None], out=np.zeros_like(ds), where=dc[:, None] > 0)
-    return np.array([
-        features.sentence_features(t, d, scores[i], [o[i] for o in other_drafts or []])
-        for i, (t, d) in enumerate(zip(tables.sentence_texts, tables.drafts))
-    ])
+    return np.array(
+        [
+            features.sentence_features(t, d, scores[i], [o[i] for o in other_drafts or []])
+            for i, (t, d) in enumerate(zip(tables.sentence_texts, tables.drafts, strict=False))
+        ]
+    )
 
 
 def drafts_of(dataset, tables: DraftTables, drafter: str) -> list[list[str]]:
@@ -187,7 +203,7 @@ def drafts_of(dataset, tables: DraftTables, drafter: str) -> list[list[str]]:
     engine, context = get_drafter(drafter), draft_context(dataset)
     out: list[list[str]] = [[] for _ in tables.sentence_ids]
     for members in by_reference.values():
-        for i, drafts in zip(members, engine.draft([tables.sentence_texts[i] for i in members], context)):
+        for i, drafts in zip(members, engine.draft([tables.sentence_texts[i] for i in members], context), strict=False):
             out[i] = drafts
     return out
 
@@ -210,8 +226,17 @@ def matching(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD) -> 
     return {"threshold": threshold, **draft_quality.precision_recall_f1(matched, len(flat), len(human_texts))}
 
 
-def report(dataset, *, drafter: str = "rules", judge_name: str | None = None, budgets=BUDGET_SHARES,
-           seed: int = 0, random_draws: int = 20, criterion: str = "abs", agreement_with: tuple[str, ...] = ()) -> dict:
+def report(
+    dataset,
+    *,
+    drafter: str = "rules",
+    judge_name: str | None = None,
+    budgets=BUDGET_SHARES,
+    seed: int = 0,
+    random_draws: int = 20,
+    criterion: str = "abs",
+    agreement_with: tuple[str, ...] = (),
+) -> dict:
     """Every figure of `draft_report`; `criterion` is the per-sentence error the budget
     regressor learns (`abs`, Lite2.x's, or `spread`, see `draft_quality.sentence_errors`)."""
     judge_name = judge_name or default_judge_name()

@@ -3,6 +3,7 @@
 Thin over scoring/judge_runs.py (the same service as `judge_dataset` and the dataset page).
 Security behavior: leads only (the default permission `IsLead`).
 """
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -36,8 +37,12 @@ class JudgeRunSerializer(serializers.Serializer):
     error = serializers.CharField(allow_null=True)
     label_round = serializers.IntegerField(allow_null=True)
     calibration = serializers.DictField(help_text="Logistic fit, its target labels and the document folds.")
-    classification = serializers.DictField(allow_null=True, help_text="Out-of-fold accuracy, balanced accuracy, AUC, kappa per label set.")
-    correlations = serializers.DictField(allow_null=True, help_text="Summary- and system-level correlations with the human scores, [value, low, high].")
+    classification = serializers.DictField(
+        allow_null=True, help_text="Out-of-fold accuracy, balanced accuracy, AUC, kappa per label set."
+    )
+    correlations = serializers.DictField(
+        allow_null=True, help_text="Summary- and system-level correlations with the human scores, [value, low, high]."
+    )
     systems = serializers.DictField(allow_null=True, help_text="Per system: machine and human score, raw judge scores.")
     triage = serializers.ListField(child=serializers.DictField(), allow_null=True, help_text="The triage grid over c.")
     seconds = serializers.FloatField(allow_null=True)
@@ -49,16 +54,24 @@ class JudgeRunListSerializer(serializers.Serializer):
 
 class StartJudgeRunSerializer(serializers.Serializer):
     judge = serializers.ChoiceField(choices=JUDGE_NAMES)
-    model_dir = serializers.CharField(required=False, allow_blank=True, max_length=1000,
-                                      help_text="nli: a local model directory on the server.")
+    model_dir = serializers.CharField(
+        required=False, allow_blank=True, max_length=1000, help_text="nli: a local model directory on the server."
+    )
     device = serializers.ChoiceField(choices=["cpu", "cuda"], required=False, default="cpu")
-    round = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID,
-                                     help_text="The human round to calibrate against (default: expert labels, else crowd).")
+    round = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="The human round to calibrate against (default: expert labels, else crowd).",
+    )
 
 
 @extend_schema(tags=["machine judges"])
 class DatasetJudgeRuns(APIView):
-    @extend_schema(summary="The dataset's judge runs, newest first", responses={200: JudgeRunListSerializer, **error_responses(404)})
+    @extend_schema(
+        summary="The dataset's judge runs, newest first",
+        responses={200: JudgeRunListSerializer, **error_responses(404)},
+    )
     def get(self, request, dataset_id: int):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
         runs = JudgeRun.objects.filter(batch__dataset=dataset).order_by("-created_at", "-pk")[:100]
@@ -80,7 +93,9 @@ class DatasetJudgeRuns(APIView):
         if data.get("round") is not None:
             label_round = Batch.objects.filter(pk=data["round"], dataset=dataset).first()
             if label_round is None:
-                return Response(error_body(f"Dataset {dataset.name!r} has no round {data['round']}.", "not_found"), status=404)
+                return Response(
+                    error_body(f"Dataset {dataset.name!r} has no round {data['round']}.", "not_found"), status=404
+                )
         options = {}
         if data["judge"] == "nli":
             options["model_dir"] = data.get("model_dir", "")
@@ -92,13 +107,17 @@ class DatasetJudgeRuns(APIView):
             return Response(error_body(str(exc), "refused"), status=status.HTTP_400_BAD_REQUEST)
         ran, _ = run_or_enqueue(tasks.run_judge, run.pk)
         run.refresh_from_db()
-        return Response(JudgeRunSerializer(run_json(run)).data,
-                        status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED)
+        return Response(
+            JudgeRunSerializer(run_json(run)).data, status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED
+        )
 
 
 @extend_schema(tags=["machine judges"])
 class JudgeRunDetail(APIView):
-    @extend_schema(summary="One judge run with its progress and figures", responses={200: JudgeRunSerializer, **error_responses(404)})
+    @extend_schema(
+        summary="One judge run with its progress and figures",
+        responses={200: JudgeRunSerializer, **error_responses(404)},
+    )
     def get(self, request, run_id: int):
         run = get_object_or_404(JudgeRun, pk=run_id)
         return Response(JudgeRunSerializer(run_json(run)).data)

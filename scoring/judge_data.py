@@ -1,5 +1,6 @@
 """Reading what machine judging needs: every (summary, ACU) pair of a dataset with its texts,
 and the human labels (majority of the counted judgments) per pair, by kind of round."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,7 @@ class Pairs:
         return [(self.acu_texts[i], self.summary_texts[int(self.summary[i])]) for i in rows]
 
     def keys(self) -> list[tuple[int, int]]:
-        return list(zip(self.summary.tolist(), self.acu.tolist()))
+        return list(zip(self.summary.tolist(), self.acu.tolist(), strict=False))
 
 
 def load_pairs(dataset, summary_ids=None) -> Pairs:
@@ -54,7 +55,7 @@ def load_pairs(dataset, summary_ids=None) -> Pairs:
             document.append(document_id)
             system.append(system_id)
             acu_texts.append(acu_text)
-    as_array = lambda values: np.asarray(values, dtype=np.int64)
+    as_array = lambda values: np.asarray(values, dtype=np.int64)  # noqa: E731 - a one-line key function
     return Pairs(as_array(summary), as_array(acu), as_array(document), as_array(system), acu_texts, texts)
 
 

@@ -1,4 +1,5 @@
 """What the systems and workers pages show of the machine rounds (read only)."""
+
 from hits.models import JudgeRun
 
 from .judge_runs import latest_runs
@@ -18,14 +19,38 @@ def triage_chart(run: JudgeRun) -> dict | None:
 
     return {
         "type": "scatter",
-        "data": {"datasets": [
-            {"label": "crowd judgments saved", "data": series("saved_share"), "borderColor": ORANGE, "backgroundColor": ORANGE, "showLine": True},
-            {"label": "agreement with the human labels", "data": series("agreement"), "borderColor": BLUE, "backgroundColor": BLUE, "showLine": True},
-            {"label": "system-level Kendall τ with the human ranking", "data": series("system_kendall"), "borderColor": GREEN, "backgroundColor": GREEN, "showLine": True},
-        ]},
-        "options": {"scales": {"x": {"min": 0.5, "max": 1, "title": {"display": True, "text": "confidence c"}},
-                               "y": {"min": 0, "max": 1, "title": {"display": True, "text": "share"}}},
-                    "plugins": {"title": {"display": True, "text": f"Triage with {run.judge} v{run.version} (run {run.pk})"}}},
+        "data": {
+            "datasets": [
+                {
+                    "label": "crowd judgments saved",
+                    "data": series("saved_share"),
+                    "borderColor": ORANGE,
+                    "backgroundColor": ORANGE,
+                    "showLine": True,
+                },
+                {
+                    "label": "agreement with the human labels",
+                    "data": series("agreement"),
+                    "borderColor": BLUE,
+                    "backgroundColor": BLUE,
+                    "showLine": True,
+                },
+                {
+                    "label": "system-level Kendall τ with the human ranking",
+                    "data": series("system_kendall"),
+                    "borderColor": GREEN,
+                    "backgroundColor": GREEN,
+                    "showLine": True,
+                },
+            ]
+        },
+        "options": {
+            "scales": {
+                "x": {"min": 0.5, "max": 1, "title": {"display": True, "text": "confidence c"}},
+                "y": {"min": 0, "max": 1, "title": {"display": True, "text": "share"}},
+            },
+            "plugins": {"title": {"display": True, "text": f"Triage with {run.judge} v{run.version} (run {run.pk})"}},
+        },
     }
 
 

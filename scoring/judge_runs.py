@@ -5,6 +5,7 @@ A run is a Batch of kind `machine` with a JudgeRun (judge, model, parameters, ve
 MachineJudgment per pair; it never writes human Judgment rows. Its judgments and figures are
 written in one transaction at the end, so a failed or interrupted run leaves none behind.
 """
+
 import logging
 import math
 import time
@@ -15,9 +16,8 @@ from django.utils import timezone
 
 from annotation.llm import LLMError
 from hits.models import Batch, JudgeRun, MachineJudgment
+from scoring.stats import calibration, machine_figures
 
-from scoring.stats import calibration
-from scoring.stats import machine_figures
 from .judge_data import Pairs, label_sources, load_pairs
 from .judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
 
@@ -66,12 +66,22 @@ def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, la
     with transaction.atomic():
         version = JudgeRun.objects.filter(batch__dataset=dataset, judge=judge_name).count() + 1
         batch = Batch.objects.create(
-            dataset=dataset, name=f"machine: {judge_name} v{version}", kind=Batch.Kind.MACHINE,
-            status=Batch.Status.COMPLETE, assignments_per_hit=0, created_by=user,
+            dataset=dataset,
+            name=f"machine: {judge_name} v{version}",
+            kind=Batch.Kind.MACHINE,
+            status=Batch.Status.COMPLETE,
+            assignments_per_hit=0,
+            created_by=user,
         )
         run = JudgeRun.objects.create(
-            batch=batch, judge=judge_name, model=judge.model, params=judge.params, version=version,
-            judge_version=judge.version, options=options, label_round=label_round,
+            batch=batch,
+            judge=judge_name,
+            model=judge.model,
+            params=judge.params,
+            version=version,
+            judge_version=judge.version,
+            options=options,
+            label_round=label_round,
             created_by=user,
         )
     logger.info("Judge run %s queued: %s on %s", run.pk, judge, dataset.name)
@@ -87,7 +97,7 @@ def _judge_all(judge: Judge, pairs: Pairs, run_id: int) -> dict[str, np.ndarray]
         rows = range(start, min(n, start + CHUNK_PAIRS))
         scores = judge.scores(pairs.texts(rows))
         for name in judge.score_names:
-            out[name][start:rows.stop] = np.asarray(scores[name], dtype=float)
+            out[name][start : rows.stop] = np.asarray(scores[name], dtype=float)
         JudgeRun.objects.filter(pk=run_id).update(pairs_done=rows.stop, progress=0.95 * rows.stop / n)
     return out
 
@@ -103,31 +113,45 @@ def calibrate(raw: np.ndarray, scale: str, pairs: Pairs, sources: dict) -> tuple
     labels = sources[target]
     keys = pairs.keys()
     labelled = np.array([k in labels for k in keys], dtype=bool)
-    y = np.array([labels[k] for k, has in zip(keys, labelled) if has], dtype=float)
+    y = np.array([labels[k] for k, has in zip(keys, labelled, strict=False) if has], dtype=float)
     cv = calibration.cross_validated(x[labelled], y, pairs.document[labelled], k=CV_FOLDS)
     probability = calibration.predict(x, *cv["fit"])
     probability[labelled] = cv["oof"]
     return probability, {
-        "target": target, "scale": scale, "folds": CV_FOLDS, "by": "document", "labelled_pairs": int(labelled.sum()),
+        "target": target,
+        "scale": scale,
+        "folds": CV_FOLDS,
+        "by": "document",
+        "labelled_pairs": int(labelled.sum()),
         "fit": {"slope": cv["fit"][0], "intercept": cv["fit"][1]},
         "fold_fits": [{"slope": a, "intercept": b} for a, b in cv["fold_fits"]],
     }
 
 
-def figures(pairs: Pairs, raw_scores: dict, probability: np.ndarray, sources: dict, system_names: dict,
-            target: str | None) -> dict:
-    out: dict = {"pairs": len(pairs), "summaries": len(np.unique(pairs.summary)), "target": target,
-                 "classification": {}, "correlations": None, "systems": {}, "triage": []}
+def figures(
+    pairs: Pairs, raw_scores: dict, probability: np.ndarray, sources: dict, system_names: dict, target: str | None
+) -> dict:
+    out: dict = {
+        "pairs": len(pairs),
+        "summaries": len(np.unique(pairs.summary)),
+        "target": target,
+        "classification": {},
+        "correlations": None,
+        "systems": {},
+        "triage": [],
+    }
     keys = pairs.keys()
     for name, labels in sources.items():
         has = np.array([k in labels for k in keys], dtype=bool)
         if has.any():
-            y = np.array([labels[k] for k, h in zip(keys, has) if h], dtype=bool)
+            y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
             out["classification"][name] = calibration.classification(y, probability[has])
     machine = machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, probability)
     labelled_machine = machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, probability >= 0.5)
-    raw_tables = {name: machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, values)
-                  for name, values in raw_scores.items()}
+    raw_tables = {
+        name: machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, values)
+        for name, values in raw_scores.items()
+    }
     human_table = None
     if target is not None:
         labels = sources[target]
@@ -135,23 +159,30 @@ def figures(pairs: Pairs, raw_scores: dict, probability: np.ndarray, sources: di
         judged = np.isin(pairs.summary, np.unique(pairs.summary[has]))
         # A judged summary's human score counts its ACUs without a label as not present (scoring.md).
         human_values = np.array([labels.get(k, False) for k in keys], dtype=float)
-        human_table = machine_figures.summary_table(pairs.summary[judged], pairs.document[judged], pairs.system[judged],
-                                                    human_values[judged])
-        machine_judged = machine_figures.summary_table(pairs.summary[judged], pairs.document[judged],
-                                                       pairs.system[judged], probability[judged])
+        human_table = machine_figures.summary_table(
+            pairs.summary[judged], pairs.document[judged], pairs.system[judged], human_values[judged]
+        )
+        machine_judged = machine_figures.summary_table(
+            pairs.summary[judged], pairs.document[judged], pairs.system[judged], probability[judged]
+        )
         _, systems, human_matrix = machine_figures.matrix(human_table)
         _, _, machine_matrix = machine_figures.matrix(machine_judged, systems)
         out["correlations"] = machine_figures.correlations(human_matrix, machine_matrix, CORRELATION_RESAMPLES)
-        y = np.array([labels[k] for k, h in zip(keys, has) if h], dtype=bool)
-        out["triage"] = machine_figures.triage(probability[has], y, pairs.summary[has], pairs.document[has],
-                                               pairs.system[has])
+        y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
+        out["triage"] = machine_figures.triage(
+            probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has]
+        )
     human_systems = machine_figures.system_means(human_table) if human_table is not None else {}
     machine_systems = machine_figures.system_means(machine)
     label_systems = machine_figures.system_means(labelled_machine)
     raw_systems = {name: machine_figures.system_means(t) for name, t in raw_tables.items()}
     for sid, (score, n) in sorted(machine_systems.items(), key=lambda kv: system_names.get(kv[0], "")):
-        row = {"machine": score, "machine_label": label_systems[sid][0], "summaries": n,
-               "raw": {name: raw_systems[name][sid][0] for name in raw_systems}}
+        row = {
+            "machine": score,
+            "machine_label": label_systems[sid][0],
+            "summaries": n,
+            "raw": {name: raw_systems[name][sid][0] for name in raw_systems},
+        }
         if sid in human_systems:
             row["human"] = human_systems[sid][0]
         out["systems"][system_names.get(sid, str(sid))] = row
@@ -178,20 +209,29 @@ def run_judge_run(run_id: int) -> JudgeRun:
         probability, record = calibrate(raw, judge.calibration_scale, pairs, sources)
         names = dict(dataset.systems.values_list("pk", "name"))
         figs = figures(pairs, raw_scores, probability, sources, names, record["target"])
-        extra = [name for name in judge.score_names[1:]]
+        extra = list(judge.score_names[1:])
         rows = [
             MachineJudgment(
-                run_id=run_id, summary_id=int(s), acu_id=int(a), raw=float(raw[i]), probability=float(probability[i]),
+                run_id=run_id,
+                summary_id=int(s),
+                acu_id=int(a),
+                raw=float(raw[i]),
+                probability=float(probability[i]),
                 scores={name: float(raw_scores[name][i]) for name in judge.score_names} if extra else None,
             )
-            for i, (s, a) in enumerate(zip(pairs.summary.tolist(), pairs.acu.tolist()))
+            for i, (s, a) in enumerate(zip(pairs.summary.tolist(), pairs.acu.tolist(), strict=False))
         ]
         with transaction.atomic():
             MachineJudgment.objects.filter(run_id=run_id).delete()
             MachineJudgment.objects.bulk_create(rows, batch_size=5000)
             JudgeRun.objects.filter(pk=run_id).update(
-                status=JudgeRun.Status.DONE, progress=1.0, model=judge.model, params=_clean(judge.params),
-                calibration=_clean(record), figures=_clean(figs), finished_at=timezone.now(),
+                status=JudgeRun.Status.DONE,
+                progress=1.0,
+                model=judge.model,
+                params=_clean(judge.params),
+                calibration=_clean(record),
+                figures=_clean(figs),
+                finished_at=timezone.now(),
                 seconds=time.perf_counter() - started,
             )
         logger.info("Judge run %s done: %d pairs in %.1f s", run_id, len(pairs), time.perf_counter() - started)
@@ -213,12 +253,24 @@ def _fail(run_id: int, message: str, started: float) -> None:
 def run_json(run: JudgeRun) -> dict:
     """What `judge_dataset --json`, the API and `compute_scores --json` report of a run."""
     return {
-        "id": run.pk, "round": run.batch_id, "judge": run.judge, "model": run.model, "params": run.params,
-        "version": run.version, "judge_version": run.judge_version, "status": run.status, "progress": run.progress, "pairs": run.pairs_total,
-        "pairs_done": run.pairs_done, "error": run.error or None,
-        "label_round": run.label_round_id, "calibration": run.calibration,
-        "classification": run.figures.get("classification"), "correlations": run.figures.get("correlations"),
-        "systems": run.figures.get("systems"), "triage": run.figures.get("triage"),
+        "id": run.pk,
+        "round": run.batch_id,
+        "judge": run.judge,
+        "model": run.model,
+        "params": run.params,
+        "version": run.version,
+        "judge_version": run.judge_version,
+        "status": run.status,
+        "progress": run.progress,
+        "pairs": run.pairs_total,
+        "pairs_done": run.pairs_done,
+        "error": run.error or None,
+        "label_round": run.label_round_id,
+        "calibration": run.calibration,
+        "classification": run.figures.get("classification"),
+        "correlations": run.figures.get("correlations"),
+        "systems": run.figures.get("systems"),
+        "triage": run.figures.get("triage"),
         "seconds": run.seconds,
     }
 
@@ -232,15 +284,19 @@ def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
     labels = sources.get(name)
     if not labels:
         raise ValueError(f"{dataset.name} has no human labels to compare the machine with.")
-    rows = list(MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability",
-                                                                    "summary__document_id", "summary__system_id"))
+    rows = list(
+        MachineJudgment.objects.filter(run=run).values_list(
+            "summary_id", "acu_id", "probability", "summary__document_id", "summary__system_id"
+        )
+    )
     rows = [r for r in rows if (r[0], r[1]) in labels]
     if not rows:
         raise ValueError("None of the run's pairs has a human label.")
-    summary, acu, probability, document, system = (np.array(col) for col in zip(*rows))
-    human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist())], dtype=bool)
-    table = machine_figures.triage(probability.astype(float), human, summary, document, system,
-                                   grid or machine_figures.TRIAGE_GRID)
+    summary, acu, probability, document, system = (np.array(col) for col in zip(*rows, strict=False))
+    human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist(), strict=False)], dtype=bool)
+    table = machine_figures.triage(
+        probability.astype(float), human, summary, document, system, grid or machine_figures.TRIAGE_GRID
+    )
     return _clean({"judge_run": run.pk, "judge": run.judge, "labels": name, "pairs": len(rows), "rows": table})
 
 
@@ -255,15 +311,25 @@ def machine_summary(run: JudgeRun) -> dict:
         else:
             entry["raw"] = row["raw"].get("p")
         systems[name] = entry
-    return {"id": run.pk, "round": run.batch_id, "judge": run.judge, "model": run.model, "version": run.version,
-            "params": run.params, "calibrated_on": run.calibration.get("target"),
-            "classification": run.figures.get("classification"), "systems": systems}
+    return {
+        "id": run.pk,
+        "round": run.batch_id,
+        "judge": run.judge,
+        "model": run.model,
+        "version": run.version,
+        "params": run.params,
+        "calibrated_on": run.calibration.get("target"),
+        "classification": run.figures.get("classification"),
+        "systems": systems,
+    }
 
 
 def latest_runs(dataset) -> list[JudgeRun]:
     """The newest finished run of each judge (and model) of the dataset."""
     seen, out = set(), []
-    for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by("-created_at", "-pk"):
+    for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by(
+        "-created_at", "-pk"
+    ):
         key = (run.judge, run.model)
         if key not in seen:
             seen.add(key)

@@ -3,6 +3,7 @@ JSON, and the triage batch made from a run.
 
 Security behavior: leads only (role_required(LEAD)); starting and triage are POSTs.
 """
+
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -31,10 +32,20 @@ def run_row(run: JudgeRun) -> dict:
     """One run as the dataset page's progress table shows it."""
     expert = (run.figures.get("classification") or {}).get(run.figures.get("target") or "", {})
     return {
-        "id": run.pk, "round": run.batch_id, "judge": run.judge, "model": run.model, "version": run.version,
-        "status": run.status, "status_display": run.get_status_display(), "progress": run.progress,
-        "pairs": run.pairs_total, "pairs_done": run.pairs_done, "error": run.error,
-        "target": run.figures.get("target"), "accuracy": expert.get("accuracy"), "auc": expert.get("auc"),
+        "id": run.pk,
+        "round": run.batch_id,
+        "judge": run.judge,
+        "model": run.model,
+        "version": run.version,
+        "status": run.status,
+        "status_display": run.get_status_display(),
+        "progress": run.progress,
+        "pairs": run.pairs_total,
+        "pairs_done": run.pairs_done,
+        "error": run.error,
+        "target": run.figures.get("target"),
+        "accuracy": expert.get("accuracy"),
+        "auc": expert.get("auc"),
         "kappa": expert.get("kappa"),
         "systems_url": reverse("dashboard_systems", args=[run.batch.dataset_id]) + f"#machine-{run.pk}",
     }
@@ -101,5 +112,7 @@ def triage_batch(request, dataset_id: int, run_id: int):
     except (ValueError, BatchError) as exc:
         messages.error(request, str(exc) or "Invalid confidence or assignments.")
         return redirect(reverse("dashboard_systems", args=[dataset.pk]) + "#triage")
-    messages.success(request, f"Draft triage batch {batch.pk} created: {batch.hits.count()} HITs carry the uncertain ACUs.")
+    messages.success(
+        request, f"Draft triage batch {batch.pk} created: {batch.hits.count()} HITs carry the uncertain ACUs."
+    )
     return redirect("batch_detail", batch.pk)

@@ -1,4 +1,5 @@
 """Reading the judgments that count (submitted or approved assignments) out of the database."""
+
 from collections import defaultdict
 
 from hits.models import Assignment, Judgment

@@ -2,6 +2,7 @@
 documents or on the documents judged for every system, with small-sample and degenerate-interval
 flags, the pairwise matrix with each pair's n, and the majority / Dawid-Skene comparison.
 Reads run outputs only (no queries, no writes)."""
+
 from .charts import significance_cells
 from .services import SMALL_SAMPLE
 
@@ -15,9 +16,18 @@ def _rows(systems: dict, documents=None) -> list[tuple[str, dict]]:
     rows = []
     for name, s in sorted(systems.items(), key=lambda kv: -kv[1]["acu"]):
         n = s.get("documents", documents)
-        rows.append((name, {**s, "documents": n, "small": n is not None and n < SMALL_SAMPLE,
-                            "acu_ci_degenerate": _degenerate(s.get("acu_ci")),
-                            "normalized_acu_ci_degenerate": _degenerate(s.get("normalized_acu_ci"))}))
+        rows.append(
+            (
+                name,
+                {
+                    **s,
+                    "documents": n,
+                    "small": n is not None and n < SMALL_SAMPLE,
+                    "acu_ci_degenerate": _degenerate(s.get("acu_ci")),
+                    "normalized_acu_ci_degenerate": _degenerate(s.get("normalized_acu_ci")),
+                },
+            )
+        )
     return rows
 
 
@@ -31,8 +41,10 @@ def systems_view(outputs: dict, documents: str = "own") -> dict:
     use_common = documents == "common" and bool(common)
     if use_common:
         lengths = {name: {"length": s.get("length")} for name, s in systems.items()}
-        shown = {name: {**lengths.get(name, {}), **s, "documents": common["documents"]}
-                 for name, s in common["systems"].items()}
+        shown = {
+            name: {**lengths.get(name, {}), **s, "documents": common["documents"]}
+            for name, s in common["systems"].items()
+        }
         pairwise = common.get("pairwise")
         if pairwise:
             m = len(pairwise["systems"])
@@ -65,6 +77,8 @@ def systems_view(outputs: dict, documents: str = "own") -> dict:
         "aggregation_rows": [
             (name, {"majority": a["majority"], "dawid_skene": a["dawid-skene"], "difference": a["difference"]})
             for name, a in sorted(comparison["systems"].items(), key=lambda kv: -(kv[1]["majority"] or 0))
-        ] if comparison else [],
+        ]
+        if comparison
+        else [],
         "aggregation_comparison": comparison,
     }

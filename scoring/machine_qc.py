@@ -7,6 +7,7 @@ same, a worker whose answer differs on more than 30% of at least 10 such pairs i
 "disagrees with crowd and machine". Kept apart from the human-only flags (scoring/workers.py):
 it never changes alpha, the flagged count or the stored runs.
 """
+
 import numpy as np
 
 from hits.models import MachineJudgment
@@ -25,7 +26,9 @@ def qc_run(dataset):
     return next((r for r in latest_runs(dataset) if r.calibration.get("target")), None)
 
 
-def disagreement(summary, acu, worker, present, probability, confidence: float = QC_CONFIDENCE) -> dict[int, tuple[int, int]]:
+def disagreement(
+    summary, acu, worker, present, probability, confidence: float = QC_CONFIDENCE
+) -> dict[int, tuple[int, int]]:
     """{worker: (disagreements, confident pairs where the others' majority agrees with the machine)}.
 
     Arrays are one row per judgment; `probability` is the machine's P(present) of its pair (NaN
@@ -62,13 +65,25 @@ def machine_flags(dataset, batch=None) -> tuple[dict[int, dict], object]:
     judgments = load_judgments(dataset, batch, include_excluded=True)
     if len(judgments) == 0:
         return {}, run
-    machine = {(s, a): p for s, a, p in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")}
-    probability = np.array([machine.get((s, a), np.nan) if machine.get((s, a)) is not None else np.nan
-                            for s, a in zip(judgments.summary.tolist(), judgments.acu.tolist())], dtype=float)
+    machine = {
+        (s, a): p
+        for s, a, p in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
+    }
+    probability = np.array(
+        [
+            machine.get((s, a), np.nan) if machine.get((s, a)) is not None else np.nan
+            for s, a in zip(judgments.summary.tolist(), judgments.acu.tolist(), strict=False)
+        ],
+        dtype=float,
+    )
     counts = disagreement(judgments.summary, judgments.acu, judgments.worker, judgments.present, probability)
     out = {}
     for w, (bad, n) in counts.items():
         share = bad / n if n else 0.0
-        out[w] = {"disagreements": bad, "pairs": n, "share": share,
-                  "flag": FLAG if n >= QC_MIN_PAIRS and share > QC_DISAGREEMENT else ""}
+        out[w] = {
+            "disagreements": bad,
+            "pairs": n,
+            "share": share,
+            "flag": FLAG if n >= QC_MIN_PAIRS and share > QC_DISAGREEMENT else "",
+        }
     return out, run

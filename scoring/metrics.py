@@ -1,4 +1,5 @@
 """Automatic metric scores: import from JSONL (one object per document) in one transaction."""
+
 import json
 from pathlib import Path
 
@@ -35,7 +36,11 @@ def import_metric_scores(dataset, path) -> dict:
         document = documents.get(str(obj["example_id"]))
         if document is None:
             raise DatasetImportError(f"unknown example_id {obj['example_id']!r}", name, lineno)
-        per_metric = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {k: v for k, v in obj.items() if k != "example_id"}
+        per_metric = (
+            obj.get("metrics")
+            if isinstance(obj.get("metrics"), dict)
+            else {k: v for k, v in obj.items() if k != "example_id"}
+        )
         for metric, by_system in per_metric.items():
             if not isinstance(by_system, dict):
                 raise DatasetImportError(f"{metric!r} must map systems to scores", name, lineno)
@@ -44,7 +49,15 @@ def import_metric_scores(dataset, path) -> dict:
                     raise DatasetImportError(f"unknown system {system!r} under {metric!r}", name, lineno)
                 if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
                     raise DatasetImportError(f"score of {system!r} under {metric!r} is not a number", name, lineno)
-                rows.append(MetricScore(dataset=dataset, document_id=document, system_id=systems[system], metric=str(metric), value=float(value)))
+                rows.append(
+                    MetricScore(
+                        dataset=dataset,
+                        document_id=document,
+                        system_id=systems[system],
+                        metric=str(metric),
+                        value=float(value),
+                    )
+                )
                 metrics.add(str(metric))
     if not rows:
         raise DatasetImportError("no metric scores", name)

@@ -1,4 +1,5 @@
 """Stored scoring runs and imported automatic metric scores."""
+
 from django.db import models
 
 from annotation.models import Dataset, Document, System
@@ -19,7 +20,9 @@ class ScoringRun(models.Model):
         FAILED = "failed", "Failed"
 
     dataset = models.ForeignKey(Dataset, related_name="scoring_runs", on_delete=models.CASCADE)
-    batch = models.ForeignKey("hits.Batch", null=True, blank=True, related_name="scoring_runs", on_delete=models.SET_NULL)
+    batch = models.ForeignKey(
+        "hits.Batch", null=True, blank=True, related_name="scoring_runs", on_delete=models.SET_NULL
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SCORES)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
     trigger = models.CharField(max_length=40, blank=True, help_text="command, page, submissions, ...")

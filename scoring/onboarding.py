@@ -1,4 +1,5 @@
 """The lead's next step on the home page: import → assign authors → create a batch → read results, with counts (reads only)."""
+
 from django.db.models import Count, Q
 
 from annotation.authoring import authors
@@ -9,12 +10,19 @@ from hits.models import Assignment, Batch
 def dataset_rows():
     """Each dataset with its counts, for the home page and /datasets/ (a few queries, not one per dataset)."""
     datasets = Dataset.objects.annotate(
-        n_documents=Count("documents", distinct=True), n_systems=Count("systems", distinct=True),
+        n_documents=Count("documents", distinct=True),
+        n_systems=Count("systems", distinct=True),
         n_rounds=Count("batches", distinct=True),
     ).order_by("name")
     acus = dict(ACU.objects.values_list("reference__document__dataset").annotate(n=Count("pk")).order_by())
     return [
-        {"dataset": d, "documents": d.n_documents, "systems": d.n_systems, "acus": acus.get(d.pk, 0), "rounds": d.n_rounds}
+        {
+            "dataset": d,
+            "documents": d.n_documents,
+            "systems": d.n_systems,
+            "acus": acus.get(d.pk, 0),
+            "rounds": d.n_rounds,
+        }
         for d in datasets
     ]
 
@@ -23,7 +31,8 @@ def lead_steps() -> dict:
     """The four steps of the lead's loop, each with its count and whether it is done; `next` is the first not done."""
     datasets = Dataset.objects.count()
     refs = Reference.objects.aggregate(
-        total=Count("pk"), assigned=Count("pk", filter=Q(writer__isnull=False)),
+        total=Count("pk"),
+        assigned=Count("pk", filter=Q(writer__isnull=False)),
         approved=Count("pk", filter=Q(status=Reference.Status.APPROVED)),
     )
     crowd = Batch.objects.filter(kind=Batch.Kind.CROWD)
@@ -32,16 +41,38 @@ def lead_steps() -> dict:
     first = Dataset.objects.order_by("pk").first()
     n_authors = authors().count()
     steps = [
-        {"key": "import", "title": "Import a dataset", "done": datasets > 0, "count": f"{datasets} dataset(s)",
-         "url_name": "dataset_import", "arg": None},
-        {"key": "authors", "title": "Assign authors to write and review ACUs",
-         "done": refs["approved"] > 0 or (refs["total"] > 0 and refs["assigned"] == refs["total"]),
-         "count": f"{refs['assigned']} of {refs['total']} references assigned, {refs['approved']} approved, {n_authors} author(s)",
-         "url_name": "authoring_overview", "arg": first.pk if first else None},
-        {"key": "batch", "title": "Create and publish a crowd batch", "done": published > 0,
-         "count": f"{crowd.count()} batch(es), {published} published", "url_name": "batch_list", "arg": first.pk if first else None},
-        {"key": "results", "title": "Read the results", "done": judged > 0, "count": f"{judged} assignment(s) done",
-         "url_name": "dashboard", "arg": first.pk if first else None},
+        {
+            "key": "import",
+            "title": "Import a dataset",
+            "done": datasets > 0,
+            "count": f"{datasets} dataset(s)",
+            "url_name": "dataset_import",
+            "arg": None,
+        },
+        {
+            "key": "authors",
+            "title": "Assign authors to write and review ACUs",
+            "done": refs["approved"] > 0 or (refs["total"] > 0 and refs["assigned"] == refs["total"]),
+            "count": f"{refs['assigned']} of {refs['total']} references assigned, {refs['approved']} approved, {n_authors} author(s)",
+            "url_name": "authoring_overview",
+            "arg": first.pk if first else None,
+        },
+        {
+            "key": "batch",
+            "title": "Create and publish a crowd batch",
+            "done": published > 0,
+            "count": f"{crowd.count()} batch(es), {published} published",
+            "url_name": "batch_list",
+            "arg": first.pk if first else None,
+        },
+        {
+            "key": "results",
+            "title": "Read the results",
+            "done": judged > 0,
+            "count": f"{judged} assignment(s) done",
+            "url_name": "dashboard",
+            "arg": first.pk if first else None,
+        },
     ]
     nxt = next((s for s in steps if not s["done"]), None)
     return {"steps": steps, "next": nxt, "authors": n_authors}

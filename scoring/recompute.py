@@ -15,15 +15,15 @@ Enqueue failures are logged and undo the flag; they never reach the worker who s
 Without a broker (the embedded default) nothing is enqueued: pages compute in process
 (`dashboard.scores_run`, through `config.dispatch`).
 """
+
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
-
-from celery import current_app
 
 from config.dispatch import runs_in_process
 
@@ -47,7 +47,9 @@ _KNOWN_ROWS: set[tuple[int, int]] = set()
 def _claim_flag(dataset_id: int, round_id: int) -> bool:
     now = timezone.now()
     free = Q(queued=False) | Q(queued_at__lt=now - _expiry()) | Q(queued_at=None)
-    if RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id).update(queued=True, queued_at=now):
+    if RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id).update(
+        queued=True, queued_at=now
+    ):
         _KNOWN_ROWS.add((dataset_id, round_id))
         return True
     if (dataset_id, round_id) in _KNOWN_ROWS:
@@ -71,8 +73,10 @@ def request_recompute(dataset_id: int, batch_id: int | None = None) -> bool:
         return False
     try:
         current_app.send_task(RECOMPUTE_TASK, args=[dataset_id, batch_id], countdown=settings.SCORING_RECOMPUTE_DELAY)
-    except Exception:  # noqa: BLE001 - the broker being down must never fail the caller
-        logger.exception("could not queue the recompute of dataset %s round %s; it will be retried", dataset_id, round_id)
+    except Exception:
+        logger.exception(
+            "could not queue the recompute of dataset %s round %s; it will be retried", dataset_id, round_id
+        )
         RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=round_id).update(queued=False)
         return False
     logger.info("queued a recompute of dataset %s round %s", dataset_id, round_id)
@@ -83,7 +87,9 @@ def repair_stuck(now=None) -> int:
     """Re-queue requests whose flag expired (their task was lost); returns how many."""
     now = now or timezone.now()
     stuck = list(
-        RecomputeRequest.objects.filter(queued=True, queued_at__lt=now - _expiry()).values_list("dataset_id", "round_id")
+        RecomputeRequest.objects.filter(queued=True, queued_at__lt=now - _expiry()).values_list(
+            "dataset_id", "round_id"
+        )
     )
     repaired = 0
     for dataset_id, round_id in stuck:

@@ -8,6 +8,7 @@ systems were judged on different documents the run also holds the comparison on 
 judged for every system (``common``). Labels are the majority vote (RoSE) or Dawid-Skene;
 every run also stores the system scores under the other aggregation for comparison.
 """
+
 import logging
 import math
 import time
@@ -20,11 +21,11 @@ from django.utils import timezone
 from hits import versions
 from hits.models import Worker
 
-from .stats import agreement, bootstrap, dawid_skene, normalization
-from .stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
 from .data import load_judgments, load_summaries
 from .judgments import counted_judgments
 from .models import ScoringRun
+from .stats import agreement, bootstrap, dawid_skene, normalization
+from .stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
 from .workers import worker_table
 
 DEFAULT_RESAMPLES = 10_000
@@ -61,7 +62,9 @@ def _inputs(dataset, batch, judgments, version: int) -> dict:
         "last_judgment_id": last,
         "version": version,
         "excluded_workers": sorted(
-            Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset).distinct().values_list("external_id", flat=True)
+            Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset)
+            .distinct()
+            .values_list("external_id", flat=True)
         ),
     }
 
@@ -99,22 +102,36 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
     return table, judgments, pos, scores, normalized
 
 
-def compute_scores(dataset, batch=None, *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES, trigger: str = "",
-                   aggregation: str = "majority") -> ScoringRun:
+def compute_scores(
+    dataset,
+    batch=None,
+    *,
+    seed: int = 0,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    trigger: str = "",
+    aggregation: str = "majority",
+) -> ScoringRun:
     """System ACU and normalized scores with bootstrap CIs, both alphas, paired tests."""
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
     started = time.perf_counter()
     run = ScoringRun.objects.create(
-        dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, trigger=trigger,
-        parameters={"seed": seed, "n_resamples": n_resamples, "length_alpha": dataset.length_alpha,
-                    "aggregation": aggregation},
+        dataset=dataset,
+        batch=batch,
+        kind=ScoringRun.Kind.SCORES,
+        trigger=trigger,
+        parameters={
+            "seed": seed,
+            "n_resamples": n_resamples,
+            "length_alpha": dataset.length_alpha,
+            "aggregation": aggregation,
+        },
     )
     try:
         outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
         run.outputs = _clean(outputs)
         run.status = ScoringRun.Status.DONE
-    except Exception as exc:  # noqa: BLE001 - the failure is stored on the run and re-raised
+    except Exception as exc:
         run.status, run.error = ScoringRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
         raise
     finally:
@@ -133,7 +150,7 @@ def _system_matrix(table, pos, values):
     """documents x systems matrix over the documents every system was judged on."""
     systems, docs, matrix = _partial_matrix(table, pos, values)
     keep = ~np.isnan(matrix).any(axis=1)
-    return systems, [d for d, k in zip(docs, keep.tolist()) if k], matrix[keep]
+    return systems, [d for d, k in zip(docs, keep.tolist(), strict=False) if k], matrix[keep]
 
 
 def _partial_matrix(table, pos, values):
@@ -166,22 +183,39 @@ def _length_choice(dataset, scores, words, reference_words):
     try:
         best_alpha, correlations = normalization.choose_alpha(scores, words, reference_words, grid)
     except ValueError as exc:
-        return {"chosen": dataset.length_alpha, "least_correlated": None, "correlations": [], "at_grid_edge": None,
-                "note": str(exc)}
+        return {
+            "chosen": dataset.length_alpha,
+            "least_correlated": None,
+            "correlations": [],
+            "at_grid_edge": None,
+            "note": str(exc),
+        }
     edge = normalization.grid_edge(best_alpha, grid)
     if edge:
-        logger.info("dataset %s: the least length-correlated alpha %s is at the %s edge of the grid %s",
-                    dataset.pk, best_alpha, edge, grid)
-    return {"chosen": dataset.length_alpha, "least_correlated": _clean(float(best_alpha)),
-            "correlations": [[a, _clean(float(c))] for a, c in zip(grid, correlations)], "at_grid_edge": edge,
-            "grid": list(grid)}
+        logger.info(
+            "dataset %s: the least length-correlated alpha %s is at the %s edge of the grid %s",
+            dataset.pk,
+            best_alpha,
+            edge,
+            grid,
+        )
+    return {
+        "chosen": dataset.length_alpha,
+        "least_correlated": _clean(float(best_alpha)),
+        "correlations": [[a, _clean(float(c))] for a, c in zip(grid, correlations, strict=False)],
+        "at_grid_edge": edge,
+        "grid": list(grid),
+    }
 
 
 def _system_rows(names, means, low, high, norm_means, norm_low, norm_high):
     return {
-        name: {"acu": float(means[i]), "acu_ci": _interval(low[i], high[i], float(means[i])),
-               "normalized_acu": float(norm_means[i]),
-               "normalized_acu_ci": _interval(norm_low[i], norm_high[i], float(norm_means[i]))}
+        name: {
+            "acu": float(means[i]),
+            "acu_ci": _interval(low[i], high[i], float(means[i])),
+            "normalized_acu": float(norm_means[i]),
+            "normalized_acu_ci": _interval(norm_low[i], norm_high[i], float(norm_means[i])),
+        }
         for i, name in enumerate(names)
     }
 
@@ -190,7 +224,9 @@ def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dic
     """System scores under both aggregations (majority and Dawid-Skene), their difference and
     how many (summary, ACU) labels the two disagree on."""
     summaries, _, majority, _, _ = acu_labels(judgments.summary, judgments.acu, judgments.present)
-    _, _, ds_labels, fit = dawid_skene.pair_labels(judgments.summary, judgments.acu, judgments.worker, judgments.present)
+    _, _, ds_labels, fit = dawid_skene.pair_labels(
+        judgments.summary, judgments.acu, judgments.worker, judgments.present
+    )
     pair_summary, keys = np.unique(summaries, return_inverse=True)[1], np.unique(summaries)
     pos = table.index(keys)
     by_aggregation = {}
@@ -205,9 +241,14 @@ def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dic
     for name in systems_out:
         m, d = by_aggregation["majority"].get(name), by_aggregation["dawid-skene"].get(name)
         rows[name] = {"majority": m, "dawid-skene": d, "difference": None if m is None or d is None else d - m}
-    return {"primary": primary, "systems": rows, "labels": int(len(majority)),
-            "labels_changed": int(np.count_nonzero(majority != ds_labels)),
-            "iterations": fit.iterations, "converged": fit.converged}
+    return {
+        "primary": primary,
+        "systems": rows,
+        "labels": int(len(majority)),
+        "labels_changed": int(np.count_nonzero(majority != ds_labels)),
+        "iterations": fit.iterations,
+        "converged": fit.converged,
+    }
 
 
 def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "majority"):
@@ -230,9 +271,9 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
             p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
             pairwise = {"systems": names, "p": p.tolist(), "n": pair_n.tolist(), "documents": "shared"}
         complete = ~np.isnan(acu_matrix).any(axis=1)
-        complete_docs = [d for d, k in zip(docs, complete.tolist()) if k]
+        complete_docs = [d for d, k in zip(docs, complete.tolist(), strict=False) if k]
         documents_differ = bool((n != len(complete_docs)).any())
-        for i, (sid, name) in enumerate(zip(systems.tolist(), names)):
+        for i, (sid, name) in enumerate(zip(systems.tolist(), names, strict=False)):
             mine = table.system[pos] == sid
             acu = _document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
             norm = _document_mean(table, pos, mine, normalized)
@@ -249,20 +290,33 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
             sub, norm_sub = acu_matrix[complete], norm_matrix[complete]
             means, low, high = bootstrap.system_cis(sub, n_resamples=n_resamples, rng=rng)
             nmeans, nlow, nhigh = bootstrap.system_cis(norm_sub, n_resamples=n_resamples, rng=rng)
-            common = {"documents": len(complete_docs), "systems": _system_rows(names, means, low, high, nmeans, nlow, nhigh)}
+            common = {
+                "documents": len(complete_docs),
+                "systems": _system_rows(names, means, low, high, nmeans, nlow, nhigh),
+            }
             if len(systems) > 1:
-                common["pairwise"] = {"systems": names,
-                                      "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist()}
+                common["pairwise"] = {
+                    "systems": names,
+                    "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist(),
+                }
         length_choice = _length_choice(dataset, scores, table.words[pos], table.reference_words[pos])
         comparison = _other_aggregation(table, judgments, aggregation, systems_out)
     else:
         length_choice = None
     rows = table.index(judgments.summary) if len(judgments) else np.zeros(0, dtype=np.intp)
     alphas = {
-        "acu_level": _clean(agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)) if len(judgments) else None,
-        "summary_level": _clean(agreement.summary_level_alpha(
-            judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
-        )) if len(judgments) else None,
+        "acu_level": _clean(
+            agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)
+        )
+        if len(judgments)
+        else None,
+        "summary_level": _clean(
+            agreement.summary_level_alpha(
+                judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
+            )
+        )
+        if len(judgments)
+        else None,
     }
     per_system = [s["documents"] for s in systems_out.values()]
     counts = {
@@ -307,8 +361,11 @@ def scores_json(run: ScoringRun) -> dict:
     out = run.outputs
     return {
         "systems": {
-            name: {k: v for k, v in s.items()
-                   if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length", "documents")}
+            name: {
+                k: v
+                for k, v in s.items()
+                if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length", "documents")
+            }
             for name, s in out["systems"].items()
         },
         "aggregation": out.get("aggregation", "majority"),
@@ -353,4 +410,3 @@ def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:
     """The latest run if still current, otherwise a fresh one."""
     run = latest_run(dataset, batch)
     return compute_scores(dataset, batch, trigger=trigger) if is_stale(run, dataset, batch) else run
-

@@ -3,6 +3,7 @@
 Each starts as a ScoringRun (status running, progress 0) that a Celery task fills in; the
 dashboard polls the run's progress.
 """
+
 import base64
 import time
 from itertools import combinations
@@ -11,9 +12,9 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from .stats import correlation, metric_comparison, power
 from .models import MetricScore, ScoringRun
 from .services import SMALL_SAMPLE, _clean, _system_matrix, summary_scores_arrays
+from .stats import correlation, metric_comparison, power
 
 # Cells (documents x tested columns) per part of a split power analysis: RoSE's defaults give
 # one part per size up to n = 1,000 and nine for n = 10,000 (72% of the work).
@@ -49,15 +50,24 @@ def _power_outputs(result, names, docs) -> dict:
     buckets = []
     for b in range(result.bucket_power.shape[1]):
         members = result.differences[result.buckets == b]
-        buckets.append({
-            "bucket": b, "pairs": int(len(members)),
-            "min_difference": float(members.min()) if len(members) else None,
-            "max_difference": float(members.max()) if len(members) else None,
-            "power": result.bucket_power[:, b].tolist(),
-        })
-    return {"sizes": result.sizes.tolist(), "buckets": buckets, "documents": len(docs), "systems": names,
-            "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
-            "pair_power": result.power.T.tolist(), "differences": result.differences.tolist()}
+        buckets.append(
+            {
+                "bucket": b,
+                "pairs": int(len(members)),
+                "min_difference": float(members.min()) if len(members) else None,
+                "max_difference": float(members.max()) if len(members) else None,
+                "power": result.bucket_power[:, b].tolist(),
+            }
+        )
+    return {
+        "sizes": result.sizes.tolist(),
+        "buckets": buckets,
+        "documents": len(docs),
+        "systems": names,
+        "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
+        "pair_power": result.power.T.tolist(),
+        "differences": result.differences.tolist(),
+    }
 
 
 def _power_matrix(run):
@@ -82,7 +92,11 @@ def run_power(run_id: int) -> ScoringRun:
             ScoringRun.objects.filter(pk=run.pk).update(progress=done / len(sizes))
 
         result = power.power_analysis(
-            matrix, sizes=sizes, n_trials=int(p["n_trials"]), n_resamples=int(p["n_resamples"]), rng=int(p["seed"]),
+            matrix,
+            sizes=sizes,
+            n_trials=int(p["n_trials"]),
+            n_resamples=int(p["n_resamples"]),
+            rng=int(p["seed"]),
             progress=progress,
         )
         run.inputs = {"documents": len(docs), "systems": len(names)}
@@ -93,6 +107,7 @@ def run_power(run_id: int) -> ScoringRun:
 
 
 # ---- the same analysis split into parts for several Celery worker processes -----------------
+
 
 def plan_power(run_id: int, cells_per_part: int = POWER_PART_CELLS) -> list[list[int]]:
     """Read the judgments once, store the score matrix and the plan of parts on the run and
@@ -105,9 +120,20 @@ def plan_power(run_id: int, cells_per_part: int = POWER_PART_CELLS) -> list[list
         _finish(run, time.perf_counter(), error=f"{type(exc).__name__}: {exc}")
         return []
     n_pairs = len(names) * (len(names) - 1) // 2
-    plan = [list(part) for part in power.power_plan([int(n) for n in p["sizes"]], int(p["n_trials"]), n_pairs, cells_per_part)]
-    run.inputs = {"documents": len(docs), "systems": len(names), "names": names, "document_ids": list(docs),
-                  "matrix": matrix.tolist(), "plan": plan, "parts": {}, "started": time.time()}
+    plan = [
+        list(part)
+        for part in power.power_plan([int(n) for n in p["sizes"]], int(p["n_trials"]), n_pairs, cells_per_part)
+    ]
+    run.inputs = {
+        "documents": len(docs),
+        "systems": len(names),
+        "names": names,
+        "document_ids": list(docs),
+        "matrix": matrix.tolist(),
+        "plan": plan,
+        "parts": {},
+        "started": time.time(),
+    }
     run.save(update_fields=["inputs"])
     return plan
 
@@ -125,9 +151,14 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
     p = {**POWER_DEFAULTS, **run.parameters}
     sizes = [int(n) for n in p["sizes"]]
     matrix = np.asarray(run.inputs["matrix"], dtype=float)
-    significant, used = power.power_part(matrix, sizes, tuple(part), n_trials=int(p["n_trials"]),
-                                         n_resamples=int(p["n_resamples"]), seed=int(p["seed"]))
-    packed = {"bits": base64.b64encode(np.packbits(significant).tobytes()).decode(), "n": int(significant.size), "used": used}
+    significant, used = power.power_part(
+        matrix, sizes, tuple(part), n_trials=int(p["n_trials"]), n_resamples=int(p["n_resamples"]), seed=int(p["seed"])
+    )
+    packed = {
+        "bits": base64.b64encode(np.packbits(significant).tobytes()).decode(),
+        "n": int(significant.size),
+        "used": used,
+    }
     with transaction.atomic():
         run = ScoringRun.objects.select_for_update().get(pk=run_id)
         if run.status != ScoringRun.Status.RUNNING:
@@ -140,12 +171,20 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
             return False
         results = {}
         for key, value in run.inputs["parts"].items():
-            bits = np.unpackbits(np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8))[: value["n"]].astype(bool)
+            bits = np.unpackbits(np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8))[: value["n"]].astype(
+                bool
+            )
             results[tuple(int(x) for x in key.split(","))] = (bits, value["used"])
         inputs = run.inputs
-        result = power.combine_parts(np.asarray(inputs["matrix"], dtype=float), sizes, results, n_trials=int(p["n_trials"]))
+        result = power.combine_parts(
+            np.asarray(inputs["matrix"], dtype=float), sizes, results, n_trials=int(p["n_trials"])
+        )
         run.inputs = {"documents": inputs["documents"], "systems": inputs["systems"], "parts": len(results)}
-        _finish(run, time.perf_counter() - (time.time() - inputs["started"]), _power_outputs(result, inputs["names"], inputs["document_ids"]))
+        _finish(
+            run,
+            time.perf_counter() - (time.time() - inputs["started"]),
+            _power_outputs(result, inputs["names"], inputs["document_ids"]),
+        )
     return True
 
 
@@ -156,9 +195,13 @@ def metric_matrices(dataset, names, docs):
     column = {system_ids[n]: j for j, n in enumerate(names)}
     row = {d: i for i, d in enumerate(docs)}
     out = {}
-    for metric in MetricScore.objects.filter(dataset=dataset).values_list("metric", flat=True).distinct().order_by("metric"):
+    for metric in (
+        MetricScore.objects.filter(dataset=dataset).values_list("metric", flat=True).distinct().order_by("metric")
+    ):
         M = np.full((len(docs), len(names)), np.nan)
-        for doc, system, value in MetricScore.objects.filter(dataset=dataset, metric=metric).values_list("document_id", "system_id", "value"):
+        for doc, system, value in MetricScore.objects.filter(dataset=dataset, metric=metric).values_list(
+            "document_id", "system_id", "value"
+        ):
             if doc in row and system in column:
                 M[row[doc], column[system]] = value
         if not np.isnan(M).any():
@@ -166,8 +209,15 @@ def metric_matrices(dataset, names, docs):
     return out
 
 
-def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutations: int = 1000, seed: int = 0,
-                        significance: bool = True, method: str = "kendall") -> dict:
+def metric_correlations(
+    dataset,
+    batch=None,
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    seed: int = 0,
+    significance: bool = True,
+    method: str = "kendall",
+) -> dict:
     """Correlations of every imported metric with the human ACU scores (three coefficients,
     both levels, bootstrap CIs) and, for every pair of metrics and level, which one is better
     with the permutation and the bootstrap p-value of that direction
@@ -181,8 +231,13 @@ def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutat
     for metric, X in metrics.items():
         table[metric] = {
             level: {
-                m: dict(zip(("value", "low", "high"), correlation.correlation_ci(
-                    H, X, granularity=level, method=m, n_resamples=n_resamples, rng=rng)))
+                m: dict(
+                    zip(
+                        ("value", "low", "high"),
+                        correlation.correlation_ci(H, X, granularity=level, method=m, n_resamples=n_resamples, rng=rng),
+                        strict=False,
+                    )
+                )
                 for m in METHODS
             }
             for level in ("summary", "system")
@@ -191,20 +246,43 @@ def metric_correlations(dataset, batch=None, n_resamples: int = 1000, n_permutat
     if significance:
         for a, b in combinations(sorted(metrics), 2):
             for level in ("summary", "system"):
-                r = metric_comparison.compare_metrics(H, metrics[a], metrics[b], granularity=level, method=method,
-                                                      n_permutations=n_permutations, n_resamples=n_resamples, rng=rng)
+                r = metric_comparison.compare_metrics(
+                    H,
+                    metrics[a],
+                    metrics[b],
+                    granularity=level,
+                    method=method,
+                    n_permutations=n_permutations,
+                    n_resamples=n_resamples,
+                    rng=rng,
+                )
                 better, worse = (b, a) if r.better else (a, b)
-                tests.append({
-                    "better": better, "worse": worse, "level": level, "method": method,
-                    "corr_better": r.corr_y if r.better else r.corr_x,
-                    "corr_worse": r.corr_x if r.better else r.corr_y,
-                    "delta": r.delta, "p_permutation": r.p_permutation, "p_bootstrap": r.p_bootstrap,
-                    "documents": r.documents,
-                    # Kept for readers of older runs: a is the better metric, p the permutation p.
-                    "a": better, "b": worse, "p": r.p_permutation,
-                })
-    return {"metrics": table, "significance": tests, "documents": len(docs), "systems": names, "method": method,
-            "small_sample": len(docs) < SMALL_SAMPLE}
+                tests.append(
+                    {
+                        "better": better,
+                        "worse": worse,
+                        "level": level,
+                        "method": method,
+                        "corr_better": r.corr_y if r.better else r.corr_x,
+                        "corr_worse": r.corr_x if r.better else r.corr_y,
+                        "delta": r.delta,
+                        "p_permutation": r.p_permutation,
+                        "p_bootstrap": r.p_bootstrap,
+                        "documents": r.documents,
+                        # Kept for readers of older runs: a is the better metric, p the permutation p.
+                        "a": better,
+                        "b": worse,
+                        "p": r.p_permutation,
+                    }
+                )
+    return {
+        "metrics": table,
+        "significance": tests,
+        "documents": len(docs),
+        "systems": names,
+        "method": method,
+        "small_sample": len(docs) < SMALL_SAMPLE,
+    }
 
 
 def run_metric_correlations(run_id: int) -> ScoringRun:
@@ -212,9 +290,14 @@ def run_metric_correlations(run_id: int) -> ScoringRun:
     started = time.perf_counter()
     p = {**METRIC_DEFAULTS, **run.parameters}
     try:
-        outputs = metric_correlations(run.dataset, run.batch, n_resamples=int(p["n_resamples"]),
-                                      n_permutations=int(p["n_permutations"]), seed=int(p["seed"]),
-                                      method=str(p["method"]))
+        outputs = metric_correlations(
+            run.dataset,
+            run.batch,
+            n_resamples=int(p["n_resamples"]),
+            n_permutations=int(p["n_permutations"]),
+            seed=int(p["seed"]),
+            method=str(p["method"]),
+        )
         _finish(run, started, outputs)
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
         _finish(run, started, error=f"{type(exc).__name__}: {exc}")

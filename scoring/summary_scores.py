@@ -1,5 +1,6 @@
 """ACU scores of summaries and systems straight from the stored judgments (no bootstrap):
 the quick view used by dataset pages and tests; `services.compute_scores` adds CIs."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ def summary_scores(dataset, batch=None) -> dict[int, tuple[float, float]]:
     from .services import summary_scores_arrays
 
     table, _, pos, scores, normalized = summary_scores_arrays(dataset, batch)
-    return {int(sid): (float(a), float(n)) for sid, a, n in zip(table.ids[pos], scores, normalized)}
+    return {int(sid): (float(a), float(n)) for sid, a, n in zip(table.ids[pos], scores, normalized, strict=False)}
 
 
 def system_scores(dataset, batch=None) -> list[SystemScore]:
@@ -30,8 +31,13 @@ def system_scores(dataset, batch=None) -> list[SystemScore]:
     result = []
     for sid in sorted(set(table.system[pos].tolist()), key=lambda s: table.system_names[s]):
         mine = table.system[pos] == sid
-        result.append(SystemScore(
-            table.system_names[sid], int(mine.sum()), _document_mean(table, pos, mine, scores),
-            _document_mean(table, pos, mine, normalized), float(np.mean(table.words[pos][mine])),
-        ))
+        result.append(
+            SystemScore(
+                table.system_names[sid],
+                int(mine.sum()),
+                _document_mean(table, pos, mine, scores),
+                _document_mean(table, pos, mine, normalized),
+                float(np.mean(table.words[pos][mine])),
+            )
+        )
     return result

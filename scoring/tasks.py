@@ -1,12 +1,11 @@
 """Scoring tasks, thin over the services. All are idempotent (a rerun stores another run
 with the same result), so they are safe under acks_late; their time limits stay below the
 broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT)."""
+
 from celery import group, shared_task
 
-from config.dispatch import runs_in_process
-
 from annotation.models import Dataset
-
+from config.dispatch import runs_in_process
 from hits.models import Batch
 
 from . import recompute, services, statistics

@@ -2,6 +2,7 @@
 label elsewhere. Machine labels enter as one vote per decided pair from a pseudo worker (id -1)
 on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's; the
 alphas and the workers table keep reading the human judgments only."""
+
 import numpy as np
 
 from hits.triage import machine_labels
@@ -35,8 +36,12 @@ def machine_votes(batch) -> Judgments:
 
 def with_machine_labels(batch, judgments: Judgments) -> Judgments:
     votes = machine_votes(batch)
-    return Judgments(*(np.concatenate([getattr(judgments, f), getattr(votes, f)])
-                       for f in ("summary", "acu", "worker", "present", "excluded")))
+    return Judgments(
+        *(
+            np.concatenate([getattr(judgments, f), getattr(votes, f)])
+            for f in ("summary", "acu", "worker", "present", "excluded")
+        )
+    )
 
 
 def decided_share(batch) -> dict:
@@ -48,5 +53,10 @@ def decided_share(batch) -> dict:
         pairs = pairs.filter(summary__system__in=batch.systems.all())
     total = pairs.count()
     decided = len(machine_votes(batch))
-    return {"run": batch.triage_run_id, "confidence": batch.triage_confidence, "pairs": decided, "of": total,
-            "share": decided / total if total else 0.0}
+    return {
+        "run": batch.triage_run_id,
+        "confidence": batch.triage_confidence,
+        "pairs": decided,
+        "of": total,
+        "share": decided / total if total else 0.0,
+    }

@@ -1,4 +1,5 @@
 """Dataset pages (home, import, detail, documents, export) and the lead's dashboards."""
+
 from django.urls import path
 
 from . import budget_views, judge_views
@@ -16,7 +17,11 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/dashboard/live.json", views.live, name="dashboard_live"),
     path("datasets/<int:dataset_id>/dashboard/systems/", views.systems, name="dashboard_systems"),
     path("datasets/<int:dataset_id>/dashboard/workers/", views.workers, name="dashboard_workers"),
-    path("datasets/<int:dataset_id>/dashboard/workers/<int:worker_id>/<str:action>", views.worker_action, name="dashboard_worker_action"),
+    path(
+        "datasets/<int:dataset_id>/dashboard/workers/<int:worker_id>/<str:action>",
+        views.worker_action,
+        name="dashboard_worker_action",
+    ),
     path("datasets/<int:dataset_id>/dashboard/metrics/", views.metrics, name="dashboard_metrics"),
     path("datasets/<int:dataset_id>/dashboard/run/<str:kind>", views.start_statistics, name="dashboard_start"),
     path("datasets/<int:dataset_id>/authoring/budget", budget_views.budget, name="authoring_budget"),

@@ -5,6 +5,7 @@ Flags (documented thresholds, each needing enough evidence):
 - low agreement: agreement with the others' majority below 0.6 (>= 20 compared labels);
 - failed gold: accuracy on gold items below 0.7 (>= 5 gold labels).
 """
+
 from collections import defaultdict
 from decimal import Decimal
 from statistics import median
@@ -25,7 +26,9 @@ def _assignment_stats(dataset, batch):
     qs = Assignment.objects.filter(hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True)
     if batch is not None:
         qs = qs.filter(hit__batch=batch)
-    per = defaultdict(lambda: {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0})
+    per = defaultdict(
+        lambda: {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
+    )
     for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
         "worker_id", "active_seconds", "hit__reward", "gold_correct", "gold_total"
     ).iterator(chunk_size=20000):
@@ -63,19 +66,38 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row) -> dict:
         if gold is not None and s["gold_total"] >= MIN_GOLD and gold < FAILED_GOLD:
             flags.append("failed gold")
         w = info[wid]
-        rows.append({
-            "worker_id": wid, "worker": w.external_id, "provider": w.provider,
-            "assignments": s["assignments"], "labels": int(quality.labels[i]), "agreement": agree,
-            "gold_accuracy": gold, "median_seconds": med, "hourly": hourly, "flags": flags,
-            "excluded": w.excluded, "blocked": w.blocked_at is not None,
-        })
+        rows.append(
+            {
+                "worker_id": wid,
+                "worker": w.external_id,
+                "provider": w.provider,
+                "assignments": s["assignments"],
+                "labels": int(quality.labels[i]),
+                "agreement": agree,
+                "gold_accuracy": gold,
+                "median_seconds": med,
+                "hourly": hourly,
+                "flags": flags,
+                "excluded": w.excluded,
+                "blocked": w.blocked_at is not None,
+            }
+        )
     flagged = {r["worker_id"] for r in rows if r["flags"]}
     keep = ~np.isin(judgments.worker, list(flagged)) & ~judgments.excluded
-    without = {
-        "acu_level": agreement.acu_level_alpha(judgments.summary[keep], judgments.acu[keep], judgments.worker[keep], judgments.present[keep]),
-        "summary_level": agreement.summary_level_alpha(
-            judgments.summary[keep], judgments.acu[keep], judgments.worker[keep], judgments.present[keep],
-            acu_counts=acu_counts_per_row[keep],
-        ),
-    } if keep.any() else None
+    without = (
+        {
+            "acu_level": agreement.acu_level_alpha(
+                judgments.summary[keep], judgments.acu[keep], judgments.worker[keep], judgments.present[keep]
+            ),
+            "summary_level": agreement.summary_level_alpha(
+                judgments.summary[keep],
+                judgments.acu[keep],
+                judgments.worker[keep],
+                judgments.present[keep],
+                acu_counts=acu_counts_per_row[keep],
+            ),
+        }
+        if keep.any()
+        else None
+    )
     return {"rows": rows, "alpha_without_flagged": without, "flagged": len(flagged)}

@@ -2,6 +2,7 @@
 
 Usage: python scripts/make_demo_dataset.py ../shared/data/realsumm.rose.jsonl
 """
+
 import json
 import sys
 from pathlib import Path

@@ -1,8 +1,9 @@
 """A small dataset whose references still need ACUs (made from the demo file)."""
+
 import json
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
 

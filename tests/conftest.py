@@ -1,4 +1,5 @@
 """Shared fixtures: the real PostgreSQL database, named personas for each role, data paths."""
+
 import os
 from pathlib import Path
 

@@ -1,7 +1,8 @@
 """Crowd fixtures: the demo dataset with a published in-house batch."""
-from hits.services.dataset_import import import_dataset
+
 from annotation.models import Dataset
 from hits.services.batches import create_batch, publish_batch
+from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
 

@@ -1,4 +1,5 @@
 """A plain-data picture of a dataset, to compare two datasets for equality."""
+
 from collections import defaultdict
 
 from annotation.models import ACU, Dataset
@@ -17,9 +18,7 @@ def dataset_snapshot(dataset: Dataset) -> list:
         acus = list(ACU.objects.filter(reference=ref).order_by("sentence__position", "position"))
         summaries = {}
         for s in doc.summaries.select_related("system"):
-            label_sets = sorted(
-                tuple(judged.get(a.pk) for a in acus) for judged in votes.get(s.pk, {}).values()
-            )
+            label_sets = sorted(tuple(judged.get(a.pk) for a in acus) for judged in votes.get(s.pk, {}).values())
             summaries[s.system.name] = (s.text, s.word_count, label_sets)
         picture.append(
             (

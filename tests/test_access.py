@@ -1,10 +1,11 @@
 """Who may open which page: every view tested for every role."""
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE, PASSWORD
 

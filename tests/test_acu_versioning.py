@@ -1,10 +1,11 @@
 """A judged ACU's text is frozen, so judgments always mean the text the worker saw."""
+
 import pytest
 from django.db.models import ProtectedError
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence
 from annotation.services import ACULocked, edit_acu
+from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
 

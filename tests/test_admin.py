@@ -1,4 +1,5 @@
 """Every admin list and add page opens for a lead (catches broken list_display and friends)."""
+
 import pytest
 from django.contrib import admin
 from django.urls import reverse
@@ -41,7 +42,9 @@ def test_crowd_work_money_and_runs_are_read_only_in_the_admin(client, lead):
     assert client.get(reverse("admin:scoring_scoringrun_add")).status_code == 403
     # Posting a changed status to the change form is refused: statuses move through the services only.
     url = reverse("admin:hits_batch_change", args=[batch.pk])
-    response = client.post(url, {"name": batch.name, "status": Batch.Status.COMPLETE if hasattr(Batch.Status, "COMPLETE") else "stopped"})
+    response = client.post(
+        url, {"name": batch.name, "status": Batch.Status.COMPLETE if hasattr(Batch.Status, "COMPLETE") else "stopped"}
+    )
     assert response.status_code == 403
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.PUBLISHED
     assert not LedgerEntry.objects.exists() and Assignment.objects.filter(hit__batch=batch).count() >= 0
@@ -52,8 +55,9 @@ def test_the_stop_action_goes_through_the_service(client, lead):
 
     batch = published_batch(demo_dataset())
     client.force_login(lead)
-    response = client.post(reverse("admin:hits_batch_changelist"),
-                           {"action": "stop_batches", "_selected_action": [batch.pk]}, follow=True)
+    response = client.post(
+        reverse("admin:hits_batch_changelist"), {"action": "stop_batches", "_selected_action": [batch.pk]}, follow=True
+    )
     assert response.status_code == 200 and "stopped" in response.content.decode()
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.STOPPED
 
@@ -68,16 +72,29 @@ def test_a_lead_cannot_grant_superuser_or_take_over_a_superuser(client, lead):
     own = reverse("admin:auth_user_change", args=[lead.pk])
     form = client.get(own).content.decode()
     assert 'name="is_superuser"' not in form and 'name="is_staff"' not in form
-    client.post(own, {"username": lead.username, "is_superuser": "on", "is_staff": "on", "is_active": "on",
-                      "groups": list(lead.groups.values_list("pk", flat=True)),
-                      "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"})
+    client.post(
+        own,
+        {
+            "username": lead.username,
+            "is_superuser": "on",
+            "is_staff": "on",
+            "is_active": "on",
+            "groups": list(lead.groups.values_list("pk", flat=True)),
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
     lead.refresh_from_db()
     assert not lead.is_superuser
     # A superuser's account and password are out of reach.
     view = client.get(reverse("admin:auth_user_change", args=[root.pk]))
     assert view.status_code == 200 and 'name="_save"' not in view.content.decode()  # view only
-    assert client.post(reverse("admin:auth_user_change", args=[root.pk]),
-                       {"username": "root", "is_active": ""}).status_code == 403
+    assert (
+        client.post(
+            reverse("admin:auth_user_change", args=[root.pk]), {"username": "root", "is_active": ""}
+        ).status_code
+        == 403
+    )
     password_url = reverse("admin:auth_user_password_change", args=[root.pk])
     response = client.post(password_url, {"password1": "taken-over-123!", "password2": "taken-over-123!"})
     assert response.status_code == 403

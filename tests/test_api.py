@@ -1,5 +1,6 @@
 """REST API for leads: every endpoint for every role, token authentication, pagination,
 JSON errors, import, batches (create, cost, publish) and results."""
+
 import csv
 import io
 import json
@@ -9,10 +10,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from config.api_permissions import IsLead
 from annotation.models import ACU, Dataset, Document, Summary
-from hits.services.batches import create_batch
+from config.api_permissions import IsLead
 from hits.models import Batch, Judgment
+from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
 
 from .conftest import DEMO_ROSE, PASSWORD
@@ -44,7 +45,9 @@ def demo(db):
 
 @pytest.fixture
 def draft(demo):
-    return create_batch(dataset=demo, name="draft", assignments=2, systems=list(demo.systems.filter(name="abs_bart_out")))
+    return create_batch(
+        dataset=demo, name="draft", assignments=2, systems=list(demo.systems.filter(name="abs_bart_out"))
+    )
 
 
 def upload(name="upload.jsonl", content: bytes | None = None):
@@ -64,10 +67,21 @@ def endpoints(demo, draft):
     return [
         ("datasets", "get", "/api/datasets/", {}, 200),
         ("dataset", "get", f"/api/datasets/{demo.pk}/", {}, 200),
-        ("import", "post", "/api/datasets/import/", {"data": {"name": "uploaded", "format": "rose", "file": upload()},
-                                                       "format": "multipart"}, 201),
+        (
+            "import",
+            "post",
+            "/api/datasets/import/",
+            {"data": {"name": "uploaded", "format": "rose", "file": upload()}, "format": "multipart"},
+            201,
+        ),
         ("batches", "get", f"/api/batches/?dataset={demo.pk}", {}, 200),
-        ("batch_create", "post", "/api/batches/", {"data": {"dataset": demo.pk, "assignments": 1}, "format": "json"}, 201),
+        (
+            "batch_create",
+            "post",
+            "/api/batches/",
+            {"data": {"dataset": demo.pk, "assignments": 1}, "format": "json"},
+            201,
+        ),
         ("batch", "get", f"/api/batches/{draft.pk}/", {}, 200),
         ("cost", "get", f"/api/batches/{draft.pk}/cost/", {}, 200),
         ("publish", "post", f"/api/batches/{draft.pk}/publish/", {}, 202),  # a broker is set: queued
@@ -79,7 +93,13 @@ def endpoints(demo, draft):
         ("scores_csv", "get", f"/api/datasets/{demo.pk}/exports/scores.csv", {}, 200),
         ("rose_jsonl", "get", f"/api/datasets/{demo.pk}/exports/rose.jsonl", {}, 200),
         ("judge_runs", "get", f"/api/datasets/{demo.pk}/judge-runs/", {}, 200),
-        ("judge_run_start", "post", f"/api/datasets/{demo.pk}/judge-runs/", {"data": {"judge": "lexical"}, "format": "json"}, 202),
+        (
+            "judge_run_start",
+            "post",
+            f"/api/datasets/{demo.pk}/judge-runs/",
+            {"data": {"judge": "lexical"}, "format": "json"},
+            202,
+        ),
         ("judge_run", "get", f"/api/judge-runs/{_judge_run(demo).pk}/", {}, 200),
         ("schema", "get", "/api/schema/", {}, 200),
         ("docs", "get", "/api/docs/", {}, 200),
@@ -89,9 +109,28 @@ def endpoints(demo, draft):
 
 
 ENDPOINT_NAMES = [
-    "datasets", "dataset", "import", "batches", "batch_create", "batch", "cost", "publish", "sync", "scores", "agreement",
-    "workers", "judgments_csv", "scores_csv", "rose_jsonl", "judge_runs", "judge_run_start", "judge_run",
-    "schema", "docs", "redoc", "redoc_bundle",
+    "datasets",
+    "dataset",
+    "import",
+    "batches",
+    "batch_create",
+    "batch",
+    "cost",
+    "publish",
+    "sync",
+    "scores",
+    "agreement",
+    "workers",
+    "judgments_csv",
+    "scores_csv",
+    "rose_jsonl",
+    "judge_runs",
+    "judge_run_start",
+    "judge_run",
+    "schema",
+    "docs",
+    "redoc",
+    "redoc_bundle",
 ]
 
 
@@ -130,9 +169,7 @@ def test_every_endpoint_for_every_role(name, role, demo, draft, as_role):
 def test_every_api_route_is_in_the_role_table(demo, draft):
     """Every route (but the token one, tested below) is in the table above, so no endpoint
     escapes the role tests."""
-    from django.urls import resolve
-
-    from django.urls import URLResolver
+    from django.urls import URLResolver, resolve
 
     from config.api import urlpatterns
 
@@ -277,7 +314,12 @@ def test_bad_import_file_is_400_naming_file_and_line_and_writes_nothing(as_role,
     assert message.startswith("Nothing was imported.") and "broken.jsonl" in message and "line 2" in message
     body = response.json()
     assert body["code"] == "import_failed" and body["file"] == "broken.jsonl" and body["line"] == 2
-    assert (Dataset.objects.count(), Document.objects.count(), Summary.objects.count(), Judgment.objects.count()) == before
+    assert (
+        Dataset.objects.count(),
+        Document.objects.count(),
+        Summary.objects.count(),
+        Judgment.objects.count(),
+    ) == before
 
 
 def test_import_refusals_are_json(as_role, demo, settings):
@@ -287,7 +329,8 @@ def test_import_refusals_are_json(as_role, demo, settings):
     missing = client.post("/api/datasets/import/", {"name": "x", "format": "csv"}, format="multipart")
     assert missing.status_code == 400 and set(missing.json()["fields"]) == {"format", "file"}
     not_archive = client.post(
-        "/api/datasets/import/", {"name": "x", "format": "pyramid", "file": upload("p.zip", b"not a zip")},
+        "/api/datasets/import/",
+        {"name": "x", "format": "pyramid", "file": upload("p.zip", b"not a zip")},
         format="multipart",
     )
     assert not_archive.status_code == 400 and "p.zip" in error_of(not_archive)
@@ -295,8 +338,9 @@ def test_import_refusals_are_json(as_role, demo, settings):
     too_big = client.post("/api/datasets/import/", {"name": "x", "file": upload()}, format="multipart")
     assert too_big.status_code == 400 and "the limit is 100" in error_of(too_big)
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
-    long_form = client.post("/api/datasets/import/", {"name": "x" * 2000, "file": upload("small.jsonl", b"{}")},
-                            format="multipart")
+    long_form = client.post(
+        "/api/datasets/import/", {"name": "x" * 2000, "file": upload("small.jsonl", b"{}")}, format="multipart"
+    )
     assert long_form.status_code == 413 and error_of(long_form) == "The request body is too large."
     as_json = client.post("/api/datasets/import/", {"name": "x"}, format="json")
     assert as_json.status_code == 415 and "Unsupported media type" in error_of(as_json)
@@ -308,10 +352,21 @@ def test_import_refusals_are_json(as_role, demo, settings):
 
 def test_create_batch_then_cost_and_status(as_role, demo, lead):
     client = as_role("lead")
-    response = client.post("/api/batches/", {
-        "dataset": demo.pk, "name": "api batch", "assignments": 3, "systems": ["abs_bart_out"], "budget": "50.00",
-        "buckets": [{"min_acus": 1, "max_acus": 10, "reward": "0.20"}, {"min_acus": 11, "max_acus": None, "reward": "0.40"}],
-    }, format="json")
+    response = client.post(
+        "/api/batches/",
+        {
+            "dataset": demo.pk,
+            "name": "api batch",
+            "assignments": 3,
+            "systems": ["abs_bart_out"],
+            "budget": "50.00",
+            "buckets": [
+                {"min_acus": 1, "max_acus": 10, "reward": "0.20"},
+                {"min_acus": 11, "max_acus": None, "reward": "0.40"},
+            ],
+        },
+        format="json",
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     batch = Batch.objects.get(pk=body["id"])
@@ -334,38 +389,62 @@ def test_create_batch_then_cost_and_status(as_role, demo, lead):
 
 
 def test_mturk_batch_keeps_its_options(as_role, demo):
-    body = as_role("lead").post("/api/batches/", {
-        "dataset": demo.pk, "provider": "mturk", "assignments": 1, "mturk": {"locales": ["us", "de"], "sandbox": True},
-    }, format="json").json()
+    body = (
+        as_role("lead")
+        .post(
+            "/api/batches/",
+            {
+                "dataset": demo.pk,
+                "provider": "mturk",
+                "assignments": 1,
+                "mturk": {"locales": ["us", "de"], "sandbox": True},
+            },
+            format="json",
+        )
+        .json()
+    )
     config = Batch.objects.get(pk=body["id"]).provider_config
     assert config["locales"] == ["US", "DE"] and config["min_approval_rate"] == 98 and config["sandbox"] is True
 
 
 def test_prolific_batch_keeps_its_options(as_role, demo):
-    body = as_role("lead").post("/api/batches/", {
-        "dataset": demo.pk, "provider": "prolific", "assignments": 1,
-        "prolific": {"hits_per_session": 3, "currency": "GBP", "device_compatibility": ["desktop", "mobile"]},
-    }, format="json").json()
+    body = (
+        as_role("lead")
+        .post(
+            "/api/batches/",
+            {
+                "dataset": demo.pk,
+                "provider": "prolific",
+                "assignments": 1,
+                "prolific": {"hits_per_session": 3, "currency": "GBP", "device_compatibility": ["desktop", "mobile"]},
+            },
+            format="json",
+        )
+        .json()
+    )
     config = Batch.objects.get(pk=body["id"]).provider_config
     assert config["hits_per_session"] == 3 and config["currency"] == "GBP"
     assert config["device_compatibility"] == ["desktop", "mobile"] and config["languages"] == ["19"]
 
 
-@pytest.mark.parametrize("payload, field, fragment", [
-    ({"assignments": 12}, "assignments", "less than or equal to 9"),
-    ({"assignments": 0}, "assignments", "greater than or equal to 1"),
-    ({"systems": ["no_such_system"]}, "systems", "no system 'no_such_system'"),
-    ({"provider": "nobody"}, "provider", "not a valid choice"),
-    ({"gold_share": 0.9}, "gold_share", "less than or equal to 0.5"),
-    ({"lifetime_hours": "nan"}, "lifetime_hours", "valid number"),
-    ({"budget": -1}, "budget", "greater than or equal to 0"),
-    ({"qualification_test": 12345}, "qualification_test", "no qualification test 12345"),
-    ({"mturk": {"sandbox": True}}, "mturk", "need provider mturk"),
-    ({"prolific": {"currency": "GBP"}}, "prolific", "need provider prolific"),
-    ({"provider": "prolific", "prolific": {"hits_per_session": 0}}, "prolific", "greater than or equal to 1"),
-    ({"provider": "mturk", "mturk": {"locales": ["USA"]}}, "mturk", "two-letter"),
-    ({"dataset": 999999}, "dataset", "No dataset with id 999999"),
-])
+@pytest.mark.parametrize(
+    "payload, field, fragment",
+    [
+        ({"assignments": 12}, "assignments", "less than or equal to 9"),
+        ({"assignments": 0}, "assignments", "greater than or equal to 1"),
+        ({"systems": ["no_such_system"]}, "systems", "no system 'no_such_system'"),
+        ({"provider": "nobody"}, "provider", "not a valid choice"),
+        ({"gold_share": 0.9}, "gold_share", "less than or equal to 0.5"),
+        ({"lifetime_hours": "nan"}, "lifetime_hours", "valid number"),
+        ({"budget": -1}, "budget", "greater than or equal to 0"),
+        ({"qualification_test": 12345}, "qualification_test", "no qualification test 12345"),
+        ({"mturk": {"sandbox": True}}, "mturk", "need provider mturk"),
+        ({"prolific": {"currency": "GBP"}}, "prolific", "need provider prolific"),
+        ({"provider": "prolific", "prolific": {"hits_per_session": 0}}, "prolific", "greater than or equal to 1"),
+        ({"provider": "mturk", "mturk": {"locales": ["USA"]}}, "mturk", "two-letter"),
+        ({"dataset": 999999}, "dataset", "No dataset with id 999999"),
+    ],
+)
 def test_invalid_batch_options_are_400_json(payload, field, fragment, as_role, demo):
     body = {"dataset": demo.pk, **payload}
     response = as_role("lead").post("/api/batches/", body, format="json")
@@ -377,9 +456,14 @@ def test_invalid_batch_options_are_400_json(payload, field, fragment, as_role, d
 
 def test_batch_service_refusals_are_400_json(as_role, demo):
     client = as_role("lead")
-    gap = client.post("/api/batches/", {
-        "dataset": demo.pk, "buckets": [{"min_acus": 1, "max_acus": 5, "reward": "0.1"}, {"min_acus": 9, "reward": "0.2"}],
-    }, format="json")
+    gap = client.post(
+        "/api/batches/",
+        {
+            "dataset": demo.pk,
+            "buckets": [{"min_acus": 1, "max_acus": 5, "reward": "0.1"}, {"min_acus": 9, "reward": "0.2"}],
+        },
+        format="json",
+    )
     assert gap.status_code == 400 and error_of(gap) == "Pay buckets: buckets 1–5 and 9+ overlap or leave a gap."
     assert gap.json()["code"] == "refused"
     from annotation.models import Reference
@@ -442,7 +526,9 @@ def test_imported_round_cannot_be_published(as_role, demo):
 
 @pytest.fixture
 def crowd(demo):
-    batch = published_batch(demo, assignments=3, systems=list(demo.systems.filter(name__in=["abs_bart_out", "ext_matchsumm_out"])))
+    batch = published_batch(
+        demo, assignments=3, systems=list(demo.systems.filter(name__in=["abs_bart_out", "ext_matchsumm_out"]))
+    )
     simulate_crowd(batch, workers=3, accuracy=0.9, seed=1)
     return batch
 
@@ -492,7 +578,14 @@ def test_exports_are_downloads(as_role, demo, crowd, eager_celery):
 def test_unknown_round_is_404_json(as_role, demo, crowd):
     other = demo_dataset("other")
     client = as_role("lead")
-    for path in ("scores/", "agreement/", "workers/", "exports/judgments.csv", "exports/scores.csv", "exports/rose.jsonl"):
+    for path in (
+        "scores/",
+        "agreement/",
+        "workers/",
+        "exports/judgments.csv",
+        "exports/scores.csv",
+        "exports/rose.jsonl",
+    ):
         accept = {"exports/judgments.csv": "text/csv", "exports/scores.csv": "text/csv"}.get(path, "*/*")
         response = client.get(f"/api/datasets/{other.pk}/{path}?round={crowd.pk}", HTTP_ACCEPT=accept)
         assert response.status_code == 404, path
@@ -540,12 +633,22 @@ def test_schema_documents_every_endpoint(as_role):
     assert schema["info"]["title"] == "ACU evaluation API"
     assert set(schema["paths"]) == {
         "/api/batches/{batch_id}/sync/",
-        "/api/token/", "/api/datasets/", "/api/datasets/import/", "/api/datasets/{dataset_id}/",
-        "/api/datasets/{dataset_id}/scores/", "/api/datasets/{dataset_id}/agreement/", "/api/datasets/{dataset_id}/workers/",
-        "/api/datasets/{dataset_id}/exports/judgments.csv", "/api/datasets/{dataset_id}/exports/scores.csv",
-        "/api/datasets/{dataset_id}/exports/rose.jsonl", "/api/batches/", "/api/batches/{batch_id}/",
-        "/api/batches/{batch_id}/cost/", "/api/batches/{batch_id}/publish/",
-        "/api/datasets/{dataset_id}/judge-runs/", "/api/judge-runs/{run_id}/",
+        "/api/token/",
+        "/api/datasets/",
+        "/api/datasets/import/",
+        "/api/datasets/{dataset_id}/",
+        "/api/datasets/{dataset_id}/scores/",
+        "/api/datasets/{dataset_id}/agreement/",
+        "/api/datasets/{dataset_id}/workers/",
+        "/api/datasets/{dataset_id}/exports/judgments.csv",
+        "/api/datasets/{dataset_id}/exports/scores.csv",
+        "/api/datasets/{dataset_id}/exports/rose.jsonl",
+        "/api/batches/",
+        "/api/batches/{batch_id}/",
+        "/api/batches/{batch_id}/cost/",
+        "/api/batches/{batch_id}/publish/",
+        "/api/datasets/{dataset_id}/judge-runs/",
+        "/api/judge-runs/{run_id}/",
     }
     assert "tokenAuth" in schema["components"]["securitySchemes"]
     upload_body = schema["paths"]["/api/datasets/import/"]["post"]["requestBody"]["content"]
@@ -569,4 +672,8 @@ def test_docs_pages_use_the_sidecar_assets(as_role):
     assert redoc.status_code == 200 and "/api/redoc/redoc.standalone.js" in redoc.content.decode()
     assert "fonts.googleapis.com" not in redoc.content.decode()
     bundle = client.get("/api/redoc/redoc.standalone.js")
-    assert bundle.status_code == 200 and b"cdn.redoc.ly" not in bundle.content and b"/static/img/redoc-logo-mini.svg" in bundle.content
+    assert (
+        bundle.status_code == 200
+        and b"cdn.redoc.ly" not in bundle.content
+        and b"/static/img/redoc-logo-mini.svg" in bundle.content
+    )

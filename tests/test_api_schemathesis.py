@@ -8,6 +8,7 @@ Hypothesis, no example database, a fixed number of examples per operation, and a
 PYTHONHASHSEED (the generators iterate over sets): when the suite runs with a random one,
 the test runs itself in a child pytest with PYTHONHASHSEED=0 and its own test database.
 """
+
 import os
 import subprocess
 import sys
@@ -19,15 +20,20 @@ import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
-from hypothesis import HealthCheck, Phase, assume, given, settings as hypothesis_settings, strategies as st
+from hypothesis import HealthCheck, Phase, assume, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
-
 from scoring.judge_runs import run_judge_run, start_judge_run
 
 from .crowd_data import demo_dataset, published_batch
@@ -59,11 +65,17 @@ def api_data(db):
     dataset = demo_dataset()
     crowd = published_batch(dataset, assignments=3, systems=list(dataset.systems.filter(name="abs_bart_out")))
     simulate_crowd(crowd, workers=3, accuracy=0.9, seed=1)
-    draft = create_batch(dataset=dataset, name="draft", assignments=1, systems=list(dataset.systems.filter(name="abs_t5_out_large")))
+    draft = create_batch(
+        dataset=dataset, name="draft", assignments=1, systems=list(dataset.systems.filter(name="abs_t5_out_large"))
+    )
     imported = dataset.batches.get(kind="imported")
     judge_run = run_judge_run(start_judge_run(dataset, "lexical").pk)
-    return {"dataset": [dataset.pk], "batch": [draft.pk, crowd.pk, imported.pk], "round": [crowd.pk, imported.pk],
-            "run": [judge_run.pk]}
+    return {
+        "dataset": [dataset.pk],
+        "batch": [draft.pk, crowd.pk, imported.pk],
+        "round": [crowd.pk, imported.pk],
+        "run": [judge_run.pk],
+    }
 
 
 def _point_at_real_ids(case, ids, choice: int) -> None:
@@ -93,10 +105,16 @@ def test_no_generated_request_causes_a_server_error(request, capsys):
 
     calls: dict[str, Counter] = defaultdict(Counter)
     for operation in operations:
-        for mode, examples in ((GenerationMode.POSITIVE, POSITIVE_EXAMPLES), (GenerationMode.NEGATIVE, NEGATIVE_EXAMPLES)):
+        for mode, examples in (
+            (GenerationMode.POSITIVE, POSITIVE_EXAMPLES),
+            (GenerationMode.NEGATIVE, NEGATIVE_EXAMPLES),
+        ):
 
             @hypothesis_settings(
-                max_examples=examples, derandomize=True, database=None, deadline=None,
+                max_examples=examples,
+                derandomize=True,
+                database=None,
+                deadline=None,
                 phases=[Phase.explicit, Phase.generate],
                 suppress_health_check=list(HealthCheck),
             )
@@ -110,7 +128,7 @@ def test_no_generated_request_causes_a_server_error(request, capsys):
                 # generated input must reach the views. Other roles: tests/test_api.py.
                 case.headers = {**(case.headers or {}), **auth}
                 response = case.call()
-                calls[operation.label][response.status_code] += 1
+                calls[operation.label][response.status_code] += 1  # noqa: B023 - called within the same iteration
                 case.validate_response(response, checks=CHECKS)
 
             run()
@@ -135,7 +153,11 @@ def _run_in_child_with_fixed_hash_seed(nodeid: str, capsys) -> None:
         env["DATABASE_URL"] = urlunsplit(url._replace(path=url.path.rstrip("/") + "_schemathesis"))
     child = subprocess.run(
         [sys.executable, "-m", "pytest", nodeid, "-q", "-p", "no:cacheprovider", "-p", "no:logging", "-s"],
-        cwd=PROJECT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     report = "\n".join(line for line in child.stdout.splitlines() if line.startswith(("schemathesis:", "  ")))
     with capsys.disabled():

@@ -2,6 +2,7 @@
 
 grimp (import-linter's graph library) reads every import, those inside functions included.
 """
+
 import grimp
 import pytest
 
@@ -65,9 +66,9 @@ def test_the_cycle_finder_finds_a_cycle():
 
 
 def test_only_the_mturk_client_imports_boto3(graph):
-    importers = {m for m in graph.find_modules_that_directly_import("boto3")} | {
-        m for m in graph.find_modules_that_directly_import("botocore")
-    }
+    importers = set(graph.find_modules_that_directly_import("boto3")) | set(
+        graph.find_modules_that_directly_import("botocore")
+    )
     assert importers == {"hits.providers.mturk.client"}
 
 
@@ -76,6 +77,8 @@ def test_the_numerical_core_imports_no_django(graph):
     for module in graph.find_descendants("scoring.stats") | {"scoring.stats"}:
         for imported in graph.find_modules_directly_imported_by(module):
             top = imported.split(".")[0]
-            assert top in allowed or imported.startswith("scoring.stats") or top not in {
-                "django", "rest_framework", "celery", *PACKAGES
-            }, f"{module} imports {imported}"
+            assert (
+                top in allowed
+                or imported.startswith("scoring.stats")
+                or top not in {"django", "rest_framework", "celery", *PACKAGES}
+            ), f"{module} imports {imported}"

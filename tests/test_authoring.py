@@ -1,4 +1,5 @@
 """Authoring services: assignment, autosave with conflicts, history, review and time."""
+
 import pytest
 
 from annotation import authoring
@@ -24,7 +25,7 @@ def structure(reference, texts_per_sentence):
     """The editor's payload: ACU texts per sentence, keeping the ids of existing ACUs."""
     return [
         {"id": s.pk, "acus": [{"id": acu_id, "text": text} for acu_id, text in texts]}
-        for s, texts in zip(reference.sentences.all(), texts_per_sentence)
+        for s, texts in zip(reference.sentences.all(), texts_per_sentence, strict=False)
     ]
 
 
@@ -52,8 +53,12 @@ def test_save_creates_edits_moves_deletes_and_keeps_history(dataset, author):
     ref = first_reference(dataset, author)
     n = ref.sentences.count()
     state = authoring.save_reference(
-        reference_id=ref.pk, user=author, base_version=0,
-        sentences=structure(ref, [[(None, "Koirala has been sleeping outdoors."), (None, "Girls sleep outside.")]] + [[]] * (n - 1)),
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(
+            ref, [[(None, "Koirala has been sleeping outdoors."), (None, "Girls sleep outside.")]] + [[]] * (n - 1)
+        ),
     )
     assert state["version"] == 1
     ref.refresh_from_db()
@@ -61,14 +66,20 @@ def test_save_creates_edits_moves_deletes_and_keeps_history(dataset, author):
     a, b = [x["id"] for x in state["sentences"][0]["acus"]]
     # reorder, edit one, move one to sentence 2
     state = authoring.save_reference(
-        reference_id=ref.pk, user=author, base_version=1,
-        sentences=structure(ref, [[(b, "Girls sleep outdoors.")], [(a, "Koirala has been sleeping outdoors.")]] + [[]] * (n - 2)),
+        reference_id=ref.pk,
+        user=author,
+        base_version=1,
+        sentences=structure(
+            ref, [[(b, "Girls sleep outdoors.")], [(a, "Koirala has been sleeping outdoors.")]] + [[]] * (n - 2)
+        ),
     )
     assert [x["text"] for x in state["sentences"][1]["acus"]] == ["Koirala has been sleeping outdoors."]
     assert ACU.objects.get(pk=b).position == 0 and ACU.objects.get(pk=a).sentence.position == 1
     # delete one
     authoring.save_reference(
-        reference_id=ref.pk, user=author, base_version=2,
+        reference_id=ref.pk,
+        user=author,
+        base_version=2,
         sentences=structure(ref, [[(b, "Girls sleep outdoors.")]] + [[]] * (n - 1)),
     )
     assert not ACU.objects.filter(pk=a).exists()
@@ -81,12 +92,17 @@ def test_save_creates_edits_moves_deletes_and_keeps_history(dataset, author):
 def test_autosaves_while_typing_extend_one_history_row(dataset, author):
     ref = first_reference(dataset, author)
     n = ref.sentences.count()
-    state = authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                                     sentences=structure(ref, [[(None, "A")]] + [[]] * (n - 1)))
+    state = authoring.save_reference(
+        reference_id=ref.pk, user=author, base_version=0, sentences=structure(ref, [[(None, "A")]] + [[]] * (n - 1))
+    )
     acu = state["sentences"][0]["acus"][0]["id"]
     for version, text in enumerate(["Al", "Ali", "Alice sat"], start=1):
-        authoring.save_reference(reference_id=ref.pk, user=author, base_version=version,
-                                 sentences=structure(ref, [[(acu, text)]] + [[]] * (n - 1)))
+        authoring.save_reference(
+            reference_id=ref.pk,
+            user=author,
+            base_version=version,
+            sentences=structure(ref, [[(acu, text)]] + [[]] * (n - 1)),
+        )
     edits = ACUChange.objects.filter(acu_id=acu, action="edit")
     assert edits.count() == 1
     assert (edits.get().old_text, edits.get().new_text) == ("A", "Alice sat")
@@ -95,11 +111,19 @@ def test_autosaves_while_typing_extend_one_history_row(dataset, author):
 def test_stale_version_is_a_conflict_and_changes_nothing(dataset, author):
     ref = first_reference(dataset, author)
     n = ref.sentences.count()
-    authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                             sentences=structure(ref, [[(None, "From tab one.")]] + [[]] * (n - 1)))
+    authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(ref, [[(None, "From tab one.")]] + [[]] * (n - 1)),
+    )
     with pytest.raises(VersionConflict):
-        authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                                 sentences=structure(ref, [[(None, "From tab two.")]] + [[]] * (n - 1)))
+        authoring.save_reference(
+            reference_id=ref.pk,
+            user=author,
+            base_version=0,
+            sentences=structure(ref, [[(None, "From tab two.")]] + [[]] * (n - 1)),
+        )
     assert list(ref.acus.values_list("text", flat=True)) == ["From tab one."]
 
 
@@ -116,8 +140,12 @@ def test_review_cycle_until_usable_for_crowd(dataset, author, second_author):
     n = ref.sentences.count()
     with pytest.raises(AuthoringError, match="at least one ACU"):
         authoring.submit_for_review(reference_id=ref.pk, user=author)
-    state = authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                                     sentences=structure(ref, [[(None, "Koirala sleeps outside and the girls are scared.")]] + [[]] * (n - 1)))
+    state = authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(ref, [[(None, "Koirala sleeps outside and the girls are scared.")]] + [[]] * (n - 1)),
+    )
     acu = state["sentences"][0]["acus"][0]["id"]
     ref = authoring.submit_for_review(reference_id=ref.pk, user=author)
     assert ref.status == Reference.Status.IN_REVIEW and ref.reviewer == second_author
@@ -133,8 +161,14 @@ def test_review_cycle_until_usable_for_crowd(dataset, author, second_author):
     assert authoring.author_queue(author)["next"] == ref
     assert authoring.reference_state(ref)["comments"][0]["text"] == "Two facts: split it."
 
-    state = authoring.save_reference(reference_id=ref.pk, user=author, base_version=ref.version,
-                                     sentences=structure(ref, [[(acu, "Koirala sleeps outside."), (None, "The girls are scared.")]] + [[]] * (n - 1)))
+    state = authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=ref.version,
+        sentences=structure(
+            ref, [[(acu, "Koirala sleeps outside."), (None, "The girls are scared.")]] + [[]] * (n - 1)
+        ),
+    )
     ref = authoring.submit_for_review(reference_id=ref.pk, user=author)
     assert ref.reviewer == second_author and not ref.comments.filter(resolved_at__isnull=True).exists()
     authoring.approve(reference_id=ref.pk, user=second_author)
@@ -143,14 +177,20 @@ def test_review_cycle_until_usable_for_crowd(dataset, author, second_author):
     assert set(ref.acus.values_list("status", flat=True)) == {ACU.Status.APPROVED}
     assert list(authoring.usable_for_crowd(dataset)) == [ref]
     with pytest.raises(AuthoringError):
-        authoring.save_reference(reference_id=ref.pk, user=author, base_version=ref.version, sentences=structure(ref, []))
+        authoring.save_reference(
+            reference_id=ref.pk, user=author, base_version=ref.version, sentences=structure(ref, [])
+        )
 
 
 def test_lone_author_leaves_the_review_unclaimed_until_someone_takes_it(dataset, author, make_user):
     ref = first_reference(dataset, author)
     n = ref.sentences.count()
-    authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                             sentences=structure(ref, [[(None, "One fact.")]] + [[]] * (n - 1)))
+    authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(ref, [[(None, "One fact.")]] + [[]] * (n - 1)),
+    )
     ref = authoring.submit_for_review(reference_id=ref.pk, user=author)
     assert ref.reviewer is None
     late = make_user("carl-author", "author")
@@ -169,8 +209,12 @@ def test_time_on_task_is_clamped_and_summed(dataset, author):
 def test_overview_counts_per_author(dataset, author, second_author):
     ref = first_reference(dataset, author)
     n = ref.sentences.count()
-    authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                             sentences=structure(ref, [[(None, "One."), (None, "Two.")]] + [[]] * (n - 1)))
+    authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(ref, [[(None, "One."), (None, "Two.")]] + [[]] * (n - 1)),
+    )
     authoring.record_time(reference_id=ref.pk, user=author, seconds=90)
     authoring.submit_for_review(reference_id=ref.pk, user=author)
     overview = authoring.authoring_overview(dataset)
@@ -181,19 +225,27 @@ def test_overview_counts_per_author(dataset, author, second_author):
 
 
 def test_judged_acus_cannot_change_through_the_editor(dataset, author):
-    from hits.models import Assignment, Batch, HIT, Judgment, Worker
+    from hits.models import HIT, Assignment, Batch, Judgment, Worker
 
     ref = first_reference(dataset, author)
     n = ref.sentences.count()
-    state = authoring.save_reference(reference_id=ref.pk, user=author, base_version=0,
-                                     sentences=structure(ref, [[(None, "Judged fact.")]] + [[]] * (n - 1)))
+    state = authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(ref, [[(None, "Judged fact.")]] + [[]] * (n - 1)),
+    )
     acu = ACU.objects.get(pk=state["sentences"][0]["acus"][0]["id"])
     batch = Batch.objects.create(dataset=dataset, name="b")
     hit = HIT.objects.create(batch=batch, summary=ref.document.summaries.first())
     worker = Worker.objects.create(provider="inhouse", external_id="w")
     Judgment.objects.create(assignment=Assignment.objects.create(hit=hit, worker=worker), acu=acu, present=True)
     with pytest.raises(AuthoringError, match="frozen"):
-        authoring.save_reference(reference_id=ref.pk, user=author, base_version=1,
-                                 sentences=structure(ref, [[(acu.pk, "Changed fact.")]] + [[]] * (n - 1)))
+        authoring.save_reference(
+            reference_id=ref.pk,
+            user=author,
+            base_version=1,
+            sentences=structure(ref, [[(acu.pk, "Changed fact.")]] + [[]] * (n - 1)),
+        )
     with pytest.raises(AuthoringError, match="cannot be deleted"):
         authoring.save_reference(reference_id=ref.pk, user=author, base_version=1, sentences=structure(ref, [[]] * n))

@@ -1,4 +1,5 @@
 """Who may open and change authoring pages."""
+
 import json
 
 import pytest
@@ -8,7 +9,6 @@ from annotation import authoring
 from annotation.models import Reference
 
 from .authoring_data import unauthored_dataset
-from .conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,9 @@ def test_worker_cannot_open_authoring_pages(client, worker, setup):
         reverse("authoring_overview", args=[dataset.pk]),
     ]:
         assert client.get(url).status_code == 403, url
-    response = client.post(reverse("authoring_save", args=[reference.pk]), save_payload(reference), content_type="application/json")
+    response = client.post(
+        reverse("authoring_save", args=[reference.pk]), save_payload(reference), content_type="application/json"
+    )
     assert response.status_code == 403
     assert not reference.acus.exists()
 
@@ -72,8 +74,12 @@ def test_writer_saves_other_author_cannot(client, author, setup):
 
 def test_author_cannot_review_own_reference(client, author, setup):
     _, reference, other = setup
-    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0,
-                             sentences=json.loads(save_payload(reference))["sentences"])
+    authoring.save_reference(
+        reference_id=reference.pk,
+        user=author,
+        base_version=0,
+        sentences=json.loads(save_payload(reference))["sentences"],
+    )
     authoring.submit_for_review(reference_id=reference.pk, user=author)
     client_for(client, author)
     page = client.get(reverse("authoring_review", args=[reference.pk]))

@@ -1,12 +1,13 @@
 """Creating, pricing and publishing batches."""
+
 from decimal import Decimal
 
 import pytest
 
 from annotation.models import Reference
-from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch, set_buckets
 from hits.models import HIT, Batch
 from hits.money import Bucket
+from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch, set_buckets
 
 from .crowd_data import demo_dataset
 
@@ -38,7 +39,9 @@ def test_unapproved_references_and_system_filter():
         create_batch(dataset=dataset, references=list(Reference.objects.filter(document__dataset=dataset)))
 
 
-@pytest.mark.parametrize("kwargs, message", [({"assignments": 10}, "between 1 and 9"), ({"gold_share": 0.9}, "gold share")])
+@pytest.mark.parametrize(
+    "kwargs, message", [({"assignments": 10}, "between 1 and 9"), ({"gold_share": 0.9}, "gold share")]
+)
 def test_invalid_options_write_nothing(kwargs, message):
     dataset = demo_dataset()
     with pytest.raises(BatchError, match=message):
@@ -73,7 +76,16 @@ def test_create_batch_command_prints_the_id_last(capsys):
     from django.core.management import call_command
 
     demo_dataset()
-    call_command("create_batch", "demo", "--provider", "inhouse", "--assignments", "3", "--systems", "abs_bart_out,ext_matchsumm_out")
+    call_command(
+        "create_batch",
+        "demo",
+        "--provider",
+        "inhouse",
+        "--assignments",
+        "3",
+        "--systems",
+        "abs_bart_out,ext_matchsumm_out",
+    )
     batch_id = int(capsys.readouterr().out.strip().splitlines()[-1])
     assert Batch.objects.get(pk=batch_id).hits.count() == 20
     call_command("publish_batch", str(batch_id))

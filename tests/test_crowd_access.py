@@ -1,9 +1,10 @@
 """Who may open and use the crowd pages: every view for every role."""
+
 import pytest
 from django.urls import reverse
 
-from hits.services import handout
 from hits.models import Assignment, LedgerEntry
+from hits.services import handout
 from hits.services.qualification import build_test
 from hits.services.submission import submit_assignment
 
@@ -32,16 +33,30 @@ def login(client, request, role):
     return client
 
 
-LEAD_PAGES = ["batch_list", "batch_new", "qualification_new", "batch_detail", "batch_ledger", "hit_preview",
-              "assignment_review", "batch_estimate", "people"]
+LEAD_PAGES = [
+    "batch_list",
+    "batch_new",
+    "qualification_new",
+    "batch_detail",
+    "batch_ledger",
+    "hit_preview",
+    "assignment_review",
+    "batch_estimate",
+    "people",
+]
 
 
 def lead_url(name, world):
     args = {
-        "batch_list": [world["dataset"].pk], "batch_new": [world["dataset"].pk],
-        "qualification_new": [world["dataset"].pk], "batch_detail": [world["batch"].pk],
-        "batch_ledger": [world["batch"].pk], "hit_preview": [world["hit"].pk],
-        "assignment_review": [world["assignment"].pk], "batch_estimate": [world["dataset"].pk], "people": [],
+        "batch_list": [world["dataset"].pk],
+        "batch_new": [world["dataset"].pk],
+        "qualification_new": [world["dataset"].pk],
+        "batch_detail": [world["batch"].pk],
+        "batch_ledger": [world["batch"].pk],
+        "hit_preview": [world["hit"].pk],
+        "assignment_review": [world["assignment"].pk],
+        "batch_estimate": [world["dataset"].pk],
+        "people": [],
     }[name]
     return reverse(name, args=args)
 
@@ -77,7 +92,10 @@ def test_only_leads_can_pay_review_block_or_publish(role, world, client, request
     batch, assignment = world["batch"], world["assignment"]
     posts = [
         (reverse("batch_review", args=[batch.pk]), {"assignment": assignment.pk, "action": "approve"}),
-        (reverse("batch_bonus", args=[batch.pk]), {"assignment": assignment.pk, "amount": "1", "reason": "x", "token": "t"}),
+        (
+            reverse("batch_bonus", args=[batch.pk]),
+            {"assignment": assignment.pk, "amount": "1", "reason": "x", "token": "t"},
+        ),
         (reverse("batch_worker_action", args=[batch.pk, "block"]), {"worker": assignment.worker_id, "reason": "x"}),
         (reverse("batch_action", args=[batch.pk, "stop"]), {}),
     ]
@@ -95,12 +113,17 @@ def test_lead_review_bonus_and_block_through_the_pages(world, client, lead):
     batch, assignment = world["batch"], world["assignment"]
     client.post(reverse("batch_review", args=[batch.pk]), {"assignment": [assignment.pk], "action": "approve"})
     for _ in range(2):  # a double click sends the same form twice
-        client.post(reverse("batch_bonus", args=[batch.pk]), {"assignment": assignment.pk, "amount": "0.40", "reason": "thanks", "token": "form-1"})
+        client.post(
+            reverse("batch_bonus", args=[batch.pk]),
+            {"assignment": assignment.pk, "amount": "0.40", "reason": "thanks", "token": "form-1"},
+        )
     kinds = list(LedgerEntry.objects.values_list("kind", flat=True))
     assert kinds.count("reward") == 1 and kinds.count("bonus") == 1
     page = client.get(reverse("batch_ledger", args=[batch.pk])).content.decode()
     assert page.count("Bonus</td>") == 1 and page.count("Reward</td>") == 1
-    client.post(reverse("batch_worker_action", args=[batch.pk, "block"]), {"worker": assignment.worker_id, "reason": "spam"})
+    client.post(
+        reverse("batch_worker_action", args=[batch.pk, "block"]), {"worker": assignment.worker_id, "reason": "spam"}
+    )
     assignment.worker.refresh_from_db()
     assert assignment.worker.blocked
 

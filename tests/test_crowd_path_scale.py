@@ -1,6 +1,7 @@
 """The crowd path at scale: next task, task page and submit in a fixed, small number of
 queries on a database holding 200k assignments of other batches; open places kept exact;
 one open assignment per worker under parallel clicks; staleness from the round's version."""
+
 import threading
 from contextlib import contextmanager
 
@@ -25,8 +26,10 @@ def _fill_other_batches(dataset, n_batches=100, n_workers=50):
     """n_batches full, published in-house batches of the dataset's summaries, each HIT with
     n_workers submitted assignments: written with INSERT ... SELECT in a few statements."""
     first = Batch.objects.bulk_create(
-        [Batch(dataset=dataset, name=f"other {i}", status=Batch.Status.PUBLISHED, assignments_per_hit=n_workers)
-         for i in range(n_batches)]
+        [
+            Batch(dataset=dataset, name=f"other {i}", status=Batch.Status.PUBLISHED, assignments_per_hit=n_workers)
+            for i in range(n_batches)
+        ]
     )
     batch_ids = [b.pk for b in first]
     workers = Worker.objects.bulk_create(
@@ -76,7 +79,9 @@ def max_statements(n):
     assert len(statements) <= n, f"{len(statements)} statements, at most {n} expected:\n" + "\n".join(statements)
 
 
-def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(crowded, client, django_assert_max_num_queries):
+def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(
+    crowded, client, django_assert_max_num_queries
+):
     """A real transaction per call (as under gunicorn)."""
     batch, worker = crowded
     handout.next_assignment(worker, batch)  # a first handout and submit create the round's version rows

@@ -1,4 +1,5 @@
 """Dashboard pages: access for every role, bounded queries, live JSON, exports, actions."""
+
 import csv
 import io
 
@@ -99,7 +100,10 @@ def test_exclude_recomputes_and_include_restores(crowd, client, lead, eager_cele
 def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
-    client.post(reverse("dashboard_start", args=[dataset.pk, "power"]), {"round": batch.pk, "n_trials": "20", "n_resamples": "200"})
+    client.post(
+        reverse("dashboard_start", args=[dataset.pk, "power"]),
+        {"round": batch.pk, "n_trials": "20", "n_resamples": "200"},
+    )
     run = ScoringRun.objects.get(dataset=dataset, kind="power")
     assert run.status == "done" and run.parameters["n_trials"] == 20
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()

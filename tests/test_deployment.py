@@ -1,4 +1,5 @@
 """docker-compose.yml is accepted by compose and wires the five services together."""
+
 import os
 import shutil
 import subprocess

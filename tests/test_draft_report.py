@@ -1,4 +1,5 @@
 """draft_report on a dataset with human ACUs and labels, and the human-unit budget on one being written."""
+
 import json
 
 import numpy as np
@@ -35,8 +36,19 @@ def test_report_figures_are_consistent(capsys):
     assert half["human_sentences"] == round(out["sentences"] / 2)
     assert 0 <= out["lite2x"]["sentence_error_mean"] <= 1
 
-    call_command("draft_report", dataset.name, "--judge", "lexical", "--budget", "0.5", "--random-draws", "2", "--json",
-                 "--agreement-with", "rules")
+    call_command(
+        "draft_report",
+        dataset.name,
+        "--judge",
+        "lexical",
+        "--budget",
+        "0.5",
+        "--random-draws",
+        "2",
+        "--json",
+        "--agreement-with",
+        "rules",
+    )
     printed = json.loads(capsys.readouterr().out)
     assert printed["matching"] == m and [p["human_share"] for p in printed["budget"]] == [0.5]
     assert printed["regressor"]["features"][-1] == "agreement_rules"

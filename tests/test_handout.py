@@ -1,4 +1,5 @@
 """Handing out in-house work: never over-filled, never twice to one worker, expiry."""
+
 import threading
 from datetime import timedelta
 
@@ -6,15 +7,20 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from hits.services.people import create_user_with_role
-from hits.services import handout
 from hits.models import Assignment, Worker
+from hits.services import handout
+from hits.services.people import create_user_with_role
 
 from .crowd_data import published_batch
 
 
 def make_workers(n, prefix="w"):
-    return [Worker.objects.get(user=create_user_with_role(username=f"{prefix}{i}", password="x-long-password", role="worker")) for i in range(n)]
+    return [
+        Worker.objects.get(
+            user=create_user_with_role(username=f"{prefix}{i}", password="x-long-password", role="worker")
+        )
+        for i in range(n)
+    ]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,16 +1,20 @@
 """Atomicity hints: advice, never a block."""
+
 from annotation.hints import joins_two_facts, reference_hints, usual_length
 
 
 def test_each_kind_of_hint():
     sentences = [
-        ("Anuradha Koirala and 425 young women and girls have been sleeping outdoors because of aftershocks .", [
-            "Anuradha Koirala has been sleeping outdoors.",
-            "Young women and girls have been sleeping outdoors.",
-            "Koirala founded the charity Maiti Nepal but the hospice wall crumbled after the earthquake.",
-            "Anuradha Koirala has been sleeping outdoors!",
-            "Bananas are yellow.",
-        ]),
+        (
+            "Anuradha Koirala and 425 young women and girls have been sleeping outdoors because of aftershocks .",
+            [
+                "Anuradha Koirala has been sleeping outdoors.",
+                "Young women and girls have been sleeping outdoors.",
+                "Koirala founded the charity Maiti Nepal but the hospice wall crumbled after the earthquake.",
+                "Anuradha Koirala has been sleeping outdoors!",
+                "Bananas are yellow.",
+            ],
+        ),
         ("Pushpa Basnet cares for 45 children .", []),
     ]
     hints = reference_hints(sentences, usual_length(["a b c d e f", "a b c d e f g"]))

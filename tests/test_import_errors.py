@@ -1,4 +1,5 @@
 """Bad input stops an import with one message naming file, line and problem; nothing is written."""
+
 import json
 import shutil
 
@@ -6,9 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.importing import DatasetImportError
-from hits.services.dataset_import import import_dataset
 from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary, System
-from hits.models import Assignment, Batch, HIT, Judgment, Worker
+from hits.models import HIT, Assignment, Batch, Judgment, Worker
+from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
 
@@ -204,7 +205,10 @@ def test_command_line_failure_exits_non_zero_without_a_traceback(tmp_path, rose_
     project = Path(__file__).resolve().parent.parent
     result = subprocess.run(
         [sys.executable, "manage.py", "import_dataset", str(tmp_path / "bad.jsonl"), "--name", "cli"],
-        cwd=project, env=os.environ, capture_output=True, text=True,
+        cwd=project,
+        env=os.environ,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode != 0
     assert "bad.jsonl, line 2: invalid JSON" in result.stderr

@@ -1,11 +1,12 @@
 """Importing the REALSumm sample in both formats: counts, order and the known score."""
+
 import numpy as np
 import pytest
 from django.core.management import call_command
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import ACU, Dataset, Document, Reference, Summary, System
 from hits.models import Assignment, Batch, Judgment
+from hits.services.dataset_import import import_dataset
 from scoring.summary_scores import system_scores
 
 from .conftest import REALSUMM_ROSE

@@ -1,4 +1,5 @@
 """Issue 13 without a browser: money formatting, the budget rule, batch stages, chart ranges, people and the demo's authors."""
+
 import io
 from decimal import Decimal
 
@@ -20,13 +21,21 @@ from scoring import charts
 from .crowd_data import demo_dataset
 
 
-@pytest.mark.parametrize("value, currency, text", [
-    (Decimal("2.80000000000000"), "USD", "$2.80"), (0, "USD", "$0.00"), ("1234.5", "USD", "$1,234.50"),
-    (Decimal("-0.505"), "USD", "-$0.51"), (Decimal(3), "GBP", "£3.00"), (None, "USD", ""), (1.005, "CHF", "CHF 1.01"),
-])
+@pytest.mark.parametrize(
+    "value, currency, text",
+    [
+        (Decimal("2.80000000000000"), "USD", "$2.80"),
+        (0, "USD", "$0.00"),
+        ("1234.5", "USD", "$1,234.50"),
+        (Decimal("-0.505"), "USD", "-$0.51"),
+        (Decimal(3), "GBP", "£3.00"),
+        (None, "USD", ""),
+        (1.005, "CHF", "CHF 1.01"),
+    ],
+)
 def test_one_money_format(value, currency, text):
     assert format_money(value, currency) == text
-    assert Template('{% load money %}{{ v|money:c }}').render(Context({"v": value, "c": currency})) == text
+    assert Template("{% load money %}{{ v|money:c }}").render(Context({"v": value, "c": currency})) == text
 
 
 def test_money_field_is_a_two_decimal_string():
@@ -88,8 +97,15 @@ def test_a_bonus_passing_the_budget_is_named():
 
 
 def test_chart_axes_hold_intervals_and_negative_alpha():
-    systems = {f"system_{i:02d}": {"acu": 0.3 + i / 100, "acu_ci": [0.1 + i / 100, 0.6 + i / 100],
-                                   "normalized_acu": 0.25, "normalized_acu_ci": [0.05, 0.45]} for i in range(25)}
+    systems = {
+        f"system_{i:02d}": {
+            "acu": 0.3 + i / 100,
+            "acu_ci": [0.1 + i / 100, 0.6 + i / 100],
+            "normalized_acu": 0.25,
+            "normalized_acu_ci": [0.05, 0.45],
+        }
+        for i in range(25)
+    }
     config = charts.leaderboard(systems)
     y = config["options"]["scales"]["y"]
     assert y["min"] <= 0.05 and y["max"] >= 0.84
@@ -97,8 +113,10 @@ def test_chart_axes_hold_intervals_and_negative_alpha():
     assert x["offset"] is True and x["ticks"]["autoSkip"] is False and len(x["labels"]) == 25
     two = charts.leaderboard(dict(list(systems.items())[:2]))
     assert two["options"]["scales"]["x"]["ticks"]["minRotation"] == 0
-    trend = charts.alpha_trend([{"at": "2026-12-01T10:00", "acu_level": -0.119, "summary_level": -0.326}],
-                               {"acu_level": 0.7528, "summary_level": 0.7571})
+    trend = charts.alpha_trend(
+        [{"at": "2026-12-01T10:00", "acu_level": -0.119, "summary_level": -0.326}],
+        {"acu_level": 0.7528, "summary_level": 0.7571},
+    )
     assert trend["options"]["scales"]["y"]["min"] <= -0.326 and trend["options"]["scales"]["y"]["max"] == 1
     assert charts.axis_range([0.177, 0.482], pad=0.1, lower=0, upper=1) == (0.1, 0.55)
 
@@ -133,9 +151,15 @@ def test_only_a_lead_decides_on_a_reference_in_review(client, lead, author, tmp_
     dataset = unauthored_dataset(tmp_path, documents=1)
     authoring_service.assign_references(dataset=dataset, author_ids=[author.pk])
     ref = Reference.objects.get(document__dataset=dataset)
-    authoring_service.save_reference(reference_id=ref.pk, user=author, base_version=ref.version, sentences=[
-        {"id": s.pk, "acus": [{"id": None, "text": "Koirala sleeps outdoors."}] if i == 0 else []}
-        for i, s in enumerate(ref.sentences.all())])
+    authoring_service.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=ref.version,
+        sentences=[
+            {"id": s.pk, "acus": [{"id": None, "text": "Koirala sleeps outdoors."}] if i == 0 else []}
+            for i, s in enumerate(ref.sentences.all())
+        ],
+    )
     authoring_service.submit_for_review(reference_id=ref.pk, user=author)
     url = f"/authoring/references/{ref.pk}/lead/approve"
     client.login(username=author.username, password=PASSWORD)

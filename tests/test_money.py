@@ -1,4 +1,5 @@
 """Money formatting, pay buckets and calibration (pure functions)."""
+
 from decimal import Decimal
 
 import pytest

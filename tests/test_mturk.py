@@ -1,19 +1,19 @@
 """The MTurk provider against botocore's Stubber, which checks every request against the
 real service model; assert_no_pending_responses proves each expected call happened."""
-from datetime import datetime, timezone as dt_timezone
+
+from datetime import UTC, datetime
 from decimal import Decimal
 from xml.etree import ElementTree as ET
 
 import pytest
 from botocore.stub import ANY, Stubber
 
-from hits.services import batches
-from hits.services import review
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
-from hits.providers.mturk.sync import sync_batch
-from hits.providers.mturk import provider as mturk
 from hits.providers.mturk import client as mturk_client
+from hits.providers.mturk import provider as mturk
 from hits.providers.mturk import questions as mturk_xml
+from hits.providers.mturk.sync import sync_batch
+from hits.services import batches, review
 from hits.services.qualification import build_test
 from hits.services.submission import submit_assignment
 
@@ -55,8 +55,11 @@ def expect_types(stub, batch, qual_id=None):
             "create_hit_type",
             {"HITTypeId": f"TYPE{i}"},
             {
-                "Title": batch.title, "Description": batch.description, "Keywords": ANY,
-                "Reward": f"{bucket.reward:.2f}", "AssignmentDurationInSeconds": 3600,
+                "Title": batch.title,
+                "Description": batch.description,
+                "Keywords": ANY,
+                "Reward": f"{bucket.reward:.2f}",
+                "AssignmentDurationInSeconds": 3600,
                 "AutoApprovalDelayInSeconds": 72 * 3600,
                 "QualificationRequirements": mturk.requirements(batch, qual_id),
             },
@@ -64,12 +67,14 @@ def expect_types(stub, batch, qual_id=None):
 
 
 def expect_hits(stub, hits, ids):
-    for hit, hit_id in zip(hits, ids):
+    for hit, hit_id in zip(hits, ids, strict=False):
         stub.add_response(
             "create_hit_with_hit_type",
             {"HIT": {"HITId": hit_id, "HITTypeId": "TYPE0"}},
             {
-                "HITTypeId": ANY, "MaxAssignments": 3, "LifetimeInSeconds": 7 * 24 * 3600,
+                "HITTypeId": ANY,
+                "MaxAssignments": 3,
+                "LifetimeInSeconds": 7 * 24 * 3600,
                 "Question": mturk_xml.external_question("https://acu.example.org/mturk/task/"),
                 "RequesterAnnotation": f"acu-batch:{hit.batch_id};hit:{hit.pk}",
                 "UniqueRequestToken": mturk.request_token("hit", hit.pk),
@@ -96,7 +101,12 @@ def test_crash_after_k_hits_then_rerun_creates_only_the_rest(stub):
     expect_balance(stub)
     expect_types(stub, batch)
     expect_hits(stub, hits[:4], HIT_IDS)
-    stub.add_client_error("create_hit_with_hit_type", service_error_code="ServiceFault", service_message="Internal error", http_status_code=500)
+    stub.add_client_error(
+        "create_hit_with_hit_type",
+        service_error_code="ServiceFault",
+        service_message="Internal error",
+        http_status_code=500,
+    )
     with pytest.raises(batches.BatchError, match="publish again to resume"):
         batches.publish_batch(batch)
     batch.refresh_from_db()
@@ -119,8 +129,9 @@ def test_token_conflict_reuses_the_hit_mturk_already_made(stub):
     expect_hits(stub, hits[:1], HIT_IDS)
     existing = "3XMQ7ZB1CVJ0EXAMPLEHIT0000AB"[:28] + "CD"
     stub.add_client_error(
-        "create_hit_with_hit_type", service_error_code="RequestError",
-        service_message=f"The HIT with ID \"{existing}\" already exists. (AWS.MechanicalTurk.HitAlreadyExists)",
+        "create_hit_with_hit_type",
+        service_error_code="RequestError",
+        service_message=f'The HIT with ID "{existing}" already exists. (AWS.MechanicalTurk.HitAlreadyExists)',
     )
     expect_hits(stub, hits[2:], HIT_IDS[2:])
     batches.publish_batch(batch)
@@ -154,13 +165,24 @@ def test_qualification_type_with_question_form_and_answer_key(stub):
     test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
     batch = mturk_batch(dataset=dataset, qualification_test=test)
     items = mturk.qualification_items(test)
-    form, key = mturk_xml.qualification_form(test.name, "Mark every fact Present or Not present.", items), mturk_xml.answer_key(items)
+    form, key = (
+        mturk_xml.qualification_form(test.name, "Mark every fact Present or Not present.", items),
+        mturk_xml.answer_key(items),
+    )
     expect_balance(stub)
     stub.add_response(
         "create_qualification_type",
         {"QualificationType": {"QualificationTypeId": "QUALTYPE1", "Name": "x"}},
-        {"Name": f"ACU test (#{test.pk})", "Description": ANY, "QualificationTypeStatus": "Active", "Keywords": ANY,
-         "Test": form, "AnswerKey": key, "TestDurationInSeconds": 1800, "RetryDelayInSeconds": 24 * 3600},
+        {
+            "Name": f"ACU test (#{test.pk})",
+            "Description": ANY,
+            "QualificationTypeStatus": "Active",
+            "Keywords": ANY,
+            "Test": form,
+            "AnswerKey": key,
+            "TestDurationInSeconds": 1800,
+            "RetryDelayInSeconds": 24 * 3600,
+        },
     )
     expect_types(stub, batch, "QUALTYPE1")
     expect_hits(stub, list(batch.hits.order_by("pk")), HIT_IDS)
@@ -182,8 +204,15 @@ def test_qualification_type_with_question_form_and_answer_key(stub):
     # The right option scores 1: check one known answer.
     item = items[0]
     acu_id, truth = next(iter(item["answers"].items()))
-    question = next(q for q in key_root.findall("k:Question", ns) if q.find("k:QuestionIdentifier", ns).text == mturk_xml.question_id(item["id"], acu_id))
-    scores = {o.find("k:SelectionIdentifier", ns).text: o.find("k:AnswerScore", ns).text for o in question.findall("k:AnswerOption", ns)}
+    question = next(
+        q
+        for q in key_root.findall("k:Question", ns)
+        if q.find("k:QuestionIdentifier", ns).text == mturk_xml.question_id(item["id"], acu_id)
+    )
+    scores = {
+        o.find("k:SelectionIdentifier", ns).text: o.find("k:AnswerScore", ns).text
+        for o in question.findall("k:AnswerOption", ns)
+    }
     assert scores == ({"present": "1", "absent": "0"} if truth else {"present": "0", "absent": "1"})
 
 
@@ -194,7 +223,8 @@ def test_grant_after_our_own_test(stub):
     test.save()
     worker = Worker.objects.create(provider="mturk", external_id="A1WORKER")
     stub.add_response(
-        "associate_qualification_with_worker", {},
+        "associate_qualification_with_worker",
+        {},
         {"QualificationTypeId": "QUALTYPE2", "WorkerId": "A1WORKER", "IntegerValue": 90, "SendNotification": False},
     )
     mturk.MTurkProvider().grant_qualification(test, worker, 0.9, sandbox=True)
@@ -212,8 +242,13 @@ def published(stub):
 def worked(batch, worker_id="A1WORKER", assignment_id="ASSIGN1", hit=None):
     hit = hit or batch.hits.order_by("pk").first()
     worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=worker_id)
-    a = Assignment.objects.create(hit=hit, worker=worker, external_id=assignment_id, confirmed=False,
-                                  deadline=datetime(2100, 1, 1, tzinfo=dt_timezone.utc))
+    a = Assignment.objects.create(
+        hit=hit,
+        worker=worker,
+        external_id=assignment_id,
+        confirmed=False,
+        deadline=datetime(2100, 1, 1, tzinfo=UTC),
+    )
     submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=all_answers(a))
     a.refresh_from_db()
     return a
@@ -224,17 +259,31 @@ def test_sync_pages_through_more_than_100_assignments(stub):
     hit = batch.hits.order_by("pk").first()
     mine = worked(batch, "W0000", "A0000", hit)
     records = [
-        {"AssignmentId": f"A{i:04d}", "WorkerId": f"W{i:04d}", "HITId": hit.external_id, "AssignmentStatus": "Submitted"}
+        {
+            "AssignmentId": f"A{i:04d}",
+            "WorkerId": f"W{i:04d}",
+            "HITId": hit.external_id,
+            "AssignmentStatus": "Submitted",
+        }
         for i in range(120)
     ]
     statuses = ["Submitted", "Approved", "Rejected"]
-    stub.add_response("list_assignments_for_hit", {"Assignments": records[:100], "NextToken": "page2", "NumResults": 100},
-                      {"HITId": hit.external_id, "MaxResults": 100, "AssignmentStatuses": statuses})
-    stub.add_response("list_assignments_for_hit", {"Assignments": records[100:], "NumResults": 20},
-                      {"HITId": hit.external_id, "MaxResults": 100, "AssignmentStatuses": statuses, "NextToken": "page2"})
+    stub.add_response(
+        "list_assignments_for_hit",
+        {"Assignments": records[:100], "NextToken": "page2", "NumResults": 100},
+        {"HITId": hit.external_id, "MaxResults": 100, "AssignmentStatuses": statuses},
+    )
+    stub.add_response(
+        "list_assignments_for_hit",
+        {"Assignments": records[100:], "NumResults": 20},
+        {"HITId": hit.external_id, "MaxResults": 100, "AssignmentStatuses": statuses, "NextToken": "page2"},
+    )
     for other in batch.hits.order_by("pk")[1:]:
-        stub.add_response("list_assignments_for_hit", {"Assignments": [], "NumResults": 0},
-                          {"HITId": other.external_id, "MaxResults": 100, "AssignmentStatuses": statuses})
+        stub.add_response(
+            "list_assignments_for_hit",
+            {"Assignments": [], "NumResults": 0},
+            {"HITId": other.external_id, "MaxResults": 100, "AssignmentStatuses": statuses},
+        )
     counts = sync_batch(batch)
     assert counts == {"confirmed": 1, "flagged": 119, "hits": 10}
     mine.refresh_from_db()
@@ -264,12 +313,22 @@ def test_approve_reject_bonus_retry_block_and_expire(stub):
     fee = LedgerEntry.objects.get(kind="fee", assignment=first).amount
     assert fee == max(Decimal("0.01"), (first.hit.reward * Decimal("0.2")).quantize(Decimal("0.01")))
 
-    stub.add_response("reject_assignment", {}, {"AssignmentId": "ASG2", "RequesterFeedback": "Answers contradict the summary."})
+    stub.add_response(
+        "reject_assignment", {}, {"AssignmentId": "ASG2", "RequesterFeedback": "Answers contradict the summary."}
+    )
     review.reject(assignment_id=second.pk, feedback="Answers contradict the summary.")
 
     token = mturk.request_token("bonus", __import__("hashlib").sha256(b"form-77").hexdigest()[:32])
-    bonus_params = {"WorkerId": "A1W", "AssignmentId": "ASG1", "BonusAmount": "0.50", "Reason": "Careful work", "UniqueRequestToken": token}
-    stub.add_client_error("send_bonus", service_error_code="ServiceFault", service_message="Try again", expected_params=bonus_params)
+    bonus_params = {
+        "WorkerId": "A1W",
+        "AssignmentId": "ASG1",
+        "BonusAmount": "0.50",
+        "Reason": "Careful work",
+        "UniqueRequestToken": token,
+    }
+    stub.add_client_error(
+        "send_bonus", service_error_code="ServiceFault", service_message="Try again", expected_params=bonus_params
+    )
     with pytest.raises(review.ReviewError):
         review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")
     assert not LedgerEntry.objects.filter(kind="bonus").exists()
@@ -282,7 +341,11 @@ def test_approve_reject_bonus_retry_block_and_expire(stub):
     review.block_worker(worker_id=second.worker_id, reason="Random answers")
 
     for hit in hits:
-        stub.add_response("update_expiration_for_hit", {}, {"HITId": hit.external_id, "ExpireAt": datetime(2015, 1, 1, tzinfo=dt_timezone.utc)})
+        stub.add_response(
+            "update_expiration_for_hit",
+            {},
+            {"HITId": hit.external_id, "ExpireAt": datetime(2015, 1, 1, tzinfo=UTC)},
+        )
     batches.stop_batch(batch)
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.STOPPED
 
@@ -290,15 +353,26 @@ def test_approve_reject_bonus_retry_block_and_expire(stub):
 def test_approving_twice_at_mturk_is_success_when_mturk_says_approved(stub):
     batch = published(stub)
     a = worked(batch)
-    stub.add_client_error("approve_assignment", service_error_code="RequestError", service_message="This operation can be called with a status of: Submitted")
-    stub.add_response("get_assignment", {"Assignment": {"AssignmentId": "ASSIGN1", "AssignmentStatus": "Approved"}}, {"AssignmentId": "ASSIGN1"})
+    stub.add_client_error(
+        "approve_assignment",
+        service_error_code="RequestError",
+        service_message="This operation can be called with a status of: Submitted",
+    )
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": {"AssignmentId": "ASSIGN1", "AssignmentStatus": "Approved"}},
+        {"AssignmentId": "ASSIGN1"},
+    )
     review.approve(assignment_id=a.pk)
     assert Assignment.objects.get(pk=a.pk).status == "approved"
 
 
 # ---- our own formatting, which the Stubber does not check ----------------------------
 
-@pytest.mark.parametrize("amount, text", [("0.5", "0.50"), (Decimal("12"), "12.00"), ("0.015", "0.02"), ("3.999", "4.00")])
+
+@pytest.mark.parametrize(
+    "amount, text", [("0.5", "0.50"), (Decimal("12"), "12.00"), ("0.015", "0.02"), ("3.999", "4.00")]
+)
 def test_reward_strings_match_mturks_pattern(amount, text):
     import re
 
@@ -366,10 +440,12 @@ def test_our_own_test_page_grants_the_mturk_qualification(stub, client):
     assert 'class="topbar"' not in page.content.decode()
     answers = {
         f"ans-{answer_key(item.pk, acu)}": "1" if truth else "0"
-        for item in test.items.all() for acu, truth in item.answers.items()
+        for item in test.items.all()
+        for acu, truth in item.answers.items()
     }
     stub.add_response(
-        "associate_qualification_with_worker", {},
+        "associate_qualification_with_worker",
+        {},
         {"QualificationTypeId": "QUALTYPE3", "WorkerId": "A9WORKER", "IntegerValue": 100, "SendNotification": False},
     )
     result = client.post(url, {"workerId": "A9WORKER", "env": "sandbox", **answers})
@@ -381,8 +457,11 @@ def _sync_one(stub, batch, hit, records):
     statuses = ["Submitted", "Approved", "Rejected"]
     for h in batch.hits.order_by("pk"):
         mine = records if h.pk == hit.pk else []
-        stub.add_response("list_assignments_for_hit", {"Assignments": mine, "NumResults": len(mine)},
-                          {"HITId": h.external_id, "MaxResults": 100, "AssignmentStatuses": statuses})
+        stub.add_response(
+            "list_assignments_for_hit",
+            {"Assignments": mine, "NumResults": len(mine)},
+            {"HITId": h.external_id, "MaxResults": 100, "AssignmentStatuses": statuses},
+        )
     return sync_batch(batch)
 
 
@@ -412,8 +491,13 @@ def test_a_rejection_made_at_mturk_is_mirrored_without_pay(stub):
     batch = published(stub)
     hit = batch.hits.order_by("pk").first()
     mine = worked(batch, "WREJ", "AREJ", hit)
-    record = {"AssignmentId": "AREJ", "WorkerId": "WREJ", "HITId": hit.external_id, "AssignmentStatus": "Rejected",
-              "RequesterFeedback": "Answers do not match the summary."}
+    record = {
+        "AssignmentId": "AREJ",
+        "WorkerId": "WREJ",
+        "HITId": hit.external_id,
+        "AssignmentStatus": "Rejected",
+        "RequesterFeedback": "Answers do not match the summary.",
+    }
     _sync_one(stub, batch, hit, [record])
     mine.refresh_from_db()
     assert mine.status == Assignment.Status.REJECTED and mine.feedback == "Answers do not match the summary."

@@ -1,5 +1,6 @@
 """Power analysis split into parts for several worker processes: the same result as the
 single-process run for the same seed, whatever order the parts finish in."""
+
 import numpy as np
 import pytest
 

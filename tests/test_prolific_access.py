@@ -1,5 +1,6 @@
 """Who may use the Prolific pages: lead actions for leads only (POST), participant pages for
 anyone Prolific sends, with nothing changed by a link that is not theirs."""
+
 import pytest
 from django.urls import reverse
 
@@ -59,8 +60,8 @@ def test_hook_is_post_only_and_needs_a_signature(client, settings):
 def test_a_session_whose_tasks_were_taken_back_ends_with_a_message(client):
     from django.utils import timezone
 
-    from hits.services import review
     from hits.models import Assignment
+    from hits.services import review
 
     batch = open_batch(k=2)
     start = reverse("prolific_start", args=[batch.pk])

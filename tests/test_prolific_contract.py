@@ -1,6 +1,7 @@
 """Every Prolific call checked against the request and response shapes of Prolific's API
 documentation (docs.prolific.com), with `responses` mocking only the HTTP transport: any
 request not expected here fails, and every expected request must happen."""
+
 import base64
 import hashlib
 import hmac
@@ -14,16 +15,24 @@ import responses
 from django.utils import timezone
 from responses import matchers
 
-from hits.services import batches
-from hits.providers.prolific import sync as prolific_sync
-from hits.services import review
-from hits.models import (Assignment, Batch, LedgerEntry, ProlificBonus, ProlificGroupMember, ProlificSession,
-                         ProlificStudy, ProviderCall, Worker)
+from hits.models import (
+    Assignment,
+    Batch,
+    LedgerEntry,
+    ProlificBonus,
+    ProlificGroupMember,
+    ProlificSession,
+    ProlificStudy,
+    ProviderCall,
+    Worker,
+)
 from hits.money import Bucket
-from hits.providers.prolific.sessions import start_session
 from hits.providers import ProviderError, get_provider
 from hits.providers.prolific import client as prolific_client
+from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.client import ProlificClient
+from hits.providers.prolific.sessions import start_session
+from hits.services import batches, review
 from hits.services.qualification import answer_key, build_test
 from hits.services.submission import submit_assignment
 
@@ -37,9 +46,22 @@ SITE = "https://acu.example.org"
 AUTH = matchers.header_matcher({"Authorization": f"Token {TOKEN}"})
 SECRET = "hook-secret-abc"
 STUDY_KEYS = {  # the create-study body fields documented by Prolific that we may send
-    "name", "internal_name", "description", "external_study_url", "prolific_id_option", "completion_codes",
-    "total_available_places", "estimated_completion_time", "maximum_allowed_time", "reward", "device_compatibility",
-    "peripheral_requirements", "filters", "project", "study_labels", "submissions_config",
+    "name",
+    "internal_name",
+    "description",
+    "external_study_url",
+    "prolific_id_option",
+    "completion_codes",
+    "total_available_places",
+    "estimated_completion_time",
+    "maximum_allowed_time",
+    "reward",
+    "device_compatibility",
+    "peripheral_requirements",
+    "filters",
+    "project",
+    "study_labels",
+    "submissions_config",
 }
 
 
@@ -63,11 +85,19 @@ def body(request) -> dict:
 def study_request(**expected):
     """A matcher: the body has the documented shape of a study (types, enums, placeholders) and
     the given values."""
+
     def match(request):
         data = body(request)
         problems = [f"unknown field {k}" for k in set(data) - STUDY_KEYS]
-        for key in ("name", "description", "external_study_url", "completion_codes", "total_available_places",
-                    "estimated_completion_time", "reward"):
+        for key in (
+            "name",
+            "description",
+            "external_study_url",
+            "completion_codes",
+            "total_available_places",
+            "estimated_completion_time",
+            "reward",
+        ):
             if key not in data:
                 problems.append(f"missing {key}")
         url = data.get("external_study_url", "")
@@ -95,15 +125,28 @@ def study_request(**expected):
 
 def study_json(study_id, status="UNPUBLISHED", **extra) -> dict:
     """A study as Prolific returns it (the fields we read, and some we do not)."""
-    return {"id": study_id, "name": "Check which facts a summary contains", "internal_name": "acu", "status": status,
-            "total_available_places": 10, "places_taken": 0, "reward": 100, "estimated_completion_time": 5,
-            "date_created": "2026-11-30T09:00:00Z", "currency_code": "USD", **extra}
+    return {
+        "id": study_id,
+        "name": "Check which facts a summary contains",
+        "internal_name": "acu",
+        "status": status,
+        "total_available_places": 10,
+        "places_taken": 0,
+        "reward": 100,
+        "estimated_completion_time": 5,
+        "date_created": "2026-11-30T09:00:00Z",
+        "currency_code": "USD",
+        **extra,
+    }
 
 
 def prolific_batch(dataset=None, systems=("abs_bart_out",), **config):
     dataset = dataset or demo_dataset()
     return batches.create_batch(
-        dataset=dataset, provider="prolific", assignments=3, systems=list(dataset.systems.filter(name__in=systems)),
+        dataset=dataset,
+        provider="prolific",
+        assignments=3,
+        systems=list(dataset.systems.filter(name__in=systems)),
         provider_config={"hits_per_session": 3, **config},
     )
 
@@ -113,8 +156,11 @@ def expect_create(api, study_id="STUDY1", **expected):
 
 
 def expect_transition(api, study_id, action, status):
-    api.post(API + f"studies/{study_id}/transition/", json=study_json(study_id, status),
-             match=[AUTH, matchers.json_params_matcher({"action": action}, strict_match=True)])
+    api.post(
+        API + f"studies/{study_id}/transition/",
+        json=study_json(study_id, status),
+        match=[AUTH, matchers.json_params_matcher({"action": action}, strict_match=True)],
+    )
 
 
 def published(api, **config) -> Batch:
@@ -140,6 +186,7 @@ def worked_session(batch, pid, session_id, answer=True):
 
 # ---- studies ---------------------------------------------------------------------------
 
+
 def test_cost_then_draft_then_publish(api):
     batch = prolific_batch()
     provider = get_provider("prolific")
@@ -147,32 +194,59 @@ def test_cost_then_draft_then_publish(api):
     mean = sum(batch.hits.values_list("reward", flat=True)) / hits
     per_hit_cents = int((mean * 100).to_integral_value(rounding="ROUND_CEILING"))
     reward, places = per_hit_cents * 3, -(-hits * 3 // 3)
-    api.post(API + "study-cost-calculator/", json={"total_cost": 1840.0},
-             match=[AUTH, matchers.json_params_matcher({"reward": reward, "total_available_places": places}, strict_match=True)])
+    api.post(
+        API + "study-cost-calculator/",
+        json={"total_cost": 1840.0},
+        match=[
+            AUTH,
+            matchers.json_params_matcher({"reward": reward, "total_available_places": places}, strict_match=True),
+        ],
+    )
     cost = provider.cost(batch)
     assert cost["total"] == Decimal("18.40") and cost["error"] == ""
 
     expect_create(
-        api, name=batch.title, internal_name=f"acu-batch-{batch.pk}", reward=reward, total_available_places=places,
-        prolific_id_option="url_parameters", device_compatibility=["desktop"],
+        api,
+        name=batch.title,
+        internal_name=f"acu-batch-{batch.pk}",
+        reward=reward,
+        total_available_places=places,
+        prolific_id_option="url_parameters",
+        device_compatibility=["desktop"],
         external_study_url=f"{SITE}/prolific/batch/{batch.pk}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
-                           "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
-        filters=[{"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
-                 {"filter_id": "fluent-languages", "selected_values": ["19"]}],
+        "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
+        filters=[
+            {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
+            {"filter_id": "fluent-languages", "selected_values": ["19"]},
+        ],
     )
     main, plan, created = provider.create_draft(batch)
     assert created and main.study_id == "STUDY1" and main.status == "UNPUBLISHED"
     assert api.calls[-1].request.headers["Content-Type"] == "application/json"
     sent = body(api.calls[-1].request)
-    assert sent["completion_codes"] == [{"code": main.completion_code, "code_type": "COMPLETED",
-                                         "actions": [{"action": "MANUALLY_REVIEW"}]}]
+    assert sent["completion_codes"] == [
+        {"code": main.completion_code, "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]}
+    ]
     assert set(batch.hits.values_list("reward", flat=True)) == {Decimal(per_hit_cents) / 100}  # priced alike
 
     # Publishing a draft made earlier reads it back and brings it up to date first.
     api.get(API + "studies/STUDY1/", json=study_json("STUDY1"), match=[AUTH])
-    api.patch(API + "studies/STUDY1/", json=study_json("STUDY1"), match=[AUTH, matchers.json_params_matcher(
-        {"reward": reward, "total_available_places": places, "estimated_completion_time": plan.estimated_minutes,
-         "filters": sent["filters"]}, strict_match=True)])
+    api.patch(
+        API + "studies/STUDY1/",
+        json=study_json("STUDY1"),
+        match=[
+            AUTH,
+            matchers.json_params_matcher(
+                {
+                    "reward": reward,
+                    "total_available_places": places,
+                    "estimated_completion_time": plan.estimated_minutes,
+                    "filters": sent["filters"],
+                },
+                strict_match=True,
+            ),
+        ],
+    )
     expect_transition(api, "STUDY1", "PUBLISH", "ACTIVE")
     batch = batches.publish_batch(batch)
     assert batch.status == Batch.Status.PUBLISHED and batch.last_error == ""
@@ -192,7 +266,9 @@ def test_a_reward_below_prolifics_minimum_is_refused_before_any_call(api):
 def test_publishing_resumes_after_a_failed_publish(api):
     batch = prolific_batch()
     expect_create(api)
-    api.post(API + "studies/STUDY1/transition/", status=500, json={"error": {"detail": "boom"}})  # sent once, not retried
+    api.post(
+        API + "studies/STUDY1/transition/", status=500, json={"error": {"detail": "boom"}}
+    )  # sent once, not retried
     with pytest.raises(batches.BatchError, match=r"server error \(500\).*publish again to resume"):
         batches.publish_batch(batch)
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.PUBLISHING
@@ -208,8 +284,11 @@ def test_pause_resume_add_places_and_stop(api):
     expect_transition(api, "STUDY1", "START", "ACTIVE")
     provider.resume(batch)
     places = ProlificStudy.objects.get(batch=batch).places
-    api.patch(API + "studies/STUDY1/", json=study_json("STUDY1", "ACTIVE", total_available_places=places + 4),
-              match=[matchers.json_params_matcher({"total_available_places": places + 4}, strict_match=True)])
+    api.patch(
+        API + "studies/STUDY1/",
+        json=study_json("STUDY1", "ACTIVE", total_available_places=places + 4),
+        match=[matchers.json_params_matcher({"total_available_places": places + 4}, strict_match=True)],
+    )
     assert provider.add_places(batch, 4) == places + 4
     # Stopping twice: Prolific refuses the repeat, and reading the study shows it is stopped.
     expect_transition(api, "STUDY1", "STOP", "COMPLETED")
@@ -219,6 +298,7 @@ def test_pause_resume_add_places_and_stop(api):
 
 
 # ---- transport -------------------------------------------------------------------------
+
 
 def test_retries_idempotent_calls_on_429_and_5xx_but_never_a_create(api):
     client = ProlificClient()
@@ -250,9 +330,17 @@ def test_errors_become_clear_messages(api, settings):
 
 # ---- submissions -----------------------------------------------------------------------
 
+
 def submission(sid, pid, status) -> dict:
-    return {"id": sid, "participant_id": pid, "status": status, "started_at": "2026-11-30T09:10:00Z",
-            "completed_at": None, "study_code": "", "reward": 100}
+    return {
+        "id": sid,
+        "participant_id": pid,
+        "status": status,
+        "started_at": "2026-11-30T09:10:00Z",
+        "completed_at": None,
+        "study_code": "",
+        "reward": 100,
+    }
 
 
 def test_sync_pages_through_submissions_and_confirms_only_the_reported_participant(api):
@@ -262,14 +350,27 @@ def test_sync_pages_through_submissions_and_confirms_only_the_reported_participa
     wrong = worked_session(batch, "PID_C", "SUB_C")
     api.get(API + "studies/STUDY1/", json=study_json("STUDY1", "ACTIVE"))
     page2 = API + "submissions/?study=STUDY1&page=2&page_size=100"
-    api.get(API + "submissions/", match=[AUTH, matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})],
-            json={"results": [submission("SUB_A", "PID_A", "AWAITING REVIEW"), submission("SUB_B", "PID_B", "RETURNED")],
-                  "_links": {"next": {"href": page2, "title": "Next"}, "previous": {"href": None}}, "meta": {"count": 4}})
-    api.get(API + "submissions/", match=[matchers.query_param_matcher({"study": "STUDY1", "page": "2", "page_size": "100"})],
-            json={"results": [submission("SUB_C", "SOMEONE_ELSE", "AWAITING REVIEW"),
-                              submission("SUB_X", "PID_X", "AWAITING REVIEW")],
-                  "_links": {"next": {"href": None}, "previous": {"href": API + "submissions/?study=STUDY1"}},
-                  "meta": {"count": 4}})
+    api.get(
+        API + "submissions/",
+        match=[AUTH, matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})],
+        json={
+            "results": [submission("SUB_A", "PID_A", "AWAITING REVIEW"), submission("SUB_B", "PID_B", "RETURNED")],
+            "_links": {"next": {"href": page2, "title": "Next"}, "previous": {"href": None}},
+            "meta": {"count": 4},
+        },
+    )
+    api.get(
+        API + "submissions/",
+        match=[matchers.query_param_matcher({"study": "STUDY1", "page": "2", "page_size": "100"})],
+        json={
+            "results": [
+                submission("SUB_C", "SOMEONE_ELSE", "AWAITING REVIEW"),
+                submission("SUB_X", "PID_X", "AWAITING REVIEW"),
+            ],
+            "_links": {"next": {"href": None}, "previous": {"href": API + "submissions/?study=STUDY1"}},
+            "meta": {"count": 4},
+        },
+    )
     counts = prolific_sync.sync_batch(batch)
     assert counts == {"submissions": 4, "confirmed": 1, "released": 1, "flagged": 2, "in progress": 0, "ignored": 0}
     assert all(a.confirmed for a in done.assignments()) and ProlificSession.objects.get(pk=done.pk).confirmed
@@ -290,9 +391,14 @@ def test_bulk_approve_pays_each_hit_once(api):
     batch = published(api)
     one, two = worked_session(batch, "PID1", "SUB1"), worked_session(batch, "PID2", "SUB2")
     reviewable(api, batch, one, two)
-    api.post(API + "submissions/bulk-approve/", json={"message": "The request has been scheduled."},
-             match=[AUTH, matchers.json_params_matcher({"study_id": "STUDY1", "submission_ids": ["SUB1", "SUB2"]},
-                                                       strict_match=True)])
+    api.post(
+        API + "submissions/bulk-approve/",
+        json={"message": "The request has been scheduled."},
+        match=[
+            AUTH,
+            matchers.json_params_matcher({"study_id": "STUDY1", "submission_ids": ["SUB1", "SUB2"]}, strict_match=True),
+        ],
+    )
     done, errors = prolific_sync.approve_sessions(batch, [one.pk, two.pk])
     assert (done, errors) == (2, [])
     assert Assignment.objects.filter(external_id__in=["SUB1", "SUB2"], status="approved").count() == 6
@@ -309,8 +415,11 @@ def test_approving_one_hit_approves_its_submission_once(api):
     session = worked_session(batch, "PID1", "SUB1")
     reviewable(api, batch, session)
     first, second, _ = session.assignments().order_by("pk")
-    api.post(API + "submissions/SUB1/transition/", json={"id": "SUB1", "status": "APPROVED"},
-             match=[AUTH, matchers.json_params_matcher({"action": "APPROVE"}, strict_match=True)])
+    api.post(
+        API + "submissions/SUB1/transition/",
+        json={"id": "SUB1", "status": "APPROVED"},
+        match=[AUTH, matchers.json_params_matcher({"action": "APPROVE"}, strict_match=True)],
+    )
     review.approve(assignment_id=first.pk)
     review.approve(assignment_id=second.pk)  # the submission is approved already: no second call
     assert ProlificSession.objects.get(pk=session.pk).decision == "approved"
@@ -325,9 +434,16 @@ def test_reject_needs_a_category_and_a_100_character_message(api):
     done, errors = prolific_sync.reject_sessions(batch, [session.pk], category="BAD", message="x" * 120)
     assert done == 0 and "category" in errors[0]
     message = "Your answers marked every fact as present, including facts the summary plainly does not state. " * 2
-    api.post(API + "submissions/SUB1/transition/", json={"id": "SUB1", "status": "REJECTED"},
-             match=[AUTH, matchers.json_params_matcher(
-                 {"action": "REJECT", "message": message.strip(), "rejection_category": "LOW_EFFORT"}, strict_match=True)])
+    api.post(
+        API + "submissions/SUB1/transition/",
+        json={"id": "SUB1", "status": "REJECTED"},
+        match=[
+            AUTH,
+            matchers.json_params_matcher(
+                {"action": "REJECT", "message": message.strip(), "rejection_category": "LOW_EFFORT"}, strict_match=True
+            ),
+        ],
+    )
     assert prolific_sync.reject_sessions(batch, [session.pk], category="LOW_EFFORT", message=message) == (1, [])
     assert set(session.assignments().values_list("status", flat=True)) == {"rejected"}
     assert not LedgerEntry.objects.filter(batch=batch).exists()
@@ -335,13 +451,20 @@ def test_reject_needs_a_category_and_a_100_character_message(api):
 
 # ---- bonuses ---------------------------------------------------------------------------
 
+
 def test_bulk_bonus_is_set_up_once_and_paid_once(api):
     batch = published(api)
     one, two = worked_session(batch, "PID1", "SUB1"), worked_session(batch, "PID2", "SUB2")
-    setup = api.post(API + "submissions/bonus-payments/", json={"id": "BULK1", "study": "STUDY1", "amount": 150,
-                                                                 "fees": 50, "total_amount": 200},
-                     match=[AUTH, matchers.json_params_matcher(
-                         {"study_id": "STUDY1", "csv_bonuses": "SUB1,1.00\nSUB2,0.50\n"}, strict_match=True)])
+    setup = api.post(
+        API + "submissions/bonus-payments/",
+        json={"id": "BULK1", "study": "STUDY1", "amount": 150, "fees": 50, "total_amount": 200},
+        match=[
+            AUTH,
+            matchers.json_params_matcher(
+                {"study_id": "STUDY1", "csv_bonuses": "SUB1,1.00\nSUB2,0.50\n"}, strict_match=True
+            ),
+        ],
+    )
     api.post(API + "bulk-bonus-payments/BULK1/pay/", status=400, json={"error": {"detail": "Insufficient balance"}})
     amounts = {one: Decimal("1"), two: Decimal("0.5")}
     with pytest.raises(ProviderError, match="Insufficient balance"):
@@ -354,7 +477,10 @@ def test_bulk_bonus_is_set_up_once_and_paid_once(api):
     assert setup.call_count == 1
     bonus = ProlificBonus.objects.get(key="form:abc")
     assert bonus.state == "paid" and bonus.bulk_id == "BULK1" and bonus.total_cents == 200
-    assert sorted(LedgerEntry.objects.filter(kind="bonus").values_list("amount", flat=True)) == [Decimal("0.50"), Decimal("1.00")]
+    assert sorted(LedgerEntry.objects.filter(kind="bonus").values_list("amount", flat=True)) == [
+        Decimal("0.50"),
+        Decimal("1.00"),
+    ]
 
 
 def test_a_pay_call_with_a_lost_answer_is_never_sent_again(api):
@@ -371,26 +497,57 @@ def test_a_pay_call_with_a_lost_answer_is_never_sent_again(api):
 
 # ---- qualification: screening study and participant groups ----------------------------------
 
+
 def test_screening_study_group_and_passers_added(api, client):
     dataset = demo_dataset()
     test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
     batch = prolific_batch(dataset=dataset, workspace_id="WS1")
     batch.qualification_test = test
     batch.save(update_fields=["qualification_test"])
-    api.post(API + "participant-groups/", status=201,
-             json={"id": "GROUP1", "name": f"ACU batch {batch.pk} qualified", "workspace_id": "WS1", "participant_count": 0,
-                   "description": "", "is_deleted": False, "feeder_studies": []},
-             match=[AUTH, matchers.json_params_matcher({"name": f"ACU batch {batch.pk} qualified", "workspace_id": "WS1",
-                                                        "description": f"Passed the qualification test of batch {batch.pk} ({batch.name})."},
-                                                       strict_match=True)])
-    expect_create(api, "SCREEN1", internal_name=f"acu-batch-{batch.pk}-screening", filters=[
-        {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
-        {"filter_id": "fluent-languages", "selected_values": ["19"]},
-        {"filter_id": "participant_group_blocklist", "selected_values": ["GROUP1"]}])
-    expect_create(api, "STUDY1", internal_name=f"acu-batch-{batch.pk}", filters=[
-        {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
-        {"filter_id": "fluent-languages", "selected_values": ["19"]},
-        {"filter_id": "participant_group_allowlist", "selected_values": ["GROUP1"]}])
+    api.post(
+        API + "participant-groups/",
+        status=201,
+        json={
+            "id": "GROUP1",
+            "name": f"ACU batch {batch.pk} qualified",
+            "workspace_id": "WS1",
+            "participant_count": 0,
+            "description": "",
+            "is_deleted": False,
+            "feeder_studies": [],
+        },
+        match=[
+            AUTH,
+            matchers.json_params_matcher(
+                {
+                    "name": f"ACU batch {batch.pk} qualified",
+                    "workspace_id": "WS1",
+                    "description": f"Passed the qualification test of batch {batch.pk} ({batch.name}).",
+                },
+                strict_match=True,
+            ),
+        ],
+    )
+    expect_create(
+        api,
+        "SCREEN1",
+        internal_name=f"acu-batch-{batch.pk}-screening",
+        filters=[
+            {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
+            {"filter_id": "fluent-languages", "selected_values": ["19"]},
+            {"filter_id": "participant_group_blocklist", "selected_values": ["GROUP1"]},
+        ],
+    )
+    expect_create(
+        api,
+        "STUDY1",
+        internal_name=f"acu-batch-{batch.pk}",
+        filters=[
+            {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
+            {"filter_id": "fluent-languages", "selected_values": ["19"]},
+            {"filter_id": "participant_group_allowlist", "selected_values": ["GROUP1"]},
+        ],
+    )
     expect_transition(api, "SCREEN1", "PUBLISH", "ACTIVE")
     expect_transition(api, "STUDY1", "PUBLISH", "ACTIVE")
     batch = batches.publish_batch(batch)
@@ -402,12 +559,27 @@ def test_screening_study_group_and_passers_added(api, client):
     ids = {"PROLIFIC_PID": "PID9", "STUDY_ID": "SCREEN1", "SESSION_ID": "SCREENSUB9"}
     page = client.get(url, ids)
     assert page.status_code == 200 and "Submit the test" in page.content.decode()
-    answers = {f"ans-{answer_key(i.pk, acu)}": "1" if truth else "0" for i in test.items.all() for acu, truth in i.answers.items()}
-    api.get(API + "submissions/SCREENSUB9/", match=[AUTH], json={
-        "id": "SCREENSUB9", "study_id": "SCREEN1", "participant": "PID9", "status": "ACTIVE", "started_at": "2026-11-30T09:00:00Z"})
-    api.post(API + "participant-groups/GROUP1/participants/", json={"results": [{"participant_id": "PID9",
-                                                                                    "datetime_created": "2026-11-30T09:05:00Z"}]},
-             match=[AUTH, matchers.json_params_matcher({"participant_ids": ["PID9"]}, strict_match=True)])
+    answers = {
+        f"ans-{answer_key(i.pk, acu)}": "1" if truth else "0"
+        for i in test.items.all()
+        for acu, truth in i.answers.items()
+    }
+    api.get(
+        API + "submissions/SCREENSUB9/",
+        match=[AUTH],
+        json={
+            "id": "SCREENSUB9",
+            "study_id": "SCREEN1",
+            "participant": "PID9",
+            "status": "ACTIVE",
+            "started_at": "2026-11-30T09:00:00Z",
+        },
+    )
+    api.post(
+        API + "participant-groups/GROUP1/participants/",
+        json={"results": [{"participant_id": "PID9", "datetime_created": "2026-11-30T09:05:00Z"}]},
+        match=[AUTH, matchers.json_params_matcher({"participant_ids": ["PID9"]}, strict_match=True)],
+    )
     result = client.post(url, {**ids, **answers}).content.decode()
     assert "Passed with 100%" in result and f"cc={screening.completion_code}" in result
     member = ProlificGroupMember.objects.get(worker__external_id="PID9")
@@ -420,30 +592,50 @@ def test_screening_study_group_and_passers_added(api, client):
 
 def test_a_group_member_is_added_only_for_their_own_screening_submission(api):
     batch = published(api)
-    ProlificStudy.objects.create(batch=batch, kind="screening", study_id="SCREEN1", completion_code="C",
-                                 participant_group_id="GROUP1", status="ACTIVE")
+    ProlificStudy.objects.create(
+        batch=batch,
+        kind="screening",
+        study_id="SCREEN1",
+        completion_code="C",
+        participant_group_id="GROUP1",
+        status="ACTIVE",
+    )
     worker = Worker.objects.create(provider="prolific", external_id="PID7")
     ProlificGroupMember.objects.create(group_id="GROUP1", worker=worker, batch=batch, submission_id="SOMEONE_ELSES")
-    api.get(API + "submissions/SOMEONE_ELSES/", json={"id": "SOMEONE_ELSES", "study_id": "SCREEN1", "participant": "PID8",
-                                                     "status": "ACTIVE"})
+    api.get(
+        API + "submissions/SOMEONE_ELSES/",
+        json={"id": "SOMEONE_ELSES", "study_id": "SCREEN1", "participant": "PID8", "status": "ACTIVE"},
+    )
     assert prolific_sync.push_group_members(batch) == 0
     assert "not this participant's" in ProlificGroupMember.objects.get(worker=worker).error
 
 
 # ---- hooks -------------------------------------------------------------------------------
 
+
 def test_hook_with_a_valid_signature_confirms_and_an_invalid_one_changes_nothing(api, client):
     batch = published(api)
     session = worked_session(batch, "PID1", "SUB1")
-    payload = json.dumps({"resource_id": "SUB1", "event_type": "submission.status.change", "participant_id": "PID1",
-                          "status": "AWAITING REVIEW"}).encode()
+    payload = json.dumps(
+        {
+            "resource_id": "SUB1",
+            "event_type": "submission.status.change",
+            "participant_id": "PID1",
+            "status": "AWAITING REVIEW",
+        }
+    ).encode()
     bad = client.post("/prolific/hooks/", payload, content_type="application/json", **sign(payload, secret="wrong"))
     assert bad.status_code == 403 and not ProlificSession.objects.get(pk=session.pk).confirmed
-    stale = client.post("/prolific/hooks/", payload, content_type="application/json",
-                        **sign(payload, timestamp=str(int(time.time()) - 3600)))
+    stale = client.post(
+        "/prolific/hooks/",
+        payload,
+        content_type="application/json",
+        **sign(payload, timestamp=str(int(time.time()) - 3600)),
+    )
     assert stale.status_code == 403
-    tampered = client.post("/prolific/hooks/", payload.replace(b"PID1", b"PID2"), content_type="application/json",
-                           **sign(payload))
+    tampered = client.post(
+        "/prolific/hooks/", payload.replace(b"PID1", b"PID2"), content_type="application/json", **sign(payload)
+    )
     assert tampered.status_code == 403
     good = client.post("/prolific/hooks/", payload, content_type="application/json", **sign(payload))
     assert good.status_code == 200 and good.json() == {"ok": True, "outcome": "confirmed"}
@@ -455,12 +647,23 @@ def test_hook_mirrors_an_approval_made_on_prolific_and_a_study_status(api, clien
     batch = published(api)
     session = worked_session(batch, "PID1", "SUB1")
     for status in ("AWAITING REVIEW", "APPROVED"):
-        payload = json.dumps({"resource_id": "SUB1", "event_type": "submission.status.change", "participant_id": "PID1",
-                              "status": status}).encode()
-        assert client.post("/prolific/hooks/", payload, content_type="application/json", **sign(payload)).status_code == 200
+        payload = json.dumps(
+            {
+                "resource_id": "SUB1",
+                "event_type": "submission.status.change",
+                "participant_id": "PID1",
+                "status": status,
+            }
+        ).encode()
+        assert (
+            client.post("/prolific/hooks/", payload, content_type="application/json", **sign(payload)).status_code
+            == 200
+        )
     assert set(session.assignments().values_list("status", flat=True)) == {"approved"}  # no call to Prolific
     assert LedgerEntry.objects.filter(kind="reward", batch=batch).count() == 3
-    payload = json.dumps({"resource_id": "STUDY1", "event_type": "study.status.change", "status": "PAUSED", "metadata": {}}).encode()
+    payload = json.dumps(
+        {"resource_id": "STUDY1", "event_type": "study.status.change", "status": "PAUSED", "metadata": {}}
+    ).encode()
     assert client.post("/prolific/hooks/", payload, content_type="application/json", **sign(payload)).status_code == 200
     assert ProlificStudy.objects.get(batch=batch).status == "PAUSED"
     settings.PROLIFIC_WEBHOOK_SECRET = ""

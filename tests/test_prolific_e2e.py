@@ -2,6 +2,7 @@
 layer replaced only at the transport (`responses`): the lead's pages, the participants' pages,
 the submission service, the sync, bulk approval, the ledger and the scoring service all run
 for real."""
+
 import re
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -41,8 +42,11 @@ def work_session(client, batch, participant: int, session_id: str, study_id="STU
             assert page.status_code == 200 and "in this session" in page.content.decode()
             token = location.rstrip("/").rsplit("/", 1)[1]
             acus = [int(x) for x in re.findall(r'data-acu="(\d+)"', page.content.decode())]
-            stored = client.post(f"/task/{token}/submit", {"answers": {str(a): answer(a, participant) for a in acus},
-                                                           "active_seconds": 40}, content_type="application/json")
+            stored = client.post(
+                f"/task/{token}/submit",
+                {"answers": {str(a): answer(a, participant) for a in acus}, "active_seconds": 40},
+                content_type="application/json",
+            )
             assert stored.json()["ok"]
             location = page.context["continue_url"]
         response = client.get(location)
@@ -57,12 +61,24 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
     with responses.RequestsMock(assert_all_requests_are_fired=True) as api:
         # 1. The lead creates the batch: 20 summaries x 3 assignments, sessions of 4 HITs.
         form = {
-            "name": "Prolific round", "provider": "prolific", "assignments": 3,
-            "systems": [s.pk for s in dataset.systems.filter(name__in=SYSTEMS)], "lifetime_hours": 168,
-            "assignment_minutes": 60, "auto_approve_hours": 72, "gold_share": 0, "mturk_min_approval_rate": 98,
-            "mturk_min_approved_hits": 10000, "mturk_qualification_mode": "mturk_test", "mturk_locales": "US",
-            "prolific_hits_per_session": 4, "prolific_session_minutes": 10, "prolific_currency": "USD",
-            "prolific_min_approval_rate": 97, "prolific_languages": "19", "prolific_devices": ["desktop", "tablet"],
+            "name": "Prolific round",
+            "provider": "prolific",
+            "assignments": 3,
+            "systems": [s.pk for s in dataset.systems.filter(name__in=SYSTEMS)],
+            "lifetime_hours": 168,
+            "assignment_minutes": 60,
+            "auto_approve_hours": 72,
+            "gold_share": 0,
+            "mturk_min_approval_rate": 98,
+            "mturk_min_approved_hits": 10000,
+            "mturk_qualification_mode": "mturk_test",
+            "mturk_locales": "US",
+            "prolific_hits_per_session": 4,
+            "prolific_session_minutes": 10,
+            "prolific_currency": "USD",
+            "prolific_min_approval_rate": 97,
+            "prolific_languages": "19",
+            "prolific_devices": ["desktop", "tablet"],
             "prolific_group_mode": "allow",
         }
         response = client.post(f"/datasets/{dataset.pk}/batches/new", form)
@@ -76,8 +92,11 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
         assert 'id="prolific-cost">$25.00<' in page and "15</b> places" in page
         expect = {"total_available_places": 15, "device_compatibility": ["desktop", "tablet"]}
         api.post(API + "studies/", status=201, json=study_json("STUDY1"), match=[AUTH, study_request(**expect)])
-        api.post(API + "studies/STUDY1/transition/", json=study_json("STUDY1", "ACTIVE"),
-                 match=[matchers.json_params_matcher({"action": "PUBLISH"})])
+        api.post(
+            API + "studies/STUDY1/transition/",
+            json=study_json("STUDY1", "ACTIVE"),
+            match=[matchers.json_params_matcher({"action": "PUBLISH"})],
+        )
         client.post(f"/batches/{batch.pk}/publish")
         batch.refresh_from_db()
         assert batch.status == Batch.Status.PUBLISHED, batch.last_error
@@ -92,19 +111,35 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
 
         # 4. The sync: Prolific reports fourteen submissions completed; SUB14 is unknown to it.
         sessions = list(ProlificSession.objects.filter(batch=batch).order_by("pk"))
-        records = [{"id": s.session_id, "participant_id": s.worker.external_id, "status": "AWAITING REVIEW"}
-                   for s in sessions if s.session_id != "SUB14"]
+        records = [
+            {"id": s.session_id, "participant_id": s.worker.external_id, "status": "AWAITING REVIEW"}
+            for s in sessions
+            if s.session_id != "SUB14"
+        ]
         api.get(API + "studies/STUDY1/", json=study_json("STUDY1", "AWAITING REVIEW"))
-        api.get(API + "submissions/", json={"results": records, "_links": {"next": {"href": None}}, "meta": {"count": 14}},
-                match=[matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})])
+        api.get(
+            API + "submissions/",
+            json={"results": records, "_links": {"next": {"href": None}}, "meta": {"count": 14}},
+            match=[matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})],
+        )
         client.post(f"/batches/{batch.pk}/sync")
         assert ProlificSession.objects.filter(batch=batch, confirmed=True).count() == 14
 
         # 5. Approve every session in bulk: the unreported one is refused with a reason.
-        api.post(API + "submissions/bulk-approve/", json={}, match=[matchers.json_params_matcher(
-            {"study_id": "STUDY1", "submission_ids": [r["id"] for r in records]}, strict_match=True)])
-        page = client.post(f"/batches/{batch.pk}/prolific/review", {"action": "approve", "session": [s.pk for s in sessions]},
-                           follow=True).content.decode()
+        api.post(
+            API + "submissions/bulk-approve/",
+            json={},
+            match=[
+                matchers.json_params_matcher(
+                    {"study_id": "STUDY1", "submission_ids": [r["id"] for r in records]}, strict_match=True
+                )
+            ],
+        )
+        page = client.post(
+            f"/batches/{batch.pk}/prolific/review",
+            {"action": "approve", "session": [s.pk for s in sessions]},
+            follow=True,
+        ).content.decode()
         assert "Approved 14 session(s)" in page and "SUB14: Prolific reports it not completed yet" in page
         assert not [c for c in api.calls if "doesn't match any registered mock" in str(c.response)]
 
@@ -118,8 +153,9 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
     run = compute_scores(dataset, batch, n_resamples=200)
     assert run.outputs["counts"]["workers"] == 14
     votes: dict[tuple[int, int], list[bool]] = {}
-    for summary, acu, present in Judgment.objects.filter(assignment__hit__batch=batch, assignment__confirmed=True).values_list(
-            "assignment__hit__summary_id", "acu_id", "present"):
+    for summary, acu, present in Judgment.objects.filter(
+        assignment__hit__batch=batch, assignment__confirmed=True
+    ).values_list("assignment__hit__summary_id", "acu_id", "present"):
         votes.setdefault((summary, acu), []).append(present)
     assert run.outputs["counts"]["judgments"] == sum(len(v) for v in votes.values())
     expected = {}

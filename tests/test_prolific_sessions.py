@@ -1,5 +1,6 @@
 """Prolific work sessions: K HITs per session, never the same HIT twice for a participant
 (across sessions too), abandoned sessions give their HITs back, and HITs are never over-filled."""
+
 import threading
 from datetime import timedelta
 from decimal import Decimal
@@ -8,12 +9,12 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from hits.services import batches
-from hits.providers.prolific import sessions as prolific_sessions
 from hits.models import Assignment, Batch, ProlificSession, ProlificStudy, Worker
-from hits.providers.prolific.sessions import SessionRefused, session_plan, start_session
 from hits.providers import ProviderError
+from hits.providers.prolific import sessions as prolific_sessions
 from hits.providers.prolific.provider import check_rate, config
+from hits.providers.prolific.sessions import SessionRefused, session_plan, start_session
+from hits.services import batches
 
 from .crowd_data import demo_dataset
 
@@ -24,14 +25,25 @@ def open_batch(k=3, assignments=3, systems=("abs_bart_out",), study_id="STUDY1",
     """A Prolific batch as if published (the study exists at Prolific), without any HTTP."""
     dataset = demo_dataset()
     batch = batches.create_batch(
-        dataset=dataset, provider="prolific", assignments=assignments,
-        systems=list(dataset.systems.filter(name__in=systems)), provider_config={"hits_per_session": k, **config_},
+        dataset=dataset,
+        provider="prolific",
+        assignments=assignments,
+        systems=list(dataset.systems.filter(name__in=systems)),
+        provider_config={"hits_per_session": k, **config_},
     )
     if study:
-        ProlificStudy.objects.create(batch=batch, kind="main", study_id=study_id, status="ACTIVE", completion_code="DONE42",
-                                     hits_per_session=k, places=10)
-    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED, published_at=timezone.now(),
-                                             expires_at=timezone.now() + timedelta(days=7))
+        ProlificStudy.objects.create(
+            batch=batch,
+            kind="main",
+            study_id=study_id,
+            status="ACTIVE",
+            completion_code="DONE42",
+            hits_per_session=k,
+            places=10,
+        )
+    Batch.objects.filter(pk=batch.pk).update(
+        status=Batch.Status.PUBLISHED, published_at=timezone.now(), expires_at=timezone.now() + timedelta(days=7)
+    )
     batch.refresh_from_db()
     return batch
 
@@ -146,7 +158,9 @@ def test_plan_follows_hits_assignments_and_session_minutes():
 def test_minimum_hourly_rate():
     check_rate(800, 60, "USD")
     check_rate(600, 60, "GBP")
-    with pytest.raises(ProviderError, match=r"7\.99 USD/hour: below Prolific's minimum of 8\.00 USD/hour.*at least 8\.00 USD"):
+    with pytest.raises(
+        ProviderError, match=r"7\.99 USD/hour: below Prolific's minimum of 8\.00 USD/hour.*at least 8\.00 USD"
+    ):
         check_rate(799, 60, "USD")
     with pytest.raises(ProviderError, match="6.00 GBP/hour"):
         check_rate(50, 10, "GBP")

@@ -1,5 +1,6 @@
 """Issue 12 on stored data: partial collections, one-document pilots, metric direction, untagged
 pyramid folders, reference lengths, the normalization alpha and Dawid-Skene in compute_scores."""
+
 import json
 import shutil
 
@@ -8,17 +9,19 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset, Reference
 from hits.models import Assignment, Judgment
+from hits.services.dataset_import import import_dataset
 from scoring.services import compute_scores
 
 from .test_import_realsumm import label_file_scores
 
 pytestmark = pytest.mark.django_db
 
-FLATTERING = ("Twenty-times champion jump jockey Sir Anthony McCoy has described having a statue put up in his "
-              "honour at Cheltenham as 'flattering.'")
+FLATTERING = (
+    "Twenty-times champion jump jockey Sir Anthony McCoy has described having a statue put up in his "
+    "honour at Cheltenham as 'flattering.'"
+)
 
 
 @pytest.fixture
@@ -30,7 +33,8 @@ def realsumm(realsumm_path):
 def drop_documents(dataset, system: str, count: int):
     """Remove the judgments of ``system`` on the first ``count`` documents (a collection in progress)."""
     assignments = Assignment.objects.filter(
-        hit__summary__system__name=system, hit__summary__document__dataset=dataset,
+        hit__summary__system__name=system,
+        hit__summary__document__dataset=dataset,
         hit__summary__document__position__lt=count,
     )
     Judgment.objects.filter(assignment__in=assignments).delete()
@@ -82,12 +86,18 @@ def test_leaderboard_says_documents_differ_and_offers_common_ones(realsumm, clie
 def tiny_rose(tmp_path, documents=1):
     lines = []
     for d in range(documents):
-        lines.append(json.dumps({
-            "example_id": f"d{d}", "source": "The source text.", "reference": "One fact. Another fact.",
-            "reference_acus": ["one fact", "another fact", "a third"],
-            "system_outputs": {s: f"summary {s}" for s in ("a", "b", "c")},
-            "annotations": {s: {"acu_labels": [1, 1, 0]} for s in ("a", "b", "c")},
-        }))
+        lines.append(
+            json.dumps(
+                {
+                    "example_id": f"d{d}",
+                    "source": "The source text.",
+                    "reference": "One fact. Another fact.",
+                    "reference_acus": ["one fact", "another fact", "a third"],
+                    "system_outputs": {s: f"summary {s}" for s in ("a", "b", "c")},
+                    "annotations": {s: {"acu_labels": [1, 1, 0]} for s in ("a", "b", "c")},
+                }
+            )
+        )
     path = tmp_path / "tiny.jsonl"
     path.write_text("\n".join(lines))
     import_dataset(path, name="tiny", fmt="rose")
@@ -101,8 +111,8 @@ def test_identical_scores_on_one_document_are_not_significant(tmp_path, client, 
     assert (p[~np.eye(3, dtype=bool)] == 1.0).all()
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[dataset.pk])).content.decode()
-    assert "<td class=\"sig yes\"" not in page and "<td class=\"sig strong\"" not in page
-    assert page.count("<td class=\"sig no\"") == 6
+    assert '<td class="sig yes"' not in page and '<td class="sig strong"' not in page
+    assert page.count('<td class="sig no"') == 6
     assert "fewer than 30 documents" in page
     assert "degenerate" in page  # the interval [0.667, 0.667]
 
@@ -114,11 +124,15 @@ def test_metric_comparison_names_the_better_metric(realsumm, tmp_path, capsys):
     from annotation.models import Summary
 
     run = compute_scores(realsumm, n_resamples=200)
-    info = {pk: (ext, s) for pk, ext, s in Summary.objects.filter(document__dataset=realsumm)
-            .values_list("pk", "document__external_id", "system__name")}
+    info = {
+        pk: (ext, s)
+        for pk, ext, s in Summary.objects.filter(document__dataset=realsumm).values_list(
+            "pk", "document__external_id", "system__name"
+        )
+    }
     rng = np.random.default_rng(0)
     lines = {}
-    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"]):
+    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"], strict=False):
         ext, system = info[pk]
         doc = lines.setdefault(ext, {"example_id": ext, "aaa_random": {}, "oracle": {}})
         doc["aaa_random"][system] = float(rng.random())  # first in name order, and worse
@@ -127,8 +141,18 @@ def test_metric_comparison_names_the_better_metric(realsumm, tmp_path, capsys):
     path.write_text("\n".join(json.dumps(v) for v in lines.values()))
     call_command("import_metric_scores", "realsumm", str(path))
     capsys.readouterr()
-    result = run_json(capsys, "metric_correlations", "realsumm", "--json", "--resamples", "200",
-                      "--permutations", "200", "--method", "pearson")
+    result = run_json(
+        capsys,
+        "metric_correlations",
+        "realsumm",
+        "--json",
+        "--resamples",
+        "200",
+        "--permutations",
+        "200",
+        "--method",
+        "pearson",
+    )
     tests = {t["level"]: t for t in result["significance"]}
     assert set(tests) == {"summary", "system"}
     for t in tests.values():
@@ -168,10 +192,17 @@ def test_pyramid_folder_without_t_tags_imports_and_reproduces_label_scores(reals
 
 def test_rose_reference_length_is_the_text_as_given(tmp_path):
     path = tmp_path / "one.jsonl"
-    path.write_text(json.dumps({
-        "example_id": "x1", "source": "src", "reference": FLATTERING, "reference_acus": ["McCoy has a statue"],
-        "system_outputs": {"s": "McCoy statue."},
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "example_id": "x1",
+                "source": "src",
+                "reference": FLATTERING,
+                "reference_acus": ["McCoy has a statue"],
+                "system_outputs": {"s": "McCoy statue."},
+            }
+        )
+    )
     import_dataset(path, name="one", fmt="rose")
     reference = Reference.objects.get(document__dataset__name="one")
     assert reference.word_count == 21

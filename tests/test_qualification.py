@@ -1,12 +1,12 @@
 """Qualification test: built from gold items, graded, retry policy, gate for HITs."""
+
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from hits.services import handout
-from hits.services import qualification
 from hits.models import QualificationAttempt
+from hits.services import handout, qualification
 
 from .crowd_data import demo_dataset, published_batch
 from .test_handout import make_workers
@@ -15,12 +15,18 @@ pytestmark = pytest.mark.django_db
 
 
 def perfect(test):
-    return {qualification.answer_key(item.pk, acu): value for item in test.items.all() for acu, value in item.answers.items()}
+    return {
+        qualification.answer_key(item.pk, acu): value
+        for item in test.items.all()
+        for acu, value in item.answers.items()
+    }
 
 
 def test_worker_must_pass_before_getting_hits_and_retry_waits():
     dataset = demo_dataset()
-    test = qualification.build_test(dataset=dataset, name="q", items=3, pass_score=0.8, max_attempts=2, retry_after_hours=1)
+    test = qualification.build_test(
+        dataset=dataset, name="q", items=3, pass_score=0.8, max_attempts=2, retry_after_hours=1
+    )
     assert test.items.count() == 3
     assert test.items.values("summary__document").distinct().count() == 3
     batch = published_batch(dataset, qualification_test=test)

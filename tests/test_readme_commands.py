@@ -1,4 +1,5 @@
 """The README's `manage.py` commands run exactly as written in a fresh copy of the project (issue 13, item 3)."""
+
 import json
 import os
 import re
@@ -34,8 +35,13 @@ def test_every_manage_py_line_uses_the_projects_venv():
 def fresh_copy(tmp_path: Path) -> Path:
     """The project's files as a clone would have them (tracked and new, not ignored), `.venv` being
     the environment run.sh makes (here: the one running the tests) and `../shared` the data."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=PROJECT, check=True,
-                            capture_output=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=PROJECT, check=True, capture_output=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     root = tmp_path / "acu"
     for name in filter(None, listed):
         source = PROJECT / name
@@ -55,24 +61,39 @@ def test_readme_commands_run_as_written(tmp_path, realsumm_path):
     ids = (realsumm_path / "ids.txt").read_text().split()
     systems = [p.name.removesuffix(".summary") for p in (realsumm_path / "summaries").glob("*.summary")]
     (root / "metrics.jsonl").write_text(
-        "".join(json.dumps({"example_id": i, "rouge1": {s: ((n + k) % 7) / 7 for k, s in enumerate(systems)}}) + "\n" for n, i in enumerate(ids))
+        "".join(
+            json.dumps({"example_id": i, "rouge1": {s: ((n + k) % 7) / 7 for k, s in enumerate(systems)}}) + "\n"
+            for n, i in enumerate(ids)
+        )
     )
     batch_id = None
     ran = []
     for line in readme_commands():
-        command = re.sub(r"\s+#.*$", "", line)        # the comment
+        command = re.sub(r"\s+#.*$", "", line)  # the comment
         command = re.sub(r"\s*\[[^\]]*\]", "", command)  # optional arguments
         if "createsuperuser" in command:
             continue  # interactive
         if re.search(r"\bID\b", command):
             assert batch_id, f"{line!r} needs the id printed by create_batch"
             command = re.sub(r"\bID\b", batch_id, command)
-        result = subprocess.run(shlex.split(command), check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        result = subprocess.run(
+            shlex.split(command), check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600
+        )
         assert result.returncode == 0, f"{command}\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
         if " create_batch " in command:
             batch_id = result.stdout.split()[-1]
             assert batch_id.isdigit(), result.stdout
         ran.append(command.split()[2])
-    assert {"migrate", "import_dataset", "create_batch", "publish_batch", "simulate_crowd", "compute_scores",
-            "export_judgments", "import_metric_scores", "metric_correlations", "export_dataset"} <= set(ran)
+    assert {
+        "migrate",
+        "import_dataset",
+        "create_batch",
+        "publish_batch",
+        "simulate_crowd",
+        "compute_scores",
+        "export_judgments",
+        "import_metric_scores",
+        "metric_correlations",
+        "export_dataset",
+    } <= set(ran)
     assert (root / "realsumm.jsonl").stat().st_size > 0 and (root / "judgments.csv").stat().st_size > 0

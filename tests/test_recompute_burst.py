@@ -4,18 +4,19 @@ the real Redis broker, and the last one equals a fresh full recompute.
 The assertions hold at any machine speed: at most one recompute is queued and not yet started
 at any time, every queued task runs once, there are fewer runs than submissions, and the last
 run covers the last judgment. How many runs there are depends on speed, so it is not asserted."""
+
 import time
 
 import pytest
-from django.db import connection
 from celery.contrib.testing.worker import start_worker
+from django.db import connection
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 from config.celery import app
+from hits.models import Judgment
 from hits.services import handout
 from hits.services.batches import create_batch, publish_batch
-from hits.models import Judgment
+from hits.services.dataset_import import import_dataset
 from hits.services.submission import submit_assignment
 from hits.views.worker import inhouse_worker
 from scoring.models import ScoringRun
@@ -57,7 +58,9 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
         for i in range(200):
             a = handout.next_assignment(worker, batch)
             submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=all_answers(a, present=i % 3 == 0))
-        last_id = Judgment.objects.filter(assignment__hit__batch=batch).order_by("-pk").values_list("pk", flat=True).first()
+        last_id = (
+            Judgment.objects.filter(assignment__hit__batch=batch).order_by("-pk").values_list("pk", flat=True).first()
+        )
         deadline = time.time() + 90
         while time.time() < deadline:
             final = ScoringRun.objects.filter(dataset=dataset, trigger="submissions", status="done").first()
@@ -87,4 +90,3 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
     assert final.outputs["systems"] == fresh.outputs["systems"]
     assert final.outputs["alpha"] == fresh.outputs["alpha"]
     assert final.outputs["counts"] == fresh.outputs["counts"]
-

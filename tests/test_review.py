@@ -1,13 +1,13 @@
 """Review and pay: every money action recorded once, never paid twice."""
+
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.utils import timezone
 
-from hits.services import handout
-from hits.services import review
 from hits.models import Assignment, LedgerEntry
+from hits.services import handout, review
 from hits.services.submission import submit_assignment
 from scoring.judgments import counted_judgments
 
@@ -52,7 +52,9 @@ def test_reject_needs_feedback_and_pays_nothing(submitted):
 
 def test_bonus_with_the_same_form_token_is_paid_once(submitted):
     entry, created = review.send_bonus(assignment_id=submitted.pk, amount="0.5", reason="careful work", token="t1")
-    again, created_again = review.send_bonus(assignment_id=submitted.pk, amount="0.5", reason="careful work", token="t1")
+    again, created_again = review.send_bonus(
+        assignment_id=submitted.pk, amount="0.5", reason="careful work", token="t1"
+    )
     assert created and not created_again and entry == again
     assert LedgerEntry.objects.filter(kind="bonus").count() == 1 and entry.amount == Decimal("0.50")
     review.send_bonus(assignment_id=submitted.pk, amount="0.25", reason="another", token="t2")

@@ -1,13 +1,14 @@
 """RoSE export then import gives the same dataset."""
+
 import io
 import json
 
 import pytest
 from django.core.management import call_command
 
-from scoring.exports.rose import export_rose
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
+from scoring.exports.rose import export_rose
 
 from .conftest import DEMO_ROSE, REALSUMM_ROSE
 from .snapshots import dataset_snapshot
@@ -45,10 +46,10 @@ def test_export_carries_labels_and_scores(realsumm_path):
     assert 0 <= bart["normalized_acu"] <= bart["acu"]
     # Same labels as the original file, as a multiset per ACU text (export order is
     # sentence order, the file's is the writer's).
-    for rec, orig in zip(records, original):
+    for rec, orig in zip(records, original, strict=False):
         for system, annotation in orig["annotations"].items():
-            exported = sorted(zip(rec["reference_acus"], rec["annotations"][system]["acu_labels"]))
-            assert exported == sorted(zip(orig["reference_acus"], annotation["acu_labels"]))
+            exported = sorted(zip(rec["reference_acus"], rec["annotations"][system]["acu_labels"], strict=False))
+            assert exported == sorted(zip(orig["reference_acus"], annotation["acu_labels"], strict=False))
 
 
 @pytest.mark.django_db
@@ -77,4 +78,6 @@ def test_several_annotators_survive_the_roundtrip(tmp_path):
     again = tmp_path / "again.jsonl"
     again.write_text(json.dumps(exported) + "\n")
     import_dataset(again, name="multi-again", fmt="rose")
-    assert dataset_snapshot(Dataset.objects.get(name="multi")) == dataset_snapshot(Dataset.objects.get(name="multi-again"))
+    assert dataset_snapshot(Dataset.objects.get(name="multi")) == dataset_snapshot(
+        Dataset.objects.get(name="multi-again")
+    )

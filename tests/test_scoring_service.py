@@ -1,16 +1,16 @@
 """The scoring engine on stored judgments: commands, runs, exports, metrics, power."""
+
 import csv
-import io
 import json
 
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 from hits.models import Worker
 from hits.services import review
+from hits.services.dataset_import import import_dataset
 from scoring import statistics
 from scoring.models import ScoringRun
 from scoring.services import compute_scores, current_scores, is_stale
@@ -82,8 +82,9 @@ def test_same_seed_same_numbers_and_staleness(realsumm):
 
 
 def test_crowd_alphas_are_numbers(capsys):
-    from .crowd_data import demo_dataset, published_batch
     from hits.services.simulate import simulate_crowd
+
+    from .crowd_data import demo_dataset, published_batch
 
     dataset = demo_dataset()
     batch = published_batch(dataset)
@@ -112,9 +113,14 @@ def metric_file(tmp_path, dataset, rng):
     run = compute_scores(dataset)
     from annotation.models import Summary
 
-    info = dict((pk, (ext, sys)) for pk, ext, sys in Summary.objects.filter(document__dataset=dataset).values_list("pk", "document__external_id", "system__name"))
+    info = {
+        pk: (ext, sys)
+        for pk, ext, sys in Summary.objects.filter(document__dataset=dataset).values_list(
+            "pk", "document__external_id", "system__name"
+        )
+    }
     lines = {}
-    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"]):
+    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"], strict=False):
         ext, system = info[pk]
         doc = lines.setdefault(ext, {"example_id": ext, "oracle": {}, "noise": {}})
         doc["oracle"][system] = score + rng.normal(0, 0.01)
@@ -132,7 +138,11 @@ def test_metric_import_and_correlations(realsumm, tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     oracle, noise = result["metrics"]["oracle"], result["metrics"]["noise"]
     assert oracle["system"]["kendall"]["value"] > 0.9 and abs(noise["system"]["pearson"]["value"]) < 0.5
-    assert oracle["summary"]["pearson"]["low"] <= oracle["summary"]["pearson"]["value"] <= oracle["summary"]["pearson"]["high"]
+    assert (
+        oracle["summary"]["pearson"]["low"]
+        <= oracle["summary"]["pearson"]["value"]
+        <= oracle["summary"]["pearson"]["high"]
+    )
     system_test = next(t for t in result["significance"] if t["level"] == "system")
     assert {system_test["a"], system_test["b"]} == {"noise", "oracle"} and 0 <= system_test["p"] <= 1
 
@@ -148,7 +158,9 @@ def test_metric_import_errors_write_nothing(realsumm, tmp_path):
 
 
 def test_power_run_reports_bucket_power(realsumm):
-    run = statistics.start(realsumm, ScoringRun.Kind.POWER, {"sizes": [10, 100], "n_trials": 40, "n_resamples": 400, "seed": 1})
+    run = statistics.start(
+        realsumm, ScoringRun.Kind.POWER, {"sizes": [10, 100], "n_trials": 40, "n_resamples": 400, "seed": 1}
+    )
     run = statistics.run_power(run.pk)
     assert run.status == "done", run.error
     buckets = run.outputs["buckets"]

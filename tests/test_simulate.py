@@ -1,11 +1,12 @@
 """The simulated crowd completes a REALSumm batch through the real services."""
+
 import pytest
 from django.core.management import call_command
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
-from hits.services.batches import create_batch, publish_batch
 from hits.models import Assignment, Judgment
+from hits.services.batches import create_batch, publish_batch
+from hits.services.dataset_import import import_dataset
 from hits.services.qualification import build_test
 from scoring.summary_scores import system_scores
 
@@ -17,7 +18,9 @@ def test_three_workers_at_090_complete_100_realsumm_summaries(realsumm_path, cap
     dataset = Dataset.objects.get(name="realsumm")
     test = build_test(dataset=dataset, name="q", items=4, pass_score=0.6, max_attempts=3, retry_after_hours=0)
     batch = publish_batch(
-        create_batch(dataset=dataset, systems=list(dataset.systems.filter(name="abs_bart_out")), qualification_test=test)
+        create_batch(
+            dataset=dataset, systems=list(dataset.systems.filter(name="abs_bart_out")), qualification_test=test
+        )
     )
     call_command("simulate_crowd", str(batch.pk), "--workers", "3", "--accuracy", "0.9", "--seed", "7")
     assert "submitted 300 assignments" in capsys.readouterr().out

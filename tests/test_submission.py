@@ -1,4 +1,5 @@
 """Submissions: stored in one transaction before the reply, idempotent, refused clearly."""
+
 import json
 from datetime import timedelta
 
@@ -6,8 +7,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from hits.services import handout
 from hits.models import Assignment, Judgment
+from hits.services import handout
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
 from .crowd_data import all_answers, published_batch
@@ -55,7 +56,9 @@ def test_different_answers_for_a_completed_assignment_are_refused(taken):
     assignment, _ = taken
     submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=all_answers(assignment))
     with pytest.raises(SubmissionRefused, match="already submitted"):
-        submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=all_answers(assignment, False))
+        submit_assignment(
+            assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=all_answers(assignment, False)
+        )
 
 
 def test_someone_elses_assignment_is_refused(client, taken):
@@ -87,7 +90,9 @@ def test_incomplete_or_foreign_answers_are_refused(client, taken):
     assert response.status_code == 409 and "no answer yet" in response.json()["error"]
     response = post(client, task_token(assignment), {"answers": {**all_answers(assignment), "999999": True}})
     assert "not part of this task" in response.json()["error"]
-    response = client.post(reverse("task_submit", args=[task_token(assignment)]), b"not json", content_type="application/json")
+    response = client.post(
+        reverse("task_submit", args=[task_token(assignment)]), b"not json", content_type="application/json"
+    )
     assert response.status_code == 400
     assert not Judgment.objects.filter(assignment=assignment).exists()
 
@@ -108,7 +113,7 @@ def test_gold_hits_are_scored_per_assignment():
     hit = batch.hits.exclude(gold_answers=None).first()
     batch.hits.exclude(pk=hit.pk).delete()
     assignment = handout.next_assignment(worker, batch)
-    truth = {k: v for k, v in hit.gold_answers.items()}
+    truth = dict(hit.gold_answers.items())
     wrong_key = next(iter(truth))
     answers = {**truth, wrong_key: not truth[wrong_key]}
     submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=answers)

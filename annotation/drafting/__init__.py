@@ -1,4 +1,5 @@
 """Drafters: turn reference sentences into draft ACUs for authors (rules without a model, or an LLM)."""
+
 from .base import DraftContext, Drafter, DrafterError
 from .registry import available_drafters, get_drafter
 

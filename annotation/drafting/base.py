@@ -1,4 +1,5 @@
 """The drafter interface: one reference's sentences in, draft ACUs per sentence out."""
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol

@@ -4,6 +4,7 @@ The prompt carries the dataset's guidelines and a few approved ACUs of the same 
 examples; the sentences of one reference go in one request (in chunks of `CHUNK`), numbered,
 and the answer must be `{"sentences": [{"index": 1, "acus": ["...", ...]}, ...]}`.
 """
+
 import json
 import logging
 from collections.abc import Sequence
@@ -47,7 +48,9 @@ def parse_answer(answer, count: int) -> list[list[str]]:
     out: list[list[str]] = [[] for _ in range(count)]
     for position, item in enumerate(items, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("acus"), list):
-            raise DrafterError("The language model's answer has a sentence without an \"acus\" list; no drafts were stored.")
+            raise DrafterError(
+                'The language model\'s answer has a sentence without an "acus" list; no drafts were stored.'
+            )
         index = item.get("index", position)
         if not isinstance(index, int) or not 1 <= index <= count:
             raise DrafterError(f"The language model answered for sentence {index!r}, which was not asked.")
@@ -68,8 +71,12 @@ class LLMDrafter:
         for start in range(0, len(sentences), CHUNK):
             chunk = list(sentences[start : start + CHUNK])
             try:
-                answer = chat_json(build_messages(chunk, context), temperature=self.temperature, timeout=self.timeout,
-                                   retries=self.retries)
+                answer = chat_json(
+                    build_messages(chunk, context),
+                    temperature=self.temperature,
+                    timeout=self.timeout,
+                    retries=self.retries,
+                )
             except LLMError as exc:
                 raise DrafterError(str(exc)) from None
             drafts.extend(parse_answer(answer, len(chunk)))

@@ -1,4 +1,5 @@
 """Which drafters exist: `get_drafter(name)` and the names usable now."""
+
 from ..llm import llm_configured
 from .base import Drafter, DrafterError
 from .llm import LLMDrafter

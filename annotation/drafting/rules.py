@@ -17,6 +17,7 @@ Runs of capitalised words and numbers are never split. Verbs are found with the 
 in `lexicon` (no tagger): good enough for short news summaries; when no verb is found the
 sentence is one draft.
 """
+
 import re
 from dataclasses import dataclass
 
@@ -33,8 +34,10 @@ from .lexicon import (
 
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*\w*|\w+(?:['’\-]\w+)*|'s|’s|[^\w\s]")
 _CLOSING = {".", "!", "?", '"', "'", "''", "”", "’"}
-_ADVERBS = frozenset("now also still already just then later recently reportedly allegedly currently".split())
-_PAST = frozenset("was were had did said told".split())
+_ADVERBS = frozenset(
+    ["now", "also", "still", "already", "just", "then", "later", "recently", "reportedly", "allegedly", "currently"]
+)
+_PAST = frozenset(["was", "were", "had", "did", "said", "told"])
 _SUBJECT_PLACE = frozenset({"from", "in", "at"})
 
 
@@ -69,7 +72,7 @@ def is_verb(tokens: list[Token], i: int) -> bool:
     word = token.lower
     if word in NOT_VERBS or token.number:
         return False
-    if token.capitalised and i > 0 and not (tokens[i - 1].text in {'"', "``", ":"}) and word not in AUXILIARIES:
+    if token.capitalised and i > 0 and tokens[i - 1].text not in {'"', "``", ":"} and word not in AUXILIARIES:
         return False
     if word in AUXILIARIES:
         return True
@@ -81,7 +84,7 @@ def is_verb(tokens: list[Token], i: int) -> bool:
     return len(word) > 4 and word.endswith("ed") and word.isalpha()
 
 
-_PRONOUNS = frozenset("he she they we it i you".split())
+_PRONOUNS = frozenset(["he", "she", "they", "we", "it", "i", "you"])
 
 
 def first_verb(tokens: list[Token], start: int = 1) -> int | None:
@@ -132,7 +135,8 @@ def _noun_phrase_before(tokens: list[Token], end: int) -> list[Token]:
 
 def _be(subject: list[Token], past: bool) -> str:
     plural = len(subject) > 0 and (
-        any(t.lower == "and" for t in subject) or (subject[-1].lower.endswith("s") and (not subject[-1].capitalised or subject[-1].index == 0))
+        any(t.lower == "and" for t in subject)
+        or (subject[-1].lower.endswith("s") and (not subject[-1].capitalised or subject[-1].index == 0))
     )
     if past:
         return "were" if plural else "was"
@@ -206,8 +210,12 @@ def _extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], l
             nominal = head.lower in DETERMINERS or (head.capitalised and len(inner) >= 2)
             place = head.lower in {"from", "of", "in"} and len(inner) >= 2
             age = len(inner) == 1 and head.number
-            if (antecedent[-1].capitalised and (nominal or place or age)) or (antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS):
-                clause = Clause(tokens=[], words=[text_of(entity, sentence), _be(entity, past), text_of(_strip(inner), sentence)])
+            if (antecedent[-1].capitalised and (nominal or place or age)) or (
+                antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS
+            ):
+                clause = Clause(
+                    tokens=[], words=[text_of(entity, sentence), _be(entity, past), text_of(_strip(inner), sentence)]
+                )
         if clause is None:
             previous = None
             continue
@@ -280,9 +288,13 @@ def _conjuncts(subject: list[Token]) -> list[list[Token]]:
     parts, current = [], []
     for i, t in enumerate(subject):
         nxt = subject[i + 1] if i + 1 < len(subject) else None
-        if t.text in {",", "and", "&"} and current and nxt is not None and (
-            nxt.capitalised or nxt.number or nxt.lower in DETERMINERS
-        ) and t.text != "&":
+        if (
+            t.text in {",", "and", "&"}
+            and current
+            and nxt is not None
+            and (nxt.capitalised or nxt.number or nxt.lower in DETERMINERS)
+            and t.text != "&"
+        ):
             parts.append(current)
             current = []
             continue
@@ -339,7 +351,9 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
         if tokens[i].capitalised and i > 0:
             j = i
             items, current = [], []
-            while j < len(tokens) and (tokens[j].capitalised or tokens[j].text in {",", "and"} or tokens[j].lower == "of"):
+            while j < len(tokens) and (
+                tokens[j].capitalised or tokens[j].text in {",", "and"} or tokens[j].lower == "of"
+            ):
                 if tokens[j].text in {",", "and"}:
                     if current:
                         items.append(current)
@@ -371,19 +385,41 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
         after = tokens[i + 2] if i + 2 < len(tokens) else None
         before = tokens[i - 2] if i >= 2 else None
         plain = all(
-            t.text.isalpha() and t.lower not in STOPWORDS and not t.capitalised and not is_verb(tokens, t.index - tokens[0].index)
+            t.text.isalpha()
+            and t.lower not in STOPWORDS
+            and not t.capitalised
+            and not is_verb(tokens, t.index - tokens[0].index)
             for t in (left, right)
         )
         if not plain or before is None or before.text == ",":
             continue
         if after is not None and after.lower not in PREPOSITIONS and after.text not in {",", "."}:
             continue
-        return [tokens[: i] + tokens[i + 2 :], tokens[: i - 1] + tokens[i + 1 :]]
+        return [tokens[:i] + tokens[i + 2 :], tokens[: i - 1] + tokens[i + 1 :]]
     return [tokens]
 
 
 _ADJUNCT = frozenset(
-    "because after before since while when during in on at for with from despite following amid near over".split()
+    [
+        "because",
+        "after",
+        "before",
+        "since",
+        "while",
+        "when",
+        "during",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "despite",
+        "following",
+        "amid",
+        "near",
+        "over",
+    ]
 )
 
 
@@ -397,22 +433,29 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     from ..text import STOPWORDS
 
     verb_end = 0
-    while verb_end < len(predicate) and (is_verb(predicate, verb_end) or predicate[verb_end].lower in {"to", "not", "n't"} | _ADVERBS):
+    while verb_end < len(predicate) and (
+        is_verb(predicate, verb_end) or predicate[verb_end].lower in {"to", "not", "n't"} | _ADVERBS
+    ):
         verb_end += 1
     starts = [
-        i for i in range(verb_end + 1, len(predicate))
+        i
+        for i in range(verb_end + 1, len(predicate))
         if predicate[i].lower in _ADJUNCT and not predicate[i].capitalised and predicate[i - 1].text not in {"'", '"'}
     ]
     if not starts or any(t.text in {"'", '"', "``", "''", ":", "‘", "“"} for t in predicate):
         return [predicate]  # quotations stay whole
     # "in an excerpt from her book": a short phrase followed by from/of/with is one adjunct
-    starts = [b for a, b in zip([None] + starts, starts) if a is None or not (predicate[b].lower in {"from", "of", "with"} and b - a <= 3)]
+    starts = [
+        b
+        for a, b in zip([None] + starts, starts, strict=False)
+        if a is None or not (predicate[b].lower in {"from", "of", "with"} and b - a <= 3)
+    ]
     core = predicate[: starts[0]]
     if not any(t.lower not in STOPWORDS and t.text.isalnum() for t in core[verb_end:]):
         if len(starts) == 1:
             return [predicate]
         core, starts = predicate[: starts[1]], starts[1:]
-    pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)])]
+    pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)], strict=False)]
     pieces = [p for p in (_strip(p) for p in pieces) if len(p) >= 2]
     if not pieces:
         return [predicate]

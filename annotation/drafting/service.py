@@ -3,6 +3,7 @@
 Drafts (`DraftACU`) live beside the ACUs and never count as ACUs until a writer accepts one
 (`authoring.save_reference` turns it into an ACU and records the drafter in the history).
 """
+
 import logging
 
 from django.db import transaction
@@ -31,12 +32,14 @@ def draft_context(dataset: Dataset, exclude_reference: int | None = None) -> Dra
     return DraftContext(guidelines=guidelines_for(dataset), examples=tuple(examples))
 
 
-def _store_drafts(reference: Reference, sentences: list[ReferenceSentence], drafts: list[list[str]], drafter: str, user) -> int:
+def _store_drafts(
+    reference: Reference, sentences: list[ReferenceSentence], drafts: list[list[str]], drafter: str, user
+) -> int:
     """Replace the pending drafts of these sentences by new ones (texts already among the
     sentence's ACUs are left out). Returns the number stored."""
     DraftACU.objects.filter(sentence__in=sentences, status=DraftACU.Status.PENDING).delete()
     rows = []
-    for sentence, texts in zip(sentences, drafts):
+    for sentence, texts in zip(sentences, drafts, strict=False):
         have = {a.text.strip().lower() for a in sentence.acus.all()}
         seen: set[str] = set()
         for text in texts:
@@ -46,8 +49,14 @@ def _store_drafts(reference: Reference, sentences: list[ReferenceSentence], draf
                 continue
             seen.add(key)
             rows.append(
-                DraftACU(reference=reference, sentence=sentence, position=len(seen) - 1, text=text, drafter=drafter,
-                         requested_by=user)
+                DraftACU(
+                    reference=reference,
+                    sentence=sentence,
+                    position=len(seen) - 1,
+                    text=text,
+                    drafter=drafter,
+                    requested_by=user,
+                )
             )
     DraftACU.objects.bulk_create(rows)
     return len(rows)
@@ -105,7 +114,9 @@ def predraft_dataset(job_id: int) -> DraftJob:
             DraftJob.objects.filter(pk=job.pk).update(done=done, drafts=made)
     except DrafterError as exc:
         logger.warning("Pre-drafting %s with %s failed: %s", job.dataset, job.drafter, exc)
-        DraftJob.objects.filter(pk=job.pk).update(status=DraftJob.Status.FAILED, error=str(exc), finished_at=timezone.now())
+        DraftJob.objects.filter(pk=job.pk).update(
+            status=DraftJob.Status.FAILED, error=str(exc), finished_at=timezone.now()
+        )
     else:
         DraftJob.objects.filter(pk=job.pk).update(status=DraftJob.Status.DONE, finished_at=timezone.now())
     job.refresh_from_db()
@@ -116,14 +127,24 @@ def job_progress(job: DraftJob | None) -> dict | None:
     if job is None:
         return None
     return {
-        "id": job.pk, "kind": job.kind, "drafter": job.drafter, "params": job.params, "result": job.result,
-        "status": job.status, "status_display": job.get_status_display(),
-        "done": job.done, "total": job.total, "drafts": job.drafts, "error": job.error,
+        "id": job.pk,
+        "kind": job.kind,
+        "drafter": job.drafter,
+        "params": job.params,
+        "result": job.result,
+        "status": job.status,
+        "status_display": job.get_status_display(),
+        "done": job.done,
+        "total": job.total,
+        "drafts": job.drafts,
+        "error": job.error,
         "finished": job.status in (DraftJob.Status.DONE, DraftJob.Status.FAILED),
     }
 
 
-def fill_machine_units(*, sentence_ids: list[int], drafter: str = "rules", drafts_by_sentence: dict | None = None) -> int:
+def fill_machine_units(
+    *, sentence_ids: list[int], drafter: str = "rules", drafts_by_sentence: dict | None = None
+) -> int:
     """Put machine units (the drafter's drafts, marked `machine`) on sentences that have no
     ACU yet; sentences with ACUs keep theirs. `drafts_by_sentence` may carry drafts already
     made (sentence id -> texts). Returns the number of machine units created."""
@@ -135,18 +156,27 @@ def fill_machine_units(*, sentence_ids: list[int], drafter: str = "rules", draft
     missing = [s for s in todo if not drafts_by_sentence or s.pk not in drafts_by_sentence]
     made = dict(drafts_by_sentence or {})
     if missing:
-        made.update(zip([s.pk for s in missing], engine.draft([s.text for s in missing])))
+        made.update(zip([s.pk for s in missing], engine.draft([s.text for s in missing]), strict=False))
     created = 0
     with transaction.atomic():
         for sentence in todo:
             for position, text in enumerate(made.get(sentence.pk, [])):
                 acu = ACU.objects.create(
-                    reference=sentence.reference, sentence=sentence, position=position, text=text,
-                    drafter=engine.name, machine=True,
+                    reference=sentence.reference,
+                    sentence=sentence,
+                    position=position,
+                    text=text,
+                    drafter=engine.name,
+                    machine=True,
                 )
                 ACUChange.objects.create(
-                    reference=sentence.reference, acu=acu, user=None, action=ACUChange.Action.MACHINE,
-                    new_text=text, new_sentence=sentence.position, drafter=engine.name,
+                    reference=sentence.reference,
+                    acu=acu,
+                    user=None,
+                    action=ACUChange.Action.MACHINE,
+                    new_text=text,
+                    new_sentence=sentence.position,
+                    drafter=engine.name,
                 )
                 created += 1
     return created

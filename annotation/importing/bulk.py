@@ -1,4 +1,5 @@
 """Fast bulk inserts: PostgreSQL's COPY for the largest tables, bulk_create elsewhere."""
+
 import csv
 import io
 import json
@@ -31,7 +32,9 @@ def insert_rows(model, fields: list[str], rows) -> int:
             cursor.copy_expert(f"COPY {table} ({cols}) FROM STDIN WITH (FORMAT csv)", buffer)
     else:
         attnames = [model._meta.get_field(f).attname for f in fields]
-        model.objects.bulk_create([model(**dict(zip(attnames, row))) for row in rows], batch_size=BATCH_SIZE)
+        model.objects.bulk_create(
+            [model(**dict(zip(attnames, row, strict=False))) for row in rows], batch_size=BATCH_SIZE
+        )
     return len(rows)
 
 
@@ -69,7 +72,7 @@ def copy_objects(objects: list) -> list:
         ids = [row[0] for row in cursor.fetchall()]
         buffer = io.StringIO()
         writer = csv.writer(buffer)
-        for pk, obj in zip(ids, objects):
+        for pk, obj in zip(ids, objects, strict=False):
             obj.pk = pk
             writer.writerow([pk] + [_copy_value(f, obj) for f in fields])
         buffer.seek(0)

@@ -1,4 +1,5 @@
 """The one error an import raises: it names the file, the line and the problem."""
+
 from config.errors import ServiceError
 
 

@@ -1,4 +1,5 @@
 """The dataset formats the importer reads, each a reader from a path to plain records."""
+
 import math
 from pathlib import Path
 
@@ -28,6 +29,8 @@ def check_alpha(value) -> float:
     except (TypeError, ValueError):
         raise DatasetImportError(f"the normalization alpha {value!r} is not a number") from None
     if not math.isfinite(alpha) or alpha <= 0:
-        raise DatasetImportError(f"the normalization alpha must be a positive number (got {value!r}); "
-                                 "RoSE uses 2 for CNN/DM, 5 for XSum, 0.5 for SamSum")
+        raise DatasetImportError(
+            f"the normalization alpha must be a positive number (got {value!r}); "
+            "RoSE uses 2 for CNN/DM, 5 for XSum, 0.5 for SamSum"
+        )
     return alpha

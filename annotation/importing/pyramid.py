@@ -6,6 +6,7 @@ tab-separated 0/1 per unit. A reference line with <t> ... </t> tags (REALSumm) k
 sentences; one without tags (the PyrXSum folder of the Lite2-3Pyramid repository) is split with
 the sentence splitter (``annotation.text.split_sentences``).
 """
+
 from pathlib import Path
 
 from ..text import has_sentence_tags, split_sentences, split_tagged_sentences
@@ -63,7 +64,9 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
         line = i + 1
         external_id = _nonempty(external_id, "ids.txt", line, "document id").strip()
         if external_id in seen:
-            raise DatasetImportError(f"duplicate id {external_id!r} (first on line {seen[external_id]})", "ids.txt", line)
+            raise DatasetImportError(
+                f"duplicate id {external_id!r} (first on line {seen[external_id]})", "ids.txt", line
+            )
         seen[external_id] = line
         source = _nonempty(columns["documents.txt"][i], "documents.txt", line, "document")
         reference = _nonempty(columns["references.txt"][i], "references.txt", line, "reference")
@@ -79,8 +82,11 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
         units = [u.strip() for u in columns["SCUs.txt"][i].split("\t")]
         for unit in units:
             _nonempty(unit, "SCUs.txt", line, "unit (two tabs in a row, or an empty line)")
-        records.append(DocumentRecord(external_id, source.strip(), sentences, units, origin=("ids.txt", line),
-                                      reference_text=given))
+        records.append(
+            DocumentRecord(
+                external_id, source.strip(), sentences, units, origin=("ids.txt", line), reference_text=given
+            )
+        )
 
     summaries_dir = root / "summaries"
     labels_dir = root / "labels"
@@ -97,9 +103,7 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
     for path in label_files:
         name = f"labels/{path.name}"
         if path.stem not in systems:
-            raise DatasetImportError(
-                f"unknown system {path.stem!r}: there is no summaries/{path.stem}.summary", name
-            )
+            raise DatasetImportError(f"unknown system {path.stem!r}: there is no summaries/{path.stem}.summary", name)
         lines = read_lines(path, name)
         _check_count(lines, len(ids), name)
         for i, line in enumerate(lines):

@@ -1,4 +1,5 @@
 """What every reader produces: one plain record per document, before anything is stored."""
+
 from dataclasses import dataclass, field
 
 

@@ -9,6 +9,7 @@ Extension (written by our export when a summary has several annotators, read bac
 import): `annotations[system]["annotator_labels"] = {annotator: [0/1/null, ...]}`, the
 labels of each worker; `acu_labels` then holds their majority.
 """
+
 import json
 from pathlib import Path
 
@@ -22,9 +23,7 @@ def _label_list(value, unit_count: int, where: str, name: str, line: int, allow_
     if not isinstance(value, list):
         raise DatasetImportError(f"{where} must be a list of 0/1", name, line)
     if len(value) != unit_count:
-        raise DatasetImportError(
-            f"{where} has {len(value)} labels, but reference_acus has {unit_count}", name, line
-        )
+        raise DatasetImportError(f"{where} has {len(value)} labels, but reference_acus has {unit_count}", name, line)
     labels = []
     for v in value:
         if allow_null and v is None:
@@ -93,9 +92,19 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
             }
         elif "acu_labels" in annotation:
             where = f"annotations[{system!r}]['acu_labels']"
-            labels[system] = {SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], len(units), where, name, line, False)}
-    return DocumentRecord(str(raw_id).strip(), source.strip(), sentences, [u.strip() for u in units], summaries, labels,
-                          (name, line), reference_text=reference)
+            labels[system] = {
+                SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], len(units), where, name, line, False)
+            }
+    return DocumentRecord(
+        str(raw_id).strip(),
+        source.strip(),
+        sentences,
+        [u.strip() for u in units],
+        summaries,
+        labels,
+        (name, line),
+        reference_text=reference,
+    )
 
 
 def read_rose(path: Path) -> list[DocumentRecord]:

@@ -1,4 +1,5 @@
 """Reading text files line by line with errors that name the file and line."""
+
 from pathlib import Path
 
 from .errors import DatasetImportError
@@ -10,7 +11,7 @@ def decode(data: bytes, name: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise DatasetImportError(
-            f"bytes that are not UTF-8 at byte {exc.start} ({data[exc.start:exc.start + 4]!r})", name, line
+            f"bytes that are not UTF-8 at byte {exc.start} ({data[exc.start : exc.start + 4]!r})", name, line
         ) from None
 
 

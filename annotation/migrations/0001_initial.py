@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,185 +14,319 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='ACU',
+            name="ACU",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='Order within its sentence.')),
-                ('text', models.TextField()),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('approved', 'Approved')], default='draft', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('author', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(help_text="Order within its sentence.")),
+                ("text", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("approved", "Approved")], default="draft", max_length=20
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'ACU',
-                'ordering': ['reference', 'sentence__position', 'position'],
+                "verbose_name": "ACU",
+                "ordering": ["reference", "sentence__position", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('source_format', models.CharField(blank=True, help_text='pyramid, rose or authored', max_length=20)),
-                ('length_alpha', models.FloatField(default=2.0)),
-                ('guidelines', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("source_format", models.CharField(blank=True, help_text="pyramid, rose or authored", max_length=20)),
+                ("length_alpha", models.FloatField(default=2.0)),
+                ("guidelines", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=200)),
-                ('position', models.PositiveIntegerField(help_text='Order of the document in its dataset.')),
-                ('source', models.TextField()),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='annotation.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("external_id", models.CharField(max_length=200)),
+                ("position", models.PositiveIntegerField(help_text="Order of the document in its dataset.")),
+                ("source", models.TextField()),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="documents", to="annotation.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'position'],
+                "ordering": ["dataset", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Reference',
+            name="Reference",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('word_count', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('todo', 'To do'), ('writing', 'Writing'), ('in_review', 'In review'), ('changes', 'Changes requested'), ('approved', 'Approved')], default='todo', max_length=20)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('approved_at', models.DateTimeField(blank=True, null=True)),
-                ('document', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='reference', to='annotation.document')),
-                ('reviewer', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='references_reviewing', to=settings.AUTH_USER_MODEL)),
-                ('writer', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='references_writing', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("word_count", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("todo", "To do"),
+                            ("writing", "Writing"),
+                            ("in_review", "In review"),
+                            ("changes", "Changes requested"),
+                            ("approved", "Approved"),
+                        ],
+                        default="todo",
+                        max_length=20,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("approved_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "document",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="reference", to="annotation.document"
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="references_reviewing",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "writer",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="references_writing",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='AuthoringTime',
+            name="AuthoringTime",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('writing', 'Writing'), ('review', 'Review')], default='writing', max_length=10)),
-                ('seconds', models.FloatField(default=0)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL)),
-                ('reference', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='times', to='annotation.reference')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("writing", "Writing"), ("review", "Review")], default="writing", max_length=10
+                    ),
+                ),
+                ("seconds", models.FloatField(default=0)),
+                ("user", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL)),
+                (
+                    "reference",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="times", to="annotation.reference"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ACUChange',
+            name="ACUChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(choices=[('create', 'Created'), ('edit', 'Edited'), ('move', 'Moved'), ('delete', 'Deleted')], max_length=10)),
-                ('old_text', models.TextField(blank=True)),
-                ('new_text', models.TextField(blank=True)),
-                ('old_sentence', models.PositiveIntegerField(blank=True, null=True)),
-                ('new_sentence', models.PositiveIntegerField(blank=True, null=True)),
-                ('at', models.DateTimeField(auto_now=True)),
-                ('acu', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='changes', to='annotation.acu')),
-                ('user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('reference', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='changes', to='annotation.reference')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[("create", "Created"), ("edit", "Edited"), ("move", "Moved"), ("delete", "Deleted")],
+                        max_length=10,
+                    ),
+                ),
+                ("old_text", models.TextField(blank=True)),
+                ("new_text", models.TextField(blank=True)),
+                ("old_sentence", models.PositiveIntegerField(blank=True, null=True)),
+                ("new_sentence", models.PositiveIntegerField(blank=True, null=True)),
+                ("at", models.DateTimeField(auto_now=True)),
+                (
+                    "acu",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="changes",
+                        to="annotation.acu",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "reference",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="changes", to="annotation.reference"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'pk'],
+                "ordering": ["at", "pk"],
             },
         ),
         migrations.AddField(
-            model_name='acu',
-            name='reference',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='acus', to='annotation.reference'),
+            model_name="acu",
+            name="reference",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="acus", to="annotation.reference"
+            ),
         ),
         migrations.CreateModel(
-            name='ReferenceSentence',
+            name="ReferenceSentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('reference', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='annotation.reference')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                (
+                    "reference",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="sentences", to="annotation.reference"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['reference', 'position'],
+                "ordering": ["reference", "position"],
             },
         ),
         migrations.AddField(
-            model_name='acu',
-            name='sentence',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='acus', to='annotation.referencesentence'),
+            model_name="acu",
+            name="sentence",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="acus", to="annotation.referencesentence"
+            ),
         ),
         migrations.CreateModel(
-            name='ReviewComment',
+            name="ReviewComment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('acu_text', models.TextField(blank=True, help_text='The ACU as the reviewer saw it.')),
-                ('text', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('resolved_at', models.DateTimeField(blank=True, null=True)),
-                ('acu', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='comments', to='annotation.acu')),
-                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('reference', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='comments', to='annotation.reference')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("acu_text", models.TextField(blank=True, help_text="The ACU as the reviewer saw it.")),
+                ("text", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("resolved_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "acu",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="comments",
+                        to="annotation.acu",
+                    ),
+                ),
+                (
+                    "author",
+                    models.ForeignKey(
+                        null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "reference",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="comments", to="annotation.reference"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'pk'],
+                "ordering": ["created_at", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='System',
+            name="System",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='systems', to='annotation.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="systems", to="annotation.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'name'],
+                "ordering": ["dataset", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Summary',
+            name="Summary",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('word_count', models.PositiveIntegerField()),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='summaries', to='annotation.document')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='summaries', to='annotation.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField()),
+                ("word_count", models.PositiveIntegerField()),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="summaries", to="annotation.document"
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="summaries", to="annotation.system"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'summaries',
-                'ordering': ['document', 'system'],
+                "verbose_name_plural": "summaries",
+                "ordering": ["document", "system"],
             },
         ),
         migrations.AddConstraint(
-            model_name='document',
-            constraint=models.UniqueConstraint(fields=('dataset', 'external_id'), name='document_unique_external_id'),
+            model_name="document",
+            constraint=models.UniqueConstraint(fields=("dataset", "external_id"), name="document_unique_external_id"),
         ),
         migrations.AddIndex(
-            model_name='reference',
-            index=models.Index(fields=['writer', 'status'], name='annotation__writer__2fb883_idx'),
+            model_name="reference",
+            index=models.Index(fields=["writer", "status"], name="annotation__writer__2fb883_idx"),
         ),
         migrations.AddIndex(
-            model_name='reference',
-            index=models.Index(fields=['reviewer', 'status'], name='annotation__reviewe_0f583f_idx'),
+            model_name="reference",
+            index=models.Index(fields=["reviewer", "status"], name="annotation__reviewe_0f583f_idx"),
         ),
         migrations.AddConstraint(
-            model_name='authoringtime',
-            constraint=models.UniqueConstraint(fields=('reference', 'user', 'kind'), name='authoring_time_unique'),
+            model_name="authoringtime",
+            constraint=models.UniqueConstraint(fields=("reference", "user", "kind"), name="authoring_time_unique"),
         ),
         migrations.AddConstraint(
-            model_name='referencesentence',
-            constraint=models.UniqueConstraint(fields=('reference', 'position'), name='sentence_unique_position'),
+            model_name="referencesentence",
+            constraint=models.UniqueConstraint(fields=("reference", "position"), name="sentence_unique_position"),
         ),
         migrations.AddIndex(
-            model_name='acu',
-            index=models.Index(fields=['sentence', 'position'], name='annotation__sentenc_b75db0_idx'),
+            model_name="acu",
+            index=models.Index(fields=["sentence", "position"], name="annotation__sentenc_b75db0_idx"),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.UniqueConstraint(fields=('dataset', 'name'), name='system_unique_name'),
+            model_name="system",
+            constraint=models.UniqueConstraint(fields=("dataset", "name"), name="system_unique_name"),
         ),
         migrations.AddConstraint(
-            model_name='summary',
-            constraint=models.UniqueConstraint(fields=('document', 'system'), name='summary_unique_system'),
+            model_name="summary",
+            constraint=models.UniqueConstraint(fields=("document", "system"), name="summary_unique_system"),
         ),
     ]

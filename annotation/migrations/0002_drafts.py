@@ -6,82 +6,156 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='acu',
-            name='drafter',
-            field=models.CharField(blank=True, default='', max_length=20),
+            model_name="acu",
+            name="drafter",
+            field=models.CharField(blank=True, default="", max_length=20),
         ),
         migrations.AddField(
-            model_name='acu',
-            name='machine',
+            model_name="acu",
+            name="machine",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='acuchange',
-            name='drafter',
-            field=models.CharField(blank=True, default='', help_text='The drafter of an accepted or dismissed draft.', max_length=20),
+            model_name="acuchange",
+            name="drafter",
+            field=models.CharField(
+                blank=True, default="", help_text="The drafter of an accepted or dismissed draft.", max_length=20
+            ),
         ),
         migrations.AddField(
-            model_name='referencesentence',
-            name='budget',
-            field=models.CharField(blank=True, choices=[('', 'Not budgeted'), ('human', 'Human ACUs'), ('machine', 'Machine units')], default='', max_length=10),
+            model_name="referencesentence",
+            name="budget",
+            field=models.CharField(
+                blank=True,
+                choices=[("", "Not budgeted"), ("human", "Human ACUs"), ("machine", "Machine units")],
+                default="",
+                max_length=10,
+            ),
         ),
         migrations.AddField(
-            model_name='referencesentence',
-            name='predicted_error',
+            model_name="referencesentence",
+            name="predicted_error",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='acuchange',
-            name='action',
-            field=models.CharField(choices=[('create', 'Created'), ('edit', 'Edited'), ('move', 'Moved'), ('delete', 'Deleted'), ('accept', 'Accepted draft'), ('dismiss', 'Dismissed draft'), ('machine', 'Machine unit')], max_length=10),
+            model_name="acuchange",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("create", "Created"),
+                    ("edit", "Edited"),
+                    ("move", "Moved"),
+                    ("delete", "Deleted"),
+                    ("accept", "Accepted draft"),
+                    ("dismiss", "Dismissed draft"),
+                    ("machine", "Machine unit"),
+                ],
+                max_length=10,
+            ),
         ),
         migrations.CreateModel(
-            name='DraftJob',
+            name="DraftJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('predraft', 'Pre-drafting'), ('budget', 'Human-unit budget')], default='predraft', max_length=10)),
-                ('drafter', models.CharField(max_length=20)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('result', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=10)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('drafts', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='draft_jobs', to='annotation.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("predraft", "Pre-drafting"), ("budget", "Human-unit budget")],
+                        default="predraft",
+                        max_length=10,
+                    ),
+                ),
+                ("drafter", models.CharField(max_length=20)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("result", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("drafts", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="draft_jobs", to="annotation.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='DraftACU',
+            name="DraftACU",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('drafter', models.CharField(max_length=20)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('accepted', 'Accepted'), ('dismissed', 'Dismissed')], default='pending', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('acu', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='drafts', to='annotation.acu')),
-                ('reference', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='drafts', to='annotation.reference')),
-                ('requested_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('sentence', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='drafts', to='annotation.referencesentence')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                ("drafter", models.CharField(max_length=20)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("accepted", "Accepted"), ("dismissed", "Dismissed")],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "acu",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="drafts",
+                        to="annotation.acu",
+                    ),
+                ),
+                (
+                    "reference",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="drafts", to="annotation.reference"
+                    ),
+                ),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "sentence",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="drafts",
+                        to="annotation.referencesentence",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sentence__position', 'position', 'pk'],
-                'indexes': [models.Index(fields=['reference', 'status'], name='annotation__referen_3d4090_idx')],
+                "ordering": ["sentence__position", "position", "pk"],
+                "indexes": [models.Index(fields=["reference", "status"], name="annotation__referen_3d4090_idx")],
             },
         ),
     ]

@@ -1,5 +1,6 @@
 """Authoring pages: the author's queue, the ACU writing page with its JSON autosave, the
 review page, and the lead's authoring overview with assignment and guidelines."""
+
 import json
 
 from django.contrib import messages
@@ -90,7 +91,9 @@ def suggest(request, reference_id: int):
         body = _json_body(request)
         sentence = body.get("sentence")
         made = drafting.suggest(
-            reference_id=reference_id, user=request.user, drafter=str(body.get("drafter") or "rules"),
+            reference_id=reference_id,
+            user=request.user,
+            drafter=str(body.get("drafter") or "rules"),
             sentence_id=int(sentence) if sentence not in (None, "") else None,
         )
     except (authoring.AuthoringError, DrafterError, LLMError, TypeError, ValueError) as exc:
@@ -131,8 +134,11 @@ def submit(request, reference_id: int):
     if reference.reviewer:
         messages.success(request, f"Sent to review ({reference.reviewer.username}).")
     else:
-        messages.warning(request, "Sent to review, but no other author can review it: a lead must add an author "
-                                  "(People page), assign a reviewer, or approve it.")
+        messages.warning(
+            request,
+            "Sent to review, but no other author can review it: a lead must add an author "
+            "(People page), assign a reviewer, or approve it.",
+        )
     return redirect("authoring_queue")
 
 
@@ -178,7 +184,9 @@ def review_action(request, reference_id: int, action: str):
         if action == "comment":
             acu_id = request.POST.get("acu") or None
             authoring.add_comment(
-                reference_id=reference_id, user=request.user, text=request.POST.get("text", ""),
+                reference_id=reference_id,
+                user=request.user,
+                text=request.POST.get("text", ""),
                 acu_id=int(acu_id) if acu_id else None,
             )
             messages.success(request, "Comment saved.")

@@ -1,4 +1,5 @@
 """A lead sets a dataset's length-normalization strength alpha (RoSE: 2 CNN/DM, 5 XSum, 0.5 SamSum)."""
+
 import logging
 
 from django.contrib import messages

@@ -2,6 +2,7 @@
 
 Security behavior: leads only; every action is a POST and returns to the review page.
 """
+
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST

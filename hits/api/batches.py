@@ -4,6 +4,7 @@ Thin views over `hits.batches` and `hits.tasks`, the services the batch pages us
 Security behavior: leads only (the default permission `IsLead`). Refusals of the services
 (BatchError, ProviderError) come back as 400 JSON with their message.
 """
+
 import math
 
 from django.db.models import Count
@@ -16,15 +17,14 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
-
 from hits import tasks
-from hits.services import batches, provider_sync
-from hits.models import Batch, QualificationTest
-from hits.money import Bucket
 from hits.api.fields import MoneyField
 from hits.ledger import spend as ledger_spend
+from hits.models import Batch, QualificationTest
+from hits.money import Bucket
 from hits.providers import available_providers, provider_class
 from hits.providers.options import serializer_class
+from hits.services import batches, provider_sync
 
 MAX_ID = 2**63 - 1
 
@@ -60,7 +60,11 @@ class PublishProgressSerializer(serializers.Serializer):
 class BucketSerializer(serializers.Serializer):
     min_acus = serializers.IntegerField(min_value=1, max_value=100_000)
     max_acus = serializers.IntegerField(
-        min_value=1, max_value=100_000, allow_null=True, required=False, default=None,
+        min_value=1,
+        max_value=100_000,
+        allow_null=True,
+        required=False,
+        default=None,
         help_text="Empty: no upper bound (only the last bucket).",
     )
     reward = MoneyField(max_digits=6, min_value=0, help_text="Dollars per HIT.")
@@ -80,8 +84,20 @@ class BatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Batch
         fields = [
-            "id", "dataset", "name", "kind", "provider", "status", "assignments_per_hit", "hits", "gold_share",
-            "budget", "created_at", "published_at", "expires_at", "last_error",
+            "id",
+            "dataset",
+            "name",
+            "kind",
+            "provider",
+            "status",
+            "assignments_per_hit",
+            "hits",
+            "gold_share",
+            "budget",
+            "created_at",
+            "published_at",
+            "expires_at",
+            "last_error",
         ]
         read_only_fields = fields
 
@@ -98,8 +114,17 @@ class BatchDetailSerializer(BatchSerializer):
 
     class Meta(BatchSerializer.Meta):
         fields = BatchSerializer.Meta.fields + [
-            "systems", "lifetime_hours", "assignment_minutes", "auto_approve_hours", "qualification_test",
-            "provider_config", "target_hourly_rate", "buckets", "progress", "publishing", "spend",
+            "systems",
+            "lifetime_hours",
+            "assignment_minutes",
+            "auto_approve_hours",
+            "qualification_test",
+            "provider_config",
+            "target_hourly_rate",
+            "buckets",
+            "progress",
+            "publishing",
+            "spend",
         ]
         read_only_fields = fields
 
@@ -119,7 +144,8 @@ class BatchDetailSerializer(BatchSerializer):
     @extend_schema_field(BucketSerializer(many=True))
     def get_buckets(self, batch) -> list[dict]:
         return BucketSerializer(
-            [{"min_acus": b.min_acus, "max_acus": b.max_acus, "reward": b.reward} for b in batch.buckets.all()], many=True
+            [{"min_acus": b.min_acus, "max_acus": b.max_acus, "reward": b.reward} for b in batch.buckets.all()],
+            many=True,
         ).data
 
     @extend_schema_field(ProgressSerializer)
@@ -133,8 +159,9 @@ class BatchDetailSerializer(BatchSerializer):
     @extend_schema_field(SpendSerializer)
     def get_spend(self, batch) -> dict:
         paid = ledger_spend(batch)
-        return SpendSerializer({"rewards": paid["reward"], "bonuses": paid["bonus"], "fees": paid["fee"],
-                                "total": paid["total"]}).data
+        return SpendSerializer(
+            {"rewards": paid["reward"], "bonuses": paid["bonus"], "fees": paid["fee"], "total": paid["total"]}
+        ).data
 
 
 def batches_with_counts():
@@ -155,25 +182,51 @@ PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptions
 
 class BatchCreateInput(serializers.Serializer):
     dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The dataset's id.")
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
-                                 help_text="Optional; a dated name is used otherwise.")
+    name = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Optional; a dated name is used otherwise.",
+    )
     provider = serializers.ChoiceField(choices=[], default="inhouse")
-    assignments = serializers.IntegerField(min_value=1, max_value=batches.MAX_ASSIGNMENTS, default=3,
-                                           help_text="Assignments per HIT.")
+    assignments = serializers.IntegerField(
+        min_value=1, max_value=batches.MAX_ASSIGNMENTS, default=3, help_text="Assignments per HIT."
+    )
     systems = serializers.ListField(
-        child=serializers.CharField(max_length=200), required=False, default=list, max_length=1000,
+        child=serializers.CharField(max_length=200),
+        required=False,
+        default=list,
+        max_length=1000,
         help_text="System names of the dataset; empty: all systems.",
     )
     lifetime_hours = FiniteFloatField(min_value=0.1, max_value=batches.MAX_LIFETIME_HOURS, default=168)
     assignment_minutes = FiniteFloatField(min_value=1, max_value=batches.MAX_ASSIGNMENT_MINUTES, default=60)
     auto_approve_hours = FiniteFloatField(min_value=0, max_value=batches.MAX_AUTO_APPROVE_HOURS, default=72)
-    qualification_test = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, allow_null=True,
-                                                  default=None, help_text="A qualification test of the dataset.")
+    qualification_test = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A qualification test of the dataset.",
+    )
     gold_share = FiniteFloatField(min_value=0, max_value=0.5, default=0, help_text="Share of HITs with known answers.")
-    budget = MoneyField(max_digits=10, min_value=0, required=False, allow_null=True,
-                                      default=None, help_text="Dollars; shown against the spend.")
-    buckets = BucketSerializer(many=True, required=False, allow_empty=False, max_length=100,
-                               help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.")
+    budget = MoneyField(
+        max_digits=10,
+        min_value=0,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Dollars; shown against the spend.",
+    )
+    buckets = BucketSerializer(
+        many=True,
+        required=False,
+        allow_empty=False,
+        max_length=100,
+        help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.",
+    )
     mturk = MTurkOptionsSerializer(required=False, help_text="Only with provider mturk.")
     prolific = ProlificOptionsSerializer(required=False, help_text="Only with provider prolific.")
 
@@ -246,8 +299,11 @@ class BatchListCreate(generics.ListAPIView):
             qs = qs.filter(dataset_id=query.validated_data["dataset"])
         return qs
 
-    @extend_schema(summary="List batches", parameters=[DATASET_FILTER],
-                   responses={200: BatchSerializer(many=True), **error_responses(400, 404)})
+    @extend_schema(
+        summary="List batches",
+        parameters=[DATASET_FILTER],
+        responses={200: BatchSerializer(many=True), **error_responses(400, 404)},
+    )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
@@ -264,11 +320,20 @@ class BatchListCreate(generics.ListAPIView):
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
         batch = batches.create_batch(
-            dataset=data["dataset"], name=data["name"], provider=data["provider"], assignments=data["assignments"],
-            systems=data["systems"] or None, lifetime_hours=data["lifetime_hours"],
-            assignment_minutes=data["assignment_minutes"], auto_approve_hours=data["auto_approve_hours"],
-            buckets=data.get("buckets"), qualification_test=data["qualification_test"], gold_share=data["gold_share"],
-            budget=data["budget"], provider_config=data["provider_config"], created_by=request.user,
+            dataset=data["dataset"],
+            name=data["name"],
+            provider=data["provider"],
+            assignments=data["assignments"],
+            systems=data["systems"] or None,
+            lifetime_hours=data["lifetime_hours"],
+            assignment_minutes=data["assignment_minutes"],
+            auto_approve_hours=data["auto_approve_hours"],
+            buckets=data.get("buckets"),
+            qualification_test=data["qualification_test"],
+            gold_share=data["gold_share"],
+            budget=data["budget"],
+            provider_config=data["provider_config"],
+            created_by=request.user,
         )
         return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED)
 
@@ -313,8 +378,10 @@ class BatchCost(APIView):
     def get(self, request, batch_id: int):
         batch = get_object_or_404(Batch, pk=batch_id)
         if batch.kind != Batch.Kind.CROWD:
-            return Response(error_body("An imported label round has no cost: it is not a crowd batch.", "refused",
-                                       batch=batch.pk), status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                error_body("An imported label round has no cost: it is not a crowd batch.", "refused", batch=batch.pk),
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         return Response(CostSerializer({"batch": batch.pk, **batches.cost_estimate(batch)}).data)
 
 
@@ -343,19 +410,27 @@ class BatchPublish(APIView):
         batch = get_object_or_404(Batch, pk=batch_id)
         # The publishing task checks again; these checks answer at once when it would be queued.
         if batch.kind != Batch.Kind.CROWD:
-            return Response(error_body("Imported label rounds cannot be published.", "refused", batch=batch.pk), status=400)
+            return Response(
+                error_body("Imported label rounds cannot be published.", "refused", batch=batch.pk), status=400
+            )
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             message = f"The batch is already {batch.get_status_display().lower()}."
             return Response(error_body(message, "refused", batch=batch.pk), status=400)
         ran, outcome = tasks.run_or_enqueue(tasks.publish_batch, batch.pk)
         if not ran:
-            body = {"outcome": "queued", "message": "Publishing in the background; poll the batch for its progress.",
-                    "batch": batch_detail_data(batch.pk)}
+            body = {
+                "outcome": "queued",
+                "message": "Publishing in the background; poll the batch for its progress.",
+                "batch": batch_detail_data(batch.pk),
+            }
             return Response(body, status=status.HTTP_202_ACCEPTED)
         if outcome != "published":
             return Response(error_body(str(outcome), "refused", batch=batch.pk), status=status.HTTP_400_BAD_REQUEST)
-        body = {"outcome": "published", "message": "Published: workers can take its HITs now.",
-                "batch": batch_detail_data(batch.pk)}
+        body = {
+            "outcome": "published",
+            "message": "Published: workers can take its HITs now.",
+            "batch": batch_detail_data(batch.pk),
+        }
         return Response(body, status=status.HTTP_200_OK)
 
 

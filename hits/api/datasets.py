@@ -4,6 +4,7 @@ Thin views over the services the pages use (`importing.import_dataset`,
 `uploads.import_upload`). Security behavior: leads only (the default permission
 `IsLead`), except the token endpoint, which checks the posted credentials and then the role.
 """
+
 from django.conf import settings
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -18,13 +19,12 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import error_body, error_responses
-from hits.models import Batch
-
-from config.api_permissions import IsLead
 from annotation.importing import DatasetImportError
 from annotation.models import ACU, Dataset, Document, Summary, System
+from config.api_errors import error_body, error_responses
+from config.api_permissions import IsLead
 from config.roles import LEAD, has_role
+from hits.models import Batch
 from hits.services.dataset_import import import_upload
 
 # --- token -----------------------------------------------------------------------------------
@@ -91,8 +91,17 @@ class DatasetSerializer(serializers.ModelSerializer):
     class Meta:
         model = Dataset
         fields = [
-            "id", "name", "description", "source_format", "length_alpha", "created_at",
-            "documents", "systems", "summaries", "acus", "rounds",
+            "id",
+            "name",
+            "description",
+            "source_format",
+            "length_alpha",
+            "created_at",
+            "documents",
+            "systems",
+            "summaries",
+            "acus",
+            "rounds",
         ]
         read_only_fields = fields
 

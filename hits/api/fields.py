@@ -1,4 +1,5 @@
 """The API's one money field: a decimal string with exactly two places ("2.80"), never a float."""
+
 from rest_framework import serializers
 
 from hits.money import cents

@@ -1,4 +1,5 @@
 """REST routes of the crowd side: token, datasets (list, import, detail) and batches."""
+
 from django.urls import path
 
 from . import batches, datasets

@@ -7,202 +7,389 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Batch',
+            name="Batch",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('crowd', 'Crowd batch'), ('imported', 'Imported labels')], default='crowd', max_length=20)),
-                ('provider', models.CharField(choices=[('inhouse', 'In-house'), ('mturk', 'Amazon Mechanical Turk'), ('prolific', 'Prolific'), ('imported', 'Imported labels')], default='inhouse', max_length=20)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('publishing', 'Publishing'), ('published', 'Published'), ('stopped', 'Stopped'), ('complete', 'Complete')], default='draft', max_length=20)),
-                ('assignments_per_hit', models.PositiveSmallIntegerField(default=3)),
-                ('lifetime_seconds', models.PositiveIntegerField(default=604800)),
-                ('assignment_duration_seconds', models.PositiveIntegerField(default=3600)),
-                ('auto_approve_seconds', models.PositiveIntegerField(default=259200)),
-                ('gold_share', models.FloatField(default=0.0, help_text='Share of HITs with known answers, scored per worker.')),
-                ('target_hourly_rate', models.DecimalField(decimal_places=2, default=Decimal('12.00'), max_digits=6)),
-                ('budget', models.DecimalField(blank=True, decimal_places=2, max_digits=10, null=True)),
-                ('title', models.CharField(default='Check which facts a summary contains', max_length=200)),
-                ('description', models.TextField(default='Read a short summary and decide, for each listed fact, whether the summary states it.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('expires_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='batches', to='annotation.dataset')),
-                ('systems', models.ManyToManyField(blank=True, related_name='batches', to='annotation.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("crowd", "Crowd batch"), ("imported", "Imported labels")],
+                        default="crowd",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "provider",
+                    models.CharField(
+                        choices=[
+                            ("inhouse", "In-house"),
+                            ("mturk", "Amazon Mechanical Turk"),
+                            ("prolific", "Prolific"),
+                            ("imported", "Imported labels"),
+                        ],
+                        default="inhouse",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("publishing", "Publishing"),
+                            ("published", "Published"),
+                            ("stopped", "Stopped"),
+                            ("complete", "Complete"),
+                        ],
+                        default="draft",
+                        max_length=20,
+                    ),
+                ),
+                ("assignments_per_hit", models.PositiveSmallIntegerField(default=3)),
+                ("lifetime_seconds", models.PositiveIntegerField(default=604800)),
+                ("assignment_duration_seconds", models.PositiveIntegerField(default=3600)),
+                ("auto_approve_seconds", models.PositiveIntegerField(default=259200)),
+                (
+                    "gold_share",
+                    models.FloatField(default=0.0, help_text="Share of HITs with known answers, scored per worker."),
+                ),
+                ("target_hourly_rate", models.DecimalField(decimal_places=2, default=Decimal("12.00"), max_digits=6)),
+                ("budget", models.DecimalField(blank=True, decimal_places=2, max_digits=10, null=True)),
+                ("title", models.CharField(default="Check which facts a summary contains", max_length=200)),
+                (
+                    "description",
+                    models.TextField(
+                        default="Read a short summary and decide, for each listed fact, whether the summary states it."
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="batches", to="annotation.dataset"
+                    ),
+                ),
+                ("systems", models.ManyToManyField(blank=True, related_name="batches", to="annotation.system")),
             ],
             options={
-                'verbose_name_plural': 'batches',
-                'ordering': ['dataset', 'created_at'],
+                "verbose_name_plural": "batches",
+                "ordering": ["dataset", "created_at"],
             },
         ),
         migrations.CreateModel(
-            name='HIT',
+            name="HIT",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('max_assignments', models.PositiveSmallIntegerField(default=3)),
-                ('acu_count', models.PositiveIntegerField(default=0)),
-                ('reward', models.DecimalField(decimal_places=2, default=Decimal('0.00'), max_digits=6)),
-                ('gold_answers', models.JSONField(blank=True, null=True)),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hits', to='hits.batch')),
-                ('summary', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hits', to='annotation.summary')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("max_assignments", models.PositiveSmallIntegerField(default=3)),
+                ("acu_count", models.PositiveIntegerField(default=0)),
+                ("reward", models.DecimalField(decimal_places=2, default=Decimal("0.00"), max_digits=6)),
+                ("gold_answers", models.JSONField(blank=True, null=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="hits", to="hits.batch"
+                    ),
+                ),
+                (
+                    "summary",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="hits", to="annotation.summary"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'HIT',
+                "verbose_name": "HIT",
             },
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('assigned', 'Assigned'), ('submitted', 'Submitted'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('expired', 'Expired')], default='assigned', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('deadline', models.DateTimeField(blank=True, null=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('active_seconds', models.FloatField(blank=True, null=True)),
-                ('comment', models.TextField(blank=True)),
-                ('feedback', models.TextField(blank=True, help_text="The lead's reason for a rejection.")),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('gold_correct', models.PositiveIntegerField(blank=True, null=True)),
-                ('gold_total', models.PositiveIntegerField(blank=True, null=True)),
-                ('external_id', models.CharField(blank=True, max_length=200)),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('hit', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='hits.hit')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("assigned", "Assigned"),
+                            ("submitted", "Submitted"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("expired", "Expired"),
+                        ],
+                        default="assigned",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("deadline", models.DateTimeField(blank=True, null=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("active_seconds", models.FloatField(blank=True, null=True)),
+                ("comment", models.TextField(blank=True)),
+                ("feedback", models.TextField(blank=True, help_text="The lead's reason for a rejection.")),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                ("gold_correct", models.PositiveIntegerField(blank=True, null=True)),
+                ("gold_total", models.PositiveIntegerField(blank=True, null=True)),
+                ("external_id", models.CharField(blank=True, max_length=200)),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "hit",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="hits.hit"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Judgment',
+            name="Judgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('present', models.BooleanField()),
-                ('acu', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='judgments', to='annotation.acu')),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='hits.assignment')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("present", models.BooleanField()),
+                (
+                    "acu",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="judgments", to="annotation.acu"
+                    ),
+                ),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="hits.assignment"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PayBucket',
+            name="PayBucket",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('min_acus', models.PositiveIntegerField()),
-                ('max_acus', models.PositiveIntegerField(blank=True, null=True)),
-                ('reward', models.DecimalField(decimal_places=2, max_digits=6)),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='buckets', to='hits.batch')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("min_acus", models.PositiveIntegerField()),
+                ("max_acus", models.PositiveIntegerField(blank=True, null=True)),
+                ("reward", models.DecimalField(decimal_places=2, max_digits=6)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="buckets", to="hits.batch"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['batch', 'min_acus'],
+                "ordering": ["batch", "min_acus"],
             },
         ),
         migrations.CreateModel(
-            name='QualificationTest',
+            name="QualificationTest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('pass_score', models.FloatField(default=0.8, help_text='Share of ACUs answered correctly needed to pass.')),
-                ('max_attempts', models.PositiveSmallIntegerField(default=2)),
-                ('retry_after_hours', models.PositiveIntegerField(default=24)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='qualification_tests', to='annotation.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "pass_score",
+                    models.FloatField(default=0.8, help_text="Share of ACUs answered correctly needed to pass."),
+                ),
+                ("max_attempts", models.PositiveSmallIntegerField(default=2)),
+                ("retry_after_hours", models.PositiveIntegerField(default=24)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="qualification_tests",
+                        to="annotation.dataset",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='GoldItem',
+            name="GoldItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('answers', models.JSONField(help_text='{acu id: true/false}')),
-                ('summary', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='annotation.summary')),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='hits.qualificationtest')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveSmallIntegerField()),
+                ("answers", models.JSONField(help_text="{acu id: true/false}")),
+                ("summary", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to="annotation.summary")),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="hits.qualificationtest"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['test', 'position'],
+                "ordering": ["test", "position"],
             },
         ),
         migrations.AddField(
-            model_name='batch',
-            name='qualification_test',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='batches', to='hits.qualificationtest'),
+            model_name="batch",
+            name="qualification_test",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="batches",
+                to="hits.qualificationtest",
+            ),
         ),
         migrations.CreateModel(
-            name='Worker',
+            name="Worker",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('provider', models.CharField(choices=[('inhouse', 'In-house'), ('mturk', 'Amazon Mechanical Turk'), ('prolific', 'Prolific'), ('imported', 'Imported labels')], max_length=20)),
-                ('external_id', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('blocked_at', models.DateTimeField(blank=True, null=True)),
-                ('block_reason', models.TextField(blank=True)),
-                ('excluded', models.BooleanField(default=False)),
-                ('user', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='worker', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "provider",
+                    models.CharField(
+                        choices=[
+                            ("inhouse", "In-house"),
+                            ("mturk", "Amazon Mechanical Turk"),
+                            ("prolific", "Prolific"),
+                            ("imported", "Imported labels"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("external_id", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("blocked_at", models.DateTimeField(blank=True, null=True)),
+                ("block_reason", models.TextField(blank=True)),
+                ("excluded", models.BooleanField(default=False)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="worker",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='QualificationAttempt',
+            name="QualificationAttempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('answers', models.JSONField(default=dict)),
-                ('correct', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('score', models.FloatField(default=0)),
-                ('passed', models.BooleanField(default=False)),
-                ('submitted_at', models.DateTimeField(auto_now_add=True)),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempts', to='hits.qualificationtest')),
-                ('worker', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='qualification_attempts', to='hits.worker')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("answers", models.JSONField(default=dict)),
+                ("correct", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("score", models.FloatField(default=0)),
+                ("passed", models.BooleanField(default=False)),
+                ("submitted_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempts",
+                        to="hits.qualificationtest",
+                    ),
+                ),
+                (
+                    "worker",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="qualification_attempts",
+                        to="hits.worker",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submitted_at'],
+                "ordering": ["submitted_at"],
             },
         ),
         migrations.CreateModel(
-            name='LedgerEntry',
+            name="LedgerEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('reward', 'Reward'), ('bonus', 'Bonus'), ('fee', 'Provider fee')], max_length=10)),
-                ('amount', models.DecimalField(decimal_places=2, max_digits=10)),
-                ('key', models.CharField(max_length=100, unique=True)),
-                ('note', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assignment', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='ledger', to='hits.assignment')),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ledger', to='hits.batch')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('worker', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ledger', to='hits.worker')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("reward", "Reward"), ("bonus", "Bonus"), ("fee", "Provider fee")], max_length=10
+                    ),
+                ),
+                ("amount", models.DecimalField(decimal_places=2, max_digits=10)),
+                ("key", models.CharField(max_length=100, unique=True)),
+                ("note", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger",
+                        to="hits.assignment",
+                    ),
+                ),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="ledger", to="hits.batch"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "worker",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="ledger", to="hits.worker"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'ledger entries',
-                'ordering': ['created_at', 'pk'],
+                "verbose_name_plural": "ledger entries",
+                "ordering": ["created_at", "pk"],
             },
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='worker',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assignments', to='hits.worker'),
+            model_name="assignment",
+            name="worker",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="assignments", to="hits.worker"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='hit',
-            constraint=models.UniqueConstraint(fields=('batch', 'summary'), name='hit_unique_summary'),
+            model_name="hit",
+            constraint=models.UniqueConstraint(fields=("batch", "summary"), name="hit_unique_summary"),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(fields=('assignment', 'acu'), name='judgment_unique_acu'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(fields=("assignment", "acu"), name="judgment_unique_acu"),
         ),
         migrations.AddConstraint(
-            model_name='worker',
-            constraint=models.UniqueConstraint(fields=('provider', 'external_id'), name='worker_unique_external_id'),
+            model_name="worker",
+            constraint=models.UniqueConstraint(fields=("provider", "external_id"), name="worker_unique_external_id"),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['status', 'deadline'], name='hits_assign_status_69d6b6_idx'),
+            model_name="assignment",
+            index=models.Index(fields=["status", "deadline"], name="hits_assign_status_69d6b6_idx"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('hit', 'worker'), name='assignment_unique_worker'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("hit", "worker"), name="assignment_unique_worker"),
         ),
     ]

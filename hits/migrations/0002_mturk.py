@@ -5,65 +5,73 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('hits', '0001_initial'),
+        ("hits", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='assignment',
-            name='confirmed',
+            model_name="assignment",
+            name="confirmed",
             field=models.BooleanField(default=True),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='flag',
+            model_name="assignment",
+            name="flag",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='batch',
-            name='last_error',
+            model_name="batch",
+            name="last_error",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='batch',
-            name='provider_config',
+            model_name="batch",
+            name="provider_config",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='hit',
-            name='external_id',
+            model_name="hit",
+            name="external_id",
             field=models.CharField(blank=True, db_index=True, max_length=100),
         ),
         migrations.AddField(
-            model_name='paybucket',
-            name='external_type_id',
-            field=models.CharField(blank=True, help_text='MTurk HITTypeId', max_length=100),
+            model_name="paybucket",
+            name="external_type_id",
+            field=models.CharField(blank=True, help_text="MTurk HITTypeId", max_length=100),
         ),
         migrations.AddField(
-            model_name='qualificationtest',
-            name='external_ids',
+            model_name="qualificationtest",
+            name="external_ids",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AlterField(
-            model_name='assignment',
-            name='external_id',
+            model_name="assignment",
+            name="external_id",
             field=models.CharField(blank=True, db_index=True, max_length=200),
         ),
         migrations.CreateModel(
-            name='ProviderCall',
+            name="ProviderCall",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(max_length=60)),
-                ('target', models.CharField(blank=True, max_length=200)),
-                ('ok', models.BooleanField()),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('batch', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='provider_calls', to='hits.batch')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("action", models.CharField(max_length=60)),
+                ("target", models.CharField(blank=True, max_length=200)),
+                ("ok", models.BooleanField()),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="provider_calls",
+                        to="hits.batch",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
     ]

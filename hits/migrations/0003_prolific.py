@@ -6,90 +6,175 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('hits', '0002_mturk'),
+        ("hits", "0002_mturk"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ProlificBonus',
+            name="ProlificBonus",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=100, unique=True)),
-                ('lines', models.JSONField(default=list, help_text='[{"session": pk, "submission": id, "amount": "0.50"}]')),
-                ('reason', models.TextField(blank=True)),
-                ('bulk_id', models.CharField(blank=True, max_length=64)),
-                ('total_cents', models.PositiveIntegerField(blank=True, null=True)),
-                ('state', models.CharField(choices=[('new', 'Not sent'), ('set_up', 'Set up at Prolific'), ('sent', 'Pay call sent, outcome unknown'), ('paid', 'Paid')], default='new', max_length=10)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='prolific_bonuses', to='hits.batch')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=100, unique=True)),
+                (
+                    "lines",
+                    models.JSONField(default=list, help_text='[{"session": pk, "submission": id, "amount": "0.50"}]'),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("bulk_id", models.CharField(blank=True, max_length=64)),
+                ("total_cents", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("new", "Not sent"),
+                            ("set_up", "Set up at Prolific"),
+                            ("sent", "Pay call sent, outcome unknown"),
+                            ("paid", "Paid"),
+                        ],
+                        default="new",
+                        max_length=10,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="prolific_bonuses", to="hits.batch"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ProlificGroupMember',
+            name="ProlificGroupMember",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('group_id', models.CharField(max_length=64)),
-                ('submission_id', models.CharField(blank=True, max_length=64)),
-                ('added_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('batch', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='hits.batch')),
-                ('worker', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prolific_groups', to='hits.worker')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("group_id", models.CharField(max_length=64)),
+                ("submission_id", models.CharField(blank=True, max_length=64)),
+                ("added_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="hits.batch",
+                    ),
+                ),
+                (
+                    "worker",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="prolific_groups", to="hits.worker"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('group_id', 'worker'), name='prolific_group_unique_member')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("group_id", "worker"), name="prolific_group_unique_member")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ProlificSession',
+            name="ProlificSession",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('session_id', models.CharField(max_length=64)),
-                ('study_id', models.CharField(max_length=64)),
-                ('size', models.PositiveSmallIntegerField(help_text='HITs handed out to this session.')),
-                ('status', models.CharField(choices=[('active', 'Working'), ('completed', 'Completed here'), ('abandoned', 'Abandoned')], default='active', max_length=10)),
-                ('deadline', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('submission_status', models.CharField(blank=True, max_length=30)),
-                ('confirmed', models.BooleanField(default=False)),
-                ('decision', models.CharField(blank=True, choices=[('', 'Not reviewed'), ('approved', 'Approved'), ('rejected', 'Rejected')], default='', max_length=10)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('flag', models.TextField(blank=True)),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prolific_sessions', to='hits.batch')),
-                ('worker', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='prolific_sessions', to='hits.worker')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("session_id", models.CharField(max_length=64)),
+                ("study_id", models.CharField(max_length=64)),
+                ("size", models.PositiveSmallIntegerField(help_text="HITs handed out to this session.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("active", "Working"), ("completed", "Completed here"), ("abandoned", "Abandoned")],
+                        default="active",
+                        max_length=10,
+                    ),
+                ),
+                ("deadline", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                ("submission_status", models.CharField(blank=True, max_length=30)),
+                ("confirmed", models.BooleanField(default=False)),
+                (
+                    "decision",
+                    models.CharField(
+                        blank=True,
+                        choices=[("", "Not reviewed"), ("approved", "Approved"), ("rejected", "Rejected")],
+                        default="",
+                        max_length=10,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("flag", models.TextField(blank=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="prolific_sessions", to="hits.batch"
+                    ),
+                ),
+                (
+                    "worker",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="prolific_sessions", to="hits.worker"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['status', 'deadline'], name='hits_prolif_status_a0205d_idx')],
-                'constraints': [models.UniqueConstraint(fields=('batch', 'session_id'), name='prolific_session_unique_id')],
+                "indexes": [models.Index(fields=["status", "deadline"], name="hits_prolif_status_a0205d_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("batch", "session_id"), name="prolific_session_unique_id")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ProlificStudy',
+            name="ProlificStudy",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('main', 'Work sessions'), ('screening', 'Screening test')], max_length=10)),
-                ('study_id', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('status', models.CharField(blank=True, help_text="Prolific's study status as last seen.", max_length=30)),
-                ('completion_code', models.CharField(max_length=40)),
-                ('hits_per_session', models.PositiveSmallIntegerField(default=1)),
-                ('estimated_minutes', models.PositiveIntegerField(default=1)),
-                ('reward_cents', models.PositiveIntegerField(default=0, help_text="Per place, in the account currency's minor unit.")),
-                ('places', models.PositiveIntegerField(default=0)),
-                ('participant_group_id', models.CharField(blank=True, max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prolific_studies', to='hits.batch')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("main", "Work sessions"), ("screening", "Screening test")], max_length=10
+                    ),
+                ),
+                ("study_id", models.CharField(blank=True, db_index=True, max_length=64)),
+                (
+                    "status",
+                    models.CharField(blank=True, help_text="Prolific's study status as last seen.", max_length=30),
+                ),
+                ("completion_code", models.CharField(max_length=40)),
+                ("hits_per_session", models.PositiveSmallIntegerField(default=1)),
+                ("estimated_minutes", models.PositiveIntegerField(default=1)),
+                (
+                    "reward_cents",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Per place, in the account currency's minor unit."
+                    ),
+                ),
+                ("places", models.PositiveIntegerField(default=0)),
+                ("participant_group_id", models.CharField(blank=True, max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="prolific_studies", to="hits.batch"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'Prolific studies',
-                'constraints': [models.UniqueConstraint(fields=('batch', 'kind'), name='prolific_study_unique_kind')],
+                "verbose_name_plural": "Prolific studies",
+                "constraints": [models.UniqueConstraint(fields=("batch", "kind"), name="prolific_study_unique_kind")],
             },
         ),
     ]

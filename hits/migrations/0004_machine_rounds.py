@@ -6,75 +6,129 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('hits', '0003_prolific'),
+        ("annotation", "0001_initial"),
+        ("hits", "0003_prolific"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='batch',
-            name='triage_confidence',
+            model_name="batch",
+            name="triage_confidence",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='hit',
-            name='acu_ids',
+            model_name="hit",
+            name="acu_ids",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='batch',
-            name='kind',
-            field=models.CharField(choices=[('crowd', 'Crowd batch'), ('imported', 'Imported labels'), ('machine', 'Machine judge')], default='crowd', max_length=20),
+            model_name="batch",
+            name="kind",
+            field=models.CharField(
+                choices=[("crowd", "Crowd batch"), ("imported", "Imported labels"), ("machine", "Machine judge")],
+                default="crowd",
+                max_length=20,
+            ),
         ),
         migrations.CreateModel(
-            name='JudgeRun',
+            name="JudgeRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('judge', models.CharField(max_length=20)),
-                ('model', models.CharField(blank=True, max_length=500)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('judge_version', models.CharField(blank=True, max_length=40)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=10)),
-                ('progress', models.FloatField(default=0.0)),
-                ('pairs_total', models.PositiveIntegerField(default=0)),
-                ('pairs_done', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('calibration', models.JSONField(blank=True, default=dict)),
-                ('figures', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('seconds', models.FloatField(blank=True, null=True)),
-                ('batch', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='judge_run', to='hits.batch')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('label_round', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='hits.batch')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("judge", models.CharField(max_length=20)),
+                ("model", models.CharField(blank=True, max_length=500)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("judge_version", models.CharField(blank=True, max_length=40)),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("options", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("progress", models.FloatField(default=0.0)),
+                ("pairs_total", models.PositiveIntegerField(default=0)),
+                ("pairs_done", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("calibration", models.JSONField(blank=True, default=dict)),
+                ("figures", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("seconds", models.FloatField(blank=True, null=True)),
+                (
+                    "batch",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judge_run", to="hits.batch"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "label_round",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="hits.batch",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.AddField(
-            model_name='batch',
-            name='triage_run',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='triage_batches', to='hits.judgerun'),
+            model_name="batch",
+            name="triage_run",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="triage_batches",
+                to="hits.judgerun",
+            ),
         ),
         migrations.CreateModel(
-            name='MachineJudgment',
+            name="MachineJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('raw', models.FloatField()),
-                ('scores', models.JSONField(blank=True, null=True)),
-                ('probability', models.FloatField(blank=True, null=True)),
-                ('acu', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='machine_judgments', to='annotation.acu')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='hits.judgerun')),
-                ('summary', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotation.summary')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("raw", models.FloatField()),
+                ("scores", models.JSONField(blank=True, null=True)),
+                ("probability", models.FloatField(blank=True, null=True)),
+                (
+                    "acu",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="machine_judgments",
+                        to="annotation.acu",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="hits.judgerun"
+                    ),
+                ),
+                (
+                    "summary",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotation.summary"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('run', 'summary', 'acu'), name='machine_judgment_unique')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "summary", "acu"), name="machine_judgment_unique")
+                ],
             },
         ),
     ]

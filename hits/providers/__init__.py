@@ -5,7 +5,16 @@ provider by name, `inhouse` is our own crowd, and `mturk/` and `prolific/` each 
 client, payloads, option schema, provider, sync, views and urls. The adapter modules never
 import the services that call them (an import-linter contract).
 """
+
 from hits.providers.base import Capability, CrowdProvider, ProviderError
 from hits.providers.registry import available_providers, get_provider, provider_class, register
 
-__all__ = ["Capability", "CrowdProvider", "ProviderError", "available_providers", "get_provider", "provider_class", "register"]
+__all__ = [
+    "Capability",
+    "CrowdProvider",
+    "ProviderError",
+    "available_providers",
+    "get_provider",
+    "provider_class",
+    "register",
+]

@@ -6,8 +6,10 @@ A provider raises ProviderError with a message for the lead; it never leaves our
 half-written (the services write our side only after the provider call succeeded, and every
 call is idempotent so a retry finishes what a crash interrupted).
 """
-from config.errors import ServiceError
+
 from decimal import Decimal
+
+from config.errors import ServiceError
 
 
 class ProviderError(ServiceError):

@@ -4,6 +4,7 @@ The lead's batch form (`hits.forms`), the API's input serializer (`hits.api.batc
 stored defaults (`defaults`) are all derived from a provider's `options`, so they cannot
 disagree.
 """
+
 import re
 from dataclasses import dataclass
 from typing import Any

@@ -1,4 +1,5 @@
 """Which crowd providers exist: `get_provider(name)` returns the one a batch uses."""
+
 from hits.providers.base import CrowdProvider, ProviderError
 from hits.providers.inhouse import InHouseProvider
 from hits.providers.mturk.provider import MTurkProvider

@@ -1,5 +1,5 @@
 """Creating, pricing, publishing and stopping batches."""
-from config.errors import ServiceError
+
 import random
 from dataclasses import dataclass
 from datetime import timedelta
@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
-
+from config.errors import ServiceError
 from hits.gold import known_answers
 from hits.models import HIT, Assignment, Batch, PayBucket
-from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, check_buckets, cents
+from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
 from hits.providers import Capability, ProviderError, get_provider
 from hits.services.budget import over_budget_message
 
@@ -86,7 +86,9 @@ def create_batch(
     acu_counts = dict(
         ACU.objects.filter(reference__in=approved).values_list("reference_id").annotate(n=Count("pk")).order_by()
     )
-    summaries = [s for s in summaries.order_by("document__position", "system__name") if acu_counts.get(s.document.reference.pk)]
+    summaries = [
+        s for s in summaries.order_by("document__position", "system__name") if acu_counts.get(s.document.reference.pk)
+    ]
     if not summaries:
         raise BatchError("No summary of an approved reference with ACUs matches this choice.")
 
@@ -106,7 +108,9 @@ def create_batch(
     )
     if systems:
         batch.systems.set(systems)
-    PayBucket.objects.bulk_create([PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets])
+    PayBucket.objects.bulk_create(
+        [PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets]
+    )
 
     gold = {}
     if gold_share > 0:
@@ -144,7 +148,9 @@ def set_buckets(batch: Batch, buckets: list[Bucket]) -> None:
     except ValueError as exc:
         raise BatchError(f"Pay buckets: {exc}.") from None
     batch.buckets.all().delete()
-    PayBucket.objects.bulk_create([PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets])
+    PayBucket.objects.bulk_create(
+        [PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets]
+    )
     for b in buckets:
         bucket_hits(batch, b).update(reward=b.reward)
 
@@ -171,7 +177,9 @@ def cost_estimate(batch: Batch) -> dict:
     for b in batch_buckets(batch):
         count = bucket_hits(batch, b).count()
         fee_each = provider.fee(b.reward, n)
-        rows.append(BucketCost(b.label, b.reward, count, count * n, cents(b.reward * count * n), cents(fee_each * count * n)))
+        rows.append(
+            BucketCost(b.label, b.reward, count, count * n, cents(b.reward * count * n), cents(fee_each * count * n))
+        )
     rewards = sum((r.rewards for r in rows), Decimal("0.00"))
     fees = sum((r.fees for r in rows), Decimal("0.00"))
     return {
@@ -215,7 +223,9 @@ def publish_batch(batch: Batch) -> Batch:
         raise BatchError(message + " The batch stays in 'publishing'; publish again to resume.") from None
     now = timezone.now()
     Batch.objects.filter(pk=batch.pk).update(
-        status=Batch.Status.PUBLISHED, published_at=now, expires_at=now + timedelta(seconds=batch.lifetime_seconds),
+        status=Batch.Status.PUBLISHED,
+        published_at=now,
+        expires_at=now + timedelta(seconds=batch.lifetime_seconds),
         last_error="",
     )
     batch.refresh_from_db()
@@ -264,9 +274,7 @@ def extend_batch(batch: Batch, hours: float) -> Batch:
 
 
 def batch_progress(batch: Batch) -> dict:
-    counts = dict(
-        Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by()
-    )
+    counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
     places = batch.hits.count() * batch.assignments_per_hit
     done = counts.get("submitted", 0) + counts.get("approved", 0)
     return {

@@ -1,4 +1,5 @@
 """A batch's budget: the check before publishing, raising it, and whether a bonus would pass it."""
+
 import logging
 from decimal import Decimal, InvalidOperation
 
@@ -20,8 +21,10 @@ def over_budget_message(batch: Batch, estimate: Decimal) -> str | None:
     """Why the batch may not be published, or None when its estimate fits its budget (or it has none)."""
     if batch.budget is None or cents(estimate) <= cents(batch.budget):
         return None
-    return (f"The estimated cost {format_money(estimate)} exceeds the budget {format_money(batch.budget)}: "
-            f"raise the budget to at least {format_money(estimate)}, or lower the rewards or assignments.")
+    return (
+        f"The estimated cost {format_money(estimate)} exceeds the budget {format_money(batch.budget)}: "
+        f"raise the budget to at least {format_money(estimate)}, or lower the rewards or assignments."
+    )
 
 
 def check_publishable(batch: Batch, estimate: Decimal) -> None:
@@ -60,5 +63,7 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
         return None  # the bonus service refuses the amount itself
     if after <= batch.budget:
         return None
-    return (f"This bonus takes the batch's spend to {format_money(after)}, over its budget of "
-            f"{format_money(batch.budget)}. Confirm to pay it anyway.")
+    return (
+        f"This bonus takes the batch's spend to {format_money(after)}, over its budget of "
+        f"{format_money(batch.budget)}. Confirm to pay it anyway."
+    )

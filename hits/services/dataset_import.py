@@ -1,20 +1,19 @@
 """Import a dataset: validate the records, then write documents, references, ACUs and any
 imported label rounds in one transaction: all of it or nothing."""
+
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.db import transaction
 
-from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
-from annotation.text import attach_units_to_sentences, word_count
 from annotation.importing.bulk import analyze, copy_objects, create_all, insert_rows
 from annotation.importing.errors import DatasetImportError
+from annotation.importing.formats import check_alpha, guess_format, read_records
+from annotation.importing.records import DocumentRecord
+from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
+from annotation.text import attach_units_to_sentences, word_count
 from annotation.uploads import uploaded_dataset_path
 from hits import versions
 from hits.models import HIT, Assignment, Batch, Judgment, Worker
-from annotation.importing.formats import FORMATS, check_alpha, guess_format, read_records
-from annotation.importing.records import DocumentRecord
-
 
 
 @dataclass
@@ -39,8 +38,9 @@ class ImportSummary:
         return text
 
 
-def import_dataset(path, *, name: str, fmt: str | None = None, replace: bool = False, created_by=None,
-                   alpha: float | None = None) -> ImportSummary:
+def import_dataset(
+    path, *, name: str, fmt: str | None = None, replace: bool = False, created_by=None, alpha: float | None = None
+) -> ImportSummary:
     """Read a dataset file or folder and store it; raises DatasetImportError, writing nothing.
 
     ``alpha`` sets the dataset's length-normalization strength (default 2, CNN/DM)."""
@@ -86,7 +86,10 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
     extra = {"length_alpha": length_alpha} if length_alpha is not None else {}
     dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by, **extra)
     documents = create_all(
-        [Document(dataset=dataset, external_id=r.external_id, position=i, source=r.source) for i, r in enumerate(records)]
+        [
+            Document(dataset=dataset, external_id=r.external_id, position=i, source=r.source)
+            for i, r in enumerate(records)
+        ]
     )
     references = create_all(
         [
@@ -98,26 +101,32 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
                 word_count=word_count(r.reference_text or " ".join(r.sentences)),
                 status=Reference.Status.APPROVED if r.units else Reference.Status.TODO,
             )
-            for d, r in zip(documents, records)
+            for d, r in zip(documents, records, strict=False)
         ]
     )
     sentences = create_all(
         [
             ReferenceSentence(reference=ref, position=i, text=text)
-            for ref, r in zip(references, records)
+            for ref, r in zip(references, records, strict=False)
             for i, text in enumerate(r.sentences)
         ]
     )
     # Units of every format belong to the whole reference: attach each to its best sentence.
     sentence_iter = iter(sentences)
     acu_objects = []
-    for ref, r in zip(references, records):
+    for ref, r in zip(references, records, strict=False):
         ref_sentences = [next(sentence_iter) for _ in r.sentences]
         attached = attach_units_to_sentences(r.units, r.sentences)
         next_position = [0] * len(ref_sentences)
-        for unit, s in zip(r.units, attached):
+        for unit, s in zip(r.units, attached, strict=False):
             acu_objects.append(
-                ACU(reference=ref, sentence=ref_sentences[s], position=next_position[s], text=unit, status=ACU.Status.APPROVED)
+                ACU(
+                    reference=ref,
+                    sentence=ref_sentences[s],
+                    position=next_position[s],
+                    text=unit,
+                    status=ACU.Status.APPROVED,
+                )
             )
             next_position[s] += 1
     acus = create_all(acu_objects)
@@ -126,7 +135,7 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
     systems = {s.name: s for s in create_all([System(dataset=dataset, name=n) for n in system_names])}
     summary_objects = [
         Summary(document=d, system=systems[s], text=text, word_count=word_count(text))
-        for d, r in zip(documents, records)
+        for d, r in zip(documents, records, strict=False)
         for s, text in r.summaries.items()
     ]
     summaries = create_all(summary_objects)
@@ -161,7 +170,7 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
     summary_by_key = {(s.document_id, s.system.name): s for s in summaries}
     acu_iter = iter(acus)
     hit_objects, pending = [], []  # pending: (hit index, annotator, labels, unit acus)
-    for r, document in zip(records, documents):
+    for r, document in zip(records, documents, strict=False):
         unit_acus = [next(acu_iter) for _ in r.units]
         for system, per_annotator in r.labels.items():
             summary = summary_by_key[(document.pk, system)]
@@ -177,8 +186,8 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
     )
     rows = (
         (assignment.pk, acu.pk, bool(label))
-        for assignment, (_, _, labels, unit_acus) in zip(assignments, pending)
-        for acu, label in zip(unit_acus, labels)
+        for assignment, (_, _, labels, unit_acus) in zip(assignments, pending, strict=False)
+        for acu, label in zip(unit_acus, labels, strict=False)
         if label is not None
     )
     count = insert_rows(Judgment, ["assignment", "acu", "present"], rows)

@@ -1,5 +1,6 @@
 """What a batch would be before it exists: its references (by document count or an explicit list), HITs,
 assignments and cost with the default pay buckets (reads only; the new batch form's live count)."""
+
 from decimal import Decimal
 
 from django.db.models import Count
@@ -20,11 +21,16 @@ def chosen_references(dataset, *, documents: int | None = None, document_ids: st
     approved = usable_for_crowd(dataset).order_by("document__position")
     wanted = [x.strip() for x in document_ids.replace(",", "\n").splitlines() if x.strip()]
     if wanted:
-        found = {r.document.external_id: r for r in approved.select_related("document").filter(document__external_id__in=wanted)}
+        found = {
+            r.document.external_id: r
+            for r in approved.select_related("document").filter(document__external_id__in=wanted)
+        }
         missing = [w for w in wanted if w not in found]
         if missing:
-            raise SampleError(f"Not an approved reference of this dataset: {', '.join(missing[:10])}"
-                              f"{' …' if len(missing) > 10 else ''}.")
+            raise SampleError(
+                f"Not an approved reference of this dataset: {', '.join(missing[:10])}"
+                f"{' …' if len(missing) > 10 else ''}."
+            )
         return [found[w] for w in dict.fromkeys(wanted)]
     if documents:
         return list(approved[:documents])
@@ -33,7 +39,9 @@ def chosen_references(dataset, *, documents: int | None = None, document_ids: st
 
 def estimate(dataset, *, provider: str, assignments: int, systems=None, references=None, budget=None) -> dict:
     refs = usable_for_crowd(dataset) if references is None else references
-    acu_counts = dict(ACU.objects.filter(reference__in=refs).values_list("reference_id").annotate(n=Count("pk")).order_by())
+    acu_counts = dict(
+        ACU.objects.filter(reference__in=refs).values_list("reference_id").annotate(n=Count("pk")).order_by()
+    )
     summaries = Summary.objects.filter(document__reference__in=refs)
     if systems:
         summaries = summaries.filter(system__in=systems)
@@ -51,6 +59,10 @@ def estimate(dataset, *, provider: str, assignments: int, systems=None, referenc
         fees += adapter.fee(reward, assignments) * assignments
     total = cents(rewards) + cents(fees)
     return {
-        "hits": hits, "assignments": hits * assignments, "rewards": cents(rewards), "fees": cents(fees), "total": total,
+        "hits": hits,
+        "assignments": hits * assignments,
+        "rewards": cents(rewards),
+        "fees": cents(fees),
+        "total": total,
         "over_budget": budget is not None and total > budget,
     }

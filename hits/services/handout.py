@@ -7,6 +7,7 @@ waiting and no HIT gets more assignments than asked. No query reads rows of othe
 The (hit, worker) unique constraint means no worker ever gets the same HIT twice, and a partial
 unique constraint allows one open in-house assignment per worker, whatever clicks race.
 """
+
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -26,7 +27,9 @@ def open_assignment(worker: Worker) -> Assignment | None:
     """The worker's unfinished, unexpired assignment, to resume instead of taking another."""
     return (
         Assignment.objects.filter(worker=worker, status=Assignment.Status.ASSIGNED, deadline__gt=timezone.now())
-        .select_related("hit__batch").order_by("created_at").first()
+        .select_related("hit__batch")
+        .order_by("created_at")
+        .first()
     )
 
 
@@ -34,7 +37,11 @@ def _open_batches(worker: Worker, batch: Batch | None, now):
     """Published, unexpired batches of the worker's provider whose qualification they hold."""
     batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider=worker.provider, expires_at__gt=now).filter(
         Q(qualification_test__isnull=True)
-        | Exists(QualificationAttempt.objects.filter(test_id=OuterRef("qualification_test_id"), worker_id=worker.pk, passed=True))
+        | Exists(
+            QualificationAttempt.objects.filter(
+                test_id=OuterRef("qualification_test_id"), worker_id=worker.pk, passed=True
+            )
+        )
     )
     batches = batches.order_by()  # a subquery: no ordering (and no join to datasets for it)
     return batches.filter(pk=batch.pk) if batch is not None else batches
@@ -56,7 +63,10 @@ def _candidate_hits(worker: Worker, batch: Batch | None):
     """HITs with a free place for the worker, emptiest first (Prolific sessions take several)."""
     now = timezone.now()
     hits = HIT.objects.filter(
-        batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now, open_places__gt=0
+        batch__status=Batch.Status.PUBLISHED,
+        batch__provider=worker.provider,
+        batch__expires_at__gt=now,
+        open_places__gt=0,
     ).exclude(assignments__worker=worker)
     if batch is not None:
         hits = hits.filter(batch=batch)
@@ -68,10 +78,14 @@ def _resumable(worker: Worker, now) -> Assignment | None:
     here (the beat task may not have run yet) so its place reopens."""
     current = (
         Assignment.objects.filter(worker_id=worker.pk, status=Assignment.Status.ASSIGNED, external_id="")
-        .select_related("hit__batch").order_by("created_at").first()
+        .select_related("hit__batch")
+        .order_by("created_at")
+        .first()
     )
     if current is not None and current.deadline and current.deadline <= now:
-        Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED).update(status=Assignment.Status.EXPIRED)
+        Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED).update(
+            status=Assignment.Status.EXPIRED
+        )
         places.refresh(hit_ids=[current.hit_id])
         return _resumable(worker, now)
     return current

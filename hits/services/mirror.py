@@ -6,6 +6,7 @@ goes through `review.approve` / `review.reject` with `at_provider=True`: the pro
 called again, and the reward and fee reach the ledger exactly once (their keys are the
 assignment's), however often a sync sees the same decision.
 """
+
 import logging
 
 from hits.models import Assignment
@@ -25,7 +26,9 @@ def provider_decided(assignment_id: int, decision: str, *, feedback: str = "", s
     if current == target:
         return False
     if current != Assignment.Status.SUBMITTED:
-        logger.warning("provider %s %s assignment %s, which is %s here: left as is", source, decision, assignment_id, current)
+        logger.warning(
+            "provider %s %s assignment %s, which is %s here: left as is", source, decision, assignment_id, current
+        )
         return False
     try:
         if decision == "approved":

@@ -1,4 +1,5 @@
 """Accounts: a user with one role; a worker account also gets its in-house Worker row."""
+
 import logging
 
 from django.contrib.auth import get_user_model
@@ -23,9 +24,7 @@ def create_user_with_role(*, username: str, password: str, role: str, email: str
         user.save()
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     if role == WORKER:
-        Worker.objects.get_or_create(
-            provider=Worker.Provider.INHOUSE, external_id=username, defaults={"user": user}
-        )
+        Worker.objects.get_or_create(provider=Worker.Provider.INHOUSE, external_id=username, defaults={"user": user})
     return user
 
 

@@ -4,6 +4,7 @@ and the periodic task, whatever the provider.
 Each provider package that declares `Capability.SYNC` has a `sync.sync_batch(batch)` that
 mirrors what happened at the provider and returns counts, and a `summary(counts)` for the lead.
 """
+
 import logging
 
 from hits.models import Batch

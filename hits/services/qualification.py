@@ -1,4 +1,5 @@
 """The qualification test: built from gold items, taken on our pages, graded at once."""
+
 import random
 from datetime import timedelta
 
@@ -6,7 +7,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Summary
-
 from hits.gold import known_answers, test_items  # noqa: F401
 from hits.models import GoldItem, QualificationAttempt, QualificationTest, Worker
 
@@ -17,8 +17,15 @@ class QualificationError(Exception):
 
 @transaction.atomic
 def build_test(
-    *, dataset, name: str, items: int = 5, pass_score: float = 0.8, max_attempts: int = 2,
-    retry_after_hours: int = 24, summary_ids=None, seed: int = 0,
+    *,
+    dataset,
+    name: str,
+    items: int = 5,
+    pass_score: float = 0.8,
+    max_attempts: int = 2,
+    retry_after_hours: int = 24,
+    summary_ids=None,
+    seed: int = 0,
 ) -> QualificationTest:
     """A test of `items` gold summaries with known answers (imported expert labels)."""
     if not 0 < pass_score <= 1:
@@ -38,7 +45,11 @@ def build_test(
     chosen = rng.sample(firsts, min(items, len(firsts)))
     chosen += rng.sample(rest, min(items - len(chosen), len(rest)))
     test = QualificationTest.objects.create(
-        dataset=dataset, name=name, pass_score=pass_score, max_attempts=max_attempts, retry_after_hours=retry_after_hours
+        dataset=dataset,
+        name=name,
+        pass_score=pass_score,
+        max_attempts=max_attempts,
+        retry_after_hours=retry_after_hours,
     )
     GoldItem.objects.bulk_create(
         [
@@ -60,12 +71,19 @@ def attempt_status(worker: Worker, test: QualificationTest) -> dict:
     if any(a.passed for a in attempts):
         return {"passed": True, "can_try": False, "message": "You passed this test.", "attempts": attempts}
     if len(attempts) >= test.max_attempts:
-        return {"passed": False, "can_try": False, "message": "You have used all attempts of this test.", "attempts": attempts}
+        return {
+            "passed": False,
+            "can_try": False,
+            "message": "You have used all attempts of this test.",
+            "attempts": attempts,
+        }
     if attempts:
         ready = attempts[-1].submitted_at + timedelta(hours=test.retry_after_hours)
         if ready > timezone.now():
             return {
-                "passed": False, "can_try": False, "attempts": attempts,
+                "passed": False,
+                "can_try": False,
+                "attempts": attempts,
                 "message": f"You can try again after {timezone.localtime(ready):%Y-%m-%d %H:%M}.",
             }
     return {"passed": False, "can_try": True, "message": "", "attempts": attempts}
@@ -95,6 +113,11 @@ def submit_attempt(*, test: QualificationTest, worker: Worker, answers: dict[str
         correct, total = grade(test, answers)
         score = correct / total if total else 0.0
         return QualificationAttempt.objects.create(
-            test=test, worker=worker, answers=answers, correct=correct, total=total, score=score,
+            test=test,
+            worker=worker,
+            answers=answers,
+            correct=correct,
+            total=total,
+            score=score,
             passed=score >= test.pass_score,
         )

@@ -7,22 +7,19 @@ assignment, or the bonus form's one-time token), taken under a row lock: a repea
 retry or concurrent request finds the key and pays nothing more. The provider is called
 before our rows change, so a refused call leaves the assignment as it was.
 """
+
+import logging
 from datetime import timedelta
-from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
-import logging
 
 from config.errors import ServiceError
 from hits import places, versions
-from hits.models import Assignment, LedgerEntry, Worker
 from hits.ledger import record as _pay
-from hits.ledger import spend
+from hits.models import Assignment, LedgerEntry, Worker
 from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
 from hits.providers import ProviderError, get_provider
-
-
 
 logger = logging.getLogger(__name__)
 
@@ -43,11 +40,17 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
     """Approve submitted work and record its reward and fee once. `at_provider`: the provider
     approved it already (MTurk's auto-approval, a Prolific decision), so it is not called again."""
     with transaction.atomic():
-        a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch", "worker").get(pk=assignment_id)
+        a = (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("hit__batch", "worker")
+            .get(pk=assignment_id)
+        )
         if a.status == Assignment.Status.APPROVED:
             return a  # approving twice pays once
         if a.status != Assignment.Status.SUBMITTED:
-            raise ReviewError(f"Only submitted work can be approved; this assignment is {a.get_status_display().lower()}.")
+            raise ReviewError(
+                f"Only submitted work can be approved; this assignment is {a.get_status_display().lower()}."
+            )
         provider = get_provider(a.hit.batch.provider)
         if not at_provider:
             _provider_call(provider.approve, a)
@@ -56,10 +59,26 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
         a.reviewed_by = by
         a.save(update_fields=["status", "reviewed_at", "reviewed_by"])
         batch = a.hit.batch
-        _pay(key=f"reward:{a.pk}", kind=LedgerEntry.Kind.REWARD, assignment=a, worker=a.worker, batch=batch, amount=a.hit.reward, by=by)
+        _pay(
+            key=f"reward:{a.pk}",
+            kind=LedgerEntry.Kind.REWARD,
+            assignment=a,
+            worker=a.worker,
+            batch=batch,
+            amount=a.hit.reward,
+            by=by,
+        )
         fee = provider.fee(a.hit.reward, batch.assignments_per_hit)
         if fee:
-            _pay(key=f"fee:reward:{a.pk}", kind=LedgerEntry.Kind.FEE, assignment=a, worker=a.worker, batch=batch, amount=fee, by=by)
+            _pay(
+                key=f"fee:reward:{a.pk}",
+                kind=LedgerEntry.Kind.FEE,
+                assignment=a,
+                worker=a.worker,
+                batch=batch,
+                amount=fee,
+                by=by,
+            )
     return a
 
 
@@ -76,7 +95,9 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
         if a.status == Assignment.Status.REJECTED:
             return a
         if a.status != Assignment.Status.SUBMITTED:
-            raise ReviewError(f"Only submitted work can be rejected; this assignment is {a.get_status_display().lower()}.")
+            raise ReviewError(
+                f"Only submitted work can be rejected; this assignment is {a.get_status_display().lower()}."
+            )
         if not at_provider:
             _provider_call(get_provider(a.hit.batch.provider).reject, a, feedback)
         a.status = Assignment.Status.REJECTED
@@ -113,7 +134,11 @@ def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) 
         raise ReviewError("The bonus form has expired; open it again.")
     key = f"bonus:{token}"
     with transaction.atomic():
-        a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch", "worker").get(pk=assignment_id)
+        a = (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("hit__batch", "worker")
+            .get(pk=assignment_id)
+        )
         existing = LedgerEntry.objects.filter(key=key).first()
         if existing:
             if existing.assignment_id != a.pk:
@@ -124,12 +149,26 @@ def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) 
         provider = get_provider(a.hit.batch.provider)
         _provider_call(provider.send_bonus, a, amount, reason, token)
         entry, created = _pay(
-            key=key, kind=LedgerEntry.Kind.BONUS, assignment=a, worker=a.worker, batch=a.hit.batch, amount=amount,
-            by=by, note=reason,
+            key=key,
+            kind=LedgerEntry.Kind.BONUS,
+            assignment=a,
+            worker=a.worker,
+            batch=a.hit.batch,
+            amount=amount,
+            by=by,
+            note=reason,
         )
         fee = provider.fee(amount, a.hit.batch.assignments_per_hit)
         if fee and created:
-            _pay(key=f"fee:{key}", kind=LedgerEntry.Kind.FEE, assignment=a, worker=a.worker, batch=a.hit.batch, amount=fee, by=by)
+            _pay(
+                key=f"fee:{key}",
+                kind=LedgerEntry.Kind.FEE,
+                assignment=a,
+                worker=a.worker,
+                batch=a.hit.batch,
+                amount=fee,
+                by=by,
+            )
     return entry, created
 
 

@@ -1,16 +1,15 @@
 """A simulated crowd for demos and tests: in-house workers who take the qualification test
 and complete a batch through the same services as real workers, each answer right with
 probability `accuracy` against the known (imported) labels."""
+
 import random
 import time
 from dataclasses import dataclass
 
-from hits.services.people import create_user_with_role
-
-from hits.services import handout
-from hits.services import qualification
 from hits.gold import known_answers
 from hits.models import Batch, Worker
+from hits.services import handout, qualification
+from hits.services.people import create_user_with_role
 from hits.services.submission import submit_assignment
 
 
@@ -57,7 +56,9 @@ def simulate_crowd(
         while qualification.attempt_status(worker, test)["can_try"]:
             answers = {
                 # Spammers take the test carefully, then slack off: what flags must catch.
-                qualification.answer_key(item.pk, acu): _answer(value, accuracy if skill[worker.pk] > 0.5 else 0.95, rng)
+                qualification.answer_key(item.pk, acu): _answer(
+                    value, accuracy if skill[worker.pk] > 0.5 else 0.95, rng
+                )
                 for item in test.items.all()
                 for acu, value in item.answers.items()
             }
@@ -79,7 +80,9 @@ def simulate_crowd(
             answers = {str(a): _answer(summary_truth.get(a), skill[worker.pk], rng) for a in acu_ids}
             careful = skill[worker.pk] > 0.5
             submit_assignment(
-                assignment_id=assignment.pk, worker_id=worker.pk, answers=answers,
+                assignment_id=assignment.pk,
+                worker_id=worker.pk,
+                answers=answers,
                 active_seconds=rng.uniform(20, 90) if careful else rng.uniform(3, 8),
             )
             submitted += 1

@@ -5,6 +5,7 @@ works without session cookies (providers embed it in iframes, where browsers may
 them). A submission is stored (assignment and all judgments, one transaction) before the
 worker is told it succeeded; sending the same submission again returns the same result.
 """
+
 from dataclasses import dataclass
 
 from django.core import signing
@@ -84,7 +85,12 @@ def _reference_acus(ids=None):
 
 
 def submit_assignment(
-    *, assignment_id: int, worker_id: int, answers: dict, comment: str = "", active_seconds: float | None = None,
+    *,
+    assignment_id: int,
+    worker_id: int,
+    answers: dict,
+    comment: str = "",
+    active_seconds: float | None = None,
     now=None,
 ) -> SubmissionResult:
     """Store a worker's answers for every ACU of the HIT, once.
@@ -96,9 +102,11 @@ def submit_assignment(
     parsed = _parse_answers(answers)
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update(of=("self",)).select_related("hit__summary__document", "hit__batch")
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("hit__summary__document", "hit__batch")
             .annotate(acu_total=_reference_acus(), acu_answered=_reference_acus(list(parsed)))
-            .filter(pk=assignment_id).first()
+            .filter(pk=assignment_id)
+            .first()
         )
         if assignment is None or assignment.worker_id != worker_id:
             raise SubmissionRefused("This task is not yours.")
@@ -107,7 +115,9 @@ def submit_assignment(
             if given - wanted:
                 raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
             if wanted - given:
-                raise SubmissionRefused(f"{len(wanted - given)} of {len(wanted)} facts have no answer yet; answer all before submitting.")
+                raise SubmissionRefused(
+                    f"{len(wanted - given)} of {len(wanted)} facts have no answer yet; answer all before submitting."
+                )
         else:
             _check_complete(parsed, assignment.acu_total, assignment.acu_answered)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
@@ -118,14 +128,19 @@ def submit_assignment(
         if assignment.status == Assignment.Status.EXPIRED or (assignment.deadline and assignment.deadline <= now):
             raise SubmissionRefused("The time for this task ran out and it was given to someone else. Take a new task.")
         Judgment.objects.bulk_create(
-            [Judgment(assignment=assignment, acu_id=acu_id, present=present) for acu_id, present in sorted(parsed.items())]
+            [
+                Judgment(assignment=assignment, acu_id=acu_id, present=present)
+                for acu_id, present in sorted(parsed.items())
+            ]
         )
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.comment = (comment or "").strip()[:MAX_COMMENT]
         fields = ["status", "submitted_at", "comment"]
         if active_seconds is not None:
-            assignment.active_seconds = max(0.0, min(float(active_seconds), assignment.hit.batch.assignment_duration_seconds))
+            assignment.active_seconds = max(
+                0.0, min(float(active_seconds), assignment.hit.batch.assignment_duration_seconds)
+            )
             fields.append("active_seconds")
         gold = assignment.hit.gold_answers
         if gold:

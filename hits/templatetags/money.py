@@ -1,4 +1,5 @@
 """The one money filter of every page: `{{ amount|money }}` reads "$2.80", `{{ amount|money:"GBP" }}` "£2.80"."""
+
 from django import template
 
 from hits.money import format_money

@@ -2,6 +2,7 @@
 
 Security behavior: every view here is for leads only; every change is a POST.
 """
+
 import secrets
 
 from django.contrib import messages
@@ -13,24 +14,28 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from config.roles import LEAD, role_required
-from hits.money import format_money
-
 from hits import tasks
 from hits.assignment_answers import assignment_answers
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.models import Assignment, Batch, Worker
+from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
-from hits.stages import batch_stage
 from hits.services import batches, budget, estimate, provider_sync, qualification, review
+from hits.stages import batch_stage
 
 
 @role_required(LEAD)
 def batch_list(request, dataset_id: int):
     dataset = get_object_or_404(Dataset, pk=dataset_id)
-    rows = [{"batch": b, "progress": batches.batch_progress(b), "stage": batch_stage(b)} for b in dataset.batches.filter(kind=Batch.Kind.CROWD)]
-    return render(request, "hits/batch_list.html", {"dataset": dataset, "rows": rows, "tests": dataset.qualification_tests.all()})
+    rows = [
+        {"batch": b, "progress": batches.batch_progress(b), "stage": batch_stage(b)}
+        for b in dataset.batches.filter(kind=Batch.Kind.CROWD)
+    ]
+    return render(
+        request, "hits/batch_list.html", {"dataset": dataset, "rows": rows, "tests": dataset.qualification_tests.all()}
+    )
 
 
 @role_required(LEAD)
@@ -40,20 +45,33 @@ def batch_new(request, dataset_id: int):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            references = estimate.chosen_references(dataset, documents=data["documents"], document_ids=data["document_ids"])
+            references = estimate.chosen_references(
+                dataset, documents=data["documents"], document_ids=data["document_ids"]
+            )
             batch = batches.create_batch(
-                dataset=dataset, name=data["name"], provider=data["provider"], assignments=data["assignments"],
-                systems=list(data["systems"]) or None, lifetime_hours=data["lifetime_hours"],
-                assignment_minutes=data["assignment_minutes"], auto_approve_hours=data["auto_approve_hours"],
-                qualification_test=data["qualification_test"], gold_share=data["gold_share"], budget=data["budget"],
-                provider_config=form.provider_config(), created_by=request.user, references=references,
+                dataset=dataset,
+                name=data["name"],
+                provider=data["provider"],
+                assignments=data["assignments"],
+                systems=list(data["systems"]) or None,
+                lifetime_hours=data["lifetime_hours"],
+                assignment_minutes=data["assignment_minutes"],
+                auto_approve_hours=data["auto_approve_hours"],
+                qualification_test=data["qualification_test"],
+                gold_share=data["gold_share"],
+                budget=data["budget"],
+                provider_config=form.provider_config(),
+                created_by=request.user,
+                references=references,
             )
         except (batches.BatchError, estimate.SampleError) as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Draft batch created. Check the cost, then publish.")
             return redirect("batch_detail", batch_id=batch.pk)
-    return render(request, "hits/batch_new.html", {"dataset": dataset, "form": form}, status=400 if form.errors else 200)
+    return render(
+        request, "hits/batch_new.html", {"dataset": dataset, "form": form}, status=400 if form.errors else 200
+    )
 
 
 @role_required(LEAD)
@@ -66,11 +84,19 @@ def batch_estimate(request, dataset_id: int):
     data = form.cleaned_data
     provider = data.get("provider") or "inhouse"
     try:
-        references = estimate.chosen_references(dataset, documents=data.get("documents"), document_ids=data.get("document_ids") or "")
+        references = estimate.chosen_references(
+            dataset, documents=data.get("documents"), document_ids=data.get("document_ids") or ""
+        )
     except estimate.SampleError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
-    figures = estimate.estimate(dataset, provider=provider, assignments=data.get("assignments") or 3,
-                                systems=list(data.get("systems") or []) or None, references=references, budget=data.get("budget"))
+    figures = estimate.estimate(
+        dataset,
+        provider=provider,
+        assignments=data.get("assignments") or 3,
+        systems=list(data.get("systems") or []) or None,
+        references=references,
+        budget=data.get("budget"),
+    )
     figures.update({k: format_money(figures[k]) for k in ("rewards", "fees", "total")})
     figures["budget"] = format_money(data.get("budget")) if data.get("budget") is not None else None
     return JsonResponse(figures)
@@ -88,7 +114,8 @@ def batch_detail(request, batch_id: int):
     if status != "all":
         assignments = assignments.filter(status=status)
     bucket_text = "\n".join(
-        f"{b.min_acus}{'-' + str(b.max_acus) if b.max_acus is not None else '+'} {b.reward}" for b in batch.buckets.all()
+        f"{b.min_acus}{'-' + str(b.max_acus) if b.max_acus is not None else '+'} {b.reward}"
+        for b in batch.buckets.all()
     )
     provider = get_provider(batch.provider)
     cost = batches.cost_estimate(batch)
@@ -123,8 +150,11 @@ def batch_detail(request, batch_id: int):
             "can_sync": provider_sync.can_sync(batch),
             "stage": batch_stage(batch),
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
-            .select_related("worker", "hit__summary__system", "hit__summary__document").order_by("-submitted_at", "-pk")[:500],
-            "over_budget": budget.over_budget_message(batch, cost["total"]) if batch.status == Batch.Status.DRAFT else None,
+            .select_related("worker", "hit__summary__system", "hit__summary__document")
+            .order_by("-submitted_at", "-pk")[:500],
+            "over_budget": budget.over_budget_message(batch, cost["total"])
+            if batch.status == Batch.Status.DRAFT
+            else None,
         },
     )
 
@@ -155,7 +185,10 @@ def batch_action(request, batch_id: int, action: str):
             messages.success(request, "Stopped: no new HITs are handed out.")
         elif action == "budget":
             batch = budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
-            messages.success(request, f"Budget set to {format_money(batch.budget)}." if batch.budget is not None else "Budget removed.")
+            messages.success(
+                request,
+                f"Budget set to {format_money(batch.budget)}." if batch.budget is not None else "Budget removed.",
+            )
         elif action == "buckets":
             form = BucketsForm(request.POST)
             if not form.is_valid():
@@ -174,20 +207,31 @@ def assignment_review(request, assignment_id: int):
     """One assignment as its worker answered it, next to the majority and the expert labels, with
     approve, reject and bonus. Security behavior: leads only; the actions are POSTs to the batch's review views."""
     assignment = get_object_or_404(
-        Assignment.objects.select_related("worker", "hit__batch__dataset", "hit__summary__system", "hit__summary__document"),
+        Assignment.objects.select_related(
+            "worker", "hit__batch__dataset", "hit__summary__system", "hit__summary__document"
+        ),
         pk=assignment_id,
     )
     batch = assignment.hit.batch
-    return render(request, "hits/assignment_review.html", {
-        "assignment": assignment, "batch": batch, "answers": assignment_answers(assignment),
-        "bonus_token": secrets.token_urlsafe(16), "here": request.path,
-    })
+    return render(
+        request,
+        "hits/assignment_review.html",
+        {
+            "assignment": assignment,
+            "batch": batch,
+            "answers": assignment_answers(assignment),
+            "bonus_token": secrets.token_urlsafe(16),
+            "here": request.path,
+        },
+    )
 
 
 def _back(request, batch) -> str:
     """Where a review action returns: the page it came from when that is a path of this site, else the batch."""
     target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return reverse("batch_detail", args=[batch.pk])
 
@@ -214,7 +258,9 @@ def review_assignments(request, batch_id: int):
             messages.error(request, e)
     if request.POST.get("next"):
         return redirect(_back(request, batch))
-    return redirect(f"{reverse('batch_detail', args=[batch.pk])}?status={request.POST.get('status_filter', 'submitted')}")
+    return redirect(
+        f"{reverse('batch_detail', args=[batch.pk])}?status={request.POST.get('status_filter', 'submitted')}"
+    )
 
 
 @role_required(LEAD)
@@ -222,18 +268,27 @@ def review_assignments(request, batch_id: int):
 def bonus(request, batch_id: int):
     """Pay a bonus on an assignment of this batch, once per form (its one-time token)."""
     batch = get_object_or_404(Batch, pk=batch_id)
-    assignment = Assignment.objects.filter(hit__batch=batch, pk=_int(request.POST.get("assignment"))).select_related("worker").first()
+    assignment = (
+        Assignment.objects.filter(hit__batch=batch, pk=_int(request.POST.get("assignment")))
+        .select_related("worker")
+        .first()
+    )
     if assignment is None:
         messages.error(request, "No such assignment in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
     over = budget.bonus_passes_budget(batch, request.POST.get("amount", "0"))
     if over and request.POST.get("over_budget") != "1":
-        messages.error(request, over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway."))
+        messages.error(
+            request, over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
+        )
         return redirect(_back(request, batch))
     try:
         entry, created = review.send_bonus(
-            assignment_id=assignment.pk, amount=request.POST.get("amount", "0"), reason=request.POST.get("reason", ""),
-            token=request.POST.get("token", ""), by=request.user,
+            assignment_id=assignment.pk,
+            amount=request.POST.get("amount", "0"),
+            reason=request.POST.get("reason", ""),
+            token=request.POST.get("token", ""),
+            by=request.user,
         )
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")
@@ -250,20 +305,26 @@ def bonus(request, batch_id: int):
 def worker_action(request, batch_id: int, action: str):
     """Block a worker of this batch, or leave them out of (or back in) scoring."""
     batch = get_object_or_404(Batch, pk=batch_id)
-    worker = Worker.objects.filter(assignments__hit__batch=batch, pk=_int(request.POST.get("worker"))).distinct().first()
+    worker = (
+        Worker.objects.filter(assignments__hit__batch=batch, pk=_int(request.POST.get("worker"))).distinct().first()
+    )
     if worker is None:
         messages.error(request, "No such worker in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
     try:
         if action == "block":
             review.block_worker(
-                worker_id=worker.pk, reason=request.POST.get("reason", ""),
-                exclude_pending=request.POST.get("exclude") == "1", by=request.user,
+                worker_id=worker.pk,
+                reason=request.POST.get("reason", ""),
+                exclude_pending=request.POST.get("exclude") == "1",
+                by=request.user,
             )
             messages.success(request, f"Blocked {worker.external_id}.")
         elif action in ("exclude", "include"):
             review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
-            messages.success(request, f"{worker.external_id} is {'left out of' if action == 'exclude' else 'counted in'} scoring.")
+            messages.success(
+                request, f"{worker.external_id} is {'left out of' if action == 'exclude' else 'counted in'} scoring."
+            )
         else:
             messages.error(request, "Unknown action.")
     except review.ReviewError as exc:

@@ -2,6 +2,7 @@
 
 Security behavior: leads only; adding is a POST; a generated password is shown once, to the lead who made it.
 """
+
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
@@ -14,8 +15,11 @@ def people(request):
     if request.method == "POST":
         try:
             user, password = add_person(
-                username=request.POST.get("username", ""), role=request.POST.get("role", ""),
-                password=request.POST.get("password", ""), email=request.POST.get("email", ""), by=request.user,
+                username=request.POST.get("username", ""),
+                role=request.POST.get("role", ""),
+                password=request.POST.get("password", ""),
+                email=request.POST.get("email", ""),
+                by=request.user,
             )
         except PeopleError as exc:
             messages.error(request, str(exc))

@@ -1,4 +1,5 @@
 """Worker pages: the work page, the task page (token-authorized) and the qualification test."""
+
 import json
 
 from django.contrib import messages
@@ -11,11 +12,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from config.roles import LEAD, WORKER, role_required
-
-from hits.services import handout
-from hits.services import qualification
-from ..models import HIT, Assignment, Batch, QualificationTest, Worker
+from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
+
+from ..models import HIT, Assignment, Batch, QualificationTest, Worker
 
 
 def inhouse_worker(user) -> Worker:
@@ -137,7 +137,9 @@ def take_test(request, test_id: int):
     status = qualification.attempt_status(worker, test)
     if request.method == "POST":
         answers = {
-            key[4:]: value == "1" for key, value in request.POST.items() if key.startswith("ans-") and value in ("0", "1")
+            key[4:]: value == "1"
+            for key, value in request.POST.items()
+            if key.startswith("ans-") and value in ("0", "1")
         }
         try:
             attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
@@ -145,7 +147,9 @@ def take_test(request, test_id: int):
             messages.error(request, str(exc))
             return redirect("work")
         if attempt.passed:
-            messages.success(request, f"You passed the qualification test ({attempt.score:.0%}). You can now take tasks.")
+            messages.success(
+                request, f"You passed the qualification test ({attempt.score:.0%}). You can now take tasks."
+            )
         else:
             messages.error(request, f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed.")
         return redirect("work")

@@ -1,5 +1,6 @@
 """Scores with human ACUs on some sentences and drafts on the rest, and their correlation with
 the all-human scores (the Lite2.x budget curve). Pure numpy."""
+
 import numpy as np
 
 from scoring.stats.correlation import summary_level, system_level
@@ -45,9 +46,16 @@ def budget_point(human_scores, share, predicted, tables, *, random_draws: int = 
     random_sd = {k: float(np.std([d[k] for d in draws])) for k in regressor}
     extra = {}
     if oracle is not None:
-        extra["oracle"] = correlations(human_scores, mixed_scores(*tables, choose_human(oracle, share), human_scores.shape[0]))
+        extra["oracle"] = correlations(
+            human_scores, mixed_scores(*tables, choose_human(oracle, share), human_scores.shape[0])
+        )
     return {
         **extra,
-        "human_share": share, "human_sentences": int(chosen.sum()), "sentences": len(chosen),
-        "regressor": regressor, "random": random, "random_sd": random_sd, "random_draws": random_draws,
+        "human_share": share,
+        "human_sentences": int(chosen.sum()),
+        "sentences": len(chosen),
+        "regressor": regressor,
+        "random": random,
+        "random_sd": random_sd,
+        "random_draws": random_draws,
     }

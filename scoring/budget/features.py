@@ -1,4 +1,5 @@
 """Sentence features for the budget regressor, from the sentence text and its drafts (pure)."""
+
 import re
 
 import numpy as np
@@ -6,8 +7,18 @@ import numpy as np
 from annotation.text import content_words, words
 
 FEATURES = (
-    "words", "content_words", "clauses", "coordinations", "numbers", "capitalised", "quotes",
-    "drafts", "draft_words", "coverage", "draft_score_mean", "draft_score_sd",
+    "words",
+    "content_words",
+    "clauses",
+    "coordinations",
+    "numbers",
+    "capitalised",
+    "quotes",
+    "drafts",
+    "draft_words",
+    "coverage",
+    "draft_score_mean",
+    "draft_score_sd",
 )
 _CLAUSE = re.compile(r",|;|:|\b(?:who|which|that|because|after|before|while|when|although|but)\b", re.IGNORECASE)
 _COORD = re.compile(r"\b(?:and|or|but)\b|&", re.IGNORECASE)
@@ -52,6 +63,8 @@ def agreement(a: list[str], b: list[str]) -> float:
 
     def best(x, ys):
         wx = content_words(x)
-        return max((len(wx & content_words(y)) / len(wx | content_words(y)) if wx | content_words(y) else 0.0) for y in ys)
+        return max(
+            (len(wx & content_words(y)) / len(wx | content_words(y)) if wx | content_words(y) else 0.0) for y in ys
+        )
 
     return float(np.mean([best(x, b) for x in a] + [best(y, a) for y in b]))

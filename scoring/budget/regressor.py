@@ -1,4 +1,5 @@
 """The budget regressor: gradient boosting over sentence features, out-of-fold by document (pure)."""
+
 import numpy as np
 
 N_FOLDS = 5

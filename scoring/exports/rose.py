@@ -1,13 +1,13 @@
 """Export a dataset as RoSE JSONL, with labels, ACU scores and normalized ACU scores."""
+
 import json
 
 import numpy as np
 
-from hits.models import Worker
-from scoring.stats.aggregation import majority_present, normalized_acu_score
-from scoring.judgments import labels_by_summary
-
 from annotation.models import ACU, Dataset
+from hits.models import Worker
+from scoring.judgments import labels_by_summary
+from scoring.stats.aggregation import majority_present, normalized_acu_score
 
 
 def _annotator_key(worker: Worker, dataset: Dataset) -> str:

@@ -1,8 +1,8 @@
 """CSV exports: raw judgments and aggregated scores."""
+
 import csv
 
 from annotation.models import ACU
-
 from scoring.judgments import counted_judgments
 
 JUDGMENT_COLUMNS = ["worker", "example_id", "system", "acu_index", "label"]
@@ -51,10 +51,23 @@ def iter_judgments_csv(dataset, batch=None, rows_per_chunk: int = 20000):
 
 def _judgment_rows(dataset, batch=None):
     indexes = acu_indexes(dataset)
-    rows = counted_judgments(dataset, batch).values_list(
-        "assignment__worker__provider", "assignment__worker__external_id", "assignment__hit__summary__document__external_id",
-        "assignment__hit__summary__system__name", "acu_id", "present",
-    ).order_by("assignment__hit__summary__document__position", "assignment__hit__summary__system__name", "assignment__worker_id", "acu_id")
+    rows = (
+        counted_judgments(dataset, batch)
+        .values_list(
+            "assignment__worker__provider",
+            "assignment__worker__external_id",
+            "assignment__hit__summary__document__external_id",
+            "assignment__hit__summary__system__name",
+            "acu_id",
+            "present",
+        )
+        .order_by(
+            "assignment__hit__summary__document__position",
+            "assignment__hit__summary__system__name",
+            "assignment__worker_id",
+            "acu_id",
+        )
+    )
     for provider, worker, example, system, acu_id, present in rows.iterator(chunk_size=20000):
         yield [f"{provider}:{worker}", example, system, indexes[acu_id], int(present)]
 
@@ -82,8 +95,16 @@ def write_scores_csv(run, stream) -> int:
     }
     writer = csv.writer(stream)
     writer.writerow(["example_id", "system", "acu", "normalized_acu", "summary_words"])
-    rows = sorted(zip(summaries.get("ids", []), summaries.get("acu", []), summaries.get("normalized_acu", []), summaries.get("words", [])),
-                  key=lambda r: (info[r[0]][0], info[r[0]][1]))
+    rows = sorted(
+        zip(
+            summaries.get("ids", []),
+            summaries.get("acu", []),
+            summaries.get("normalized_acu", []),
+            summaries.get("words", []),
+            strict=False,
+        ),
+        key=lambda r: (info[r[0]][0], info[r[0]][1]),
+    )
     for pk, acu, norm, words in rows:
         writer.writerow([info[pk][0], info[pk][1], repr(acu), repr(norm), words])
     return len(rows)

@@ -1,4 +1,5 @@
 """Machine judges of ACU presence (lexical, embedding, nli, llm) behind one interface."""
+
 from .base import Judge, JudgeUnavailable
 
 JUDGE_NAMES = ("lexical", "embedding", "nli", "llm")

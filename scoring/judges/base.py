@@ -1,4 +1,5 @@
 """The judge interface: P(an ACU is present in a summary) for (acu_text, summary_text) pairs."""
+
 from collections.abc import Sequence
 
 import numpy as np

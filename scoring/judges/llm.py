@@ -1,4 +1,5 @@
 """The LLM judge: an OpenAI-compatible chat model answers, per summary, which ACUs it states."""
+
 import json
 from collections.abc import Sequence
 
@@ -65,8 +66,11 @@ class LLMJudge(Judge):
         settings = llm_settings()
         super().__init__(
             model=settings["model"],
-            params={"base_url": settings["base_url"], "temperature": float(temperature),
-                    "prompt_version": PROMPT_VERSION},
+            params={
+                "base_url": settings["base_url"],
+                "temperature": float(temperature),
+                "prompt_version": PROMPT_VERSION,
+            },
         )
         self.retries = int(retries)
         self.timeout = timeout
@@ -89,8 +93,9 @@ class LLMJudge(Judge):
                 {"role": "user", "content": _user_prompt(summary, acus)},
             ]
             try:
-                answer = chat_json(messages, temperature=self.params["temperature"], timeout=self.timeout,
-                                   retries=self.retries)
+                answer = chat_json(
+                    messages, temperature=self.params["temperature"], timeout=self.timeout, retries=self.retries
+                )
                 values[indexes] = parse_answers(answer, len(acus))
             except LLMError as exc:
                 raise JudgeUnavailable(str(exc)) from None

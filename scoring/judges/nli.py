@@ -4,6 +4,7 @@ model's labels and e the entailment index (read from the config; Lite2Pyramid as
 p2c = softmax([e, sum of the others])[0], l2c = argmax of those two is entailment (a tie goes to
 entailment), p3c = softmax(all)[e], l3c = argmax(all) == e (the first maximum, as torch.argmax).
 """
+
 import importlib.util
 import logging
 import os
@@ -59,9 +60,7 @@ def load(model_dir: str, device: str):
         tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
         model = AutoModelForSequenceClassification.from_pretrained(model_dir, local_files_only=True)
     except (OSError, ValueError) as exc:
-        raise JudgeUnavailable(
-            f"Cannot load an NLI model from {model_dir}: {str(exc).splitlines()[0][:300]}"
-        ) from None
+        raise JudgeUnavailable(f"Cannot load an NLI model from {model_dir}: {str(exc).splitlines()[0][:300]}") from None
     model.to(device)
     model.eval()
     logger.info("Loaded NLI model %s on %s (%d labels)", model_dir, device, model.config.num_labels)
@@ -73,11 +72,14 @@ class NLIJudge(Judge):
     score_names = ("p2c", "l2c", "p3c", "l3c")
     calibration_scale = "logit"
 
-    def __init__(self, model_dir: str | None = None, device: str = "cpu", batch_size: int = 32,
-                 max_length: int = MAX_LENGTH):
+    def __init__(
+        self, model_dir: str | None = None, device: str = "cpu", batch_size: int = 32, max_length: int = MAX_LENGTH
+    ):
         path = str(Path(model_dir).expanduser().resolve()) if model_dir else ""
-        super().__init__(model=path, params={"max_length": int(max_length), "premise": "summary",
-                                             "hypothesis": "acu", "score": "p2c"})
+        super().__init__(
+            model=path,
+            params={"max_length": int(max_length), "premise": "summary", "hypothesis": "acu", "score": "p2c"},
+        )
         self.device = device
         self.batch_size = int(batch_size)
         if self.batch_size < 1 or int(max_length) < 8:
@@ -88,7 +90,10 @@ class NLIJudge(Judge):
             if importlib.util.find_spec(module) is None:
                 return False, MISSING
         if not self.model:
-            return False, "The nli judge needs a local model directory (--model-dir), e.g. a copy of shiyue/roberta-large-tac08."
+            return (
+                False,
+                "The nli judge needs a local model directory (--model-dir), e.g. a copy of shiyue/roberta-large-tac08.",
+            )
         if not (Path(self.model) / "config.json").is_file():
             return False, f"{self.model} is not a model directory (no config.json there)."
         return True, ""
@@ -114,9 +119,16 @@ class NLIJudge(Judge):
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][1]) + len(pairs[i][0]))
         out = np.empty((len(pairs), model.config.num_labels), dtype=np.float64)
         for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
-            encoded = tokenizer([pairs[i][1] for i in chunk], [pairs[i][0] for i in chunk], max_length=max_length,
-                                truncation=True, padding=True, return_token_type_ids=True, return_tensors="pt")
+            chunk = order[start : start + self.batch_size]
+            encoded = tokenizer(
+                [pairs[i][1] for i in chunk],
+                [pairs[i][0] for i in chunk],
+                max_length=max_length,
+                truncation=True,
+                padding=True,
+                return_token_type_ids=True,
+                return_tensors="pt",
+            )
             encoded = {k: v.to(model.device) for k, v in encoded.items()}
             with torch.no_grad():
                 logits = model(**encoded).logits

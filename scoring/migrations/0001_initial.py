@@ -5,59 +5,113 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('hits', '0002_mturk'),
+        ("annotation", "0001_initial"),
+        ("hits", "0002_mturk"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RecomputeRequest',
+            name="RecomputeRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('queued', models.BooleanField(default=False)),
-                ('requested_at', models.DateTimeField(auto_now=True)),
-                ('dataset', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='recompute_request', to='annotation.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("queued", models.BooleanField(default=False)),
+                ("requested_at", models.DateTimeField(auto_now=True)),
+                (
+                    "dataset",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="recompute_request",
+                        to="annotation.dataset",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='MetricScore',
+            name="MetricScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('metric', models.CharField(max_length=100)),
-                ('value', models.FloatField()),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metric_scores', to='annotation.dataset')),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='annotation.document')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='annotation.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("metric", models.CharField(max_length=100)),
+                ("value", models.FloatField()),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="metric_scores",
+                        to="annotation.dataset",
+                    ),
+                ),
+                ("document", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to="annotation.document")),
+                ("system", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to="annotation.system")),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('document', 'system', 'metric'), name='metric_score_unique')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("document", "system", "metric"), name="metric_score_unique")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ScoringRun',
+            name="ScoringRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('scores', 'Scores and agreement'), ('power', 'Power analysis'), ('metrics', 'Metric correlations')], default='scores', max_length=20)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='running', max_length=20)),
-                ('trigger', models.CharField(blank=True, help_text='command, page, submissions, ...', max_length=40)),
-                ('parameters', models.JSONField(default=dict)),
-                ('inputs', models.JSONField(default=dict, help_text='What was read: counts, last judgment id, excluded workers.')),
-                ('outputs', models.JSONField(default=dict)),
-                ('progress', models.FloatField(default=0.0)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('seconds', models.FloatField(blank=True, null=True)),
-                ('batch', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='scoring_runs', to='hits.batch')),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scoring_runs', to='annotation.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("scores", "Scores and agreement"),
+                            ("power", "Power analysis"),
+                            ("metrics", "Metric correlations"),
+                        ],
+                        default="scores",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="running",
+                        max_length=20,
+                    ),
+                ),
+                ("trigger", models.CharField(blank=True, help_text="command, page, submissions, ...", max_length=40)),
+                ("parameters", models.JSONField(default=dict)),
+                (
+                    "inputs",
+                    models.JSONField(
+                        default=dict, help_text="What was read: counts, last judgment id, excluded workers."
+                    ),
+                ),
+                ("outputs", models.JSONField(default=dict)),
+                ("progress", models.FloatField(default=0.0)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("seconds", models.FloatField(blank=True, null=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="scoring_runs",
+                        to="hits.batch",
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="scoring_runs",
+                        to="annotation.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at', '-pk'],
-                'indexes': [models.Index(fields=['dataset', 'kind', 'status'], name='scoring_sco_dataset_7bd1ba_idx')],
+                "ordering": ["-started_at", "-pk"],
+                "indexes": [models.Index(fields=["dataset", "kind", "status"], name="scoring_sco_dataset_7bd1ba_idx")],
             },
         ),
     ]

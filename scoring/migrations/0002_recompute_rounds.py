@@ -5,30 +5,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('scoring', '0001_initial'),
+        ("annotation", "0001_initial"),
+        ("scoring", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='recomputerequest',
-            name='queued_at',
+            model_name="recomputerequest",
+            name="queued_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='recomputerequest',
-            name='round_id',
+            model_name="recomputerequest",
+            name="round_id",
             field=models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset."),
         ),
         migrations.AlterField(
-            model_name='recomputerequest',
-            name='dataset',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='recompute_requests', to='annotation.dataset'),
+            model_name="recomputerequest",
+            name="dataset",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="recompute_requests", to="annotation.dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='recomputerequest',
-            constraint=models.UniqueConstraint(fields=('dataset', 'round_id'), name='one_recompute_request_per_round'),
+            model_name="recomputerequest",
+            constraint=models.UniqueConstraint(fields=("dataset", "round_id"), name="one_recompute_request_per_round"),
         ),
     ]

@@ -2,6 +2,7 @@
 
 Pure numpy; no Django imports.
 """
+
 import numpy as np
 
 

@@ -8,6 +8,7 @@ workers each judging a few units cost nothing extra. Units with a single value a
 pairable and are dropped (Krippendorff 2011). Undefined alphas (no pairable unit, a single
 value overall) are NaN, never an exception.
 """
+
 import krippendorff
 import numpy as np
 

@@ -13,10 +13,11 @@ p = 0. RoSE's scripts count only resamples strictly below 0; on data without exa
 agree. Partial data (systems judged on different documents) goes through ``system_cis_partial``
 and ``paired_bootstrap_partial``: NaN marks a document a system was not judged on.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betaincinv, betainccinv
+from scipy.special import betainccinv, betaincinv
 
 MAX_CHUNK_CELLS = 1 << 21  # index cells per chunk: 16 MiB arrays, below glibc's mmap threshold
 MAX_BLOCK_CELLS = 1 << 21  # cells of a difference block or of a product block (16 MiB)
@@ -139,9 +140,17 @@ def _settle(below, done: int, total: int, limit: int, delta: float):
     return significant | not_significant, significant
 
 
-def bootstrap_test(columns, n_columns: int, n: int, n_resamples: int = 100_000, alpha: float = 0.05,
-                   rng=None, early_stop: bool = True, error: float = 1e-6,
-                   cells: int = MAX_CHUNK_CELLS) -> BootstrapTest:
+def bootstrap_test(
+    columns,
+    n_columns: int,
+    n: int,
+    n_resamples: int = 100_000,
+    alpha: float = 0.05,
+    rng=None,
+    early_stop: bool = True,
+    error: float = 1e-6,
+    cells: int = MAX_CHUNK_CELLS,
+) -> BootstrapTest:
     """Paired bootstrap decisions p < alpha for many columns of per-document differences A - B.
 
     ``columns(cols)`` returns the (n x len(cols)) differences of the requested columns; every
@@ -257,8 +266,9 @@ def paired_bootstrap_partial(scores, n_resamples: int = 100_000, rng=None):
         a, b = pairs[cols, 0], pairs[cols, 1]
         d = np.ascontiguousarray(scores[rows][:, a] - scores[rows][:, b])
         both = np.hstack([d, -d])
-        test = bootstrap_test(lambda c, both=both: both[:, c], both.shape[1], int(rows.sum()), n_resamples, rng=rng,
-                              early_stop=False)
+        test = bootstrap_test(
+            lambda c, both=both: both[:, c], both.shape[1], int(rows.sum()), n_resamples, rng=rng, early_stop=False
+        )
         k = len(cols)
         p[a, b] = test.below[:k] / n_resamples
         p[b, a] = test.below[k:] / n_resamples

@@ -5,6 +5,7 @@ Pure numpy/scipy; no Django imports. The logistic fit is scikit-learn's default
 `LogisticRegression(C=1.0)` (L2 penalty on the slope, not the intercept), solved by Newton's
 method on one feature; tests check it against scikit-learn.
 """
+
 import numpy as np
 from scipy.special import expit
 from scipy.stats import rankdata

@@ -9,6 +9,7 @@ times the vector's largest magnitude, so that rounding noise in means (which dif
 summation order) cannot break a tie between equal rational scores (system means of ACU fractions
 can be equal); scipy would split such ties arbitrarily.
 """
+
 import numpy as np
 from scipy.stats import kendalltau, rankdata
 
@@ -74,7 +75,7 @@ def kendall(x, y):
     x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     lead, m = x.shape[:-1], x.shape[-1]
     if m > PAIRWISE_MAX:
-        flat = [kendalltau(a, b).statistic for a, b in zip(x.reshape(-1, m), y.reshape(-1, m))]
+        flat = [kendalltau(a, b).statistic for a, b in zip(x.reshape(-1, m), y.reshape(-1, m), strict=False)]
         return np.asarray(flat, dtype=float).reshape(lead)
     # Values as rows (m x vectors): each step compares value i with all later values at once,
     # on contiguous rows that stay in cache.
@@ -147,8 +148,7 @@ def _zscore(M):
     return (M - M.mean()) / (sd if sd > 0 else 1.0)
 
 
-def permutation_test(H, A, B, granularity="system", method="kendall", n_permutations=1000, rng=None,
-                     standardize=True):
+def permutation_test(H, A, B, granularity="system", method="kendall", n_permutations=1000, rng=None, standardize=True):
     """Is metric A more correlated with humans ``H`` than metric B? Returns ``(delta, p)``.
 
     delta = corr(H, A) - corr(H, B). Each permutation swaps, for each document independently

@@ -11,6 +11,7 @@ labels (one expert per summary, as imported label files) the labels are returned
 the default aggregation (as in RoSE); this is the second one offered beside it.
 Pure numpy; no Django.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,8 +32,9 @@ class DawidSkeneResult:
     converged: bool
 
 
-def dawid_skene(item_ids, worker_ids, present, max_iter: int = 100, tol: float = 1e-4,
-                smoothing: float = 0.01) -> DawidSkeneResult:
+def dawid_skene(
+    item_ids, worker_ids, present, max_iter: int = 100, tol: float = 1e-4, smoothing: float = 0.01
+) -> DawidSkeneResult:
     """Fit the two-class Dawid-Skene model to one row per label (item, worker, present).
 
     Stops when no posterior moves by ``tol`` or more in one iteration, or after ``max_iter``
@@ -51,12 +53,13 @@ def dawid_skene(item_ids, worker_ids, present, max_iter: int = 100, tol: float =
         # No item has two labels: worker reliability cannot be told from the truth (the model is
         # not identifiable and EM only drifts towards its smoothing), so the labels are kept.
         unknown = np.full(n_workers, np.nan)
-        return DawidSkeneResult(item_keys, t, t > 0.5, worker_keys, unknown, unknown,
-                                float(t.mean()) if n_items else float("nan"), 0, True)
+        return DawidSkeneResult(
+            item_keys, t, t > 0.5, worker_keys, unknown, unknown, float(t.mean()) if n_items else float("nan"), 0, True
+        )
     converged, iteration = False, 0
     sensitivity = specificity = np.full(n_workers, 0.5)
     prior = 0.5
-    for iteration in range(1, max_iter + 1):
+    for iteration in range(1, max_iter + 1):  # noqa: B007 - the count of iterations is what matters
         # M step: prior and confusion matrices from the current posteriors.
         prior = (t.sum() + smoothing) / (n_items + 2 * smoothing)
         tw = t[items]
@@ -77,7 +80,9 @@ def dawid_skene(item_ids, worker_ids, present, max_iter: int = 100, tol: float =
         if change < tol:
             converged = True
             break
-    return DawidSkeneResult(item_keys, t, t > 0.5, worker_keys, sensitivity, specificity, float(prior), iteration, converged)
+    return DawidSkeneResult(
+        item_keys, t, t > 0.5, worker_keys, sensitivity, specificity, float(prior), iteration, converged
+    )
 
 
 def pair_labels(summary_ids, acu_ids, worker_ids, present, **options):

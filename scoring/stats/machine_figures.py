@@ -5,6 +5,7 @@ Rows are (summary, ACU) pairs with their document and system codes. A summary's 
 mean over its ACUs (of probabilities: the expected ACU score; of labels: the ACU score), a
 system's the mean over its documents (scoring.md).
 """
+
 import numpy as np
 
 from . import correlation
@@ -25,7 +26,12 @@ def summary_table(summary, document, system, values) -> dict:
     """Per summary: its document, system and mean value."""
     ids, means = group_means(summary, values)
     first = np.unique(np.asarray(summary), return_index=True)[1]
-    return {"summary": ids, "document": np.asarray(document)[first], "system": np.asarray(system)[first], "score": means}
+    return {
+        "summary": ids,
+        "document": np.asarray(document)[first],
+        "system": np.asarray(system)[first],
+        "score": means,
+    }
 
 
 def matrix(table: dict, systems=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -33,7 +39,10 @@ def matrix(table: dict, systems=None) -> tuple[np.ndarray, np.ndarray, np.ndarra
     systems = np.unique(table["system"]) if systems is None else np.asarray(systems)
     per_system = [set(table["document"][table["system"] == s].tolist()) for s in systems.tolist()]
     documents = np.array(sorted(set.intersection(*per_system)) if per_system else [], dtype=np.int64)
-    index = {(d, s): v for d, s, v in zip(table["document"].tolist(), table["system"].tolist(), table["score"].tolist())}
+    index = {
+        (d, s): v
+        for d, s, v in zip(table["document"].tolist(), table["system"].tolist(), table["score"].tolist(), strict=False)
+    }
     values = np.array([[index[(d, s)] for s in systems.tolist()] for d in documents.tolist()], dtype=float)
     return documents, systems, values.reshape(len(documents), len(systems))
 
@@ -57,7 +66,9 @@ def correlations(human: np.ndarray, machine: np.ndarray, n_resamples: int = 1000
     for level in ("summary", "system"):
         out[level] = {}
         for method in METHODS:
-            value, low, high = correlation.correlation_ci(human, machine, level, method, n_resamples=n_resamples, rng=rng)
+            value, low, high = correlation.correlation_ci(
+                human, machine, level, method, n_resamples=n_resamples, rng=rng
+            )
             out[level][method] = [value, low, high]
     return out
 
@@ -81,13 +92,17 @@ def triage(probability, human, summary, document, system, grid=TRIAGE_GRID) -> l
         _, _, combined_matrix = matrix(summary_table(summary, document, system, combined), systems)
         combined_systems = combined_matrix.mean(axis=0) if combined_matrix.size else np.zeros(len(systems))
         tau = float(correlation.kendall(human_systems, combined_systems)) if len(systems) > 1 else float("nan")
-        rows.append({
-            "c": float(c),
-            "decided_share": float(decided.mean()) if len(decided) else 0.0,
-            "saved_share": float(decided.mean()) if len(decided) else 0.0,
-            "agreement": float(np.mean(combined == human)) if len(human) else float("nan"),
-            "decided_accuracy": float(np.mean(machine[decided] == human[decided])) if decided.any() else float("nan"),
-            "system_kendall": tau,
-            "max_system_change": float(np.max(np.abs(combined_systems - human_systems))) if len(systems) else 0.0,
-        })
+        rows.append(
+            {
+                "c": float(c),
+                "decided_share": float(decided.mean()) if len(decided) else 0.0,
+                "saved_share": float(decided.mean()) if len(decided) else 0.0,
+                "agreement": float(np.mean(combined == human)) if len(human) else float("nan"),
+                "decided_accuracy": float(np.mean(machine[decided] == human[decided]))
+                if decided.any()
+                else float("nan"),
+                "system_kendall": tau,
+                "max_system_change": float(np.max(np.abs(combined_systems - human_systems))) if len(systems) else 0.0,
+            }
+        )
     return rows

@@ -15,6 +15,7 @@ recompute both system-level correlations on the resample; summary level (``boots
 resample the per-document correlation differences. p = share of resamples where the better
 metric's correlation is not above the other's. Pure numpy and scipy; no Django.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,8 +58,9 @@ def bootstrap_p(H, better, worse, granularity="system", method="kendall", n_resa
     return not_above / n_resamples
 
 
-def compare_metrics(H, X, Y, granularity="system", method="kendall", n_permutations=1000, n_resamples=1000,
-                    rng=None, standardize=True) -> MetricComparison:
+def compare_metrics(
+    H, X, Y, granularity="system", method="kendall", n_permutations=1000, n_resamples=1000, rng=None, standardize=True
+) -> MetricComparison:
     """Compare metrics ``X`` and ``Y`` (documents x systems, like the humans ``H``).
 
     The better one (larger observed correlation; ``X`` on an exact tie) goes first in both
@@ -77,4 +79,6 @@ def compare_metrics(H, X, Y, granularity="system", method="kendall", n_permutati
     _, p_perm = permutation_test(H, first, second, granularity, method, n_permutations, rng, standardize)
     p_boot = bootstrap_p(H, first, second, granularity, method, n_resamples, rng)
     delta = abs(corr_y - corr_x) if abs(corr_y - corr_x) > CORR_TIE else 0.0
-    return MetricComparison(better, corr_x, corr_y, delta, float(p_perm), float(p_boot), granularity, method, H.shape[0])
+    return MetricComparison(
+        better, corr_x, corr_y, delta, float(p_perm), float(p_boot), granularity, method, H.shape[0]
+    )

@@ -8,6 +8,7 @@ coefficient); Spearman or Kendall can be chosen. Ties in |r| go to the first alp
 A best alpha at either end of the grid is reported (``grid_edge``): the least correlated value
 may then lie beyond the grid.
 """
+
 import numpy as np
 
 from .aggregation import length_penalty
@@ -36,7 +37,7 @@ def choose_alpha(scores, summary_words, reference_words, grid=DEFAULT_GRID, meth
 
 
 def grid_edge(alpha, grid=DEFAULT_GRID) -> str | None:
-    """"low" or "high" when ``alpha`` is the grid's smallest or largest value (the best alpha
+    """ "low" or "high" when ``alpha`` is the grid's smallest or largest value (the best alpha
     may lie beyond the grid), else None."""
     grid = np.asarray(grid, dtype=float)
     if alpha is None or len(grid) < 2:

@@ -18,9 +18,10 @@ What makes RoSE's defaults (B = 100,000, T = 1,000, n up to 10,000, 66 pairs) tr
   dropped from later products. Columns with p near alpha still run all B resamples.
 Nothing is approximated by a normal distribution: every p comes from actual resampling.
 """
+
 import time
-from itertools import pairwise
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -48,9 +49,18 @@ def difference_buckets(differences, n_buckets: int = 5) -> np.ndarray:
     return buckets
 
 
-def power_analysis(scores, sizes=ROSE_SIZES, n_trials: int = 1000, n_resamples: int = 100_000,
-                   alpha: float = 0.05, n_buckets: int = 5, rng=None, early_stop: bool = True,
-                   error: float = 1e-6, progress=None) -> PowerResult:
+def power_analysis(
+    scores,
+    sizes=ROSE_SIZES,
+    n_trials: int = 1000,
+    n_resamples: int = 100_000,
+    alpha: float = 0.05,
+    n_buckets: int = 5,
+    rng=None,
+    early_stop: bool = True,
+    error: float = 1e-6,
+    progress=None,
+) -> PowerResult:
     """Power of the paired bootstrap test for every system pair of ``scores`` (n_docs x m).
 
     ``rng`` is a seed or a ``numpy.random.Generator``; ``progress(n, seconds)``, if given, is
@@ -73,7 +83,7 @@ def power_analysis(scores, sizes=ROSE_SIZES, n_trials: int = 1000, n_resamples: 
         docs = trial_rng.integers(0, n_docs, size=(n, n_trials), dtype=np.int32)  # column t: trial t
 
         def columns(cols):  # column c is (trial c // P, pair c % P)
-            return diffs[docs[:, cols // n_pairs], cols % n_pairs]
+            return diffs[docs[:, cols // n_pairs], cols % n_pairs]  # noqa: B023 - called within the same iteration
 
         test = bootstrap_test(columns, n_trials * n_pairs, n, n_resamples, alpha, boot_rng, early_stop, error)
         power[i] = test.significant.reshape(n_trials, n_pairs).mean(axis=0)
@@ -120,8 +130,18 @@ def power_plan(sizes, n_trials: int, n_pairs: int, columns_per_part: int = 2_000
     return plan
 
 
-def power_part(scores, sizes, part: tuple[int, int, int], *, n_trials: int = 1000, n_resamples: int = 100_000,
-               alpha: float = 0.05, seed: int = 0, early_stop: bool = True, error: float = 1e-6):
+def power_part(
+    scores,
+    sizes,
+    part: tuple[int, int, int],
+    *,
+    n_trials: int = 1000,
+    n_resamples: int = 100_000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    early_stop: bool = True,
+    error: float = 1e-6,
+):
     """(significant per column of the part, resample-columns used) for one part of the plan."""
     index, first, end = part
     scores, _, pairs, diffs = _oriented(scores)

@@ -5,6 +5,7 @@ majority vote of the *other* workers on the same (summary, ACU), where a tie amo
 not present (the PyrXSum practice); a label whose pair nobody else judged is not compared.
 Everything is vectorized over one row per judgment (summary_id, acu_id, worker_id, present).
 """
+
 from dataclasses import dataclass
 
 import numpy as np

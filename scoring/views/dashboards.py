@@ -3,6 +3,7 @@
 Security behavior: leads only (role_required(LEAD)) on every view; every change is a POST.
 Pages read stored runs (see scoring.dashboard) and never recompute a large dataset on load.
 """
+
 import io
 import secrets
 
@@ -14,12 +15,11 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from config.roles import LEAD, role_required
-from hits.money import format_money
-from hits.services.budget import bonus_passes_budget
-from hits.services import review
 from hits.models import Assignment, Batch, Worker
+from hits.money import format_money
+from hits.services import review
+from hits.services.budget import bonus_passes_budget
 from hits.tasks import run_or_enqueue
-
 from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks
 from scoring.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
@@ -38,16 +38,24 @@ def _scope(request, dataset_id):
 
 
 def _base(dataset, batch, section):
-    return {"dataset": dataset, "batch": batch, "section": section, "rounds": dataset.batches.exclude(kind=Batch.Kind.MACHINE),
-            "round_query": f"?round={batch.pk}" if batch else ""}
+    return {
+        "dataset": dataset,
+        "batch": batch,
+        "section": section,
+        "rounds": dataset.batches.exclude(kind=Batch.Kind.MACHINE),
+        "round_query": f"?round={batch.pk}" if batch else "",
+    }
 
 
 @role_required(LEAD)
 def overview(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
     data = dashboard.overview(dataset, batch)
-    context = {**_base(dataset, batch, "overview"), **data,
-               "trend_chart": charts.alpha_trend(data["trend"], data["rose_alpha"])}
+    context = {
+        **_base(dataset, batch, "overview"),
+        **data,
+        "trend_chart": charts.alpha_trend(data["trend"], data["rose_alpha"]),
+    }
     return render(request, "scoring/overview.html", context)
 
 
@@ -58,28 +66,48 @@ def live(request, dataset_id: int):
     run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
     progress = dashboard.progress(dataset, batch)
     trend = dashboard.alpha_trend(dataset, batch)
-    power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).values("pk", "status", "progress").first()
-    return JsonResponse({
-        "progress": {**progress, "eta": progress["eta"].isoformat() if progress["eta"] else None},
-        "alpha": run.outputs.get("alpha") if run else None,
-        "run": run.pk if run else None,
-        "stale": stale,
-        "trend": charts.alpha_trend(trend, dashboard.ROSE_ALPHA),
-        "power": power,
-    })
+    power = (
+        ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER)
+        .values("pk", "status", "progress")
+        .first()
+    )
+    return JsonResponse(
+        {
+            "progress": {**progress, "eta": progress["eta"].isoformat() if progress["eta"] else None},
+            "alpha": run.outputs.get("alpha") if run else None,
+            "run": run.pk if run else None,
+            "stale": stale,
+            "trend": charts.alpha_trend(trend, dashboard.ROSE_ALPHA),
+            "power": power,
+        }
+    )
 
 
 @role_required(LEAD)
 def systems(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch, parts=(
-        "systems", "pairwise", "summaries", "length_normalization", "common", "counts", "aggregation", "aggregations",
-    ))
+    run, stale = dashboard.scores_run(
+        dataset,
+        batch,
+        parts=(
+            "systems",
+            "pairwise",
+            "summaries",
+            "length_normalization",
+            "common",
+            "counts",
+            "aggregation",
+            "aggregations",
+        ),
+    )
     out = run.outputs if run else {}
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
     view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
     context = {
-        **_base(dataset, batch, "systems"), "run": run, "stale": stale, **view,
+        **_base(dataset, batch, "systems"),
+        "run": run,
+        "stale": stale,
+        **view,
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
@@ -101,9 +129,18 @@ def workers(request, dataset_id: int):
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
     rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
     context = {
-        **_base(dataset, batch, "workers"), "run": run, "stale": stale,
-        "rows": rows, "flagged": table.get("flagged", 0), "qc_run": qc_run,
-        "qc": {"confidence": machine_qc.QC_CONFIDENCE, "low": round(1 - machine_qc.QC_CONFIDENCE, 2), "share": machine_qc.QC_DISAGREEMENT, "pairs": machine_qc.QC_MIN_PAIRS},
+        **_base(dataset, batch, "workers"),
+        "run": run,
+        "stale": stale,
+        "rows": rows,
+        "flagged": table.get("flagged", 0),
+        "qc_run": qc_run,
+        "qc": {
+            "confidence": machine_qc.QC_CONFIDENCE,
+            "low": round(1 - machine_qc.QC_CONFIDENCE, 2),
+            "share": machine_qc.QC_DISAGREEMENT,
+            "pairs": machine_qc.QC_MIN_PAIRS,
+        },
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
         "bonus_token": secrets.token_urlsafe(16),
@@ -124,22 +161,40 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
             run = compute_scores(dataset, batch, trigger="exclusion")
             alpha = run.outputs["alpha"]
-            messages.success(request, f"{worker.external_id} {'excluded from' if action == 'exclude' else 'counted again in'} "
-                                      f"scoring; scores recomputed (ACU-level α {alpha['acu_level']}).")
+            messages.success(
+                request,
+                f"{worker.external_id} {'excluded from' if action == 'exclude' else 'counted again in'} "
+                f"scoring; scores recomputed (ACU-level α {alpha['acu_level']}).",
+            )
         elif action == "block":
             review.block_worker(worker_id=worker.pk, reason=request.POST.get("reason", ""), by=request.user)
             messages.success(request, f"Blocked {worker.external_id}.")
         elif action == "bonus":
-            assignment = (Assignment.objects.filter(worker=worker, hit__batch__dataset=dataset, status__in=Assignment.COUNTED)
-                          .order_by("-submitted_at").first())
+            assignment = (
+                Assignment.objects.filter(worker=worker, hit__batch__dataset=dataset, status__in=Assignment.COUNTED)
+                .order_by("-submitted_at")
+                .first()
+            )
             if assignment is None:
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
             over = bonus_passes_budget(assignment.hit.batch, request.POST.get("amount", "0"))
             if over and request.POST.get("over_budget") != "1":
-                raise review.ReviewError(over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway."))
-            entry, created = review.send_bonus(assignment_id=assignment.pk, amount=request.POST.get("amount", "0"),
-                                               reason=request.POST.get("reason", ""), token=request.POST.get("token", ""), by=request.user)
-            messages.success(request, f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}." if created else "That bonus was already sent.")
+                raise review.ReviewError(
+                    over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
+                )
+            entry, created = review.send_bonus(
+                assignment_id=assignment.pk,
+                amount=request.POST.get("amount", "0"),
+                reason=request.POST.get("reason", ""),
+                token=request.POST.get("token", ""),
+                by=request.user,
+            )
+            messages.success(
+                request,
+                f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}."
+                if created
+                else "That bonus was already sent.",
+            )
         else:
             messages.error(request, "Unknown action.")
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
@@ -151,11 +206,17 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
 def metrics(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
     run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.METRICS).first()
-    return render(request, "scoring/metrics.html", {
-        **_base(dataset, batch, "metrics"), "run": run,
-        "has_metrics": dataset.metric_scores.exists(), "methods": statistics.METHODS,
-        "method": (run.parameters.get("method") if run else None) or statistics.METRIC_DEFAULTS["method"],
-    })
+    return render(
+        request,
+        "scoring/metrics.html",
+        {
+            **_base(dataset, batch, "metrics"),
+            "run": run,
+            "has_metrics": dataset.metric_scores.exists(),
+            "methods": statistics.METHODS,
+            "method": (run.parameters.get("method") if run else None) or statistics.METRIC_DEFAULTS["method"],
+        },
+    )
 
 
 @role_required(LEAD)
@@ -204,5 +265,3 @@ def export(request, dataset_id: int, what: str):
     response = HttpResponse(stream.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
     return response
-
-

@@ -3,22 +3,22 @@
 Security behavior is stated per view; `role_required` sends anonymous users to the login
 page and answers 403 to users without the role.
 """
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from scoring import onboarding
-from scoring.judgments import labels_by_summary
-from scoring.summary_scores import summary_scores, system_scores
-
-from scoring.exports.rose import rose_lines
 from annotation.forms import ImportDatasetForm
 from annotation.importing import DatasetImportError
 from annotation.models import ACU, Dataset
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
 from hits.services.dataset_import import import_upload
+from scoring import onboarding
+from scoring.exports.rose import rose_lines
+from scoring.judgments import labels_by_summary
+from scoring.summary_scores import summary_scores, system_scores
 
 STAFF = (LEAD, AUTHOR)
 
@@ -83,7 +83,9 @@ def document_detail(request, dataset_id: int, document_id: int):
         marks = []
         for acu in acus:
             votes = [w[acu.pk] for w in per_worker.values() if acu.pk in w]
-            marks.append({"acu": acu, "present": sum(votes), "total": len(votes), "majority": 2 * sum(votes) > len(votes)})
+            marks.append(
+                {"acu": acu, "present": sum(votes), "total": len(votes), "majority": 2 * sum(votes) > len(votes)}
+            )
         summaries.append({"summary": summary, "marks": marks, "score": scores.get(summary.pk)})
     return render(
         request,

@@ -1,4 +1,5 @@
 """Playwright driving Debian's Chromium (/usr/bin/chromium); screenshots land in test-artifacts/."""
+
 import os
 from pathlib import Path
 
@@ -17,8 +18,14 @@ def browser():
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         yield browser
         browser.close()

@@ -1,4 +1,5 @@
 """Authors in a real browser: write with the keyboard, review, revise, approve; two tabs."""
+
 import pytest
 
 from annotation import authoring
@@ -12,8 +13,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def acu_texts(page, sentence_index):
-    return page.locator(".sentence-block").nth(sentence_index).locator("li.acu .acu-text").evaluate_all(
-        "els => els.map(e => e.value)"
+    return (
+        page.locator(".sentence-block")
+        .nth(sentence_index)
+        .locator("li.acu .acu-text")
+        .evaluate_all("els => els.map(e => e.value)")
     )
 
 

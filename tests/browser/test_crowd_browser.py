@@ -1,4 +1,5 @@
 """The in-house loop in a real browser: qualify, do a HIT by keyboard, get approved and a bonus."""
+
 import pytest
 
 from hits.models import Assignment, LedgerEntry

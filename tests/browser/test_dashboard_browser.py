@@ -1,10 +1,11 @@
 """The lead's dashboards in a real browser on a simulated crowd batch of REALSumm."""
+
 import pytest
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
-from hits.services.batches import create_batch, publish_batch
 from hits.models import Worker
+from hits.services.batches import create_batch, publish_batch
+from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from scoring import statistics
 from scoring.models import ScoringRun
@@ -20,7 +21,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def crowd_dataset(realsumm_path):
     import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
     dataset = Dataset.objects.get(name="realsumm")
-    systems = list(dataset.systems.filter(name__in=["abs_bart_out", "ext_bart_out", "abs_t5_out_large", "abs_bottom_up_out"]))
+    systems = list(
+        dataset.systems.filter(name__in=["abs_bart_out", "ext_bart_out", "abs_t5_out_large", "abs_bottom_up_out"])
+    )
     batch = publish_batch(create_batch(dataset=dataset, systems=systems, assignments=3))
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=5)
     return dataset, batch
@@ -29,7 +32,12 @@ def crowd_dataset(realsumm_path):
 def test_lead_dashboards(live_server, page, shoot, lead, crowd_dataset):
     dataset, batch = crowd_dataset
     first = compute_scores(dataset, batch, trigger="test")
-    power = statistics.start(dataset, ScoringRun.Kind.POWER, {"sizes": [10, 50, 100, 300], "n_trials": 100, "n_resamples": 1000, "seed": 1}, batch)
+    power = statistics.start(
+        dataset,
+        ScoringRun.Kind.POWER,
+        {"sizes": [10, 50, 100, 300], "n_trials": 100, "n_resamples": 1000, "seed": 1},
+        batch,
+    )
     statistics.run_power(power.pk)
     page.on("dialog", lambda dialog: dialog.accept())
     base = f"{live_server.url}/datasets/{dataset.pk}/dashboard"

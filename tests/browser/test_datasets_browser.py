@@ -1,8 +1,9 @@
 """A lead, in a real browser: log in, see the datasets, open one, import through the upload page."""
+
 import pytest
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
 
 from ..conftest import DEMO_ROSE, PASSWORD
 from .conftest import login

@@ -1,4 +1,5 @@
 """An author asks for drafts, accepts two by keyboard, edits one, dismisses one; the history shows the drafter."""
+
 import pytest
 
 from annotation import authoring
@@ -47,7 +48,10 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     history.locator("li", has_text="Dismissed draft (rules)").wait_for()
     assert history.locator("li", has_text="Accepted draft (rules)").count() == 3
     assert f"“425 young women and girls have been sleeping outdoors.” → “{edited}”" in history.inner_text()
-    assert "Dismissed draft (rules): “425 young women and girls have been sleeping outdoors because of aftershocks.”" in history.inner_text()
+    assert (
+        "Dismissed draft (rules): “425 young women and girls have been sleeping outdoors because of aftershocks.”"
+        in history.inner_text()
+    )
     assert page.locator("li.acu .from-draft").first.inner_text() == "from rules"
     shoot(page, "drafts-accepted")
 

@@ -1,10 +1,11 @@
 """A lead starts a machine judge run from the dataset page, watches its progress finish and
 finds the machine score beside the human one on the systems page."""
+
 import pytest
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
 from hits.models import JudgeRun
+from hits.services.dataset_import import import_dataset
 
 from ..conftest import DEMO_ROSE, PASSWORD
 from .conftest import login

@@ -3,6 +3,7 @@
 One test per numbered item of the issue (item 3, the README, is tests/test_readme_commands.py, which
 runs its commands), each asserting what a person sees.
 """
+
 import re
 from decimal import Decimal
 from urllib.parse import urlparse
@@ -36,7 +37,9 @@ def as_lead(page, live_server, lead):
 
 
 def finished_batch(dataset, systems=1, workers=3, budget=None):
-    batch = published_batch(dataset, name="finished round", systems=list(dataset.systems.order_by("name")[:systems]), budget=budget)
+    batch = published_batch(
+        dataset, name="finished round", systems=list(dataset.systems.order_by("name")[:systems]), budget=budget
+    )
     simulate_crowd(batch, workers=workers, accuracy=0.9, seed=3)
     return batch
 
@@ -50,17 +53,34 @@ def approve_all(batch):
 # 1 ---------------------------------------------------------------------------------------------
 
 
-def test_1_one_author_is_told_and_the_lead_assigns_a_reviewer_or_approves(live_server, browser, shoot, author, lead, tmp_path):
+def test_1_one_author_is_told_and_the_lead_assigns_a_reviewer_or_approves(
+    live_server, browser, shoot, author, lead, tmp_path
+):
     dataset = unauthored_dataset(tmp_path, documents=2)
     authoring.assign_references(dataset=dataset, author_ids=[author.pk])
     first, second = Reference.objects.filter(document__dataset=dataset).order_by("document__position")
     for ref in (first, second):
         sentences = list(ref.sentences.all())
-        authoring.save_reference(reference_id=ref.pk, user=author, base_version=ref.version, sentences=[
-            {"id": s.pk, "acus": [{"id": None, "text": "A very long ACU that says several things at once, which the "
-                                   "editor must wrap and the reviewer must see in full, and that joins two facts"}] if i == 0 else []}
-            for i, s in enumerate(sentences)
-        ])
+        authoring.save_reference(
+            reference_id=ref.pk,
+            user=author,
+            base_version=ref.version,
+            sentences=[
+                {
+                    "id": s.pk,
+                    "acus": [
+                        {
+                            "id": None,
+                            "text": "A very long ACU that says several things at once, which the "
+                            "editor must wrap and the reviewer must see in full, and that joins two facts",
+                        }
+                    ]
+                    if i == 0
+                    else [],
+                }
+                for i, s in enumerate(sentences)
+            ],
+        )
 
     writer = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     login(writer, live_server.url, author.username, PASSWORD)
@@ -151,7 +171,9 @@ def test_4_lead_reads_a_workers_answers_and_approves_and_bonuses_there(live_serv
     assignment = Assignment.objects.filter(hit__batch=batch, status="submitted").order_by("pk").first()
     as_lead(page, live_server, lead)
     page.goto(f"{live_server.url}/batches/{batch.pk}/")
-    page.locator("#assignments tbody tr", has=page.locator(f"input[value='{assignment.pk}']")).locator("a:text('answers')").click()
+    page.locator("#assignments tbody tr", has=page.locator(f"input[value='{assignment.pk}']")).locator(
+        "a:text('answers')"
+    ).click()
     page.wait_for_selector("#answers")
     rows = page.locator("#answers tbody tr")
     assert rows.count() == assignment.hit.acu_count
@@ -182,7 +204,11 @@ def test_5_money_reads_with_two_decimals_and_a_sign_everywhere(live_server, brow
     approve_all(batch)
     page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     as_lead(page, live_server, lead)
-    for path in (f"/datasets/{dataset.pk}/dashboard/?round={batch.pk}", f"/batches/{batch.pk}/", f"/batches/{batch.pk}/ledger/"):
+    for path in (
+        f"/datasets/{dataset.pk}/dashboard/?round={batch.pk}",
+        f"/batches/{batch.pk}/",
+        f"/batches/{batch.pk}/ledger/",
+    ):
         page.goto(live_server.url + path)
         text = page.inner_text("main") if page.locator("main").count() else page.inner_text("body")
         amounts = AMOUNT.findall(text)
@@ -302,13 +328,21 @@ def test_9_charts_hold_every_interval_and_negative_alpha_and_download_as_png(liv
     dataset = demo_dataset()
     batch = finished_batch(dataset, systems=2)
     for value in (-0.119, -0.326):  # two earlier runs with a negative alpha
-        ScoringRun.objects.create(dataset=dataset, batch=batch, kind="scores", status="done", trigger="test",
-                                  outputs={"alpha": {"acu_level": value, "summary_level": value / 2}})
+        ScoringRun.objects.create(
+            dataset=dataset,
+            batch=batch,
+            kind="scores",
+            status="done",
+            trigger="test",
+            outputs={"alpha": {"acu_level": value, "summary_level": value / 2}},
+        )
     compute_scores(dataset, batch, trigger="test")
     as_lead(page, live_server, lead)
 
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/systems/?round={batch.pk}")
-    page.wait_for_function("window.Chart && Chart.getChart(document.querySelector('canvas[data-chart=leaderboard-chart]'))")
+    page.wait_for_function(
+        "window.Chart && Chart.getChart(document.querySelector('canvas[data-chart=leaderboard-chart]'))"
+    )
     fit = page.evaluate("""() => {
       const chart = Chart.getChart(document.querySelector('canvas[data-chart=leaderboard-chart]'));
       const y = chart.scales.y, x = chart.scales.x, area = chart.chartArea;
@@ -325,12 +359,16 @@ def test_9_charts_hold_every_interval_and_negative_alpha_and_download_as_png(liv
     assert button.is_visible()
     # Readable: not white on the white chart, and on top (the element at its centre is the button).
     assert button.evaluate("el => getComputedStyle(el).color") != "rgb(255, 255, 255)"
-    assert button.evaluate("el => { const r = el.getBoundingClientRect();"
-                           " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el; }")
+    assert button.evaluate(
+        "el => { const r = el.getBoundingClientRect();"
+        " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el; }"
+    )
     shoot(page, "i13-9-systems-chart")
     card.screenshot(path=str(shoot(page, "i13-9-systems-chart").with_name("i13-9-systems-chart-card.png")))
     with page.expect_download() as info:
-        page.locator(".chart-card", has=page.locator("canvas[data-chart=leaderboard-chart]")).locator("button:text('Download PNG')").click()
+        page.locator(".chart-card", has=page.locator("canvas[data-chart=leaderboard-chart]")).locator(
+            "button:text('Download PNG')"
+        ).click()
     download = info.value
     assert download.suggested_filename.endswith(".png")
     saved = tmp_path / download.suggested_filename
@@ -356,7 +394,9 @@ def test_10_api_docs_load_nothing_from_outside(live_server, page, shoot, lead, p
     page.wait_for_selector(ready)
     page.wait_for_load_state("networkidle")
     host = urlparse(live_server.url).netloc
-    outside = [u for u in requested if not u.startswith(("data:", f"blob:{live_server.url}")) and urlparse(u).netloc != host]
+    outside = [
+        u for u in requested if not u.startswith(("data:", f"blob:{live_server.url}")) and urlparse(u).netloc != host
+    ]
     assert outside == []
     assert "ACU" in page.inner_text(ready)
     page.screenshot(path=str(shoot(page, "i13-10-docs").with_name(f"i13-10{path.replace('/', '-').rstrip('-')}.png")))

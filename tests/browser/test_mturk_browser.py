@@ -1,13 +1,14 @@
 """The task page as MTurk shows it: inside an iframe of another site, previewed, accepted,
 submitted, and handed back to a local stand-in for MTurk's externalSubmit."""
+
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode
 
 import pytest
 
-from hits.services import batches
 from hits.models import Assignment, Batch
+from hits.services import batches
 
 from ..crowd_data import demo_dataset
 
@@ -54,7 +55,9 @@ def standin():
 def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, standin, settings):
     settings.MTURK_WORKER_SITES = [standin]
     dataset = demo_dataset()
-    batch = batches.create_batch(dataset=dataset, provider="mturk", systems=list(dataset.systems.filter(name="abs_bart_out")))
+    batch = batches.create_batch(
+        dataset=dataset, provider="mturk", systems=list(dataset.systems.filter(name="abs_bart_out"))
+    )
     hit = batch.hits.order_by("pk").first()
     hit.external_id = "3HITEXAMPLE0000000000000000001"
     hit.save()
@@ -63,7 +66,12 @@ def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, st
     page.set_default_timeout(15000)
 
     def open_frame(assignment_id):
-        params = {"assignmentId": assignment_id, "hitId": hit.external_id, "workerId": "A2TESTWORKER", "turkSubmitTo": standin}
+        params = {
+            "assignmentId": assignment_id,
+            "hitId": hit.external_id,
+            "workerId": "A2TESTWORKER",
+            "turkSubmitTo": standin,
+        }
         StandIn.frame_url = f"{live_server.url}/mturk/task/?{urlencode(params)}"
         page.goto(standin)
         return page.frame_locator("#task")
@@ -102,9 +110,15 @@ def test_frame_policy_and_refusals(client, settings):
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED)
     response = client.get("/mturk/task/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": hit.external_id})
     assert response.status_code == 200
-    assert response["Content-Security-Policy"] == "frame-ancestors 'self' https://www.mturk.com https://workersandbox.mturk.com"
+    assert (
+        response["Content-Security-Policy"]
+        == "frame-ancestors 'self' https://www.mturk.com https://workersandbox.mturk.com"
+    )
     assert "X-Frame-Options" not in response and "sessionid" not in response.cookies
-    evil = client.get("/mturk/task/", {"assignmentId": "A1", "hitId": hit.external_id, "workerId": "W", "turkSubmitTo": "https://evil.example"})
+    evil = client.get(
+        "/mturk/task/",
+        {"assignmentId": "A1", "hitId": hit.external_id, "workerId": "W", "turkSubmitTo": "https://evil.example"},
+    )
     assert evil.status_code == 400 and "unknown turkSubmitTo" in evil.content.decode()
     assert client.get("/mturk/task/", {"hitId": "NOPE"}).status_code == 404
     assert not Assignment.objects.filter(hit=hit).exists()

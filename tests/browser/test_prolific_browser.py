@@ -1,14 +1,15 @@
 """A Prolific participant in a real browser: arrives with Prolific's parameters, works through
 a session of three HITs with the keyboard only, and lands on Prolific's completion URL with
 the study's code; arriving again (a new session) gives none of those HITs again."""
+
 from datetime import timedelta
 from urllib.parse import urlencode
 
 import pytest
 from django.utils import timezone
 
-from hits.services import batches
 from hits.models import Assignment, Batch, ProlificSession, ProlificStudy
+from hits.services import batches
 
 from ..crowd_data import demo_dataset
 
@@ -19,13 +20,25 @@ DONE = f"https://app.prolific.com/submissions/complete?cc={CODE}"
 
 def open_prolific_batch():
     dataset = demo_dataset()
-    batch = batches.create_batch(dataset=dataset, provider="prolific", assignments=3,
-                                 systems=list(dataset.systems.filter(name="abs_bart_out")),
-                                 provider_config={"hits_per_session": 3})
-    ProlificStudy.objects.create(batch=batch, kind="main", study_id="STUDY1", status="ACTIVE", completion_code=CODE,
-                                 hits_per_session=3, places=10)
-    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED, published_at=timezone.now(),
-                                             expires_at=timezone.now() + timedelta(days=7))
+    batch = batches.create_batch(
+        dataset=dataset,
+        provider="prolific",
+        assignments=3,
+        systems=list(dataset.systems.filter(name="abs_bart_out")),
+        provider_config={"hits_per_session": 3},
+    )
+    ProlificStudy.objects.create(
+        batch=batch,
+        kind="main",
+        study_id="STUDY1",
+        status="ACTIVE",
+        completion_code=CODE,
+        hits_per_session=3,
+        places=10,
+    )
+    Batch.objects.filter(pk=batch.pk).update(
+        status=Batch.Status.PUBLISHED, published_at=timezone.now(), expires_at=timezone.now() + timedelta(days=7)
+    )
     return batch
 
 
@@ -61,7 +74,9 @@ def test_a_session_of_three_hits_with_the_keyboard_then_back_to_prolific(live_se
     session = ProlificSession.objects.get(session_id="SESSION_A")
     assert session.status == ProlificSession.Status.COMPLETED
     first = set(session.assignments().values_list("hit_id", flat=True))
-    assert len(first) == 3 and set(session.assignments().values_list("status", flat=True)) == {Assignment.Status.SUBMITTED}
+    assert len(first) == 3 and set(session.assignments().values_list("status", flat=True)) == {
+        Assignment.Status.SUBMITTED
+    }
     assert not any(session.assignments().values_list("confirmed", flat=True))  # counts once Prolific confirms
 
     # The same participant in a new session (another study place) gets none of those HITs again.

@@ -1,4 +1,5 @@
 """The README's first command brings up the app with the demo dataset and printed logins."""
+
 import os
 import re
 import signal
@@ -27,8 +28,13 @@ def test_run_script_serves_the_demo(page, shoot, tmp_path):
     # Same script, its SQLite file kept out of the working tree.
     env.update(PORT=str(port), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     proc = subprocess.Popen(
-        ["bash", "scripts/run.sh"], cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, start_new_session=True,
+        ["bash", "scripts/run.sh"],
+        cwd=PROJECT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     output = []
     try:

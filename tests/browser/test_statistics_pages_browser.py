@@ -1,12 +1,13 @@
 """Issue 12 pages in a real browser: the leaderboard on partial data (n per system and pair,
 documents differ, common documents), a one-document pilot, and the metric comparison page."""
+
 import json
 
 import numpy as np
 import pytest
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset, Summary
+from hits.services.dataset_import import import_dataset
 from scoring import statistics
 from scoring.metrics import import_metric_scores
 from scoring.models import ScoringRun
@@ -37,19 +38,24 @@ def test_partial_leaderboard_and_metric_page(live_server, page, shoot, lead, rea
     shoot(page, "systems-common-documents")
 
     # Metrics: the worse metric first in name order; the page names the better one.
-    info = {pk: (e, s) for pk, e, s in Summary.objects.filter(document__dataset=dataset)
-            .values_list("pk", "document__external_id", "system__name")}
+    info = {
+        pk: (e, s)
+        for pk, e, s in Summary.objects.filter(document__dataset=dataset).values_list(
+            "pk", "document__external_id", "system__name"
+        )
+    }
     rng = np.random.default_rng(1)
     lines = {}
-    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"]):
+    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"], strict=False):
         e, s = info[pk]
         doc = lines.setdefault(e, {"example_id": e, "aaa_random": {}, "oracle": {}})
         doc["aaa_random"][s], doc["oracle"][s] = float(rng.random()), score + rng.normal(0, 0.05)
     path = tmp_path / "m.jsonl"
     path.write_text("\n".join(json.dumps(v) for v in lines.values()))
     import_metric_scores(dataset, path)
-    metric_run = statistics.start(dataset, ScoringRun.Kind.METRICS, {"n_resamples": 300, "n_permutations": 300, "seed": 0,
-                                                                       "method": "pearson"})
+    metric_run = statistics.start(
+        dataset, ScoringRun.Kind.METRICS, {"n_resamples": 300, "n_permutations": 300, "seed": 0, "method": "pearson"}
+    )
     statistics.run_metric_correlations(metric_run.pk)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/metrics/")
     rows = page.locator("#metric-tests tbody tr")

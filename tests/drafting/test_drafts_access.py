@@ -1,4 +1,5 @@
 """Who may ask for drafts, pre-draft a dataset, read a job's progress and apply a budget."""
+
 import json
 
 import pytest
@@ -28,7 +29,9 @@ def test_workers_and_authors_cannot_use_the_lead_tools(client, worker, author, s
         assert client.post(reverse("authoring_budget", args=[dataset.pk]), {"percent": "50"}).status_code == 403
         assert client.post(reverse("authoring_overview", args=[dataset.pk]), {"predraft": "1"}).status_code == 403
     client.force_login(worker)
-    resp = client.post(reverse("authoring_suggest", args=[reference.pk]), json.dumps({}), content_type="application/json")
+    resp = client.post(
+        reverse("authoring_suggest", args=[reference.pk]), json.dumps({}), content_type="application/json"
+    )
     assert resp.status_code == 403
     assert DraftJob.objects.count() == 1 and not DraftACU.objects.exists()
     assert not ReferenceSentence.objects.exclude(budget="").exists()
@@ -37,7 +40,9 @@ def test_workers_and_authors_cannot_use_the_lead_tools(client, worker, author, s
 def test_leads_cannot_suggest_and_a_job_of_another_dataset_is_not_found(client, lead, setup, tmp_path):
     dataset, reference, job = setup
     client.force_login(lead)
-    resp = client.post(reverse("authoring_suggest", args=[reference.pk]), json.dumps({}), content_type="application/json")
+    resp = client.post(
+        reverse("authoring_suggest", args=[reference.pk]), json.dumps({}), content_type="application/json"
+    )
     assert resp.status_code == 403  # suggesting is the writer's (authors only)
     other = unauthored_dataset(tmp_path, name="other", documents=1)
     assert client.get(reverse("authoring_draft_job", args=[other.pk, job.pk])).status_code == 404

@@ -1,5 +1,6 @@
 """Drafts in the authoring flow: suggest, accept (edited or not), dismiss, history, hints,
 pre-drafting a dataset, machine units and time with and without drafts."""
+
 import json
 
 import pytest
@@ -46,7 +47,9 @@ def payload(reference, accepted=None, dismissed=()):
 def test_writer_gets_rules_drafts_for_one_sentence_and_accepts_edits_and_dismisses(client, author, reference):
     client.login(username=author.username, password=PASSWORD)
     first = reference.sentences.first()
-    resp = post_json(client, reverse("authoring_suggest", args=[reference.pk]), {"drafter": "rules", "sentence": first.pk})
+    resp = post_json(
+        client, reverse("authoring_suggest", args=[reference.pk]), {"drafter": "rules", "sentence": first.pk}
+    )
     assert resp.status_code == 200, resp.content
     data = resp.json()
     drafts = data["sentences"][0]["drafts"]
@@ -58,7 +61,8 @@ def test_writer_gets_rules_drafts_for_one_sentence_and_accepts_edits_and_dismiss
     keep, edit, drop = drafts[0], drafts[1], drafts[-1] if len(drafts) > 2 else None
     accepted = [(keep["id"], keep["text"]), (edit["id"], edit["text"].replace(".", " in Nepal."))]
     resp = post_json(
-        client, reverse("authoring_save", args=[reference.pk]),
+        client,
+        reverse("authoring_save", args=[reference.pk]),
         payload(reference, accepted, dismissed=[drop["id"]] if drop else []),
     )
     assert resp.status_code == 200, resp.content
@@ -69,7 +73,8 @@ def test_writer_gets_rules_drafts_for_one_sentence_and_accepts_edits_and_dismiss
     assert not any(a.machine for a in acus)
     changes = ACUChange.objects.filter(reference=reference, action=ACUChange.Action.ACCEPT).order_by("pk")
     assert [(c.old_text, c.new_text, c.drafter) for c in changes] == [
-        (keep["text"], keep["text"], "rules"), (edit["text"], accepted[1][1], "rules")
+        (keep["text"], keep["text"], "rules"),
+        (edit["text"], accepted[1][1], "rules"),
     ]
     if drop:
         dismissal = ACUChange.objects.get(reference=reference, action=ACUChange.Action.DISMISS)
@@ -95,7 +100,9 @@ def test_suggest_for_the_whole_reference_replaces_pending_drafts_and_skips_exist
     assert not pending.filter(sentence=one.sentence, text=one.text).exists()
 
 
-def test_suggest_refuses_other_authors_unknown_drafters_and_unconfigured_llm(client, author, make_user, reference, settings):
+def test_suggest_refuses_other_authors_unknown_drafters_and_unconfigured_llm(
+    client, author, make_user, reference, settings
+):
     other = make_user("bea-author", "author")
     client.login(username=other.username, password=PASSWORD)
     url = reverse("authoring_suggest", args=[reference.pk])
@@ -114,14 +121,24 @@ def test_suggest_refuses_other_authors_unknown_drafters_and_unconfigured_llm(cli
 def test_hints_run_on_drafts(reference, author):
     sentence = reference.sentences.first()
     authoring.save_reference(
-        reference_id=reference.pk, user=author, base_version=0,
-        sentences=[{"id": s.pk, "acus": [{"id": None, "text": "Koirala has been sleeping outdoors."}] if s == sentence else []}
-                   for s in reference.sentences.all()],
+        reference_id=reference.pk,
+        user=author,
+        base_version=0,
+        sentences=[
+            {"id": s.pk, "acus": [{"id": None, "text": "Koirala has been sleeping outdoors."}] if s == sentence else []}
+            for s in reference.sentences.all()
+        ],
     )
-    DraftACU.objects.create(reference=reference, sentence=sentence, position=0, drafter="rules",
-                            text="Koirala has been sleeping outdoors!")
-    DraftACU.objects.create(reference=reference, sentence=sentence, position=1, drafter="rules",
-                            text="Koirala rescues many young victims but the old campus has crumbled badly.")
+    DraftACU.objects.create(
+        reference=reference, sentence=sentence, position=0, drafter="rules", text="Koirala has been sleeping outdoors!"
+    )
+    DraftACU.objects.create(
+        reference=reference,
+        sentence=sentence,
+        position=1,
+        drafter="rules",
+        text="Koirala rescues many young victims but the old campus has crumbled badly.",
+    )
     state = authoring.reference_state(reference)
     first = state["sentences"][0]
     assert "Nearly the same" in first["drafts"][0]["hints"][0]
@@ -159,8 +176,15 @@ def test_machine_units_are_marked_and_become_human_when_edited(reference, author
     state = authoring.reference_state(reference)
     unit = state["sentences"][1]["acus"][0]
     assert unit["machine"] and unit["drafter"] == "rules"
-    body = [{"id": s["id"], "acus": [{"id": a["id"], "text": a["text"] + (" Really." if a["id"] == unit["id"] else "")}
-                                     for a in s["acus"]]} for s in state["sentences"]]
+    body = [
+        {
+            "id": s["id"],
+            "acus": [
+                {"id": a["id"], "text": a["text"] + (" Really." if a["id"] == unit["id"] else "")} for a in s["acus"]
+            ],
+        }
+        for s in state["sentences"]
+    ]
     authoring.save_reference(reference_id=reference.pk, user=author, base_version=state["version"], sentences=body)
     edited = ACU.objects.get(pk=unit["id"])
     assert not edited.machine and edited.author == author and edited.drafter == "rules"
@@ -169,9 +193,13 @@ def test_machine_units_are_marked_and_become_human_when_edited(reference, author
 def test_time_with_and_without_drafts(dataset, author):
     authoring.assign_references(dataset=dataset, author_ids=[author.pk])
     refs = list(Reference.objects.filter(writer=author).order_by("document__position"))
-    DraftACU.objects.create(reference=refs[0], sentence=refs[0].sentences.first(), position=0, drafter="rules", text="A b.")
-    DraftACU.objects.create(reference=refs[1], sentence=refs[1].sentences.first(), position=0, drafter="rules", text="A b.")
-    for ref, seconds in zip(refs, [60, 120, 300, 240]):
+    DraftACU.objects.create(
+        reference=refs[0], sentence=refs[0].sentences.first(), position=0, drafter="rules", text="A b."
+    )
+    DraftACU.objects.create(
+        reference=refs[1], sentence=refs[1].sentences.first(), position=0, drafter="rules", text="A b."
+    )
+    for ref, seconds in zip(refs, [60, 120, 300, 240], strict=False):
         AuthoringTime.objects.create(reference=ref, user=author, kind="writing", seconds=seconds)
     out = authoring.time_with_and_without_drafts(dataset)
     assert out["with"] == {"references": 2, "median_minutes": 1.5, "median_minutes_per_acu": None}

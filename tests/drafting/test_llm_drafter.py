@@ -1,4 +1,5 @@
 """The llm drafter against a local stand-in for an OpenAI-compatible server on 127.0.0.1."""
+
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,8 +21,11 @@ class StandIn:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stand_in.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
                 status, content = stand_in.replies.pop(0) if stand_in.replies else (500, "no reply queued")
-                payload = {"choices": [{"message": {"role": "assistant", "content": content}}]} if status == 200 else {
-                    "error": {"message": content}}
+                payload = (
+                    {"choices": [{"message": {"role": "assistant", "content": content}}]}
+                    if status == 200
+                    else {"error": {"message": content}}
+                )
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -61,10 +65,19 @@ CONTEXT = DraftContext(
 
 
 def test_drafts_come_back_per_sentence_and_the_prompt_carries_guidelines_and_examples(server):
-    server.replies.append((200, json.dumps({"sentences": [
-        {"index": 1, "acus": ["Koirala slept outdoors.", "  Girls   slept outdoors. "]},
-        {"index": 2, "acus": ["Basnet evacuated."]},
-    ]})))
+    server.replies.append(
+        (
+            200,
+            json.dumps(
+                {
+                    "sentences": [
+                        {"index": 1, "acus": ["Koirala slept outdoors.", "  Girls   slept outdoors. "]},
+                        {"index": 2, "acus": ["Basnet evacuated."]},
+                    ]
+                }
+            ),
+        )
+    )
     out = get_drafter("llm").draft(["Koirala and girls slept outdoors .", "Basnet evacuated ."], CONTEXT)
     assert out == [["Koirala slept outdoors.", "Girls slept outdoors."], ["Basnet evacuated."]]
     request = server.requests[0]

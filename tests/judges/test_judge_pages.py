@@ -1,6 +1,7 @@
 """The machine-judge pages: start from the dataset page (eager and queued), the progress JSON,
 refusals as messages, the systems page for a triage round, triage batches from the page, the
 workers page's machine QC column; leads only."""
+
 import pytest
 from django.urls import reverse
 
@@ -27,7 +28,9 @@ def lead_client(client, lead):
 
 
 def test_start_in_process_then_progress_json(lead_client, demo, eager_celery):
-    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "next": f"/datasets/{demo.pk}/"})
+    response = lead_client.post(
+        reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "next": f"/datasets/{demo.pk}/"}
+    )
     assert response.status_code == 302 and response["Location"] == f"/datasets/{demo.pk}/"
     run = JudgeRun.objects.get()
     assert run.status == "done" and run.created_by.username == "lena-lead"
@@ -52,11 +55,15 @@ def test_start_with_a_broker_is_queued(lead_client, demo, django_capture_on_comm
 
 
 def test_refusals_are_messages_and_write_nothing(lead_client, demo):
-    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "nli", "model_dir": "/nowhere"}, follow=True)
+    response = lead_client.post(
+        reverse("judge_start", args=[demo.pk]), {"judge": "nli", "model_dir": "/nowhere"}, follow=True
+    )
     assert "is not a model directory" in response.content.decode()
     response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "oracle"}, follow=True)
     assert "Unknown judge" in response.content.decode()
-    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "round": "999999"}, follow=True)
+    response = lead_client.post(
+        reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "round": "999999"}, follow=True
+    )
     assert "No such round" in response.content.decode()
     assert not JudgeRun.objects.exists() and not Batch.objects.filter(kind="machine").exists()
 
@@ -74,15 +81,22 @@ def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
     run = run_judge_run(start_judge_run(demo, "lexical").pk)
     systems = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
     assert "Machine: lexical v1" in systems and 'id="triage-table"' in systems
-    response = lead_client.post(reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "0.7", "assignments": "2"})
+    response = lead_client.post(
+        reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "0.7", "assignments": "2"}
+    )
     batch = Batch.objects.get(triage_run=run)
     assert response.status_code == 302 and response["Location"] == reverse("batch_detail", args=[batch.pk])
     assert lead_client.get(response["Location"]).status_code == 200
     hit = HIT.objects.filter(batch=batch).first()
     preview = lead_client.get(reverse("hit_preview", args=[hit.pk])).content.decode()
     assert preview.count('class="acu-row"') == hit.acu_count == len(hit.acu_ids)
-    assert hit.acu_count < hit.summary.document.reference.acus.count() or MachineJudgment.objects.filter(
-        run=run, summary=hit.summary, probability__gt=0.3, probability__lt=0.7).count() == hit.acu_count
+    assert (
+        hit.acu_count < hit.summary.document.reference.acus.count()
+        or MachineJudgment.objects.filter(
+            run=run, summary=hit.summary, probability__gt=0.3, probability__lt=0.7
+        ).count()
+        == hit.acu_count
+    )
     # A refusal goes back with a message.
     response = lead_client.post(reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "2"}, follow=True)
     assert "between 0.5 and 1" in response.content.decode()

@@ -1,6 +1,7 @@
 """annotation/llm.py and the llm judge against a local stand-in of an OpenAI-compatible server
 (127.0.0.1, a thread of http.server): request shape, JSON parsing, retries, timeouts and the
 messages a lead gets when the endpoint is not configured, refuses or cannot be reached."""
+
 import json
 import socket
 import threading
@@ -39,14 +40,18 @@ class StandIn:
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
-                standin.requests.append({"path": self.path, "headers": dict(self.headers),
-                                         "json": json.loads(self.rfile.read(length))})
+                standin.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "json": json.loads(self.rfile.read(length))}
+                )
                 status, content, body, delay = standin.replies[min(len(standin.requests), len(standin.replies)) - 1]
                 if delay:
                     threading.Event().wait(delay)
                 if body is None:
-                    body = {"id": "x", "object": "chat.completion",
-                            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+                    body = {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                    }
                 data = json.dumps(body).encode()
                 try:
                     self.send_response(status)
@@ -67,7 +72,12 @@ class StandIn:
 @pytest.fixture
 def standin(settings):
     server = StandIn()
-    settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY, settings.LLM_TIMEOUT = server.base, "tiny-judge", "sk-test", "5"
+    settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY, settings.LLM_TIMEOUT = (
+        server.base,
+        "tiny-judge",
+        "sk-test",
+        "5",
+    )
     llm.BACKOFF = 0.01
     yield server
     server.close()
@@ -90,7 +100,7 @@ def test_request_shape_and_parsed_answer(standin):
 
 
 def test_fenced_json_is_accepted(standin):
-    standin.reply(content='```json\n[1, 2]\n```')
+    standin.reply(content="```json\n[1, 2]\n```")
     assert chat_json(MESSAGES) == [1, 2]
 
 
@@ -156,8 +166,11 @@ def test_unreachable(settings):
 
 
 def test_llm_judge_asks_once_per_summary(standin):
-    standin.reply(content=json.dumps({"answers": [{"id": 1, "present": True, "confidence": 0.9},
-                                                  {"id": 2, "present": False, "confidence": 0.2}]}))
+    standin.reply(
+        content=json.dumps(
+            {"answers": [{"id": 1, "present": True, "confidence": 0.9}, {"id": 2, "present": False, "confidence": 0.2}]}
+        )
+    )
     judge = get_judge("llm")
     assert judge.available() == (True, "")
     values = judge.judge([("fact one", "The summary."), ("fact two", "The summary.")])

@@ -1,6 +1,7 @@
 """Machine rounds on REALSumm with the lexical judge: stored as a round of their own,
 calibrated out-of-fold by document, never mixed into the human majority or alpha; triage
 batches and the triage report; the workers' machine QC."""
+
 import json
 from io import StringIO
 
@@ -8,20 +9,19 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset, Summary
-from hits.services.batches import BatchError, publish_batch
 from hits.models import HIT, Batch, JudgeRun, MachineJudgment
+from hits.services.batches import BatchError, publish_batch
+from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from hits.triage import create_triage_batch
 from scoring import machine_qc
-from scoring.stats import calibration
-from scoring.stats import machine_figures
 from scoring.judge_runs import JudgeRunError, start_judge_run
 from scoring.judges import get_judge
 from scoring.judges.lexical import stems
 from scoring.judgments import counted_judgments
 from scoring.services import compute_scores, summary_scores_arrays
+from scoring.stats import calibration, machine_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -29,12 +29,14 @@ pytestmark = pytest.mark.django_db
 def test_lexical_judge_counts_stemmed_content_words():
     judge = get_judge("lexical")
     assert stems("The cats were running to the houses") == ["cat", "run", "hous"]
-    values = judge.judge([
-        ("The cats were running home", "A cat runs to his home."),  # cat, run, home: all found
-        ("Obama won the election", "The vote was held."),           # none
-        ("Police arrested two men", "Two men were seen by police"),  # polic, two, men of polic, arrest, two, men
-        ("the of and", "anything"),                                  # no content word
-    ])
+    values = judge.judge(
+        [
+            ("The cats were running home", "A cat runs to his home."),  # cat, run, home: all found
+            ("Obama won the election", "The vote was held."),  # none
+            ("Police arrested two men", "Two men were seen by police"),  # polic, two, men of polic, arrest, two, men
+            ("the of and", "anything"),  # no content word
+        ]
+    )
     assert values.tolist() == [1.0, 0.0, 0.75, 0.0]
     with pytest.raises(Exception, match="takes no options"):
         get_judge("lexical", device="cpu")
@@ -80,7 +82,7 @@ def test_out_of_fold_probabilities_come_from_the_other_folds():
     x = rng.random(200)
     y = (rng.random(200) < x).astype(float)
     cv = calibration.cross_validated(x, y, documents, k=4)
-    for fold, (slope, intercept) in zip(np.unique(cv["folds"]), cv["fold_fits"]):
+    for fold, (slope, intercept) in zip(np.unique(cv["folds"]), cv["fold_fits"], strict=False):
         test = cv["folds"] == fold
         assert (slope, intercept) == calibration.fit_logistic(x[~test], y[~test])
         np.testing.assert_allclose(cv["oof"][test], calibration.predict(x[test], slope, intercept))
@@ -117,7 +119,10 @@ def test_judge_dataset_lexical_on_realsumm(realsumm):
     assert expert["balanced_accuracy"] <= 1
     # Figures recomputed from the stored probabilities agree with the report.
     rows = list(MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability"))
-    truth = {(j.assignment.hit.summary_id, j.acu_id): j.present for j in counted_judgments(realsumm).select_related("assignment__hit")}
+    truth = {
+        (j.assignment.hit.summary_id, j.acu_id): j.present
+        for j in counted_judgments(realsumm).select_related("assignment__hit")
+    }
     y = np.array([truth[(s, a)] for s, a, _ in rows])
     p = np.array([r[2] for r in rows])
     assert calibration.classification(y, p)["accuracy"] == pytest.approx(expert["accuracy"], abs=1e-12)
@@ -138,7 +143,9 @@ def test_judge_dataset_lexical_on_realsumm(realsumm):
     call_command("compute_scores", "realsumm", "--json", "--resamples", "100", stdout=out)
     scores = json.loads(out.getvalue())
     assert scores["machine"][0]["id"] == run.pk and scores["machine"][0]["calibrated_on"] == "expert"
-    assert scores["machine"][0]["systems"]["abs_bart_out"]["human"] == pytest.approx(scores["systems"]["abs_bart_out"]["acu"])
+    assert scores["machine"][0]["systems"]["abs_bart_out"]["human"] == pytest.approx(
+        scores["systems"]["abs_bart_out"]["acu"]
+    )
     # A second run is version 2.
     assert _judge()["version"] == 2
 
@@ -149,8 +156,15 @@ def test_triage_report_rows_agree_with_a_direct_computation(realsumm):
     call_command("triage_report", "realsumm", "--judge-run", str(run.pk), "--grid", "0.8,0.9", "--json", stdout=out)
     report = json.loads(out.getvalue())
     assert [r["c"] for r in report["rows"]] == [0.8, 0.9] and report["labels"] == "expert"
-    rows = list(MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability", "summary__system_id", "summary__document_id"))
-    truth = {(j.assignment.hit.summary_id, j.acu_id): j.present for j in counted_judgments(realsumm).select_related("assignment__hit")}
+    rows = list(
+        MachineJudgment.objects.filter(run=run).values_list(
+            "summary_id", "acu_id", "probability", "summary__system_id", "summary__document_id"
+        )
+    )
+    truth = {
+        (j.assignment.hit.summary_id, j.acu_id): j.present
+        for j in counted_judgments(realsumm).select_related("assignment__hit")
+    }
     for row in report["rows"]:
         c = row["c"]
         combined, human, systems = {}, {}, {}
@@ -186,7 +200,10 @@ def test_triage_batch_carries_only_uncertain_acus_and_scores_combine(realsumm):
     systems = list(realsumm.systems.filter(name__in=["abs_bart_out", "ext_bart_out", "abs_t5_out_large"]))
     batch = create_triage_batch(run, confidence=0.8, assignments=3, systems=systems)
     assert batch.kind == Batch.Kind.CROWD and batch.triage_run == run and batch.status == Batch.Status.DRAFT
-    probabilities = {(s, a): p for s, a, p in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")}
+    probabilities = {
+        (s, a): p
+        for s, a, p in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
+    }
     chosen = set(Summary.objects.filter(system__in=systems).values_list("pk", flat=True))
     probabilities = {k: p for k, p in probabilities.items() if k[0] in chosen}
     uncertain = {k for k, p in probabilities.items() if 0.2 < p < 0.8}
@@ -195,7 +212,11 @@ def test_triage_batch_carries_only_uncertain_acus_and_scores_combine(realsumm):
         assert hit.acu_count == len(hit.acu_ids) > 0
         assert list(hit.task_acus().values_list("pk", flat=True)) == hit.acu_ids
         carried |= {(hit.summary_id, a) for a in hit.acu_ids}
-        bucket = batch.buckets.get(min_acus__lte=hit.acu_count, max_acus__gte=hit.acu_count) if hit.acu_count <= 20 else batch.buckets.get(max_acus=None)
+        bucket = (
+            batch.buckets.get(min_acus__lte=hit.acu_count, max_acus__gte=hit.acu_count)
+            if hit.acu_count <= 20
+            else batch.buckets.get(max_acus=None)
+        )
         assert hit.reward == bucket.reward
     assert carried == uncertain
     # The crowd answers only the uncertain ACUs; the round's scores add the machine's labels.
@@ -207,15 +228,21 @@ def test_triage_batch_carries_only_uncertain_acus_and_scores_combine(realsumm):
     assert decided["pairs"] == len(probabilities) - len(uncertain) and decided["of"] == len(probabilities)
     assert decided["share"] == pytest.approx(1 - len(uncertain) / len(probabilities))
     table, judgments, pos, scores, _ = summary_scores_arrays(realsumm, batch)
-    assert set(np.unique(judgments.worker).tolist()) == set(counted_judgments(realsumm, batch).values_list("assignment__worker_id", flat=True))
+    assert set(np.unique(judgments.worker).tolist()) == set(
+        counted_judgments(realsumm, batch).values_list("assignment__worker_id", flat=True)
+    )
     assert len(pos) == 300  # every summary of the three systems has a combined score
     # One summary by hand: crowd majority on its uncertain ACUs, machine labels elsewhere.
     hit = HIT.objects.filter(batch=batch).first()
     votes = {}
-    for acu_id, present in counted_judgments(realsumm, batch).filter(assignment__hit=hit).values_list("acu_id", "present"):
+    for acu_id, present in (
+        counted_judgments(realsumm, batch).filter(assignment__hit=hit).values_list("acu_id", "present")
+    ):
         votes.setdefault(acu_id, []).append(present)
     acus = [a for (s, a) in probabilities if s == hit.summary_id]
-    labels = [2 * sum(votes[a]) > len(votes[a]) if a in votes else probabilities[(hit.summary_id, a)] >= 0.5 for a in acus]
+    labels = [
+        2 * sum(votes[a]) > len(votes[a]) if a in votes else probabilities[(hit.summary_id, a)] >= 0.5 for a in acus
+    ]
     assert scores[list(table.ids[pos]).index(hit.summary_id)] == pytest.approx(np.mean(labels))
     # Alpha is the crowd's only (three workers on the uncertain pairs), not the machine's.
     assert run_scores.outputs["counts"]["workers"] == 3
@@ -278,6 +305,8 @@ def test_machine_qc_flags_only_disagreement_with_crowd_and_confident_machine():
 def test_triage_grid_pure():
     probability = np.array([0.99, 0.01, 0.6, 0.4])
     human = np.array([True, False, False, True])
-    rows = machine_figures.triage(probability, human, np.array([1, 1, 2, 2]), np.array([1, 1, 1, 1]), np.array([5, 5, 6, 6]), grid=(0.5, 0.9))
+    rows = machine_figures.triage(
+        probability, human, np.array([1, 1, 2, 2]), np.array([1, 1, 1, 1]), np.array([5, 5, 6, 6]), grid=(0.5, 0.9)
+    )
     assert rows[0]["saved_share"] == 1.0 and rows[0]["agreement"] == 0.5
     assert rows[1]["saved_share"] == 0.5 and rows[1]["agreement"] == 1.0 and rows[1]["max_system_change"] == 0.0

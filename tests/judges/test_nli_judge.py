@@ -1,5 +1,6 @@
 """The nli judge is Lite2Pyramid: checked on a tiny random RoBERTa built in the test against a
 direct transcription of Lite2Pyramid's metric/score.py on the same model (to 1e-6)."""
+
 import json
 from io import StringIO
 
@@ -7,8 +8,8 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
 from scoring.judge_data import load_pairs
 from scoring.judges import JudgeUnavailable, get_judge
 from scoring.judges.nli import entailment_index, lite2pyramid_from_logits
@@ -21,7 +22,8 @@ pytest.importorskip("transformers")
 
 SUMMARIES = [
     "The council approved the new budget on Tuesday after a long debate about schools.",
-    "Rain fell across the north; two roads were closed and a bridge was damaged by the flood waters. " * 6,  # > 400 tokens
+    "Rain fell across the north; two roads were closed and a bridge was damaged by the flood waters. "
+    * 6,  # > 400 tokens
     "A cat sat on the mat.",
 ]
 UNITS = [
@@ -37,7 +39,7 @@ def tiny_model(tmp_path_factory):
 
 
 def _pairs():
-    return [(unit, summary) for summary, units in zip(SUMMARIES, UNITS) for unit in units]
+    return [(unit, summary) for summary, units in zip(SUMMARIES, UNITS, strict=False) for unit in units]
 
 
 def test_nli_judge_equals_lite2pyramid_transcription(tiny_model):

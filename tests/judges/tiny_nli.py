@@ -1,6 +1,7 @@
 """A tiny randomly initialised RoBERTa-style NLI model and byte-level tokenizer, written to a
 directory in the test (nothing downloaded), and a direct transcription of Lite2Pyramid's
 scoring loop (metric/score.py) to compare the app's nli judge against."""
+
 import json
 
 import numpy as np
@@ -8,7 +9,9 @@ import numpy as np
 
 def _bytes_to_unicode() -> dict[int, str]:
     """GPT-2's reversible byte -> printable character table (byte-level BPE's alphabet)."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    printable = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     chars = printable[:]
     extra = 0
     for b in range(256):
@@ -16,7 +19,7 @@ def _bytes_to_unicode() -> dict[int, str]:
             printable.append(b)
             chars.append(256 + extra)
             extra += 1
-    return dict(zip(printable, map(chr, chars)))
+    return dict(zip(printable, map(chr, chars), strict=False))
 
 
 def build_tiny_nli(directory, *, labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"), seed: int = 0) -> str:
@@ -37,9 +40,17 @@ def build_tiny_nli(directory, *, labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION
     (directory / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
     tokenizer = RobertaTokenizer(vocab=dict(vocab), merges=[])
     config = RobertaConfig(
-        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
-        max_position_embeddings=420, type_vocab_size=1, pad_token_id=1, num_labels=len(labels),
-        id2label=dict(enumerate(labels)), label2id={name: i for i, name in enumerate(labels)},
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=420,
+        type_vocab_size=1,
+        pad_token_id=1,
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={name: i for i, name in enumerate(labels)},
     )
     torch.manual_seed(seed)
     model = RobertaForSequenceClassification(config)
@@ -78,16 +89,24 @@ def lite2pyramid_transcription(model_dir, summaries, units, max_length=400, batc
     for start in range(0, len(ids), batch_size):
         sl = slice(start, start + batch_size)
         with torch.no_grad():
-            outputs = model(torch.tensor(input_ids[sl]), attention_mask=torch.tensor(attention_mask[sl]),
-                            token_type_ids=torch.tensor(token_type_ids[sl]), labels=None)
+            outputs = model(
+                torch.tensor(input_ids[sl]),
+                attention_mask=torch.tensor(attention_mask[sl]),
+                token_type_ids=torch.tensor(token_type_ids[sl]),
+                labels=None,
+            )
         logits = torch.stack([outputs[0][:, 0], outputs[0][:, 1] + outputs[0][:, 2]], dim=1)
         two_labels = torch.argmax(logits, dim=1).reshape(-1)
         two_probs = torch.softmax(logits, dim=1)[:, 0].reshape(-1)
         three_labels = torch.argmax(outputs[0], dim=1).reshape(-1)
         three_probs = torch.softmax(outputs[0], dim=1)[:, 0].reshape(-1)
         for k, i in enumerate(ids[sl]):
-            values = {"l3c": 1 if int(three_labels[k]) == 0 else 0, "p3c": float(three_probs[k]),
-                      "l2c": 1 - int(two_labels[k]), "p2c": float(two_probs[k])}
+            values = {
+                "l3c": 1 if int(three_labels[k]) == 0 else 0,
+                "p3c": float(three_probs[k]),
+                "l2c": 1 - int(two_labels[k]),
+                "p2c": float(two_probs[k]),
+            }
             for name, value in values.items():
                 per[name].setdefault(i, []).append(value)
                 pair_scores[name].append(value)

@@ -1,4 +1,5 @@
 """Vectorized grouping and summary scores (scoring/aggregation.py) against plain loops."""
+
 from collections import defaultdict
 
 import numpy as np
@@ -16,7 +17,7 @@ def random_judgments(rng, n_summaries=30, n_workers=12, sparse_ids=False):
             for a in range(n_acus):
                 if rng.random() < 0.9:
                     rows.append((s, 1000 * s + a, w, rng.random() < 0.5))
-    s, a, w, p = (np.array(col) for col in zip(*rows))
+    s, a, w, p = (np.array(col) for col in zip(*rows, strict=False))
     if sparse_ids:  # ids far apart force the sort path instead of the lookup table
         s, a, w = s * 10**9 + 7, a * 10**6, w * 10**12
     return s, a, w, p.astype(bool)
@@ -27,19 +28,19 @@ def test_group_codes_match_sorted_unique_tuples(sparse_ids):
     rng = np.random.default_rng(0)
     s, a, w, _ = random_judgments(rng, sparse_ids=sparse_ids)
     codes, (us, ua, uw) = group_codes(s, a, w)
-    expected = sorted(set(zip(s.tolist(), a.tolist(), w.tolist())))
-    assert list(zip(us.tolist(), ua.tolist(), uw.tolist())) == expected
+    expected = sorted(set(zip(s.tolist(), a.tolist(), w.tolist(), strict=False)))
+    assert list(zip(us.tolist(), ua.tolist(), uw.tolist(), strict=False)) == expected
     lookup = {key: i for i, key in enumerate(expected)}
-    assert codes.tolist() == [lookup[key] for key in zip(s.tolist(), a.tolist(), w.tolist())]
+    assert codes.tolist() == [lookup[key] for key in zip(s.tolist(), a.tolist(), w.tolist(), strict=False)]
 
 
 def test_group_codes_with_widely_spread_second_keys():
     rng = np.random.default_rng(5)
     first, second = rng.integers(0, 50, 300), rng.integers(0, 10**6, 300) * 7
     codes, (u1, u2) = group_codes(first, second)
-    expected = sorted(set(zip(first.tolist(), second.tolist())))
-    assert list(zip(u1.tolist(), u2.tolist())) == expected
-    assert [expected[c] for c in codes] == list(zip(first.tolist(), second.tolist()))
+    expected = sorted(set(zip(first.tolist(), second.tolist(), strict=False)))
+    assert list(zip(u1.tolist(), u2.tolist(), strict=False)) == expected
+    assert [expected[c] for c in codes] == list(zip(first.tolist(), second.tolist(), strict=False))
 
 
 def test_group_codes_of_sorted_and_string_keys():
@@ -59,10 +60,12 @@ def test_labels_and_scores_match_loop(sparse_ids):
     rng = np.random.default_rng(1)
     s, a, w, p = random_judgments(rng, sparse_ids=sparse_ids)
     votes = defaultdict(list)
-    for si, ai, pi in zip(s.tolist(), a.tolist(), p.tolist()):
+    for si, ai, pi in zip(s.tolist(), a.tolist(), p.tolist(), strict=False):
         votes[si, ai].append(pi)
     summaries, acus, label, present_votes, total = acu_labels(s, a, p)
-    for key, lab, pv, tv in zip(zip(summaries.tolist(), acus.tolist()), label, present_votes, total):
+    for key, lab, pv, tv in zip(
+        zip(summaries.tolist(), acus.tolist(), strict=False), label, present_votes, total, strict=False
+    ):
         assert lab == (2 * sum(votes[key]) > len(votes[key]))  # a tie is not present
         assert (pv, tv) == (sum(votes[key]), len(votes[key]))
 
@@ -87,7 +90,7 @@ def test_realsumm_ground_truth():
         for doc, line in enumerate(path.read_text().splitlines())
         for unit, value in enumerate(line.split("\t"))
     ]
-    s, a, p = (np.array(col) for col in zip(*rows))
+    s, a, p = (np.array(col) for col in zip(*rows, strict=False))
     _, scores = acu_scores_by_summary(s, a, p)
     assert len(scores) == 100
     assert scores.mean() == pytest.approx(0.48349483849483854, rel=1e-15)

@@ -1,4 +1,5 @@
 """Krippendorff's alpha from value counts (scoring/agreement.py) against the krippendorff package."""
+
 from collections import defaultdict
 
 import krippendorff
@@ -69,19 +70,19 @@ def judgments(rng, n_summaries=40, pool=15):
         truth = rng.random(len(acus)) < rng.random()
         for w in rng.choice(pool, size=rng.integers(1, 5), replace=False):
             flip = rng.random() * 0.3
-            for a, t in zip(acus, truth):
+            for a, t in zip(acus, truth, strict=False):
                 if rng.random() < 0.9:
                     rows.append((s + 1000, a, w, bool(t) != (rng.random() < flip)))
-    return tuple(np.array(col) for col in zip(*rows))
+    return tuple(np.array(col) for col in zip(*rows, strict=False))
 
 
 def test_acu_level_helper_matches_krippendorff():
     rng = np.random.default_rng(7)
     s, a, w, p = judgments(rng)
-    units = sorted(set(zip(s.tolist(), a.tolist())))
+    units = sorted(set(zip(s.tolist(), a.tolist(), strict=False)))
     col = {u: i for i, u in enumerate(units)}
     matrix = np.full((w.max() + 1, len(units)), np.nan)
-    matrix[w, [col[u] for u in zip(s.tolist(), a.tolist())]] = p
+    matrix[w, [col[u] for u in zip(s.tolist(), a.tolist(), strict=False)]] = p
     expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
     assert acu_level_alpha(s, a, w, p) == pytest.approx(expected, abs=1e-9)
 
@@ -92,7 +93,7 @@ def test_summary_level_helper_matches_krippendorff(given_counts):
     s, a, w, p = judgments(rng)
     judged = defaultdict(set)
     present = defaultdict(int)
-    for si, ai, wi, pi in zip(s.tolist(), a.tolist(), w.tolist(), p.tolist()):
+    for si, ai, wi, pi in zip(s.tolist(), a.tolist(), w.tolist(), p.tolist(), strict=False):
         judged[si].add(ai)
         present[si, wi] += pi
     sizes = {si: len(judged[si]) + (si % 3 if given_counts else 0) for si in judged}
@@ -107,5 +108,5 @@ def test_summary_level_helper_matches_krippendorff(given_counts):
 
     keys, workers, scores = summary_worker_scores(s, a, w, p, acu_counts=counts)
     assert len(scores) == len(present)
-    for si, wi, v in zip(keys.tolist(), workers.tolist(), scores.tolist()):
+    for si, wi, v in zip(keys.tolist(), workers.tolist(), scores.tolist(), strict=False):
         assert v == pytest.approx(present[si, wi] / sizes[si], abs=1e-15)

@@ -1,4 +1,5 @@
 """Bootstrap CIs, paired tests and the early-stopping test (scoring/bootstrap.py) against loops."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """Issue 12, defect 3: a difference that is exactly zero on every resample is never significant."""
+
 import numpy as np
 import pytest
 

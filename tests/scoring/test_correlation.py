@@ -1,4 +1,5 @@
 """Metric correlations, their bootstrap CIs and tests (scoring/correlation.py) against scipy and loops."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -48,7 +49,7 @@ def test_batched_corr_matches_scipy(method, discrete):
     X, Y = matrices(np.random.default_rng(0), discrete=discrete)
     X[3] = 0.5  # a constant row: NaN
     got = OURS[method](X, Y)
-    expected = [scipy_corr(method, x, y) for x, y in zip(X, Y)]
+    expected = [scipy_corr(method, x, y) for x, y in zip(X, Y, strict=False)]
     assert np.allclose(got, expected, atol=1e-12, equal_nan=True)
     assert np.isnan(got[3])
 
@@ -63,7 +64,7 @@ def test_long_vectors_use_scipy_kendall():
 def test_summary_and_system_level_match_loops(method):
     X, Y = matrices(np.random.default_rng(2), discrete=True)
     X[0] = 1.0  # NaN correlation counts as 0
-    per_doc = [scipy_corr(method, x, y) for x, y in zip(X, Y)]
+    per_doc = [scipy_corr(method, x, y) for x, y in zip(X, Y, strict=False)]
     assert summary_level(X, Y, method) == pytest.approx(np.mean(np.nan_to_num(per_doc)), abs=1e-12)
     # Equal rational means must tie although their float means may differ in the last bit.
     expected = scipy_corr(method, exact_means(X), exact_means(Y))

@@ -1,5 +1,6 @@
 """Pure parts of the draft report and the budget: matching, the Lite2.x criterion, mixed scores,
 the choice of human sentences and out-of-fold predictions."""
+
 import numpy as np
 import pytest
 
@@ -82,9 +83,11 @@ def test_budget_point_against_random_and_oracle():
 
 def test_sentence_features():
     row = features.sentence_features(
-        "Pepe and Falcao , 34 , were sold by Porto for £ 23million .", ["Pepe was sold.", "Falcao was sold by Porto."], [0.5, 1.0]
+        "Pepe and Falcao , 34 , were sold by Porto for £ 23million .",
+        ["Pepe was sold.", "Falcao was sold by Porto."],
+        [0.5, 1.0],
     )
-    values = dict(zip(features.FEATURES, row))
+    values = dict(zip(features.FEATURES, row, strict=False))
     assert values["words"] == 14 and values["coordinations"] == 1 and values["numbers"] == 2
     assert values["capitalised"] == 2 and values["drafts"] == 2 and values["draft_words"] == 4
     assert values["draft_score_mean"] == 0.75 and values["draft_score_sd"] == 0.25

@@ -1,4 +1,5 @@
 """Grid search of the length-normalization alpha (scoring/normalization.py) against a loop."""
+
 import numpy as np
 import pytest
 from scipy import stats

@@ -1,4 +1,5 @@
 """Power analysis (scoring/power.py) against a straightforward loop of RoSE Alg. 1."""
+
 import numpy as np
 
 from scoring.stats.power import difference_buckets, power_analysis
@@ -41,7 +42,7 @@ def test_agrees_with_straightforward_loop_within_monte_carlo_error():
 
 def test_early_stopping_gives_the_same_power_as_the_full_run():
     scores = small_case()
-    kwargs = dict(sizes=(10, 25, 60), n_trials=150, n_resamples=5000, rng=9)
+    kwargs = {"sizes": (10, 25, 60), "n_trials": 150, "n_resamples": 5000, "rng": 9}
     early = power_analysis(scores, **kwargs)
     full = power_analysis(scores, early_stop=False, **kwargs)
     assert (early.power == full.power).all()

@@ -1,4 +1,5 @@
 """Per-worker leave-one-out agreement and gold accuracy (scoring/worker_quality.py) against loops."""
+
 from collections import defaultdict
 
 import numpy as np
@@ -10,17 +11,17 @@ from tests.scoring.test_agreement import judgments
 def test_matches_loop():
     rng = np.random.default_rng(3)
     s, a, w, p = judgments(rng, n_summaries=60, pool=9)
-    pairs = sorted(set(zip(s.tolist(), a.tolist())))
+    pairs = sorted(set(zip(s.tolist(), a.tolist(), strict=False)))
     gold_pairs = [pairs[i] for i in rng.choice(len(pairs), size=40, replace=False)]
     gold_table = {pair: bool(rng.random() < 0.5) for pair in gold_pairs}
-    gs, ga = (np.array(col) for col in zip(*gold_table))
+    gs, ga = (np.array(col) for col in zip(*gold_table, strict=False))
     gold = align_gold(s, a, gs, ga, np.array(list(gold_table.values())))
 
     by_pair = defaultdict(list)
-    for si, ai, wi, pi in zip(s.tolist(), a.tolist(), w.tolist(), p.tolist()):
+    for si, ai, wi, pi in zip(s.tolist(), a.tolist(), w.tolist(), p.tolist(), strict=False):
         by_pair[si, ai].append((wi, pi))
     compared, agreed, gold_n, gold_ok = (defaultdict(int) for _ in range(4))
-    for row, (si, ai, wi, pi) in enumerate(zip(s.tolist(), a.tolist(), w.tolist(), p.tolist())):
+    for row, (si, ai, wi, pi) in enumerate(zip(s.tolist(), a.tolist(), w.tolist(), p.tolist(), strict=False)):
         others = [v for ow, v in by_pair[si, ai] if ow != wi]
         if others:
             compared[wi] += 1

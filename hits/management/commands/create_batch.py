@@ -1,4 +1,5 @@
 """python manage.py create_batch DATASET --provider inhouse --assignments 3 [--systems a,b,c]"""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Dataset
@@ -34,12 +35,20 @@ class Command(BaseCommand):
         if options["qualification_test"]:
             test = dataset.qualification_tests.filter(pk=options["qualification_test"]).first()
             if test is None:
-                raise CommandError(f"Dataset {dataset.name!r} has no qualification test {options['qualification_test']}.")
+                raise CommandError(
+                    f"Dataset {dataset.name!r} has no qualification test {options['qualification_test']}."
+                )
         try:
             batch = create_batch(
-                dataset=dataset, name=options["name"], provider=options["provider"], assignments=options["assignments"],
-                systems=systems, qualification_test=test, gold_share=options["gold_share"],
-                lifetime_hours=options["lifetime_hours"], assignment_minutes=options["assignment_minutes"],
+                dataset=dataset,
+                name=options["name"],
+                provider=options["provider"],
+                assignments=options["assignments"],
+                systems=systems,
+                qualification_test=test,
+                gold_share=options["gold_share"],
+                lifetime_hours=options["lifetime_hours"],
+                assignment_minutes=options["assignment_minutes"],
             )
         except BatchError as exc:
             raise CommandError(str(exc)) from None

@@ -1,4 +1,5 @@
 """python manage.py import_dataset PATH --name NAME [--format pyramid|rose] [--replace] [--alpha X]"""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing import FORMATS, DatasetImportError
@@ -13,12 +14,17 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True)
         parser.add_argument("--format", choices=sorted(FORMATS), help="default: pyramid for a folder, rose for a file")
         parser.add_argument("--replace", action="store_true", help="overwrite a dataset of the same name")
-        parser.add_argument("--alpha", help="length-normalization strength (default 2 as RoSE's CNN/DM; XSum 5, SamSum 0.5)")
+        parser.add_argument(
+            "--alpha", help="length-normalization strength (default 2 as RoSE's CNN/DM; XSum 5, SamSum 0.5)"
+        )
 
     def handle(self, *args, **options):
         try:
             summary = import_dataset(
-                options["path"], name=options["name"], fmt=options["format"], replace=options["replace"],
+                options["path"],
+                name=options["name"],
+                fmt=options["format"],
+                replace=options["replace"],
                 alpha=options["alpha"],
             )
         except DatasetImportError as exc:

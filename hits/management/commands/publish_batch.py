@@ -1,8 +1,9 @@
 """python manage.py publish_batch ID"""
+
 from django.core.management.base import BaseCommand, CommandError
 
-from hits.services.batches import BatchError, publish_batch
 from hits.models import Batch
+from hits.services.batches import BatchError, publish_batch
 
 
 class Command(BaseCommand):
@@ -19,4 +20,6 @@ class Command(BaseCommand):
             batch = publish_batch(batch)
         except BatchError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"Published batch {batch.pk} ({batch.hits.count()} HITs) until {batch.expires_at:%Y-%m-%d %H:%M %Z}")
+        self.stdout.write(
+            f"Published batch {batch.pk} ({batch.hits.count()} HITs) until {batch.expires_at:%Y-%m-%d %H:%M %Z}"
+        )

@@ -3,13 +3,14 @@
 Each run gives the demo users fresh random passwords and prints them, so no password
 lives in the code or the repository.
 """
+
 import secrets
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from hits.services.dataset_import import import_dataset
 from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
 from hits.services.people import create_user_with_role
 
 DEMO_FILE = Path(__file__).resolve().parents[3] / "annotation" / "demo" / "realsumm-demo.rose.jsonl"
@@ -46,7 +47,9 @@ class Command(BaseCommand):
         done = publish_batch(create_batch(dataset=dataset, name="Demo batch: simulated crowd", systems=systems[:3]))
         simulate_crowd(done, workers=3, accuracy=0.9, spammers=1, seed=1)
         publish_batch(create_batch(dataset=dataset, name="Demo batch: open for demo-worker", systems=systems[3:]))
-        self.stdout.write("Demo batches: one completed by 4 simulated workers (one careless), one open for demo-worker.")
+        self.stdout.write(
+            "Demo batches: one completed by 4 simulated workers (one careless), one open for demo-worker."
+        )
 
     def _authoring_demo(self, author):
         """Three references without ACUs, assigned to demo-author."""

@@ -1,4 +1,5 @@
 """python manage.py simulate_crowd BATCH --workers N --accuracy P [--seed S]"""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import Batch
@@ -23,7 +24,10 @@ class Command(BaseCommand):
             raise CommandError("--workers must be at least 1.")
         try:
             report = simulate_crowd(
-                batch, workers=options["workers"], accuracy=options["accuracy"], seed=options["seed"],
+                batch,
+                workers=options["workers"],
+                accuracy=options["accuracy"],
+                seed=options["seed"],
                 spammers=options["spammers"],
             )
         except ValueError as exc:

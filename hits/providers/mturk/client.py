@@ -5,14 +5,14 @@ Credentials come from the standard AWS chain (environment, shared files, instanc
 never from our database. Throttling and transient faults are retried by botocore's
 "standard" retry mode.
 """
-import re
 
 import logging
+import re
 
 import boto3
-from django.conf import settings
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
+from django.conf import settings
 
 from hits.providers.base import ProviderError
 

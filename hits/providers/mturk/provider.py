@@ -13,9 +13,10 @@ Facts followed (shared/design/crowd-providers.md and the MTurk API reference):
 MTurk closed to requesters on 2026-09-30: every failure becomes a ProviderError message,
 and publishing stays resumable (HITs already created keep their ids).
 """
+
 import hashlib
 import logging
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
@@ -24,11 +25,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from hits.gold import test_items
-from hits.providers.mturk.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
 from hits.models import ProviderCall
 from hits.money import cents, money_string
 from hits.providers.base import Capability, CrowdProvider, ProviderError
 from hits.providers.mturk.client import MTurkError, call, make_client
+from hits.providers.mturk.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
 from hits.providers.mturk.questions import answer_key, external_question, qualification_form
 
 logger = logging.getLogger(__name__)
@@ -60,25 +61,47 @@ def request_token(kind: str, key) -> str:
 def task_url() -> str:
     base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
     if not base.startswith("https://"):
-        raise ProviderError("Set PUBLIC_BASE_URL to this site's https:// address: MTurk only loads task pages over HTTPS.")
+        raise ProviderError(
+            "Set PUBLIC_BASE_URL to this site's https:// address: MTurk only loads task pages over HTTPS."
+        )
     return base + reverse("mturk_task")
 
 
 def requirements(batch, qualification_type_id: str | None = None) -> list[dict]:
     cfg = config(batch)
     reqs = [
-        {"QualificationTypeId": APPROVAL_RATE, "Comparator": "GreaterThanOrEqualTo",
-         "IntegerValues": [int(cfg["min_approval_rate"])], "ActionsGuarded": ACTIONS[0]},
-        {"QualificationTypeId": APPROVED_HITS, "Comparator": "GreaterThanOrEqualTo",
-         "IntegerValues": [int(cfg["min_approved_hits"])], "ActionsGuarded": ACTIONS[0]},
+        {
+            "QualificationTypeId": APPROVAL_RATE,
+            "Comparator": "GreaterThanOrEqualTo",
+            "IntegerValues": [int(cfg["min_approval_rate"])],
+            "ActionsGuarded": ACTIONS[0],
+        },
+        {
+            "QualificationTypeId": APPROVED_HITS,
+            "Comparator": "GreaterThanOrEqualTo",
+            "IntegerValues": [int(cfg["min_approved_hits"])],
+            "ActionsGuarded": ACTIONS[0],
+        },
     ]
     if cfg["locales"]:
-        reqs.append({"QualificationTypeId": LOCALE, "Comparator": "In",
-                     "LocaleValues": [{"Country": c} for c in cfg["locales"]], "ActionsGuarded": ACTIONS[0]})
+        reqs.append(
+            {
+                "QualificationTypeId": LOCALE,
+                "Comparator": "In",
+                "LocaleValues": [{"Country": c} for c in cfg["locales"]],
+                "ActionsGuarded": ACTIONS[0],
+            }
+        )
     if qualification_type_id:
         pass_percent = int(Decimal(str(batch.qualification_test.pass_score * 100)).quantize(Decimal(1), ROUND_HALF_UP))
-        reqs.append({"QualificationTypeId": qualification_type_id, "Comparator": "GreaterThanOrEqualTo",
-                     "IntegerValues": [pass_percent], "ActionsGuarded": ACTIONS[0]})
+        reqs.append(
+            {
+                "QualificationTypeId": qualification_type_id,
+                "Comparator": "GreaterThanOrEqualTo",
+                "IntegerValues": [pass_percent],
+                "ActionsGuarded": ACTIONS[0],
+            }
+        )
     return reqs
 
 
@@ -164,9 +187,16 @@ class MTurkProvider(CrowdProvider):
         type_id = test.external_ids.get(environment(sandbox))
         if not type_id:
             raise ProviderError("This test has no MTurk qualification type yet; publish a batch that uses it first.")
-        self._call(None, sandbox, "associate_qualification_with_worker", target=worker.external_id,
-                   QualificationTypeId=type_id, WorkerId=worker.external_id,
-                   IntegerValue=int(round(score * 100)), SendNotification=False)
+        self._call(
+            None,
+            sandbox,
+            "associate_qualification_with_worker",
+            target=worker.external_id,
+            QualificationTypeId=type_id,
+            WorkerId=worker.external_id,
+            IntegerValue=int(round(score * 100)),
+            SendNotification=False,
+        )
 
     # ---- publishing -------------------------------------------------------------------
     def publish(self, batch) -> None:
@@ -180,8 +210,13 @@ class MTurkProvider(CrowdProvider):
             if bucket.external_type_id or not bucket.hits().filter(external_id="").exists():
                 continue
             result = self._call(
-                batch, sandbox, "create_hit_type", target=str(bucket),
-                Title=batch.title, Description=batch.description, Keywords=cfg["keywords"],
+                batch,
+                sandbox,
+                "create_hit_type",
+                target=str(bucket),
+                Title=batch.title,
+                Description=batch.description,
+                Keywords=cfg["keywords"],
                 Reward=money_string(bucket.reward),
                 AssignmentDurationInSeconds=batch.assignment_duration_seconds,
                 AutoApprovalDelayInSeconds=batch.auto_approve_seconds,
@@ -191,16 +226,18 @@ class MTurkProvider(CrowdProvider):
             bucket.save(update_fields=["external_type_id"])
         types = batch_bucket_types(batch)
         for hit in batch.hits.filter(external_id="").order_by("pk"):
-            params = dict(
-                HITTypeId=types(hit.acu_count),
-                MaxAssignments=hit.max_assignments,
-                LifetimeInSeconds=batch.lifetime_seconds,
-                Question=question,
-                RequesterAnnotation=f"acu-batch:{batch.pk};hit:{hit.pk}",
-                UniqueRequestToken=request_token("hit", hit.pk),
-            )
+            params = {
+                "HITTypeId": types(hit.acu_count),
+                "MaxAssignments": hit.max_assignments,
+                "LifetimeInSeconds": batch.lifetime_seconds,
+                "Question": question,
+                "RequesterAnnotation": f"acu-batch:{batch.pk};hit:{hit.pk}",
+                "UniqueRequestToken": request_token("hit", hit.pk),
+            }
             try:
-                hit_id = self._call(batch, sandbox, "create_hit_with_hit_type", target=f"HIT {hit.pk}", **params)["HIT"]["HITId"]
+                hit_id = self._call(batch, sandbox, "create_hit_with_hit_type", target=f"HIT {hit.pk}", **params)[
+                    "HIT"
+                ]["HITId"]
             except MTurkError as exc:
                 if not exc.existing_hit_id:  # a real refusal: stop here, resumable
                     raise
@@ -212,13 +249,20 @@ class MTurkProvider(CrowdProvider):
         sandbox = config(batch)["sandbox"]
         count = 0
         for hit in batch.hits.exclude(external_id=""):
-            self._call(batch, sandbox, "update_expiration_for_hit", target=hit.external_id, HITId=hit.external_id, ExpireAt=when)
+            self._call(
+                batch,
+                sandbox,
+                "update_expiration_for_hit",
+                target=hit.external_id,
+                HITId=hit.external_id,
+                ExpireAt=when,
+            )
             count += 1
         return count
 
     def stop(self, batch) -> None:
         """Expire every HIT now (MTurk treats a past ExpireAt as 'expire immediately')."""
-        self._set_expiry(batch, datetime(2015, 1, 1, tzinfo=dt_timezone.utc))
+        self._set_expiry(batch, datetime(2015, 1, 1, tzinfo=UTC))
 
     def extend(self, batch, hours: float) -> None:
         self._set_expiry(batch, timezone.now() + timedelta(hours=hours))
@@ -228,26 +272,42 @@ class MTurkProvider(CrowdProvider):
         batch = assignment.hit.batch
         sandbox = config(batch)["sandbox"]
         try:
-            self._call(batch, sandbox, "approve_assignment", target=assignment.external_id, AssignmentId=assignment.external_id)
+            self._call(
+                batch, sandbox, "approve_assignment", target=assignment.external_id, AssignmentId=assignment.external_id
+            )
         except MTurkError:
             # Approving twice fails at MTurk; if it is approved there already, that is success.
-            status = self._call(batch, sandbox, "get_assignment", target=assignment.external_id,
-                                AssignmentId=assignment.external_id)["Assignment"]["AssignmentStatus"]
+            status = self._call(
+                batch, sandbox, "get_assignment", target=assignment.external_id, AssignmentId=assignment.external_id
+            )["Assignment"]["AssignmentStatus"]
             if status != "Approved":
                 raise
 
     def reject(self, assignment, feedback: str) -> None:
         batch = assignment.hit.batch
-        self._call(batch, config(batch)["sandbox"], "reject_assignment", target=assignment.external_id,
-                   AssignmentId=assignment.external_id, RequesterFeedback=feedback[:1024])
+        self._call(
+            batch,
+            config(batch)["sandbox"],
+            "reject_assignment",
+            target=assignment.external_id,
+            AssignmentId=assignment.external_id,
+            RequesterFeedback=feedback[:1024],
+        )
 
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
         batch = assignment.hit.batch
         try:
-            self._call(batch, config(batch)["sandbox"], "send_bonus", target=assignment.external_id,
-                       WorkerId=assignment.worker.external_id, AssignmentId=assignment.external_id,
-                       BonusAmount=money_string(amount), Reason=reason,
-                       UniqueRequestToken=request_token("bonus", hashlib.sha256(token.encode()).hexdigest()[:32]))
+            self._call(
+                batch,
+                config(batch)["sandbox"],
+                "send_bonus",
+                target=assignment.external_id,
+                WorkerId=assignment.worker.external_id,
+                AssignmentId=assignment.external_id,
+                BonusAmount=money_string(amount),
+                Reason=reason,
+                UniqueRequestToken=request_token("bonus", hashlib.sha256(token.encode()).hexdigest()[:32]),
+            )
         except MTurkError as exc:
             if "already" not in str(exc).lower():  # a repeated token: MTurk already paid it
                 raise
@@ -257,8 +317,9 @@ class MTurkProvider(CrowdProvider):
         last = worker.assignments.select_related("hit__batch").order_by("-created_at").first()
         batch = last.hit.batch if last else None
         sandbox = config(batch)["sandbox"] if batch else True
-        self._call(batch, sandbox, "create_worker_block", target=worker.external_id,
-                   WorkerId=worker.external_id, Reason=reason)
+        self._call(
+            batch, sandbox, "create_worker_block", target=worker.external_id, WorkerId=worker.external_id, Reason=reason
+        )
 
     # ---- sync -------------------------------------------------------------------------
     def list_assignments(self, batch, hit_external_id: str):
@@ -266,7 +327,11 @@ class MTurkProvider(CrowdProvider):
         client = self.client(config(batch)["sandbox"])
         token = None
         while True:
-            params = {"HITId": hit_external_id, "MaxResults": 100, "AssignmentStatuses": ["Submitted", "Approved", "Rejected"]}
+            params = {
+                "HITId": hit_external_id,
+                "MaxResults": 100,
+                "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
+            }
             if token:
                 params["NextToken"] = token
             page = call(client, "list_assignments_for_hit", **params)

@@ -3,6 +3,7 @@
 Namespaces from MTurk's "Data Structure Schema Locations": ExternalQuestion 2006-07-14,
 QuestionForm 2017-11-06, AnswerKey 2005-10-01. Built with ElementTree, so text is escaped.
 """
+
 from xml.etree import ElementTree as ET
 
 EXTERNAL_QUESTION_NS = "http://mechanicalturk.amazonaws.com/AWSMechTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"

@@ -7,6 +7,7 @@ MTurk but our server never received the answers). Decisions taken at MTurk (an a
 the requester elsewhere, auto-approval, a rejection) go through `hits.services.mirror`, so
 their reward and fee reach the ledger exactly once.
 """
+
 import logging
 
 from django.db import transaction
@@ -39,8 +40,13 @@ def _confirm(hit, record: dict) -> tuple[str, int | None]:
             ours = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
         if ours is None:
             Assignment.objects.create(
-                hit=hit, worker=worker, external_id=record["AssignmentId"], status=status, confirmed=False,
-                submitted_at=record.get("SubmitTime"), flag=NO_ANSWERS.format(status=status),
+                hit=hit,
+                worker=worker,
+                external_id=record["AssignmentId"],
+                status=status,
+                confirmed=False,
+                submitted_at=record.get("SubmitTime"),
+                flag=NO_ANSWERS.format(status=status),
             )
             return "flagged", None
         if ours.worker_id != worker.pk:

@@ -1,4 +1,5 @@
 """MTurk's pages: the ExternalQuestion task page and our qualification test page."""
+
 from django.urls import path
 
 from hits.providers.mturk import views

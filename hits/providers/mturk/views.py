@@ -6,6 +6,7 @@ submit the page stores the answers here first, then posts `assignmentId` to
 `{turkSubmitTo}/mturk/externalSubmit`. Only MTurk's worker sites may frame the page, and
 no session cookie is used (the assignment travels in a signed token).
 """
+
 from datetime import timedelta
 
 from django.conf import settings
@@ -47,9 +48,16 @@ def _mturk_assignment(hit: HIT, worker_id: str, assignment_id: str) -> Assignmen
                     )
             except IntegrityError:  # a second tab created it a moment ago
                 return Assignment.objects.get(hit=hit, worker=worker)
-        if existing.external_id != assignment_id and existing.status in (Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED):
+        if existing.external_id != assignment_id and existing.status in (
+            Assignment.Status.ASSIGNED,
+            Assignment.Status.EXPIRED,
+        ):
             # The worker returned the HIT and accepted it again: MTurk made a new assignment.
-            existing.external_id, existing.status, existing.deadline = assignment_id, Assignment.Status.ASSIGNED, deadline
+            existing.external_id, existing.status, existing.deadline = (
+                assignment_id,
+                Assignment.Status.ASSIGNED,
+                deadline,
+            )
             existing.save(update_fields=["external_id", "status", "deadline"])
         return existing
 
@@ -100,9 +108,9 @@ def task(request):
 def qualification(request, test_id: int):
     """Security behavior: an MTurk worker taking our qualification test on our pages (the
     lead's choice "our_pages"); passing grants the MTurk qualification with the score."""
-    from hits.services import qualification as quals
     from hits.models import QualificationTest
     from hits.providers.mturk.provider import MTurkProvider
+    from hits.services import qualification as quals
 
     test = QualificationTest.objects.filter(pk=test_id).first()
     worker_id = (request.POST.get("workerId") or request.GET.get("workerId") or "").strip()
@@ -111,8 +119,11 @@ def qualification(request, test_id: int):
         return _error(request, "Open this test from the link in the MTurk HIT (it carries your worker id).", 404)
     worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=worker_id)
     context = {
-        "test": test, "items": quals.test_items(test), "mturk_worker": worker_id,
-        "env": "sandbox" if sandbox else "production", "embedded": True,
+        "test": test,
+        "items": quals.test_items(test),
+        "mturk_worker": worker_id,
+        "env": "sandbox" if sandbox else "production",
+        "embedded": True,
     }
     if request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
@@ -124,7 +135,8 @@ def qualification(request, test_id: int):
             context["result"] = str(exc)
         else:
             context["result"] = (
-                f"Passed with {attempt.score:.0%}: the qualification is granted on MTurk." if attempt.passed
+                f"Passed with {attempt.score:.0%}: the qualification is granted on MTurk."
+                if attempt.passed
                 else f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed."
             )
     return _frame_policy(render(request, "hits/qualification.html", context))

@@ -8,6 +8,7 @@ calls that could act twice (creating a study, publishing, setting up and paying 
 go through a session that never retries, so a lost answer is resolved by reading state
 back, never by sending the call again. Endpoints and shapes: see hits/providers/prolific.py.
 """
+
 from urllib.parse import urljoin
 
 import requests
@@ -37,8 +38,14 @@ def _session(token: str, retries: int, backoff: float) -> requests.Session:
         {"Authorization": f"Token {token}", "Accept": "application/json", "User-Agent": "acu-eval/1"}
     )
     retry = Retry(
-        total=retries, connect=retries, read=retries, status=retries, backoff_factor=backoff,
-        status_forcelist=RETRY_STATUSES, allowed_methods=None, respect_retry_after_header=True,
+        total=retries,
+        connect=retries,
+        read=retries,
+        status=retries,
+        backoff_factor=backoff,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=None,
+        respect_retry_after_header=True,
         raise_on_status=False,  # the last 429/5xx comes back as a response we explain
     )
     adapter = HTTPAdapter(max_retries=retry)
@@ -60,8 +67,14 @@ def _error_text(body) -> str:
 
 
 class ProlificClient:
-    def __init__(self, token: str | None = None, base_url: str | None = None, timeout: tuple[float, float] | None = None,
-                 retries: int | None = None, backoff: float | None = None):
+    def __init__(
+        self,
+        token: str | None = None,
+        base_url: str | None = None,
+        timeout: tuple[float, float] | None = None,
+        retries: int | None = None,
+        backoff: float | None = None,
+    ):
         token = token if token is not None else getattr(settings, "PROLIFIC_API_TOKEN", "")
         if not token:
             raise ProviderError(
@@ -127,7 +140,9 @@ class ProlificClient:
         return self.request("POST", f"studies/{study_id}/transition/", json={"action": action}, idempotent=False)
 
     def study_cost(self, reward_cents: int, places: int) -> dict:
-        return self.request("POST", "study-cost-calculator/", json={"reward": reward_cents, "total_available_places": places})
+        return self.request(
+            "POST", "study-cost-calculator/", json={"reward": reward_cents, "total_available_places": places}
+        )
 
     # ---- submissions --------------------------------------------------------------------
     def list_submissions(self, study_id: str, page_size: int = 100):
@@ -150,12 +165,18 @@ class ProlificClient:
         return self.request("POST", f"submissions/{submission_id}/transition/", json={"action": action, **fields})
 
     def bulk_approve(self, study_id: str, submission_ids: list[str]) -> dict:
-        return self.request("POST", "submissions/bulk-approve/", json={"study_id": study_id, "submission_ids": submission_ids})
+        return self.request(
+            "POST", "submissions/bulk-approve/", json={"study_id": study_id, "submission_ids": submission_ids}
+        )
 
     # ---- bonuses ------------------------------------------------------------------------
     def setup_bonuses(self, study_id: str, csv_bonuses: str) -> dict:
-        return self.request("POST", "submissions/bonus-payments/", json={"study_id": study_id, "csv_bonuses": csv_bonuses},
-                            idempotent=False)
+        return self.request(
+            "POST",
+            "submissions/bonus-payments/",
+            json={"study_id": study_id, "csv_bonuses": csv_bonuses},
+            idempotent=False,
+        )
 
     def pay_bonuses(self, bulk_id: str) -> dict:
         # Prolific: "This endpoint is not idempotent" — sent at most once, never retried.
@@ -163,9 +184,15 @@ class ProlificClient:
 
     # ---- participant groups -------------------------------------------------------------
     def create_group(self, name: str, workspace_id: str, description: str = "") -> dict:
-        return self.request("POST", "participant-groups/", json={"name": name, "workspace_id": workspace_id,
-                                                                   "description": description}, idempotent=False)
+        return self.request(
+            "POST",
+            "participant-groups/",
+            json={"name": name, "workspace_id": workspace_id, "description": description},
+            idempotent=False,
+        )
 
     def add_to_group(self, group_id: str, participant_ids: list[str]) -> dict:
         # Members already in the group are ignored by Prolific, so a retry is harmless.
-        return self.request("POST", f"participant-groups/{group_id}/participants/", json={"participant_ids": participant_ids})
+        return self.request(
+            "POST", f"participant-groups/{group_id}/participants/", json={"participant_ids": participant_ids}
+        )

@@ -4,6 +4,7 @@ bulk bonuses set up and paid with a single pay call that is never sent twice.
 These are adapter facts about Prolific's state (sessions, bonus rows); the review services
 decide, and the ledger rows of a bonus go through `hits.ledger`.
 """
+
 from decimal import Decimal
 
 from django.db import transaction
@@ -16,8 +17,18 @@ from hits.providers.base import ProviderError
 from hits.providers.prolific.client import ProlificError
 
 REJECTION_CATEGORIES = [
-    "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
-    "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
 ]
 MIN_REJECTION_MESSAGE = 100
 
@@ -36,15 +47,19 @@ def check_rejection(category: str, message: str) -> None:
     if category not in REJECTION_CATEGORIES:
         raise ProviderError(f"Prolific needs a rejection category, one of: {', '.join(REJECTION_CATEGORIES)}.")
     if len(message) < MIN_REJECTION_MESSAGE:
-        raise ProviderError(f"Prolific requires a rejection message of at least {MIN_REJECTION_MESSAGE} characters "
-                            f"telling the participant why ({len(message)} given).")
+        raise ProviderError(
+            f"Prolific requires a rejection message of at least {MIN_REJECTION_MESSAGE} characters "
+            f"telling the participant why ({len(message)} given)."
+        )
     if len(message) > MAX_FEEDBACK:
         raise ProviderError(f"Keep the rejection message under {MAX_FEEDBACK} characters ({len(message)} given).")
 
 
 def mark_decision(session: ProlificSession, decision: str) -> bool:
     """Record Prolific's decision once (a conditional UPDATE); True when this call made it."""
-    changed = ProlificSession.objects.filter(pk=session.pk, decision="").update(decision=decision, decided_at=timezone.now())
+    changed = ProlificSession.objects.filter(pk=session.pk, decision="").update(
+        decision=decision, decided_at=timezone.now()
+    )
     session.decision = decision
     return bool(changed)
 
@@ -56,8 +71,9 @@ def main_study_id(batch) -> str:
     return main.study_id
 
 
-
-def pay_bonus(provider, batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True) -> ProlificBonus:
+def pay_bonus(
+    provider, batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True
+) -> ProlificBonus:
     """Bonus sessions ({session: amount}) with one bulk bonus, recorded once under `key`:
     set up at Prolific, then paid with a single pay call that is never sent twice."""
     reason = (reason or "").strip()
@@ -71,21 +87,28 @@ def pay_bonus(provider, batch: Batch, amounts: dict, reason: str, *, key: str, b
         lines.append({"session": session.pk, "submission": session.session_id, "amount": f"{amount:.2f}"})
     with transaction.atomic():
         bonus, created = ProlificBonus.objects.select_for_update().get_or_create(
-            key=key[:100], defaults={"batch": batch, "lines": lines, "reason": reason, "created_by": by})
+            key=key[:100], defaults={"batch": batch, "lines": lines, "reason": reason, "created_by": by}
+        )
     if not created and bonus.lines != lines:
         raise ProviderError("This bonus form was already used for other amounts; open it again.")
     if bonus.state == ProlificBonus.State.SENT:
-        raise ProviderError(f"The pay call of bulk bonus {bonus.bulk_id} reached Prolific but its answer was lost: check the "
-                            "study's bonuses at Prolific. It is never sent twice.")
+        raise ProviderError(
+            f"The pay call of bulk bonus {bonus.bulk_id} reached Prolific but its answer was lost: check the "
+            "study's bonuses at Prolific. It is never sent twice."
+        )
     if bonus.state == ProlificBonus.State.NEW:
         csv = "".join(f"{line['submission']},{line['amount']}\n" for line in lines)
-        result = provider.call(batch, "set up bonus", f"{len(lines)} submissions", "setup_bonuses", main_study_id(batch), csv)
+        result = provider.call(
+            batch, "set up bonus", f"{len(lines)} submissions", "setup_bonuses", main_study_id(batch), csv
+        )
         bonus.bulk_id, bonus.total_cents = str(result["id"]), int(result.get("total_amount") or 0) or None
         bonus.state = ProlificBonus.State.SET_UP
         bonus.save(update_fields=["bulk_id", "total_cents", "state", "updated_at"])
     if bonus.state == ProlificBonus.State.SET_UP:
         # Claim the single pay call with a conditional UPDATE before sending it.
-        if not ProlificBonus.objects.filter(pk=bonus.pk, state=ProlificBonus.State.SET_UP).update(state=ProlificBonus.State.SENT):
+        if not ProlificBonus.objects.filter(pk=bonus.pk, state=ProlificBonus.State.SET_UP).update(
+            state=ProlificBonus.State.SENT
+        ):
             raise ProviderError("This bonus is being paid by another request.")
         try:
             provider.call(batch, "pay bonus", bonus.bulk_id, "pay_bonuses", bonus.bulk_id)
@@ -99,10 +122,23 @@ def pay_bonus(provider, batch: Batch, amounts: dict, reason: str, *, key: str, b
         sessions = {s.pk: s for s in amounts}
         for line in lines:
             s, amount = sessions[line["session"]], Decimal(line["amount"])
-            record(key=f"bonus:{bonus.key}:{s.pk}"[:100], kind=LedgerEntry.Kind.BONUS, assignment=None,
-                        worker=s.worker, batch=batch, amount=amount, by=by, note=reason)
-            record(key=f"fee:bonus:{bonus.key}:{s.pk}"[:100], kind=LedgerEntry.Kind.FEE, assignment=None,
-                        worker=s.worker, batch=batch, amount=provider.fee(amount, batch.assignments_per_hit), by=by)
+            record(
+                key=f"bonus:{bonus.key}:{s.pk}"[:100],
+                kind=LedgerEntry.Kind.BONUS,
+                assignment=None,
+                worker=s.worker,
+                batch=batch,
+                amount=amount,
+                by=by,
+                note=reason,
+            )
+            record(
+                key=f"fee:bonus:{bonus.key}:{s.pk}"[:100],
+                kind=LedgerEntry.Kind.FEE,
+                assignment=None,
+                worker=s.worker,
+                batch=batch,
+                amount=provider.fee(amount, batch.assignments_per_hit),
+                by=by,
+            )
     return bonus
-
-

@@ -1,4 +1,5 @@
 """Planning a Prolific study: K HITs per session (a place), its minutes, reward and places."""
+
 import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
@@ -33,7 +34,9 @@ def seconds_per_hit(batch) -> float:
     """Median measured active time once five HITs were timed, else 30 s plus 6 s per ACU."""
     measured = [
         float(s)
-        for s in Assignment.objects.filter(hit__batch=batch, active_seconds__gt=0).values_list("active_seconds", flat=True)[:500]
+        for s in Assignment.objects.filter(hit__batch=batch, active_seconds__gt=0).values_list(
+            "active_seconds", flat=True
+        )[:500]
         if s is not None
     ]
     if len(measured) >= 5:
@@ -75,5 +78,3 @@ def allowed_minutes(batch, estimated_minutes: int) -> int:
     estimate. Sent to Prolific as maximum_allowed_time and used as the session deadline, so
     both sides let a participant go at the same moment."""
     return max(2 * estimated_minutes, math.ceil(batch.assignment_duration_seconds / 60))
-
-

@@ -30,6 +30,7 @@ participant_id (or participant, as a single submission does); Prolific's service
 estimates and the ledger is PROLIFIC_FEE_RATE (default 33.3%), the cost calculator's total
 being shown as the authoritative figure.
 """
+
 import logging
 import math
 import secrets
@@ -40,18 +41,16 @@ from django.urls import reverse
 
 from hits.models import ProlificSession, ProlificStudy, ProviderCall
 from hits.money import cents
+from hits.providers.base import Capability, CrowdProvider, ProviderError
+from hits.providers.prolific.client import ProlificClient, ProlificError
+from hits.providers.prolific.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
 from hits.providers.prolific.decisions import (
-    MIN_REJECTION_MESSAGE,
-    REJECTION_CATEGORIES,
     check_rejection,
     mark_decision,
     pay_bonus,
     split_feedback,
 )
-from hits.providers.prolific.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, session_plan
-from hits.providers.base import Capability, CrowdProvider, ProviderError
-from hits.providers.prolific.client import ProlificClient, ProlificError
 
 logger = logging.getLogger(__name__)
 
@@ -105,14 +104,28 @@ def filters(batch, allow_group: str = "", block_group: str = "") -> list[dict]:
         result.append({"filter_id": "fluent-languages", "selected_values": [str(v) for v in cfg["languages"]]})
     if allow_group:
         result.append({"filter_id": "participant_group_allowlist", "selected_values": [allow_group]})
-    blocks = [g for g in (block_group, cfg["participant_group_id"] if cfg["participant_group_mode"] == "block" else "") if g]
+    blocks = [
+        g for g in (block_group, cfg["participant_group_id"] if cfg["participant_group_mode"] == "block" else "") if g
+    ]
     if blocks:
         result.append({"filter_id": "participant_group_blocklist", "selected_values": blocks})
     return result
 
 
-def study_payload(batch, study, *, path: str, places: int, minutes: int, reward_cents: int, action: str,
-                  study_filters: list[dict], name: str, description: str, suffix: str = "") -> dict:
+def study_payload(
+    batch,
+    study,
+    *,
+    path: str,
+    places: int,
+    minutes: int,
+    reward_cents: int,
+    action: str,
+    study_filters: list[dict],
+    name: str,
+    description: str,
+    suffix: str = "",
+) -> dict:
     """A create-study body as Prolific documents it, for the main or the screening study."""
     cfg = config(batch)
     payload = {
@@ -121,7 +134,9 @@ def study_payload(batch, study, *, path: str, places: int, minutes: int, reward_
         "description": description,
         "external_study_url": public_url(path),
         "prolific_id_option": "url_parameters",
-        "completion_codes": [{"code": study.completion_code, "code_type": "COMPLETED", "actions": [{"action": action}]}],
+        "completion_codes": [
+            {"code": study.completion_code, "code_type": "COMPLETED", "actions": [{"action": action}]}
+        ],
         "total_available_places": places,
         "estimated_completion_time": minutes,
         "maximum_allowed_time": allowed_minutes(batch, minutes),
@@ -136,11 +151,17 @@ def study_payload(batch, study, *, path: str, places: int, minutes: int, reward_
 
 def main_payload(batch, study, plan: SessionPlan, allow_group: str) -> dict:
     return study_payload(
-        batch, study, path=reverse("prolific_start", args=[batch.pk]), places=plan.places,
-        minutes=plan.estimated_minutes, reward_cents=plan.reward_cents, action="MANUALLY_REVIEW",
-        study_filters=filters(batch, allow_group=allow_group), name=batch.title,
+        batch,
+        study,
+        path=reverse("prolific_start", args=[batch.pk]),
+        places=plan.places,
+        minutes=plan.estimated_minutes,
+        reward_cents=plan.reward_cents,
+        action="MANUALLY_REVIEW",
+        study_filters=filters(batch, allow_group=allow_group),
+        name=batch.title,
         description=f"{batch.description} You will do {plan.hits_per_session} short tasks in a row, one summary each, "
-                    "with the keyboard or mouse, and return to Prolific automatically.",
+        "with the keyboard or mouse, and return to Prolific automatically.",
     )
 
 
@@ -156,10 +177,16 @@ def screening_payload(batch, study, places: int) -> dict:
     lead_group = cfg["participant_group_id"] if cfg["participant_group_mode"] == "allow" else ""
     # Those who passed already (the group) need not take it again.
     return study_payload(
-        batch, study, path=reverse("prolific_screening", args=[batch.pk]), places=places,
-        minutes=int(cfg["screening_minutes"]), reward_cents=study.reward_cents, action="AUTOMATICALLY_APPROVE",
+        batch,
+        study,
+        path=reverse("prolific_screening", args=[batch.pk]),
+        places=places,
+        minutes=int(cfg["screening_minutes"]),
+        reward_cents=study.reward_cents,
+        action="AUTOMATICALLY_APPROVE",
         study_filters=filters(batch, allow_group=lead_group, block_group=study.participant_group_id),
-        name=f"{batch.title}: short qualification test", suffix="-screening",
+        name=f"{batch.title}: short qualification test",
+        suffix="-screening",
         description="Decide which facts a few short summaries state. Passing invites you to our paid ACU tasks.",
     )
 
@@ -184,7 +211,9 @@ class ProlificProvider(CrowdProvider):
         try:
             result = getattr(self.client, fn)(*args, **kwargs)
         except ProviderError as exc:
-            logger.warning("Prolific %s %s for batch %s failed: %s", action, target[:200], getattr(batch, "pk", None), exc)
+            logger.warning(
+                "Prolific %s %s for batch %s failed: %s", action, target[:200], getattr(batch, "pk", None), exc
+            )
             ProviderCall.objects.create(batch=batch, action=action, target=target[:200], ok=False, error=str(exc))
             raise
         logger.info("Prolific %s %s for batch %s: ok", action, target[:200], getattr(batch, "pk", None))
@@ -210,7 +239,9 @@ class ProlificProvider(CrowdProvider):
             result["total"] = cents(Decimal(str(answer.get("total_cost", 0))) / 100)
             if batch.qualification_test_id:
                 places = int(config(batch)["screening_places"] or plan.places)
-                answer = self.call(batch, "cost calculator", "screening", "study_cost", screening_reward_cents(batch), places)
+                answer = self.call(
+                    batch, "cost calculator", "screening", "study_cost", screening_reward_cents(batch), places
+                )
                 result["screening_total"] = cents(Decimal(str(answer.get("total_cost", 0))) / 100)
         except ProviderError as exc:
             result["error"] = result["error"] or f"Cost unavailable: {exc}"
@@ -236,7 +267,9 @@ class ProlificProvider(CrowdProvider):
         if study.status in done:
             return
         try:
-            result = self.call(batch, f"{action.lower()} study", study.study_id, "transition_study", study.study_id, action)
+            result = self.call(
+                batch, f"{action.lower()} study", study.study_id, "transition_study", study.study_id, action
+            )
             status = result.get("status") or ""
         except ProlificError as exc:
             if exc.status >= 500:
@@ -253,11 +286,19 @@ class ProlificProvider(CrowdProvider):
         study = self._study(batch, "screening")
         if not study.participant_group_id:
             if not cfg["workspace_id"]:
-                raise ProviderError("A qualification test on Prolific needs the workspace id (batch settings): "
-                                    "passers join a participant group of that workspace.")
-            group = self.call(batch, "create participant group", batch.name, "create_group",
-                              f"ACU batch {batch.pk} qualified", cfg["workspace_id"],
-                              f"Passed the qualification test of batch {batch.pk} ({batch.name}).")
+                raise ProviderError(
+                    "A qualification test on Prolific needs the workspace id (batch settings): "
+                    "passers join a participant group of that workspace."
+                )
+            group = self.call(
+                batch,
+                "create participant group",
+                batch.name,
+                "create_group",
+                f"ACU batch {batch.pk} qualified",
+                cfg["workspace_id"],
+                f"Passed the qualification test of batch {batch.pk} ({batch.name}).",
+            )
             study.participant_group_id = group["id"]
             study.save(update_fields=["participant_group_id", "updated_at"])
         if not study.study_id:
@@ -295,9 +336,15 @@ class ProlificProvider(CrowdProvider):
             status = self.call(batch, "read study", main.study_id, "get_study", main.study_id).get("status", "")
             if status == "UNPUBLISHED":  # the plan may have changed since the draft was made
                 payload = main_payload(batch, main, plan, main.participant_group_id)
-                fields = {k: payload[k] for k in ("reward", "total_available_places", "estimated_completion_time", "filters")}
+                fields = {
+                    k: payload[k] for k in ("reward", "total_available_places", "estimated_completion_time", "filters")
+                }
                 self.call(batch, "update draft", main.study_id, "update_study", main.study_id, fields)
-                main.reward_cents, main.places, main.estimated_minutes = plan.reward_cents, plan.places, plan.estimated_minutes
+                main.reward_cents, main.places, main.estimated_minutes = (
+                    plan.reward_cents,
+                    plan.places,
+                    plan.estimated_minutes,
+                )
             main.status = status
             main.save(update_fields=["reward_cents", "places", "estimated_minutes", "status", "updated_at"])
         self._transition(batch, main, "PUBLISH")
@@ -327,8 +374,14 @@ class ProlificProvider(CrowdProvider):
         if not 1 <= extra <= 10_000:
             raise ProviderError("Add between 1 and 10,000 places.")
         total = main.places + extra  # an absolute value: a retried PATCH cannot add twice
-        self.call(batch, "add places", f"{main.study_id}: {main.places} -> {total}", "update_study",
-                  main.study_id, {"total_available_places": total})
+        self.call(
+            batch,
+            "add places",
+            f"{main.study_id}: {main.places} -> {total}",
+            "update_study",
+            main.study_id,
+            {"total_available_places": total},
+        )
         main.places = total
         main.save(update_fields=["places", "updated_at"])
         return total
@@ -339,7 +392,9 @@ class ProlificProvider(CrowdProvider):
             batch_id=assignment.hit.batch_id, worker_id=assignment.worker_id, session_id=assignment.external_id
         ).first()
         if session is None:
-            raise ProviderError(f"Assignment {assignment.pk} belongs to no Prolific session, so Prolific cannot act on it.")
+            raise ProviderError(
+                f"Assignment {assignment.pk} belongs to no Prolific session, so Prolific cannot act on it."
+            )
         return session
 
     def approve(self, assignment) -> None:
@@ -349,8 +404,14 @@ class ProlificProvider(CrowdProvider):
             mark_decision(session, "approved")
             return
         self._reviewable(session, "approved")
-        self.call(assignment.hit.batch, "approve submission", session.session_id, "transition_submission",
-                  session.session_id, "APPROVE")
+        self.call(
+            assignment.hit.batch,
+            "approve submission",
+            session.session_id,
+            "transition_submission",
+            session.session_id,
+            "APPROVE",
+        )
         mark_decision(session, "approved")
 
     def reject(self, assignment, feedback: str) -> None:
@@ -362,8 +423,16 @@ class ProlificProvider(CrowdProvider):
         self._reviewable(session, "rejected")
         category, message = split_feedback(feedback)
         check_rejection(category, message)
-        self.call(assignment.hit.batch, "reject submission", session.session_id, "transition_submission",
-                  session.session_id, "REJECT", message=message, rejection_category=category)
+        self.call(
+            assignment.hit.batch,
+            "reject submission",
+            session.session_id,
+            "transition_submission",
+            session.session_id,
+            "REJECT",
+            message=message,
+            rejection_category=category,
+        )
         mark_decision(session, "rejected")
 
     @staticmethod
@@ -372,8 +441,10 @@ class ProlificProvider(CrowdProvider):
         if session.decision and session.decision != decision:
             raise ProviderError(f"Prolific submission {session.session_id} was {session.decision} already.")
         if session.submission_status != "AWAITING REVIEW":
-            raise ProviderError(f"Prolific has not reported submission {session.session_id} as completed "
-                                f"({session.submission_status or 'no report yet'}); sync first.")
+            raise ProviderError(
+                f"Prolific has not reported submission {session.session_id} as completed "
+                f"({session.submission_status or 'no report yet'}); sync first."
+            )
 
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
         session = self._session(assignment)

@@ -11,22 +11,18 @@ twice, across sessions too.
 Handing out locks the candidate HIT rows with SKIP LOCKED, so concurrent sessions never wait
 on each other (no deadlock) and never over-fill a HIT.
 """
-import math
+
 import time
-from dataclasses import dataclass
 from datetime import timedelta
-from decimal import ROUND_CEILING, Decimal
-from statistics import median
 
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.db.models import Avg
 from django.utils import timezone
 
 from hits import places, versions
-from hits.services.handout import _candidate_hits
 from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, seconds_per_hit, session_plan  # noqa: F401
+from hits.services.handout import _candidate_hits
 from hits.services.qualification import is_qualified
 
 TOKEN_SALT = "hits.prolific.session"
@@ -38,6 +34,7 @@ class SessionRefused(Exception):
 
 # ---- tokens -----------------------------------------------------------------------------
 
+
 def session_token(session: ProlificSession) -> str:
     return signing.dumps({"s": session.pk, "w": session.worker_id}, salt=TOKEN_SALT, compress=True)
 
@@ -45,19 +42,24 @@ def session_token(session: ProlificSession) -> str:
 def read_session_token(token: str) -> ProlificSession:
     try:
         data = signing.loads(token, salt=TOKEN_SALT)
-        return ProlificSession.objects.select_related("batch", "worker").get(pk=int(data["s"]), worker_id=int(data["w"]))
+        return ProlificSession.objects.select_related("batch", "worker").get(
+            pk=int(data["s"]), worker_id=int(data["w"])
+        )
     except (signing.BadSignature, KeyError, TypeError, ValueError, ProlificSession.DoesNotExist):
         raise SessionRefused("This session link is not valid. Open the study again from Prolific.") from None
 
 
 # ---- handing out ------------------------------------------------------------------------
 
+
 def start_session(*, batch: Batch, participant_id: str, study_id: str, session_id: str, now=None) -> ProlificSession:
     """The participant's session for this SESSION_ID: resumed, or created with K HITs."""
     now = now or timezone.now()
     participant_id, study_id, session_id = (v.strip() for v in (participant_id, study_id, session_id))
     if not (participant_id and study_id and session_id):
-        raise SessionRefused("Prolific did not pass your participant, study and session ids. Open the study from Prolific.")
+        raise SessionRefused(
+            "Prolific did not pass your participant, study and session ids. Open the study from Prolific."
+        )
     main = batch.prolific_studies.filter(kind=ProlificStudy.Kind.MAIN).exclude(study_id="").first()
     if batch.provider != "prolific" or main is None:
         raise SessionRefused("This study is not open here.")
@@ -76,7 +78,11 @@ def start_session(*, batch: Batch, participant_id: str, study_id: str, session_i
     try:
         with transaction.atomic():
             session = ProlificSession.objects.create(
-                batch=batch, worker=worker, session_id=session_id, study_id=study_id, size=0,
+                batch=batch,
+                worker=worker,
+                session_id=session_id,
+                study_id=study_id,
+                size=0,
                 deadline=now + timedelta(minutes=allowed_minutes(batch, main.estimated_minutes)),
             )
             session.size = _fill(session, worker, batch, main.hits_per_session)
@@ -101,7 +107,9 @@ def _resume(session: ProlificSession, worker: Worker) -> ProlificSession:
     if session.worker_id != worker.pk:
         raise SessionRefused("This Prolific session belongs to another participant.")
     if session.status == ProlificSession.Status.ABANDONED:
-        raise SessionRefused("The time for this session ran out and its tasks went to others. Please return the study on Prolific.")
+        raise SessionRefused(
+            "The time for this session ran out and its tasks went to others. Please return the study on Prolific."
+        )
     return session
 
 
@@ -115,7 +123,9 @@ def _fill(session: ProlificSession, worker: Worker, batch: Batch, want: int) -> 
         if not ids:
             break
         rank = {pk: i for i, pk in enumerate(ids)}
-        hits = sorted(HIT.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids), key=lambda h: rank[h.pk])
+        hits = sorted(
+            HIT.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids), key=lambda h: rank[h.pk]
+        )
         before = taken
         for hit in hits[: want - taken]:
             if hit.assignments.filter(status__in=Assignment.ACTIVE).count() >= hit.max_assignments:
@@ -123,7 +133,11 @@ def _fill(session: ProlificSession, worker: Worker, batch: Batch, want: int) -> 
             try:
                 with transaction.atomic():
                     Assignment.objects.create(
-                        hit=hit, worker=worker, deadline=session.deadline, external_id=session.session_id, confirmed=False
+                        hit=hit,
+                        worker=worker,
+                        deadline=session.deadline,
+                        external_id=session.session_id,
+                        confirmed=False,
                     )
                     places.take_one(hit.pk)
                 taken += 1

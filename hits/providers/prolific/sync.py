@@ -22,11 +22,12 @@ status} signed X-Prolific-Request-Signature = base64(HMAC-SHA256(secret,
 X-Prolific-Request-Timestamp + body)) (/webhooks/verifying). Assumption: a hook whose timestamp
 is more than PROLIFIC_WEBHOOK_TOLERANCE seconds away is refused; the sync still sees the change.
 """
+
 import base64
-import logging
 import hashlib
 import hmac
 import json
+import logging
 import time
 from decimal import Decimal
 
@@ -35,15 +36,25 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import versions
-from hits.services import review
-from hits.models import Assignment, Batch, LedgerEntry, ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy, ProviderCall, Worker
 from hits.ledger import record
+from hits.models import (
+    Assignment,
+    Batch,
+    LedgerEntry,
+    ProlificBonus,
+    ProlificGroupMember,
+    ProlificSession,
+    ProlificStudy,
+    ProviderCall,
+    Worker,
+)
 from hits.money import MAX_FEEDBACK, cents
+from hits.providers import ProviderError
 from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision, split_feedback  # noqa: F401
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
-from hits.providers.prolific.sessions import release, release_abandoned
-from hits.providers import ProviderError
 from hits.providers.prolific.provider import ProlificProvider
+from hits.providers.prolific.sessions import release, release_abandoned
+from hits.services import review
 
 logger = logging.getLogger(__name__)
 
@@ -62,22 +73,39 @@ def participant_of(record: dict) -> str:
 
 # ---- mirroring ------------------------------------------------------------------------
 
+
 def apply_submission(batch: Batch, submission_id: str, participant_id: str, status: str) -> str:
     """Mirror one submission's status; returns confirmed, released, flagged, in progress or ignored."""
     status = normalize(status)
     with transaction.atomic():
-        session = (ProlificSession.objects.select_for_update(of=("self",)).select_related("worker")
-                   .filter(batch=batch, session_id=submission_id).first())
+        session = (
+            ProlificSession.objects.select_for_update(of=("self",))
+            .select_related("worker")
+            .filter(batch=batch, session_id=submission_id)
+            .first()
+        )
         if session is None:
             if status not in COMPLETED or not participant_id:
                 return "ignored"  # never reached our page; nothing of ours is at stake
             worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=participant_id)
-            ProlificSession.objects.get_or_create(batch=batch, session_id=submission_id, defaults=dict(
-                worker=worker, study_id="", size=0, status=ProlificSession.Status.ABANDONED, deadline=timezone.now(),
-                submission_status=status, flag=NO_SESSION.format(sid=submission_id, status=status, pid=participant_id)))
+            ProlificSession.objects.get_or_create(
+                batch=batch,
+                session_id=submission_id,
+                defaults={
+                    "worker": worker,
+                    "study_id": "",
+                    "size": 0,
+                    "status": ProlificSession.Status.ABANDONED,
+                    "deadline": timezone.now(),
+                    "submission_status": status,
+                    "flag": NO_SESSION.format(sid=submission_id, status=status, pid=participant_id),
+                },
+            )
             return "flagged"
         if participant_id and participant_id != session.worker.external_id:
-            session.flag = f"Prolific reports participant {participant_id} for this submission, not {session.worker.external_id}."
+            session.flag = (
+                f"Prolific reports participant {participant_id} for this submission, not {session.worker.external_id}."
+            )
             session.confirmed = False
             session.save(update_fields=["flag", "confirmed"])
             if session.assignments().filter(confirmed=True).update(confirmed=False):
@@ -98,8 +126,10 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
             release(session, include_submitted=status == "RETURNED")
             answered = session.assignments().filter(status=Assignment.Status.SUBMITTED).count()
             if answered:
-                session.flag = (f"Prolific timed this submission out after {answered} HIT(s) were answered here; "
-                                "they do not count unless Prolific reports it completed.")
+                session.flag = (
+                    f"Prolific timed this submission out after {answered} HIT(s) were answered here; "
+                    "they do not count unless Prolific reports it completed."
+                )
             outcome = "released"
         session.save(update_fields=["submission_status", "confirmed", "flag"])
     if status == "APPROVED":
@@ -121,16 +151,35 @@ def settle_approved(session: ProlificSession, by=None) -> list[str]:
             errors.append(f"Assignment {pk}: {exc}")
     study = session.batch.prolific_studies.filter(kind="main").first()
     if study is not None and not errors:
-        paid = sum(LedgerEntry.objects.filter(kind="reward", assignment__in=session.assignments()).values_list("amount", flat=True),
-                   Decimal("0"))
+        paid = sum(
+            LedgerEntry.objects.filter(kind="reward", assignment__in=session.assignments()).values_list(
+                "amount", flat=True
+            ),
+            Decimal("0"),
+        )
         rest = cents(Decimal(study.reward_cents) / 100 - paid)
         if rest > 0:
             key = f"reward:prolific-session:{session.pk}"
-            record(key=key, kind=LedgerEntry.Kind.REWARD, assignment=None, worker=session.worker, batch=session.batch,
-                        amount=rest, by=by, note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)")
+            record(
+                key=key,
+                kind=LedgerEntry.Kind.REWARD,
+                assignment=None,
+                worker=session.worker,
+                batch=session.batch,
+                amount=rest,
+                by=by,
+                note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)",
+            )
             fee = ProlificProvider().fee(rest, session.batch.assignments_per_hit)
-            record(key=f"fee:{key}", kind=LedgerEntry.Kind.FEE, assignment=None, worker=session.worker,
-                        batch=session.batch, amount=fee, by=by)
+            record(
+                key=f"fee:{key}",
+                kind=LedgerEntry.Kind.FEE,
+                assignment=None,
+                worker=session.worker,
+                batch=session.batch,
+                amount=fee,
+                by=by,
+            )
     return errors
 
 
@@ -139,7 +188,7 @@ def settle_rejected(session: ProlificSession, feedback: str, by=None) -> list[st
     errors = []
     for pk in session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True):
         try:
-            review.reject(assignment_id=pk, feedback=feedback[: MAX_FEEDBACK], by=by)
+            review.reject(assignment_id=pk, feedback=feedback[:MAX_FEEDBACK], by=by)
         except review.ReviewError as exc:
             errors.append(f"Assignment {pk}: {exc}")
     return errors
@@ -180,14 +229,18 @@ def sync_batch(batch: Batch) -> dict:
 
 
 def summary(counts: dict) -> str:
-    return (f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
-            f"{counts['released']} released, {counts['flagged']} flagged.")
+    return (
+        f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
+        f"{counts['released']} released, {counts['flagged']} flagged."
+    )
 
 
 # ---- hooks ------------------------------------------------------------------------------
 
-def verify_signature(body: bytes, timestamp: str, signature: str, secret: str, now: float | None = None,
-                     tolerance: int | None = None) -> bool:
+
+def verify_signature(
+    body: bytes, timestamp: str, signature: str, secret: str, now: float | None = None, tolerance: int | None = None
+) -> bool:
     if not (secret and timestamp and signature):
         return False
     try:
@@ -217,7 +270,9 @@ def handle_hook(body: bytes, timestamp: str, signature: str) -> tuple[int, str]:
         session = ProlificSession.objects.select_related("batch").filter(session_id=resource).first()
         if session is None:
             return 200, "unknown submission"  # not one of ours, or not started here: the sync decides
-        return 200, apply_submission(session.batch, resource, str(payload.get("participant_id") or ""), payload.get("status"))
+        return 200, apply_submission(
+            session.batch, resource, str(payload.get("participant_id") or ""), payload.get("status")
+        )
     if event == "study.status.change":
         ProlificStudy.objects.filter(study_id=resource).update(status=normalize(payload.get("status")))
         return 200, "study status"
@@ -226,11 +281,14 @@ def handle_hook(body: bytes, timestamp: str, signature: str) -> tuple[int, str]:
 
 # ---- review and pay (sessions, in bulk) ---------------------------------------------------
 
+
 def _waiting(session) -> str:
     if session.submission_status == "AWAITING REVIEW":
         return ""
-    return (f"Session {session.session_id}: Prolific reports it {session.submission_status or 'not completed yet'}; "
-            "only completed submissions can be reviewed (sync first).")
+    return (
+        f"Session {session.session_id}: Prolific reports it {session.submission_status or 'not completed yet'}; "
+        "only completed submissions can be reviewed (sync first)."
+    )
 
 
 def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]]:
@@ -245,8 +303,14 @@ def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]
             errors.append(problem) if problem else ready.append(s)
     if ready:
         try:
-            ProlificProvider().call(batch, "bulk approve", f"{len(ready)} submissions", "bulk_approve",
-                                          main_study_id(batch), [s.session_id for s in ready])
+            ProlificProvider().call(
+                batch,
+                "bulk approve",
+                f"{len(ready)} submissions",
+                "bulk_approve",
+                main_study_id(batch),
+                [s.session_id for s in ready],
+            )
         except ProviderError as exc:
             return 0, errors + [str(exc)]
         for s in ready:
@@ -273,8 +337,16 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
                 errors.append(problem)
                 continue
             try:
-                provider.call(batch, "reject submission", s.session_id, "transition_submission", s.session_id, "REJECT",
-                              message=message, rejection_category=category)
+                provider.call(
+                    batch,
+                    "reject submission",
+                    s.session_id,
+                    "transition_submission",
+                    s.session_id,
+                    "REJECT",
+                    message=message,
+                    rejection_category=category,
+                )
             except ProviderError as exc:
                 errors.append(f"Session {s.session_id}: {exc}")
                 continue
@@ -298,13 +370,24 @@ def push_group_members(batch: Batch) -> int:
     pending = ProlificGroupMember.objects.filter(group_id=screening.participant_group_id, added_at=None, error="")
     for member in pending.select_related("worker"):
         record = provider.call(batch, "read submission", member.submission_id, "get_submission", member.submission_id)
-        if participant_of(record) != member.worker.external_id or record.get("study_id", screening.study_id) != screening.study_id:
-            member.error = f"Submission {member.submission_id} is not this participant's screening submission at Prolific."
+        if (
+            participant_of(record) != member.worker.external_id
+            or record.get("study_id", screening.study_id) != screening.study_id
+        ):
+            member.error = (
+                f"Submission {member.submission_id} is not this participant's screening submission at Prolific."
+            )
             member.save(update_fields=["error"])
             continue
         verified.append(member)
     if verified:
-        provider.call(batch, "add to participant group", screening.participant_group_id, "add_to_group",
-                      screening.participant_group_id, [m.worker.external_id for m in verified])
+        provider.call(
+            batch,
+            "add to participant group",
+            screening.participant_group_id,
+            "add_to_group",
+            screening.participant_group_id,
+            [m.worker.external_id for m in verified],
+        )
         ProlificGroupMember.objects.filter(pk__in=[m.pk for m in verified]).update(added_at=timezone.now())
     return len(verified)

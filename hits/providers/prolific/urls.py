@@ -1,4 +1,5 @@
 """Prolific's pages: study entry, screening, session tasks, the webhook and the lead's review."""
+
 from django.urls import path
 
 from hits.providers.prolific import views

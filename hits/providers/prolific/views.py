@@ -6,6 +6,7 @@ account and need no cookie: the session and each task travel in signed tokens. W
 participant does here counts only once Prolific reports that submission for that participant
 (hits/providers/prolific/sync.py).
 """
+
 import secrets
 from decimal import Decimal, InvalidOperation
 
@@ -19,19 +20,21 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from config.roles import LEAD, role_required
-
+from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
+from hits.providers import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
+from hits.providers.prolific.decisions import REJECTION_CATEGORIES
+from hits.providers.prolific.provider import ProlificProvider, completion_url, config
 from hits.services import qualification
-from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
-from hits.providers import ProviderError, get_provider
-from hits.providers.prolific.provider import ProlificProvider, REJECTION_CATEGORIES, completion_url, config
 from hits.services.submission import SubmissionRefused, read_token, task_token
 from hits.views.worker import _task_context
 
 
 def _message(request, message: str, status: int = 400, link: str = ""):
-    return render(request, "hits/prolific_message.html", {"message": message, "link": link, "embedded": True}, status=status)
+    return render(
+        request, "hits/prolific_message.html", {"message": message, "link": link, "embedded": True}, status=status
+    )
 
 
 def _ids(params) -> tuple[str, str, str]:
@@ -69,8 +72,11 @@ def session_next(request, token: str):
     assignment = None if over else sessions.next_assignment(session)
     if assignment is None:  # time ran out, or its tasks were taken back (e.g. a blocked participant)
         sessions.release(session)
-        return _message(request, "The time for this session ran out and its tasks went to others. "
-                                 "Please return the study on Prolific.", 410)
+        return _message(
+            request,
+            "The time for this session ran out and its tasks went to others. Please return the study on Prolific.",
+            410,
+        )
     return redirect("prolific_task", token=task_token(assignment))
 
 
@@ -82,19 +88,23 @@ def task(request, token: str):
         assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch", "worker").get(
             pk=assignment_id, worker_id=worker_id, worker__provider=Worker.Provider.PROLIFIC
         )
-        session = ProlificSession.objects.get(batch_id=assignment.hit.batch_id, worker_id=worker_id,
-                                              session_id=assignment.external_id)
+        session = ProlificSession.objects.get(
+            batch_id=assignment.hit.batch_id, worker_id=worker_id, session_id=assignment.external_id
+        )
     except (SubmissionRefused, Assignment.DoesNotExist, ProlificSession.DoesNotExist):
         return _message(request, "This task link is not valid. Open the study again from Prolific.", 404)
     done, total = sessions.progress(session)
     context = _task_context(assignment.hit)
     context.update(
-        assignment=assignment, preview=False, embedded=True,
+        assignment=assignment,
+        preview=False,
+        embedded=True,
         done=assignment.status != Assignment.Status.ASSIGNED,
         submit_url=reverse("task_submit", args=[token]),
         storage_key=f"prolific-{assignment.pk}",
         after_submit="prolific",
-        position=min(done + 1, total), total=total,
+        position=min(done + 1, total),
+        total=total,
         continue_url=reverse("prolific_next", args=[sessions.session_token(session)]),
     )
     return render(request, "hits/prolific_task.html", context)
@@ -106,7 +116,9 @@ def screening(request, batch_id: int):
     Passing records them for the participant group the main study requires; they are added
     only after Prolific confirms that screening submission is theirs."""
     batch = Batch.objects.filter(pk=batch_id, provider="prolific", qualification_test__isnull=False).first()
-    study = ProlificStudy.objects.filter(batch_id=batch_id, kind=ProlificStudy.Kind.SCREENING).exclude(study_id="").first()
+    study = (
+        ProlificStudy.objects.filter(batch_id=batch_id, kind=ProlificStudy.Kind.SCREENING).exclude(study_id="").first()
+    )
     pid, study_id, session_id = _ids(request.POST if request.method == "POST" else request.GET)
     if batch is None or study is None:
         return _message(request, "This test is not open here. Please return the study on Prolific.", 404)
@@ -115,8 +127,15 @@ def screening(request, batch_id: int):
     worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=pid)
     test, link = batch.qualification_test, completion_url(study.completion_code)
     assert test is not None  # filtered on qualification_test above
-    context = {"test": test, "items": qualification.test_items(test), "pid": pid, "study_id": study_id,
-               "session_id": session_id, "embedded": True, "link": link}
+    context = {
+        "test": test,
+        "items": qualification.test_items(test),
+        "pid": pid,
+        "study_id": study_id,
+        "session_id": session_id,
+        "embedded": True,
+        "link": link,
+    }
     status = qualification.attempt_status(worker, test)
     if request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
@@ -128,7 +147,8 @@ def screening(request, batch_id: int):
             if attempt.passed:
                 _join_group(batch, study, worker, session_id)
             context["result"] = (
-                f"Passed with {attempt.score:.0%}: you will be invited to the paid tasks." if attempt.passed
+                f"Passed with {attempt.score:.0%}: you will be invited to the paid tasks."
+                if attempt.passed
                 else f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed. Thank you for taking part."
             )
         context["finished"] = True
@@ -138,9 +158,10 @@ def screening(request, batch_id: int):
 
 
 def _join_group(batch, study, worker, submission_id: str) -> None:
-    ProlificGroupMember.objects.get_or_create(group_id=study.participant_group_id, worker=worker,
-                                              defaults={"batch": batch, "submission_id": submission_id})
-    try:
+    ProlificGroupMember.objects.get_or_create(
+        group_id=study.participant_group_id, worker=worker, defaults={"batch": batch, "submission_id": submission_id}
+    )
+    try:  # noqa: SIM105 - explicit for readers
         prolific_sync.push_group_members(batch)
     except ProviderError:
         pass  # kept as pending: the periodic sync adds them
@@ -152,13 +173,15 @@ def hook(request):
     """Security behavior: anyone may post; only a body signed with PROLIFIC_WEBHOOK_SECRET
     (fresh timestamp) changes anything."""
     status, outcome = prolific_sync.handle_hook(
-        request.body, request.headers.get("X-Prolific-Request-Timestamp", ""),
+        request.body,
+        request.headers.get("X-Prolific-Request-Timestamp", ""),
         request.headers.get("X-Prolific-Request-Signature", ""),
     )
     return JsonResponse({"ok": status == 200, "outcome": outcome}, status=status)
 
 
 # ---- lead ---------------------------------------------------------------------------------
+
 
 def panel(batch) -> dict:
     """What the batch page shows for a Prolific batch: plan, cost, studies, sessions."""
@@ -175,8 +198,12 @@ def panel(batch) -> dict:
         done, total = sessions.progress(s)
         rows.append({"session": s, "done": done, "total": total})
     return {
-        "cost": cost, "main": studies.get("main"), "screening": studies.get("screening"), "sessions": rows,
-        "categories": REJECTION_CATEGORIES, "token": secrets.token_urlsafe(16),
+        "cost": cost,
+        "main": studies.get("main"),
+        "screening": studies.get("screening"),
+        "sessions": rows,
+        "categories": REJECTION_CATEGORIES,
+        "token": secrets.token_urlsafe(16),
         "pending_members": ProlificGroupMember.objects.filter(batch=batch, added_at=None).count(),
         "hook_url": settings.PUBLIC_BASE_URL.rstrip("/") + reverse("prolific_hook"),
     }
@@ -193,8 +220,11 @@ def study_action(request, batch_id: int, action: str):
             if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
                 raise ProviderError("The study is already published.")
             main, plan, created = provider.create_draft(batch)
-            messages.success(request, f"Draft study {main.study_id} {'created' if created else 'exists'} at Prolific: "
-                                      f"{plan.places} places of {plan.hits_per_session} HITs for {plan.reward} each.")
+            messages.success(
+                request,
+                f"Draft study {main.study_id} {'created' if created else 'exists'} at Prolific: "
+                f"{plan.places} places of {plan.hits_per_session} HITs for {plan.reward} each.",
+            )
         elif action == "pause":
             provider.pause(batch)
             messages.success(request, "Paused at Prolific: no new participants start.")
@@ -226,8 +256,13 @@ def review_sessions(request, batch_id: int):
         done, errors = prolific_sync.approve_sessions(batch, ids, by=request.user)
         messages.success(request, f"Approved {done} session(s) at Prolific.")
     elif action == "reject":
-        done, errors = prolific_sync.reject_sessions(batch, ids, category=request.POST.get("category", ""),
-                                                     message=request.POST.get("message", ""), by=request.user)
+        done, errors = prolific_sync.reject_sessions(
+            batch,
+            ids,
+            category=request.POST.get("category", ""),
+            message=request.POST.get("message", ""),
+            by=request.user,
+        )
         if done:
             messages.success(request, f"Rejected {done} session(s) at Prolific.")
     elif action == "bonus":
@@ -237,8 +272,13 @@ def review_sessions(request, batch_id: int):
                 raise ProviderError("The bonus form has expired; open the page again.")
             amount = Decimal(request.POST.get("amount", ""))
             chosen = list(batch.prolific_sessions.filter(pk__in=ids).select_related("worker"))
-            prolific_sync.pay_bonus(batch, {s: amount for s in chosen}, request.POST.get("reason", ""),
-                                    key=f"form:{request.POST.get('token', '')}", by=request.user)
+            prolific_sync.pay_bonus(
+                batch,
+                dict.fromkeys(chosen, amount),
+                request.POST.get("reason", ""),
+                key=f"form:{request.POST.get('token', '')}",
+                by=request.user,
+            )
             messages.success(request, f"Bonus of {amount} sent to {len(chosen)} participant(s) (once).")
         except (InvalidOperation, ProviderError) as exc:
             errors = [str(exc) or "Invalid amount."]

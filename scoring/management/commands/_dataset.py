@@ -1,4 +1,5 @@
 """Shared argument handling of the scoring commands: a dataset name and an optional round."""
+
 from django.core.management.base import CommandError
 
 from annotation.models import Dataset
@@ -15,6 +16,8 @@ def dataset_and_round(name: str, round_id: int | None):
         if batch is None:
             raise CommandError(f"Dataset {name!r} has no round {round_id} (a batch or an imported label set).")
         if batch.kind == Batch.Kind.MACHINE:
-            raise CommandError(f"Round {round_id} is a machine round (a judge run): it holds no human judgments; "
-                               "its figures are in `judge_dataset` and under \"machine\" in `compute_scores --json`.")
+            raise CommandError(
+                f"Round {round_id} is a machine round (a judge run): it holds no human judgments; "
+                'its figures are in `judge_dataset` and under "machine" in `compute_scores --json`.'
+            )
     return dataset, batch

@@ -1,4 +1,5 @@
 """python manage.py compute_scores NAME [--round ID] [--aggregation majority|dawid-skene] --json"""
+
 import json
 
 from django.core.management.base import BaseCommand
@@ -18,14 +19,26 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--resamples", type=int, default=10_000)
-        parser.add_argument("--aggregation", choices=AGGREGATIONS, default="majority",
-                            help="ACU labels by majority vote (default, RoSE) or Dawid-Skene")
-        parser.add_argument("--csv", help="also write per-summary scores (example_id, system, acu, normalized_acu) here")
+        parser.add_argument(
+            "--aggregation",
+            choices=AGGREGATIONS,
+            default="majority",
+            help="ACU labels by majority vote (default, RoSE) or Dawid-Skene",
+        )
+        parser.add_argument(
+            "--csv", help="also write per-summary scores (example_id, system, acu, normalized_acu) here"
+        )
 
     def handle(self, *args, **options):
         dataset, batch = dataset_and_round(options["name"], options["round"])
-        run = compute_scores(dataset, batch, seed=options["seed"], n_resamples=options["resamples"], trigger="command",
-                             aggregation=options["aggregation"])
+        run = compute_scores(
+            dataset,
+            batch,
+            seed=options["seed"],
+            n_resamples=options["resamples"],
+            trigger="command",
+            aggregation=options["aggregation"],
+        )
         result = scores_json(run)
         if options["csv"]:
             with open(options["csv"], "w", encoding="utf-8", newline="") as stream:
@@ -36,9 +49,13 @@ class Command(BaseCommand):
         self.stdout.write(f"{'system':<40} {'ACU':>8} {'95% CI':>17} {'norm.':>8} {'length':>7} {'docs':>5}")
         for name, s in sorted(result["systems"].items(), key=lambda kv: -kv[1]["acu"]):
             ci = "[{:.3f}, {:.3f}]".format(*s["acu_ci"]) if s["acu_ci"] else "-"
-            self.stdout.write(f"{name:<40} {s['acu']:8.4f} {ci:>17} {s['normalized_acu']:8.4f} {s['length']:7.1f} {s['documents']:5d}")
+            self.stdout.write(
+                f"{name:<40} {s['acu']:8.4f} {ci:>17} {s['normalized_acu']:8.4f} {s['length']:7.1f} {s['documents']:5d}"
+            )
         if result["counts"].get("documents_differ"):
-            self.stdout.write(f"systems were judged on different documents; {result['counts']['complete_documents']} "
-                              "were judged for every system")
+            self.stdout.write(
+                f"systems were judged on different documents; {result['counts']['complete_documents']} "
+                "were judged for every system"
+            )
         a = result["alpha"]
         self.stdout.write(f"alpha: ACU level {a['acu_level']}, summary level {a['summary_level']}; run {run.pk}")

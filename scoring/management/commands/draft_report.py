@@ -1,4 +1,5 @@
 """Drafts against human ACUs: matching P/R/F1, the Lite2.x criterion and the human-unit budget curve."""
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -18,12 +19,26 @@ class Command(BaseCommand):
         parser.add_argument("name", help="dataset name")
         parser.add_argument("--drafter", default="rules", choices=["rules", "llm"])
         parser.add_argument("--judge", default=None, help="lexical or embedding (default: embedding when installed)")
-        parser.add_argument("--budget", type=float, nargs="+", default=None,
-                            help=f"human shares of sentences (default {' '.join(map(str, BUDGET_SHARES))})")
-        parser.add_argument("--criterion", default="abs", choices=["abs", "spread"],
-                            help="per-sentence error the budget regressor learns: abs (Lite2.x) or spread (between systems)")
-        parser.add_argument("--agreement-with", nargs="*", default=[], choices=["rules", "llm"],
-                            help="other drafters whose agreement with --drafter is a regressor feature")
+        parser.add_argument(
+            "--budget",
+            type=float,
+            nargs="+",
+            default=None,
+            help=f"human shares of sentences (default {' '.join(map(str, BUDGET_SHARES))})",
+        )
+        parser.add_argument(
+            "--criterion",
+            default="abs",
+            choices=["abs", "spread"],
+            help="per-sentence error the budget regressor learns: abs (Lite2.x) or spread (between systems)",
+        )
+        parser.add_argument(
+            "--agreement-with",
+            nargs="*",
+            default=[],
+            choices=["rules", "llm"],
+            help="other drafters whose agreement with --drafter is a regressor feature",
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--random-draws", type=int, default=20)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -34,9 +49,16 @@ class Command(BaseCommand):
         if any(not 0 <= b <= 1 for b in budgets):
             raise CommandError("--budget takes shares between 0 and 1, e.g. 0.5 for half of the sentences.")
         try:
-            out = report(dataset, drafter=opts["drafter"], judge_name=opts["judge"], budgets=budgets,
-                         seed=opts["seed"], random_draws=opts["random_draws"], criterion=opts["criterion"],
-                         agreement_with=tuple(opts["agreement_with"]))
+            out = report(
+                dataset,
+                drafter=opts["drafter"],
+                judge_name=opts["judge"],
+                budgets=budgets,
+                seed=opts["seed"],
+                random_draws=opts["random_draws"],
+                criterion=opts["criterion"],
+                agreement_with=tuple(opts["agreement_with"]),
+            )
         except (DrafterError, JudgeUnavailable, RegressorUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
         if opts["json"]:
@@ -53,7 +75,9 @@ class Command(BaseCommand):
         )
         ps = out["per_sentence"]
         self.stdout.write(f"per sentence: {ps['drafts_mean']:.2f} drafts, {ps['human_acus_mean']:.2f} human ACUs")
-        self.stdout.write(f"Lite2.x criterion: mean sentence error {l2['sentence_error_mean']:.4f} (median {l2['sentence_error_median']:.4f})")
+        self.stdout.write(
+            f"Lite2.x criterion: mean sentence error {l2['sentence_error_mean']:.4f} (median {l2['sentence_error_median']:.4f})"
+        )
         for point in out.get("budget", []):
             r, q = point["regressor"], point["random"]
             self.stdout.write(

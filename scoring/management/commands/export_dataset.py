@@ -1,13 +1,14 @@
 """python manage.py export_dataset NAME --format rose --output FILE"""
+
 import os
 import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.exports.rose import export_rose
 from annotation.models import Dataset
 from hits.models import Batch
+from scoring.exports.rose import export_rose
 
 
 class Command(BaseCommand):

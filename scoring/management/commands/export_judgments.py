@@ -1,4 +1,5 @@
 """python manage.py export_judgments NAME [--round ID] --output FILE"""
+
 from django.core.management.base import BaseCommand
 
 from scoring.exports.tables import write_judgments_csv

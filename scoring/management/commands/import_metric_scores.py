@@ -1,4 +1,5 @@
 """python manage.py import_metric_scores NAME FILE"""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing import DatasetImportError

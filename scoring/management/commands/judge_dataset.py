@@ -1,4 +1,5 @@
 """python manage.py judge_dataset NAME --judge lexical|embedding|nli|llm [--model-dir DIR] [--round ID] [--device cpu|cuda] --json"""
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -14,14 +15,20 @@ def _figure(value, digits: int = 4) -> str:
 
 
 class Command(BaseCommand):
-    help = ("Judge every (summary, ACU) pair of a dataset with a machine judge, calibrate it by document-wise "
-            "cross-validation against the human labels, store it as a machine round and print its figures.")
+    help = (
+        "Judge every (summary, ACU) pair of a dataset with a machine judge, calibrate it by document-wise "
+        "cross-validation against the human labels, store it as a machine round and print its figures."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("name")
         parser.add_argument("--judge", required=True, choices=JUDGE_NAMES)
-        parser.add_argument("--model-dir", help="nli: a local model directory (e.g. a copy of shiyue/roberta-large-tac08)")
-        parser.add_argument("--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)")
+        parser.add_argument(
+            "--model-dir", help="nli: a local model directory (e.g. a copy of shiyue/roberta-large-tac08)"
+        )
+        parser.add_argument(
+            "--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)"
+        )
         parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="embedding and nli")
         parser.add_argument("--batch-size", type=int, help="embedding and nli: pairs per forward pass")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -53,16 +60,22 @@ class Command(BaseCommand):
             raise CommandError(f"Judge run {run.pk} failed: {run.error}")
 
     def _print(self, r):
-        self.stdout.write(f"judge run {r['id']} (round {r['round']}): {r['judge']} v{r['version']} {r['model']}, "
-                          f"{r['pairs']} pairs, {r['status']}")
+        self.stdout.write(
+            f"judge run {r['id']} (round {r['round']}): {r['judge']} v{r['version']} {r['model']}, "
+            f"{r['pairs']} pairs, {r['status']}"
+        )
         for name, c in (r["classification"] or {}).items():
-            self.stdout.write(f"  vs {name:<7} accuracy {_figure(c['accuracy'])}  balanced {_figure(c['balanced_accuracy'])}"
-                              f"  AUC {_figure(c['auc'])}  kappa {_figure(c['kappa'])}  (n={c['n']}, out-of-fold)")
+            self.stdout.write(
+                f"  vs {name:<7} accuracy {_figure(c['accuracy'])}  balanced {_figure(c['balanced_accuracy'])}"
+                f"  AUC {_figure(c['auc'])}  kappa {_figure(c['kappa'])}  (n={c['n']}, out-of-fold)"
+            )
         corr = r["correlations"] or {}
         for level in ("summary", "system"):
             if level in corr:
                 parts = [f"{m} {v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]" for m, v in corr[level].items()]
                 self.stdout.write(f"  {level}-level: " + "; ".join(parts))
         for row in r["triage"] or []:
-            self.stdout.write(f"  triage c={row['c']:.2f}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
-                              f"system tau {_figure(row['system_kendall'], 3)}, max change {row['max_system_change']:.4f}")
+            self.stdout.write(
+                f"  triage c={row['c']:.2f}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
+                f"system tau {_figure(row['system_kendall'], 3)}, max change {row['max_system_change']:.4f}"
+            )

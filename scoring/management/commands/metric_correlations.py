@@ -1,4 +1,5 @@
 """python manage.py metric_correlations NAME [--round ID] [--method kendall|pearson|spearman] --json"""
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,13 +20,21 @@ class Command(BaseCommand):
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--permutations", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--method", choices=statistics.METHODS, default="kendall",
-                            help="correlation of the metric comparison tests (default kendall)")
+        parser.add_argument(
+            "--method",
+            choices=statistics.METHODS,
+            default="kendall",
+            help="correlation of the metric comparison tests (default kendall)",
+        )
 
     def handle(self, *args, **options):
         dataset, batch = dataset_and_round(options["name"], options["round"])
-        params = {"n_resamples": options["resamples"], "n_permutations": options["permutations"], "seed": options["seed"],
-                  "method": options["method"]}
+        params = {
+            "n_resamples": options["resamples"],
+            "n_permutations": options["permutations"],
+            "seed": options["seed"],
+            "method": options["method"],
+        }
         run = statistics.run_metric_correlations(
             statistics.start(dataset, ScoringRun.Kind.METRICS, params, batch, trigger="command").pk
         )
@@ -42,6 +51,8 @@ class Command(BaseCommand):
                 cells = "  ".join(f"{m} {v['value']:.3f} [{v['low']:.3f}, {v['high']:.3f}]" for m, v in methods.items())
                 self.stdout.write(f"{metric:<20} {level:<8} {cells}")
         for t in result["significance"]:
-            self.stdout.write(f"{t['level']:<8} {t['better']} better than {t['worse']} ({t['method']}, "
-                              f"delta {t['delta']:.4f}): p permutation {t['p_permutation']:.4f}, "
-                              f"p bootstrap {t['p_bootstrap']:.4f}, {t['documents']} documents")
+            self.stdout.write(
+                f"{t['level']:<8} {t['better']} better than {t['worse']} ({t['method']}, "
+                f"delta {t['delta']:.4f}): p permutation {t['p_permutation']:.4f}, "
+                f"p bootstrap {t['p_bootstrap']:.4f}, {t['documents']} documents"
+            )

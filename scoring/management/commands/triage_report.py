@@ -1,4 +1,5 @@
 """python manage.py triage_report NAME --judge-run ID [--round ID] [--grid 0.8,0.9] --json"""
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -10,13 +11,17 @@ from ._dataset import dataset_and_round
 
 
 class Command(BaseCommand):
-    help = ("On data that already has human labels: for a grid of confidences c, what a triage batch from this "
-            "judge run would save and how far its combined labels and scores would be from the full human ones.")
+    help = (
+        "On data that already has human labels: for a grid of confidences c, what a triage batch from this "
+        "judge run would save and how far its combined labels and scores would be from the full human ones."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("name")
         parser.add_argument("--judge-run", type=int, required=True, help="a finished judge run of the dataset")
-        parser.add_argument("--round", type=int, help="the human labels to compare with (default: the run's calibration labels)")
+        parser.add_argument(
+            "--round", type=int, help="the human labels to compare with (default: the run's calibration labels)"
+        )
         parser.add_argument("--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -42,11 +47,17 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report))
             return
-        self.stdout.write(f"judge run {run.pk} ({run.judge} v{run.version}) against {report['labels']} labels, "
-                          f"{report['pairs']} labelled pairs")
-        self.stdout.write(f"{'c':>5} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}")
+        self.stdout.write(
+            f"judge run {run.pk} ({run.judge} v{run.version}) against {report['labels']} labels, "
+            f"{report['pairs']} labelled pairs"
+        )
+        self.stdout.write(
+            f"{'c':>5} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}"
+        )
         for r in report["rows"]:
             tau = "-" if r["system_kendall"] is None else f"{r['system_kendall']:.3f}"
             acc = "-" if r["decided_accuracy"] is None else f"{r['decided_accuracy']:.4f}"
-            self.stdout.write(f"{r['c']:5.2f} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
-                              f"{r['max_system_change']:10.4f}")
+            self.stdout.write(
+                f"{r['c']:5.2f} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
+                f"{r['max_system_change']:10.4f}"
+            )
