@@ -185,7 +185,40 @@ def split_sentences(text: str) -> list[str]:
     and the words of the sentences are the words of the text."""
     if "\n" in text.strip():
         return merge_fragments(text, [line for line in text.splitlines() if line.strip()])
-    return merge_fragments(text, _segmenter().segment(text))
+    return merge_fragments(text, [s for piece in _pieces(text) for s in _segmenter().segment(piece)])
+
+
+# pysbd's time grows faster than the text (a 200 KB paragraph took 11 s): longer paragraphs are
+# cut at sentence punctuation first (then at spaces, then anywhere) into pieces of at most this
+# many characters, each segmented on its own. Shorter paragraphs are segmented exactly as before.
+SPLIT_PIECE = 2000
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+
+
+def _cut(text: str, sep: re.Pattern) -> list[str]:
+    pieces, current = [], ""
+    for part in sep.split(text):
+        if current and len(current) + len(part) + 1 > SPLIT_PIECE:
+            pieces.append(current)
+            current = part
+        else:
+            current = f"{current} {part}" if current else part
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _pieces(text: str) -> list[str]:
+    if len(text) <= SPLIT_PIECE:
+        return [text]
+    out = []
+    for piece in _cut(text, _SENTENCE_END):
+        if len(piece) <= SPLIT_PIECE:
+            out.append(piece)
+            continue
+        for smaller in _cut(piece, re.compile(r"\s+")):
+            out.extend(smaller[i : i + SPLIT_PIECE] for i in range(0, len(smaller), SPLIT_PIECE))
+    return out
 
 
 def attach_units_to_sentences(units: list[str], sentences: list[str]) -> list[int]:

@@ -53,5 +53,6 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "WorkerProviderEnum": "hits.models.Worker.Provider",
         "JudgeRunStatusEnum": "hits.models.JudgeRun.Status",
+        "BatchStatusEnum": "hits.models.Batch.Status",
     },
 }

@@ -48,6 +48,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.security.ContentSecurityPolicyMiddleware",
+    "config.limits.RequestSizeLimitMiddleware",
+    "config.ratelimit.RateLimitMiddleware",
+    # Last, so its process_exception sees a view's dropped-connection error first.
+    "config.db_retry.RetryOnDroppedConnectionMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -65,6 +70,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.roles.context_processor",
+                "config.security.csp_nonce",
             ],
         },
     },
@@ -74,14 +80,37 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        # A persistent connection is checked before a request reuses it (a dropped one is replaced).
+        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }
+# Views retried once after a connection dropped mid-request even though they are POSTs,
+# because repeating them is harmless (config/db_retry.py): a submission stores the same answers
+# once, "Start next task" resumes the worker's open assignment, signing in again only sets the
+# session again (all three found by bench/fault_bench.py).
+DB_RETRY_IDEMPOTENT_URLS = {"task_submit", "work_next", "login"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Shared counters (rate limits, MTurk identity checks): Redis when CACHE_URL is set, so every
+# web process sees the same counts; a per-process memory cache otherwise (the local demo).
+CACHE_URL = env_str("CACHE_URL")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+# Rate limits (config/ratelimit.py).
+RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
+LOGIN_WINDOW_SECONDS = env_int("LOGIN_WINDOW_SECONDS", 900)
+LOGIN_FAILURES_PER_ACCOUNT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
+# Task submissions and "Start next task" per minute: per account, per address.
+RATE_LIMIT_WORK_PER_MINUTE = (env_int("RATE_LIMIT_WORK_PER_ACCOUNT", 30), env_int("RATE_LIMIT_WORK_PER_ADDRESS", 600))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -106,13 +135,37 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", not env_bool("STATIC_MANIFEST", False))
 
 # Uploads: a RoSE-scale JSONL is a few hundred MB; files above this stay on disk.
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 IMPORT_UPLOAD_MAX_BYTES = env_int("IMPORT_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)
+# Pyramid archives: bounded before extraction (annotation/uploads.py).
+IMPORT_ARCHIVE_MAX_MEMBERS = env_int("IMPORT_ARCHIVE_MAX_MEMBERS", 10000)
+IMPORT_ARCHIVE_MAX_BYTES = env_int("IMPORT_ARCHIVE_MAX_BYTES", 2 * 1024 * 1024 * 1024)
+IMPORT_ARCHIVE_MAX_RATIO = env_int("IMPORT_ARCHIVE_MAX_RATIO", 100)
+# Any other request body (forms, task submissions, hooks, anonymous posts): refused above this
+# by its Content-Length, before it is read (config/limits.py).
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", 2 * 1024 * 1024)
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
+# HTTPS hardening, off by default (the local demo runs on http://): a deployment behind TLS
+# sets SECURE_SSL_REDIRECT=1 and SECURE_HSTS_SECONDS=31536000 (python manage.py check --deploy).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Task links (signed tokens) stop opening a page this long after the assignment's deadline.
+TASK_TOKEN_MARGIN = env_int("TASK_TOKEN_MARGIN", 3600)
+# Task links made without a deadline (and links of earlier releases) expire after this long.
+TASK_TOKEN_MAX_AGE = env_int("TASK_TOKEN_MAX_AGE", 7 * 24 * 3600)
+# Who may frame the Prolific participant pages (MTurk's: MTURK_WORKER_SITES).
+PROLIFIC_FRAME_SITES = env_list("PROLIFIC_FRAME_SITES", "https://app.prolific.com")
 
 # Celery: without a broker, tasks run in-process (the embedded default).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -129,6 +182,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_BEAT_SCHEDULE: dict = {
     "repair-stale-recomputes": {"task": "scoring.tasks.repair_stale_recomputes", "schedule": 60.0},
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},
+    "release-idle-prolific-sessions": {"task": "hits.tasks.release_idle_prolific_sessions", "schedule": 60.0},
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
 }
@@ -152,6 +206,12 @@ PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
 PROLIFIC_WEBHOOK_TOLERANCE = env_int("PROLIFIC_WEBHOOK_TOLERANCE", 300)
 PROLIFIC_TIMEOUT = env_int("PROLIFIC_TIMEOUT", 30)
+PROLIFIC_HOOK_MAX_BYTES = env_int("PROLIFIC_HOOK_MAX_BYTES", 64 * 1024)
+# New sessions per study from one address within PROLIFIC_ADDRESS_WINDOW seconds.
+PROLIFIC_SESSIONS_PER_ADDRESS = env_int("PROLIFIC_SESSIONS_PER_ADDRESS", 3)
+PROLIFIC_ADDRESS_WINDOW = env_int("PROLIFIC_ADDRESS_WINDOW", 3600)
+# A session with no answer for this long gives its unanswered HITs back.
+PROLIFIC_IDLE_SECONDS = env_int("PROLIFIC_IDLE_SECONDS", 900)
 PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
 # Prolific's service fee on rewards and bonuses, for estimates and the ledger (the cost
 # calculator's figure, shown on the batch page, is the authoritative total).
@@ -169,7 +229,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "config.logs.CurrentStderrHandler", "formatter": "plain"}},
+    "filters": {"redact_tokens": {"()": "config.security.RedactTokensFilter"}},
+    "handlers": {
+        "console": {"class": "config.logs.CurrentStderrHandler", "formatter": "plain", "filters": ["redact_tokens"]}
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 

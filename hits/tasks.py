@@ -1,26 +1,35 @@
 """Periodic crowd chores, thin over the services."""
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from config.dispatch import dispatch
 from hits.services import batches, handout, provider_sync, review
 
 from .models import Batch
 
+# A dropped database connection is retried with backoff (every task here is idempotent).
+DB_RETRY = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
+
 run_or_enqueue = dispatch  # the one place that decides "in process or queued": config.dispatch
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def expire_abandoned_assignments() -> int:
     return handout.expire_abandoned()
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def auto_approve_submissions() -> int:
     return review.auto_approve_due()
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def publish_batch(batch_id: int) -> str:
     """Publish (or resume publishing) a batch; idempotent, so a redelivered task is safe."""
     try:
@@ -30,14 +39,22 @@ def publish_batch(batch_id: int) -> str:
     return "published"
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def sync_provider_batches() -> dict:
     """Mirror provider-side states for every open batch of a provider that syncs (MTurk,
     Prolific) and release abandoned Prolific sessions."""
     return provider_sync.sync_open_batches()
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def sync_prolific_batches() -> dict:
     """Kept for beat schedules of earlier releases: the same as sync_provider_batches."""
     return provider_sync.sync_open_batches()
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def release_idle_prolific_sessions() -> int:
+    """Beat: idle Prolific sessions give their unanswered HITs back."""
+    from hits.providers.prolific.sessions import release_idle
+
+    return release_idle()

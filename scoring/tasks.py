@@ -1,8 +1,10 @@
 """Scoring tasks, thin over the services. All are idempotent (a rerun stores another run
 with the same result), so they are safe under acks_late; their time limits stay below the
-broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT)."""
+broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped database connection
+(OperationalError) is retried with backoff instead of failing the task."""
 
 from celery import group, shared_task
+from django.db import InterfaceError, OperationalError
 
 from annotation.models import Dataset
 from config.dispatch import runs_in_process
@@ -11,8 +13,15 @@ from hits.models import Batch
 from . import recompute, services, statistics
 from .models import RecomputeRequest
 
+DB_RETRY = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
 
-@shared_task(acks_late=True)
+
+@shared_task(acks_late=True, **DB_RETRY)
 def recompute_scores(dataset_id: int, batch_id: int | None = None) -> int | None:
     """Recompute a dataset's scores (or one round's). The queued flag is cleared before
     reading, so a submission stored meanwhile queues one more run."""
@@ -26,13 +35,13 @@ def recompute_scores(dataset_id: int, batch_id: int | None = None) -> int | None
     return services.compute_scores(dataset, batch, trigger="submissions" if batch is None else "page").pk
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def repair_stale_recomputes() -> int:
     """Beat: re-queue recomputes whose task message was lost."""
     return recompute.repair_stuck()
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def run_power_analysis(run_id: int) -> int:
     """In process: the whole analysis. With a broker: plan the parts and queue one task per
     part (a group), so every worker process takes some; the last part finishes the run."""
@@ -45,12 +54,12 @@ def run_power_analysis(run_id: int) -> int:
     return run_id
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def power_part(run_id: int, part: list[int]) -> bool:
     return statistics.run_power_part(run_id, part)
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **DB_RETRY)
 def run_metric_significance(run_id: int) -> int:
     statistics.run_metric_correlations(run_id)
     return run_id

@@ -427,30 +427,7 @@ def test_lead_sees_a_clear_message_when_mturk_is_unreachable(client, lead, monke
     assert "Press Publish to resume" in client.get(f"/batches/{batch.pk}/").content.decode()
 
 
-def test_our_own_test_page_grants_the_mturk_qualification(stub, client):
-    from hits.services.qualification import answer_key
-
-    dataset = demo_dataset()
-    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
-    test.external_ids = {"mturk-sandbox": "QUALTYPE3"}
-    test.save()
-    url = f"/mturk/qualification/{test.pk}/"
-    page = client.get(url, {"workerId": "A9WORKER", "env": "sandbox"})
-    assert page.status_code == 200 and "frame-ancestors" in page["Content-Security-Policy"]
-    assert 'class="topbar"' not in page.content.decode()
-    answers = {
-        f"ans-{answer_key(item.pk, acu)}": "1" if truth else "0"
-        for item in test.items.all()
-        for acu, truth in item.answers.items()
-    }
-    stub.add_response(
-        "associate_qualification_with_worker",
-        {},
-        {"QualificationTypeId": "QUALTYPE3", "WorkerId": "A9WORKER", "IntegerValue": 100, "SendNotification": False},
-    )
-    result = client.post(url, {"workerId": "A9WORKER", "env": "sandbox", **answers})
-    assert "the qualification is granted on MTurk" in result.content.decode()
-    assert client.get(url).status_code == 404  # without a worker id
+# The qualification page on our own pages: tests/test_mturk_identity.py (identity proven by MTurk).
 
 
 def _sync_one(stub, batch, hit, records):

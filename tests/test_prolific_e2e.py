@@ -55,6 +55,7 @@ def work_session(client, batch, participant: int, session_id: str, study_id="STU
 
 def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypatch, eager_celery):
     settings.PROLIFIC_API_TOKEN, settings.PROLIFIC_API_URL, settings.PUBLIC_BASE_URL = TOKEN, API, SITE
+    settings.PROLIFIC_SESSIONS_PER_ADDRESS = 1000  # every participant here comes from 127.0.0.1
     monkeypatch.setattr(prolific_client, "BACKOFF", 0)
     dataset = demo_dataset()
     client.force_login(lead)

@@ -97,11 +97,11 @@ def test_incomplete_or_foreign_answers_are_refused(client, taken):
     assert not Judgment.objects.filter(assignment=assignment).exists()
 
 
-def test_task_page_needs_no_session_and_allows_framing(client, taken):
+def test_task_page_needs_no_session_and_cannot_be_framed(client, taken):
     assignment, _ = taken
     response = client.get(reverse("task", args=[task_token(assignment)]))
     assert response.status_code == 200
-    assert "X-Frame-Options" not in response
+    assert response["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in response["Content-Security-Policy"]
     assert assignment.hit.summary.text[:40] in response.content.decode()
     assert read_token(task_token(assignment)) == (assignment.pk, assignment.worker_id)
     assert client.get(reverse("task", args=["garbage"])).status_code == 404

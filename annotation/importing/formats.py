@@ -4,6 +4,7 @@ import math
 from pathlib import Path
 
 from .errors import DatasetImportError
+from .limits import check_records
 from .pyramid import read_pyramid
 from .records import DocumentRecord
 from .rose import read_rose
@@ -19,7 +20,7 @@ def read_records(path: Path, fmt: str | None = None) -> list[DocumentRecord]:
     fmt = fmt or guess_format(path)
     if fmt not in FORMATS:
         raise DatasetImportError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
-    return FORMATS[fmt](Path(path))
+    return check_records(FORMATS[fmt](Path(path)))
 
 
 def check_alpha(value) -> float:

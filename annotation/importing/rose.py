@@ -13,8 +13,11 @@ labels of each worker; `acu_labels` then holds their majority.
 import json
 from pathlib import Path
 
+from config import bounded_json
+
 from ..text import split_sentences
 from .errors import DatasetImportError
+from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH
 from .records import SINGLE_ANNOTATOR, DocumentRecord
 from .textfile import decode
 
@@ -119,9 +122,13 @@ def read_rose(path: Path) -> list[DocumentRecord]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = bounded_json.loads(raw, max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS)
         except json.JSONDecodeError as exc:
             raise DatasetImportError(f"invalid JSON: {exc.msg} (column {exc.colno})", name, lineno) from None
+        except bounded_json.TooDeep as exc:
+            raise DatasetImportError(f"invalid record: {exc}", name, lineno) from None
+        except bounded_json.NumberTooLong as exc:
+            raise DatasetImportError(f"invalid record: {exc}", name, lineno) from None
         record = parse_record(obj, name, lineno)
         if record.external_id in seen:
             raise DatasetImportError(

@@ -8,6 +8,7 @@ from django.db import transaction
 from annotation.importing.bulk import analyze, copy_objects, create_all, insert_rows
 from annotation.importing.errors import DatasetImportError
 from annotation.importing.formats import check_alpha, guess_format, read_records
+from annotation.importing.limits import check_text
 from annotation.importing.records import DocumentRecord
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
 from annotation.text import attach_units_to_sentences, word_count
@@ -50,6 +51,7 @@ def import_dataset(
         raise DatasetImportError("the dataset needs a name")
     if len(name) > Dataset._meta.get_field("name").max_length:
         raise DatasetImportError("the dataset name is longer than 100 characters")
+    check_text(name, "the dataset name")
     fmt = fmt or guess_format(path)
     records = read_records(path, fmt)
     with transaction.atomic():

@@ -27,16 +27,32 @@ class SubmissionRefused(Exception):
 
 
 def task_token(assignment: Assignment) -> str:
-    return signing.dumps({"a": assignment.pk, "w": assignment.worker_id}, salt=TOKEN_SALT, compress=True)
+    """A link that opens this assignment until its deadline plus TASK_TOKEN_MARGIN."""
+    from django.conf import settings
+
+    if assignment.deadline:
+        expires = int(assignment.deadline.timestamp()) + settings.TASK_TOKEN_MARGIN
+    else:
+        expires = int(timezone.now().timestamp()) + settings.TASK_TOKEN_MAX_AGE
+    return signing.dumps({"a": assignment.pk, "w": assignment.worker_id, "e": expires}, salt=TOKEN_SALT, compress=True)
 
 
 def read_token(token: str, max_age_seconds: int | None = None) -> tuple[int, int]:
-    """(assignment id, worker id) of a token; raises SubmissionRefused if it was tampered with."""
+    """(assignment id, worker id) of a token; raises SubmissionRefused if it was tampered with
+    or has expired (links without an expiry, from earlier releases, last TASK_TOKEN_MAX_AGE)."""
+    from django.conf import settings
+
     try:
-        data = signing.loads(token, salt=TOKEN_SALT, max_age=max_age_seconds)
-        return int(data["a"]), int(data["w"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        data = signing.loads(token, salt=TOKEN_SALT, max_age=max_age_seconds or settings.TASK_TOKEN_MAX_AGE)
+        ids = int(data["a"]), int(data["w"])
+        expires = data.get("e")
+    except signing.SignatureExpired:
+        raise SubmissionRefused("This task link has expired. Open the task again from your work page.") from None
+    except (signing.BadSignature, KeyError, TypeError, ValueError, AttributeError):
         raise SubmissionRefused("This task link is not valid. Open the task again from your work page.") from None
+    if expires is not None and (not isinstance(expires, int) or expires < timezone.now().timestamp()):
+        raise SubmissionRefused("This task link has expired. Open the task again from your work page.")
+    return ids
 
 
 @dataclass

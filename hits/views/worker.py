@@ -67,7 +67,6 @@ def _task_context(hit: HIT) -> dict:
     return {"hit": hit, "summary": summary, "sentences": sentences, "acus": acus, "batch": hit.batch}
 
 
-@xframe_options_exempt
 def task(request, token: str):
     """Security behavior: whoever holds the signed token of an assignment (its worker); no
     session needed, so the page also works inside a provider's iframe."""

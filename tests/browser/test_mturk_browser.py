@@ -52,8 +52,12 @@ def standin():
     server.shutdown()
 
 
-def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, standin, settings):
+def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, standin, settings, monkeypatch):
     settings.MTURK_WORKER_SITES = [standin]
+    from hits.providers.mturk import identity
+
+    # MTurk itself is not reachable here: it confirms every assignment of this worker.
+    monkeypatch.setattr(identity, "confirm", lambda provider, **ids: ids["worker_id"] == "A2TESTWORKER")
     dataset = demo_dataset()
     batch = batches.create_batch(
         dataset=dataset, provider="mturk", systems=list(dataset.systems.filter(name="abs_bart_out"))
@@ -110,10 +114,10 @@ def test_frame_policy_and_refusals(client, settings):
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED)
     response = client.get("/mturk/task/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": hit.external_id})
     assert response.status_code == 200
-    assert (
-        response["Content-Security-Policy"]
-        == "frame-ancestors 'self' https://www.mturk.com https://workersandbox.mturk.com"
+    assert response["Content-Security-Policy"].endswith(
+        "; frame-ancestors 'self' https://www.mturk.com https://workersandbox.mturk.com"
     )
+    assert "default-src 'self'" in response["Content-Security-Policy"]
     assert "X-Frame-Options" not in response and "sessionid" not in response.cookies
     evil = client.get(
         "/mturk/task/",

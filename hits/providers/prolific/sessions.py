@@ -15,10 +15,12 @@ on each other (no deadlock) and never over-fill a HIT.
 import time
 from datetime import timedelta
 
+from django.conf import settings
 from django.core import signing
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from config import ratelimit
 from hits import places, versions
 from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, seconds_per_hit, session_plan  # noqa: F401
@@ -52,8 +54,11 @@ def read_session_token(token: str) -> ProlificSession:
 # ---- handing out ------------------------------------------------------------------------
 
 
-def start_session(*, batch: Batch, participant_id: str, study_id: str, session_id: str, now=None) -> ProlificSession:
-    """The participant's session for this SESSION_ID: resumed, or created with K HITs."""
+def start_session(
+    *, batch: Batch, participant_id: str, study_id: str, session_id: str, now=None, address: str = ""
+) -> ProlificSession:
+    """The participant's session for this SESSION_ID: resumed, or created with K HITs (at most
+    PROLIFIC_SESSIONS_PER_ADDRESS new sessions per study from one address)."""
     now = now or timezone.now()
     participant_id, study_id, session_id = (v.strip() for v in (participant_id, study_id, session_id))
     if not (participant_id and study_id and session_id):
@@ -75,6 +80,15 @@ def start_session(*, batch: Batch, participant_id: str, study_id: str, session_i
         raise SessionRefused("This study is closed. Please return it on Prolific; you will not be penalised.")
     if not is_qualified(worker, batch):
         raise SessionRefused("This study needs the qualification test first. Please return it on Prolific.")
+    window = settings.PROLIFIC_ADDRESS_WINDOW
+    if (
+        address
+        and ratelimit.count("prolific-start", f"{batch.pk}|{address}", window) > settings.PROLIFIC_SESSIONS_PER_ADDRESS
+    ):
+        raise SessionRefused(
+            "Too many sessions of this study were started from your network. "
+            "Please return the study on Prolific, or try again later."
+        )
     try:
         with transaction.atomic():
             session = ProlificSession.objects.create(
@@ -199,5 +213,21 @@ def release_abandoned(now=None) -> int:
     released = 0
     for session in ProlificSession.objects.filter(status=ProlificSession.Status.ACTIVE, deadline__lte=now):
         if not finish_if_done(session, now):
+            released += release(session)
+    return released
+
+
+def release_idle(now=None) -> int:
+    """Sessions without an answer for PROLIFIC_IDLE_SECONDS (since they started or their last
+    answer) give their unanswered HITs back, so idle or made-up sessions do not hold places."""
+    from django.db.models import Max
+
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PROLIFIC_IDLE_SECONDS)
+    released = 0
+    active = ProlificSession.objects.filter(status=ProlificSession.Status.ACTIVE, created_at__lt=cutoff)
+    for session in active.iterator():
+        last = session.assignments().aggregate(last=Max("submitted_at"))["last"]
+        if (last or session.created_at) < cutoff and not finish_if_done(session, now):
             released += release(session)
     return released

@@ -20,21 +20,28 @@ and paid with POST /api/v1/bulk-bonus-payments/{id}/pay/, which is "not idempote
 (/api-reference/webhooks/subscribing, /receiving) post {resource_id, event_type, participant_id,
 status} signed X-Prolific-Request-Signature = base64(HMAC-SHA256(secret,
 X-Prolific-Request-Timestamp + body)) (/webhooks/verifying). Assumption: a hook whose timestamp
-is more than PROLIFIC_WEBHOOK_TOLERANCE seconds away is refused; the sync still sees the change.
+is more than PROLIFIC_WEBHOOK_TOLERANCE seconds away (or not a finite number) is refused; the
+sync still sees the change. A hook is applied once: its event id (or, without one, its signed
+timestamp and signature) is remembered in the cache for twice the tolerance, so a replay within
+the window changes nothing. Bodies over PROLIFIC_HOOK_MAX_BYTES or nested deeper than
+HOOK_MAX_DEPTH are refused.
 """
 
 import base64
+import contextlib
 import hashlib
 import hmac
-import json
 import logging
+import math
 import time
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from config import bounded_json
 from hits import versions
 from hits.ledger import record
 from hits.models import (
@@ -55,6 +62,9 @@ from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
 from hits.services import review
+
+# Prolific's hook bodies are flat objects; anything deeper is refused before it is used.
+HOOK_MAX_DEPTH = 8
 
 logger = logging.getLogger(__name__)
 
@@ -247,6 +257,8 @@ def verify_signature(
         sent = float(timestamp)
     except ValueError:
         return False
+    if not math.isfinite(sent):  # "nan" and "inf" would pass any freshness comparison
+        return False
     tolerance = settings.PROLIFIC_WEBHOOK_TOLERANCE if tolerance is None else tolerance
     if abs((now if now is not None else time.time()) - sent) > tolerance:
         return False
@@ -259,19 +271,49 @@ def handle_hook(body: bytes, timestamp: str, signature: str) -> tuple[int, str]:
     secret = settings.PROLIFIC_WEBHOOK_SECRET
     if not secret:
         return 503, "PROLIFIC_WEBHOOK_SECRET is not set"
+    if len(body) > settings.PROLIFIC_HOOK_MAX_BYTES:
+        return 413, "body too large"
     if not verify_signature(body, timestamp, signature, secret):
         return 403, "invalid signature"
     try:
-        payload = json.loads(body)
+        payload = bounded_json.loads(body, max_depth=HOOK_MAX_DEPTH)
         event, resource = payload["event_type"], str(payload["resource_id"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, bounded_json.TooDeep):
         return 400, "not a Prolific hook"
+    # A signed hook may be sent again by anyone who saw it, within its window: each event counts once.
+    event_id = (
+        str(payload.get("event_id") or payload.get("id") or "")
+        or hashlib.sha256(timestamp.encode() + b"|" + signature.strip().encode()).hexdigest()
+    )
+    replay_key = "prolific-hook:" + hashlib.sha256(event_id.encode()).hexdigest()
+    if not _remember(replay_key):
+        logger.warning("Prolific hook %s was replayed: ignored", event_id[:64])
+        return 200, "replayed"
+    try:
+        return _apply_hook(payload, event, resource)
+    except Exception:
+        with contextlib.suppress(Exception):
+            cache.delete(replay_key)  # not applied: Prolific's retry must still count
+        raise
+
+
+def _remember(key: str) -> bool:
+    """True the first time a hook's key is seen; with the cache down, the hook is applied
+    (its changes mirror Prolific's status, so applying one twice changes nothing more)."""
+    try:
+        return cache.add(key, 1, 2 * settings.PROLIFIC_WEBHOOK_TOLERANCE + 60)
+    except Exception:  # noqa: BLE001 - redis.ConnectionError and friends
+        logger.warning("cache unavailable: hook replay protection skipped")
+        return True
+
+
+def _apply_hook(payload: dict, event: str, resource: str) -> tuple[int, str]:
     if event == "submission.status.change":
         session = ProlificSession.objects.select_related("batch").filter(session_id=resource).first()
         if session is None:
             return 200, "unknown submission"  # not one of ours, or not started here: the sync decides
         return 200, apply_submission(
-            session.batch, resource, str(payload.get("participant_id") or ""), payload.get("status")
+            session.batch, resource, str(payload.get("participant_id") or ""), str(payload.get("status") or "")
         )
     if event == "study.status.change":
         ProlificStudy.objects.filter(study_id=resource).update(status=normalize(payload.get("status")))

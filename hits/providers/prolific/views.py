@@ -19,7 +19,9 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from config import ratelimit
 from config.roles import LEAD, role_required
+from config.security import framable_by
 from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions
@@ -41,6 +43,7 @@ def _ids(params) -> tuple[str, str, str]:
     return (params.get("PROLIFIC_PID", ""), params.get("STUDY_ID", ""), params.get("SESSION_ID", ""))
 
 
+@framable_by("PROLIFIC_FRAME_SITES")
 def start(request, batch_id: int):
     """Security behavior: anyone Prolific sends here with its three parameters. A session is
     created (or resumed) for that SESSION_ID only; its work counts only after Prolific confirms
@@ -50,12 +53,19 @@ def start(request, batch_id: int):
         return _message(request, "This study is not known here. Please return it on Prolific.", 404)
     pid, study_id, session_id = _ids(request.GET)
     try:
-        session = sessions.start_session(batch=batch, participant_id=pid, study_id=study_id, session_id=session_id)
+        session = sessions.start_session(
+            batch=batch,
+            participant_id=pid,
+            study_id=study_id,
+            session_id=session_id,
+            address=ratelimit.client_address(request),
+        )
     except sessions.SessionRefused as exc:
         return _message(request, str(exc), 409)
     return redirect("prolific_next", token=sessions.session_token(session))
 
 
+@framable_by("PROLIFIC_FRAME_SITES")
 def session_next(request, token: str):
     """Security behavior: whoever holds the signed session link (its participant). Sends them to
     the next unanswered task, or back to Prolific with the completion code once all are done
@@ -80,6 +90,7 @@ def session_next(request, token: str):
     return redirect("prolific_task", token=task_token(assignment))
 
 
+@framable_by("PROLIFIC_FRAME_SITES")
 def task(request, token: str):
     """Security behavior: whoever holds the signed task link of a session's assignment (its
     participant); the same task page as in-house workers, with the session's progress."""
@@ -110,6 +121,7 @@ def task(request, token: str):
     return render(request, "hits/prolific_task.html", context)
 
 
+@framable_by("PROLIFIC_FRAME_SITES")
 @csrf_exempt  # no session cookie: the participant is named by Prolific's parameters
 def screening(request, batch_id: int):
     """Security behavior: a Prolific participant taking the qualification test on our pages.

@@ -1,0 +1,75 @@
+"""A request caught by a dropped database connection is retried once, whole, when that is safe.
+
+Health checks (`CONN_HEALTH_CHECKS`) catch connections that died between requests; a
+connection dropped in the middle of a request raises `OperationalError`/`InterfaceError`
+in the view. Then, if no transaction is open and the request is read-only (GET, HEAD,
+OPTIONS) or idempotent by design (a task submission: the same answers again give the same
+result), the connections are closed and the view runs once more. A second failure is a 503
+with a plain message, never a traceback.
+"""
+
+import logging
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections
+from django.http import HttpResponse
+
+logger = logging.getLogger(__name__)
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+UNAVAILABLE = "The database is briefly unavailable. Nothing was lost; please try again in a moment."
+
+
+def _retryable(request) -> bool:
+    match = getattr(request, "resolver_match", None)
+    if match is None or getattr(request, "_db_retried", False):
+        return False
+    if any(conn.in_atomic_block for conn in connections.all(initialized_only=True)):
+        return False  # the view's own transaction: the test client or ATOMIC_REQUESTS owns it
+    return request.method in SAFE_METHODS or match.url_name in settings.DB_RETRY_IDEMPOTENT_URLS
+
+
+def _close_all() -> None:
+    for conn in connections.all(initialized_only=True):
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection may fail too
+            conn.connection = None
+
+
+class RetryOnDroppedConnectionMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        if not _retryable(request):
+            return None
+        request._db_retried = True
+        logger.warning("database connection lost during %s %s: retrying once", request.method, request.path_info)
+        _close_all()
+        match = request.resolver_match
+        try:
+            return match.func(request, *match.args, **match.kwargs)
+        except (OperationalError, InterfaceError):
+            logger.exception("database still unavailable for %s %s", request.method, request.path_info)
+            _close_all()
+            response = HttpResponse(UNAVAILABLE, status=503, content_type="text/plain; charset=utf-8")
+            response["Retry-After"] = "5"
+            return response
+
+
+def reconnecting(read, fallback):
+    """For middleware that reads before the view (outside process_exception's reach): one
+    retry on a fresh connection, then `fallback` instead of an error page."""
+    for _ in range(2):
+        try:
+            return read()
+        except (OperationalError, InterfaceError):
+            logger.warning("database connection lost before the view: reconnecting")
+            _close_all()
+    return fallback

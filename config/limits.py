@@ -1,0 +1,64 @@
+"""Request bodies are refused by their declared size before a byte of them is read.
+
+Only the dataset import (page and API) may send up to IMPORT_UPLOAD_MAX_BYTES, and only a
+signed-in user (or an API client with a token): every other request, and any anonymous one,
+may send REQUEST_MAX_BYTES. Django reads no further than Content-Length, so a body is never
+read beyond the limit; DATA_UPLOAD_MAX_MEMORY_SIZE bounds what form fields may hold.
+"""
+
+import logging
+
+from django.conf import settings
+from django.http import JsonResponse
+from django.template.defaultfilters import filesizeformat
+from django.urls import Resolver404, resolve
+
+from .db_retry import reconnecting
+
+logger = logging.getLogger(__name__)
+
+IMPORT_URLS = ("dataset_import", "api_dataset_import")
+
+
+def declared_length(request) -> int | None:
+    try:
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        return None
+
+
+def _limit_for(request) -> int:
+    try:
+        name = resolve(request.path_info).url_name
+    except Resolver404:
+        name = None
+    signed_in = reconnecting(lambda: request.user.is_authenticated, False)
+    if name in IMPORT_URLS and (signed_in or request.headers.get("Authorization")):
+        return settings.IMPORT_UPLOAD_MAX_BYTES
+    return settings.REQUEST_MAX_BYTES
+
+
+class RequestSizeLimitMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        length = declared_length(request)
+        if length is None:
+            return JsonResponse({"ok": False, "error": "The request's Content-Length is not a number."}, status=400)
+        if length:
+            limit = _limit_for(request)
+            if length > limit:
+                logger.warning(
+                    "refused a %s-byte %s to %s (limit %s)", length, request.method, request.path_info, limit
+                )
+                message = (
+                    f"The request is {filesizeformat(length)}; the limit here is {filesizeformat(limit)}. "
+                    "Nothing was received or stored."
+                )
+                if limit == settings.IMPORT_UPLOAD_MAX_BYTES:
+                    message += " Use the import_dataset command for larger files."
+                response = JsonResponse({"ok": False, "error": message, "detail": message}, status=413)
+                response["Connection"] = "close"
+                return response
+        return self.get_response(request)

@@ -1,0 +1,91 @@
+"""Rate limits (issue 15, item 6): sign-in and the API token stop answering after repeated
+failures, per account and per address, even for the right password; task submissions and
+"Start next task" are bounded per minute; every refusal is a clear message with Retry-After."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from hits.services import handout
+from hits.services.submission import task_token
+from hits.views.worker import inhouse_worker
+
+from .conftest import PASSWORD
+from .crowd_data import all_answers, published_batch
+
+pytestmark = pytest.mark.django_db
+
+
+def test_200_wrong_passwords_then_the_right_one_is_refused(client, lead, settings):
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 10
+    for _ in range(200):
+        client.post(reverse("login"), {"username": lead.username, "password": "wrong"})
+    response = client.post(reverse("login"), {"username": lead.username, "password": PASSWORD})
+    assert response.status_code == 429 and "_auth_user_id" not in client.session
+    assert "Too many failed sign-ins" in response.content.decode() and int(response["Retry-After"]) > 0
+
+
+def test_failures_from_one_address_block_other_accounts_too(client, make_user, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 5
+    other = make_user("olga-lead", "lead")
+    for i in range(5):
+        client.post(reverse("login"), {"username": f"guess{i}", "password": "wrong"})
+    assert client.post(reverse("login"), {"username": other.username, "password": PASSWORD}).status_code == 429
+    # Another address is not affected.
+    ok = client.post(reverse("login"), {"username": other.username, "password": PASSWORD}, REMOTE_ADDR="10.0.0.9")
+    assert ok.status_code == 302
+
+
+def test_the_api_token_endpoint_is_limited_as_well(client, lead, settings):
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 10
+    url = reverse("api_token")
+    for _ in range(200):
+        client.post(url, json.dumps({"username": lead.username, "password": "wrong"}), content_type="application/json")
+    response = client.post(
+        url, json.dumps({"username": lead.username, "password": PASSWORD}), content_type="application/json"
+    )
+    assert response.status_code == 429 and "token" not in response.json()
+    assert "Too many failed sign-ins" in response.json()["detail"]
+
+
+def test_a_right_password_before_the_limit_still_works(client, lead):
+    for _ in range(3):
+        client.post(reverse("login"), {"username": lead.username, "password": "wrong"})
+    assert client.post(reverse("login"), {"username": lead.username, "password": PASSWORD}).status_code == 302
+
+
+def test_next_task_and_submissions_are_bounded_per_account(client, make_user, settings):
+    settings.RATE_LIMIT_WORK_PER_MINUTE = (5, 1000)
+    batch = published_batch()
+    user = make_user("quick-worker", "worker")
+    client.force_login(user)
+    codes = [client.post(reverse("work_next")).status_code for _ in range(8)]
+    assert codes[:5] == [302] * 5 and codes[5:] == [429] * 3
+    refused = client.post(reverse("work_next"))
+    assert "Too many requests for a new task" in refused.json()["error"]
+
+    assignment = handout.next_assignment(inhouse_worker(user), batch)
+    url = reverse("task_submit", args=[task_token(assignment)])
+    body = json.dumps({"answers": all_answers(assignment)})
+    codes = [client.post(url, body, content_type="application/json").status_code for _ in range(8)]
+    assert codes[0] == 200 and codes[5:] == [429] * 3
+    assert "Your work is safe" in client.post(url, body, content_type="application/json").json()["error"]
+
+
+def test_the_limits_never_fail_a_request_when_their_cache_is_down(client, lead, monkeypatch):
+    """Found by bench/fault_bench.py: with Redis down the limiter answered 500."""
+    import redis
+
+    from config import ratelimit
+
+    class Down:
+        def __getattr__(self, name):
+            def refuse(*args, **kwargs):
+                raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+            return refuse
+
+    monkeypatch.setattr(ratelimit, "cache", Down())
+    assert client.post(reverse("login"), {"username": lead.username, "password": "wrong"}).status_code == 200
+    assert client.post(reverse("login"), {"username": lead.username, "password": PASSWORD}).status_code == 302

@@ -1,0 +1,99 @@
+"""Recomputes converge after a lost task message, and a broker that is down never fails a
+submission (issue 15, item 1). The suite runs with a broker configured, so nothing runs
+in process here: the broker is replaced by a recorder that loses or refuses messages."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from hits.models import Judgment
+from hits.services import handout
+from hits.services.submission import task_token
+from hits.views.worker import inhouse_worker
+from scoring import recompute, tasks
+from scoring.models import RecomputeRequest, ScoringRun
+
+from .crowd_data import all_answers, published_batch
+from .test_submission import post
+
+pytestmark = pytest.mark.django_db
+
+
+class Broker:
+    """Stands in for `current_app.send_task`: loses every message, or is down."""
+
+    def __init__(self, down=False):
+        self.sent, self.down = [], down
+
+    def __call__(self, name, args=None, countdown=None, **kwargs):
+        if self.down:
+            raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        self.sent.append((name, tuple(args)))
+
+
+def _submit(client, make_user, name, batch):
+    worker = inhouse_worker(make_user(name, "worker"))
+    assignment = handout.next_assignment(worker, batch)
+    return post(client, task_token(assignment), {"answers": all_answers(assignment)})
+
+
+def test_a_lost_task_message_is_requeued_and_the_latest_run_catches_up(
+    client, make_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    batch = published_batch()
+    lost = Broker()
+    monkeypatch.setattr(recompute.current_app, "send_task", lost)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _submit(client, make_user, "w1", batch).status_code == 200
+    assert len(lost.sent) == 1  # queued ... and the message is lost (worker killed holding it)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _submit(client, make_user, "w2", batch).status_code == 200
+    assert len(lost.sent) == 1  # coalesced behind the lost one
+    assert tasks.repair_stale_recomputes.apply().get() == 0  # not expired yet
+
+    expired = timezone.now() - timedelta(
+        seconds=recompute.settings.SCORING_RECOMPUTE_DELAY + recompute.settings.SCORING_RECOMPUTE_GRACE + 1
+    )
+    RecomputeRequest.objects.update(queued_at=expired)
+    assert tasks.repair_stale_recomputes.apply().get() == 1  # the beat repairs it, nobody needs to ask
+    assert lost.sent[-1] == (recompute.RECOMPUTE_TASK, (batch.dataset_id, None))
+
+    # This time the message arrives: the run sees every judgment and the flag is free again.
+    tasks.recompute_scores.apply(args=lost.sent[-1][1]).get()
+    run = ScoringRun.objects.filter(dataset=batch.dataset, trigger="submissions").first()
+    assert run.inputs["last_judgment_id"] == Judgment.objects.order_by("-pk").values_list("pk", flat=True).first()
+    assert not RecomputeRequest.objects.filter(queued=True).exists()
+
+
+def test_an_expired_flag_is_requeued_by_the_next_submission_too(
+    client, make_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    batch = published_batch()
+    lost = Broker()
+    monkeypatch.setattr(recompute.current_app, "send_task", lost)
+    assert recompute.request_recompute(batch.dataset_id)
+    RecomputeRequest.objects.update(queued_at=timezone.now() - timedelta(hours=2))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _submit(client, make_user, "w1", batch).status_code == 200
+    assert len(lost.sent) == 2
+
+
+def test_a_submission_while_the_broker_is_down_is_stored_and_answered_200(
+    client, make_user, monkeypatch, django_capture_on_commit_callbacks, caplog
+):
+    batch = published_batch()
+    down = Broker(down=True)
+    monkeypatch.setattr(recompute.current_app, "send_task", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _submit(client, make_user, "w1", batch)
+    assert response.status_code == 200 and response.json()["ok"]
+    assert Judgment.objects.filter(assignment__hit__batch=batch).exists()
+    assert "could not queue the recompute" in caplog.text
+    # The flag was undone, so the next ask (or the beat) queues once the broker is back.
+    assert not RecomputeRequest.objects.filter(queued=True).exists()
+    down.down = False
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _submit(client, make_user, "w2", batch).status_code == 200
+    assert len(down.sent) == 1
