@@ -4,7 +4,7 @@ Every endpoint is for leads (token or session authentication); see README "REST 
 """
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from .api_docs import RedocBundle
 from .api_errors import JSONErrorsMixin, api_not_found
@@ -14,8 +14,9 @@ class SchemaView(JSONErrorsMixin, SpectacularAPIView):
     """The OpenAPI schema (YAML; `?format=json` for JSON)."""
 
 
-class SwaggerView(JSONErrorsMixin, SpectacularSwaggerView):
-    """Browsable docs (Swagger UI, assets from drf-spectacular-sidecar)."""
+class SwaggerView(JSONErrorsMixin, SpectacularSwaggerSplitView):
+    """Browsable docs (Swagger UI, assets from drf-spectacular-sidecar); its set-up script is
+    served as a file of its own, so the page needs no inline script (the CSP allows none)."""
 
 
 class RedocView(JSONErrorsMixin, SpectacularRedocView):

@@ -32,8 +32,9 @@ def _limit_for(request) -> int:
         name = resolve(request.path_info).url_name
     except Resolver404:
         name = None
-    signed_in = reconnecting(lambda: request.user.is_authenticated, False)
-    if name in IMPORT_URLS and (signed_in or request.headers.get("Authorization")):
+    if name in IMPORT_URLS and (
+        request.headers.get("Authorization") or reconnecting(lambda: request.user.is_authenticated, False)
+    ):
         return settings.IMPORT_UPLOAD_MAX_BYTES
     return settings.REQUEST_MAX_BYTES
 
@@ -46,7 +47,8 @@ class RequestSizeLimitMiddleware:
         length = declared_length(request)
         if length is None:
             return JsonResponse({"ok": False, "error": "The request's Content-Length is not a number."}, status=400)
-        if length:
+        # Most requests are small: only a large one needs the URL and the user (session) looked up.
+        if length > min(settings.REQUEST_MAX_BYTES, settings.IMPORT_UPLOAD_MAX_BYTES):
             limit = _limit_for(request)
             if length > limit:
                 logger.warning(

@@ -5,8 +5,8 @@ worker shares the counts), per account and per address:
 - sign-in and `/api/token/`: failed attempts are counted; after LOGIN_FAILURES_PER_ACCOUNT
   failures for one username, or LOGIN_FAILURES_PER_ADDRESS from one address, within
   LOGIN_WINDOW_SECONDS, every attempt (the right password too) is refused until the window ends;
-- task submissions and "Start next task": every request is counted (per account, where the
-  account is the signed-in user or the task link, and per address).
+- task submissions and "Start next task": every request is counted per account (the task link
+  for submissions, which a signed token names, the signed-in user for next task) and per address.
 A refused request gets HTTP 429, a message saying when to try again, and `Retry-After`.
 When the cache itself is unreachable (Redis down) the limits are not applied (logged), so an
 outage of the counters never becomes an error page.
@@ -55,7 +55,24 @@ def _fail_open(default):
 @_fail_open(0)
 def count(scope: str, who: str, window: int) -> int:
     """Add one to this window's count and return it."""
-    key = _key(scope, who, window)
+    return count_all([(scope, who)], window)[0]
+
+
+@_fail_open([0, 0])
+def count_all(pairs: list[tuple[str, str]], window: int) -> list[int]:
+    """Add one to the window's count of every (scope, who) and return the counts: one round
+    trip to Redis (INCR and EXPIRE of each key in a pipeline), or Django's cache without one."""
+    keys = [_key(scope, who, window) for scope, who in pairs]
+    if settings.CACHE_URL:
+        pipe = _redis().pipeline(transaction=False)
+        for key in keys:
+            pipe.incr(key)
+            pipe.expire(key, window + 5)
+        return [int(n) for n in pipe.execute()[::2]]
+    return [_count_in_cache(key, window) for key in keys]
+
+
+def _count_in_cache(key: str, window: int) -> int:
     if cache.add(key, 1, window + 5):
         return 1
     try:
@@ -63,6 +80,19 @@ def count(scope: str, who: str, window: int) -> int:
     except ValueError:  # expired between add and incr
         cache.add(key, 1, window + 5)
         return 1
+
+
+_clients: dict = {}
+
+
+def _redis():
+    """One client per process for CACHE_URL (the cache's own Redis database)."""
+    url = settings.CACHE_URL
+    if url not in _clients:
+        import redis
+
+        _clients[url] = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    return _clients[url]
 
 
 @_fail_open(0)
@@ -124,13 +154,14 @@ class RateLimitMiddleware:
         if not settings.RATE_LIMITS_ENABLED or request.method != "POST":
             return self.get_response(request)
         try:
-            url_name = resolve(request.path_info).url_name
+            match = resolve(request.path_info)
         except Resolver404:
             return self.get_response(request)
+        url_name = match.url_name
         if url_name in ("login", "api_token"):
             return self._sign_in(request, url_name)
         if url_name in ("task_submit", "work_next"):
-            return self._work(request, url_name)
+            return self._work(request, url_name, match)
         return self.get_response(request)
 
     def _sign_in(self, request, url_name):
@@ -154,18 +185,26 @@ class RateLimitMiddleware:
             count("login-address", address, window)
         return response
 
-    def _work(self, request, url_name):
+    def _work(self, request, url_name, match):
         window = 60
         per_account, per_address = settings.RATE_LIMIT_WORK_PER_MINUTE
-        link = f"link:{request.path_info}"
-        account = reconnecting(lambda: f"user:{request.user.pk}" if request.user.is_authenticated else link, link)
-        if (
-            count(f"{url_name}-account", account, window) > per_account
-            or count(f"{url_name}-address", client_address(request), window) > per_address
-        ):
+        account = _work_account(request, match)
+        by_account, by_address = count_all(
+            [(f"{url_name}-account", account), (f"{url_name}-address", client_address(request))], window
+        )
+        if by_account > per_account or by_address > per_address:
             wait = retry_after(window)
             what = "submissions" if url_name == "task_submit" else "requests for a new task"
             return _refused(
                 request, url_name, f"Too many {what} in a minute. Your work is safe; try again in {wait} seconds.", wait
             )
         return self.get_response(request)
+
+
+def _work_account(request, match) -> str:
+    """Who is counted: a task link (its signed token names one assignment of one worker; the
+    session, which a token-authorized submission does not need, is not read), else the
+    signed-in user."""
+    if match.kwargs.get("token"):
+        return f"link:{request.path_info}"
+    return reconnecting(lambda: f"user:{request.user.pk}", f"path:{request.path_info}")

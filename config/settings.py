@@ -103,6 +103,11 @@ CACHES = {
     if CACHE_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
+
+# Database sessions; a cookie that is not a session key is no session (config/sessions.py).
+SESSION_ENGINE = "config.sessions"
+# The user is read with their roles in one query (config/auth_backend.py).
+AUTHENTICATION_BACKENDS = ["config.auth_backend.RoleBackend"]
 # Rate limits (config/ratelimit.py).
 RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
 LOGIN_WINDOW_SECONDS = env_int("LOGIN_WINDOW_SECONDS", 900)

@@ -205,7 +205,9 @@ class HIT(models.Model):
 
     def task_acus(self):
         """The ACUs this HIT asks about, in reference order (a triage HIT: only its uncertain ones)."""
-        acus = self.summary.document.reference.acus.order_by("sentence__position", "position")
+        acus = ACU.objects.filter(reference__document_id=self.summary.document_id).order_by(
+            "sentence__position", "position"
+        )
         return acus.filter(pk__in=self.acu_ids) if self.acu_ids else acus
 
     def __str__(self):

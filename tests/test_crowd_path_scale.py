@@ -88,7 +88,7 @@ def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(
     first = Assignment.objects.get(worker=worker)
     submit_assignment(assignment_id=first.pk, worker_id=worker.pk, answers=all_answers(first))
 
-    with max_statements(5), django_assert_max_num_queries(5 + 2):  # + BEGIN, COMMIT
+    with django_assert_max_num_queries(1):  # pick, insert and place count: one statement, no BEGIN/COMMIT
         assignment = handout.next_assignment(worker)
     assert assignment.hit.batch_id == batch.pk and assignment.hit_id != first.hit_id
 
@@ -111,6 +111,16 @@ def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(
     assert reply.status_code == 200 and reply.json()["ok"]
     second.refresh_from_db()
     assert second.status == Assignment.Status.SUBMITTED and second.judgments.count() == len(answers)
+
+
+def test_the_next_task_request_in_four_queries(crowded, client, worker, django_assert_max_num_queries):
+    """The whole request: the session, the user with their roles, the worker, the handout."""
+    batch, _ = crowded
+    client.force_login(worker)
+    with django_assert_max_num_queries(4):
+        reply = client.post(reverse("work_next"))
+    assert reply.status_code == 302 and "/task/" in reply["Location"]
+    assert Assignment.objects.get(worker__user=worker, status=Assignment.Status.ASSIGNED).hit.batch_id == batch.pk
 
 
 def test_open_places_follow_every_change(db, make_user):

@@ -14,6 +14,15 @@ from hits.services.people import create_user_with_role
 from .crowd_data import published_batch
 
 
+@pytest.fixture(autouse=True, params=["one statement", "orm"])
+def take_path(request, monkeypatch):
+    """Every test here runs on both ways of taking a place: PostgreSQL's single statement
+    and the ORM transaction other databases (the SQLite demo) use."""
+    if request.param == "orm":
+        monkeypatch.setattr(handout, "_take_in_one_statement", handout._take_with_orm)
+    return request.param
+
+
 def make_workers(n, prefix="w"):
     return [
         Worker.objects.get(

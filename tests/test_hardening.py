@@ -103,3 +103,12 @@ def test_task_tokens_never_reach_the_log(client, taken, capsys):
     logging.getLogger("hits").warning("opened %s", f"/task/{token}/")
     logged = capsys.readouterr().err  # the console handler writes to the current sys.stderr
     assert "/task/" in logged and token not in logged and "[token]" in logged
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("cookie", ["abc\x00def12345", "' OR 1=1 --xxxx", "ÿÿÿÿÿÿÿÿÿÿ", "a" * 500])
+def test_a_session_cookie_that_is_no_session_key_signs_nobody_in(client, lead, cookie):
+    """Found by schemathesis: a NUL in the session cookie reached PostgreSQL and gave a 500."""
+    client.cookies["sessionid"] = cookie
+    assert client.get(reverse("home")).status_code in (200, 302)
+    assert client.post("/api/batches/", "null", content_type="application/json").status_code in (401, 403)

@@ -3,6 +3,8 @@ failures, per account and per address, even for the right password; task submiss
 "Start next task" are bounded per minute; every refusal is a clear message with Retry-After."""
 
 import json
+import os
+import uuid
 
 import pytest
 from django.urls import reverse
@@ -89,3 +91,45 @@ def test_the_limits_never_fail_a_request_when_their_cache_is_down(client, lead, 
     monkeypatch.setattr(ratelimit, "cache", Down())
     assert client.post(reverse("login"), {"username": lead.username, "password": "wrong"}).status_code == 200
     assert client.post(reverse("login"), {"username": lead.username, "password": PASSWORD}).status_code == 302
+
+
+def test_work_limits_count_in_redis_in_one_round_trip(settings):
+    """With CACHE_URL (production) both counters of a work request move in one pipeline."""
+    import redis
+
+    from config import ratelimit
+
+    settings.CACHE_URL = os.environ.get("TEST_RATE_LIMIT_REDIS", "redis://127.0.0.1:6379/14")
+    client = redis.Redis.from_url(settings.CACHE_URL)
+    who = uuid.uuid4().hex  # this test's own keys: the Redis database may be shared
+    pairs = [("task_submit-account", f"link:/task/{who}/submit"), ("task_submit-address", who)]
+    keys = [ratelimit._key(scope, name, 60) for scope, name in pairs]
+    try:
+        assert ratelimit.count_all(pairs, 60) == [1, 1]
+        assert ratelimit.count_all(pairs, 60) == [2, 2]
+        assert ratelimit.count_all(pairs[1:], 60) == [3]
+        assert all(0 < client.ttl(k) <= 65 for k in keys)
+    finally:
+        client.delete(*keys)
+
+
+def test_work_limits_fail_open_when_their_redis_is_down(client, make_user, settings):
+    settings.CACHE_URL = "redis://127.0.0.1:9/0"  # nothing listens there
+    published_batch()
+    client.force_login(make_user("patient-worker", "worker"))
+    assert client.post(reverse("work_next")).status_code == 302
+
+
+def test_a_submission_by_link_does_not_read_the_session(client, make_user, django_assert_max_num_queries):
+    batch = published_batch()
+    for name in ("first-worker", "link-worker"):
+        user = make_user(name, "worker")
+        client.force_login(user)  # signed in: the session exists, but the link alone authorizes
+        assignment = handout.next_assignment(inhouse_worker(user), batch)
+        url = reverse("task_submit", args=[task_token(assignment)])
+        body = json.dumps({"answers": all_answers(assignment)})
+        # The second submission of the round: its version rows exist, so the service's own four
+        # statements plus the test transaction's savepoint and release.
+        with django_assert_max_num_queries(6 if name == "link-worker" else 10) as captured:
+            assert client.post(url, body, content_type="application/json").status_code == 200
+        assert not any("django_session" in q["sql"] or "auth_user" in q["sql"] for q in captured.captured_queries)

@@ -100,6 +100,16 @@ def _reference_acus(ids=None):
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
+# What a submission reads (not the texts of the summary or the document).
+_SUBMIT_FIELDS = [
+    *(f.name for f in Assignment._meta.concrete_fields),
+    "hit__acu_ids",
+    "hit__gold_answers",
+    "hit__batch__dataset_id",
+    "hit__batch__assignment_duration_seconds",
+]
+
+
 def submit_assignment(
     *,
     assignment_id: int,
@@ -119,7 +129,8 @@ def submit_assignment(
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
-            .select_related("hit__summary__document", "hit__batch")
+            .select_related("hit__batch")
+            .only(*_SUBMIT_FIELDS)
             .annotate(acu_total=_reference_acus(), acu_answered=_reference_acus(list(parsed)))
             .filter(pk=assignment_id)
             .first()

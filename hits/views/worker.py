@@ -11,6 +11,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from annotation.models import ReferenceSentence
 from config.roles import LEAD, WORKER, role_required
 from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
@@ -60,9 +61,10 @@ def start_next(request):
 
 
 def _task_context(hit: HIT) -> dict:
+    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs (read
+    by the summary's document, so the document and reference rows are not loaded)."""
     summary = hit.summary
-    reference = summary.document.reference
-    sentences = list(reference.sentences.all())
+    sentences = list(ReferenceSentence.objects.filter(reference__document_id=summary.document_id).order_by("position"))
     acus = list(hit.task_acus())
     return {"hit": hit, "summary": summary, "sentences": sentences, "acus": acus, "batch": hit.batch}
 
@@ -72,7 +74,7 @@ def task(request, token: str):
     session needed, so the page also works inside a provider's iframe."""
     try:
         assignment_id, worker_id = read_token(token)
-        assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch").get(
+        assignment = Assignment.objects.select_related("hit__summary", "hit__batch").get(
             pk=assignment_id, worker_id=worker_id
         )
     except (SubmissionRefused, Assignment.DoesNotExist):

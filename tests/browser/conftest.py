@@ -31,11 +31,30 @@ def browser():
         browser.close()
 
 
+def _polling_wait_for_function(page, expression: str, timeout: float = 15000, **_):
+    """page.wait_for_function that also works under the site's CSP: Playwright's own polls by
+    evaluating a string in the page, which `script-src` without 'unsafe-eval' refuses as soon
+    as the condition is not true at once. page.evaluate goes through DevTools, which the CSP
+    does not govern."""
+    import time
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        if page.evaluate(f"() => !!({expression})"):
+            return True
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeout(f"wait_for_function: {expression!r} not true after {timeout:.0f} ms")
+        page.wait_for_timeout(50)
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
     page.set_default_timeout(15000)
+    page.wait_for_function = lambda expression, **kw: _polling_wait_for_function(page, expression, **kw)
     yield page
     context.close()
 
