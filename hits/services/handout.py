@@ -142,7 +142,7 @@ def _take_sql(worker: Worker, batch: Batch | None, now, skip_locked: bool) -> tu
     for field in Assignment._meta.concrete_fields:
         if field.primary_key:
             continue
-        columns.append(connection.ops.quote_name(field.column))
+        columns.append(connection.ops.quote_name(str(field.column)))
         if field.attname == "hit_id":
             values.append("pick.id")
         elif field.attname == "deadline":
@@ -176,7 +176,7 @@ def _take_sql(worker: Worker, batch: Batch | None, now, skip_locked: bool) -> tu
         )
         INSERT INTO {assignment_t} ({", ".join(columns)})
         SELECT {", ".join(values)} FROM taken AS pick
-        RETURNING {", ".join(connection.ops.quote_name(f.column) for f in Assignment._meta.concrete_fields)}
+        RETURNING {", ".join(connection.ops.quote_name(str(f.column)) for f in Assignment._meta.concrete_fields)}
     """
     return sql, [*pick_params, worker.pk, *insert_params]
 
