@@ -106,8 +106,9 @@ CACHES = {
 
 # Database sessions; a cookie that is not a session key is no session (config/sessions.py).
 SESSION_ENGINE = "config.sessions"
-# The user is read with their roles in one query (config/auth_backend.py).
-AUTHENTICATION_BACKENDS = ["config.auth_backend.RoleBackend"]
+# The user is read with their roles in one query (config/auth_backend.py); sessions signed in
+# before it existed name ModelBackend, which stays listed so they are not signed out.
+AUTHENTICATION_BACKENDS = ["config.auth_backend.RoleBackend", "django.contrib.auth.backends.ModelBackend"]
 # Rate limits (config/ratelimit.py).
 RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
 LOGIN_WINDOW_SECONDS = env_int("LOGIN_WINDOW_SECONDS", 900)
