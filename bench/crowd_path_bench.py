@@ -113,19 +113,23 @@ def run(args) -> None:
             )
             client.force_login(user)
             _, t, n = _measure(anonymous, "get", "/accounts/login/")
-            times["trivial"].append(t), queries.__setitem__("trivial", n)
+            times["trivial"].append(t)
+            queries["trivial"] = n
             r, t, n = _measure(client, "post", "/work/next")
-            times["next"].append(t), queries.__setitem__("next", n)
+            times["next"].append(t)
+            queries["next"] = n
             task_url = r["Location"]
             r, t, n = _measure(client, "get", task_url)
-            times["task"].append(t), queries.__setitem__("task", n)
+            times["task"].append(t)
+            queries["task"] = n
             acus = [x.split('"')[1] for x in r.content.decode().split("data-acu=")[1:]]
             body = json.dumps({"answers": dict.fromkeys(acus, True), "active_seconds": 20})
             r, t, n = _measure(
                 client, "post", task_url.rstrip("/") + "/submit", data=body, content_type="application/json"
             )
             assert r.status_code == 200 and r.json()["ok"], r.content
-            times["submit"].append(t), queries.__setitem__("submit", n)
+            times["submit"].append(t)
+            queries["submit"] = n
         med = {k: statistics.median(v) * 1000 for k, v in times.items()}
         low = {k: statistics.quantiles(v, n=10)[0] * 1000 for k, v in times.items()}
         results[others] = (held, med, low, queries)
