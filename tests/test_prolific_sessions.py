@@ -12,8 +12,10 @@ from django.utils import timezone
 from hits.models import Assignment, Batch, ProlificSession, ProlificStudy, Worker
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions as prolific_sessions
-from hits.providers.prolific.provider import check_rate, config
-from hits.providers.prolific.sessions import SessionRefused, session_plan, start_session
+from hits.providers.prolific.config import config
+from hits.providers.prolific.plans import seconds_per_hit, session_plan
+from hits.providers.prolific.provider import check_rate
+from hits.providers.prolific.sessions import SessionRefused, start_session
 from hits.services import batches
 
 from .crowd_data import demo_dataset
@@ -146,7 +148,7 @@ def test_plan_follows_hits_assignments_and_session_minutes():
     cfg = config(batch)
     plan = session_plan(batch, cfg)
     hits = batch.hits.count()
-    per_hit = prolific_sessions.seconds_per_hit(batch)
+    per_hit = seconds_per_hit(batch)
     assert plan.hits_per_session == max(1, min(round(6 * 60 / per_hit), hits))
     assert plan.places == -(-hits * 3 // plan.hits_per_session)
     assert plan.reward_cents == int(plan.per_hit_reward * 100) * plan.hits_per_session

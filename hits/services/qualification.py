@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Summary
-from hits.gold import known_answers, test_items  # noqa: F401
+from hits.gold import known_answers
 from hits.models import GoldItem, QualificationAttempt, QualificationTest, Worker
 
 

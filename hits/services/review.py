@@ -17,7 +17,6 @@ from django.utils import timezone
 from config.errors import ServiceError
 from hits import places, versions
 from hits.ledger import record as _pay
-from hits.ledger import spend  # noqa: F401 - review.spend(batch) is what pages and tests read
 from hits.models import Assignment, LedgerEntry, Worker
 from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
 from hits.providers import ProviderError, get_provider

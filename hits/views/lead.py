@@ -18,6 +18,7 @@ from hits import tasks
 from hits.assignment_answers import assignment_answers
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
+from hits.ledger import spend
 from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
@@ -138,7 +139,7 @@ def batch_detail(request, batch_id: int):
             "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
             "cost": cost,
             "progress": batches.batch_progress(batch),
-            "spend": review.spend(batch),
+            "spend": spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],
             "status_filter": status,
@@ -343,7 +344,7 @@ def _int(value) -> int | None:
 def ledger(request, batch_id: int):
     batch = get_object_or_404(Batch, pk=batch_id)
     entries = batch.ledger.select_related("worker", "assignment", "created_by")
-    return render(request, "hits/ledger.html", {"batch": batch, "entries": entries, "spend": review.spend(batch)})
+    return render(request, "hits/ledger.html", {"batch": batch, "entries": entries, "spend": spend(batch)})
 
 
 @role_required(LEAD)

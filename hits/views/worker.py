@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import ReferenceSentence
 from config.roles import LEAD, WORKER, role_required
+from hits import gold
 from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
@@ -157,4 +158,4 @@ def take_test(request, test_id: int):
     if not status["can_try"]:
         messages.info(request, status["message"])
         return redirect("work")
-    return render(request, "hits/qualification.html", {"test": test, "items": qualification.test_items(test)})
+    return render(request, "hits/qualification.html", {"test": test, "items": gold.test_items(test)})

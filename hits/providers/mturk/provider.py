@@ -29,7 +29,7 @@ from hits.models import ProviderCall
 from hits.money import cents, money_string
 from hits.providers.base import Capability, CrowdProvider, ProviderError
 from hits.providers.mturk.client import MTurkError, call, make_client
-from hits.providers.mturk.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
+from hits.providers.mturk.config import OPTIONS, config
 from hits.providers.mturk.questions import answer_key, external_question, qualification_form
 
 logger = logging.getLogger(__name__)

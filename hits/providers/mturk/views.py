@@ -24,6 +24,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 
 from config.security import allow_framing
+from hits import gold
 from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers import ProviderError
 from hits.providers.mturk import identity
@@ -175,7 +176,7 @@ def qualification(request, test_id: int):
     worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=worker_id)
     context = {
         "test": test,
-        "items": quals.test_items(test),
+        "items": gold.test_items(test),
         "mturk_worker": worker_id,
         "mturk_token": identity.qualification_token(test.pk, worker_id, sandbox),
         "env": "sandbox" if sandbox else "production",

@@ -43,7 +43,7 @@ from hits.models import ProlificSession, ProlificStudy, ProviderCall
 from hits.money import cents
 from hits.providers.base import Capability, CrowdProvider, ProviderError
 from hits.providers.prolific.client import ProlificClient, ProlificError
-from hits.providers.prolific.config import DEFAULT_CONFIG, OPTIONS, config  # noqa: F401
+from hits.providers.prolific.config import OPTIONS, config
 from hits.providers.prolific.decisions import (
     check_rejection,
     mark_decision,

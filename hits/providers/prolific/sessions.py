@@ -23,7 +23,7 @@ from django.utils import timezone
 from config import ratelimit
 from hits import places, versions
 from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
-from hits.providers.prolific.plans import SessionPlan, allowed_minutes, seconds_per_hit, session_plan  # noqa: F401
+from hits.providers.prolific.plans import allowed_minutes
 from hits.services.handout import _candidate_hits
 from hits.services.qualification import is_qualified
 

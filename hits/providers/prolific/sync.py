@@ -57,7 +57,7 @@ from hits.models import (
 )
 from hits.money import MAX_FEEDBACK, cents
 from hits.providers import ProviderError
-from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision, split_feedback  # noqa: F401
+from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned

@@ -22,12 +22,14 @@ from django.views.decorators.http import require_POST
 from config import ratelimit
 from config.roles import LEAD, role_required
 from config.security import framable_by
+from hits import gold
 from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
+from hits.providers.prolific.config import config
 from hits.providers.prolific.decisions import REJECTION_CATEGORIES
-from hits.providers.prolific.provider import ProlificProvider, completion_url, config
+from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
 from hits.views.worker import _task_context
@@ -141,7 +143,7 @@ def screening(request, batch_id: int):
     assert test is not None  # filtered on qualification_test above
     context = {
         "test": test,
-        "items": qualification.test_items(test),
+        "items": gold.test_items(test),
         "pid": pid,
         "study_id": study_id,
         "session_id": session_id,
@@ -202,7 +204,7 @@ def panel(batch) -> dict:
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
         cost = provider.cost(batch)
     else:
-        from hits.providers.prolific.sessions import session_plan
+        from hits.providers.prolific.plans import session_plan
 
         cost = {"plan": session_plan(batch, config(batch), studies.get("main")), "total": None, "error": ""}
     rows = []
