@@ -15,6 +15,7 @@ request has a timeout, the processes it started are stopped at the end).
 Run (PostgreSQL and Redis on this machine):
   .venv/bin/python bench/load_bench.py [--seconds 60] [--levels 10,50,200] [--other-assignments 0]
   [--tree PATH]   run the server from another checkout (e.g. an older commit) for side-by-side figures
+  [--threads N]   gunicorn gthread workers with N threads each (the Dockerfile runs sync workers)
 """
 
 import argparse
@@ -246,6 +247,7 @@ def main() -> None:
     parser.add_argument(
         "--other-assignments", type=int, default=0, help="assignments of other (finished) batches to add first"
     )
+    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker (gthread when > 1)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/acu_h14_load")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/6")
@@ -288,6 +290,7 @@ def main() -> None:
                     f"127.0.0.1:{args.port}",
                     "--workers",
                     "3",
+                    *(["--worker-class", "gthread", "--threads", str(args.threads)] if args.threads > 1 else []),
                     "--timeout",
                     "120",
                     "--log-level",
