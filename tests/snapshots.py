@@ -18,7 +18,9 @@ def dataset_snapshot(dataset: Dataset) -> list:
         acus = list(ACU.objects.filter(reference=ref).order_by("sentence__position", "position"))
         summaries = {}
         for s in doc.summaries.select_related("system"):
-            label_sets = sorted(tuple(judged.get(a.pk) for a in acus) for judged in votes.get(s.pk, {}).values())
+            label_sets = sorted(
+                (tuple(judged.get(a.pk) for a in acus) for judged in votes.get(s.pk, {}).values()), key=repr
+            )
             summaries[s.system.name] = (s.text, s.word_count, label_sets)
         picture.append(
             (

@@ -165,8 +165,12 @@ def test_failure_late_in_the_write_rolls_everything_back(tmp_path, rose_lines, m
     """A database error after most rows are written still leaves nothing behind."""
     from hits.services import dataset_import as store
 
-    def explode(*args, **kwargs):
-        raise DatasetImportError("simulated failure while writing judgments")
+    write = store.insert_rows
+
+    def explode(model, *args, **kwargs):
+        if model is Judgment:  # every other table is written by then
+            raise DatasetImportError("simulated failure while writing judgments")
+        return write(model, *args, **kwargs)
 
     monkeypatch.setattr(store, "insert_rows", explode)
     write_lines(tmp_path / "ok.jsonl", rose_lines)

@@ -21,12 +21,19 @@ from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH
 from .records import SINGLE_ANNOTATOR, DocumentRecord
 from .textfile import decode
 
+_PLAIN = ({int}, {0, 1})
+_NULLABLE = ({int, type(None)}, {0, 1, None})
+
 
 def _label_list(value, unit_count: int, where: str, name: str, line: int, allow_null: bool) -> list:
     if not isinstance(value, list):
         raise DatasetImportError(f"{where} must be a list of 0/1", name, line)
     if len(value) != unit_count:
         raise DatasetImportError(f"{where} has {len(value)} labels, but reference_acus has {unit_count}", name, line)
+    # The common case checked at C speed (half a million labels at RoSE scale): plain ints 0/1.
+    allowed = _NULLABLE if allow_null else _PLAIN
+    if set(map(type, value)) <= allowed[0] and set(value) <= allowed[1]:
+        return value
     labels = []
     for v in value:
         if allow_null and v is None:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from annotation.importing.bulk import analyze, copy_objects, create_all, insert_rows
+from annotation.importing.bulk import analyze, create_all, insert_rows
 from annotation.importing.errors import DatasetImportError
 from annotation.importing.formats import check_alpha, guess_format, read_records
 from annotation.importing.limits import check_text
@@ -62,7 +62,7 @@ def import_dataset(
             delete_dataset(existing)
         summary = _store(records, name=name, fmt=fmt, created_by=created_by, length_alpha=length_alpha)
     # Fresh statistics for the tables just filled (outside the transaction, which committed).
-    analyze([Document, Reference, ReferenceSentence, ACU, Summary, HIT, Assignment, Judgment])
+    analyze([Document, Reference, ReferenceSentence, ACU, System, Summary, HIT, Assignment, Judgment])
     return summary
 
 
@@ -85,67 +85,81 @@ def delete_dataset(dataset: Dataset) -> None:
 
 
 def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, length_alpha=None) -> ImportSummary:
+    """Write the records in dependency order as plain rows (COPY on PostgreSQL, no model
+    instances): documents, references, sentences, ACUs, systems, summaries, then the labels."""
     extra = {"length_alpha": length_alpha} if length_alpha is not None else {}
     dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by, **extra)
-    documents = create_all(
-        [
-            Document(dataset=dataset, external_id=r.external_id, position=i, source=r.source)
-            for i, r in enumerate(records)
-        ]
+    documents = insert_rows(
+        Document,
+        ["dataset", "external_id", "position", "source"],
+        [(dataset.pk, r.external_id, i, r.source) for i, r in enumerate(records)],
+        ids=True,
     )
-    references = create_all(
+    references = insert_rows(
+        Reference,
+        ["document", "word_count", "status"],
         [
-            # Imported units were written and checked elsewhere; a reference without any
-            # goes to the authors.
-            Reference(
-                document=d,
-                # |r| of the reference as given, never of its re-split sentences.
-                word_count=word_count(r.reference_text or " ".join(r.sentences)),
-                status=Reference.Status.APPROVED if r.units else Reference.Status.TODO,
+            # |r| of the reference as given, never of its re-split sentences. Imported units were
+            # written and checked elsewhere; a reference without any goes to the authors.
+            (
+                d,
+                word_count(r.reference_text or " ".join(r.sentences)),
+                Reference.Status.APPROVED if r.units else Reference.Status.TODO,
             )
-            for d, r in zip(documents, records, strict=False)
-        ]
+            for d, r in zip(documents, records, strict=True)
+        ],
+        ids=True,
     )
-    sentences = create_all(
-        [
-            ReferenceSentence(reference=ref, position=i, text=text)
-            for ref, r in zip(references, records, strict=False)
-            for i, text in enumerate(r.sentences)
-        ]
+    sentences = insert_rows(
+        ReferenceSentence,
+        ["reference", "position", "text"],
+        [(ref, i, text) for ref, r in zip(references, records, strict=True) for i, text in enumerate(r.sentences)],
+        ids=True,
     )
     # Units of every format belong to the whole reference: attach each to its best sentence.
-    sentence_iter = iter(sentences)
-    acu_objects = []
-    for ref, r in zip(references, records, strict=False):
-        ref_sentences = [next(sentence_iter) for _ in r.sentences]
-        attached = attach_units_to_sentences(r.units, r.sentences)
+    acu_rows, start = [], 0
+    for ref, r in zip(references, records, strict=True):
+        ref_sentences = sentences[start : start + len(r.sentences)]
+        start += len(r.sentences)
         next_position = [0] * len(ref_sentences)
-        for unit, s in zip(r.units, attached, strict=False):
-            acu_objects.append(
-                ACU(
-                    reference=ref,
-                    sentence=ref_sentences[s],
-                    position=next_position[s],
-                    text=unit,
-                    status=ACU.Status.APPROVED,
-                )
-            )
+        for unit, s in zip(r.units, attach_units_to_sentences(r.units, r.sentences), strict=True):
+            acu_rows.append((ref, ref_sentences[s], next_position[s], unit))
             next_position[s] += 1
-    acus = create_all(acu_objects)
+    acus = insert_rows(
+        ACU, ["reference", "sentence", "position", "text"], acu_rows, ids=True, status=ACU.Status.APPROVED
+    )
 
     system_names = sorted({s for r in records for s in r.summaries})
-    systems = {s.name: s for s in create_all([System(dataset=dataset, name=n) for n in system_names])}
-    summary_objects = [
-        Summary(document=d, system=systems[s], text=text, word_count=word_count(text))
-        for d, r in zip(documents, records, strict=False)
-        for s, text in r.summaries.items()
-    ]
-    summaries = create_all(summary_objects)
+    systems = {s.name: s.pk for s in create_all([System(dataset=dataset, name=n) for n in system_names])}
+    summary_keys = [(d, s) for d, r in zip(documents, records, strict=True) for s in r.summaries]
+    summary_ids = insert_rows(
+        Summary,
+        ["document", "system", "text", "word_count"],
+        [
+            (d, systems[s], text, word_count(text))
+            for d, r in zip(documents, records, strict=True)
+            for s, text in r.summaries.items()
+        ],
+        ids=True,
+    )
+    summaries = dict(zip(summary_keys, summary_ids, strict=True))
 
     judgments, annotators, batch_id = _store_labels(dataset, records, documents, acus, summaries)
     return ImportSummary(
         dataset.pk, name, len(documents), len(systems), len(summaries), len(acus), judgments, annotators, batch_id
     )
+
+
+def _imported_workers(dataset: Dataset, annotators: list[str]) -> dict[str, int]:
+    """The imported-label worker of each annotator name ("<dataset>/<annotator>"), made if missing."""
+    keys = {f"{dataset.name}/{a}": a for a in annotators}
+    mine = Worker.objects.filter(provider=Worker.Provider.IMPORTED, external_id__in=keys)
+    found = set(mine.values_list("external_id", flat=True))
+    Worker.objects.bulk_create(
+        [Worker(provider=Worker.Provider.IMPORTED, external_id=k) for k in keys if k not in found],
+        ignore_conflicts=True,
+    )
+    return {keys[external_id]: pk for external_id, pk in mine.values_list("external_id", "pk")}
 
 
 def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, int, int | None]:
@@ -163,33 +177,29 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
         status=Batch.Status.COMPLETE,
         assignments_per_hit=max(len(per) for r in records for per in r.labels.values()),
     )
-    workers = {}
-    for annotator in annotator_names:
-        workers[annotator], _ = Worker.objects.get_or_create(
-            provider=Worker.Provider.IMPORTED, external_id=f"{dataset.name}/{annotator}"
-        )
+    workers = _imported_workers(dataset, annotator_names)
 
-    summary_by_key = {(s.document_id, s.system.name): s for s in summaries}
-    acu_iter = iter(acus)
-    hit_objects, pending = [], []  # pending: (hit index, annotator, labels, unit acus)
-    for r, document in zip(records, documents, strict=False):
-        unit_acus = [next(acu_iter) for _ in r.units]
+    hit_rows, pending, start = [], [], 0  # pending: (HIT index, worker, labels, the document's ACU ids)
+    for r, document in zip(records, documents, strict=True):
+        unit_acus = acus[start : start + len(r.units)]
+        start += len(r.units)
         for system, per_annotator in r.labels.items():
-            summary = summary_by_key[(document.pk, system)]
-            hit_objects.append(HIT(batch=batch, summary=summary, max_assignments=len(per_annotator)))
+            hit_rows.append((summaries[(document, system)], len(per_annotator)))
             for annotator, labels in per_annotator.items():
-                pending.append((len(hit_objects) - 1, annotator, labels, unit_acus))
-    hits = copy_objects(hit_objects)
-    assignments = copy_objects(
-        [
-            Assignment(hit=hits[h], worker=workers[a], status=Assignment.Status.APPROVED, submitted_at=batch.created_at)
-            for h, a, _, _ in pending
-        ]
+                pending.append((len(hit_rows) - 1, workers[annotator], labels, unit_acus))
+    hits = insert_rows(HIT, ["summary", "max_assignments"], hit_rows, ids=True, batch=batch.pk)
+    assignments = insert_rows(
+        Assignment,
+        ["hit", "worker"],
+        [(hits[h], w) for h, w, _, _ in pending],
+        ids=True,
+        status=Assignment.Status.APPROVED,
+        submitted_at=batch.created_at,
     )
-    rows = (
-        (assignment.pk, acu.pk, bool(label))
-        for assignment, (_, _, labels, unit_acus) in zip(assignments, pending, strict=False)
-        for acu, label in zip(unit_acus, labels, strict=False)
+    rows = (  # streamed into COPY; a label is 1/0, which PostgreSQL reads as a boolean
+        (assignment, acu, label)
+        for assignment, (_, _, labels, unit_acus) in zip(assignments, pending, strict=True)
+        for acu, label in zip(unit_acus, labels, strict=True)
         if label is not None
     )
     count = insert_rows(Judgment, ["assignment", "acu", "present"], rows)

@@ -2,24 +2,15 @@
 
 import csv
 
-from annotation.models import ACU
-from scoring.judgments import counted_judgments
+import numpy as np
+
+from annotation.models import Summary
+from hits.models import Worker
+
+from .labels import label_groups
 
 JUDGMENT_COLUMNS = ["worker", "example_id", "system", "acu_index", "label"]
-
-
-def acu_indexes(dataset) -> dict[int, int]:
-    """Each ACU's index within its reference, from 0, in sentence then position order."""
-    index, last_reference, i = {}, None, 0
-    for acu_id, reference_id in (
-        ACU.objects.filter(reference__document__dataset=dataset)
-        .order_by("reference_id", "sentence__position", "position")
-        .values_list("pk", "reference_id")
-    ):
-        i = 0 if reference_id != last_reference else i + 1
-        last_reference = reference_id
-        index[acu_id] = i
-    return index
+ROWS_PER_CHUNK = 20000
 
 
 class _Lines:
@@ -36,49 +27,68 @@ class _Lines:
         return text
 
 
-def iter_judgments_csv(dataset, batch=None, rows_per_chunk: int = 20000):
-    """The judgments CSV in chunks of text, read through a server-side cursor: a download
-    streams from the first row on, with flat memory."""
+def _summary_order(dataset):
+    """The summaries in export order (document position, system name as the database sorts
+    it): their ids, a function from ids to that rank, and each one's (example_id, system)."""
+    rows = list(
+        Summary.objects.filter(document__dataset=dataset)
+        .order_by("document__position", "document_id", "system__name")
+        .values_list("pk", "document__external_id", "system__name")
+    )
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    by_id = np.argsort(ids)
+    sorted_ids = ids[by_id]
+
+    def rank(summary_ids):
+        return by_id[np.searchsorted(sorted_ids, summary_ids)]
+
+    return rank, {pk: (example, system) for pk, example, system in rows}
+
+
+def _judgment_chunks(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
+    """The judgments CSV as (text, rows in it), the header first, in export order: document,
+    system, worker id, ACU id. The judgments are read with COPY and ordered as arrays; what
+    remains in Python per judgment is one string concatenation."""
     sink = _Lines()
     writer = csv.writer(sink)
     writer.writerow(JUDGMENT_COLUMNS)
-    for n, row in enumerate(_judgment_rows(dataset, batch), 1):
-        writer.writerow(row)
-        if n % rows_per_chunk == 0:
-            yield sink.take()
-    yield sink.take()
+    yield sink.take(), 0
+    rank, names = _summary_order(dataset)
+    groups = label_groups(dataset, batch, rank=rank)
+    workers = {
+        pk: f"{provider}:{external_id}"
+        for pk, provider, external_id in Worker.objects.filter(pk__in=set(groups.worker.tolist())).values_list(
+            "pk", "provider", "external_id"
+        )
+    }
+    codes = (groups.index * 2 + groups.present).tolist()
+    width = int(groups.index.max()) + 1 if groups.index.size else 0
+    tails = [f"{i // 2},{i % 2}\r\n" for i in range(2 * width)]
+    start = groups.start.tolist()
+    parts: list[str] = []
+    for g, (summary, worker) in enumerate(zip(groups.summary.tolist(), groups.worker.tolist(), strict=True)):
+        writer.writerow([workers[worker], *names[summary], ""])
+        prefix = sink.take()[:-2]  # "worker,example_id,system," with the CSV quoting of each
+        parts.extend([prefix + tails[c] for c in codes[start[g] : start[g + 1]]])
+        if len(parts) >= rows_per_chunk:
+            yield "".join(parts), len(parts)
+            parts = []
+    if parts:
+        yield "".join(parts), len(parts)
 
 
-def _judgment_rows(dataset, batch=None):
-    indexes = acu_indexes(dataset)
-    rows = (
-        counted_judgments(dataset, batch)
-        .values_list(
-            "assignment__worker__provider",
-            "assignment__worker__external_id",
-            "assignment__hit__summary__document__external_id",
-            "assignment__hit__summary__system__name",
-            "acu_id",
-            "present",
-        )
-        .order_by(
-            "assignment__hit__summary__document__position",
-            "assignment__hit__summary__system__name",
-            "assignment__worker_id",
-            "acu_id",
-        )
-    )
-    for provider, worker, example, system, acu_id, present in rows.iterator(chunk_size=20000):
-        yield [f"{provider}:{worker}", example, system, indexes[acu_id], int(present)]
+def iter_judgments_csv(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
+    """The judgments CSV in chunks of text, for a streamed download."""
+    for text, _ in _judgment_chunks(dataset, batch, rows_per_chunk):
+        yield text
 
 
 def write_judgments_csv(dataset, stream, batch=None) -> int:
-    writer = csv.writer(stream)
-    writer.writerow(JUDGMENT_COLUMNS)
+    """Write the judgments CSV to a text stream; returns the number of judgments written."""
     count = 0
-    for row in _judgment_rows(dataset, batch):
-        writer.writerow(row)
-        count += 1
+    for text, rows in _judgment_chunks(dataset, batch):
+        stream.write(text)
+        count += rows
     return count
 
 

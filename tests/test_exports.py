@@ -1,0 +1,207 @@
+"""The exports read with COPY and arrays give, byte for byte, what the plain ORM reading gives.
+
+The reference implementations below are the exports as they were before they moved to COPY
+(ORM rows, Python dicts, json.dumps, csv.writer). Every export is compared with them on a
+dataset that holds what the fast paths have to get right: several annotators, labels missing
+(None), ties, a worker excluded, assignments rejected or not confirmed by their provider, two
+rounds, texts with quotes, backslashes, control characters and non-ASCII, and system names
+that sort differently by code point than in a natural-language collation.
+"""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from annotation.models import ACU, Dataset
+from hits.models import Assignment, Judgment, Worker
+from hits.services.dataset_import import import_dataset
+from hits.services.simulate import simulate_crowd
+from scoring.exports import labels as label_arrays
+from scoring.exports import rose
+from scoring.exports.rose import export_rose, rose_lines
+from scoring.exports.tables import JUDGMENT_COLUMNS, iter_judgments_csv, write_judgments_csv
+from scoring.judgments import counted_judgments, labels_by_summary
+from scoring.stats.aggregation import majority_present, normalized_acu_score
+
+from .conftest import DEMO_ROSE
+from .crowd_data import published_batch
+from .tricky_data import tricky_file
+
+# ---- the reference implementations ---------------------------------------------------------
+
+
+def _reference_acus(dataset) -> dict[int, list]:
+    acus: dict[int, list] = {}
+    for acu in ACU.objects.filter(reference__document__dataset=dataset).order_by(
+        "reference_id", "sentence__position", "position", "pk"
+    ):
+        acus.setdefault(acu.reference_id, []).append(acu)
+    return acus
+
+
+def reference_rose(dataset, batch=None) -> str:
+    labels = labels_by_summary(dataset, batch)
+    several = any(len(workers) > 1 for workers in labels.values())
+    keys = {
+        w.pk: rose._annotator_key(w, dataset)
+        for w in Worker.objects.filter(pk__in={w for p in labels.values() for w in p})
+    }
+    acus_by_reference = _reference_acus(dataset)
+    lines = []
+    for doc in dataset.documents.order_by("position", "pk"):
+        reference = doc.reference
+        acus = acus_by_reference.get(reference.pk, [])
+        record = {
+            "example_id": doc.external_id,
+            "source": doc.source,
+            "reference": "\n".join(s.text for s in reference.sentences.order_by("position")),
+            "reference_acus": [a.text for a in acus],
+            "system_outputs": {},
+            "annotations": {},
+        }
+        for summary in sorted(doc.summaries.select_related("system"), key=lambda s: s.system.name):
+            record["system_outputs"][summary.system.name] = summary.text
+            per_worker = labels.get(summary.pk)
+            if not per_worker:
+                continue
+            present = [sum(1 for w in per_worker.values() if w.get(a.pk) is True) for a in acus]
+            total = [sum(1 for w in per_worker.values() if a.pk in w) for a in acus]
+            majority = majority_present(present, total).astype(int).tolist()
+            score = float(np.mean(majority)) if majority else 0.0
+            annotation = {
+                "acu_labels": majority,
+                "acu": score,
+                "normalized_acu": float(
+                    normalized_acu_score(score, summary.word_count, reference.word_count, dataset.length_alpha)
+                ),
+            }
+            if several:
+                annotation["annotator_labels"] = {
+                    keys[wid]: [int(judged[a.pk]) if a.pk in judged else None for a in acus]
+                    for wid, judged in sorted(per_worker.items(), key=lambda kv: keys[kv[0]])
+                }
+            record["annotations"][summary.system.name] = annotation
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
+def reference_csv(dataset, batch=None) -> str:
+    index = {}
+    for acus in _reference_acus(dataset).values():
+        index.update((a.pk, i) for i, a in enumerate(acus))
+    rows = (
+        counted_judgments(dataset, batch)
+        .values_list(
+            "assignment__worker__provider",
+            "assignment__worker__external_id",
+            "assignment__hit__summary__document__external_id",
+            "assignment__hit__summary__system__name",
+            "acu_id",
+            "present",
+        )
+        .order_by(
+            "assignment__hit__summary__document__position",
+            "assignment__hit__summary__document_id",
+            "assignment__hit__summary__system__name",
+            "assignment__worker_id",
+            "acu_id",
+        )
+    )
+    stream = io.StringIO()
+    writer = csv.writer(stream)
+    writer.writerow(JUDGMENT_COLUMNS)
+    for provider, worker, example, system, acu_id, present in rows:
+        writer.writerow([f"{provider}:{worker}", example, system, index[acu_id], int(present)])
+    return stream.getvalue()
+
+
+# ---- the dataset ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tricky(tmp_path):
+    import_dataset(tricky_file(tmp_path), name="tricky", fmt="rose")
+    dataset = Dataset.objects.get(name="tricky")
+    crowd = published_batch(dataset)
+    simulate_crowd(crowd, workers=3, accuracy=0.8, seed=3, spammers=1)
+    assignments = list(Assignment.objects.filter(hit__batch=crowd, status__in=Assignment.COUNTED).order_by("pk"))
+    Worker.objects.filter(pk=assignments[0].worker_id).update(excluded=True)
+    Assignment.objects.filter(pk=assignments[1].pk).update(status=Assignment.Status.REJECTED)
+    Assignment.objects.filter(pk=assignments[2].pk).update(confirmed=False)
+    Judgment.objects.filter(pk__in=Judgment.objects.filter(assignment=assignments[3]).values("pk")[:2]).delete()
+    assert counted_judgments(dataset, crowd).exclude(assignment__worker__excluded=True).count() > 100
+    return dataset, crowd
+
+
+def imported_round(dataset):
+    return dataset.batches.get(kind="imported")
+
+
+# ---- the tests -----------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_rose_export_is_the_reference_byte_for_byte(tricky):
+    dataset, crowd = tricky
+    for batch in (None, crowd, imported_round(dataset)):
+        assert "".join(rose_lines(dataset, batch)) == reference_rose(dataset, batch), batch
+    text = "".join(rose_lines(dataset))
+    assert '"annotator_labels"' in text and "null" in text and "\\u0007" in text and "é ✓ 𝄞" in text
+
+
+@pytest.mark.django_db
+def test_judgments_csv_is_the_reference_byte_for_byte(tricky):
+    dataset, crowd = tricky
+    for batch in (None, crowd, imported_round(dataset)):
+        expected = reference_csv(dataset, batch)
+        stream = io.StringIO()
+        count = write_judgments_csv(dataset, stream, batch)
+        assert stream.getvalue() == expected
+        assert "".join(iter_judgments_csv(dataset, batch, rows_per_chunk=7)) == expected
+        assert count == expected.count("\r\n") - 1 == counted_judgments(dataset, batch).count()
+
+
+@pytest.mark.django_db
+def test_exports_without_the_postgresql_paths_give_the_same_bytes(tricky, monkeypatch):
+    """The portable paths (other databases) against the COPY and SQL ones, on this database."""
+    dataset, crowd = tricky
+    fast_rose, fast_csv = "".join(rose_lines(dataset)), "".join(iter_judgments_csv(dataset))
+    assert [h for h, _, _ in rose._heads_sql(dataset)] == [h for h, _, _ in rose._heads_python(dataset)]
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    assert "".join(rose_lines(dataset)) == fast_rose
+    assert "".join(iter_judgments_csv(dataset)) == fast_csv
+
+
+@pytest.mark.django_db
+def test_integer_rows_read_by_binary_copy_equal_the_orm_rows(tricky):
+    dataset, _ = tricky
+    queryset = counted_judgments(dataset).values_list("assignment_id", "acu_id", "present").order_by("pk")
+    rows = label_arrays.integer_rows(queryset, 3, booleans={2})
+    assert rows.dtype == np.int64
+    assert sorted(map(tuple, rows.tolist())) == sorted((a, b, int(p)) for a, b, p in queryset)
+    assert label_arrays.integer_rows(queryset.none(), 3, booleans={2}).shape == (0, 3)
+
+
+@pytest.mark.django_db
+def test_single_annotator_export_has_no_annotator_labels(realsumm_path):
+    import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
+    dataset = Dataset.objects.get(name="realsumm")
+    text = "".join(rose_lines(dataset))
+    assert text == reference_rose(dataset)
+    assert "annotator_labels" not in text
+    stream = io.StringIO()
+    assert export_rose(dataset, stream) == 100 and stream.getvalue() == text
+
+
+@pytest.mark.django_db
+def test_exports_of_a_dataset_without_judgments():
+    import_dataset(DEMO_ROSE, name="demo", fmt="rose")
+    dataset = Dataset.objects.get(name="demo")
+    Judgment.objects.filter(assignment__hit__batch__dataset=dataset).delete()
+    assert "".join(rose_lines(dataset)) == reference_rose(dataset)
+    assert '"annotations": {}}' in next(iter(rose_lines(dataset)))
+    assert "".join(iter_judgments_csv(dataset)) == "worker,example_id,system,acu_index,label\r\n"
