@@ -68,9 +68,15 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--part-threads", type=int, default=1, help="BLAS threads of each part process")
+    parser.add_argument("--scores", help="a documents x systems score matrix (.npy) instead of the synthetic one")
     args = parser.parse_args()
-    rng = np.random.default_rng(1)
-    scores = np.clip(rng.normal(np.linspace(0.30, 0.40, args.systems), 0.15, (args.documents, args.systems)), 0, 1)
+    if args.scores:
+        scores = np.load(args.scores)
+        args.documents, args.systems = scores.shape
+    else:
+        rng = np.random.default_rng(1)
+        means = np.linspace(0.30, 0.40, args.systems)
+        scores = np.clip(rng.normal(means, 0.15, (args.documents, args.systems)), 0, 1)
     sizes = list(power.ROSE_SIZES)
     n_pairs = args.systems * (args.systems - 1) // 2
     print(
