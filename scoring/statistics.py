@@ -16,9 +16,10 @@ from .models import MetricScore, ScoringRun
 from .services import SMALL_SAMPLE, _clean, _system_matrix, summary_scores_arrays
 from .stats import correlation, metric_comparison, power
 
-# Cells (documents x tested columns) per part of a split power analysis: RoSE's defaults give
-# one part per size up to n = 1,000 and nine for n = 10,000 (72% of the work).
-POWER_PART_CELLS = 80_000_000
+# Worker processes a split power analysis is planned for (docker-compose's worker runs with
+# --concurrency 2): at RoSE's defaults ``power.power_plan`` splits n = 10,000 (72% of the work)
+# in two parts of equal estimated cost and keeps every other size whole.
+POWER_WORKERS = 2
 POWER_DEFAULTS = {"sizes": list(power.ROSE_SIZES), "n_trials": 1000, "n_resamples": 100_000, "seed": 0}
 METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0, "method": "kendall"}
 METHODS = ("pearson", "spearman", "kendall")
@@ -109,50 +110,77 @@ def run_power(run_id: int) -> ScoringRun:
 # ---- the same analysis split into parts for several Celery worker processes -----------------
 
 
-def plan_power(run_id: int, cells_per_part: int = POWER_PART_CELLS) -> list[list[int]]:
-    """Read the judgments once, store the score matrix and the plan of parts on the run and
-    return the parts ([size index, first column, end column]) for `power_part` tasks."""
+def _pack(array: np.ndarray, dtype: str) -> dict:
+    """An array as base64 bytes: exact, compact, and read back without parsing JSON numbers."""
+    array = np.ascontiguousarray(array, dtype=dtype)
+    return {"shape": list(array.shape), "dtype": dtype, "b64": base64.b64encode(array.tobytes()).decode()}
+
+
+def _unpack(packed: dict) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(packed["b64"]), dtype=packed["dtype"]).reshape(packed["shape"])
+
+
+def _stored_plan(inputs: dict) -> power.PowerPlan:
+    parts = [(int(i), int(j)) for i, j in inputs["plan"]]
+    return power.PowerPlan(parts, inputs["costs"], {int(i): _unpack(v) for i, v in inputs["labels"].items()})
+
+
+def plan_power(run_id: int, workers: int = POWER_WORKERS) -> list[list[int]]:
+    """Read the judgments once, store the score matrix and the plan on the run and return its
+    parts ([size index, part number]), costliest first, for `power_part` tasks shared by
+    ``workers`` processes."""
     run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
     p = {**POWER_DEFAULTS, **run.parameters}
     try:
         names, docs, matrix = _power_matrix(run)
+        sizes = [int(n) for n in p["sizes"]]
+        plan = power.power_plan(matrix, sizes, int(p["n_trials"]), int(p["n_resamples"]), workers, seed=int(p["seed"]))
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
         _finish(run, time.perf_counter(), error=f"{type(exc).__name__}: {exc}")
         return []
-    n_pairs = len(names) * (len(names) - 1) // 2
-    plan = [
-        list(part)
-        for part in power.power_plan([int(n) for n in p["sizes"]], int(p["n_trials"]), n_pairs, cells_per_part)
-    ]
     run.inputs = {
         "documents": len(docs),
         "systems": len(names),
         "names": names,
         "document_ids": list(docs),
-        "matrix": matrix.tolist(),
-        "plan": plan,
+        "matrix": _pack(matrix, "<f8"),
+        "plan": [list(part) for part in plan.parts],
+        "costs": plan.costs,
+        "labels": {str(i): _pack(labels, "u1") for i, labels in plan.labels.items()},
         "parts": {},
         "started": time.time(),
     }
     run.save(update_fields=["inputs"])
-    return plan
+    return [list(part) for part in plan.parts]
 
 
 def _part_key(part) -> str:
     return ",".join(str(int(x)) for x in part)
 
 
+def _unpack_bits(value: dict) -> np.ndarray:
+    bits = np.unpackbits(np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8))
+    return bits[: value["n"]].astype(bool)
+
+
 def run_power_part(run_id: int, part: list[int]) -> bool:
     """Compute one part and store it on the run; the part that completes the plan combines
-    them all and finishes the run. True when this call finished the run."""
+    them all and finishes the run. True when this call finished the run. Progress is the
+    estimated share of the work done (parts weighted by their estimated cost)."""
     run = ScoringRun.objects.only("parameters", "inputs", "status").get(pk=run_id)
-    if run.status != ScoringRun.Status.RUNNING or "plan" not in run.inputs:
+    if run.status != ScoringRun.Status.RUNNING or _part_key(part) not in map(_part_key, run.inputs.get("plan", [])):
         return False
     p = {**POWER_DEFAULTS, **run.parameters}
     sizes = [int(n) for n in p["sizes"]]
-    matrix = np.asarray(run.inputs["matrix"], dtype=float)
+    index, number = int(part[0]), int(part[1])
     significant, used = power.power_part(
-        matrix, sizes, tuple(part), n_trials=int(p["n_trials"]), n_resamples=int(p["n_resamples"]), seed=int(p["seed"])
+        _unpack(run.inputs["matrix"]),
+        sizes,
+        index,
+        _stored_plan(run.inputs).columns((index, number)),
+        n_trials=int(p["n_trials"]),
+        n_resamples=int(p["n_resamples"]),
+        seed=int(p["seed"]),
     )
     packed = {
         "bits": base64.b64encode(np.packbits(significant).tobytes()).decode(),
@@ -163,22 +191,18 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
         run = ScoringRun.objects.select_for_update().get(pk=run_id)
         if run.status != ScoringRun.Status.RUNNING:
             return False
-        run.inputs["parts"][_part_key(part)] = packed
-        done, total = len(run.inputs["parts"]), len(run.inputs["plan"])
-        run.progress = done / total
-        if done < total:
+        inputs = run.inputs
+        inputs["parts"][_part_key(part)] = packed
+        keys = [_part_key(q) for q in inputs["plan"]]
+        if any(key not in inputs["parts"] for key in keys):
+            done = sum(cost for key, cost in zip(keys, inputs["costs"], strict=True) if key in inputs["parts"])
+            run.progress = done / sum(inputs["costs"])
             run.save(update_fields=["inputs", "progress"])
             return False
-        results = {}
-        for key, value in run.inputs["parts"].items():
-            bits = np.unpackbits(np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8))[: value["n"]].astype(
-                bool
-            )
-            results[tuple(int(x) for x in key.split(","))] = (bits, value["used"])
-        inputs = run.inputs
-        result = power.combine_parts(
-            np.asarray(inputs["matrix"], dtype=float), sizes, results, n_trials=int(p["n_trials"])
-        )
+        plan = _stored_plan(inputs)
+        stored = {key: (_unpack_bits(value), value["used"]) for key, value in inputs["parts"].items()}
+        results = {q: stored[_part_key(q)] for q in plan.parts}
+        result = power.combine_parts(_unpack(inputs["matrix"]), sizes, plan, results, n_trials=int(p["n_trials"]))
         run.inputs = {"documents": inputs["documents"], "systems": inputs["systems"], "parts": len(results)}
         _finish(
             run,

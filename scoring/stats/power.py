@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
+from scipy.special import ndtr
 
-from .bootstrap import all_pairs, bootstrap_test, complete
+from .bootstrap import _limit, _settle, all_pairs, bootstrap_test, chunk_schedule, complete
 
 ROSE_SIZES = (10, 50, 100, 200, 300, 500, 700, 1000, 10000)
 
@@ -97,11 +98,22 @@ def power_analysis(
 
 
 # ---- the same analysis split into parts, for several worker processes ------------------------
-# A part is (size index, first column, end column) of that size's (trial x pair) columns. Every
-# column is tested on the bootstrap resamples of its sample size, drawn from the size's own
-# child of the seed (the children ``power_analysis`` spawns in order), and a column's test does
-# not depend on the other columns tested with it, so the parts combined give the single run's
-# result for the same seed.
+# Every column (trial x pair) of a sample size is tested on the bootstrap resamples of that size,
+# drawn from the size's own child of the seed (the children ``power_analysis`` spawns in order),
+# and a column's test does not depend on the other columns tested with it, so any partition of
+# the columns gives, combined, the single run's result for the same seed.
+#
+# What a part costs (measured at RoSE's defaults with bench/power_split_bench.py): its columns'
+# products, and one pass of drawing and counting resample indices for as long as its
+# longest-running column runs. Most columns settle within a few chunks; the few whose p is close
+# to alpha run all B resamples. Split by ranges of trials, every part of n = 10,000 holds some of
+# those and pays a whole pass (~10% of the size). So a size is split by estimated running time
+# instead: the columns that will run long go together into its first part, and the others'
+# parts stop after a few chunks.
+
+PART_DOC_OVERHEAD = 200  # a size's columns cost ~columns x (n + 200): fixed per-column work ~ 200 documents
+PART_TAIL = 0.09  # one pass over the resamples costs ~0.09 x n x resamples of those units (10% at n = 10,000)
+CHUNK_DOC_OVERHEAD = 300  # within a size, a chunk costs a column ~(resamples + 300) x n (gathering d ~ 300)
 
 
 def _oriented(scores):
@@ -119,21 +131,172 @@ def _size_rngs(seed: int, index: int):
     return np.random.default_rng(children[0]), np.random.default_rng(children[1])
 
 
-def power_plan(sizes, n_trials: int, n_pairs: int, columns_per_part: int = 2_000_000_000) -> list[tuple[int, int, int]]:
-    """Parts of roughly equal cost (documents x columns), at most ``columns_per_part`` cells each."""
-    plan = []
-    for i, n in enumerate(sizes):
-        total = n_trials * n_pairs
-        k = max(1, min(total, -(-int(n) * total // columns_per_part)))
-        bounds = [total * j // k for j in range(k + 1)]
-        plan += [(i, a, b) for a, b in pairwise(bounds) if b > a]
-    return plan
+def _trial_docs(n_docs: int, n: int, n_trials: int, seed: int, index: int) -> np.ndarray:
+    """(n x n_trials) documents of every trial of size ``index``, as ``power_analysis`` draws them."""
+    return _size_rngs(seed, index)[0].integers(0, n_docs, size=(n, n_trials), dtype=np.int32)
+
+
+def _settle_curve(n: int, n_resamples: int, alpha: float, error: float):
+    """(p grid, resamples after which ``bootstrap_test`` settles a column whose share of
+    resamples not above 0 is exactly p after every chunk), by its own rule (``_settle``)."""
+    schedule = chunk_schedule(n, n_resamples)
+    delta, limit = error / (2 * len(schedule)), _limit(alpha, n_resamples)
+    grid = np.unique(np.concatenate([np.linspace(0, 1, 501), alpha + np.linspace(-0.01, 0.01, 201)]).clip(0, 1))
+    runs = np.full(len(grid), n_resamples)
+    active, done = np.arange(len(grid)), 0
+    for size in schedule:
+        done += size
+        settled, _ = _settle(np.round(grid[active] * done).astype(np.int64), done, n_resamples, limit, delta)
+        runs[active[settled]] = done
+        active = active[~settled]
+        if active.size == 0:
+            break
+    return grid, runs
+
+
+def settle_estimate(diffs, docs, n_resamples: int, alpha: float = 0.05, error: float = 1e-6) -> np.ndarray:
+    """Estimated resamples each column (trial t, pair p at t * P + p) runs before its decision
+    settles, for planning only: its p taken as Phi(-z) of the trial's documents."""
+    n, n_trials = docs.shape
+    n_docs = diffs.shape[0]
+    counts = np.empty((n_trials, n_docs))
+    step = max(1, (1 << 20) // n)  # trials counted at a time
+    for t in range(0, n_trials, step):
+        block = docs[:, t : t + step] + np.arange(min(step, n_trials - t), dtype=np.int32) * n_docs
+        counts[t : t + step] = np.bincount(block.ravel(), minlength=block.shape[1] * n_docs).reshape(-1, n_docs)
+    mean = counts @ diffs / n
+    se = np.sqrt(np.maximum(counts @ diffs**2 / n - mean**2, 0.0) / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, mean / se, np.where(mean > 0, np.inf, -np.inf))
+    return np.interp(ndtr(-z).ravel(), *_settle_curve(n, n_resamples, alpha, error))
+
+
+@dataclass
+class PowerPlan:
+    """Parts (size index, part number) costliest first, with their estimated costs; ``labels[i]``
+    gives the part number of every column of size i (sizes kept whole have none)."""
+
+    parts: list[tuple[int, int]]
+    costs: list[float]
+    labels: dict[int, np.ndarray]
+
+    def columns(self, part) -> np.ndarray | None:
+        """The part's columns, ascending (None: every column of its size)."""
+        index, number = part
+        return np.flatnonzero(self.labels[index] == number) if index in self.labels else None
+
+
+def _size_parts(n: int, need: np.ndarray, n_resamples: int, k: int) -> tuple[np.ndarray | None, list[float]]:
+    """Split one size's columns into at most ``k`` parts of about equal estimated cost, the
+    longest-running columns first: (part number per column or None for one part, cost per part)."""
+    schedule = np.array(chunk_schedule(n, n_resamples))
+    ends = np.cumsum(schedule)
+    chunks = np.minimum(np.searchsorted(ends, need), len(schedule) - 1)  # last chunk each column runs
+    weight = np.cumsum(schedule + CHUNK_DOC_OVERHEAD)[chunks]
+    bulk = len(need) * (n + PART_DOC_OVERHEAD) / weight.sum()  # estimated cost per unit of weight
+    order = np.argsort(-weight, kind="stable")
+    cum = np.concatenate([[0.0], np.cumsum(weight[order]) * bulk])
+    tails = PART_TAIL * n * ends[chunks[order]]  # a part starting at rank r runs ends[...] resamples
+
+    def cut(target):  # bounds of greedy cuts of cost <= target, None if that needs more than k parts
+        bounds = [0]
+        while bounds[-1] < len(order) and len(bounds) <= k:
+            a = bounds[-1]
+            bounds.append(max(a + 1, int(np.searchsorted(cum, cum[a] + target - tails[a], side="right")) - 1))
+        return bounds if bounds[-1] == len(order) else None
+
+    low, high = 0.0, (cum[-1] + tails[0]) * (1 + 1e-9) + 1  # one part
+    for _ in range(50):  # the smallest target that needs at most k parts
+        mid = (low + high) / 2
+        low, high = (low, mid) if cut(mid) else (mid, high)
+    bounds = cut(high)
+    assert bounds is not None
+    costs = [float(cum[b] - cum[a] + tails[a]) for a, b in pairwise(bounds)]
+    if len(costs) == 1:
+        return None, costs
+    labels = np.empty(len(need), dtype=np.uint8)
+    for j, (a, b) in enumerate(pairwise(bounds)):
+        labels[order[a:b]] = j
+    return labels, costs
+
+
+def makespan(costs, workers: int) -> float:
+    """Finishing time when ``workers`` processes take the parts in the given order, each
+    taking the next part as soon as it is free (what Celery does with prefetch 1)."""
+    loads = [0.0] * max(1, workers)
+    for cost in costs:
+        loads[loads.index(min(loads))] += cost
+    return max(loads)
+
+
+def power_plan(
+    scores,
+    sizes,
+    n_trials: int = 1000,
+    n_resamples: int = 100_000,
+    workers: int = 2,
+    *,
+    seed: int = 0,
+    alpha: float = 0.05,
+    error: float = 1e-6,
+    max_parts: int = 255,
+) -> PowerPlan:
+    """The parts of ``power_analysis(scores, sizes, ..., rng=seed)`` for ``workers`` processes.
+
+    A size costs about columns x (n + PART_DOC_OVERHEAD) plus one pass over its resamples
+    (PART_TAIL). Starting from one part per size, the size whose extra split shortens the
+    estimated finishing time (``makespan`` of the parts costliest first) the most is split once
+    more, until no split helps; only sizes worth at least half a process's share are split,
+    so only their columns' running times are estimated (``settle_estimate``). At RoSE's
+    defaults and 2 processes that splits n = 10,000 in two: its long-running columns and
+    about 40% of its work in one part, the rest in the other.
+    """
+    _, _, pairs, diffs = _oriented(scores)
+    n_columns = n_trials * len(pairs)
+    whole = [n_columns * (int(n) + PART_DOC_OVERHEAD) + PART_TAIL * int(n) * n_resamples for n in sizes]
+    cache: dict = {(i, 1): (None, [cost]) for i, cost in enumerate(whole)}
+
+    def split(i, k):
+        if (i, k) not in cache:
+            n = int(sizes[i])
+            if (i, 0) not in cache:
+                docs = _trial_docs(len(diffs), n, n_trials, seed, i)
+                cache[i, 0] = settle_estimate(diffs, docs, n_resamples, alpha, error)
+            cache[i, k] = _size_parts(n, cache[i, 0], n_resamples, k)
+        return cache[i, k]
+
+    def parts(splits):
+        return sorted(
+            ((cost, i, j) for i, k in enumerate(splits) for j, cost in enumerate(split(i, k)[1])),
+            key=lambda part: (-part[0], part[1], part[2]),
+        )
+
+    def span(splits):
+        return makespan([cost for cost, _, _ in parts(splits)], workers)
+
+    splittable = [i for i, cost in enumerate(whole) if 2 * workers * cost >= sum(whole)]
+    splits = [1] * len(sizes)
+    best = span(splits)
+    while True:
+        tries = [
+            (span(splits[:i] + [splits[i] + 1] + splits[i + 1 :]), i)
+            for i in splittable
+            if len(split(i, splits[i])[1]) == splits[i] < min(max_parts, n_columns)
+        ]
+        if not tries or min(tries)[0] >= best:
+            break
+        best, i = min(tries)
+        splits[i] += 1
+    labels = {i: split(i, k)[0] for i, k in enumerate(splits) if k > 1}
+    final = parts(splits)
+    return PowerPlan([(i, j) for _, i, j in final], [cost for cost, _, _ in final], labels)
 
 
 def power_part(
     scores,
     sizes,
-    part: tuple[int, int, int],
+    index: int,
+    columns=None,
     *,
     n_trials: int = 1000,
     n_resamples: int = 100_000,
@@ -142,34 +305,40 @@ def power_part(
     early_stop: bool = True,
     error: float = 1e-6,
 ):
-    """(significant per column of the part, resample-columns used) for one part of the plan."""
-    index, first, end = part
+    """(significant per column, resample-columns used) for ``columns`` (ascending; None: all)
+    of size ``index``, exactly as ``power_analysis`` decides them."""
     scores, _, pairs, diffs = _oriented(scores)
     n_docs, n_pairs, n = scores.shape[0], len(pairs), int(sizes[index])
-    trial_rng, boot_rng = _size_rngs(seed, index)
-    docs = trial_rng.integers(0, n_docs, size=(n, n_trials), dtype=np.int32)
+    docs = _trial_docs(n_docs, n, n_trials, seed, index)
+    ids = np.arange(n_trials * n_pairs) if columns is None else np.asarray(columns, dtype=np.int64)
+    boot_rng = _size_rngs(seed, index)[1]
 
-    def columns(cols):
-        cols = cols + first
-        return diffs[docs[:, cols // n_pairs], cols % n_pairs]
+    def pick(cols):
+        c = ids[cols]
+        return diffs[docs[:, c // n_pairs], c % n_pairs]
 
-    test = bootstrap_test(columns, end - first, n, n_resamples, alpha, boot_rng, early_stop, error)
+    test = bootstrap_test(pick, len(ids), n, n_resamples, alpha, boot_rng, early_stop, error)
     return test.significant, int(test.used.sum())
 
 
-def combine_parts(scores, sizes, results: dict, *, n_trials: int = 1000, n_buckets: int = 5) -> PowerResult:
-    """The PowerResult of all parts: ``results[(index, first, end)] = (significant, used)``."""
+def combine_parts(scores, sizes, plan: PowerPlan, results: dict, *, n_trials: int = 1000, n_buckets: int = 5):
+    """The PowerResult of all parts of ``plan``: ``results[(index, number)] = (significant, used)``."""
     _, means, pairs, _ = _oriented(scores)
     n_pairs = len(pairs)
     power = np.zeros((len(sizes), n_pairs))
     resamples = np.zeros(len(sizes), dtype=np.int64)
     for i in range(len(sizes)):
-        mine = sorted((first, end, value) for (index, first, end), value in results.items() if index == i)
-        significant = np.concatenate([np.asarray(sig, dtype=bool) for _, _, (sig, _) in mine])
-        if significant.size != n_trials * n_pairs:
-            raise ValueError(f"size {sizes[i]}: {significant.size} of {n_trials * n_pairs} columns computed")
+        significant = np.zeros(n_trials * n_pairs, dtype=bool)
+        seen = np.zeros(n_trials * n_pairs, dtype=np.int64)
+        for part in (part for part in plan.parts if part[0] == i and part in results):
+            sig, used = results[part]
+            columns = plan.columns(part)
+            significant[slice(None) if columns is None else columns] = np.asarray(sig, dtype=bool)
+            seen[slice(None) if columns is None else columns] += 1
+            resamples[i] += used
+        if not (seen == 1).all():
+            raise ValueError(f"size {sizes[i]}: {(seen == 1).sum()} of {n_trials * n_pairs} columns computed")
         power[i] = significant.reshape(n_trials, n_pairs).mean(axis=0)
-        resamples[i] = sum(used for _, _, (_, used) in mine)
     differences = means[pairs[:, 0]] - means[pairs[:, 1]]
     buckets = difference_buckets(differences, n_buckets)
     bucket_power = np.stack([power[:, buckets == b].mean(axis=1) for b in range(n_buckets)], axis=1)
