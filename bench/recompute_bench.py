@@ -77,8 +77,9 @@ def main() -> None:
         default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm.rose.jsonl"),
     )
     args = parser.parse_args()
-    if args.tree:
+    if args.tree:  # its code first on the path, and as the working directory (Celery adds that one)
         sys.path.insert(0, str(Path(args.tree).resolve()))
+        os.chdir(args.tree)
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

@@ -1,8 +1,8 @@
 """Reading what scoring needs out of the database as numpy arrays.
 
-On PostgreSQL the judgments stream out with COPY (about 10x faster than building ORM rows
-for half a million judgments), both reads through `scoring.scoped` (plans that do not depend
-on the statistics); other databases go through the ORM.
+On PostgreSQL the judgments stream out with COPY (`bench/recompute_bench.py` compares it
+with the ORM's rows) and both reads go through `scoring.scoped` (plans that do not depend on
+the statistics); other databases go through the ORM.
 """
 
 import io
