@@ -221,3 +221,18 @@ def test_round_reads_walk_indexes_on_stale_statistics(mixed):
         assert not [n for n in nodes if "Join Filter" in n], name
         inner = [n for n in nodes if n.get("Relation Name") in ("hits_assignment", "hits_judgment")]
         assert inner and all(n["Node Type"] != "Seq Scan" for n in inner), (name, [n["Node Type"] for n in inner])
+
+
+def test_the_workers_page_forms_post_to_each_workers_actions(mixed, client, lead, eager_celery):
+    from django.urls import reverse
+
+    dataset, batch = mixed
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    crowd = Worker.objects.filter(assignments__hit__batch=batch, assignments__status__in=Assignment.COUNTED)
+    workers_shown = {w.pk: w.excluded for w in crowd.distinct()}
+    for worker_id, excluded in workers_shown.items():
+        for action in ("include" if excluded else "exclude", "block", "bonus"):
+            url = reverse("dashboard_worker_action", args=[dataset.pk, worker_id, action])
+            assert f'action="{url}?round={batch.pk}"' in page, (worker_id, action)
+    assert page.count('name="csrfmiddlewaretoken"') >= 3 * len(workers_shown) and any(workers_shown.values())
