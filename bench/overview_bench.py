@@ -1,10 +1,18 @@
-"""Server time of the lead's dashboard pages for a RoSE-scale round (22,000 summaries).
+"""Server time of the lead's dashboard pages on a 22,000-summary round in a 10-dataset database,
+against the trivial view (the login page GET) measured in the same run, before and after ANALYZE.
 
-Uses the dataset that recompute_bench.py imports (run that first), computes the scores once
-(pages show stored runs), then requests each page through Django's test client as a lead
-and prints the best and median server time and the number of SQL queries.
+Builds its own PostgreSQL database (`bench/dashboard_data.py`: 9 REALSumm-size datasets and the
+RoSE-scale one, bulk-loaded without ANALYZE so the planner's statistics are stale), computes the
+stored runs of that dataset and of its round (pages show stored runs) and gives each 200 older
+copies (the history that recomputes after bursts of submissions leave, which the agreement
+trend reads), then requests each page (overview, systems, workers, live.json; dataset-wide and
+`?round=`) through Django's test client as a lead, each request right after a login page GET,
+and prints the median server time, the SQL queries and the ratio to the login page's median;
+an empty dashboard page (metrics) is shown for reference. Then ANALYZE, and the same again.
+The database is dropped at the end (`--keep` keeps it).
 
-Run: .venv/bin/python bench/overview_bench.py [--repeat 5]
+Run: .venv/bin/python bench/overview_bench.py [--repeat 7] [--history 200] [--stale-from empty|others]
+     [--database-url URL] [--keep] [--tree PATH]
 """
 
 import argparse
@@ -18,55 +26,136 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_bench import DATASET_NAME, DEFAULT_DB  # noqa: E402
+import dashboard_data  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/acu_bench_dashboards"
+TARGET = 10  # pages within 10x of the trivial view (issue 14)
+FLOOR = "(metrics, empty)"
+
+
+def _timed(client, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as q:
+        t0 = time.perf_counter()
+        response = client.get(url)
+        seconds = time.perf_counter() - t0
+    assert response.status_code == 200, (url, response.status_code)
+    real = [
+        x for x in q.captured_queries if not x["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
+    ]
+    return seconds, len(real), len(response.content)
+
+
+def pages(dataset, batch) -> dict[str, str]:
+    base = f"/datasets/{dataset.pk}/dashboard"
+    urls = {}
+    for scope, query in (("dataset", ""), ("round", f"?round={batch.pk}")):
+        for name, path in (
+            ("overview", "/"),
+            ("systems", "/systems/"),
+            ("workers", "/workers/"),
+            ("live.json", "/live.json"),
+        ):
+            urls[f"{name} {scope}"] = base + path + query
+    urls[FLOOR] = base + "/metrics/"  # a dashboard page with nothing to show: the floor, for reference
+    return urls
+
+
+def measure(label: str, lead, urls: dict[str, str], repeat: int) -> list[tuple[str, float, float]]:
+    """Each page `repeat` times, each request right after a login page GET; prints a table and
+    returns (page, median ms, ratio)."""
+    from django.test import Client
+
+    anonymous, client = Client(), Client()
+    client.force_login(lead)
+    anonymous.get("/accounts/login/")  # first requests load the middleware and templates
+    for url in urls.values():
+        client.get(url)
+    trivial, rows = [], []
+    for name, url in urls.items():
+        times = []
+        for _ in range(repeat):
+            trivial.append(_timed(anonymous, "/accounts/login/")[0])
+            seconds, queries, size = _timed(client, url)
+            times.append(seconds)
+        rows.append((name, statistics.median(times), queries, size))
+    login = statistics.median(trivial)
+    print(f"\n{label}: login page (trivial view) median {login * 1000:.2f} ms over {len(trivial)} requests")
+    print(f"{'page':<18} {'median ms':>10} {'queries':>8} {'KiB':>6} {'x login':>8}")
+    out = []
+    for name, median, queries, size in rows:
+        ratio = median / login
+        mark = "" if ratio <= TARGET or name == FLOOR else f"  over {TARGET}x"
+        print(f"{name:<18} {median * 1000:10.1f} {queries:8d} {size / 1024:6.0f} {ratio:8.1f}{mark}")
+        if name != FLOOR:
+            out.append((name, median * 1000, ratio))
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument("--history", type=int, default=200, help="older runs per scope (the trend reads 200)")
+    parser.add_argument(
+        "--stale-from", choices=dashboard_data.STALE_FROM, default="empty", help="whose statistics are stale"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the database (default: drop it)")
+    parser.add_argument("--tree", default=None, help="run the code of another checkout (figures side by side)")
+    parser.add_argument(
+        "--data",
+        default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm.rose.jsonl"),
+    )
     args = parser.parse_args()
-    os.environ.setdefault("DATABASE_URL", DEFAULT_DB)
+    if args.tree:  # its code first on the path, and as the working directory (Celery adds that one)
+        sys.path.insert(0, str(Path(args.tree).resolve()))
+        os.chdir(args.tree)
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"  # a stale page would compute in the request (and show here)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+    dashboard_data.recreate_database(args.database_url)
     import django
 
     django.setup()
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
+    from django.core.management import call_command
 
-    from annotation.models import Dataset
     from hits.services.people import create_user_with_role
-    from scoring.services import compute_scores, is_stale, latest_run
+    from scoring.services import compute_scores
 
-    dataset = Dataset.objects.filter(name=DATASET_NAME).first()
-    if dataset is None:
-        sys.exit("Run bench/recompute_bench.py first (it imports the RoSE-scale dataset).")
-    batch = dataset.batches.get()
-    if is_stale(latest_run(dataset, batch), dataset, batch):
-        compute_scores(dataset, batch, trigger="bench")
-    lead = create_user_with_role(username="bench-lead", password="bench-lead-password", role="lead")
-    client = Client()
-    client.force_login(lead)
-    pages = {
-        "overview": f"/datasets/{dataset.pk}/dashboard/?round={batch.pk}",
-        "live.json": f"/datasets/{dataset.pk}/dashboard/live.json?round={batch.pk}",
-        "systems": f"/datasets/{dataset.pk}/dashboard/systems/?round={batch.pk}",
-        "workers": f"/datasets/{dataset.pk}/dashboard/workers/?round={batch.pk}",
-    }
-    print(f"round {batch.pk}: {batch.hits.count():,} summaries (HITs) of {dataset.name}")
-    for name, url in pages.items():
-        times = []
-        for _ in range(args.repeat):
-            with CaptureQueriesContext(connection) as queries:
-                t0 = time.perf_counter()
-                response = client.get(url)
-                times.append(time.perf_counter() - t0)
-            assert response.status_code == 200, (name, response.status_code)
+    try:
+        call_command("migrate", verbosity=0)
+        bench = dashboard_data.build(Path(args.data), stale_from=args.stale_from)
+        t0 = time.perf_counter()
+        for batch in (None, bench.batch):
+            dashboard_data.add_history(compute_scores(bench.dataset, batch, trigger="bench"), args.history)
         print(
-            f"{name:<10} best {min(times) * 1000:6.0f} ms, median {statistics.median(times) * 1000:6.0f} ms, "
-            f"{len(queries)} queries, {len(response.content) / 1024:.0f} KiB (target for the overview: < 500 ms)"
+            f"stored runs of the dataset and of its round in {time.perf_counter() - t0:.1f} s (stale statistics),"
+            f" each with {args.history} older copies"
         )
+        print("database: " + ", ".join(f"{k} {v:,}" for k, v in dashboard_data.database_counts().items()))
+        print(f"round {bench.batch.pk}: {bench.batch.hits.count():,} summaries (HITs) of {bench.dataset.name}")
+        lead = create_user_with_role(username="bench-lead", password="bench-lead-password", role="lead")
+        urls = pages(bench.dataset, bench.batch)
+        print(f"code: {Path(sys.modules['scoring'].__file__).parent.parent}")
+        stale = "the empty tables" if args.stale_from == "empty" else "the 9 other datasets"
+        before = measure(f"before ANALYZE (statistics of {stale})", lead, urls, args.repeat)
+        print(f"\nANALYZE took {dashboard_data.analyze():.1f} s")
+        after = measure("after ANALYZE", lead, urls, args.repeat)
+        print(f"\n{'page':<18} {'before ms (x)':>16} {'after ms (x)':>16}")
+        for (name, b_ms, b_x), (_, a_ms, a_x) in zip(before, after, strict=True):
+            print(f"{name:<18} {b_ms:9.1f} ({b_x:4.1f}) {a_ms:9.1f} ({a_x:4.1f})")
+        worst = max(x for _, _, x in before + after)
+        print(
+            f"worst ratio {worst:.1f}x the login page (target <= {TARGET}x): {'met' if worst <= TARGET else 'NOT met'}"
+        )
+    finally:
+        if args.keep:
+            dashboard_data.set_autovacuum(True)
+        else:
+            dashboard_data.drop_database(args.database_url)
 
 
 if __name__ == "__main__":

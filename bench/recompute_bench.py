@@ -1,16 +1,21 @@
-"""Benchmark a full recompute of a RoSE-scale dataset on PostgreSQL, end to end.
+"""A full recompute of a RoSE-scale dataset and of its round in a 10-dataset database, before
+and after ANALYZE.
 
-Imports the synthetic RoSE-scale data of import_bench.py (2,500 documents, 22,000 summaries,
-about 20,000 ACUs, 3 annotators per summary: about 530,000 judgments) unless it is already
-there, then times `scoring.services.compute_scores` (read from PostgreSQL, aggregation,
-scores, both alphas, bootstrap CIs with 10,000 resamples, paired tests), and, side by side in
-the same run, the judgment read through COPY against the same read through the ORM.
+Builds its own PostgreSQL database (`bench/dashboard_data.py`: 9 REALSumm-size datasets, then
+the RoSE-scale one with 2,500 documents, 22,000 summaries and about 530,000 judgments, loaded
+without ANALYZE so the planner's statistics are stale), then times
+`scoring.services.compute_scores` (read from PostgreSQL, aggregation, scores, both alphas,
+bootstrap CIs, paired tests, the workers table) of the whole dataset and of its round
+(`?round=`), and the reads alone (judgments, summaries, per-worker assignment figures). Then
+ANALYZE, and the same again; last, side by side, the judgment read through COPY against the
+same read through the ORM. The database is dropped at the end (`--keep` keeps it).
 
-Run: .venv/bin/python bench/recompute_bench.py [--repeat 3]
+Run: .venv/bin/python bench/recompute_bench.py [--repeat 2] [--resamples 10000] [--database-url URL] [--keep]
 """
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -19,69 +24,112 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_bench import DATASET_NAME, DEFAULT_DB, OUT, ensure_database, generate  # noqa: E402
+import dashboard_data  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/acu_bench_recompute"
+
+
+def _seconds(fn, repeat: int) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def measure(label: str, bench, repeat: int, resamples: int) -> dict[str, float]:
+    from scoring import data, workers
+    from scoring.services import compute_scores
+
+    print(f"\n{label}")
+    out = {}
+    for scope, batch in (("dataset", None), ("round", bench.batch)):
+        reads = {
+            "judgments": lambda b=batch: data.load_judgments(bench.dataset, b, include_excluded=True),
+            "summaries": lambda: data.load_summaries(bench.dataset),
+            "worker figures": lambda b=batch: workers._assignment_stats(bench.dataset, b),
+        }
+        read_s = {name: min(_seconds(fn, repeat)) for name, fn in reads.items()}
+        times = _seconds(
+            lambda b=batch: compute_scores(bench.dataset, b, n_resamples=resamples, trigger="bench"), repeat
+        )
+        out[scope] = min(times)
+        print(
+            f"  full recompute, {scope:<7}: best {min(times):6.2f} s, median {statistics.median(times):6.2f} s"
+            f" over {repeat}; reads (best): " + ", ".join(f"{name} {s:.2f} s" for name, s in read_s.items())
+        )
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (the default of runs)")
+    parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument(
+        "--stale-from", choices=dashboard_data.STALE_FROM, default="empty", help="whose statistics are stale"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the database (default: drop it)")
+    parser.add_argument("--tree", default=None, help="run the code of another checkout (figures side by side)")
+    parser.add_argument(
+        "--data",
+        default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm.rose.jsonl"),
+    )
     args = parser.parse_args()
-
+    if args.tree:  # its code first on the path, and as the working directory (Celery adds that one)
+        sys.path.insert(0, str(Path(args.tree).resolve()))
+        os.chdir(args.tree)
     os.environ["DATABASE_URL"] = args.database_url
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    ensure_database(args.database_url)
+    dashboard_data.recreate_database(args.database_url)
     import django
 
     django.setup()
-    import numpy as np
     from django.core.management import call_command
     from django.db import connection
 
-    from annotation.models import Dataset
-    from hits.services.dataset_import import import_dataset
     from scoring import data
-    from scoring.services import compute_scores
 
-    call_command("migrate", verbosity=0)
-    dataset = Dataset.objects.filter(name=DATASET_NAME).first()
-    if dataset is None:
-        path = OUT / "rose_bench_2500.jsonl"
-        generate(path, 2500)
-        print("importing the RoSE-scale dataset once ...")
-        import_dataset(path, name=DATASET_NAME, fmt="rose")
-        dataset = Dataset.objects.get(name=DATASET_NAME)
-
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        run = compute_scores(dataset, trigger="bench")
-        times.append(time.perf_counter() - t0)
-    counts = run.outputs["counts"]
-    print(
-        f"database: {connection.vendor}; {counts['summaries']:,} summaries, {counts['judgments']:,} judgments, "
-        f"{counts['systems']} systems, {counts['workers']} workers"
-    )
-    print(
-        f"full recompute (read, aggregate, scores, alphas, CIs 10,000 resamples, paired tests): "
-        f"best {min(times):.2f} s, median {np.median(times):.2f} s over {len(times)} runs (target < 5 s)"
-    )
-    print(
-        f"alpha: ACU level {run.outputs['alpha']['acu_level']:.4f}, summary level {run.outputs['alpha']['summary_level']:.4f}"
-    )
-
-    t0 = time.perf_counter()
-    data.load_judgments(dataset)
-    copy_s = time.perf_counter() - t0
-    vendor = connection.vendor
-    connection.vendor = "other"  # the ORM path, same query
     try:
+        call_command("migrate", verbosity=0)
+        bench = dashboard_data.build(Path(args.data), stale_from=args.stale_from)
+        print(f"code: {Path(sys.modules['scoring'].__file__).parent.parent}")
+        print("database: " + ", ".join(f"{k} {v:,}" for k, v in dashboard_data.database_counts().items()))
+        print(f"round {bench.batch.pk}: {bench.batch.hits.count():,} summaries (HITs) of {bench.dataset.name}")
+        before = measure(
+            f"before ANALYZE (statistics of {'the empty tables' if args.stale_from == 'empty' else 'the 9 others'})",
+            bench,
+            args.repeat,
+            args.resamples,
+        )
+        print(f"\nANALYZE took {dashboard_data.analyze():.1f} s")
+        after = measure("after ANALYZE", bench, args.repeat, args.resamples)
+        print("\nfull recompute (best)   before ANALYZE   after ANALYZE")
+        for scope in before:
+            print(f"  {scope:<20} {before[scope]:12.2f} s {after[scope]:13.2f} s")
+
         t0 = time.perf_counter()
-        data.load_judgments(dataset)
-        orm_s = time.perf_counter() - t0
+        data.load_judgments(bench.dataset)
+        copy_s = time.perf_counter() - t0
+        vendor = connection.vendor
+        connection.vendor = "other"  # the ORM path, same rows
+        try:
+            t0 = time.perf_counter()
+            data.load_judgments(bench.dataset)
+            orm_s = time.perf_counter() - t0
+        finally:
+            connection.vendor = vendor
+        print(
+            f"judgment read of the dataset: COPY {copy_s:.2f} s, ORM {orm_s:.2f} s;"
+            f" COPY takes {copy_s / orm_s:.2f}x the ORM's time"
+        )
     finally:
-        connection.vendor = vendor
-    print(f"judgment read: COPY {copy_s:.2f} s, ORM {orm_s:.2f} s; COPY takes {copy_s / orm_s:.2f}x the ORM's time")
+        if args.keep:
+            dashboard_data.set_autovacuum(True)
+        else:
+            dashboard_data.drop_database(args.database_url)
 
 
 if __name__ == "__main__":

@@ -201,21 +201,33 @@ def power_curve(outputs: dict) -> dict:
     }
 
 
-def length_scatter(summaries: dict, sample: int = 3000) -> dict:
+SCATTER_SAMPLE = 3000
+
+
+def scatter_step(n: int, sample: int = SCATTER_SAMPLE) -> int:
+    """Every step-th summary is drawn (about `sample` of them)."""
+    return max(1, n // sample)
+
+
+def length_scatter(summaries: dict, sample: int = SCATTER_SAMPLE) -> dict:
     """Score against summary length (a sample of summaries keeps the page light)."""
-    n = len(summaries.get("ids", []))
-    step = max(1, n // sample)
-    acu = [{"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["acu"][::step], strict=False)]
-    norm = [
-        {"x": w, "y": a} for w, a in zip(summaries["words"][::step], summaries["normalized_acu"][::step], strict=False)
-    ]
+    step = scatter_step(len(summaries.get("ids", [])), sample)
+    return sampled_length_scatter(
+        summaries["words"][::step], summaries["acu"][::step], summaries["normalized_acu"][::step]
+    )
+
+
+def sampled_length_scatter(words: list, acu: list, normalized: list) -> dict:
+    """The scatter of `length_scatter` from its already sampled summaries."""
+    acu_points = [{"x": w, "y": a} for w, a in zip(words, acu, strict=False)]
+    norm = [{"x": w, "y": a} for w, a in zip(words, normalized, strict=False)]
     return {
         "type": "scatter",
         "data": {
             "datasets": [
                 {
                     "label": "ACU score",
-                    "data": acu,
+                    "data": acu_points,
                     "borderColor": BLUE,
                     "backgroundColor": "rgba(36,87,197,0.35)",
                     "pointRadius": 2,

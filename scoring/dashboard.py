@@ -5,19 +5,22 @@ stale. With a broker they queue a coalesced recompute and return at once; only t
 no-broker mode computes in process (decided in `config.dispatch`).
 """
 
+import json
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db import connection
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from annotation.authoring import authoring_overview
+from annotation.models import Reference
 from config.dispatch import runs_in_process
 from hits.models import Assignment, Batch, LedgerEntry
 
+from . import charts, scoped
 from .models import ScoringRun
 from .recompute import request_recompute
-from .services import compute_scores, is_stale, latest_run
+from .services import alpha_column, compute_scores, is_stale, latest_run
 
 ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/DM
 RATE_WINDOW = timedelta(hours=1)
@@ -39,59 +42,114 @@ def scores_run(
     return run, stale
 
 
-def progress(dataset, batch=None) -> dict:
-    """Places done, in progress and left over the crowd batches, and an estimated finish
-    from the rate of the last hour."""
+def _progress_rows(dataset, batch, since) -> list[tuple]:
+    """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
+    submitted since `since`, HITs with a counted assignment)."""
+    if scoped.available():
+        return scoped.progress_counts(dataset.pk, batch.pk if batch else None, since)
     batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
     if batch is not None:
         batches = batches.filter(pk=batch.pk)
-    total_places = 0
-    for b in batches.annotate(n_hits=Count("hits")).values("n_hits", "assignments_per_hit"):
-        total_places += b["n_hits"] * b["assignments_per_hit"]
-    assignments = Assignment.objects.filter(hit__batch__in=batches)
-    counts = assignments.aggregate(
-        done=Count("pk", filter=Q(status__in=Assignment.COUNTED)),
-        in_progress=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED)),
-        rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
-        recent=Count("pk", filter=Q(submitted_at__gte=timezone.now() - RATE_WINDOW)),
-        first=Min("submitted_at"),
-        last=Max("submitted_at"),
-    )
-    left = max(0, total_places - counts["done"] - counts["in_progress"])
-    hits_done = batches.aggregate(
-        n=Count("hits", filter=Q(hits__assignments__status__in=Assignment.COUNTED), distinct=True)
-    )["n"]
+    rows = []
+    for b in batches:
+        counts = Assignment.objects.filter(hit__batch=b).aggregate(
+            done=Count("pk", filter=Q(status__in=Assignment.COUNTED)),
+            assigned=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED)),
+            rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
+            recent=Count("pk", filter=Q(submitted_at__gte=since)),
+        )
+        with_work = b.hits.filter(assignments__status__in=Assignment.COUNTED).distinct().count()
+        rows.append((b.assignments_per_hit, b.hits.count(), *counts.values(), with_work))
+    return rows
+
+
+def progress(dataset, batch=None) -> dict:
+    """Places done, in progress and left over the crowd batches, and an estimated finish
+    from the rate of the last hour. One query on PostgreSQL (per HIT of the scope, its
+    assignments counted by status), whatever the rest of the database holds."""
+    now = timezone.now()
+    rows = _progress_rows(dataset, batch, now - RATE_WINDOW)
+    total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
+    hits, done, in_progress, rejected, recent, hits_done = (sum(r[i] for r in rows) for i in range(1, 7))
+    left = max(0, total_places - done - in_progress)
     eta = None
-    rate = counts["recent"] / RATE_WINDOW.total_seconds() if counts["recent"] else 0
-    if rate and left + counts["in_progress"]:
-        eta = timezone.now() + timedelta(seconds=(left + counts["in_progress"]) / rate)
+    rate = recent / RATE_WINDOW.total_seconds() if recent else 0
+    if rate and left + in_progress:
+        eta = now + timedelta(seconds=(left + in_progress) / rate)
     return {
-        "batches": batches.count(),
-        "hits": batches.aggregate(n=Count("hits"))["n"],
+        "batches": len(rows),
+        "hits": hits,
         "hits_with_work": hits_done,
         "places": total_places,
-        "done": counts["done"],
-        "in_progress": counts["in_progress"],
+        "done": done,
+        "in_progress": in_progress,
         "left": left,
-        "rejected": counts["rejected"],
-        "per_hour": counts["recent"],
+        "rejected": rejected,
+        "per_hour": recent,
         "eta": eta,
-        "percent": round(100 * counts["done"] / total_places, 1) if total_places else 0,
+        "percent": round(100 * done / total_places, 1) if total_places else 0,
     }
 
 
 def spend(dataset, batch=None) -> dict:
-    entries = LedgerEntry.objects.filter(batch__dataset=dataset)
     batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
     if batch is not None:
-        entries, batches = entries.filter(batch=batch), batches.filter(pk=batch.pk)
+        batches = batches.filter(pk=batch.pk)
     totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
-    for kind, amount in entries.values_list("kind").annotate(total=Sum("amount")).order_by():
+    if scoped.available():
+        sums = scoped.spend(dataset.pk, batch.pk if batch else None)
+    else:
+        entries = LedgerEntry.objects.filter(batch__dataset=dataset)
+        if batch is not None:
+            entries = entries.filter(batch=batch)
+        sums = entries.values_list("kind").annotate(total=Sum("amount")).order_by()
+    for kind, amount in sums:
         totals[kind] = amount
     totals["total"] = sum(totals.values(), Decimal("0.00"))
     totals["budget"] = batches.aggregate(b=Sum("budget"))["b"]
     totals["share"] = round(100 * float(totals["total"] / totals["budget"]), 1) if totals["budget"] else None
     return totals
+
+
+def authoring_states(dataset) -> list[dict]:
+    """References per authoring state (`annotation.authoring.authoring_overview(...)["states"]`,
+    without the per-author rows, draft times and budget the overview page does not show)."""
+    totals = dict.fromkeys(Reference.Status.values, 0)
+    for status, n in (
+        Reference.objects.filter(document__dataset=dataset).values_list("status").annotate(n=Count("pk")).order_by()
+    ):
+        totals[status] = n
+    labels = dict(Reference.Status.choices)
+    return [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()]
+
+
+def length_scatter(run) -> dict | None:
+    """The systems page's score-against-length scatter of a run (None without judged summaries).
+
+    On PostgreSQL every step-th summary is picked in the query (`charts.scatter_step`), so the
+    page reads about 3,000 of the run's per-summary values, not its 0.9 MB of them for 22,000."""
+    if run is None:
+        return None
+    if not scoped.available():
+        summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
+        return charts.length_scatter(summaries) if summaries.get("ids") else None
+    # NOTE: materialized, s and n are values read once; each pick is then ~3,000 direct lookups.
+    pick = (
+        "(SELECT jsonb_agg(s #> ARRAY['{key}', i::text] ORDER BY i)"
+        " FROM generate_series(0, n - 1, greatest(1, n / %s)) i)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH r AS MATERIALIZED (SELECT outputs->'summaries' AS s FROM {ScoringRun._meta.db_table} WHERE id = %s),"
+            " k AS MATERIALIZED (SELECT s, jsonb_array_length(s->'ids') AS n FROM r)"
+            f" SELECT n, {pick.format(key='words')}, {pick.format(key='acu')}, {pick.format(key='normalized_acu')}"
+            " FROM k",
+            [run.pk, *[charts.SCATTER_SAMPLE] * 3],
+        )
+        row = cursor.fetchone()
+    if row is None or not row[0]:
+        return None
+    return charts.sampled_length_scatter(*(json.loads(v) if isinstance(v, str) else v for v in row[1:]))
 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
@@ -101,13 +159,18 @@ def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
             dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
         )
         .order_by("-started_at")
-        .values_list(
-            "pk", "started_at", "outputs__alpha__acu_level", "outputs__alpha__summary_level", "inputs__judgments"
-        )[:limit]
+        .annotate(both=alpha_column())
+        .values_list("pk", "started_at", "both", "inputs__judgments")[:limit]
     )
     return [
-        {"run": pk, "at": at.isoformat(), "acu_level": a, "summary_level": s, "judgments": n}
-        for pk, at, a, s, n in reversed(list(rows))
+        {
+            "run": pk,
+            "at": at.isoformat(),
+            "acu_level": (both or {}).get("acu_level"),
+            "summary_level": (both or {}).get("summary_level"),
+            "judgments": n,
+        }
+        for pk, at, both, n in reversed(list(rows))
     ]
 
 
@@ -117,7 +180,7 @@ def overview(dataset, batch=None) -> dict:
     return {
         "progress": progress(dataset, batch),
         "spend": spend(dataset, batch),
-        "authoring": authoring_overview(dataset)["states"],
+        "authoring": authoring_states(dataset),
         "alpha": alpha,
         "rose_alpha": ROSE_ALPHA,
         "trend": alpha_trend(dataset, batch),

@@ -1,7 +1,8 @@
 """Reading what scoring needs out of the database as numpy arrays.
 
-On PostgreSQL the judgments stream out with COPY (about 10x faster than building ORM rows
-for half a million judgments); other databases go through the ORM.
+On PostgreSQL the judgments stream out with COPY (`bench/recompute_bench.py` compares it
+with the ORM's rows) and both reads go through `scoring.scoped` (plans that do not depend on
+the statistics); other databases go through the ORM.
 """
 
 import io
@@ -12,7 +13,9 @@ from django.db import connection
 from django.db.models import Count
 
 from annotation.models import ACU, Summary
+from hits.models import Worker
 
+from . import scoped
 from .judgments import counted_judgments
 
 
@@ -23,36 +26,45 @@ class Judgments:
     worker: np.ndarray
     present: np.ndarray
     excluded: np.ndarray  # the worker is excluded from scoring (kept for the workers table)
+    ids: np.ndarray | None = None  # the judgments' ids, when read from the database
 
     def __len__(self):
         return len(self.summary)
 
     def subset(self, keep: np.ndarray) -> "Judgments":
-        return Judgments(self.summary[keep], self.acu[keep], self.worker[keep], self.present[keep], self.excluded[keep])
+        ids = None if self.ids is None else self.ids[keep]
+        return Judgments(
+            self.summary[keep], self.acu[keep], self.worker[keep], self.present[keep], self.excluded[keep], ids
+        )
+
+
+def _copy_ints(sql: str, params: list) -> np.ndarray:
+    """A query's integer columns through COPY, flattened."""
+    with connection.cursor() as cursor:
+        query = cursor.mogrify(sql, params).decode()
+        buffer = io.StringIO()
+        cursor.copy_expert(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)", buffer)
+    text = buffer.getvalue().replace("\n", ",")
+    return np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
 
 
 def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgments:
-    qs = (
-        counted_judgments(dataset, batch, include_excluded)
-        .values_list(
-            "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present", "assignment__worker__excluded"
-        )
-        .order_by()
-    )
-    if connection.vendor == "postgresql":
-        sql, params = qs.query.sql_with_params()
-        with connection.cursor() as cursor:
-            query = cursor.mogrify(sql, params).decode()
-            buffer = io.StringIO()
-            cursor.copy_expert(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)", buffer)
-        text = buffer.getvalue().replace("t", "1").replace("f", "0").replace("\n", ",")
-        flat = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+    batch_id = batch.pk if batch else None
+    if scoped.available():
+        flat = _copy_ints(*scoped.judgments_query(dataset.pk, batch_id))
     else:
-        flat = np.array([v for row in qs.iterator(chunk_size=20000) for v in row], dtype=np.int64)
+        qs = counted_judgments(dataset, batch, include_excluded=True).values_list(
+            "pk", "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present"
+        )
+        flat = np.array([v for row in qs.order_by().iterator(chunk_size=20000) for v in row], dtype=np.int64)
     rows = flat.reshape(-1, 5)
-    return Judgments(
-        rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].astype(bool), rows[:, 4].astype(bool)
+    worker = rows[:, 3].copy()
+    excluded_ids = Worker.objects.filter(pk__in=np.unique(worker).tolist(), excluded=True).values_list("pk", flat=True)
+    excluded = np.isin(worker, list(excluded_ids))
+    judgments = Judgments(
+        rows[:, 1].copy(), rows[:, 2].copy(), worker, rows[:, 4].astype(bool), excluded, rows[:, 0].copy()
     )
+    return judgments if include_excluded else judgments.subset(~excluded)
 
 
 @dataclass
@@ -74,20 +86,29 @@ class SummaryTable:
 
 
 def load_summaries(dataset) -> SummaryTable:
-    acu_counts = dict(
-        ACU.objects.filter(reference__document__dataset=dataset)
-        .values_list("reference_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
-    rows = list(
-        Summary.objects.filter(document__dataset=dataset)
-        .values_list(
-            "pk", "system_id", "document_id", "word_count", "document__reference__word_count", "document__reference__pk"
+    if scoped.available():
+        rows = scoped.summary_rows(dataset.pk)
+    else:
+        acu_counts = dict(
+            ACU.objects.filter(reference__document__dataset=dataset)
+            .values_list("reference_id")
+            .annotate(n=Count("pk"))
+            .order_by()
         )
-        .order_by("pk")
-    )
-    arr = np.array([r[:5] + (acu_counts.get(r[5], 0),) for r in rows], dtype=np.int64).reshape(-1, 6)
+        rows = [
+            r[:5] + (acu_counts.get(r[5], 0),)
+            for r in Summary.objects.filter(document__dataset=dataset)
+            .values_list(
+                "pk",
+                "system_id",
+                "document_id",
+                "word_count",
+                "document__reference__word_count",
+                "document__reference__pk",
+            )
+            .order_by("pk")
+        ]
+    arr = np.array(rows, dtype=np.int64).reshape(-1, 6)
     return SummaryTable(
         ids=arr[:, 0],
         system=arr[:, 1],

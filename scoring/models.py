@@ -29,6 +29,9 @@ class ScoringRun(models.Model):
     parameters = models.JSONField(default=dict)
     inputs = models.JSONField(default=dict, help_text="What was read: counts, last judgment id, excluded workers.")
     outputs = models.JSONField(default=dict)
+    # NOTE: a copy of outputs["alpha"] (scores runs): the agreement trend and the live poll read
+    # this small column and never the outputs (up to 1 MB, read whole for any key of it).
+    alpha = models.JSONField(null=True, blank=True, help_text="Both alphas of a scores run (outputs['alpha']).")
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

@@ -14,13 +14,16 @@ import math
 import time
 
 import numpy as np
-from django.db.models import Max
+from django.db.models import JSONField, Max
+from django.db.models.expressions import RawSQL, Subquery
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from hits import versions
 from hits.models import Worker
 
+from . import scoped
 from .data import load_judgments, load_summaries
 from .judgments import counted_judgments
 from .models import ScoringRun
@@ -55,17 +58,24 @@ def signature(dataset, batch=None) -> int:
 
 
 def _inputs(dataset, batch, judgments, version: int) -> dict:
-    last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
+    if judgments.ids is not None:
+        last = int(judgments.ids.max()) if len(judgments) else None
+    else:
+        last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
+    if scoped.available():
+        excluded = scoped.excluded_workers(dataset.pk)
+    else:
+        excluded = sorted(
+            Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset)
+            .distinct()
+            .values_list("external_id", flat=True)
+        )
     return {
         "round": batch.pk if batch else None,
         "judgments": len(judgments),
         "last_judgment_id": last,
         "version": version,
-        "excluded_workers": sorted(
-            Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset)
-            .distinct()
-            .values_list("external_id", flat=True)
-        ),
+        "excluded_workers": excluded,
     }
 
 
@@ -130,6 +140,7 @@ def compute_scores(
     try:
         outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
         run.outputs = _clean(outputs)
+        run.alpha = run.outputs["alpha"]
         run.status = ScoringRun.Status.DONE
     except Exception as exc:
         run.status, run.error = ScoringRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
@@ -383,6 +394,30 @@ def machine_json(dataset) -> list[dict]:
     return [machine_summary(r) for r in latest_runs(dataset)]
 
 
+def alpha_column():
+    """Both alphas of a run: the `alpha` column, or for a run stored before it existed its outputs."""
+    return Coalesce("alpha", KeyTransform("alpha", "outputs"), output_field=JSONField())
+
+
+def _parts(parts: tuple[str, ...]) -> dict:
+    """Expressions reading some top-level keys of a run's outputs, "alpha" from its column.
+
+    NOTE: PostgreSQL reads (fetches and decompresses) the whole outputs value for each
+    `outputs -> key`: with several keys, one jsonb_each reads it once."""
+    rest = [p for p in parts if p != "alpha"]
+    columns = {"part_alpha": alpha_column()} if "alpha" in parts else {}
+    if len(rest) > 1 and scoped.available():
+        columns["part_rest"] = RawSQL(
+            f"SELECT jsonb_object_agg(key, value) FROM jsonb_each({ScoringRun._meta.db_table}.outputs)"
+            " WHERE key = ANY(%s)",
+            [rest],
+            output_field=JSONField(),
+        )
+    else:
+        columns.update({f"part_{p}": KeyTransform(p, "outputs") for p in rest})
+    return columns
+
+
 def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[str, ...] | None = None):
     """The latest finished run the pages show: majority aggregation (a Dawid-Skene run made
     with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority).
@@ -393,9 +428,14 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[st
         runs = runs.exclude(parameters__aggregation="dawid-skene")
     if parts is None:
         return runs.first()
-    run = runs.defer("outputs").annotate(**{f"part_{p}": KeyTransform(p, "outputs") for p in parts}).first()
+    # NOTE: the parts are read of the one latest run (its id found first): in the ordered
+    # query itself they would be read of every run sorted, the whole outputs of each.
+    latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
+    run = latest.defer("outputs").annotate(**_parts(parts)).first()
     if run is not None:
-        run.outputs = {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
+        read = dict(getattr(run, "part_rest", None) or {})
+        read.update({p: getattr(run, f"part_{p}") for p in parts if hasattr(run, f"part_{p}")})
+        run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
     return run
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from hits.models import Assignment, Worker
 
+from . import scoped
 from .stats import agreement
 from .stats.worker_quality import worker_quality
 
@@ -22,16 +23,35 @@ LOW_AGREEMENT, MIN_COMPARED = 0.6, 20
 FAILED_GOLD, MIN_GOLD = 0.7, 5
 
 
-def _assignment_stats(dataset, batch):
+def _empty() -> dict:
+    return {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
+
+
+def _assignment_stats(dataset, batch) -> dict[int, dict]:
+    """Per worker over the counted assignments: count, active seconds (set, not 0), rewards, gold.
+
+    Aggregated in SQL per worker (`scoring.scoped`, a plan that does not depend on the
+    statistics), never streamed row by row through a server-side cursor."""
+    if scoped.available():
+        return {
+            worker_id: {
+                "assignments": n,
+                "seconds": seconds or [],
+                "reward": reward or Decimal(0),
+                "gold_correct": g_ok,
+                "gold_total": g_total,
+            }
+            for worker_id, n, reward, g_ok, g_total, seconds in scoped.assignment_stats(
+                dataset.pk, batch.pk if batch else None
+            )
+        }
     qs = Assignment.objects.filter(hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True)
     if batch is not None:
         qs = qs.filter(hit__batch=batch)
-    per = defaultdict(
-        lambda: {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
-    )
+    per: dict[int, dict] = defaultdict(_empty)
     for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
         "worker_id", "active_seconds", "hit__reward", "gold_correct", "gold_total"
-    ).iterator(chunk_size=20000):
+    ):
         row = per[worker_id]
         row["assignments"] += 1
         row["reward"] += reward or 0
@@ -53,7 +73,7 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row) -> dict:
     overall = median(medians.values()) if medians else None
     rows = []
     for i, wid in enumerate(quality.workers.tolist()):
-        s = stats.get(wid, {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0})
+        s = stats.get(wid) or _empty()
         med = median(s["seconds"]) if s["seconds"] else None
         hourly = float(s["reward"] / s["assignments"]) * 3600 / med if med and s["assignments"] else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None

@@ -10,6 +10,7 @@ import secrets
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.backends.utils import csrf_input
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -92,7 +93,6 @@ def systems(request, dataset_id: int):
         parts=(
             "systems",
             "pairwise",
-            "summaries",
             "length_normalization",
             "common",
             "counts",
@@ -111,7 +111,7 @@ def systems(request, dataset_id: int):
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
-        "scatter_chart": charts.length_scatter(out["summaries"]) if out.get("summaries", {}).get("ids") else None,
+        "scatter_chart": dashboard.length_scatter(run),
         "normalization": out.get("length_normalization"),
         "power_defaults": statistics.POWER_DEFAULTS,
         **judge_pages.systems_context(dataset, out.get("systems", {})),
@@ -144,6 +144,10 @@ def workers(request, dataset_id: int):
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
         "bonus_token": secrets.token_urlsafe(16),
+        # Rendered once, not four times per row: every action of a row is
+        # action_base + "<worker id>/<action>" (dashboard_worker_action), and one CSRF field.
+        "action_base": reverse("dashboard_workers", args=[dataset.pk]),
+        "csrf_input": csrf_input(request),
     }
     return render(request, "scoring/workers.html", context)
 
