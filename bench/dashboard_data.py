@@ -5,8 +5,9 @@
   2,500 summaries each, 3 annotators per summary drawn from 30, each flipping REALSumm's label
   with probability 0.12: about 75,000 judgments each), each scored once, as a lead would have;
 - then the RoSE-scale dataset (2,500 documents, 22,000 summaries, about 20,000 ACUs, 3 of 300
-  annotators per summary: about 530,000 judgments; the generator of `bench/import_bench.py`
-  copied here). Its round is marked a crowd round worked in-house (active seconds and rewards
+  annotators per summary: about 530,000 judgments; the generator of
+  `bench/rose_scale.py`, shared with `bench/import_bench.py`). Its round is marked a crowd
+  round worked in-house (active seconds and rewards
   set) so the progress and workers panels count its 66,000 assignments.
 
 The statistics are left stale, with autovacuum off on the app's tables so that they stay so:
@@ -23,86 +24,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from rose_scale import SEED, generate
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(__file__).resolve().parent / "out"
 ROSE_SCALE = "bench-rose-scale"
 OTHERS = 9
-SEED = 20240501
-SYSTEMS = [f"system_{i:02d}" for i in range(9)]
-ANNOTATORS = [f"w{i:03d}" for i in range(300)]
-FUNCTION_WORDS = [
-    "the",
-    "a",
-    "of",
-    "to",
-    "in",
-    "and",
-    "on",
-    "for",
-    "with",
-    "from",
-    "by",
-    "at",
-    "as",
-    "that",
-    "was",
-    "is",
-    "has",
-    "said",
-    "after",
-]
 APP_TABLE_PREFIXES = ("annotation_", "hits_", "scoring_")
 
 
-# --- the RoSE-scale generator (a copy of bench/import_bench.py's: same seed, same records) ---
-
-
-def make_vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
-    syllables = ["ba", "ko", "ri", "tem", "lu", "san", "vo", "der", "mi", "gal", "pre", "son", "tu", "nek", "ar", "io"]
-    words = {"".join(rng.choices(syllables, k=rng.randint(2, 4))) for _ in range(size * 2)}
-    return sorted(words)[:size]
-
-
-def sentence(rng: random.Random, vocab: list[str], n_words: int) -> list[str]:
-    return [rng.choice(FUNCTION_WORDS) if rng.random() < 0.3 else rng.choice(vocab) for _ in range(n_words)]
-
-
-def make_record(rng: random.Random, vocab: list[str], doc: int, n_systems: int) -> dict:
-    source = " ".join(" ".join(sentence(rng, vocab, rng.randint(12, 28))) + "." for _ in range(rng.randint(15, 25)))
-    ref_sentences = [sentence(rng, vocab, rng.randint(14, 26)) for _ in range(rng.randint(2, 4))]
-    acus = []
-    for _ in range(rng.choice([7, 8, 8, 8, 9])):
-        words = rng.choice(ref_sentences)
-        picked = sorted(rng.sample(range(len(words)), rng.randint(3, 7)))
-        acus.append(" ".join(words[i] for i in picked))
-    outputs, annotations = {}, {}
-    for system in rng.sample(SYSTEMS, n_systems):
-        outputs[system] = " ".join(sentence(rng, vocab, rng.randint(50, 70))) + "."
-        workers = {a: rng.choices([0, 1], weights=[55, 45], k=len(acus)) for a in rng.sample(ANNOTATORS, 3)}
-        majority = [int(sum(col) >= 2) for col in zip(*workers.values(), strict=False)]
-        annotations[system] = {"acu": sum(majority) / len(acus), "acu_labels": majority, "annotator_labels": workers}
-    return {
-        "example_id": f"bench-{doc:05d}",
-        "count_id": doc,
-        "source": source,
-        "reference": "\n".join(" ".join(s) + "." for s in ref_sentences),
-        "reference_acus": acus,
-        "system_outputs": outputs,
-        "annotations": annotations,
-    }
-
-
 def generate_rose_scale(path: Path, documents: int = 2500) -> Path:
-    """8.8 summaries per document on average: 22,000 for 2,500 documents (9 on most, 8 on the rest)."""
-    if path.is_file():
-        return path
-    rng = random.Random(SEED)
-    vocab = make_vocabulary(rng)
-    nine = set(rng.sample(range(documents), round(documents * 8.8) - 8 * documents))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as f:
-        for doc in range(documents):
-            f.write(json.dumps(make_record(rng, vocab, doc, 9 if doc in nine else 8)) + "\n")
+    """The RoSE-scale file of `bench/rose_scale.py` (the import bench's), made once."""
+    if not path.is_file():
+        generate(path, documents)
     return path
 
 
