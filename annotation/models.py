@@ -76,6 +76,19 @@ class Reference(models.Model):
         return f"Reference of {self.document}"
 
 
+class ReferenceTally(models.Model):
+    """A change to a dataset's count of references in one authoring state, written by the
+    database (annotation.tallies): the overview sums a few rows, not the dataset's references."""
+
+    # No foreign-key constraint: a cascade may write a row for a dataset it deletes next.
+    dataset = models.ForeignKey(Dataset, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    status = models.CharField(max_length=20)
+    n = models.BigIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["dataset", "status"], name="reference_tally_key")]
+
+
 class ReferenceSentence(models.Model):
     class Budget(models.TextChoices):
         UNSET = "", "Not budgeted"

@@ -190,6 +190,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},
     "release-idle-prolific-sessions": {"task": "hits.tasks.release_idle_prolific_sessions", "schedule": 60.0},
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
+    "compact-tallies": {"task": "hits.tasks.compact_tallies", "schedule": 60.0},
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
 }
 

@@ -302,6 +302,30 @@ class LedgerEntry(models.Model):
         verbose_name_plural = "ledger entries"
 
 
+class Tally(models.Model):
+    """A change to one of a batch's running counts, written by the database (hits.tallies).
+
+    PostgreSQL triggers append a row per statement that changes HITs, assignments or ledger
+    entries, whatever code path ran it (ORM, bulk update, COPY, cascade delete); a periodic
+    compaction folds a key's rows into one. A count is the sum of its key's rows, so readers
+    touch a few rows per batch, never its assignments. Rows are only ever inserted and folded,
+    never updated, so concurrent writers never wait for each other.
+    """
+
+    # No foreign-key constraint: a cascade may write a row for a batch it deletes next
+    # (the compaction drops rows of batches that are gone).
+    batch = models.ForeignKey(Batch, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    # "hits", an assignment status, "submissions" (per minute) or "ledger:<kind>".
+    what = models.CharField(max_length=30)
+    # For "submissions": the minute since the epoch; 0 for running totals.
+    minute = models.BigIntegerField(default=0)
+    n = models.BigIntegerField(default=0)
+    amount = models.DecimalField(max_digits=14, decimal_places=2, default=Decimal("0.00"))
+
+    class Meta:
+        indexes = [models.Index(fields=["batch", "what", "minute"], name="tally_key")]
+
+
 class ProviderCall(models.Model):
     """One call to an outside provider and its outcome, shown to the lead."""
 

@@ -58,3 +58,12 @@ def release_idle_prolific_sessions() -> int:
     from hits.providers.prolific.sessions import release_idle
 
     return release_idle()
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def compact_tallies() -> int:
+    """Beat: fold the running counts (hits.tallies, annotation.tallies) so dashboards read a row per count."""
+    from annotation import tallies as reference_tallies
+    from hits import tallies
+
+    return tallies.compact() + reference_tallies.compact()

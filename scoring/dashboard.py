@@ -10,11 +10,15 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, FloatField, IntegerField, Q, Sum
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils import timezone
 
+from annotation import tallies as reference_tallies
 from annotation.models import Reference
 from config.dispatch import runs_in_process
+from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry
 
 from . import charts, scoped
@@ -42,11 +46,40 @@ def scores_run(
     return run, stale
 
 
+def _tallied(dataset, batch, since) -> dict[int, dict]:
+    """Per batch in scope, from its tallies (hits.tallies): kind, assignments per HIT, budget and
+    {what: (count, amount)}; per-minute submissions summed from `since` on."""
+    out: dict[int, dict] = {}
+    since_minute = int(since.timestamp() // 60)
+    for batch_id, kind, per_hit, budget, what, n, amount in scoped.batch_tallies(
+        dataset.pk, batch.pk if batch else None, since_minute
+    ):
+        entry = out.setdefault(batch_id, {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}})
+        if what is not None:
+            entry["counts"][what] = (n, amount)
+    return out
+
+
 def _progress_rows(dataset, batch, since) -> list[tuple]:
     """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
-    submitted since `since`, HITs with a counted assignment)."""
+    submitted since `since`)."""
     if scoped.available():
-        return scoped.progress_counts(dataset.pk, batch.pk if batch else None, since)
+        rows = []
+        for entry in _tallied(dataset, batch, since).values():
+            if entry["kind"] != Batch.Kind.CROWD:
+                continue
+            count = {what: n for what, (n, _) in entry["counts"].items()}
+            rows.append(
+                (
+                    entry["per_hit"],
+                    count.get("hits", 0),
+                    sum(count.get(s, 0) for s in Assignment.COUNTED),
+                    count.get(Assignment.Status.ASSIGNED, 0),
+                    count.get(Assignment.Status.REJECTED, 0),
+                    count.get(tallies.SUBMISSIONS, 0),
+                )
+            )
+        return rows
     batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
     if batch is not None:
         batches = batches.filter(pk=batch.pk)
@@ -56,21 +89,20 @@ def _progress_rows(dataset, batch, since) -> list[tuple]:
             done=Count("pk", filter=Q(status__in=Assignment.COUNTED)),
             assigned=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED)),
             rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
-            recent=Count("pk", filter=Q(submitted_at__gte=since)),
+            recent=Count("pk", filter=Q(submitted_at__gte=since.replace(second=0, microsecond=0))),
         )
-        with_work = b.hits.filter(assignments__status__in=Assignment.COUNTED).distinct().count()
-        rows.append((b.assignments_per_hit, b.hits.count(), *counts.values(), with_work))
+        rows.append((b.assignments_per_hit, b.hits.count(), *counts.values()))
     return rows
 
 
 def progress(dataset, batch=None) -> dict:
     """Places done, in progress and left over the crowd batches, and an estimated finish
-    from the rate of the last hour. One query on PostgreSQL (per HIT of the scope, its
-    assignments counted by status), whatever the rest of the database holds."""
+    from the rate of the last hour (counted by the minute). On PostgreSQL one query of the
+    batches' tallies, whatever their size and the rest of the database."""
     now = timezone.now()
     rows = _progress_rows(dataset, batch, now - RATE_WINDOW)
     total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
-    hits, done, in_progress, rejected, recent, hits_done = (sum(r[i] for r in rows) for i in range(1, 7))
+    hits, done, in_progress, rejected, recent = (sum(r[i] for r in rows) for i in range(1, 6))
     left = max(0, total_places - done - in_progress)
     eta = None
     rate = recent / RATE_WINDOW.total_seconds() if recent else 0
@@ -79,7 +111,6 @@ def progress(dataset, batch=None) -> dict:
     return {
         "batches": len(rows),
         "hits": hits,
-        "hits_with_work": hits_done,
         "places": total_places,
         "done": done,
         "in_progress": in_progress,
@@ -92,32 +123,42 @@ def progress(dataset, batch=None) -> dict:
 
 
 def spend(dataset, batch=None) -> dict:
-    batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
-    if batch is not None:
-        batches = batches.filter(pk=batch.pk)
+    """Ledger totals by kind over the batches in scope, and the crowd batches' budget."""
     totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
     if scoped.available():
-        sums = scoped.spend(dataset.pk, batch.pk if batch else None)
+        budget = None
+        for entry in _tallied(dataset, batch, timezone.now()).values():
+            for what, (_, amount) in entry["counts"].items():
+                if what.startswith(tallies.LEDGER):
+                    totals[what.removeprefix(tallies.LEDGER)] += amount
+            if entry["kind"] == Batch.Kind.CROWD and entry["budget"] is not None:
+                budget = (budget or Decimal("0.00")) + entry["budget"]
     else:
+        batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
         entries = LedgerEntry.objects.filter(batch__dataset=dataset)
         if batch is not None:
-            entries = entries.filter(batch=batch)
-        sums = entries.values_list("kind").annotate(total=Sum("amount")).order_by()
-    for kind, amount in sums:
-        totals[kind] = amount
+            batches, entries = batches.filter(pk=batch.pk), entries.filter(batch=batch)
+        for kind, amount in entries.values_list("kind").annotate(total=Sum("amount")).order_by():
+            totals[kind] = amount
+        budget = batches.aggregate(b=Sum("budget"))["b"]
     totals["total"] = sum(totals.values(), Decimal("0.00"))
-    totals["budget"] = batches.aggregate(b=Sum("budget"))["b"]
-    totals["share"] = round(100 * float(totals["total"] / totals["budget"]), 1) if totals["budget"] else None
+    totals["budget"] = budget
+    totals["share"] = round(100 * float(totals["total"] / budget), 1) if budget else None
     return totals
 
 
 def authoring_states(dataset) -> list[dict]:
     """References per authoring state (`annotation.authoring.authoring_overview(...)["states"]`,
-    without the per-author rows, draft times and budget the overview page does not show)."""
+    without the per-author rows, draft times and budget the overview page does not show); on
+    PostgreSQL from the dataset's tallies (annotation.tallies), not its references."""
     totals = dict.fromkeys(Reference.Status.values, 0)
-    for status, n in (
-        Reference.objects.filter(document__dataset=dataset).values_list("status").annotate(n=Count("pk")).order_by()
-    ):
+    if reference_tallies.available():
+        counted = reference_tallies.counts(dataset.pk).items()
+    else:
+        counted = (
+            Reference.objects.filter(document__dataset=dataset).values_list("status").annotate(n=Count("pk")).order_by()
+        )
+    for status, n in counted:
         totals[status] = n
     labels = dict(Reference.Status.choices)
     return [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()]
@@ -153,24 +194,24 @@ def length_scatter(run) -> dict | None:
 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
-    """Both alphas of the stored runs over time (oldest first), without loading the outputs."""
-    rows = (
-        ScoringRun.objects.filter(
-            dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
+    """Both alphas of the stored runs over time (oldest first), read as numbers in the query
+    (not the runs' JSON, nor their outputs unless a run predates the alpha column)."""
+    if scoped.available():
+        return scoped.alpha_trend(
+            dataset.pk, batch.pk if batch else None, ScoringRun.Kind.SCORES, ScoringRun.Status.DONE, limit
         )
-        .order_by("-started_at")
-        .annotate(both=alpha_column())
-        .values_list("pk", "started_at", "both", "inputs__judgments")[:limit]
-    )
+    runs = ScoringRun.objects.filter(
+        dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
+    ).order_by("-started_at", "-pk")
+    both = alpha_column()
+    rows = runs.annotate(
+        acu=Cast(KeyTextTransform("acu_level", both), FloatField()),
+        summary=Cast(KeyTextTransform("summary_level", both), FloatField()),
+        judgments=Cast(KeyTextTransform("judgments", "inputs"), IntegerField()),
+    ).values_list("pk", "started_at", "acu", "summary", "judgments")[:limit]
     return [
-        {
-            "run": pk,
-            "at": at.isoformat(),
-            "acu_level": (both or {}).get("acu_level"),
-            "summary_level": (both or {}).get("summary_level"),
-            "judgments": n,
-        }
-        for pk, at, both, n in reversed(list(rows))
+        {"run": pk, "at": at.isoformat(), "acu_level": acu, "summary_level": summary, "judgments": n}
+        for pk, at, acu, summary, n in reversed(list(rows))
     ]
 
 

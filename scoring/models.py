@@ -40,7 +40,11 @@ class ScoringRun(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-pk"]
-        indexes = [models.Index(fields=["dataset", "kind", "status"])]
+        indexes = [
+            models.Index(fields=["dataset", "kind", "status"]),
+            # The latest run of a scope and the trend's newest runs: one index range, in order.
+            models.Index(fields=["dataset", "batch", "kind", "status", "-started_at", "-id"], name="scoringrun_latest"),
+        ]
 
 
 class RecomputeRequest(models.Model):

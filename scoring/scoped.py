@@ -11,10 +11,14 @@ scope whatever the estimates, never a scan of the whole table. Other filters app
 fences. PostgreSQL only; callers keep an ORM path for other databases.
 """
 
+import json
+
 from django.db import connection
 
 from annotation.models import ACU, Document, Reference, Summary
-from hits.models import HIT, Assignment, Batch, Judgment, LedgerEntry, Worker
+from hits.models import HIT, Assignment, Batch, Judgment, Tally, Worker
+
+from .models import ScoringRun
 
 COUNTED = list(Assignment.COUNTED)
 
@@ -83,37 +87,17 @@ def assignment_stats_query(dataset_id: int, batch_id: int | None = None) -> tupl
     )
 
 
-def progress_counts(dataset_id: int, batch_id: int | None, since) -> list[tuple]:
-    """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
-    submitted since `since`, HITs with a counted assignment); one aggregate per HIT."""
-    return _fetch(*progress_query(dataset_id, batch_id, since))
-
-
-def progress_query(dataset_id: int, batch_id: int | None, since) -> tuple[str, list]:
-    where, params = _rounds(dataset_id, batch_id, Batch.Kind.CROWD)
-    per_hit = (
-        "SELECT count(*) FILTER (WHERE status = ANY(%s)) AS done, count(*) FILTER (WHERE status = %s) AS assigned,"
-        " count(*) FILTER (WHERE status = %s) AS rejected, count(*) FILTER (WHERE submitted_at >= %s) AS recent"
-        f" FROM {_t(Assignment)} WHERE hit_id = h.id"
-    )
-    return (
-        "SELECT b.assignments_per_hit, count(h.id), sum(a.done)::bigint, sum(a.assigned)::bigint,"
-        " sum(a.rejected)::bigint, sum(a.recent)::bigint, count(*) FILTER (WHERE a.done > 0)"
-        f" FROM {_t(Batch)} b"
-        f" LEFT JOIN LATERAL (SELECT id FROM {_t(HIT)} WHERE batch_id = b.id OFFSET 0) h ON true"
-        f" CROSS JOIN LATERAL ({per_hit}) a WHERE {where} GROUP BY b.id, b.assignments_per_hit",
-        [COUNTED, Assignment.Status.ASSIGNED, Assignment.Status.REJECTED, since, *params],
-    )
-
-
-def spend(dataset_id: int, batch_id: int | None) -> list[tuple]:
-    """(kind, sum of amounts) of the ledger entries of the batches in scope."""
+def batch_tallies(dataset_id: int, batch_id: int | None, since_minute: int) -> list[tuple]:
+    """Per batch in scope and tally key: (batch, kind, assignments per HIT, budget, what, count,
+    amount), summed over the batch's tally rows (hits.tallies); per-minute submissions only
+    from `since_minute` on. A batch without tallies gives one row with what None."""
     where, params = _rounds(dataset_id, batch_id)
     return _fetch(
-        f"SELECT e.kind, sum(e.amount) FROM {_t(Batch)} b"
-        f" CROSS JOIN LATERAL (SELECT kind, amount FROM {_t(LedgerEntry)} WHERE batch_id = b.id OFFSET 0) e"
-        f" WHERE {where} GROUP BY e.kind",
-        params,
+        "SELECT b.id, b.kind, b.assignments_per_hit, b.budget, t.what, sum(t.n)::bigint, sum(t.amount)"
+        f" FROM {_t(Batch)} b LEFT JOIN LATERAL (SELECT what, n, amount FROM {_t(Tally)}"
+        " WHERE batch_id = b.id AND (minute = 0 OR minute >= %s) OFFSET 0) t ON true"
+        f" WHERE {where} GROUP BY b.id, b.kind, b.assignments_per_hit, b.budget, t.what",
+        [since_minute, *params],
     )
 
 
@@ -147,3 +131,54 @@ def summary_rows(dataset_id: int) -> list[tuple]:
         " OFFSET 0) s WHERE d.dataset_id = %s ORDER BY s.id",
         [dataset_id],
     )
+
+
+def alpha_trend(dataset_id: int, batch_id: int | None, kind: str, status: str, limit: int) -> list[dict]:
+    """The newest `limit` runs of a scope, oldest first, as {run, at, acu_level, summary_level,
+    judgments}: built as one JSON text in the query (numbers from the alpha column, or the
+    outputs of a run stored before it), parsed at once."""
+    scope = "batch_id = %s" if batch_id else "batch_id IS NULL"
+    sql = (
+        "SELECT coalesce(json_agg(json_build_object('run', id, 'at', started_at,"
+        " 'acu_level', (a ->> 'acu_level')::float8, 'summary_level', (a ->> 'summary_level')::float8,"
+        " 'judgments', (inputs ->> 'judgments')::bigint) ORDER BY started_at, id), '[]')::text"
+        " FROM (SELECT id, started_at, inputs, coalesce(alpha, outputs -> 'alpha') AS a"
+        f" FROM {_t(ScoringRun)} WHERE dataset_id = %s AND {scope} AND kind = %s AND status = %s"
+        " ORDER BY started_at DESC, id DESC LIMIT %s) r"
+    )
+    params = [dataset_id, *([batch_id] if batch_id else []), kind, status, limit]
+    return json.loads(_fetch(sql, params)[0][0])
+
+
+def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[str, ...]) -> ScoringRun | None:
+    """The latest finished run of a scope (a Dawid-Skene scores run left out) with only the
+    named parts of its outputs: written SQL, as the ORM spends several times the query's own
+    time compiling this one on every page. "alpha" is read from its column."""
+    columns = ", ".join(
+        f"r.{connection.ops.quote_name(f.column)}" for f in ScoringRun._meta.concrete_fields if f.name != "outputs"
+    )
+    scope = "batch_id = %s" if batch_id else "batch_id IS NULL"
+    rest = [p for p in parts if p != "alpha"]
+    # NOTE: jsonb_each reads (detoasts) the whole outputs: only when parts besides alpha are asked for.
+    rest_sql = (
+        "(SELECT jsonb_object_agg(key, value) FROM jsonb_each(r.outputs) WHERE key = ANY(%s))::text"
+        if rest
+        else "NULL::text"
+    )
+    alpha_sql = "coalesce(r.alpha, r.outputs -> 'alpha')::text" if "alpha" in parts else "NULL::text"
+    dawid_skene = ' AND NOT parameters @> \'{"aggregation": "dawid-skene"}\'' if kind == ScoringRun.Kind.SCORES else ""
+    sql = (
+        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest"
+        f" FROM {_t(ScoringRun)} r WHERE r.id = (SELECT id FROM {_t(ScoringRun)}"
+        f" WHERE dataset_id = %s AND {scope} AND kind = %s AND status = %s{dawid_skene}"
+        " ORDER BY started_at DESC, id DESC LIMIT 1)"
+    )
+    params = [*([rest] if rest else []), dataset_id, *([batch_id] if batch_id else []), kind, ScoringRun.Status.DONE]
+    run = next(iter(ScoringRun.objects.raw(sql, params)), None)
+    if run is None:
+        return None
+    read = json.loads(run.part_rest) if rest and run.part_rest else {}
+    if "alpha" in parts and run.part_alpha is not None:
+        read["alpha"] = json.loads(run.part_alpha)
+    run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
+    return run

@@ -423,6 +423,8 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[st
     with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority).
     With `parts` only those top-level keys of its outputs are read (JSON paths in the query,
     e.g. the 2 kB "alpha" instead of the 0.9 MB of a RoSE round)."""
+    if parts is not None and scoped.available():
+        return scoped.latest_run(dataset.pk, batch.pk if batch else None, kind, parts)
     runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
     if kind == ScoringRun.Kind.SCORES:
         runs = runs.exclude(parameters__aggregation="dawid-skene")

@@ -46,3 +46,11 @@ def test_superusers_are_leads_and_inactive_users_nobody(client):
 def test_sessions_of_the_earlier_backend_stay_signed_in(client, worker):
     client.force_login(worker, backend="django.contrib.auth.backends.ModelBackend")
     assert client.get(reverse("work")).status_code == 200
+
+
+def test_a_session_holding_no_user_id_is_signed_out(worker):
+    from config.auth_backend import RoleBackend
+
+    assert RoleBackend().get_user("not-a-number") is None
+    assert RoleBackend().get_user(worker.pk + 1000) is None
+    assert RoleBackend().get_user(str(worker.pk)).pk == worker.pk

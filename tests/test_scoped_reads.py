@@ -208,7 +208,6 @@ def test_round_reads_walk_indexes_on_stale_statistics(mixed):
     queries = {
         "judgments": scoped.judgments_query(dataset.pk, batch_id),
         "worker figures": scoped.assignment_stats_query(dataset.pk, batch_id),
-        "progress": scoped.progress_query(dataset.pk, batch_id, timezone.now()),
         "dataset judgments": scoped.judgments_query(dataset.pk),
     }
     for name, (sql, params) in queries.items():
@@ -236,3 +235,32 @@ def test_the_workers_page_forms_post_to_each_workers_actions(mixed, client, lead
             url = reverse("dashboard_worker_action", args=[dataset.pk, worker_id, action])
             assert f'action="{url}?round={batch.pk}"' in page, (worker_id, action)
     assert page.count('name="csrfmiddlewaretoken"') >= 3 * len(workers_shown) and any(workers_shown.values())
+
+
+def test_the_latest_run_and_the_trend_read_as_through_the_orm(mixed, orm):
+    dataset, batch = mixed
+    run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    newer = ScoringRun.objects.create(  # newer, but the pages stay on majority aggregation
+        dataset=dataset, batch=batch, status="done", parameters={"aggregation": "dawid-skene"}, outputs={"x": 1}
+    )
+    ScoringRun.objects.filter(pk=newer.pk).update(started_at=run.started_at + timedelta(minutes=1))
+    older = ScoringRun.objects.create(
+        dataset=dataset, batch=batch, status="done", outputs={"alpha": {"acu_level": 0.1, "summary_level": 0.2}}
+    )
+    ScoringRun.objects.filter(pk=older.pk).update(started_at=run.started_at - timedelta(hours=1))
+    asked = [("alpha",), ("systems", "counts"), ("alpha", "workers"), ("summaries",)]
+    scopes = [None, batch, dataset.batches.get(kind="imported")]
+
+    def read():
+        runs = {(b.pk if b else None, p): services.latest_run(dataset, b, parts=p) for b in scopes for p in asked}
+        trend = [
+            [(t["run"], t["acu_level"], t["summary_level"], t["judgments"]) for t in dashboard.alpha_trend(dataset, b)]
+            for b in scopes
+        ]
+        return {k: (r.pk, r.outputs, r.inputs, r.parameters) if r else None for k, r in runs.items()}, trend
+
+    fast = read()
+    orm()
+    assert fast == read()
+    assert fast[0][(batch.pk, ("alpha",))][0] == run.pk and fast[1][1][0][0] == older.pk
+    assert fast[1][1][0][1:3] == (0.1, 0.2)

@@ -1,0 +1,117 @@
+"""References per authoring state and dataset, counted by PostgreSQL (the `ReferenceTally` rows).
+
+As hits.tallies: statement-level triggers with transition tables append the change of each
+(dataset, status) count per statement that inserts, updates or deletes references, whatever
+code path ran it; `compact` folds each key's rows into one and drops rows of deleted datasets;
+`rebuild` recounts from the references. Other databases: callers count the references.
+"""
+
+import logging
+
+from django.db import connection, transaction
+
+from annotation.models import Dataset, Document, Reference, ReferenceTally
+
+log = logging.getLogger(__name__)
+
+
+def available() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _q(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _append(parts: list[str]) -> str:
+    return (
+        f"INSERT INTO {_q(ReferenceTally)} (dataset_id, status, n) SELECT d.dataset_id, r.status, sum(r.n)"
+        f" FROM ({' UNION ALL '.join(parts)}) r JOIN {_q(Document)} d ON d.id = r.document_id"
+        " GROUP BY d.dataset_id, r.status HAVING sum(r.n) <> 0;"
+    )
+
+
+def install_sql() -> list[str]:
+    new, old = "SELECT document_id, status, 1 AS n FROM new_rows", "SELECT document_id, status, -1 AS n FROM old_rows"
+    table = _q(Reference)
+    referencing = {
+        "insert": "NEW TABLE AS new_rows",
+        "update": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+        "delete": "OLD TABLE AS old_rows",
+    }
+    out = [
+        "CREATE OR REPLACE FUNCTION annotation_reference_tally() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n"
+        f"  IF TG_OP = 'INSERT' THEN {_append([new])}\n"
+        f"  ELSIF TG_OP = 'UPDATE' THEN {_append([new, old])}\n"
+        f"  ELSE {_append([old])}\n"
+        "  END IF;\n  RETURN NULL;\nEND $$;"
+    ]
+    for op, ref in referencing.items():
+        out.append(
+            f"DROP TRIGGER IF EXISTS annotation_reference_tally_{op} ON {table};"
+            f" CREATE TRIGGER annotation_reference_tally_{op} AFTER {op.upper()} ON {table}"
+            f" REFERENCING {ref} FOR EACH STATEMENT EXECUTE FUNCTION annotation_reference_tally();"
+        )
+    return out
+
+
+def uninstall_sql() -> list[str]:
+    table = _q(Reference)
+    return [
+        *(
+            f"DROP TRIGGER IF EXISTS annotation_reference_tally_{op} ON {table};"
+            for op in ("insert", "update", "delete")
+        ),
+        "DROP FUNCTION IF EXISTS annotation_reference_tally();",
+    ]
+
+
+def rebuild(dataset_ids: list[int] | None = None) -> int:
+    """Recount the tallies of some datasets (all: None) from their references."""
+    if not available():
+        return 0
+    scope, params = ("WHERE d.dataset_id = ANY(%s)", [list(dataset_ids)]) if dataset_ids is not None else ("", [])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"LOCK TABLE {_q(Reference)} IN SHARE MODE")
+        cursor.execute(f"DELETE FROM {_q(ReferenceTally)} d {scope}", params)
+        cursor.execute(
+            f"INSERT INTO {_q(ReferenceTally)} (dataset_id, status, n) SELECT d.dataset_id, r.status, count(*)"
+            f" FROM {_q(Reference)} r JOIN {_q(Document)} d ON d.id = r.document_id {scope}"
+            " GROUP BY d.dataset_id, r.status",
+            params,
+        )
+        return cursor.rowcount
+
+
+def compact() -> int:
+    """Fold each (dataset, status) into one row; drop rows of deleted datasets. Rows removed."""
+    if not available():
+        return 0
+    tally = _q(ReferenceTally)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {tally} t WHERE NOT EXISTS (SELECT 1 FROM {_q(Dataset)} d WHERE d.id = t.dataset_id)"
+        )
+        dropped = cursor.rowcount
+        cursor.execute(
+            f"WITH keys AS (SELECT dataset_id, status FROM {tally} GROUP BY 1, 2 HAVING count(*) > 1),"
+            f" gone AS (DELETE FROM {tally} t USING keys k WHERE t.dataset_id = k.dataset_id AND t.status = k.status"
+            " RETURNING t.dataset_id, t.status, t.n),"
+            f" folded AS (INSERT INTO {tally} (dataset_id, status, n) SELECT dataset_id, status, sum(n) FROM gone"
+            " GROUP BY 1, 2 HAVING sum(n) <> 0 RETURNING 1)"
+            " SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)"
+        )
+        folded = cursor.fetchone()[0]
+    if dropped or folded:
+        log.info("reference tallies compacted: %d rows folded, %d dropped", folded, dropped)
+    return dropped + folded
+
+
+def counts(dataset_id: int) -> dict[str, int]:
+    """{status: references} of a dataset, from its tallies (statuses without any left out)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT status, sum(n)::bigint FROM {_q(ReferenceTally)} WHERE dataset_id = %s GROUP BY status",
+            [dataset_id],
+        )
+        return {status: n for status, n in cursor.fetchall() if n}
