@@ -21,7 +21,7 @@ from hits.money import format_money
 from hits.services import review
 from hits.services.budget import bonus_passes_budget
 from hits.tasks import run_or_enqueue
-from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks
+from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks, worker_pages
 from scoring.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
@@ -98,6 +98,7 @@ def systems(request, dataset_id: int):
             "counts",
             "aggregation",
             "aggregations",
+            "length_scatter",
         ),
     )
     out = run.outputs if run else {}
@@ -128,11 +129,13 @@ def workers(request, dataset_id: int):
     table = run.outputs.get("workers", {}) if run else {}
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
     rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
+    listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
     context = {
         **_base(dataset, batch, "workers"),
         "run": run,
         "stale": stale,
-        "rows": rows,
+        "rows": listing.pop("rows"),
+        "table": listing,
         "flagged": table.get("flagged", 0),
         "qc_run": qc_run,
         "qc": {
@@ -143,12 +146,16 @@ def workers(request, dataset_id: int):
         },
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
-        "bonus_token": secrets.token_urlsafe(16),
-        # Rendered once, not four times per row: every action of a row is
-        # action_base + "<worker id>/<action>" (dashboard_worker_action), and one CSRF field.
-        "action_base": reverse("dashboard_workers", args=[dataset.pk]),
-        "csrf_input": csrf_input(request),
     }
+    # Every action of a row is action + "<worker id>/<action>" (dashboard_worker_action).
+    context["rows_html"] = worker_pages.rows_html(
+        context["rows"],
+        action=reverse("dashboard_workers", args=[dataset.pk]),
+        state_query=listing["state_query"],
+        csrf=csrf_input(request),
+        token=secrets.token_urlsafe(16),
+        qc=qc_run is not None,
+    )
     return render(request, "scoring/workers.html", context)
 
 
@@ -203,7 +210,7 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             messages.error(request, "Unknown action.")
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid input.")
-    return redirect(reverse("dashboard_workers", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
+    return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
 
 
 @role_required(LEAD)

@@ -1,5 +1,7 @@
 """The lead's dashboards in a real browser on a simulated crowd batch of REALSumm."""
 
+import re
+
 import pytest
 
 from annotation.models import Dataset
@@ -53,7 +55,10 @@ def test_lead_dashboards(live_server, page, shoot, lead, crowd_dataset):
     page.goto(f"{base}/workers/?round={batch.pk}")
     rows = page.locator("#workers tbody tr")
     assert rows.count() == 4
-    page.click("#workers thead th:has-text('Agreement')")  # ascending: the spammer first
+    assert page.get_attribute("#workers thead th:has-text('Flags')", "aria-sort") == "descending"  # flagged first
+    page.click("#workers thead th:has-text('Agreement') a")  # sorted on the server, ascending: the spammer first
+    page.wait_for_url(re.compile(r"[?&]sort=agreement(&|$)"))
+    assert page.get_attribute("#workers thead th:has-text('Agreement')", "aria-sort") == "ascending"
     first_row = rows.first
     assert "spam" in first_row.get_attribute("data-worker")
     assert "low agreement" in first_row.inner_text() or "too fast" in first_row.inner_text()

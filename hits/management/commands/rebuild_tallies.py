@@ -18,13 +18,14 @@ class Command(BaseCommand):
         parser.add_argument("--batch", type=int, action="append", help="only this batch (repeatable)")
 
     def handle(self, *args, **options):
-        if not tallies.available():
-            raise CommandError("Running counts are kept on PostgreSQL only; this database counts rows directly.")
         ids = options["batch"]
         if ids:
             missing = sorted(set(ids) - set(Batch.objects.filter(pk__in=ids).values_list("pk", flat=True)))
             if missing:
                 raise CommandError(f"No batch with id {', '.join(map(str, missing))}.")
+        if not tallies.available():
+            self.stdout.write("Nothing to recount: running counts are kept on PostgreSQL; this database counts rows.")
+            return
         written = tallies.rebuild(ids)
         if not ids:  # and the datasets' references per authoring state
             written += reference_tallies.rebuild()

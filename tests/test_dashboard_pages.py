@@ -1,0 +1,218 @@
+"""The systems and workers pages stay small whatever the size of the round (issue 14): the
+systems page draws the scatter sample its run stored (never the per-summary values), builds
+the significance matrix in Python, and the workers page shows 50 workers a page, sorted and
+searched on the server, every worker reachable."""
+
+import json
+import random
+import re
+
+import pytest
+from django.db import connection
+from django.template.defaultfilters import floatformat
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from hits.models import Assignment, Worker
+from hits.services.simulate import simulate_crowd
+from scoring import charts, leaderboard, worker_pages
+from scoring.models import ScoringRun
+from scoring.services import compute_scores
+
+from .crowd_data import demo_dataset, published_batch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def crowd():
+    dataset = demo_dataset()
+    batch = published_batch(dataset)
+    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=4)
+    return dataset, batch
+
+
+def _row(i: int, **values) -> dict:
+    row = {
+        "worker_id": 10_000 + i,
+        "worker": f"w{i:03d}",
+        "provider": "prolific",
+        "assignments": i % 7,
+        "labels": 10,
+        "agreement": None if i % 10 == 0 else round(0.5 + (i % 13) / 30, 4),
+        "gold_accuracy": None,
+        "median_seconds": 30.0 + i,
+        "hourly": 9.5,
+        "flags": ["low agreement"] if i % 9 == 0 else [],
+        "excluded": False,
+        "blocked": False,
+        "machine_qc": None,
+    }
+    return {**row, **values}
+
+
+# --- systems page -----------------------------------------------------------------------------
+
+
+def test_a_run_stores_the_scatter_sample_it_draws(crowd):
+    dataset, batch = crowd
+    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    part, summaries = run.outputs["length_scatter"], run.outputs["summaries"]
+    step = charts.scatter_step(len(summaries["ids"]))
+    assert part["words"] == summaries["words"][::step]
+    assert part["acu"] == [round(v, charts.SCATTER_DIGITS) for v in summaries["acu"][::step]]
+    chart = charts.stored_length_scatter(part)
+    assert [list(p) for p in chart["data"]["datasets"][1]["data"]] == [
+        [w, round(v, charts.SCATTER_DIGITS)]
+        for w, v in zip(summaries["words"], summaries["normalized_acu"], strict=True)
+    ][::step]
+
+
+def test_the_scatter_sample_of_a_large_round_is_a_few_thousand_points():
+    n = 22_000
+    part = charts.scatter_sample(list(range(n)), [i / n for i in range(n)], [0.5] * n)
+    assert len(part["words"]) == len(range(0, n, n // charts.SCATTER_SAMPLE)) <= 2 * charts.SCATTER_SAMPLE
+    assert part["words"][:3] == [0, 7, 14] and part["acu"][1] == round(7 / n, charts.SCATTER_DIGITS)
+
+
+def test_the_systems_page_never_reads_the_per_summary_values(crowd, client, lead, django_assert_max_num_queries):
+    dataset, batch = crowd
+    compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    client.force_login(lead)
+    url = reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}"
+    client.get(url)
+    with django_assert_max_num_queries(14), CaptureQueriesContext(connection) as queries:
+        page = client.get(url).content.decode()
+    assert 'id="scatter-chart"' in page
+    assert not [q["sql"] for q in queries.captured_queries if "summaries" in q["sql"]]
+
+
+def test_a_run_stored_before_the_scatter_part_still_draws_it(crowd, client, lead):
+    dataset, batch = crowd
+    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    outputs = {k: v for k, v in run.outputs.items() if k != "length_scatter"}
+    ScoringRun.objects.filter(pk=run.pk).update(outputs=outputs)
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    expected = charts.length_scatter(run.outputs["summaries"])
+    assert len(expected["data"]["datasets"][0]["data"]) == len(run.outputs["summaries"]["ids"])
+    drawn = json.loads(re.search(r'id="scatter-chart" type="application/json">(.*?)</script>', page).group(1))
+    assert drawn == json.loads(json.dumps(expected))
+
+
+def test_fixed_reads_as_floatformat():
+    rng = random.Random(14)
+    values = [rng.random() for _ in range(2000)] + [k / 10_000 for k in range(0, 10_001, 7)] + [0.0125, 0.0005, 1.0]
+    for v in values:
+        for digits in (0, 3, 4):
+            assert leaderboard.fixed(v, digits) == floatformat(v, digits), (v, digits)
+    assert leaderboard.fixed(None, 3) == ""
+
+
+def test_the_matrix_cells_say_p_n_and_level_and_escape_names():
+    row = {
+        "system": "<b>A</b>",
+        "cells": [
+            {"p": None, "level": None, "against": "<b>A</b>", "n": None},
+            {"p": 0.00449, "level": "strong", "against": "B&C", "n": 12},
+        ],
+    }
+    html = leaderboard.matrix_cells_html(row)
+    assert html == (
+        '<td class="sig self" title="&lt;b&gt;A&lt;/b&gt; better than &lt;b&gt;A&lt;/b&gt;: p = "></td>'
+        '<td class="sig strong" data-n="12" title="&lt;b&gt;A&lt;/b&gt; better than B&amp;C: p = 0.0045,'
+        ' n = 12 shared documents">0.004*</td>'
+    )
+
+
+# --- workers page -----------------------------------------------------------------------------
+
+
+def test_flagged_workers_come_first_then_by_worker_id():
+    rows = [_row(i) for i in range(120)]
+    page = worker_pages.table_page(rows, {}, None)
+    flagged = [r["worker"] for r in rows if r["flags"]]
+    assert [r["worker"] for r in page["rows"][: len(flagged)]] == flagged
+    assert page["rows"][len(flagged)]["worker"] == "w001"
+    assert (page["page"], page["pages"], page["first"], page["last"], len(page["rows"])) == (1, 3, 1, 50, 50)
+
+
+def test_every_worker_is_on_exactly_one_page():
+    rows = [_row(i) for i in range(120)]
+    seen = []
+    for n in (1, 2, 3):
+        seen += [r["worker"] for r in worker_pages.table_page(rows, {"page": str(n), "sort": "-agreement"}, 7)["rows"]]
+    assert sorted(seen) == sorted(r["worker"] for r in rows)
+    last = worker_pages.table_page(rows, {"page": "99"}, None)  # past the end: the last page
+    assert last["page"] == 3 and len(last["rows"]) == 20 and last["next_url"] is None
+
+
+@pytest.mark.parametrize("sort", ["agreement", "-agreement"])
+def test_a_sorted_column_keeps_missing_values_last(sort):
+    rows = [_row(i) for i in range(120)]
+    ordered = worker_pages.sort_rows(rows, sort)
+    values = [r["agreement"] for r in ordered]
+    known = [v for v in values if v is not None]
+    assert values[: len(known)] == sorted(known, reverse=sort.startswith("-"))
+    assert all(v is None for v in values[len(known) :]) and len(values) == 120
+
+
+def test_headers_links_and_search_keep_the_table_state():
+    rows = [_row(i) for i in range(120)]
+    page = worker_pages.table_page(rows, {"sort": "agreement", "page": "2", "q": " W01"}, 7)
+    assert page["query"] == "W01" and page["matched"] == 10 and page["pages"] == 1 and page["page"] == 1
+    assert all("w01" in r["worker"] for r in page["rows"])
+    assert page["headers"]["agreement"] == {"url": "?round=7&sort=-agreement&q=W01", "aria": "ascending"}
+    assert page["headers"]["worker"]["url"] == "?round=7&sort=worker&q=W01"
+    assert page["state_query"] == "?round=7&sort=agreement&q=W01"
+    links = worker_pages.table_page(rows, {"page": "2"}, None)
+    assert links["previous_url"] == "?" and links["next_url"] == "?page=3"
+    assert worker_pages.page_numbers(10, 40) == [1, None, 8, 9, 10, 11, 12, None, 40]
+    assert worker_pages.table_page(rows, {"sort": "nonsense; DROP", "page": "-3"}, None)["sort"] == "-flags"
+    assert worker_pages.back_query({"round": "7", "sort": "-flags", "page": "1", "q": ""}) == "?round=7"
+
+
+def _with_many_workers(dataset, batch, n=130) -> ScoringRun:
+    """The round's run with `n` more (synthetic) worker rows beside the real ones."""
+    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    workers = run.outputs["workers"]
+    workers["rows"] += [_row(i) for i in range(n)]
+    ScoringRun.objects.filter(pk=run.pk).update(outputs={**run.outputs, "workers": workers})
+    return run
+
+
+def test_the_workers_page_shows_50_workers_and_links_every_page(crowd, client, lead, django_assert_max_num_queries):
+    dataset, batch = crowd
+    run = _with_many_workers(dataset, batch)
+    total = len(run.outputs["workers"]["rows"])  # the real rows and the 130 added
+    client.force_login(lead)
+    url = reverse("dashboard_workers", args=[dataset.pk])
+    client.get(url + f"?round={batch.pk}")
+    with django_assert_max_num_queries(12):
+        page = client.get(url + f"?round={batch.pk}").content.decode()
+    assert page.count("<tr data-worker=") == worker_pages.PER_PAGE
+    assert f"Workers 1–50 of {total}" in page
+    pages = -(-total // worker_pages.PER_PAGE)
+    assert f'href="?round={batch.pk}&amp;page={pages}"' in page
+    last = client.get(url + f"?round={batch.pk}&page={pages}").content.decode()
+    assert last.count("<tr data-worker=") == total - (pages - 1) * worker_pages.PER_PAGE
+    found = client.get(url + f"?round={batch.pk}&q=w12").content.decode()
+    assert sorted(re.findall(r'<tr data-worker="([^"]+)"', found)) == [f"w{i}" for i in range(120, 130)]
+    spammer = Worker.objects.filter(assignments__hit__batch=batch, external_id__contains="spam").first()
+    first = re.search(r'<tr data-worker="([^"]+)"', page).group(1)
+    assert first == spammer.external_id  # flagged first, and the real rows sort before w000..
+
+
+def test_an_action_returns_to_the_same_page_of_the_table(crowd, client, lead, eager_celery):
+    dataset, batch = crowd
+    _with_many_workers(dataset, batch)
+    worker = Worker.objects.filter(assignments__hit__batch=batch, assignments__status__in=Assignment.COUNTED).first()
+    client.force_login(lead)
+    action = reverse("dashboard_worker_action", args=[dataset.pk, worker.pk, "block"])
+    response = client.post(action + f"?round={batch.pk}&sort=-agreement&page=2&q=", {"reason": "test"})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("dashboard_workers", args=[dataset.pk]) + (
+        f"?round={batch.pk}&sort=-agreement&page=2"
+    )
+    worker.refresh_from_db()
+    assert worker.blocked_at is not None
