@@ -32,6 +32,10 @@ class ScoringRun(models.Model):
     # NOTE: a copy of outputs["alpha"] (scores runs): the agreement trend and the live poll read
     # this small column and never the outputs (up to 1 MB, read whole for any key of it).
     alpha = models.JSONField(null=True, blank=True, help_text="Both alphas of a scores run (outputs['alpha']).")
+    # NOTE: the outputs without their per-summary values ("summaries", 0.9 MB of a RoSE-scale
+    # round): what the pages read, so that showing a table never unpacks the whole outputs.
+    # None for runs stored before it (read from the outputs).
+    digest = models.JSONField(null=True, blank=True, help_text="The outputs but 'summaries' (scores runs).")
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

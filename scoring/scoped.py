@@ -155,13 +155,17 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
     named parts of its outputs: written SQL, as the ORM spends several times the query's own
     time compiling this one on every page. "alpha" is read from its column."""
     columns = ", ".join(
-        f"r.{connection.ops.quote_name(f.column)}" for f in ScoringRun._meta.concrete_fields if f.name != "outputs"
+        f"r.{connection.ops.quote_name(f.column)}"
+        for f in ScoringRun._meta.concrete_fields
+        if f.name not in ("outputs", "digest")
     )
     scope = "batch_id = %s" if batch_id else "batch_id IS NULL"
     rest = [p for p in parts if p != "alpha"]
-    # NOTE: jsonb_each reads (detoasts) the whole outputs: only when parts besides alpha are asked for.
+    # NOTE: jsonb_each reads (detoasts) the whole value: only when parts besides alpha are asked for.
+    # The digest column (the outputs without "summaries") when it has every part asked for.
+    source = "r.outputs" if "summaries" in rest else "coalesce(r.digest, r.outputs)"
     rest_sql = (
-        "(SELECT jsonb_object_agg(key, value) FROM jsonb_each(r.outputs) WHERE key = ANY(%s))::text"
+        f"(SELECT jsonb_object_agg(key, value) FROM jsonb_each({source}) WHERE key = ANY(%s))::text"
         if rest
         else "NULL::text"
     )

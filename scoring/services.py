@@ -141,6 +141,7 @@ def compute_scores(
         outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
         run.outputs = _clean(outputs)
         run.alpha = run.outputs["alpha"]
+        run.digest = {key: value for key, value in run.outputs.items() if key != "summaries"}
         run.status = ScoringRun.Status.DONE
     except Exception as exc:
         run.status, run.error = ScoringRun.Status.FAILED, f"{type(exc).__name__}: {exc}"

@@ -264,3 +264,16 @@ def test_the_latest_run_and_the_trend_read_as_through_the_orm(mixed, orm):
     assert fast == read()
     assert fast[0][(batch.pk, ("alpha",))][0] == run.pk and fast[1][1][0][0] == older.pk
     assert fast[1][1][0][1:3] == (0.1, 0.2)
+
+
+def test_pages_read_a_runs_digest_not_its_per_summary_outputs(mixed):
+    dataset, batch = mixed
+    run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    run.refresh_from_db()
+    assert run.digest == {k: v for k, v in run.outputs.items() if k != "summaries"} and "summaries" in run.outputs
+    ScoringRun.objects.filter(pk=run.pk).update(digest={**run.digest, "counts": {"marker": 1}})
+    assert services.latest_run(dataset, batch, parts=("counts", "systems")).outputs["counts"] == {"marker": 1}
+    both = services.latest_run(dataset, batch, parts=("counts", "summaries")).outputs  # summaries: the outputs
+    assert both["counts"] == run.outputs["counts"] and both["summaries"]["ids"]
+    ScoringRun.objects.filter(pk=run.pk).update(digest=None)  # a run stored before the digest
+    assert services.latest_run(dataset, batch, parts=("counts",)).outputs["counts"] == run.outputs["counts"]
