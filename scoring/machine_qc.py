@@ -8,8 +8,12 @@ same, a worker whose answer differs on more than 30% of at least 10 such pairs i
 it never changes alpha, the flagged count or the stored runs.
 """
 
-import numpy as np
+import logging
 
+import numpy as np
+from django.core.cache import cache
+
+from hits import versions
 from hits.models import MachineJudgment
 
 from .data import load_judgments
@@ -18,6 +22,9 @@ from .judge_runs import latest_runs
 QC_CONFIDENCE = 0.9
 QC_DISAGREEMENT = 0.3
 QC_MIN_PAIRS = 10
+CACHE_SECONDS = 3600  # a new judgment changes the key before that
+
+log = logging.getLogger(__name__)
 FLAG = "disagrees with crowd and machine"
 
 
@@ -58,13 +65,34 @@ def disagreement(
 
 
 def machine_flags(dataset, batch=None) -> tuple[dict[int, dict], object]:
-    """({worker id: {"disagreements", "pairs", "share", "flag"}}, the judge run used)."""
+    """({worker id: {"disagreements", "pairs", "share", "flag"}}, the judge run used).
+
+    Computed once per judge run and version of the scope's judgments (hits.versions, bumped by
+    every submission, rejection and exclusion) and kept in the cache: the workers page would
+    otherwise read every judgment of the round on each request (529,020 at RoSE scale)."""
     run = qc_run(dataset)
     if run is None:
         return {}, None
+    batch_id = batch.pk if batch else None
+    key = f"machine-qc:{dataset.pk}:{batch_id or 0}:{run.pk}:{versions.current(dataset.pk, batch_id)}"
+    try:
+        flags = cache.get(key)
+    except Exception:  # noqa: BLE001 - the cache (Redis) is down: compute, the page still shows
+        log.warning("cache unavailable for %s; computing the machine QC flags in the request", key)
+        flags = None
+    if flags is None:
+        flags = _flags(dataset, batch, run)
+        try:
+            cache.set(key, flags, CACHE_SECONDS)
+        except Exception:  # noqa: BLE001 - as above
+            log.warning("cache unavailable; machine QC flags of %s not kept", key)
+    return flags, run
+
+
+def _flags(dataset, batch, run) -> dict[int, dict]:
     judgments = load_judgments(dataset, batch, include_excluded=True)
     if len(judgments) == 0:
-        return {}, run
+        return {}
     machine = {
         (s, a): p
         for s, a, p in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
@@ -86,4 +114,4 @@ def machine_flags(dataset, batch=None) -> tuple[dict[int, dict], object]:
             "share": share,
             "flag": FLAG if n >= QC_MIN_PAIRS and share > QC_DISAGREEMENT else "",
         }
-    return out, run
+    return out

@@ -125,3 +125,21 @@ def test_workers_page_shows_the_machine_qc_column(lead_client, demo, eager_celer
     assert used == run and flags
     for row in flags.values():
         assert f"{row['disagreements']} / {row['pairs']}" in page
+
+
+def test_machine_qc_flags_are_computed_once_per_version_of_the_judgments(demo, eager_celery, monkeypatch):
+    from hits.models import Assignment
+    from hits.services import review
+
+    crowd = published_batch(demo, systems=list(demo.systems.all()))
+    simulate_crowd(crowd, workers=3, accuracy=0.9, spammers=1, seed=3)
+    run_judge_run(start_judge_run(demo, "lexical").pk)
+    computed = []
+    real = machine_qc._flags
+    monkeypatch.setattr(machine_qc, "_flags", lambda *a: computed.append(1) or real(*a))
+    first, _ = machine_qc.machine_flags(demo, crowd)
+    assert machine_qc.machine_flags(demo, crowd)[0] == first and len(computed) == 1  # the second read: cached
+    done = Assignment.objects.filter(hit__batch=crowd, status="submitted").first()
+    review.reject(assignment_id=done.pk, feedback="careless")  # the judgments changed: computed again
+    again, _ = machine_qc.machine_flags(demo, crowd)
+    assert len(computed) == 2 and again == real(demo, crowd, machine_qc.qc_run(demo))
