@@ -170,7 +170,7 @@ def length_scatter(run) -> dict | None:
     A run stores the sample it draws (its "length_scatter" part, read with the page's other
     parts). A run stored before that part existed samples its per-summary values: on
     PostgreSQL every step-th summary is picked in the query (`charts.scatter_step`), about
-    3,000 of them, not the 0.9 MB for 22,000 (but the whole value is still read, 25 ms)."""
+    `charts.SCATTER_SAMPLE` of them, not the 0.9 MB for 22,000 (but the whole value is still read, 25 ms)."""
     if run is None:
         return None
     if "length_scatter" in run.outputs:
@@ -178,7 +178,7 @@ def length_scatter(run) -> dict | None:
     if not scoped.available():
         summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
         return charts.length_scatter(summaries) if summaries.get("ids") else None
-    # NOTE: materialized, s and n are values read once; each pick is then ~3,000 direct lookups.
+    # NOTE: materialized, s and n are values read once; each pick is then SCATTER_SAMPLE direct lookups.
     pick = (
         "(SELECT jsonb_agg(s #> ARRAY['{key}', i::text] ORDER BY i)"
         " FROM generate_series(0, n - 1, greatest(1, n / %s)) i)"
