@@ -559,8 +559,11 @@ def main() -> None:
 
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    # The app's code from --tree (e.g. an older commit), the bench and its references from here.
-    sys.path.insert(0, str(Path(args.tree).resolve() if args.tree else ROOT))
+    # The app's code from --tree (e.g. an older commit), the bench and its references from here;
+    # its code first on the path, and as the working directory (Celery adds that one).
+    tree = Path(args.tree).resolve() if args.tree else ROOT
+    sys.path.insert(0, str(tree))
+    os.chdir(tree)
     ensure_database(args.database_url)
     import django
 
@@ -570,6 +573,7 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     import hits
+
 
     print(
         f"database: {connection.vendor} {connection.settings_dict['NAME']}; code of {Path(hits.__file__).parent.parent}"

@@ -92,6 +92,9 @@ def _fall_back(reason: str) -> None:
 
 def _plan(table: str) -> list[ForeignKey] | None:
     """The keys to verify after the COPY, or None for the per-row path (logged once)."""
+    if not connection.in_atomic_block:  # SET LOCAL needs a transaction, a refusal its rollback
+        _fall_back("the insert runs outside a transaction")
+        return None
     if not can_set_replication_role():
         _fall_back(f"the database role may not set {PARAMETER}")
         return None
