@@ -574,7 +574,6 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     import hits
 
-
     print(
         f"database: {connection.vendor} {connection.settings_dict['NAME']}; code of {Path(hits.__file__).parent.parent}"
     )
