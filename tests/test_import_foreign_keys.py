@@ -171,3 +171,13 @@ def test_a_user_trigger_on_the_judgments_table_keeps_the_per_row_path(anti_joins
             cursor.execute(f"DROP TRIGGER judgment_audit ON {TABLE}")
             cursor.execute("DROP FUNCTION judgment_audit()")
             cursor.execute("DROP TABLE judgment_audit")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_block_keeps_the_per_row_checks(anti_joins):
+    """SET LOCAL would not hold in autocommit, and a refusal could not roll anything back."""
+    assert not connection.in_atomic_block
+    with fk.checked_as_a_set(Judgment), connection.cursor() as cursor:
+        cursor.execute("SHOW session_replication_role")
+        assert cursor.fetchone()[0] == "origin"
+    assert anti_joins == []
