@@ -34,6 +34,7 @@ Run:
     .venv/bin/python bench/import_bench.py --database-url postgres://postgres@127.0.0.1:5432/acu_bench
     .venv/bin/python bench/import_bench.py --documents 200 --no-background --keep
     .venv/bin/python bench/import_bench.py --profile --no-roundtrip
+    .venv/bin/python bench/import_bench.py --repeat 3 --stages --tree /work/main   (another checkout's code)
 
 The database (default postgres://postgres@127.0.0.1:5432/acu_bench, or $DATABASE_URL) is
 created if missing and migrated before the run; `psql` must be on the PATH.
@@ -372,12 +373,21 @@ def staged_import(path: Path) -> None:
         return originals["analyze"](models)
 
     service.analyze = timed_call("ANALYZE", analyze)
+    try:  # the set-based foreign-key checks, where the code measured has them
+        from annotation.importing import foreign_keys
+    except ImportError:
+        foreign_keys = None
+    if foreign_keys is not None:
+        originals_fk = foreign_keys.orphans
+        foreign_keys.orphans = timed_call("judgments' foreign keys (one anti-join per key)", originals_fk)
     t0 = time.perf_counter()
     try:
         call_command("import_dataset", str(path), "--name", DATASET_NAME, "--format", "rose", stdout=io.StringIO())
     finally:
         for name, fn in originals.items():
             setattr(service, name, fn)
+        if foreign_keys is not None:
+            foreign_keys.orphans = originals_fk
     total = time.perf_counter() - t0
     rows = sum(v for k, v in times.items() if k.startswith("rows of"))
     print("\nstages of one more import:")
@@ -536,6 +546,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=30, help="functions shown by --profile (30)")
     parser.add_argument("--keep", action="store_true", help="keep the imported dataset (default: delete it)")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--tree", default=None, help="run the code of another checkout (figures side by side)")
     args = parser.parse_args()
 
     path = OUT / f"rose_bench_{args.documents}.jsonl"
@@ -548,7 +559,11 @@ def main() -> None:
 
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    sys.path.insert(0, str(ROOT))
+    # The app's code from --tree (e.g. an older commit), the bench and its references from here;
+    # its code first on the path, and as the working directory (Celery adds that one).
+    tree = Path(args.tree).resolve() if args.tree else ROOT
+    sys.path.insert(0, str(tree))
+    os.chdir(tree)
     ensure_database(args.database_url)
     import django
 
@@ -557,7 +572,11 @@ def main() -> None:
     from django.db import connection
 
     call_command("migrate", verbosity=0)
-    print(f"database: {connection.vendor} {connection.settings_dict['NAME']}")
+    import hits
+
+    print(
+        f"database: {connection.vendor} {connection.settings_dict['NAME']}; code of {Path(hits.__file__).parent.parent}"
+    )
     if args.background:
         ensure_background(path, args.realsumm_copies)
 
@@ -566,9 +585,10 @@ def main() -> None:
         print(f"\nrun {i + 1} of {args.repeat}")
         runs.append(run_once(args, path))
 
-    print(f"\nratios (median of {len(runs)} run(s); shared 2-core machine, side by side in one process):")
-    for line in ratios(runs):
-        print(line)
+    if runs:
+        print(f"\nratios (median of {len(runs)} run(s); shared 2-core machine, side by side in one process):")
+        for line in ratios(runs):
+            print(line)
 
     if args.stages:
         staged_import(path)
