@@ -11,6 +11,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.db.models import Exists, OuterRef
 
 from .roles import LEAD, ROLES
 
@@ -29,6 +30,21 @@ def _user_with_roles_sql(model) -> str:
     )
 
 
+def _holds(role: str) -> Exists:
+    return Exists(Group.objects.filter(user=OuterRef("pk"), name=role))
+
+
+def _read(model, pk):
+    """The user with `role_names` (the names of their groups): written SQL on PostgreSQL, one
+    EXISTS per role through the ORM elsewhere (SQLite has no ARRAY subquery)."""
+    if connection.vendor == "postgresql":
+        return next(iter(model._default_manager.raw(_user_with_roles_sql(model), [pk])), None)
+    user = model._default_manager.annotate(**{f"_holds_{role}": _holds(role) for role in ROLES}).filter(pk=pk).first()
+    if user is not None:
+        user.role_names = [role for role in ROLES if getattr(user, f"_holds_{role}")]
+    return user
+
+
 class RoleBackend(ModelBackend):
     def get_user(self, user_id):
         model = get_user_model()
@@ -36,7 +52,7 @@ class RoleBackend(ModelBackend):
             pk = model._meta.pk.to_python(user_id)
         except ValidationError:  # a session holding an id of another shape: nobody
             return None
-        user = next(iter(model._default_manager.raw(_user_with_roles_sql(model), [pk])), None)
+        user = _read(model, pk)
         if user is None or not self.user_can_authenticate(user):
             return None
         names = user.role_names

@@ -54,3 +54,12 @@ def test_a_session_holding_no_user_id_is_signed_out(worker):
     assert RoleBackend().get_user("not-a-number") is None
     assert RoleBackend().get_user(worker.pk + 1000) is None
     assert RoleBackend().get_user(str(worker.pk)).pk == worker.pk
+
+
+def test_the_orm_read_used_on_other_databases_gives_the_same_user_and_roles(worker, monkeypatch):
+    from config import auth_backend
+
+    fast = auth_backend.RoleBackend().get_user(worker.pk)
+    monkeypatch.setattr(auth_backend.connection, "vendor", "sqlite")
+    slow = auth_backend.RoleBackend().get_user(worker.pk)
+    assert slow.pk == fast.pk and slow._role_cache == fast._role_cache == {WORKER}
