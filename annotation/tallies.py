@@ -11,6 +11,7 @@ import logging
 from django.db import connection, transaction
 
 from annotation.models import Dataset, Document, Reference, ReferenceTally
+from config import tally_sql
 
 log = logging.getLogger(__name__)
 
@@ -31,39 +32,17 @@ def _append(parts: list[str]) -> str:
     )
 
 
+FUNCTION = "annotation_reference_tally"
+
+
 def install_sql() -> list[str]:
     new, old = "SELECT document_id, status, 1 AS n FROM new_rows", "SELECT document_id, status, -1 AS n FROM old_rows"
-    table = _q(Reference)
-    referencing = {
-        "insert": "NEW TABLE AS new_rows",
-        "update": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
-        "delete": "OLD TABLE AS old_rows",
-    }
-    out = [
-        "CREATE OR REPLACE FUNCTION annotation_reference_tally() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n"
-        f"  IF TG_OP = 'INSERT' THEN {_append([new])}\n"
-        f"  ELSIF TG_OP = 'UPDATE' THEN {_append([new, old])}\n"
-        f"  ELSE {_append([old])}\n"
-        "  END IF;\n  RETURN NULL;\nEND $$;"
-    ]
-    for op, ref in referencing.items():
-        out.append(
-            f"DROP TRIGGER IF EXISTS annotation_reference_tally_{op} ON {table};"
-            f" CREATE TRIGGER annotation_reference_tally_{op} AFTER {op.upper()} ON {table}"
-            f" REFERENCING {ref} FOR EACH STATEMENT EXECUTE FUNCTION annotation_reference_tally();"
-        )
-    return out
+    function = tally_sql.function_sql(FUNCTION, _append([new]), _append([new, old]), _append([old]))
+    return [function, *tally_sql.triggers_sql(FUNCTION, _q(Reference))]
 
 
 def uninstall_sql() -> list[str]:
-    table = _q(Reference)
-    return [
-        *(
-            f"DROP TRIGGER IF EXISTS annotation_reference_tally_{op} ON {table};"
-            for op in ("insert", "update", "delete")
-        ),
-        "DROP FUNCTION IF EXISTS annotation_reference_tally();",
-    ]
+    return tally_sql.drop_sql(FUNCTION, _q(Reference))
 
 
 def rebuild(dataset_ids: list[int] | None = None) -> int:
@@ -93,15 +72,7 @@ def compact() -> int:
             f"DELETE FROM {tally} t WHERE NOT EXISTS (SELECT 1 FROM {_q(Dataset)} d WHERE d.id = t.dataset_id)"
         )
         dropped = cursor.rowcount
-        cursor.execute(
-            f"WITH keys AS (SELECT dataset_id, status FROM {tally} GROUP BY 1, 2 HAVING count(*) > 1),"
-            f" gone AS (DELETE FROM {tally} t USING keys k WHERE t.dataset_id = k.dataset_id AND t.status = k.status"
-            " RETURNING t.dataset_id, t.status, t.n),"
-            f" folded AS (INSERT INTO {tally} (dataset_id, status, n) SELECT dataset_id, status, sum(n) FROM gone"
-            " GROUP BY 1, 2 HAVING sum(n) <> 0 RETURNING 1)"
-            " SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)"
-        )
-        folded = cursor.fetchone()[0]
+        folded = tally_sql.fold(cursor, tally, ["dataset_id", "status"], ["n"])
     if dropped or folded:
         log.info("reference tallies compacted: %d rows folded, %d dropped", folded, dropped)
     return dropped + folded

@@ -17,6 +17,7 @@ import logging
 
 from django.db import connection, transaction
 
+from config import tally_sql
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
 
 log = logging.getLogger(__name__)
@@ -71,54 +72,28 @@ def _append(source: str, parts: list[str]) -> str:
 
 def _function(source: str) -> str:
     new, old = _deltas("new_rows", 1)[source], _deltas("old_rows", -1)[source]
-    return (
-        f"CREATE OR REPLACE FUNCTION hits_tally_{source}() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n"
-        f"  IF TG_OP = 'INSERT' THEN {_append(source, [new])}\n"
-        f"  ELSIF TG_OP = 'UPDATE' THEN {_append(source, [new, old])}\n"
-        f"  ELSE {_append(source, [old])}\n"
-        "  END IF;\n  RETURN NULL;\nEND $$;"
+    return tally_sql.function_sql(
+        f"hits_tally_{source}", _append(source, [new]), _append(source, [new, old]), _append(source, [old])
     )
 
 
-OPERATIONS = {
-    "insert": "NEW TABLE AS new_rows",
-    "update": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
-    "delete": "OLD TABLE AS old_rows",
-}
 # What each source's triggers watch (a HIT never changes batch: its updates, e.g. every
 # handout's open-places change, need no trigger).
-SOURCES = {
-    "assignment": (Assignment, OPERATIONS),
-    "hit": (HIT, ("insert", "delete")),
-    "ledger": (LedgerEntry, OPERATIONS),
-}
-
-
-def _triggers(source: str, table: str, operations) -> list[str]:
-    return [
-        f"DROP TRIGGER IF EXISTS hits_tally_{source}_{op} ON {table};"
-        f" CREATE TRIGGER hits_tally_{source}_{op} AFTER {op.upper()} ON {table}"
-        f" REFERENCING {OPERATIONS[op]} FOR EACH STATEMENT EXECUTE FUNCTION hits_tally_{source}();"
-        for op in operations
-    ]
+ALL = ("insert", "update", "delete")
+SOURCES = {"assignment": (Assignment, ALL), "hit": (HIT, ("insert", "delete")), "ledger": (LedgerEntry, ALL)}
 
 
 def install_sql() -> list[str]:
     out = []
     for source, (model, operations) in SOURCES.items():
-        out.append(_function(source))
-        out.extend(_triggers(source, _q(model), operations))
+        out += [_function(source), *tally_sql.triggers_sql(f"hits_tally_{source}", _q(model), operations)]
     return out
 
 
 def uninstall_sql() -> list[str]:
-    out = []
-    for source, (model, _) in SOURCES.items():
-        out.extend(
-            f"DROP TRIGGER IF EXISTS hits_tally_{source}_{op} ON {_q(model)};" for op in ("insert", "update", "delete")
-        )
-        out.append(f"DROP FUNCTION IF EXISTS hits_tally_{source}();")
-    return out
+    return [
+        sql for source, (model, _) in SOURCES.items() for sql in tally_sql.drop_sql(f"hits_tally_{source}", _q(model))
+    ]
 
 
 def install(cursor) -> None:
@@ -182,16 +157,7 @@ def compact() -> int:
             [SUBMISSIONS],
         )
         dropped = cursor.rowcount
-        cursor.execute(
-            f"WITH keys AS (SELECT batch_id, what, minute FROM {tally} GROUP BY 1, 2, 3 HAVING count(*) > 1),"
-            f" gone AS (DELETE FROM {tally} t USING keys k WHERE t.batch_id = k.batch_id AND t.what = k.what"
-            " AND t.minute = k.minute RETURNING t.batch_id, t.what, t.minute, t.n, t.amount),"
-            f" folded AS (INSERT INTO {tally} (batch_id, what, minute, n, amount)"
-            " SELECT batch_id, what, minute, sum(n), sum(amount) FROM gone GROUP BY 1, 2, 3"
-            " HAVING sum(n) <> 0 OR sum(amount) <> 0 RETURNING 1)"
-            " SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)"
-        )
-        folded = cursor.fetchone()[0]
+        folded = tally_sql.fold(cursor, tally, ["batch_id", "what", "minute"], ["n", "amount"])
     if dropped or folded:
         log.info("tallies compacted: %d rows folded, %d dropped", folded, dropped)
     return dropped + folded
