@@ -60,12 +60,12 @@ def _tallied(dataset, batch, since) -> dict[int, dict]:
     return out
 
 
-def _progress_rows(dataset, batch, since) -> list[tuple]:
+def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
     """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
-    submitted since `since`)."""
+    submitted since `since`); `tallied`: the scope's tallies read already (`_tallied`)."""
     if scoped.available():
         rows = []
-        for entry in _tallied(dataset, batch, since).values():
+        for entry in (tallied if tallied is not None else _tallied(dataset, batch, since)).values():
             if entry["kind"] != Batch.Kind.CROWD:
                 continue
             count = {what: n for what, (n, _) in entry["counts"].items()}
@@ -95,12 +95,12 @@ def _progress_rows(dataset, batch, since) -> list[tuple]:
     return rows
 
 
-def progress(dataset, batch=None) -> dict:
+def progress(dataset, batch=None, tallied=None) -> dict:
     """Places done, in progress and left over the crowd batches, and an estimated finish
     from the rate of the last hour (counted by the minute). On PostgreSQL one query of the
     batches' tallies, whatever their size and the rest of the database."""
     now = timezone.now()
-    rows = _progress_rows(dataset, batch, now - RATE_WINDOW)
+    rows = _progress_rows(dataset, batch, now - RATE_WINDOW, tallied)
     total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
     hits, done, in_progress, rejected, recent = (sum(r[i] for r in rows) for i in range(1, 6))
     left = max(0, total_places - done - in_progress)
@@ -122,12 +122,12 @@ def progress(dataset, batch=None) -> dict:
     }
 
 
-def spend(dataset, batch=None) -> dict:
+def spend(dataset, batch=None, tallied=None) -> dict:
     """Ledger totals by kind over the batches in scope, and the crowd batches' budget."""
     totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
     if scoped.available():
         budget = None
-        for entry in _tallied(dataset, batch, timezone.now()).values():
+        for entry in (tallied if tallied is not None else _tallied(dataset, batch, timezone.now())).values():
             for what, (_, amount) in entry["counts"].items():
                 if what.startswith(tallies.LEDGER):
                     totals[what.removeprefix(tallies.LEDGER)] += amount
@@ -223,9 +223,11 @@ def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
 def overview(dataset, batch=None) -> dict:
     run, stale = scores_run(dataset, batch, parts=("alpha",))
     alpha = run.outputs.get("alpha") if run else None
+    # One read of the scope's tallies for both cards (spend ignores the per-minute counts).
+    tallied = _tallied(dataset, batch, timezone.now() - RATE_WINDOW) if scoped.available() else None
     return {
-        "progress": progress(dataset, batch),
-        "spend": spend(dataset, batch),
+        "progress": progress(dataset, batch, tallied),
+        "spend": spend(dataset, batch, tallied),
         "authoring": authoring_states(dataset),
         "alpha": alpha,
         "rose_alpha": ROSE_ALPHA,

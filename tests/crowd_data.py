@@ -18,6 +18,16 @@ def published_batch(dataset=None, **options):
     return publish_batch(create_batch(dataset=dataset, **options))
 
 
+def simulated_round(seed=4):
+    """The demo dataset with a crowd round worked by 3 simulated workers and a spammer."""
+    from hits.services.simulate import simulate_crowd
+
+    dataset = demo_dataset()
+    batch = published_batch(dataset)
+    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=seed)
+    return dataset, batch
+
+
 def all_answers(assignment, present=True) -> dict:
     ids = assignment.hit.summary.document.reference.acus.values_list("pk", flat=True)
     return {str(i): present for i in ids}

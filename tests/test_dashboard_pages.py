@@ -14,22 +14,18 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from hits.models import Assignment, Worker
-from hits.services.simulate import simulate_crowd
 from scoring import charts, leaderboard, worker_pages
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
 
-from .crowd_data import demo_dataset, published_batch
+from .crowd_data import simulated_round
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def crowd():
-    dataset = demo_dataset()
-    batch = published_batch(dataset)
-    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=4)
-    return dataset, batch
+    return simulated_round()
 
 
 def _row(i: int, **values) -> dict:

@@ -6,10 +6,9 @@ import io
 import pytest
 from django.urls import reverse
 
-from hits.services.simulate import simulate_crowd
 from scoring.models import ScoringRun
 
-from .crowd_data import demo_dataset, published_batch
+from .crowd_data import simulated_round
 from .test_access import ROLES
 
 pytestmark = pytest.mark.django_db
@@ -17,10 +16,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def crowd():
-    dataset = demo_dataset()
-    batch = published_batch(dataset)
-    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=4)
-    return dataset, batch
+    return simulated_round()
 
 
 def pages(dataset, batch):
