@@ -170,9 +170,11 @@ def _take_sql(worker: Worker, batch: Batch | None, now, skip_locked: bool) -> tu
             LIMIT 1
             FOR UPDATE OF h {"SKIP LOCKED" if skip_locked else ""}
         ), taken AS (
+            -- The picked id as a scalar subquery: found by the primary key whatever the planner
+            -- believes of the open HITs (a join with stale statistics walked all of them).
             UPDATE {hit_t} SET open_places = {hit_t}.open_places - 1
-            FROM pick WHERE {hit_t}.id = pick.id AND {hit_t}.open_places > 0
-            RETURNING pick.id, pick.duration
+            WHERE {hit_t}.id = (SELECT id FROM pick) AND {hit_t}.open_places > 0
+            RETURNING {hit_t}.id, (SELECT duration FROM pick) AS duration
         )
         INSERT INTO {assignment_t} ({", ".join(columns)})
         SELECT {", ".join(values)} FROM taken AS pick
