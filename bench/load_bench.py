@@ -160,6 +160,52 @@ def wait_for_port(port: int, seconds: float = 60) -> None:
     sys.exit(f"the server did not listen on 127.0.0.1:{port} within {seconds} s")
 
 
+TICK = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) * TICK
+
+
+def server_cpu(procs, database: str) -> dict[int, float]:
+    """CPU seconds so far of the server side: the gunicorn and Celery processes this bench started
+    (and their children) and the PostgreSQL backends connected to its database."""
+    import psycopg2
+
+    pids = []
+    for p in procs:
+        pids += [p.pid, *_children(p.pid)]
+    parsed = urlparse(database)
+    conn = psycopg2.connect(host=parsed.hostname, port=parsed.port or 5432, user=parsed.username, dbname="postgres")
+    try:
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                [parsed.path.lstrip("/")],
+            )
+            pids += [row[0] for row in cur.fetchall()]
+    finally:
+        conn.close()
+    return {pid: _cpu_seconds(pid) for pid in pids}
+
+
+def cpu_spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds between two snapshots (a process that ended in between is not counted: the
+    benchmark's processes live through every phase; backends started in between count whole)."""
+    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
+
+
 def pct(values, q):
     if not values:
         return float("nan")
@@ -184,7 +230,7 @@ async def trivial(base: str, concurrency: int, seconds: float) -> dict:
         start = time.perf_counter()
         await asyncio.gather(*(loop() for _ in range(concurrency)))
         elapsed = time.perf_counter() - start
-    return {"rps": len(lat) / elapsed, "p50": pct(lat, 0.5), "p99": pct(lat, 0.99)}
+    return {"rps": len(lat) / elapsed, "p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "requests": len(lat)}
 
 
 async def work(base: str, sessions: list[str], concurrency: int, seconds: float, totals: dict) -> dict:
@@ -232,7 +278,13 @@ async def work(base: str, sessions: list[str], concurrency: int, seconds: float,
     start = time.perf_counter()
     await asyncio.gather(*(one_worker(s) for s in sessions[:concurrency]))
     elapsed = time.perf_counter() - start
-    out = {"cycles_per_s": cycles / elapsed, "cycles": cycles, "errors": errors, "no_work": no_work}
+    out = {
+        "cycles_per_s": cycles / elapsed,
+        "cycles": cycles,
+        "errors": errors,
+        "no_work": no_work,
+        "requests": sum(len(v) for v in lat.values()),
+    }
     for kind, values in lat.items():
         out[kind] = {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "p99": pct(values, 0.99)}
     return out
@@ -325,13 +377,19 @@ def main() -> None:
         base = f"http://127.0.0.1:{args.port}"
         totals = {"acknowledged": 0, "answers": 0}
 
+        async def measured(phase):
+            start = server_cpu(procs, args.database)
+            out = await phase
+            out["server_cpu"] = cpu_spent(start, server_cpu(procs, args.database))
+            return out
+
         async def run():
             await trivial(base, 3, 3)  # warm-up: every gunicorn worker has loaded the app
-            before = await trivial(base, 10, args.trivial_seconds)
+            before = await measured(trivial(base, 10, args.trivial_seconds))
             results = {}
             for level in levels:
-                results[level] = await work(base, info["sessions"], level, args.seconds, totals)
-            after = await trivial(base, 10, args.trivial_seconds)
+                results[level] = await measured(work(base, info["sessions"], level, args.seconds, totals))
+            after = await measured(trivial(base, 10, args.trivial_seconds))
             return before, results, after
 
         before, results, after = asyncio.run(run())
@@ -350,6 +408,14 @@ def main() -> None:
                 f"{r[k]['p50']:7.1f} {r[k]['p95']:7.1f} {r[k]['p99']:7.1f}" for k in ("next", "task", "submit")
             )
             print(f"{level:7d}  {r['cycles_per_s']:8.1f}  {ratio:5.2f}  {cols}  {r['errors']:6d} {r['no_work']:7d}")
+        trivial_cpu = (before["server_cpu"] + after["server_cpu"]) / (before["requests"] + after["requests"]) * 1000
+        print(
+            "server CPU per request (gunicorn, Celery and the database's backends, from /proc; independent of the"
+            f" client): trivial view {trivial_cpu:.2f} ms"
+        )
+        for level, r in results.items():
+            per = r["server_cpu"] / max(1, r["requests"]) * 1000
+            print(f"{level:7d} workers: work request {per:.2f} ms = {per / trivial_cpu:.2f}x the trivial view's")
         check = json.loads(manage(args, "shell", stdin=CHECK.replace("BATCH", str(info["batch"]))).split("CHECK", 1)[1])
         ok = (
             check["judgments"] == totals["answers"]
