@@ -11,9 +11,8 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from annotation.models import ReferenceSentence
 from config.roles import LEAD, WORKER, role_required
-from hits import gold
+from hits import gold, task_page
 from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
@@ -62,12 +61,9 @@ def start_next(request):
 
 
 def _task_context(hit: HIT) -> dict:
-    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs (read
-    by the summary's document, so the document and reference rows are not loaded)."""
-    summary = hit.summary
-    sentences = list(ReferenceSentence.objects.filter(reference__document_id=summary.document_id).order_by("position"))
-    acus = list(hit.task_acus())
-    return {"hit": hit, "summary": summary, "sentences": sentences, "acus": acus, "batch": hit.batch}
+    """What a task page shows: the summary, the reference's text and the HIT's ACUs with their
+    rows (read by the summary's document, so the document and reference rows are not loaded)."""
+    return {"hit": hit, "batch": hit.batch, **task_page.content(hit)}
 
 
 def task(request, token: str):
@@ -75,12 +71,12 @@ def task(request, token: str):
     session needed, so the page also works inside a provider's iframe."""
     try:
         assignment_id, worker_id = read_token(token)
-        assignment = Assignment.objects.select_related("hit__summary", "hit__batch").get(
-            pk=assignment_id, worker_id=worker_id
-        )
-    except (SubmissionRefused, Assignment.DoesNotExist):
+    except SubmissionRefused:
         return render(request, "hits/task_invalid.html", status=404)
-    context = _task_context(assignment.hit)
+    page = task_page.assignment_page(assignment_id, worker_id)  # one statement on PostgreSQL
+    if page is None:
+        return render(request, "hits/task_invalid.html", status=404)
+    assignment, context = page
     context.update(
         assignment=assignment,
         preview=False,
@@ -94,7 +90,7 @@ def task(request, token: str):
 @role_required(LEAD)
 def preview(request, hit_id: int):
     """Security behavior: leads; the task as workers see it, without a way to submit."""
-    hit = get_object_or_404(HIT.objects.select_related("summary__document__reference", "batch"), pk=hit_id)
+    hit = get_object_or_404(HIT.objects.select_related("summary", "batch"), pk=hit_id)
     return render(request, "hits/task.html", {**_task_context(hit), "preview": True, "done": False})
 
 
