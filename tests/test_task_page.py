@@ -147,3 +147,18 @@ def test_a_submitted_assignment_says_so(handed_out, client):
     Assignment.objects.filter(pk=handed_out.pk).update(status=Assignment.Status.SUBMITTED)
     html = _page(client, handed_out)
     assert "This task is already submitted" in html and 'id="submit-task"' not in html
+
+
+def test_the_worker_row_is_read_fresh_and_created_once(db, make_user, django_assert_num_queries):
+    user = make_user("first-timer", "worker")
+    worker = inhouse_worker(user)  # created on the first visit
+    assert worker.pk and worker.user_id == user.pk and worker.external_id == user.username
+    with django_assert_num_queries(1):
+        again = inhouse_worker(user)
+    assert again.pk == worker.pk and not again.blocked
+    from hits.services import review
+
+    review.block_worker(worker_id=worker.pk, reason="Left the project.")
+    assert inhouse_worker(user).blocked
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(inhouse_worker(user))

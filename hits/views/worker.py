@@ -3,6 +3,7 @@
 import json
 
 from django.contrib import messages
+from django.db import connection
 from django.db.models import Sum
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,7 +20,23 @@ from hits.services.submission import SubmissionRefused, read_token, submit_assig
 from ..models import HIT, Assignment, Batch, QualificationTest, Worker
 
 
+def _worker_sql() -> str:
+    quote, fields = connection.ops.quote_name, Worker._meta.concrete_fields
+    return (
+        f"SELECT {', '.join(quote(str(f.column)) for f in fields)} FROM {quote(Worker._meta.db_table)}"
+        f" WHERE {quote('provider')} = %s AND {quote('external_id')} = %s"
+    )
+
+
 def inhouse_worker(user) -> Worker:
+    """The user's in-house worker row, created on their first visit. Read with written SQL
+    (every "Start next task" reads it, and get_or_create's query was compiled each time); the
+    row is read fresh on every request, so a block applies at once."""
+    with connection.cursor() as cursor:
+        cursor.execute(_worker_sql(), [Worker.Provider.INHOUSE.value, user.username])
+        row = cursor.fetchone()
+    if row is not None:
+        return Worker.from_db(connection.alias, [f.attname for f in Worker._meta.concrete_fields], row)
     worker, _ = Worker.objects.get_or_create(
         provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
     )
