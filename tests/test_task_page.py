@@ -162,3 +162,13 @@ def test_the_worker_row_is_read_fresh_and_created_once(db, make_user, django_ass
     assert inhouse_worker(user).blocked
     with pytest.raises(handout.NoWork):
         handout.next_assignment(inhouse_worker(user))
+
+
+def test_a_parallel_first_visit_gets_the_row_the_other_created(db, make_user, monkeypatch):
+    from hits.views import worker as views
+
+    user = make_user("racer", "worker")
+    first = inhouse_worker(user)
+    read = views._worker_sql
+    monkeypatch.setattr(views, "_worker_sql", lambda: read() + " AND 1 = 0")  # as if read before the other's insert
+    assert inhouse_worker(user).pk == first.pk

@@ -3,7 +3,7 @@
 import json
 
 from django.contrib import messages
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -37,10 +37,11 @@ def inhouse_worker(user) -> Worker:
         row = cursor.fetchone()
     if row is not None:
         return Worker.from_db(connection.alias, [f.attname for f in Worker._meta.concrete_fields], row)
-    worker, _ = Worker.objects.get_or_create(
-        provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
-    )
-    return worker
+    try:  # the first visit (not read again: the row was just missing)
+        with transaction.atomic():
+            return Worker.objects.create(provider=Worker.Provider.INHOUSE, external_id=user.username, user=user)
+    except IntegrityError:  # a parallel first request of the same user created it
+        return Worker.objects.get(provider=Worker.Provider.INHOUSE, external_id=user.username)
 
 
 @role_required(WORKER)
