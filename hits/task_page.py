@@ -101,7 +101,8 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
     assignment = Assignment.from_db(connection.alias, [f.attname for f in fields], row[:n])
     summary_id, acu_ids, document_id, text, texts, pairs = row[n:]
     summary = Summary(id=summary_id, document_id=document_id, text=text)
-    acu_ids = HIT._meta.get_field("acu_ids").from_db_value(acu_ids, None, connection)  # jsonb comes as text
+    if isinstance(acu_ids, str):  # Django has the driver leave jsonb as text (JSONField decodes it)
+        acu_ids = json.loads(acu_ids)
     hit = HIT(id=assignment.hit_id, summary_id=summary_id, acu_ids=acu_ids)
     return assignment, {"hit": hit, **_content(summary, texts, _acus(pairs))}
 
