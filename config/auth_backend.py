@@ -38,7 +38,15 @@ def _read(model, pk):
     """The user with `role_names` (the names of their groups): written SQL on PostgreSQL, one
     EXISTS per role through the ORM elsewhere (SQLite has no ARRAY subquery)."""
     if connection.vendor == "postgresql":
-        return next(iter(model._default_manager.raw(_user_with_roles_sql(model), [pk])), None)
+        with connection.cursor() as cursor:  # the cursor, not raw(): no RawQuerySet to set up per request
+            cursor.execute(_user_with_roles_sql(model), [pk])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        fields = model._meta.concrete_fields
+        user = model.from_db(connection.alias, [f.attname for f in fields], row[: len(fields)])
+        user.role_names = row[len(fields)]
+        return user
     user = model._default_manager.annotate(**{f"_holds_{role}": _holds(role) for role in ROLES}).filter(pk=pk).first()
     if user is not None:
         user.role_names = [role for role in ROLES if getattr(user, f"_holds_{role}")]

@@ -99,13 +99,24 @@ AUTH_PASSWORD_VALIDATORS = [
 # web process sees the same counts; a per-process memory cache otherwise (the local demo).
 CACHE_URL = env_str("CACHE_URL")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        # Sessions are read through it on every signed-in request: a Redis that stops answering
+        # costs a request at most this long, then the database is read (config/cached_sessions.py).
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
     if CACHE_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 
 # Database sessions; a cookie that is not a session key is no session (config/sessions.py).
-SESSION_ENGINE = "config.sessions"
+# With the shared cache (CACHE_URL) they are read through it (config/cached_sessions.py: one
+# Redis GET instead of a query; the database stays the record and is read when Redis is down).
+# Not with the per-process memory cache: a sign-out would not reach the other processes.
+SESSION_ENGINE = "config.cached_sessions" if CACHE_URL else "config.sessions"
+# How long a session stays in the cache before it is read from the database again.
+SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300)
 # The user is read with their roles in one query (config/auth_backend.py); sessions signed in
 # before it existed name ModelBackend, which stays listed so they are not signed out.
 AUTHENTICATION_BACKENDS = ["config.auth_backend.RoleBackend", "django.contrib.auth.backends.ModelBackend"]

@@ -93,7 +93,7 @@ def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(
     assert assignment.hit.batch_id == batch.pk and assignment.hit_id != first.hit_id
 
     token = task_token(assignment)
-    with max_statements(4), django_assert_max_num_queries(4):
+    with max_statements(1), django_assert_max_num_queries(1):  # the assignment, its HIT, summary, sentences, ACUs
         page = client.get(reverse("task", args=[token]))
     assert page.status_code == 200
 

@@ -3,6 +3,7 @@
 import json
 
 from django.contrib import messages
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,20 +12,36 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from annotation.models import ReferenceSentence
 from config.roles import LEAD, WORKER, role_required
-from hits import gold
+from hits import gold, task_page
 from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
 from ..models import HIT, Assignment, Batch, QualificationTest, Worker
 
 
-def inhouse_worker(user) -> Worker:
-    worker, _ = Worker.objects.get_or_create(
-        provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
+def _worker_sql() -> str:
+    quote, fields = connection.ops.quote_name, Worker._meta.concrete_fields
+    return (
+        f"SELECT {', '.join(quote(str(f.column)) for f in fields)} FROM {quote(Worker._meta.db_table)}"
+        f" WHERE {quote('provider')} = %s AND {quote('external_id')} = %s"
     )
-    return worker
+
+
+def inhouse_worker(user) -> Worker:
+    """The user's in-house worker row, created on their first visit. Read with written SQL
+    (every "Start next task" reads it, and get_or_create's query was compiled each time); the
+    row is read fresh on every request, so a block applies at once."""
+    with connection.cursor() as cursor:
+        cursor.execute(_worker_sql(), [Worker.Provider.INHOUSE.value, user.username])
+        row = cursor.fetchone()
+    if row is not None:
+        return Worker.from_db(connection.alias, [f.attname for f in Worker._meta.concrete_fields], row)
+    try:  # the first visit (not read again: the row was just missing)
+        with transaction.atomic():
+            return Worker.objects.create(provider=Worker.Provider.INHOUSE, external_id=user.username, user=user)
+    except IntegrityError:  # a parallel first request of the same user created it
+        return Worker.objects.get(provider=Worker.Provider.INHOUSE, external_id=user.username)
 
 
 @role_required(WORKER)
@@ -62,12 +79,9 @@ def start_next(request):
 
 
 def _task_context(hit: HIT) -> dict:
-    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs (read
-    by the summary's document, so the document and reference rows are not loaded)."""
-    summary = hit.summary
-    sentences = list(ReferenceSentence.objects.filter(reference__document_id=summary.document_id).order_by("position"))
-    acus = list(hit.task_acus())
-    return {"hit": hit, "summary": summary, "sentences": sentences, "acus": acus, "batch": hit.batch}
+    """What a task page shows: the summary, the reference's text and the HIT's ACUs with their
+    rows (read by the summary's document, so the document and reference rows are not loaded)."""
+    return {"hit": hit, "batch": hit.batch, **task_page.content(hit)}
 
 
 def task(request, token: str):
@@ -75,12 +89,12 @@ def task(request, token: str):
     session needed, so the page also works inside a provider's iframe."""
     try:
         assignment_id, worker_id = read_token(token)
-        assignment = Assignment.objects.select_related("hit__summary", "hit__batch").get(
-            pk=assignment_id, worker_id=worker_id
-        )
-    except (SubmissionRefused, Assignment.DoesNotExist):
+    except SubmissionRefused:
         return render(request, "hits/task_invalid.html", status=404)
-    context = _task_context(assignment.hit)
+    page = task_page.assignment_page(assignment_id, worker_id)  # one statement on PostgreSQL
+    if page is None:
+        return render(request, "hits/task_invalid.html", status=404)
+    assignment, context = page
     context.update(
         assignment=assignment,
         preview=False,
@@ -94,7 +108,7 @@ def task(request, token: str):
 @role_required(LEAD)
 def preview(request, hit_id: int):
     """Security behavior: leads; the task as workers see it, without a way to submit."""
-    hit = get_object_or_404(HIT.objects.select_related("summary__document__reference", "batch"), pk=hit_id)
+    hit = get_object_or_404(HIT.objects.select_related("summary", "batch"), pk=hit_id)
     return render(request, "hits/task.html", {**_task_context(hit), "preview": True, "done": False})
 
 

@@ -1,0 +1,174 @@
+"""The task page read in one statement and its ACU rows built without the template loop: the
+same HTML as the template's loop made, the same ACUs (a triage HIT: only its own, in reference
+order), and the query counts."""
+
+import re
+
+import pytest
+from django.template import Context, Template
+from django.urls import reverse
+
+from annotation.models import ACU
+from hits import task_page
+from hits.models import HIT, Assignment
+from hits.services import handout
+from hits.services.submission import task_token
+from hits.views.worker import inhouse_worker
+
+from .crowd_data import published_batch
+
+# The loop templates/hits/task.html had before the rows were built in Python (hits.task_page).
+OLD_ROWS = """    <ol class="acu-rows">
+      {% for acu in acus %}
+      <li class="acu-row" tabindex="0" data-acu="{{ acu.pk }}" aria-label="Fact {{ forloop.counter }}: {{ acu.text }}">
+        <span class="acu-fact">{{ acu.text }}</span>
+        <span class="choices">
+          <button type="button" class="choice yes" data-value="1" aria-pressed="false" tabindex="-1"><kbd>1</kbd> Present</button>
+          <button type="button" class="choice no" data-value="0" aria-pressed="false" tabindex="-1"><kbd>2</kbd> Not present</button>
+        </span>
+      </li>
+      {% endfor %}
+    </ol>"""
+NEW_ROWS = """    <ol class="acu-rows">
+      {{ acu_rows }}
+    </ol>"""
+OLD_REFERENCE = "<p>{% for s in sentences %}{{ s.text }} {% endfor %}</p>"
+NEW_REFERENCE = "<p>{{ reference_text }}</p>"
+
+TRICKY = ['He said "no" & left', "<script>alert('x')</script>", "Zoë's café — 5 > 3", "", "plain"]
+
+
+def test_acu_rows_are_the_markup_of_the_old_loop():
+    acus = [task_page.TaskACU(pk, text) for pk, text in enumerate(TRICKY, 7)]
+    for some in (acus, acus[:1], []):
+        old = Template(OLD_ROWS).render(Context({"acus": some}))
+        assert Template(NEW_ROWS).render(Context({"acu_rows": task_page.acu_rows(some)})) == old
+
+
+def test_reference_text_is_the_markup_of_the_old_loop():
+    class Sentence:
+        def __init__(self, text):
+            self.text = text
+
+    reference_text = task_page._content(None, TRICKY, [])["reference_text"]
+    old = Template(OLD_REFERENCE).render(Context({"sentences": [Sentence(t) for t in TRICKY]}))
+    assert Template(NEW_REFERENCE).render(Context({"reference_text": reference_text})) == old
+    assert task_page._content(None, None, [])["reference_text"] == ""
+
+
+def _rows(html: str) -> list[int]:
+    return [int(pk) for pk in re.findall(r'data-acu="(\d+)"', html)]
+
+
+def _reference(html: str) -> str:
+    return re.search(r'<p class="reference-text">(.*?)</p>', html, re.S).group(1)
+
+
+@pytest.fixture
+def handed_out(db, worker):
+    batch = published_batch()
+    assignment = handout.next_assignment(inhouse_worker(worker), batch)
+    return Assignment.objects.select_related("hit__summary__document__reference").get(pk=assignment.pk)
+
+
+def _expected(hit: HIT) -> tuple[list[int], str]:
+    hit.refresh_from_db()
+    reference = hit.summary.document.reference
+    text = "".join(f"{s.text} " for s in reference.sentences.order_by("position"))
+    return [a.pk for a in hit.task_acus()], text
+
+
+def _page(client, assignment) -> str:
+    response = client.get(reverse("task", args=[task_token(assignment)]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_normal_hit_shows_every_acu_of_its_reference_in_order(handed_out, client):
+    from django.utils.html import escape
+
+    ids, text = _expected(handed_out.hit)
+    assert len(ids) > 3
+    html = _page(client, handed_out)
+    assert _rows(html) == ids
+    assert _reference(html) == escape(text)
+    assert escape(handed_out.hit.summary.text) in html
+    assert f'max="{len(ids)}"' in html
+
+
+@pytest.mark.parametrize("empty", [None, []])
+def test_no_acu_ids_means_every_acu(handed_out, client, empty):
+    HIT.objects.filter(pk=handed_out.hit_id).update(acu_ids=empty)
+    ids, _ = _expected(handed_out.hit)
+    assert _rows(_page(client, handed_out)) == ids
+
+
+def test_a_triage_hit_shows_only_its_acus_in_reference_order(handed_out, client, lead):
+    all_ids, _ = _expected(handed_out.hit)
+    chosen = all_ids[1::2]
+    other_reference = ACU.objects.exclude(reference=handed_out.hit.summary.document.reference).first()
+    # given in reverse, and with an ACU of another reference, which must not show
+    HIT.objects.filter(pk=handed_out.hit_id).update(acu_ids=[other_reference.pk, *reversed(chosen)])
+    ids, _ = _expected(handed_out.hit)
+    assert ids == chosen
+    assert _rows(_page(client, handed_out)) == chosen
+    _, context = task_page.assignment_page(handed_out.pk, handed_out.worker_id)
+    assert context["hit"].acu_ids == [other_reference.pk, *reversed(chosen)]
+    client.force_login(lead)  # the lead's preview shares the content
+    preview = client.get(reverse("hit_preview", args=[handed_out.hit_id])).content.decode()
+    assert _rows(preview) == chosen
+
+
+def test_preview_and_task_page_show_the_same_content(handed_out, client, lead):
+    task_html = _page(client, handed_out)
+    client.force_login(lead)
+    preview = client.get(reverse("hit_preview", args=[handed_out.hit_id])).content.decode()
+    assert _rows(preview) == _rows(task_html) and _reference(preview) == _reference(task_html)
+
+
+def test_the_task_page_reads_in_one_statement(handed_out, client, django_assert_num_queries):
+    token = task_token(handed_out)
+    from django.db import connection
+
+    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):  # the ORM's three elsewhere
+        response = client.get(reverse("task", args=[token]))
+    assert response.status_code == 200 and _rows(response.content.decode())
+
+
+def test_another_workers_token_or_a_missing_assignment_is_refused(handed_out, client, make_user):
+    other = inhouse_worker(make_user("someone-else", "worker"))
+    forged = task_token(Assignment(pk=handed_out.pk, worker_id=other.pk))
+    assert client.get(reverse("task", args=[forged])).status_code == 404
+    missing = task_token(Assignment(pk=handed_out.pk + 1000, worker_id=handed_out.worker_id))
+    assert client.get(reverse("task", args=[missing])).status_code == 404
+
+
+def test_a_submitted_assignment_says_so(handed_out, client):
+    Assignment.objects.filter(pk=handed_out.pk).update(status=Assignment.Status.SUBMITTED)
+    html = _page(client, handed_out)
+    assert "This task is already submitted" in html and 'id="submit-task"' not in html
+
+
+def test_the_worker_row_is_read_fresh_and_created_once(db, make_user, django_assert_num_queries):
+    user = make_user("first-timer", "worker")
+    worker = inhouse_worker(user)  # created on the first visit
+    assert worker.pk and worker.user_id == user.pk and worker.external_id == user.username
+    with django_assert_num_queries(1):
+        again = inhouse_worker(user)
+    assert again.pk == worker.pk and not again.blocked
+    from hits.services import review
+
+    review.block_worker(worker_id=worker.pk, reason="Left the project.")
+    assert inhouse_worker(user).blocked
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(inhouse_worker(user))
+
+
+def test_a_parallel_first_visit_gets_the_row_the_other_created(db, make_user, monkeypatch):
+    from hits.views import worker as views
+
+    user = make_user("racer", "worker")
+    first = inhouse_worker(user)
+    read = views._worker_sql
+    monkeypatch.setattr(views, "_worker_sql", lambda: read() + " AND 1 = 0")  # as if read before the other's insert
+    assert inhouse_worker(user).pk == first.pk
