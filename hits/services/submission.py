@@ -129,9 +129,9 @@ def submit_assignment(
     now = now or timezone.now()
     parsed = _parse_answers(answers)
     if connection.vendor == "postgresql":
-        stored = _submit_in_one_statement(assignment_id, worker_id, parsed, comment, active_seconds, now)
-        if stored is not None:
-            return SubmissionResult(stored, created=True)
+        written = _submit_in_one_statement(assignment_id, worker_id, parsed, comment, active_seconds, now)
+        if written is not None:
+            return SubmissionResult(written, created=True)
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
