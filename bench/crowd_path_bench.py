@@ -190,7 +190,9 @@ def main() -> None:
     parser.add_argument("--others", default="0,200000,2000000")
     parser.add_argument("--tree", default=None)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/acu_h14_crowd")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/7", help="the broker (emptied at the end)")
+    parser.add_argument(
+        "--redis", default="redis://127.0.0.1:6379/7", help="the broker; the cache is the next database (both emptied)"
+    )
     parser.add_argument(
         "--data", default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm")
     )
@@ -216,6 +218,10 @@ def main() -> None:
     # here; the queue is emptied at the end), so its cost is the request's, not a computation.
     os.environ["CELERY_BROKER_URL"] = args.redis
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"
+    # As docker-compose.yml: rate-limit counters and sessions through Redis (the next database),
+    # the limits on but above what one serial client reaches.
+    os.environ["CACHE_URL"] = args.redis.rsplit("/", 1)[0] + "/" + str(int(args.redis.rsplit("/", 1)[1]) + 1)
+    os.environ["RATE_LIMIT_WORK_PER_ACCOUNT"] = os.environ["RATE_LIMIT_WORK_PER_ADDRESS"] = "1000000"
     try:
         run(args)
     finally:
@@ -225,7 +231,8 @@ def main() -> None:
         recreate_database(args.database, drop_only=True)
         import redis
 
-        redis.Redis.from_url(args.redis).flushdb()
+        for url in (args.redis, os.environ["CACHE_URL"]):
+            redis.Redis.from_url(url).flushdb()
 
 
 if __name__ == "__main__":
