@@ -14,6 +14,7 @@ from django.db.models import Count, FloatField, IntegerField, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from annotation import tallies as reference_tallies
 from annotation.models import Reference
@@ -21,7 +22,7 @@ from config.dispatch import runs_in_process
 from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry
 
-from . import charts, scoped
+from . import charts, page_data, scoped
 from .models import ScoringRun
 from .recompute import request_recompute
 from .services import alpha_column, compute_scores, is_stale, latest_run
@@ -196,6 +197,19 @@ def length_scatter(run) -> dict | None:
         return None
     words, acu, normalized = (json.loads(v) if isinstance(v, str) else v for v in row[1:])
     return charts.stored_length_scatter(charts.scatter_sample(words, acu, normalized, sample=max(1, len(words))))
+
+
+def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString | None:
+    """The scatter's <script type="application/json"> element: the chart text stored with the
+    run's systems page (`scoring.page_data`), or for a run stored before it `length_scatter`
+    encoded now (the same text)."""
+    stored = getattr(run, "page_charts", None)
+    if stored is not None:
+        text = stored.get("length_scatter")
+    else:
+        chart = length_scatter(run)
+        text = page_data.script_json(chart) if chart else None
+    return page_data.script_tag(text, element_id) if text else None
 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:

@@ -18,6 +18,7 @@ from django.db import connection
 from annotation.models import ACU, Document, Reference, Summary
 from hits.models import HIT, Assignment, Batch, Judgment, Tally, Worker
 
+from . import page_data
 from .models import ScoringRun
 
 COUNTED = list(Assignment.COUNTED)
@@ -153,15 +154,19 @@ def alpha_trend(dataset_id: int, batch_id: int | None, kind: str, status: str, l
 def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[str, ...]) -> ScoringRun | None:
     """The latest finished run of a scope (a Dawid-Skene scores run left out) with only the
     named parts of its outputs: written SQL, as the ORM spends several times the query's own
-    time compiling this one on every page. "alpha" is read from its column."""
+    time compiling this one on every page. "alpha" is read from its column; the parts of a
+    page from that page's stored text (`scoring.page_data`) when the run has it, its charts
+    then in `run.page_charts`."""
     columns = ", ".join(
         f"r.{connection.ops.quote_name(f.column)}"
         for f in ScoringRun._meta.concrete_fields
-        if f.name not in ("outputs", "digest")
+        if f.name not in ("outputs", "digest", *page_data.PAGES)
     )
     scope = "batch_id = %s" if batch_id else "batch_id IS NULL"
     rest = [p for p in parts if p != "alpha"]
-    # NOTE: jsonb_each reads (detoasts) the whole value: only when parts besides alpha are asked for.
+    page = page_data.page_for(parts)
+    # NOTE: jsonb_each reads (detoasts) the whole value: only when parts besides alpha are asked for
+    # and no stored page holds them (COALESCE evaluates its second argument only for an empty page).
     # The digest column (the outputs without "summaries") when it has every part asked for.
     source = "r.outputs" if "summaries" in rest else "coalesce(r.digest, r.outputs)"
     rest_sql = (
@@ -169,10 +174,13 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
         if rest
         else "NULL::text"
     )
+    page_sql = f"r.{connection.ops.quote_name(page)} <> ''" if page else "false"
+    if page:
+        rest_sql = f"coalesce(nullif(r.{connection.ops.quote_name(page)}, ''), {rest_sql})"
     alpha_sql = "coalesce(r.alpha, r.outputs -> 'alpha')::text" if "alpha" in parts else "NULL::text"
     dawid_skene = ' AND NOT parameters @> \'{"aggregation": "dawid-skene"}\'' if kind == ScoringRun.Kind.SCORES else ""
     sql = (
-        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest"
+        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest, {page_sql} AS part_page"
         f" FROM {_t(ScoringRun)} r WHERE r.id = (SELECT id FROM {_t(ScoringRun)}"
         f" WHERE dataset_id = %s AND {scope} AND kind = %s AND status = %s{dawid_skene}"
         " ORDER BY started_at DESC, id DESC LIMIT 1)"
@@ -182,7 +190,10 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
     if run is None:
         return None
     read = json.loads(run.part_rest) if rest and run.part_rest else {}
+    if run.part_page:
+        run.page_charts = read.pop(page_data.CHARTS, {})
     if "alpha" in parts and run.part_alpha is not None:
         read["alpha"] = json.loads(run.part_alpha)
     run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
     return run
+

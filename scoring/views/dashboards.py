@@ -21,7 +21,17 @@ from hits.money import format_money
 from hits.services import review
 from hits.services.budget import bonus_passes_budget
 from hits.tasks import run_or_enqueue
-from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks, worker_pages
+from scoring import (
+    charts,
+    dashboard,
+    judge_pages,
+    leaderboard,
+    machine_qc,
+    page_data,
+    statistics,
+    tasks,
+    worker_pages,
+)
 from scoring.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
@@ -90,16 +100,7 @@ def systems(request, dataset_id: int):
     run, stale = dashboard.scores_run(
         dataset,
         batch,
-        parts=(
-            "systems",
-            "pairwise",
-            "length_normalization",
-            "common",
-            "counts",
-            "aggregation",
-            "aggregations",
-            "length_scatter",
-        ),
+        parts=(*page_data.SYSTEMS_PARTS, "length_scatter"),
     )
     out = run.outputs if run else {}
     power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
@@ -112,13 +113,15 @@ def systems(request, dataset_id: int):
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
-        "scatter_chart": dashboard.length_scatter(run),
+        "scatter_chart": dashboard.length_scatter_script(run),
         "normalization": out.get("length_normalization"),
         "power_defaults": statistics.POWER_DEFAULTS,
         **judge_pages.systems_context(dataset, out.get("systems", {})),
         "machine_decided": out.get("counts", {}).get("machine_decided"),
     }
     context["systems"] = [(name, s, context["machine_scores"].get(name, [])) for name, s in context["systems"]]
+    context["leaderboard_rows"] = leaderboard.leaderboard_rows_html(context["systems"], view["small_threshold"])
+    context["aggregation_rows_html"] = leaderboard.aggregation_rows_html(view["aggregation_rows"])
     return render(request, "scoring/systems.html", context)
 
 
