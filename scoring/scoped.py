@@ -16,7 +16,7 @@ import json
 from django.db import connection
 
 from annotation.models import ACU, Document, Reference, Summary
-from hits.models import HIT, Assignment, Batch, Judgment, Tally, Worker
+from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, Tally, Worker
 
 from . import page_data
 from .models import ScoringRun
@@ -197,3 +197,18 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
     run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
     return run
 
+
+def judge_runs(dataset_id: int) -> tuple[list[JudgeRun], int]:
+    """(the newest finished run of each judge and model of the dataset, newest first; the
+    number of its queued or running runs) in one written query (the ORM spent more compiling
+    the two than running them)."""
+    done, busy = JudgeRun.Status.DONE, [JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
+    mine = f"batch_id IN (SELECT id FROM {_t(Batch)} WHERE dataset_id = %s)"
+    sql = (
+        f"(SELECT DISTINCT ON (judge, model) * FROM {_t(JudgeRun)} WHERE {mine} AND status = %s"
+        " ORDER BY judge, model, created_at DESC, id DESC)"
+        f" UNION ALL (SELECT * FROM {_t(JudgeRun)} WHERE {mine} AND status = ANY(%s))"
+    )
+    runs = list(JudgeRun.objects.raw(sql, [dataset_id, done, dataset_id, busy]))
+    latest = sorted((r for r in runs if r.status == done), key=lambda r: (r.created_at, r.pk), reverse=True)
+    return latest, len(runs) - len(latest)
