@@ -102,6 +102,17 @@ def batch_tallies(dataset_id: int, batch_id: int | None, since_minute: int) -> l
     )
 
 
+def round_choices(dataset_id: int, machine: str) -> list[dict]:
+    """{pk, name} of the dataset's batches but its machine rounds, oldest first."""
+    return [
+        {"pk": pk, "name": name}
+        for pk, name in _fetch(
+            f"SELECT id, name FROM {_t(Batch)} WHERE dataset_id = %s AND kind <> %s ORDER BY created_at, id",
+            [dataset_id, machine],
+        )
+    ]
+
+
 def excluded_workers(dataset_id: int) -> list[str]:
     """External ids of the excluded workers with an assignment in the dataset, sorted in Python
     (code points, not the database's collation); walks from the (few) excluded workers to
@@ -201,14 +212,15 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
 def judge_runs(dataset_id: int) -> tuple[list[JudgeRun], int]:
     """(the newest finished run of each judge and model of the dataset, newest first; the
     number of its queued or running runs) in one written query (the ORM spent more compiling
-    the two than running them)."""
-    done, busy = JudgeRun.Status.DONE, [JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
-    mine = f"batch_id IN (SELECT id FROM {_t(Batch)} WHERE dataset_id = %s)"
+    the two than running them): DISTINCT ON keeps the newest finished run of each judge and
+    model, the window counts the busy runs before it does."""
+    done = JudgeRun.Status.DONE
+    statuses = [done, JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
     sql = (
-        f"(SELECT DISTINCT ON (judge, model) * FROM {_t(JudgeRun)} WHERE {mine} AND status = %s"
-        " ORDER BY judge, model, created_at DESC, id DESC)"
-        f" UNION ALL (SELECT * FROM {_t(JudgeRun)} WHERE {mine} AND status = ANY(%s))"
+        f"SELECT DISTINCT ON (judge, model, status = %s) *, count(*) FILTER (WHERE status <> %s) OVER () AS busy"
+        f" FROM {_t(JudgeRun)} WHERE batch_id = ANY(ARRAY(SELECT id FROM {_t(Batch)} WHERE dataset_id = %s))"
+        " AND status = ANY(%s) ORDER BY judge, model, status = %s DESC, created_at DESC, id DESC"
     )
-    runs = list(JudgeRun.objects.raw(sql, [dataset_id, done, dataset_id, busy]))
+    runs = list(JudgeRun.objects.raw(sql, [done, done, dataset_id, statuses, done]))
     latest = sorted((r for r in runs if r.status == done), key=lambda r: (r.created_at, r.pk), reverse=True)
-    return latest, len(runs) - len(latest)
+    return latest, runs[0].busy if runs else 0

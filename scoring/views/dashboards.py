@@ -53,7 +53,7 @@ def _base(dataset, batch, section):
         "dataset": dataset,
         "batch": batch,
         "section": section,
-        "rounds": dataset.batches.exclude(kind=Batch.Kind.MACHINE),
+        "rounds": dashboard.round_choices(dataset),
         "round_query": f"?round={batch.pk}" if batch else "",
     }
 
