@@ -38,7 +38,7 @@ def scores_run(
     writes a run in the request: the run is None until the first recompute has finished.
     `parts`: the keys of the outputs the caller shows (the others are not read)."""
     run = latest_run(dataset, batch, parts=parts)
-    stale = is_stale(run, dataset, batch)
+    stale = is_stale(run, dataset, batch, current=getattr(run, "current_version", None))
     if stale and refresh:
         if runs_in_process():  # the embedded mode (no broker, small local datasets): now
             run, stale = compute_scores(dataset, batch, trigger="page"), False

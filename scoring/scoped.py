@@ -16,6 +16,7 @@ import json
 from django.db import connection
 
 from annotation.models import ACU, Document, Reference, Summary
+from hits import versions
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, Tally, Worker
 
 from . import page_data
@@ -167,7 +168,7 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
     named parts of its outputs: written SQL, as the ORM spends several times the query's own
     time compiling this one on every page. "alpha" is read from its column; the parts of a
     page from that page's stored text (`scoring.page_data`) when the run has it, its charts
-    then in `run.page_charts`."""
+    then in `run.page_charts`; the scope's version of the judgments now in `run.current_version`."""
     columns = ", ".join(
         f"r.{connection.ops.quote_name(f.column)}"
         for f in ScoringRun._meta.concrete_fields
@@ -190,19 +191,31 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
         rest_sql = f"coalesce(nullif(r.{connection.ops.quote_name(page)}, ''), {rest_sql})"
     alpha_sql = "coalesce(r.alpha, r.outputs -> 'alpha')::text" if "alpha" in parts else "NULL::text"
     dawid_skene = ' AND NOT parameters @> \'{"aggregation": "dawid-skene"}\'' if kind == ScoringRun.Kind.SCORES else ""
+    # The scope's current version of the judgments (hits.versions) in the same statement: the page's
+    # staleness check then costs no query of its own.
+    version_sql, version_params = versions.current_query(dataset_id, batch_id)
     sql = (
-        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest, {page_sql} AS part_page"
+        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest, {page_sql} AS part_page,"
+        f" ({version_sql})::bigint AS part_version"
         f" FROM {_t(ScoringRun)} r WHERE r.id = (SELECT id FROM {_t(ScoringRun)}"
         f" WHERE dataset_id = %s AND {scope} AND kind = %s AND status = %s{dawid_skene}"
         " ORDER BY started_at DESC, id DESC LIMIT 1)"
     )
-    params = [*([rest] if rest else []), dataset_id, *([batch_id] if batch_id else []), kind, ScoringRun.Status.DONE]
+    params = [
+        *([rest] if rest else []),
+        *version_params,
+        dataset_id,
+        *([batch_id] if batch_id else []),
+        kind,
+        ScoringRun.Status.DONE,
+    ]
     run = next(iter(ScoringRun.objects.raw(sql, params)), None)
     if run is None:
         return None
     read = json.loads(run.part_rest) if rest and run.part_rest else {}
     if run.part_page:
         run.page_charts = read.pop(page_data.CHARTS, {})
+    run.current_version = run.part_version
     if "alpha" in parts and run.part_alpha is not None:
         read["alpha"] = json.loads(run.part_alpha)
     run.outputs = {p: read[p] for p in parts if read.get(p) is not None}

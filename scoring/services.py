@@ -446,11 +446,12 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[st
     return run
 
 
-def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:
-    """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run."""
+def is_stale(run: ScoringRun | None, dataset, batch=None, current: int | None = None) -> bool:
+    """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run.
+    `current`: the scope's version of the judgments if just read (with the run: scoped.latest_run)."""
     if run is None or run.parameters.get("length_alpha", dataset.length_alpha) != dataset.length_alpha:
         return True
-    return run.inputs.get("version") != signature(dataset, batch)
+    return run.inputs.get("version") != (signature(dataset, batch) if current is None else current)
 
 
 def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:

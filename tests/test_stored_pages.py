@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import json_script
 
+from hits import versions
 from hits.models import Batch, JudgeRun
 from scoring import charts, dashboard, judge_runs, leaderboard, page_data, scoped, services
 from scoring.models import ScoringRun
@@ -232,3 +233,16 @@ def test_the_pages_show_the_same_with_and_without_the_stored_columns(crowd, clie
     ScoringRun.objects.filter(dataset=dataset).update(systems_page="", workers_page="")
     assert pages() == stored
     assert run.outputs["systems"] and 'id="leaderboard"' in stored["dashboard_systems", f"?round={batch.pk}"]
+
+
+def test_the_version_read_with_the_run_decides_staleness(crowd):
+    dataset, batch = crowd
+    compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    compute_scores(dataset, None, n_resamples=50, trigger="test")
+    read = services.latest_run(dataset, batch, parts=("alpha",))
+    assert read.current_version == versions.current(dataset.pk, batch.pk) == read.inputs["version"]
+    assert dashboard.scores_run(dataset, batch, refresh=False, parts=("alpha",))[1] is False
+    assert dashboard.scores_run(dataset, None, refresh=False, parts=("workers",))[1] is False
+    versions.bump(dataset.pk, batch.pk)
+    assert dashboard.scores_run(dataset, batch, refresh=False, parts=("alpha",))[1] is True
+    assert dashboard.scores_run(dataset, None, refresh=False, parts=("workers",))[1] is True
