@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from annotation import tallies as reference_tallies
-from annotation.models import Reference
+from annotation.models import Dataset, Reference
 from config.dispatch import runs_in_process
 from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry
@@ -163,6 +163,39 @@ def authoring_states(dataset) -> list[dict]:
         totals[status] = n
     labels = dict(Reference.Status.choices)
     return [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()]
+
+
+def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, Batch | None]:
+    """The dataset and (with `round_id`) its round of a dashboard request, None each when there is
+    no such row: written SQL (plain, any database), as the ORM's compile of the two lookups and the
+    join of Batch's default order cost a millisecond of every dashboard request."""
+    dataset = next(iter(Dataset.objects.raw(f"SELECT * FROM {_table(Dataset)} WHERE id = %s", [dataset_id])), None)
+    if dataset is None or round_id is None:
+        return dataset, None
+    batch = next(
+        iter(
+            Batch.objects.raw(
+                f"SELECT * FROM {_table(Batch)} WHERE id = %s AND dataset_id = %s", [round_id, dataset_id]
+            )
+        ),
+        None,
+    )
+    return dataset, batch
+
+
+def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
+    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status:
+    written SQL (plain, any database) in the order of ScoringRun.Meta."""
+    scope = "batch_id = %s" if batch else "batch_id IS NULL"
+    sql = (
+        f"SELECT * FROM {_table(ScoringRun)} WHERE dataset_id = %s AND {scope} AND kind = %s"
+        " ORDER BY started_at DESC, id DESC LIMIT 1"
+    )
+    return next(iter(ScoringRun.objects.raw(sql, [dataset.pk, *([batch.pk] if batch else []), kind])), None)
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
 
 
 def round_choices(dataset) -> list[dict]:
