@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import json_script
 
+from annotation.models import Dataset
 from hits import versions
 from hits.models import Batch, JudgeRun
 from scoring import charts, dashboard, judge_runs, leaderboard, page_data, scoped, services
@@ -246,3 +247,24 @@ def test_the_version_read_with_the_run_decides_staleness(crowd):
     versions.bump(dataset.pk, batch.pk)
     assert dashboard.scores_run(dataset, batch, refresh=False, parts=("alpha",))[1] is True
     assert dashboard.scores_run(dataset, None, refresh=False, parts=("workers",))[1] is True
+
+
+def test_the_scope_and_the_latest_power_run_are_the_orms_rows(crowd, client, lead):
+    dataset, batch = crowd
+    other = Batch.objects.create(dataset=Dataset.objects.create(name="other"), name="elsewhere", kind=Batch.Kind.CROWD)
+    assert dashboard.scope_rows(dataset.pk, batch.pk) == (dataset, batch)
+    assert dashboard.scope_rows(dataset.pk, None) == (dataset, None)
+    assert dashboard.scope_rows(dataset.pk, other.pk) == (dataset, None)
+    assert dashboard.scope_rows(999_999, None) == (None, None)
+    client.force_login(lead)
+    url = reverse("dashboard_systems", args=[dataset.pk])
+    for query in (f"?round={other.pk}", "?round=x1", "?round=99999999999999999999999"):
+        assert client.get(url + query).status_code == 404
+    assert client.get(reverse("dashboard_systems", args=[999_999])).status_code == 404
+    assert dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.POWER) is None
+    for scope in (batch, None, batch):
+        ScoringRun.objects.create(dataset=dataset, batch=scope, kind=ScoringRun.Kind.POWER, outputs={"n": 1})
+    for scope in (batch, None):
+        orm = ScoringRun.objects.filter(dataset=dataset, batch=scope, kind=ScoringRun.Kind.POWER).first()
+        read = dashboard.latest_of_kind(dataset, scope, ScoringRun.Kind.POWER)
+        assert read.pk == orm.pk and read.outputs == orm.outputs and read.batch_id == orm.batch_id
