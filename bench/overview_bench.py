@@ -7,8 +7,10 @@ stored runs of that dataset and of its round (pages show stored runs) and gives 
 copies (the history that recomputes after bursts of submissions leave, which the agreement
 trend reads), then requests each page (overview, systems, workers, live.json; dataset-wide and
 `?round=`) through Django's test client as a lead, each request right after a login page GET,
-and prints the median server time, the SQL queries and the ratio to the login page's median;
-an empty dashboard page (metrics) is shown for reference. Then ANALYZE, and the same again.
+and prints the median server time, the SQL queries and the ratio to the login page's median,
+and beside them the CPU time of a request (this process's median and the ratio to the login
+page's; its database backend's mean, from /proc in clock ticks), which time lost to other work on
+the machine does not inflate; an empty dashboard page (metrics) is shown for reference. Then ANALYZE, and the same again.
 The database is dropped at the end (`--keep` keeps it).
 
 Run: .venv/bin/python bench/overview_bench.py [--repeat 7] [--history 200] [--stale-from empty|others]
@@ -33,19 +35,43 @@ TARGET = 10  # pages within 10x of the trivial view (issue 14)
 FLOOR = "(metrics, empty)"
 
 
+TICK = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def _backend_seconds() -> float:
+    """CPU seconds of this connection's PostgreSQL backend so far (it runs on this machine; clock
+    ticks, so only a sum over many requests says much)."""
+    from django.db import connection
+
+    if getattr(connection, "_bench_pid", None) is None or connection.connection is None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            connection._bench_pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{connection._bench_pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # the backend is gone (a new connection): read its successor next time
+        connection._bench_pid = None
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) * TICK
+
+
 def _timed(client, url):
+    """(server seconds, queries, bytes, CPU seconds of this process, CPU seconds of its database
+    backend): the CPU figures do not count time lost to other work on the machine."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    backend = _backend_seconds()
     with CaptureQueriesContext(connection) as q:
-        t0 = time.perf_counter()
+        cpu, t0 = time.process_time(), time.perf_counter()
         response = client.get(url)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu
+    backend = _backend_seconds() - backend
     assert response.status_code == 200, (url, response.status_code)
     real = [
         x for x in q.captured_queries if not x["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
     ]
-    return seconds, len(real), len(response.content)
+    return seconds, len(real), len(response.content), cpu, backend
 
 
 def pages(dataset, batch) -> dict[str, str]:
@@ -73,22 +99,37 @@ def measure(label: str, lead, urls: dict[str, str], repeat: int) -> list[tuple[s
     anonymous.get("/accounts/login/")  # first requests load the middleware and templates
     for url in urls.values():
         client.get(url)
-    trivial, rows = [], []
+    trivial, trivial_cpu, trivial_db, rows = [], [], [], []
     for name, url in urls.items():
-        times = []
+        times, cpus, dbs = [], [], []
         for _ in range(repeat):
-            trivial.append(_timed(anonymous, "/accounts/login/")[0])
-            seconds, queries, size = _timed(client, url)
+            seconds, _, _, cpu, db = _timed(anonymous, "/accounts/login/")
+            trivial.append(seconds)
+            trivial_cpu.append(cpu)
+            trivial_db.append(db)
+            seconds, queries, size, cpu, db = _timed(client, url)
             times.append(seconds)
-        rows.append((name, statistics.median(times), queries, size))
+            cpus.append(cpu)
+            dbs.append(db)
+        rows.append((name, statistics.median(times), queries, size, statistics.median(cpus), statistics.mean(dbs)))
     login = statistics.median(trivial)
+    login_cpu, login_db = statistics.median(trivial_cpu), statistics.mean(trivial_db)
     print(f"\n{label}: login page (trivial view) median {login * 1000:.2f} ms over {len(trivial)} requests")
-    print(f"{'page':<18} {'median ms':>10} {'queries':>8} {'KiB':>6} {'x login':>8}")
+    print(
+        f"(CPU: median of this process's, {login_cpu * 1000:.2f} ms for the login page; database backend's mean,"
+        f" {login_db * 1000:.2f} ms, in clock ticks of {TICK * 1000:.0f} ms: not counting time lost to other work)"
+    )
+    print(
+        f"{'page':<18} {'median ms':>10} {'queries':>8} {'KiB':>6} {'x login':>8} {'CPU ms (x)':>13} {'db CPU ms':>10}"
+    )
     out = []
-    for name, median, queries, size in rows:
+    for name, median, queries, size, cpu, db in rows:
         ratio = median / login
         mark = "" if ratio <= TARGET or name == FLOOR else f"  over {TARGET}x"
-        print(f"{name:<18} {median * 1000:10.1f} {queries:8d} {size / 1024:6.0f} {ratio:8.1f}{mark}")
+        print(
+            f"{name:<18} {median * 1000:10.1f} {queries:8d} {size / 1024:6.0f} {ratio:8.1f}"
+            f" {cpu * 1000:6.1f} ({cpu / login_cpu:4.1f}) {db * 1000:10.1f}{mark}"
+        )
         if name != FLOOR:
             out.append((name, median * 1000, ratio))
     return out

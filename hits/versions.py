@@ -49,9 +49,14 @@ def current(dataset_id: int, batch_id: int | None = None) -> int:
     """The sum of the stripes: one index range of at most STRIPES rows (written SQL: read on
     every dashboard request, where compiling the ORM's aggregate cost more than running it)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT COALESCE(SUM(version), 0) FROM {connection.ops.quote_name(RoundVersion._meta.db_table)}"
-            " WHERE dataset_id = %s AND round_id = %s",
-            [dataset_id, batch_id or 0],
-        )
+        cursor.execute(*current_query(dataset_id, batch_id))
         return int(cursor.fetchone()[0])
+
+
+def current_query(dataset_id: int, batch_id: int | None = None) -> tuple[str, list]:
+    """(SQL, parameters) of `current`, for a caller that reads it within another statement."""
+    return (
+        f"SELECT COALESCE(SUM(version), 0) FROM {connection.ops.quote_name(RoundVersion._meta.db_table)}"
+        " WHERE dataset_id = %s AND round_id = %s",
+        [dataset_id, batch_id or 0],
+    )

@@ -14,14 +14,15 @@ from django.db.models import Count, FloatField, IntegerField, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from annotation import tallies as reference_tallies
-from annotation.models import Reference
+from annotation.models import Dataset, Reference
 from config.dispatch import runs_in_process
 from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry
 
-from . import charts, scoped
+from . import charts, page_data, scoped
 from .models import ScoringRun
 from .recompute import request_recompute
 from .services import alpha_column, compute_scores, is_stale, latest_run
@@ -37,7 +38,7 @@ def scores_run(
     writes a run in the request: the run is None until the first recompute has finished.
     `parts`: the keys of the outputs the caller shows (the others are not read)."""
     run = latest_run(dataset, batch, parts=parts)
-    stale = is_stale(run, dataset, batch)
+    stale = is_stale(run, dataset, batch, current=getattr(run, "current_version", None))
     if stale and refresh:
         if runs_in_process():  # the embedded mode (no broker, small local datasets): now
             run, stale = compute_scores(dataset, batch, trigger="page"), False
@@ -164,6 +165,48 @@ def authoring_states(dataset) -> list[dict]:
     return [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()]
 
 
+def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, Batch | None]:
+    """The dataset and (with `round_id`) its round of a dashboard request, None each when there is
+    no such row: written SQL (plain, any database), as the ORM's compile of the two lookups and the
+    join of Batch's default order cost a millisecond of every dashboard request."""
+    dataset = next(iter(Dataset.objects.raw(f"SELECT * FROM {_table(Dataset)} WHERE id = %s", [dataset_id])), None)
+    if dataset is None or round_id is None:
+        return dataset, None
+    batch = next(
+        iter(
+            Batch.objects.raw(
+                f"SELECT * FROM {_table(Batch)} WHERE id = %s AND dataset_id = %s", [round_id, dataset_id]
+            )
+        ),
+        None,
+    )
+    return dataset, batch
+
+
+def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
+    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status:
+    written SQL (plain, any database) in the order of ScoringRun.Meta."""
+    scope = "batch_id = %s" if batch else "batch_id IS NULL"
+    sql = (
+        f"SELECT * FROM {_table(ScoringRun)} WHERE dataset_id = %s AND {scope} AND kind = %s"
+        " ORDER BY started_at DESC, id DESC LIMIT 1"
+    )
+    return next(iter(ScoringRun.objects.raw(sql, [dataset.pk, *([batch.pk] if batch else []), kind])), None)
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def round_choices(dataset) -> list[dict]:
+    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}: on
+    PostgreSQL a written query (the ORM joined the datasets for Batch's default order and spent
+    more compiling it than running it, on every dashboard page)."""
+    if scoped.available():
+        return scoped.round_choices(dataset.pk, Batch.Kind.MACHINE)
+    return list(dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk").values("pk", "name"))
+
+
 def length_scatter(run) -> dict | None:
     """The systems page's score-against-length scatter of a run (None without judged summaries).
 
@@ -196,6 +239,19 @@ def length_scatter(run) -> dict | None:
         return None
     words, acu, normalized = (json.loads(v) if isinstance(v, str) else v for v in row[1:])
     return charts.stored_length_scatter(charts.scatter_sample(words, acu, normalized, sample=max(1, len(words))))
+
+
+def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString | None:
+    """The scatter's <script type="application/json"> element: the chart text stored with the
+    run's systems page (`scoring.page_data`), or for a run stored before it `length_scatter`
+    encoded now (the same text)."""
+    stored = getattr(run, "page_charts", None)
+    if stored is not None:
+        text = stored.get("length_scatter")
+    else:
+        chart = length_scatter(run)
+        text = page_data.script_json(chart) if chart else None
+    return page_data.script_tag(text, element_id) if text else None
 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:

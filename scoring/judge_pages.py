@@ -2,7 +2,7 @@
 
 from hits.models import JudgeRun
 
-from .judge_runs import latest_runs
+from .judge_runs import latest_and_running
 
 ORANGE, BLUE, GREEN = "#d9822b", "#2457c5", "#2e8b57"
 
@@ -56,7 +56,7 @@ def triage_chart(run: JudgeRun) -> dict | None:
 
 def systems_context(dataset, human_systems: dict) -> dict:
     """Machine columns for the leaderboard (per latest run of each judge) and the triage grid."""
-    runs = latest_runs(dataset)
+    runs, running = latest_and_running(dataset)
     columns = [{"run": r, "label": f"{r.judge} v{r.version}", "systems": r.figures.get("systems") or {}} for r in runs]
     rows = {name: [(c["systems"].get(name) or {}).get("machine") for c in columns] for name in human_systems}
     first = runs[0] if runs else None
@@ -66,5 +66,5 @@ def systems_context(dataset, human_systems: dict) -> dict:
         "machine_runs": runs,
         "triage_run": first,
         "triage_chart": triage_chart(first) if first else None,
-        "running_judges": JudgeRun.objects.filter(batch__dataset=dataset, status__in=["queued", "running"]).count(),
+        "running_judges": running,
     }

@@ -18,6 +18,7 @@ from annotation.llm import LLMError
 from hits.models import Batch, JudgeRun, MachineJudgment
 from scoring.stats import calibration, machine_figures
 
+from . import scoped
 from .judge_data import Pairs, label_sources, load_pairs
 from .judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
 
@@ -326,6 +327,15 @@ def machine_summary(run: JudgeRun) -> dict:
 
 def latest_runs(dataset) -> list[JudgeRun]:
     """The newest finished run of each judge (and model) of the dataset."""
+    return latest_and_running(dataset)[0]
+
+
+def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
+    """(the newest finished run of each judge and model, newest first; how many runs are queued
+    or running): on PostgreSQL one written query (scoring.scoped), read on every systems and
+    workers page."""
+    if scoped.available():
+        return scoped.judge_runs(dataset.pk)
     seen, out = set(), []
     for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by(
         "-created_at", "-pk"
@@ -334,4 +344,7 @@ def latest_runs(dataset) -> list[JudgeRun]:
         if key not in seen:
             seen.add(key)
             out.append(run)
-    return out
+    running = JudgeRun.objects.filter(
+        batch__dataset=dataset, status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
+    ).count()
+    return out, running

@@ -36,6 +36,12 @@ class ScoringRun(models.Model):
     # round): what the pages read, so that showing a table never unpacks the whole outputs.
     # None for runs stored before it (read from the outputs).
     digest = models.JSONField(null=True, blank=True, help_text="The outputs but 'summaries' (scores runs).")
+    # NOTE: the parts of the outputs the systems and the workers page show (and the systems page's
+    # scatter as Chart.js JSON), as JSON text written once when the run is stored (scoring.page_data):
+    # read as stored, where the same parts of the digest are unpacked and converted on every request.
+    # Empty for runs stored before them (read from the digest).
+    systems_page = models.TextField(blank=True, default="", help_text="The systems page's parts (JSON text).")
+    workers_page = models.TextField(blank=True, default="", help_text="The workers page's parts (JSON text).")
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

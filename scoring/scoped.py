@@ -16,8 +16,10 @@ import json
 from django.db import connection
 
 from annotation.models import ACU, Document, Reference, Summary
-from hits.models import HIT, Assignment, Batch, Judgment, Tally, Worker
+from hits import versions
+from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, Tally, Worker
 
+from . import page_data
 from .models import ScoringRun
 
 COUNTED = list(Assignment.COUNTED)
@@ -101,6 +103,17 @@ def batch_tallies(dataset_id: int, batch_id: int | None, since_minute: int) -> l
     )
 
 
+def round_choices(dataset_id: int, machine: str) -> list[dict]:
+    """{pk, name} of the dataset's batches but its machine rounds, oldest first."""
+    return [
+        {"pk": pk, "name": name}
+        for pk, name in _fetch(
+            f"SELECT id, name FROM {_t(Batch)} WHERE dataset_id = %s AND kind <> %s ORDER BY created_at, id",
+            [dataset_id, machine],
+        )
+    ]
+
+
 def excluded_workers(dataset_id: int) -> list[str]:
     """External ids of the excluded workers with an assignment in the dataset, sorted in Python
     (code points, not the database's collation); walks from the (few) excluded workers to
@@ -153,15 +166,19 @@ def alpha_trend(dataset_id: int, batch_id: int | None, kind: str, status: str, l
 def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[str, ...]) -> ScoringRun | None:
     """The latest finished run of a scope (a Dawid-Skene scores run left out) with only the
     named parts of its outputs: written SQL, as the ORM spends several times the query's own
-    time compiling this one on every page. "alpha" is read from its column."""
+    time compiling this one on every page. "alpha" is read from its column; the parts of a
+    page from that page's stored text (`scoring.page_data`) when the run has it, its charts
+    then in `run.page_charts`; the scope's version of the judgments now in `run.current_version`."""
     columns = ", ".join(
         f"r.{connection.ops.quote_name(f.column)}"
         for f in ScoringRun._meta.concrete_fields
-        if f.name not in ("outputs", "digest")
+        if f.name not in ("outputs", "digest", *page_data.PAGES)
     )
     scope = "batch_id = %s" if batch_id else "batch_id IS NULL"
     rest = [p for p in parts if p != "alpha"]
-    # NOTE: jsonb_each reads (detoasts) the whole value: only when parts besides alpha are asked for.
+    page = page_data.page_for(parts)
+    # NOTE: jsonb_each reads (detoasts) the whole value: only when parts besides alpha are asked for
+    # and no stored page holds them (COALESCE evaluates its second argument only for an empty page).
     # The digest column (the outputs without "summaries") when it has every part asked for.
     source = "r.outputs" if "summaries" in rest else "coalesce(r.digest, r.outputs)"
     rest_sql = (
@@ -169,20 +186,54 @@ def latest_run(dataset_id: int, batch_id: int | None, kind: str, parts: tuple[st
         if rest
         else "NULL::text"
     )
+    page_sql = f"r.{connection.ops.quote_name(page)} <> ''" if page else "false"
+    if page:
+        rest_sql = f"coalesce(nullif(r.{connection.ops.quote_name(page)}, ''), {rest_sql})"
     alpha_sql = "coalesce(r.alpha, r.outputs -> 'alpha')::text" if "alpha" in parts else "NULL::text"
     dawid_skene = ' AND NOT parameters @> \'{"aggregation": "dawid-skene"}\'' if kind == ScoringRun.Kind.SCORES else ""
+    # The scope's current version of the judgments (hits.versions) in the same statement: the page's
+    # staleness check then costs no query of its own.
+    version_sql, version_params = versions.current_query(dataset_id, batch_id)
     sql = (
-        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest"
+        f"SELECT {columns}, {alpha_sql} AS part_alpha, {rest_sql} AS part_rest, {page_sql} AS part_page,"
+        f" ({version_sql})::bigint AS part_version"
         f" FROM {_t(ScoringRun)} r WHERE r.id = (SELECT id FROM {_t(ScoringRun)}"
         f" WHERE dataset_id = %s AND {scope} AND kind = %s AND status = %s{dawid_skene}"
         " ORDER BY started_at DESC, id DESC LIMIT 1)"
     )
-    params = [*([rest] if rest else []), dataset_id, *([batch_id] if batch_id else []), kind, ScoringRun.Status.DONE]
+    params = [
+        *([rest] if rest else []),
+        *version_params,
+        dataset_id,
+        *([batch_id] if batch_id else []),
+        kind,
+        ScoringRun.Status.DONE,
+    ]
     run = next(iter(ScoringRun.objects.raw(sql, params)), None)
     if run is None:
         return None
     read = json.loads(run.part_rest) if rest and run.part_rest else {}
+    if run.part_page:
+        run.page_charts = read.pop(page_data.CHARTS, {})
+    run.current_version = run.part_version
     if "alpha" in parts and run.part_alpha is not None:
         read["alpha"] = json.loads(run.part_alpha)
     run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
     return run
+
+
+def judge_runs(dataset_id: int) -> tuple[list[JudgeRun], int]:
+    """(the newest finished run of each judge and model of the dataset, newest first; the
+    number of its queued or running runs) in one written query (the ORM spent more compiling
+    the two than running them): DISTINCT ON keeps the newest finished run of each judge and
+    model, the window counts the busy runs before it does."""
+    done = JudgeRun.Status.DONE
+    statuses = [done, JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
+    sql = (
+        f"SELECT DISTINCT ON (judge, model, status = %s) *, count(*) FILTER (WHERE status <> %s) OVER () AS busy"
+        f" FROM {_t(JudgeRun)} WHERE batch_id = ANY(ARRAY(SELECT id FROM {_t(Batch)} WHERE dataset_id = %s))"
+        " AND status = ANY(%s) ORDER BY judge, model, status = %s DESC, created_at DESC, id DESC"
+    )
+    runs = list(JudgeRun.objects.raw(sql, [done, done, dataset_id, statuses, done]))
+    latest = sorted((r for r in runs if r.status == done), key=lambda r: (r.created_at, r.pk), reverse=True)
+    return latest, runs[0].busy if runs else 0

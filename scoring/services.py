@@ -23,7 +23,7 @@ from django.utils import timezone
 from hits import versions
 from hits.models import Worker
 
-from . import charts, scoped
+from . import charts, page_data, scoped
 from .data import load_judgments, load_summaries
 from .judgments import counted_judgments
 from .models import ScoringRun
@@ -142,6 +142,7 @@ def compute_scores(
         run.outputs = _clean(outputs)
         run.alpha = run.outputs["alpha"]
         run.digest = {key: value for key, value in run.outputs.items() if key != "summaries"}
+        run.systems_page, run.workers_page = page_data.systems_page(run.outputs), page_data.workers_page(run.outputs)
         run.status = ScoringRun.Status.DONE
     except Exception as exc:
         run.status, run.error = ScoringRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
@@ -437,7 +438,7 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[st
     # NOTE: the parts are read of the one latest run (its id found first): in the ordered
     # query itself they would be read of every run sorted, the whole outputs of each.
     latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
-    run = latest.defer("outputs").annotate(**_parts(parts)).first()
+    run = latest.defer("outputs", "digest", "systems_page", "workers_page").annotate(**_parts(parts)).first()
     if run is not None:
         read = dict(getattr(run, "part_rest", None) or {})
         read.update({p: getattr(run, f"part_{p}") for p in parts if hasattr(run, f"part_{p}")})
@@ -445,11 +446,12 @@ def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[st
     return run
 
 
-def is_stale(run: ScoringRun | None, dataset, batch=None) -> bool:
-    """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run."""
+def is_stale(run: ScoringRun | None, dataset, batch=None, current: int | None = None) -> bool:
+    """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run.
+    `current`: the scope's version of the judgments if just read (with the run: scoped.latest_run)."""
     if run is None or run.parameters.get("length_alpha", dataset.length_alpha) != dataset.length_alpha:
         return True
-    return run.inputs.get("version") != signature(dataset, batch)
+    return run.inputs.get("version") != (signature(dataset, batch) if current is None else current)
 
 
 def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:

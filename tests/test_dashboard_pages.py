@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from hits.models import Assignment, Worker
-from scoring import charts, leaderboard, worker_pages
+from scoring import charts, leaderboard, page_data, worker_pages
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
 
@@ -88,7 +88,8 @@ def test_a_run_stored_before_the_scatter_part_still_draws_it(crowd, client, lead
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
     outputs = {k: v for k, v in run.outputs.items() if k != "length_scatter"}
-    ScoringRun.objects.filter(pk=run.pk).update(outputs=outputs, digest=None)  # stored before both
+    # stored before the scatter part, the digest and the stored pages
+    ScoringRun.objects.filter(pk=run.pk).update(outputs=outputs, digest=None, systems_page="", workers_page="")
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     expected = charts.length_scatter(run.outputs["summaries"])
@@ -176,7 +177,9 @@ def _with_many_workers(dataset, batch, n=130) -> ScoringRun:
     workers["rows"] += [_row(i) for i in range(n)]
     run.refresh_from_db()
     ScoringRun.objects.filter(pk=run.pk).update(
-        outputs={**run.outputs, "workers": workers}, digest={**run.digest, "workers": workers}
+        outputs={**run.outputs, "workers": workers},
+        digest={**run.digest, "workers": workers},
+        workers_page=page_data.workers_page({"workers": workers}),
     )
     run.refresh_from_db()
     return run

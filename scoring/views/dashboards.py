@@ -9,32 +9,41 @@ import secrets
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.backends.utils import csrf_input
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.models import Dataset
 from config.roles import LEAD, role_required
-from hits.models import Assignment, Batch, Worker
+from hits.models import Assignment, Worker
 from hits.money import format_money
 from hits.services import review
 from hits.services.budget import bonus_passes_budget
 from hits.tasks import run_or_enqueue
-from scoring import charts, dashboard, judge_pages, leaderboard, machine_qc, statistics, tasks, worker_pages
+from scoring import (
+    charts,
+    dashboard,
+    judge_pages,
+    leaderboard,
+    machine_qc,
+    page_data,
+    statistics,
+    tasks,
+    worker_pages,
+)
 from scoring.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.models import ScoringRun
 from scoring.services import compute_scores
 
 
 def _scope(request, dataset_id):
-    dataset = get_object_or_404(Dataset, pk=dataset_id)
     round_id = request.GET.get("round") or request.POST.get("round")
-    batch = None
-    if round_id:
-        batch = Batch.objects.filter(pk=round_id, dataset=dataset).first() if str(round_id).isdigit() else None
-        if batch is None:
-            raise Http404("No such round in this dataset.")
+    asked = int(round_id) if round_id and str(round_id).isdigit() and len(str(round_id)) < 19 else None
+    dataset, batch = dashboard.scope_rows(dataset_id, asked)
+    if dataset is None:
+        raise Http404("No Dataset matches the given query.")
+    if round_id and batch is None:
+        raise Http404("No such round in this dataset.")
     return dataset, batch
 
 
@@ -43,7 +52,7 @@ def _base(dataset, batch, section):
         "dataset": dataset,
         "batch": batch,
         "section": section,
-        "rounds": dataset.batches.exclude(kind=Batch.Kind.MACHINE),
+        "rounds": dashboard.round_choices(dataset),
         "round_query": f"?round={batch.pk}" if batch else "",
     }
 
@@ -90,19 +99,10 @@ def systems(request, dataset_id: int):
     run, stale = dashboard.scores_run(
         dataset,
         batch,
-        parts=(
-            "systems",
-            "pairwise",
-            "length_normalization",
-            "common",
-            "counts",
-            "aggregation",
-            "aggregations",
-            "length_scatter",
-        ),
+        parts=(*page_data.SYSTEMS_PARTS, "length_scatter"),
     )
     out = run.outputs if run else {}
-    power = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER).first()
+    power = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.POWER)
     view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
     context = {
         **_base(dataset, batch, "systems"),
@@ -112,13 +112,15 @@ def systems(request, dataset_id: int):
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
-        "scatter_chart": dashboard.length_scatter(run),
+        "scatter_chart": dashboard.length_scatter_script(run),
         "normalization": out.get("length_normalization"),
         "power_defaults": statistics.POWER_DEFAULTS,
         **judge_pages.systems_context(dataset, out.get("systems", {})),
         "machine_decided": out.get("counts", {}).get("machine_decided"),
     }
     context["systems"] = [(name, s, context["machine_scores"].get(name, [])) for name, s in context["systems"]]
+    context["leaderboard_rows"] = leaderboard.leaderboard_rows_html(context["systems"], view["small_threshold"])
+    context["aggregation_rows_html"] = leaderboard.aggregation_rows_html(view["aggregation_rows"])
     return render(request, "scoring/systems.html", context)
 
 
@@ -216,7 +218,7 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
 @role_required(LEAD)
 def metrics(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.METRICS).first()
+    run = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.METRICS)
     return render(
         request,
         "scoring/metrics.html",
