@@ -1,7 +1,7 @@
 """Load benchmark of the crowd work cycle: gunicorn (Dockerfile settings), a Celery worker,
-PostgreSQL and Redis, REALSumm, an in-house batch of 2,500 HITs x 3 and up to 200 workers.
+PostgreSQL and Redis, REALSumm, in-house batches of 2,500 HITs x 3 (one per concurrency level) and up to 200 workers.
 
-It creates its own database (dropped at the end), imports REALSumm, publishes the batch,
+It creates its own database (dropped at the end), imports REALSumm, publishes the batches,
 creates the workers with sessions, starts `gunicorn config.wsgi --workers 3` on 127.0.0.1 and
 a Celery worker, and drives the workers with a bounded asyncio client (httpx): each worker
 loops *next task* (POST /work/next), *task page* (GET /task/<token>/) and *submit* (POST the
@@ -47,7 +47,10 @@ from hits.services.batches import create_batch, publish_batch
 from hits.services.people import create_user_with_role
 
 dataset = Dataset.objects.get(name="realsumm")
-batch = publish_batch(create_batch(dataset=dataset, assignments=3, systems=list(dataset.systems.all())))
+# One batch of 2,500 HITs x 3 per concurrency level, so no level runs out of work (the handout
+# takes the oldest batch's HITs first: the levels fill them in turn).
+batches = [publish_batch(create_batch(dataset=dataset, assignments=3, systems=list(dataset.systems.all()))) for _ in range(BATCHES)]
+batch = batches[0]
 store = import_module(settings.SESSION_ENGINE).SessionStore
 settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # set-up only: workers get sessions, not logins
 sessions = []
@@ -72,19 +75,19 @@ if other:
         c.execute("INSERT INTO hits_assignment (hit_id, worker_id, status, created_at, submitted_at, comment, feedback, external_id, confirmed, flag) "
                   "SELECT h.id, w, 'submitted', now(), now(), '', '', '', true, '' FROM hits_hit h, unnest(%s::bigint[]) w WHERE h.batch_id = ANY(%s)", [ws, ids])
         c.execute("ANALYZE")
-print("SETUP" + json.dumps({"batch": batch.pk, "sessions": sessions, "hits": batch.hits.count()}))
+print("SETUP" + json.dumps({"batches": [b.pk for b in batches], "sessions": sessions, "hits": batch.hits.count()}))
 """
 
 CHECK = r"""
 import json
 from django.db.models import Count, F, Q
 from hits.models import HIT, Assignment, Judgment
-batch = BATCH
-over = HIT.objects.filter(batch_id=batch).annotate(n=Count("assignments", filter=Q(assignments__status__in=["assigned", "submitted", "approved"]))).filter(n__gt=F("max_assignments")).count()
-twice = Assignment.objects.filter(hit__batch_id=batch).values("hit_id", "worker_id").annotate(n=Count("pk")).filter(n__gt=1).count()
+batches = BATCHES
+over = HIT.objects.filter(batch_id__in=batches).annotate(n=Count("assignments", filter=Q(assignments__status__in=["assigned", "submitted", "approved"]))).filter(n__gt=F("max_assignments")).count()
+twice = Assignment.objects.filter(hit__batch_id__in=batches).values("hit_id", "worker_id").annotate(n=Count("pk")).filter(n__gt=1).count()
 print("CHECK" + json.dumps({
-    "judgments": Judgment.objects.filter(assignment__hit__batch_id=batch).count(),
-    "submitted": Assignment.objects.filter(hit__batch_id=batch, status="submitted").count(),
+    "judgments": Judgment.objects.filter(assignment__hit__batch_id__in=batches).count(),
+    "submitted": Assignment.objects.filter(hit__batch_id__in=batches, status="submitted").count(),
     "overfilled_hits": over, "worker_twice": twice,
 }))
 """
@@ -315,11 +318,16 @@ def main() -> None:
     try:
         manage(args, "migrate", "-v", "0")
         manage(args, "import_dataset", args.data, "--name", "realsumm")
-        setup = SETUP.replace("WORKERS", str(max(levels))).replace("OTHER", str(args.other_assignments))
+        setup = (
+            SETUP.replace("WORKERS", str(max(levels)))
+            .replace("OTHER", str(args.other_assignments))
+            .replace("BATCHES", str(len(levels)))
+        )
         out = manage(args, "shell", stdin=setup)
         info = json.loads(out.split("SETUP", 1)[1])
         print(
-            f"tree {args.tree}: batch {info['batch']} with {info['hits']} HITs x 3, {len(info['sessions'])} workers, "
+            f"tree {args.tree}: {len(info['batches'])} batches of {info['hits']} HITs x 3 (one per level),"
+            f" {len(info['sessions'])} workers, "
             f"{args.other_assignments} assignments of other batches"
         )
         env = env_for(args)
@@ -416,7 +424,9 @@ def main() -> None:
         for level, r in results.items():
             per = r["server_cpu"] / max(1, r["requests"]) * 1000
             print(f"{level:7d} workers: work request {per:.2f} ms = {per / trivial_cpu:.2f}x the trivial view's")
-        check = json.loads(manage(args, "shell", stdin=CHECK.replace("BATCH", str(info["batch"]))).split("CHECK", 1)[1])
+        check = json.loads(
+            manage(args, "shell", stdin=CHECK.replace("BATCHES", json.dumps(info["batches"]))).split("CHECK", 1)[1]
+        )
         ok = (
             check["judgments"] == totals["answers"]
             and check["submitted"] == totals["acknowledged"]
