@@ -209,6 +209,10 @@ CELERY_BEAT_SCHEDULE: dict = {
 SCORING_RECOMPUTE_DELAY = env_int("SCORING_RECOMPUTE_DELAY", 5)
 # A queued recompute whose task has not run this many seconds after its delay is re-queued.
 SCORING_RECOMPUTE_GRACE = env_int("SCORING_RECOMPUTE_GRACE", 60)
+# Under a steady stream of submissions, recomputes take at most this percentage of a Celery
+# worker's time: after a run of d seconds the next is queued d x 100 / share seconds later
+# (at least SCORING_RECOMPUTE_DELAY, at most DELAY + GRACE / 2). 100: only the delay.
+SCORING_RECOMPUTE_MAX_SHARE = env_int("SCORING_RECOMPUTE_MAX_SHARE", 25)
 
 # An MTurk-compatible endpoint instead of AWS's own (a proxy, or a stand-in for staging).
 MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")

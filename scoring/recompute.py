@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from config.dispatch import runs_in_process
 
-from .models import RecomputeRequest
+from .models import RecomputeRequest, ScoringRun
 
 logger = logging.getLogger(__name__)
 
@@ -80,15 +80,38 @@ def request_recompute(dataset_id: int, batch_id: int | None = None) -> bool:
     if not _claim_flag(dataset_id, round_id):
         return False
     try:
-        current_app.send_task(RECOMPUTE_TASK, args=[dataset_id, batch_id], countdown=settings.SCORING_RECOMPUTE_DELAY)
+        countdown = recompute_countdown(dataset_id, batch_id)
+        current_app.send_task(RECOMPUTE_TASK, args=[dataset_id, batch_id], countdown=countdown)
     except Exception:
         logger.exception(
             "could not queue the recompute of dataset %s round %s; it will be retried", dataset_id, round_id
         )
         RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=round_id).update(queued=False)
         return False
-    logger.info("queued a recompute of dataset %s round %s", dataset_id, round_id)
+    logger.info("queued a recompute of dataset %s round %s in %s s", dataset_id, round_id, countdown)
     return True
+
+
+def recompute_countdown(dataset_id: int, batch_id: int | None = None) -> int:
+    """Seconds until a queued recompute runs: SCORING_RECOMPUTE_DELAY, or longer when the last
+    run of this scope took long, so that under a steady stream of submissions recomputes take
+    at most SCORING_RECOMPUTE_MAX_SHARE percent of a worker's time (a run of d seconds is
+    queued d x 100 / share seconds after the previous one was). Never past half the flag's
+    grace beyond the delay, so a queued flag does not expire before its task runs."""
+    delay, share = settings.SCORING_RECOMPUTE_DELAY, settings.SCORING_RECOMPUTE_MAX_SHARE
+    if share >= 100:
+        return delay
+    last = (
+        ScoringRun.objects.filter(
+            dataset_id=dataset_id, batch_id=batch_id, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
+        )
+        .order_by("-started_at", "-id")
+        .values_list("seconds", flat=True)
+        .first()
+    )
+    if not last:
+        return delay
+    return int(min(max(delay, last * 100 / share), delay + settings.SCORING_RECOMPUTE_GRACE // 2))
 
 
 def repair_stuck(now=None) -> int:

@@ -97,3 +97,39 @@ def test_a_submission_while_the_broker_is_down_is_stored_and_answered_200(
     with django_capture_on_commit_callbacks(execute=True):
         assert _submit(client, make_user, "w2", batch).status_code == 200
     assert len(down.sent) == 1
+
+
+def test_a_long_recompute_is_queued_later_so_recomputes_keep_to_their_share(settings, monkeypatch):
+    """Under a steady stream of submissions a run of d seconds is queued d x 100 / share
+    seconds after the last: at least the delay, at most the delay plus half the grace."""
+    settings.SCORING_RECOMPUTE_DELAY, settings.SCORING_RECOMPUTE_GRACE = 5, 60
+    settings.SCORING_RECOMPUTE_MAX_SHARE = 25
+    batch = published_batch()
+    dataset = batch.dataset
+    assert recompute.recompute_countdown(dataset.pk) == 5  # no run yet: the delay
+
+    def last_run(seconds, batch=None):
+        ScoringRun.objects.create(
+            dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE, seconds=seconds
+        )
+
+    last_run(0.6)
+    assert recompute.recompute_countdown(dataset.pk) == 5  # a quick run: the delay
+    last_run(8.0)
+    assert recompute.recompute_countdown(dataset.pk) == 32  # 8 s every 32 s: a quarter
+    assert recompute.recompute_countdown(dataset.pk, batch.pk) == 5  # the round has its own runs
+    last_run(2.0, batch)
+    assert recompute.recompute_countdown(dataset.pk, batch.pk) == 8
+    last_run(60.0)
+    assert recompute.recompute_countdown(dataset.pk) == 35  # bounded: the flag outlives its task's wait
+    settings.SCORING_RECOMPUTE_MAX_SHARE = 100
+    assert recompute.recompute_countdown(dataset.pk) == 5
+
+    # The countdown is what the queued task gets.
+    settings.SCORING_RECOMPUTE_MAX_SHARE = 25
+    sent = []
+    monkeypatch.setattr(
+        recompute.current_app, "send_task", lambda name, args=None, countdown=None: sent.append(countdown)
+    )
+    assert recompute.request_recompute(dataset.pk)
+    assert sent == [35]
