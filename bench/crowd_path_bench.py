@@ -20,25 +20,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
 
-
-TICK = 1 / os.sysconf("SC_CLK_TCK")
-
-
-def _backend_seconds() -> float:
-    """CPU seconds of this connection's PostgreSQL backend so far (it runs on this machine)."""
-    from django.db import connection
-
-    if getattr(connection, "_bench_pid", None) is None or connection.connection is None:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_backend_pid()")
-            connection._bench_pid = cursor.fetchone()[0]
-    try:
-        fields = Path(f"/proc/{connection._bench_pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:  # the backend is gone (a new connection): read its successor next time
-        connection._bench_pid = None
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) * TICK
+import proc_cpu  # noqa: E402
 
 
 def _measure(client, method, url, **kwargs):
@@ -46,12 +30,12 @@ def _measure(client, method, url, **kwargs):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    backend = _backend_seconds()
+    backend = proc_cpu.backend_seconds()
     with CaptureQueriesContext(connection) as q:
         cpu, t = time.process_time(), time.perf_counter()
         response = getattr(client, method)(url, **kwargs)
         seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
-    cpu += _backend_seconds() - backend
+    cpu += proc_cpu.backend_seconds() - backend
     real = [
         x for x in q.captured_queries if not x["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
     ]

@@ -32,6 +32,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import proc_cpu  # noqa: E402
+
 PYTHON = sys.executable
 ACU_RE = re.compile(r'data-acu="(\d+)"')
 
@@ -167,22 +171,11 @@ def wait_for_port(port: int, seconds: float = 60) -> None:
     sys.exit(f"the server did not listen on 127.0.0.1:{port} within {seconds} s")
 
 
-TICK = 1 / os.sysconf("SC_CLK_TCK")
-
-
 def _children(pid: int) -> list[int]:
     try:
         return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
         return []
-
-
-def _cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) * TICK
 
 
 def server_cpu(procs, database: str) -> dict[int, tuple[str, float]]:
@@ -204,7 +197,7 @@ def server_cpu(procs, database: str) -> dict[int, tuple[str, float]]:
             kinds.update(dict.fromkeys([row[0] for row in cur.fetchall()], "database"))
     finally:
         conn.close()
-    return {pid: (kind, _cpu_seconds(pid)) for pid, kind in kinds.items()}
+    return {pid: (kind, proc_cpu.cpu_seconds(pid)) for pid, kind in kinds.items()}
 
 
 def cpu_spent(before: dict, after: dict) -> dict[str, float]:

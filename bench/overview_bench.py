@@ -29,30 +29,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import dashboard_data  # noqa: E402
+import proc_cpu  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/acu_bench_dashboards"
 TARGET = 10  # pages within 10x of the trivial view (issue 14)
 FLOOR = "(metrics, empty)"
-
-
-TICK = 1 / os.sysconf("SC_CLK_TCK")
-
-
-def _backend_seconds() -> float:
-    """CPU seconds of this connection's PostgreSQL backend so far (it runs on this machine; clock
-    ticks, so only a sum over many requests says much)."""
-    from django.db import connection
-
-    if getattr(connection, "_bench_pid", None) is None or connection.connection is None:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_backend_pid()")
-            connection._bench_pid = cursor.fetchone()[0]
-    try:
-        fields = Path(f"/proc/{connection._bench_pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:  # the backend is gone (a new connection): read its successor next time
-        connection._bench_pid = None
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) * TICK
 
 
 def _timed(client, url):
@@ -61,12 +42,12 @@ def _timed(client, url):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    backend = _backend_seconds()
+    backend = proc_cpu.backend_seconds()
     with CaptureQueriesContext(connection) as q:
         cpu, t0 = time.process_time(), time.perf_counter()
         response = client.get(url)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu
-    backend = _backend_seconds() - backend
+    backend = proc_cpu.backend_seconds() - backend
     assert response.status_code == 200, (url, response.status_code)
     real = [
         x for x in q.captured_queries if not x["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
@@ -117,7 +98,7 @@ def measure(label: str, lead, urls: dict[str, str], repeat: int) -> list[tuple[s
     print(f"\n{label}: login page (trivial view) median {login * 1000:.2f} ms over {len(trivial)} requests")
     print(
         f"(CPU: median of this process's, {login_cpu * 1000:.2f} ms for the login page; database backend's mean,"
-        f" {login_db * 1000:.2f} ms, in clock ticks of {TICK * 1000:.0f} ms: not counting time lost to other work)"
+        f" {login_db * 1000:.2f} ms, in clock ticks of {proc_cpu.TICK * 1000:.0f} ms: not counting time lost to other work)"
     )
     print(
         f"{'page':<18} {'median ms':>10} {'queries':>8} {'KiB':>6} {'x login':>8} {'CPU ms (x)':>13} {'db CPU ms':>10}"

@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from hits import places
+from hits import places, statements
 from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
 from hits.services.qualification import is_qualified
 
@@ -119,16 +119,9 @@ def _take_in_one_statement(worker: Worker, batch: Batch | None, now) -> Assignme
     statement (data-modifying CTEs) in one round trip; a statement is atomic on its own, so
     no BEGIN and COMMIT either. Tried with SKIP LOCKED first, then waiting for held HITs."""
     for skip_locked in (True, False):
-        sql, params = _take_sql(worker, batch, now, skip_locked)
-        with connection.cursor() as cursor:
-            if connection.in_atomic_block:
-                with transaction.atomic():  # a savepoint: a refused insert leaves the caller's transaction usable
-                    cursor.execute(sql, params)
-            else:
-                cursor.execute(sql, params)
-            row = cursor.fetchone()
-            if row is not None:  # the columns in the model's order, as from_db expects
-                return Assignment.from_db(connection.alias, [f.attname for f in Assignment._meta.concrete_fields], row)
+        row = statements.fetch_one(*_take_sql(worker, batch, now, skip_locked))
+        if row is not None:  # the columns in the model's order, as from_db expects
+            return Assignment.from_db(connection.alias, [f.attname for f in Assignment._meta.concrete_fields], row)
     return None
 
 

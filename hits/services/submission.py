@@ -17,7 +17,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.models import ACU, Reference, Summary
-from hits import versions
+from hits import statements, versions
 from hits.models import HIT, Assignment, Batch, Judgment, RoundVersion
 
 TOKEN_SALT = "hits.task"
@@ -205,13 +205,7 @@ def _submit_in_one_statement(
         if not math.isfinite(active):
             return None
     sql, params = _submit_sql(assignment_id, worker_id, parsed, (comment or "").strip()[:MAX_COMMENT], active, now)
-    with connection.cursor() as cursor:
-        if connection.in_atomic_block:
-            with transaction.atomic():  # a savepoint: a refused write leaves the caller's transaction usable
-                cursor.execute(sql, params)
-        else:
-            cursor.execute(sql, params)
-        row = cursor.fetchone()
+    row = statements.fetch_one(sql, params)
     if row is None:
         return None
     fields = [f.attname for f in Assignment._meta.concrete_fields]
