@@ -3,10 +3,7 @@ no session query on a signed-in request, a sign-out seen by every process, and t
 read (no error) whenever Redis is unreachable."""
 
 import os
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -18,8 +15,8 @@ from django.urls import reverse
 from config import cached_sessions
 
 from .conftest import PASSWORD
+from .fresh_settings import read_in_fresh_process
 
-PROJECT = Path(__file__).resolve().parent.parent
 REDIS = os.environ.get("TEST_SESSION_REDIS", "redis://127.0.0.1:6379/12")
 NOWHERE = "redis://127.0.0.1:9/0"  # nothing listens there
 
@@ -157,19 +154,9 @@ def test_a_cookie_that_is_not_a_key_is_no_session_and_no_lookup(db, redis_sessio
 
 
 def _engine(cache_url: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "CACHE_URL"}
-    if cache_url:
-        env["CACHE_URL"] = cache_url
-    code = "import django; from django.conf import settings; django.setup(); print(settings.SESSION_ENGINE)"
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=PROJECT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return out.strip().splitlines()[-1]
+    return read_in_fresh_process(
+        "settings.SESSION_ENGINE", drop={"CACHE_URL"}, **({"CACHE_URL": cache_url} if cache_url else {})
+    )
 
 
 def test_sessions_go_through_the_cache_only_when_it_is_shared():

@@ -4,31 +4,21 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
-PROJECT = Path(__file__).resolve().parent.parent
+from .fresh_settings import PROJECT, read_in_fresh_process
 
 
 def test_embedded_default_is_sqlite_with_in_process_tasks():
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG"}}
-    code = (
-        "import json, django; from django.conf import settings; django.setup();"
-        "print(json.dumps([settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER,"
-        " bool(settings.SECRET_KEY), settings.DEBUG]))"
+    out = read_in_fresh_process(
+        "json.dumps([settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER,"
+        " bool(settings.SECRET_KEY), settings.DEBUG])",
+        drop={"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG"},
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=PROJECT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    engine, eager, has_key, debug = json.loads(out.strip().splitlines()[-1])
+    engine, eager, has_key, debug = json.loads(out)
     assert engine == "django.db.backends.sqlite3"
     assert eager is True and has_key is True and debug is False
 
