@@ -200,6 +200,23 @@ def server_cpu(procs, database: str) -> dict[int, tuple[str, float]]:
     return {pid: (kind, proc_cpu.cpu_seconds(pid)) for pid, kind in kinds.items()}
 
 
+def recomputes(database: str) -> tuple[int, float]:
+    """(scoring runs stored so far, their seconds summed): the recomputes queued by submissions."""
+    import psycopg2
+
+    parsed = urlparse(database)
+    conn = psycopg2.connect(
+        host=parsed.hostname, port=parsed.port or 5432, user=parsed.username, dbname=parsed.path.lstrip("/")
+    )
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT count(*), coalesce(sum(seconds), 0) FROM scoring_scoringrun WHERE kind = 'scores'")
+            n, seconds = cur.fetchone()
+    finally:
+        conn.close()
+    return int(n), float(seconds)
+
+
 def cpu_spent(before: dict, after: dict) -> dict[str, float]:
     """CPU seconds between two snapshots, by kind of process and in all (a process that ended in
     between is not counted: the benchmark's processes live through every phase; backends, and
@@ -388,9 +405,11 @@ def main() -> None:
         totals = {"acknowledged": 0, "answers": 0}
 
         async def measured(phase):
-            start = server_cpu(procs, args.database)
+            start, runs = server_cpu(procs, args.database), recomputes(args.database)
             out = await phase
             out["server_cpu"] = cpu_spent(start, server_cpu(procs, args.database))
+            now = recomputes(args.database)
+            out["recomputes"] = (now[0] - runs[0], now[1] - runs[1])
             return out
 
         async def run():
@@ -429,7 +448,8 @@ def main() -> None:
             per = {k: v / max(1, r["requests"]) * 1000 for k, v in r["server_cpu"].items()}
             print(
                 f"{level:7d} workers: work request {per['all']:.2f} ms = {per['all'] / trivial_cpu:.2f}x the trivial"
-                f" view's (gunicorn {per['gunicorn']:.2f}, Celery {per['celery']:.2f}, database {per['database']:.2f})"
+                f" view's (gunicorn {per['gunicorn']:.2f}, Celery {per['celery']:.2f}, database {per['database']:.2f});"
+                f" {r['recomputes'][0]} recomputes of {r['recomputes'][1] / max(1, r['recomputes'][0]):.2f} s on average"
             )
         check = json.loads(
             manage(args, "shell", stdin=CHECK.replace("BATCHES", json.dumps(info["batches"]))).split("CHECK", 1)[1]

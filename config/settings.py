@@ -84,6 +84,13 @@ DATABASES = {
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DB_JIT", False):
+    # PostgreSQL's JIT compiles a query whose estimated cost passes jit_above_cost: the
+    # statistics-proof reads of scoring (scoring.scoped) are estimated at hundreds of thousands
+    # and spent 110-150 ms compiling to run 45 ms (issue 14). Nothing here runs long enough to
+    # repay it. DB_JIT=1 leaves the server's setting.
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["options"] = (_options.get("options", "") + " -c jit=off").strip()
 # Views retried once after a connection dropped mid-request even though they are POSTs,
 # because repeating them is harmless (config/db_retry.py): a submission stores the same answers
 # once, "Start next task" resumes the worker's open assignment, signing in again only sets the
@@ -213,6 +220,10 @@ SCORING_RECOMPUTE_GRACE = env_int("SCORING_RECOMPUTE_GRACE", 60)
 # worker's time: after a run of d seconds the next is queued d x 100 / share seconds later
 # (at least SCORING_RECOMPUTE_DELAY, at most DELAY + GRACE / 2). 100: only the delay.
 SCORING_RECOMPUTE_MAX_SHARE = env_int("SCORING_RECOMPUTE_MAX_SHARE", 25)
+# Rows (judgments, and per-worker figures) of a dataset's rounds a process keeps between
+# recomputes, so a recompute reads from the database only the rounds that changed
+# (scoring.round_cache; about 40 bytes a judgment). 0: read every round every time.
+SCORING_ROUND_CACHE_ROWS = env_int("SCORING_ROUND_CACHE_ROWS", 2_000_000)
 
 # An MTurk-compatible endpoint instead of AWS's own (a proxy, or a stand-in for staging).
 MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")

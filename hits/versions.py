@@ -60,3 +60,24 @@ def current_query(dataset_id: int, batch_id: int | None = None) -> tuple[str, li
         " WHERE dataset_id = %s AND round_id = %s",
         [dataset_id, batch_id or 0],
     )
+
+
+def rounds(dataset_id: int) -> tuple[int, dict[int, int]]:
+    """(the database's identity, {round id: version} of every batch of the dataset), one query.
+
+    A batch no change has bumped yet has version 0. The identity (the database's oid) tells a
+    process that outlives its database (a test run, a restore into a recreated database) that
+    round ids and versions it remembers belong to another one."""
+    table = connection.ops.quote_name(RoundVersion._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::bigint, b.id,"
+            f" (SELECT COALESCE(SUM(v.version), 0) FROM {table} v WHERE v.dataset_id = b.dataset_id"
+            f" AND v.round_id = b.id)::bigint FROM {connection.ops.quote_name(Batch._meta.db_table)} b"
+            " WHERE b.dataset_id = %s",
+            [dataset_id],
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return 0, {}
+    return int(rows[0][0]), {int(batch): int(version) for _, batch, version in rows}

@@ -15,7 +15,7 @@ from django.db.models import Count
 from annotation.models import ACU, Summary
 from hits.models import Worker
 
-from . import scoped
+from . import round_cache, scoped
 from .judgments import counted_judgments
 
 
@@ -48,9 +48,32 @@ def _copy_ints(sql: str, params: list) -> np.ndarray:
     return np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
 
 
+EMPTY_ROWS = np.zeros((0, 5), dtype=np.int64)
+
+
+def _rows_by_round(dataset_id: int, batch_ids: list[int]) -> dict[int, np.ndarray]:
+    """{round: (judgment id, summary, ACU, worker, present) rows by judgment id} of those rounds."""
+    rows = _copy_ints(*scoped.judgments_query(dataset_id, batch_ids=batch_ids)).reshape(-1, 6)
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    bounds = np.flatnonzero(np.diff(rows[:, 0])) + 1
+    return {int(part[0, 0]): np.ascontiguousarray(part[:, 1:]) for part in np.split(rows, bounds) if len(part)}
+
+
+def dataset_judgment_rows(dataset_id: int) -> np.ndarray:
+    """Every counted judgment of the dataset as (id, summary, ACU, worker, present) rows, by
+    round and judgment id; the rounds unchanged since this process last read them from
+    `scoring.round_cache`."""
+    parts = round_cache.per_round(
+        "judgments", dataset_id, lambda batch_ids: _rows_by_round(dataset_id, batch_ids), EMPTY_ROWS
+    )
+    return np.concatenate(parts) if parts else EMPTY_ROWS
+
+
 def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgments:
     batch_id = batch.pk if batch else None
-    if scoped.available():
+    if scoped.available() and batch_id is None:
+        flat = dataset_judgment_rows(dataset.pk)
+    elif scoped.available():
         flat = _copy_ints(*scoped.judgments_query(dataset.pk, batch_id))
     else:
         qs = counted_judgments(dataset, batch, include_excluded=True).values_list(

@@ -33,12 +33,17 @@ def _t(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _rounds(dataset_id: int, batch_id: int | None, kind: str | None = None) -> tuple[str, list]:
-    """The WHERE clause on the batches `b` in scope, and its parameters."""
+def _rounds(
+    dataset_id: int, batch_id: int | None, kind: str | None = None, batch_ids: list[int] | None = None
+) -> tuple[str, list]:
+    """The WHERE clause on the batches `b` in scope (one round, or some), and its parameters."""
     where, params = ["b.dataset_id = %s"], [dataset_id]
     if batch_id is not None:
         where.append("b.id = %s")
         params.append(batch_id)
+    if batch_ids is not None:
+        where.append("b.id = ANY(%s)")
+        params.append(batch_ids)
     if kind is not None:
         where.append("b.kind = %s")
         params.append(kind)
@@ -61,12 +66,16 @@ def _fetch(sql: str, params: list) -> list[tuple]:
         return cursor.fetchall()
 
 
-def judgments_query(dataset_id: int, batch_id: int | None = None) -> tuple[str, list]:
+def judgments_query(
+    dataset_id: int, batch_id: int | None = None, batch_ids: list[int] | None = None
+) -> tuple[str, list]:
     """(judgment id, summary, ACU, worker, present as 0/1) of the counted assignments
-    (submitted or approved, confirmed), excluded workers included."""
-    where, params = _rounds(dataset_id, batch_id)
+    (submitted or approved, confirmed), excluded workers included; with `batch_ids`, of those
+    rounds, each row led by its round's id."""
+    where, params = _rounds(dataset_id, batch_id, batch_ids=batch_ids)
+    lead = "b.id, " if batch_ids is not None else ""
     sql = (
-        f"SELECT j.id, h.summary_id, j.acu_id, a.worker_id, j.present::int FROM {_assignments()}"
+        f"SELECT {lead}j.id, h.summary_id, j.acu_id, a.worker_id, j.present::int FROM {_assignments()}"
         f" CROSS JOIN LATERAL (SELECT id, acu_id, present FROM {_t(Judgment)} WHERE assignment_id = a.id OFFSET 0) j"
         f" WHERE {where} AND a.status = ANY(%s) AND a.confirmed"
     )
@@ -79,14 +88,23 @@ def assignment_stats(dataset_id: int, batch_id: int | None = None) -> list[tuple
     return _fetch(*assignment_stats_query(dataset_id, batch_id))
 
 
-def assignment_stats_query(dataset_id: int, batch_id: int | None = None) -> tuple[str, list]:
-    where, params = _rounds(dataset_id, batch_id)
+def assignment_stats_query(
+    dataset_id: int, batch_id: int | None = None, batch_ids: list[int] | None = None
+) -> tuple[str, list]:
+    """With `batch_ids`: per round of those and worker, each row led by the round's id."""
+    where, params = _rounds(dataset_id, batch_id, batch_ids=batch_ids)
+    lead = "b.id, " if batch_ids is not None else ""
     return (
-        "SELECT a.worker_id, count(*), sum(h.reward), coalesce(sum(a.gold_correct), 0),"
+        f"SELECT {lead}a.worker_id, count(*), sum(h.reward), coalesce(sum(a.gold_correct), 0),"
         " coalesce(sum(a.gold_total), 0), array_agg(a.active_seconds) FILTER (WHERE a.active_seconds <> 0)"
-        f" FROM {_assignments()} WHERE {where} AND a.status = ANY(%s) AND a.confirmed GROUP BY a.worker_id",
+        f" FROM {_assignments()} WHERE {where} AND a.status = ANY(%s) AND a.confirmed GROUP BY {lead}a.worker_id",
         [*params, COUNTED],
     )
+
+
+def assignment_stats_by_round(dataset_id: int, batch_ids: list[int]) -> list[tuple]:
+    """(round, worker, assignments, sum of rewards, gold correct, gold total, [active seconds])."""
+    return _fetch(*assignment_stats_query(dataset_id, batch_ids=batch_ids))
 
 
 def batch_tallies(dataset_id: int, batch_id: int | None, since_minute: int) -> list[tuple]:

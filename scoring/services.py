@@ -355,7 +355,7 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
     }
     all_rows = table.index(everyone.summary) if len(everyone) else np.zeros(0, dtype=np.intp)
     outputs = {
-        "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows]),
+        "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows], counted_alpha=alphas),
         "aggregation": aggregation,
         "systems": systems_out,
         "alpha": alphas,

@@ -14,7 +14,7 @@ import numpy as np
 
 from hits.models import Assignment, Worker
 
-from . import scoped
+from . import round_cache, scoped
 from .stats import agreement
 from .stats.worker_quality import worker_quality
 
@@ -27,11 +27,39 @@ def _empty() -> dict:
     return {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
 
 
+def _per_round_stats(dataset_id: int, batch_ids: list[int]) -> dict[int, list[tuple]]:
+    rows: dict[int, list[tuple]] = defaultdict(list)
+    for round_id, *figures in scoped.assignment_stats_by_round(dataset_id, batch_ids):
+        rows[round_id].append(tuple(figures))
+    return rows
+
+
+def _dataset_stats(dataset_id: int) -> dict[int, dict]:
+    """Per worker over the dataset's rounds, summed from per-round figures, the rounds
+    unchanged since this process last read them from `scoring.round_cache`."""
+    per: dict[int, dict] = defaultdict(_empty)
+    empty: list[tuple] = []
+    for rows in round_cache.per_round(
+        "assignment stats", dataset_id, lambda batch_ids: _per_round_stats(dataset_id, batch_ids), empty
+    ):
+        for worker_id, n, reward, g_ok, g_total, seconds in rows:
+            row = per[worker_id]
+            row["assignments"] += n
+            row["reward"] += reward or 0
+            row["seconds"].extend(seconds or [])
+            row["gold_correct"] += g_ok
+            row["gold_total"] += g_total
+    return dict(per)
+
+
 def _assignment_stats(dataset, batch) -> dict[int, dict]:
     """Per worker over the counted assignments: count, active seconds (set, not 0), rewards, gold.
 
     Aggregated in SQL per worker (`scoring.scoped`, a plan that does not depend on the
-    statistics), never streamed row by row through a server-side cursor."""
+    statistics), never streamed row by row through a server-side cursor; a dataset's per
+    round, so rounds unchanged since the last recompute are not read again."""
+    if scoped.available() and batch is None:
+        return _dataset_stats(dataset.pk)
     if scoped.available():
         return {
             worker_id: {
@@ -62,8 +90,10 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
     return per
 
 
-def worker_table(dataset, batch, judgments, acu_counts_per_row) -> dict:
-    """Rows per worker, and both alphas with and without the flagged workers."""
+def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: dict | None = None) -> dict:
+    """Rows per worker, and both alphas with and without the flagged workers. `counted_alpha`:
+    both alphas over the judgments of the workers not excluded, already computed by the
+    caller; they are the alphas without the flagged when no worker is flagged."""
     if len(judgments) == 0:
         return {"rows": [], "alpha_without_flagged": None, "flagged": 0}
     quality = worker_quality(judgments.summary, judgments.acu, judgments.worker, judgments.present)
@@ -104,6 +134,8 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row) -> dict:
         )
     flagged = {r["worker_id"] for r in rows if r["flags"]}
     keep = ~np.isin(judgments.worker, list(flagged)) & ~judgments.excluded
+    if not flagged and counted_alpha is not None:
+        return {"rows": rows, "alpha_without_flagged": counted_alpha if keep.any() else None, "flagged": 0}
     without = (
         {
             "acu_level": agreement.acu_level_alpha(

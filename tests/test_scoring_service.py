@@ -168,3 +168,34 @@ def test_power_run_reports_bucket_power(realsumm):
     # More documents, more power; larger differences, more power.
     assert all(b["power"][1] >= b["power"][0] for b in buckets)
     assert buckets[-1]["power"][1] >= buckets[0]["power"][1]
+
+
+@pytest.mark.parametrize("spammers", [0, 1])
+def test_alpha_without_flagged_workers_is_computed_from_the_workers_left(spammers):
+    """With nobody flagged the run reuses its own alphas; with a flagged spammer they differ,
+    and both equal the alphas computed afresh over the judgments of the workers left."""
+    from hits.services.simulate import simulate_crowd
+    from scoring import data
+    from scoring.stats import agreement
+
+    from .crowd_data import demo_dataset, published_batch
+
+    dataset = demo_dataset()
+    batch = published_batch(dataset)
+    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=spammers, seed=4)
+    outputs = compute_scores(dataset, batch, n_resamples=100).outputs
+    table = outputs["workers"]
+    flagged = {r["worker_id"] for r in table["rows"] if r["flags"]}
+    assert table["flagged"] == len(flagged) and bool(flagged) == bool(spammers)
+
+    everyone = data.load_judgments(dataset, batch, include_excluded=True)
+    left = everyone.subset(~np.isin(everyone.worker, list(flagged)) & ~everyone.excluded)
+    acu_counts = data.load_summaries(dataset).acu_count[data.load_summaries(dataset).index(left.summary)]
+    expected = {
+        "acu_level": agreement.acu_level_alpha(left.summary, left.acu, left.worker, left.present),
+        "summary_level": agreement.summary_level_alpha(
+            left.summary, left.acu, left.worker, left.present, acu_counts=acu_counts
+        ),
+    }
+    assert table["alpha_without_flagged"] == pytest.approx(expected, abs=1e-12)
+    assert (table["alpha_without_flagged"] == outputs["alpha"]) == (not spammers)

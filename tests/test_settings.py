@@ -28,6 +28,20 @@ def test_suite_runs_on_postgresql():
     assert connection.vendor == "postgresql"
 
 
+@pytest.mark.django_db
+def test_postgresql_connections_run_without_jit_unless_asked():
+    """JIT compiled scoring's reads for longer than they ran (issue 14): off on every connection."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
+    options = "repr(settings.DATABASES['default'].get('OPTIONS', {}).get('options', ''))"
+    assert read_in_fresh_process(options) == "'-c jit=off'"
+    assert read_in_fresh_process(options, DB_JIT="1") == "''"
+    with_url = settings.DATABASES["default"]
+    url = f"postgres://{with_url['USER']}@{with_url['HOST']}:{with_url['PORT']}/x?options=-c%20work_mem%3D64MB"
+    assert read_in_fresh_process(options, DATABASE_URL=url) == "'-c work_mem=64MB -c jit=off'"
+
+
 def test_celery_broker_is_the_real_redis():
     from config.celery import app
 
