@@ -91,6 +91,10 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DB_JI
     # repay it. DB_JIT=1 leaves the server's setting.
     _options = DATABASES["default"].setdefault("OPTIONS", {})
     _options["options"] = (_options.get("options", "") + " -c jit=off").strip()
+# The crowd path's written statements run prepared on PostgreSQL (hits/statements.py): planned
+# once per connection, not on every request. Off for a pooler that does not keep SQL-level
+# prepared statements (PgBouncer in transaction mode).
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 # Views retried once after a connection dropped mid-request even though they are POSTs,
 # because repeating them is harmless (config/db_retry.py): a submission stores the same answers
 # once, "Start next task" resumes the worker's open assignment, signing in again only sets the

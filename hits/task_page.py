@@ -17,6 +17,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from annotation.models import ACU, Reference, ReferenceSentence, Summary
+from hits import statements
 from hits.models import HIT, Assignment
 
 
@@ -93,7 +94,7 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
         FROM {assignment_t} a JOIN {hit_t} h ON h.id = a.hit_id JOIN {summary_t} s ON s.id = h.summary_id
         WHERE a.id = %s AND a.worker_id = %s"""
     with connection.cursor() as cursor:
-        cursor.execute(sql, [assignment_id, worker_id])
+        statements.execute(cursor, sql, [assignment_id, worker_id])
         row = cursor.fetchone()
     if row is None:
         return None

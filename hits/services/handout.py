@@ -139,7 +139,7 @@ def _take_sql(worker: Worker, batch: Batch | None, now, skip_locked: bool) -> tu
         if field.attname == "hit_id":
             values.append("pick.id")
         elif field.attname == "deadline":
-            values.append("%s + pick.duration * interval '1 second'")
+            values.append("%s::timestamptz + pick.duration * interval '1 second'")
             insert_params.append(now)
         else:
             value = now if field.attname == "created_at" else field.pre_save(probe, True)
