@@ -3,8 +3,8 @@ PostgreSQL and Redis, REALSumm, in-house batches of 2,500 HITs x 3 (one per conc
 
 It creates its own database (dropped at the end), imports REALSumm, publishes the batches,
 creates the workers with sessions, starts `gunicorn config.wsgi --workers 3` on 127.0.0.1 and
-a Celery worker, and drives the workers with a bounded asyncio client (httpx): each worker
-loops *next task* (POST /work/next), *task page* (GET /task/<token>/) and *submit* (POST the
+a Celery worker (one BLAS thread, as docker-compose.yml runs it), and drives the workers with
+a bounded asyncio client (httpx): each worker loops *next task* (POST /work/next), *task page* (GET /task/<token>/) and *submit* (POST the
 answers) at each concurrency level for a fixed time. The trivial view (GET /accounts/login/)
 is measured in the same run before and after. It prints cycles/s, p50/p95/p99 per request
 type and the per-request ratio to the trivial view, then checks that the judgments stored
@@ -396,7 +396,7 @@ def main() -> None:
                     f"loadbench{args.port}@%h",
                 ],
                 cwd=args.tree,
-                env=env,
+                env={**env, "OPENBLAS_NUM_THREADS": "1"},  # as docker-compose.yml runs the worker
                 stdout=subprocess.DEVNULL,
             )
         )
