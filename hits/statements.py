@@ -12,9 +12,10 @@ them unprepared (PgBouncer in transaction mode does not keep SQL-level prepared 
 import hashlib
 import logging
 import re
+import weakref
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
 from django.db.backends.signals import connection_created
 
 logger = logging.getLogger(__name__)
@@ -52,8 +53,12 @@ def numbered(sql: str, params) -> tuple[str, list]:
     return text, list(params)
 
 
+# The names prepared on each connection (a database wrapper per thread): forgotten with it.
+_prepared: "weakref.WeakKeyDictionary[object, set[str]]" = weakref.WeakKeyDictionary()
+
+
 def _forget_prepared(sender, connection, **kwargs) -> None:
-    connection.prepared_statements = set()
+    _prepared[connection] = set()
 
 
 connection_created.connect(_forget_prepared, dispatch_uid="hits.statements.forget_prepared")
@@ -71,9 +76,7 @@ def execute(cursor, sql: str, params) -> None:
         return
     text, args = numbered(sql, params)
     name = "acu_" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-    known = getattr(connection, "prepared_statements", None)
-    if known is None:
-        known = connection.prepared_statements = set()
+    known = _prepared.setdefault(connections[DEFAULT_DB_ALIAS], set())
     run = f"EXECUTE {name}({', '.join(['%s'] * len(args))})" if args else f"EXECUTE {name}"
     if name in known:
         if connection.in_atomic_block:

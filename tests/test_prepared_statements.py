@@ -25,10 +25,9 @@ def _prepared_names() -> set[str]:
 
 
 def _run(sql, params):
-    with CaptureQueriesContext(connection) as captured:
-        with connection.cursor() as cursor:
-            statements.execute(cursor, sql, params)
-            row = cursor.fetchone()
+    with CaptureQueriesContext(connection) as captured, connection.cursor() as cursor:
+        statements.execute(cursor, sql, params)
+        row = cursor.fetchone()
     return row, [q["sql"] for q in captured.captured_queries]
 
 
