@@ -78,20 +78,22 @@ def execute(cursor, sql: str, params) -> None:
     name = "acu_" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
     known = _prepared.setdefault(connections[DEFAULT_DB_ALIAS], set())
     run = f"EXECUTE {name}({', '.join(['%s'] * len(args))})" if args else f"EXECUTE {name}"
-    if name in known:
-        if connection.in_atomic_block:
-            cursor.execute(run, args)
-            return
-        try:
-            cursor.execute(run, args)
-            return
-        except DatabaseError as exc:
-            if getattr(exc.__cause__, "pgcode", None) != _UNKNOWN_STATEMENT:
-                raise
-            logger.warning("prepared statement %s was gone from the session: preparing it again", name)
-            known.discard(name)
-    cursor.execute(f"PREPARE {name} AS {text}; {run}", args)
-    known.add(name)
+    if name not in known:
+        # Known from now on: PREPARE is not undone when the EXECUTE sent with it fails (or the
+        # transaction around it rolls back), so the server keeps the statement either way.
+        known.add(name)
+        cursor.execute(f"PREPARE {name} AS {text}; {run}", args)
+        return
+    if connection.in_atomic_block:
+        cursor.execute(run, args)
+        return
+    try:
+        cursor.execute(run, args)
+    except DatabaseError as exc:
+        if getattr(exc.__cause__, "pgcode", None) != _UNKNOWN_STATEMENT:
+            raise
+        logger.warning("prepared statement %s was gone from the session: preparing it again", name)
+        cursor.execute(f"PREPARE {name} AS {text}; {run}", args)
 
 
 def fetch_one(sql: str, params) -> tuple | None:

@@ -67,3 +67,32 @@ def test_switched_off_the_statement_runs_as_written(settings):
     settings.DB_PREPARED_STATEMENTS = False
     row, sent = _run(SQL, {"word": "a", "n": 3})
     assert row == ("a%3", 6) and sent == ["SELECT 'a' || '%' || 3::int, 3::int * 2"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("in_transaction", [False, True])
+def test_a_first_run_that_fails_leaves_the_statement_prepared_for_the_next(in_transaction):
+    """The EXECUTE sent with the PREPARE fails (here a division by zero; a unique violation
+    in real use): the statement stays prepared on the server, and the next run uses it."""
+    from django.db import DataError, transaction
+
+    sql = "SELECT 10 / %s::int"
+    context = transaction.atomic if in_transaction else _nothing
+    with context():
+        try:
+            with transaction.atomic():  # a savepoint when inside a transaction
+                _run(sql, [0])
+        except DataError:
+            pass
+        else:
+            pytest.fail("a division by zero passed")
+        row, sent = _run(sql, [5])
+    assert row == (2,) and len(sent) == 1 and sent[0].startswith("EXECUTE acu_")
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
