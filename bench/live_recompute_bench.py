@@ -40,7 +40,7 @@ print("LIVE" + str(live.pk) + " " + str(report.submitted))
 """
 
 MEASURE = r"""
-import json, os, time
+import json, sys, time
 from annotation.models import Dataset
 from hits.models import Batch
 from hits.services import handout
@@ -48,17 +48,11 @@ from hits.services.people import create_user_with_role
 from hits.services.submission import submit_assignment
 from hits.views.worker import inhouse_worker
 from scoring import services
-from django.db import connection
 
 dataset = Dataset.objects.get(name="realsumm")
 live = Batch.objects.get(pk=LIVE_ID)
-with connection.cursor() as c:
-    c.execute("SELECT pg_backend_pid()")
-    pid = c.fetchone()[0]
-
-def backend():
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, BENCH_DIR)
+from proc_cpu import backend_seconds as backend
 
 runs = []
 for i in range(N_RUNS):
@@ -131,6 +125,7 @@ def main() -> None:
             for tree in trees:
                 code = (
                     MEASURE.replace("LIVE_ID", live_id)
+                    .replace("BENCH_DIR", repr(str(ROOT / "bench")))
                     .replace("N_RUNS", str(args.runs))
                     .replace("WORKER_TAG", f"bench{turn}{len(figures[tree])}")
                 )
