@@ -5,15 +5,20 @@ It creates its own database (dropped at the end), imports REALSumm, publishes th
 creates the workers with sessions, starts `gunicorn config.wsgi --workers 3` on 127.0.0.1 and
 a Celery worker (one BLAS thread, as docker-compose.yml runs it), and drives the workers with
 a bounded asyncio client (httpx): each worker loops *next task* (POST /work/next), *task page* (GET /task/<token>/) and *submit* (POST the
-answers) at each concurrency level for a fixed time. The trivial view (GET /accounts/login/)
-is measured in the same run before and after. It prints cycles/s, p50/p95/p99 per request
-type and the per-request ratio to the trivial view, then checks that the judgments stored
+answers) at each concurrency level for a fixed time, in `--slices` slices. The trivial view
+(GET /accounts/login/, 10 concurrent) is measured in the same run before, between and after
+the slices of every level, and each level's ratio is taken against its own trivial slices: a
+host whose speed drifts over minutes moves both sides of the ratio alike. Requests completed
+by a slice's deadline count for the throughput. It prints cycles/s, requests/s, p50/p95/p99
+per request type, the per-request ratio to the trivial view, the machine's busy share, the
+client's and the server's CPU per request (by process kind), then checks that the judgments stored
 equal the submissions acknowledged, that no HIT is over-filled and no worker got a HIT twice.
 Everything listens on the loopback only and stops by itself (each phase is timed, every
 request has a timeout, the processes it started are stopped at the end).
 
 Run (PostgreSQL and Redis on this machine):
-  .venv/bin/python bench/load_bench.py [--seconds 60] [--levels 10,50,200] [--other-assignments 0]
+  .venv/bin/python bench/load_bench.py [--seconds 60] [--slices 4] [--trivial-seconds 5]
+  [--levels 10,50,200] [--other-assignments 0]
   [--tree PATH]   run the server from another checkout (e.g. an older commit) for side-by-side figures
   [--threads N]   gunicorn gthread workers with N threads each (the Dockerfile runs sync workers)
 """
@@ -238,77 +243,112 @@ def pct(values, q):
 async def trivial(base: str, concurrency: int, seconds: float) -> dict:
     import httpx
 
-    lat = []
+    lat: list[float] = []
+    done = 0
     deadline = time.perf_counter() + seconds
     async with httpx.AsyncClient(base_url=base, timeout=30, limits=httpx.Limits(max_connections=concurrency)) as client:
 
         async def loop():
+            nonlocal done
             while time.perf_counter() < deadline:
                 t = time.perf_counter()
                 r = await client.get("/accounts/login/")
                 if r.status_code == 200:
-                    lat.append(time.perf_counter() - t)
+                    end = time.perf_counter()
+                    lat.append(end - t)
+                    done += end <= deadline
 
-        start = time.perf_counter()
         await asyncio.gather(*(loop() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - start
-    return {"rps": len(lat) / elapsed, "p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "requests": len(lat)}
+    return {"requests": done, "window": seconds, "sent": len(lat), "lat": {"trivial": lat}, "cycles": 0}
 
 
-async def work(base: str, sessions: list[str], concurrency: int, seconds: float, totals: dict) -> dict:
+def worker_clients(base: str, sessions: list[str]) -> list:
+    """One HTTP client per worker (its session and CSRF cookies), made once for all the slices
+    of a level: making a client costs the client milliseconds of CPU that the server would lose."""
     import httpx
 
-    lat = {"next": [], "task": [], "submit": []}
-    cycles = errors = no_work = 0
-    deadline = time.perf_counter() + seconds
-
-    async def one_worker(session_key: str):
-        nonlocal cycles, errors, no_work
+    made = []
+    for session_key in sessions:
         cookies = {"sessionid": session_key, "csrftoken": "loadbenchcsrftoken0123456789abcd"}
         headers = {"X-CSRFToken": cookies["csrftoken"]}
-        async with httpx.AsyncClient(base_url=base, timeout=60, cookies=cookies, headers=headers) as client:
-            while time.perf_counter() < deadline:
-                try:
-                    t = time.perf_counter()
-                    r = await client.post("/work/next")
-                    lat["next"].append(time.perf_counter() - t)
-                    location = r.headers.get("location", "")
-                    if r.status_code != 302 or "/task/" not in location:
-                        no_work += 1
-                        await asyncio.sleep(1)
-                        continue
-                    t = time.perf_counter()
-                    r = await client.get(location)
-                    lat["task"].append(time.perf_counter() - t)
-                    acus = ACU_RE.findall(r.text)
-                    t = time.perf_counter()
-                    r = await client.post(
-                        location.rstrip("/") + "/submit",
-                        json={"answers": dict.fromkeys(acus, True), "active_seconds": 20},
-                    )
-                    lat["submit"].append(time.perf_counter() - t)
-                    body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
-                    if body.get("ok") and not body.get("repeated"):
-                        cycles += 1
-                        totals["acknowledged"] += 1
-                        totals["answers"] += len(acus)
-                    else:
-                        errors += 1
-                except (httpx.HTTPError, ValueError):
-                    errors += 1
+        made.append(httpx.AsyncClient(base_url=base, timeout=60, cookies=cookies, headers=headers))
+    return made
 
-    start = time.perf_counter()
-    await asyncio.gather(*(one_worker(s) for s in sessions[:concurrency]))
-    elapsed = time.perf_counter() - start
-    out = {
-        "cycles_per_s": cycles / elapsed,
+
+async def work(clients: list, seconds: float, totals: dict) -> dict:
+    """One slice of work: each worker loops next task, task page, submit until the deadline and
+    finishes the cycle it is in (so every acknowledged submission is stored and no assignment
+    is left open). Requests and cycles completed by the deadline count for the throughput; the
+    ones after it only for the checks and the CPU per request."""
+    import httpx
+
+    lat: dict[str, list[float]] = {"next": [], "task": [], "submit": []}
+    cycles = errors = no_work = done = 0
+    deadline = time.perf_counter() + seconds
+
+    def timed(kind: str, t: float) -> None:
+        nonlocal done
+        end = time.perf_counter()
+        lat[kind].append(end - t)
+        done += end <= deadline
+
+    async def one_worker(client):
+        nonlocal cycles, errors, no_work
+        while time.perf_counter() < deadline:
+            try:
+                t = time.perf_counter()
+                r = await client.post("/work/next")
+                timed("next", t)
+                location = r.headers.get("location", "")
+                if r.status_code != 302 or "/task/" not in location:
+                    no_work += 1
+                    await asyncio.sleep(1)
+                    continue
+                t = time.perf_counter()
+                r = await client.get(location)
+                timed("task", t)
+                acus = ACU_RE.findall(r.text)
+                t = time.perf_counter()
+                r = await client.post(
+                    location.rstrip("/") + "/submit",
+                    json={"answers": dict.fromkeys(acus, True), "active_seconds": 20},
+                )
+                timed("submit", t)
+                body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+                if body.get("ok") and not body.get("repeated"):
+                    cycles += time.perf_counter() <= deadline
+                    totals["acknowledged"] += 1
+                    totals["answers"] += len(acus)
+                else:
+                    errors += 1
+            except (httpx.HTTPError, ValueError):
+                errors += 1
+
+    await asyncio.gather(*(one_worker(c) for c in clients))
+    return {
+        "requests": done,
+        "window": seconds,
+        "sent": sum(len(v) for v in lat.values()),
+        "lat": lat,
         "cycles": cycles,
         "errors": errors,
         "no_work": no_work,
-        "requests": sum(len(v) for v in lat.values()),
     }
-    for kind, values in lat.items():
-        out[kind] = {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "p99": pct(values, 0.99)}
+
+
+def combine(parts: list[dict]) -> dict:
+    """The slices of one kind of a level as one measurement: counts, windows and CPU summed,
+    latencies pooled."""
+    out: dict = {"lat": {}, "server_cpu": dict.fromkeys(("gunicorn", "celery", "database", "all"), 0.0)}
+    for key in ("requests", "window", "sent", "cycles", "errors", "no_work", "client_cpu", "busy", "every"):
+        out[key] = sum(p.get(key, 0) for p in parts)
+    out["recomputes"] = tuple(sum(p["recomputes"][i] for p in parts) for i in range(2))
+    for p in parts:
+        for kind, values in p["lat"].items():
+            out["lat"].setdefault(kind, []).extend(values)
+        for kind, seconds in p["server_cpu"].items():
+            out["server_cpu"][kind] += seconds
+    out["rps"] = out["requests"] / out["window"]
     return out
 
 
@@ -316,7 +356,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", default=str(ROOT), help="the checkout whose server is measured")
     parser.add_argument("--seconds", type=float, default=60, help="per concurrency level")
-    parser.add_argument("--trivial-seconds", type=float, default=10)
+    parser.add_argument("--slices", type=int, default=4, help="work slices per level, trivial slices around each")
+    parser.add_argument("--trivial-seconds", type=float, default=5, help="per trivial slice")
     parser.add_argument("--levels", default="10,50,200")
     parser.add_argument(
         "--other-assignments", type=int, default=0, help="assignments of other (finished) batches to add first"
@@ -406,7 +447,10 @@ def main() -> None:
 
         async def measured(phase):
             start, runs = server_cpu(procs, args.database), recomputes(args.database)
+            machine, client = proc_cpu.machine_seconds(), time.process_time()
             out = await phase
+            out["client_cpu"] = time.process_time() - client
+            out["busy"], out["every"] = (b - a for a, b in zip(machine, proc_cpu.machine_seconds(), strict=True))
             out["server_cpu"] = cpu_spent(start, server_cpu(procs, args.database))
             now = recomputes(args.database)
             out["recomputes"] = (now[0] - runs[0], now[1] - runs[1])
@@ -414,42 +458,61 @@ def main() -> None:
 
         async def run():
             await trivial(base, 3, 3)  # warm-up: every gunicorn worker has loaded the app
-            before = await measured(trivial(base, 10, args.trivial_seconds))
+            slice_seconds = args.seconds / args.slices
             results = {}
             for level in levels:
-                results[level] = await measured(work(base, info["sessions"], level, args.seconds, totals))
-            after = await measured(trivial(base, 10, args.trivial_seconds))
-            return before, results, after
+                # Trivial slices before, between and after the work slices: each ratio is taken
+                # against the trivial view measured within seconds of it, so a host whose speed
+                # drifts over minutes (seen here: 496 to 280 req/s in one run) moves both alike.
+                light = [await measured(trivial(base, 10, args.trivial_seconds))]
+                heavy = []
+                clients = worker_clients(base, info["sessions"][:level])
+                for _ in range(args.slices):
+                    heavy.append(await measured(work(clients, slice_seconds, totals)))
+                    light.append(await measured(trivial(base, 10, args.trivial_seconds)))
+                for client in clients:
+                    await client.aclose()
+                results[level] = (combine(light), combine(heavy), light[0], light[-1])
+            return results
 
-        before, results, after = asyncio.run(run())
-        trivial_rps = (before["rps"] + after["rps"]) / 2
+        results = asyncio.run(run())
+        first, last = results[levels[0]][2], results[levels[-1]][3]
         print(
-            f"trivial view (GET /accounts/login/, 10 concurrent): before {before['rps']:.1f} req/s "
-            f"(p50 {before['p50']:.1f} ms, p99 {before['p99']:.1f} ms), after {after['rps']:.1f} req/s "
-            f"(p50 {after['p50']:.1f} ms, p99 {after['p99']:.1f} ms)"
+            f"trivial view (GET /accounts/login/, 10 concurrent): first slice {first['requests'] / first['window']:.1f}"
+            f" req/s, last {last['requests'] / last['window']:.1f} req/s; {args.slices} work slices of {args.seconds / args.slices:.0f} s per level,"
+            f" each between trivial slices of {args.trivial_seconds:.0f} s"
         )
         print(
-            "workers  cycles/s  ratio  next p50/p95/p99 ms        task p50/p95/p99 ms        submit p50/p95/p99 ms      errors no-work"
+            "workers  cycles/s   req/s  trivial req/s  ratio  next p50/p95/p99 ms        task p50/p95/p99 ms"
+            "        submit p50/p95/p99 ms      errors no-work"
         )
-        for level, r in results.items():
-            ratio = 3 * r["cycles_per_s"] / trivial_rps
+        for level, (light, heavy, _, _) in results.items():
             cols = "  ".join(
-                f"{r[k]['p50']:7.1f} {r[k]['p95']:7.1f} {r[k]['p99']:7.1f}" for k in ("next", "task", "submit")
+                f"{pct(heavy['lat'][k], 0.5):7.1f} {pct(heavy['lat'][k], 0.95):7.1f} {pct(heavy['lat'][k], 0.99):7.1f}"
+                for k in ("next", "task", "submit")
             )
-            print(f"{level:7d}  {r['cycles_per_s']:8.1f}  {ratio:5.2f}  {cols}  {r['errors']:6d} {r['no_work']:7d}")
-        trivial_cpu = (
-            (before["server_cpu"]["all"] + after["server_cpu"]["all"]) / (before["requests"] + after["requests"]) * 1000
-        )
+            print(
+                f"{level:7d}  {heavy['cycles'] / heavy['window']:8.1f}  {heavy['rps']:6.1f}  {light['rps']:13.1f}"
+                f"  {heavy['rps'] / light['rps']:5.2f}  {cols}  {heavy['errors']:6d} {heavy['no_work']:7d}"
+            )
+        print("machine busy (all cores, /proc/stat) and this client's CPU per request, work slices | trivial slices:")
+        for level, (light, heavy, _, _) in results.items():
+            print(
+                f"{level:7d} workers: {heavy['busy'] / heavy['every']:.0%}, {heavy['client_cpu'] / heavy['sent'] * 1000:.2f} ms"
+                f" | {light['busy'] / light['every']:.0%}, {light['client_cpu'] / light['sent'] * 1000:.2f} ms"
+            )
         print(
             "server CPU per request (gunicorn, Celery and the database's backends, from /proc; independent of the"
-            f" client): trivial view {trivial_cpu:.2f} ms"
+            " client), work request against the trivial view of the same level's slices:"
         )
-        for level, r in results.items():
-            per = {k: v / max(1, r["requests"]) * 1000 for k, v in r["server_cpu"].items()}
+        for level, (light, heavy, _, _) in results.items():
+            per = {k: v / max(1, heavy["sent"]) * 1000 for k, v in heavy["server_cpu"].items()}
+            base_cpu = light["server_cpu"]["all"] / max(1, light["sent"]) * 1000
             print(
-                f"{level:7d} workers: work request {per['all']:.2f} ms = {per['all'] / trivial_cpu:.2f}x the trivial"
-                f" view's (gunicorn {per['gunicorn']:.2f}, Celery {per['celery']:.2f}, database {per['database']:.2f});"
-                f" {r['recomputes'][0]} recomputes of {r['recomputes'][1] / max(1, r['recomputes'][0]):.2f} s on average"
+                f"{level:7d} workers: work request {per['all']:.2f} ms = {per['all'] / base_cpu:.2f}x the trivial"
+                f" view's {base_cpu:.2f} ms (gunicorn {per['gunicorn']:.2f}, Celery {per['celery']:.2f}, database"
+                f" {per['database']:.2f}); {heavy['recomputes'][0]} recomputes of"
+                f" {heavy['recomputes'][1] / max(1, heavy['recomputes'][0]):.2f} s on average"
             )
         check = json.loads(
             manage(args, "shell", stdin=CHECK.replace("BATCHES", json.dumps(info["batches"]))).split("CHECK", 1)[1]

@@ -28,3 +28,11 @@ def backend_seconds() -> float:
         connection._bench_pid = None
         return 0.0
     return cpu_seconds(connection._bench_pid)
+
+
+def machine_seconds() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, summed over its cores (/proc/stat):
+    the share busy between two readings says whether the machine was the bottleneck."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields[:8]) - idle) * TICK, sum(fields[:8]) * TICK

@@ -10,9 +10,10 @@ system's quality and the document's difficulty; each worker flips it with a pers
 Timed (best of --repeat runs, except the power analysis which runs once), each with its peak
 traced memory (tracemalloc, in a separate run):
 - aggregation: majority vote per (summary, ACU) and summary scores;
-- both alphas (the krippendorff package on value_counts built from (unit, value) arrays), and from
-  flat judgment arrays (ids grouped first); on a subset small enough for a workers x units matrix,
-  the same package on that dense matrix, side by side;
+- both alphas (per-unit sums of the coincidence matrix, scoring/stats/agreement.py) from (unit,
+  value) arrays and from flat judgment arrays (ids grouped first); on a subset small enough for
+  it, the krippendorff package side by side, on the dense workers x units matrix and on the
+  units x values counts (its own coincidence path, a units x values x values array);
 - system bootstrap CIs (10,000 resamples), paired tests for the 66 pairs of 12 systems on 500
   documents (100,000 resamples);
 - one system-level Kendall bootstrap CI (100,000 resamples) against a plain loop over the first
@@ -125,9 +126,20 @@ def stage(label, fn, repeat, extra=lambda r: ""):
     return result
 
 
+def _value_counts(units, values):
+    """The units x values count matrix of the pairable units: the package's `value_counts` input."""
+    codes, _ = group_codes(units)
+    keep = np.bincount(codes)[codes] >= 2
+    unit_codes, _ = group_codes(codes[keep])
+    value_codes, (domain,) = group_codes(np.asarray(values, dtype=float)[keep])
+    counts = np.zeros((unit_codes.max() + 1, len(domain)))
+    np.add.at(counts, (unit_codes, value_codes), 1.0)
+    return counts, domain
+
+
 def krippendorff_subset(ids, n_summaries, repeat):
-    """Both alphas on the first summaries: the krippendorff package on the app's input (value_counts,
-    units x values) against the same package on the dense workers x units reliability matrix."""
+    """Both alphas on the first summaries: the app's per-unit sums against the krippendorff package
+    on the dense workers x units reliability matrix and on the units x values counts."""
     import krippendorff
 
     s, a, w, p = ids
@@ -142,28 +154,32 @@ def krippendorff_subset(ids, n_summaries, repeat):
     wk, _ = group_codes(workers)
     interval = np.full((wk.max() + 1, u_codes.max() + 1), np.nan)
     interval[wk, u_codes] = scores
+    counts = {"nominal": _value_counts(units, p), "interval": _value_counts(u_codes, scores)}
     print(
         f"krippendorff subset: {n_summaries} summaries, {keep.sum()} labels, matrices "
-        f"{nominal.shape[0]}x{nominal.shape[1]} and {interval.shape[0]}x{interval.shape[1]}"
+        f"{nominal.shape[0]}x{nominal.shape[1]} and {interval.shape[0]}x{interval.shape[1]}, value counts "
+        + " and ".join(f"{c.shape[0]}x{c.shape[1]}" for c, _ in counts.values())
     )
-    for name, ours, package in [
-        (
-            "ACU level (nominal)",
-            lambda: acu_level_alpha(s, a, w, p),
-            lambda: krippendorff.alpha(reliability_data=nominal, level_of_measurement="nominal"),
-        ),
-        (
-            "summary level (interval)",
-            lambda: summary_level_alpha(s, a, w, p),
-            lambda: krippendorff.alpha(reliability_data=interval, level_of_measurement="interval"),
-        ),
+    for name, ours, dense, level in [
+        ("ACU level (nominal)", lambda: acu_level_alpha(s, a, w, p), nominal, "nominal"),
+        ("summary level (interval)", lambda: summary_level_alpha(s, a, w, p), interval, "interval"),
     ]:
-        t_ours, t_pkg = best_of(ours, repeat), best_of(package, max(1, repeat // 3))
-        print(
-            f"  {name:<26} value_counts {ours():.12f} in {t_ours * 1000:8.2f} ms | dense matrix {package():.12f} "
-            f"in {t_pkg * 1000:9.2f} ms | dense/value_counts time ratio {t_pkg / t_ours:7.1f}",
-            flush=True,
-        )
+        matrix, domain = counts[level]
+        packaged = [
+            ("dense matrix", lambda dense=dense, level=level: krippendorff.alpha(dense, level_of_measurement=level)),
+            (
+                "value counts",
+                lambda matrix=matrix, domain=domain, level=level: krippendorff.alpha(
+                    value_counts=matrix, value_domain=domain, level_of_measurement=level
+                ),
+            ),
+        ]
+        t_ours = best_of(ours, repeat)
+        line = f"  {name:<26} sums {ours():.12f} in {t_ours * 1000:8.2f} ms"
+        for label, package in packaged:
+            t_pkg = best_of(package, max(1, repeat // 3))
+            line += f" | package, {label} {package():.12f} in {t_pkg * 1000:9.2f} ms ({t_pkg / t_ours:7.1f}x)"
+        print(line, flush=True)
 
 
 def main():

@@ -111,7 +111,7 @@ AUTH_PASSWORD_VALIDATORS = [
 CACHE_URL = env_str("CACHE_URL")
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.redis_cache.RedisCache",
         "LOCATION": CACHE_URL,
         # Sessions are read through it on every signed-in request: a Redis that stops answering
         # costs a request at most this long, then the database is read (config/cached_sessions.py).

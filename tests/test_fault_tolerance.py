@@ -133,3 +133,66 @@ def test_a_connection_dropped_before_the_view_is_replaced_in_the_middleware(clie
     monkeypatch.setattr(SessionStore, "load", load_once_broken)
     response = client.post("/work/next")
     assert response.status_code == 302 and "/task/" in response["Location"] and calls
+
+
+def _count_health_checks(monkeypatch) -> list:
+    """Django's health checks (SELECT 1 before a kept connection is reused), counted."""
+    calls: list = []
+    real = connection.is_usable
+    monkeypatch.setattr(connection, "is_usable", lambda: calls.append(1) or real())
+    return calls
+
+
+def _next_request():
+    """What a server does when a request starts (the test client leaves it out): the kept
+    connection is to be checked again before its first statement."""
+    connection.ensure_connection()
+    connection.health_check_done = False
+
+
+def _work_cycle(client, before_each=_next_request) -> int:
+    """Next task, task page and submit as a worker's browser sends them, `before_each` run
+    before every request; returns how many answers were stored."""
+    before_each()
+    started = client.post("/work/next")
+    assert started.status_code == 302 and "/task/" in started["Location"], started
+    before_each()
+    page = client.get(started["Location"])
+    assert page.status_code == 200
+    acus = [x.split('"')[1] for x in page.content.decode().split("data-acu=")[1:]]
+    before_each()
+    submitted = client.post(
+        started["Location"].rstrip("/") + "/submit",
+        data={"answers": dict.fromkeys(acus, True), "active_seconds": 20},
+        content_type="application/json",
+    )
+    assert submitted.status_code == 200 and submitted.json()["ok"], submitted.content
+    return len(acus)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_crowd_path_skips_health_checks_other_posts_keep_them(client, make_user, monkeypatch):
+    """A request retried on a fresh connection (and a read in `reconnecting`) needs no SELECT 1
+    first; a POST that cannot be repeated is still checked."""
+    client.force_login(make_user("hc-worker", "worker"))
+    published_batch()
+    checks = _count_health_checks(monkeypatch)
+    _work_cycle(client)
+    assert checks == []
+    _next_request()
+    assert client.post("/accounts/logout/").status_code in (200, 302)
+    assert checks == [1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_dropped_before_each_crowd_request_gives_no_error(client, make_user):
+    """Without the health check, the first statement finds the dropped connection and the
+    request runs again on a fresh one: next task, task page and submit all succeed, and the
+    answers are stored once."""
+    from hits.models import Judgment
+
+    client.force_login(make_user("drop-worker", "worker"))
+    published_batch()
+    assert client.get("/work/").status_code == 200
+    answered = sum(_work_cycle(client, lambda: (_next_request(), _drop_this_connection())) for _ in range(2))
+    assert Judgment.objects.filter(assignment__worker__external_id="drop-worker").count() == answered > 0

@@ -1,48 +1,59 @@
-"""Krippendorff's alpha through the `krippendorff` package, from per-unit value counts
-(shared/design/scoring.md, "Agreement").
+"""Krippendorff's alpha from per-unit value counts (shared/design/scoring.md, "Agreement").
 
-Labels come as flat arrays, one entry per (unit, worker) label, and become the package's
-`value_counts` input (units x values counts, Krippendorff's coincidence data): memory grows
-with the units and the distinct values, never with workers x units, so hundreds of MTurk
-workers each judging a few units cost nothing extra. Units with a single value are not
-pairable and are dropped (Krippendorff 2011). Undefined alphas (no pairable unit, a single
-value overall) are NaN, never an exception.
+Labels come as flat arrays, one entry per (unit, worker) label. Alpha is 1 - D_o / D_e, from
+Krippendorff's coincidence matrix o (o[c, k] = sum over units of n_uc (n_uk - [c = k]) /
+(m_u - 1), with n_uc the unit's labels of value c and m_u its labels) and the distances
+d(c, k) of the metric: D_o = sum o d / n, D_e = sum n_c n_k d / (n (n - 1)). For the two
+metrics used here the sums over (c, k) reduce to per-unit sums, so no units x values (or
+values x values) matrix is ever built and the cost is linear in the labels:
+- nominal (d = [c != k]): sum o d = sum_u (m_u^2 - sum_c n_uc^2) / (m_u - 1), and
+  sum n_c n_k d = n^2 - sum_c n_c^2;
+- interval (d = (c - k)^2): sum o d = sum_u 2 m_u SS_u / (m_u - 1), and
+  sum n_c n_k d = 2 n SS, with SS_u the squared deviations from the unit's mean and SS those
+  from the mean of all pairable labels.
+The `krippendorff` package builds a units x values x values array (O(N V^2): at 2,500
+summaries and 300 distinct summary scores 1.8 GB and most of a recompute's time; at RoSE
+scale more memory than the machine has; its issue #38), so it is the reference the tests and
+`bench/scoring_bench.py` compare with, not the path the app computes on. Units with a single
+label are not pairable and are dropped (Krippendorff 2011). Undefined alphas (no pairable
+unit, a single value overall) are NaN, never an exception.
 """
 
-import krippendorff
 import numpy as np
 
 from .aggregation import _codes_1d, group_codes
 
 
-def value_counts(units, values) -> tuple[np.ndarray, np.ndarray]:
-    """The units x values count matrix of the pairable units (those with two or more values),
-    and the sorted value domain: the `value_counts` input of the krippendorff package. Its size
-    grows with units x distinct values, never with the number of workers."""
+def _pairable(units, values):
+    """(unit codes, values, labels per unit) of the units with two or more labels."""
     codes, _ = _codes_1d(units)
     sizes = np.bincount(codes)
-    pairable = sizes[codes] >= 2
-    values = np.asarray(values)[pairable]
-    unit_codes, _ = _codes_1d(codes[pairable])
-    value_codes, domain = _codes_1d(values)
-    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
-    counts = np.zeros((n_units, len(domain)), dtype=float)
-    np.add.at(counts, (unit_codes, value_codes), 1.0)
-    return counts, domain
+    keep = sizes[codes] >= 2
+    unit_codes, _ = _codes_1d(codes[keep])
+    return unit_codes, np.asarray(values)[keep], np.bincount(unit_codes).astype(float)
 
 
 def _alpha(units, values, level: str) -> float:
-    counts, domain = value_counts(units, values)
-    if counts.shape[0] == 0 or len(domain) < 2:
+    unit_codes, values, m = _pairable(units, values)
+    value_codes, domain = _codes_1d(values)
+    if m.size == 0 or len(domain) < 2:
         return float("nan")  # no pairable unit, or a single value overall: undefined
-    try:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            result = krippendorff.alpha(
-                value_counts=counts, value_domain=np.asarray(domain, dtype=float), level_of_measurement=level
-            )
-    except (ValueError, ZeroDivisionError):
-        return float("nan")
-    return float(result)
+    n = float(m.sum())
+    if level == "nominal":
+        per_pair, (pair_units, _) = group_codes(unit_codes, value_codes)
+        n_uc = np.bincount(per_pair).astype(float)
+        same_u = np.bincount(pair_units, weights=n_uc * n_uc, minlength=m.size)
+        observed = float(np.sum((m * m - same_u) / (m - 1)))
+        n_c = np.bincount(value_codes).astype(float)
+        expected = n * n - float(np.sum(n_c * n_c))
+    else:
+        x = np.asarray(values, dtype=float)
+        unit_mean = np.bincount(unit_codes, weights=x) / m
+        ss_u = np.bincount(unit_codes, weights=(x - unit_mean[unit_codes]) ** 2, minlength=m.size)
+        observed = float(np.sum(2 * m * ss_u / (m - 1)))
+        expected = 2 * n * float(np.sum((x - x.mean()) ** 2))
+    # 1 - D_o / D_e with D_o = observed / n and D_e = expected / (n (n - 1)).
+    return 1.0 - (n - 1) * observed / expected
 
 
 def alpha_nominal(units, values) -> float:

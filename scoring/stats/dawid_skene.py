@@ -59,21 +59,25 @@ def dawid_skene(
     converged, iteration = False, 0
     sensitivity = specificity = np.full(n_workers, 0.5)
     prior = 0.5
+    # One code per (worker, answer): the M step's sums are one bincount over it, and the E step
+    # looks each label's weight up in one table (half the passes over the labels of the
+    # straightforward form, which tests/scoring/test_dawid_skene.py keeps as the reference).
+    answer_codes = workers * 2 + said
+    weights = np.empty(2 * n_workers)
     for iteration in range(1, max_iter + 1):  # noqa: B007 - the count of iterations is what matters
         # M step: prior and confusion matrices from the current posteriors.
         prior = (t.sum() + smoothing) / (n_items + 2 * smoothing)
-        tw = t[items]
-        true_1 = np.bincount(workers, weights=tw, minlength=n_workers)
-        said_1_true_1 = np.bincount(workers, weights=tw * y, minlength=n_workers)
+        by_answer = np.bincount(answer_codes, weights=t[items], minlength=2 * n_workers)
+        said_1_true_1 = by_answer[1::2]
+        true_1 = by_answer[0::2] + said_1_true_1
         true_0 = labels_per_worker - true_1
         said_0_true_0 = (labels_per_worker - said_1) - (true_1 - said_1_true_1)
         sensitivity = (said_1_true_1 + smoothing) / (true_1 + 2 * smoothing)
         specificity = (said_0_true_0 + smoothing) / (true_0 + 2 * smoothing)
         # E step: log-odds of present per item, one weight per (worker, answer).
-        if_present = np.log(sensitivity) - np.log1p(-specificity)
-        if_absent = np.log1p(-sensitivity) - np.log(specificity)
-        contribution = np.where(said, if_present[workers], if_absent[workers])
-        log_odds = np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=contribution, minlength=n_items)
+        weights[1::2] = np.log(sensitivity) - np.log1p(-specificity)  # said present
+        weights[0::2] = np.log1p(-sensitivity) - np.log(specificity)  # said not present
+        log_odds = np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=weights[answer_codes], minlength=n_items)
         new_t = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
         change = float(np.abs(new_t - t).max()) if n_items else 0.0
         t = new_t

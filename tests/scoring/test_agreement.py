@@ -110,3 +110,60 @@ def test_summary_level_helper_matches_krippendorff(given_counts):
     assert len(scores) == len(present)
     for si, wi, v in zip(keys.tolist(), workers.tolist(), scores.tolist(), strict=False):
         assert v == pytest.approx(present[si, wi] / sizes[si], abs=1e-15)
+
+
+def test_interval_with_many_distinct_values_matches_krippendorff():
+    # Summary scores k/|A| for |A| up to 30: hundreds of distinct values (the package's dense
+    # units x values x values array is 150 x V x V here; the app's sums never build it).
+    rng = np.random.default_rng(300)
+    sizes = rng.integers(5, 31, 150)
+    truth = rng.random(150)
+    matrix = np.full((4, 150), np.nan)
+    for w in range(4):
+        noisy = np.clip(truth + rng.normal(0, 0.2, 150), 0, 1)
+        matrix[w] = np.where(rng.random(150) < 0.8, np.round(noisy * sizes) / sizes, np.nan)
+    w, u = np.nonzero(~np.isnan(matrix))
+    assert len(np.unique(matrix[w, u])) > 100
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
+    assert alpha_interval(u, matrix[w, u]) == pytest.approx(expected, abs=1e-9)
+
+
+def _alpha_by_definition(units, values, distance) -> float:
+    """Krippendorff's alpha straight from the coincidence matrix, unit by unit (Krippendorff 2011)."""
+    by_unit = defaultdict(list)
+    for unit, value in zip(units, values, strict=True):
+        by_unit[unit].append(value)
+    o = defaultdict(float)
+    for labels in by_unit.values():
+        if len(labels) < 2:
+            continue
+        for i, c in enumerate(labels):
+            for j, k in enumerate(labels):
+                if i != j:
+                    o[c, k] += 1 / (len(labels) - 1)
+    n_c = defaultdict(float)
+    for (c, _), weight in o.items():
+        n_c[c] += weight
+    n = sum(n_c.values())
+    observed = sum(weight * distance(c, k) for (c, k), weight in o.items())
+    expected = sum(n_c[c] * n_c[k] * distance(c, k) for c in n_c for k in n_c) / (n - 1)
+    return 1 - observed / expected
+
+
+def test_rose_scale_summary_alpha_matches_the_definition():
+    # 22,000 summaries x 3 workers with ~300 distinct scores: the package would need
+    # 22,000 x 300 x 300 doubles (16 GB) per temporary array; the sums are exact and linear.
+    rng = np.random.default_rng(301)
+    n_units = 22_000
+    sizes = rng.integers(2, 31, n_units)
+    truth = rng.random(n_units)
+    units = np.repeat(np.arange(n_units), 3)
+    noisy = np.clip(np.repeat(truth, 3) + rng.normal(0, 0.15, units.size), 0, 1)
+    values = np.round(noisy * np.repeat(sizes, 3)) / np.repeat(sizes, 3)
+    keep = rng.random(units.size) < 0.9
+    units, values = units[keep], values[keep]
+    assert len(np.unique(values)) > 250
+    expected = _alpha_by_definition(units.tolist(), values.tolist(), lambda c, k: (c - k) ** 2)
+    assert alpha_interval(units, values) == pytest.approx(expected, abs=1e-9)
+    nominal = _alpha_by_definition(units.tolist(), (values > 0.5).tolist(), lambda c, k: float(c != k))
+    assert alpha_nominal(units, values > 0.5) == pytest.approx(nominal, abs=1e-9)
