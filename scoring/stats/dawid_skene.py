@@ -77,7 +77,9 @@ def dawid_skene(
         # E step: log-odds of present per item, one weight per (worker, answer).
         weights[1::2] = np.log(sensitivity) - np.log1p(-specificity)  # said present
         weights[0::2] = np.log1p(-sensitivity) - np.log(specificity)  # said not present
-        log_odds = np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=weights[answer_codes], minlength=n_items)
+        log_odds = (
+            np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=weights[answer_codes], minlength=n_items)
+        )
         new_t = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
         change = float(np.abs(new_t - t).max()) if n_items else 0.0
         t = new_t
