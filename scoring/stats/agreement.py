@@ -57,8 +57,9 @@ def _alpha(units, values, level: str) -> float:
 
 
 def alpha_nominal(units, values) -> float:
-    """Krippendorff's alpha, nominal metric, from one (unit, value) entry per label."""
-    return _alpha(units, np.asarray(values).astype(float), "nominal")
+    """Krippendorff's alpha, nominal metric, from one (unit, value) entry per label (values
+    compared as given: booleans and integers are grouped without sorting)."""
+    return _alpha(units, np.asarray(values), "nominal")
 
 
 def alpha_interval(units, values) -> float:
