@@ -10,7 +10,7 @@ with a plain message, never a traceback.
 A request that is retried that way, and a read in `reconnecting`, skip the health check: its
 `SELECT 1` would find out only what their first statement finds out anyway, and the retry
 puts them on a fresh connection. That is a round trip less for each request of the crowd path
-(3 of a work cycle's 13); every other request is still checked first.
+(3 of a work cycle's 14); every other request is still checked first.
 """
 
 import logging
