@@ -14,15 +14,13 @@ from django.core.cache.backends.redis import RedisCacheClient
 class _SharedClients(RedisCacheClient):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._clients: dict[int, object] = {}
+        self._clients: dict[object, object] = {}  # pool -> its client
 
     def get_client(self, key=None, *, write=False):
-        index = self._get_connection_pool_index(write)
-        client = self._clients.get(index)
+        pool = self._get_connection_pool(write)  # the parent's choice of server (reads: a replica)
+        client = self._clients.get(pool)
         if client is None:
-            if index not in self._pools:  # as the parent's _get_connection_pool, for this index
-                self._pools[index] = self._pool_class.from_url(self._servers[index], **self._pool_options)
-            client = self._clients[index] = self._client(connection_pool=self._pools[index])
+            client = self._clients[pool] = self._client(connection_pool=pool)
         return client
 
 
