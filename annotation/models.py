@@ -98,7 +98,7 @@ class ReferenceSentence(models.Model):
     reference = models.ForeignKey(Reference, related_name="sentences", on_delete=models.CASCADE)
     position = models.PositiveIntegerField()
     text = models.TextField()
-    # Set by the lead's human-unit budget (scoring.budget): who writes this sentence's units,
+    # Set by the lead's human-unit budget (scoring.drafts.unit_budget): who writes this sentence's units,
     # and the predicted machine error that ranked it.
     budget = models.CharField(max_length=10, choices=Budget.choices, blank=True, default="")
     predicted_error = models.FloatField(null=True, blank=True)
@@ -263,7 +263,7 @@ class DraftACU(models.Model):
 
 class DraftJob(models.Model):
     """A lead's drafting job on a whole dataset, run as a Celery task whose progress is polled:
-    pre-drafting every empty sentence, or applying the human-unit budget (scoring.budget_service)."""
+    pre-drafting every empty sentence, or applying the human-unit budget (scoring.drafts.unit_budget.service)."""
 
     class Kind(models.TextChoices):
         PREDRAFT = "predraft", "Pre-drafting"

@@ -183,7 +183,7 @@ def build(realsumm_jsonl: Path, others: int = OTHERS, stale_from: str = "empty",
 
     from annotation.models import Dataset
     from hits.services.dataset_import import import_dataset
-    from scoring.services import compute_scores
+    from scoring.runs.services import compute_scores
 
     if stale_from not in STALE_FROM:
         raise ValueError(f"stale_from must be one of {STALE_FROM}")

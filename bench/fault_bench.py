@@ -272,7 +272,7 @@ def main() -> None:
         from hits.services.dataset_import import import_dataset
         from hits.services.people import create_user_with_role
         from scoring.models import ScoringRun
-        from scoring.services import compute_scores
+        from scoring.runs.services import compute_scores
 
         shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
         import_dataset(shared / "data" / "realsumm", name="realsumm", fmt="pyramid")

@@ -42,7 +42,7 @@ def peak_mib() -> float:
 
 def run_one(args) -> dict:
     """In the child: load the judge, judge the pairs, report."""
-    from scoring.judges import get_judge
+    from scoring.machine.judges import get_judge
 
     pairs = realsumm_pairs(Path(args.data))
     if args.limit:

@@ -5,7 +5,7 @@ Creates its own PostgreSQL database (dropped at the end): REALSumm imported, `--
 assignments of finished rounds of the same dataset (written as `bench/load_bench.py` writes
 them, then VACUUM ANALYZE), and a live in-house round of 2,500 HITs x 3 that two simulated
 workers have worked through. Then, alternating between the checkouts `--repeat` times, a fresh
-process of each runs `scoring.services.compute_scores` of the whole dataset `--runs` times,
+process of each runs `scoring.runs.services.compute_scores` of the whole dataset `--runs` times,
 each right after one more submission in the live round (a new worker, through the services),
 as the recompute queued after submissions does. It prints, per checkout, the first run of a
 process (which reads every round) and the median of the runs after it: wall seconds, Python
@@ -47,7 +47,7 @@ from hits.services import handout
 from hits.services.people import create_user_with_role
 from hits.services.submission import submit_assignment
 from hits.views.worker import inhouse_worker
-from scoring import services
+from scoring.runs import services
 
 dataset = Dataset.objects.get(name="realsumm")
 live = Batch.objects.get(pk=LIVE_ID)

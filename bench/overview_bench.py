@@ -145,7 +145,7 @@ def main() -> None:
     from django.core.management import call_command
 
     from hits.services.people import create_user_with_role
-    from scoring.services import compute_scores
+    from scoring.runs.services import compute_scores
 
     try:
         call_command("migrate", verbosity=0)

@@ -2,7 +2,7 @@
 analysis as parts shared by N worker processes, measured side by side in one run, and a check
 that both give the same result for the seed.
 
-The parts are those ``scoring.statistics.plan_power`` queues as Celery tasks
+The parts are those ``scoring.runs.statistics.plan_power`` queues as Celery tasks
 (``power.power_plan`` for N processes, costliest first); a pool of N spawned processes, each
 taking the next part when it is free, stands in for a Celery worker with ``--concurrency N``
 and prefetch 1. The pool is started and warmed before the clock starts, as a worker is already

@@ -4,7 +4,7 @@ and after ANALYZE.
 Builds its own PostgreSQL database (`bench/dashboard_data.py`: 9 REALSumm-size datasets, then
 the RoSE-scale one with 2,500 documents, 22,000 summaries and about 530,000 judgments, loaded
 without ANALYZE so the planner's statistics are stale), then times
-`scoring.services.compute_scores` (read from PostgreSQL, aggregation, scores, both alphas,
+`scoring.runs.services.compute_scores` (read from PostgreSQL, aggregation, scores, both alphas,
 bootstrap CIs, paired tests, the workers table) of the whole dataset and of its round
 (`?round=`), and the reads alone (judgments, summaries, per-worker assignment figures). Then
 ANALYZE, and the same again; last, side by side, the judgment read through COPY against the
@@ -33,7 +33,7 @@ def _forget_rounds() -> None:
     """A full recompute reads every round: forget the rounds this process kept (code that
     keeps none, an older checkout's, has nothing to forget)."""
     try:
-        from scoring import round_cache
+        from scoring.runs import round_cache
     except ImportError:
         return
     round_cache.clear()
@@ -51,8 +51,8 @@ def _seconds(fn, repeat: int, keep_rounds: bool = False) -> list[float]:
 
 
 def measure(label: str, bench, repeat: int, resamples: int) -> dict[str, float]:
-    from scoring import data, workers
-    from scoring.services import compute_scores
+    from scoring.runs import data, workers
+    from scoring.runs.services import compute_scores
 
     print(f"\n{label}")
     out = {}
@@ -106,7 +106,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from scoring import data
+    from scoring.runs import data
 
     try:
         call_command("migrate", verbosity=0)

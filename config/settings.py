@@ -86,7 +86,7 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DB_JIT", False):
     # PostgreSQL's JIT compiles a query whose estimated cost passes jit_above_cost: the
-    # statistics-proof reads of scoring (scoring.scoped) are estimated at hundreds of thousands
+    # statistics-proof reads of scoring (scoring.runs.scoped) are estimated at hundreds of thousands
     # and spent 110-150 ms compiling to run 45 ms (issue 14). Nothing here runs long enough to
     # repay it. DB_JIT=1 leaves the server's setting.
     _options = DATABASES["default"].setdefault("OPTIONS", {})
@@ -226,7 +226,7 @@ SCORING_RECOMPUTE_GRACE = env_int("SCORING_RECOMPUTE_GRACE", 60)
 SCORING_RECOMPUTE_MAX_SHARE = env_int("SCORING_RECOMPUTE_MAX_SHARE", 25)
 # Rows (judgments, and per-worker figures) of a dataset's rounds a process keeps between
 # recomputes, so a recompute reads from the database only the rounds that changed
-# (scoring.round_cache; about 40 bytes a judgment). 0: read every round every time.
+# (scoring.runs.round_cache; about 40 bytes a judgment). 0: read every round every time.
 SCORING_ROUND_CACHE_ROWS = env_int("SCORING_ROUND_CACHE_ROWS", 2_000_000)
 
 # An MTurk-compatible endpoint instead of AWS's own (a proxy, or a stand-in for staging).

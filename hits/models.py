@@ -492,7 +492,7 @@ class JudgeRun(models.Model):
     pairs_total = models.PositiveIntegerField(default=0)
     pairs_done = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
-    # Logistic calibration (per fold and on all labels) and the figures of scoring/judge_runs.py.
+    # Logistic calibration (per fold and on all labels) and the figures of scoring/machine/runs.py.
     calibration = models.JSONField(default=dict, blank=True)
     figures = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)

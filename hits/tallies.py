@@ -10,7 +10,7 @@ folds each key's rows into one, drops per-minute rows older than `KEEP_MINUTES` 
 deleted batches. `rebuild` recounts from the rows themselves (the migration, and an operator
 who bypassed the triggers, e.g. with `session_replication_role = replica`).
 
-Other databases have no triggers: callers count the rows (scoring.dashboard keeps that path).
+Other databases have no triggers: callers count the rows (scoring.results.dashboard keeps that path).
 """
 
 import logging

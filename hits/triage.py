@@ -3,7 +3,7 @@
 From a finished judge run and a confidence c, the pairs with P(present) >= c or <= 1 - c are
 decided by the machine (label: P >= 0.5); every other pair goes to the crowd. A HIT per summary
 carries only that summary's uncertain ACUs (`HIT.acu_ids`) and is paid by the bucket of the
-number of ACUs it carries. Scores of the round combine both (scoring/triage_scores.py).
+number of ACUs it carries. Scores of the round combine both (scoring/runs/triage.py).
 """
 
 import logging

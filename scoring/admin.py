@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import ScoringRun
+from scoring.models import ScoringRun
 
 
 @admin.register(ScoringRun)

@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from . import api as results
-from . import judge_api as judges
+from scoring.machine import api as judges
+from scoring.results import api as results
 
 urlpatterns = [
     path("datasets/<int:dataset_id>/scores/", results.DatasetScores.as_view(), name="api_scores"),

@@ -7,7 +7,6 @@ class ScoringConfig(AppConfig):
 
     def ready(self):
         from hits.signals import submission_stored
+        from scoring.runs.recompute import on_submission
 
-        from .recompute import on_submission
-
-        submission_stored.connect(on_submission, dispatch_uid="scoring.recompute")
+        submission_stored.connect(on_submission, dispatch_uid="scoring.runs.recompute")

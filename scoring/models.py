@@ -37,7 +37,7 @@ class ScoringRun(models.Model):
     # None for runs stored before it (read from the outputs).
     digest = models.JSONField(null=True, blank=True, help_text="The outputs but 'summaries' (scores runs).")
     # NOTE: the parts of the outputs the systems and the workers page show (and the systems page's
-    # scatter as Chart.js JSON), as JSON text written once when the run is stored (scoring.page_data):
+    # scatter as Chart.js JSON), as JSON text written once when the run is stored (scoring.results.page_data):
     # read as stored, where the same parts of the digest are unpacked and converted on every request.
     # Empty for runs stored before them (read from the digest).
     systems_page = models.TextField(blank=True, default="", help_text="The systems page's parts (JSON text).")
@@ -59,7 +59,7 @@ class ScoringRun(models.Model):
 
 class RecomputeRequest(models.Model):
     """Coalesces recomputes of a dataset (round_id 0) or one round: a burst of asks sets
-    `queued` once and enqueues one task; the flag expires (see scoring.recompute)."""
+    `queued` once and enqueues one task; the flag expires (see scoring.runs.recompute)."""
 
     dataset = models.ForeignKey(Dataset, related_name="recompute_requests", on_delete=models.CASCADE)
     round_id = models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")

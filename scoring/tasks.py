@@ -9,9 +9,8 @@ from django.db import InterfaceError, OperationalError
 from annotation.models import Dataset
 from config.dispatch import runs_in_process
 from hits.models import Batch
-
-from . import recompute, services, statistics
-from .models import RecomputeRequest
+from scoring.models import RecomputeRequest
+from scoring.runs import recompute, services, statistics
 
 DB_RETRY = {
     "autoretry_for": (OperationalError, InterfaceError),
@@ -68,7 +67,7 @@ def run_metric_significance(run_id: int) -> int:
 @shared_task(acks_late=True)
 def run_judge(run_id: int) -> str:
     """Judge a queued machine round (a finished run is left as it is)."""
-    from .judge_runs import run_judge_run
+    from scoring.machine.runs import run_judge_run
 
     return run_judge_run(run_id).status
 
@@ -76,6 +75,6 @@ def run_judge(run_id: int) -> str:
 @shared_task(acks_late=True)
 def apply_budget(job_id: int) -> str:
     """Apply a lead's human-unit budget (a DraftJob of kind budget); rerunning re-applies it."""
-    from .budget_service import run_job
+    from scoring.drafts.unit_budget.service import run_job
 
     return run_job(job_id).status

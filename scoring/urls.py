@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from . import budget_views, judge_views
-from .views import dashboards as views
-from .views import datasets
+from scoring.drafts.unit_budget import views as budget_views
+from scoring.machine import views as judge_views
+from scoring.results.views import dashboards as views
+from scoring.results.views import datasets
 
 urlpatterns = [
     path("", datasets.home, name="home"),

@@ -137,7 +137,7 @@ ENDPOINT_NAMES = [
 def _judge_run(dataset):
     """A finished lexical judge run of the dataset (made once)."""
     from hits.models import JudgeRun
-    from scoring.judge_runs import run_judge_run, start_judge_run
+    from scoring.machine.runs import run_judge_run, start_judge_run
 
     run = JudgeRun.objects.filter(batch__dataset=dataset).first()
     return run or run_judge_run(start_judge_run(dataset, "lexical").pk)
@@ -613,7 +613,7 @@ def test_other_errors_are_json(as_role, demo):
 
 
 def test_unexpected_errors_are_json_500(as_role, demo, monkeypatch):
-    from scoring import api as results
+    from scoring.results import api as results
 
     def crash(*args, **kwargs):
         raise RuntimeError("boom")

@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
 
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
-from scoring.judge_runs import run_judge_run, start_judge_run
+from scoring.machine.runs import run_judge_run, start_judge_run
 
 from .crowd_data import demo_dataset, published_batch
 

@@ -9,7 +9,7 @@ from django.db import connection
 from annotation.models import Dataset
 from hits.models import Assignment
 from hits.services.dataset_import import import_dataset
-from scoring.services import compute_scores, latest_run
+from scoring.runs.services import compute_scores, latest_run
 
 from .conftest import PROJECT, REALSUMM_ROSE
 from .crowd_data import demo_dataset

@@ -14,9 +14,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from hits.models import Assignment, Worker
-from scoring import charts, leaderboard, page_data, worker_pages
 from scoring.models import ScoringRun
-from scoring.services import compute_scores
+from scoring.results import charts, leaderboard, page_data, worker_pages
+from scoring.runs.services import compute_scores
 
 from .crowd_data import simulated_round
 

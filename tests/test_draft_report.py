@@ -8,9 +8,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.models import ACU, DraftJob, Reference, ReferenceSentence
-from scoring import budget_service
-from scoring.draft_report import build_tables, human_scores, report
-from scoring.judges import get_judge
+from scoring.drafts.report import build_tables, human_scores, report
+from scoring.drafts.unit_budget import service as budget_service
+from scoring.machine.judges import get_judge
 
 from .authoring_data import unauthored_dataset
 from .conftest import PASSWORD
@@ -55,7 +55,7 @@ def test_report_figures_are_consistent(capsys):
 
 
 def test_human_scores_are_the_imported_acu_scores():
-    from scoring.summary_scores import system_scores  # the app's own ACU scores
+    from scoring.runs.summary_scores import system_scores  # the app's own ACU scores
 
     dataset = demo_dataset()
     tables = build_tables(dataset, drafter="rules", judge=get_judge("lexical"))

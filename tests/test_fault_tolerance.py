@@ -9,7 +9,8 @@ from django.http import HttpResponse
 from django.test import RequestFactory
 from django.urls import ResolverMatch
 
-from scoring import services, tasks
+from scoring import tasks
+from scoring.runs import services
 
 from .crowd_data import published_batch
 

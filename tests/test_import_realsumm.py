@@ -7,7 +7,7 @@ from django.core.management import call_command
 from annotation.models import ACU, Dataset, Document, Reference, Summary, System
 from hits.models import Assignment, Batch, Judgment
 from hits.services.dataset_import import import_dataset
-from scoring.summary_scores import system_scores
+from scoring.runs.summary_scores import system_scores
 
 from .conftest import REALSUMM_ROSE
 from .snapshots import dataset_snapshot

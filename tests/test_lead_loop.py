@@ -16,7 +16,7 @@ from hits.services.batches import BatchError, cost_estimate, create_batch, publi
 from hits.services.people import PeopleError, add_person
 from hits.services.simulate import simulate_crowd
 from hits.stages import batch_stage
-from scoring import charts
+from scoring.results import charts
 
 from .crowd_data import demo_dataset
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from hits.services.simulate import simulate_crowd
-from scoring import statistics, tasks
+from scoring import tasks
 from scoring.models import ScoringRun
+from scoring.runs import statistics
 from scoring.stats import bootstrap, power
 
 from .crowd_data import published_batch

@@ -14,7 +14,7 @@ from responses import matchers
 
 from hits.models import Assignment, Batch, Judgment, LedgerEntry, ProlificSession, ProlificStudy
 from hits.providers.prolific import client as prolific_client
-from scoring.services import compute_scores
+from scoring.runs.services import compute_scores
 
 from .crowd_data import demo_dataset
 from .test_prolific_contract import API, AUTH, SITE, TOKEN, study_json, study_request

@@ -12,8 +12,8 @@ from django.urls import reverse
 from annotation.models import Dataset, Reference
 from hits.models import Assignment, Judgment
 from hits.services.dataset_import import import_dataset
-from scoring import page_data
-from scoring.services import compute_scores
+from scoring.results import page_data
+from scoring.runs.services import compute_scores
 
 from .test_import_realsumm import label_file_scores
 
@@ -238,7 +238,7 @@ def test_alpha_change_on_the_dataset_page_recomputes_and_grid_edge_is_reported(r
     assert realsumm.length_alpha == 5.0
     bad = client.post(reverse("dataset_alpha", args=[realsumm.pk]), {"length_alpha": "-3"}, follow=True)
     assert "alpha" in bad.content.decode() and Dataset.objects.get(pk=realsumm.pk).length_alpha == 5.0
-    from scoring.services import current_scores
+    from scoring.runs.services import current_scores
 
     fresh = current_scores(realsumm)
     assert fresh.pk != first.pk and fresh.parameters["length_alpha"] == 5.0

@@ -20,7 +20,7 @@ from hits.services.dataset_import import import_dataset
 from hits.services.submission import submit_assignment
 from hits.views.worker import inhouse_worker
 from scoring.models import ScoringRun
-from scoring.services import compute_scores
+from scoring.runs.services import compute_scores
 
 from .crowd_data import all_answers
 
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings, make_user, monkeypatch):
     from celery.signals import task_prerun
 
-    from scoring import recompute
+    from scoring.runs import recompute
 
     sent, started, queued_at_send = [], [], []
     send = recompute.current_app.send_task

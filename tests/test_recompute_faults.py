@@ -12,8 +12,9 @@ from hits.models import Judgment
 from hits.services import handout
 from hits.services.submission import task_token
 from hits.views.worker import inhouse_worker
-from scoring import recompute, tasks
+from scoring import tasks
 from scoring.models import RecomputeRequest, ScoringRun
+from scoring.runs import recompute
 
 from .crowd_data import all_answers, published_batch
 from .test_submission import post

@@ -10,7 +10,7 @@ from hits import ledger
 from hits.models import Assignment, LedgerEntry
 from hits.services import handout, review
 from hits.services.submission import submit_assignment
-from scoring.judgments import counted_judgments
+from scoring.runs.judgments import counted_judgments
 
 from .crowd_data import all_answers, published_batch
 from .test_handout import make_workers

@@ -1,5 +1,5 @@
 """A dataset's recompute reads from the database only the rounds that changed since the
-process last read them (scoring.round_cache, issue 14), and computes what a full read gives."""
+process last read them (scoring.runs.round_cache, issue 14), and computes what a full read gives."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from hits.services import handout, review
 from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment
 from hits.views.worker import inhouse_worker
-from scoring import data, round_cache, scoped, services, workers
+from scoring.runs import data, round_cache, scoped, services, workers
 
 from .crowd_data import all_answers, demo_dataset, published_batch
 

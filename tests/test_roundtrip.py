@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from annotation.models import Dataset
 from hits.services.dataset_import import import_dataset
-from scoring.exports.rose import export_rose
+from scoring.results.exports.rose import export_rose
 
 from .conftest import DEMO_ROSE, REALSUMM_ROSE
 from .snapshots import dataset_snapshot

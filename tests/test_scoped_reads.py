@@ -1,4 +1,4 @@
-"""The set-based reads of scoring (scoring.scoped) give what the ORM gives, scoped to one
+"""The set-based reads of scoring (scoring.runs.scoped) give what the ORM gives, scoped to one
 dataset or round, and walk indexes whatever the planner's statistics say (issue 14)."""
 
 import json
@@ -15,8 +15,9 @@ from annotation.models import Summary
 from hits.models import HIT, Assignment, Batch, Judgment, LedgerEntry, Worker
 from hits.services import review
 from hits.services.simulate import simulate_crowd
-from scoring import charts, dashboard, data, scoped, services, workers
 from scoring.models import ScoringRun
+from scoring.results import charts, dashboard
+from scoring.runs import data, scoped, services, workers
 
 from .crowd_data import demo_dataset, published_batch
 
@@ -271,7 +272,7 @@ def test_pages_read_a_runs_digest_not_its_per_summary_outputs(mixed):
     run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")
     run.refresh_from_db()
     assert run.digest == {k: v for k, v in run.outputs.items() if k != "summaries"} and "summaries" in run.outputs
-    # (a run stored before the pages' own columns: scoring.page_data)
+    # (a run stored before the pages' own columns: scoring.results.page_data)
     ScoringRun.objects.filter(pk=run.pk).update(digest={**run.digest, "counts": {"marker": 1}}, systems_page="")
     assert services.latest_run(dataset, batch, parts=("counts", "systems")).outputs["counts"] == {"marker": 1}
     both = services.latest_run(dataset, batch, parts=("counts", "summaries")).outputs  # summaries: the outputs

@@ -11,9 +11,9 @@ from annotation.models import Dataset
 from hits.models import Worker
 from hits.services import review
 from hits.services.dataset_import import import_dataset
-from scoring import statistics
 from scoring.models import ScoringRun
-from scoring.services import compute_scores, current_scores, is_stale
+from scoring.runs import statistics
+from scoring.runs.services import compute_scores, current_scores, is_stale
 
 from .test_import_realsumm import label_file_scores
 
@@ -175,7 +175,7 @@ def test_alpha_without_flagged_workers_is_computed_from_the_workers_left(spammer
     """With nobody flagged the run reuses its own alphas; with a flagged spammer they differ,
     and both equal the alphas computed afresh over the judgments of the workers left."""
     from hits.services.simulate import simulate_crowd
-    from scoring import data
+    from scoring.runs import data
     from scoring.stats import agreement
 
     from .crowd_data import demo_dataset, published_batch

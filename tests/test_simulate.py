@@ -8,7 +8,7 @@ from hits.models import Assignment, Judgment
 from hits.services.batches import create_batch, publish_batch
 from hits.services.dataset_import import import_dataset
 from hits.services.qualification import build_test
-from scoring.summary_scores import system_scores
+from scoring.runs.summary_scores import system_scores
 
 pytestmark = pytest.mark.django_db
 

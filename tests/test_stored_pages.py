@@ -1,4 +1,4 @@
-"""What the systems and workers pages read of a run is stored with it (scoring.page_data): the same
+"""What the systems and workers pages read of a run is stored with it (scoring.results.page_data): the same
 parts as the outputs, the scatter as the text json_script would write; pages read the stored
 column (the digest only for runs stored before it). The leaderboard and aggregation rows built in
 Python read as the template wrote them; the judge runs and the round picker come from written
@@ -17,16 +17,18 @@ from django.utils.html import json_script
 from annotation.models import Dataset
 from hits import versions
 from hits.models import Batch, JudgeRun
-from scoring import charts, dashboard, judge_runs, leaderboard, page_data, scoped, services
+from scoring.machine import runs as judge_runs
 from scoring.models import ScoringRun
-from scoring.services import compute_scores
+from scoring.results import charts, dashboard, leaderboard, page_data
+from scoring.runs import scoped, services
+from scoring.runs.services import compute_scores
 
 from .crowd_data import simulated_round
 
 pytestmark = pytest.mark.django_db
 
 # The leaderboard's and the aggregation table's bodies as the template wrote them before
-# scoring.leaderboard built them (templates/scoring/systems.html).
+# scoring.results.leaderboard built them (templates/scoring/systems.html).
 OLD_LEADERBOARD = """{% load numbers %}  <tbody>{% for name, s, machine in systems %}
   <tr><td data-value="{{ forloop.counter }}">{{ forloop.counter }}</td><td>{{ name }}</td><td class="num" data-value="{{ s.acu }}">{{ s.acu|fixed:4 }}</td>
     <td class="num">{% if s.acu_ci %}[{{ s.acu_ci.0|fixed:3 }}, {{ s.acu_ci.1|fixed:3 }}]{% if s.acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>

@@ -165,10 +165,10 @@ def test_outside_a_transaction_one_statement_commits_and_then_asks_for_scores(dj
     def receiver(sender, batch_id, dataset_id=None, **kwargs):
         heard.append((batch_id, dataset_id))
 
-    from scoring.recompute import on_submission
+    from scoring.runs.recompute import on_submission
 
     # Only this test's receiver listens: the scoring app's recompute request is a query of its own.
-    signals.submission_stored.disconnect(dispatch_uid="scoring.recompute")
+    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.recompute")
     signals.submission_stored.connect(receiver, dispatch_uid="test-submit-statement")
     try:
         with django_assert_num_queries(1):
@@ -177,7 +177,7 @@ def test_outside_a_transaction_one_statement_commits_and_then_asks_for_scores(dj
             )
     finally:
         signals.submission_stored.disconnect(dispatch_uid="test-submit-statement")
-        signals.submission_stored.connect(on_submission, dispatch_uid="scoring.recompute")
+        signals.submission_stored.connect(on_submission, dispatch_uid="scoring.runs.recompute")
     assert stored is not None
     assert heard == [(batch.pk, batch.dataset_id)]
     row, judged, _ = state(assignment)

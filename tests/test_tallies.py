@@ -19,7 +19,7 @@ from hits.services import review
 from hits.services.handout import expire_abandoned, next_assignment
 from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment
-from scoring import dashboard
+from scoring.results import dashboard
 
 from .crowd_data import all_answers, demo_dataset, published_batch
 

@@ -3,7 +3,7 @@
 
 from django import template
 
-from scoring.leaderboard import fixed_text
+from scoring.results.leaderboard import fixed_text
 
 register = template.Library()
 

@@ -9,9 +9,9 @@ from hits.models import Worker
 from hits.services.batches import create_batch, publish_batch
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
-from scoring import statistics
 from scoring.models import ScoringRun
-from scoring.services import compute_scores
+from scoring.runs import statistics
+from scoring.runs.services import compute_scores
 
 from ..conftest import PASSWORD
 from .conftest import login

@@ -18,7 +18,7 @@ from hits.services import review
 from hits.services.batches import BatchError, create_batch, publish_batch
 from hits.services.simulate import simulate_crowd
 from scoring.models import ScoringRun
-from scoring.services import compute_scores
+from scoring.runs.services import compute_scores
 
 from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD

@@ -8,10 +8,10 @@ import pytest
 
 from annotation.models import Dataset, Summary
 from hits.services.dataset_import import import_dataset
-from scoring import statistics
-from scoring.metrics import import_metric_scores
 from scoring.models import ScoringRun
-from scoring.services import compute_scores
+from scoring.runs import statistics
+from scoring.runs.metrics import import_metric_scores
+from scoring.runs.services import compute_scores
 
 from ..conftest import PASSWORD
 from ..test_publishable_statistics import drop_documents, tiny_rose

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 
 from hits.services.dataset_import import import_dataset
-from scoring.judges import get_judge
-from scoring.judges.embedding import candidates
+from scoring.machine.judges import get_judge
+from scoring.machine.judges.embedding import candidates
 
 from ..conftest import DEMO_ROSE
 

@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from hits.models import HIT, Batch, JudgeRun, MachineJudgment
 from hits.services.simulate import simulate_crowd
-from scoring import machine_qc
-from scoring.judge_runs import run_judge_run, start_judge_run
+from scoring.machine import qc as machine_qc
+from scoring.machine.runs import run_judge_run, start_judge_run
 
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset, published_batch

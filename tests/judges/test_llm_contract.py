@@ -11,7 +11,7 @@ import pytest
 
 from annotation import llm
 from annotation.llm import LLMError, chat_json, llm_configured
-from scoring.judges import JudgeUnavailable, get_judge
+from scoring.machine.judges import JudgeUnavailable, get_judge
 
 
 class StandIn:

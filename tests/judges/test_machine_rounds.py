@@ -15,12 +15,12 @@ from hits.services.batches import BatchError, publish_batch
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from hits.triage import create_triage_batch
-from scoring import machine_qc
-from scoring.judge_runs import JudgeRunError, start_judge_run
-from scoring.judges import get_judge
-from scoring.judges.lexical import stems
-from scoring.judgments import counted_judgments
-from scoring.services import compute_scores, summary_scores_arrays
+from scoring.machine import qc as machine_qc
+from scoring.machine.judges import get_judge
+from scoring.machine.judges.lexical import stems
+from scoring.machine.runs import JudgeRunError, start_judge_run
+from scoring.runs.judgments import counted_judgments
+from scoring.runs.services import compute_scores, summary_scores_arrays
 from scoring.stats import calibration, machine_figures
 
 pytestmark = pytest.mark.django_db
@@ -275,7 +275,7 @@ def test_machine_round_is_no_human_round_and_never_freezes_acus(realsumm):
 
 
 def test_failed_run_leaves_no_judgments(realsumm, monkeypatch):
-    from scoring.judges import lexical
+    from scoring.machine.judges import lexical
 
     def broken(self, pairs):
         raise RuntimeError("disk on fire")

@@ -10,9 +10,9 @@ from django.core.management import call_command
 
 from annotation.models import Dataset
 from hits.services.dataset_import import import_dataset
-from scoring.judge_data import load_pairs
-from scoring.judges import JudgeUnavailable, get_judge
-from scoring.judges.nli import entailment_index, lite2pyramid_from_logits
+from scoring.machine.data import load_pairs
+from scoring.machine.judges import JudgeUnavailable, get_judge
+from scoring.machine.judges.nli import entailment_index, lite2pyramid_from_logits
 
 from ..conftest import DEMO_ROSE
 from .tiny_nli import build_tiny_nli, lite2pyramid_transcription

@@ -4,8 +4,8 @@ the choice of human sentences and out-of-fold predictions."""
 import numpy as np
 import pytest
 
-from scoring import draft_quality
-from scoring.budget import curve, features, regressor
+from scoring.drafts import quality as draft_quality
+from scoring.drafts.unit_budget import curve, features, regressor
 
 
 def test_one_to_one_matching_takes_the_best_assignment_and_drops_weak_pairs():

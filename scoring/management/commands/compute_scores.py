@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from scoring.exports.tables import write_scores_csv
-from scoring.services import AGGREGATIONS, compute_scores, scores_json
+from scoring.results.exports.tables import write_scores_csv
+from scoring.runs.services import AGGREGATIONS, compute_scores, scores_json
 
 from ._dataset import dataset_and_round
 

@@ -5,10 +5,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.drafting import DrafterError
+from scoring.drafts.report import BUDGET_SHARES, report
+from scoring.drafts.unit_budget.regressor import RegressorUnavailable
+from scoring.machine.judges import JudgeUnavailable
 
-from ...budget.regressor import RegressorUnavailable
-from ...draft_report import BUDGET_SHARES, report
-from ...judges import JudgeUnavailable
 from ._dataset import dataset_and_round
 
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Dataset
 from hits.models import Batch
-from scoring.exports.rose import export_rose
+from scoring.results.exports.rose import export_rose
 
 
 class Command(BaseCommand):

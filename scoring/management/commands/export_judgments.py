@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from scoring.exports.tables import write_judgments_csv
+from scoring.results.exports.tables import write_judgments_csv
 
 from ._dataset import dataset_and_round
 

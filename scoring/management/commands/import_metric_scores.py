@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing import DatasetImportError
-from scoring.metrics import import_metric_scores
+from scoring.runs.metrics import import_metric_scores
 
 from ._dataset import dataset_and_round
 

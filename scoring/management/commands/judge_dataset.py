@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.judge_runs import JudgeRunError, run_json, start_judge_run
-from scoring.judges import JUDGE_NAMES
+from scoring.machine.judges import JUDGE_NAMES
+from scoring.machine.runs import JudgeRunError, run_json, start_judge_run
 
 from ._dataset import dataset_and_round
 
@@ -48,7 +48,7 @@ class Command(BaseCommand):
             run = start_judge_run(dataset, options["judge"], options=judge_options, label_round=label_round)
         except JudgeRunError as exc:
             raise CommandError(str(exc)) from None
-        from scoring.judge_runs import run_judge_run
+        from scoring.machine.runs import run_judge_run
 
         run = run_judge_run(run.pk)
         result = run_json(run)

@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring import statistics
 from scoring.models import ScoringRun
+from scoring.runs import statistics
 
 from ._dataset import dataset_and_round
 

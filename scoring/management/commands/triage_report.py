@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import JudgeRun
-from scoring.judge_runs import triage_report
+from scoring.machine.runs import triage_report
 
 from ._dataset import dataset_and_round
 

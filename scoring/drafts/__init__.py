@@ -1,0 +1,1 @@
+"""Machine ACU drafts measured against human ACUs: draft quality, the draft report, the human-unit budget."""

@@ -1,0 +1,122 @@
+"""REST API for machine rounds: list and start a dataset's judge runs, read one with its figures.
+
+Thin over scoring/machine/runs.py (the same service as `judge_dataset` and the dataset page).
+Security behavior: leads only (the default permission `IsLead`).
+"""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Dataset
+from config.api_errors import error_body, error_responses
+from hits.models import Batch, JudgeRun
+from hits.tasks import run_or_enqueue
+from scoring import tasks
+from scoring.machine.judges import JUDGE_NAMES
+from scoring.machine.runs import JudgeRunError, run_json, start_judge_run
+
+MAX_ID = 2**63 - 1
+
+
+class JudgeRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    round = serializers.IntegerField(help_text="The machine round (a batch of kind machine) holding its judgments.")
+    judge = serializers.ChoiceField(choices=JUDGE_NAMES)
+    model = serializers.CharField(allow_blank=True)
+    params = serializers.DictField()
+    version = serializers.IntegerField(help_text="Its number among the dataset's runs of this judge.")
+    judge_version = serializers.CharField(allow_blank=True, help_text="The version of the judge's code.")
+    status = serializers.ChoiceField(choices=JudgeRun.Status.values)
+    progress = serializers.FloatField()
+    pairs = serializers.IntegerField()
+    pairs_done = serializers.IntegerField()
+    error = serializers.CharField(allow_null=True)
+    label_round = serializers.IntegerField(allow_null=True)
+    calibration = serializers.DictField(help_text="Logistic fit, its target labels and the document folds.")
+    classification = serializers.DictField(
+        allow_null=True, help_text="Out-of-fold accuracy, balanced accuracy, AUC, kappa per label set."
+    )
+    correlations = serializers.DictField(
+        allow_null=True, help_text="Summary- and system-level correlations with the human scores, [value, low, high]."
+    )
+    systems = serializers.DictField(allow_null=True, help_text="Per system: machine and human score, raw judge scores.")
+    triage = serializers.ListField(child=serializers.DictField(), allow_null=True, help_text="The triage grid over c.")
+    seconds = serializers.FloatField(allow_null=True)
+
+
+class JudgeRunListSerializer(serializers.Serializer):
+    results = JudgeRunSerializer(many=True)
+
+
+class StartJudgeRunSerializer(serializers.Serializer):
+    judge = serializers.ChoiceField(choices=JUDGE_NAMES)
+    model_dir = serializers.CharField(
+        required=False, allow_blank=True, max_length=1000, help_text="nli: a local model directory on the server."
+    )
+    device = serializers.ChoiceField(choices=["cpu", "cuda"], required=False, default="cpu")
+    round = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="The human round to calibrate against (default: expert labels, else crowd).",
+    )
+
+
+@extend_schema(tags=["machine judges"])
+class DatasetJudgeRuns(APIView):
+    @extend_schema(
+        summary="The dataset's judge runs, newest first",
+        responses={200: JudgeRunListSerializer, **error_responses(404)},
+    )
+    def get(self, request, dataset_id: int):
+        dataset = get_object_or_404(Dataset, pk=dataset_id)
+        runs = JudgeRun.objects.filter(batch__dataset=dataset).order_by("-created_at", "-pk")[:100]
+        return Response(JudgeRunListSerializer({"results": [run_json(r) for r in runs]}).data)
+
+    @extend_schema(
+        summary="Start a judge run (a machine round)",
+        description="201 when it ran in process (no broker), 202 when queued (poll the run for `progress`), "
+        "400 when the judge cannot run here (missing packages or model, no endpoint) or the input is invalid.",
+        request=StartJudgeRunSerializer,
+        responses={201: JudgeRunSerializer, 202: JudgeRunSerializer, **error_responses(400, 404)},
+    )
+    def post(self, request, dataset_id: int):
+        dataset = get_object_or_404(Dataset, pk=dataset_id)
+        body = StartJudgeRunSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        label_round = None
+        if data.get("round") is not None:
+            label_round = Batch.objects.filter(pk=data["round"], dataset=dataset).first()
+            if label_round is None:
+                return Response(
+                    error_body(f"Dataset {dataset.name!r} has no round {data['round']}.", "not_found"), status=404
+                )
+        options = {}
+        if data["judge"] == "nli":
+            options["model_dir"] = data.get("model_dir", "")
+        if data["judge"] in ("embedding", "nli"):
+            options["device"] = data.get("device", "cpu")
+        try:
+            run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
+        except JudgeRunError as exc:
+            return Response(error_body(str(exc), "refused"), status=status.HTTP_400_BAD_REQUEST)
+        ran, _ = run_or_enqueue(tasks.run_judge, run.pk)
+        run.refresh_from_db()
+        return Response(
+            JudgeRunSerializer(run_json(run)).data, status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED
+        )
+
+
+@extend_schema(tags=["machine judges"])
+class JudgeRunDetail(APIView):
+    @extend_schema(
+        summary="One judge run with its progress and figures",
+        responses={200: JudgeRunSerializer, **error_responses(404)},
+    )
+    def get(self, request, run_id: int):
+        run = get_object_or_404(JudgeRun, pk=run_id)
+        return Response(JudgeRunSerializer(run_json(run)).data)

@@ -1,0 +1,69 @@
+"""What the systems and workers pages show of the machine rounds (read only)."""
+
+from hits.models import JudgeRun
+from scoring.machine.runs import latest_and_running
+
+ORANGE, BLUE, GREEN = "#d9822b", "#2457c5", "#2e8b57"
+
+
+def triage_chart(run: JudgeRun) -> dict | None:
+    """The triage grid of a run: share of crowd judgments saved and agreement with the full
+    human labels against the confidence c."""
+    rows = run.figures.get("triage") or []
+    if not rows:
+        return None
+
+    def series(key):
+        return [{"x": r["c"], "y": r[key]} for r in rows if r.get(key) is not None]
+
+    return {
+        "type": "scatter",
+        "data": {
+            "datasets": [
+                {
+                    "label": "crowd judgments saved",
+                    "data": series("saved_share"),
+                    "borderColor": ORANGE,
+                    "backgroundColor": ORANGE,
+                    "showLine": True,
+                },
+                {
+                    "label": "agreement with the human labels",
+                    "data": series("agreement"),
+                    "borderColor": BLUE,
+                    "backgroundColor": BLUE,
+                    "showLine": True,
+                },
+                {
+                    "label": "system-level Kendall τ with the human ranking",
+                    "data": series("system_kendall"),
+                    "borderColor": GREEN,
+                    "backgroundColor": GREEN,
+                    "showLine": True,
+                },
+            ]
+        },
+        "options": {
+            "scales": {
+                "x": {"min": 0.5, "max": 1, "title": {"display": True, "text": "confidence c"}},
+                "y": {"min": 0, "max": 1, "title": {"display": True, "text": "share"}},
+            },
+            "plugins": {"title": {"display": True, "text": f"Triage with {run.judge} v{run.version} (run {run.pk})"}},
+        },
+    }
+
+
+def systems_context(dataset, human_systems: dict) -> dict:
+    """Machine columns for the leaderboard (per latest run of each judge) and the triage grid."""
+    runs, running = latest_and_running(dataset)
+    columns = [{"run": r, "label": f"{r.judge} v{r.version}", "systems": r.figures.get("systems") or {}} for r in runs]
+    rows = {name: [(c["systems"].get(name) or {}).get("machine") for c in columns] for name in human_systems}
+    first = runs[0] if runs else None
+    return {
+        "machine_columns": columns,
+        "machine_scores": rows,
+        "machine_runs": runs,
+        "triage_run": first,
+        "triage_chart": triage_chart(first) if first else None,
+        "running_judges": running,
+    }

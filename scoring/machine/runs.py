@@ -1,0 +1,349 @@
+"""Machine rounds: start a judge run, judge every (summary, ACU) pair with progress, calibrate
+it by document-wise cross-validation against human labels, and store it with its figures.
+
+A run is a Batch of kind `machine` with a JudgeRun (judge, model, parameters, version) and one
+MachineJudgment per pair; it never writes human Judgment rows. Its judgments and figures are
+written in one transaction at the end, so a failed or interrupted run leaves none behind.
+"""
+
+import logging
+import math
+import time
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.llm import LLMError
+from hits.models import Batch, JudgeRun, MachineJudgment
+from scoring.machine.data import Pairs, label_sources, load_pairs
+from scoring.machine.judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
+from scoring.runs import scoped
+from scoring.stats import calibration, machine_figures
+
+logger = logging.getLogger(__name__)
+
+CHUNK_PAIRS = 256  # pairs judged between two progress updates
+CV_FOLDS = calibration.DEFAULT_FOLDS
+CORRELATION_RESAMPLES = 1000
+SOURCE_ORDER = ("round", "expert", "crowd")  # the first present is the calibration target
+
+
+class JudgeRunError(Exception):
+    """A judge run cannot be started; the message is for the lead."""
+
+
+def _clean(value):
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, (np.floating, np.integer)):
+        return _clean(value.item())
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, label_round=None, user=None) -> JudgeRun:
+    """Create a queued machine round after checking that the judge can run and there is work."""
+    if judge_name not in JUDGE_NAMES:
+        raise JudgeRunError(f"Unknown judge {judge_name!r}: choose one of {', '.join(JUDGE_NAMES)}.")
+    options = {k: v for k, v in (options or {}).items() if v not in (None, "")}
+    try:
+        judge = get_judge(judge_name, **options)
+    except JudgeUnavailable as exc:
+        raise JudgeRunError(str(exc)) from None
+    ok, why = judge.available()
+    if not ok:
+        raise JudgeRunError(why)
+    if label_round is not None and (label_round.dataset_id != dataset.pk or label_round.kind == Batch.Kind.MACHINE):
+        raise JudgeRunError("The label round must be a crowd or imported round of this dataset.")
+    from annotation.models import ACU
+
+    if not ACU.objects.filter(reference__document__dataset=dataset).exists():
+        raise JudgeRunError(f"{dataset.name} has no ACUs to judge.")
+    with transaction.atomic():
+        version = JudgeRun.objects.filter(batch__dataset=dataset, judge=judge_name).count() + 1
+        batch = Batch.objects.create(
+            dataset=dataset,
+            name=f"machine: {judge_name} v{version}",
+            kind=Batch.Kind.MACHINE,
+            status=Batch.Status.COMPLETE,
+            assignments_per_hit=0,
+            created_by=user,
+        )
+        run = JudgeRun.objects.create(
+            batch=batch,
+            judge=judge_name,
+            model=judge.model,
+            params=judge.params,
+            version=version,
+            judge_version=judge.version,
+            options=options,
+            label_round=label_round,
+            created_by=user,
+        )
+    logger.info("Judge run %s queued: %s on %s", run.pk, judge, dataset.name)
+    return run
+
+
+def _judge_all(judge: Judge, pairs: Pairs, run_id: int) -> dict[str, np.ndarray]:
+    """All raw scores of every pair, chunk by chunk, with progress stored after each chunk."""
+    n = len(pairs)
+    out = {name: np.empty(n, dtype=float) for name in judge.score_names}
+    JudgeRun.objects.filter(pk=run_id).update(pairs_total=n, pairs_done=0, progress=0.0)
+    for start in range(0, n, CHUNK_PAIRS):
+        rows = range(start, min(n, start + CHUNK_PAIRS))
+        scores = judge.scores(pairs.texts(rows))
+        for name in judge.score_names:
+            out[name][start : rows.stop] = np.asarray(scores[name], dtype=float)
+        JudgeRun.objects.filter(pk=run_id).update(pairs_done=rows.stop, progress=0.95 * rows.stop / n)
+    return out
+
+
+def calibrate(raw: np.ndarray, scale: str, pairs: Pairs, sources: dict) -> tuple[np.ndarray, dict]:
+    """Calibrated probability per pair (out-of-fold for pairs the target labels, the fit on all
+    labels for the others) and the calibration record."""
+    x = calibration.feature(raw, scale)
+    target = next((s for s in SOURCE_ORDER if s in sources), None)
+    if target is None:
+        # No human labels: the raw score stands in (clipped), and no figure claims accuracy.
+        return np.clip(raw, 0.0, 1.0), {"target": None, "note": "no human labels: raw scores, uncalibrated"}
+    labels = sources[target]
+    keys = pairs.keys()
+    labelled = np.array([k in labels for k in keys], dtype=bool)
+    y = np.array([labels[k] for k, has in zip(keys, labelled, strict=False) if has], dtype=float)
+    cv = calibration.cross_validated(x[labelled], y, pairs.document[labelled], k=CV_FOLDS)
+    probability = calibration.predict(x, *cv["fit"])
+    probability[labelled] = cv["oof"]
+    return probability, {
+        "target": target,
+        "scale": scale,
+        "folds": CV_FOLDS,
+        "by": "document",
+        "labelled_pairs": int(labelled.sum()),
+        "fit": {"slope": cv["fit"][0], "intercept": cv["fit"][1]},
+        "fold_fits": [{"slope": a, "intercept": b} for a, b in cv["fold_fits"]],
+    }
+
+
+def figures(
+    pairs: Pairs, raw_scores: dict, probability: np.ndarray, sources: dict, system_names: dict, target: str | None
+) -> dict:
+    out: dict = {
+        "pairs": len(pairs),
+        "summaries": len(np.unique(pairs.summary)),
+        "target": target,
+        "classification": {},
+        "correlations": None,
+        "systems": {},
+        "triage": [],
+    }
+    keys = pairs.keys()
+    for name, labels in sources.items():
+        has = np.array([k in labels for k in keys], dtype=bool)
+        if has.any():
+            y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
+            out["classification"][name] = calibration.classification(y, probability[has])
+    machine = machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, probability)
+    labelled_machine = machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, probability >= 0.5)
+    raw_tables = {
+        name: machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, values)
+        for name, values in raw_scores.items()
+    }
+    human_table = None
+    if target is not None:
+        labels = sources[target]
+        has = np.array([k in labels for k in keys], dtype=bool)
+        judged = np.isin(pairs.summary, np.unique(pairs.summary[has]))
+        # A judged summary's human score counts its ACUs without a label as not present (scoring.md).
+        human_values = np.array([labels.get(k, False) for k in keys], dtype=float)
+        human_table = machine_figures.summary_table(
+            pairs.summary[judged], pairs.document[judged], pairs.system[judged], human_values[judged]
+        )
+        machine_judged = machine_figures.summary_table(
+            pairs.summary[judged], pairs.document[judged], pairs.system[judged], probability[judged]
+        )
+        _, systems, human_matrix = machine_figures.matrix(human_table)
+        _, _, machine_matrix = machine_figures.matrix(machine_judged, systems)
+        out["correlations"] = machine_figures.correlations(human_matrix, machine_matrix, CORRELATION_RESAMPLES)
+        y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
+        out["triage"] = machine_figures.triage(
+            probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has]
+        )
+    human_systems = machine_figures.system_means(human_table) if human_table is not None else {}
+    machine_systems = machine_figures.system_means(machine)
+    label_systems = machine_figures.system_means(labelled_machine)
+    raw_systems = {name: machine_figures.system_means(t) for name, t in raw_tables.items()}
+    for sid, (score, n) in sorted(machine_systems.items(), key=lambda kv: system_names.get(kv[0], "")):
+        row = {
+            "machine": score,
+            "machine_label": label_systems[sid][0],
+            "summaries": n,
+            "raw": {name: raw_systems[name][sid][0] for name in raw_systems},
+        }
+        if sid in human_systems:
+            row["human"] = human_systems[sid][0]
+        out["systems"][system_names.get(sid, str(sid))] = row
+    return out
+
+
+def run_judge_run(run_id: int) -> JudgeRun:
+    """Judge, calibrate and store; idempotent (a finished run is left as it is)."""
+    run = JudgeRun.objects.select_related("batch__dataset", "label_round").get(pk=run_id)
+    if run.status == JudgeRun.Status.DONE:
+        return run
+    dataset = run.batch.dataset
+    started = time.perf_counter()
+    JudgeRun.objects.filter(pk=run_id).update(status=JudgeRun.Status.RUNNING, error="", progress=0.0)
+    try:
+        judge = get_judge(run.judge, **run.options)
+        judge.require()
+        pairs = load_pairs(dataset)
+        if not len(pairs):
+            raise JudgeUnavailable(f"{dataset.name} has no (summary, ACU) pairs to judge.")
+        raw_scores = _judge_all(judge, pairs, run_id)
+        raw = raw_scores[judge.score_names[0]]
+        sources = label_sources(dataset, run.label_round)
+        probability, record = calibrate(raw, judge.calibration_scale, pairs, sources)
+        names = dict(dataset.systems.values_list("pk", "name"))
+        figs = figures(pairs, raw_scores, probability, sources, names, record["target"])
+        extra = list(judge.score_names[1:])
+        rows = [
+            MachineJudgment(
+                run_id=run_id,
+                summary_id=int(s),
+                acu_id=int(a),
+                raw=float(raw[i]),
+                probability=float(probability[i]),
+                scores={name: float(raw_scores[name][i]) for name in judge.score_names} if extra else None,
+            )
+            for i, (s, a) in enumerate(zip(pairs.summary.tolist(), pairs.acu.tolist(), strict=False))
+        ]
+        with transaction.atomic():
+            MachineJudgment.objects.filter(run_id=run_id).delete()
+            MachineJudgment.objects.bulk_create(rows, batch_size=5000)
+            JudgeRun.objects.filter(pk=run_id).update(
+                status=JudgeRun.Status.DONE,
+                progress=1.0,
+                model=judge.model,
+                params=_clean(judge.params),
+                calibration=_clean(record),
+                figures=_clean(figs),
+                finished_at=timezone.now(),
+                seconds=time.perf_counter() - started,
+            )
+        logger.info("Judge run %s done: %d pairs in %.1f s", run_id, len(pairs), time.perf_counter() - started)
+    except (JudgeUnavailable, LLMError) as exc:
+        _fail(run_id, str(exc), started)
+    except Exception as exc:
+        logger.exception("Judge run %s failed", run_id)
+        _fail(run_id, f"The judge failed: {type(exc).__name__}: {exc}", started)
+    return JudgeRun.objects.get(pk=run_id)
+
+
+def _fail(run_id: int, message: str, started: float) -> None:
+    logger.warning("Judge run %s failed: %s", run_id, message)
+    JudgeRun.objects.filter(pk=run_id).update(
+        status=JudgeRun.Status.FAILED, error=message, finished_at=timezone.now(), seconds=time.perf_counter() - started
+    )
+
+
+def run_json(run: JudgeRun) -> dict:
+    """What `judge_dataset --json`, the API and `compute_scores --json` report of a run."""
+    return {
+        "id": run.pk,
+        "round": run.batch_id,
+        "judge": run.judge,
+        "model": run.model,
+        "params": run.params,
+        "version": run.version,
+        "judge_version": run.judge_version,
+        "status": run.status,
+        "progress": run.progress,
+        "pairs": run.pairs_total,
+        "pairs_done": run.pairs_done,
+        "error": run.error or None,
+        "label_round": run.label_round_id,
+        "calibration": run.calibration,
+        "classification": run.figures.get("classification"),
+        "correlations": run.figures.get("correlations"),
+        "systems": run.figures.get("systems"),
+        "triage": run.figures.get("triage"),
+        "seconds": run.seconds,
+    }
+
+
+def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
+    """The triage grid of a finished run against human labels (the run's calibration labels, or
+    those of `label_round`), from its stored probabilities."""
+    dataset = run.batch.dataset
+    sources = label_sources(dataset, label_round if label_round is not None else run.label_round)
+    name = "round" if label_round is not None else run.calibration.get("target") or next(iter(sources), None)
+    labels = sources.get(name)
+    if not labels:
+        raise ValueError(f"{dataset.name} has no human labels to compare the machine with.")
+    rows = list(
+        MachineJudgment.objects.filter(run=run).values_list(
+            "summary_id", "acu_id", "probability", "summary__document_id", "summary__system_id"
+        )
+    )
+    rows = [r for r in rows if (r[0], r[1]) in labels]
+    if not rows:
+        raise ValueError("None of the run's pairs has a human label.")
+    summary, acu, probability, document, system = (np.array(col) for col in zip(*rows, strict=False))
+    human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist(), strict=False)], dtype=bool)
+    table = machine_figures.triage(
+        probability.astype(float), human, summary, document, system, grid or machine_figures.TRIAGE_GRID
+    )
+    return _clean({"judge_run": run.pk, "judge": run.judge, "labels": name, "pairs": len(rows), "rows": table})
+
+
+def machine_summary(run: JudgeRun) -> dict:
+    """A run's per-system machine scores for `compute_scores --json` (nli: also Lite2Pyramid's
+    four raw scores p2c, l2c, p3c, l3c, means over documents of the per-summary means)."""
+    systems = {}
+    for name, row in (run.figures.get("systems") or {}).items():
+        entry = {"machine": row.get("machine"), "machine_label": row.get("machine_label"), "human": row.get("human")}
+        if run.judge == "nli":
+            entry.update({k: row["raw"].get(k) for k in ("p2c", "l2c", "p3c", "l3c")})
+        else:
+            entry["raw"] = row["raw"].get("p")
+        systems[name] = entry
+    return {
+        "id": run.pk,
+        "round": run.batch_id,
+        "judge": run.judge,
+        "model": run.model,
+        "version": run.version,
+        "params": run.params,
+        "calibrated_on": run.calibration.get("target"),
+        "classification": run.figures.get("classification"),
+        "systems": systems,
+    }
+
+
+def latest_runs(dataset) -> list[JudgeRun]:
+    """The newest finished run of each judge (and model) of the dataset."""
+    return latest_and_running(dataset)[0]
+
+
+def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
+    """(the newest finished run of each judge and model, newest first; how many runs are queued
+    or running): on PostgreSQL one written query (scoring.runs.scoped), read on every systems and
+    workers page."""
+    if scoped.available():
+        return scoped.judge_runs(dataset.pk)
+    seen, out = set(), []
+    for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by(
+        "-created_at", "-pk"
+    ):
+        key = (run.judge, run.model)
+        if key not in seen:
+            seen.add(key)
+            out.append(run)
+    running = JudgeRun.objects.filter(
+        batch__dataset=dataset, status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
+    ).count()
+    return out, running

@@ -1,0 +1,117 @@
+"""Machine-judge pages for leads: start a judge run (from the dataset page), its progress as
+JSON, and the triage batch made from a run.
+
+Security behavior: leads only (role_required(LEAD)); starting and triage are POSTs.
+"""
+
+from django.contrib import messages
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.models import Dataset
+from config.roles import LEAD, role_required
+from hits.models import Batch, JudgeRun
+from hits.tasks import run_or_enqueue
+from scoring import tasks
+from scoring.machine.judges import judge_availability
+from scoring.machine.runs import JudgeRunError, start_judge_run
+
+
+def _next(request, fallback: str) -> str:
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return fallback
+
+
+def run_row(run: JudgeRun) -> dict:
+    """One run as the dataset page's progress table shows it."""
+    expert = (run.figures.get("classification") or {}).get(run.figures.get("target") or "", {})
+    return {
+        "id": run.pk,
+        "round": run.batch_id,
+        "judge": run.judge,
+        "model": run.model,
+        "version": run.version,
+        "status": run.status,
+        "status_display": run.get_status_display(),
+        "progress": run.progress,
+        "pairs": run.pairs_total,
+        "pairs_done": run.pairs_done,
+        "error": run.error,
+        "target": run.figures.get("target"),
+        "accuracy": expert.get("accuracy"),
+        "auc": expert.get("auc"),
+        "kappa": expert.get("kappa"),
+        "systems_url": reverse("dashboard_systems", args=[run.batch.dataset_id]) + f"#machine-{run.pk}",
+    }
+
+
+@role_required(LEAD)
+@require_POST
+def start(request, dataset_id: int):
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    back = _next(request, reverse("dataset_detail", args=[dataset.pk]) + "#machine-judges")
+    label_round = None
+    round_id = request.POST.get("round", "")
+    if round_id:
+        label_round = Batch.objects.filter(pk=round_id, dataset=dataset).first() if round_id.isdigit() else None
+        if label_round is None:
+            messages.error(request, "No such round in this dataset.")
+            return redirect(back)
+    judge = request.POST.get("judge", "")
+    options = {}
+    if judge == "nli":
+        options["model_dir"] = request.POST.get("model_dir", "").strip()
+    if judge in ("embedding", "nli"):
+        options["device"] = request.POST.get("device", "cpu")
+    try:
+        run = start_judge_run(dataset, judge, options=options, label_round=label_round, user=request.user)
+    except JudgeRunError as exc:
+        messages.error(request, str(exc))
+        return redirect(back)
+    ran, _ = run_or_enqueue(tasks.run_judge, run.pk)
+    run.refresh_from_db()
+    if ran and run.status == JudgeRun.Status.FAILED:
+        messages.error(request, f"Judge run {run.pk} failed: {run.error}")
+    elif ran:
+        messages.success(request, f"Judge run {run.pk} ({run.judge}) finished: {run.pairs_total} pairs judged.")
+    else:
+        messages.info(request, f"Judge run {run.pk} ({run.judge}) started; its progress shows below.")
+    return redirect(back)
+
+
+@role_required(LEAD)
+@require_GET
+def runs_json(request, dataset_id: int):
+    """The dataset's judge runs with their progress, and which judges can run here."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    runs = JudgeRun.objects.filter(batch__dataset=dataset).select_related("batch").order_by("-created_at", "-pk")[:20]
+    return JsonResponse({"runs": [run_row(r) for r in runs], "judges": judge_availability()})
+
+
+@role_required(LEAD)
+@require_POST
+def triage_batch(request, dataset_id: int, run_id: int):
+    """Create a draft crowd batch of the pairs this run was unsure of at confidence c."""
+    from hits.services.batches import BatchError
+    from hits.triage import create_triage_batch
+
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    run = JudgeRun.objects.filter(pk=run_id, batch__dataset=dataset).first()
+    if run is None:
+        raise Http404("No such judge run in this dataset.")
+    try:
+        confidence = float(request.POST.get("confidence", "0.9"))
+        assignments = int(request.POST.get("assignments", "3"))
+        batch = create_triage_batch(run, confidence=confidence, assignments=assignments, user=request.user)
+    except (ValueError, BatchError) as exc:
+        messages.error(request, str(exc) or "Invalid confidence or assignments.")
+        return redirect(reverse("dashboard_systems", args=[dataset.pk]) + "#triage")
+    messages.success(
+        request, f"Draft triage batch {batch.pk} created: {batch.hits.count()} HITs carry the uncertain ACUs."
+    )
+    return redirect("batch_detail", batch.pk)

@@ -1,0 +1,351 @@
+"""REST API for leads: results of a dataset (scores, agreement, workers) and its exports.
+
+Thin views over the services the dashboards and commands use (`dashboard.scores_run`,
+`services.scores_json`, `dashboard.alpha_trend`, the exporters). `?round=<batch id>` selects
+one crowd batch or imported label round of the dataset (404 when it is not one of its rounds).
+Security behavior: leads only (the default permission `IsLead`).
+"""
+
+import io
+import tempfile
+
+from django.http import FileResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Dataset
+from config.api_errors import JSONErrorsMixin, error_responses
+from hits.models import Batch
+from scoring.results.dashboard import ROSE_ALPHA, alpha_trend, scores_run
+from scoring.results.exports.rose import rose_lines
+from scoring.results.exports.tables import write_judgments_csv, write_scores_csv
+from scoring.runs.services import scores_json
+
+MAX_ID = 2**63 - 1
+
+ROUND = OpenApiParameter(
+    "round",
+    int,
+    required=False,
+    description="Only this round of the dataset: a crowd batch or an imported label round (its id). "
+    "Default: all judgments of the dataset.",
+)
+
+
+class RoundQuery(serializers.Serializer):
+    round = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+
+
+def dataset_and_round(request, dataset_id: int):
+    """The dataset and the round `?round=` names (None: all rounds); 404 JSON if either is unknown."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    query = RoundQuery(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    round_id = query.validated_data.get("round")
+    if round_id is None:
+        return dataset, None
+    batch = Batch.objects.filter(pk=round_id, dataset=dataset).first()
+    if batch is None:
+        raise NotFound(f"Dataset {dataset.name!r} has no round {round_id} (a batch or an imported label set).")
+    return dataset, batch
+
+
+class RunInfoSerializer(serializers.Serializer):
+    dataset = serializers.IntegerField()
+    round = serializers.IntegerField(allow_null=True)
+    run = serializers.IntegerField(allow_null=True, help_text="The stored scoring run these figures come from.")
+    run_at = serializers.DateTimeField(allow_null=True)
+    stale = serializers.BooleanField(help_text="Judgments changed since the run; a recompute is queued.")
+
+
+def _run_info(dataset, batch, run, stale) -> dict:
+    return {
+        "dataset": dataset.pk,
+        "round": batch.pk if batch else None,
+        "run": run.pk if run else None,
+        "run_at": run.finished_at if run else None,
+        "stale": stale,
+    }
+
+
+# --- scores --------------------------------------------------------------------------------------
+
+
+class SystemScoreSerializer(serializers.Serializer):
+    acu = serializers.FloatField(help_text="Mean ACU score over the system's judged documents.")
+    acu_ci = serializers.ListField(
+        child=serializers.FloatField(),
+        allow_null=True,
+        min_length=2,
+        max_length=2,
+        help_text="95% bootstrap CI over the system's judged documents (those of `acu`).",
+    )
+    normalized_acu = serializers.FloatField()
+    normalized_acu_ci = serializers.ListField(
+        child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2
+    )
+    length = serializers.FloatField(help_text="Mean summary length in words.")
+    documents = serializers.IntegerField(
+        required=False, help_text="Documents the system was judged on (n of its score and CI)."
+    )
+
+
+class AlphaSerializer(serializers.Serializer):
+    acu_level = serializers.FloatField(allow_null=True, help_text="Krippendorff's alpha, nominal, per ACU.")
+    summary_level = serializers.FloatField(allow_null=True, help_text="Krippendorff's alpha, interval, per summary.")
+
+
+class CountsSerializer(serializers.Serializer):
+    judgments = serializers.IntegerField()
+    summaries = serializers.IntegerField()
+    documents = serializers.IntegerField()
+    complete_documents = serializers.IntegerField()
+    systems = serializers.IntegerField()
+    workers = serializers.IntegerField()
+
+
+class PairwiseSerializer(serializers.Serializer):
+    systems = serializers.ListField(child=serializers.CharField())
+    p = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
+        help_text="Paired bootstrap p-values, systems x systems, on the documents both share "
+        "(a tie counts against the row system).",
+    )
+    n = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        required=False,
+        help_text="Documents each pair shares, systems x systems.",
+    )
+
+
+class ScoresSerializer(RunInfoSerializer):
+    systems = serializers.DictField(child=SystemScoreSerializer(), help_text="By system name.")
+    alpha = AlphaSerializer()
+    counts = CountsSerializer()
+    pairwise = PairwiseSerializer(allow_null=True)
+
+
+EMPTY_COUNTS = {"judgments": 0, "summaries": 0, "documents": 0, "complete_documents": 0, "systems": 0, "workers": 0}
+
+
+@extend_schema(tags=["results"])
+class DatasetScores(APIView):
+    @extend_schema(
+        summary="System scores with 95% CIs, both alphas, paired p-values",
+        parameters=[ROUND],
+        responses={200: ScoresSerializer, **error_responses(400, 404)},
+    )
+    def get(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        run, stale = scores_run(dataset, batch, parts=("systems", "alpha", "counts", "pairwise"))
+        body = _run_info(dataset, batch, run, stale)
+        if run is None:
+            body.update(
+                systems={}, alpha={"acu_level": None, "summary_level": None}, counts=EMPTY_COUNTS, pairwise=None
+            )
+        else:
+            result = scores_json(run)
+            body.update(
+                systems=result["systems"],
+                alpha=result["alpha"],
+                counts=result["counts"],
+                pairwise=run.outputs.get("pairwise"),
+            )
+        return Response(ScoresSerializer(body).data)
+
+
+# --- agreement -----------------------------------------------------------------------------------
+
+
+class TrendPointSerializer(serializers.Serializer):
+    run = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    acu_level = serializers.FloatField(allow_null=True)
+    summary_level = serializers.FloatField(allow_null=True)
+    judgments = serializers.IntegerField(allow_null=True)
+
+
+class AgreementSerializer(RunInfoSerializer):
+    alpha = AlphaSerializer()
+    alpha_without_flagged = AlphaSerializer(allow_null=True, help_text="Leaving out flagged and excluded workers.")
+    flagged = serializers.IntegerField(help_text="Workers with a quality flag.")
+    rose_alpha = AlphaSerializer(help_text="RoSE's figures on CNN/DM, for comparison.")
+    trend = TrendPointSerializer(many=True, help_text="Both alphas of the stored runs, oldest first.")
+
+
+@extend_schema(tags=["results"])
+class DatasetAgreement(APIView):
+    @extend_schema(
+        summary="Krippendorff's alpha now (with and without flagged workers) and over time",
+        parameters=[ROUND],
+        responses={200: AgreementSerializer, **error_responses(400, 404)},
+    )
+    def get(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        run, stale = scores_run(dataset, batch, parts=("alpha", "workers"))
+        outputs = run.outputs if run else {}
+        workers = outputs.get("workers") or {}
+        body = {
+            **_run_info(dataset, batch, run, stale),
+            "alpha": outputs.get("alpha") or {"acu_level": None, "summary_level": None},
+            "alpha_without_flagged": workers.get("alpha_without_flagged"),
+            "flagged": workers.get("flagged", 0),
+            "rose_alpha": ROSE_ALPHA,
+            "trend": alpha_trend(dataset, batch),
+        }
+        return Response(AgreementSerializer(body).data)
+
+
+# --- workers -------------------------------------------------------------------------------------
+
+
+class WorkerRowSerializer(serializers.Serializer):
+    worker_id = serializers.IntegerField()
+    worker = serializers.CharField(help_text="The worker's id at the provider.")
+    provider = serializers.CharField()
+    assignments = serializers.IntegerField()
+    labels = serializers.IntegerField()
+    agreement = serializers.FloatField(allow_null=True, help_text="Agreement with the others' majority.")
+    gold_accuracy = serializers.FloatField(allow_null=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+    hourly = serializers.FloatField(allow_null=True, help_text="Effective dollars per hour.")
+    flags = serializers.ListField(child=serializers.CharField(), help_text="too fast, low agreement, failed gold")
+    excluded = serializers.BooleanField()
+    blocked = serializers.BooleanField()
+
+
+@extend_schema(tags=["results"])
+class DatasetWorkers(generics.GenericAPIView):
+    """Per-worker statistics and quality flags of the latest scoring run, paginated."""
+
+    serializer_class = WorkerRowSerializer
+
+    @extend_schema(
+        summary="Workers: agreement, gold accuracy, speed, pay and flags",
+        parameters=[ROUND],
+        responses={200: WorkerRowSerializer(many=True), **error_responses(400, 404)},
+    )
+    def get(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        run, _ = scores_run(dataset, batch, parts=("workers",))
+        rows = ((run.outputs.get("workers") or {}).get("rows") or []) if run else []
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(WorkerRowSerializer(page, many=True).data)
+
+
+# --- exports -------------------------------------------------------------------------------------
+
+
+class _Download(BaseRenderer):
+    """Lets content negotiation accept the download's type (the views return the file themselves)."""
+
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data
+
+
+class CSVRenderer(_Download):
+    media_type = "text/csv"
+    format = "csv"
+
+
+class JSONLinesRenderer(_Download):
+    media_type = "application/x-ndjson"
+    format = "jsonl"
+
+
+class DownloadView(JSONErrorsMixin, APIView):
+    """A file download; errors stay JSON whatever the Accept header asked for."""
+
+
+def _filename(dataset, batch, suffix: str) -> str:
+    return f"{dataset.name}{f'.round-{batch.pk}' if batch else ''}.{suffix}"
+
+
+def _csv_download(write, filename: str) -> FileResponse:
+    """Write a CSV to a temporary file (memory stays flat at RoSE scale) and send it."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the file outlives this function (streamed)
+    text = io.TextIOWrapper(spool, encoding="utf-8", newline="")
+    write(text)
+    text.flush()
+    text.detach()
+    spool.seek(0)
+    return FileResponse(spool, as_attachment=True, filename=filename, content_type="text/csv; charset=utf-8")
+
+
+def _download_schema(operation_id: str, media_type: str, summary: str, description: str):
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        parameters=[ROUND],
+        responses={
+            (200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description="The file, as an attachment."),
+            **error_responses(400, 404, 406, json_key=True),
+        },
+    )
+
+
+@extend_schema(tags=["exports"])
+class JudgmentsCSV(DownloadView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @_download_schema(
+        "datasets_export_judgments",
+        "text/csv",
+        "Raw judgments as CSV",
+        "Columns: worker, example_id, system, acu_index, label (counted judgments only).",
+    )
+    def get(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        return _csv_download(
+            lambda out: write_judgments_csv(dataset, out, batch=batch), _filename(dataset, batch, "judgments.csv")
+        )
+
+
+@extend_schema(tags=["exports"])
+class ScoresCSV(DownloadView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @_download_schema(
+        "datasets_export_scores",
+        "text/csv",
+        "Per-summary scores as CSV",
+        "Columns: example_id, system, acu, normalized_acu, summary_words (latest scoring run).",
+    )
+    def get(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        run, _ = scores_run(dataset, batch, parts=("summaries",))
+
+        def write(out):
+            if run is None:
+                out.write("example_id,system,acu,normalized_acu,summary_words\r\n")
+            else:
+                write_scores_csv(run, out)
+
+        return _csv_download(write, _filename(dataset, batch, "scores.csv"))
+
+
+@extend_schema(tags=["exports"])
+class RoseJSONL(DownloadView):
+    renderer_classes = [JSONRenderer, JSONLinesRenderer]
+
+    @_download_schema(
+        "datasets_export_rose",
+        "application/x-ndjson",
+        "The dataset with its labels as RoSE JSONL",
+        "One JSON object per document, as the import reads it (labels: majority of the counted judgments).",
+    )
+    def get(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        response = StreamingHttpResponse(rose_lines(dataset, batch), content_type="application/x-ndjson; charset=utf-8")
+        response["Content-Disposition"] = content_disposition_header(True, _filename(dataset, batch, "rose.jsonl"))
+        return response

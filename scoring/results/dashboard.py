@@ -1,0 +1,294 @@
+"""What the lead's dashboards show, read from stored runs and a few aggregate queries.
+
+Selectors: pages, the API and live polling read the latest stored run and say when it is
+stale. With a broker they queue a coalesced recompute and return at once; only the embedded
+no-broker mode computes in process (decided in `config.dispatch`).
+"""
+
+import json
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import connection
+from django.db.models import Count, FloatField, IntegerField, Q, Sum
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from annotation import tallies as reference_tallies
+from annotation.models import Dataset, Reference
+from config.dispatch import runs_in_process
+from hits import tallies
+from hits.models import Assignment, Batch, LedgerEntry
+from scoring.models import ScoringRun
+from scoring.results import charts, page_data
+from scoring.runs import scoped
+from scoring.runs.recompute import request_recompute
+from scoring.runs.services import alpha_column, compute_scores, is_stale, latest_run
+
+ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/DM
+RATE_WINDOW = timedelta(hours=1)
+
+
+def scores_run(
+    dataset, batch=None, *, refresh: bool = True, parts: tuple[str, ...] | None = None
+) -> tuple[ScoringRun | None, bool]:
+    """(latest run, stale?) and, if stale, ask for a recompute. With a broker this never
+    writes a run in the request: the run is None until the first recompute has finished.
+    `parts`: the keys of the outputs the caller shows (the others are not read)."""
+    run = latest_run(dataset, batch, parts=parts)
+    stale = is_stale(run, dataset, batch, current=getattr(run, "current_version", None))
+    if stale and refresh:
+        if runs_in_process():  # the embedded mode (no broker, small local datasets): now
+            run, stale = compute_scores(dataset, batch, trigger="page"), False
+        else:  # queued, coalesced; this request only reads
+            request_recompute(dataset.pk, batch.pk if batch else None)
+    return run, stale
+
+
+def _tallied(dataset, batch, since) -> dict[int, dict]:
+    """Per batch in scope, from its tallies (hits.tallies): kind, assignments per HIT, budget and
+    {what: (count, amount)}; per-minute submissions summed from `since` on."""
+    out: dict[int, dict] = {}
+    since_minute = int(since.timestamp() // 60)
+    for batch_id, kind, per_hit, budget, what, n, amount in scoped.batch_tallies(
+        dataset.pk, batch.pk if batch else None, since_minute
+    ):
+        entry = out.setdefault(batch_id, {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}})
+        if what is not None:
+            entry["counts"][what] = (n, amount)
+    return out
+
+
+def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
+    """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
+    submitted since `since`); `tallied`: the scope's tallies read already (`_tallied`)."""
+    if scoped.available():
+        rows = []
+        for entry in (tallied if tallied is not None else _tallied(dataset, batch, since)).values():
+            if entry["kind"] != Batch.Kind.CROWD:
+                continue
+            count = {what: n for what, (n, _) in entry["counts"].items()}
+            rows.append(
+                (
+                    entry["per_hit"],
+                    count.get("hits", 0),
+                    sum(count.get(s, 0) for s in Assignment.COUNTED),
+                    count.get(Assignment.Status.ASSIGNED, 0),
+                    count.get(Assignment.Status.REJECTED, 0),
+                    count.get(tallies.SUBMISSIONS, 0),
+                )
+            )
+        return rows
+    batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
+    if batch is not None:
+        batches = batches.filter(pk=batch.pk)
+    rows = []
+    for b in batches:
+        counts = Assignment.objects.filter(hit__batch=b).aggregate(
+            done=Count("pk", filter=Q(status__in=Assignment.COUNTED)),
+            assigned=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED)),
+            rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
+            recent=Count("pk", filter=Q(submitted_at__gte=since.replace(second=0, microsecond=0))),
+        )
+        rows.append((b.assignments_per_hit, b.hits.count(), *counts.values()))
+    return rows
+
+
+def progress(dataset, batch=None, tallied=None) -> dict:
+    """Places done, in progress and left over the crowd batches, and an estimated finish
+    from the rate of the last hour (counted by the minute). On PostgreSQL one query of the
+    batches' tallies, whatever their size and the rest of the database."""
+    now = timezone.now()
+    rows = _progress_rows(dataset, batch, now - RATE_WINDOW, tallied)
+    total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
+    hits, done, in_progress, rejected, recent = (sum(r[i] for r in rows) for i in range(1, 6))
+    left = max(0, total_places - done - in_progress)
+    eta = None
+    rate = recent / RATE_WINDOW.total_seconds() if recent else 0
+    if rate and left + in_progress:
+        eta = now + timedelta(seconds=(left + in_progress) / rate)
+    return {
+        "batches": len(rows),
+        "hits": hits,
+        "places": total_places,
+        "done": done,
+        "in_progress": in_progress,
+        "left": left,
+        "rejected": rejected,
+        "per_hour": recent,
+        "eta": eta,
+        "percent": round(100 * done / total_places, 1) if total_places else 0,
+    }
+
+
+def spend(dataset, batch=None, tallied=None) -> dict:
+    """Ledger totals by kind over the batches in scope, and the crowd batches' budget."""
+    totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
+    if scoped.available():
+        budget = None
+        for entry in (tallied if tallied is not None else _tallied(dataset, batch, timezone.now())).values():
+            for what, (_, amount) in entry["counts"].items():
+                if what.startswith(tallies.LEDGER):
+                    totals[what.removeprefix(tallies.LEDGER)] += amount
+            if entry["kind"] == Batch.Kind.CROWD and entry["budget"] is not None:
+                budget = (budget or Decimal("0.00")) + entry["budget"]
+    else:
+        batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
+        entries = LedgerEntry.objects.filter(batch__dataset=dataset)
+        if batch is not None:
+            batches, entries = batches.filter(pk=batch.pk), entries.filter(batch=batch)
+        for kind, amount in entries.values_list("kind").annotate(total=Sum("amount")).order_by():
+            totals[kind] = amount
+        budget = batches.aggregate(b=Sum("budget"))["b"]
+    totals["total"] = sum(totals.values(), Decimal("0.00"))
+    totals["budget"] = budget
+    totals["share"] = round(100 * float(totals["total"] / budget), 1) if budget else None
+    return totals
+
+
+def authoring_states(dataset) -> list[dict]:
+    """References per authoring state (`annotation.authoring.authoring_overview(...)["states"]`,
+    without the per-author rows, draft times and budget the overview page does not show); on
+    PostgreSQL from the dataset's tallies (annotation.tallies), not its references."""
+    totals = dict.fromkeys(Reference.Status.values, 0)
+    if reference_tallies.available():
+        counted = reference_tallies.counts(dataset.pk).items()
+    else:
+        counted = (
+            Reference.objects.filter(document__dataset=dataset).values_list("status").annotate(n=Count("pk")).order_by()
+        )
+    for status, n in counted:
+        totals[status] = n
+    labels = dict(Reference.Status.choices)
+    return [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()]
+
+
+def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, Batch | None]:
+    """The dataset and (with `round_id`) its round of a dashboard request, None each when there is
+    no such row: written SQL (plain, any database), as the ORM's compile of the two lookups and the
+    join of Batch's default order cost a millisecond of every dashboard request."""
+    dataset = next(iter(Dataset.objects.raw(f"SELECT * FROM {_table(Dataset)} WHERE id = %s", [dataset_id])), None)
+    if dataset is None or round_id is None:
+        return dataset, None
+    batch = next(
+        iter(
+            Batch.objects.raw(
+                f"SELECT * FROM {_table(Batch)} WHERE id = %s AND dataset_id = %s", [round_id, dataset_id]
+            )
+        ),
+        None,
+    )
+    return dataset, batch
+
+
+def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
+    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status:
+    written SQL (plain, any database) in the order of ScoringRun.Meta."""
+    scope = "batch_id = %s" if batch else "batch_id IS NULL"
+    sql = (
+        f"SELECT * FROM {_table(ScoringRun)} WHERE dataset_id = %s AND {scope} AND kind = %s"
+        " ORDER BY started_at DESC, id DESC LIMIT 1"
+    )
+    return next(iter(ScoringRun.objects.raw(sql, [dataset.pk, *([batch.pk] if batch else []), kind])), None)
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def round_choices(dataset) -> list[dict]:
+    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}: on
+    PostgreSQL a written query (the ORM joined the datasets for Batch's default order and spent
+    more compiling it than running it, on every dashboard page)."""
+    if scoped.available():
+        return scoped.round_choices(dataset.pk, Batch.Kind.MACHINE)
+    return list(dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk").values("pk", "name"))
+
+
+def length_scatter(run) -> dict | None:
+    """The systems page's score-against-length scatter of a run (None without judged summaries).
+
+    A run stores the sample it draws (its "length_scatter" part, read with the page's other
+    parts). A run stored before that part existed samples its per-summary values: on
+    PostgreSQL every step-th summary is picked in the query (`charts.scatter_step`), about
+    `charts.SCATTER_SAMPLE` of them, not the 0.9 MB for 22,000 (but the whole value is still read, 25 ms)."""
+    if run is None:
+        return None
+    if "length_scatter" in run.outputs:
+        return charts.stored_length_scatter(run.outputs["length_scatter"])
+    if not scoped.available():
+        summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
+        return charts.length_scatter(summaries) if summaries.get("ids") else None
+    # NOTE: materialized, s and n are values read once; each pick is then SCATTER_SAMPLE direct lookups.
+    pick = (
+        "(SELECT jsonb_agg(s #> ARRAY['{key}', i::text] ORDER BY i)"
+        " FROM generate_series(0, n - 1, greatest(1, n / %s)) i)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH r AS MATERIALIZED (SELECT outputs->'summaries' AS s FROM {ScoringRun._meta.db_table} WHERE id = %s),"
+            " k AS MATERIALIZED (SELECT s, jsonb_array_length(s->'ids') AS n FROM r)"
+            f" SELECT n, {pick.format(key='words')}, {pick.format(key='acu')}, {pick.format(key='normalized_acu')}"
+            " FROM k",
+            [run.pk, *[charts.SCATTER_SAMPLE] * 3],
+        )
+        row = cursor.fetchone()
+    if row is None or not row[0]:
+        return None
+    words, acu, normalized = (json.loads(v) if isinstance(v, str) else v for v in row[1:])
+    return charts.stored_length_scatter(charts.scatter_sample(words, acu, normalized, sample=max(1, len(words))))
+
+
+def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString | None:
+    """The scatter's <script type="application/json"> element: the chart text stored with the
+    run's systems page (`scoring.results.page_data`), or for a run stored before it `length_scatter`
+    encoded now (the same text)."""
+    stored = getattr(run, "page_charts", None)
+    if stored is not None:
+        text = stored.get("length_scatter")
+    else:
+        chart = length_scatter(run)
+        text = page_data.script_json(chart) if chart else None
+    return page_data.script_tag(text, element_id) if text else None
+
+
+def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
+    """Both alphas of the stored runs over time (oldest first), read as numbers in the query
+    (not the runs' JSON, nor their outputs unless a run predates the alpha column)."""
+    if scoped.available():
+        return scoped.alpha_trend(
+            dataset.pk, batch.pk if batch else None, ScoringRun.Kind.SCORES, ScoringRun.Status.DONE, limit
+        )
+    runs = ScoringRun.objects.filter(
+        dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
+    ).order_by("-started_at", "-pk")
+    both = alpha_column()
+    rows = runs.annotate(
+        acu=Cast(KeyTextTransform("acu_level", both), FloatField()),
+        summary=Cast(KeyTextTransform("summary_level", both), FloatField()),
+        judgments=Cast(KeyTextTransform("judgments", "inputs"), IntegerField()),
+    ).values_list("pk", "started_at", "acu", "summary", "judgments")[:limit]
+    return [
+        {"run": pk, "at": at.isoformat(), "acu_level": acu, "summary_level": summary, "judgments": n}
+        for pk, at, acu, summary, n in reversed(list(rows))
+    ]
+
+
+def overview(dataset, batch=None) -> dict:
+    run, stale = scores_run(dataset, batch, parts=("alpha",))
+    alpha = run.outputs.get("alpha") if run else None
+    # One read of the scope's tallies for both cards (spend ignores the per-minute counts).
+    tallied = _tallied(dataset, batch, timezone.now() - RATE_WINDOW) if scoped.available() else None
+    return {
+        "progress": progress(dataset, batch, tallied),
+        "spend": spend(dataset, batch, tallied),
+        "authoring": authoring_states(dataset),
+        "alpha": alpha,
+        "rose_alpha": ROSE_ALPHA,
+        "trend": alpha_trend(dataset, batch),
+        "run": run.pk if run else None,
+        "run_at": run.finished_at.isoformat() if run and run.finished_at else None,
+        "stale": stale,
+    }

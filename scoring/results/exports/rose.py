@@ -1,0 +1,211 @@
+"""Export a dataset as RoSE JSONL, with labels, ACU scores and normalized ACU scores.
+
+The labels are read first (with COPY on PostgreSQL, aligned and voted on as arrays); the
+documents with their sentences, ACUs and summaries then follow in chunks of documents, so the
+export starts at once and its memory does not grow with the documents.
+"""
+
+import json
+import math
+from collections import defaultdict
+
+import numpy as np
+from django.db import connection
+
+from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
+from hits.models import Worker
+from scoring.results.exports.labels import ACU_ORDER, label_groups, label_matrix, label_texts, majorities
+from scoring.stats.aggregation import normalized_acu_score
+
+DOCUMENTS_PER_CHUNK = 500
+
+
+def _annotator_key(worker: Worker, dataset: Dataset) -> str:
+    if worker.provider == Worker.Provider.IMPORTED:
+        prefix, _, rest = worker.external_id.partition("/")
+        return rest or worker.external_id
+    return f"{worker.provider}:{worker.external_id}"
+
+
+def _annotator_rank(dataset, keys: dict):
+    """A function from worker ids to their rank in annotator-key order; fills `keys`."""
+
+    def rank(worker_ids: np.ndarray) -> np.ndarray:
+        unique = np.unique(worker_ids)
+        keys.update((w.pk, _annotator_key(w, dataset)) for w in Worker.objects.filter(pk__in=unique.tolist()))
+        ordered = sorted(unique.tolist(), key=lambda pk: (keys[pk], pk))
+        position = np.empty(len(unique), dtype=np.int64)
+        position[np.searchsorted(unique, ordered)] = np.arange(len(unique))
+        return position[np.searchsorted(unique, worker_ids)]
+
+    return rank
+
+
+def _labels(dataset, batch):
+    """{summary_id: (JSON of its majority labels, ACU score, JSON of its annotator_labels
+    sorted by annotator, or None when no summary has several annotators)}."""
+    keys: dict[int, str] = {}
+    groups = label_groups(dataset, batch, worker_rank=_annotator_rank(dataset, keys))
+    matrix = label_matrix(groups)
+    summary_ids, majority, count, scores, starts = majorities(groups, matrix)
+    majority_texts = label_texts(majority, count)
+    if not (len(summary_ids) and np.diff(starts).max() > 1):  # one annotator each: no annotator_labels
+        return {s: (majority_texts[i], scores[i], None) for i, s in enumerate(summary_ids)}
+    texts = label_texts(matrix, groups.count)
+    quoted = {pk: json.dumps(key, ensure_ascii=False) for pk, key in keys.items()}
+    pairs = [f"{quoted[w]}: {t}" for w, t in zip(groups.worker.tolist(), texts, strict=True)]
+    bounds = starts.tolist()
+    return {
+        s: (majority_texts[i], scores[i], "{" + ", ".join(pairs[bounds[i] : bounds[i + 1]]) + "}")
+        for i, s in enumerate(summary_ids)
+    }
+
+
+def _number(value: float) -> str:
+    """A float as json.dumps writes it."""
+    return repr(value) if math.isfinite(value) else json.dumps(value)
+
+
+def _annotations(labelled, normalized) -> str:
+    """The JSON of a record's "annotations" from the texts of `_labels`, as json.dumps writes it."""
+    parts = []
+    for (system, _, (majority, score, annotators)), value in zip(labelled, normalized, strict=True):
+        text = f'{system}: {{"acu_labels": {majority}, "acu": {_number(score)}, "normalized_acu": {_number(value)}'
+        parts.append(text + (f', "annotator_labels": {annotators}}}' if annotators is not None else "}"))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _document_order(dataset) -> list[tuple[int, int | None]]:
+    return list(dataset.documents.order_by("position", "pk").values_list("pk", "reference__pk"))
+
+
+def _heads_python(dataset):
+    """Per document in dataset order: its JSON line up to the value of "annotations", its
+    reference's word count, and its summaries as (id, system, words) sorted by system."""
+    order = _document_order(dataset)
+    for start in range(0, len(order), DOCUMENTS_PER_CHUNK):
+        chunk = order[start : start + DOCUMENTS_PER_CHUNK]
+        doc_ids, ref_ids = [d for d, _ in chunk], [r for _, r in chunk if r is not None]
+        docs = {
+            pk: rest
+            for pk, *rest in Document.objects.filter(pk__in=doc_ids).values_list(
+                "pk", "external_id", "source", "reference__word_count"
+            )
+        }
+        sentences, acus, summaries = defaultdict(list), defaultdict(list), defaultdict(list)
+        for ref, text in (
+            ReferenceSentence.objects.filter(reference_id__in=ref_ids)
+            .order_by("reference_id", "position")
+            .values_list("reference_id", "text")
+        ):
+            sentences[ref].append(text)
+        for ref, text in (
+            ACU.objects.filter(reference_id__in=ref_ids)
+            .order_by("reference_id", *ACU_ORDER)
+            .values_list("reference_id", "text")
+        ):
+            acus[ref].append(text)
+        for doc, *summary in Summary.objects.filter(document_id__in=doc_ids).values_list(
+            "document_id", "system__name", "text", "word_count", "pk"
+        ):
+            summaries[doc].append(summary)
+        for doc, ref in chunk:
+            external_id, source, reference_words = docs[doc]
+            ordered = sorted(summaries[doc])
+            record = {
+                "example_id": external_id,
+                "source": source,
+                "reference": "\n".join(sentences[ref]),
+                "reference_acus": acus[ref],
+                "system_outputs": {system: text for system, text, _, _ in ordered},
+                "annotations": {},
+            }
+            head = json.dumps(record, ensure_ascii=False)[: -len("{}}")]
+            yield head, reference_words, [(pk, system, words) for system, _, words, pk in ordered]
+
+
+# The same heads built by PostgreSQL: to_json escapes a string exactly as json.dumps with
+# ensure_ascii=False does (quote, backslash, \b \f \n \r \t, other control characters as
+# \u00xx), and COLLATE "C" sorts system names as Python sorts str; tests/test_exports.py holds
+# the two to the same bytes.
+_HEADS_SQL = """
+SELECT '{{"example_id": ' || to_json(d.external_id)::text
+    || ', "source": ' || to_json(d.source)::text
+    || ', "reference": ' || to_json(coalesce(
+        (SELECT string_agg(s.text, E'\\n' ORDER BY s.position) FROM {sentence} s WHERE s.reference_id = r.id), ''
+    ))::text
+    || ', "reference_acus": [' || coalesce(
+        (SELECT string_agg(to_json(a.text)::text, ', ' ORDER BY s.position, a.position, a.id)
+         FROM {acu} a JOIN {sentence} s ON s.id = a.sentence_id WHERE a.reference_id = r.id), ''
+    )
+    || '], "system_outputs": {{' || coalesce(m.outputs, '') || '}}, "annotations": ',
+    r.word_count, m.ids, m.systems, m.words
+FROM {document} d
+LEFT JOIN {reference} r ON r.document_id = d.id
+LEFT JOIN LATERAL (
+    SELECT string_agg(to_json(y.name)::text || ': ' || to_json(x.text)::text, ', ' ORDER BY y.name COLLATE "C")
+               AS outputs,
+           array_agg(x.id ORDER BY y.name COLLATE "C") AS ids,
+           array_agg(y.name ORDER BY y.name COLLATE "C") AS systems,
+           array_agg(x.word_count ORDER BY y.name COLLATE "C") AS words
+    FROM {summary} x JOIN {system} y ON y.id = x.system_id WHERE x.document_id = d.id
+) m ON true
+WHERE d.id = ANY(%s)
+ORDER BY d.position, d.id
+"""
+
+
+def _heads_sql(dataset):
+    """`_heads_python` with the JSON of the texts written by PostgreSQL (most of the bytes)."""
+    tables = {
+        "document": Document._meta.db_table,
+        "reference": Reference._meta.db_table,
+        "sentence": ReferenceSentence._meta.db_table,
+        "acu": ACU._meta.db_table,
+        "summary": Summary._meta.db_table,
+        "system": System._meta.db_table,
+    }
+    query = _HEADS_SQL.format(**tables)
+    order = [pk for pk, _ in _document_order(dataset)]
+    with connection.cursor() as cursor:
+        for start in range(0, len(order), DOCUMENTS_PER_CHUNK):
+            cursor.execute(query, [order[start : start + DOCUMENTS_PER_CHUNK]])
+            for head, reference_words, ids, systems, words in cursor.fetchall():
+                yield head, reference_words, list(zip(ids or [], systems or [], words or [], strict=True))
+
+
+def rose_lines(dataset: Dataset, batch=None):
+    """The RoSE JSONL lines of a dataset, one per document in dataset order.
+
+    Per system with judgments: `acu_labels` (majority, a tie is not present), `acu`,
+    `normalized_acu`, and `annotator_labels` when some summary has several annotators.
+    """
+    labels = _labels(dataset, batch)
+    heads = _heads_sql(dataset) if connection.vendor == "postgresql" else _heads_python(dataset)
+    quoted: dict[str, str] = {}
+    for head, reference_words, summaries in heads:
+        labelled = [
+            (quoted.get(system) or quoted.setdefault(system, json.dumps(system, ensure_ascii=False)), words, labels[pk])
+            for pk, system, words in summaries
+            if pk in labels
+        ]
+        normalized = (
+            normalized_acu_score(
+                np.array([score for _, _, (_, score, _) in labelled]),
+                np.array([words for _, words, _ in labelled]),
+                reference_words,
+                dataset.length_alpha,
+            ).tolist()
+            if labelled
+            else []
+        )
+        yield head + _annotations(labelled, normalized) + "}\n"
+
+
+def export_rose(dataset: Dataset, stream, batch=None) -> int:
+    """Write RoSE JSONL to a text stream; returns the number of documents written."""
+    count = 0
+    for line in rose_lines(dataset, batch):
+        stream.write(line)
+        count += 1
+    return count

@@ -1,0 +1,119 @@
+"""CSV exports: raw judgments and aggregated scores."""
+
+import csv
+
+import numpy as np
+
+from annotation.models import Summary
+from hits.models import Worker
+from scoring.results.exports.labels import label_groups
+
+JUDGMENT_COLUMNS = ["worker", "example_id", "system", "acu_index", "label"]
+ROWS_PER_CHUNK = 20000
+
+
+class _Lines:
+    """A file-like sink for csv.writer that keeps what was written until taken."""
+
+    def __init__(self):
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def take(self) -> str:
+        text, self.parts = "".join(self.parts), []
+        return text
+
+
+def _summary_order(dataset):
+    """The summaries in export order (document position, system name as the database sorts
+    it): their ids, a function from ids to that rank, and each one's (example_id, system)."""
+    rows = list(
+        Summary.objects.filter(document__dataset=dataset)
+        .order_by("document__position", "document_id", "system__name")
+        .values_list("pk", "document__external_id", "system__name")
+    )
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    by_id = np.argsort(ids)
+    sorted_ids = ids[by_id]
+
+    def rank(summary_ids):
+        return by_id[np.searchsorted(sorted_ids, summary_ids)]
+
+    return rank, {pk: (example, system) for pk, example, system in rows}
+
+
+def _judgment_chunks(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
+    """The judgments CSV as (text, rows in it), the header first, in export order: document,
+    system, worker id, ACU id. The judgments are read with COPY and ordered as arrays; what
+    remains in Python per judgment is one string concatenation."""
+    sink = _Lines()
+    writer = csv.writer(sink)
+    writer.writerow(JUDGMENT_COLUMNS)
+    yield sink.take(), 0
+    rank, names = _summary_order(dataset)
+    groups = label_groups(dataset, batch, rank=rank)
+    workers = {
+        pk: f"{provider}:{external_id}"
+        for pk, provider, external_id in Worker.objects.filter(pk__in=set(groups.worker.tolist())).values_list(
+            "pk", "provider", "external_id"
+        )
+    }
+    codes = (groups.index * 2 + groups.present).tolist()
+    width = int(groups.index.max()) + 1 if groups.index.size else 0
+    tails = [f"{i // 2},{i % 2}\r\n" for i in range(2 * width)]
+    start = groups.start.tolist()
+    parts: list[str] = []
+    for g, (summary, worker) in enumerate(zip(groups.summary.tolist(), groups.worker.tolist(), strict=True)):
+        writer.writerow([workers[worker], *names[summary], ""])
+        prefix = sink.take()[:-2]  # "worker,example_id,system," with the CSV quoting of each
+        parts.extend([prefix + tails[c] for c in codes[start[g] : start[g + 1]]])
+        if len(parts) >= rows_per_chunk:
+            yield "".join(parts), len(parts)
+            parts = []
+    if parts:
+        yield "".join(parts), len(parts)
+
+
+def iter_judgments_csv(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
+    """The judgments CSV in chunks of text, for a streamed download."""
+    for text, _ in _judgment_chunks(dataset, batch, rows_per_chunk):
+        yield text
+
+
+def write_judgments_csv(dataset, stream, batch=None) -> int:
+    """Write the judgments CSV to a text stream; returns the number of judgments written."""
+    count = 0
+    for text, rows in _judgment_chunks(dataset, batch):
+        stream.write(text)
+        count += rows
+    return count
+
+
+def write_scores_csv(run, stream) -> int:
+    """Aggregated per-summary scores of a scoring run."""
+    from annotation.models import Summary
+
+    summaries = run.outputs.get("summaries", {})
+    info = {
+        pk: (ext, system)
+        for pk, ext, system in Summary.objects.filter(pk__in=summaries.get("ids", [])).values_list(
+            "pk", "document__external_id", "system__name"
+        )
+    }
+    writer = csv.writer(stream)
+    writer.writerow(["example_id", "system", "acu", "normalized_acu", "summary_words"])
+    rows = sorted(
+        zip(
+            summaries.get("ids", []),
+            summaries.get("acu", []),
+            summaries.get("normalized_acu", []),
+            summaries.get("words", []),
+            strict=False,
+        ),
+        key=lambda r: (info[r[0]][0], info[r[0]][1]),
+    )
+    for pk, acu, norm, words in rows:
+        writer.writerow([info[pk][0], info[pk][1], repr(acu), repr(norm), words])
+    return len(rows)

@@ -1,0 +1,274 @@
+"""The lead's dashboards: overview, systems, workers, metrics; live updates and exports.
+
+Security behavior: leads only (role_required(LEAD)) on every view; every change is a POST.
+Pages read stored runs (see scoring.results.dashboard) and never recompute a large dataset on load.
+"""
+
+import io
+import secrets
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.template.backends.utils import csrf_input
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from config.roles import LEAD, role_required
+from hits.models import Assignment, Worker
+from hits.money import format_money
+from hits.services import review
+from hits.services.budget import bonus_passes_budget
+from hits.tasks import run_or_enqueue
+from scoring import tasks
+from scoring.machine import pages as judge_pages
+from scoring.machine import qc as machine_qc
+from scoring.models import ScoringRun
+from scoring.results import charts, dashboard, leaderboard, page_data, worker_pages
+from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
+from scoring.runs import statistics
+from scoring.runs.services import compute_scores
+
+
+def _scope(request, dataset_id):
+    round_id = request.GET.get("round") or request.POST.get("round")
+    asked = int(round_id) if round_id and str(round_id).isdigit() and len(str(round_id)) < 19 else None
+    dataset, batch = dashboard.scope_rows(dataset_id, asked)
+    if dataset is None:
+        raise Http404("No Dataset matches the given query.")
+    if round_id and batch is None:
+        raise Http404("No such round in this dataset.")
+    return dataset, batch
+
+
+def _base(dataset, batch, section):
+    return {
+        "dataset": dataset,
+        "batch": batch,
+        "section": section,
+        "rounds": dashboard.round_choices(dataset),
+        "round_query": f"?round={batch.pk}" if batch else "",
+    }
+
+
+@role_required(LEAD)
+def overview(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    data = dashboard.overview(dataset, batch)
+    context = {
+        **_base(dataset, batch, "overview"),
+        **data,
+        "trend_chart": charts.alpha_trend(data["trend"], data["rose_alpha"]),
+    }
+    return render(request, "scoring/overview.html", context)
+
+
+@role_required(LEAD)
+def live(request, dataset_id: int):
+    """JSON for live updates while a batch runs (polled every few seconds)."""
+    dataset, batch = _scope(request, dataset_id)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
+    progress = dashboard.progress(dataset, batch)
+    trend = dashboard.alpha_trend(dataset, batch)
+    power = (
+        ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER)
+        .values("pk", "status", "progress")
+        .first()
+    )
+    return JsonResponse(
+        {
+            "progress": {**progress, "eta": progress["eta"].isoformat() if progress["eta"] else None},
+            "alpha": run.outputs.get("alpha") if run else None,
+            "run": run.pk if run else None,
+            "stale": stale,
+            "trend": charts.alpha_trend(trend, dashboard.ROSE_ALPHA),
+            "power": power,
+        }
+    )
+
+
+@role_required(LEAD)
+def systems(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    run, stale = dashboard.scores_run(
+        dataset,
+        batch,
+        parts=(*page_data.SYSTEMS_PARTS, "length_scatter"),
+    )
+    out = run.outputs if run else {}
+    power = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.POWER)
+    view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
+    context = {
+        **_base(dataset, batch, "systems"),
+        "run": run,
+        "stale": stale,
+        **view,
+        "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
+        "power": power,
+        "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
+        "scatter_chart": dashboard.length_scatter_script(run),
+        "normalization": out.get("length_normalization"),
+        "power_defaults": statistics.POWER_DEFAULTS,
+        **judge_pages.systems_context(dataset, out.get("systems", {})),
+        "machine_decided": out.get("counts", {}).get("machine_decided"),
+    }
+    context["systems"] = [(name, s, context["machine_scores"].get(name, [])) for name, s in context["systems"]]
+    context["leaderboard_rows"] = leaderboard.leaderboard_rows_html(context["systems"], view["small_threshold"])
+    context["aggregation_rows_html"] = leaderboard.aggregation_rows_html(view["aggregation_rows"])
+    return render(request, "scoring/systems.html", context)
+
+
+@role_required(LEAD)
+def workers(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    run, stale = dashboard.scores_run(dataset, batch, parts=("workers", "alpha"))
+    table = run.outputs.get("workers", {}) if run else {}
+    qc, qc_run = machine_qc.machine_flags(dataset, batch)
+    rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
+    listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
+    context = {
+        **_base(dataset, batch, "workers"),
+        "run": run,
+        "stale": stale,
+        "rows": listing.pop("rows"),
+        "table": listing,
+        "flagged": table.get("flagged", 0),
+        "qc_run": qc_run,
+        "qc": {
+            "confidence": machine_qc.QC_CONFIDENCE,
+            "low": round(1 - machine_qc.QC_CONFIDENCE, 2),
+            "share": machine_qc.QC_DISAGREEMENT,
+            "pairs": machine_qc.QC_MIN_PAIRS,
+        },
+        "alpha": run.outputs.get("alpha") if run else None,
+        "alpha_without": table.get("alpha_without_flagged"),
+    }
+    # Every action of a row is action + "<worker id>/<action>" (dashboard_worker_action).
+    context["rows_html"] = worker_pages.rows_html(
+        context["rows"],
+        action=reverse("dashboard_workers", args=[dataset.pk]),
+        state_query=listing["state_query"],
+        csrf=csrf_input(request),
+        token=secrets.token_urlsafe(16),
+        qc=qc_run is not None,
+    )
+    return render(request, "scoring/workers.html", context)
+
+
+@role_required(LEAD)
+@require_POST
+def worker_action(request, dataset_id: int, worker_id: int, action: str):
+    """Exclude from or include in scoring (and recompute at once), block, or bonus."""
+    dataset, batch = _scope(request, dataset_id)
+    worker = Worker.objects.filter(pk=worker_id, assignments__hit__batch__dataset=dataset).distinct().first()
+    if worker is None:
+        raise Http404("No such worker in this dataset.")
+    try:
+        if action in ("exclude", "include"):
+            review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
+            run = compute_scores(dataset, batch, trigger="exclusion")
+            alpha = run.outputs["alpha"]
+            messages.success(
+                request,
+                f"{worker.external_id} {'excluded from' if action == 'exclude' else 'counted again in'} "
+                f"scoring; scores recomputed (ACU-level α {alpha['acu_level']}).",
+            )
+        elif action == "block":
+            review.block_worker(worker_id=worker.pk, reason=request.POST.get("reason", ""), by=request.user)
+            messages.success(request, f"Blocked {worker.external_id}.")
+        elif action == "bonus":
+            assignment = (
+                Assignment.objects.filter(worker=worker, hit__batch__dataset=dataset, status__in=Assignment.COUNTED)
+                .order_by("-submitted_at")
+                .first()
+            )
+            if assignment is None:
+                raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
+            over = bonus_passes_budget(assignment.hit.batch, request.POST.get("amount", "0"))
+            if over and request.POST.get("over_budget") != "1":
+                raise review.ReviewError(
+                    over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
+                )
+            entry, created = review.send_bonus(
+                assignment_id=assignment.pk,
+                amount=request.POST.get("amount", "0"),
+                reason=request.POST.get("reason", ""),
+                token=request.POST.get("token", ""),
+                by=request.user,
+            )
+            messages.success(
+                request,
+                f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}."
+                if created
+                else "That bonus was already sent.",
+            )
+        else:
+            messages.error(request, "Unknown action.")
+    except (review.ReviewError, ArithmeticError, ValueError) as exc:
+        messages.error(request, str(exc) or "Invalid input.")
+    return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
+
+
+@role_required(LEAD)
+def metrics(request, dataset_id: int):
+    dataset, batch = _scope(request, dataset_id)
+    run = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.METRICS)
+    return render(
+        request,
+        "scoring/metrics.html",
+        {
+            **_base(dataset, batch, "metrics"),
+            "run": run,
+            "has_metrics": dataset.metric_scores.exists(),
+            "methods": statistics.METHODS,
+            "method": (run.parameters.get("method") if run else None) or statistics.METRIC_DEFAULTS["method"],
+        },
+    )
+
+
+@role_required(LEAD)
+@require_POST
+def start_statistics(request, dataset_id: int, kind: str):
+    """Start a power analysis or a metric-correlation run as a Celery task."""
+    dataset, batch = _scope(request, dataset_id)
+    if kind == "power":
+        params = {**statistics.POWER_DEFAULTS}
+        for key in ("n_trials", "n_resamples"):
+            if request.POST.get(key, "").isdigit():
+                params[key] = max(10, min(int(request.POST[key]), 100_000 if key == "n_resamples" else 5000))
+        run = statistics.start(dataset, ScoringRun.Kind.POWER, params, batch)
+        ran, _ = run_or_enqueue(tasks.run_power_analysis, run.pk)
+        target = "dashboard_systems"
+    elif kind == "metrics":
+        params = dict(statistics.METRIC_DEFAULTS)
+        if request.POST.get("method") in statistics.METHODS:
+            params["method"] = request.POST["method"]
+        run = statistics.start(dataset, ScoringRun.Kind.METRICS, params, batch)
+        ran, _ = run_or_enqueue(tasks.run_metric_significance, run.pk)
+        target = "dashboard_metrics"
+    else:
+        raise Http404("Unknown analysis.")
+    messages.info(request, "Done." if ran else "Started; this page shows its progress.")
+    return redirect(reverse(target, args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
+
+
+@role_required(LEAD)
+def export(request, dataset_id: int, what: str):
+    """Downloads: raw judgments CSV, per-summary scores CSV (latest run)."""
+    dataset, batch = _scope(request, dataset_id)
+    stream = io.StringIO()
+    suffix = f"-round{batch.pk}" if batch else ""
+    if what == "judgments.csv":  # streamed from a server-side cursor
+        response = StreamingHttpResponse(iter_judgments_csv(dataset, batch), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
+        return response
+    if what == "scores.csv":
+        run, _ = dashboard.scores_run(dataset, batch, parts=("summaries",))
+        if run is None:
+            raise Http404("No scores yet.")
+        write_scores_csv(run, stream)
+    else:
+        raise Http404("Unknown export.")
+    response = HttpResponse(stream.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
+    return response

@@ -1,0 +1,123 @@
+"""Pages for datasets: home, dataset and document views, import and export.
+
+Security behavior is stated per view; `role_required` sends anonymous users to the login
+page and answers 403 to users without the role.
+"""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from annotation.forms import ImportDatasetForm
+from annotation.importing import DatasetImportError
+from annotation.models import ACU, Dataset
+from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
+from hits.services.dataset_import import import_upload
+from scoring.results import onboarding
+from scoring.results.exports.rose import rose_lines
+from scoring.runs.judgments import labels_by_summary
+from scoring.runs.summary_scores import summary_scores, system_scores
+
+STAFF = (LEAD, AUTHOR)
+
+
+@role_required(LEAD, AUTHOR, WORKER)
+def home(request):
+    """Security behavior: any signed-in user. Leads and authors see the datasets; workers
+    see their work page (they must not see datasets, which hold the answers)."""
+    if not has_role(request.user, LEAD, AUTHOR):
+        return redirect("work")
+    context = {"rows": onboarding.dataset_rows(), "home": True}
+    if has_role(request.user, LEAD):
+        context["onboarding"] = onboarding.lead_steps()
+    return render(request, "annotation/home.html", context)
+
+
+@role_required(*STAFF)
+def dataset_list(request):
+    """Security behavior: leads and authors (workers never see datasets). The datasets with their counts."""
+    return render(request, "annotation/home.html", {"rows": onboarding.dataset_rows(), "home": False})
+
+
+@role_required(*STAFF)
+def dataset_detail(request, dataset_id: int):
+    """Security behavior: leads and authors; read-only."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    page = Paginator(dataset.documents.select_related("reference").order_by("position"), 50).get_page(
+        request.GET.get("page")
+    )
+    counts = {
+        "documents": dataset.documents.count(),
+        "systems": dataset.systems.count(),
+        "summaries": sum(s.summaries.count() for s in dataset.systems.all()),
+        "acus": ACU.objects.filter(reference__document__dataset=dataset).count(),
+    }
+    return render(
+        request,
+        "annotation/dataset_detail.html",
+        {
+            "dataset": dataset,
+            "counts": counts,
+            "page": page,
+            "systems": system_scores(dataset),
+            "rounds": dataset.batches.all(),
+        },
+    )
+
+
+@role_required(*STAFF)
+def document_detail(request, dataset_id: int, document_id: int):
+    """Security behavior: leads and authors; read-only."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    document = get_object_or_404(dataset.documents.select_related("reference"), pk=document_id)
+    reference = document.reference
+    sentences = list(reference.sentences.prefetch_related("acus"))
+    acus = [a for s in sentences for a in s.acus.all()]
+    scores = summary_scores(dataset)
+    labels = labels_by_summary(dataset)
+    summaries = []
+    for summary in document.summaries.select_related("system").order_by("system__name"):
+        per_worker = labels.get(summary.pk, {})
+        marks = []
+        for acu in acus:
+            votes = [w[acu.pk] for w in per_worker.values() if acu.pk in w]
+            marks.append(
+                {"acu": acu, "present": sum(votes), "total": len(votes), "majority": 2 * sum(votes) > len(votes)}
+            )
+        summaries.append({"summary": summary, "marks": marks, "score": scores.get(summary.pk)})
+    return render(
+        request,
+        "annotation/document_detail.html",
+        {"dataset": dataset, "document": document, "sentences": sentences, "acus": acus, "summaries": summaries},
+    )
+
+
+@role_required(LEAD)
+@require_http_methods(["GET", "POST"])
+def dataset_import(request):
+    """Security behavior: leads only. A failed import shows its one error message and
+    writes nothing."""
+    form = ImportDatasetForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            summary = import_upload(
+                data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
+            )
+        except DatasetImportError as exc:
+            form.add_error(None, f"Nothing was imported. {exc}")
+        else:
+            messages.success(request, str(summary))
+            return redirect("dataset_detail", dataset_id=summary.dataset_id)
+    return render(request, "annotation/dataset_import.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@role_required(LEAD)
+def dataset_export(request, dataset_id: int):
+    """Security behavior: leads only; downloads the dataset with its labels as RoSE JSONL."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    response = StreamingHttpResponse(rose_lines(dataset), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{dataset.name}.rose.jsonl"'
+    return response

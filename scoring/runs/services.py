@@ -1,0 +1,460 @@
+"""Scoring runs: read judgments, compute with the pure numerical core, store the run.
+
+Definitions: shared/design/scoring.md. Each run records its inputs (round, excluded workers,
+counts and the last judgment id read), parameters (seed, resamples, length alpha, aggregation)
+and outputs. A system's score, its CI and its ``documents`` come from the documents that system
+was judged on; a paired test uses the documents both systems share and stores that n; when
+systems were judged on different documents the run also holds the comparison on the documents
+judged for every system (``common``). Labels are the majority vote (RoSE) or Dawid-Skene;
+every run also stores the system scores under the other aggregation for comparison.
+"""
+
+import logging
+import math
+import time
+
+import numpy as np
+from django.db.models import JSONField, Max
+from django.db.models.expressions import RawSQL, Subquery
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from hits import versions
+from hits.models import Worker
+from scoring.models import ScoringRun
+from scoring.results import charts, page_data
+from scoring.runs import scoped
+from scoring.runs.data import load_judgments, load_summaries
+from scoring.runs.judgments import counted_judgments
+from scoring.runs.workers import worker_table
+from scoring.stats import agreement, bootstrap, dawid_skene, normalization
+from scoring.stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
+
+DEFAULT_RESAMPLES = 10_000
+AGGREGATIONS = ("majority", "dawid-skene")
+SMALL_SAMPLE = 30  # fewer documents than this behind a comparison: the pages warn
+ROUNDING = 1e-12  # a score this close outside its interval is summation order, not statistics
+
+logger = logging.getLogger(__name__)
+
+
+def _clean(value):
+    """JSON-safe numbers, recursively: NaN or infinity (an undefined alpha, say) becomes null."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def signature(dataset, batch=None) -> int:
+    """The version of the counted judgments of the dataset (or one round): bumped in the same
+    transaction as every submission, rejection, exclusion and provider confirmation
+    (`hits.versions`), so reading it is one indexed row whatever the size of the database."""
+    return versions.current(dataset.pk, batch.pk if batch else None)
+
+
+def _inputs(dataset, batch, judgments, version: int) -> dict:
+    if judgments.ids is not None:
+        last = int(judgments.ids.max()) if len(judgments) else None
+    else:
+        last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
+    if scoped.available():
+        excluded = scoped.excluded_workers(dataset.pk)
+    else:
+        excluded = sorted(
+            Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset)
+            .distinct()
+            .values_list("external_id", flat=True)
+        )
+    return {
+        "round": batch.pk if batch else None,
+        "judgments": len(judgments),
+        "last_judgment_id": last,
+        "version": version,
+        "excluded_workers": excluded,
+    }
+
+
+def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str = "majority"):
+    """Per judged summary: positions in the summary table, ACU score and normalized score.
+
+    ``aggregation`` turns the judgments into ACU labels: "majority" (a tie is not present, RoSE)
+    or "dawid-skene" (``scoring.dawid_skene``)."""
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
+    table = load_summaries(dataset)
+    if judgments is None:
+        judgments = load_judgments(dataset, batch)
+    scored = judgments
+    if batch is not None and batch.triage_run_id:
+        # A triage round: machine labels where the machine decided (the returned judgments,
+        # which the alphas read, stay the human ones).
+        from scoring.runs.triage import with_machine_labels
+
+        scored = with_machine_labels(batch, judgments)
+    if len(scored) == 0:
+        return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
+    rows = table.index(scored.summary)
+    if aggregation == "dawid-skene":
+        summaries, scores = dawid_skene.acu_scores_by_summary(
+            scored.summary, scored.acu, scored.worker, scored.present, table.acu_count[rows]
+        )
+    else:
+        summaries, scores = acu_scores_by_summary(
+            scored.summary, scored.acu, scored.present, acu_counts=table.acu_count[rows]
+        )
+    pos = table.index(summaries)
+    normalized = normalized_acu_score(scores, table.words[pos], table.reference_words[pos], dataset.length_alpha)
+    return table, judgments, pos, scores, normalized
+
+
+def compute_scores(
+    dataset,
+    batch=None,
+    *,
+    seed: int = 0,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    trigger: str = "",
+    aggregation: str = "majority",
+) -> ScoringRun:
+    """System ACU and normalized scores with bootstrap CIs, both alphas, paired tests."""
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
+    started = time.perf_counter()
+    run = ScoringRun.objects.create(
+        dataset=dataset,
+        batch=batch,
+        kind=ScoringRun.Kind.SCORES,
+        trigger=trigger,
+        parameters={
+            "seed": seed,
+            "n_resamples": n_resamples,
+            "length_alpha": dataset.length_alpha,
+            "aggregation": aggregation,
+        },
+    )
+    try:
+        outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
+        run.outputs = _clean(outputs)
+        run.alpha = run.outputs["alpha"]
+        run.digest = {key: value for key, value in run.outputs.items() if key != "summaries"}
+        run.systems_page, run.workers_page = page_data.systems_page(run.outputs), page_data.workers_page(run.outputs)
+        run.status = ScoringRun.Status.DONE
+    except Exception as exc:
+        run.status, run.error = ScoringRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        run.finished_at, run.seconds, run.progress = timezone.now(), time.perf_counter() - started, 1.0
+        run.save()
+    return run
+
+
+def _document_mean(table, pos, mine, values) -> float:
+    """Mean of one system's summary values, summed in document order (reproducible to the bit)."""
+    order = np.argsort([table.document_position[d] for d in table.document[pos][mine].tolist()], kind="stable")
+    return float(np.mean(values[mine][order]))
+
+
+def _system_matrix(table, pos, values):
+    """documents x systems matrix over the documents every system was judged on."""
+    systems, docs, matrix = _partial_matrix(table, pos, values)
+    keep = ~np.isnan(matrix).any(axis=1)
+    return systems, [d for d, k in zip(docs, keep.tolist(), strict=False) if k], matrix[keep]
+
+
+def _partial_matrix(table, pos, values):
+    """(systems, documents, documents x systems matrix) over every judged document, NaN where
+    a system was not judged; documents and systems sorted by id."""
+    system_of, document_of = table.system[pos], table.document[pos]
+    systems = np.unique(system_of)
+    docs = np.unique(document_of)
+    matrix = np.full((len(docs), len(systems)), np.nan)
+    matrix[np.searchsorted(docs, document_of), np.searchsorted(systems, system_of)] = values
+    return systems, docs.tolist(), matrix
+
+
+def _interval(low, high, score):
+    """[low, high] as floats, widened by at most ``ROUNDING`` to hold ``score`` (the score is
+    summed in document order, the resamples by a matrix product: the last bit may differ)."""
+    if np.isnan(low) or np.isnan(high):
+        return None
+    low, high = float(low), float(high)
+    if low - ROUNDING <= score < low:
+        low = score
+    if high < score <= high + ROUNDING:
+        high = score
+    return [low, high]
+
+
+def _length_choice(dataset, scores, words, reference_words):
+    """The grid search for alpha, and whether its best value is at the grid's edge."""
+    grid = normalization.DEFAULT_GRID
+    try:
+        best_alpha, correlations = normalization.choose_alpha(scores, words, reference_words, grid)
+    except ValueError as exc:
+        return {
+            "chosen": dataset.length_alpha,
+            "least_correlated": None,
+            "correlations": [],
+            "at_grid_edge": None,
+            "note": str(exc),
+        }
+    edge = normalization.grid_edge(best_alpha, grid)
+    if edge:
+        logger.info(
+            "dataset %s: the least length-correlated alpha %s is at the %s edge of the grid %s",
+            dataset.pk,
+            best_alpha,
+            edge,
+            grid,
+        )
+    return {
+        "chosen": dataset.length_alpha,
+        "least_correlated": _clean(float(best_alpha)),
+        "correlations": [[a, _clean(float(c))] for a, c in zip(grid, correlations, strict=False)],
+        "at_grid_edge": edge,
+        "grid": list(grid),
+    }
+
+
+def _system_rows(names, means, low, high, norm_means, norm_low, norm_high):
+    return {
+        name: {
+            "acu": float(means[i]),
+            "acu_ci": _interval(low[i], high[i], float(means[i])),
+            "normalized_acu": float(norm_means[i]),
+            "normalized_acu_ci": _interval(norm_low[i], norm_high[i], float(norm_means[i])),
+        }
+        for i, name in enumerate(names)
+    }
+
+
+def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dict:
+    """System scores under both aggregations (majority and Dawid-Skene), their difference and
+    how many (summary, ACU) labels the two disagree on."""
+    summaries, _, majority, _, _ = acu_labels(judgments.summary, judgments.acu, judgments.present)
+    _, _, ds_labels, fit = dawid_skene.pair_labels(
+        judgments.summary, judgments.acu, judgments.worker, judgments.present
+    )
+    pair_summary, keys = np.unique(summaries, return_inverse=True)[1], np.unique(summaries)
+    pos = table.index(keys)
+    by_aggregation = {}
+    for name, labels in (("majority", majority), ("dawid-skene", ds_labels)):
+        present = np.bincount(pair_summary.ravel(), weights=labels.astype(float), minlength=len(keys))
+        scores = present / table.acu_count[pos]
+        by_aggregation[name] = {
+            table.system_names[sid]: _document_mean(table, pos, table.system[pos] == sid, scores)
+            for sid in np.unique(table.system[pos]).tolist()
+        }
+    rows = {}
+    for name in systems_out:
+        m, d = by_aggregation["majority"].get(name), by_aggregation["dawid-skene"].get(name)
+        rows[name] = {"majority": m, "dawid-skene": d, "difference": None if m is None or d is None else d - m}
+    return {
+        "primary": primary,
+        "systems": rows,
+        "labels": int(len(majority)),
+        "labels_changed": int(np.count_nonzero(majority != ds_labels)),
+        "iterations": fit.iterations,
+        "converged": fit.converged,
+    }
+
+
+def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "majority"):
+    version = signature(dataset, batch)  # read first: a change after it makes this run stale, never lost
+    everyone = load_judgments(dataset, batch, include_excluded=True)
+    counted = everyone.subset(~everyone.excluded)
+    table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, counted, aggregation)
+    inputs = _inputs(dataset, batch, judgments, version)
+    rng = np.random.default_rng(seed)
+    systems_out, pairwise, common, comparison = {}, None, None, None
+    complete_docs, documents_differ = [], False
+    if len(pos):
+        systems, docs, acu_matrix = _partial_matrix(table, pos, scores)
+        _, _, norm_matrix = _partial_matrix(table, pos, normalized)
+        names = [table.system_names[s] for s in systems.tolist()]
+        # Each system on its own judged documents: score, CI and n agree.
+        _, acu_low, acu_high, n = bootstrap.system_cis_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
+        _, norm_low, norm_high, _ = bootstrap.system_cis_partial(norm_matrix, n_resamples=n_resamples, rng=rng)
+        if len(systems) > 1:
+            p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
+            pairwise = {"systems": names, "p": p.tolist(), "n": pair_n.tolist(), "documents": "shared"}
+        complete = ~np.isnan(acu_matrix).any(axis=1)
+        complete_docs = [d for d, k in zip(docs, complete.tolist(), strict=False) if k]
+        documents_differ = bool((n != len(complete_docs)).any())
+        for i, (sid, name) in enumerate(zip(systems.tolist(), names, strict=False)):
+            mine = table.system[pos] == sid
+            acu = _document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
+            norm = _document_mean(table, pos, mine, normalized)
+            systems_out[name] = {
+                "acu": acu,
+                "normalized_acu": norm,
+                "acu_ci": _interval(acu_low[i], acu_high[i], acu),
+                "normalized_acu_ci": _interval(norm_low[i], norm_high[i], norm),
+                "length": float(np.mean(table.words[pos][mine])),
+                "documents": int(n[i]),
+            }
+        if documents_differ and complete_docs:
+            # The comparison on the documents judged for every system, offered beside it.
+            sub, norm_sub = acu_matrix[complete], norm_matrix[complete]
+            means, low, high = bootstrap.system_cis(sub, n_resamples=n_resamples, rng=rng)
+            nmeans, nlow, nhigh = bootstrap.system_cis(norm_sub, n_resamples=n_resamples, rng=rng)
+            common = {
+                "documents": len(complete_docs),
+                "systems": _system_rows(names, means, low, high, nmeans, nlow, nhigh),
+            }
+            if len(systems) > 1:
+                common["pairwise"] = {
+                    "systems": names,
+                    "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist(),
+                }
+        length_choice = _length_choice(dataset, scores, table.words[pos], table.reference_words[pos])
+        comparison = _other_aggregation(table, judgments, aggregation, systems_out)
+    else:
+        length_choice = None
+    rows = table.index(judgments.summary) if len(judgments) else np.zeros(0, dtype=np.intp)
+    alphas = {
+        "acu_level": _clean(
+            agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)
+        )
+        if len(judgments)
+        else None,
+        "summary_level": _clean(
+            agreement.summary_level_alpha(
+                judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
+            )
+        )
+        if len(judgments)
+        else None,
+    }
+    per_system = [s["documents"] for s in systems_out.values()]
+    counts = {
+        "judgments": len(judgments),
+        "summaries": int(len(pos)),
+        "documents": int(len(np.unique(table.document[pos]))) if len(pos) else 0,
+        "complete_documents": len(complete_docs),
+        "documents_differ": documents_differ,
+        "fewest_documents": min(per_system) if per_system else 0,
+        "small_sample": bool(per_system) and min(per_system) < SMALL_SAMPLE,
+        "systems": len(systems_out),
+        "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
+    }
+    if batch is not None and batch.triage_run_id:
+        from scoring.runs.triage import decided_share
+
+        counts["machine_decided"] = decided_share(batch)
+    summaries = {
+        "ids": table.ids[pos].tolist(),
+        "acu": scores.tolist(),
+        "normalized_acu": normalized.tolist(),
+        "words": table.words[pos].tolist(),
+    }
+    all_rows = table.index(everyone.summary) if len(everyone) else np.zeros(0, dtype=np.intp)
+    outputs = {
+        "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows], counted_alpha=alphas),
+        "aggregation": aggregation,
+        "systems": systems_out,
+        "alpha": alphas,
+        "counts": counts,
+        "pairwise": pairwise,
+        "common": common,
+        "aggregations": comparison,
+        "length_normalization": length_choice,
+        # Per summary, for the exports (0.9 MB at 22,000 summaries).
+        "summaries": summaries,
+        # The few thousand of them the systems page draws (a page never samples the 0.9 MB).
+        "length_scatter": charts.scatter_sample(summaries["words"], summaries["acu"], summaries["normalized_acu"]),
+    }
+    return outputs, inputs
+
+
+def scores_json(run: ScoringRun) -> dict:
+    """The compute_scores command's JSON: systems, alpha, counts and the run id."""
+    out = run.outputs
+    return {
+        "systems": {
+            name: {
+                k: v
+                for k, v in s.items()
+                if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length", "documents")
+            }
+            for name, s in out["systems"].items()
+        },
+        "aggregation": out.get("aggregation", "majority"),
+        "alpha": out["alpha"],
+        "counts": out["counts"],
+        "run": run.pk,
+        "machine": machine_json(run.dataset),
+    }
+
+
+def machine_json(dataset) -> list[dict]:
+    """The newest finished judge run of each judge, never mixed into the human figures above."""
+    from scoring.machine.runs import latest_runs, machine_summary
+
+    return [machine_summary(r) for r in latest_runs(dataset)]
+
+
+def alpha_column():
+    """Both alphas of a run: the `alpha` column, or for a run stored before it existed its outputs."""
+    return Coalesce("alpha", KeyTransform("alpha", "outputs"), output_field=JSONField())
+
+
+def _parts(parts: tuple[str, ...]) -> dict:
+    """Expressions reading some top-level keys of a run's outputs, "alpha" from its column.
+
+    NOTE: PostgreSQL reads (fetches and decompresses) the whole outputs value for each
+    `outputs -> key`: with several keys, one jsonb_each reads it once."""
+    rest = [p for p in parts if p != "alpha"]
+    columns = {"part_alpha": alpha_column()} if "alpha" in parts else {}
+    if len(rest) > 1 and scoped.available():
+        columns["part_rest"] = RawSQL(
+            f"SELECT jsonb_object_agg(key, value) FROM jsonb_each({ScoringRun._meta.db_table}.outputs)"
+            " WHERE key = ANY(%s)",
+            [rest],
+            output_field=JSONField(),
+        )
+    else:
+        columns.update({f"part_{p}": KeyTransform(p, "outputs") for p in rest})
+    return columns
+
+
+def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[str, ...] | None = None):
+    """The latest finished run the pages show: majority aggregation (a Dawid-Skene run made
+    with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority).
+    With `parts` only those top-level keys of its outputs are read (JSON paths in the query,
+    e.g. the 2 kB "alpha" instead of the 0.9 MB of a RoSE round)."""
+    if parts is not None and scoped.available():
+        return scoped.latest_run(dataset.pk, batch.pk if batch else None, kind, parts)
+    runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
+    if kind == ScoringRun.Kind.SCORES:
+        runs = runs.exclude(parameters__aggregation="dawid-skene")
+    if parts is None:
+        return runs.first()
+    # NOTE: the parts are read of the one latest run (its id found first): in the ordered
+    # query itself they would be read of every run sorted, the whole outputs of each.
+    latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
+    run = latest.defer("outputs", "digest", "systems_page", "workers_page").annotate(**_parts(parts)).first()
+    if run is not None:
+        read = dict(getattr(run, "part_rest", None) or {})
+        read.update({p: getattr(run, f"part_{p}") for p in parts if hasattr(run, f"part_{p}")})
+        run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
+    return run
+
+
+def is_stale(run: ScoringRun | None, dataset, batch=None, current: int | None = None) -> bool:
+    """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run.
+    `current`: the scope's version of the judgments if just read (with the run: scoped.latest_run)."""
+    if run is None or run.parameters.get("length_alpha", dataset.length_alpha) != dataset.length_alpha:
+        return True
+    return run.inputs.get("version") != (signature(dataset, batch) if current is None else current)
+
+
+def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:
+    """The latest run if still current, otherwise a fresh one."""
+    run = latest_run(dataset, batch)
+    return compute_scores(dataset, batch, trigger=trigger) if is_stale(run, dataset, batch) else run

@@ -1,0 +1,328 @@
+"""Heavy statistics as stored runs: power analysis and metric correlations with significance.
+
+Each starts as a ScoringRun (status running, progress 0) that a Celery task fills in; the
+dashboard polls the run's progress.
+"""
+
+import base64
+import time
+from itertools import combinations
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from scoring.models import MetricScore, ScoringRun
+from scoring.runs.services import SMALL_SAMPLE, _clean, _system_matrix, summary_scores_arrays
+from scoring.stats import correlation, metric_comparison, power
+
+# Worker processes a split power analysis is planned for (docker-compose's worker runs with
+# --concurrency 2): at RoSE's defaults ``power.power_plan`` splits n = 10,000 (72% of the work)
+# in two parts of equal estimated cost and keeps every other size whole.
+POWER_WORKERS = 2
+POWER_DEFAULTS = {"sizes": list(power.ROSE_SIZES), "n_trials": 1000, "n_resamples": 100_000, "seed": 0}
+METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0, "method": "kendall"}
+METHODS = ("pearson", "spearman", "kendall")
+
+
+def start(dataset, kind: str, parameters: dict, batch=None, trigger: str = "page") -> ScoringRun:
+    return ScoringRun.objects.create(dataset=dataset, batch=batch, kind=kind, parameters=parameters, trigger=trigger)
+
+
+def _finish(run: ScoringRun, started: float, outputs: dict = None, error: str = "") -> None:
+    run.outputs = _clean(outputs or {})
+    run.error = error
+    run.status = ScoringRun.Status.FAILED if error else ScoringRun.Status.DONE
+    run.progress = 1.0
+    run.finished_at, run.seconds = timezone.now(), time.perf_counter() - started
+    run.save()
+
+
+def human_matrix(dataset, batch=None):
+    """(system names, document ids, documents x systems ACU scores) over complete documents."""
+    table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
+    if not len(pos):
+        raise ValueError("no judgments to analyse yet")
+    systems, docs, matrix = _system_matrix(table, pos, scores)
+    return [table.system_names[s] for s in systems.tolist()], docs, matrix
+
+
+def _power_outputs(result, names, docs) -> dict:
+    buckets = []
+    for b in range(result.bucket_power.shape[1]):
+        members = result.differences[result.buckets == b]
+        buckets.append(
+            {
+                "bucket": b,
+                "pairs": int(len(members)),
+                "min_difference": float(members.min()) if len(members) else None,
+                "max_difference": float(members.max()) if len(members) else None,
+                "power": result.bucket_power[:, b].tolist(),
+            }
+        )
+    return {
+        "sizes": result.sizes.tolist(),
+        "buckets": buckets,
+        "documents": len(docs),
+        "systems": names,
+        "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
+        "pair_power": result.power.T.tolist(),
+        "differences": result.differences.tolist(),
+    }
+
+
+def _power_matrix(run):
+    names, docs, matrix = human_matrix(run.dataset, run.batch)
+    if len(names) < 2:
+        raise ValueError("power analysis needs at least two systems")
+    return names, docs, matrix
+
+
+def run_power(run_id: int) -> ScoringRun:
+    """The whole power analysis in this process (the embedded mode, and the reference the
+    split run must equal)."""
+    run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
+    started = time.perf_counter()
+    p = {**POWER_DEFAULTS, **run.parameters}
+    try:
+        names, docs, matrix = _power_matrix(run)
+        sizes = [int(n) for n in p["sizes"]]
+
+        def progress(n, seconds):
+            done = sizes.index(n) + 1 if n in sizes else 0
+            ScoringRun.objects.filter(pk=run.pk).update(progress=done / len(sizes))
+
+        result = power.power_analysis(
+            matrix,
+            sizes=sizes,
+            n_trials=int(p["n_trials"]),
+            n_resamples=int(p["n_resamples"]),
+            rng=int(p["seed"]),
+            progress=progress,
+        )
+        run.inputs = {"documents": len(docs), "systems": len(names)}
+        _finish(run, started, _power_outputs(result, names, docs))
+    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
+        _finish(run, started, error=f"{type(exc).__name__}: {exc}")
+    return run
+
+
+# ---- the same analysis split into parts for several Celery worker processes -----------------
+
+
+def _pack(array: np.ndarray, dtype: str) -> dict:
+    """An array as base64 bytes: exact, compact, and read back without parsing JSON numbers."""
+    array = np.ascontiguousarray(array, dtype=dtype)
+    return {"shape": list(array.shape), "dtype": dtype, "b64": base64.b64encode(array.tobytes()).decode()}
+
+
+def _unpack(packed: dict) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(packed["b64"]), dtype=packed["dtype"]).reshape(packed["shape"])
+
+
+def _stored_plan(inputs: dict) -> power.PowerPlan:
+    parts = [(int(i), int(j)) for i, j in inputs["plan"]]
+    return power.PowerPlan(parts, inputs["costs"], {int(i): _unpack(v) for i, v in inputs["labels"].items()})
+
+
+def plan_power(run_id: int, workers: int = POWER_WORKERS) -> list[list[int]]:
+    """Read the judgments once, store the score matrix and the plan on the run and return its
+    parts ([size index, part number]), costliest first, for `power_part` tasks shared by
+    ``workers`` processes."""
+    run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
+    p = {**POWER_DEFAULTS, **run.parameters}
+    try:
+        names, docs, matrix = _power_matrix(run)
+        sizes = [int(n) for n in p["sizes"]]
+        plan = power.power_plan(matrix, sizes, int(p["n_trials"]), int(p["n_resamples"]), workers, seed=int(p["seed"]))
+    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
+        _finish(run, time.perf_counter(), error=f"{type(exc).__name__}: {exc}")
+        return []
+    run.inputs = {
+        "documents": len(docs),
+        "systems": len(names),
+        "names": names,
+        "document_ids": list(docs),
+        "matrix": _pack(matrix, "<f8"),
+        "plan": [list(part) for part in plan.parts],
+        "costs": plan.costs,
+        "labels": {str(i): _pack(labels, "u1") for i, labels in plan.labels.items()},
+        "parts": {},
+        "started": time.time(),
+    }
+    run.save(update_fields=["inputs"])
+    return [list(part) for part in plan.parts]
+
+
+def _part_key(part) -> str:
+    return ",".join(str(int(x)) for x in part)
+
+
+def _unpack_bits(value: dict) -> np.ndarray:
+    bits = np.unpackbits(np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8))
+    return bits[: value["n"]].astype(bool)
+
+
+def run_power_part(run_id: int, part: list[int]) -> bool:
+    """Compute one part and store it on the run; the part that completes the plan combines
+    them all and finishes the run. True when this call finished the run. Progress is the
+    estimated share of the work done (parts weighted by their estimated cost)."""
+    run = ScoringRun.objects.only("parameters", "inputs", "status").get(pk=run_id)
+    if run.status != ScoringRun.Status.RUNNING or _part_key(part) not in map(_part_key, run.inputs.get("plan", [])):
+        return False
+    p = {**POWER_DEFAULTS, **run.parameters}
+    sizes = [int(n) for n in p["sizes"]]
+    index, number = int(part[0]), int(part[1])
+    significant, used = power.power_part(
+        _unpack(run.inputs["matrix"]),
+        sizes,
+        index,
+        _stored_plan(run.inputs).columns((index, number)),
+        n_trials=int(p["n_trials"]),
+        n_resamples=int(p["n_resamples"]),
+        seed=int(p["seed"]),
+    )
+    packed = {
+        "bits": base64.b64encode(np.packbits(significant).tobytes()).decode(),
+        "n": int(significant.size),
+        "used": used,
+    }
+    with transaction.atomic():
+        run = ScoringRun.objects.select_for_update().get(pk=run_id)
+        if run.status != ScoringRun.Status.RUNNING:
+            return False
+        inputs = run.inputs
+        inputs["parts"][_part_key(part)] = packed
+        keys = [_part_key(q) for q in inputs["plan"]]
+        if any(key not in inputs["parts"] for key in keys):
+            done = sum(cost for key, cost in zip(keys, inputs["costs"], strict=True) if key in inputs["parts"])
+            run.progress = done / sum(inputs["costs"])
+            run.save(update_fields=["inputs", "progress"])
+            return False
+        plan = _stored_plan(inputs)
+        stored = {key: (_unpack_bits(value), value["used"]) for key, value in inputs["parts"].items()}
+        results = {q: stored[_part_key(q)] for q in plan.parts}
+        result = power.combine_parts(_unpack(inputs["matrix"]), sizes, plan, results, n_trials=int(p["n_trials"]))
+        run.inputs = {"documents": inputs["documents"], "systems": inputs["systems"], "parts": len(results)}
+        _finish(
+            run,
+            time.perf_counter() - (time.time() - inputs["started"]),
+            _power_outputs(result, inputs["names"], inputs["document_ids"]),
+        )
+    return True
+
+
+def metric_matrices(dataset, names, docs):
+    """{metric: documents x systems} aligned with the human matrix; metrics missing any
+    (document, system) score are left out."""
+    system_ids = dict(dataset.systems.values_list("name", "pk"))
+    column = {system_ids[n]: j for j, n in enumerate(names)}
+    row = {d: i for i, d in enumerate(docs)}
+    out = {}
+    for metric in (
+        MetricScore.objects.filter(dataset=dataset).values_list("metric", flat=True).distinct().order_by("metric")
+    ):
+        M = np.full((len(docs), len(names)), np.nan)
+        for doc, system, value in MetricScore.objects.filter(dataset=dataset, metric=metric).values_list(
+            "document_id", "system_id", "value"
+        ):
+            if doc in row and system in column:
+                M[row[doc], column[system]] = value
+        if not np.isnan(M).any():
+            out[metric] = M
+    return out
+
+
+def metric_correlations(
+    dataset,
+    batch=None,
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    seed: int = 0,
+    significance: bool = True,
+    method: str = "kendall",
+) -> dict:
+    """Correlations of every imported metric with the human ACU scores (three coefficients,
+    both levels, bootstrap CIs) and, for every pair of metrics and level, which one is better
+    with the permutation and the bootstrap p-value of that direction
+    (``metric_comparison.compare_metrics``, RoSE's ``stat_test.py``) for ``method``."""
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation {method!r}; use one of: {', '.join(METHODS)}")
+    names, docs, H = human_matrix(dataset, batch)
+    metrics = metric_matrices(dataset, names, docs)
+    rng = np.random.default_rng(seed)
+    table = {}
+    for metric, X in metrics.items():
+        table[metric] = {
+            level: {
+                m: dict(
+                    zip(
+                        ("value", "low", "high"),
+                        correlation.correlation_ci(H, X, granularity=level, method=m, n_resamples=n_resamples, rng=rng),
+                        strict=False,
+                    )
+                )
+                for m in METHODS
+            }
+            for level in ("summary", "system")
+        }
+    tests = []
+    if significance:
+        for a, b in combinations(sorted(metrics), 2):
+            for level in ("summary", "system"):
+                r = metric_comparison.compare_metrics(
+                    H,
+                    metrics[a],
+                    metrics[b],
+                    granularity=level,
+                    method=method,
+                    n_permutations=n_permutations,
+                    n_resamples=n_resamples,
+                    rng=rng,
+                )
+                better, worse = (b, a) if r.better else (a, b)
+                tests.append(
+                    {
+                        "better": better,
+                        "worse": worse,
+                        "level": level,
+                        "method": method,
+                        "corr_better": r.corr_y if r.better else r.corr_x,
+                        "corr_worse": r.corr_x if r.better else r.corr_y,
+                        "delta": r.delta,
+                        "p_permutation": r.p_permutation,
+                        "p_bootstrap": r.p_bootstrap,
+                        "documents": r.documents,
+                        # Kept for readers of older runs: a is the better metric, p the permutation p.
+                        "a": better,
+                        "b": worse,
+                        "p": r.p_permutation,
+                    }
+                )
+    return {
+        "metrics": table,
+        "significance": tests,
+        "documents": len(docs),
+        "systems": names,
+        "method": method,
+        "small_sample": len(docs) < SMALL_SAMPLE,
+    }
+
+
+def run_metric_correlations(run_id: int) -> ScoringRun:
+    run = ScoringRun.objects.select_related("dataset", "batch").get(pk=run_id)
+    started = time.perf_counter()
+    p = {**METRIC_DEFAULTS, **run.parameters}
+    try:
+        outputs = metric_correlations(
+            run.dataset,
+            run.batch,
+            n_resamples=int(p["n_resamples"]),
+            n_permutations=int(p["n_permutations"]),
+            seed=int(p["seed"]),
+            method=str(p["method"]),
+        )
+        _finish(run, started, outputs)
+    except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
+        _finish(run, started, error=f"{type(exc).__name__}: {exc}")
+    return run

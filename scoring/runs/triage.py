@@ -1,0 +1,61 @@
+"""Scores of a triage round: the crowd's majority where the machine was unsure, the machine's
+label elsewhere. Machine labels enter as one vote per decided pair from a pseudo worker (id -1)
+on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's; the
+alphas and the workers table keep reading the human judgments only."""
+
+import numpy as np
+
+from hits.triage import machine_labels
+from scoring.runs.data import Judgments
+
+MACHINE_WORKER = -1
+
+
+def _allowed_summaries(batch):
+    """The summaries of the batch's systems (None: every system)."""
+    if not batch.systems.exists():
+        return None
+    from annotation.models import Summary
+
+    return set(Summary.objects.filter(system__in=batch.systems.all()).values_list("pk", flat=True))
+
+
+def machine_votes(batch) -> Judgments:
+    labels = machine_labels(batch.triage_run, batch.triage_confidence)
+    allowed = _allowed_summaries(batch)
+    if allowed is not None:
+        labels = {k: v for k, v in labels.items() if k[0] in allowed}
+    keys = sorted(labels)
+    summary = np.array([k[0] for k in keys], dtype=np.int64)
+    acu = np.array([k[1] for k in keys], dtype=np.int64)
+    present = np.array([labels[k] for k in keys], dtype=bool)
+    n = len(keys)
+    return Judgments(summary, acu, np.full(n, MACHINE_WORKER, dtype=np.int64), present, np.zeros(n, dtype=bool))
+
+
+def with_machine_labels(batch, judgments: Judgments) -> Judgments:
+    votes = machine_votes(batch)
+    return Judgments(
+        *(
+            np.concatenate([getattr(judgments, f), getattr(votes, f)])
+            for f in ("summary", "acu", "worker", "present", "excluded")
+        )
+    )
+
+
+def decided_share(batch) -> dict:
+    """How much of the round the machine decided: its pairs among the run's pairs of the round's systems."""
+    from hits.models import MachineJudgment
+
+    pairs = MachineJudgment.objects.filter(run=batch.triage_run)
+    if batch.systems.exists():
+        pairs = pairs.filter(summary__system__in=batch.systems.all())
+    total = pairs.count()
+    decided = len(machine_votes(batch))
+    return {
+        "run": batch.triage_run_id,
+        "confidence": batch.triage_confidence,
+        "pairs": decided,
+        "of": total,
+        "share": decided / total if total else 0.0,
+    }

@@ -1,0 +1,154 @@
+"""Per-worker statistics and flags for the lead's workers table (stored with each run).
+
+Flags (documented thresholds, each needing enough evidence):
+- too fast: median active seconds per HIT below 40% of the median over all workers (>= 3 HITs);
+- low agreement: agreement with the others' majority below 0.6 (>= 20 compared labels);
+- failed gold: accuracy on gold items below 0.7 (>= 5 gold labels).
+"""
+
+from collections import defaultdict
+from decimal import Decimal
+from statistics import median
+
+import numpy as np
+
+from hits.models import Assignment, Worker
+from scoring.runs import round_cache, scoped
+from scoring.stats import agreement
+from scoring.stats.worker_quality import worker_quality
+
+TOO_FAST_SHARE, MIN_HITS = 0.4, 3
+LOW_AGREEMENT, MIN_COMPARED = 0.6, 20
+FAILED_GOLD, MIN_GOLD = 0.7, 5
+
+
+def _empty() -> dict:
+    return {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
+
+
+def _per_round_stats(dataset_id: int, batch_ids: list[int]) -> dict[int, list[tuple]]:
+    rows: dict[int, list[tuple]] = defaultdict(list)
+    for round_id, *figures in scoped.assignment_stats_by_round(dataset_id, batch_ids):
+        rows[round_id].append(tuple(figures))
+    return rows
+
+
+def _dataset_stats(dataset_id: int) -> dict[int, dict]:
+    """Per worker over the dataset's rounds, summed from per-round figures, the rounds
+    unchanged since this process last read them from `scoring.runs.round_cache`."""
+    per: dict[int, dict] = defaultdict(_empty)
+    empty: list[tuple] = []
+    for rows in round_cache.per_round(
+        "assignment stats", dataset_id, lambda batch_ids: _per_round_stats(dataset_id, batch_ids), empty
+    ):
+        for worker_id, n, reward, g_ok, g_total, seconds in rows:
+            row = per[worker_id]
+            row["assignments"] += n
+            row["reward"] += reward or 0
+            row["seconds"].extend(seconds or [])
+            row["gold_correct"] += g_ok
+            row["gold_total"] += g_total
+    return dict(per)
+
+
+def _assignment_stats(dataset, batch) -> dict[int, dict]:
+    """Per worker over the counted assignments: count, active seconds (set, not 0), rewards, gold.
+
+    Aggregated in SQL per worker (`scoring.runs.scoped`, a plan that does not depend on the
+    statistics), never streamed row by row through a server-side cursor; a dataset's per
+    round, so rounds unchanged since the last recompute are not read again."""
+    if scoped.available() and batch is None:
+        return _dataset_stats(dataset.pk)
+    if scoped.available():
+        return {
+            worker_id: {
+                "assignments": n,
+                "seconds": seconds or [],
+                "reward": reward or Decimal(0),
+                "gold_correct": g_ok,
+                "gold_total": g_total,
+            }
+            for worker_id, n, reward, g_ok, g_total, seconds in scoped.assignment_stats(
+                dataset.pk, batch.pk if batch else None
+            )
+        }
+    qs = Assignment.objects.filter(hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True)
+    if batch is not None:
+        qs = qs.filter(hit__batch=batch)
+    per: dict[int, dict] = defaultdict(_empty)
+    for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
+        "worker_id", "active_seconds", "hit__reward", "gold_correct", "gold_total"
+    ):
+        row = per[worker_id]
+        row["assignments"] += 1
+        row["reward"] += reward or 0
+        if seconds:
+            row["seconds"].append(seconds)
+        row["gold_correct"] += g_ok or 0
+        row["gold_total"] += g_total or 0
+    return per
+
+
+def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: dict | None = None) -> dict:
+    """Rows per worker, and both alphas with and without the flagged workers. `counted_alpha`:
+    both alphas over the judgments of the workers not excluded, already computed by the
+    caller; they are the alphas without the flagged when no worker is flagged."""
+    if len(judgments) == 0:
+        return {"rows": [], "alpha_without_flagged": None, "flagged": 0}
+    quality = worker_quality(judgments.summary, judgments.acu, judgments.worker, judgments.present)
+    stats = _assignment_stats(dataset, batch)
+    info = {w.pk: w for w in Worker.objects.filter(pk__in=quality.workers.tolist())}
+    medians = {w: median(s["seconds"]) for w, s in stats.items() if len(s["seconds"]) >= MIN_HITS}
+    overall = median(medians.values()) if medians else None
+    rows = []
+    for i, wid in enumerate(quality.workers.tolist()):
+        s = stats.get(wid) or _empty()
+        med = median(s["seconds"]) if s["seconds"] else None
+        hourly = float(s["reward"] / s["assignments"]) * 3600 / med if med and s["assignments"] else None
+        agree = float(quality.agreement[i]) if quality.compared[i] else None
+        gold = s["gold_correct"] / s["gold_total"] if s["gold_total"] else None
+        flags = []
+        if wid in medians and overall and medians[wid] < TOO_FAST_SHARE * overall:
+            flags.append("too fast")
+        if agree is not None and quality.compared[i] >= MIN_COMPARED and agree < LOW_AGREEMENT:
+            flags.append("low agreement")
+        if gold is not None and s["gold_total"] >= MIN_GOLD and gold < FAILED_GOLD:
+            flags.append("failed gold")
+        w = info[wid]
+        rows.append(
+            {
+                "worker_id": wid,
+                "worker": w.external_id,
+                "provider": w.provider,
+                "assignments": s["assignments"],
+                "labels": int(quality.labels[i]),
+                "agreement": agree,
+                "gold_accuracy": gold,
+                "median_seconds": med,
+                "hourly": hourly,
+                "flags": flags,
+                "excluded": w.excluded,
+                "blocked": w.blocked_at is not None,
+            }
+        )
+    flagged = {r["worker_id"] for r in rows if r["flags"]}
+    keep = ~np.isin(judgments.worker, list(flagged)) & ~judgments.excluded
+    if not flagged and counted_alpha is not None:
+        return {"rows": rows, "alpha_without_flagged": counted_alpha if keep.any() else None, "flagged": 0}
+    without = (
+        {
+            "acu_level": agreement.acu_level_alpha(
+                judgments.summary[keep], judgments.acu[keep], judgments.worker[keep], judgments.present[keep]
+            ),
+            "summary_level": agreement.summary_level_alpha(
+                judgments.summary[keep],
+                judgments.acu[keep],
+                judgments.worker[keep],
+                judgments.present[keep],
+                acu_counts=acu_counts_per_row[keep],
+            ),
+        }
+        if keep.any()
+        else None
+    )
+    return {"rows": rows, "alpha_without_flagged": without, "flagged": len(flagged)}
