@@ -1,4 +1,9 @@
-"""Stored scoring runs and imported automatic metric scores."""
+"""Stored scoring runs and imported automatic metric scores.
+
+Machine rounds are not here: `hits.models.JudgeRun` and `MachineJudgment` live in hits, because a
+machine round is a round (a Batch of kind `machine`) and a triage batch points at its judge run;
+hits sits below scoring, so the rows stay there and everything that computes or shows them is
+`scoring/machine/`."""
 
 from django.db import models
 
