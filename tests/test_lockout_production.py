@@ -2,7 +2,8 @@
 gets (Redis cache, cached sessions), against the suite's Redis. Wrong passwords for a lead, from
 many addresses, then the right one: refused on the sign-in page and on /api/token/, with a
 message saying when to retry; a username written differently (fullwidth letters, folded to the
-same name by NFKC at sign-in) counts toward the same lockout."""
+same name by NFKC at sign-in) counts toward the same lockout. The per-minute work limits count
+in that Redis too."""
 
 import json
 import os
@@ -12,7 +13,12 @@ import pytest
 import redis
 from django.urls import reverse
 
+from hits.services import handout
+from hits.services.submission import task_token
+from hits.views.worker import inhouse_worker
+
 from .conftest import PASSWORD
+from .crowd_data import all_answers, published_batch
 from .fresh_settings import read_in_fresh_process
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +80,17 @@ def test_wrong_passwords_then_the_right_one_is_refused_on_the_token_endpoint(pro
     refused = _token(client, lead.username, PASSWORD, "10.4.0.1")
     assert (refused.status_code, "token" in refused.json()) == (429, False), refused.json()
     assert "Too many failed sign-ins" in refused.json()["detail"] and int(refused["Retry-After"]) > 0
+
+
+def test_work_limits_count_in_redis(production_form, client, make_user, settings):
+    settings.RATE_LIMIT_WORK_PER_MINUTE = (5, 1000)
+    batch = published_batch()
+    user = make_user("quick-worker", "worker")
+    client.force_login(user)
+    codes = [client.post(reverse("work_next")).status_code for _ in range(7)]
+    assert codes == [302] * 5 + [429] * 2
+    assignment = handout.next_assignment(inhouse_worker(user), batch)
+    url, body = reverse("task_submit", args=[task_token(assignment)]), json.dumps({"answers": all_answers(assignment)})
+    codes = [client.post(url, body, content_type="application/json").status_code for _ in range(7)]
+    assert codes == [200] * 5 + [429] * 2
+    assert redis.Redis.from_url(REDIS).keys(f"{settings.CACHES['default']['KEY_PREFIX']}:*")  # counted there
