@@ -106,3 +106,11 @@ def test_a_submission_by_link_does_not_read_the_session(client, make_user, djang
         with django_assert_max_num_queries(6 if name == "link-worker" else 10) as captured:
             assert client.post(url, body, content_type="application/json").status_code == 200
         assert not any("django_session" in q["sql"] or "auth_user" in q["sql"] for q in captured.captured_queries)
+
+
+def test_the_token_endpoint_folds_usernames_as_the_sign_in_page_does(client, lead):
+    """NFKC: a fullwidth spelling signs in as the same lead on both (and so counts toward one lockout)."""
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in lead.username)
+    body = json.dumps({"username": wide, "password": PASSWORD})
+    assert "token" in client.post(reverse("api_token"), body, content_type="application/json").json()
+    assert client.post(reverse("login"), {"username": wide, "password": PASSWORD}).status_code == 302
