@@ -3,19 +3,22 @@
 Health checks (`CONN_HEALTH_CHECKS`) catch connections that died between requests; a
 connection dropped in the middle of a request raises `OperationalError`/`InterfaceError`
 in the view. Then, if no transaction is open and the request is read-only (GET, HEAD,
-OPTIONS) or idempotent by design (a task submission: the same answers again give the same
-result), the connections are closed and the view runs once more. A second failure is a 503
+OPTIONS) or its view is marked `@retry_on_reconnect` (a POST that is idempotent by design: a
+task submission, where the same answers again give the same result), the connections are
+closed and the view runs once more. A second failure is a 503
 with a plain message, never a traceback.
 
 A request that is retried that way, and a read in `reconnecting`, skip the health check: its
 `SELECT 1` would find out only what their first statement finds out anyway, and the retry
 puts them on a fresh connection. That is a round trip less for each request of the crowd path
 (3 of a work cycle's 14); every other request is still checked first.
+
+`DB_RETRY` is the same rule for Celery tasks: a task that lost its connection is retried with
+backoff (every task that uses it is idempotent).
 """
 
 import logging
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpResponse
 
@@ -24,6 +27,21 @@ logger = logging.getLogger(__name__)
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 UNAVAILABLE = "The database is briefly unavailable. Nothing was lost; please try again in a moment."
 
+# Celery task options: a dropped database connection is retried with backoff.
+DB_RETRY = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
+
+
+def retry_on_reconnect(view):
+    """Marks a POST view whose repetition is harmless, so a request that lost its database
+    connection runs it once more (read by the middleware, as `csrf_exempt` is by CSRF's)."""
+    view.retry_on_reconnect = True
+    return view
+
 
 def _retryable(request) -> bool:
     match = getattr(request, "resolver_match", None)
@@ -31,7 +49,7 @@ def _retryable(request) -> bool:
         return False
     if any(conn.in_atomic_block for conn in connections.all(initialized_only=True)):
         return False  # the view's own transaction: the test client or ATOMIC_REQUESTS owns it
-    return request.method in SAFE_METHODS or match.url_name in settings.DB_RETRY_IDEMPOTENT_URLS
+    return request.method in SAFE_METHODS or getattr(match.func, "retry_on_reconnect", False)
 
 
 def _close_all() -> None:

@@ -1,7 +1,7 @@
 """Request bodies are refused by their declared size before a byte of them is read.
 
-Only the dataset import (page and API) may send up to IMPORT_UPLOAD_MAX_BYTES, and only a
-signed-in user (or an API client with a token): every other request, and any anonymous one,
+Only a view marked `@large_upload` (the dataset import, page and API) may receive up to
+IMPORT_UPLOAD_MAX_BYTES, and only from a signed-in user (or an API client with a token): every other request, and any anonymous one,
 may send REQUEST_MAX_BYTES. Django reads no further than Content-Length, so a body is never
 read beyond the limit; DATA_UPLOAD_MAX_MEMORY_SIZE bounds what form fields may hold.
 """
@@ -17,7 +17,12 @@ from .db_retry import reconnecting
 
 logger = logging.getLogger(__name__)
 
-IMPORT_URLS = ("dataset_import", "api_dataset_import")
+
+def large_upload(view):
+    """Marks a view that may receive up to IMPORT_UPLOAD_MAX_BYTES (read by the middleware, as
+    `csrf_exempt` is by CSRF's; on a class-based view: `method_decorator(large_upload, "dispatch")`)."""
+    view.large_upload = True
+    return view
 
 
 def declared_length(request) -> int | None:
@@ -29,12 +34,10 @@ def declared_length(request) -> int | None:
 
 def _limit_for(request) -> int:
     try:
-        name = resolve(request.path_info).url_name
+        large = getattr(resolve(request.path_info).func, "large_upload", False)
     except Resolver404:
-        name = None
-    if name in IMPORT_URLS and (
-        request.headers.get("Authorization") or reconnecting(lambda: request.user.is_authenticated, False)
-    ):
+        large = False
+    if large and (request.headers.get("Authorization") or reconnecting(lambda: request.user.is_authenticated, False)):
         return settings.IMPORT_UPLOAD_MAX_BYTES
     return settings.REQUEST_MAX_BYTES
 

@@ -7,6 +7,7 @@ CELERY_BROKER_URL (Redis).
 """
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -34,6 +35,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotation",
     "hits",
     "scoring",
@@ -50,7 +52,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
     "config.limits.RequestSizeLimitMiddleware",
-    "config.ratelimit.RateLimitMiddleware",
+    # Turns a sign-in that django-axes refused into the lockout page (config/lockout.py).
+    "axes.middleware.AxesMiddleware",
     # Last, so its process_exception sees a view's dropped-connection error first.
     "config.db_retry.RetryOnDroppedConnectionMiddleware",
 ]
@@ -95,11 +98,6 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DB_JI
 # once per connection, not on every request. Off for a pooler that does not keep SQL-level
 # prepared statements (PgBouncer in transaction mode).
 DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
-# Views retried once after a connection dropped mid-request even though they are POSTs,
-# because repeating them is harmless (config/db_retry.py): a submission stores the same answers
-# once, "Start next task" resumes the worker's open assignment, signing in again only sets the
-# session again (all three found by bench/fault_bench.py).
-DB_RETRY_IDEMPOTENT_URLS = {"task_submit", "work_next", "login"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -108,10 +106,11 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # Shared counters (rate limits, MTurk identity checks): Redis when CACHE_URL is set, so every
 # web process sees the same counts; a per-process memory cache otherwise (the local demo).
+# Several addresses, comma-separated: the first is written, the others (replicas) are read.
 CACHE_URL = env_str("CACHE_URL")
 CACHES = {
     "default": {
-        "BACKEND": "config.redis_cache.RedisCache",
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": CACHE_URL,
         # Sessions are read through it on every signed-in request: a Redis that stops answering
         # costs a request at most this long, then the database is read (config/cached_sessions.py).
@@ -130,13 +129,31 @@ SESSION_ENGINE = "config.cached_sessions" if CACHE_URL else "config.sessions"
 SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300)
 # The user is read with their roles in one query (config/auth_backend.py); sessions signed in
 # before it existed name ModelBackend, which stays listed so they are not signed out.
-AUTHENTICATION_BACKENDS = ["config.auth_backend.RoleBackend", "django.contrib.auth.backends.ModelBackend"]
-# Rate limits (config/ratelimit.py).
+# First, django-axes' backend: a locked-out client is refused before a password is checked.
+AUTHENTICATION_BACKENDS = [
+    "config.lockout.LockoutBackend",
+    "config.auth_backend.RoleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Sign-in and request limits: all on, or (RATE_LIMITS_ENABLED=0, for load benchmarks) all off.
 RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
-LOGIN_WINDOW_SECONDS = env_int("LOGIN_WINDOW_SECONDS", 900)
-LOGIN_FAILURES_PER_ACCOUNT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10)
-LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
-# Task submissions and "Start next task" per minute: per account, per address.
+# Sign-in lockout (django-axes, config/lockout.py): after LOGIN_FAILURES_PER_ACCOUNT failed
+# sign-ins (page, /api/token/, admin) for one username, or from one address, every attempt is
+# refused until LOGIN_WINDOW_SECONDS have passed since the last failure. Counted in the database
+# (Redis down does not lift it); usernames NFKC-folded as sign-in folds them.
+AXES_ENABLED = RATE_LIMITS_ENABLED
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_WINDOW_SECONDS", 900))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # attempts while locked out do not extend it
+AXES_USERNAME_CALLABLE = "config.lockout.username"
+AXES_CLIENT_IP_CALLABLE = "config.ratelimit.client_address"
+AXES_LOCKOUT_CALLABLE = "config.lockout.refused_page"
+AXES_DISABLE_ACCESS_LOG = True  # no row written per successful sign-in
+# Task submissions and "Start next task" per minute: per account, per address
+# (django-ratelimit, `@ratelimit.per_minute` on the two views).
+RATELIMIT_ENABLE = RATE_LIMITS_ENABLED
 RATE_LIMIT_WORK_PER_MINUTE = (env_int("RATE_LIMIT_WORK_PER_ACCOUNT", 30), env_int("RATE_LIMIT_WORK_PER_ADDRESS", 600))
 
 LOGIN_URL = "login"

@@ -4,10 +4,14 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from .db_retry import retry_on_reconnect
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("config.api")),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    # Signing in again only sets the session again: retried after a dropped connection.
+    # Its lockout: django-axes (config/lockout.py, settings AXES_*).
+    path("accounts/login/", retry_on_reconnect(auth_views.LoginView.as_view()), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("hits.urls")),
     path("", include("scoring.urls")),

@@ -1,20 +1,12 @@
 """Periodic crowd chores, thin over the services."""
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
+from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
 from config.dispatch import dispatch
 from hits.services import batches, handout, provider_sync, review
 
 from .models import Batch
-
-# A dropped database connection is retried with backoff (every task here is idempotent).
-DB_RETRY = {
-    "autoretry_for": (OperationalError, InterfaceError),
-    "retry_backoff": 2,
-    "retry_backoff_max": 60,
-    "max_retries": 5,
-}
 
 run_or_enqueue = dispatch  # the one place that decides "in process or queued": config.dispatch
 

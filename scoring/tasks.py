@@ -4,20 +4,13 @@ broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped databas
 (OperationalError) is retried with backoff instead of failing the task."""
 
 from celery import group, shared_task
-from django.db import InterfaceError, OperationalError
 
 from annotation.models import Dataset
+from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
 from config.dispatch import runs_in_process
 from hits.models import Batch
 from scoring.models import RecomputeRequest
 from scoring.runs import recompute, services, statistics
-
-DB_RETRY = {
-    "autoretry_for": (OperationalError, InterfaceError),
-    "retry_backoff": 2,
-    "retry_backoff_max": 60,
-    "max_retries": 5,
-}
 
 
 @shared_task(acks_late=True, **DB_RETRY)

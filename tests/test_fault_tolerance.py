@@ -7,7 +7,7 @@ import pytest
 from django.db import OperationalError, connection
 from django.http import HttpResponse
 from django.test import RequestFactory
-from django.urls import ResolverMatch
+from django.urls import ResolverMatch, resolve
 
 from scoring import tasks
 from scoring.runs import services
@@ -73,12 +73,12 @@ def test_an_unsafe_post_is_not_retried_but_a_submission_is(settings):
 
     post = RequestFactory().post("/batches/1/publish")
     post.resolver_match = ResolverMatch(lambda r: HttpResponse(), (), {}, url_name="batch_action")
-    submit = RequestFactory().post("/task/x/submit")
-    submit.resolver_match = ResolverMatch(lambda r: HttpResponse(), (), {}, url_name="task_submit")
-    nxt = RequestFactory().post("/work/next")
-    nxt.resolver_match = ResolverMatch(lambda r: HttpResponse(), (), {}, url_name="work_next")
+    # The views marked @retry_on_reconnect: the submission, "Start next task", signing in.
+    marked = [RequestFactory().post(path) for path in ("/task/x/submit", "/work/next", "/accounts/login/")]
+    for request in marked:
+        request.resolver_match = resolve(request.path_info)
     assert not db_retry._retryable(post)
-    assert db_retry._retryable(submit) and db_retry._retryable(nxt)
+    assert all(db_retry._retryable(request) for request in marked)
 
 
 @pytest.mark.django_db

@@ -7,12 +7,12 @@ import uuid
 
 import pytest
 from django.contrib.sessions.models import Session
+from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from config import cached_sessions
-from config.redis_cache import RedisCache
 
 from .conftest import PASSWORD
 from .fresh_settings import read_in_fresh_process
@@ -23,7 +23,7 @@ NOWHERE = "redis://127.0.0.1:9/0"  # nothing listens there
 
 def _cache_settings(location: str, prefix: str) -> dict:
     return {
-        "BACKEND": "config.redis_cache.RedisCache",  # as settings.py sets it
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",  # as settings.py sets it
         "LOCATION": location,
         "KEY_PREFIX": prefix,  # this test's own keys: the Redis database may be shared
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},

@@ -10,6 +10,7 @@ from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 from django.template.defaultfilters import filesizeformat
+from django.utils.decorators import method_decorator
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, parsers, serializers, status
 from rest_framework.authtoken.models import Token
@@ -21,8 +22,10 @@ from rest_framework.views import APIView
 
 from annotation.importing import DatasetImportError
 from annotation.models import ACU, Dataset, Document, Summary, System
+from config import lockout
 from config.api_errors import error_body, error_responses
 from config.api_permissions import IsLead
+from config.limits import large_upload
 from config.roles import LEAD, has_role
 from hits.models import Batch
 from hits.services.dataset_import import import_upload
@@ -34,8 +37,16 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send it as `Authorization: Token <token>`.")
 
 
+class Credentials(AuthTokenSerializer):
+    """A username and password; the username folded as the sign-in page folds it (NFKC)."""
+
+    def validate_username(self, value: str) -> str:
+        return lockout.fold_username(value)
+
+
 class LeadAuthToken(APIView):
-    """Trade a lead's username and password for their API token (the same token every time)."""
+    """Trade a lead's username and password for their API token (the same token every time).
+    Locked out after repeated failures like the sign-in page (django-axes, config/lockout.py)."""
 
     authentication_classes: list = []  # credentials come in the body; no session, no CSRF
     permission_classes = [AllowAny]
@@ -51,8 +62,18 @@ class LeadAuthToken(APIView):
         auth=[],
     )
     def post(self, request):
-        serializer = AuthTokenSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
+        serializer = Credentials(data=request.data, context={"request": request})
+        if not serializer.is_valid():
+            # NOTE: axes marks the request it was given, here DRF's (the middleware sees Django's).
+            if getattr(request, "axes_locked_out", False):
+                wait = lockout.retry_after(request)
+                message = lockout.message(wait)
+                return Response(
+                    {"ok": False, "error": message, "detail": message},
+                    status=status.HTTP_429_TOO_MANY_REQUESTS,
+                    headers={"Retry-After": str(wait)},
+                )
+            raise serializers.ValidationError(serializer.errors)
         user = serializer.validated_data["user"]
         if not has_role(user, LEAD):
             raise PermissionDenied(IsLead.message)
@@ -198,6 +219,7 @@ class ImportResultSerializer(serializers.Serializer):
     round = serializers.IntegerField(allow_null=True, help_text="The imported label round, if labels came with it.")
 
 
+@method_decorator(large_upload, name="dispatch")
 class DatasetImport(APIView):
     """Upload a dataset (multipart). All or nothing: a bad file is refused with one message
     naming the file, the line and the problem, and nothing is written."""

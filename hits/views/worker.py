@@ -12,6 +12,8 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from config import ratelimit
+from config.db_retry import retry_on_reconnect
 from config.roles import LEAD, WORKER, role_required
 from hits import gold, task_page
 from hits.services import handout, qualification
@@ -66,8 +68,10 @@ def work(request):
     )
 
 
+@retry_on_reconnect  # resumes the worker's open assignment: repeating it is harmless
 @role_required(WORKER)
 @require_POST
+@ratelimit.per_minute("requests for a new task", account=ratelimit.signed_in_user)
 def start_next(request):
     """Security behavior: workers; hands out (or resumes) one assignment for the caller."""
     try:
@@ -112,9 +116,11 @@ def preview(request, hit_id: int):
     return render(request, "hits/task.html", {**_task_context(hit), "preview": True, "done": False})
 
 
+@retry_on_reconnect  # the same answers again give the same result
 @csrf_exempt  # authorized by the signed token in the URL, which no other site can know
 @xframe_options_exempt
 @require_POST
+@ratelimit.per_minute("submissions", account=ratelimit.task_link)
 def task_submit(request, token: str):
     """Security behavior: the token's worker only. JSON in and out; the answers are stored
     before the reply says so, and a repeated identical submission gets the same reply."""

@@ -9,7 +9,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_sign_in_limit_message_and_no_csp_violations(live_server, browser, shoot, lead, settings):
-    settings.LOGIN_FAILURES_PER_ACCOUNT = 3
+    settings.AXES_FAILURE_LIMIT = 3
     page = browser.new_page(viewport={"width": 900, "height": 700})
     violations = []
     page.on("console", lambda msg: violations.append(msg.text) if "Content Security Policy" in msg.text else None)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.forms import ImportDatasetForm
 from annotation.importing import DatasetImportError
 from annotation.models import ACU, Dataset
+from config.limits import large_upload
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
 from hits.services.dataset_import import import_upload
 from scoring.results import onboarding
@@ -94,6 +95,7 @@ def document_detail(request, dataset_id: int, document_id: int):
     )
 
 
+@large_upload
 @role_required(LEAD)
 @require_http_methods(["GET", "POST"])
 def dataset_import(request):
