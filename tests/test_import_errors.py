@@ -13,6 +13,8 @@ from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
 
+pytestmark = pytest.mark.portable
+
 MODELS = [Dataset, Document, ReferenceSentence, System, Summary, ACU, Batch, HIT, Assignment, Judgment, Worker]
 
 
