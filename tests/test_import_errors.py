@@ -199,6 +199,7 @@ def test_replace_refuses_to_destroy_crowd_work():
     assert row_counts() == before
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_command_line_failure_exits_non_zero_without_a_traceback(tmp_path, rose_lines):
     import os
