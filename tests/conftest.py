@@ -120,6 +120,38 @@ def realsumm_path():
     return REALSUMM
 
 
+@pytest.fixture(scope="module")
+def _realsumm_for_the_module(django_db_setup, django_db_blocker):
+    """REALSumm imported once per test module (1.3-2 s each time) inside a transaction rolled
+    back after the module's last test. Each test runs in a savepoint inside it (pytest-django's
+    `db`), so whatever a test changes is gone for the next. Not for transactional tests."""
+    from django.db import transaction
+
+    from hits.services.dataset_import import import_dataset
+
+    if not REALSUMM.is_dir():
+        pytest.fail(f"REALSumm sample not found at {REALSUMM} (set SHARED_DIR)")
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        import_dataset(REALSUMM, name="realsumm", fmt="pyramid")
+    yield
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        outer.__exit__(None, None, None)
+
+
+@pytest.fixture
+def realsumm(_realsumm_for_the_module, db):
+    """The REALSumm sample imported in pyramid format as dataset "realsumm" (shared in a module)."""
+    from annotation.models import Dataset
+    from scoring import round_cache
+
+    # Rows kept per process are keyed by round versions, which the savepoint's rollback reuses.
+    round_cache.clear()
+    return Dataset.objects.get(name="realsumm")
+
+
 @pytest.fixture
 def eager_celery():
     """Run Celery tasks in process for one test (the suite otherwise uses the real broker).
