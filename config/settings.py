@@ -94,6 +94,18 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DB_JI
     # repay it. DB_JIT=1 leaves the server's setting.
     _options = DATABASES["default"].setdefault("OPTIONS", {})
     _options["options"] = (_options.get("options", "") + " -c jit=off").strip()
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The embedded default (scripts/run.sh) serves several requests at once: every transaction
+    # takes the write lock when it begins (a read that later writes cannot deadlock on the lock
+    # upgrade, which SQLite reports as "database is locked" at once, whatever the timeout); a
+    # writer waits up to 20 s for another; WAL lets readers run beside it.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 # The crowd path's written statements run prepared on PostgreSQL (hits/statements.py): planned
 # once per connection, not on every request. Off for a pooler that does not keep SQL-level
 # prepared statements (PgBouncer in transaction mode).

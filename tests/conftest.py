@@ -1,4 +1,10 @@
-"""Shared fixtures: the real PostgreSQL database, named personas for each role, data paths."""
+"""Shared fixtures: the real PostgreSQL database (or the SQLite lane), named personas for each
+role, data paths.
+
+Two lanes (scripts/test.sh): the whole suite on PostgreSQL, then the tests marked `portable` on a
+SQLite file (ALLOW_SQLITE_TESTS=1 and a sqlite DATABASE_URL), the embedded default of
+scripts/run.sh. On SQLite the tests without the marker are deselected and those marked
+`postgres_only` are skipped."""
 
 import os
 from pathlib import Path
@@ -15,6 +21,38 @@ DEMO_ROSE = PROJECT / "annotation" / "demo" / "realsumm-demo.rose.jsonl"
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
 # between browser steps are still plain synchronous code.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def _on_sqlite() -> bool:
+    from django.conf import settings
+
+    return settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The SQLite lane runs the portable tests; PostgreSQL-only ones inside them are skipped."""
+    if not _on_sqlite():
+        return
+    kept = [item for item in items if item.get_closest_marker("portable")]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept
+    for item in kept:
+        marker = item.get_closest_marker("postgres_only")
+        if marker:
+            item.add_marker(pytest.mark.skip(reason="PostgreSQL only: " + (marker.args[0] if marker.args else "")))
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """On SQLite the test database is a file beside the given one, not Django's in-memory
+    default: WAL and the locking between connections are then the real ones."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if _on_sqlite() and not database.get("TEST", {}).get("NAME"):
+        database.setdefault("TEST", {})["NAME"] = str(
+            Path(database["NAME"]).with_name("test_" + Path(database["NAME"]).name)
+        )
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -80,6 +118,38 @@ def realsumm_path():
     if not REALSUMM.is_dir():
         pytest.fail(f"REALSumm sample not found at {REALSUMM} (set SHARED_DIR)")
     return REALSUMM
+
+
+@pytest.fixture(scope="module")
+def _realsumm_for_the_module(django_db_setup, django_db_blocker):
+    """REALSumm imported once per test module (1.3-2 s each time) inside a transaction rolled
+    back after the module's last test. Each test runs in a savepoint inside it (pytest-django's
+    `db`), so whatever a test changes is gone for the next. Not for transactional tests."""
+    from django.db import transaction
+
+    from hits.services.dataset_import import import_dataset
+
+    if not REALSUMM.is_dir():
+        pytest.fail(f"REALSumm sample not found at {REALSUMM} (set SHARED_DIR)")
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        import_dataset(REALSUMM, name="realsumm", fmt="pyramid")
+    yield
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        outer.__exit__(None, None, None)
+
+
+@pytest.fixture
+def realsumm(_realsumm_for_the_module, db):
+    """The REALSumm sample imported in pyramid format as dataset "realsumm" (shared in a module)."""
+    from annotation.models import Dataset
+    from scoring.runs import round_cache
+
+    # Rows kept per process are keyed by round versions, which the savepoint's rollback reuses.
+    round_cache.clear()
+    return Dataset.objects.get(name="realsumm")
 
 
 @pytest.fixture

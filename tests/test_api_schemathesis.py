@@ -38,6 +38,8 @@ from scoring.machine.runs import run_judge_run, start_judge_run
 
 from .crowd_data import demo_dataset, published_batch
 
+pytestmark = pytest.mark.slow
+
 PROJECT = Path(__file__).resolve().parent.parent
 HASH_SEED = "0"
 POSITIVE_EXAMPLES = 25

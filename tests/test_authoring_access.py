@@ -10,7 +10,7 @@ from annotation.models import Reference
 
 from .authoring_data import unauthored_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from hits.services.batches import BatchError, cost_estimate, create_batch, publi
 
 from .crowd_data import demo_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 def test_one_hit_per_summary_of_approved_references_priced_by_bucket():

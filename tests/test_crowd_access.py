@@ -11,7 +11,7 @@ from hits.services.submission import submit_assignment
 from .crowd_data import all_answers, demo_dataset, published_batch
 from .test_access import ROLES
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from hits.services.people import create_user_with_role
 
 from .crowd_data import published_batch
 
+pytestmark = pytest.mark.portable
+
 
 @pytest.fixture(autouse=True, params=["one statement", "orm"])
 def take_path(request, monkeypatch):

@@ -25,6 +25,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_the_documented_flags():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}  # set by the test suite only
     env = {

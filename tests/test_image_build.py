@@ -17,6 +17,8 @@ import pytest
 import yaml
 from django.conf import settings
 
+pytestmark = pytest.mark.slow
+
 PROJECT = Path(__file__).resolve().parent.parent
 VENV_BIN = str(Path(sys.executable).parent)
 

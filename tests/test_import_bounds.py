@@ -18,7 +18,7 @@ from annotation.models import Dataset
 from .conftest import DEMO_ROSE
 from .test_import_errors import row_counts
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 def first_record() -> dict:

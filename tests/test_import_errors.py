@@ -13,6 +13,8 @@ from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
 
+pytestmark = pytest.mark.portable
+
 MODELS = [Dataset, Document, ReferenceSentence, System, Summary, ACU, Batch, HIT, Assignment, Judgment, Worker]
 
 
@@ -197,6 +199,7 @@ def test_replace_refuses_to_destroy_crowd_work():
     assert row_counts() == before
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_command_line_failure_exits_non_zero_without_a_traceback(tmp_path, rose_lines):
     import os

@@ -22,7 +22,7 @@ from hits.services.dataset_import import delete_dataset
 from .conftest import DEMO_ROSE, REALSUMM
 from .test_import_errors import row_counts
 
-pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:Duplicate name")]
+pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:Duplicate name"), pytest.mark.slow]
 FUZZ = hsettings(
     max_examples=800,
     deadline=None,

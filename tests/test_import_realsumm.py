@@ -12,6 +12,8 @@ from scoring.runs.summary_scores import system_scores
 from .conftest import REALSUMM_ROSE
 from .snapshots import dataset_snapshot
 
+pytestmark = pytest.mark.portable
+
 KNOWN_BART = 0.48349483849483854  # shared/data/realsumm/README.md
 
 

@@ -20,6 +20,8 @@ from scoring.results import charts
 
 from .crowd_data import demo_dataset
 
+pytestmark = pytest.mark.portable
+
 
 @pytest.mark.parametrize(
     "value, currency, text",

@@ -13,6 +13,8 @@ from scoring.stats import bootstrap, power
 
 from .crowd_data import published_batch
 
+pytestmark = pytest.mark.slow
+
 PARAMS = {"sizes": [10, 30, 100], "n_trials": 30, "n_resamples": 1000, "seed": 4}
 
 

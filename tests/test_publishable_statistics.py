@@ -25,12 +25,6 @@ FLATTERING = (
 )
 
 
-@pytest.fixture
-def realsumm(realsumm_path):
-    import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
-    return Dataset.objects.get(name="realsumm")
-
-
 def drop_documents(dataset, system: str, count: int):
     """Remove the judgments of ``system`` on the first ``count`` documents (a collection in progress)."""
     assignments = Assignment.objects.filter(

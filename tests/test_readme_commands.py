@@ -15,7 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import PROJECT, SHARED
+
+pytestmark = pytest.mark.slow
 
 README = PROJECT / "README.md"
 DOCS = PROJECT / "docs"

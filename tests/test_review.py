@@ -15,7 +15,7 @@ from scoring.runs.judgments import counted_judgments
 from .crowd_data import all_answers, published_batch
 from .test_handout import make_workers
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 @pytest.fixture

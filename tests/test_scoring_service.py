@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Dataset
 from hits.models import Worker
 from hits.services import review
-from hits.services.dataset_import import import_dataset
 from scoring.models import ScoringRun
 from scoring.runs import statistics
 from scoring.runs.services import compute_scores, current_scores, is_stale
@@ -18,12 +16,6 @@ from scoring.runs.services import compute_scores, current_scores, is_stale
 from .test_import_realsumm import label_file_scores
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def realsumm(realsumm_path):
-    import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
-    return Dataset.objects.get(name="realsumm")
 
 
 def run_json(capsys, *args):

@@ -159,6 +159,7 @@ def _engine(cache_url: str | None) -> str:
     )
 
 
+@pytest.mark.slow
 def test_sessions_go_through_the_cache_only_when_it_is_shared():
     assert _engine(REDIS) == "config.cached_sessions"
     assert _engine(None) == "config.sessions"  # the per-process memory cache: database sessions

@@ -12,6 +12,7 @@ from django.db import connection
 from .fresh_settings import PROJECT, read_in_fresh_process
 
 
+@pytest.mark.slow
 def test_embedded_default_is_sqlite_with_in_process_tasks():
     out = read_in_fresh_process(
         "json.dumps([settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER,"
@@ -28,6 +29,7 @@ def test_suite_runs_on_postgresql():
     assert connection.vendor == "postgresql"
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_postgresql_connections_run_without_jit_unless_asked():
     """JIT compiled scoring's reads for longer than they ran (issue 14): off on every connection."""
@@ -61,6 +63,7 @@ def test_celery_broker_is_the_real_redis():
         ("LOG_LEVEL", "LOUD", "DEBUG, INFO"),
     ],
 )
+@pytest.mark.slow
 def test_an_unreadable_setting_stops_start_up_with_a_message(variable, value, accepted):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", variable: value}
     result = subprocess.run(

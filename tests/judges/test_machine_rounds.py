@@ -23,7 +23,7 @@ from scoring.runs.judgments import counted_judgments
 from scoring.runs.services import compute_scores, summary_scores_arrays
 from scoring.stats import calibration, machine_figures
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def test_lexical_judge_counts_stemmed_content_words():

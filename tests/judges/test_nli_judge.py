@@ -17,6 +17,8 @@ from scoring.machine.judges.nli import entailment_index, lite2pyramid_from_logit
 from ..conftest import DEMO_ROSE
 from .tiny_nli import build_tiny_nli, lite2pyramid_transcription
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
