@@ -1,8 +1,8 @@
 """The sign-in lockout (django-axes): who is counted, and what a locked-out visitor is told.
 
-After AXES_FAILURE_LIMIT failed sign-ins (the sign-in page, `/api/token/`, the admin's) for one
-username or from one address within AXES_COOLOFF_TIME, every attempt, the right password too, is
-refused until that time has passed since the last failure. Axes counts in the database
+After LOGIN_FAILURES_PER_ACCOUNT failed sign-ins (the sign-in page, `/api/token/`, the admin's) for
+one username, or LOGIN_FAILURES_PER_ADDRESS from one address (`TwoLimitsHandler`), within
+AXES_COOLOFF_TIME, every attempt, the right password too, is refused until that time has passed since the last failure. Axes counts in the database
 (AccessAttempt rows, settings.AXES_HANDLER), so the lockout holds in every process whatever
 the cache is, and still holds while Redis is down.
 
@@ -15,9 +15,12 @@ import logging
 from datetime import timedelta
 
 from axes.backends import AxesStandaloneBackend
-from axes.helpers import get_cool_off
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import get_client_parameters, get_client_username, get_cool_off, get_failure_limit
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import Sum
 from django.shortcuts import render
 
 logger = logging.getLogger(__name__)
@@ -71,3 +74,25 @@ class LockoutBackend(AxesStandaloneBackend):
         if request is None:
             return None
         return super().authenticate(request, username, password, **kwargs)
+
+
+class TwoLimitsHandler(AxesDatabaseHandler):
+    """Axes' database handler with the app's two limits: LOGIN_FAILURES_PER_ACCOUNT failures
+    for one username, LOGIN_FAILURES_PER_ADDRESS from one address (higher: a lab's workers often
+    sign in from one address). Axes compares one count with one limit (AXES_FAILURE_LIMIT, the
+    per-account limit), so an address's count is given on that scale: it reaches the limit at
+    exactly LOGIN_FAILURES_PER_ADDRESS failures."""
+
+    def get_failures(self, request, credentials: dict | None = None) -> int:
+        per_account = get_failure_limit(request, credentials)
+        per_address = settings.LOGIN_FAILURES_PER_ADDRESS
+        username = get_client_username(request, credentials)
+        parameters = get_client_parameters(
+            username, request.axes_ip_address, request.axes_user_agent, request, credentials
+        )
+        worst = 0
+        # get_user_attempts filters by these parameters, in this order, within the cool-off.
+        for filters, attempts in zip(parameters, self.get_user_attempts(request, credentials), strict=True):
+            failures = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+            worst = max(worst, failures if "username" in filters else failures * per_account // per_address)
+        return worst

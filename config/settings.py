@@ -150,11 +150,13 @@ AUTHENTICATION_BACKENDS = [
 # Sign-in and request limits: all on, or (RATE_LIMITS_ENABLED=0, for load benchmarks) all off.
 RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
 # Sign-in lockout (django-axes, config/lockout.py): after LOGIN_FAILURES_PER_ACCOUNT failed
-# sign-ins (page, /api/token/, admin) for one username, or from one address, every attempt is
+# sign-ins (page, /api/token/, admin) for one username, or LOGIN_FAILURES_PER_ADDRESS from one
+# address (config.lockout.TwoLimitsHandler), every attempt is
 # refused until LOGIN_WINDOW_SECONDS have passed since the last failure. Counted in the database
 # (Redis down does not lift it); usernames NFKC-folded as sign-in folds them.
 AXES_ENABLED = RATE_LIMITS_ENABLED
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_HANDLER = "config.lockout.TwoLimitsHandler"
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10)
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_WINDOW_SECONDS", 900))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]

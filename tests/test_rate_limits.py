@@ -29,7 +29,7 @@ def test_200_wrong_passwords_then_the_right_one_is_refused(client, lead, setting
 
 
 def test_failures_from_one_address_block_other_accounts_too(client, make_user, settings):
-    settings.AXES_FAILURE_LIMIT = 5
+    settings.AXES_FAILURE_LIMIT, settings.LOGIN_FAILURES_PER_ADDRESS = 3, 5
     other = make_user("olga-lead", "lead")
     for i in range(5):
         client.post(reverse("login"), {"username": f"guess{i}", "password": "wrong"})
@@ -37,6 +37,19 @@ def test_failures_from_one_address_block_other_accounts_too(client, make_user, s
     # Another address is not affected.
     ok = client.post(reverse("login"), {"username": other.username, "password": PASSWORD}, REMOTE_ADDR="10.0.0.9")
     assert ok.status_code == 302
+
+
+def test_an_address_has_its_own_higher_limit(client, make_user, settings):
+    """A lab's workers behind one address: failures spread over accounts count against the
+    address's limit (LOGIN_FAILURES_PER_ADDRESS), not the per-account one."""
+    settings.AXES_FAILURE_LIMIT, settings.LOGIN_FAILURES_PER_ADDRESS = 3, 8
+    other = make_user("olga-lead", "lead")
+    for i in range(7):
+        client.post(reverse("login"), {"username": f"guess{i}", "password": "wrong"})
+    assert client.post(reverse("login"), {"username": other.username, "password": PASSWORD}).status_code == 302
+    client.logout()
+    client.post(reverse("login"), {"username": "guess7", "password": "wrong"})
+    assert client.post(reverse("login"), {"username": other.username, "password": PASSWORD}).status_code == 429
 
 
 def test_the_api_token_endpoint_is_limited_as_well(client, lead, settings):
