@@ -3,7 +3,6 @@
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from config.dispatch import dispatch
 from hits.services import batches, handout, provider_sync, review
 
 from .models import Batch
@@ -15,8 +14,6 @@ DB_RETRY = {
     "retry_backoff_max": 60,
     "max_retries": 5,
 }
-
-run_or_enqueue = dispatch  # the one place that decides "in process or queued": config.dispatch
 
 
 @shared_task(acks_late=True, **DB_RETRY)

@@ -13,6 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
+from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits import tasks
 from hits.assignment_answers import assignment_answers
@@ -166,7 +167,7 @@ def batch_action(request, batch_id: int, action: str):
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         if action == "publish":
-            ran, outcome = tasks.run_or_enqueue(tasks.publish_batch, batch.pk)
+            ran, outcome = dispatch(tasks.publish_batch, batch.pk)
             if not ran:
                 messages.info(request, "Publishing in the background; this page shows its progress.")
             elif outcome != "published":
