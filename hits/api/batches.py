@@ -5,7 +5,6 @@ Security behavior: leads only (the default permission `IsLead`). Refusals of the
 (BatchError, ProviderError) come back as 400 JSON with their message.
 """
 
-from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
@@ -16,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
 from config.dispatch import dispatch
-from hits import tasks
+from hits import selectors, tasks
 from hits.api.fields import MoneyField
 from hits.batch_fields import batch_serializer_field
 from hits.ledger import spend as ledger_spend
@@ -140,7 +139,7 @@ class BatchDetailSerializer(BatchSerializer):
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, batch) -> dict:
-        return batches.batch_progress(batch)
+        return selectors.batch_progress(batch)
 
     @extend_schema_field(PublishProgressSerializer)
     def get_publishing(self, batch) -> dict:
@@ -154,12 +153,8 @@ class BatchDetailSerializer(BatchSerializer):
         ).data
 
 
-def batches_with_counts():
-    return Batch.objects.select_related("dataset").annotate(n_hits=Count("hits")).order_by("pk")
-
-
 def batch_detail_data(batch_id: int) -> dict:
-    return BatchDetailSerializer(get_object_or_404(batches_with_counts(), pk=batch_id)).data
+    return BatchDetailSerializer(get_object_or_404(selectors.batches_with_counts(), pk=batch_id)).data
 
 
 # --- input -------------------------------------------------------------------------------------
@@ -269,7 +264,7 @@ class BatchListCreate(generics.ListAPIView):
     def get_queryset(self):
         query = DatasetFilter(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        qs = batches_with_counts()
+        qs = selectors.batches_with_counts()
         if query.validated_data.get("dataset") is not None:
             qs = qs.filter(dataset_id=query.validated_data["dataset"])
         return qs

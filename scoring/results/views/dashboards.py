@@ -19,7 +19,7 @@ from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
 from hits.money import format_money
 from hits.services import review
-from hits.services.budget import bonus_passes_budget
+from hits.services.money_budget import bonus_passes_budget
 from scoring import tasks
 from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
