@@ -16,6 +16,7 @@ from config.roles import AUTHOR
 
 from .hints import reference_hints, usual_length
 from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReferenceSentence, ReviewComment
+from .selectors import reference_states
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
 # autosaved every pause) extend one history row: old text before, new text after.
@@ -492,9 +493,7 @@ def authoring_overview(dataset: Dataset) -> dict:
     """Per author: references assigned, to do, in review, changes requested, approved;
     ACUs written; median active minutes and ACUs per reference."""
     refs = Reference.objects.filter(document__dataset=dataset)
-    totals = dict.fromkeys(Reference.Status.values, 0)
-    for status, n in refs.values_list("status").annotate(n=Count("pk")).order_by():
-        totals[status] = n
+    totals = reference_states(dataset)
     labels = dict(Reference.Status.choices)
     rows = []
     writer_ids = set(refs.exclude(writer=None).values_list("writer", flat=True))

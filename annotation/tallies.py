@@ -3,7 +3,8 @@
 As hits.tallies: statement-level triggers with transition tables append the change of each
 (dataset, status) count per statement that inserts, updates or deletes references, whatever
 code path ran it; `compact` folds each key's rows into one and drops rows of deleted datasets;
-`rebuild` recounts from the references. Other databases: callers count the references.
+`rebuild` recounts from the references. `annotation.selectors.reference_states` reads them
+(on other databases it counts the references).
 """
 
 import logging
@@ -76,13 +77,3 @@ def compact() -> int:
     if dropped or folded:
         log.info("reference tallies compacted: %d rows folded, %d dropped", folded, dropped)
     return dropped + folded
-
-
-def counts(dataset_id: int) -> dict[str, int]:
-    """{status: references} of a dataset, from its tallies (statuses without any left out)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT status, sum(n)::bigint FROM {_q(ReferenceTally)} WHERE dataset_id = %s GROUP BY status",
-            [dataset_id],
-        )
-        return {status: n for status, n in cursor.fetchall() if n}

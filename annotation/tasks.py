@@ -2,6 +2,8 @@
 
 from celery import shared_task
 
+from config.dispatch import dispatch
+
 
 @shared_task(acks_late=True)
 def predraft_dataset(job_id: int) -> str:
@@ -13,8 +15,5 @@ def predraft_dataset(job_id: int) -> str:
 
 
 def start_predraft(job_id: int) -> None:
-    """Run in-process when tasks are eager (no broker), else enqueue after the commit."""
-    if predraft_dataset.app.conf.task_always_eager:
-        predraft_dataset.apply(args=(job_id,))
-    else:
-        predraft_dataset.delay_on_commit(job_id)
+    """Run in process or queue after the commit, as `config.dispatch` decides."""
+    dispatch(predraft_dataset, job_id)

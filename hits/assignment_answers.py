@@ -4,7 +4,8 @@ from collections import defaultdict
 
 from annotation.models import ACU
 from hits.gold import known_answers
-from hits.models import Assignment, Judgment
+from hits.models import Assignment
+from hits.selectors import counted_judgments
 
 
 def assignment_answers(assignment: Assignment) -> dict:
@@ -16,13 +17,7 @@ def assignment_answers(assignment: Assignment) -> dict:
     acus = list(ACU.objects.filter(reference=summary.document.reference).order_by("sentence__position", "position"))
     mine = dict(assignment.judgments.values_list("acu_id", "present"))
     others: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    counted = (
-        Judgment.objects.filter(
-            assignment__hit=hit, assignment__status__in=Assignment.COUNTED, assignment__worker__excluded=False
-        )
-        .exclude(assignment=assignment)
-        .values_list("acu_id", "present")
-    )
+    counted = counted_judgments(hit=hit).exclude(assignment=assignment).values_list("acu_id", "present")
     for acu_id, present in counted:
         others[acu_id][0] += int(present)
         others[acu_id][1] += 1

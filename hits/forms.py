@@ -5,8 +5,8 @@ from decimal import Decimal
 from django import forms
 
 from annotation.models import System
-from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
 
+from .batch_fields import batch_form_field
 from .models import QualificationTest
 from .money import Bucket
 from .providers import available_providers, provider_class
@@ -14,33 +14,23 @@ from .providers.options import form_field, form_field_name, form_value
 
 
 class BatchForm(forms.Form):
-    name = forms.CharField(max_length=200, required=False, help_text="Optional; a dated name is used otherwise.")
+    """A new crowd batch; the settings' limits and messages come from `hits.batch_fields`."""
+
+    name = batch_form_field("name")
     provider = forms.ChoiceField(choices=())
-    assignments = forms.IntegerField(min_value=1, max_value=MAX_ASSIGNMENTS, initial=3, label="Assignments per HIT")
+    assignments = batch_form_field("assignments")
     systems = forms.ModelMultipleChoiceField(
         queryset=System.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text="None ticked: all systems.",
     )
-    lifetime_hours = forms.FloatField(
-        min_value=0.1, max_value=MAX_LIFETIME_HOURS, initial=168, label="Lifetime (hours)"
-    )
-    assignment_minutes = forms.FloatField(
-        min_value=1, max_value=MAX_ASSIGNMENT_MINUTES, initial=60, label="Assignment duration (minutes)"
-    )
-    auto_approve_hours = forms.FloatField(
-        min_value=0, max_value=MAX_AUTO_APPROVE_HOURS, initial=72, label="Auto-approve after (hours)"
-    )
+    lifetime_hours = batch_form_field("lifetime_hours")
+    assignment_minutes = batch_form_field("assignment_minutes")
+    auto_approve_hours = batch_form_field("auto_approve_hours")
     qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
-    gold_share = forms.FloatField(min_value=0, max_value=0.5, initial=0, help_text="Share of HITs with known answers.")
-    budget = forms.DecimalField(
-        min_value=0,
-        decimal_places=2,
-        required=False,
-        label="Budget ($)",
-        help_text="Publishing is refused while the estimate exceeds it.",
-    )
+    gold_share = batch_form_field("gold_share")
+    budget = batch_form_field("budget")
     documents = forms.IntegerField(
         min_value=1, required=False, label="Documents (first N approved)", help_text="Empty: every approved reference."
     )

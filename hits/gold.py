@@ -5,17 +5,15 @@ from collections import defaultdict
 
 from annotation.models import Summary
 
-from .models import Assignment, Batch, Judgment, QualificationTest
+from .models import Batch, QualificationTest
+from .selectors import counted_judgments
 
 
 def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
     """{summary_id: {acu_id: present}} from the dataset's imported rounds; a summary counts
     only when every ACU of its reference has a label."""
-    qs = Judgment.objects.filter(
-        assignment__hit__batch__dataset=dataset,
-        assignment__hit__batch__kind=Batch.Kind.IMPORTED,
-        assignment__status__in=Assignment.COUNTED,
-    )
+    # Expert labels keep the judgments of workers the lead excluded from the crowd's scores.
+    qs = counted_judgments(dataset, include_excluded=True).filter(assignment__hit__batch__kind=Batch.Kind.IMPORTED)
     if summary_ids is not None:
         qs = qs.filter(assignment__hit__summary_id__in=summary_ids)
     votes: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))

@@ -3,12 +3,9 @@
 from celery import shared_task
 
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
-from config.dispatch import dispatch
 from hits.services import batches, handout, provider_sync, review
 
 from .models import Batch
-
-run_or_enqueue = dispatch  # the one place that decides "in process or queued": config.dispatch
 
 
 @shared_task(acks_late=True, **DB_RETRY)

@@ -3,7 +3,7 @@
 from collections import defaultdict
 
 from annotation.models import ACU, Dataset
-from scoring.runs.judgments import counted_judgments
+from hits.selectors import counted_judgments
 
 
 def dataset_snapshot(dataset: Dataset) -> list:

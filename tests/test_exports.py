@@ -18,13 +18,14 @@ from django.db import connection
 
 from annotation.models import ACU, Dataset
 from hits.models import Assignment, Judgment, Worker
+from hits.selectors import counted_judgments
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from scoring.results.exports import labels as label_arrays
 from scoring.results.exports import rose
 from scoring.results.exports.rose import export_rose, rose_lines
 from scoring.results.exports.tables import JUDGMENT_COLUMNS, iter_judgments_csv, write_judgments_csv
-from scoring.runs.judgments import counted_judgments, labels_by_summary
+from scoring.runs.judgments import labels_by_summary
 from scoring.stats.aggregation import majority_present, normalized_acu_score
 
 from .conftest import DEMO_ROSE

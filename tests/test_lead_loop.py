@@ -11,7 +11,7 @@ from annotation.authoring import authors
 from hits.api.fields import MoneyField
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import format_money
-from hits.services import budget, review
+from hits.services import money_budget, review
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.people import PeopleError, add_person
 from hits.services.simulate import simulate_crowd
@@ -55,9 +55,9 @@ def test_publishing_over_budget_is_refused_until_the_budget_is_raised():
     with pytest.raises(BatchError, match=rf"estimated cost \${estimate:.2f} exceeds the budget \$1\.00"):
         publish_batch(batch)
     assert Batch.objects.get(pk=batch.pk).status == "draft" and not batch.hits.exclude(external_id="").exists()
-    with pytest.raises(budget.BudgetError, match="not an amount"):
-        budget.set_budget(batch, "lots")
-    budget.set_budget(batch, f"${estimate}")
+    with pytest.raises(money_budget.BudgetError, match="not an amount"):
+        money_budget.set_budget(batch, "lots")
+    money_budget.set_budget(batch, f"${estimate}")
     assert publish_batch(batch).status == "published"
     unlimited = create_batch(dataset=dataset)  # no budget: nothing to check
     assert publish_batch(unlimited).status == "published"
@@ -87,15 +87,15 @@ def test_stages_follow_the_assignments_and_the_ledger():
 
 
 def over_budget_bonus_message(batch):
-    return budget.bonus_passes_budget(batch, "1.00")
+    return money_budget.bonus_passes_budget(batch, "1.00")
 
 
 @pytest.mark.django_db
 def test_a_bonus_passing_the_budget_is_named():
     dataset = demo_dataset()
     batch = create_batch(dataset=dataset, budget=Decimal("100.00"))
-    assert budget.bonus_passes_budget(batch, "99.99") is None
-    assert "over its budget of $100.00" in budget.bonus_passes_budget(batch, "100.01")
+    assert money_budget.bonus_passes_budget(batch, "99.99") is None
+    assert "over its budget of $100.00" in money_budget.bonus_passes_budget(batch, "100.01")
 
 
 def test_chart_axes_hold_intervals_and_negative_alpha():

@@ -295,7 +295,7 @@ def test_sync_pages_through_more_than_100_assignments(stub):
 
 
 def test_unconfirmed_submission_does_not_count_until_sync(stub):
-    from scoring.runs.judgments import counted_judgments
+    from hits.selectors import counted_judgments
 
     batch = published(stub)
     a = worked(batch)

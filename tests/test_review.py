@@ -8,9 +8,9 @@ from django.utils import timezone
 
 from hits import ledger
 from hits.models import Assignment, LedgerEntry
+from hits.selectors import counted_judgments
 from hits.services import handout, review
 from hits.services.submission import submit_assignment
-from scoring.runs.judgments import counted_judgments
 
 from .crowd_data import all_answers, published_batch
 from .test_handout import make_workers

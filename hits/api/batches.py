@@ -5,9 +5,6 @@ Security behavior: leads only (the default permission `IsLead`). Refusals of the
 (BatchError, ProviderError) come back as 400 JSON with their message.
 """
 
-import math
-
-from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
@@ -17,8 +14,10 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
-from hits import tasks
+from config.dispatch import dispatch
+from hits import selectors, tasks
 from hits.api.fields import MoneyField
+from hits.batch_fields import batch_serializer_field
 from hits.ledger import spend as ledger_spend
 from hits.models import Batch, QualificationTest
 from hits.money import Bucket
@@ -27,16 +26,6 @@ from hits.providers.options import serializer_class
 from hits.services import batches, provider_sync
 
 MAX_ID = 2**63 - 1
-
-
-class FiniteFloatField(serializers.FloatField):
-    """A float that is a real number (no NaN, no infinity)."""
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if not math.isfinite(value):
-            self.fail("invalid")
-        return value
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -150,7 +139,7 @@ class BatchDetailSerializer(BatchSerializer):
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, batch) -> dict:
-        return batches.batch_progress(batch)
+        return selectors.batch_progress(batch)
 
     @extend_schema_field(PublishProgressSerializer)
     def get_publishing(self, batch) -> dict:
@@ -164,12 +153,8 @@ class BatchDetailSerializer(BatchSerializer):
         ).data
 
 
-def batches_with_counts():
-    return Batch.objects.select_related("dataset").annotate(n_hits=Count("hits")).order_by("pk")
-
-
 def batch_detail_data(batch_id: int) -> dict:
-    return BatchDetailSerializer(get_object_or_404(batches_with_counts(), pk=batch_id)).data
+    return BatchDetailSerializer(get_object_or_404(selectors.batches_with_counts(), pk=batch_id)).data
 
 
 # --- input -------------------------------------------------------------------------------------
@@ -182,17 +167,9 @@ PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptions
 
 class BatchCreateInput(serializers.Serializer):
     dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The dataset's id.")
-    name = serializers.CharField(
-        max_length=200,
-        required=False,
-        allow_blank=True,
-        default="",
-        help_text="Optional; a dated name is used otherwise.",
-    )
+    name = batch_serializer_field("name")
     provider = serializers.ChoiceField(choices=[], default="inhouse")
-    assignments = serializers.IntegerField(
-        min_value=1, max_value=batches.MAX_ASSIGNMENTS, default=3, help_text="Assignments per HIT."
-    )
+    assignments = batch_serializer_field("assignments")
     systems = serializers.ListField(
         child=serializers.CharField(max_length=200),
         required=False,
@@ -200,9 +177,9 @@ class BatchCreateInput(serializers.Serializer):
         max_length=1000,
         help_text="System names of the dataset; empty: all systems.",
     )
-    lifetime_hours = FiniteFloatField(min_value=0.1, max_value=batches.MAX_LIFETIME_HOURS, default=168)
-    assignment_minutes = FiniteFloatField(min_value=1, max_value=batches.MAX_ASSIGNMENT_MINUTES, default=60)
-    auto_approve_hours = FiniteFloatField(min_value=0, max_value=batches.MAX_AUTO_APPROVE_HOURS, default=72)
+    lifetime_hours = batch_serializer_field("lifetime_hours")
+    assignment_minutes = batch_serializer_field("assignment_minutes")
+    auto_approve_hours = batch_serializer_field("auto_approve_hours")
     qualification_test = serializers.IntegerField(
         min_value=1,
         max_value=MAX_ID,
@@ -211,15 +188,8 @@ class BatchCreateInput(serializers.Serializer):
         default=None,
         help_text="A qualification test of the dataset.",
     )
-    gold_share = FiniteFloatField(min_value=0, max_value=0.5, default=0, help_text="Share of HITs with known answers.")
-    budget = MoneyField(
-        max_digits=10,
-        min_value=0,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="Dollars; shown against the spend.",
-    )
+    gold_share = batch_serializer_field("gold_share")
+    budget = batch_serializer_field("budget")
     buckets = BucketSerializer(
         many=True,
         required=False,
@@ -294,7 +264,7 @@ class BatchListCreate(generics.ListAPIView):
     def get_queryset(self):
         query = DatasetFilter(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        qs = batches_with_counts()
+        qs = selectors.batches_with_counts()
         if query.validated_data.get("dataset") is not None:
             qs = qs.filter(dataset_id=query.validated_data["dataset"])
         return qs
@@ -416,7 +386,7 @@ class BatchPublish(APIView):
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             message = f"The batch is already {batch.get_status_display().lower()}."
             return Response(error_body(message, "refused", batch=batch.pk), status=400)
-        ran, outcome = tasks.run_or_enqueue(tasks.publish_batch, batch.pk)
+        ran, outcome = dispatch(tasks.publish_batch, batch.pk)
         if not ran:
             body = {
                 "outcome": "queued",

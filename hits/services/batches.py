@@ -13,13 +13,14 @@ from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
 from config.errors import ServiceError
 from hits.gold import known_answers
-from hits.models import HIT, Assignment, Batch, PayBucket
+from hits.models import HIT, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
 from hits.providers import Capability, ProviderError, get_provider
-from hits.services.budget import over_budget_message
+from hits.services.money_budget import over_budget_message
 
 MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
-# Limits shared by the lead's form and the API (MTurk: lifetime and auto-approval at most 365 and 30 days).
+# Limits checked here and, through hits.batch_fields, in the lead's form and the API
+# (MTurk: lifetime and auto-approval at most 365 and 30 days).
 MAX_LIFETIME_HOURS = 24 * 365
 MAX_ASSIGNMENT_MINUTES = 60 * 24 * 365
 MAX_AUTO_APPROVE_HOURS = 24 * 30
@@ -271,17 +272,3 @@ def extend_batch(batch: Batch, hours: float) -> Batch:
     )
     batch.refresh_from_db()
     return batch
-
-
-def batch_progress(batch: Batch) -> dict:
-    counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
-    places = batch.hits.count() * batch.assignments_per_hit
-    done = counts.get("submitted", 0) + counts.get("approved", 0)
-    return {
-        "places": places,
-        "done": done,
-        "in_progress": counts.get("assigned", 0),
-        "left": max(0, places - done - counts.get("assigned", 0)),
-        "by_status": counts,
-        "percent": round(100 * done / places, 1) if places else 0,
-    }

@@ -13,8 +13,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
+from config.dispatch import dispatch
 from config.roles import LEAD, role_required
-from hits import tasks
+from hits import selectors, tasks
 from hits.assignment_answers import assignment_answers
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
@@ -23,7 +24,7 @@ from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
-from hits.services import batches, budget, estimate, provider_sync, qualification, review
+from hits.services import batches, estimate, money_budget, provider_sync, qualification, review
 from hits.stages import batch_stage
 
 
@@ -31,7 +32,7 @@ from hits.stages import batch_stage
 def batch_list(request, dataset_id: int):
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     rows = [
-        {"batch": b, "progress": batches.batch_progress(b), "stage": batch_stage(b)}
+        {"batch": b, "progress": selectors.batch_progress(b), "stage": batch_stage(b)}
         for b in dataset.batches.filter(kind=Batch.Kind.CROWD)
     ]
     return render(
@@ -138,7 +139,7 @@ def batch_detail(request, batch_id: int):
             "calls": batch.provider_calls.all()[:20],
             "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
             "cost": cost,
-            "progress": batches.batch_progress(batch),
+            "progress": selectors.batch_progress(batch),
             "spend": spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],
@@ -153,7 +154,7 @@ def batch_detail(request, batch_id: int):
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
             .select_related("worker", "hit__summary__system", "hit__summary__document")
             .order_by("-submitted_at", "-pk")[:500],
-            "over_budget": budget.over_budget_message(batch, cost["total"])
+            "over_budget": money_budget.over_budget_message(batch, cost["total"])
             if batch.status == Batch.Status.DRAFT
             else None,
         },
@@ -166,7 +167,7 @@ def batch_action(request, batch_id: int, action: str):
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         if action == "publish":
-            ran, outcome = tasks.run_or_enqueue(tasks.publish_batch, batch.pk)
+            ran, outcome = dispatch(tasks.publish_batch, batch.pk)
             if not ran:
                 messages.info(request, "Publishing in the background; this page shows its progress.")
             elif outcome != "published":
@@ -185,7 +186,7 @@ def batch_action(request, batch_id: int, action: str):
             batches.stop_batch(batch)
             messages.success(request, "Stopped: no new HITs are handed out.")
         elif action == "budget":
-            batch = budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
+            batch = money_budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
             messages.success(
                 request,
                 f"Budget set to {format_money(batch.budget)}." if batch.budget is not None else "Budget removed.",
@@ -198,7 +199,7 @@ def batch_action(request, batch_id: int, action: str):
             messages.success(request, "Rewards updated.")
         else:
             messages.error(request, "Unknown action.")
-    except (batches.BatchError, budget.BudgetError, ProviderError, ValueError) as exc:
+    except (batches.BatchError, money_budget.BudgetError, ProviderError, ValueError) as exc:
         messages.error(request, str(exc))
     return redirect("batch_detail", batch_id=batch.pk)
 
@@ -277,7 +278,7 @@ def bonus(request, batch_id: int):
     if assignment is None:
         messages.error(request, "No such assignment in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
-    over = budget.bonus_passes_budget(batch, request.POST.get("amount", "0"))
+    over = money_budget.bonus_passes_budget(batch, request.POST.get("amount", "0"))
     if over and request.POST.get("over_budget") != "1":
         messages.error(
             request, over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")

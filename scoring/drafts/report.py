@@ -15,10 +15,10 @@ from scipy.stats import pearsonr, spearmanr
 from annotation.drafting import get_drafter
 from annotation.drafting.service import draft_context
 from annotation.models import ACU, ReferenceSentence, Summary
+from hits.selectors import counted_judgments
 from scoring.drafts import quality as draft_quality
 from scoring.drafts.unit_budget import curve, features, regressor
 from scoring.machine.judges import get_judge
-from scoring.runs.judgments import counted_judgments
 
 logger = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
+from config.dispatch import dispatch
 from hits.models import Batch, JudgeRun
-from hits.tasks import run_or_enqueue
 from scoring import tasks
 from scoring.machine.judges import JUDGE_NAMES
 from scoring.machine.runs import JudgeRunError, run_json, start_judge_run
@@ -104,7 +104,7 @@ class DatasetJudgeRuns(APIView):
             run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
         except JudgeRunError as exc:
             return Response(error_body(str(exc), "refused"), status=status.HTTP_400_BAD_REQUEST)
-        ran, _ = run_or_enqueue(tasks.run_judge, run.pk)
+        ran, _ = dispatch(tasks.run_judge, run.pk)
         run.refresh_from_db()
         return Response(
             JudgeRunSerializer(run_json(run)).data, status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED

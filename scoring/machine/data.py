@@ -7,7 +7,7 @@ import numpy as np
 
 from annotation.models import ACU, Summary
 from hits.models import Batch
-from scoring.runs.judgments import counted_judgments
+from hits.selectors import counted_judgments
 
 
 @dataclass

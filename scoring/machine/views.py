@@ -12,9 +12,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Dataset
+from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits.models import Batch, JudgeRun
-from hits.tasks import run_or_enqueue
 from scoring import tasks
 from scoring.machine.judges import judge_availability
 from scoring.machine.runs import JudgeRunError, start_judge_run
@@ -73,7 +73,7 @@ def start(request, dataset_id: int):
     except JudgeRunError as exc:
         messages.error(request, str(exc))
         return redirect(back)
-    ran, _ = run_or_enqueue(tasks.run_judge, run.pk)
+    ran, _ = dispatch(tasks.run_judge, run.pk)
     run.refresh_from_db()
     if ran and run.status == JudgeRun.Status.FAILED:
         messages.error(request, f"Judge run {run.pk} failed: {run.error}")

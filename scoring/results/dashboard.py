@@ -16,8 +16,8 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from annotation import tallies as reference_tallies
 from annotation.models import Dataset, Reference
+from annotation.selectors import reference_states
 from config.dispatch import runs_in_process
 from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry
@@ -150,19 +150,10 @@ def spend(dataset, batch=None, tallied=None) -> dict:
 
 def authoring_states(dataset) -> list[dict]:
     """References per authoring state (`annotation.authoring.authoring_overview(...)["states"]`,
-    without the per-author rows, draft times and budget the overview page does not show); on
-    PostgreSQL from the dataset's tallies (annotation.tallies), not its references."""
-    totals = dict.fromkeys(Reference.Status.values, 0)
-    if reference_tallies.available():
-        counted = reference_tallies.counts(dataset.pk).items()
-    else:
-        counted = (
-            Reference.objects.filter(document__dataset=dataset).values_list("status").annotate(n=Count("pk")).order_by()
-        )
-    for status, n in counted:
-        totals[status] = n
+    without the per-author rows, draft times and budget the overview page does not show), from
+    `annotation.selectors.reference_states` (on PostgreSQL the dataset's tallies)."""
     labels = dict(Reference.Status.choices)
-    return [{"status": s, "label": labels[s], "count": n} for s, n in totals.items()]
+    return [{"status": s, "label": labels[s], "count": n} for s, n in reference_states(dataset).items()]
 
 
 def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, Batch | None]:

@@ -3,28 +3,16 @@
 from django.db.models import Count, Q
 
 from annotation.authoring import authors
-from annotation.models import ACU, Dataset, Reference
+from annotation.models import Dataset, Reference
 from hits.models import Assignment, Batch
+from hits.selectors import dataset_counts
 
 
 def dataset_rows():
-    """Each dataset with its counts, for the home page and /datasets/ (a few queries, not one per dataset)."""
-    datasets = Dataset.objects.annotate(
-        n_documents=Count("documents", distinct=True),
-        n_systems=Count("systems", distinct=True),
-        n_rounds=Count("batches", distinct=True),
-    ).order_by("name")
-    acus = dict(ACU.objects.values_list("reference__document__dataset").annotate(n=Count("pk")).order_by())
-    return [
-        {
-            "dataset": d,
-            "documents": d.n_documents,
-            "systems": d.n_systems,
-            "acus": acus.get(d.pk, 0),
-            "rounds": d.n_rounds,
-        }
-        for d in datasets
-    ]
+    """Each dataset with its counts (`hits.selectors.dataset_counts`), for the home page and /datasets/."""
+    datasets = list(Dataset.objects.order_by("name"))
+    counts = dataset_counts([d.pk for d in datasets])
+    return [{"dataset": d, **counts[d.pk]} for d in datasets]
 
 
 def lead_steps() -> dict:

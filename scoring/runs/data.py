@@ -14,8 +14,8 @@ from django.db.models import Count
 
 from annotation.models import ACU, Summary
 from hits.models import Worker
+from hits.selectors import counted_judgments
 from scoring.runs import round_cache, scoped
-from scoring.runs.judgments import counted_judgments
 
 
 @dataclass

@@ -1,24 +1,8 @@
-"""Reading the judgments that count (submitted or approved assignments) out of the database."""
+"""The judgments that count (`hits.selectors.counted_judgments`) as the pages read them: labels per summary."""
 
 from collections import defaultdict
 
-from hits.models import Assignment, Judgment
-
-
-def counted_judgments(dataset, batch=None, include_excluded: bool = False):
-    """Judgments of a dataset (or of one batch/round) whose assignments count: submitted or
-    approved, confirmed by their provider, by workers the lead has not excluded (unless
-    `include_excluded`, for the workers table)."""
-    qs = Judgment.objects.filter(
-        assignment__hit__batch__dataset=dataset,
-        assignment__status__in=Assignment.COUNTED,
-        assignment__confirmed=True,
-    )
-    if not include_excluded:
-        qs = qs.filter(assignment__worker__excluded=False)
-    if batch is not None:
-        qs = qs.filter(assignment__hit__batch=batch)
-    return qs
+from hits.selectors import counted_judgments
 
 
 def labels_by_summary(dataset, batch=None) -> dict[int, dict[int, dict[int, bool]]]:

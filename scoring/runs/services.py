@@ -22,11 +22,11 @@ from django.utils import timezone
 
 from hits import versions
 from hits.models import Worker
+from hits.selectors import counted_judgments
 from scoring.models import ScoringRun
 from scoring.results import charts, page_data
 from scoring.runs import scoped
 from scoring.runs.data import load_judgments, load_summaries
-from scoring.runs.judgments import counted_judgments
 from scoring.runs.workers import worker_table
 from scoring.stats import agreement, bootstrap, dawid_skene, normalization
 from scoring.stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score

@@ -12,7 +12,8 @@ from statistics import median
 
 import numpy as np
 
-from hits.models import Assignment, Worker
+from hits.models import Worker
+from hits.selectors import counted_assignments
 from scoring.runs import round_cache, scoped
 from scoring.stats import agreement
 from scoring.stats.worker_quality import worker_quality
@@ -72,9 +73,7 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
                 dataset.pk, batch.pk if batch else None
             )
         }
-    qs = Assignment.objects.filter(hit__batch__dataset=dataset, status__in=Assignment.COUNTED, confirmed=True)
-    if batch is not None:
-        qs = qs.filter(hit__batch=batch)
+    qs = counted_assignments(dataset, batch, include_excluded=True)
     per: dict[int, dict] = defaultdict(_empty)
     for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
         "worker_id", "active_seconds", "hit__reward", "gold_correct", "gold_total"

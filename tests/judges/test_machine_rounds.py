@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Dataset, Summary
 from hits.models import HIT, Batch, JudgeRun, MachineJudgment
+from hits.selectors import counted_judgments
 from hits.services.batches import BatchError, publish_batch
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
@@ -19,7 +20,6 @@ from scoring.machine import qc as machine_qc
 from scoring.machine.judges import get_judge
 from scoring.machine.judges.lexical import stems
 from scoring.machine.runs import JudgeRunError, start_judge_run
-from scoring.runs.judgments import counted_judgments
 from scoring.runs.services import compute_scores, summary_scores_arrays
 from scoring.stats import calibration, machine_figures
 

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_POST
 
 from annotation.drafting import available_drafters
 from annotation.models import Dataset, DraftJob
+from config.dispatch import dispatch
 from config.roles import LEAD, role_required
-from hits.tasks import run_or_enqueue
 from scoring import tasks
 from scoring.drafts.quality import CRITERIA
 from scoring.drafts.report import default_judge_name
@@ -43,6 +43,6 @@ def budget(request, dataset_id: int):
             created_by=request.user,
             params={"share": share, "authors": authors, "judge": judge, "criterion": criterion},
         )
-        run_or_enqueue(tasks.apply_budget, job.pk)
+        dispatch(tasks.apply_budget, job.pk)
         messages.success(request, f"Budget {share:.0%} started ({drafter} drafts, {judge} judge).")
     return redirect("authoring_overview", dataset_id=dataset.pk)

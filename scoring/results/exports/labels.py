@@ -15,7 +15,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection
 
 from annotation.models import ACU
-from scoring.runs.judgments import counted_judgments
+from hits.selectors import counted_judgments
 
 # The order of a reference's ACUs in every export: by sentence, then position, then id.
 ACU_ORDER = ("sentence__position", "position", "pk")

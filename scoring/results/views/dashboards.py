@@ -14,12 +14,12 @@ from django.template.backends.utils import csrf_input
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
 from hits.money import format_money
 from hits.services import review
-from hits.services.budget import bonus_passes_budget
-from hits.tasks import run_or_enqueue
+from hits.services.money_budget import bonus_passes_budget
 from scoring import tasks
 from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
@@ -237,14 +237,14 @@ def start_statistics(request, dataset_id: int, kind: str):
             if request.POST.get(key, "").isdigit():
                 params[key] = max(10, min(int(request.POST[key]), 100_000 if key == "n_resamples" else 5000))
         run = statistics.start(dataset, ScoringRun.Kind.POWER, params, batch)
-        ran, _ = run_or_enqueue(tasks.run_power_analysis, run.pk)
+        ran, _ = dispatch(tasks.run_power_analysis, run.pk)
         target = "dashboard_systems"
     elif kind == "metrics":
         params = dict(statistics.METRIC_DEFAULTS)
         if request.POST.get("method") in statistics.METHODS:
             params["method"] = request.POST["method"]
         run = statistics.start(dataset, ScoringRun.Kind.METRICS, params, batch)
-        ran, _ = run_or_enqueue(tasks.run_metric_significance, run.pk)
+        ran, _ = dispatch(tasks.run_metric_significance, run.pk)
         target = "dashboard_metrics"
     else:
         raise Http404("Unknown analysis.")

@@ -12,9 +12,10 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportDatasetForm
 from annotation.importing import DatasetImportError
-from annotation.models import ACU, Dataset
+from annotation.models import Dataset
 from config.limits import large_upload
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
+from hits.selectors import dataset_counts
 from hits.services.dataset_import import import_upload
 from scoring.results import onboarding
 from scoring.results.exports.rose import rose_lines
@@ -49,12 +50,7 @@ def dataset_detail(request, dataset_id: int):
     page = Paginator(dataset.documents.select_related("reference").order_by("position"), 50).get_page(
         request.GET.get("page")
     )
-    counts = {
-        "documents": dataset.documents.count(),
-        "systems": dataset.systems.count(),
-        "summaries": sum(s.summaries.count() for s in dataset.systems.all()),
-        "acus": ACU.objects.filter(reference__document__dataset=dataset).count(),
-    }
+    counts = dataset_counts([dataset.pk])[dataset.pk]
     return render(
         request,
         "annotation/dataset_detail.html",

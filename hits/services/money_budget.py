@@ -1,4 +1,5 @@
-"""A batch's budget: the check before publishing, raising it, and whether a bonus would pass it."""
+"""A batch's money budget (dollars; the human-unit budget is scoring.drafts.unit_budget): the check before
+publishing, raising it, and whether a bonus would pass it."""
 
 import logging
 from decimal import Decimal, InvalidOperation

@@ -1,0 +1,139 @@
+"""One spec of a crowd batch's settings: type, default, limits, label, help and messages.
+
+The lead's batch form (`hits.forms.BatchForm`) and the API's input serializer
+(`hits.api.batches.BatchCreateInput`) both build their fields from `FIELDS`, so a limit is
+written once and a bad value gets the same message on the page and in the API. The service
+(`hits.services.batches.create_batch`) checks the same limits again for other callers.
+"""
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from rest_framework import serializers
+
+from hits.api.fields import MoneyField
+from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
+
+
+@dataclass(frozen=True)
+class BatchField:
+    """One setting; `kind` is text, int, float (finite) or money (two decimals)."""
+
+    name: str
+    kind: str
+    label: str
+    default: Any
+    min: int | float | None = None
+    max: int | float | None = None
+    help: str = ""
+    optional: bool = False  # may be left empty (the default is then used)
+    max_length: int = 200  # text
+    max_digits: int = 10  # money
+
+    def messages(self) -> dict[str, str]:
+        """The error messages of this field, the same for the form and the serializer."""
+        out = {
+            "required": "This field is required.",
+            "invalid": "Enter a whole number." if self.kind == "int" else "Enter a valid number.",
+        }
+        if self.min is not None:
+            out["min_value"] = f"Ensure this value is greater than or equal to {self.min}."
+        if self.max is not None:
+            out["max_value"] = f"Ensure this value is less than or equal to {self.max}."
+        if self.kind == "text":
+            out["max_length"] = f"Ensure this value has at most {self.max_length} characters."
+            del out["invalid"]
+        if self.kind == "money":
+            out["max_digits"] = f"Ensure that there are no more than {self.max_digits} digits in total."
+            out["max_decimal_places"] = "Ensure that there are no more than 2 decimal places."
+            out["max_whole_digits"] = (
+                f"Ensure that there are no more than {self.max_digits - 2} digits before the decimal point."
+            )
+        return out
+
+
+FIELDS = {
+    f.name: f
+    for f in (
+        BatchField(
+            "name", "text", "Name", "", optional=True, help="Optional; a dated name is used otherwise.", max_length=200
+        ),
+        BatchField("assignments", "int", "Assignments per HIT", 3, min=1, max=MAX_ASSIGNMENTS),
+        BatchField("lifetime_hours", "float", "Lifetime (hours)", 168, min=0.1, max=MAX_LIFETIME_HOURS),
+        BatchField(
+            "assignment_minutes", "float", "Assignment duration (minutes)", 60, min=1, max=MAX_ASSIGNMENT_MINUTES
+        ),
+        BatchField("auto_approve_hours", "float", "Auto-approve after (hours)", 72, min=0, max=MAX_AUTO_APPROVE_HOURS),
+        BatchField("gold_share", "float", "Gold share", 0, min=0, max=0.5, help="Share of HITs with known answers."),
+        BatchField(
+            "budget",
+            "money",
+            "Budget ($)",
+            None,
+            min=0,
+            optional=True,
+            help="Dollars; publishing is refused while the estimate exceeds it.",
+        ),
+    )
+}
+
+
+class _FiniteFloatField(serializers.FloatField):
+    """A float that is a real number (no NaN, no infinity), as Django's form field checks."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not math.isfinite(value):
+            self.fail("invalid")
+        return value
+
+
+def batch_form_field(name: str) -> forms.Field:
+    """The batch form's field for a setting."""
+    spec = FIELDS[name]
+    common: dict[str, Any] = {
+        "label": spec.label,
+        "help_text": spec.help,
+        "required": not spec.optional,
+        "error_messages": spec.messages(),
+    }
+    if spec.kind == "text":
+        return forms.CharField(max_length=spec.max_length, **common)
+    limits = {"min_value": spec.min, "max_value": spec.max}
+    if spec.kind == "int":
+        return forms.IntegerField(initial=spec.default, **limits, **common)
+    if spec.kind == "float":
+        return forms.FloatField(initial=spec.default, **limits, **common)
+    if spec.kind == "money":
+        return forms.DecimalField(
+            max_digits=spec.max_digits, decimal_places=2, initial=spec.default, **limits, **common
+        )
+    raise ValueError(f"unknown field kind {spec.kind!r}")
+
+
+def batch_serializer_field(name: str) -> serializers.Field:
+    """The API input field for a setting (absent: its default)."""
+    spec = FIELDS[name]
+    common: dict[str, Any] = {"help_text": spec.help or spec.label, "error_messages": spec.messages()}
+    if spec.kind == "text":
+        return serializers.CharField(
+            max_length=spec.max_length, required=False, allow_blank=True, default=spec.default, **common
+        )
+    limits = {"min_value": spec.min, "max_value": spec.max}
+    empty: dict[str, Any] = {"required": False, "allow_null": True} if spec.optional else {}
+    if spec.kind == "int":
+        return serializers.IntegerField(default=spec.default, **limits, **empty, **common)
+    if spec.kind == "float":
+        return _FiniteFloatField(default=spec.default, **limits, **empty, **common)
+    if spec.kind == "money":
+        return MoneyField(
+            max_digits=spec.max_digits,
+            default=None if spec.default is None else Decimal(spec.default),
+            **limits,
+            **empty,
+            **common,
+        )
+    raise ValueError(f"unknown field kind {spec.kind!r}")

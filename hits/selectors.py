@@ -1,0 +1,81 @@
+"""Reads of the crowd side (selectors never write): which judgments count, a dataset's counts,
+a batch's progress.
+
+"Which judgments count" is written here once: those of assignments that are submitted or
+approved (`Assignment.COUNTED`), confirmed by their provider, by workers the lead has not
+excluded. Scores, exports, gold answers and the lead's answer view all read them through
+`counted_judgments`.
+"""
+
+from django.db.models import Count, Q, QuerySet
+
+from annotation.models import ACU, Dataset, Document, Summary, System
+
+from .models import Assignment, Batch, Judgment
+
+
+def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
+    """The rule, as a filter on assignments (`prefix`: the path to the assignment, e.g. "assignment__")."""
+    rule = Q(**{f"{prefix}status__in": Assignment.COUNTED, f"{prefix}confirmed": True})
+    if not include_excluded:
+        rule &= Q(**{f"{prefix}worker__excluded": False})
+    return rule
+
+
+def counted_assignments(dataset, batch=None, *, include_excluded: bool = False) -> QuerySet[Assignment]:
+    """The assignments whose judgments count, of a dataset (or of one batch)."""
+    qs = Assignment.objects.filter(counted(include_excluded=include_excluded), hit__batch__dataset=dataset)
+    return qs.filter(hit__batch=batch) if batch is not None else qs
+
+
+def counted_judgments(dataset=None, batch=None, *, hit=None, include_excluded: bool = False) -> QuerySet[Judgment]:
+    """Judgments that count, of a dataset, of one batch (round) or of one HIT. `include_excluded`:
+    also those of excluded workers (the workers table shows them; expert labels keep them)."""
+    qs = Judgment.objects.filter(counted("assignment__", include_excluded=include_excluded))
+    if dataset is not None:
+        qs = qs.filter(assignment__hit__batch__dataset=dataset)
+    if batch is not None:
+        qs = qs.filter(assignment__hit__batch=batch)
+    if hit is not None:
+        qs = qs.filter(assignment__hit=hit)
+    return qs
+
+
+def _per_dataset(qs, path: str, dataset_ids) -> dict[int, int]:
+    if dataset_ids is not None:
+        qs = qs.filter(**{f"{path}__in": dataset_ids})
+    return dict(qs.values_list(path).annotate(n=Count("pk")).order_by())
+
+
+def dataset_counts(dataset_ids: list[int] | None = None) -> dict[int, dict[str, int]]:
+    """Per dataset (all: None): documents, systems, summaries, ACUs and rounds (batches of any
+    kind). One grouped query per count, whatever the number of datasets."""
+    ids = list(Dataset.objects.values_list("pk", flat=True)) if dataset_ids is None else list(dataset_ids)
+    counts = {
+        "documents": _per_dataset(Document.objects.all(), "dataset", dataset_ids),
+        "systems": _per_dataset(System.objects.all(), "dataset", dataset_ids),
+        "summaries": _per_dataset(Summary.objects.all(), "system__dataset", dataset_ids),
+        "acus": _per_dataset(ACU.objects.all(), "reference__document__dataset", dataset_ids),
+        "rounds": _per_dataset(Batch.objects.all(), "dataset", dataset_ids),
+    }
+    return {pk: {what: per.get(pk, 0) for what, per in counts.items()} for pk in ids}
+
+
+def batches_with_counts() -> QuerySet[Batch]:
+    """Batches with their dataset and number of HITs (`n_hits`), oldest first."""
+    return Batch.objects.select_related("dataset").annotate(n_hits=Count("hits")).order_by("pk")
+
+
+def batch_progress(batch: Batch) -> dict:
+    """Places (HITs x assignments per HIT) done, in progress and left, and assignments per status."""
+    counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
+    places = batch.hits.count() * batch.assignments_per_hit
+    done = counts.get("submitted", 0) + counts.get("approved", 0)
+    return {
+        "places": places,
+        "done": done,
+        "in_progress": counts.get("assigned", 0),
+        "left": max(0, places - done - counts.get("assigned", 0)),
+        "by_status": counts,
+        "percent": round(100 * done / places, 1) if places else 0,
+    }
