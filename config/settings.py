@@ -106,10 +106,6 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
-# The crowd path's written statements run prepared on PostgreSQL (hits/statements.py): planned
-# once per connection, not on every request. Off for a pooler that does not keep SQL-level
-# prepared statements (PgBouncer in transaction mode).
-DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
