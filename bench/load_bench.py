@@ -66,7 +66,8 @@ sessions = []
 for i in range(WORKERS):
     user = create_user_with_role(username=f"load{i}", password="load-bench-password-" + str(i), role="worker")
     s = store()
-    s[SESSION_KEY], s[BACKEND_SESSION_KEY], s[HASH_SESSION_KEY] = str(user.pk), settings.AUTHENTICATION_BACKENDS[0], user.get_session_auth_hash()
+    # Django's ModelBackend: listed in every tree's AUTHENTICATION_BACKENDS (older ones list a custom backend first).
+    s[SESSION_KEY], s[BACKEND_SESSION_KEY], s[HASH_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend", user.get_session_auth_hash()
     s.create()
     sessions.append(s.session_key)
 other = OTHER

@@ -106,10 +106,6 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
-# The crowd path's written statements run prepared on PostgreSQL (hits/statements.py): planned
-# once per connection, not on every request. Off for a pooler that does not keep SQL-level
-# prepared statements (PgBouncer in transaction mode).
-DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -139,12 +135,10 @@ CACHES = {
 SESSION_ENGINE = "config.cached_sessions" if CACHE_URL else "config.sessions"
 # How long a session stays in the cache before it is read from the database again.
 SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300)
-# The user is read with their roles in one query (config/auth_backend.py); sessions signed in
-# before it existed name ModelBackend, which stays listed so they are not signed out.
 # First, django-axes' backend: a locked-out client is refused before a password is checked.
+# Then Django's own; the pages read the user's roles through config/roles.py.
 AUTHENTICATION_BACKENDS = [
     "config.lockout.LockoutBackend",
-    "config.auth_backend.RoleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Sign-in and request limits: all on, or (RATE_LIMITS_ENABLED=0, for load benchmarks) all off.

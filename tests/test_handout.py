@@ -1,4 +1,5 @@
-"""Handing out in-house work: never over-filled, never twice to one worker, expiry."""
+"""Handing out in-house work: never over-filled, never twice to one worker, one open assignment
+per worker whatever clicks race, expiry."""
 
 import threading
 from datetime import timedelta
@@ -14,15 +15,6 @@ from hits.services.people import create_user_with_role
 from .crowd_data import published_batch
 
 pytestmark = pytest.mark.portable
-
-
-@pytest.fixture(autouse=True, params=["one statement", "orm"])
-def take_path(request, monkeypatch):
-    """Every test here runs on both ways of taking a place: PostgreSQL's single statement
-    and the ORM transaction other databases (the SQLite demo) use."""
-    if request.param == "orm":
-        monkeypatch.setattr(handout, "_take_in_one_statement", handout._take_with_orm)
-    return request.param
 
 
 def make_workers(n, prefix="w"):
@@ -127,3 +119,46 @@ def test_expiry_task_runs_as_a_celery_task():
     a = handout.next_assignment(worker, batch)
     Assignment.objects.filter(pk=a.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     assert expire_abandoned_assignments.apply().get() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_clicks_of_one_worker_end_with_one_assignment():
+    """The partial unique constraint: every click but one fails to insert and resumes that one."""
+    batch = published_batch(assignments=3)
+    (worker,) = make_workers(1, prefix="clicker")
+    barrier = threading.Barrier(8)
+    results, errors = [], []
+
+    def click():
+        try:
+            barrier.wait()
+            results.append(handout.next_assignment(worker, batch).pk)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=click) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(results) == 8 and len(set(results)) == 1
+    (assignment,) = Assignment.objects.filter(worker=worker)
+    assignment.hit.refresh_from_db()
+    assert assignment.hit.open_places == assignment.hit.max_assignments - 1
+
+
+@pytest.mark.django_db
+def test_the_last_places_are_taken_in_order_and_counted():
+    """Each handout takes one place of the emptiest HIT; a full batch hands out nothing more."""
+    batch = published_batch(assignments=2)
+    keep = list(batch.hits.order_by("pk")[:2])
+    batch.hits.exclude(pk__in=[h.pk for h in keep]).delete()
+    workers = make_workers(5, prefix="last")
+    taken = [handout.next_assignment(w, batch) for w in workers[:4]]
+    assert sorted(a.hit_id for a in taken) == sorted([keep[0].pk, keep[0].pk, keep[1].pk, keep[1].pk])
+    assert [h.open_places for h in batch.hits.order_by("pk")] == [0, 0]
+    with pytest.raises(handout.NoWork, match="No task is waiting"):
+        handout.next_assignment(workers[4], batch)

@@ -1,11 +1,12 @@
-"""The task page read in one statement and its ACU rows built without the template loop: the
-same HTML as the template's loop made, the same ACUs (a triage HIT: only its own, in reference
-order), and the query counts."""
+"""The task page: one ORM read and Django templates (hits/_acu_rows.html, hits/_reference_text.html),
+the same HTML as the template's loop made before, the same ACUs (a triage HIT: only its own, in
+reference order), and the query counts."""
 
 import re
 
 import pytest
 from django.template import Context, Template
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from annotation.models import ACU
@@ -17,7 +18,7 @@ from hits.views.worker import inhouse_worker
 
 from .crowd_data import published_batch
 
-# The loop templates/hits/task.html had before the rows were built in Python (hits.task_page).
+# The loop templates/hits/task.html had when the rows were written inline.
 OLD_ROWS = """    <ol class="acu-rows">
       {% for acu in acus %}
       <li class="acu-row" tabindex="0" data-acu="{{ acu.pk }}" aria-label="Fact {{ forloop.counter }}: {{ acu.text }}">
@@ -30,30 +31,35 @@ OLD_ROWS = """    <ol class="acu-rows">
       {% endfor %}
     </ol>"""
 NEW_ROWS = """    <ol class="acu-rows">
-      {{ acu_rows }}
+      {% include "hits/_acu_rows.html" %}
     </ol>"""
 OLD_REFERENCE = "<p>{% for s in sentences %}{{ s.text }} {% endfor %}</p>"
-NEW_REFERENCE = "<p>{{ reference_text }}</p>"
 
 TRICKY = ['He said "no" & left', "<script>alert('x')</script>", "Zoë's café — 5 > 3", "", "plain"]
 
 
-def test_acu_rows_are_the_markup_of_the_old_loop():
-    acus = [task_page.TaskACU(pk, text) for pk, text in enumerate(TRICKY, 7)]
+class _ACU:
+    def __init__(self, pk, text):
+        self.pk, self.text = pk, text
+
+
+def test_the_acu_rows_partial_is_the_markup_of_the_old_loop():
+    acus = [_ACU(pk, text) for pk, text in enumerate(TRICKY, 7)]
     for some in (acus, acus[:1], []):
         old = Template(OLD_ROWS).render(Context({"acus": some}))
-        assert Template(NEW_ROWS).render(Context({"acu_rows": task_page.acu_rows(some)})) == old
+        assert Template(NEW_ROWS).render(Context({"acus": some})) == old
+    rows = render_to_string("hits/_acu_rows.html", {"acus": acus})
+    assert "<script>" not in rows and "&lt;script&gt;" in rows and 'aria-label="Fact 1: He said &quot;no&quot;' in rows
 
 
-def test_reference_text_is_the_markup_of_the_old_loop():
+def test_the_reference_partial_is_the_markup_of_the_old_loop():
     class Sentence:
         def __init__(self, text):
             self.text = text
 
-    reference_text = task_page._content(None, TRICKY, [])["reference_text"]
     old = Template(OLD_REFERENCE).render(Context({"sentences": [Sentence(t) for t in TRICKY]}))
-    assert Template(NEW_REFERENCE).render(Context({"reference_text": reference_text})) == old
-    assert task_page._content(None, None, [])["reference_text"] == ""
+    assert "<p>" + render_to_string("hits/_reference_text.html", {"sentences": TRICKY}) + "</p>" == old
+    assert render_to_string("hits/_reference_text.html", {"sentences": []}) == ""
 
 
 def _rows(html: str) -> list[int]:
@@ -126,11 +132,10 @@ def test_preview_and_task_page_show_the_same_content(handed_out, client, lead):
     assert _rows(preview) == _rows(task_html) and _reference(preview) == _reference(task_html)
 
 
-def test_the_task_page_reads_in_one_statement(handed_out, client, django_assert_num_queries):
+def test_the_task_page_reads_in_three_queries(handed_out, client, django_assert_num_queries):
+    """The assignment with its HIT, batch and summary; the sentences; the ACUs."""
     token = task_token(handed_out)
-    from django.db import connection
-
-    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):  # the ORM's three elsewhere
+    with django_assert_num_queries(3):
         response = client.get(reverse("task", args=[token]))
     assert response.status_code == 200 and _rows(response.content.decode())
 
@@ -165,10 +170,20 @@ def test_the_worker_row_is_read_fresh_and_created_once(db, make_user, django_ass
 
 
 def test_a_parallel_first_visit_gets_the_row_the_other_created(db, make_user, monkeypatch):
-    from hits.views import worker as views
+    from django.db.models import QuerySet
+
+    from hits.models import Worker
 
     user = make_user("racer", "worker")
     first = inhouse_worker(user)
-    read = views._worker_sql
-    monkeypatch.setattr(views, "_worker_sql", lambda: read() + " AND 1 = 0")  # as if read before the other's insert
-    assert inhouse_worker(user).pk == first.pk
+    real_first, misses = QuerySet.first, []
+
+    def first_read_misses(self):  # as if read before the other request's insert
+        if self.model is Worker and not misses:
+            misses.append(self)
+            return None
+        return real_first(self)
+
+    monkeypatch.setattr(QuerySet, "first", first_read_misses)
+    assert inhouse_worker(user).pk == first.pk and misses
+    assert Worker.objects.filter(external_id=user.username).count() == 1

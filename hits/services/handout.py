@@ -10,11 +10,11 @@ unique constraint allows one open in-house assignment per worker, whatever click
 
 from datetime import timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from hits import places, statements
+from hits import places
 from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
 from hits.services.qualification import is_qualified
 
@@ -93,14 +93,9 @@ def _resumable(worker: Worker, now) -> Assignment | None:
 
 def _take(worker: Worker, batch: Batch | None, now) -> Assignment | None:
     """Pick a HIT and hold one of its places, atomically; None when none is open. Raises
-    IntegrityError when the worker holds an open in-house assignment already."""
-    if connection.vendor == "postgresql":
-        return _take_in_one_statement(worker, batch, now)
-    return _take_with_orm(worker, batch, now)
+    IntegrityError when the worker holds an open in-house assignment already.
 
-
-def _take_with_orm(worker: Worker, batch: Batch | None, now) -> Assignment | None:
-    """The pick, the insert and the place count in one transaction (any database)."""
+    The pick, the insert and the place count in one transaction."""
     with transaction.atomic():
         # HITs other handouts hold this instant are skipped; only when every open HIT is
         # held (the last places of a batch) wait for them, then the place count is re-read.
@@ -112,68 +107,6 @@ def _take_with_orm(worker: Worker, batch: Batch | None, now) -> Assignment | Non
         )
         places.take_one(hit.pk)
         return assignment
-
-
-def _take_in_one_statement(worker: Worker, batch: Batch | None, now) -> Assignment | None:
-    """PostgreSQL: the same pick, insert and place count as `_take_with_orm`, as one
-    statement (data-modifying CTEs) in one round trip; a statement is atomic on its own, so
-    no BEGIN and COMMIT either. Tried with SKIP LOCKED first, then waiting for held HITs."""
-    for skip_locked in (True, False):
-        row = statements.fetch_one(*_take_sql(worker, batch, now, skip_locked))
-        if row is not None:  # the columns in the model's order, as from_db expects
-            return Assignment.from_db(connection.alias, [f.attname for f in Assignment._meta.concrete_fields], row)
-    return None
-
-
-def _take_sql(worker: Worker, batch: Batch | None, now, skip_locked: bool) -> tuple[str, list]:
-    """The statement of `_take_in_one_statement`. Columns come from the model, so every field
-    gets the value (and default) the ORM would give it."""
-    hit_t, batch_t = HIT._meta.db_table, Batch._meta.db_table
-    assignment_t, attempt_t = Assignment._meta.db_table, QualificationAttempt._meta.db_table
-    probe = Assignment(worker_id=worker.pk)
-    columns, values, insert_params = [], [], []
-    for field in Assignment._meta.concrete_fields:
-        if field.primary_key:
-            continue
-        columns.append(connection.ops.quote_name(str(field.column)))
-        if field.attname == "hit_id":
-            values.append("pick.id")
-        elif field.attname == "deadline":
-            values.append("%s::timestamptz + pick.duration * interval '1 second'")
-            insert_params.append(now)
-        else:
-            value = now if field.attname == "created_at" else field.pre_save(probe, True)
-            values.append("%s")
-            insert_params.append(field.get_db_prep_save(value, connection))
-    only_batch = "AND b.id = %s" if batch is not None else ""
-    pick_params = [Batch.Status.PUBLISHED, worker.provider, now, worker.pk]
-    pick_params += [batch.pk] if batch is not None else []
-    sql = f"""
-        WITH pick AS (
-            SELECT h.id, b.assignment_duration_seconds AS duration
-            FROM {hit_t} h JOIN {batch_t} b ON b.id = h.batch_id
-            WHERE h.open_places > 0
-              AND b.status = %s AND b.provider = %s AND b.expires_at > %s
-              AND (b.qualification_test_id IS NULL OR EXISTS (
-                  SELECT 1 FROM {attempt_t} q
-                  WHERE q.test_id = b.qualification_test_id AND q.worker_id = %s AND q.passed))
-              {only_batch}
-              AND NOT EXISTS (SELECT 1 FROM {assignment_t} a WHERE a.hit_id = h.id AND a.worker_id = %s)
-            ORDER BY h.batch_id, h.open_places DESC, h.id
-            LIMIT 1
-            FOR UPDATE OF h {"SKIP LOCKED" if skip_locked else ""}
-        ), taken AS (
-            -- The picked id as a scalar subquery: found by the primary key whatever the planner
-            -- believes of the open HITs (a join with stale statistics walked all of them).
-            UPDATE {hit_t} SET open_places = {hit_t}.open_places - 1
-            WHERE {hit_t}.id = (SELECT id FROM pick) AND {hit_t}.open_places > 0
-            RETURNING {hit_t}.id, (SELECT duration FROM pick) AS duration
-        )
-        INSERT INTO {assignment_t} ({", ".join(columns)})
-        SELECT {", ".join(values)} FROM taken AS pick
-        RETURNING {", ".join(connection.ops.quote_name(str(f.column)) for f in Assignment._meta.concrete_fields)}
-    """
-    return sql, [*pick_params, worker.pk, *insert_params]
 
 
 def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:

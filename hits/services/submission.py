@@ -6,19 +6,21 @@ them). A submission is stored (assignment and all judgments, one transaction) be
 worker is told it succeeded; sending the same submission again returns the same result.
 """
 
+import logging
 import math
-import random
 from dataclasses import dataclass
 
 from django.core import signing
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotation.models import ACU, Reference, Summary
-from hits import statements, versions
-from hits.models import HIT, Assignment, Batch, Judgment, RoundVersion
+from annotation.models import ACU
+from hits import versions
+from hits.models import Assignment, Judgment
+
+logger = logging.getLogger(__name__)
 
 TOKEN_SALT = "hits.task"
 MAX_COMMENT = 2000
@@ -112,6 +114,21 @@ _SUBMIT_FIELDS = [
 ]
 
 
+def _active_seconds(value, allowed: int) -> float | None:
+    """The time the page says the worker spent, clamped to [0, the time allowed]; None (not
+    stored) for anything that is not a finite number (it is the browser's measurement, and a
+    bad one should not cost the worker their answers)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, min(seconds, float(allowed)))
+
+
 def submit_assignment(
     *,
     assignment_id: int,
@@ -123,15 +140,11 @@ def submit_assignment(
 ) -> SubmissionResult:
     """Store a worker's answers for every ACU of the HIT, once.
 
-    Four queries whatever the size of the database: the assignment (locked, with its HIT and
-    batch and the counts of its reference's ACUs, all and answered), the judgments, the
-    assignment's update and the round's version."""
+    Four queries whatever the size of the database, in one transaction: the assignment (locked,
+    with its HIT and batch and the counts of its reference's ACUs, all and answered), the
+    judgments, the assignment's update and the round's version."""
     now = now or timezone.now()
     parsed = _parse_answers(answers)
-    if connection.vendor == "postgresql":
-        written = _submit_in_one_statement(assignment_id, worker_id, parsed, comment, active_seconds, now)
-        if written is not None:
-            return SubmissionResult(written, created=True)
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
@@ -170,11 +183,16 @@ def submit_assignment(
         assignment.submitted_at = now
         assignment.comment = (comment or "").strip()[:MAX_COMMENT]
         fields = ["status", "submitted_at", "comment"]
-        if active_seconds is not None:
-            assignment.active_seconds = max(
-                0.0, min(float(active_seconds), assignment.hit.batch.assignment_duration_seconds)
-            )
+        seconds = _active_seconds(active_seconds, assignment.hit.batch.assignment_duration_seconds)
+        if seconds is not None:
+            assignment.active_seconds = seconds
             fields.append("active_seconds")
+        elif active_seconds is not None:
+            logger.info(
+                "assignment %s: active_seconds %r is not a finite number, not stored",
+                assignment.pk,
+                str(active_seconds)[:40],
+            )
         gold = assignment.hit.gold_answers
         if gold:
             assignment.gold_total = len(gold)
@@ -185,109 +203,6 @@ def submit_assignment(
             versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
         transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id, assignment.hit.batch.dataset_id))
     return SubmissionResult(assignment, created=True)
-
-
-def _submit_in_one_statement(
-    assignment_id: int, worker_id: int, parsed: dict[int, bool], comment: str, active_seconds, now
-) -> Assignment | None:
-    """PostgreSQL, the common case as one statement (one round trip, atomic on its own): an
-    assigned, unexpired assignment of this worker whose HIT asks about every ACU of its
-    reference, answered completely. The judgments, the assignment's update (gold counts
-    included) and the round's version are written together, as `submit_assignment` writes them.
-    None when any of that does not hold: nothing was written, and the caller takes the general
-    path, which says why (or finds an identical earlier submission)."""
-    active = None
-    if active_seconds is not None:
-        try:
-            active = float(active_seconds)
-        except (TypeError, ValueError):
-            return None
-        if not math.isfinite(active):
-            return None
-    sql, params = _submit_sql(assignment_id, worker_id, parsed, (comment or "").strip()[:MAX_COMMENT], active, now)
-    row = statements.fetch_one(sql, params)
-    if row is None:
-        return None
-    fields = [f.attname for f in Assignment._meta.concrete_fields]
-    assignment = Assignment.from_db(connection.alias, fields, row[: len(fields)])
-    batch_id, dataset_id = row[len(fields) :]
-    transaction.on_commit(lambda: _after_submit(batch_id, dataset_id))
-    return assignment
-
-
-def _submit_sql(
-    assignment_id: int, worker_id: int, parsed: dict[int, bool], comment: str, active: float | None, now
-) -> tuple[str, dict]:
-    """The statement of `_submit_in_one_statement`: checks in `mine` and `complete` (no row:
-    nothing is written), then the judgments, the assignment and the version in data-modifying
-    CTEs. A triage HIT (some ACUs only) or gold answers keyed by anything but ACU ids take the
-    general path."""
-    q = connection.ops.quote_name
-    assignment_t, hit_t, batch_t = q(Assignment._meta.db_table), q(HIT._meta.db_table), q(Batch._meta.db_table)
-    summary_t, acu_t, reference_t = q(Summary._meta.db_table), q(ACU._meta.db_table), q(Reference._meta.db_table)
-    judgment_t, version_t = q(Judgment._meta.db_table), q(RoundVersion._meta.db_table)
-    columns = ", ".join(f"a.{q(str(f.column))}" for f in Assignment._meta.concrete_fields)
-    has_gold = "(jsonb_typeof(c.gold) = 'object' AND c.gold <> '{}'::jsonb)"
-    ids = sorted(parsed)
-    sql = f"""
-        WITH ans AS (
-            SELECT * FROM unnest(%(ids)s::bigint[], %(present)s::boolean[]) AS t(acu_id, present)
-        ), mine AS (
-            SELECT a.id, a.confirmed, h.batch_id, b.dataset_id, b.assignment_duration_seconds AS duration,
-                   h.gold_answers AS gold, s.document_id
-            FROM {assignment_t} a
-            JOIN {hit_t} h ON h.id = a.hit_id
-            JOIN {batch_t} b ON b.id = h.batch_id
-            JOIN {summary_t} s ON s.id = h.summary_id
-            WHERE a.id = %(assignment)s AND a.worker_id = %(worker)s AND a.status = %(assigned)s
-              AND (a.deadline IS NULL OR a.deadline > %(now)s)
-              AND (h.acu_ids IS NULL OR h.acu_ids IN ('null'::jsonb, '[]'::jsonb))
-              AND (h.gold_answers IS NULL OR h.gold_answers = 'null'::jsonb
-                   OR (jsonb_typeof(h.gold_answers) = 'object' AND NOT EXISTS (
-                       SELECT 1 FROM jsonb_object_keys(h.gold_answers) k WHERE k !~ '^[0-9]{{1,18}}$')))
-            FOR UPDATE OF a
-        ), c AS (
-            SELECT mine.* FROM mine
-            WHERE (SELECT count(*) FROM {acu_t} u JOIN {reference_t} r ON r.id = u.reference_id
-                   WHERE r.document_id = mine.document_id) = %(n)s
-              AND (SELECT count(*) FROM {acu_t} u JOIN {reference_t} r ON r.id = u.reference_id
-                   WHERE r.document_id = mine.document_id AND u.id = ANY(%(ids)s::bigint[])) = %(n)s
-        ), judged AS (
-            INSERT INTO {judgment_t} (assignment_id, acu_id, present)
-            SELECT c.id, ans.acu_id, ans.present FROM c, ans ORDER BY ans.acu_id
-        ), bumped AS (
-            INSERT INTO {version_t} AS v (dataset_id, round_id, stripe, version)
-            SELECT c.dataset_id, r, %(stripe)s, 1 FROM c, unnest(ARRAY[0, c.batch_id]) AS r WHERE c.confirmed
-            ON CONFLICT (dataset_id, round_id, stripe) DO UPDATE SET version = v.version + 1
-        ), stored AS (
-            UPDATE {assignment_t} a SET
-                status = %(submitted)s, submitted_at = %(now)s, comment = %(comment)s,
-                active_seconds = CASE WHEN %(active)s::float8 IS NULL THEN a.active_seconds
-                                      ELSE GREATEST(0, LEAST(%(active)s::float8, c.duration)) END,
-                gold_total = CASE WHEN {has_gold} THEN (SELECT count(*) FROM jsonb_object_keys(c.gold))
-                                  ELSE a.gold_total END,
-                gold_correct = CASE WHEN {has_gold} THEN (
-                    SELECT count(*) FROM jsonb_each(c.gold) g JOIN ans ON ans.acu_id = g.key::bigint
-                    WHERE g.value = to_jsonb(ans.present)) ELSE a.gold_correct END
-            FROM c WHERE a.id = c.id
-            RETURNING {columns}, c.batch_id, c.dataset_id
-        )
-        SELECT * FROM stored
-    """
-    params = {
-        "ids": ids,
-        "present": [parsed[i] for i in ids],
-        "assignment": assignment_id,
-        "worker": worker_id,
-        "assigned": Assignment.Status.ASSIGNED.value,
-        "submitted": Assignment.Status.SUBMITTED.value,
-        "now": now,
-        "n": len(ids),
-        "comment": comment,
-        "active": active,
-        "stripe": random.randrange(versions.STRIPES),
-    }
-    return sql, params
 
 
 def _after_submit(batch_id: int, dataset_id: int | None = None) -> None:

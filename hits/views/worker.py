@@ -3,7 +3,7 @@
 import json
 
 from django.contrib import messages
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,23 +22,12 @@ from hits.services.submission import SubmissionRefused, read_token, submit_assig
 from ..models import HIT, Assignment, Batch, QualificationTest, Worker
 
 
-def _worker_sql() -> str:
-    quote, fields = connection.ops.quote_name, Worker._meta.concrete_fields
-    return (
-        f"SELECT {', '.join(quote(str(f.column)) for f in fields)} FROM {quote(Worker._meta.db_table)}"
-        f" WHERE {quote('provider')} = %s AND {quote('external_id')} = %s"
-    )
-
-
 def inhouse_worker(user) -> Worker:
-    """The user's in-house worker row, created on their first visit. Read with written SQL
-    (every "Start next task" reads it, and get_or_create's query was compiled each time); the
-    row is read fresh on every request, so a block applies at once."""
-    with connection.cursor() as cursor:
-        cursor.execute(_worker_sql(), [Worker.Provider.INHOUSE.value, user.username])
-        row = cursor.fetchone()
-    if row is not None:
-        return Worker.from_db(connection.alias, [f.attname for f in Worker._meta.concrete_fields], row)
+    """The user's in-house worker row, created on their first visit. Read fresh on every
+    request, so a block applies at once."""
+    worker = Worker.objects.filter(provider=Worker.Provider.INHOUSE, external_id=user.username).first()
+    if worker is not None:
+        return worker
     try:  # the first visit (not read again: the row was just missing)
         with transaction.atomic():
             return Worker.objects.create(provider=Worker.Provider.INHOUSE, external_id=user.username, user=user)
@@ -83,8 +72,7 @@ def start_next(request):
 
 
 def _task_context(hit: HIT) -> dict:
-    """What a task page shows: the summary, the reference's text and the HIT's ACUs with their
-    rows (read by the summary's document, so the document and reference rows are not loaded)."""
+    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs."""
     return {"hit": hit, "batch": hit.batch, **task_page.content(hit)}
 
 
@@ -95,7 +83,7 @@ def task(request, token: str):
         assignment_id, worker_id = read_token(token)
     except SubmissionRefused:
         return render(request, "hits/task_invalid.html", status=404)
-    page = task_page.assignment_page(assignment_id, worker_id)  # one statement on PostgreSQL
+    page = task_page.assignment_page(assignment_id, worker_id)
     if page is None:
         return render(request, "hits/task_invalid.html", status=404)
     assignment, context = page
