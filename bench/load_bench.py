@@ -62,12 +62,13 @@ batches = [publish_batch(create_batch(dataset=dataset, assignments=3, systems=li
 batch = batches[0]
 store = import_module(settings.SESSION_ENGINE).SessionStore
 settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # set-up only: workers get sessions, not logins
+BACKEND = next(b for b in settings.AUTHENTICATION_BACKENDS if "lockout" not in b.lower() and "axes" not in b.lower())
 sessions = []
 for i in range(WORKERS):
     user = create_user_with_role(username=f"load{i}", password="load-bench-password-" + str(i), role="worker")
     s = store()
-    # Django's ModelBackend: listed in every tree's AUTHENTICATION_BACKENDS (older ones list a custom backend first).
-    s[SESSION_KEY], s[BACKEND_SESSION_KEY], s[HASH_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend", user.get_session_auth_hash()
+    # The tree's own user backend (the first one that is not the sign-in lockout's), as a sign-in would record it.
+    s[SESSION_KEY], s[BACKEND_SESSION_KEY], s[HASH_SESSION_KEY] = str(user.pk), BACKEND, user.get_session_auth_hash()
     s.create()
     sessions.append(s.session_key)
 other = OTHER
