@@ -18,7 +18,6 @@ from annotation.llm import LLMError
 from hits.models import Batch, JudgeRun, MachineJudgment
 from scoring.machine.data import Pairs, label_sources, load_pairs
 from scoring.machine.judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
-from scoring.runs import scoped
 from scoring.stats import calibration, machine_figures
 
 logger = logging.getLogger(__name__)
@@ -331,10 +330,7 @@ def latest_runs(dataset) -> list[JudgeRun]:
 
 def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
     """(the newest finished run of each judge and model, newest first; how many runs are queued
-    or running): on PostgreSQL one written query (scoring.runs.scoped), read on every systems and
-    workers page."""
-    if scoped.available():
-        return scoped.judge_runs(dataset.pk)
+    or running), read on every systems and workers page."""
     seen, out = set(), []
     for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by(
         "-created_at", "-pk"

@@ -5,11 +5,9 @@ stale. With a broker they queue a coalesced recompute and return at once; only t
 no-broker mode computes in process (decided in `config.dispatch`).
 """
 
-import json
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import connection
 from django.db.models import Count, FloatField, IntegerField, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
@@ -20,10 +18,9 @@ from annotation import tallies as reference_tallies
 from annotation.models import Dataset, Reference
 from config.dispatch import runs_in_process
 from hits import tallies
-from hits.models import Assignment, Batch, LedgerEntry
+from hits.models import Assignment, Batch, LedgerEntry, Tally
 from scoring.models import ScoringRun
 from scoring.results import charts, page_data
-from scoring.runs import scoped
 from scoring.runs.recompute import request_recompute
 from scoring.runs.services import alpha_column, compute_scores, is_stale, latest_run
 
@@ -50,21 +47,29 @@ def scores_run(
 def _tallied(dataset, batch, since) -> dict[int, dict]:
     """Per batch in scope, from its tallies (hits.tallies): kind, assignments per HIT, budget and
     {what: (count, amount)}; per-minute submissions summed from `since` on."""
-    out: dict[int, dict] = {}
+    batches = Batch.objects.filter(dataset=dataset).order_by()
+    if batch is not None:
+        batches = batches.filter(pk=batch.pk)
+    out = {
+        pk: {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}}
+        for pk, kind, per_hit, budget in batches.values_list("pk", "kind", "assignments_per_hit", "budget")
+    }
     since_minute = int(since.timestamp() // 60)
-    for batch_id, kind, per_hit, budget, what, n, amount in scoped.batch_tallies(
-        dataset.pk, batch.pk if batch else None, since_minute
-    ):
-        entry = out.setdefault(batch_id, {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}})
-        if what is not None:
-            entry["counts"][what] = (n, amount)
+    rows = (
+        Tally.objects.filter(Q(minute=0) | Q(minute__gte=since_minute), batch_id__in=list(out))
+        .values_list("batch_id", "what")
+        .annotate(n=Sum("n"), amount=Sum("amount"))
+        .order_by()
+    )
+    for batch_id, what, n, amount in rows:
+        out[batch_id]["counts"][what] = (n, amount)
     return out
 
 
 def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
     """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
     submitted since `since`); `tallied`: the scope's tallies read already (`_tallied`)."""
-    if scoped.available():
+    if tallies.available():
         rows = []
         for entry in (tallied if tallied is not None else _tallied(dataset, batch, since)).values():
             if entry["kind"] != Batch.Kind.CROWD:
@@ -98,7 +103,7 @@ def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
 
 def progress(dataset, batch=None, tallied=None) -> dict:
     """Places done, in progress and left over the crowd batches, and an estimated finish
-    from the rate of the last hour (counted by the minute). On PostgreSQL one query of the
+    from the rate of the last hour (counted by the minute). On PostgreSQL two queries of the
     batches' tallies, whatever their size and the rest of the database."""
     now = timezone.now()
     rows = _progress_rows(dataset, batch, now - RATE_WINDOW, tallied)
@@ -126,7 +131,7 @@ def progress(dataset, batch=None, tallied=None) -> dict:
 def spend(dataset, batch=None, tallied=None) -> dict:
     """Ledger totals by kind over the batches in scope, and the crowd batches' budget."""
     totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
-    if scoped.available():
+    if tallies.available():
         budget = None
         for entry in (tallied if tallied is not None else _tallied(dataset, batch, timezone.now())).values():
             for what, (_, amount) in entry["counts"].items():
@@ -167,43 +172,20 @@ def authoring_states(dataset) -> list[dict]:
 
 def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, Batch | None]:
     """The dataset and (with `round_id`) its round of a dashboard request, None each when there is
-    no such row: written SQL (plain, any database), as the ORM's compile of the two lookups and the
-    join of Batch's default order cost a millisecond of every dashboard request."""
-    dataset = next(iter(Dataset.objects.raw(f"SELECT * FROM {_table(Dataset)} WHERE id = %s", [dataset_id])), None)
+    no such row."""
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None or round_id is None:
         return dataset, None
-    batch = next(
-        iter(
-            Batch.objects.raw(
-                f"SELECT * FROM {_table(Batch)} WHERE id = %s AND dataset_id = %s", [round_id, dataset_id]
-            )
-        ),
-        None,
-    )
-    return dataset, batch
+    return dataset, Batch.objects.filter(pk=round_id, dataset=dataset).order_by().first()
 
 
 def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
-    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status:
-    written SQL (plain, any database) in the order of ScoringRun.Meta."""
-    scope = "batch_id = %s" if batch else "batch_id IS NULL"
-    sql = (
-        f"SELECT * FROM {_table(ScoringRun)} WHERE dataset_id = %s AND {scope} AND kind = %s"
-        " ORDER BY started_at DESC, id DESC LIMIT 1"
-    )
-    return next(iter(ScoringRun.objects.raw(sql, [dataset.pk, *([batch.pk] if batch else []), kind])), None)
-
-
-def _table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
+    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status."""
+    return ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind).order_by("-started_at", "-pk").first()
 
 
 def round_choices(dataset) -> list[dict]:
-    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}: on
-    PostgreSQL a written query (the ORM joined the datasets for Batch's default order and spent
-    more compiling it than running it, on every dashboard page)."""
-    if scoped.available():
-        return scoped.round_choices(dataset.pk, Batch.Kind.MACHINE)
+    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}."""
     return list(dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk").values("pk", "name"))
 
 
@@ -211,34 +193,13 @@ def length_scatter(run) -> dict | None:
     """The systems page's score-against-length scatter of a run (None without judged summaries).
 
     A run stores the sample it draws (its "length_scatter" part, read with the page's other
-    parts). A run stored before that part existed samples its per-summary values: on
-    PostgreSQL every step-th summary is picked in the query (`charts.scatter_step`), about
-    `charts.SCATTER_SAMPLE` of them, not the 0.9 MB for 22,000 (but the whole value is still read, 25 ms)."""
+    parts). A run stored before that part existed samples its per-summary values."""
     if run is None:
         return None
     if "length_scatter" in run.outputs:
         return charts.stored_length_scatter(run.outputs["length_scatter"])
-    if not scoped.available():
-        summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
-        return charts.length_scatter(summaries) if summaries.get("ids") else None
-    # NOTE: materialized, s and n are values read once; each pick is then SCATTER_SAMPLE direct lookups.
-    pick = (
-        "(SELECT jsonb_agg(s #> ARRAY['{key}', i::text] ORDER BY i)"
-        " FROM generate_series(0, n - 1, greatest(1, n / %s)) i)"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH r AS MATERIALIZED (SELECT outputs->'summaries' AS s FROM {ScoringRun._meta.db_table} WHERE id = %s),"
-            " k AS MATERIALIZED (SELECT s, jsonb_array_length(s->'ids') AS n FROM r)"
-            f" SELECT n, {pick.format(key='words')}, {pick.format(key='acu')}, {pick.format(key='normalized_acu')}"
-            " FROM k",
-            [run.pk, *[charts.SCATTER_SAMPLE] * 3],
-        )
-        row = cursor.fetchone()
-    if row is None or not row[0]:
-        return None
-    words, acu, normalized = (json.loads(v) if isinstance(v, str) else v for v in row[1:])
-    return charts.stored_length_scatter(charts.scatter_sample(words, acu, normalized, sample=max(1, len(words))))
+    summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
+    return charts.length_scatter(summaries) if summaries.get("ids") else None
 
 
 def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString | None:
@@ -257,10 +218,6 @@ def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
     """Both alphas of the stored runs over time (oldest first), read as numbers in the query
     (not the runs' JSON, nor their outputs unless a run predates the alpha column)."""
-    if scoped.available():
-        return scoped.alpha_trend(
-            dataset.pk, batch.pk if batch else None, ScoringRun.Kind.SCORES, ScoringRun.Status.DONE, limit
-        )
     runs = ScoringRun.objects.filter(
         dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
     ).order_by("-started_at", "-pk")
@@ -280,7 +237,7 @@ def overview(dataset, batch=None) -> dict:
     run, stale = scores_run(dataset, batch, parts=("alpha",))
     alpha = run.outputs.get("alpha") if run else None
     # One read of the scope's tallies for both cards (spend ignores the per-minute counts).
-    tallied = _tallied(dataset, batch, timezone.now() - RATE_WINDOW) if scoped.available() else None
+    tallied = _tallied(dataset, batch, timezone.now() - RATE_WINDOW) if tallies.available() else None
     return {
         "progress": progress(dataset, batch, tallied),
         "spend": spend(dataset, batch, tallied),
