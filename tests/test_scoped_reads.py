@@ -1,5 +1,5 @@
-"""The reads of scoring and the dashboards give on PostgreSQL (the fenced judgment read of
-scoring.runs.scoped, the tallies) what their portable ORM paths give, scoped to one dataset or
+"""The reads of scoring and the dashboards give on PostgreSQL (scoring.runs.scoped: the fenced
+judgment read, the agreement trend; the tallies) what their portable ORM paths give, scoped to one dataset or
 round, and the fenced read walks indexes whatever the planner's statistics say (issue 14).
 The comparisons are marked `portable`: in the SQLite lane they run the portable paths."""
 
@@ -248,6 +248,7 @@ def test_the_workers_page_forms_post_to_each_workers_actions(mixed, client, lead
     assert page.count('name="csrfmiddlewaretoken"') >= 3 * len(workers_shown) and any(workers_shown.values())
 
 
+@pytest.mark.portable
 def test_the_latest_run_and_the_trend_read_as_through_the_orm(mixed, orm):
     dataset, batch = mixed
     run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")

@@ -8,6 +8,7 @@ no-broker mode computes in process (decided in `config.dispatch`).
 from datetime import timedelta
 from decimal import Decimal
 
+from django.db import connection
 from django.db.models import Count, FloatField, IntegerField, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
@@ -21,6 +22,7 @@ from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry, Tally
 from scoring.models import ScoringRun
 from scoring.results import charts, page_data
+from scoring.runs import scoped
 from scoring.runs.recompute import request_recompute
 from scoring.runs.services import alpha_column, compute_scores, is_stale, latest_run
 
@@ -47,22 +49,21 @@ def scores_run(
 def _tallied(dataset, batch, since) -> dict[int, dict]:
     """Per batch in scope, from its tallies (hits.tallies): kind, assignments per HIT, budget and
     {what: (count, amount)}; per-minute submissions summed from `since` on."""
-    batches = Batch.objects.filter(dataset=dataset).order_by()
-    if batch is not None:
-        batches = batches.filter(pk=batch.pk)
-    out = {
-        pk: {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}}
-        for pk, kind, per_hit, budget in batches.values_list("pk", "kind", "assignments_per_hit", "budget")
-    }
+    if batch is not None:  # a round's own row is read already
+        rows = [(batch.pk, batch.kind, batch.assignments_per_hit, batch.budget)]
+    else:
+        rows = (
+            Batch.objects.filter(dataset=dataset).order_by().values_list("pk", "kind", "assignments_per_hit", "budget")
+        )
+    out = {pk: {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}} for pk, kind, per_hit, budget in rows}
     since_minute = int(since.timestamp() // 60)
-    rows = (
-        Tally.objects.filter(Q(minute=0) | Q(minute__gte=since_minute), batch_id__in=list(out))
-        .values_list("batch_id", "what")
-        .annotate(n=Sum("n"), amount=Sum("amount"))
-        .order_by()
-    )
-    for batch_id, what, n, amount in rows:
-        out[batch_id]["counts"][what] = (n, amount)
+    # Summed here: after compaction a batch has a row per key, and a row per minute of the window.
+    for batch_id, what, minute, n, amount in Tally.objects.filter(batch_id__in=list(out)).values_list(
+        "batch_id", "what", "minute", "n", "amount"
+    ):
+        if minute == 0 or minute >= since_minute:
+            count, total = out[batch_id]["counts"].get(what, (0, Decimal("0.00")))
+            out[batch_id]["counts"][what] = (count + n, total + amount)
     return out
 
 
@@ -103,8 +104,8 @@ def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
 
 def progress(dataset, batch=None, tallied=None) -> dict:
     """Places done, in progress and left over the crowd batches, and an estimated finish
-    from the rate of the last hour (counted by the minute). On PostgreSQL two queries of the
-    batches' tallies, whatever their size and the rest of the database."""
+    from the rate of the last hour (counted by the minute). On PostgreSQL from the batches' tallies
+    (one query for a round, two for a dataset), whatever their size and the rest of the database."""
     now = timezone.now()
     rows = _progress_rows(dataset, batch, now - RATE_WINDOW, tallied)
     total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
@@ -172,16 +173,35 @@ def authoring_states(dataset) -> list[dict]:
 
 def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, Batch | None]:
     """The dataset and (with `round_id`) its round of a dashboard request, None each when there is
-    no such row."""
-    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    no such row: written SQL (plain, any database), as the ORM's compile of the two lookups and the
+    join of Batch's default order cost a millisecond of every dashboard request."""
+    dataset = next(iter(Dataset.objects.raw(f"SELECT * FROM {_table(Dataset)} WHERE id = %s", [dataset_id])), None)
     if dataset is None or round_id is None:
         return dataset, None
-    return dataset, Batch.objects.filter(pk=round_id, dataset=dataset).order_by().first()
+    batch = next(
+        iter(
+            Batch.objects.raw(
+                f"SELECT * FROM {_table(Batch)} WHERE id = %s AND dataset_id = %s", [round_id, dataset_id]
+            )
+        ),
+        None,
+    )
+    return dataset, batch
 
 
 def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
-    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status."""
-    return ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind).order_by("-started_at", "-pk").first()
+    """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status:
+    written SQL (plain, any database) in the order of ScoringRun.Meta."""
+    scope = "batch_id = %s" if batch else "batch_id IS NULL"
+    sql = (
+        f"SELECT * FROM {_table(ScoringRun)} WHERE dataset_id = %s AND {scope} AND kind = %s"
+        " ORDER BY started_at DESC, id DESC LIMIT 1"
+    )
+    return next(iter(ScoringRun.objects.raw(sql, [dataset.pk, *([batch.pk] if batch else []), kind])), None)
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
 
 
 def round_choices(dataset) -> list[dict]:
@@ -217,7 +237,12 @@ def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
     """Both alphas of the stored runs over time (oldest first), read as numbers in the query
-    (not the runs' JSON, nor their outputs unless a run predates the alpha column)."""
+    (not the runs' JSON, nor their outputs unless a run predates the alpha column); on
+    PostgreSQL as one JSON text built in the query (`scoped.alpha_trend`, for the figure there)."""
+    if scoped.available():
+        return scoped.alpha_trend(
+            dataset.pk, batch.pk if batch else None, ScoringRun.Kind.SCORES, ScoringRun.Status.DONE, limit
+        )
     runs = ScoringRun.objects.filter(
         dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
     ).order_by("-started_at", "-pk")
