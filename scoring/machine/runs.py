@@ -331,15 +331,12 @@ def latest_runs(dataset) -> list[JudgeRun]:
 def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
     """(the newest finished run of each judge and model, newest first; how many runs are queued
     or running), read on every systems and workers page."""
-    seen, out = set(), []
-    for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by(
-        "-created_at", "-pk"
-    ):
-        key = (run.judge, run.model)
-        if key not in seen:
-            seen.add(key)
+    done, busy = JudgeRun.Status.DONE, [JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
+    seen, out, running = set(), [], 0
+    for run in JudgeRun.objects.filter(batch__dataset=dataset, status__in=[done, *busy]).order_by("-created_at", "-pk"):
+        if run.status != done:
+            running += 1
+        elif (run.judge, run.model) not in seen:
+            seen.add((run.judge, run.model))
             out.append(run)
-    running = JudgeRun.objects.filter(
-        batch__dataset=dataset, status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
-    ).count()
     return out, running
