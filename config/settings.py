@@ -249,10 +249,6 @@ SCORING_RECOMPUTE_GRACE = env_int("SCORING_RECOMPUTE_GRACE", 60)
 # worker's time: after a run of d seconds the next is queued d x 100 / share seconds later
 # (at least SCORING_RECOMPUTE_DELAY, at most DELAY + GRACE / 2). 100: only the delay.
 SCORING_RECOMPUTE_MAX_SHARE = env_int("SCORING_RECOMPUTE_MAX_SHARE", 25)
-# Rows (judgments, and per-worker figures) of a dataset's rounds a process keeps between
-# recomputes, so a recompute reads from the database only the rounds that changed
-# (scoring.runs.round_cache; about 40 bytes a judgment). 0: read every round every time.
-SCORING_ROUND_CACHE_ROWS = env_int("SCORING_ROUND_CACHE_ROWS", 2_000_000)
 
 # An MTurk-compatible endpoint instead of AWS's own (a proxy, or a stand-in for staging).
 MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")

@@ -145,10 +145,7 @@ def _realsumm_for_the_module(django_db_setup, django_db_blocker):
 def realsumm(_realsumm_for_the_module, db):
     """The REALSumm sample imported in pyramid format as dataset "realsumm" (shared in a module)."""
     from annotation.models import Dataset
-    from scoring.runs import round_cache
 
-    # Rows kept per process are keyed by round versions, which the savepoint's rollback reuses.
-    round_cache.clear()
     return Dataset.objects.get(name="realsumm")
 
 

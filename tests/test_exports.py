@@ -1,6 +1,6 @@
-"""The exports read with COPY and arrays give, byte for byte, what the plain ORM reading gives.
+"""The exports read as arrays give, byte for byte, what a plain row-by-row reading gives.
 
-The reference implementations below are the exports as they were before they moved to COPY
+The reference implementations below are the exports as they were before they moved to arrays
 (ORM rows, Python dicts, json.dumps, csv.writer). Every export is compared with them on a
 dataset that holds what the fast paths have to get right: several annotators, labels missing
 (None), ties, a worker excluded, assignments rejected or not confirmed by their provider, two
@@ -14,7 +14,6 @@ import json
 
 import numpy as np
 import pytest
-from django.db import connection
 
 from annotation.models import ACU, Dataset
 from hits.models import Assignment, Judgment, Worker
@@ -167,24 +166,13 @@ def test_judgments_csv_is_the_reference_byte_for_byte(tricky):
 
 
 @pytest.mark.django_db
-def test_exports_without_the_postgresql_paths_give_the_same_bytes(tricky, monkeypatch):
-    """The portable paths (other databases) against the COPY and SQL ones, on this database."""
-    dataset, crowd = tricky
-    fast_rose, fast_csv = "".join(rose_lines(dataset)), "".join(iter_judgments_csv(dataset))
-    assert [h for h, _, _ in rose._heads_sql(dataset)] == [h for h, _, _ in rose._heads_python(dataset)]
-    monkeypatch.setattr(connection, "vendor", "sqlite")
-    assert "".join(rose_lines(dataset)) == fast_rose
-    assert "".join(iter_judgments_csv(dataset)) == fast_csv
-
-
-@pytest.mark.django_db
-def test_integer_rows_read_by_binary_copy_equal_the_orm_rows(tricky):
+def test_integer_rows_equal_the_orm_rows(tricky):
     dataset, _ = tricky
     queryset = counted_judgments(dataset).values_list("assignment_id", "acu_id", "present").order_by("pk")
-    rows = label_arrays.integer_rows(queryset, 3, booleans={2})
+    rows = label_arrays.integer_rows(queryset, 3)
     assert rows.dtype == np.int64
     assert sorted(map(tuple, rows.tolist())) == sorted((a, b, int(p)) for a, b, p in queryset)
-    assert label_arrays.integer_rows(queryset.none(), 3, booleans={2}).shape == (0, 3)
+    assert label_arrays.integer_rows(queryset.none(), 3).shape == (0, 3)
 
 
 @pytest.mark.django_db

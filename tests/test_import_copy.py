@@ -42,6 +42,7 @@ def plain_rows(model, dataset) -> list:
 
 
 @pytest.mark.django_db
+@pytest.mark.portable
 def test_copy_stores_what_the_orm_path_stores(tmp_path, monkeypatch):
     path = tricky_file(tmp_path)
     import_dataset(path, name="by-copy", fmt="rose")

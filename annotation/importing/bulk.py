@@ -1,5 +1,13 @@
 """Bulk writes of an import: PostgreSQL's COPY, with the primary keys taken from the tables'
-sequences beforehand, so no row goes through a model instance; bulk_create elsewhere."""
+sequences beforehand, so no row goes through a model instance; bulk_create elsewhere.
+
+The two paths insert the same rows: the caller's rows as given, every other column from
+`_constants` (one computation of the defaults and timestamps for both); COPY changes only how
+they reach the table (tests/test_import_copy.py compares the two on PostgreSQL). Measured side
+by side (issue 25: REALSumm, 2,500 summaries, into a database holding it once already): the
+import 5.45 s with COPY (and `foreign_keys.checked_as_a_set`) against 19.64 s through
+bulk_create (3.6x).
+"""
 
 import csv
 import io

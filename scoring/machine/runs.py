@@ -18,7 +18,6 @@ from annotation.llm import LLMError
 from hits.models import Batch, JudgeRun, MachineJudgment
 from scoring.machine.data import Pairs, label_sources, load_pairs
 from scoring.machine.judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
-from scoring.runs import scoped
 from scoring.stats import calibration, machine_figures
 
 logger = logging.getLogger(__name__)
@@ -331,19 +330,13 @@ def latest_runs(dataset) -> list[JudgeRun]:
 
 def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
     """(the newest finished run of each judge and model, newest first; how many runs are queued
-    or running): on PostgreSQL one written query (scoring.runs.scoped), read on every systems and
-    workers page."""
-    if scoped.available():
-        return scoped.judge_runs(dataset.pk)
-    seen, out = set(), []
-    for run in JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by(
-        "-created_at", "-pk"
-    ):
-        key = (run.judge, run.model)
-        if key not in seen:
-            seen.add(key)
+    or running), read on every systems and workers page."""
+    done, busy = JudgeRun.Status.DONE, [JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
+    seen, out, running = set(), [], 0
+    for run in JudgeRun.objects.filter(batch__dataset=dataset, status__in=[done, *busy]).order_by("-created_at", "-pk"):
+        if run.status != done:
+            running += 1
+        elif (run.judge, run.model) not in seen:
+            seen.add((run.judge, run.model))
             out.append(run)
-    running = JudgeRun.objects.filter(
-        batch__dataset=dataset, status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
-    ).count()
     return out, running

@@ -5,7 +5,6 @@ stale. With a broker they queue a coalesced recompute and return at once; only t
 no-broker mode computes in process (decided in `config.dispatch`).
 """
 
-import json
 from datetime import timedelta
 from decimal import Decimal
 
@@ -20,7 +19,7 @@ from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
 from config.dispatch import runs_in_process
 from hits import tallies
-from hits.models import Assignment, Batch, LedgerEntry
+from hits.models import Assignment, Batch, LedgerEntry, Tally
 from scoring.models import ScoringRun
 from scoring.results import charts, page_data
 from scoring.runs import scoped
@@ -50,21 +49,28 @@ def scores_run(
 def _tallied(dataset, batch, since) -> dict[int, dict]:
     """Per batch in scope, from its tallies (hits.tallies): kind, assignments per HIT, budget and
     {what: (count, amount)}; per-minute submissions summed from `since` on."""
-    out: dict[int, dict] = {}
+    if batch is not None:  # a round's own row is read already
+        rows = [(batch.pk, batch.kind, batch.assignments_per_hit, batch.budget)]
+    else:
+        rows = (
+            Batch.objects.filter(dataset=dataset).order_by().values_list("pk", "kind", "assignments_per_hit", "budget")
+        )
+    out = {pk: {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}} for pk, kind, per_hit, budget in rows}
     since_minute = int(since.timestamp() // 60)
-    for batch_id, kind, per_hit, budget, what, n, amount in scoped.batch_tallies(
-        dataset.pk, batch.pk if batch else None, since_minute
+    # Summed here: after compaction a batch has a row per key, and a row per minute of the window.
+    for batch_id, what, minute, n, amount in Tally.objects.filter(batch_id__in=list(out)).values_list(
+        "batch_id", "what", "minute", "n", "amount"
     ):
-        entry = out.setdefault(batch_id, {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}})
-        if what is not None:
-            entry["counts"][what] = (n, amount)
+        if minute == 0 or minute >= since_minute:
+            count, total = out[batch_id]["counts"].get(what, (0, Decimal("0.00")))
+            out[batch_id]["counts"][what] = (count + n, total + amount)
     return out
 
 
 def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
     """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
     submitted since `since`); `tallied`: the scope's tallies read already (`_tallied`)."""
-    if scoped.available():
+    if tallies.available():
         rows = []
         for entry in (tallied if tallied is not None else _tallied(dataset, batch, since)).values():
             if entry["kind"] != Batch.Kind.CROWD:
@@ -98,8 +104,8 @@ def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
 
 def progress(dataset, batch=None, tallied=None) -> dict:
     """Places done, in progress and left over the crowd batches, and an estimated finish
-    from the rate of the last hour (counted by the minute). On PostgreSQL one query of the
-    batches' tallies, whatever their size and the rest of the database."""
+    from the rate of the last hour (counted by the minute). On PostgreSQL from the batches' tallies
+    (one query for a round, two for a dataset), whatever their size and the rest of the database."""
     now = timezone.now()
     rows = _progress_rows(dataset, batch, now - RATE_WINDOW, tallied)
     total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
@@ -126,7 +132,7 @@ def progress(dataset, batch=None, tallied=None) -> dict:
 def spend(dataset, batch=None, tallied=None) -> dict:
     """Ledger totals by kind over the batches in scope, and the crowd batches' budget."""
     totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
-    if scoped.available():
+    if tallies.available():
         budget = None
         for entry in (tallied if tallied is not None else _tallied(dataset, batch, timezone.now())).values():
             for what, (_, amount) in entry["counts"].items():
@@ -190,11 +196,7 @@ def _table(model) -> str:
 
 
 def round_choices(dataset) -> list[dict]:
-    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}: on
-    PostgreSQL a written query (the ORM joined the datasets for Batch's default order and spent
-    more compiling it than running it, on every dashboard page)."""
-    if scoped.available():
-        return scoped.round_choices(dataset.pk, Batch.Kind.MACHINE)
+    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}."""
     return list(dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk").values("pk", "name"))
 
 
@@ -202,34 +204,13 @@ def length_scatter(run) -> dict | None:
     """The systems page's score-against-length scatter of a run (None without judged summaries).
 
     A run stores the sample it draws (its "length_scatter" part, read with the page's other
-    parts). A run stored before that part existed samples its per-summary values: on
-    PostgreSQL every step-th summary is picked in the query (`charts.scatter_step`), about
-    `charts.SCATTER_SAMPLE` of them, not the 0.9 MB for 22,000 (but the whole value is still read, 25 ms)."""
+    parts). A run stored before that part existed samples its per-summary values."""
     if run is None:
         return None
     if "length_scatter" in run.outputs:
         return charts.stored_length_scatter(run.outputs["length_scatter"])
-    if not scoped.available():
-        summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
-        return charts.length_scatter(summaries) if summaries.get("ids") else None
-    # NOTE: materialized, s and n are values read once; each pick is then SCATTER_SAMPLE direct lookups.
-    pick = (
-        "(SELECT jsonb_agg(s #> ARRAY['{key}', i::text] ORDER BY i)"
-        " FROM generate_series(0, n - 1, greatest(1, n / %s)) i)"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH r AS MATERIALIZED (SELECT outputs->'summaries' AS s FROM {ScoringRun._meta.db_table} WHERE id = %s),"
-            " k AS MATERIALIZED (SELECT s, jsonb_array_length(s->'ids') AS n FROM r)"
-            f" SELECT n, {pick.format(key='words')}, {pick.format(key='acu')}, {pick.format(key='normalized_acu')}"
-            " FROM k",
-            [run.pk, *[charts.SCATTER_SAMPLE] * 3],
-        )
-        row = cursor.fetchone()
-    if row is None or not row[0]:
-        return None
-    words, acu, normalized = (json.loads(v) if isinstance(v, str) else v for v in row[1:])
-    return charts.stored_length_scatter(charts.scatter_sample(words, acu, normalized, sample=max(1, len(words))))
+    summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
+    return charts.length_scatter(summaries) if summaries.get("ids") else None
 
 
 def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString | None:
@@ -247,7 +228,8 @@ def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
     """Both alphas of the stored runs over time (oldest first), read as numbers in the query
-    (not the runs' JSON, nor their outputs unless a run predates the alpha column)."""
+    (not the runs' JSON, nor their outputs unless a run predates the alpha column); on
+    PostgreSQL as one JSON text built in the query (`scoped.alpha_trend`, for the figure there)."""
     if scoped.available():
         return scoped.alpha_trend(
             dataset.pk, batch.pk if batch else None, ScoringRun.Kind.SCORES, ScoringRun.Status.DONE, limit
@@ -271,7 +253,7 @@ def overview(dataset, batch=None) -> dict:
     run, stale = scores_run(dataset, batch, parts=("alpha",))
     alpha = run.outputs.get("alpha") if run else None
     # One read of the scope's tallies for both cards (spend ignores the per-minute counts).
-    tallied = _tallied(dataset, batch, timezone.now() - RATE_WINDOW) if scoped.available() else None
+    tallied = _tallied(dataset, batch, timezone.now() - RATE_WINDOW) if tallies.available() else None
     return {
         "progress": progress(dataset, batch, tallied),
         "spend": spend(dataset, batch, tallied),

@@ -62,14 +62,13 @@ def _inputs(dataset, batch, judgments, version: int) -> dict:
         last = int(judgments.ids.max()) if len(judgments) else None
     else:
         last = counted_judgments(dataset, batch).aggregate(last=Max("pk"))["last"]
-    if scoped.available():
-        excluded = scoped.excluded_workers(dataset.pk)
-    else:
-        excluded = sorted(
-            Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset)
-            .distinct()
-            .values_list("external_id", flat=True)
-        )
+    # Sorted in Python: code points, not the database's collation.
+    excluded = sorted(
+        Worker.objects.filter(excluded=True, assignments__hit__batch__dataset=dataset)
+        .order_by()
+        .distinct()
+        .values_list("external_id", flat=True)
+    )
     return {
         "round": batch.pk if batch else None,
         "judgments": len(judgments),

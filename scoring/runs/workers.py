@@ -14,7 +14,6 @@ import numpy as np
 
 from hits.models import Worker
 from hits.selectors import counted_assignments
-from scoring.runs import round_cache, scoped
 from scoring.stats import agreement
 from scoring.stats.worker_quality import worker_quality
 
@@ -27,52 +26,8 @@ def _empty() -> dict:
     return {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
 
 
-def _per_round_stats(dataset_id: int, batch_ids: list[int]) -> dict[int, list[tuple]]:
-    rows: dict[int, list[tuple]] = defaultdict(list)
-    for round_id, *figures in scoped.assignment_stats_by_round(dataset_id, batch_ids):
-        rows[round_id].append(tuple(figures))
-    return rows
-
-
-def _dataset_stats(dataset_id: int) -> dict[int, dict]:
-    """Per worker over the dataset's rounds, summed from per-round figures, the rounds
-    unchanged since this process last read them from `scoring.runs.round_cache`."""
-    per: dict[int, dict] = defaultdict(_empty)
-    empty: list[tuple] = []
-    for rows in round_cache.per_round(
-        "assignment stats", dataset_id, lambda batch_ids: _per_round_stats(dataset_id, batch_ids), empty
-    ):
-        for worker_id, n, reward, g_ok, g_total, seconds in rows:
-            row = per[worker_id]
-            row["assignments"] += n
-            row["reward"] += reward or 0
-            row["seconds"].extend(seconds or [])
-            row["gold_correct"] += g_ok
-            row["gold_total"] += g_total
-    return dict(per)
-
-
 def _assignment_stats(dataset, batch) -> dict[int, dict]:
-    """Per worker over the counted assignments: count, active seconds (set, not 0), rewards, gold.
-
-    Aggregated in SQL per worker (`scoring.runs.scoped`, a plan that does not depend on the
-    statistics), never streamed row by row through a server-side cursor; a dataset's per
-    round, so rounds unchanged since the last recompute are not read again."""
-    if scoped.available() and batch is None:
-        return _dataset_stats(dataset.pk)
-    if scoped.available():
-        return {
-            worker_id: {
-                "assignments": n,
-                "seconds": seconds or [],
-                "reward": reward or Decimal(0),
-                "gold_correct": g_ok,
-                "gold_total": g_total,
-            }
-            for worker_id, n, reward, g_ok, g_total, seconds in scoped.assignment_stats(
-                dataset.pk, batch.pk if batch else None
-            )
-        }
+    """Per worker over the counted assignments: count, active seconds (set, not 0), rewards, gold."""
     qs = counted_assignments(dataset, batch, include_excluded=True)
     per: dict[int, dict] = defaultdict(_empty)
     for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
@@ -85,7 +40,7 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
             row["seconds"].append(seconds)
         row["gold_correct"] += g_ok or 0
         row["gold_total"] += g_total or 0
-    return per
+    return dict(per)
 
 
 def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: dict | None = None) -> dict:

@@ -1,60 +1,31 @@
 """The counted judgments of an export as numpy arrays, grouped per summary and worker.
 
-Both exports start here: the judgments and the ACUs come out of the database as integers (on
-PostgreSQL with a binary COPY that numpy reads as it is), and the per-judgment work (each
+Both exports start here: the judgments and the ACUs come out of the database as integers, and
+the per-judgment work (each
 ACU's index in its reference, the order, the majority) is done on arrays, so that what is left
 in Python is per worker and summary, not per judgment.
 """
 
-import io
 import json
 from dataclasses import dataclass
 
 import numpy as np
-from django.core.exceptions import EmptyResultSet
-from django.db import connection
 
 from annotation.models import ACU
 from hits.selectors import counted_judgments
 
 # The order of a reference's ACUs in every export: by sentence, then position, then id.
 ACU_ORDER = ("sentence__position", "position", "pk")
-_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 
 
 def dataset_acus(dataset):
     return ACU.objects.filter(reference__document__dataset=dataset)
 
 
-def integer_rows(queryset, columns: int, booleans=()) -> np.ndarray:
-    """The rows of a values_list queryset of `columns` integer columns (those in `booleans`
-    are booleans, read as 0/1), none of them NULL, as an int64 array of shape (rows, columns).
-
-    On PostgreSQL one binary COPY: every field is then a 4-byte length and an 8-byte
-    big-endian integer, a fixed-size record numpy reads without parsing text."""
-    if connection.vendor != "postgresql":
-        return np.array(list(queryset), dtype=np.int64).reshape(-1, columns)
-    try:
-        sql, params = queryset.query.sql_with_params()
-    except EmptyResultSet:  # a query Django knows matches nothing (such as pk__in=[])
-        return np.zeros((0, columns), dtype=np.int64)
-    names = [f"c{i}" for i in range(columns)]
-    casts = ", ".join(f"{n}::int::int8" if i in booleans else f"{n}::int8" for i, n in enumerate(names))
-    buffer = io.BytesIO()
-    with connection.cursor() as cursor, connection.wrap_database_errors:
-        inner = cursor.mogrify(sql, params).decode()
-        cursor.copy_expert(
-            f"COPY (SELECT {casts} FROM ({inner}) AS q ({', '.join(names)})) TO STDOUT WITH (FORMAT binary)", buffer
-        )
-    data = buffer.getbuffer()
-    if bytes(data[:11]) != _COPY_SIGNATURE:
-        raise ValueError("not a PostgreSQL binary COPY")
-    start = 19 + int.from_bytes(data[15:19], "big")  # header, then its extension area
-    record = np.dtype([("fields", ">i2")] + [(f, t) for n in names for f, t in ((f"l{n}", ">i4"), (n, ">i8"))])
-    rows = np.frombuffer(data[start : len(data) - 2], dtype=record)  # the trailer is one int16 (-1)
-    if (rows["fields"] != columns).any() or any((rows[f"l{n}"] != 8).any() for n in names):
-        raise ValueError("unexpected fields in the binary COPY")
-    return np.column_stack([rows[n] for n in names]).astype(np.int64) if len(rows) else np.zeros((0, columns), np.int64)
+def integer_rows(queryset, columns: int) -> np.ndarray:
+    """The rows of a values_list queryset of `columns` integer (or boolean) columns, none of them
+    NULL, as an int64 array of shape (rows, columns)."""
+    return np.array(list(queryset), dtype=np.int64).reshape(-1, columns)
 
 
 def _runs(keys: np.ndarray) -> np.ndarray:
@@ -119,7 +90,6 @@ def label_groups(dataset, batch=None, rank=None, worker_rank=None) -> LabelGroup
         .values_list("assignment__hit__summary_id", "assignment__worker_id", "acu_id", "present")
         .order_by(),
         4,
-        booleans={3},
     )
     summary, worker, acu, present = rows.T
     places = acu_places(dataset)

@@ -1,6 +1,6 @@
 """Export a dataset as RoSE JSONL, with labels, ACU scores and normalized ACU scores.
 
-The labels are read first (with COPY on PostgreSQL, aligned and voted on as arrays); the
+The labels are read first (aligned and voted on as arrays); the
 documents with their sentences, ACUs and summaries then follow in chunks of documents, so the
 export starts at once and its memory does not grow with the documents.
 """
@@ -10,9 +10,8 @@ import math
 from collections import defaultdict
 
 import numpy as np
-from django.db import connection
 
-from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
+from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary
 from hits.models import Worker
 from scoring.results.exports.labels import ACU_ORDER, label_groups, label_matrix, label_texts, majorities
 from scoring.stats.aggregation import normalized_acu_score
@@ -79,7 +78,7 @@ def _document_order(dataset) -> list[tuple[int, int | None]]:
     return list(dataset.documents.order_by("position", "pk").values_list("pk", "reference__pk"))
 
 
-def _heads_python(dataset):
+def _heads(dataset):
     """Per document in dataset order: its JSON line up to the value of "annotations", its
     reference's word count, and its summaries as (id, system, words) sorted by system."""
     order = _document_order(dataset)
@@ -124,56 +123,6 @@ def _heads_python(dataset):
             yield head, reference_words, [(pk, system, words) for system, _, words, pk in ordered]
 
 
-# The same heads built by PostgreSQL: to_json escapes a string exactly as json.dumps with
-# ensure_ascii=False does (quote, backslash, \b \f \n \r \t, other control characters as
-# \u00xx), and COLLATE "C" sorts system names as Python sorts str; tests/test_exports.py holds
-# the two to the same bytes.
-_HEADS_SQL = """
-SELECT '{{"example_id": ' || to_json(d.external_id)::text
-    || ', "source": ' || to_json(d.source)::text
-    || ', "reference": ' || to_json(coalesce(
-        (SELECT string_agg(s.text, E'\\n' ORDER BY s.position) FROM {sentence} s WHERE s.reference_id = r.id), ''
-    ))::text
-    || ', "reference_acus": [' || coalesce(
-        (SELECT string_agg(to_json(a.text)::text, ', ' ORDER BY s.position, a.position, a.id)
-         FROM {acu} a JOIN {sentence} s ON s.id = a.sentence_id WHERE a.reference_id = r.id), ''
-    )
-    || '], "system_outputs": {{' || coalesce(m.outputs, '') || '}}, "annotations": ',
-    r.word_count, m.ids, m.systems, m.words
-FROM {document} d
-LEFT JOIN {reference} r ON r.document_id = d.id
-LEFT JOIN LATERAL (
-    SELECT string_agg(to_json(y.name)::text || ': ' || to_json(x.text)::text, ', ' ORDER BY y.name COLLATE "C")
-               AS outputs,
-           array_agg(x.id ORDER BY y.name COLLATE "C") AS ids,
-           array_agg(y.name ORDER BY y.name COLLATE "C") AS systems,
-           array_agg(x.word_count ORDER BY y.name COLLATE "C") AS words
-    FROM {summary} x JOIN {system} y ON y.id = x.system_id WHERE x.document_id = d.id
-) m ON true
-WHERE d.id = ANY(%s)
-ORDER BY d.position, d.id
-"""
-
-
-def _heads_sql(dataset):
-    """`_heads_python` with the JSON of the texts written by PostgreSQL (most of the bytes)."""
-    tables = {
-        "document": Document._meta.db_table,
-        "reference": Reference._meta.db_table,
-        "sentence": ReferenceSentence._meta.db_table,
-        "acu": ACU._meta.db_table,
-        "summary": Summary._meta.db_table,
-        "system": System._meta.db_table,
-    }
-    query = _HEADS_SQL.format(**tables)
-    order = [pk for pk, _ in _document_order(dataset)]
-    with connection.cursor() as cursor:
-        for start in range(0, len(order), DOCUMENTS_PER_CHUNK):
-            cursor.execute(query, [order[start : start + DOCUMENTS_PER_CHUNK]])
-            for head, reference_words, ids, systems, words in cursor.fetchall():
-                yield head, reference_words, list(zip(ids or [], systems or [], words or [], strict=True))
-
-
 def rose_lines(dataset: Dataset, batch=None):
     """The RoSE JSONL lines of a dataset, one per document in dataset order.
 
@@ -181,7 +130,7 @@ def rose_lines(dataset: Dataset, batch=None):
     `normalized_acu`, and `annotator_labels` when some summary has several annotators.
     """
     labels = _labels(dataset, batch)
-    heads = _heads_sql(dataset) if connection.vendor == "postgresql" else _heads_python(dataset)
+    heads = _heads(dataset)
     quoted: dict[str, str] = {}
     for head, reference_words, summaries in heads:
         labelled = [
