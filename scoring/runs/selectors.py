@@ -3,7 +3,7 @@
 Selectors: they never write. Every page, API view, command and poll reads runs through here.
 """
 
-from django.db.models import BigIntegerField, FloatField, IntegerField, Subquery, Sum
+from django.db.models import BigIntegerField, IntegerField, Subquery, Sum
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast, Coalesce
 
@@ -51,17 +51,28 @@ def run_summaries(run: ScoringRun) -> dict:
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
     """Both alphas of the scope's newest `limit` finished scores runs, oldest first, as {run, at,
-    acu_level, summary_level, judgments}: numbers read by JSON key lookups in the query."""
+    acu_level, summary_level, judgments}: each run's "alpha" read by one JSON key lookup.
+
+    NOTE: PostgreSQL reads (fetches and decompresses) a run's whole outputs for each key looked up
+    in it: one lookup per run, its two numbers picked here, not two in the query."""
     runs = ScoringRun.objects.filter(
         dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
     ).order_by("-started_at", "-pk")
-    alpha = KeyTransform("alpha", "outputs")
     rows = runs.annotate(
-        acu=Cast(KeyTextTransform("acu_level", alpha), FloatField()),
-        summary=Cast(KeyTextTransform("summary_level", alpha), FloatField()),
+        alpha=KeyTransform("alpha", "outputs"),
         judgments=Cast(KeyTextTransform("judgments", "inputs"), IntegerField()),
-    ).values_list("pk", "started_at", "acu", "summary", "judgments")[:limit]
+    ).values_list("pk", "started_at", "alpha", "judgments")[:limit]
     return [
-        {"run": pk, "at": at.isoformat(), "acu_level": acu, "summary_level": summary, "judgments": n}
-        for pk, at, acu, summary, n in reversed(list(rows))
+        {
+            "run": pk,
+            "at": at.isoformat(),
+            "acu_level": _number((alpha or {}).get("acu_level")),
+            "summary_level": _number((alpha or {}).get("summary_level")),
+            "judgments": n,
+        }
+        for pk, at, alpha, n in reversed(list(rows))
     ]
+
+
+def _number(value) -> float | None:
+    return None if value is None else float(value)
