@@ -33,20 +33,10 @@ class ScoringRun(models.Model):
     trigger = models.CharField(max_length=40, blank=True, help_text="command, page, submissions, ...")
     parameters = models.JSONField(default=dict)
     inputs = models.JSONField(default=dict, help_text="What was read: counts, last judgment id, excluded workers.")
-    outputs = models.JSONField(default=dict)
-    # NOTE: a copy of outputs["alpha"] (scores runs): the agreement trend and the live poll read
-    # this small column and never the outputs (up to 1 MB, read whole for any key of it).
-    alpha = models.JSONField(null=True, blank=True, help_text="Both alphas of a scores run (outputs['alpha']).")
-    # NOTE: the outputs without their per-summary values ("summaries", 0.9 MB of a RoSE-scale
-    # round): what the pages read, so that showing a table never unpacks the whole outputs.
-    # None for runs stored before it (read from the outputs).
-    digest = models.JSONField(null=True, blank=True, help_text="The outputs but 'summaries' (scores runs).")
-    # NOTE: the parts of the outputs the systems and the workers page show (and the systems page's
-    # scatter as Chart.js JSON), as JSON text written once when the run is stored (scoring.results.page_data):
-    # read as stored, where the same parts of the digest are unpacked and converted on every request.
-    # Empty for runs stored before them (read from the digest).
-    systems_page = models.TextField(blank=True, default="", help_text="The systems page's parts (JSON text).")
-    workers_page = models.TextField(blank=True, default="", help_text="The workers page's parts (JSON text).")
+    # NOTE: a scores run's per-summary values ("summaries", 0.9 MB of a RoSE-scale round) are in
+    # ScoringRunSummaries, so that reading the outputs for a page never unpacks them; readers that
+    # need one small key (the agreement trend, the live poll) read it by a JSON key lookup.
+    outputs = models.JSONField(default=dict, help_text="The run's results (a scores run's per-summary values aside).")
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -60,6 +50,17 @@ class ScoringRun(models.Model):
             # The latest run of a scope and the trend's newest runs: one index range, in order.
             models.Index(fields=["dataset", "batch", "kind", "status", "-started_at", "-id"], name="scoringrun_latest"),
         ]
+
+
+class ScoringRunSummaries(models.Model):
+    """The per-summary values of a scores run (summary ids, ACU and normalized scores, words as
+    parallel lists): read whole by the scores export only, so kept beside the run's outputs."""
+
+    run = models.OneToOneField(ScoringRun, primary_key=True, related_name="per_summary", on_delete=models.CASCADE)
+    values = models.JSONField(default=dict, help_text="{ids, acu, normalized_acu, words}: lists in the same order.")
+
+    class Meta:
+        verbose_name_plural = "scoring run summaries"
 
 
 class RecomputeRequest(models.Model):

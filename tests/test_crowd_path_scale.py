@@ -14,7 +14,8 @@ from hits.models import Assignment, Batch, Worker
 from hits.services import handout, review
 from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment, task_token
-from scoring.runs.services import compute_scores, is_stale, latest_run
+from scoring.runs.selectors import latest_run
+from scoring.runs.services import compute_scores, is_stale
 
 from .crowd_data import all_answers, published_batch
 

@@ -9,7 +9,8 @@ from django.db import connection
 from annotation.models import Dataset
 from hits.models import Assignment
 from hits.services.dataset_import import import_dataset
-from scoring.runs.services import compute_scores, latest_run
+from scoring.runs.selectors import latest_run
+from scoring.runs.services import compute_scores
 
 from .conftest import PROJECT, REALSUMM_ROSE
 from .crowd_data import demo_dataset
@@ -56,5 +57,5 @@ def test_history_copies_are_older_and_keep_the_alphas():
     dashboard_data.add_history(run, 3)
     runs = list(dataset.scoring_runs.order_by("-started_at"))
     assert len(runs) == 4 and runs[0].pk == run.pk and latest_run(dataset).pk == run.pk
-    assert all(r.alpha == run.outputs["alpha"] and r.outputs == run.outputs for r in runs)
+    assert all(r.outputs["alpha"] == run.outputs["alpha"] and r.outputs == run.outputs for r in runs)
     assert Dataset.objects.count() == 1

@@ -15,7 +15,9 @@ from django.urls import reverse
 
 from hits.models import Assignment, Worker
 from scoring.models import ScoringRun
-from scoring.results import charts, leaderboard, page_data, worker_pages
+from scoring.results import charts, leaderboard, worker_pages
+from scoring.runs import services
+from scoring.runs.selectors import run_summaries
 from scoring.runs.services import compute_scores
 
 from .crowd_data import simulated_round
@@ -53,23 +55,23 @@ def _row(i: int, **values) -> dict:
 def test_a_run_stores_the_scatter_sample_it_draws(crowd):
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    part, summaries = run.outputs["length_scatter"], run.outputs["summaries"]
-    step = charts.scatter_step(len(summaries["ids"]))
+    part, summaries = run.outputs["length_scatter"], run_summaries(run)
+    step = services.scatter_step(len(summaries["ids"]))
     assert part["words"] == summaries["words"][::step]
-    assert part["acu"] == [round(v, charts.SCATTER_DIGITS) for v in summaries["acu"][::step]]
+    assert part["acu"] == [round(v, services.SCATTER_DIGITS) for v in summaries["acu"][::step]]
     chart = charts.stored_length_scatter(part)
     assert [list(p) for p in chart["data"]["datasets"][1]["data"]] == [
-        [w, round(v, charts.SCATTER_DIGITS)]
+        [w, round(v, services.SCATTER_DIGITS)]
         for w, v in zip(summaries["words"], summaries["normalized_acu"], strict=True)
     ][::step]
 
 
 def test_the_scatter_sample_of_a_large_round_is_bounded():
     n = 22_000
-    step = n // charts.SCATTER_SAMPLE
-    part = charts.scatter_sample(list(range(n)), [i / n for i in range(n)], [0.5] * n)
-    assert len(part["words"]) == len(range(0, n, step)) <= 2 * charts.SCATTER_SAMPLE
-    assert part["words"][:3] == [0, step, 2 * step] and part["acu"][1] == round(step / n, charts.SCATTER_DIGITS)
+    step = n // services.SCATTER_SAMPLE
+    part = services.scatter_sample(list(range(n)), [i / n for i in range(n)], [0.5] * n)
+    assert len(part["words"]) == len(range(0, n, step)) <= 2 * services.SCATTER_SAMPLE
+    assert part["words"][:3] == [0, step, 2 * step] and part["acu"][1] == round(step / n, services.SCATTER_DIGITS)
 
 
 def test_the_systems_page_never_reads_the_per_summary_values(crowd, client, lead, django_assert_max_num_queries):
@@ -84,16 +86,13 @@ def test_the_systems_page_never_reads_the_per_summary_values(crowd, client, lead
     assert not [q["sql"] for q in queries.captured_queries if "summaries" in q["sql"]]
 
 
-def test_a_run_stored_before_the_scatter_part_still_draws_it(crowd, client, lead):
+def test_the_systems_page_draws_the_stored_scatter_sample(crowd, client, lead):
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    outputs = {k: v for k, v in run.outputs.items() if k != "length_scatter"}
-    # stored before the scatter part, the digest and the stored pages
-    ScoringRun.objects.filter(pk=run.pk).update(outputs=outputs, digest=None, systems_page="", workers_page="")
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
-    expected = charts.length_scatter(run.outputs["summaries"])
-    assert len(expected["data"]["datasets"][0]["data"]) == len(run.outputs["summaries"]["ids"])
+    expected = charts.stored_length_scatter(run.outputs["length_scatter"])
+    assert len(expected["data"]["datasets"][0]["data"]) == len(run_summaries(run)["ids"])
     drawn = json.loads(re.search(r'id="scatter-chart" type="application/json">(.*?)</script>', page).group(1))
     assert drawn == json.loads(json.dumps(expected))
 
@@ -108,18 +107,23 @@ def test_fixed_reads_as_floatformat():
 
 
 def test_the_matrix_cells_say_p_n_and_level_and_escape_names():
-    row = {
-        "system": "<b>A</b>",
-        "cells": [
-            {"p": None, "level": None, "against": "<b>A</b>", "n": None},
-            {"p": 0.00449, "level": "strong", "against": "B&C", "n": 12},
-        ],
+    from django.template.loader import render_to_string
+
+    outputs = {
+        "systems": {"<b>A</b>": {"acu": 0.6}, "B&C": {"acu": 0.4}},
+        "pairwise": {
+            "systems": ["<b>A</b>", "B&C"],
+            "p": [[None, 0.00449], [0.99, None]],
+            "n": [[None, 12], [12, None]],
+        },
     }
-    html = leaderboard.matrix_cells_html(row)
-    assert html == (
+    row = leaderboard.systems_view(outputs)["matrix"][0]
+    html = render_to_string("scoring/_significance_row.html", {"row": row})
+    assert html.strip() == (
+        "<tr><th>&lt;b&gt;A&lt;/b&gt;</th>"
         '<td class="sig self" title="&lt;b&gt;A&lt;/b&gt; better than &lt;b&gt;A&lt;/b&gt;: p = "></td>'
         '<td class="sig strong" data-n="12" title="&lt;b&gt;A&lt;/b&gt; better than B&amp;C: p = 0.0045,'
-        ' n = 12 shared documents">0.004*</td>'
+        ' n = 12 shared documents">0.004*</td></tr>'
     )
 
 
@@ -175,12 +179,7 @@ def _with_many_workers(dataset, batch, n=130) -> ScoringRun:
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
     workers = run.outputs["workers"]
     workers["rows"] += [_row(i) for i in range(n)]
-    run.refresh_from_db()
-    ScoringRun.objects.filter(pk=run.pk).update(
-        outputs={**run.outputs, "workers": workers},
-        digest={**run.digest, "workers": workers},
-        workers_page=page_data.workers_page({"workers": workers}),
-    )
+    ScoringRun.objects.filter(pk=run.pk).update(outputs={**run.outputs, "workers": workers})
     run.refresh_from_db()
     return run
 

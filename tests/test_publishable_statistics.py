@@ -12,7 +12,7 @@ from django.urls import reverse
 from annotation.models import Dataset, Reference
 from hits.models import Assignment, Judgment
 from hits.services.dataset_import import import_dataset
-from scoring.results import page_data
+from scoring.runs.selectors import run_summaries
 from scoring.runs.services import compute_scores
 
 from .test_import_realsumm import label_file_scores
@@ -127,7 +127,7 @@ def test_metric_comparison_names_the_better_metric(realsumm, tmp_path, capsys):
     }
     rng = np.random.default_rng(0)
     lines = {}
-    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"], strict=False):
+    for pk, score in zip(run_summaries(run)["ids"], run_summaries(run)["acu"], strict=False):
         ext, system = info[pk]
         doc = lines.setdefault(ext, {"example_id": ext, "aaa_random": {}, "oracle": {}})
         doc["aaa_random"][system] = float(rng.random())  # first in name order, and worse
@@ -240,8 +240,7 @@ def test_alpha_change_on_the_dataset_page_recomputes_and_grid_edge_is_reported(r
 
 def test_grid_edge_shows_on_the_systems_page(realsumm, client, lead, eager_celery):
     run = compute_scores(realsumm, n_resamples=200)
-    run.outputs["length_normalization"]["at_grid_edge"] = "high"  # (the digest shares this dict)
-    run.systems_page = page_data.systems_page(run.outputs)  # and the page's stored parts, as compute_scores writes them
+    run.outputs["length_normalization"]["at_grid_edge"] = "high"
     run.save()
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[realsumm.pk])).content.decode()

@@ -19,8 +19,7 @@ from hits import tallies
 from hits.models import HIT, Assignment, Batch, Judgment, LedgerEntry, Worker
 from hits.services import review
 from hits.services.simulate import simulate_crowd
-from scoring.models import ScoringRun
-from scoring.results import charts, dashboard
+from scoring.results import dashboard
 from scoring.runs import data, scoped, services, workers
 
 from .crowd_data import demo_dataset, published_batch
@@ -140,41 +139,6 @@ def test_the_overview_counts_references_as_the_authoring_overview(mixed, orm):
     assert dashboard.authoring_states(dataset) == states
 
 
-def test_a_run_keeps_its_alphas_beside_its_outputs(mixed):
-    dataset, batch = mixed
-    run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    run.refresh_from_db()
-    assert run.alpha == run.outputs["alpha"]
-    older = ScoringRun.objects.create(
-        dataset=dataset, batch=batch, status="done", outputs={"alpha": {"acu_level": -0.1, "summary_level": 0.2}}
-    )
-    ScoringRun.objects.filter(pk=older.pk).update(started_at=run.started_at - timedelta(hours=1))
-    trend = dashboard.alpha_trend(dataset, batch)
-    assert [t["run"] for t in trend] == [older.pk, run.pk]  # a run stored without the column reads its outputs
-    assert trend[0]["acu_level"] == -0.1 and trend[1]["acu_level"] == run.outputs["alpha"]["acu_level"]
-    parts = ("systems", "pairwise", "counts", "alpha", "workers")
-    read = services.latest_run(dataset, batch, parts=parts)
-    assert read.pk == run.pk and read.outputs == {p: run.outputs[p] for p in parts if run.outputs.get(p) is not None}
-
-
-@pytest.mark.parametrize("n", [0, 10, 7001])
-def test_the_length_scatter_of_a_run_stored_before_its_sample(mixed, n):
-    dataset, batch = mixed
-    rng = np.random.default_rng(n)
-    summaries = {
-        "ids": list(range(n)),
-        "acu": rng.random(n).tolist(),
-        "normalized_acu": rng.random(n).tolist(),
-        "words": rng.integers(10, 90, n).tolist(),
-    }
-    run = ScoringRun.objects.create(dataset=dataset, batch=batch, status="done", outputs={"summaries": summaries})
-    chart = dashboard.length_scatter(run)
-    expected = charts.length_scatter(summaries) if n else None
-    assert json.dumps(chart) == json.dumps(expected)
-    if n > charts.SCATTER_SAMPLE:
-        assert len(chart["data"]["datasets"][0]["data"]) == len(range(0, n, n // charts.SCATTER_SAMPLE))
-
-
 def _stale_round(dataset, workers_per_hit=60):
     """A new crowd round of `workers_per_hit` approved assignments on every summary, with a
     judgment per ACU; then the statistics of the hits tables are those of empty tables (as in a
@@ -246,47 +210,3 @@ def test_the_workers_page_forms_post_to_each_workers_actions(mixed, client, lead
             url = reverse("dashboard_worker_action", args=[dataset.pk, worker_id, action])
             assert f'action="{url}?round={batch.pk}"' in page, (worker_id, action)
     assert page.count('name="csrfmiddlewaretoken"') >= 3 * len(workers_shown) and any(workers_shown.values())
-
-
-@pytest.mark.portable
-def test_the_latest_run_and_the_trend_read_as_through_the_orm(mixed, orm):
-    dataset, batch = mixed
-    run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    newer = ScoringRun.objects.create(  # newer, but the pages stay on majority aggregation
-        dataset=dataset, batch=batch, status="done", parameters={"aggregation": "dawid-skene"}, outputs={"x": 1}
-    )
-    ScoringRun.objects.filter(pk=newer.pk).update(started_at=run.started_at + timedelta(minutes=1))
-    older = ScoringRun.objects.create(
-        dataset=dataset, batch=batch, status="done", outputs={"alpha": {"acu_level": 0.1, "summary_level": 0.2}}
-    )
-    ScoringRun.objects.filter(pk=older.pk).update(started_at=run.started_at - timedelta(hours=1))
-    asked = [("alpha",), ("systems", "counts"), ("alpha", "workers"), ("summaries",)]
-    scopes = [None, batch, dataset.batches.get(kind="imported")]
-
-    def read():
-        runs = {(b.pk if b else None, p): services.latest_run(dataset, b, parts=p) for b in scopes for p in asked}
-        trend = [
-            [(t["run"], t["acu_level"], t["summary_level"], t["judgments"]) for t in dashboard.alpha_trend(dataset, b)]
-            for b in scopes
-        ]
-        return {k: (r.pk, r.outputs, r.inputs, r.parameters) if r else None for k, r in runs.items()}, trend
-
-    fast = read()
-    orm()
-    assert fast == read()
-    assert fast[0][(batch.pk, ("alpha",))][0] == run.pk and fast[1][1][0][0] == older.pk
-    assert fast[1][1][0][1:3] == (0.1, 0.2)
-
-
-def test_pages_read_a_runs_digest_not_its_per_summary_outputs(mixed):
-    dataset, batch = mixed
-    run = services.compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    run.refresh_from_db()
-    assert run.digest == {k: v for k, v in run.outputs.items() if k != "summaries"} and "summaries" in run.outputs
-    # (a run stored before the pages' own columns: scoring.results.page_data)
-    ScoringRun.objects.filter(pk=run.pk).update(digest={**run.digest, "counts": {"marker": 1}}, systems_page="")
-    assert services.latest_run(dataset, batch, parts=("counts", "systems")).outputs["counts"] == {"marker": 1}
-    both = services.latest_run(dataset, batch, parts=("counts", "summaries")).outputs  # summaries: the outputs
-    assert both["counts"] == run.outputs["counts"] and both["summaries"]["ids"]
-    ScoringRun.objects.filter(pk=run.pk).update(digest=None)  # a run stored before the digest
-    assert services.latest_run(dataset, batch, parts=("counts",)).outputs["counts"] == run.outputs["counts"]

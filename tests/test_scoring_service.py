@@ -11,6 +11,7 @@ from hits.models import Worker
 from hits.services import review
 from scoring.models import ScoringRun
 from scoring.runs import statistics
+from scoring.runs.selectors import run_summaries
 from scoring.runs.services import compute_scores, current_scores, is_stale
 
 from .test_import_realsumm import label_file_scores
@@ -112,7 +113,7 @@ def metric_file(tmp_path, dataset, rng):
         )
     }
     lines = {}
-    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"], strict=False):
+    for pk, score in zip(run_summaries(run)["ids"], run_summaries(run)["acu"], strict=False):
         ext, system = info[pk]
         doc = lines.setdefault(ext, {"example_id": ext, "oracle": {}, "noise": {}})
         doc["oracle"][system] = score + rng.normal(0, 0.01)

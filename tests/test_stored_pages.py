@@ -1,15 +1,15 @@
-"""What the systems and workers pages read of a run is stored with it (scoring.results.page_data): the same
-parts as the outputs, the scatter as the text json_script would write; pages read the stored
-column (the digest only for runs stored before it). The leaderboard and aggregation rows built in
-Python read as the template wrote them; the judge runs and the round picker come from written
-queries equal to the ORM's."""
+"""The systems and workers pages read the parts of a run's outputs they show and the scope's version
+with it; the leaderboard and aggregation rows (templates/scoring/_*_row.html partials) read as the
+template wrote them before they were built in Python; the judge runs and the round picker come from
+written queries equal to the ORM's."""
 
-import json
 import re
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.template import engines
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import json_script
@@ -19,8 +19,8 @@ from hits import versions
 from hits.models import Batch, JudgeRun
 from scoring.machine import runs as judge_runs
 from scoring.models import ScoringRun
-from scoring.results import charts, dashboard, leaderboard, page_data
-from scoring.runs import services
+from scoring.results import charts, dashboard, leaderboard
+from scoring.runs import selectors
 from scoring.runs.services import compute_scores
 
 from .crowd_data import simulated_round
@@ -48,76 +48,21 @@ def _render(source: str, context: dict) -> str:
     return engines["django"].from_string(source).render(context)
 
 
-def test_a_run_stores_its_pages_parts_and_the_scatter_as_json_script_writes_it(crowd):
+def test_pages_read_only_their_parts_of_the_latest_run(crowd, client, lead):
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    run.refresh_from_db()
-    systems = json.loads(run.systems_page)
-    chart = systems.pop(page_data.CHARTS)["length_scatter"]
-    assert systems == {p: run.outputs[p] for p in page_data.SYSTEMS_PARTS if run.outputs.get(p) is not None}
-    assert set(systems) >= {"systems", "pairwise", "counts"}
-    expected = json_script(charts.stored_length_scatter(run.outputs["length_scatter"]), "scatter-chart")
-    assert page_data.script_tag(chart, "scatter-chart") == expected
-    assert json.loads(run.workers_page) == {"workers": run.outputs["workers"]}
-
-
-def test_the_systems_page_embeds_the_stored_scatter_text(crowd, client, lead):
-    dataset, batch = crowd
-    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    with CaptureQueriesContext(connection) as queries:
+        read = selectors.latest_run(dataset, batch, parts=leaderboard.SYSTEMS_PARTS)
+    assert read.outputs == {p: run.outputs[p] for p in leaderboard.SYSTEMS_PARTS if run.outputs.get(p) is not None}
+    (sql,) = [q["sql"] for q in queries.captured_queries]  # the run and the scope's version: one query
+    assert not re.search(r'"outputs"(,| FROM)', sql) and "-> 'systems'" in sql  # its parts only, not the whole
+    workers = selectors.latest_run(dataset, batch, parts=("workers", "alpha"))
+    assert workers.outputs == {"workers": run.outputs["workers"], "alpha": run.outputs["alpha"]}
+    assert selectors.latest_run(dataset, batch).outputs == run.outputs
     client.force_login(lead)
     url = reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}"
     page = client.get(url).content.decode()
     assert json_script(charts.stored_length_scatter(run.outputs["length_scatter"]), "scatter-chart") in page
-    # The page embeds what the run stored, not a chart encoded now.
-    stored = json.loads(run.systems_page)
-    stored[page_data.CHARTS]["length_scatter"] = page_data.script_json({"type": "scatter", "marker": "<&>"})
-    ScoringRun.objects.filter(pk=run.pk).update(systems_page=json.dumps(stored))
-    page = client.get(url).content.decode()
-    assert (
-        '<script id="scatter-chart" type="application/json">{"type": "scatter", "marker": "\\u003C\\u0026\\u003E"}'
-        in page
-    )
-    # A run stored before the column: the chart encoded from its part, the same text as stored.
-    ScoringRun.objects.filter(pk=run.pk).update(systems_page="", workers_page="")
-    before = client.get(url).content.decode()
-    assert json_script(charts.stored_length_scatter(run.outputs["length_scatter"]), "scatter-chart") in before
-
-
-def test_pages_read_their_stored_column_and_the_digest_for_older_runs(crowd):
-    dataset, batch = crowd
-    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    run.refresh_from_db()
-    parts = (*page_data.SYSTEMS_PARTS, "length_scatter")
-    read = services.latest_run(dataset, batch, parts=parts)
-    assert read.outputs == {p: run.outputs[p] for p in page_data.SYSTEMS_PARTS if run.outputs.get(p) is not None}
-    assert read.page_charts["length_scatter"] == json.loads(run.systems_page)[page_data.CHARTS]["length_scatter"]
-    assert {"systems_page", "workers_page", "digest"} <= read.get_deferred_fields()  # read as its parts only
-    workers = services.latest_run(dataset, batch, parts=("workers", "alpha"))
-    assert workers.outputs == {"workers": run.outputs["workers"], "alpha": run.outputs["alpha"]}
-    # The stored column answers, not the digest ...
-    marked = {**json.loads(run.systems_page), "counts": {"marker": 1}}
-    ScoringRun.objects.filter(pk=run.pk).update(
-        systems_page=json.dumps(marked), workers_page=json.dumps({"workers": {"rows": [], "marker": 2}})
-    )
-    assert services.latest_run(dataset, batch, parts=parts).outputs["counts"] == {"marker": 1}
-    assert services.latest_run(dataset, batch, parts=("workers",)).outputs["workers"]["marker"] == 2
-    # ... but for parts it does not hold (the overview's alpha, the export's summaries)
-    assert services.latest_run(dataset, batch, parts=("counts", "summaries")).outputs["counts"] == run.outputs["counts"]
-    # A run stored before the columns: its digest, and no stored chart.
-    ScoringRun.objects.filter(pk=run.pk).update(systems_page="", workers_page="")
-    older = services.latest_run(dataset, batch, parts=parts)
-    assert older.outputs["counts"] == run.outputs["counts"] and older.outputs["length_scatter"]
-    assert not hasattr(older, "page_charts")
-    assert dashboard.length_scatter_script(older) == dashboard.length_scatter_script(read)
-
-
-def test_the_page_column_is_chosen_only_when_it_holds_every_part():
-    assert page_data.page_for((*page_data.SYSTEMS_PARTS, "length_scatter")) == "systems_page"
-    assert page_data.page_for(("systems", "alpha")) == "systems_page"
-    assert page_data.page_for(("workers", "alpha")) == "workers_page"
-    assert page_data.page_for(("alpha",)) is None
-    assert page_data.page_for(("systems", "workers")) is None
-    assert page_data.page_for(("summaries",)) is None
 
 
 def _leaderboard_rows() -> list[tuple[str, dict, list]]:
@@ -145,26 +90,40 @@ def _leaderboard_rows() -> list[tuple[str, dict, list]]:
     return [(name, s, machine[name]) for name, s in rows]
 
 
+def _rows_html(partial: str, rows, **context) -> str:
+    """The table body as templates/scoring/systems.html renders it with its row partial."""
+    loop = {
+        "leaderboard": "{% for name, s, machine in systems %}\n  ",
+        "aggregation": "{% for name, a in aggregation_rows %}",
+    }
+    source = f'  <tbody>{loop[partial]}{{% include "scoring/_{partial}_row.html" %}}{{% endfor %}}</tbody>'
+    return _render(source, {**context, ("systems" if partial == "leaderboard" else "aggregation_rows"): rows})
+
+
+def _same(old: str, new: str) -> bool:
+    """Equal but for the white space between tags (a partial ends with a newline)."""
+    return re.sub(r">\s+<", "><", old).strip() == re.sub(r">\s+<", "><", new).strip()
+
+
 def test_the_leaderboard_rows_read_as_the_template_wrote_them(crowd):
     rows = _leaderboard_rows()
     for threshold in (30, 5):
         old = _render(OLD_LEADERBOARD, {"systems": rows, "small_threshold": threshold})
-        assert old == f"  <tbody>{leaderboard.leaderboard_rows_html(rows, threshold)}</tbody>"
-    assert "best &lt;b&gt;&amp;" in leaderboard.leaderboard_rows_html(rows, 30)
+        assert _same(old, _rows_html("leaderboard", rows, small_threshold=threshold))
+    assert "best &lt;b&gt;&amp;" in _rows_html("leaderboard", rows, small_threshold=30)
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
     view = leaderboard.systems_view(run.outputs)
     real = [(name, s, []) for name, s in view["systems"]]
-    assert _render(OLD_LEADERBOARD, {"systems": real, "small_threshold": 30}) == (
-        f"  <tbody>{leaderboard.leaderboard_rows_html(real, 30)}</tbody>"
-    )
+    old = _render(OLD_LEADERBOARD, {"systems": real, "small_threshold": 30})
+    assert _same(old, _rows_html("leaderboard", real, small_threshold=30))
     aggregation = view["aggregation_rows"] + [
         ("neg <i>", {"majority": 0.25, "dawid_skene": 0.3, "difference": -0.05}),
         ("none", {"majority": None, "dawid_skene": 0.3, "difference": None}),
     ]
-    assert _render(OLD_AGGREGATION, {"aggregation_rows": aggregation}) == (
-        f"  <tbody>{leaderboard.aggregation_rows_html(aggregation)}</tbody>"
-    )
+    old = _render(OLD_AGGREGATION, {"aggregation_rows": aggregation})
+    assert _same(old, _rows_html("aggregation", aggregation))
+    assert "neg &lt;i&gt;" in old
 
 
 def test_the_newest_finished_judge_run_of_each_judge_and_the_busy_count(crowd):
@@ -206,31 +165,11 @@ def test_the_round_picker_lists_the_crowd_and_imported_rounds_oldest_first(crowd
     assert all(r["name"] != "machine: lexical v1" for r in fast)
 
 
-def test_the_pages_show_the_same_with_and_without_the_stored_columns(crowd, client, lead):
-    dataset, batch = crowd
-    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    client.force_login(lead)
-
-    def pages():
-        out = {}
-        for name in ("dashboard_systems", "dashboard_workers"):
-            for query in ("", f"?round={batch.pk}", f"?round={batch.pk}&documents=common"):
-                body = client.get(reverse(name, args=[dataset.pk]) + query).content.decode()
-                body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", body)
-                out[name, query] = re.sub(r'name="token" value="[^"]*-(\d+)"', r"\1", body)
-        return out
-
-    stored = pages()
-    ScoringRun.objects.filter(dataset=dataset).update(systems_page="", workers_page="")
-    assert pages() == stored
-    assert run.outputs["systems"] and 'id="leaderboard"' in stored["dashboard_systems", f"?round={batch.pk}"]
-
-
 def test_the_version_read_with_the_run_decides_staleness(crowd):
     dataset, batch = crowd
     compute_scores(dataset, batch, n_resamples=50, trigger="test")
     compute_scores(dataset, None, n_resamples=50, trigger="test")
-    read = services.latest_run(dataset, batch, parts=("alpha",))
+    read = selectors.latest_run(dataset, batch, parts=("alpha",))
     assert read.current_version == versions.current(dataset.pk, batch.pk) == read.inputs["version"]
     assert dashboard.scores_run(dataset, batch, refresh=False, parts=("alpha",))[1] is False
     assert dashboard.scores_run(dataset, None, refresh=False, parts=("workers",))[1] is False

@@ -201,33 +201,6 @@ def power_curve(outputs: dict) -> dict:
     }
 
 
-SCATTER_SAMPLE = 1500  # points of the score-against-length scatter (of 22,000 summaries of a RoSE round)
-SCATTER_DIGITS = 4  # a score on the chart's 0-1 axis to 1/10,000: far below a pixel, a third of the bytes
-
-
-def scatter_step(n: int, sample: int = SCATTER_SAMPLE) -> int:
-    """Every step-th summary is drawn (about `sample` of them)."""
-    return max(1, n // sample)
-
-
-def scatter_sample(words: list, acu: list, normalized: list, sample: int = SCATTER_SAMPLE) -> dict:
-    """The summaries the scatter draws (every `scatter_step`-th), scores rounded to
-    `SCATTER_DIGITS`: what a scores run stores as its small "length_scatter" part."""
-    step = scatter_step(len(words), sample)
-
-    def rounded(values):
-        return [None if v is None else round(v, SCATTER_DIGITS) for v in values[::step]]
-
-    return {"words": list(words[::step]), "acu": rounded(acu), "normalized_acu": rounded(normalized)}
-
-
-def length_scatter(summaries: dict, sample: int = SCATTER_SAMPLE) -> dict:
-    """Score against summary length (a sample of summaries keeps the page light)."""
-    return stored_length_scatter(
-        scatter_sample(summaries["words"], summaries["acu"], summaries["normalized_acu"], sample)
-    )
-
-
 def stored_length_scatter(part: dict) -> dict | None:
     """The scatter of a run's stored "length_scatter" part (None when it holds no summary)."""
     if not part.get("words"):
@@ -236,7 +209,7 @@ def stored_length_scatter(part: dict) -> dict | None:
 
 
 def sampled_length_scatter(words: list, acu: list, normalized: list) -> dict:
-    """The scatter of already sampled (and rounded, `scatter_sample`) summaries. Points are
+    """The scatter of already sampled (and rounded, `scoring.runs.services.scatter_sample`) summaries. Points are
     [x, y] pairs, which Chart.js reads as {x, y}: half the bytes of the page's largest part."""
     acu_points, norm = list(zip(words, acu, strict=False)), list(zip(words, normalized, strict=False))
     return {

@@ -9,11 +9,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Count, FloatField, IntegerField, Q, Sum
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
-from django.utils.safestring import SafeString
 
 from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
@@ -21,10 +18,10 @@ from config.dispatch import runs_in_process
 from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry, Tally
 from scoring.models import ScoringRun
-from scoring.results import charts, page_data
-from scoring.runs import scoped
+from scoring.results import charts
 from scoring.runs.recompute import request_recompute
-from scoring.runs.services import alpha_column, compute_scores, is_stale, latest_run
+from scoring.runs.selectors import alpha_trend, latest_run
+from scoring.runs.services import compute_scores, is_stale
 
 ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/DM
 RATE_WINDOW = timedelta(hours=1)
@@ -37,7 +34,7 @@ def scores_run(
     writes a run in the request: the run is None until the first recompute has finished.
     `parts`: the keys of the outputs the caller shows (the others are not read)."""
     run = latest_run(dataset, batch, parts=parts)
-    stale = is_stale(run, dataset, batch, current=getattr(run, "current_version", None))
+    stale = is_stale(run, dataset, batch, current=run.current_version if run else None)
     if stale and refresh:
         if runs_in_process():  # the embedded mode (no broker, small local datasets): now
             run, stale = compute_scores(dataset, batch, trigger="page"), False
@@ -201,52 +198,10 @@ def round_choices(dataset) -> list[dict]:
 
 
 def length_scatter(run) -> dict | None:
-    """The systems page's score-against-length scatter of a run (None without judged summaries).
-
-    A run stores the sample it draws (its "length_scatter" part, read with the page's other
-    parts). A run stored before that part existed samples its per-summary values."""
-    if run is None:
-        return None
-    if "length_scatter" in run.outputs:
-        return charts.stored_length_scatter(run.outputs["length_scatter"])
-    summaries = ScoringRun.objects.filter(pk=run.pk).values_list("outputs__summaries", flat=True).first() or {}
-    return charts.length_scatter(summaries) if summaries.get("ids") else None
-
-
-def length_scatter_script(run, element_id: str = "scatter-chart") -> SafeString | None:
-    """The scatter's <script type="application/json"> element: the chart text stored with the
-    run's systems page (`scoring.results.page_data`), or for a run stored before it `length_scatter`
-    encoded now (the same text)."""
-    stored = getattr(run, "page_charts", None)
-    if stored is not None:
-        text = stored.get("length_scatter")
-    else:
-        chart = length_scatter(run)
-        text = page_data.script_json(chart) if chart else None
-    return page_data.script_tag(text, element_id) if text else None
-
-
-def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
-    """Both alphas of the stored runs over time (oldest first), read as numbers in the query
-    (not the runs' JSON, nor their outputs unless a run predates the alpha column); on
-    PostgreSQL as one JSON text built in the query (`scoped.alpha_trend`, for the figure there)."""
-    if scoped.available():
-        return scoped.alpha_trend(
-            dataset.pk, batch.pk if batch else None, ScoringRun.Kind.SCORES, ScoringRun.Status.DONE, limit
-        )
-    runs = ScoringRun.objects.filter(
-        dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
-    ).order_by("-started_at", "-pk")
-    both = alpha_column()
-    rows = runs.annotate(
-        acu=Cast(KeyTextTransform("acu_level", both), FloatField()),
-        summary=Cast(KeyTextTransform("summary_level", both), FloatField()),
-        judgments=Cast(KeyTextTransform("judgments", "inputs"), IntegerField()),
-    ).values_list("pk", "started_at", "acu", "summary", "judgments")[:limit]
-    return [
-        {"run": pk, "at": at.isoformat(), "acu_level": acu, "summary_level": summary, "judgments": n}
-        for pk, at, acu, summary, n in reversed(list(rows))
-    ]
+    """The systems page's score-against-length scatter of a run: the sample it stored (its
+    "length_scatter" part); None without a run or a judged summary."""
+    part = run.outputs.get("length_scatter") if run else None
+    return charts.stored_length_scatter(part) if part else None
 
 
 def overview(dataset, batch=None) -> dict:

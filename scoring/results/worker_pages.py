@@ -3,18 +3,12 @@
 A round of RoSE's size has 300 workers, a crowd batch thousands: the page shows `PER_PAGE` rows
 (flagged workers first unless another column is chosen), links to every other page, and a
 search by worker id, so every worker stays reachable while the page stays small. Pure functions
-over the rows of `scoring.runs.workers.worker_table` (no queries); each row's HTML is built here
-(`rows_html`), not by the template engine, which spent 0.3 ms a row on its 40 values and 4 forms.
+over the rows of `scoring.runs.workers.worker_table` (no queries); templates/scoring/_worker_row.html
+renders each row.
 """
 
 import math
 from urllib.parse import urlencode
-
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
-
-from hits.money import format_money
-from scoring.results.leaderboard import fixed
 
 PER_PAGE = 50
 MAX_QUERY = 200  # characters of a worker-id search
@@ -132,64 +126,3 @@ def back_query(params) -> str:
         "page": parse_page(params.get("page")),
     }
     return query_string(state)
-
-
-def _number(value, digits: int) -> str:
-    return "–" if value is None else fixed(value, digits)
-
-
-def row_html(r: dict, *, action: str, state_query: str, csrf: str, token: str, qc: bool) -> str:
-    """One <tr> of the table: the figures, the flags and the actions (exclude or include, and
-    block or bonus behind a <details>), each form posting to `action` + "<worker id>/<action>"."""
-    name, wid = escape(r["worker"]), r["worker_id"]
-    base = f"{escape(action)}{wid}/"
-    back = escape(state_query)
-    badges = (' <span class="badge">excluded</span>' if r["excluded"] else "") + (
-        ' <span class="badge status-changes">blocked</span>' if r["blocked"] else ""
-    )
-    flags = "".join(f'<span class="badge flag">{escape(f)}</span> ' for f in r["flags"])
-    cells = [
-        f'<td>{name} <small class="hint">{escape(r["provider"])}</small>{badges}</td>',
-        f'<td class="num">{r["assignments"]}</td>',
-        f'<td class="num">{_number(r["agreement"], 3)}</td>',
-        f'<td class="num">{_number(r["gold_accuracy"], 3)}</td>',
-        f'<td class="num">{_number(r["median_seconds"], 0)}</td>',
-        f'<td class="num">{"–" if r["hourly"] is None else escape(format_money(r["hourly"]))}</td>',
-        f"<td>{flags}</td>",
-    ]
-    if qc:
-        m = r.get("machine_qc")
-        text = "–"
-        if m:
-            text = f"{m['disagreements']} / {m['pairs']}"
-            if m["flag"]:
-                text += f' <span class="badge flag machine">{escape(m["flag"])}</span>'
-        cells.append(f'<td class="num machine-qc">{text}</td>')
-    if r["excluded"]:
-        toggle = (
-            f'<form method="post" action="{base}include{back}" data-confirm="Count {name}&#x27;s judgments'
-            f' again and recompute?">{csrf}<button type="submit">Include</button></form>'
-        )
-    else:
-        toggle = (
-            f'<form method="post" action="{base}exclude{back}" data-confirm="Leave {name}&#x27;s judgments'
-            f' out of scoring and recompute?">{csrf}<button type="submit">Exclude</button></form>'
-        )
-    actions = (
-        f"{toggle}<details><summary>Block / bonus</summary>"
-        f'<form method="post" action="{base}block{back}" data-confirm="Block {name}?">{csrf}'
-        f'<input name="reason" required placeholder="Reason" aria-label="Reason for blocking {name}">'
-        '<button type="submit">Block</button></form>'
-        f'<form method="post" action="{base}bonus{back}" data-confirm="Send this bonus to {name}?">{csrf}'
-        f'<input type="hidden" name="token" value="{escape(token)}-{wid}">'
-        f'<input name="amount" required inputmode="decimal" placeholder="$" size="5" aria-label="Bonus amount for {name}">'
-        f'<input name="reason" required placeholder="What for" aria-label="Bonus reason for {name}">'
-        '<label class="check"><input type="checkbox" name="over_budget" value="1"> Pay over the budget if it passes it'
-        '</label><button type="submit">Bonus</button></form></details>'
-    )
-    return f'<tr data-worker="{name}">{"".join(cells)}<td class="row-actions">{actions}</td></tr>'
-
-
-def rows_html(rows: list[dict], **options) -> SafeString:
-    """The table body's rows (`row_html`); every value in them is escaped or a number."""
-    return mark_safe("\n".join(row_html(r, **options) for r in rows))

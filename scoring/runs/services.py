@@ -14,19 +14,16 @@ import math
 import time
 
 import numpy as np
-from django.db.models import JSONField, Max
-from django.db.models.expressions import RawSQL, Subquery
-from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import Coalesce
+from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from hits import versions
 from hits.models import Worker
 from hits.selectors import counted_judgments
-from scoring.models import ScoringRun
-from scoring.results import charts, page_data
-from scoring.runs import scoped
+from scoring.models import ScoringRun, ScoringRunSummaries
 from scoring.runs.data import load_judgments, load_summaries
+from scoring.runs.selectors import latest_run
 from scoring.runs.workers import worker_table
 from scoring.stats import agreement, bootstrap, dawid_skene, normalization
 from scoring.stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
@@ -35,6 +32,8 @@ DEFAULT_RESAMPLES = 10_000
 AGGREGATIONS = ("majority", "dawid-skene")
 SMALL_SAMPLE = 30  # fewer documents than this behind a comparison: the pages warn
 ROUNDING = 1e-12  # a score this close outside its interval is summation order, not statistics
+SCATTER_SAMPLE = 1500  # points of the score-against-length scatter (of 22,000 summaries of a RoSE round)
+SCATTER_DIGITS = 4  # a score on the chart's 0-1 axis to 1/10,000: far below a pixel, a third of the bytes
 
 logger = logging.getLogger(__name__)
 
@@ -138,18 +137,37 @@ def compute_scores(
     )
     try:
         outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
-        run.outputs = _clean(outputs)
-        run.alpha = run.outputs["alpha"]
-        run.digest = {key: value for key, value in run.outputs.items() if key != "summaries"}
-        run.systems_page, run.workers_page = page_data.systems_page(run.outputs), page_data.workers_page(run.outputs)
+        outputs = _clean(outputs)
+        summaries = outputs.pop("summaries")
+        run.outputs = outputs
         run.status = ScoringRun.Status.DONE
     except Exception as exc:
         run.status, run.error = ScoringRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
         raise
     finally:
         run.finished_at, run.seconds, run.progress = timezone.now(), time.perf_counter() - started, 1.0
-        run.save()
+        with transaction.atomic():  # a finished run is never seen without its per-summary values
+            if run.status == ScoringRun.Status.DONE:
+                ScoringRunSummaries.objects.create(run=run, values=summaries)
+            run.save()
     return run
+
+
+def scatter_step(n: int, sample: int = SCATTER_SAMPLE) -> int:
+    """Every step-th summary is drawn (about `sample` of them)."""
+    return max(1, n // sample)
+
+
+def scatter_sample(words: list, acu: list, normalized: list, sample: int = SCATTER_SAMPLE) -> dict:
+    """The summaries the systems page's scatter draws (every `scatter_step`-th), scores rounded to
+    `SCATTER_DIGITS`: what a scores run stores as its small "length_scatter" part (a page never
+    reads the per-summary values)."""
+    step = scatter_step(len(words), sample)
+
+    def rounded(values):
+        return [None if v is None else round(v, SCATTER_DIGITS) for v in values[::step]]
+
+    return {"words": list(words[::step]), "acu": rounded(acu), "normalized_acu": rounded(normalized)}
 
 
 def _document_mean(table, pos, mine, values) -> float:
@@ -363,10 +381,10 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
         "common": common,
         "aggregations": comparison,
         "length_normalization": length_choice,
-        # Per summary, for the exports (0.9 MB at 22,000 summaries).
+        # Per summary, for the exports (0.9 MB at 22,000 summaries): stored in ScoringRunSummaries.
         "summaries": summaries,
         # The few thousand of them the systems page draws (a page never samples the 0.9 MB).
-        "length_scatter": charts.scatter_sample(summaries["words"], summaries["acu"], summaries["normalized_acu"]),
+        "length_scatter": scatter_sample(summaries["words"], summaries["acu"], summaries["normalized_acu"]),
     }
     return outputs, inputs
 
@@ -398,56 +416,9 @@ def machine_json(dataset) -> list[dict]:
     return [machine_summary(r) for r in latest_runs(dataset)]
 
 
-def alpha_column():
-    """Both alphas of a run: the `alpha` column, or for a run stored before it existed its outputs."""
-    return Coalesce("alpha", KeyTransform("alpha", "outputs"), output_field=JSONField())
-
-
-def _parts(parts: tuple[str, ...]) -> dict:
-    """Expressions reading some top-level keys of a run's outputs, "alpha" from its column.
-
-    NOTE: PostgreSQL reads (fetches and decompresses) the whole outputs value for each
-    `outputs -> key`: with several keys, one jsonb_each reads it once."""
-    rest = [p for p in parts if p != "alpha"]
-    columns = {"part_alpha": alpha_column()} if "alpha" in parts else {}
-    if len(rest) > 1 and scoped.available():
-        columns["part_rest"] = RawSQL(
-            f"SELECT jsonb_object_agg(key, value) FROM jsonb_each({ScoringRun._meta.db_table}.outputs)"
-            " WHERE key = ANY(%s)",
-            [rest],
-            output_field=JSONField(),
-        )
-    else:
-        columns.update({f"part_{p}": KeyTransform(p, "outputs") for p in rest})
-    return columns
-
-
-def latest_run(dataset, batch=None, kind=ScoringRun.Kind.SCORES, parts: tuple[str, ...] | None = None):
-    """The latest finished run the pages show: majority aggregation (a Dawid-Skene run made
-    with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on majority).
-    With `parts` only those top-level keys of its outputs are read (JSON paths in the query,
-    e.g. the 2 kB "alpha" instead of the 0.9 MB of a RoSE round)."""
-    if parts is not None and scoped.available():
-        return scoped.latest_run(dataset.pk, batch.pk if batch else None, kind, parts)
-    runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
-    if kind == ScoringRun.Kind.SCORES:
-        runs = runs.exclude(parameters__aggregation="dawid-skene")
-    if parts is None:
-        return runs.first()
-    # NOTE: the parts are read of the one latest run (its id found first): in the ordered
-    # query itself they would be read of every run sorted, the whole outputs of each.
-    latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
-    run = latest.defer("outputs", "digest", "systems_page", "workers_page").annotate(**_parts(parts)).first()
-    if run is not None:
-        read = dict(getattr(run, "part_rest", None) or {})
-        read.update({p: getattr(run, f"part_{p}") for p in parts if hasattr(run, f"part_{p}")})
-        run.outputs = {p: read[p] for p in parts if read.get(p) is not None}
-    return run
-
-
 def is_stale(run: ScoringRun | None, dataset, batch=None, current: int | None = None) -> bool:
     """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run.
-    `current`: the scope's version of the judgments if just read (with the run: scoped.latest_run)."""
+    `current`: the scope's version of the judgments if just read (with the run: `selectors.latest_run`)."""
     if run is None or run.parameters.get("length_alpha", dataset.length_alpha) != dataset.length_alpha:
         return True
     return run.inputs.get("version") != (signature(dataset, batch) if current is None else current)

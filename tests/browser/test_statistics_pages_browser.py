@@ -11,6 +11,7 @@ from hits.services.dataset_import import import_dataset
 from scoring.models import ScoringRun
 from scoring.runs import statistics
 from scoring.runs.metrics import import_metric_scores
+from scoring.runs.selectors import run_summaries
 from scoring.runs.services import compute_scores
 
 from ..conftest import PASSWORD
@@ -46,7 +47,7 @@ def test_partial_leaderboard_and_metric_page(live_server, page, shoot, lead, rea
     }
     rng = np.random.default_rng(1)
     lines = {}
-    for pk, score in zip(run.outputs["summaries"]["ids"], run.outputs["summaries"]["acu"], strict=False):
+    for pk, score in zip(run_summaries(run)["ids"], run_summaries(run)["acu"], strict=False):
         e, s = info[pk]
         doc = lines.setdefault(e, {"example_id": e, "aaa_random": {}, "oracle": {}})
         doc["aaa_random"][s], doc["oracle"][s] = float(rng.random()), score + rng.normal(0, 0.05)

@@ -7,6 +7,7 @@ import numpy as np
 from annotation.models import Summary
 from hits.models import Worker
 from scoring.results.exports.labels import label_groups
+from scoring.runs.selectors import run_summaries
 
 JUDGMENT_COLUMNS = ["worker", "example_id", "system", "acu_index", "label"]
 ROWS_PER_CHUNK = 20000
@@ -95,7 +96,7 @@ def write_scores_csv(run, stream) -> int:
     """Aggregated per-summary scores of a scoring run."""
     from annotation.models import Summary
 
-    summaries = run.outputs.get("summaries", {})
+    summaries = run_summaries(run)
     info = {
         pk: (ext, system)
         for pk, ext, system in Summary.objects.filter(pk__in=summaries.get("ids", [])).values_list(

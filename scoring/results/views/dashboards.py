@@ -10,7 +10,6 @@ import secrets
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.backends.utils import csrf_input
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -24,7 +23,7 @@ from scoring import tasks
 from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
 from scoring.models import ScoringRun
-from scoring.results import charts, dashboard, leaderboard, page_data, worker_pages
+from scoring.results import charts, dashboard, leaderboard, worker_pages
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.runs import statistics
 from scoring.runs.services import compute_scores
@@ -90,11 +89,7 @@ def live(request, dataset_id: int):
 @role_required(LEAD)
 def systems(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(
-        dataset,
-        batch,
-        parts=(*page_data.SYSTEMS_PARTS, "length_scatter"),
-    )
+    run, stale = dashboard.scores_run(dataset, batch, parts=leaderboard.SYSTEMS_PARTS)
     out = run.outputs if run else {}
     power = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.POWER)
     view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
@@ -106,15 +101,13 @@ def systems(request, dataset_id: int):
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
-        "scatter_chart": dashboard.length_scatter_script(run),
+        "scatter_chart": dashboard.length_scatter(run),
         "normalization": out.get("length_normalization"),
         "power_defaults": statistics.POWER_DEFAULTS,
         **judge_pages.systems_context(dataset, out.get("systems", {})),
         "machine_decided": out.get("counts", {}).get("machine_decided"),
     }
     context["systems"] = [(name, s, context["machine_scores"].get(name, [])) for name, s in context["systems"]]
-    context["leaderboard_rows"] = leaderboard.leaderboard_rows_html(context["systems"], view["small_threshold"])
-    context["aggregation_rows_html"] = leaderboard.aggregation_rows_html(view["aggregation_rows"])
     return render(request, "scoring/systems.html", context)
 
 
@@ -142,16 +135,10 @@ def workers(request, dataset_id: int):
         },
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
+        # Every action of a row is action + "<worker id>/<action>" (dashboard_worker_action).
+        "action": reverse("dashboard_workers", args=[dataset.pk]),
+        "bonus_token": secrets.token_urlsafe(16),
     }
-    # Every action of a row is action + "<worker id>/<action>" (dashboard_worker_action).
-    context["rows_html"] = worker_pages.rows_html(
-        context["rows"],
-        action=reverse("dashboard_workers", args=[dataset.pk]),
-        state_query=listing["state_query"],
-        csrf=csrf_input(request),
-        token=secrets.token_urlsafe(16),
-        qc=qc_run is not None,
-    )
     return render(request, "scoring/workers.html", context)
 
 
@@ -263,7 +250,7 @@ def export(request, dataset_id: int, what: str):
         response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
         return response
     if what == "scores.csv":
-        run, _ = dashboard.scores_run(dataset, batch, parts=("summaries",))
+        run, _ = dashboard.scores_run(dataset, batch, parts=())
         if run is None:
             raise Http404("No scores yet.")
         write_scores_csv(run, stream)

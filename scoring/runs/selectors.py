@@ -1,0 +1,78 @@
+"""Reads of stored scoring runs: the latest run of a scope, the agreement trend, a run's per-summary values.
+
+Selectors: they never write. Every page, API view, command and poll reads runs through here.
+"""
+
+from django.db.models import BigIntegerField, IntegerField, Subquery, Sum
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.functions import Cast, Coalesce
+
+from hits.models import RoundVersion
+from scoring.models import ScoringRun, ScoringRunSummaries
+
+
+def _current_version(dataset, batch):
+    """The scope's version of the counted judgments (`hits.versions.current`) as an expression,
+    so the run and its staleness check cost one query."""
+    stripes = RoundVersion.objects.filter(dataset_id=dataset.pk, round_id=batch.pk if batch else 0).order_by()
+    total = stripes.values("dataset_id").annotate(total=Sum("version")).values("total")
+    return Coalesce(Subquery(total, output_field=BigIntegerField()), 0)
+
+
+def latest_run(
+    dataset, batch=None, kind: str = ScoringRun.Kind.SCORES, parts: tuple[str, ...] | None = None
+) -> ScoringRun | None:
+    """The latest finished run of a scope that the pages show: majority aggregation (a Dawid-Skene
+    run made with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on
+    majority). With `parts` only those top-level keys of its outputs are read (JSON key lookups,
+    e.g. the overview's "alpha"); `run.current_version` is the scope's version of the judgments
+    now, read in the same query."""
+    runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
+    if kind == ScoringRun.Kind.SCORES:
+        runs = runs.exclude(parameters__aggregation="dawid-skene")
+    # NOTE: the one latest run is found first (its id), then read: in the ordered query itself the
+    # parts could be read of every run sorted.
+    latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
+    latest = latest.annotate(current_version=_current_version(dataset, batch))
+    if parts is not None:
+        latest = latest.defer("outputs").annotate(**{f"part_{p}": KeyTransform(p, "outputs") for p in parts})
+    run = latest.first()
+    if run is not None and parts is not None:
+        run.outputs = {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
+    return run
+
+
+def run_summaries(run: ScoringRun) -> dict:
+    """The per-summary values of a scores run ({ids, acu, normalized_acu, words}, parallel lists);
+    empty for a run without them (no judged summary, or another kind of run)."""
+    values = ScoringRunSummaries.objects.filter(run_id=run.pk).values_list("values", flat=True).first()
+    return values or {}
+
+
+def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:
+    """Both alphas of the scope's newest `limit` finished scores runs, oldest first, as {run, at,
+    acu_level, summary_level, judgments}: each run's "alpha" read by one JSON key lookup.
+
+    NOTE: PostgreSQL reads (fetches and decompresses) a run's whole outputs for each key looked up
+    in it: one lookup per run, its two numbers picked here, not two in the query."""
+    runs = ScoringRun.objects.filter(
+        dataset=dataset, batch=batch, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE
+    ).order_by("-started_at", "-pk")
+    rows = runs.annotate(
+        alpha=KeyTransform("alpha", "outputs"),
+        judgments=Cast(KeyTextTransform("judgments", "inputs"), IntegerField()),
+    ).values_list("pk", "started_at", "alpha", "judgments")[:limit]
+    return [
+        {
+            "run": pk,
+            "at": at.isoformat(),
+            "acu_level": _number((alpha or {}).get("acu_level")),
+            "summary_level": _number((alpha or {}).get("summary_level")),
+            "judgments": n,
+        }
+        for pk, at, alpha, n in reversed(list(rows))
+    ]
+
+
+def _number(value) -> float | None:
+    return None if value is None else float(value)
