@@ -1,5 +1,5 @@
 """Read-only SQL of scoring kept beside an ORM path: the judgment read whose plan does not
-depend on the statistics, the agreement trend of the dashboards (and `latest_run`).
+depend on the statistics (the only one; the agreement trend and `latest_run` are ORM reads).
 
 NOTE: after a bulk load and before ANALYZE (or while a round grows faster than autovacuum
 re-analyzes its tables) PostgreSQL may estimate one row for a round's HITs and join its

@@ -47,7 +47,7 @@ def _summary_order(dataset):
 
 def _judgment_chunks(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
     """The judgments CSV as (text, rows in it), the header first, in export order: document,
-    system, worker id, ACU id. The judgments are read with COPY and ordered as arrays; what
+    system, worker id, ACU id. The judgments are read through the ORM and ordered as arrays; what
     remains in Python per judgment is one string concatenation."""
     sink = _Lines()
     writer = csv.writer(sink)
