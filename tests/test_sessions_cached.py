@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 from django.contrib.sessions.models import Session
-from django.core.cache.backends.redis import RedisCache
+from django_redis.cache import RedisCache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -23,10 +23,10 @@ NOWHERE = "redis://127.0.0.1:9/0"  # nothing listens there
 
 def _cache_settings(location: str, prefix: str) -> dict:
     return {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",  # as settings.py sets it
+        "BACKEND": "django_redis.cache.RedisCache",  # as settings.py sets it
         "LOCATION": location,
         "KEY_PREFIX": prefix,  # this test's own keys: the Redis database may be shared
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
     }
 
 
