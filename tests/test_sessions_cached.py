@@ -7,10 +7,10 @@ import uuid
 
 import pytest
 from django.contrib.sessions.models import Session
-from django_redis.cache import RedisCache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django_redis.cache import RedisCache
 
 from config import cached_sessions
 
