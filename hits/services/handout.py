@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
+from django.db.models.expressions import Combinable
 from django.utils import timezone
 
 from hits import places
@@ -33,7 +34,7 @@ def open_assignment(worker: Worker) -> Assignment | None:
     )
 
 
-def _open_to(worker: Worker, batch: Batch | None, now) -> Q:
+def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
     """HITs of published, unexpired batches of the worker's provider whose qualification they
     hold: conditions on the HIT's batch, which the pick joins anyway (no subquery to build)."""
     passed = QualificationAttempt.objects.filter(
