@@ -115,14 +115,16 @@ AUTH_PASSWORD_VALIDATORS = [
 # Shared counters (rate limits, MTurk identity checks): Redis when CACHE_URL is set, so every
 # web process sees the same counts; a per-process memory cache otherwise (the local demo).
 # Several addresses, comma-separated: the first is written, the others (replicas) are read.
+# django-redis keeps one client per server for the process (Django's own RedisCache builds a
+# new client on every call, a large share of a crowd request's CPU).
 CACHE_URL = env_str("CACHE_URL")
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": CACHE_URL,
         # Sessions are read through it on every signed-in request: a Redis that stops answering
         # costs a request at most this long, then the database is read (config/cached_sessions.py).
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
     }
     if CACHE_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}

@@ -93,9 +93,9 @@ def test_the_limits_never_fail_a_request_when_their_cache_is_down(client, make_u
     lockout counts in the database) and the work limits (skipped, logged) keep working."""
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens there
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
         }
     }
     assert client.post(reverse("login"), {"username": lead.username, "password": "wrong"}).status_code == 200

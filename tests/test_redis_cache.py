@@ -1,4 +1,4 @@
-"""The shared cache in production form (CACHE_URL set: Django's Redis cache): a value one web
+"""The shared cache in production form (CACHE_URL set: django-redis): a value one web
 process writes, another reads; with several addresses in CACHE_URL, writes go to the first
 and reads to the others (replicas)."""
 
@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 import redis
-from django.core.cache.backends.redis import RedisCache
+from django_redis.cache import RedisCache
 
 from .fresh_settings import read_in_fresh_process
 
@@ -31,7 +31,7 @@ def prefix():
 def _production_cache(cache_url: str, prefix: str) -> RedisCache:
     """A cache as a web process started with CACHE_URL builds it (one per process)."""
     made = json.loads(read_in_fresh_process("json.dumps(settings.CACHES['default'])", CACHE_URL=cache_url))
-    assert made["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert made["BACKEND"] == "django_redis.cache.RedisCache"
     return RedisCache(made["LOCATION"], {**made, "KEY_PREFIX": prefix})
 
 

@@ -11,7 +11,8 @@ unique constraint allows one open in-house assignment per worker, whatever click
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.expressions import Combinable
 from django.utils import timezone
 
 from hits import places
@@ -33,18 +34,16 @@ def open_assignment(worker: Worker) -> Assignment | None:
     )
 
 
-def _open_batches(worker: Worker, batch: Batch | None, now):
-    """Published, unexpired batches of the worker's provider whose qualification they hold."""
-    batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider=worker.provider, expires_at__gt=now).filter(
-        Q(qualification_test__isnull=True)
-        | Exists(
-            QualificationAttempt.objects.filter(
-                test_id=OuterRef("qualification_test_id"), worker_id=worker.pk, passed=True
-            )
-        )
+def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
+    """HITs of published, unexpired batches of the worker's provider whose qualification they
+    hold: conditions on the HIT's batch, which the pick joins anyway (no subquery to build)."""
+    passed = QualificationAttempt.objects.filter(
+        test_id=OuterRef("batch__qualification_test_id"), worker_id=worker.pk, passed=True
     )
-    batches = batches.order_by()  # a subquery: no ordering (and no join to datasets for it)
-    return batches.filter(pk=batch.pk) if batch is not None else batches
+    open_to = Q(batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now) & (
+        Q(batch__qualification_test__isnull=True) | Exists(passed)
+    )
+    return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
 
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
@@ -52,7 +51,7 @@ def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True)
     return (
         HIT.objects.select_for_update(skip_locked=skip_locked, of=("self",))
         .select_related("batch")
-        .filter(open_places__gt=0, batch_id__in=Subquery(_open_batches(worker, batch, now).values("pk")))
+        .filter(_open_to(worker, batch, now), open_places__gt=0)
         .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
         .order_by("batch_id", "-open_places", "pk")
         .first()
