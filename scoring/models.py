@@ -33,10 +33,10 @@ class ScoringRun(models.Model):
     trigger = models.CharField(max_length=40, blank=True, help_text="command, page, submissions, ...")
     parameters = models.JSONField(default=dict)
     inputs = models.JSONField(default=dict, help_text="What was read: counts, last judgment id, excluded workers.")
-    # NOTE: a scores run's per-summary values ("summaries", 0.9 MB of a RoSE-scale round) are in
-    # ScoringRunSummaries, so that reading the outputs for a page never unpacks them; readers that
-    # need one small key (the agreement trend, the live poll) read it by a JSON key lookup.
-    outputs = models.JSONField(default=dict, help_text="The run's results (a scores run's per-summary values aside).")
+    # NOTE: a scores run's large parts (per-summary values, the workers table, the scatter sample:
+    # ~1 MB of a RoSE-scale round) are in ScoringRunDetail, so the outputs stay small: PostgreSQL
+    # reads a run's whole outputs for each JSON key looked up (the agreement trend reads 200 runs).
+    outputs = models.JSONField(default=dict, help_text="The run's results (a scores run's large parts aside).")
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -52,15 +52,20 @@ class ScoringRun(models.Model):
         ]
 
 
-class ScoringRunSummaries(models.Model):
-    """The per-summary values of a scores run (summary ids, ACU and normalized scores, words as
-    parallel lists): read whole by the scores export only, so kept beside the run's outputs."""
+class ScoringRunDetail(models.Model):
+    """The large parts of a scores run, each stored once and read only by the page or export that
+    shows it (one row by primary key), so the run's own outputs stay small."""
 
-    run = models.OneToOneField(ScoringRun, primary_key=True, related_name="per_summary", on_delete=models.CASCADE)
-    values = models.JSONField(default=dict, help_text="{ids, acu, normalized_acu, words}: lists in the same order.")
+    PARTS = ("summaries", "workers", "length_scatter")  # the keys of a scores run's outputs stored here
 
-    class Meta:
-        verbose_name_plural = "scoring run summaries"
+    run = models.OneToOneField(ScoringRun, primary_key=True, related_name="detail", on_delete=models.CASCADE)
+    summaries = models.JSONField(
+        default=dict, help_text="Per summary {ids, acu, normalized_acu, words}: lists in the same order (exports)."
+    )
+    workers = models.JSONField(default=dict, help_text="The workers table (workers page and API).")
+    length_scatter = models.JSONField(
+        default=dict, help_text="The summaries the systems page's scatter draws (sampled when stored)."
+    )
 
 
 class RecomputeRequest(models.Model):

@@ -14,10 +14,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from hits.models import Assignment, Worker
-from scoring.models import ScoringRun
+from scoring.models import ScoringRun, ScoringRunDetail
 from scoring.results import charts, leaderboard, worker_pages
 from scoring.runs import services
-from scoring.runs.selectors import run_summaries
+from scoring.runs.selectors import run_part, run_summaries
 from scoring.runs.services import compute_scores
 
 from .crowd_data import simulated_round
@@ -55,7 +55,7 @@ def _row(i: int, **values) -> dict:
 def test_a_run_stores_the_scatter_sample_it_draws(crowd):
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    part, summaries = run.outputs["length_scatter"], run_summaries(run)
+    part, summaries = run_part(run, "length_scatter"), run_summaries(run)
     step = services.scatter_step(len(summaries["ids"]))
     assert part["words"] == summaries["words"][::step]
     assert part["acu"] == [round(v, services.SCATTER_DIGITS) for v in summaries["acu"][::step]]
@@ -91,7 +91,7 @@ def test_the_systems_page_draws_the_stored_scatter_sample(crowd, client, lead):
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
-    expected = charts.stored_length_scatter(run.outputs["length_scatter"])
+    expected = charts.stored_length_scatter(run_part(run, "length_scatter"))
     assert len(expected["data"]["datasets"][0]["data"]) == len(run_summaries(run)["ids"])
     drawn = json.loads(re.search(r'id="scatter-chart" type="application/json">(.*?)</script>', page).group(1))
     assert drawn == json.loads(json.dumps(expected))
@@ -177,17 +177,16 @@ def test_headers_links_and_search_keep_the_table_state():
 def _with_many_workers(dataset, batch, n=130) -> ScoringRun:
     """The round's run with `n` more (synthetic) worker rows beside the real ones."""
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
-    workers = run.outputs["workers"]
+    workers = run_part(run, "workers")
     workers["rows"] += [_row(i) for i in range(n)]
-    ScoringRun.objects.filter(pk=run.pk).update(outputs={**run.outputs, "workers": workers})
-    run.refresh_from_db()
+    ScoringRunDetail.objects.filter(pk=run.pk).update(workers=workers)
     return run
 
 
 def test_the_workers_page_shows_50_workers_and_links_every_page(crowd, client, lead, django_assert_max_num_queries):
     dataset, batch = crowd
     run = _with_many_workers(dataset, batch)
-    total = len(run.outputs["workers"]["rows"])  # the real rows and the 130 added
+    total = len(run_part(run, "workers")["rows"])  # the real rows and the 130 added
     client.force_login(lead)
     url = reverse("dashboard_workers", args=[dataset.pk])
     client.get(url + f"?round={batch.pk}")

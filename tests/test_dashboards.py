@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ScoringRun
+from scoring.runs.selectors import run_part
 
 from .crowd_data import simulated_round
 from .test_access import ROLES
@@ -81,7 +82,7 @@ def test_exclude_recomputes_and_include_restores(crowd, client, lead, eager_cele
     client.force_login(lead)
     page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}")
     run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
-    spam = next(r for r in run.outputs["workers"]["rows"] if "spam" in r["worker"])
+    spam = next(r for r in run_part(run, "workers")["rows"] if "spam" in r["worker"])
     assert spam["flags"] and page.status_code == 200
     url = reverse("dashboard_worker_action", args=[dataset.pk, spam["worker_id"], "exclude"]) + f"?round={batch.pk}"
     client.post(url)

@@ -11,7 +11,7 @@ from hits.models import Worker
 from hits.services import review
 from scoring.models import ScoringRun
 from scoring.runs import statistics
-from scoring.runs.selectors import run_summaries
+from scoring.runs.selectors import run_part, run_summaries
 from scoring.runs.services import compute_scores, current_scores, is_stale
 
 from .test_import_realsumm import label_file_scores
@@ -176,8 +176,8 @@ def test_alpha_without_flagged_workers_is_computed_from_the_workers_left(spammer
     dataset = demo_dataset()
     batch = published_batch(dataset)
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=spammers, seed=4)
-    outputs = compute_scores(dataset, batch, n_resamples=100).outputs
-    table = outputs["workers"]
+    run = compute_scores(dataset, batch, n_resamples=100)
+    outputs, table = run.outputs, run_part(run, "workers")
     flagged = {r["worker_id"] for r in table["rows"] if r["flags"]}
     assert table["flagged"] == len(flagged) and bool(flagged) == bool(spammers)
 

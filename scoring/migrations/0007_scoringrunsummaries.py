@@ -1,9 +1,10 @@
-"""A scores run's per-summary values move from its outputs to their own row (ScoringRunSummaries).
+"""A scores run's large parts move from its outputs to their own row (ScoringRunDetail).
 
-Forward: every run whose outputs hold "summaries" gets a ScoringRunSummaries row with them and
-loses them from its outputs; a run stored before the "length_scatter" part gets it now (sampled
-as scoring.runs.services samples it, copied here so the migration does not change with it).
-Backward: the values go back into the outputs and the copies the old code read are written again
+Forward: every run whose outputs hold "summaries" gets a ScoringRunDetail row with them, its
+"workers" table and its "length_scatter" sample, and loses them from its outputs; a run stored
+before the "length_scatter" part gets it now (sampled as scoring.runs.services samples it, copied
+here so the migration does not change with it).
+Backward: the parts go back into the outputs and the copies the old code read are written again
 (the alpha and digest columns, re-added by reversing 0008; the page columns stay empty, which the
 old code read as "not stored").
 """
@@ -30,25 +31,32 @@ def _scatter_sample(summaries: dict) -> dict:
 
 def forward(apps, schema_editor):
     ScoringRun = apps.get_model("scoring", "ScoringRun")
-    ScoringRunSummaries = apps.get_model("scoring", "ScoringRunSummaries")
+    ScoringRunDetail = apps.get_model("scoring", "ScoringRunDetail")
     runs = ScoringRun.objects.filter(outputs__has_key="summaries").only("pk", "outputs")
     for run in runs.iterator(chunk_size=20):
         outputs = dict(run.outputs)
         summaries = outputs.pop("summaries") or {}
-        if "length_scatter" not in outputs and summaries.get("ids"):
-            outputs["length_scatter"] = _scatter_sample(summaries)
-        ScoringRunSummaries.objects.create(run_id=run.pk, values=summaries)
+        scatter = outputs.pop("length_scatter", None)
+        if scatter is None and summaries.get("ids"):
+            scatter = _scatter_sample(summaries)
+        ScoringRunDetail.objects.create(
+            run_id=run.pk, summaries=summaries, workers=outputs.pop("workers", None) or {}, length_scatter=scatter or {}
+        )
         ScoringRun.objects.filter(pk=run.pk).update(outputs=outputs)
 
 
 def backward(apps, schema_editor):
     ScoringRun = apps.get_model("scoring", "ScoringRun")
-    ScoringRunSummaries = apps.get_model("scoring", "ScoringRunSummaries")
-    for stored in ScoringRunSummaries.objects.iterator(chunk_size=20):
+    ScoringRunDetail = apps.get_model("scoring", "ScoringRunDetail")
+    for stored in ScoringRunDetail.objects.iterator(chunk_size=20):
         run = ScoringRun.objects.only("pk", "outputs").get(pk=stored.run_id)
         digest = dict(run.outputs)
+        if stored.workers:
+            digest["workers"] = stored.workers
+        if stored.length_scatter:
+            digest["length_scatter"] = stored.length_scatter
         ScoringRun.objects.filter(pk=run.pk).update(
-            outputs={**digest, "summaries": stored.values}, digest=digest, alpha=digest.get("alpha")
+            outputs={**digest, "summaries": stored.summaries}, digest=digest, alpha=digest.get("alpha")
         )
 
 
@@ -59,35 +67,41 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name="ScoringRunSummaries",
+            name="ScoringRunDetail",
             fields=[
                 (
                     "run",
                     models.OneToOneField(
                         on_delete=django.db.models.deletion.CASCADE,
                         primary_key=True,
-                        related_name="per_summary",
+                        related_name="detail",
                         serialize=False,
                         to="scoring.scoringrun",
                     ),
                 ),
                 (
-                    "values",
+                    "summaries",
                     models.JSONField(
-                        default=dict, help_text="{ids, acu, normalized_acu, words}: lists in the same order."
+                        default=dict,
+                        help_text="Per summary {ids, acu, normalized_acu, words}: lists in the same order (exports).",
+                    ),
+                ),
+                (
+                    "workers",
+                    models.JSONField(default=dict, help_text="The workers table (workers page and API)."),
+                ),
+                (
+                    "length_scatter",
+                    models.JSONField(
+                        default=dict, help_text="The summaries the systems page's scatter draws (sampled when stored)."
                     ),
                 ),
             ],
-            options={
-                "verbose_name_plural": "scoring run summaries",
-            },
         ),
         migrations.AlterField(
             model_name="scoringrun",
             name="outputs",
-            field=models.JSONField(
-                default=dict, help_text="The run's results (a scores run's per-summary values aside)."
-            ),
+            field=models.JSONField(default=dict, help_text="The run's results (a scores run's large parts aside)."),
         ),
         migrations.RunPython(forward, backward),
     ]

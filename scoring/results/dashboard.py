@@ -36,8 +36,9 @@ def scores_run(
     run = latest_run(dataset, batch, parts=parts)
     stale = is_stale(run, dataset, batch, current=run.current_version if run else None)
     if stale and refresh:
-        if runs_in_process():  # the embedded mode (no broker, small local datasets): now
-            run, stale = compute_scores(dataset, batch, trigger="page"), False
+        if runs_in_process():  # the embedded mode (no broker, small local datasets): now, read as above
+            compute_scores(dataset, batch, trigger="page")
+            run, stale = latest_run(dataset, batch, parts=parts), False
         else:  # queued, coalesced; this request only reads
             request_recompute(dataset.pk, batch.pk if batch else None)
     return run, stale

@@ -3,8 +3,8 @@
 A round of RoSE's size has 300 workers, a crowd batch thousands: the page shows `PER_PAGE` rows
 (flagged workers first unless another column is chosen), links to every other page, and a
 search by worker id, so every worker stays reachable while the page stays small. Pure functions
-over the rows of `scoring.runs.workers.worker_table` (no queries); templates/scoring/_worker_row.html
-renders each row.
+over the rows of `scoring.runs.workers.worker_table` (no queries); templates/scoring/_worker_rows.html
+renders the rows.
 """
 
 import math

@@ -1,14 +1,14 @@
-"""Reads of stored scoring runs: the latest run of a scope, the agreement trend, a run's per-summary values.
+"""Reads of stored scoring runs: the latest run of a scope, the agreement trend, a run's large parts.
 
 Selectors: they never write. Every page, API view, command and poll reads runs through here.
 """
 
-from django.db.models import BigIntegerField, IntegerField, Subquery, Sum
+from django.db.models import BigIntegerField, IntegerField, OuterRef, Subquery, Sum
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast, Coalesce
 
 from hits.models import RoundVersion
-from scoring.models import ScoringRun, ScoringRunSummaries
+from scoring.models import ScoringRun, ScoringRunDetail
 
 
 def _current_version(dataset, batch):
@@ -24,9 +24,10 @@ def latest_run(
 ) -> ScoringRun | None:
     """The latest finished run of a scope that the pages show: majority aggregation (a Dawid-Skene
     run made with ``compute_scores --aggregation dawid-skene`` is kept, but the pages stay on
-    majority). With `parts` only those top-level keys of its outputs are read (JSON key lookups,
-    e.g. the overview's "alpha"); `run.current_version` is the scope's version of the judgments
-    now, read in the same query."""
+    majority). With `parts` only those top-level keys of its outputs are read into `run.outputs`
+    (JSON key lookups, e.g. the overview's "alpha"; a large part, `ScoringRunDetail.PARTS`, from its detail
+    row by primary key); `run.current_version` is the scope's version of the judgments now, read
+    in the same query."""
     runs = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind, status=ScoringRun.Status.DONE)
     if kind == ScoringRun.Kind.SCORES:
         runs = runs.exclude(parameters__aggregation="dawid-skene")
@@ -35,18 +36,30 @@ def latest_run(
     latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
     latest = latest.annotate(current_version=_current_version(dataset, batch))
     if parts is not None:
-        latest = latest.defer("outputs").annotate(**{f"part_{p}": KeyTransform(p, "outputs") for p in parts})
+        detail = ScoringRunDetail.objects.filter(run_id=OuterRef("pk"))
+        latest = latest.defer("outputs").annotate(
+            **{
+                f"part_{p}": Subquery(detail.values(p)) if p in ScoringRunDetail.PARTS else KeyTransform(p, "outputs")
+                for p in parts
+            }
+        )
     run = latest.first()
     if run is not None and parts is not None:
         run.outputs = {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
     return run
 
 
+def run_part(run: ScoringRun, part: str) -> dict:
+    """One large part of a scores run (`ScoringRunDetail.PARTS`: "summaries", "workers", "length_scatter");
+    empty for a run without it (another kind of run)."""
+    values = ScoringRunDetail.objects.filter(run_id=run.pk).values_list(part, flat=True).first()
+    return values or {}
+
+
 def run_summaries(run: ScoringRun) -> dict:
     """The per-summary values of a scores run ({ids, acu, normalized_acu, words}, parallel lists);
     empty for a run without them (no judged summary, or another kind of run)."""
-    values = ScoringRunSummaries.objects.filter(run_id=run.pk).values_list("values", flat=True).first()
-    return values or {}
+    return run_part(run, "summaries")
 
 
 def alpha_trend(dataset, batch=None, limit: int = 200) -> list[dict]:

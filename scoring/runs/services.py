@@ -21,7 +21,7 @@ from django.utils import timezone
 from hits import versions
 from hits.models import Worker
 from hits.selectors import counted_judgments
-from scoring.models import ScoringRun, ScoringRunSummaries
+from scoring.models import ScoringRun, ScoringRunDetail
 from scoring.runs.data import load_judgments, load_summaries
 from scoring.runs.selectors import latest_run
 from scoring.runs.workers import worker_table
@@ -138,7 +138,7 @@ def compute_scores(
     try:
         outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
         outputs = _clean(outputs)
-        summaries = outputs.pop("summaries")
+        detail = ScoringRunDetail(**{part: outputs.pop(part) for part in ScoringRunDetail.PARTS})
         run.outputs = outputs
         run.status = ScoringRun.Status.DONE
     except Exception as exc:
@@ -146,9 +146,10 @@ def compute_scores(
         raise
     finally:
         run.finished_at, run.seconds, run.progress = timezone.now(), time.perf_counter() - started, 1.0
-        with transaction.atomic():  # a finished run is never seen without its per-summary values
+        with transaction.atomic():  # a finished run is never seen without its large parts
             if run.status == ScoringRun.Status.DONE:
-                ScoringRunSummaries.objects.create(run=run, values=summaries)
+                detail.run = run
+                detail.save(force_insert=True)
             run.save()
     return run
 
@@ -381,7 +382,7 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
         "common": common,
         "aggregations": comparison,
         "length_normalization": length_choice,
-        # Per summary, for the exports (0.9 MB at 22,000 summaries): stored in ScoringRunSummaries.
+        # Per summary, for the exports (0.9 MB at 22,000 summaries): stored in ScoringRunDetail.
         "summaries": summaries,
         # The few thousand of them the systems page draws (a page never samples the 0.9 MB).
         "length_scatter": scatter_sample(summaries["words"], summaries["acu"], summaries["normalized_acu"]),
