@@ -1,5 +1,9 @@
 """Crowd fixtures: the demo dataset with a published in-house batch."""
 
+import threading
+
+from django.db import connection
+
 from annotation.models import Dataset
 from hits.services.batches import create_batch, publish_batch
 from hits.services.dataset_import import import_dataset
@@ -31,3 +35,25 @@ def simulated_round(seed=4):
 def all_answers(assignment, present=True) -> dict:
     ids = assignment.hit.summary.document.reference.acus.values_list("pk", flat=True)
     return {str(i): present for i in ids}
+
+
+def at_once(*calls):
+    """Run the calls in threads released together; their results, and any exception raised."""
+    barrier = threading.Barrier(len(calls))
+    results, errors = [], []
+
+    def run(call):
+        try:
+            barrier.wait()
+            results.append(call())
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            errors.append(repr(exc))
+        finally:
+            connection.close()  # each thread has its own connection
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results, errors

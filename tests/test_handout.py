@@ -1,18 +1,16 @@
 """Handing out in-house work: never over-filled, never twice to one worker, one open assignment
 per worker whatever clicks race, expiry."""
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from hits.models import Assignment, Worker
 from hits.services import handout
 from hits.services.people import create_user_with_role
 
-from .crowd_data import published_batch
+from .crowd_data import at_once, published_batch
 
 pytestmark = pytest.mark.portable
 
@@ -33,25 +31,15 @@ def test_twenty_concurrent_requests_fill_a_hit_exactly(settings):
     hit = batch.hits.first()
     batch.hits.exclude(pk=hit.pk).delete()  # one HIT with three places
     workers = make_workers(20)
-    barrier = threading.Barrier(20)
-    results, errors = [], []
 
     def ask(worker):
         try:
-            barrier.wait()
-            results.append(handout.next_assignment(worker, batch).pk)
+            return handout.next_assignment(worker, batch).pk
         except handout.NoWork:
-            pass
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(repr(exc))
-        finally:
-            connection.close()  # each thread has its own connection
+            return None
 
-    threads = [threading.Thread(target=ask, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    taken, errors = at_once(*(lambda w=w: ask(w) for w in workers))
+    results = [pk for pk in taken if pk is not None]
     assert errors == []
     assert len(results) == 3
     assert Assignment.objects.filter(hit=hit).count() == 3
@@ -126,23 +114,7 @@ def test_parallel_clicks_of_one_worker_end_with_one_assignment():
     """The partial unique constraint: every click but one fails to insert and resumes that one."""
     batch = published_batch(assignments=3)
     (worker,) = make_workers(1, prefix="clicker")
-    barrier = threading.Barrier(8)
-    results, errors = [], []
-
-    def click():
-        try:
-            barrier.wait()
-            results.append(handout.next_assignment(worker, batch).pk)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(repr(exc))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=click) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results, errors = at_once(*[lambda: handout.next_assignment(worker, batch).pk] * 8)
     assert errors == []
     assert len(results) == 8 and len(set(results)) == 1
     (assignment,) = Assignment.objects.filter(worker=worker)

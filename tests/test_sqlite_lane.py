@@ -7,7 +7,6 @@ transaction now begins IMMEDIATE (config/settings.py). These tests run in both l
 scripts/test.sh, on a SQLite file in the second one (WAL and locking as in scripts/run.sh)."""
 
 import json
-import threading
 
 import pytest
 from django.db import connection
@@ -22,32 +21,10 @@ from hits.services.submission import task_token
 
 from .authoring_data import unauthored_dataset
 from .conftest import PASSWORD
-from .crowd_data import all_answers, published_batch
+from .crowd_data import all_answers, at_once, published_batch
 from .test_handout import make_workers
 
 pytestmark = [pytest.mark.portable, pytest.mark.django_db(transaction=True)]
-
-
-def at_once(*calls):
-    """Run the calls in threads released together; their results, and any exception raised."""
-    barrier = threading.Barrier(len(calls))
-    results, errors = [], []
-
-    def run(call):
-        try:
-            barrier.wait()
-            results.append(call())
-        except Exception as exc:  # noqa: BLE001 - reported by the test
-            errors.append(repr(exc))
-        finally:
-            connection.close()  # each thread has its own connection
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results, errors
 
 
 @pytest.mark.parametrize("clicks", [2, 5])

@@ -3,11 +3,9 @@ sends store once), refused clearly with nothing written, gold counted, active se
 the round's version bumped once per counted submission."""
 
 import json
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,7 +14,7 @@ from hits.models import HIT, Assignment, Judgment
 from hits.services import handout
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
-from .crowd_data import all_answers, published_batch
+from .crowd_data import all_answers, at_once, published_batch
 from .test_handout import make_workers
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
@@ -273,24 +271,10 @@ def test_parallel_identical_submissions_store_once():
     assignment, _ = two_on_one_hit(batch)
     answers = all_answers(assignment)
     before = versions.current(batch.dataset_id, batch.pk)
-    barrier = threading.Barrier(6)
-    created, errors = [], []
-
-    def send():
-        try:
-            barrier.wait()
-            result = submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers)
-            created.append(result.created)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(repr(exc))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=send) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results, errors = at_once(
+        *[lambda: submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers)] * 6
+    )
+    created = [result.created for result in results]
     assert errors == []
     assert sorted(created) == [False] * 5 + [True]
     assert Judgment.objects.filter(assignment=assignment).count() == len(answers)
