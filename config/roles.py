@@ -5,6 +5,7 @@ from functools import wraps
 from django.contrib.auth.models import Group, Permission
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.utils.functional import SimpleLazyObject
 
 LEAD = "lead"
 AUTHOR = "author"
@@ -61,5 +62,10 @@ def role_required(*roles: str):
 
 
 def context_processor(request):
-    roles = user_roles(request.user)
-    return {"is_lead": LEAD in roles, "is_author": AUTHOR in roles, "is_worker": WORKER in roles}
+    """is_lead, is_author, is_worker for the templates, read only by a page that shows them (the
+    task page, opened by its link, reads neither the account nor its roles)."""
+
+    def holds(role: str) -> SimpleLazyObject:
+        return SimpleLazyObject(lambda: role in user_roles(request.user))
+
+    return {"is_lead": holds(LEAD), "is_author": holds(AUTHOR), "is_worker": holds(WORKER)}

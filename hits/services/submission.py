@@ -12,11 +12,8 @@ from dataclasses import dataclass
 
 from django.core import signing
 from django.db import transaction
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotation.models import ACU
 from hits import versions
 from hits.models import Assignment, Judgment
 
@@ -84,24 +81,15 @@ def _parse_answers(raw: dict) -> dict[int, bool]:
     return answers
 
 
-def _check_complete(answers: dict[int, bool], acu_total: int, acu_answered: int) -> None:
-    """Every ACU of the HIT answered, and nothing else: `acu_answered` is how many of the
-    answered ids are ACUs of the HIT's reference (counted in the database)."""
-    if acu_answered < len(answers):
+def _check_complete(answers: dict[int, bool], wanted: set[int]) -> None:
+    """Every ACU the HIT asks about answered, and nothing else."""
+    given = set(answers)
+    if given - wanted:
         raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
-    missing = acu_total - acu_answered
-    if missing:
-        raise SubmissionRefused(f"{missing} of {acu_total} facts have no answer yet; answer all before submitting.")
-
-
-def _reference_acus(ids=None):
-    if ids is not None and not ids:
-        return Value(0)
-    acus = ACU.objects.filter(reference__document_id=OuterRef("hit__summary__document_id"))
-    if ids is not None:
-        acus = acus.filter(pk__in=ids)
-    counted = acus.order_by().values("reference__document_id").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+    if wanted - given:
+        raise SubmissionRefused(
+            f"{len(wanted - given)} of {len(wanted)} facts have no answer yet; answer all before submitting."
+        )
 
 
 # What a submission reads (not the texts of the summary or the document).
@@ -109,6 +97,7 @@ _SUBMIT_FIELDS = [
     *(f.name for f in Assignment._meta.concrete_fields),
     "hit__acu_ids",
     "hit__gold_answers",
+    "hit__summary__document_id",
     "hit__batch__dataset_id",
     "hit__batch__assignment_duration_seconds",
 ]
@@ -140,32 +129,22 @@ def submit_assignment(
 ) -> SubmissionResult:
     """Store a worker's answers for every ACU of the HIT, once.
 
-    Four queries whatever the size of the database, in one transaction: the assignment (locked,
-    with its HIT and batch and the counts of its reference's ACUs, all and answered), the
-    judgments, the assignment's update and the round's version."""
+    Five queries whatever the size of the database, in one transaction: the assignment (locked,
+    with its HIT and batch), the ids of the ACUs the HIT asks about, the judgments, the
+    assignment's update and the round's version."""
     now = now or timezone.now()
     parsed = _parse_answers(answers)
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
-            .select_related("hit__batch")
+            .select_related("hit__batch", "hit__summary")
             .only(*_SUBMIT_FIELDS)
-            .annotate(acu_total=_reference_acus(), acu_answered=_reference_acus(list(parsed)))
             .filter(pk=assignment_id)
             .first()
         )
         if assignment is None or assignment.worker_id != worker_id:
             raise SubmissionRefused("This task is not yours.")
-        if assignment.hit.acu_ids:  # a triage HIT asks about some ACUs only: exactly those
-            wanted, given = set(assignment.hit.acu_ids), set(parsed)
-            if given - wanted:
-                raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
-            if wanted - given:
-                raise SubmissionRefused(
-                    f"{len(wanted - given)} of {len(wanted)} facts have no answer yet; answer all before submitting."
-                )
-        else:
-            _check_complete(parsed, assignment.acu_total, assignment.acu_answered)
+        _check_complete(parsed, set(assignment.hit.task_acus().order_by().values_list("pk", flat=True)))
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             stored = dict(assignment.judgments.values_list("acu_id", "present"))
             if stored == parsed:

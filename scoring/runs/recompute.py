@@ -21,7 +21,8 @@ from datetime import timedelta
 
 from celery import current_app
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from config.dispatch import runs_in_process
@@ -43,15 +44,13 @@ _KNOWN_ROWS: set[tuple[int, int]] = set()
 
 
 def _set_flag(dataset_id: int, round_id: int, now) -> bool:
-    """The conditional UPDATE: set the flag unless it is set and not expired. Written SQL: it
-    runs after every submission, where building the ORM's update cost more than running it."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {connection.ops.quote_name(RecomputeRequest._meta.db_table)} SET queued = true, queued_at = %s"
-            " WHERE dataset_id = %s AND round_id = %s AND (NOT queued OR queued_at IS NULL OR queued_at < %s)",
-            [now, dataset_id, round_id, now - _expiry()],
+    """The conditional UPDATE: set the flag unless it is set and not expired."""
+    free = Q(queued=False) | Q(queued_at__isnull=True) | Q(queued_at__lt=now - _expiry())
+    return bool(
+        RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id).update(
+            queued=True, queued_at=now
         )
-        return cursor.rowcount > 0
+    )
 
 
 def _claim_flag(dataset_id: int, round_id: int) -> bool:
