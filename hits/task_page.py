@@ -17,14 +17,26 @@ def content(hit: HIT) -> dict:
     }
 
 
+# What the task page reads of the assignment and its HIT (not the batch, the HIT's gold answers
+# or the summary's other columns).
+_PAGE_FIELDS = (
+    "status",
+    "worker_id",
+    "hit__acu_ids",
+    "hit__summary__text",
+    "hit__summary__document_id",
+)
+
+
 def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dict] | None:
     """The assignment (of that worker) and its task page's content, or None: three queries (the
-    assignment with its HIT, batch and summary; the sentences; the ACUs)."""
+    assignment with its HIT and summary; the sentences; the ACUs)."""
     assignment = (
-        Assignment.objects.select_related("hit__summary", "hit__batch")
+        Assignment.objects.select_related("hit__summary")
+        .only(*_PAGE_FIELDS)
         .filter(pk=assignment_id, worker_id=worker_id)
         .first()
     )
     if assignment is None:
         return None
-    return assignment, {"hit": assignment.hit, "batch": assignment.hit.batch, **content(assignment.hit)}
+    return assignment, {"hit": assignment.hit, **content(assignment.hit)}

@@ -94,13 +94,14 @@ def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(
     assert assignment.hit.batch_id == batch.pk and assignment.hit_id != first.hit_id
 
     token = task_token(assignment)
-    with max_statements(3), django_assert_max_num_queries(3):  # the assignment (HIT, batch, summary), sentences, ACUs
+    with max_statements(3), django_assert_max_num_queries(3):  # the assignment (HIT, summary), sentences, ACUs
         page = client.get(reverse("task", args=[token]))
     assert page.status_code == 200
 
     answers = all_answers(assignment)
-    # The assignment, the judgments, its update, the round's version; then the coalesced recompute request.
-    with django_assert_max_num_queries(2 + 4 + 1), max_statements(4 + 1):
+    # The assignment, the ids of its ACUs, the judgments, its update, the round's version; then the
+    # coalesced recompute request.
+    with django_assert_max_num_queries(2 + 5 + 1), max_statements(5 + 1):
         submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=answers)
     # A repeat: the assignment and its stored answers, found the same.
     with django_assert_max_num_queries(2 + 2), max_statements(2):
@@ -109,7 +110,7 @@ def test_next_task_page_and_submit_in_a_few_queries_whatever_else_is_stored(
     second = handout.next_assignment(worker)
     answers = all_answers(second)
     token = task_token(second)
-    with django_assert_max_num_queries(2 + 4 + 1), max_statements(4 + 1):
+    with django_assert_max_num_queries(2 + 5 + 1), max_statements(5 + 1):
         reply = client.post(reverse("task_submit", args=[token]), {"answers": answers}, content_type="application/json")
     assert reply.status_code == 200 and reply.json()["ok"] and not reply.json()["repeated"]
     second.refresh_from_db()

@@ -11,7 +11,7 @@ unique constraint allows one open in-house assignment per worker, whatever click
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.expressions import Combinable
 from django.utils import timezone
 
@@ -47,11 +47,12 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
 
 
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
-    """The HIT with the most open places (oldest batch, then oldest HIT first), locked."""
+    """The HIT with the most open places (oldest batch, then oldest HIT first), locked, with its
+    batch's time allowed (`duration`, seconds)."""
     return (
         HIT.objects.select_for_update(skip_locked=skip_locked, of=("self",))
-        .select_related("batch")
         .filter(_open_to(worker, batch, now), open_places__gt=0)
+        .annotate(duration=F("batch__assignment_duration_seconds"))
         .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
         .order_by("batch_id", "-open_places", "pk")
         .first()
@@ -101,9 +102,7 @@ def _take(worker: Worker, batch: Batch | None, now) -> Assignment | None:
         hit = _pick(worker, batch, now) or _pick(worker, batch, now, skip_locked=False)
         if hit is None:
             return None
-        assignment = Assignment.objects.create(
-            hit=hit, worker=worker, deadline=now + timedelta(seconds=hit.batch.assignment_duration_seconds)
-        )
+        assignment = Assignment.objects.create(hit=hit, worker=worker, deadline=now + timedelta(seconds=hit.duration))
         places.take_one(hit.pk)
         return assignment
 

@@ -144,12 +144,13 @@ def submit_assignment(
         )
         if assignment is None or assignment.worker_id != worker_id:
             raise SubmissionRefused("This task is not yours.")
-        _check_complete(parsed, set(assignment.hit.task_acus().order_by().values_list("pk", flat=True)))
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
+            # A repeat is the stored (complete) answers again, or refused.
             stored = dict(assignment.judgments.values_list("acu_id", "present"))
             if stored == parsed:
                 return SubmissionResult(assignment, created=False)
             raise SubmissionRefused("This task was already submitted with other answers; it cannot be changed.")
+        _check_complete(parsed, set(assignment.hit.task_acus().order_by().values_list("pk", flat=True)))
         if assignment.status == Assignment.Status.EXPIRED or (assignment.deadline and assignment.deadline <= now):
             raise SubmissionRefused("The time for this task ran out and it was given to someone else. Take a new task.")
         Judgment.objects.bulk_create(
