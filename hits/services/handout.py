@@ -102,7 +102,8 @@ def _take(worker: Worker, batch: Batch | None, now) -> Assignment | None:
         hit = _pick(worker, batch, now) or _pick(worker, batch, now, skip_locked=False)
         if hit is None:
             return None
-        assignment = Assignment.objects.create(hit=hit, worker=worker, deadline=now + timedelta(seconds=hit.duration))
+        allowed = timedelta(seconds=hit.duration)  # type: ignore[attr-defined]  # annotated by _pick
+        assignment = Assignment.objects.create(hit=hit, worker=worker, deadline=now + allowed)
         places.take_one(hit.pk)
         return assignment
 
