@@ -46,6 +46,17 @@ def shown(row: dict) -> dict:
     }
 
 
+def with_actions(rows: list[dict], base: str, state_query: str, bonus_token: str) -> list[dict]:
+    """A page's rows, each with its "actions": the URL of each action (`base` + "<worker id>/<action>",
+    dashboard_worker_action, keeping the table's state) and the bonus form's idempotency token."""
+    out = []
+    for r in rows:
+        prefix = f"{base}{r['worker_id']}/"
+        actions = {a: f"{prefix}{a}{state_query}" for a in ("include", "exclude", "block", "bonus")}
+        out.append({**r, "actions": {**actions, "token": f"{bonus_token}-{r['worker_id']}"}})
+    return out
+
+
 def parse_sort(value: str | None) -> str:
     """A known column with an optional "-" (descending); anything else is the default."""
     value = (value or "").strip()

@@ -117,13 +117,16 @@ def workers(request, dataset_id: int):
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
     rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
     listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
-    # Every action of a row is its "actions" URL + "<action>" (dashboard_worker_action).
-    action = reverse("dashboard_workers", args=[dataset.pk])
     context = {
         **_base(dataset, batch, "workers"),
         "run": run,
         "stale": stale,
-        "rows": [{**r, "actions": f"{action}{r['worker_id']}/"} for r in listing.pop("rows")],
+        "rows": worker_pages.with_actions(
+            listing.pop("rows"),
+            reverse("dashboard_workers", args=[dataset.pk]),
+            listing["state_query"],
+            secrets.token_urlsafe(16),
+        ),
         "table": listing,
         "flagged": table.get("flagged", 0),
         "qc_run": qc_run,
@@ -135,7 +138,6 @@ def workers(request, dataset_id: int):
         },
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
-        "bonus_token": secrets.token_urlsafe(16),
     }
     return render(request, "scoring/workers.html", context)
 
