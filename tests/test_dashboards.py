@@ -102,6 +102,7 @@ def test_pages_cached_by_run_follow_a_new_run(crowd, client, lead, eager_celery)
     client.force_login(lead)
     q = f"?round={batch.pk}"
     urls = [reverse(name, args=[dataset.pk]) + q for name in ("dashboard_systems", "dashboard_workers")]
+
     def tables(html: bytes) -> list[str]:  # the run's tables (the page's tokens change per request)
         return re.findall(r'<table class="(?:data sortable|matrix)".*?</table>', html.decode(), re.S)
 
