@@ -14,7 +14,10 @@ the machine does not inflate; an empty dashboard page (metrics) is shown for ref
 The database is dropped at the end (`--keep` keeps it).
 
 Run: .venv/bin/python bench/overview_bench.py [--repeat 7] [--history 200] [--stale-from empty|others]
-     [--database-url URL] [--keep] [--tree PATH]
+     [--database-url URL] [--keep] [--tree PATH] [--reuse]
+
+`--reuse` measures a database kept by an earlier `--keep` run (no build, no drop; ANALYZE first, so
+only the "after ANALYZE" table): with `--tree`, the code of an older checkout on its own kept database.
 """
 
 import argparse
@@ -116,6 +119,20 @@ def measure(label: str, lead, urls: dict[str, str], repeat: int) -> list[tuple[s
     return out
 
 
+def reuse(repeat: int) -> None:
+    """Measure the pages on a database kept by an earlier run (its code's schema), after ANALYZE."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Dataset
+
+    dataset = Dataset.objects.get(name=dashboard_data.ROSE_SCALE)
+    batch = dataset.batches.get()
+    lead = get_user_model().objects.get(username="bench-lead")
+    print(f"code: {Path(sys.modules['scoring'].__file__).parent.parent}; reused database, ANALYZE first")
+    print(f"ANALYZE took {dashboard_data.analyze():.1f} s")
+    measure("after ANALYZE", lead, pages(dataset, batch), repeat)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
@@ -126,6 +143,9 @@ def main() -> None:
     )
     parser.add_argument("--keep", action="store_true", help="keep the database (default: drop it)")
     parser.add_argument("--tree", default=None, help="run the code of another checkout (figures side by side)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="measure a database an earlier --keep run built (kept; after ANALYZE only)"
+    )
     parser.add_argument(
         "--data",
         default=str(Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "realsumm.rose.jsonl"),
@@ -138,10 +158,14 @@ def main() -> None:
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"  # a stale page would compute in the request (and show here)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("ALLOWED_HOSTS", "testserver")
-    dashboard_data.recreate_database(args.database_url)
+    if not args.reuse:
+        dashboard_data.recreate_database(args.database_url)
     import django
 
     django.setup()
+    if args.reuse:
+        reuse(args.repeat)
+        return
     from django.core.management import call_command
 
     from hits.services.people import create_user_with_role

@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 
 import pytest
 from django.urls import reverse
@@ -92,6 +93,32 @@ def test_exclude_recomputes_and_include_restores(crowd, client, lead, eager_cele
     client.post(url.replace("/exclude", "/include"))
     restored = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
     assert restored.outputs["alpha"] == run.outputs["alpha"]
+
+
+def test_pages_cached_by_run_follow_a_new_run(crowd, client, lead, eager_celery):
+    """The trend chart, the workers table and the systems page's fragments are cached by run id: a
+    recompute (here after an exclusion) shows at once, and the page read from the cache is the same."""
+    dataset, batch = crowd
+    client.force_login(lead)
+    q = f"?round={batch.pk}"
+    urls = [reverse(name, args=[dataset.pk]) + q for name in ("dashboard_systems", "dashboard_workers")]
+
+    def tables(html: bytes) -> list[str]:  # the run's tables (the page's tokens change per request)
+        return re.findall(r'<table class="(?:data sortable|matrix)".*?</table>', html.decode(), re.S)
+
+    first = [client.get(url).content for url in urls]
+    assert tables(first[0]) and tables(client.get(urls[0]).content) == tables(first[0])  # from the cache
+    trend = client.get(reverse("dashboard_live", args=[dataset.pk]) + q).json()["trend"]
+    run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
+    spam = next(r for r in run_part(run, "workers")["rows"] if "spam" in r["worker"])
+    client.post(reverse("dashboard_worker_action", args=[dataset.pk, spam["worker_id"], "exclude"]) + q)
+    after = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
+    assert after.pk != run.pk
+    systems, workers = (client.get(url).content.decode() for url in urls)
+    assert tables(systems.encode()) != tables(first[0])
+    assert f"{spam['worker_id']}/include" in workers and "excluded</span>" in workers
+    again = client.get(reverse("dashboard_live", args=[dataset.pk]) + q).json()["trend"]
+    assert len(again["data"]["datasets"][0]["data"]) == len(trend["data"]["datasets"][0]["data"]) + 1
 
 
 def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery):

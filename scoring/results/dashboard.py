@@ -8,6 +8,7 @@ no-broker mode computes in process (decided in `config.dispatch`).
 from datetime import timedelta
 from decimal import Decimal
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
@@ -18,13 +19,15 @@ from config.dispatch import runs_in_process
 from hits import tallies
 from hits.models import Assignment, Batch, LedgerEntry, Tally
 from scoring.models import ScoringRun
-from scoring.results import charts
+from scoring.results import charts, leaderboard, worker_pages
 from scoring.runs.recompute import request_recompute
-from scoring.runs.selectors import alpha_trend, latest_run
+from scoring.runs.selectors import alpha_trend, latest_run, run_parts
 from scoring.runs.services import compute_scores, is_stale
 
 ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/DM
 RATE_WINDOW = timedelta(hours=1)
+# What a page derives from a finished run is cached by the run's id: a run never changes once done.
+RUN_CACHE_SECONDS = 24 * 3600
 
 
 def scores_run(
@@ -198,11 +201,49 @@ def round_choices(dataset) -> list[dict]:
     return list(dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk").values("pk", "name"))
 
 
-def length_scatter(run) -> dict | None:
-    """The systems page's score-against-length scatter of a run: the sample it stored (its
-    "length_scatter" part); None without a run or a judged summary."""
-    part = run.outputs.get("length_scatter") if run else None
-    return charts.stored_length_scatter(part) if part else None
+def systems_page(run, documents: str, machine_scores: dict) -> dict:
+    """What the systems page shows of a run beyond the parts read with it (`SYSTEMS_HEAD`): the
+    leaderboard and matrix (`leaderboard.systems_view`), with each system's machine scores, their
+    chart, the length scatter and normalization. Read and built only when the page's fragments of
+    this run are not cached (templates/scoring/systems.html)."""
+    rest = tuple(p for p in leaderboard.SYSTEMS_PARTS if p not in run.outputs)
+    out = {**run.outputs, **run_parts(run.pk, rest)}
+    view = leaderboard.systems_view(out, documents)
+    return {
+        **view,
+        "systems": [(name, s, machine_scores.get(name, [])) for name, s in view["systems"]],
+        "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
+        "scatter_chart": charts.stored_length_scatter(out["length_scatter"]) if out.get("length_scatter") else None,
+        "normalization": out.get("length_normalization"),
+    }
+
+
+def workers_table(run) -> dict:
+    """The run's stored workers table (its "workers" part: rows, flagged, alpha without the flagged),
+    each row with the texts of its number cells (`worker_pages.shown`), cached by run: the page
+    reads it on every request, sorted and paged per request."""
+    if run is None:
+        return {}
+    key = f"dashboard:workers:{run.pk}"
+    table = cache.get(key)
+    if table is None:
+        table = run_parts(run.pk, ("workers",)).get("workers", {})
+        if table.get("rows"):
+            table = {**table, "rows": [{**r, "shown": worker_pages.shown(r)} for r in table["rows"]]}
+        cache.set(key, table, RUN_CACHE_SECONDS)
+    return table
+
+
+def trend_chart(dataset, batch, run) -> dict:
+    """The agreement trend chart of the scope (`alpha_trend` through `charts.alpha_trend`), cached
+    by the scope's latest run: it changes when a newer run is the latest. (A run that finishes after
+    a newer one started enters the chart with the next run.)"""
+    key = f"dashboard:trend:{dataset.pk}:{batch.pk if batch else 0}:{run.pk if run else 0}"
+    chart = cache.get(key)
+    if chart is None:
+        chart = charts.alpha_trend(alpha_trend(dataset, batch), ROSE_ALPHA)
+        cache.set(key, chart, RUN_CACHE_SECONDS)
+    return chart
 
 
 def overview(dataset, batch=None) -> dict:
@@ -216,7 +257,7 @@ def overview(dataset, batch=None) -> dict:
         "authoring": authoring_states(dataset),
         "alpha": alpha,
         "rose_alpha": ROSE_ALPHA,
-        "trend": alpha_trend(dataset, batch),
+        "trend_chart": trend_chart(dataset, batch, run),
         "run": run.pk if run else None,
         "run_at": run.finished_at.isoformat() if run and run.finished_at else None,
         "stale": stale,

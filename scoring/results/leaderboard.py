@@ -22,6 +22,9 @@ SYSTEMS_PARTS = (
     "aggregations",
     "length_scatter",
 )
+# The parts read with the run on every request (the page's frame); the others only when the
+# page's fragments of the run are not cached (`scoring.results.dashboard.systems_page`).
+SYSTEMS_HEAD = ("systems", "counts")
 
 
 def fixed(value, digits: int) -> str:

@@ -10,6 +10,9 @@ renders the rows.
 import math
 from urllib.parse import urlencode
 
+from hits.money import format_money
+from scoring.results.leaderboard import fixed_text
+
 PER_PAGE = 50
 MAX_QUERY = 200  # characters of a worker-id search
 
@@ -26,6 +29,32 @@ SORTS = {
 }
 DEFAULT_SORT = "-flags"  # flagged workers first (most flags first), then by worker id
 KEPT = ("round", "sort", "q", "page")  # the table's state, kept by its links and after an action
+
+
+def shown(row: dict) -> dict:
+    """The texts of a row's number cells ("–" for none), as the page prints them: formatted once
+    per run (`scoring.results.dashboard.workers_table` caches them), not per request."""
+
+    def text(value, digits):
+        return "–" if value is None else fixed_text(value, digits)
+
+    return {
+        "agreement": text(row["agreement"], 3),
+        "gold_accuracy": text(row["gold_accuracy"], 3),
+        "median_seconds": text(row["median_seconds"], 0),
+        "hourly": "–" if row["hourly"] is None else format_money(row["hourly"]),
+    }
+
+
+def with_actions(rows: list[dict], base: str, state_query: str, bonus_token: str) -> list[dict]:
+    """A page's rows, each with its "actions": the URL of each action (`base` + "<worker id>/<action>",
+    dashboard_worker_action, keeping the table's state) and the bonus form's idempotency token."""
+    out = []
+    for r in rows:
+        prefix = f"{base}{r['worker_id']}/"
+        actions = {a: f"{prefix}{a}{state_query}" for a in ("include", "exclude", "block", "bonus")}
+        out.append({**r, "actions": {**actions, "token": f"{bonus_token}-{r['worker_id']}"}})
+    return out
 
 
 def parse_sort(value: str | None) -> str:

@@ -3,20 +3,21 @@
 Selectors: they never write. Every page, API view, command and poll reads runs through here.
 """
 
-from django.db.models import BigIntegerField, IntegerField, OuterRef, Subquery, Sum
+from django.db.models import BigIntegerField, IntegerField, OuterRef, Subquery
+from django.db.models.expressions import RawSQL
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
-from django.db.models.functions import Cast, Coalesce
+from django.db.models.functions import Cast
 
-from hits.models import RoundVersion
+from hits import versions
 from scoring.models import ScoringRun, ScoringRunDetail
 
 
 def _current_version(dataset, batch):
-    """The scope's version of the counted judgments (`hits.versions.current`) as an expression,
-    so the run and its staleness check cost one query."""
-    stripes = RoundVersion.objects.filter(dataset_id=dataset.pk, round_id=batch.pk if batch else 0).order_by()
-    total = stripes.values("dataset_id").annotate(total=Sum("version")).values("total")
-    return Coalesce(Subquery(total, output_field=BigIntegerField()), 0)
+    """The scope's version of the counted judgments as an expression: `hits.versions.current`'s own
+    statement (`current_query`) as a subquery, so the run and its staleness check cost one query and
+    the ORM compiles no aggregate for it on every dashboard request."""
+    sql, params = versions.current_query(dataset.pk, batch.pk if batch else None)
+    return RawSQL(f"({sql})", params, output_field=BigIntegerField())
 
 
 def latest_run(
@@ -36,17 +37,34 @@ def latest_run(
     latest = ScoringRun.objects.filter(pk=Subquery(runs.values("pk")[:1]))
     latest = latest.annotate(current_version=_current_version(dataset, batch))
     if parts is not None:
-        detail = ScoringRunDetail.objects.filter(run_id=OuterRef("pk"))
-        latest = latest.defer("outputs").annotate(
-            **{
-                f"part_{p}": Subquery(detail.values(p)) if p in ScoringRunDetail.PARTS else KeyTransform(p, "outputs")
-                for p in parts
-            }
-        )
+        latest = _with_parts(latest, parts)
     run = latest.first()
     if run is not None and parts is not None:
-        run.outputs = {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
+        run.outputs = _parts_of(run, parts)
     return run
+
+
+def _with_parts(runs, parts: tuple[str, ...]):
+    """`runs` without their whole outputs, each of `parts` annotated as part_<name> (a JSON key
+    lookup, or a large part's column of its detail row)."""
+    detail = ScoringRunDetail.objects.filter(run_id=OuterRef("pk"))
+    return runs.defer("outputs").annotate(
+        **{
+            f"part_{p}": Subquery(detail.values(p)) if p in ScoringRunDetail.PARTS else KeyTransform(p, "outputs")
+            for p in parts
+        }
+    )
+
+
+def _parts_of(run: ScoringRun, parts: tuple[str, ...]) -> dict:
+    return {p: getattr(run, f"part_{p}") for p in parts if getattr(run, f"part_{p}") is not None}
+
+
+def run_parts(run_id: int, parts: tuple[str, ...]) -> dict:
+    """The `parts` of one run's outputs, as `latest_run(parts=...)` reads them into `run.outputs`
+    (a page reads its small parts with the run and the others only when it renders them)."""
+    run = _with_parts(ScoringRun.objects.filter(pk=run_id), parts).first()
+    return _parts_of(run, parts) if run is not None else {}
 
 
 def run_part(run: ScoringRun, part: str) -> dict:

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_POST
 
 from config.dispatch import dispatch
@@ -26,7 +27,7 @@ from scoring.models import ScoringRun
 from scoring.results import charts, dashboard, leaderboard, worker_pages
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.runs import statistics
-from scoring.runs.services import compute_scores
+from scoring.runs.services import SMALL_SAMPLE, compute_scores
 
 
 def _scope(request, dataset_id):
@@ -53,12 +54,7 @@ def _base(dataset, batch, section):
 @role_required(LEAD)
 def overview(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    data = dashboard.overview(dataset, batch)
-    context = {
-        **_base(dataset, batch, "overview"),
-        **data,
-        "trend_chart": charts.alpha_trend(data["trend"], data["rose_alpha"]),
-    }
+    context = {**_base(dataset, batch, "overview"), **dashboard.overview(dataset, batch)}
     return render(request, "scoring/overview.html", context)
 
 
@@ -68,7 +64,6 @@ def live(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
     run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
     progress = dashboard.progress(dataset, batch)
-    trend = dashboard.alpha_trend(dataset, batch)
     power = (
         ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER)
         .values("pk", "status", "progress")
@@ -80,7 +75,7 @@ def live(request, dataset_id: int):
             "alpha": run.outputs.get("alpha") if run else None,
             "run": run.pk if run else None,
             "stale": stale,
-            "trend": charts.alpha_trend(trend, dashboard.ROSE_ALPHA),
+            "trend": dashboard.trend_chart(dataset, batch, run),
             "power": power,
         }
     )
@@ -89,33 +84,36 @@ def live(request, dataset_id: int):
 @role_required(LEAD)
 def systems(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch, parts=leaderboard.SYSTEMS_PARTS)
+    run, stale = dashboard.scores_run(dataset, batch, parts=leaderboard.SYSTEMS_HEAD)
     out = run.outputs if run else {}
+    documents = "common" if request.GET.get("documents") == "common" else "own"
     power = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.POWER)
-    view = leaderboard.systems_view(out, request.GET.get("documents", "own"))
+    machine = judge_pages.systems_context(dataset, out.get("systems", {}))
     context = {
         **_base(dataset, batch, "systems"),
         "run": run,
         "stale": stale,
-        **view,
-        "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
+        "has_systems": bool(out.get("systems")),
+        # The run's tables and charts, cached as rendered by run, documents and machine columns.
+        "page": SimpleLazyObject(lambda: dashboard.systems_page(run, documents, machine["machine_scores"])),
+        "documents": documents,
+        "machine_key": "-".join(str(c["run"].pk) for c in machine["machine_columns"]),
+        "cache_seconds": dashboard.RUN_CACHE_SECONDS,
+        "small_threshold": SMALL_SAMPLE,
         "power": power,
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
-        "scatter_chart": dashboard.length_scatter(run),
-        "normalization": out.get("length_normalization"),
         "power_defaults": statistics.POWER_DEFAULTS,
-        **judge_pages.systems_context(dataset, out.get("systems", {})),
+        **machine,
         "machine_decided": out.get("counts", {}).get("machine_decided"),
     }
-    context["systems"] = [(name, s, context["machine_scores"].get(name, [])) for name, s in context["systems"]]
     return render(request, "scoring/systems.html", context)
 
 
 @role_required(LEAD)
 def workers(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
-    run, stale = dashboard.scores_run(dataset, batch, parts=("workers", "alpha"))
-    table = run.outputs.get("workers", {}) if run else {}
+    run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
+    table = dashboard.workers_table(run)
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
     rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
     listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
@@ -123,7 +121,12 @@ def workers(request, dataset_id: int):
         **_base(dataset, batch, "workers"),
         "run": run,
         "stale": stale,
-        "rows": listing.pop("rows"),
+        "rows": worker_pages.with_actions(
+            listing.pop("rows"),
+            reverse("dashboard_workers", args=[dataset.pk]),
+            listing["state_query"],
+            secrets.token_urlsafe(16),
+        ),
         "table": listing,
         "flagged": table.get("flagged", 0),
         "qc_run": qc_run,
@@ -135,9 +138,6 @@ def workers(request, dataset_id: int):
         },
         "alpha": run.outputs.get("alpha") if run else None,
         "alpha_without": table.get("alpha_without_flagged"),
-        # Every action of a row is action + "<worker id>/<action>" (dashboard_worker_action).
-        "action": reverse("dashboard_workers", args=[dataset.pk]),
-        "bonus_token": secrets.token_urlsafe(16),
     }
     return render(request, "scoring/workers.html", context)
 
