@@ -510,8 +510,9 @@ def test_publish_failure_is_400_and_the_batch_stays_resumable(as_role, draft, ea
 
 
 def test_publish_with_a_broker_is_queued_202(as_role, draft, django_capture_on_commit_callbacks):
+    lead = as_role("lead")  # made (and given the role) before the request
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = as_role("lead").post(f"/api/batches/{draft.pk}/publish/")
+        response = lead.post(f"/api/batches/{draft.pk}/publish/")
     assert response.status_code == 202 and response.json()["outcome"] == "queued"
     assert len(callbacks) == 1  # the publishing task, sent once the transaction commits
 
