@@ -127,8 +127,20 @@ CACHES = {
         "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
     }
     if CACHE_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # What pages derive from data that never changes once written (a finished scoring run): only
+    # saved work, so a Redis that stops answering costs that work, never the page (django-redis
+    # ignores the error and logs it).
+    "pages": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": "pages",
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2, "IGNORE_EXCEPTIONS": True},
+    }
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"},
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True  # the "pages" cache's errors, in the log
 
 # Database sessions; a cookie that is not a session key is no session (config/sessions.py).
 # With the shared cache (CACHE_URL) they are read through it (config/cached_sessions.py: one

@@ -73,10 +73,12 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rate-limit counters and cached MTurk identity checks do not leak between tests."""
-    from django.core.cache import cache
+    """Rate-limit counters, cached MTurk identity checks and pages' cached run data do not leak
+    between tests (SQLite gives a rolled-back run's id again)."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for alias in caches:
+        caches[alias].clear()
     yield
 
 

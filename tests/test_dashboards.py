@@ -2,6 +2,7 @@
 
 import csv
 import io
+import json
 import re
 
 import pytest
@@ -11,6 +12,7 @@ from scoring.models import ScoringRun
 from scoring.runs.selectors import run_part
 
 from .crowd_data import simulated_round
+from .fresh_settings import read_in_fresh_process
 from .test_access import ROLES
 
 pytestmark = pytest.mark.django_db
@@ -154,3 +156,20 @@ def test_a_stale_round_page_with_a_broker_writes_no_run_in_the_request(crowd, cl
     queued = RecomputeRequest.objects.get(dataset=dataset, round_id=batch.pk)
     assert queued.queued and queued.queued_at is not None  # one coalesced request for every poll
     assert RecomputeRequest.objects.filter(dataset=dataset).count() <= 2  # the round and maybe the dataset
+
+
+def test_with_redis_down_every_page_still_shows(crowd, client, lead, eager_celery, settings):
+    """The pages' caches of finished runs only save work: a Redis that does not answer costs
+    the work, never the page. The caches as a process reads them with CACHE_URL set (database
+    sessions here)."""
+    caches = read_in_fresh_process("json.dumps(settings.CACHES)", CACHE_URL="redis://127.0.0.1:9/0")
+    settings.CACHES = json.loads(caches)  # nothing listens on port 9
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"
+    client.force_login(lead)
+    dataset, _ = crowd
+    for url in pages(*crowd)[:4]:
+        assert client.get(url).status_code == 200, url
+    overview, _, systems, workers = (client.get(url).content.decode() for url in pages(*crowd)[:4])
+    assert "trend-chart" in overview
+    assert all(s.name in systems for s in dataset.systems.all())
+    assert "data-worker=" in workers

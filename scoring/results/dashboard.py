@@ -8,7 +8,7 @@ no-broker mode computes in process (decided in `config.dispatch`).
 from datetime import timedelta
 from decimal import Decimal
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
@@ -224,26 +224,25 @@ def workers_table(run) -> dict:
     reads it on every request, sorted and paged per request."""
     if run is None:
         return {}
-    key = f"dashboard:workers:{run.pk}"
-    table = cache.get(key)
-    if table is None:
-        table = run_parts(run.pk, ("workers",)).get("workers", {})
-        if table.get("rows"):
-            table = {**table, "rows": [{**r, "shown": worker_pages.shown(r)} for r in table["rows"]]}
-        cache.set(key, table, RUN_CACHE_SECONDS)
-    return table
+
+    def table() -> dict:
+        stored = run_parts(run.pk, ("workers",)).get("workers", {})
+        if not stored.get("rows"):
+            return stored
+        return {**stored, "rows": [{**r, "shown": worker_pages.shown(r)} for r in stored["rows"]]}
+
+    return caches["pages"].get_or_set(f"dashboard:workers:{run.pk}", table, RUN_CACHE_SECONDS)
 
 
 def trend_chart(dataset, batch, run) -> dict:
     """The agreement trend chart of the scope (`alpha_trend` through `charts.alpha_trend`), cached
     by the scope's latest run: it changes when a newer run is the latest. (A run that finishes after
     a newer one started enters the chart with the next run.)"""
-    key = f"dashboard:trend:{dataset.pk}:{batch.pk if batch else 0}:{run.pk if run else 0}"
-    chart = cache.get(key)
-    if chart is None:
-        chart = charts.alpha_trend(alpha_trend(dataset, batch), ROSE_ALPHA)
-        cache.set(key, chart, RUN_CACHE_SECONDS)
-    return chart
+    return caches["pages"].get_or_set(
+        f"dashboard:trend:{dataset.pk}:{batch.pk if batch else 0}:{run.pk if run else 0}",
+        lambda: charts.alpha_trend(alpha_trend(dataset, batch), ROSE_ALPHA),
+        RUN_CACHE_SECONDS,
+    )
 
 
 def overview(dataset, batch=None) -> dict:
