@@ -11,7 +11,7 @@ import numpy as np
 from . import calibration, correlation
 from .bootstrap import percentile_interval
 
-TRIAGE_GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99)
+TRIAGE_GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.875, 0.9, 0.925, 0.95, 0.99)
 METHODS = ("pearson", "spearman", "kendall")
 
 
