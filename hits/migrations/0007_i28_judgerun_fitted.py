@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('hits', '0006_tallies'),
+        ("hits", "0006_tallies"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='judgerun',
-            name='fitted',
+            model_name="judgerun",
+            name="fitted",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

@@ -71,7 +71,10 @@ class StartJudgeRunSerializer(serializers.Serializer):
     )
     device = serializers.ChoiceField(choices=["cpu", "cuda"], required=False, default="cpu")
     model_from = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_ID, help_text="learned: reuse the model of this finished learned run."
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="learned: reuse the model of this finished learned run.",
     )
     round = serializers.IntegerField(
         required=False,

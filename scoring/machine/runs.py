@@ -162,9 +162,7 @@ def _learned_scores(
         check_budget(f"fitting fold {done} of {total}")
 
     try:
-        cv = learned.cross_validated(
-            X[has], y, pairs.document[has], folds=judge.folds, C=judge.C, progress=progress
-        )
+        cv = learned.cross_validated(X[has], y, pairs.document[has], folds=judge.folds, C=judge.C, progress=progress)
     except ValueError as exc:
         raise JudgeUnavailable(f"The learned judge cannot train here: {exc}") from None
     probability = learned.predict(cv["fit"], X)

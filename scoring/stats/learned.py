@@ -109,7 +109,9 @@ def check(model: dict, feature_names, feature_version: str) -> dict:
     if not isinstance(model, dict) or model.get("format") != MODEL_FORMAT:
         raise ModelError("That judge run holds no learned model.")
     if model.get("version") != MODEL_VERSION:
-        raise ModelError(f"The stored model is of format version {model.get('version')}; this code reads {MODEL_VERSION}.")
+        raise ModelError(
+            f"The stored model is of format version {model.get('version')}; this code reads {MODEL_VERSION}."
+        )
     if model.get("features") != list(feature_names) or model.get("feature_version") != feature_version:
         raise ModelError(
             f"The stored model uses features v{model.get('feature_version')} {model.get('features')}; "

@@ -131,13 +131,13 @@ def classification_intervals(
         accuracies[i] = correct[drawn].sum() / sizes[drawn].sum()
         picked = np.concatenate([rows[d] for d in drawn])
         aucs[i] = calibration.auc(y[picked], probability[picked])
-    auc_low, auc_high = percentile_interval(aucs[~np.isnan(aucs)], confidence) if np.any(~np.isnan(aucs)) else (None, None)
+    finite = aucs[~np.isnan(aucs)]  # a resample of one class has no AUC
+    auc_interval = None
+    if len(finite):
+        low, high = percentile_interval(finite, confidence)
+        auc_interval = [float(low), float(high)]
     acc_low, acc_high = percentile_interval(accuracies, confidence)
-    return {
-        "auc": None if auc_low is None else [float(auc_low), float(auc_high)],
-        "accuracy": [float(acc_low), float(acc_high)],
-        "resamples": n_resamples,
-    }
+    return {"auc": auc_interval, "accuracy": [float(acc_low), float(acc_high)], "resamples": n_resamples}
 
 
 def saved_at(rows: list[dict], tau: float = 0.95) -> dict | None:

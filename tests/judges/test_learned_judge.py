@@ -88,12 +88,12 @@ def test_training_job_stores_out_of_fold_probabilities_and_its_model(tmp_path, e
     assert (training["pairs"], training["documents"], training["folds"], training["labels"]) == (320, 16, 5, "expert")
     # The stored probabilities are the out-of-fold ones: recomputed here by document-wise folds.
     pairs, X = _features(dataset)
-    stored = dict(
-        ((s, a), p) for s, a, p in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
-    )
-    probability = np.array([stored[k] for k in pairs.keys()])
+    rows = MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
+    stored = {(s, a): p for s, a, p in rows}
+    keys = pairs.keys()
+    probability = np.array([stored[k] for k in keys])
     labels = human_labels(dataset, kind=Batch.Kind.IMPORTED)
-    y = np.array([labels[k] for k in pairs.keys()])
+    y = np.array([labels[k] for k in keys])
     cv = learned.cross_validated(X, y, pairs.document)
     np.testing.assert_allclose(probability, cv["oof"], atol=1e-9)
     assert not np.allclose(probability, learned.predict(cv["fit"], X))  # not the fit on all labels
@@ -121,8 +121,10 @@ def test_a_trained_model_judges_another_dataset(tmp_path):
     # Its raw scores are the stored model's predictions on this dataset's features.
     run = JudgeRun.objects.get(pk=result["id"])
     pairs, X = _features(other)
-    raw = dict(((s, a), r) for s, a, r in MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "raw"))
-    np.testing.assert_allclose([raw[k] for k in pairs.keys()], learned.predict(source.fitted, X), atol=1e-9)
+    rows = MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "raw")
+    raw = {(s, a): r for s, a, r in rows}
+    keys = pairs.keys()
+    np.testing.assert_allclose([raw[k] for k in keys], learned.predict(source.fitted, X), atol=1e-9)
     assert result["classification"]["expert"]["auc"] > 0.8
     with pytest.raises(CommandError, match="No finished learned judge run 99999"):
         call_command("judge_dataset", "other", "--judge", "learned", "--model-from", "99999")

@@ -27,7 +27,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--round", type=int, help="the human labels to compare with (default: the run's calibration labels)"
         )
-        parser.add_argument("--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.875,0.9,0.925,0.95,0.99)")
+        parser.add_argument(
+            "--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.875,0.9,0.925,0.95,0.99)"
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options):
