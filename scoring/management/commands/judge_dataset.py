@@ -94,6 +94,6 @@ class Command(BaseCommand):
         self.stdout.write(f"  {r['ranking']['reason']}")
         for row in r["triage"] or []:
             self.stdout.write(
-                f"  triage c={row['c']:.2f}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
+                f"  triage c={row['c']:g}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
                 f"system tau {_figure(row['system_kendall'], 3)}, max change {row['max_system_change']:.4f}"
             )

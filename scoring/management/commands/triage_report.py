@@ -64,14 +64,14 @@ class Command(BaseCommand):
             f"{report['pairs']} labelled pairs"
         )
         self.stdout.write(
-            f"{'c':>5} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}"
+            f"{'c':>6} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}"
         )
         self.stdout.write(f"{report['ranking']['reason']}")
         for r in report["rows"]:
             tau = "-" if r["system_kendall"] is None else f"{r['system_kendall']:.3f}"
             acc = "-" if r["decided_accuracy"] is None else f"{r['decided_accuracy']:.4f}"
             self.stdout.write(
-                f"{r['c']:5.2f} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
+                f"{r['c']:6.4g} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
                 f"{r['max_system_change']:10.4f}"
             )
         best = report["saved_at_tau_0_95"]
