@@ -11,10 +11,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation.models import Dataset, Reference
+from annotation.models import Reference
 from hits.models import Batch, JudgeRun, MachineJudgment
 from hits.services.batches import BatchError
-from hits.services.dataset_import import import_dataset
 from hits.triage import create_triage_batch
 from scoring import tasks
 from scoring.machine.data import human_labels, load_pairs, reference_texts
@@ -24,47 +23,9 @@ from scoring.runs.services import compute_scores
 from scoring.stats import calibration, learned
 
 from ..conftest import PASSWORD
+from .learned_data import tiny_dataset
 
 pytestmark = pytest.mark.django_db
-
-LETTERS, VOWELS = list("bdfgklmnprstvz"), list("aeiou")
-QUALITY = {"sys_a": 0.15, "sys_b": 0.4, "sys_c": 0.6, "sys_d": 0.85}
-
-
-def _word(rng) -> str:
-    return "".join(rng.choice(LETTERS) + rng.choice(VOWELS) for _ in range(3))
-
-
-def tiny_dataset(tmp_path, name: str, seed: int, *, documents: int = 16, random_labels: bool = False, labels=True):
-    """Documents of 5 one-sentence ACUs; each system copies an ACU into its summary with its own
-    probability; the label says whether it did (5% flipped), or is a coin (random_labels)."""
-    rng = np.random.default_rng(seed)
-    lines = []
-    for d in range(documents):
-        acus = [" ".join(_word(rng) for _ in range(4)).capitalize() for _ in range(5)]
-        outputs, annotations = {}, {}
-        for system, quality in QUALITY.items():
-            kept = rng.random(5) < quality
-            filler = " ".join(_word(rng) for _ in range(6)).capitalize() + "."
-            outputs[system] = " ".join([a + "." for a, k in zip(acus, kept, strict=True) if k] + [filler])
-            truth = kept ^ (rng.random(5) < 0.05)
-            if random_labels:
-                truth = rng.random(5) < 0.5
-            annotations[system] = {"acu_labels": [int(t) for t in truth]}
-        record = {
-            "example_id": f"{name}-{d}",
-            "source": " ".join(_word(rng) for _ in range(30)),
-            "reference": "\n".join(a + "." for a in acus),
-            "reference_acus": acus,
-            "system_outputs": outputs,
-        }
-        if labels:
-            record["annotations"] = annotations
-        lines.append(json.dumps(record))
-    path = tmp_path / f"{name}.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    import_dataset(str(path), name=name, fmt="rose")
-    return Dataset.objects.get(name=name)
 
 
 def _features(dataset):
@@ -73,10 +34,22 @@ def _features(dataset):
     return pairs, featurizer.matrix(pairs.texts(range(len(pairs))))
 
 
-def test_training_job_stores_out_of_fold_probabilities_and_its_model(tmp_path, eager_celery):
+def test_training_job_stores_out_of_fold_probabilities_and_its_model(tmp_path, eager_celery, monkeypatch):
     dataset = tiny_dataset(tmp_path, "tiny", seed=1)
     run = start_judge_run(dataset, "learned")
+    # The job's progress as the page reads it, after each fold's fit.
+    seen, original = [], learned.cross_validated
+
+    def watched(*args, progress, **options):
+        def spy(done, total):
+            progress(done, total)
+            seen.append(JudgeRun.objects.values_list("progress", flat=True).get(pk=run.pk))
+
+        return original(*args, progress=spy, **options)
+
+    monkeypatch.setattr(learned, "cross_validated", watched)
     assert tasks.run_judge.delay(run.pk).get() == "done"
+    assert len(seen) == 6 and seen == sorted(seen) and seen[0] > 0.6 and seen[-1] == pytest.approx(0.95)
     run.refresh_from_db()
     assert (run.status, run.progress, run.pairs_done, run.pairs_total) == ("done", 1.0, 320, 320)
     assert run.model == "logreg-features-v1" and run.calibration["target"] == "expert"
