@@ -67,7 +67,7 @@ def test_training_job_stores_out_of_fold_probabilities_and_its_model(tmp_path, e
     probability = np.array([stored[k] for k in keys])
     labels = human_labels(dataset, kind=Batch.Kind.IMPORTED)
     y = np.array([labels[k] for k in keys])
-    cv = learned.cross_validated(X, y, pairs.document)
+    cv = original(X, y, pairs.document)
     np.testing.assert_allclose(probability, cv["oof"], atol=1e-9)
     assert not np.allclose(probability, learned.predict(cv["fit"], X))  # not the fit on all labels
     np.testing.assert_allclose(fitted["coef"], cv["fit"]["coef"], atol=1e-9)
