@@ -465,7 +465,7 @@ class ProlificBonus(models.Model):
 
 
 class JudgeRun(models.Model):
-    """A machine round: one judge (lexical, embedding, nli, llm) with its model and parameters
+    """A machine round: one judge (lexical, learned, embedding, nli, llm) with its model and parameters
     judging every (summary, ACU) pair of a dataset. Its batch (kind `machine`) makes it a round
     beside the crowd's, but its judgments live in MachineJudgment, never among the human
     Judgment rows, so they can never enter the human majority or the human alpha."""
@@ -495,6 +495,9 @@ class JudgeRun(models.Model):
     # Logistic calibration (per fold and on all labels) and the figures of scoring/machine/runs.py.
     calibration = models.JSONField(default=dict, blank=True)
     figures = models.JSONField(default=dict, blank=True)
+    # The learned judge's fitted model (scoring/stats/learned.py: format, version, feature names,
+    # standardisation, coefficients, training set and its out-of-fold figures); empty for others.
+    fitted = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
