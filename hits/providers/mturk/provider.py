@@ -321,10 +321,6 @@ class MTurkProvider(CrowdProvider):
             batch, sandbox, "create_worker_block", target=worker.external_id, WorkerId=worker.external_id, Reason=reason
         )
 
-    def assignment_record(self, sandbox: bool, assignment_id: str) -> dict:
-        """MTurk's record of one assignment (`get_assignment`): AssignmentId, WorkerId, HITId, status."""
-        return call(self.client(sandbox), "get_assignment", AssignmentId=assignment_id)["Assignment"]
-
     # ---- sync -------------------------------------------------------------------------
     def list_assignments(self, batch, hit_external_id: str):
         """Every Submitted, Approved or Rejected assignment of a HIT, page by page."""
