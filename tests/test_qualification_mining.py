@@ -105,3 +105,18 @@ def test_a_made_up_participant_writes_no_worker_row(screening):
     with pytest.raises(SessionRefused, match="qualification test first"):
         start_session(batch=batch, participant_id="NOBODY", study_id="STUDY1", session_id="ab" * 12)
     assert not Worker.objects.filter(provider="prolific").exists()
+
+
+def test_the_rotate_command_draws_new_items():
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    test = qualification.build_test(dataset=demo_dataset(), name="q", items=4, seed=7)
+    out = StringIO()
+    call_command("rotate_qualification", str(test.pk), "--seed", "8", stdout=out)
+    test.refresh_from_db()
+    assert test.seed == 8 and "4 new gold items" in out.getvalue()
+    with pytest.raises(CommandError, match="No qualification test"):
+        call_command("rotate_qualification", "999999")

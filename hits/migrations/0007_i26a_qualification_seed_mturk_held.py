@@ -5,56 +5,76 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('hits', '0006_tallies'),
+        ("hits", "0006_tallies"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MTurkHeldSubmission',
+            name="MTurkHeldSubmission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('task', 'Task answers'), ('qualification', 'Qualification test answers')], default='task', max_length=20)),
-                ('assignment_id', models.CharField(max_length=64)),
-                ('worker_id', models.CharField(max_length=64)),
-                ('answers', models.JSONField(help_text='{acu id: present}')),
-                ('comment', models.TextField(blank=True)),
-                ('active_seconds', models.FloatField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("task", "Task answers"), ("qualification", "Qualification test answers")],
+                        default="task",
+                        max_length=20,
+                    ),
+                ),
+                ("assignment_id", models.CharField(max_length=64)),
+                ("worker_id", models.CharField(max_length=64)),
+                ("answers", models.JSONField(help_text="{acu id: present}")),
+                ("comment", models.TextField(blank=True)),
+                ("active_seconds", models.FloatField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.AddField(
-            model_name='qualificationattempt',
-            name='external_id',
-            field=models.CharField(blank=True, default='', max_length=100),
+            model_name="qualificationattempt",
+            name="external_id",
+            field=models.CharField(blank=True, default="", max_length=100),
         ),
         migrations.AddField(
-            model_name='qualificationtest',
-            name='rotated_at',
+            model_name="qualificationtest",
+            name="rotated_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='qualificationtest',
-            name='seed',
+            model_name="qualificationtest",
+            name="seed",
             field=models.BigIntegerField(default=0),
         ),
         migrations.AddConstraint(
-            model_name='qualificationattempt',
-            constraint=models.UniqueConstraint(condition=models.Q(('external_id', ''), _negated=True), fields=('test', 'external_id'), name='qualification_attempt_once_per_submission'),
+            model_name="qualificationattempt",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("external_id", ""), _negated=True),
+                fields=("test", "external_id"),
+                name="qualification_attempt_once_per_submission",
+            ),
         ),
         migrations.AddField(
-            model_name='mturkheldsubmission',
-            name='hit',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='mturk_held', to='hits.hit'),
+            model_name="mturkheldsubmission",
+            name="hit",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="mturk_held", to="hits.hit"
+            ),
         ),
         migrations.AddField(
-            model_name='mturkheldsubmission',
-            name='test',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='hits.qualificationtest'),
+            model_name="mturkheldsubmission",
+            name="test",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="hits.qualificationtest",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='mturkheldsubmission',
-            constraint=models.UniqueConstraint(fields=('hit', 'assignment_id', 'worker_id', 'kind'), name='mturk_held_unique_assignment'),
+            model_name="mturkheldsubmission",
+            constraint=models.UniqueConstraint(
+                fields=("hit", "assignment_id", "worker_id", "kind"), name="mturk_held_unique_assignment"
+            ),
         ),
     ]

@@ -143,6 +143,9 @@ def _grade_held_test(hit, record: dict) -> None:
         kind=MTurkHeldSubmission.Kind.QUALIFICATION,
     ).select_related("test")
     for row in held:
+        if row.test is None:  # a qualification row always names its test
+            row.delete()
+            continue
         worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=row.worker_id)
         try:
             attempt = qualification.submit_attempt(

@@ -221,9 +221,10 @@ def qualification(request, test_id: int):
             )
         if not all(MTURK_ID.fullmatch(v) for v in (worker_id, assignment_id, hit_id)):
             return _error(request, "The ids in this link are not ones MTurk gives; open the test from the HIT.", 400)
-        hit = HIT.objects.filter(external_id=hit_id, batch__provider=Worker.Provider.MTURK).first()
-        if hit is None:
+        found = HIT.objects.filter(external_id=hit_id, batch__provider=Worker.Provider.MTURK).first()
+        if found is None:
             return _error(request, "This HIT is not known here; open the test from our HIT on MTurk.", 404)
+        hit = found
     known = Worker.objects.filter(provider=Worker.Provider.MTURK, external_id=worker_id).first()
     token = signing.dumps(
         {"t": test.pk, "h": hit.pk, "a": assignment_id, "w": worker_id}, salt=QUAL_SALT, compress=True
