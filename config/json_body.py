@@ -42,7 +42,7 @@ def parse_json_bytes(raw: bytes, *, max_depth: int = MAX_DEPTH):
     except bounded_json.NumberTooLong:
         raise JSONBodyError(f"The JSON has a number with too many digits (at most {MAX_INT_DIGITS}).") from None
     except ValueError as exc:
-        raise JSONBodyError(f"The request was not valid JSON ({str(exc)[:120]}).") from None
+        raise JSONBodyError(f"JSON parse error: the request was not valid JSON ({str(exc)[:120]}).") from None
 
 
 def read_json_body(request, *, max_depth: int = MAX_DEPTH) -> dict:
