@@ -27,7 +27,7 @@ def assert_json_400(response, words):
     assert words in response.json()["error"]
 
 
-@pytest.mark.parametrize("body", [DEEP, DEEP_OBJECT])
+@pytest.mark.parametrize("body", [DEEP, DEEP_OBJECT], ids=["array", "object"])
 def test_api_token_and_batch_creation_refuse_deep_json_with_json(client, lead, body):
     assert_json_400(client.post("/api/token/", body, content_type="application/json"), "nested too deeply")
     client.force_login(lead)

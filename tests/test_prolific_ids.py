@@ -54,6 +54,7 @@ def test_ids_are_quoted_whole_in_api_paths(api):  # noqa: F811
 @pytest.mark.parametrize(
     "pid, words",
     [("P" * 300, "not a Prolific id"), ("P1\x00", "control characters"), ("P1\x07x", "control characters")],
+    ids=["300-characters", "NUL", "BEL"],
 )
 def test_a_bad_prolific_pid_is_a_400_with_a_message(client, settings, pid, words):
     batch = open_batch(k=2)

@@ -111,6 +111,16 @@ def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead
     batch = open_prolific_batch()
     batch.refresh_from_db()
     start_session(batch=batch, participant_id="PID_LEAD_VIEW", study_id="STUDY1", session_id="789d914c0613cf2f5d83787a")
+    from hits.models import ProlificGroupMember, Worker
+
+    refused = Worker.objects.create(provider="prolific", external_id="MADEUP_PASS")
+    ProlificGroupMember.objects.create(
+        group_id="GROUP1",
+        worker=refused,
+        batch=batch,
+        submission_id="0a" * 12,
+        error="Prolific could not confirm submission 0a0a0a0a0a0a0a0a0a0a0a0a: Prolific refused GET (404): Not found.",
+    )
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/batches/{batch.pk}/")
     panel = page.locator("#prolific-panel")
@@ -118,4 +128,6 @@ def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead
     assert "STUDY1" in panel.locator("#prolific-studies").inner_text()
     assert "789d914c0613cf2f5d83787a" in panel.locator("#prolific-sessions").inner_text()
     assert panel.locator("#prolific-category option").count() == 12
+    failures = panel.locator("#prolific-group-failures")
+    assert "not added to the participant group" in failures.inner_text() and "MADEUP_PASS" in failures.inner_text()
     shoot(page, "prolific-lead-panel")
