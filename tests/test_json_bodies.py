@@ -15,7 +15,7 @@ from .authoring_data import unauthored_dataset
 from .crowd_data import published_batch
 from .test_handout import make_workers
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 DEEP_OBJECT = b'{"a":' * 100_000 + b"1" + b"}" * 100_000

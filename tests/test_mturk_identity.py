@@ -188,3 +188,20 @@ def test_a_worker_mturk_reports_is_graded_and_granted(stub, client):  # noqa: F8
     assert attempt.passed and attempt.score == 1.0
     assert not Worker.objects.filter(external_id="VICTIM").exists()
     assert not MTurkHeldSubmission.objects.filter(kind="qualification").exists()
+
+
+def test_held_answers_mturk_never_reports_are_dropped_once_it_could_not(stub, client):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    for fake in ("OLD1", "NEW1"):
+        post_answers(client, open_task(client, hit, fake, "W7"), answers_for(hit, True))
+    window = batch.lifetime_seconds + batch.assignment_duration_seconds + batch.auto_approve_seconds + 86400
+    MTurkHeldSubmission.objects.filter(assignment_id="OLD1").update(
+        created_at=timezone.now() - timedelta(seconds=window + 60)
+    )
+    _sync_one(stub, batch, hit, [])
+    assert list(MTurkHeldSubmission.objects.values_list("assignment_id", flat=True)) == ["NEW1"]
