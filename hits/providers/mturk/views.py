@@ -36,7 +36,7 @@ from hits import gold
 from hits.models import HIT, Assignment, Batch, MTurkHeldSubmission, Worker
 from hits.providers.mturk.config import config
 from hits.providers.mturk.provider import ASSIGNMENT_NOT_AVAILABLE
-from hits.services.submission import MAX_COMMENT, SubmissionRefused, _active_seconds, _check_complete, _parse_answers
+from hits.services.submission import MAX_COMMENT, SubmissionRefused, checked_answers, clamped_active_seconds
 from hits.views.worker import _task_context
 
 # MTurk's AssignmentId, WorkerId and HITId: upper-case letters and digits, at most 64.
@@ -93,7 +93,9 @@ def task(request):
     ours = Assignment.objects.filter(
         hit=hit, worker__provider=Worker.Provider.MTURK, worker__external_id=worker_id, external_id=assignment_id
     ).first()
-    held = MTurkHeldSubmission.objects.filter(hit=hit, assignment_id=assignment_id, worker_id=worker_id).exists()
+    held = MTurkHeldSubmission.objects.filter(
+        hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.TASK
+    ).exists()
     done = held or (ours is not None and ours.status not in (Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED))
     context.update(
         assignment=ours,
@@ -145,12 +147,13 @@ def submit(request, token: str):
 def hold(hit: HIT, assignment_id: str, worker_id: str, answers, comment=None, active_seconds=None) -> bool:
     """Check the answers against the HIT and hold them; True when stored now, False for an
     identical repeat; SubmissionRefused for anything else."""
-    parsed = _parse_answers(answers)
-    _check_complete(parsed, set(hit.task_acus().order_by().values_list("pk", flat=True)))
+    parsed = checked_answers(hit, answers)
     if hit.batch.status not in (Batch.Status.PUBLISHED, Batch.Status.STOPPED):
         raise SubmissionRefused("This batch is closed. Please return the HIT.")
     stored = {str(k): v for k, v in sorted(parsed.items())}
-    existing = MTurkHeldSubmission.objects.filter(hit=hit, assignment_id=assignment_id, worker_id=worker_id).first()
+    existing = MTurkHeldSubmission.objects.filter(
+        hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.TASK
+    ).first()
     if existing is not None:
         if existing.answers == stored:
             return False
@@ -170,7 +173,7 @@ def hold(hit: HIT, assignment_id: str, worker_id: str, answers, comment=None, ac
                 worker_id=worker_id,
                 answers=stored,
                 comment=str(comment or "").strip()[:MAX_COMMENT],
-                active_seconds=_active_seconds(active_seconds, hit.batch.assignment_duration_seconds),
+                active_seconds=clamped_active_seconds(active_seconds, hit.batch.assignment_duration_seconds),
             )
     except IntegrityError:  # a second tab stored it a moment ago
         return hold(hit, assignment_id, worker_id, answers, comment, active_seconds)
