@@ -248,7 +248,7 @@ class MTurkProvider(CrowdProvider):
     def _set_expiry(self, batch, when: datetime) -> int:
         sandbox = config(batch)["sandbox"]
         count = 0
-        for hit in batch.hits.exclude(external_id=""):
+        for hit in batch.hits.exclude(external_id="").order_by("pk"):  # a stable order (logs, retries)
             self._call(
                 batch,
                 sandbox,
