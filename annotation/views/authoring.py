@@ -1,13 +1,12 @@
 """Authoring pages: the author's queue, the ACU writing page with its JSON autosave, the
 review page, and the lead's authoring overview with assignment and guidelines."""
 
-import json
-
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from config.json_body import JSONBodyError, read_json_body
 from config.roles import AUTHOR, LEAD, role_required
 
 from .. import authoring, lead_review, tasks
@@ -20,12 +19,9 @@ from ..models import AuthoringTime, Dataset, DraftJob, Reference
 
 def _json_body(request) -> dict:
     try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise authoring.AuthoringError("The request was not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise authoring.AuthoringError("The request must be a JSON object.")
-    return body
+        return read_json_body(request)
+    except JSONBodyError as exc:
+        raise authoring.AuthoringError(str(exc)) from None
 
 
 @role_required(AUTHOR)
