@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0006_tallies"),
+        ("hits", "0007_i28_judgerun_fitted"),
     ]
 
     operations = [
