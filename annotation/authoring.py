@@ -152,9 +152,7 @@ def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]
     usual = usual_length(list(dataset_acus))
     hints = reference_hints(structure, usual)
     # Drafts are hinted as if they were ACUs written after the sentence's own ones.
-    with_drafts = reference_hints(
-        [(text, acus + drafts[i]) for i, (text, acus) in enumerate(structure)], usual
-    )
+    with_drafts = reference_hints([(text, acus + drafts[i]) for i, (text, acus) in enumerate(structure)], usual)
     caches["pages"].set(key, (hints, with_drafts), HINTS_TTL)
     return hints, with_drafts
 

@@ -5,15 +5,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0003_reference_tallies'),
+        ("annotation", "0003_reference_tallies"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='acu',
-            name='text',
+            model_name="acu",
+            name="text",
             field=models.TextField(validators=[django.core.validators.MaxLengthValidator(1000)]),
         ),
     ]
