@@ -5,9 +5,8 @@ import csv
 
 import numpy as np
 
-from config.csv_cells import safe_row
-
 from annotation.models import Summary
+from config.csv_cells import safe_row
 from hits.models import Worker
 from scoring.results.exports.labels import label_groups
 from scoring.runs.selectors import run_summaries
