@@ -38,9 +38,7 @@ def partial(tmp_path):
     rng = np.random.default_rng(1)
     lines = []
     for document in dataset.documents.all():
-        scores = {
-            metric: {s.name: float(rng.random()) for s in dataset.systems.all()} for metric in ("rouge", "bleu")
-        }
+        scores = {metric: {s.name: float(rng.random()) for s in dataset.systems.all()} for metric in ("rouge", "bleu")}
         lines.append(json.dumps({"example_id": document.external_id, **scores}))
     path = tmp_path / "metrics.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -76,6 +74,7 @@ def test_power_on_partial_coverage_flags_small_pairs_instead_of_crashing(partial
         assert out["coverage"] == "shared" and out["documents"] == 10
         assert len(out["pair_documents"]) == 6 and all(0 < n < 10 for n in out["pair_documents"])
         assert out["small_sample"] is True and len(out["small_sample_pairs"]) == 6
+        assert len(out["no_power_pairs"]) == 6  # 3 to 5 shared documents each
         assert all(p is None for row in out["pair_power"] for p in row)  # not power 1.0
 
 
@@ -88,8 +87,21 @@ def test_three_documents_are_flagged_not_power_one():
     run.refresh_from_db()
     assert run.status == ScoringRun.Status.DONE, run.error
     assert run.outputs["documents"] == 3 and run.outputs["pair_documents"] == [3] * 6
-    assert run.outputs["small_sample"] is True
+    assert run.outputs["small_sample"] is True and len(run.outputs["no_power_pairs"]) == 6
     assert all(p is None for row in run.outputs["pair_power"] for p in row)
+
+
+@pytest.mark.django_db
+def test_ten_complete_documents_get_power_with_a_small_sample_flag():
+    dataset = demo_dataset()
+    run = statistics.start(dataset, ScoringRun.Kind.POWER, SMALL_POWER, trigger="test")
+    statistics.run_power(run.pk)
+    run.refresh_from_db()
+    assert run.status == ScoringRun.Status.DONE, run.error
+    out = run.outputs
+    assert out["coverage"] == "complete" and out["pair_documents"] == [10] * 6
+    assert out["small_sample"] is True and out["no_power_pairs"] == []
+    assert all(p is not None for row in out["pair_power"] for p in row)
 
 
 @pytest.mark.django_db

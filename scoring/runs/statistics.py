@@ -57,10 +57,15 @@ def human_matrix_partial(dataset, batch=None):
     return [table.system_names[s] for s in systems.tolist()], docs, matrix
 
 
+# Fewer documents than this behind a pair: its power is not computed (resampling 3 documents
+# thousands of times gave power 1.0); fewer than SMALL_SAMPLE: computed and flagged.
+MIN_POWER_DOCUMENTS = 10
+
+
 def _needs_shared_documents(matrix) -> bool:
     """Whether the power analysis goes pair by pair on shared documents: some system misses a
-    document, or there are too few documents to say anything (every pair is then flagged)."""
-    return bool(np.isnan(matrix).any()) or len(matrix) < SMALL_SAMPLE
+    document, or there are too few documents for any pair (every pair then gets no power)."""
+    return bool(np.isnan(matrix).any()) or len(matrix) < MIN_POWER_DOCUMENTS
 
 
 def _power_outputs(result, names, docs) -> dict:
@@ -82,18 +87,21 @@ def _power_outputs(result, names, docs) -> dict:
     else:
         pair_n = [len(docs)] * len(result.pairs)
         coverage = "complete"
-    small = [[names[a], names[b]] for (a, b), n in zip(result.pairs.tolist(), pair_n, strict=True) if n < SMALL_SAMPLE]
+    pairs = list(zip(result.pairs.tolist(), pair_n, strict=True))
+    small = [[names[a], names[b]] for (a, b), n in pairs if n < SMALL_SAMPLE]
+    unpowered = [[names[a], names[b]] for (a, b), n in pairs if n < MIN_POWER_DOCUMENTS]
     return {
         "sizes": result.sizes.tolist(),
         "buckets": buckets,
         "documents": len(docs),
         # n behind each pair: every document (complete coverage) or the documents the pair shares;
-        # pairs under SMALL_SAMPLE documents are flagged and get no power (null).
+        # pairs under SMALL_SAMPLE documents are flagged, under MIN_POWER_DOCUMENTS they get no power (null).
         "coverage": coverage,
         "pair_documents": pair_n,
         "small_sample": bool(small),
         "small_sample_pairs": small,
-        "min_documents": SMALL_SAMPLE,
+        "no_power_pairs": unpowered,
+        "min_documents": MIN_POWER_DOCUMENTS,
         "systems": names,
         "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
         "pair_power": result.power.T.tolist(),
@@ -131,7 +139,7 @@ def run_power(run_id: int) -> ScoringRun:
                 n_trials=int(p["n_trials"]),
                 n_resamples=int(p["n_resamples"]),
                 rng=int(p["seed"]),
-                min_documents=SMALL_SAMPLE,
+                min_documents=MIN_POWER_DOCUMENTS,
             )
         else:
             result = power.power_analysis(
