@@ -179,7 +179,8 @@ def merge_fragments(text: str, pieces: list[str]) -> list[str]:
     (a lone closing quote, a dash) joined to the piece before it, or to the next one when it
     comes first. Joined pieces are cut from ``text`` itself, so its spacing is kept (``'flattering.'``
     stays one word); whitespace is then collapsed."""
-    spans, pos = [], 0
+    spans: list[list] = []
+    pos = 0
     for piece in pieces:
         piece = piece.strip()
         if not piece:

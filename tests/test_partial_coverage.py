@@ -12,7 +12,6 @@ from hits.models import Assignment, Judgment
 from scoring.models import ScoringRun
 from scoring.runs import statistics
 from scoring.runs.metrics import import_metric_scores
-from scoring.runs.services import compute_scores
 from scoring.stats import correlation, power
 
 from .crowd_data import demo_dataset
