@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.hints import joins_two_facts, reference_hints  # noqa: E402
-from annotation.text import content_words  # noqa: E402
+from annotation.hints import joins_two_facts, reference_hints
+from annotation.text import content_words
 
 _JOINER = re.compile(r"\b(and|but)\b", re.IGNORECASE)
 
