@@ -7,11 +7,13 @@ import json
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from hits.models import Assignment, Judgment
 from scoring.models import ScoringRun
 from scoring.runs import statistics
 from scoring.runs.metrics import import_metric_scores
+from scoring.runs.services import compute_scores
 from scoring.stats import correlation, power
 
 from .crowd_data import demo_dataset
@@ -75,6 +77,17 @@ def test_power_on_partial_coverage_flags_small_pairs_instead_of_crashing(partial
         assert out["small_sample"] is True and len(out["small_sample_pairs"]) == 6
         assert len(out["no_power_pairs"]) == 6  # 3 to 5 shared documents each
         assert all(p is None for row in out["pair_power"] for p in row)  # not power 1.0
+
+
+@pytest.mark.django_db
+def test_the_systems_page_shows_the_flags(partial, client, lead):
+    compute_scores(partial, n_resamples=100)
+    run = statistics.start(partial, ScoringRun.Kind.POWER, SMALL_POWER, trigger="test")
+    statistics.run_power(run.pk)
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_systems", args=[partial.pk])).content.decode()
+    assert 'id="power-small-sample"' in page and "6 share fewer than 10 and get no power" in page
+    assert 'id="power-shared"' in page
 
 
 @pytest.mark.django_db
