@@ -55,3 +55,18 @@ def test_mixed_script_names_are_refused():
         add_person(username="dеmo-worker", role="worker", password=PASSWORD)  # Cyrillic е
     user, _ = add_person(username="josé-ñandú", role="worker", password=PASSWORD)  # one script, accents
     assert user.username == "josé-ñandú"
+
+
+def test_the_admin_refuses_a_lookalike_account(client, make_user):
+    admin = get_user_model().objects.create_superuser(username="root-admin", password=PASSWORD)
+    create_user_with_role(username="demo-worker", password=PASSWORD, role="worker")
+    client.force_login(admin)
+    url = reverse("admin:auth_user_add")
+    form = {"username": "ｄemo-Worker", "password1": PASSWORD, "password2": PASSWORD, "usable_password": "true"}
+    response = client.post(url, form)
+    assert response.status_code == 200 and "reads like the existing account" in response.content.decode()
+    response = client.post(url, {**form, "username": "dеmo"})  # Cyrillic е
+    assert response.status_code == 200 and "CYRILLIC and LATIN" in response.content.decode()
+    response = client.post(url, {**form, "username": "ｆresh-name"})
+    assert response.status_code == 302
+    assert get_user_model().objects.filter(username="fresh-name").exists()

@@ -1,40 +1,16 @@
 """Accounts: a user with one role; a worker account also gets its in-house Worker row."""
 
 import logging
-import unicodedata
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from config.lockout import fold_username
 from config.roles import LEAD, ROLES, WORKER
+from config.usernames import fold_username, lookalike_of, mixed_scripts_message
 from hits.models import Worker
 
 logger = logging.getLogger(__name__)
-
-
-def username_key(username: str) -> str:
-    """What two usernames that look alike share: NFKC-folded (as sign-in folds them) and case-folded."""
-    return unicodedata.normalize("NFKC", fold_username(username)).casefold()
-
-
-def _scripts(username: str) -> set[str]:
-    """The writing systems of the letters of a username (LATIN, CYRILLIC, GREEK, ...)."""
-    return {unicodedata.name(c, "UNKNOWN").split()[0] for c in username if c.isalpha()}
-
-
-def lookalike_of(username: str, *, exclude: str | None = None) -> str | None:
-    """An existing username that reads like `username` (same `username_key`), other than `exclude`."""
-    User = get_user_model()
-    key = username_key(username)
-    same = User.objects.filter(username__iexact=username).exclude(username=exclude).values_list("username", flat=True)
-    found = next(iter(same), None)
-    if found is not None:
-        return found
-    # Rows written before usernames were folded at creation may hold fullwidth or other compatibility forms.
-    legacy = User.objects.filter(username__regex=r"[^ -~]").exclude(username=exclude or "")
-    return next((u for u in legacy.values_list("username", flat=True) if username_key(u) == key), None)
 
 
 def create_user_with_role(*, username: str, password: str, role: str, email: str = ""):
@@ -77,11 +53,9 @@ def add_person(*, username: str, role: str, password: str = "", email: str = "",
     username = fold_username(typed)  # as sign-in folds it: fullwidth "ｄemo" is "demo"
     if not username or len(username) > 150 or not all(c.isalnum() or c in "@.+-_" for c in username):
         raise PeopleError("A username is 1 to 150 letters, digits and @ . + - _.")
-    if len(_scripts(username)) > 1:
-        raise PeopleError(
-            f"The username {typed!r} mixes letters of {' and '.join(sorted(_scripts(username)))} scripts, "
-            "so it can look like another name; use letters of one script."
-        )
+    mixed = mixed_scripts_message(username)
+    if mixed:
+        raise PeopleError(mixed)
     if role not in ROLES:
         raise PeopleError(f"Choose a role: {', '.join(ROLES)}.")
     other = lookalike_of(username)
