@@ -157,3 +157,36 @@ def test_partial_correlations_equal_the_complete_ones_on_complete_data():
     assert n == 40 and low <= high and -1 <= value <= 1
     H[:, 1:] = np.nan  # one system judged: no correlation, no crash
     assert np.isnan(correlation.correlation_ci_partial(H, X, "system", "kendall", n_resamples=50, rng=0)[0])
+
+
+@pytest.mark.django_db
+def test_metric_tests_run_on_the_complete_documents_when_some_system_misses_some(tmp_path, capsys):
+    """Coverage differs but 7 documents are complete: correlations on what each uses, the metric
+    comparison tests on the complete ones, flagged small."""
+    dataset = demo_dataset(name="mostly")
+    systems = list(dataset.systems.order_by("name"))
+    for position in range(3):
+        Assignment.objects.filter(
+            hit__summary__document__dataset=dataset,
+            hit__summary__document__position=position,
+            hit__summary__system=systems[position],
+        ).delete()
+    lines = [
+        json.dumps(
+            {
+                "example_id": d.external_id,
+                "rouge": {s.name: i / 10 for i, s in enumerate(systems)},
+                "bleu": {s.name: (d.position * i) % 3 / 3 for i, s in enumerate(systems)},
+            }
+        )
+        for d in dataset.documents.all()
+    ]
+    path = tmp_path / "mostly.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    import_metric_scores(dataset, path)
+    call_command("metric_correlations", "mostly", "--json", "--resamples", "100", "--permutations", "30")
+    out = json.loads(capsys.readouterr().out)
+    assert out["coverage"] == "shared" and out["complete_documents"] == 7
+    assert len(out["significance"]) == 2 and all(t["documents"] == 7 and t["small_sample"] for t in out["significance"])
+    assert out["small_sample"] is True

@@ -340,7 +340,7 @@ def metric_correlations(
         "coverage": "shared",
         "systems": names,
         "method": method,
-        "small_sample": bool(sizes) and min(sizes) < SMALL_SAMPLE or (bool(tests) and complete.sum() < SMALL_SAMPLE),
+        "small_sample": bool((sizes and min(sizes) < SMALL_SAMPLE) or (tests and int(complete.sum()) < SMALL_SAMPLE)),
     }
 
 
@@ -371,7 +371,7 @@ def _metric_tests(H, metrics, n_permutations, n_resamples, rng, method) -> list[
                     "p_permutation": r.p_permutation,
                     "p_bootstrap": r.p_bootstrap,
                     "documents": r.documents,
-                    "small_sample": r.documents < SMALL_SAMPLE,
+                    "small_sample": bool(r.documents < SMALL_SAMPLE),
                     # Kept for readers of older runs: a is the better metric, p the permutation p.
                     "a": better,
                     "b": worse,
