@@ -8,7 +8,7 @@ participant does here counts only once Prolific reports that submission for that
 """
 
 import secrets
-from decimal import Decimal, InvalidOperation
+from decimal import InvalidOperation
 
 from django.conf import settings
 from django.contrib import messages
@@ -24,6 +24,7 @@ from config.roles import LEAD, role_required
 from config.security import framable_by
 from hits import gold
 from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
+from hits.money import CENT, MoneyError, parse_money
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
@@ -319,7 +320,10 @@ def review_sessions(request, batch_id: int):
         try:
             if not request.POST.get("token"):
                 raise ProviderError("The bonus form has expired; open the page again.")
-            amount = Decimal(request.POST.get("amount", ""))
+            try:  # the one parser of amounts: exact cents, no NaN, exponent or underscore
+                amount = parse_money(request.POST.get("amount", ""), what="The bonus", minimum=CENT)
+            except MoneyError as exc:
+                raise ProviderError(str(exc)) from None
             chosen = list(batch.prolific_sessions.filter(pk__in=ids).select_related("worker"))
             prolific_sync.pay_bonus(
                 batch,
