@@ -67,6 +67,7 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
             batch=batch,
             amount=a.hit.reward,
             by=by,
+            note=provider.payment_note,
         )
         fee = provider.fee(a.hit.reward, batch.assignments_per_hit)
         if fee:
@@ -156,7 +157,7 @@ def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) 
             batch=a.hit.batch,
             amount=amount,
             by=by,
-            note=reason,
+            note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
         )
         fee = provider.fee(amount, a.hit.batch.assignments_per_hit)
         if fee and created:
