@@ -334,3 +334,22 @@ def test_the_api_creates_a_panel_batch_with_its_options(lead, client):
 
     batch = Batch.objects.get(name="panel via api")
     assert batch.provider_config["id_parameter"] == "id" and batch.provider_config["tasks_per_session"] == 3
+
+
+def test_only_leads_download_the_lists_or_mark_them_paid(client, worker, author, lead):
+    from .conftest import PASSWORD
+
+    batch = open_panel(pay_per="hit")
+    work = worked(batch, "P1")
+    review.approve(assignment_id=work[0].pk, by=lead)
+    rows = payouts.lists(batch).token
+    for user in (None, worker, author):
+        client.logout()
+        if user is not None:
+            client.login(username=user.username, password=PASSWORD)
+        got = client.get(reverse("panel_list", args=[batch.pk, "approvals"]), {"rows": rows})
+        assert got.status_code in (302, 403) and b"P1" not in got.content
+        client.post(reverse("panel_paid", args=[batch.pk]), {"rows": rows})
+    assert not PanelPayment.objects.exists()
+    client.login(username=lead.username, password=PASSWORD)
+    assert client.get(reverse("panel_paid", args=[batch.pk])).status_code == 405  # a change is a POST
