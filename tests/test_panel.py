@@ -353,3 +353,24 @@ def test_only_leads_download_the_lists_or_mark_them_paid(client, worker, author,
     assert not PanelPayment.objects.exists()
     client.login(username=lead.username, password=PASSWORD)
     assert client.get(reverse("panel_paid", args=[batch.pk])).status_code == 405  # a change is a POST
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_tabs_starting_at_once_share_one_session_and_one_place(lead):
+    from .crowd_data import at_once
+
+    batch = open_panel(k=3, assignments=2)
+    results, errors = at_once(*[lambda: sessions.start_task(batch=batch, participant_id="TABS")] * 4)
+    assert errors == []
+    assert PanelSession.objects.count() == 1 and Worker.objects.filter(external_id="TABS").count() == 1
+    assert len({a.pk for a in results}) == 1  # every tab got the same task
+    held = Assignment.objects.filter(worker__external_id="TABS", status=Assignment.Status.ASSIGNED)
+    assert held.count() == 1
+    # Marking the same lists paid from two requests at once records each row once.
+    task = held.get()
+    answer(task)
+    review.approve(assignment_id=task.pk, by=lead)
+    token = payouts.lists(batch).token
+    marked, errors = at_once(*[lambda: payouts.mark_paid(batch, token, by=lead)] * 3)
+    assert errors == [] and sorted(n for n, _ in marked) == [0, 0, 1]
+    assert PanelPayment.objects.count() == 1

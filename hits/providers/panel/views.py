@@ -21,6 +21,7 @@ from config import ratelimit
 from config.roles import LEAD, role_required
 from hits import gold
 from hits.models import Assignment, Batch, PanelSession, Worker
+from hits.money import format_money
 from hits.providers.panel import payouts, sessions, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
 from hits.services import qualification
@@ -213,7 +214,7 @@ def mark_paid(request, batch_id: int):
         messages.error(request, str(exc))
     else:
         if count:
-            messages.success(request, f"Marked {count} ledger row(s), ${amount:.2f}, paid at the panel.")
+            messages.success(request, f"Marked {count} ledger row(s), {format_money(amount)}, paid at the panel.")
         else:
             messages.info(request, "These lists were marked paid already: nothing more recorded.")
     return redirect("batch_detail", batch_id=batch.pk)
