@@ -21,7 +21,7 @@ from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, demo_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 DONE_URL = "https://panel.example/done?cc={code}"
 
@@ -355,6 +355,7 @@ def test_only_leads_download_the_lists_or_mark_them_paid(client, worker, author,
     assert client.get(reverse("panel_paid", args=[batch.pk])).status_code == 405  # a change is a POST
 
 
+@pytest.mark.postgres_only("row locks: SQLite serializes writers instead")
 @pytest.mark.django_db(transaction=True)
 def test_two_tabs_starting_at_once_share_one_session_and_one_place(lead):
     from .crowd_data import at_once
