@@ -181,13 +181,17 @@ def test_a_session_ends_with_the_code_and_a_participant_who_leaves_comes_back(cl
     assert "Task <b>1</b> of <b>2</b>" in task_page.content.decode()
     a1 = Assignment.objects.get(worker__external_id="P1")
     answer(a1)
-    # Leaves; comes back later with the same link: the next task (the same session).
+    # Leaves; comes back later with the same link: opening it takes no place, Continue does.
     back = client.get(session_url(batch, "P1"))
-    assert back.status_code == 302 and back["Location"].startswith("/panel/task/")
+    assert back.status_code == 200 and "1 of 2 tasks done" in back.content.decode()
+    assert not Assignment.objects.filter(worker__external_id="P1", status=Assignment.Status.ASSIGNED).exists()
+    following = start(client, batch, "P1")
+    assert following.status_code == 302 and following["Location"].startswith("/panel/task/")
     a2 = Assignment.objects.get(worker__external_id="P1", status=Assignment.Status.ASSIGNED)
     assert a2.hit_id != a1.hit_id and a2.external_id == a1.external_id
-    # Reloading does not take another place.
-    assert client.get(session_url(batch, "P1"))["Location"] == back["Location"]
+    # Opening the link again, or pressing Continue twice, goes back to the task held: no other place.
+    assert client.get(session_url(batch, "P1"))["Location"] == following["Location"]
+    assert start(client, batch, "P1")["Location"] == following["Location"]
     answer(a2)
     done = client.get(session_url(batch, "P1"))
     body = done.content.decode()

@@ -112,7 +112,7 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     work_task(page, 1, 2)
     page.locator("#session-progress").filter(has_text="Task 2 of 2").wait_for()
     page.goto("about:blank")  # leaves
-    page.goto(link + "WORK-303")  # comes back through the panel's link
+    page.goto(link + "WORK-303")  # comes back through the panel's link: the task they hold
     work_task(page, 2, 2)
     page.locator("#completion-code").filter(has_text=CODE).wait_for()
     page.wait_for_url(DONE, timeout=20000)

@@ -3,8 +3,8 @@ lead's lists.
 
 Participants have no account and need no cookie: the study link carries the per-study entry
 token, and every later page the participant token made for their id (hits.providers.panel.tokens).
-Opening a link writes nothing; a place is taken when a task starts (a POST, or the next task
-after an answered one).
+Opening a link writes nothing and takes no place; a place is taken when a task starts (a POST:
+*Start*, *Continue*, or the task page's own post after an answer is stored).
 """
 
 import logging
@@ -108,8 +108,9 @@ def session_page(request, batch_id: int):
         if session is not None:
             if sessions.finish_if_done(session):
                 return _complete(request, batch)
-            if session.status == PanelSession.Status.ACTIVE:  # the next task after an answered one
-                return _to_task(sessions.start_task(batch=batch, participant_id=pid, address=address), request, batch)
+            current = sessions.held(session)
+            if current is not None:  # back to the task they hold (opening a link takes no new place)
+                return redirect("panel_task", token=task_token(current))
             context["done"], context["size"] = sessions.progress(session)
             return render(request, "hits/panel_welcome.html", context)
     except sessions.SessionRefused as exc:
@@ -174,6 +175,9 @@ def task(request, token: str):
         position=min(done + 1, total),
         total=total,
         continue_url=session_url(session.batch, session.worker.external_id),
+        next_action=reverse("panel_session", args=[session.batch_id]),
+        pid=session.worker.external_id,
+        t=tokens.participant_token(session.batch_id, session.worker.external_id),
     )
     return render(request, "hits/panel_task.html", context)
 
