@@ -272,6 +272,14 @@ def test_per_session_pay_prices_hits_alike_and_the_lists_pay_each_row_once(lead)
     assert payouts.approval_text(payouts.lists(batch)) == "LATE\n"
     with pytest.raises(payouts.PayoutError):
         payouts.mark_paid(batch, "forged", by=lead)
+    # A row that appears below the page's last row (e.g. a transaction committed late) changes
+    # the set the page showed: marking is refused and records nothing.
+    page = payouts.lists(batch)
+    PanelPayment.objects.filter(entry__worker__external_id="GOOD", entry__kind="bonus").delete()
+    assert payouts.lists(batch).rows == page.rows + 1
+    with pytest.raises(payouts.PayoutError, match="changed"):
+        payouts.mark_paid(batch, page.token, by=lead)
+    assert PanelPayment.objects.count() == 2
 
 
 def test_per_hit_pay_puts_each_participant_total_on_the_bonus_list(lead, client):
@@ -296,6 +304,9 @@ def test_per_hit_pay_puts_each_participant_total_on_the_bonus_list(lead, client)
     client.post(reverse("panel_paid", args=[batch.pk]), {"rows": rows})
     client.post(reverse("panel_paid", args=[batch.pk]), {"rows": rows})
     assert PanelPayment.objects.count() == 3
+    # The old lists name rows that are paid now: refused rather than downloaded again.
+    stale = client.get(reverse("panel_list", args=[batch.pk, "bonuses"]), {"rows": rows})
+    assert stale.status_code == 400 and b"changed" in stale.content
     assert (
         payouts.paid_total(batch)
         == total

@@ -193,10 +193,9 @@ def payout_list(request, batch_id: int, kind: str):
     if kind not in ("approvals", "bonuses"):
         raise Http404("No such list.")
     try:
-        ids = payouts.read_rows(batch, request.GET.get("rows", ""))
+        result = payouts.lists(batch, request.GET.get("rows", ""))
     except payouts.PayoutError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    result = payouts.lists(batch, ids)
     if kind == "approvals":
         body, name, ctype = payouts.approval_text(result), "approvals", "text/plain; charset=utf-8"
     else:
