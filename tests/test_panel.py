@@ -390,3 +390,29 @@ def test_two_tabs_starting_at_once_share_one_session_and_one_place(lead):
     marked, errors = at_once(*[lambda: payouts.mark_paid(batch, token, by=lead)] * 3)
     assert errors == [] and sorted(n for n, _ in marked) == [0, 0, 1]
     assert PanelPayment.objects.count() == 1
+
+
+def test_bad_input_gets_a_message_never_a_server_error(client):
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="screen", items=1, max_attempts=1)
+    batch = open_panel(test=test)
+    plain = open_panel(systems=("ext_matchsumm_out",))
+    url = reverse("panel_session", args=[batch.pk])
+    parts = link_parts(session_url(batch, "P1"))
+    cases = [
+        client.post(url, {**parts, "action": "screen"}),  # no answers: a failed attempt, as for Prolific
+        client.post(url, {**parts, "action": "screen", "ans-x:y": "1"}),  # answers of nothing
+        client.post(
+            reverse("panel_session", args=[plain.pk]), {**link_parts(session_url(plain, "P1")), "action": "screen"}
+        ),
+        client.get(reverse("panel_task", args=["not-a-token"])),
+        client.get(reverse("panel_entry", args=[999999]) + "?e=x&participantId=P1"),
+        client.get(url, {"pid": "P1" * 40, "t": parts["t"]}),
+        client.get(
+            reverse("panel_entry", args=[batch.pk]), {"e": tokens.entry_token(batch.pk), "participantId": "x" * 65}
+        ),
+    ]
+    assert [r.status_code for r in cases] == [200, 409, 409, 404, 404, 403, 403]
+    assert b"Not passed" in cases[0].content
+    for response in cases:
+        assert b"Traceback" not in response.content
