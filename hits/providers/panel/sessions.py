@@ -26,6 +26,8 @@ from hits.services.qualification import is_qualified, submit_attempt
 logger = logging.getLogger(__name__)
 
 DONE = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
+# One screening attempt per participant id, as on Prolific: a made-up id is no second try.
+ATTEMPTS = 1
 
 
 class SessionRefused(Exception):
@@ -208,7 +210,7 @@ def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "
     if worker is None:
         _check_address("panel-screening", batch, address)
         worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PANEL, external_id=participant_id)
-    attempt = submit_attempt(test=test, worker=worker, answers=answers)
+    attempt = submit_attempt(test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS)
     logger.info(
         "panel batch %s: %s %s the screening", batch.pk, participant_id, "passed" if attempt.passed else "failed"
     )

@@ -125,7 +125,7 @@ def _screening_form(request, batch, pid, context, result: str = "", status: int 
     worker = sessions.worker_of(pid)
     context.update(test=test, items=gold.test_items(test), result=result)
     if worker is not None and not result:
-        state = qualification.attempt_status(worker, test)
+        state = qualification.attempt_status(worker, test, max_attempts=sessions.ATTEMPTS)
         if not state["can_try"]:
             context.update(result=state["message"], finished=True, link=config(batch)["screened_out_url"])
     return render(request, "hits/panel_screening.html", context, status=status)

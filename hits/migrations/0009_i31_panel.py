@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0006_tallies"),
+        ("hits", "0008_i26a_qualification_seed_mturk_held"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
