@@ -13,6 +13,12 @@ from .providers import available_providers, provider_class
 from .providers.options import form_field, form_field_name, form_value
 
 
+def _provider_choice(name: str) -> str:
+    """'name: label', and why not to choose it where the provider is closed."""
+    provider = provider_class(name)
+    return f"{name}: {provider.label}" + (f" (closed: {provider.closed})" if provider.closed else "")
+
+
 class BatchForm(forms.Form):
     """A new crowd batch; the settings' limits and messages come from `hits.batch_fields`."""
 
@@ -62,7 +68,7 @@ class BatchForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["systems"].queryset = dataset.systems.all()
         self.fields["qualification_test"].queryset = dataset.qualification_tests.all()
-        self.fields["provider"].choices = [(p, p) for p in available_providers()]
+        self.fields["provider"].choices = [(p, _provider_choice(p)) for p in available_providers()]
         # Each provider's option fields, from the one schema the API and the defaults also use.
         for name in available_providers():
             provider = provider_class(name)

@@ -163,6 +163,14 @@ def batch_detail_data(batch_id: int) -> dict:
 MTurkOptionsSerializer = serializer_class("MTurkOptionsSerializer", provider_class("mturk").options)
 ProlificOptionsSerializer = serializer_class("ProlificOptionsSerializer", provider_class("prolific").options)
 PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptionsSerializer}
+# Every other provider with options: an object named after it (from its one option schema).
+PROVIDER_OPTIONS.update(
+    {
+        name: serializer_class(f"{name.title()}OptionsSerializer", provider_class(name).options)
+        for name in available_providers()
+        if name not in PROVIDER_OPTIONS and provider_class(name).options
+    }
+)
 
 
 class BatchCreateInput(serializers.Serializer):
@@ -203,6 +211,9 @@ class BatchCreateInput(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["provider"].choices = [(p, p) for p in available_providers()]
+        for name, options_class in PROVIDER_OPTIONS.items():
+            if name not in self.fields:
+                self.fields[name] = options_class(required=False, help_text=f"Only with provider {name}.")
 
     def validate(self, data):
         dataset = Dataset.objects.filter(pk=data["dataset"]).first()

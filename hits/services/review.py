@@ -68,6 +68,7 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
             batch=batch,
             amount=a.hit.reward,
             by=by,
+            note=provider.payment_note,
         )
         fee = provider.fee(a.hit.reward, batch.assignments_per_hit)
         if fee:
@@ -175,7 +176,7 @@ def send_bonus(
             batch=batch,
             amount=amount,
             by=by,
-            note=reason,
+            note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
         )
         if fee and created:
             _pay(

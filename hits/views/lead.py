@@ -149,6 +149,7 @@ def batch_detail(request, batch_id: int):
             "bonus_token": secrets.token_urlsafe(16),
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
+            "provider_section": provider.section(batch, request.build_absolute_uri("/")),
             "can_sync": provider_sync.can_sync(batch),
             "stage": batch_stage(batch),
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)

@@ -110,6 +110,7 @@ class MTurkProvider(CrowdProvider):
     label = "Amazon Mechanical Turk"
     capabilities = frozenset({Capability.EXTEND, Capability.BALANCE, Capability.SYNC, Capability.PER_HIT_PUBLISH})
     options = OPTIONS
+    closed = "closed to requesters since 2026-09-30: choose Prolific or a participant panel"
 
     def __init__(self, sandbox: bool | None = None):
         self._clients: dict[bool, object] = {}
