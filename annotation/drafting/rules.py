@@ -20,6 +20,9 @@ sentence is one draft.
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getAllInflections, getAllLemmas, getInflection
 
 from .lexicon import (
     AUXILIARIES,
@@ -81,7 +84,25 @@ def is_verb(tokens: list[Token], i: int) -> bool:
         return False
     if word in VERBS:
         return True
-    return len(word) > 4 and word.endswith("ed") and word.isalpha()
+    if len(word) > 4 and word.endswith("ed") and word.isalpha():
+        return True
+    return verb_form(word) in {"VBD", "VBN", "VBG"} and not token.capitalised
+
+
+@lru_cache(maxsize=50_000)
+def verb_form(word: str) -> str | None:
+    """The Penn tag of an inflected verb form from lemminflect's lexicon (VBD, VBN, VBG), or None:
+    "winning" is VBG of "win", "drove" VBD of "drive"; base forms and nouns give None."""
+    if not word.isalpha() or len(word) < 3:
+        return None
+    lemmas = getAllLemmas(word, "VERB").get("VERB")
+    if not lemmas or lemmas[0] == word:
+        return None
+    forms = getAllInflections(lemmas[0], "VERB")
+    for tag in ("VBD", "VBN", "VBG"):
+        if word in forms.get(tag, ()):
+            return tag
+    return None
 
 
 _PRONOUNS = frozenset(["he", "she", "they", "we", "it", "i", "you"])
@@ -419,31 +440,91 @@ _ADJUNCT = frozenset(
         "amid",
         "near",
         "over",
+        "by",
+        "under",
+        "against",
+        "without",
+        "across",
+        "through",
+        "into",
+        "toward",
+        "towards",
     ]
 )
 
 
+_TIME_WORDS = frozenset(
+    "year week month night season summer winter spring autumn weekend morning evening afternoon "
+    "monday tuesday wednesday thursday friday saturday sunday century decade time".split()
+)
+_QUOTES = frozenset(["'", '"', "``", "''", "‘", "’", "“", "”"])
+
+
+def _quote_depths(tokens: list[Token]) -> list[int]:
+    """1 for a token inside a quotation (between an opening and a closing quote mark), else 0."""
+    depth, out = 0, []
+    for t in tokens:
+        if t.text in _QUOTES:
+            depth = 1 - depth
+            out.append(1)
+        else:
+            out.append(depth)
+    return out
+
+
+def _adjunct_start(tokens: list[Token], i: int) -> bool:
+    t = tokens[i]
+    if t.capitalised:
+        return False
+    if t.lower in _ADJUNCT:
+        return True
+    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    return t.lower in {"last", "this", "next"} and (nxt in _TIME_WORDS or nxt == "coming")
+
+
+def _strip_piece(tokens: list[Token]) -> list[Token]:
+    """`_strip`, keeping a closing quote mark whose quotation opened inside the piece."""
+    stripped = _strip(tokens)
+    if sum(t.text in _QUOTES for t in stripped) % 2:
+        closing = next((t for t in tokens[len(stripped) :] if t.text in _QUOTES), None)
+        stripped = stripped + [closing] if closing is not None and closing.index == stripped[-1].index + 1 else stripped
+    return stripped
+
+
 def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     """A predicate with trailing adjuncts ("slept outdoors because of aftershocks", "joined Real
-    Madrid in the summer for £ 23million"): the core up to the first adjunct, then the core with
-    each adjunct (one fact each), as Lite3Pyramid's units keep one argument per unit.
+    Madrid in the summer for £ 23million"): the core up to the first adjunct, then the verb with
+    each adjunct (one fact each, the object not repeated when it is long), as Lite3Pyramid's units
+    keep one argument per unit.
 
     The core must hold a content word after the verb; an adjunct starts at a top-level
-    preposition or subordinator (not inside a name: "University of Surrey")."""
+    preposition, subordinator or time phrase ("last year"), never inside a name ("University of
+    Surrey") or a quotation."""
     from ..text import STOPWORDS
 
     verb_end = 0
     while verb_end < len(predicate) and (
-        is_verb(predicate, verb_end) or predicate[verb_end].lower in {"to", "not", "n't"} | _ADVERBS
+        is_verb(predicate, verb_end)
+        or predicate[verb_end].lower in {"not", "n't"} | _ADVERBS
+        or predicate[verb_end].lower == "to" and verb_end + 1 < len(predicate) and is_verb(predicate, verb_end + 1)
     ):
         verb_end += 1
+    quoted = _quote_depths(predicate)
     starts = [
         i
         for i in range(verb_end + 1, len(predicate))
-        if predicate[i].lower in _ADJUNCT and not predicate[i].capitalised and predicate[i - 1].text not in {"'", '"'}
+        if not quoted[i] and _adjunct_start(predicate, i)
     ]
-    if not starts or any(t.text in {"'", '"', "``", "''", ":", "‘", "“"} for t in predicate):
-        return [predicate]  # quotations stay whole
+    # a non-finite adjunct ("after winning ...") or a complement clause is drafted by
+    # `embedded_clauses`: the adjuncts end there
+    stop = _embedded_start(predicate, verb_end, quoted)
+    if stop is not None and _complement_at(predicate, stop - 1) is not None:
+        return [predicate]  # "claims she shared a kiss in Vegas": the claim stays whole
+    if stop is not None:
+        predicate = _strip(predicate[:stop])
+        starts = [i for i in starts if i < len(predicate)]
+    if not starts:
+        return [predicate]
     # "in an excerpt from her book": a short phrase followed by from/of/with is one adjunct
     starts = [
         b
@@ -456,10 +537,14 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
             return [predicate]
         core, starts = predicate[: starts[1]], starts[1:]
     pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)], strict=False)]
-    pieces = [p for p in (_strip(p) for p in pieces) if len(p) >= 2]
+    pieces = [p for p in (_strip_piece(p) for p in pieces) if len(p) >= 2]
     if not pieces:
         return [predicate]
-    return [core] + [core + p for p in pieces]
+    head = core if OBJECT_IN_ADJUNCTS or len(core) - verb_end <= 2 else core[:verb_end]
+    return [core] + [head + p for p in pieces]
+
+
+OBJECT_IN_ADJUNCTS = False
 
 
 def _finish(pieces: list[str]) -> str:
@@ -471,9 +556,159 @@ def _finish(pieces: list[str]) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def draft_sentence(sentence: str) -> list[str]:
-    """Draft ACUs of one reference sentence, in sentence order, without duplicates."""
-    drafts: list[str] = []
+_BOILERPLATE = re.compile(
+    r"^\W*(click here|scroll down|read more|see more|for more|follow us|watch the video|share this|"
+    r"sign up|subscribe|download the|like us on|do you know more|contact us|to see more)\b",
+    re.IGNORECASE,
+)
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """A reference sentence the guidelines leave out ("CLICK HERE for all the latest Chelsea
+    news.", "Scroll down for video"): page furniture, not a fact of the summary."""
+    return bool(_BOILERPLATE.search(sentence))
+
+
+_NEW_SENTENCE = frozenset(["The", "He", "She", "They", "It", "His", "Her", "Their", "A", "An", "But", "This", "These"])
+
+
+def split_run_on(sentence: str) -> list[str]:
+    """A run-on sentence cut where a new sentence starts without punctuation: after a closing
+    quote followed by a capitalised word ("... ' bleeding ' East of England ambulance service
+    warned ..."), or at a capitalised "The"/"He"/"She"... right after a word ("... last year The
+    Welshman ..."), when both sides have a verb of their own."""
+    tokens = tokenize(sentence)
+    quoted = _quote_depths(tokens)
+    cuts = [0]
+    for i in range(2, len(tokens) - 2):
+        t, before = tokens[i], tokens[i - 1]
+        closing = before.text in _QUOTES and quoted[i] == 0 and t.capitalised
+        fresh = t.text in _NEW_SENTENCE and before.text.isalnum() and before.lower not in DETERMINERS | PREPOSITIONS
+        if not (closing or fresh) or tokens[i - 2].text in {":", ","}:
+            continue
+        left, right = tokens[cuts[-1] : i], tokens[i:]
+        if first_verb(left, 1) is not None and first_verb(right, 1) is not None and len(right) >= 3:
+            cuts.append(i)
+    if len(cuts) == 1:
+        return [sentence]
+    bounds = cuts + [len(tokens)]
+    return [sentence[tokens[a].start : tokens[b - 1].end] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+_NONFINITE_LEAD = frozenset(["after", "before", "despite", "while", "since", "without", "when", "by", "for"])
+_SAY = frozenset(
+    "say says said claim claims claimed insist insists insisted believe believes believed think thinks thought "
+    "reveal reveals revealed warn warns warned admit admits admitted deny denies denied fear fears feared "
+    "announce announces announced confirm confirms confirmed suggest suggests suggested argue argues argued "
+    "explain explains explained show shows showed found find finds discovered know knew realised realized".split()
+)
+_SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it", "i", "we"])
+
+
+def _past(word: str, plural: bool) -> str:
+    """The past tense of a verb form ("winning" -> "won", "being" -> "was")."""
+    lower = word.lower()
+    if lower == "being":
+        return "were" if plural else "was"
+    if lower == "having":
+        return "had"
+    lemmas = getAllLemmas(lower, "VERB").get("VERB")
+    if not lemmas:
+        return word
+    past = getInflection(lemmas[0], "VBD")
+    return past[0] if past else word
+
+
+def _nonfinite_at(tokens: list[Token], i: int) -> bool:
+    """tokens[i] leads a non-finite adjunct: "after winning", "despite being", "to show" after an object."""
+    if i + 1 >= len(tokens) or tokens[i + 1].capitalised:
+        return False
+    t, nxt = tokens[i].lower, tokens[i + 1].lower
+    if t in _NONFINITE_LEAD:
+        return verb_form(nxt) == "VBG" or nxt in {"being", "having"}
+    if t == "to" and i >= 2 and tokens[i - 1].text.isalnum() and not is_verb(tokens, i - 1):
+        return nxt in VERBS and getAllLemmas(nxt, "VERB").get("VERB", ("",))[0] == nxt  # "to show"
+    return False
+
+
+def _complement_at(tokens: list[Token], i: int) -> int | None:
+    """Where the complement clause of a verb of saying at tokens[i] starts, if it has its own
+    subject and verb ("claims she shared", "said that the hedge was")."""
+    if tokens[i].lower not in _SAY or not is_verb(tokens, i):
+        return None
+    j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].lower == "that")
+    rest = tokens[j:]
+    if len(rest) < 3 or rest[0].lower in PREPOSITIONS or rest[0].lower == "to":
+        return None
+    inner = first_verb(rest, 1)
+    if inner is None or inner > 8 or any(t.text == "," for t in rest[:inner]):
+        return None
+    return j
+
+
+def _embedded_start(tokens: list[Token], verb_end: int, quoted: list[int]) -> int | None:
+    for i in range(max(verb_end - 1, 0), len(tokens) - 1):
+        if quoted[i]:
+            continue
+        if i >= verb_end and _nonfinite_at(tokens, i):
+            return i
+        if i < verb_end + 2 and _complement_at(tokens, i) is not None:
+            return i + 1
+    return None
+
+
+def embedded_clauses(tokens: list[Token], sentence: str) -> list[str]:
+    """Facts inside one clause as sentences of their own:
+
+    - a non-finite adjunct ("after winning The Open last year", "despite being jailed for life")
+      with the clause's subject and a finite verb: "McIlroy won The Open last year.";
+    - the complement of a verb of saying or thinking with its own subject and verb ("claims she
+      shared a kiss" -> "she shared a kiss"), a subject pronoun replaced by the clause's subject
+      when that is a name."""
+    verb = first_verb(tokens)
+    if verb is None or verb == 0:
+        return []
+    subject = _strip(tokens[:verb])
+    subject_text = text_of(subject, sentence)
+    plural = _be(subject, False) == "are"
+    named = all(t.capitalised for t in subject if t.text.isalpha())
+    quoted = _quote_depths(tokens)
+    out = []
+    for i in range(verb, len(tokens) - 1):
+        if quoted[i]:
+            continue
+        if i > verb and _nonfinite_at(tokens, i):
+            end = next(
+                (k for k in range(i + 2, len(tokens)) if tokens[k].text in {",", ";"} or _nonfinite_at(tokens, k)),
+                len(tokens),
+            )
+            rest = text_of(_strip(tokens[i + 2 : end]), sentence)
+            if rest:
+                out.append(f"{subject_text} {_past(tokens[i + 1].text, plural)} {rest}")
+            continue
+        j = _complement_at(tokens, i) if i - verb <= 2 else None
+        if j is not None:
+            rest = _strip(tokens[j:])
+            words = [text_of(rest, sentence)]
+            if rest[0].lower in {"he", "she"} and named and subject:
+                words = [subject_text, text_of(rest[1:], sentence)]
+            out.append(" ".join(words))
+            break
+    return out
+
+
+def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
+    """Draft ACUs of one reference sentence, in sentence order, without duplicates; nothing
+    for boilerplate the guidelines leave out."""
+    if is_boilerplate(sentence):
+        return []
+    pieces = split_run_on(sentence) if _depth == 0 else [sentence]
+    if len(pieces) > 1:
+        drafts: list[str] = []
+        for piece in pieces:
+            _add(drafts, draft_sentence(piece, _depth + 1))
+        return drafts
+    drafts = []
     for clause in split_clauses(sentence):
         if clause.words is not None:
             candidates = [clause.words]
@@ -483,11 +718,22 @@ def draft_sentence(sentence: str) -> list[str]:
                 extra = text_of(clause.extra, sentence)
                 extra = extra[0].lower() + extra[1:]
                 candidates = [c + [extra] for c in candidates[:1]] + candidates[1:]
-        for pieces in candidates:
-            text = _finish(pieces)
-            if len(text.split()) >= 2 and text.lower() not in {d.lower() for d in drafts}:
-                drafts.append(text)
+        _add(drafts, [_finish(pieces) for pieces in candidates])
+        if clause.words is None and _depth < 2 and EMBEDDED:
+            for inner in embedded_clauses(clause.tokens, sentence):
+                _add(drafts, draft_sentence(inner, _depth + 1))
     if not drafts:
         whole = _finish([sentence])
         return [whole] if whole else []
     return drafts
+
+
+EMBEDDED = True
+
+
+def _add(drafts: list[str], new: list[str]) -> None:
+    seen = {d.lower() for d in drafts}
+    for text in new:
+        if len(text.split()) >= 2 and text.lower() not in seen:
+            drafts.append(text)
+            seen.add(text.lower())
