@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.drafting.rules import draft_sentence  # noqa: E402
+from annotation.drafting.rules import draft_reference, draft_sentence  # noqa: E402
 from annotation.text import attach_units_to_sentences, split_tagged_sentences  # noqa: E402
 from scoring.drafts import quality  # noqa: E402
 from scoring.machine.judges.lexical import LexicalJudge  # noqa: E402
@@ -112,7 +112,7 @@ def main():
     else:
         draft_sentence("Warm-up loaded the word lists.")  # lexicons load once per process
         start = time.perf_counter()
-        by_sentence = {d: [draft_sentence(s) for s in refs[d]] for d in docs}
+        by_sentence = {d: draft_reference(refs[d]) for d in docs}
         rate = len(docs) / (time.perf_counter() - start)
         drafts_by_doc = {d: [u for ds in by_sentence[d] for u in ds] for d in docs}
     out = evaluate(drafts_by_doc, units, summaries, labels, docs, judge)

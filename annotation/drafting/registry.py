@@ -3,7 +3,7 @@
 from ..llm import llm_configured
 from .base import Drafter, DrafterError
 from .llm import LLMDrafter
-from .rules import draft_sentence
+from .rules import draft_reference
 
 
 class RulesDrafter:
@@ -12,7 +12,7 @@ class RulesDrafter:
     name = "rules"
 
     def draft(self, sentences, context=None):
-        return [draft_sentence(s) for s in sentences]
+        return draft_reference(list(sentences))
 
 
 def available_drafters() -> list[str]:

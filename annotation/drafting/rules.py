@@ -228,7 +228,9 @@ def _extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], l
         elif first_verb(inner, 0) is None and (closed and before_verb or after_verb and not closed):
             entity = [t for t in antecedent if t.capitalised or t.number] if antecedent[-1].capitalised else antecedent
             entity = entity or antecedent
-            nominal = head.lower in DETERMINERS or (head.capitalised and len(inner) >= 2)
+            nominal = head.lower in DETERMINERS or (
+                head.capitalised and len(inner) >= 2 and not any(t.lower == "and" for t in inner)
+            )
             place = head.lower in {"from", "of", "in"} and len(inner) >= 2
             age = len(inner) == 1 and head.number
             if (antecedent[-1].capitalised and (nominal or place or age)) or (
@@ -540,7 +542,9 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     pieces = [p for p in (_strip_piece(p) for p in pieces) if len(p) >= 2]
     if not pieces:
         return [predicate]
-    head = core if OBJECT_IN_ADJUNCTS or len(core) - verb_end <= 2 else core[:verb_end]
+    verb_only = core[:verb_end]
+    copula = all(t.lower in AUXILIARIES | {"not", "n't"} | _ADVERBS for t in verb_only)
+    head = core if OBJECT_IN_ADJUNCTS or copula or len(core) - verb_end <= 2 else verb_only
     return [core] + [head + p for p in pieces]
 
 
@@ -595,7 +599,7 @@ def split_run_on(sentence: str) -> list[str]:
     return [sentence[tokens[a].start : tokens[b - 1].end] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-_NONFINITE_LEAD = frozenset(["after", "before", "despite", "while", "since", "without", "when", "by", "for"])
+_NONFINITE_LEAD = frozenset(["after", "before", "despite", "while", "since", "without", "when"])
 _SAY = frozenset(
     "say says said claim claims claimed insist insists insisted believe believes believed think thinks thought "
     "reveal reveals revealed warn warns warned admit admits admitted deny denies denied fear fears feared "
@@ -737,3 +741,128 @@ def _add(drafts: list[str], new: list[str]) -> None:
         if len(text.split()) >= 2 and text.lower() not in seen:
             drafts.append(text)
             seen.add(text.lower())
+
+
+# Heads of a noun phrase that names a person by role ("the Welshman", "German boss", "the 62-year-old").
+_PERSON_NOUNS = frozenset(
+    "boss manager coach star player striker midfielder forward defender goalkeeper keeper captain winger ace "
+    "actor actress singer model mother father wife husband girlfriend boyfriend girl boy teen teenager prisoner "
+    "officer president minister leader chief owner driver pilot victim suspect attorney doctor nurse pensioner "
+    "grandmother grandfather daughter son champion winner international legend veteran candidate chef presenter "
+    "host reporter journalist businessman businesswoman billionaire millionaire founder director chairman "
+    "golfer boxer cricketer footballer rider runner youngster star dominatrix student teacher musician rapper "
+    "politician senator governor mayor general soldier killer gunman man woman".split()
+)
+_NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$|^[A-Z][a-z]*[A-Z][a-z]+$")
+
+
+def _person_head(tokens: list[Token]) -> bool:
+    head = tokens[-1].lower
+    return head in _PERSON_NOUNS or (head.endswith(("man", "woman")) and len(head) > 5) or head == "old"
+
+
+def _names_in(tokens: list[Token]) -> list[str]:
+    """Runs of two or three name-like words ("Charlie Adam", "Rory McIlroy") in the tokens."""
+    runs, current = [], []
+    for t in tokens + [Token("", 0, 0, -1)]:
+        if _NAME_WORD.match(t.text) and t.lower not in DETERMINERS and t.text not in _NEW_SENTENCE:
+            current.append(t)
+            continue
+        if 2 <= len(current) <= 3:
+            runs.append(" ".join(x.text for x in current))
+        current = []
+    return runs
+
+
+@dataclass
+class Entities:
+    """What a reference has named so far: full names (for "Adam" -> "Charlie Adam") and the last
+    person named as a subject (for "he", "she", "the Welshman")."""
+
+    names: list[str]
+    person: str | None = None
+
+
+def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
+    """The sentence with its subject named (a pronoun, a role description or a surname replaced by
+    the full name met before in the reference) and the "X is Y" facts this reveals ("German boss
+    has enjoyed success" -> "Jurgen Klopp has enjoyed success", "Jurgen Klopp is German boss")."""
+    tokens = tokenize(sentence)
+    facts: list[str] = []
+    replace: dict[int, tuple[int, str]] = {}  # start token -> (end token, text)
+    verb = first_verb(tokens)
+    subject = _strip(tokens[:verb]) if verb else []
+    name_words = [t for t in subject if t.capitalised and t.text.isalpha()]
+    if subject and known.person:
+        first = subject[0]
+        if len(subject) == 1 and first.lower in {"he", "she"}:
+            replace[0] = (1, known.person)
+        elif (
+            len(subject) <= 6
+            and _person_head(subject)
+            and first.lower not in {"his", "her", "their"} | FRONT_SUBORDINATORS | PREPOSITIONS
+            and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
+            and not (subject[-1].capitalised and subject[-1].lower not in _PERSON_NOUNS and len(name_words) >= 2)
+        ):
+            description = text_of(subject, sentence)
+            if first.lower not in DETERMINERS:
+                description = description[0].lower() + description[1:] if first.lower in _PERSON_NOUNS else description
+            facts.append(_finish([known.person, "is", description]))
+            replace[subject[0].index] = (subject[-1].index + 1, known.person)
+    if subject and subject[0].lower in _PERSON_NOUNS and len(subject) >= 2 and all(
+        _NAME_WORD.match(t.text) for t in subject[1:]
+    ):  # "Midfielder Adam", "Candidate Lynne Abraham"
+        name = " ".join(t.text for t in subject[1:])
+        name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
+        facts.append(_finish([name, "is", "a", subject[0].lower]))
+        replace[subject[0].index] = (subject[-1].index + 1, name)
+    for t in tokens:  # a surname alone gets its first name back
+        if t.index in replace or any(a <= t.index < b for a, (b, _) in replace.items()):
+            continue
+        if not _NAME_WORD.match(t.text):
+            continue
+        before = tokens[t.index - 1].text if t.index else ""
+        after = tokens[t.index + 1].text if t.index + 1 < len(tokens) else ""
+        if _NAME_WORD.match(before) or _NAME_WORD.match(after):
+            continue
+        full = next((n for n in reversed(known.names) if n.endswith(" " + t.text)), None)
+        if full:
+            replace[t.index] = (t.index + 1, full)
+    out, pos = [], 0
+    for start in sorted(replace):
+        end, text = replace[start]
+        out.append(sentence[pos : tokens[start].start])
+        out.append(text)
+        pos = tokens[end - 1].end
+    out.append(sentence[pos:])
+    resolved = "".join(out)
+    # what this sentence names: its full names, and its subject when that is a name
+    new_tokens = tokenize(resolved)
+    for name in _names_in(new_tokens):
+        if name not in known.names:
+            known.names.append(name)
+    v = first_verb(new_tokens)
+    head = _strip(new_tokens[:v]) if v else []
+    if head and all(_NAME_WORD.match(t.text) for t in head) and len(head) <= 3:
+        known.person = " ".join(t.text for t in head)
+    elif head and head[0].lower not in _SUBJECT_PRONOUNS:
+        lead = _names_in(head)
+        if lead and not any(t.lower in {"and", "&"} for t in head):
+            known.person = lead[0]
+    return resolved, facts
+
+
+def draft_reference(sentences: list[str]) -> list[list[str]]:
+    """Draft ACUs of a whole reference, sentence by sentence: each sentence drafted after its
+    mentions are resolved against the names met before (`resolve_references`)."""
+    known = Entities(names=[])
+    out = []
+    for sentence in sentences:
+        if is_boilerplate(sentence):
+            out.append([])
+            continue
+        resolved, facts = resolve_references(sentence, known)
+        drafts = draft_sentence(resolved)
+        _add(drafts, facts)
+        out.append(drafts)
+    return out
