@@ -29,11 +29,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.drafting.rules import draft_reference, draft_sentence  # noqa: E402
-from annotation.text import attach_units_to_sentences, split_tagged_sentences  # noqa: E402
-from scoring.drafts import quality  # noqa: E402
-from scoring.machine.judges.lexical import LexicalJudge  # noqa: E402
-from scoring.stats.correlation import summary_level  # noqa: E402
+from annotation.drafting.rules import draft_reference, draft_sentence
+from annotation.text import attach_units_to_sentences, split_tagged_sentences
+from scoring.drafts import quality
+from scoring.machine.judges.lexical import LexicalJudge
+from scoring.stats.correlation import summary_level
 
 
 def read_folder(folder: Path):
@@ -42,7 +42,10 @@ def read_folder(folder: Path):
     systems = sorted(p.stem for p in (folder / "summaries").glob("*.summary"))
     summaries = [(folder / "summaries" / f"{s}.summary").read_text().splitlines() for s in systems]
     labels = [
-        [[int(x) for x in line.split("\t") if x.strip()] for line in (folder / "labels" / f"{s}.label").read_text().splitlines()]
+        [
+            [int(x) for x in line.split("\t") if x.strip()]
+            for line in (folder / "labels" / f"{s}.label").read_text().splitlines()
+        ]
         for s in systems
     ]
     return refs, units, systems, summaries, labels

@@ -456,8 +456,31 @@ _ADJUNCT = frozenset(
 
 
 _TIME_WORDS = frozenset(
-    "year week month night season summer winter spring autumn weekend morning evening afternoon "
-    "monday tuesday wednesday thursday friday saturday sunday century decade time".split()
+    [
+        "year",
+        "week",
+        "month",
+        "night",
+        "season",
+        "summer",
+        "winter",
+        "spring",
+        "autumn",
+        "weekend",
+        "morning",
+        "evening",
+        "afternoon",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "century",
+        "decade",
+        "time",
+    ]
 )
 _QUOTES = frozenset(["'", '"', "``", "''", "‘", "’", "“", "”"])
 
@@ -478,6 +501,8 @@ def _adjunct_start(tokens: list[Token], i: int) -> bool:
     t = tokens[i]
     if t.capitalised:
         return False
+    if t.lower == "by" and i > 0 and (verb_form(tokens[i - 1].lower) or tokens[i - 1].lower.endswith("ed")):
+        return False  # "sold by Porto": the agent of a participle belongs to it
     if t.lower in _ADJUNCT:
         return True
     nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
@@ -508,15 +533,13 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     while verb_end < len(predicate) and (
         is_verb(predicate, verb_end)
         or predicate[verb_end].lower in {"not", "n't"} | _ADVERBS
-        or predicate[verb_end].lower == "to" and verb_end + 1 < len(predicate) and is_verb(predicate, verb_end + 1)
+        or predicate[verb_end].lower == "to"
+        and verb_end + 1 < len(predicate)
+        and is_verb(predicate, verb_end + 1)
     ):
         verb_end += 1
     quoted = _quote_depths(predicate)
-    starts = [
-        i
-        for i in range(verb_end + 1, len(predicate))
-        if not quoted[i] and _adjunct_start(predicate, i)
-    ]
+    starts = [i for i in range(verb_end + 1, len(predicate)) if not quoted[i] and _adjunct_start(predicate, i)]
     # a non-finite adjunct ("after winning ...") or a complement clause is drafted by
     # `embedded_clauses`: the adjuncts end there
     stop = _embedded_start(predicate, verb_end, quoted)
@@ -601,10 +624,64 @@ def split_run_on(sentence: str) -> list[str]:
 
 _NONFINITE_LEAD = frozenset(["after", "before", "despite", "while", "since", "without", "when"])
 _SAY = frozenset(
-    "say says said claim claims claimed insist insists insisted believe believes believed think thinks thought "
-    "reveal reveals revealed warn warns warned admit admits admitted deny denies denied fear fears feared "
-    "announce announces announced confirm confirms confirmed suggest suggests suggested argue argues argued "
-    "explain explains explained show shows showed found find finds discovered know knew realised realized".split()
+    [
+        "say",
+        "says",
+        "said",
+        "claim",
+        "claims",
+        "claimed",
+        "insist",
+        "insists",
+        "insisted",
+        "believe",
+        "believes",
+        "believed",
+        "think",
+        "thinks",
+        "thought",
+        "reveal",
+        "reveals",
+        "revealed",
+        "warn",
+        "warns",
+        "warned",
+        "admit",
+        "admits",
+        "admitted",
+        "deny",
+        "denies",
+        "denied",
+        "fear",
+        "fears",
+        "feared",
+        "announce",
+        "announces",
+        "announced",
+        "confirm",
+        "confirms",
+        "confirmed",
+        "suggest",
+        "suggests",
+        "suggested",
+        "argue",
+        "argues",
+        "argued",
+        "explain",
+        "explains",
+        "explained",
+        "show",
+        "shows",
+        "showed",
+        "found",
+        "find",
+        "finds",
+        "discovered",
+        "know",
+        "knew",
+        "realised",
+        "realized",
+    ]
 )
 _SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it", "i", "we"])
 
@@ -642,7 +719,7 @@ def _complement_at(tokens: list[Token], i: int) -> int | None:
         return None
     j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].lower == "that")
     rest = tokens[j:]
-    if len(rest) < 3 or rest[0].lower in PREPOSITIONS or rest[0].lower == "to":
+    if len(rest) < 3 or not rest[0].text.isalnum() or rest[0].lower in PREPOSITIONS or rest[0].lower == "to":
         return None
     inner = first_verb(rest, 1)
     if inner is None or inner > 8 or any(t.text == "," for t in rest[:inner]):
@@ -745,13 +822,96 @@ def _add(drafts: list[str], new: list[str]) -> None:
 
 # Heads of a noun phrase that names a person by role ("the Welshman", "German boss", "the 62-year-old").
 _PERSON_NOUNS = frozenset(
-    "boss manager coach star player striker midfielder forward defender goalkeeper keeper captain winger ace "
-    "actor actress singer model mother father wife husband girlfriend boyfriend girl boy teen teenager prisoner "
-    "officer president minister leader chief owner driver pilot victim suspect attorney doctor nurse pensioner "
-    "grandmother grandfather daughter son champion winner international legend veteran candidate chef presenter "
-    "host reporter journalist businessman businesswoman billionaire millionaire founder director chairman "
-    "golfer boxer cricketer footballer rider runner youngster star dominatrix student teacher musician rapper "
-    "politician senator governor mayor general soldier killer gunman man woman".split()
+    [
+        "boss",
+        "manager",
+        "coach",
+        "star",
+        "player",
+        "striker",
+        "midfielder",
+        "forward",
+        "defender",
+        "goalkeeper",
+        "keeper",
+        "captain",
+        "winger",
+        "ace",
+        "actor",
+        "actress",
+        "singer",
+        "model",
+        "mother",
+        "father",
+        "wife",
+        "husband",
+        "girlfriend",
+        "boyfriend",
+        "girl",
+        "boy",
+        "teen",
+        "teenager",
+        "prisoner",
+        "officer",
+        "president",
+        "minister",
+        "leader",
+        "chief",
+        "owner",
+        "driver",
+        "pilot",
+        "victim",
+        "suspect",
+        "attorney",
+        "doctor",
+        "nurse",
+        "pensioner",
+        "grandmother",
+        "grandfather",
+        "daughter",
+        "son",
+        "champion",
+        "winner",
+        "international",
+        "legend",
+        "veteran",
+        "candidate",
+        "chef",
+        "presenter",
+        "host",
+        "reporter",
+        "journalist",
+        "businessman",
+        "businesswoman",
+        "billionaire",
+        "millionaire",
+        "founder",
+        "director",
+        "chairman",
+        "golfer",
+        "boxer",
+        "cricketer",
+        "footballer",
+        "rider",
+        "runner",
+        "youngster",
+        "star",
+        "dominatrix",
+        "student",
+        "teacher",
+        "musician",
+        "rapper",
+        "politician",
+        "senator",
+        "governor",
+        "mayor",
+        "general",
+        "soldier",
+        "killer",
+        "gunman",
+        "man",
+        "woman",
+    ]
 )
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$|^[A-Z][a-z]*[A-Z][a-z]+$")
 
@@ -792,7 +952,8 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     replace: dict[int, tuple[int, str]] = {}  # start token -> (end token, text)
     verb = first_verb(tokens)
     subject = _strip(tokens[:verb]) if verb else []
-    name_words = [t for t in subject if t.capitalised and t.text.isalpha()]
+    while subject and subject[-1].lower in _ADVERBS:
+        subject = subject[:-1]
     if subject and known.person:
         first = subject[0]
         if len(subject) == 1 and first.lower in {"he", "she"}:
@@ -802,15 +963,17 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
             and _person_head(subject)
             and first.lower not in {"his", "her", "their"} | FRONT_SUBORDINATORS | PREPOSITIONS
             and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
-            and not (subject[-1].capitalised and subject[-1].lower not in _PERSON_NOUNS and len(name_words) >= 2)
         ):
             description = text_of(subject, sentence)
             if first.lower not in DETERMINERS:
                 description = description[0].lower() + description[1:] if first.lower in _PERSON_NOUNS else description
             facts.append(_finish([known.person, "is", description]))
             replace[subject[0].index] = (subject[-1].index + 1, known.person)
-    if subject and subject[0].lower in _PERSON_NOUNS and len(subject) >= 2 and all(
-        _NAME_WORD.match(t.text) for t in subject[1:]
+    if (
+        subject
+        and subject[0].lower in _PERSON_NOUNS
+        and len(subject) >= 2
+        and all(_NAME_WORD.match(t.text) for t in subject[1:])
     ):  # "Midfielder Adam", "Candidate Lynne Abraham"
         name = " ".join(t.text for t in subject[1:])
         name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
