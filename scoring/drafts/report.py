@@ -306,7 +306,7 @@ def report(
     criterion: str = "abs",
     agreement_with: tuple[str, ...] = (),
     against=None,
-    errors: int = 0,
+    worst_sentences: int = 0,
 ) -> dict:
     """Every figure of `draft_report`; `criterion` is the per-sentence error the budget
     regressor learns (`abs`, Lite2.x's, or `spread`, see `draft_quality.sentence_errors`)."""
@@ -350,8 +350,8 @@ def report(
             "matching": matching(other, judge),
             "units_per_reference": len(other.draft_sentence) / max(len(other.documents), 1),
         }
-    if errors:
-        out["sentence_errors"] = sentence_errors(tables, judge, errors)
+    if worst_sentences:
+        out["sentence_errors"] = sentence_errors(tables, judge, worst_sentences)
     if not keep.any():
         out["budget"] = []
         out["note"] = "No human judgments: the correlations need all-human scores."

@@ -73,7 +73,7 @@ class Command(BaseCommand):
                 criterion=opts["criterion"],
                 agreement_with=tuple(opts["agreement_with"]),
                 against=opts["against"],
-                errors=opts["errors"],
+                worst_sentences=opts["errors"],
             )
         except (DrafterError, JudgeUnavailable, RegressorUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
