@@ -86,12 +86,15 @@ def is_verb(tokens: list[Token], i: int) -> bool:
         return True
     if len(word) > 4 and word.endswith("ed") and word.isalpha():
         return True
-    return verb_form(word) in {"VBD", "VBN", "VBG"} and not token.capitalised
+    form = verb_form(word)
+    if form == "VBZ":  # "she returns", "Apple plans": only right after a pronoun or a name
+        return i > 0 and (previous in {"he", "she", "it"} or _NAME_WORD.match(tokens[i - 1].text) is not None)
+    return form in {"VBD", "VBN", "VBG"} and not token.capitalised
 
 
 @lru_cache(maxsize=50_000)
 def verb_form(word: str) -> str | None:
-    """The Penn tag of an inflected verb form from lemminflect's lexicon (VBD, VBN, VBG), or None:
+    """The Penn tag of an inflected verb form from lemminflect's lexicon (VBD, VBN, VBG, VBZ), or None:
     "winning" is VBG of "win", "drove" VBD of "drive"; base forms and nouns give None."""
     if not word.isalpha() or len(word) < 3:
         return None
@@ -99,7 +102,7 @@ def verb_form(word: str) -> str | None:
     if not lemmas or lemmas[0] == word:
         return None
     forms = getAllInflections(lemmas[0], "VERB")
-    for tag in ("VBD", "VBN", "VBG"):
+    for tag in ("VBD", "VBN", "VBG", "VBZ"):
         if word in forms.get(tag, ()):
             return tag
     return None
@@ -327,6 +330,8 @@ def _conjuncts(subject: list[Token]) -> list[list[Token]]:
     parts = [_strip(p) for p in parts if _strip(p)]
     if not any(t.lower in {"and", "&"} for t in subject):
         return [subject]
+    if len(parts) == 2 and len(parts[0]) == 1 and len(parts[1]) == 2 and all(_NAME_WORD.match(t.text) for t in subject if t.text != "and"):
+        return [subject]  # "Paul and Laura Elliott": a couple sharing a surname
     if len(parts) < 2 or not all(p[0].capitalised or p[0].number or p[0].lower in DETERMINERS for p in parts[1:]):
         return [subject]
     return parts
@@ -371,11 +376,14 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
     """A predicate naming a list of names ("visited Paris , Rome and Madrid"): one copy per name."""
     i = 0
     while i < len(tokens):
-        if tokens[i].capitalised and i > 0:
+        if (tokens[i].capitalised or tokens[i].number and len(tokens[i].text) == 4) and i > 0:
             j = i
             items, current = [], []
             while j < len(tokens) and (
-                tokens[j].capitalised or tokens[j].text in {",", "and"} or tokens[j].lower == "of"
+                tokens[j].capitalised
+                or tokens[j].number and (tokens[i].number or tokens[j - 1].text in {",", "and"})
+                or tokens[j].text in {",", "and"}
+                or tokens[j].lower == "of"
             ):
                 if tokens[j].text in {",", "and"}:
                     if current:
@@ -913,6 +921,15 @@ _PERSON_NOUNS = frozenset(
         "woman",
     ]
 )
+_INDEFINITE = frozenset("a an one another some two three several many his her their its our".split())
+_TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Sir", "Dame", "Lord", "Lady"])
+# Last words of names that are not people: a surname alone is never expanded to these.
+_NOT_SURNAMES = frozenset(
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+    "August September October November December City United Street Road League Cup Championship Club Park "
+    "Church House Palace Council Party Office University Airport Station Hospital Court Police Service Times "
+    "News Motors Award Open Prize Games Square Bridge Hall Centre Center Museum School College Group Bank".split()
+)
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$|^[A-Z][a-z]*[A-Z][a-z]+$")
 
 
@@ -961,7 +978,8 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
         elif (
             len(subject) <= 6
             and _person_head(subject)
-            and first.lower not in {"his", "her", "their"} | FRONT_SUBORDINATORS | PREPOSITIONS
+            and first.lower not in _INDEFINITE | FRONT_SUBORDINATORS | PREPOSITIONS
+            and not first.number
             and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
         ):
             description = text_of(subject, sentence)
@@ -977,8 +995,19 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     ):  # "Midfielder Adam", "Candidate Lynne Abraham"
         name = " ".join(t.text for t in subject[1:])
         name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
-        facts.append(_finish([name, "is", "a", subject[0].lower]))
-        replace[subject[0].index] = (subject[-1].index + 1, name)
+        if len(name.split()) >= 2:
+            facts.append(_finish([name, "is", "a", subject[0].lower]))
+            replace[subject[0].index] = (subject[-1].index + 1, name)
+    if (
+        known.person
+        and len(tokens) > 2
+        and tokens[0].lower not in AUXILIARIES
+        and (tokens[0].lower in VERBS or verb_form(tokens[0].lower) in {"VBD", "VBN"})
+        and not tokens[1].capitalised
+    ):  # a headline without its subject ("Came up with idea ...", "Referred to ..."): the person it is about
+        replace[0] = (1, known.person + " " + tokens[0].lower)
+    if len(tokens) > 3 and tokens[2].text == ":" and all(_NAME_WORD.match(t.text) for t in tokens[:2]):
+        replace[0] = (3, "")  # "Tim Stanley : Buhari won ...": the speaker's label goes
     for t in tokens:  # a surname alone gets its first name back
         if t.index in replace or any(a <= t.index < b for a, (b, _) in replace.items()):
             continue
@@ -986,11 +1015,12 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
             continue
         before = tokens[t.index - 1].text if t.index else ""
         after = tokens[t.index + 1].text if t.index + 1 < len(tokens) else ""
-        if _NAME_WORD.match(before) or _NAME_WORD.match(after):
+        titled = before in _TITLES
+        if (_NAME_WORD.match(before) and not titled) or _NAME_WORD.match(after) or t.text in _NOT_SURNAMES:
             continue
-        full = next((n for n in reversed(known.names) if n.endswith(" " + t.text)), None)
+        full = next((n for n in reversed(known.names) if n.endswith(" " + t.text) and n.split()[0] not in _TITLES), None)
         if full:
-            replace[t.index] = (t.index + 1, full)
+            replace[t.index - titled] = (t.index + 1, full)
     out, pos = [], 0
     for start in sorted(replace):
         end, text = replace[start]
