@@ -779,7 +779,7 @@ def embedded_clauses(tokens: list[Token], sentence: str) -> list[str]:
         if j is not None:
             rest = _strip(tokens[j:])
             words = [text_of(rest, sentence)]
-            if rest[0].lower in {"he", "she"} and named and subject:
+            if rest[0].lower in {"he", "she"} and named and subject and subject[-1].text not in _NOT_SURNAMES:
                 words = [subject_text, text_of(rest[1:], sentence)]
             out.append(" ".join(words))
             break
@@ -960,6 +960,35 @@ class Entities:
     person: str | None = None
 
 
+def _role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]:
+    """ "X is Y" facts of a role written before a name inside the sentence ("Stoke City ace Charlie
+    Adam" -> "Charlie Adam is Stoke City ace", "single mother Gina Michelle" -> "Gina Michelle is
+    single mother")."""
+    from ..text import STOPWORDS
+
+    facts = []
+    for i in range(1, len(tokens) - 1):
+        t = tokens[i]
+        if t.capitalised or t.lower not in _PERSON_NOUNS or not _NAME_WORD.match(tokens[i + 1].text):
+            continue
+        end = i + 1
+        while end < len(tokens) and _NAME_WORD.match(tokens[end].text) and end - i <= 3:
+            end += 1
+        start = i
+        while start > 0 and start > i - 3:
+            before = tokens[start - 1]
+            if before.capitalised and _NAME_WORD.match(before.text) and start - 1 > 0:
+                start -= 1
+            elif before.text.isalpha() and not before.capitalised and before.lower not in STOPWORDS and not is_verb(tokens, start - 1):
+                start -= 1
+            else:
+                break
+        name = " ".join(x.text for x in tokens[i + 1 : end])
+        name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
+        facts.append(_finish([name, "is", text_of(tokens[start : i + 1], sentence)]))
+    return facts
+
+
 def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     """The sentence with its subject named (a pronoun, a role description or a surname replaced by
     the full name met before in the reference) and the "X is Y" facts this reveals ("German boss
@@ -979,7 +1008,7 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
             len(subject) <= 6
             and _person_head(subject)
             and first.lower not in _INDEFINITE | FRONT_SUBORDINATORS | PREPOSITIONS
-            and not first.number
+            and (not first.number or subject[-1].lower == "old")
             and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
         ):
             description = text_of(subject, sentence)
@@ -1021,6 +1050,7 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
         full = next((n for n in reversed(known.names) if n.endswith(" " + t.text) and n.split()[0] not in _TITLES), None)
         if full:
             replace[t.index - titled] = (t.index + 1, full)
+    facts.extend(_role_facts(tokens, sentence, known))
     out, pos = [], 0
     for start in sorted(replace):
         end, text = replace[start]
