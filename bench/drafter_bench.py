@@ -123,7 +123,7 @@ def main():
     print(
         f"documents {docs.start}-{docs.stop - 1}: precision {out['precision']:.3f} recall {out['recall']:.3f} "
         f"F1 {out['f1']:.3f} | units/ref {out['per_reference']:.2f} ({out['words_per_unit']:.1f} words) | "
-        f"summary Pearson {out['summary_pearson']:.3f} (human units {human['summary_pearson']:.3f})"
+        f"summary Pearson {out['summary_pearson']:.4f} (human units {human['summary_pearson']:.4f})"
         + (f" | {rate:.0f} refs/s" if rate else "")
     )
     if args.errors and by_sentence is not None:

@@ -821,9 +821,11 @@ EMBEDDED = True
 
 
 def _add(drafts: list[str], new: list[str]) -> None:
+    from ..text import content_words
+
     seen = {d.lower() for d in drafts}
     for text in new:
-        if len(text.split()) >= 2 and text.lower() not in seen:
+        if len(content_words(text)) >= MIN_CONTENT and text.lower() not in seen:
             drafts.append(text)
             seen.add(text.lower())
 
@@ -1089,3 +1091,6 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
         _add(drafts, facts)
         out.append(drafts)
     return out
+
+
+MIN_CONTENT = 2
