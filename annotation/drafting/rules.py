@@ -38,7 +38,8 @@ from .lexicon import (
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*\w*|\w+(?:['’\-]\w+)*|'s|’s|[^\w\s]")
 _CLOSING = {".", "!", "?", '"', "'", "''", "”", "’"}
 _ADVERBS = frozenset(
-    ["now", "also", "still", "already", "just", "then", "later", "recently", "reportedly", "allegedly", "currently"]
+    "now also still already just then later recently reportedly allegedly currently only finally eventually "
+    "even never again previously initially subsequently".split()
 )
 _PAST = frozenset(["was", "were", "had", "did", "said", "told"])
 _SUBJECT_PLACE = frozenset({"from", "in", "at"})
@@ -330,7 +331,12 @@ def _conjuncts(subject: list[Token]) -> list[list[Token]]:
     parts = [_strip(p) for p in parts if _strip(p)]
     if not any(t.lower in {"and", "&"} for t in subject):
         return [subject]
-    if len(parts) == 2 and len(parts[0]) == 1 and len(parts[1]) == 2 and all(_NAME_WORD.match(t.text) for t in subject if t.text != "and"):
+    if (
+        len(parts) == 2
+        and len(parts[0]) == 1
+        and len(parts[1]) == 2
+        and all(_NAME_WORD.match(t.text) for t in subject if t.text != "and")
+    ):
         return [subject]  # "Paul and Laura Elliott": a couple sharing a surname
     if len(parts) < 2 or not all(p[0].capitalised or p[0].number or p[0].lower in DETERMINERS for p in parts[1:]):
         return [subject]
@@ -381,7 +387,8 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
             items, current = [], []
             while j < len(tokens) and (
                 tokens[j].capitalised
-                or tokens[j].number and (tokens[i].number or tokens[j - 1].text in {",", "and"})
+                or tokens[j].number
+                and (tokens[i].number or tokens[j - 1].text in {",", "and"})
                 or tokens[j].text in {",", "and"}
                 or tokens[j].lower == "of"
             ):
@@ -618,6 +625,15 @@ def split_run_on(sentence: str) -> list[str]:
     for i in range(2, len(tokens) - 2):
         t, before = tokens[i], tokens[i - 1]
         closing = before.text in _QUOTES and quoted[i] == 0 and t.capitalised
+        if before.text == "," and _NAME_WORD.match(t.text) and t.text not in _NEW_SENTENCE and not quoted[i]:
+            # a comma splice: ", Bobby Zamora made it three" after a clause of its own
+            k = i
+            while k < len(tokens) and _NAME_WORD.match(tokens[k].text) and k - i < 3:
+                k += 1
+            spliced = k < len(tokens) and (verb_form(tokens[k].lower) == "VBD" or tokens[k].lower in _PAST)
+            if spliced and first_verb(tokens[cuts[-1] : i - 1], 1) is not None:
+                cuts.append(i)
+                continue
         fresh = t.text in _NEW_SENTENCE and before.text.isalnum() and before.lower not in DETERMINERS | PREPOSITIONS
         if not (closing or fresh) or tokens[i - 2].text in {":", ","}:
             continue
@@ -981,7 +997,12 @@ def _role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str
             before = tokens[start - 1]
             if before.capitalised and _NAME_WORD.match(before.text) and start - 1 > 0:
                 start -= 1
-            elif before.text.isalpha() and not before.capitalised and before.lower not in STOPWORDS and not is_verb(tokens, start - 1):
+            elif (
+                before.text.isalpha()
+                and not before.capitalised
+                and before.lower not in STOPWORDS
+                and not is_verb(tokens, start - 1)
+            ):
                 start -= 1
             else:
                 break
@@ -1032,9 +1053,12 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     if (
         known.person
         and len(tokens) > 2
-        and tokens[0].lower not in AUXILIARIES
         and (tokens[0].lower in VERBS or verb_form(tokens[0].lower) in {"VBD", "VBN"})
+        and (tokens[0].lower not in AUXILIARIES or tokens[0].lower in {"was", "is", "has", "had", "were"})
         and not tokens[1].capitalised
+        and not is_verb(tokens, 1)
+        and not any(tokens[0].text in n.split() for n in known.names)
+        and not sentence.rstrip().endswith("?")
     ):  # a headline without its subject ("Came up with idea ...", "Referred to ..."): the person it is about
         replace[0] = (1, known.person + " " + tokens[0].lower)
     if len(tokens) > 3 and tokens[2].text == ":" and all(_NAME_WORD.match(t.text) for t in tokens[:2]):
@@ -1049,7 +1073,9 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
         titled = before in _TITLES
         if (_NAME_WORD.match(before) and not titled) or _NAME_WORD.match(after) or t.text in _NOT_SURNAMES:
             continue
-        full = next((n for n in reversed(known.names) if n.endswith(" " + t.text) and n.split()[0] not in _TITLES), None)
+        full = next(
+            (n for n in reversed(known.names) if n.endswith(" " + t.text) and n.split()[0] not in _TITLES), None
+        )
         if full:
             replace[t.index - titled] = (t.index + 1, full)
     facts.extend(_role_facts(tokens, sentence, known))
