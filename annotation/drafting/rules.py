@@ -38,8 +38,28 @@ from .lexicon import (
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*\w*|\w+(?:['’\-]\w+)*|'s|’s|[^\w\s]")
 _CLOSING = {".", "!", "?", '"', "'", "''", "”", "’"}
 _ADVERBS = frozenset(
-    "now also still already just then later recently reportedly allegedly currently only finally eventually "
-    "even never again previously initially subsequently".split()
+    [
+        "now",
+        "also",
+        "still",
+        "already",
+        "just",
+        "then",
+        "later",
+        "recently",
+        "reportedly",
+        "allegedly",
+        "currently",
+        "only",
+        "finally",
+        "eventually",
+        "even",
+        "never",
+        "again",
+        "previously",
+        "initially",
+        "subsequently",
+    ]
 )
 _PAST = frozenset(["was", "were", "had", "did", "said", "told"])
 _SUBJECT_PLACE = frozenset({"from", "in", "at"})
@@ -939,14 +959,72 @@ _PERSON_NOUNS = frozenset(
         "woman",
     ]
 )
-_INDEFINITE = frozenset("a an one another some two three several many his her their its our".split())
+_INDEFINITE = frozenset(
+    ["a", "an", "one", "another", "some", "two", "three", "several", "many", "his", "her", "their", "its", "our"]
+)
 _TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Sir", "Dame", "Lord", "Lady"])
 # Last words of names that are not people: a surname alone is never expanded to these.
 _NOT_SURNAMES = frozenset(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
-    "August September October November December City United Street Road League Cup Championship Club Park "
-    "Church House Palace Council Party Office University Airport Station Hospital Court Police Service Times "
-    "News Motors Award Open Prize Games Square Bridge Hall Centre Center Museum School College Group Bank".split()
+    [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "City",
+        "United",
+        "Street",
+        "Road",
+        "League",
+        "Cup",
+        "Championship",
+        "Club",
+        "Park",
+        "Church",
+        "House",
+        "Palace",
+        "Council",
+        "Party",
+        "Office",
+        "University",
+        "Airport",
+        "Station",
+        "Hospital",
+        "Court",
+        "Police",
+        "Service",
+        "Times",
+        "News",
+        "Motors",
+        "Award",
+        "Open",
+        "Prize",
+        "Games",
+        "Square",
+        "Bridge",
+        "Hall",
+        "Centre",
+        "Center",
+        "Museum",
+        "School",
+        "College",
+        "Group",
+        "Bank",
+    ]
 )
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$|^[A-Z][a-z]*[A-Z][a-z]+$")
 
@@ -995,13 +1073,16 @@ def _role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str
         start = i
         while start > 0 and start > i - 3:
             before = tokens[start - 1]
-            if before.capitalised and _NAME_WORD.match(before.text) and start - 1 > 0:
-                start -= 1
-            elif (
-                before.text.isalpha()
-                and not before.capitalised
-                and before.lower not in STOPWORDS
-                and not is_verb(tokens, start - 1)
+            if (
+                before.capitalised
+                and _NAME_WORD.match(before.text)
+                and start - 1 > 0
+                or (
+                    before.text.isalpha()
+                    and not before.capitalised
+                    and before.lower not in STOPWORDS
+                    and not is_verb(tokens, start - 1)
+                )
             ):
                 start -= 1
             else:
