@@ -848,7 +848,7 @@ def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
             for inner in embedded_clauses(clause.tokens, sentence):
                 _add(drafts, draft_sentence(inner, _depth + 1))
     if not drafts:
-        whole = _finish([sentence])
+        whole = _finish([text_of(_strip(tokenize(sentence)), sentence)])
         return [whole] if whole else []
     return drafts
 
