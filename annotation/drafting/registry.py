@@ -7,9 +7,10 @@ from .rules import draft_reference
 
 
 class RulesDrafter:
-    """Clause and coordination splitting (`rules.draft_sentence`); needs nothing."""
+    """Clause and coordination splitting, reference by reference (`rules.draft_reference`); needs nothing."""
 
     name = "rules"
+    whole_reference = True  # drafts a sentence with the names of the sentences before it
 
     def draft(self, sentences, context=None):
         return draft_reference(list(sentences))
