@@ -1,21 +1,26 @@
-"""The `rules` drafter: clause and coordination splitting of one sentence, no model.
+"""The `rules` drafter: the units an expert writes for a reference, by rules over word lists, no model.
 
-A sentence becomes draft ACUs in four steps, each a plain function:
+`draft_reference(sentences)` drafts a whole reference sentence by sentence; `draft_sentence` one
+sentence. Each step is a plain function:
 
-1. `tokenize`: words, numbers and punctuation with their character spans (the draft's text is
-   cut from the sentence, so numbers like "£ 23million" and names stay exactly as written);
-2. `split_clauses`: ";", a fronted subordinate clause ("After ..., X did Y"), comma-delimited
-   relative clauses (", who ...", ", which ...") and appositions (", the founder of ...,") become
-   their own clauses, the antecedent repeated as their subject; "and"/"but" split where the right
-   side has a verb of its own (the subject is kept when the right side starts with the verb);
-3. `split_subject`: a coordinated subject of names or numbers ("Anuradha Koirala and 425 young women")
-   gives one ACU per conjunct, and a place or origin inside the subject ("Students from the
-   University of Surrey") its own ACU;
-4. `split_entity_lists`: a list of names in the predicate gives one ACU per name.
+1. `is_boilerplate`: page furniture the guidelines leave out ("CLICK HERE for ...") gives no unit;
+2. `resolve_references`: a name met earlier in the reference replaces "he"/"she", a role ("The
+   Welshman", "German boss"), a surname alone ("Adam", "Mr Carroll") or a title before a name, and
+   stands in for the missing subject of a headline ("Came up with idea ..."); the "X is Y" facts this
+   reveals, and those of a role written before a name ("single mother Gina Michelle"), are units;
+3. `split_run_on`: a run-on sentence is cut where a new one starts without punctuation (after a
+   closing quote, at "The"/"He" after a word, at a comma splice);
+4. `tokenize` and `split_clauses`: ";", a fronted subordinate clause, comma-set relative clauses and
+   appositions (their antecedent repeated as subject), "and"/"but" with a verb on the right;
+5. `split_subject`, `split_entity_lists`, `split_word_pairs`, `split_adjuncts`: one unit per subject
+   conjunct, per listed name or year, per noun of a pair, per adjunct (the core, then the verb with
+   each adjunct; a long object is not repeated);
+6. `embedded_clauses`: a non-finite clause ("after winning X", "despite being jailed", "to show")
+   and the complement of a verb of saying ("claims she shared ...") become finite units, drafted in turn.
 
-Runs of capitalised words and numbers are never split. Verbs are found with the word lists
-in `lexicon` (no tagger): good enough for short news summaries; when no verb is found the
-sentence is one draft.
+Runs of capitalised words and numbers are never cut, nor quotations. Verbs come from the word lists
+in `lexicon` and lemminflect's lexicon of English word forms (shipped in its package; it also gives
+"won" for "winning"). When no verb is found the sentence is one draft.
 """
 
 import re
@@ -602,11 +607,8 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         return [predicate]
     verb_only = core[:verb_end]
     copula = all(t.lower in AUXILIARIES | {"not", "n't"} | _ADVERBS for t in verb_only)
-    head = core if OBJECT_IN_ADJUNCTS or copula or len(core) - verb_end <= 2 else verb_only
+    head = core if copula or len(core) - verb_end <= 2 else verb_only  # a short object stays
     return [core] + [head + p for p in pieces]
-
-
-OBJECT_IN_ADJUNCTS = False
 
 
 def _finish(pieces: list[str]) -> str:
@@ -844,7 +846,7 @@ def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
                 extra = extra[0].lower() + extra[1:]
                 candidates = [c + [extra] for c in candidates[:1]] + candidates[1:]
         _add(drafts, [_finish(pieces) for pieces in candidates])
-        if clause.words is None and _depth < 2 and EMBEDDED:
+        if clause.words is None and _depth < 2:
             for inner in embedded_clauses(clause.tokens, sentence):
                 _add(drafts, draft_sentence(inner, _depth + 1))
     if not drafts:
@@ -853,15 +855,12 @@ def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
     return drafts
 
 
-EMBEDDED = True
-
-
 def _add(drafts: list[str], new: list[str]) -> None:
     from ..text import content_words
 
     seen = {d.lower() for d in drafts}
     for text in new:
-        if len(content_words(text)) >= MIN_CONTENT and text.lower() not in seen:
+        if len(content_words(text)) >= 2 and text.lower() not in seen:  # a fact needs two content words
             drafts.append(text)
             seen.add(text.lower())
 
@@ -1198,6 +1197,3 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
         _add(drafts, facts)
         out.append(drafts)
     return out
-
-
-MIN_CONTENT = 2
