@@ -112,3 +112,55 @@ def test_budget_without_training_data_says_so_and_the_page_posts_it(tmp_path, cl
     assert "between 0% and 100%" in resp.content.decode()
     assert DraftJob.objects.filter(kind="budget").count() == 1
     assert "Human-unit budget" in client.get(reverse("authoring_overview", args=[target.pk])).content.decode()
+
+
+def _unit_file(path, lines):
+    path.write_text("\n".join("\t".join(units) for units in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_against_a_pyramid_unit_file_compares_its_units_with_the_human_acus(tmp_path, capsys):
+    from annotation.models import Reference
+
+    dataset = demo_dataset()
+    references = Reference.objects.filter(document__dataset=dataset).order_by("document__position")
+    human = [list(r.acus.filter(machine=False).order_by("position").values_list("text", flat=True)) for r in references]
+    # the human ACUs themselves: every unit matched, and scored like them
+    same = _unit_file(tmp_path / "same.txt", human)
+    out = report(dataset, judge_name="lexical", budgets=(), against=same)
+    a = out["against"]
+    assert a["matching"]["human_acus"] == sum(map(len, human)) == a["matching"]["drafts"]
+    assert a["matching"]["recall"] == pytest.approx(1.0) and a["matching"]["precision"] == pytest.approx(1.0)
+    assert a["units_per_reference"] == pytest.approx(sum(map(len, human)) / len(human))
+    assert a["all_units"] == pytest.approx(out["lite2x"]["all_human_acus"])
+    # the first unit of each reference only: recall drops to that share, precision stays 1
+    first = _unit_file(tmp_path / "first.txt", [units[:1] for units in human])
+    a = report(dataset, judge_name="lexical", budgets=(), against=first)["against"]["matching"]
+    assert a["matched"] == len(human) and a["recall"] == pytest.approx(len(human) / sum(map(len, human)))
+
+    call_command("draft_report", dataset.name, "--judge", "lexical", "--budget", "0", "--against", str(first))
+    printed = capsys.readouterr().out
+    assert f"against {first}: precision 1.0000" in printed
+
+
+def test_against_refuses_a_file_that_does_not_fit(tmp_path):
+    dataset = demo_dataset()
+    short = _unit_file(tmp_path / "short.txt", [["One unit."]])
+    with pytest.raises(CommandError, match="has 1 lines but dataset .demo. has 10 references"):
+        call_command("draft_report", dataset.name, "--judge", "lexical", "--against", str(short))
+    with pytest.raises(CommandError, match="Cannot read the unit file"):
+        call_command("draft_report", dataset.name, "--judge", "lexical", "--against", str(tmp_path / "missing.txt"))
+
+
+def test_errors_lists_the_sentences_where_drafts_and_human_acus_differ_most(capsys):
+    dataset = demo_dataset()
+    out = report(dataset, judge_name="lexical", budgets=(), worst_sentences=3)
+    rows = out["sentence_errors"]
+    assert len(rows) == 3 and rows[0]["errors"] >= rows[1]["errors"] >= rows[2]["errors"] > 0
+    for row in rows:
+        assert len(row["unmatched_drafts"]) + len(row["missed_human_acus"]) == row["errors"]
+        assert set(row["unmatched_drafts"]) <= set(row["drafts"])
+        assert set(row["missed_human_acus"]) <= set(row["human_acus"])
+    call_command("draft_report", dataset.name, "--judge", "lexical", "--budget", "0", "--errors", "2")
+    printed = capsys.readouterr().out
+    assert printed.count("missed human ACUs:") == 2 and rows[0]["sentence"] in printed

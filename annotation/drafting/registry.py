@@ -3,16 +3,17 @@
 from ..llm import llm_configured
 from .base import Drafter, DrafterError
 from .llm import LLMDrafter
-from .rules import draft_sentence
+from .rules import draft_reference
 
 
 class RulesDrafter:
-    """Clause and coordination splitting (`rules.draft_sentence`); needs nothing."""
+    """Clause and coordination splitting, reference by reference (`rules.draft_reference`); needs nothing."""
 
     name = "rules"
+    whole_reference = True  # drafts a sentence with the names of the sentences before it
 
     def draft(self, sentences, context=None):
-        return [draft_sentence(s) for s in sentences]
+        return draft_reference(list(sentences))
 
 
 def available_drafters() -> list[str]:

@@ -63,6 +63,26 @@ def _store_drafts(
     return len(rows)
 
 
+def draft_sentences(engine, sentences, context=None) -> dict[int, list[str]]:
+    """Drafts of the given sentences (sentence id -> texts), reference by reference, never mixing two
+    references in one call. A drafter that reads the whole reference (`whole_reference`, the rules
+    drafter: it carries names from sentence to sentence) gets every sentence of it, and the drafts
+    of the wanted ones are kept."""
+    by_reference: dict[int, list] = {}
+    for sentence in sentences:
+        by_reference.setdefault(sentence.reference_id, []).append(sentence)
+    out: dict[int, list[str]] = {}
+    for reference_id, wanted in by_reference.items():
+        if getattr(engine, "whole_reference", False):
+            every = list(ReferenceSentence.objects.filter(reference_id=reference_id).order_by("position"))
+            drafted = engine.draft([s.text for s in every], context)
+            by_pk = dict(zip([s.pk for s in every], drafted, strict=False))
+        else:
+            by_pk = dict(zip([s.pk for s in wanted], engine.draft([s.text for s in wanted], context), strict=False))
+        out.update({s.pk: list(by_pk.get(s.pk, [])) for s in wanted})
+    return out
+
+
 def suggest(*, reference_id: int, user, drafter: str = "rules", sentence_id: int | None = None) -> int:
     """Draft ACUs for one sentence (or every sentence) of the writer's reference.
 
@@ -78,7 +98,8 @@ def suggest(*, reference_id: int, user, drafter: str = "rules", sentence_id: int
         if not sentences:
             raise AuthoringError("That sentence is not part of this reference.")
     engine = get_drafter(drafter)
-    drafts = engine.draft([s.text for s in sentences], draft_context(reference.document.dataset, reference.pk))
+    by_sentence = draft_sentences(engine, sentences, draft_context(reference.document.dataset, reference.pk))
+    drafts = [by_sentence[s.pk] for s in sentences]
     with transaction.atomic():
         reference = Reference.objects.select_for_update(of=("self",)).get(pk=reference_id)
         _check_writer(reference, user)
@@ -109,7 +130,8 @@ def predraft_dataset(job_id: int) -> DraftJob:
                 if not s.acus.all() and not any(d.status == DraftACU.Status.PENDING for d in s.drafts.all())
             ]
             if sentences:
-                drafts = engine.draft([s.text for s in sentences], context)
+                by_sentence = draft_sentences(engine, sentences, context)
+                drafts = [by_sentence[s.pk] for s in sentences]
                 with transaction.atomic():
                     made += _store_drafts(reference, sentences, drafts, engine.name, job.created_by)
             DraftJob.objects.filter(pk=job.pk).update(done=done, drafts=made)
@@ -157,7 +179,7 @@ def fill_machine_units(
     missing = [s for s in todo if not drafts_by_sentence or s.pk not in drafts_by_sentence]
     made = dict(drafts_by_sentence or {})
     if missing:
-        made.update(zip([s.pk for s in missing], engine.draft([s.text for s in missing]), strict=False))
+        made.update(draft_sentences(engine, missing))
     created = 0
     with transaction.atomic():
         for sentence in todo:

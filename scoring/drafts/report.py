@@ -15,6 +15,7 @@ from scipy.stats import pearsonr, spearmanr
 from annotation.drafting import get_drafter
 from annotation.drafting.service import draft_context
 from annotation.models import ACU, ReferenceSentence, Summary
+from annotation.text import attach_units_to_sentences
 from hits.selectors import counted_judgments
 from scoring.drafts import quality as draft_quality
 from scoring.drafts.unit_budget import curve, features, regressor
@@ -88,9 +89,38 @@ def _complete_grid(dataset):
     return doc_ids, systems, [names[s] for s in systems], texts
 
 
-def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = None) -> DraftTables:
+def read_unit_file(path) -> list[list[str]]:
+    """A unit file in the pyramid format (Lite3Pyramid's SCUs.txt / STUs.txt): one line per
+    reference, in the dataset's document order, its units separated by tabs."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"Cannot read the unit file {path}: {exc}") from None
+    return [[u.strip() for u in line.split("\t") if u.strip()] for line in lines]
+
+
+def _units_by_reference(dataset, units_file) -> dict[int, list[str]]:
+    """The file's units per reference id: line i is the dataset's i-th document (by position)
+    that has a reference."""
+    from annotation.models import Reference
+
+    lines = read_unit_file(units_file)
+    references = list(
+        Reference.objects.filter(document__dataset=dataset).order_by("document__position").values_list("pk", flat=True)
+    )
+    if len(lines) != len(references):
+        raise ValueError(
+            f"The unit file {units_file} has {len(lines)} lines but dataset “{dataset.name}” has "
+            f"{len(references)} references: one line per reference, in document order."
+        )
+    return dict(zip(references, lines, strict=True))
+
+
+def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = None, units_file=None) -> DraftTables:
     """Draft every sentence of the dataset's documents (with summaries) and judge every
-    human ACU and draft against every system summary of its document."""
+    human ACU and draft against every system summary of its document. With `units_file` (the
+    pyramid format) its units stand in for the drafts, each attached to the sentence it overlaps most."""
     doc_ids, systems, system_names, summary_texts = _complete_grid(dataset)
     position = {d: i for i, d in enumerate(doc_ids)}
     sentences = list(
@@ -106,7 +136,8 @@ def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = No
         .order_by("reference__document__position", "sentence__position", "position")
         .values_list("pk", "text", "sentence_id")
     ]
-    engine = get_drafter(drafter)
+    engine = get_drafter(drafter) if units_file is None else None
+    from_file = _units_by_reference(dataset, units_file) if units_file is not None else None
     drafts: list[list[str]] = []
     by_reference = defaultdict(list)
     for i, (_, _text, _, reference) in enumerate(sentences):
@@ -115,7 +146,12 @@ def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = No
     context = draft_context(dataset)
     for reference, members in by_reference.items():
         key = (drafter, reference)
-        if drafts_cache is not None and key in drafts_cache:
+        if from_file is not None:
+            texts = [sentences[i][1] for i in members]
+            units_here = from_file.get(reference, [])
+            attached = attach_units_to_sentences(units_here, texts) if texts else []
+            out = [[u for u, k in zip(units_here, attached, strict=True) if k == j] for j in range(len(texts))]
+        elif drafts_cache is not None and key in drafts_cache:
             out = drafts_cache[key]
         else:
             out = engine.draft([sentences[i][1] for i in members], context)
@@ -225,6 +261,40 @@ def matching(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD) -> 
     return {"threshold": threshold, **draft_quality.precision_recall_f1(matched, len(flat), len(human_texts))}
 
 
+def _matched_pairs(judge, ds: list[str], hs: list[str], threshold: float) -> list[tuple[int, int]]:
+    if not ds or not hs:
+        return []
+    forward = judge.judge([(d, h) for d in ds for h in hs]).reshape(len(ds), len(hs))
+    backward = judge.judge([(h, d) for d in ds for h in hs]).reshape(len(ds), len(hs))
+    return draft_quality.match_one_to_one(draft_quality.symmetric_similarity(forward, backward), threshold)
+
+
+def sentence_errors(tables: DraftTables, judge, limit: int, threshold: float = MATCH_THRESHOLD) -> list[dict]:
+    """The `limit` sentences whose drafts and human ACUs (as attached to the sentence) agree least:
+    per sentence the drafts with no human match, the human ACUs with no draft, and both lists."""
+    human_texts = [t for _, t, _ in tables.human_units]
+    human_of = defaultdict(list)
+    for k, s in enumerate(tables.human_sentence):
+        human_of[int(s)].append(human_texts[k])
+    rows = []
+    for i, text in enumerate(tables.sentence_texts):
+        ds, hs = tables.drafts[i], human_of[i]
+        pairs = _matched_pairs(judge, ds, hs, threshold)
+        matched_d, matched_h = {a for a, _ in pairs}, {b for _, b in pairs}
+        rows.append(
+            {
+                "sentence": text,
+                "errors": len(ds) + len(hs) - 2 * len(pairs),
+                "drafts": ds,
+                "human_acus": hs,
+                "unmatched_drafts": [d for k, d in enumerate(ds) if k not in matched_d],
+                "missed_human_acus": [h for k, h in enumerate(hs) if k not in matched_h],
+            }
+        )
+    rows.sort(key=lambda r: -r["errors"])
+    return rows[:limit]
+
+
 def report(
     dataset,
     *,
@@ -235,6 +305,8 @@ def report(
     random_draws: int = 20,
     criterion: str = "abs",
     agreement_with: tuple[str, ...] = (),
+    against=None,
+    worst_sentences: int = 0,
 ) -> dict:
     """Every figure of `draft_report`; `criterion` is the per-sentence error the budget
     regressor learns (`abs`, Lite2.x's, or `spread`, see `draft_quality.sentence_errors`)."""
@@ -263,12 +335,23 @@ def report(
             "count_pearson": float(pearsonr(draft_counts, hc)[0]) if draft_counts.std() and hc.std() else None,
             "count_mean_abs_difference": float(np.abs(draft_counts - hc).mean()),
         },
+        "units_per_reference": len(tables.draft_sentence) / max(len(tables.documents), 1),
         "lite2x": {
             "sentence_error_mean": float(lite2x.mean()),
             "sentence_error_median": float(np.median(lite2x)),
             "sentence_error_p90": float(np.quantile(lite2x, 0.9)),
         },
     }
+    other = None
+    if against is not None:
+        other = build_tables(dataset, drafter=drafter, judge=judge, units_file=against)
+        out["against"] = {
+            "file": str(against),
+            "matching": matching(other, judge),
+            "units_per_reference": len(other.draft_sentence) / max(len(other.documents), 1),
+        }
+    if worst_sentences:
+        out["sentence_errors"] = sentence_errors(tables, judge, worst_sentences)
     if not keep.any():
         out["budget"] = []
         out["note"] = "No human judgments: the correlations need all-human scores."
@@ -283,6 +366,10 @@ def report(
     every = np.ones(sel.sum(), dtype=bool)
     out["lite2x"]["all_drafts"] = curve.correlations(Xk, curve.mixed_scores(*sub, ~every, len(docs)))
     out["lite2x"]["all_human_acus"] = curve.correlations(Xk, curve.mixed_scores(*sub, every, len(docs)))
+    if other is not None:
+        _, _, ods, odc = other.sums()
+        other_sub = (doc_of, hs[sel], hc[sel], ods[sel], odc[sel])
+        out["against"]["all_units"] = curve.correlations(Xk, curve.mixed_scores(*other_sub, ~every, len(docs)))
     F = feature_matrix(tables, [drafts_of(dataset, tables, name) for name in agreement_with])[sel]
     predicted = regressor.out_of_fold(F, errors[sel], doc_of, seed=seed)
     out["regressor"] = {

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotation import authoring
 from annotation.drafting import service as drafting
-from annotation.models import ACU, ACUChange, AuthoringTime, DraftACU, DraftJob, Reference
+from annotation.models import ACU, ACUChange, AuthoringTime, DraftACU, DraftJob, Reference, ReferenceSentence
 
 from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD
@@ -215,3 +215,23 @@ def test_machine_units_are_shown_as_such_on_the_review_and_document_pages(client
         reverse("document_detail", args=[reference.document.dataset_id, reference.document_id])
     ).content.decode()
     assert "machine · rules" in review and "machine · rules" in document
+
+
+def test_rules_drafts_of_one_sentence_name_who_the_reference_means(reference, author, dataset):
+    """The rules drafter reads the whole reference (names carried to "The Welshman", "He"), even when
+    one sentence is asked for; machine units never carry a name from another reference."""
+    first, second, *_ = reference.sentences.order_by("position")
+    ReferenceSentence.objects.filter(pk=first.pk).update(text="Joe Calzaghe won his first world title in 1997 .")
+    ReferenceSentence.objects.filter(pk=second.pk).update(text="The Welshman retired unbeaten in 2009 .")
+    made = drafting.suggest(reference_id=reference.pk, user=author, drafter="rules", sentence_id=second.pk)
+    texts = set(DraftACU.objects.filter(reference=reference).values_list("text", flat=True))
+    assert made == len(texts) and "Joe Calzaghe retired unbeaten." in texts and "Joe Calzaghe is The Welshman." in texts
+    assert not DraftACU.objects.filter(sentence=first).exists()
+
+    other = Reference.objects.filter(document__dataset=dataset).exclude(pk=reference.pk).first()
+    opening = other.sentences.order_by("position").first()
+    ReferenceSentence.objects.filter(pk=opening.pk).update(text="He retired from boxing in 2009 .")
+    drafting.fill_machine_units(sentence_ids=[second.pk, opening.pk], drafter="rules")
+    assert "Joe Calzaghe retired unbeaten." in set(ACU.objects.filter(sentence=second).values_list("text", flat=True))
+    theirs = list(ACU.objects.filter(sentence=opening, machine=True).values_list("text", flat=True))
+    assert theirs and not any("Calzaghe" in t for t in theirs)

@@ -65,6 +65,13 @@ def test_trailing_adjuncts_give_a_core_and_one_fact_each():
         "Danilo this week agreed to join Real Madrid in the summer.",
         "Danilo this week agreed to join Real Madrid for £ 23million.",
     ]
+    # a longer object is not repeated in the adjunct drafts (one argument per unit)
+    assert draft_sentence("Students discovered thousands of colonies on coins in a laboratory last year .") == [
+        "Students discovered thousands of colonies.",
+        "Students discovered on coins.",
+        "Students discovered in a laboratory.",
+        "Students discovered last year.",
+    ]
     # a short phrase followed by "from" is one adjunct; quotations are never split
     assert draft_sentence("She made the claim in an excerpt from her book .") == [
         "She made the claim.",
@@ -100,7 +107,7 @@ def test_noun_and_inside_a_phrase_is_not_a_clause():
 
 
 def test_a_sentence_without_a_verb_is_one_draft_and_empty_gives_none():
-    assert draft_sentence("CLICK HERE for all the latest news .") == ["CLICK HERE for all the latest news."]
+    assert draft_sentence("Five goals for the champions .") == ["Five goals for the champions."]
     assert draft_sentence("   ") == []
 
 

@@ -39,6 +39,20 @@ class Command(BaseCommand):
             choices=["rules", "llm"],
             help="other drafters whose agreement with --drafter is a regressor feature",
         )
+        parser.add_argument(
+            "--against",
+            default=None,
+            metavar="FILE",
+            help="also compare the units of FILE (pyramid format: one line per reference, units tab-separated, "
+            "e.g. Lite3Pyramid's STUs.txt) with the human ACUs",
+        )
+        parser.add_argument(
+            "--errors",
+            type=int,
+            default=0,
+            metavar="N",
+            help="print the N sentences where drafts and human ACUs differ most",
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--random-draws", type=int, default=20)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -58,6 +72,8 @@ class Command(BaseCommand):
                 random_draws=opts["random_draws"],
                 criterion=opts["criterion"],
                 agreement_with=tuple(opts["agreement_with"]),
+                against=opts["against"],
+                worst_sentences=opts["errors"],
             )
         except (DrafterError, JudgeUnavailable, RegressorUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
@@ -73,11 +89,27 @@ class Command(BaseCommand):
             f"matching (>= {m['threshold']}): precision {m['precision']:.4f} recall {m['recall']:.4f} F1 {m['f1']:.4f} "
             f"({m['matched']} of {m['drafts']} drafts, {m['human_acus']} human ACUs)"
         )
+        if "against" in out:
+            a = out["against"]["matching"]
+            self.stdout.write(
+                f"against {out['against']['file']}: precision {a['precision']:.4f} recall {a['recall']:.4f} "
+                f"F1 {a['f1']:.4f} ({a['matched']} of {a['drafts']} units, "
+                f"{out['against']['units_per_reference']:.2f} per reference)"
+            )
+            if "all_units" in out["against"]:
+                self.stdout.write(
+                    f"  summary Pearson {out['against']['all_units']['summary_pearson']:.4f} "
+                    f"(drafts {out['lite2x']['all_drafts']['summary_pearson']:.4f})"
+                )
         ps = out["per_sentence"]
         self.stdout.write(f"per sentence: {ps['drafts_mean']:.2f} drafts, {ps['human_acus_mean']:.2f} human ACUs")
         self.stdout.write(
             f"Lite2.x criterion: mean sentence error {l2['sentence_error_mean']:.4f} (median {l2['sentence_error_median']:.4f})"
         )
+        for row in out.get("sentence_errors", []):
+            self.stdout.write(f"\n{row['errors']} errors: {row['sentence']}")
+            self.stdout.write("  missed human ACUs: " + (" | ".join(row["missed_human_acus"]) or "-"))
+            self.stdout.write("  unmatched drafts: " + (" | ".join(row["unmatched_drafts"]) or "-"))
         for point in out.get("budget", []):
             r, q = point["regressor"], point["random"]
             self.stdout.write(
