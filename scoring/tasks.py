@@ -71,3 +71,11 @@ def apply_budget(job_id: int) -> str:
     from scoring.drafts.unit_budget.service import run_job
 
     return run_job(job_id).status
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def refit_allocation(batch_id: int) -> int:
+    """Refit the worker estimates of an adaptive batch (scoring/runs/allocation.py)."""
+    from scoring.runs.allocation import refit_estimates
+
+    return refit_estimates(batch_id)

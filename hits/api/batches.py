@@ -17,7 +17,7 @@ from config.api_errors import error_body, error_responses
 from config.dispatch import dispatch
 from hits import selectors, tasks
 from hits.api.fields import MoneyField
-from hits.batch_fields import batch_serializer_field
+from hits.batch_fields import allocation_options, batch_serializer_field
 from hits.ledger import spend as ledger_spend
 from hits.models import Batch, QualificationTest
 from hits.money import Bucket
@@ -83,6 +83,10 @@ class BatchSerializer(serializers.ModelSerializer):
             "hits",
             "gold_share",
             "budget",
+            "allocation",
+            "allocation_min",
+            "allocation_max",
+            "allocation_threshold",
             "created_at",
             "published_at",
             "expires_at",
@@ -190,6 +194,10 @@ class BatchCreateInput(serializers.Serializer):
     )
     gold_share = batch_serializer_field("gold_share")
     budget = batch_serializer_field("budget")
+    allocation = batch_serializer_field("allocation")
+    allocation_min = batch_serializer_field("allocation_min")
+    allocation_max = batch_serializer_field("allocation_max")
+    allocation_threshold = batch_serializer_field("allocation_threshold")
     buckets = BucketSerializer(
         many=True,
         required=False,
@@ -304,6 +312,7 @@ class BatchListCreate(generics.ListAPIView):
             budget=data["budget"],
             provider_config=data["provider_config"],
             created_by=request.user,
+            **allocation_options(data),
         )
         return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED)
 

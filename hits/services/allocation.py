@@ -1,0 +1,78 @@
+"""The adaptive allocation decision, taken in the transaction that stores a submission.
+
+When the last working place of an adaptive batch's HIT is submitted (no assignment still being
+worked, no open place), the HIT's counted judgments (hits.selectors.counted_judgments: excluded
+workers and unconfirmed provider work left out, as everywhere) give each of its ACUs a posterior
+with the workers' current estimates (hits.models.WorkerEstimate, refitted after submissions by
+scoring/runs/allocation.py; the fallback of hits.allocation for workers without one). If an ACU
+is unsettled and the HIT holds fewer than the maximum places, one more place opens
+(hits.places.open_one_more). The HIT row is locked first (select_for_update), so a parallel
+handout or submission on the same HIT waits: no HIT is over-filled and no decision is lost.
+Gold HITs keep their places (their answers are known).
+"""
+
+import logging
+
+import numpy as np
+
+from hits import places
+from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
+from hits.models import HIT, Assignment, Batch, WorkerEstimate
+from hits.selectors import counted_judgments
+
+logger = logging.getLogger(__name__)
+
+
+def policy_of(batch: Batch) -> Policy:
+    return Policy(batch.allocation, batch.allocation_min, batch.allocation_max, batch.allocation_threshold)
+
+
+def hit_posteriors(hit: HIT, batch: Batch) -> np.ndarray:
+    """P(present) of each ACU of the HIT that has counted judgments."""
+    rows = list(counted_judgments(hit=hit).values_list("acu_id", "assignment__worker_id", "present"))
+    if not rows:
+        return np.array([])
+    acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
+    estimates = {
+        w: (s, p)
+        for w, s, p in WorkerEstimate.objects.filter(
+            batch_id=batch.pk, worker_id__in=set(workers.tolist())
+        ).values_list("worker_id", "sensitivity", "specificity")
+    }
+    nan = (float("nan"), float("nan"))
+    sens = np.array([estimates.get(int(w), nan)[0] for w in workers], dtype=float)
+    spec = np.array([estimates.get(int(w), nan)[1] for w in workers], dtype=float)
+    _, items = np.unique(acus, return_inverse=True)
+    prior = batch.allocation_prior if batch.allocation_prior is not None else 0.5
+    return pair_posteriors(items, said.astype(bool), sens, spec, prior)
+
+
+def decide(hit_id: int) -> bool:
+    """After a submission on this HIT (in its transaction): open one more place if the policy
+    asks for it. True when a place opened."""
+    hit = HIT.objects.select_for_update(of=("self",)).select_related("batch").get(pk=hit_id)
+    batch = hit.batch
+    if batch.allocation != ADAPTIVE or hit.gold_answers:
+        return False
+    if hit.open_places or hit.assignments.filter(status=Assignment.Status.ASSIGNED).exists():
+        return False  # places still being worked: their answers come first
+    posterior = hit_posteriors(hit, batch)
+    policy = policy_of(batch)
+    all_settled = bool(posterior.size) and bool(settled(posterior, policy.threshold).all())
+    if all_settled != hit.settled:
+        HIT.objects.filter(pk=hit.pk).update(settled=all_settled)
+    if not wants_place(policy, hit.max_assignments, all_settled):
+        return False
+    opened = places.open_one_more(hit.pk, policy.max_places)
+    if opened:
+        logger.info(
+            "allocation batch=%s hit=%s: %d of %d ACUs unsettled at %.3g, opened place %d of at most %d",
+            batch.pk,
+            hit.pk,
+            int((~settled(posterior, policy.threshold)).sum()),
+            posterior.size,
+            policy.threshold,
+            hit.max_assignments + 1,
+            policy.max_places,
+        )
+    return opened
