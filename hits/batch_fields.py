@@ -117,9 +117,7 @@ ALLOCATION_FIELDS = ("allocation", "allocation_min", "allocation_max", "allocati
 def allocation_options(data: dict) -> dict:
     """create_batch's allocation arguments from a form's or serializer's cleaned data (left
     empty: the spec's default)."""
-    return {
-        name: FIELDS[name].default if data.get(name) in (None, "") else data[name] for name in ALLOCATION_FIELDS
-    }
+    return {name: FIELDS[name].default if data.get(name) in (None, "") else data[name] for name in ALLOCATION_FIELDS}
 
 
 class _FiniteFloatField(serializers.FloatField):

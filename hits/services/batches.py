@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
 from config.errors import ServiceError
+from hits import versions
 from hits.allocation import ADAPTIVE, FIXED, Policy
 from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
@@ -256,6 +257,7 @@ def publish_batch(batch: Batch) -> Batch:
                 raise BatchError(refused)
         batch.status = Batch.Status.PUBLISHING
         batch.save(update_fields=["status"])
+        versions.create_stripes(batch.dataset_id, batch.pk)  # before any submission can race to create them
     provider = get_provider(batch.provider)
     try:
         provider.publish(batch)

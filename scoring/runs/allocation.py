@@ -3,18 +3,16 @@
 The allocation decision (hits/services/allocation.py) reads the estimates of a HIT's workers and
 the batch's prior when a submission completes the HIT's places; this module keeps them current.
 After a submission to an adaptive batch (the `submission_stored` signal) a refit is dispatched
-(config.dispatch: in process without a broker, a Celery task with one), at most once per
-REFIT_INTERVAL seconds per batch (a cache key); a refit reads every counted judgment of the batch
+(scoring.tasks.refit_on_submission, through config.dispatch: in process without a broker, a
+Celery task with one), at most once per REFIT_INTERVAL seconds per batch (a cache key); a refit reads every counted judgment of the batch
 (gold HITs included: they tell workers apart too), so the latest one always sees them all.
 """
 
 import logging
 
 import numpy as np
-from django.core.cache import cache
 from django.db import transaction
 
-from config.dispatch import dispatch
 from hits.allocation import ADAPTIVE
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
@@ -22,7 +20,12 @@ from scoring.stats.dawid_skene import dawid_skene
 
 logger = logging.getLogger(__name__)
 
-REFIT_INTERVAL = 10  # seconds between two refits of a batch
+REFIT_INTERVAL = 10  # seconds a queued refit waits, gathering the submissions of that time
+
+
+def refit_key(batch_id: int) -> str:
+    """The cache key set while a refit of the batch is queued."""
+    return f"allocation-refit:{batch_id}"
 
 
 def refit_estimates(batch_id: int) -> int:
@@ -66,18 +69,3 @@ def refit_estimates(batch_id: int) -> int:
         fit.iterations,
     )
     return len(fit.workers)
-
-
-def on_submission(sender, batch_id: int, **kwargs) -> None:
-    """Dispatch a refit of an adaptive batch, at most once per REFIT_INTERVAL; never fails the
-    submission (it is stored already)."""
-    if not Batch.objects.filter(pk=batch_id, allocation=ADAPTIVE).exists():
-        return
-    try:
-        if not cache.add(f"allocation-refit:{batch_id}", 1, timeout=REFIT_INTERVAL):
-            return
-        from scoring.tasks import refit_allocation
-
-        dispatch(refit_allocation, batch_id)
-    except Exception:
-        logger.exception("allocation batch=%s: could not refit the worker estimates; the previous ones stay", batch_id)
