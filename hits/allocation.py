@@ -9,8 +9,9 @@ specificity) and the batch's prior; a worker without an estimate yet (the batch 
 or the worker is new) counts as a symmetric worker of accuracy FALLBACK_ACCURACY, so before any
 fit the posterior is a function of the majority margin (the fallback the issue asks for).
 
-The app (hits/places.py, on each submission) and the simulation (bench/allocation_bench.py) use
-these same functions, so what the benchmark measures is the rule the app applies.
+The app (hits/services/allocation.py, when a submission completes a HIT's places) and the
+simulation (bench/allocation_bench.py) use these same functions, so what the benchmark measures
+is the rule the app applies.
 """
 
 from dataclasses import dataclass

@@ -7,8 +7,6 @@ excluded. Scores, exports, gold answers and the lead's answer view all read them
 `counted_judgments`.
 """
 
-from decimal import Decimal
-
 from django.db.models import Count, Q, QuerySet, Sum
 
 from annotation.models import ACU, Dataset, Document, Summary, System
@@ -80,36 +78,4 @@ def batch_progress(batch: Batch) -> dict:
         "left": max(0, places - done - counts.get("assigned", 0)),
         "by_status": counts,
         "percent": round(100 * done / places, 1) if places else 0,
-    }
-
-
-def allocation_figures(batch: Batch) -> dict | None:
-    """An adaptive batch's places opened (and those beyond the minimum), its settled HITs and the
-    money saved against fixed allocation with the batch's assignments per HIT (rewards and the
-    provider's fees; negative: spent more). None for a fixed batch."""
-    from hits.money import cents
-    from hits.providers import get_provider
-
-    if batch.allocation != "adaptive":
-        return None
-    provider = get_provider(batch.provider)
-    fixed = batch.assignments_per_hit
-    saved = Decimal("0.00")
-    hits = places = extra = settled = 0
-    groups = batch.hits.values("reward", "max_assignments").annotate(
-        n=Count("pk"), extra=Sum("extra_places"), settled=Count("pk", filter=Q(settled=True))
-    )
-    for row in groups.order_by():
-        reward, n_places, n = row["reward"], row["max_assignments"], row["n"]
-        saved += (fixed - n_places) * n * reward
-        saved += n * (fixed * provider.fee(reward, fixed) - n_places * provider.fee(reward, n_places))
-        hits, places, extra, settled = hits + n, places + n * n_places, extra + row["extra"], settled + row["settled"]
-    return {
-        "hits": hits,
-        "places": places,
-        "extra_places": extra,
-        "fixed_places": hits * fixed,
-        "settled_hits": settled,
-        "saved": cents(saved),
-        "spent_more": cents(-saved) if saved < 0 else None,
     }

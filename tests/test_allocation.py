@@ -14,13 +14,16 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotation.models import Summary
 from hits import signals
 from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
-from hits.models import HIT, Assignment, Batch, Judgment, WorkerEstimate
-from hits.selectors import allocation_figures, batch_progress
+from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, MachineJudgment, WorkerEstimate
+from hits.selectors import batch_progress
 from hits.services import handout
+from hits.services.allocation import figures as allocation_figures
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.submission import submit_assignment
+from hits.triage import create_triage_batch
 from scoring.runs.allocation import refit_estimates
 from scoring.stats.dawid_skene import dawid_skene
 
@@ -284,6 +287,38 @@ def test_submissions_to_an_adaptive_batch_refit_its_estimates(eager_celery, djan
     with django_capture_on_commit_callbacks(execute=True):
         work(make_workers(1, prefix="f")[0], fixed, True)
     assert not WorkerEstimate.objects.filter(batch=fixed).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_triage_batch_can_be_adaptive(no_refit):
+    """The crowd gets only the ACU the machine is unsure of (one per summary here); its places follow the answers."""
+    dataset = demo_dataset()
+    machine = Batch.objects.create(dataset=dataset, name="lexical", kind=Batch.Kind.MACHINE)
+    run = JudgeRun.objects.create(
+        batch=machine, judge="lexical", status=JudgeRun.Status.DONE, calibration={"target": "demo labels"}
+    )
+    rows = []
+    for summary in Summary.objects.filter(system__dataset=dataset).select_related("document__reference"):
+        acus = list(summary.document.reference.acus.order_by("sentence__position", "position"))
+        rows += [
+            MachineJudgment(run=run, summary=summary, acu=acu, raw=0.0, probability=0.5 if i == 0 else 0.99)
+            for i, acu in enumerate(acus)
+        ]
+    MachineJudgment.objects.bulk_create(rows)
+    batch = create_triage_batch(
+        run, confidence=0.9, assignments=3, allocation=ADAPTIVE, allocation_min=2, allocation_max=3, gold_share=0.2
+    )
+    assert set(batch.hits.values_list("acu_count", "max_assignments", "open_places")) == {(1, 2, 2)}
+    batch = publish_batch(batch)
+    batch.hits.exclude(pk=batch.hits.order_by("pk").first().pk).delete()
+    hit = batch.hits.get()
+    a, b = make_workers(2)
+    for worker, present in ((a, True), (b, False)):
+        assignment = handout.next_assignment(worker, batch)
+        submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers={str(hit.acu_ids[0]): present})
+    hit.refresh_from_db()
+    assert (hit.max_assignments, hit.open_places, hit.extra_places) == (3, 1, 1)
 
 
 def replay(hit: HIT, policy: Policy) -> list[bool]:

@@ -12,12 +12,16 @@ Gold HITs keep their places (their answers are known).
 """
 
 import logging
+from decimal import Decimal
 
 import numpy as np
+from django.db.models import Count, Q, Sum
 
 from hits import places
 from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
 from hits.models import HIT, Assignment, Batch, WorkerEstimate
+from hits.money import cents
+from hits.providers import get_provider
 from hits.selectors import counted_judgments
 
 logger = logging.getLogger(__name__)
@@ -76,3 +80,32 @@ def decide(hit_id: int) -> bool:
             policy.max_places,
         )
     return opened
+
+
+def figures(batch: Batch) -> dict | None:
+    """An adaptive batch's places opened (and those beyond the minimum), its settled HITs and the
+    money saved against fixed allocation with the batch's assignments per HIT (rewards and the
+    provider's fees; negative: spent more). None for a fixed batch."""
+    if batch.allocation != ADAPTIVE:
+        return None
+    provider = get_provider(batch.provider)
+    fixed = batch.assignments_per_hit
+    saved = Decimal("0.00")
+    hits = places = extra = settled = 0
+    groups = batch.hits.values("reward", "max_assignments").annotate(
+        n=Count("pk"), extra=Sum("extra_places"), settled=Count("pk", filter=Q(settled=True))
+    )
+    for row in groups.order_by():
+        reward, n_places, n = row["reward"], row["max_assignments"], row["n"]
+        saved += (fixed - n_places) * n * reward
+        saved += n * (fixed * provider.fee(reward, fixed) - n_places * provider.fee(reward, n_places))
+        hits, places, extra, settled = hits + n, places + n * n_places, extra + row["extra"], settled + row["settled"]
+    return {
+        "hits": hits,
+        "places": places,
+        "extra_places": extra,
+        "fixed_places": hits * fixed,
+        "settled_hits": settled,
+        "saved": cents(saved),
+        "spent_more": cents(-saved) if saved < 0 else None,
+    }

@@ -25,7 +25,7 @@ from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
-from hits.services import batches, estimate, money_budget, provider_sync, qualification, review
+from hits.services import allocation, batches, estimate, money_budget, provider_sync, qualification, review
 from hits.stages import batch_stage
 
 
@@ -145,7 +145,7 @@ def batch_detail(request, batch_id: int):
             "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
             "cost": cost,
             "progress": selectors.batch_progress(batch),
-            "allocation": selectors.allocation_figures(batch),
+            "allocation": allocation.figures(batch),
             "spend": spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],
