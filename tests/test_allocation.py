@@ -178,8 +178,10 @@ def test_page_and_api_create_an_adaptive_batch(lead):
         5,
         0.9,
     )
+    assert body["allocation_figures"]["places"] == 2 * body["hits"]
+    assert Decimal(body["allocation_figures"]["saved"]) > 0  # 2 places where fixed buys 3
     fixed = api.post("/api/batches/", {"dataset": dataset.pk}, format="json").json()
-    assert fixed["allocation"] == "fixed"
+    assert fixed["allocation"] == "fixed" and fixed["allocation_figures"] is None
     refused = api.post(
         "/api/batches/",
         {"dataset": dataset.pk, "allocation": "adaptive", "allocation_min": 5, "allocation_max": 3},
@@ -230,6 +232,11 @@ def test_disagreement_opens_one_more_place_and_agreement_settles(no_refit):
     submit_assignment(assignment_id=other.pk, worker_id=c.pk, answers=answers_for(other, False))  # disagrees
     hit = HIT.objects.get(pk=first)
     assert (hit.max_assignments, hit.open_places, hit.extra_places, hit.settled) == (3, 1, 1, False)
+    # the worker's retry of the same submission is answered from the stored one: nothing opens twice
+    again = submit_assignment(assignment_id=other.pk, worker_id=c.pk, answers=answers_for(other, False))
+    assert again.created is False
+    hit.refresh_from_db()
+    assert (hit.max_assignments, hit.open_places, hit.extra_places) == (3, 1, 1)
     third = work(d, batch, True)  # the opened place: 2 to 1 stays unsettled at 0.9, but 3 is the maximum
     assert third.hit_id == first
     hit.refresh_from_db()
