@@ -203,6 +203,9 @@ class HIT(models.Model):
     # places opened beyond the batch's minimum (hits/places.py, in the deciding submission's transaction).
     settled = models.BooleanField(default=False)
     extra_places = models.PositiveSmallIntegerField(default=0)
+    # The places the provider was last told this HIT has (MTurk's MaxAssignments); empty for
+    # in-house work. Below max_assignments: an opened place still to push (hits/services/allocation.py).
+    provider_places = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name = "HIT"

@@ -26,6 +26,7 @@ class Capability:
     PER_HIT_PUBLISH = "per_hit_publish"  # creates HITs one by one (publishing shows progress)
     SESSIONS = "sessions"  # workers take sessions of several HITs (Prolific)
     WEBHOOKS = "webhooks"  # the provider posts signed status changes
+    MORE_PLACES = "more_places"  # a published HIT can get more places (adaptive allocation)
 
 
 class CrowdProvider:
@@ -67,4 +68,9 @@ class CrowdProvider:
 
     def balance(self, batch) -> Decimal:
         """Capability.BALANCE: the account's available balance."""
+        raise NotImplementedError
+
+    def open_places(self, hit, total: int) -> int:
+        """Capability.MORE_PLACES: make the published HIT's places at the provider `total`
+        (idempotent: a retry opens nothing twice); returns the places the provider now has."""
         raise NotImplementedError

@@ -15,13 +15,14 @@ import logging
 from decimal import Decimal
 
 import numpy as np
-from django.db.models import Count, Q, Sum
+from django.db import transaction
+from django.db.models import Count, F, Q, Sum
 
 from hits import places
 from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
 from hits.models import HIT, Assignment, Batch, WorkerEstimate
 from hits.money import cents
-from hits.providers import get_provider
+from hits.providers import Capability, ProviderError, get_provider
 from hits.selectors import counted_judgments
 
 logger = logging.getLogger(__name__)
@@ -58,8 +59,9 @@ def decide(hit_id: int) -> bool:
     batch = hit.batch
     if batch.allocation != ADAPTIVE or hit.gold_answers:
         return False
-    if hit.open_places or hit.assignments.filter(status=Assignment.Status.ASSIGNED).exists():
-        return False  # places still being worked: their answers come first
+    pending = Q(status=Assignment.Status.ASSIGNED) | Q(status__in=Assignment.COUNTED, confirmed=False)
+    if hit.open_places or hit.assignments.filter(pending).exists():
+        return False  # places still being worked (or answers the provider has not confirmed): they come first
     posterior = hit_posteriors(hit, batch)
     policy = policy_of(batch)
     all_settled = bool(posterior.size) and bool(settled(posterior, policy.threshold).all())
@@ -68,6 +70,8 @@ def decide(hit_id: int) -> bool:
     if not wants_place(policy, hit.max_assignments, all_settled):
         return False
     opened = places.open_one_more(hit.pk, policy.max_places)
+    if opened and get_provider(batch.provider).supports(Capability.MORE_PLACES):
+        transaction.on_commit(lambda: push_places(hit.pk))  # the provider hears of it once it is ours
     if opened:
         logger.info(
             "allocation batch=%s hit=%s: %d of %d ACUs unsettled at %.3g, opened place %d of at most %d",
@@ -80,6 +84,33 @@ def decide(hit_id: int) -> bool:
             policy.max_places,
         )
     return opened
+
+
+def push_places(hit_id: int) -> bool:
+    """Tell the provider about a published HIT's opened places (after the commit that opened
+    them); a failure is logged and left for the next sync (push_pending). True when it is told."""
+    hit = HIT.objects.select_related("batch").get(pk=hit_id)
+    if not hit.external_id or (hit.provider_places or 0) >= hit.max_assignments:
+        return True
+    provider = get_provider(hit.batch.provider)
+    try:
+        provider.open_places(hit, hit.max_assignments)
+    except ProviderError as exc:
+        logger.warning("allocation batch=%s hit=%s: %s; the next sync retries", hit.batch_id, hit.pk, exc)
+        Batch.objects.filter(pk=hit.batch_id).update(last_error=f"{provider.label}: opening a place: {exc}")
+        return False
+    return True
+
+
+def push_pending(batch: Batch) -> int:
+    """Push every opened place the provider has not heard of (the sync's retry); returns how
+    many HITs are still behind."""
+    if batch.allocation != ADAPTIVE or not get_provider(batch.provider).supports(Capability.MORE_PLACES):
+        return 0
+    behind = batch.hits.exclude(external_id="").filter(
+        Q(provider_places__isnull=True) | Q(provider_places__lt=F("max_assignments"))
+    )
+    return sum(not push_places(pk) for pk in behind.values_list("pk", flat=True))
 
 
 def figures(batch: Batch) -> dict | None:

@@ -184,8 +184,9 @@ def submit_assignment(
         assignment.save(update_fields=fields)
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
             versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
-        if assignment.hit.batch.allocation == ADAPTIVE:
-            # the adaptive policy: maybe one more place, in this transaction (hits/services/allocation.py)
+        if assignment.confirmed and assignment.hit.batch.allocation == ADAPTIVE:
+            # the adaptive policy: maybe one more place, in this transaction (hits/services/allocation.py);
+            # unconfirmed provider work is decided on when the sync confirms it
             allocation.decide(assignment.hit_id)
         transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id, assignment.hit.batch.dataset_id))
     return SubmissionResult(assignment, created=True)
