@@ -90,7 +90,7 @@ FIELDS = {
             choices=KINDS,
             optional=True,
             help="fixed: every HIT gets the assignments above; adaptive: a HIT starts with the minimum and gets "
-            "one more place, up to the maximum, while any of its ACUs is unsettled (in-house and MTurk batches).",
+            "one more place, up to the maximum, while any of its ACUs is unsettled.",
         ),
         BatchField(
             "allocation_min", "int", "Adaptive: first places per HIT", 2, min=1, max=MAX_ASSIGNMENTS, optional=True

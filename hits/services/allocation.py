@@ -90,7 +90,7 @@ def push_places(hit_id: int) -> bool:
     """Tell the provider about a published HIT's opened places (after the commit that opened
     them); a failure is logged and left for the next sync (push_pending). True when it is told."""
     hit = HIT.objects.select_related("batch").get(pk=hit_id)
-    if not hit.external_id or (hit.provider_places or 0) >= hit.max_assignments:
+    if (hit.provider_places or 0) >= hit.max_assignments:
         return True
     provider = get_provider(hit.batch.provider)
     try:
@@ -107,9 +107,9 @@ def push_pending(batch: Batch) -> int:
     many HITs are still behind."""
     if batch.allocation != ADAPTIVE or not get_provider(batch.provider).supports(Capability.MORE_PLACES):
         return 0
-    behind = batch.hits.exclude(external_id="").filter(
-        Q(provider_places__isnull=True) | Q(provider_places__lt=F("max_assignments"))
-    )
+    if batch.status not in (Batch.Status.PUBLISHED, Batch.Status.STOPPED):
+        return 0  # publishing tells the provider every place there is
+    behind = batch.hits.filter(Q(provider_places__isnull=True) | Q(provider_places__lt=F("max_assignments")))
     return sum(not push_places(pk) for pk in behind.values_list("pk", flat=True))
 
 

@@ -80,8 +80,8 @@ def create_batch(
     if policy.kind == ADAPTIVE:
         if allocation_max > MAX_ASSIGNMENTS:
             raise BatchError(f"Adaptive allocation: at most {MAX_ASSIGNMENTS} places per HIT.")
-        if provider not in ("inhouse", "mturk"):
-            raise BatchError("Adaptive allocation is available for in-house and MTurk batches (not yet for Prolific).")
+        if provider != "inhouse" and not get_provider(provider).supports(Capability.MORE_PLACES):
+            raise BatchError(f"Adaptive allocation needs a provider that can add places; {provider} cannot.")
     if not 0 <= gold_share <= 0.5:
         raise BatchError("The gold share must be between 0 and 0.5.")
     if lifetime_hours <= 0 or assignment_minutes <= 0:
