@@ -250,6 +250,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     "repair-stale-recomputes": {"task": "scoring.tasks.repair_stale_recomputes", "schedule": 60.0},
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},
     "release-idle-prolific-sessions": {"task": "hits.tasks.release_idle_prolific_sessions", "schedule": 60.0},
+    "release-idle-sessions": {"task": "hits.tasks.release_idle_sessions", "schedule": 60.0},
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
     "compact-tallies": {"task": "hits.tasks.compact_tallies", "schedule": 60.0},
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
@@ -285,6 +286,11 @@ PROLIFIC_ADDRESS_WINDOW = env_int("PROLIFIC_ADDRESS_WINDOW", 3600)
 # A session with no answer for this long gives its unanswered HITs back.
 PROLIFIC_IDLE_SECONDS = env_int("PROLIFIC_IDLE_SECONDS", 900)
 PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
+# Participant panels (a study link): new sessions (and screening attempts) per study from one
+# address within PANEL_ADDRESS_WINDOW seconds; a task unanswered this long gives its place back.
+PANEL_SESSIONS_PER_ADDRESS = env_int("PANEL_SESSIONS_PER_ADDRESS", 3)
+PANEL_ADDRESS_WINDOW = env_int("PANEL_ADDRESS_WINDOW", 3600)
+PANEL_IDLE_SECONDS = env_int("PANEL_IDLE_SECONDS", 900)
 # Prolific's service fee on rewards and bonuses, for estimates and the ledger (the cost
 # calculator's figure, shown on the batch page, is the authoritative total).
 PROLIFIC_FEE_RATE = env_str("PROLIFIC_FEE_RATE", "0.333")

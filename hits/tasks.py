@@ -50,6 +50,14 @@ def release_idle_prolific_sessions() -> int:
 
 
 @shared_task(acks_late=True, **DB_RETRY)
+def release_idle_sessions() -> int:
+    """Beat: every provider gives back the places its idle participants hold."""
+    from hits.providers import available_providers, get_provider
+
+    return sum(get_provider(name).release_idle() for name in available_providers())
+
+
+@shared_task(acks_late=True, **DB_RETRY)
 def compact_tallies() -> int:
     """Beat: fold the running counts (hits.tallies, annotation.tallies) so dashboards read a row per count."""
     from annotation import tallies as reference_tallies

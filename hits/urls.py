@@ -7,6 +7,7 @@ from .views import lead, people, worker
 urlpatterns = [
     path("", include("hits.providers.mturk.urls")),
     path("", include("hits.providers.prolific.urls")),
+    path("", include("hits.providers.panel.urls")),
     path("people/", people.people, name="people"),
     path("work/", worker.work, name="work"),
     path("work/next", worker.start_next, name="work_next"),

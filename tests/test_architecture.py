@@ -82,3 +82,28 @@ def test_the_numerical_core_imports_no_django(graph):
                 or imported.startswith("scoring.stats")
                 or top not in {"django", "rest_framework", "celery", *PACKAGES}
             ), f"{module} imports {imported}"
+
+
+def test_no_caller_of_the_provider_interface_names_the_panel_provider(graph):
+    """The panel provider (issue 31) is reached only through the interface: the registry names
+    it (the site's URLs include its pages by their dotted name); no service, view, API, task or
+    form imports it."""
+    panel = graph.find_descendants("hits.providers.panel") | {"hits.providers.panel"}
+    importers = set()
+    for module in panel:
+        importers |= set(graph.find_modules_that_directly_import(module))
+    assert importers - panel == {"hits.providers.registry"}
+
+
+def test_no_caller_names_the_panel_provider_in_its_source():
+    """Nor by its name: the callers (services, views, API, tasks, forms, scoring) ask for
+    capabilities and options, never for "panel" or its models."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    callers = [*root.glob("hits/services/*.py"), *root.glob("hits/views/*.py"), *root.glob("hits/api/*.py")]
+    callers += [root / "hits/tasks.py", root / "hits/forms.py", *root.glob("scoring/**/*.py")]
+    pattern = re.compile(r"""["']panel["']|Panel(Session|Payment|Provider)|providers\.panel""")
+    named = [str(p.relative_to(root)) for p in callers if pattern.search(p.read_text(encoding="utf-8"))]
+    assert len(callers) > 20 and named == []

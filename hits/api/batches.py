@@ -8,13 +8,13 @@ Security behavior: leads only (the default permission `IsLead`). Refusals of the
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
 from config.dispatch import dispatch
+from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.api.fields import MoneyField
 from hits.batch_fields import allocation_options, batch_serializer_field
@@ -183,6 +183,14 @@ def batch_detail_data(batch_id: int) -> dict:
 MTurkOptionsSerializer = serializer_class("MTurkOptionsSerializer", provider_class("mturk").options)
 ProlificOptionsSerializer = serializer_class("ProlificOptionsSerializer", provider_class("prolific").options)
 PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptionsSerializer}
+# Every other provider with options: an object named after it (from its one option schema).
+PROVIDER_OPTIONS.update(
+    {
+        name: serializer_class(f"{name.title()}OptionsSerializer", provider_class(name).options)
+        for name in available_providers()
+        if name not in PROVIDER_OPTIONS and provider_class(name).options
+    }
+)
 
 
 class BatchCreateInput(serializers.Serializer):
@@ -227,6 +235,9 @@ class BatchCreateInput(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["provider"].choices = [(p, p) for p in available_providers()]
+        for name, options_class in PROVIDER_OPTIONS.items():
+            if name not in self.fields:
+                self.fields[name] = options_class(required=False, help_text=f"Only with provider {name}.")
 
     def validate(self, data):
         dataset = Dataset.objects.filter(pk=data["dataset"]).first()
@@ -283,7 +294,7 @@ class BatchListCreate(generics.ListAPIView):
     """Crowd batches and imported label rounds, oldest first; POST creates a draft batch."""
 
     serializer_class = BatchSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def get_queryset(self):
         query = DatasetFilter(data=self.request.query_params)

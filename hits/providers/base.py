@@ -26,6 +26,7 @@ class Capability:
     PER_HIT_PUBLISH = "per_hit_publish"  # creates HITs one by one (publishing shows progress)
     SESSIONS = "sessions"  # workers take sessions of several HITs (Prolific)
     WEBHOOKS = "webhooks"  # the provider posts signed status changes
+    STUDY_LINK = "study_link"  # participants arrive by a study link; the lead pays at the provider from lists
     MORE_PLACES = "more_places"  # a published HIT can get more places (adaptive allocation)
 
 
@@ -34,6 +35,9 @@ class CrowdProvider:
     label = "Provider"
     capabilities: frozenset[str] = frozenset()
     options: tuple = ()  # hits.providers.options.Option, one per batch option
+    closed = ""  # why new batches should not use it (shown on the new-batch form), e.g. the service closed
+    payment_note = ""  # on the ledger rows it pays, e.g. "to pay at the panel"
+    section_template = ""  # a template the batch page includes, with `section(batch)` as `provider_section`
 
     def supports(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -65,6 +69,15 @@ class CrowdProvider:
     def extend(self, batch, hours: float) -> None:
         """Capability.EXTEND: keep the batch's work open `hours` longer at the provider."""
         raise NotImplementedError
+
+    def section(self, batch, base_url: str = "") -> dict | None:
+        """What the batch page's provider section shows (`section_template`); base_url is the
+        site's address as the lead reached it."""
+        return None
+
+    def release_idle(self) -> int:
+        """Beat: give back places held by idle participants; returns how many."""
+        return 0
 
     def balance(self, batch) -> Decimal:
         """Capability.BALANCE: the account's available balance."""

@@ -3,12 +3,14 @@
 from hits.providers.base import CrowdProvider, ProviderError
 from hits.providers.inhouse import InHouseProvider
 from hits.providers.mturk.provider import MTurkProvider
+from hits.providers.panel.provider import PanelProvider
 from hits.providers.prolific.provider import ProlificProvider
 
 _PROVIDERS: dict[str, type[CrowdProvider]] = {
     "inhouse": InHouseProvider,
     "mturk": MTurkProvider,
     "prolific": ProlificProvider,
+    "panel": PanelProvider,
 }
 
 

@@ -155,6 +155,7 @@ def batch_detail(request, batch_id: int):
             "bonus_token": secrets.token_urlsafe(16),
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
+            "provider_section": provider.section(batch, request.build_absolute_uri("/")),
             "can_sync": provider_sync.can_sync(batch),
             "stage": batch_stage(batch),
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
@@ -284,12 +285,6 @@ def bonus(request, batch_id: int):
     if assignment is None:
         messages.error(request, "No such assignment in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
-    over = money_budget.bonus_passes_budget(batch, request.POST.get("amount", "0"))
-    if over and request.POST.get("over_budget") != "1":
-        messages.error(
-            request, over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
-        )
-        return redirect(_back(request, batch))
     try:
         entry, created = review.send_bonus(
             assignment_id=assignment.pk,
@@ -297,6 +292,11 @@ def bonus(request, batch_id: int):
             reason=request.POST.get("reason", ""),
             token=request.POST.get("token", ""),
             by=request.user,
+            over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
+        )
+    except review.OverBudget as exc:
+        messages.error(
+            request, str(exc).replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
         )
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")

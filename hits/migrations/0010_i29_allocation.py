@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0006_tallies"),
+        ("hits", "0009_i31_panel"),
     ]
 
     operations = [

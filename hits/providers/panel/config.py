@@ -1,0 +1,69 @@
+"""A panel batch's options (one schema: the lead's form, the API and the stored defaults)."""
+
+from django.utils.crypto import salted_hmac
+
+from hits.providers.options import Option, defaults, merged
+
+OPTIONS: tuple[Option, ...] = (
+    Option("panel_name", "text", "", "panel name", help="Free text, e.g. CloudResearch Connect, SONA, Qualtrics."),
+    Option(
+        "id_parameter",
+        "text",
+        "participantId",
+        "participant id parameter",
+        help="The query parameter the panel fills with the participant's id (participantId, PROLIFIC_PID, id).",
+    ),
+    Option(
+        "completion_code",
+        "text",
+        "",
+        "completion code",
+        help="Shown after the last task. Empty: one is made for the batch.",
+    ),
+    Option(
+        "completion_url",
+        "text",
+        "",
+        "completion URL",
+        max_length=500,
+        help="Where participants are sent after the last task ({code} is replaced by the code). Empty: code only.",
+    ),
+    Option("tasks_per_session", "int", 5, "tasks per session", min=1, max=50),
+    Option(
+        "pay_per",
+        "choice",
+        "session",
+        "pay per",
+        choices=(("session", "Session (the panel's study reward)"), ("hit", "HIT (a bonus per participant)")),
+        help="Session: every HIT is priced alike and the panel pays tasks x price per approved participant.",
+    ),
+    Option(
+        "screened_out_url",
+        "text",
+        "",
+        "return URL for screened-out participants",
+        max_length=500,
+        help="Optional: where a participant who fails the screening test is sent.",
+    ),
+)
+DEFAULT_CONFIG = defaults(OPTIONS)
+
+ID_PARAMETER = r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}"
+PARTICIPANT_ID = r"[A-Za-z0-9_.@:+\-]{1,64}"
+
+
+def config(batch) -> dict:
+    cfg = merged(OPTIONS, batch.provider_config)
+    cfg["id_parameter"] = cfg["id_parameter"] or "participantId"
+    return cfg
+
+
+def completion_code(batch) -> str:
+    """The lead's code, or one derived from the batch and the site's secret (stable, unguessable)."""
+    code = config(batch)["completion_code"]
+    return code or "C" + salted_hmac("hits.panel.code", str(batch.pk)).hexdigest()[:10].upper()
+
+
+def completion_url(batch) -> str:
+    url = config(batch)["completion_url"]
+    return url.replace("{code}", completion_code(batch)) if url else ""

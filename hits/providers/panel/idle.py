@@ -1,0 +1,45 @@
+"""Idle panel sessions give their place back (an adapter module: models and places only).
+
+A panel session holds at most one place at a time, the task it is working on. A task started
+more than PANEL_IDLE_SECONDS ago and still unanswered goes back to the pool and the session
+is marked idle; the same link later resumes it with a new task."""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from hits import places
+from hits.models import Assignment, PanelSession
+
+logger = logging.getLogger(__name__)
+
+
+def release_idle(now=None) -> int:
+    """Expire the held tasks of idle sessions; returns how many places were given back."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PANEL_IDLE_SECONDS)
+    released = 0
+    for session in PanelSession.objects.filter(status=PanelSession.Status.ACTIVE).iterator():
+        with transaction.atomic():
+            held = session.assignments().filter(status=Assignment.Status.ASSIGNED, created_at__lt=cutoff)
+            hit_ids = set(held.values_list("hit_id", flat=True))
+            if not hit_ids and session.assignments().filter(status=Assignment.Status.ASSIGNED).exists():
+                continue  # working on a task started recently
+            last_task = session.assignments().order_by("-created_at").values_list("created_at", flat=True).first()
+            if not hit_ids and last_task is not None and last_task >= cutoff:
+                continue
+            count = held.update(status=Assignment.Status.EXPIRED)
+            if hit_ids:
+                places.refresh(hit_ids=hit_ids)
+            PanelSession.objects.filter(pk=session.pk, status=PanelSession.Status.ACTIVE).update(
+                status=PanelSession.Status.IDLE
+            )
+        if count:
+            logger.info(
+                "panel session %s of batch %s idle: %s place(s) given back", session.key, session.batch_id, count
+            )
+        released += count
+    return released

@@ -1,0 +1,217 @@
+"""A panel participant's way through a session: a place is taken only when a task starts.
+
+Opening the study link writes nothing. The first *Start* makes the participant's Worker row and
+session and takes one HIT; each following task is taken when the previous one is answered. A
+session holds at most one HIT at a time, so idle or made-up participants hold at most one place
+each, and `idle.release_idle` gives those back. At most PANEL_SESSIONS_PER_ADDRESS new sessions
+(and as many screening attempts) per study come from one address in PANEL_ADDRESS_WINDOW seconds;
+refused ids leave no Worker row. HIT rows are locked with SKIP LOCKED (never over-filled).
+"""
+
+import logging
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from config import ratelimit
+from hits import places
+from hits.models import HIT, Assignment, Batch, PanelSession, QualificationAttempt, Worker
+from hits.providers.panel.config import config
+from hits.services.handout import _candidate_hits
+from hits.services.qualification import is_qualified, submit_attempt
+
+logger = logging.getLogger(__name__)
+
+DONE = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
+# One screening attempt per participant id, as on Prolific: a made-up id is no second try.
+ATTEMPTS = 1
+
+
+class SessionRefused(Exception):
+    """No task for this participant now; the message is for them."""
+
+
+def worker_of(participant_id: str) -> Worker | None:
+    return Worker.objects.filter(provider=Worker.Provider.PANEL, external_id=participant_id).first()
+
+
+def session_of(batch: Batch, participant_id: str) -> PanelSession | None:
+    return (
+        PanelSession.objects.filter(
+            batch=batch, worker__provider=Worker.Provider.PANEL, worker__external_id=participant_id
+        )
+        .select_related("worker")
+        .first()
+    )
+
+
+def progress(session: PanelSession) -> tuple[int, int]:
+    """(tasks answered, tasks in the session)."""
+    return session.assignments().filter(status__in=DONE).count(), session.size
+
+
+def held(session: PanelSession, now=None) -> Assignment | None:
+    now = now or timezone.now()
+    return session.assignments().filter(status=Assignment.Status.ASSIGNED, deadline__gt=now).order_by("pk").first()
+
+
+def needs_screening(batch: Batch, participant_id: str) -> bool:
+    if batch.qualification_test_id is None:
+        return False
+    worker = worker_of(participant_id)
+    return worker is None or not is_qualified(worker, batch)
+
+
+def _open(batch: Batch, now) -> bool:
+    return batch.status == Batch.Status.PUBLISHED and not (batch.expires_at and batch.expires_at <= now)
+
+
+def _check_address(scope: str, batch: Batch, address: str) -> None:
+    window = settings.PANEL_ADDRESS_WINDOW
+    if address and ratelimit.count(scope, f"{batch.pk}|{address}", window) > settings.PANEL_SESSIONS_PER_ADDRESS:
+        logger.warning("panel batch %s: %s refused for address %s (bound reached)", batch.pk, scope, address)
+        raise SessionRefused("Too many sessions of this study were started from your network. Please try again later.")
+
+
+def _complete(session: PanelSession, now, size: int | None = None) -> None:
+    fields = {"status": PanelSession.Status.COMPLETED, "completed_at": now}
+    if size is not None:
+        fields["size"] = size
+    PanelSession.objects.filter(pk=session.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(session, name, value)
+    logger.info("panel session %s of batch %s completed", session.key, session.batch_id)
+
+
+def finish_if_done(session: PanelSession, now=None) -> bool:
+    if session.status == PanelSession.Status.COMPLETED:
+        return True
+    done, size = progress(session)
+    if done >= size:
+        _complete(session, now or timezone.now())
+        return True
+    return False
+
+
+def _take(session: PanelSession, worker: Worker, batch: Batch, now) -> Assignment | None:
+    """One HIT for the session (inside the caller's transaction), or None when none is left."""
+    for _ in range(20):
+        ids = list(_candidate_hits(worker, batch).values_list("pk", flat=True)[:10])
+        if not ids:
+            return None
+        rank = {pk: i for i, pk in enumerate(ids)}
+        hits = sorted(
+            HIT.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids), key=lambda h: rank[h.pk]
+        )
+        for hit in hits:
+            if hit.assignments.filter(status__in=Assignment.ACTIVE).count() >= hit.max_assignments:
+                continue
+            try:
+                with transaction.atomic():
+                    assignment = Assignment.objects.create(
+                        hit=hit,
+                        worker=worker,
+                        deadline=now + timedelta(seconds=batch.assignment_duration_seconds),
+                        external_id=session.key,
+                        confirmed=True,  # no panel API confirms work: the lead's review decides
+                    )
+                    places.take_one(hit.pk)
+                return assignment
+            except IntegrityError:  # this participant had the HIT before
+                continue
+        if not hits:
+            import time
+
+            time.sleep(0.05)  # other sessions hold those rows for a moment
+    return None
+
+
+def start_task(*, batch: Batch, participant_id: str, address: str = "", now=None) -> Assignment | None:
+    """The participant's current task: the one held, or a newly taken one. None when the
+    session is complete (the completion code is due). Raises SessionRefused with a message."""
+    now = now or timezone.now()
+    session = session_of(batch, participant_id)
+    if session is not None:
+        return _continue(session, batch, now)
+    if not _open(batch, now):
+        raise SessionRefused("This study is closed. Thank you for your interest.")
+    existing = worker_of(participant_id)
+    if existing is not None and existing.blocked:
+        raise SessionRefused("Your participant id cannot take these tasks.")
+    if existing is None and batch.qualification_test_id is not None:
+        raise SessionRefused("This study needs the screening test first.")
+    if existing is not None and not is_qualified(existing, batch):
+        raise SessionRefused("This study needs the screening test first.")
+    _check_address("panel-session", batch, address)
+    try:
+        with transaction.atomic():
+            worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PANEL, external_id=participant_id)
+            session = PanelSession.objects.create(
+                batch=batch,
+                worker=worker,
+                key="P" + secrets.token_hex(10),
+                size=int(config(batch)["tasks_per_session"]),
+            )
+            assignment = _take(session, worker, batch, now)
+            if assignment is None:
+                raise _Empty
+    except _Empty:
+        raise SessionRefused("No task is left in this study. Thank you for your interest.") from None
+    except IntegrityError:  # a second tab made this session a moment ago
+        session = session_of(batch, participant_id)
+        if session is None:
+            raise
+        return _continue(session, batch, now)
+    logger.info("panel batch %s: session %s started for %s", batch.pk, session.key, participant_id)
+    return assignment
+
+
+class _Empty(Exception):
+    """Rolls the new session (and a new Worker row) back when no HIT could be handed out."""
+
+
+def _continue(session: PanelSession, batch: Batch, now) -> Assignment | None:
+    with transaction.atomic():
+        session = PanelSession.objects.select_for_update().select_related("worker").get(pk=session.pk)
+        if session.status == PanelSession.Status.COMPLETED:
+            return None
+        current = held(session, now)
+        if current is not None:
+            if session.status != PanelSession.Status.ACTIVE:
+                PanelSession.objects.filter(pk=session.pk).update(status=PanelSession.Status.ACTIVE)
+            return current
+        done, size = progress(session)
+        if done >= size:
+            _complete(session, now)
+            return None
+        if session.worker.blocked:
+            raise SessionRefused("Your participant id cannot take more tasks.")
+        assignment = _take(session, session.worker, batch, now) if _open(batch, now) else None
+        if assignment is None:
+            if done:  # nothing left for them: the session ends with what was done
+                _complete(session, now, size=done)
+                return None
+            raise SessionRefused("No task is left in this study. Thank you for your interest.")
+        PanelSession.objects.filter(pk=session.pk).update(status=PanelSession.Status.ACTIVE)
+        session.status = PanelSession.Status.ACTIVE
+        return assignment
+
+
+def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "") -> QualificationAttempt:
+    """One screening attempt (pass or fail); the Worker row is made only once the address bound
+    allows it. QualificationError (from the service) says when no attempt is left."""
+    test = batch.qualification_test
+    if test is None:
+        raise SessionRefused("This study has no screening test.")
+    worker = worker_of(participant_id)
+    if worker is None:
+        _check_address("panel-screening", batch, address)
+        worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PANEL, external_id=participant_id)
+    attempt = submit_attempt(test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS)
+    logger.info(
+        "panel batch %s: %s %s the screening", batch.pk, participant_id, "passed" if attempt.passed else "failed"
+    )
+    return attempt
