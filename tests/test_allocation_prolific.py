@@ -23,6 +23,7 @@ from .test_prolific_contract import (  # noqa: F401 - api is a fixture
 )
 
 pytestmark = pytest.mark.django_db
+SUB_A, SUB_B = "a1" * 12, "b2" * 12  # Prolific submission ids: 24 hexadecimal characters
 
 
 def expect_places(api, total):  # noqa: F811 - the fixture's value
@@ -62,11 +63,11 @@ def test_disagreement_opens_places_within_the_study_and_raises_its_places_once(
     expect_transition(api, "STUDY1", "PUBLISH", "ACTIVE")
     batch = batches.publish_batch(batch)
     assert set(batch.hits.values_list("max_assignments", "provider_places")) == {(2, 2)}
-    agree = worked_session(batch, "PID_A", "SUB_A", answer=True)
-    differ = worked_session(batch, "PID_B", "SUB_B", answer=False)
+    agree = worked_session(batch, "PID_A", SUB_A, answer=True)
+    differ = worked_session(batch, "PID_B", SUB_B, answer=False)
     assert {a.hit_id for a in agree.assignments()} == {a.hit_id for a in differ.assignments()}
     assert set(batch.hits.values_list("max_assignments", flat=True)) == {2}  # nothing confirmed yet
-    expect_sync(api, submission("SUB_A", "PID_A", "AWAITING REVIEW"), submission("SUB_B", "PID_B", "AWAITING REVIEW"))
+    expect_sync(api, submission(SUB_A, "PID_A", "AWAITING REVIEW"), submission(SUB_B, "PID_B", "AWAITING REVIEW"))
     expect_places(api, 3)  # 9 places / 3 per session: one PATCH, whichever HIT's push comes first
     with django_capture_on_commit_callbacks(execute=True):
         assert prolific_sync.sync_batch(batch)["confirmed"] == 2
