@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 from rest_framework import serializers
 
+from hits.allocation import KINDS
 from hits.api.fields import MoneyField
 from hits.money import MoneyError, parse_money
 from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
@@ -21,7 +22,7 @@ from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_A
 
 @dataclass(frozen=True)
 class BatchField:
-    """One setting; `kind` is text, int, float (finite) or money (two decimals)."""
+    """One setting; `kind` is text, int, float (finite), money (two decimals) or choice (one of `choices`)."""
 
     name: str
     kind: str
@@ -33,6 +34,7 @@ class BatchField:
     optional: bool = False  # may be left empty (the default is then used)
     max_length: int = 200  # text
     max_digits: int = 10  # money
+    choices: tuple[str, ...] = ()  # choice
 
     def messages(self) -> dict[str, str]:
         """The error messages of this field, the same for the form and the serializer."""
@@ -44,6 +46,9 @@ class BatchField:
             out["min_value"] = f"Ensure this value is greater than or equal to {self.min}."
         if self.max is not None:
             out["max_value"] = f"Ensure this value is less than or equal to {self.max}."
+        if self.kind == "choice":
+            out["invalid_choice"] = f"Choose one of: {', '.join(self.choices)}."
+            del out["invalid"]
         if self.kind == "text":
             out["max_length"] = f"Ensure this value has at most {self.max_length} characters."
             del out["invalid"]
@@ -78,8 +83,42 @@ FIELDS = {
             optional=True,
             help="Dollars; publishing is refused while the estimate exceeds it.",
         ),
+        BatchField(
+            "allocation",
+            "choice",
+            "Allocation",
+            "fixed",
+            choices=KINDS,
+            optional=True,
+            help="fixed: every HIT gets the assignments above; adaptive: a HIT starts with the minimum and gets "
+            "one more place, up to the maximum, while any of its ACUs is unsettled.",
+        ),
+        BatchField(
+            "allocation_min", "int", "Adaptive: first places per HIT", 2, min=1, max=MAX_ASSIGNMENTS, optional=True
+        ),
+        BatchField(
+            "allocation_max", "int", "Adaptive: most places per HIT", 5, min=1, max=MAX_ASSIGNMENTS, optional=True
+        ),
+        BatchField(
+            "allocation_threshold",
+            "float",
+            "Adaptive: settled at posterior",
+            0.9,
+            min=0.51,
+            max=0.999,
+            optional=True,
+            help="An ACU is settled when its Dawid-Skene posterior is at least this or at most 1 minus this.",
+        ),
     )
 }
+# The allocation settings, passed on to create_batch (hits/allocation.py).
+ALLOCATION_FIELDS = ("allocation", "allocation_min", "allocation_max", "allocation_threshold")
+
+
+def allocation_options(data: dict) -> dict:
+    """create_batch's allocation arguments from a form's or serializer's cleaned data (left
+    empty: the spec's default)."""
+    return {name: FIELDS[name].default if data.get(name) in (None, "") else data[name] for name in ALLOCATION_FIELDS}
 
 
 class MoneyFormField(forms.DecimalField):
@@ -115,6 +154,8 @@ def batch_form_field(name: str) -> forms.Field:
     }
     if spec.kind == "text":
         return forms.CharField(max_length=spec.max_length, **common)
+    if spec.kind == "choice":
+        return forms.ChoiceField(choices=[(c, c) for c in spec.choices], initial=spec.default, **common)
     limits = {"min_value": spec.min, "max_value": spec.max}
     if spec.kind == "int":
         return forms.IntegerField(initial=spec.default, **limits, **common)
@@ -133,6 +174,8 @@ def batch_serializer_field(name: str) -> serializers.Field:
         return serializers.CharField(
             max_length=spec.max_length, required=False, allow_blank=True, default=spec.default, **common
         )
+    if spec.kind == "choice":
+        return serializers.ChoiceField(choices=list(spec.choices), default=spec.default, **common)
     limits = {"min_value": spec.min, "max_value": spec.max}
     empty: dict[str, Any] = {"required": False, "allow_null": True} if spec.optional else {}
     if spec.kind == "int":

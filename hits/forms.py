@@ -37,6 +37,10 @@ class BatchForm(forms.Form):
     qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
     gold_share = batch_form_field("gold_share")
     budget = batch_form_field("budget")
+    allocation = batch_form_field("allocation")
+    allocation_min = batch_form_field("allocation_min")
+    allocation_max = batch_form_field("allocation_max")
+    allocation_threshold = batch_form_field("allocation_threshold")
     documents = forms.IntegerField(
         min_value=1, required=False, label="Documents (first N approved)", help_text="Empty: every approved reference."
     )

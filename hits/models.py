@@ -149,6 +149,17 @@ class Batch(models.Model):
         "JudgeRun", null=True, blank=True, related_name="triage_batches", on_delete=models.PROTECT
     )
     triage_confidence = models.FloatField(null=True, blank=True)
+    # How many places a HIT gets (hits/allocation.py): `fixed` (assignments_per_hit each) or
+    # `adaptive` (allocation_min first, one more per decision while an ACU of the HIT is
+    # unsettled at allocation_threshold, up to allocation_max; hits/places.py opens them).
+    allocation = models.CharField(
+        max_length=10, choices=[("fixed", "Fixed"), ("adaptive", "Adaptive")], default="fixed"
+    )
+    allocation_min = models.PositiveSmallIntegerField(default=2)
+    allocation_max = models.PositiveSmallIntegerField(default=5)
+    allocation_threshold = models.FloatField(default=0.9)
+    # The class prior of the batch's latest Dawid-Skene fit (empty: not fitted yet, 0.5 is used).
+    allocation_prior = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["dataset", "created_at"]
@@ -202,6 +213,13 @@ class HIT(models.Model):
     # Places not held by an active assignment: max_assignments - active assignments, kept in
     # the transaction that changes them (hits.places), so a handout reads one row, not a count.
     open_places = models.PositiveSmallIntegerField(default=0)
+    # An adaptive batch's HIT: whether the last decision found every ACU settled, and the
+    # places opened beyond the batch's minimum (hits/places.py, in the deciding submission's transaction).
+    settled = models.BooleanField(default=False)
+    extra_places = models.PositiveSmallIntegerField(default=0)
+    # The places the provider was last told this HIT has (MTurk's MaxAssignments); empty for
+    # in-house work. Below max_assignments: an opened place still to push (hits/services/allocation.py).
+    provider_places = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name = "HIT"
@@ -226,6 +244,21 @@ class HIT(models.Model):
 
     def __str__(self):
         return f"HIT {self.pk} ({self.summary})"
+
+
+class WorkerEstimate(models.Model):
+    """A worker's current Dawid-Skene estimates in an adaptive batch (refitted after submissions
+    by scoring/runs/allocation.py); the allocation decision reads those of a HIT's workers."""
+
+    batch = models.ForeignKey(Batch, related_name="worker_estimates", on_delete=models.CASCADE)
+    worker = models.ForeignKey(Worker, related_name="estimates", on_delete=models.CASCADE)
+    sensitivity = models.FloatField()
+    specificity = models.FloatField()
+    labels = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["batch", "worker"], name="worker_estimate_unique")]
 
 
 class Assignment(models.Model):

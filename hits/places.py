@@ -42,3 +42,15 @@ def refresh(*, hit_ids=None, batch_id=None, assignments=None) -> int:
 def take_one(hit_id: int) -> int:
     """One place of a HIT is now held (inside the handout's transaction)."""
     return HIT.objects.filter(pk=hit_id, open_places__gt=0).update(open_places=F("open_places") - 1)
+
+
+def open_one_more(hit_id: int, most: int) -> bool:
+    """One more place of an adaptive batch's HIT (inside the transaction of the submission that
+    decided it, the HIT locked), never past `most` places; True when it opened."""
+    return bool(
+        HIT.objects.filter(pk=hit_id, max_assignments__lt=most).update(
+            max_assignments=F("max_assignments") + 1,
+            open_places=F("open_places") + 1,
+            extra_places=F("extra_places") + 1,
+        )
+    )

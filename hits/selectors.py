@@ -7,7 +7,7 @@ excluded. Scores, exports, gold answers and the lead's answer view all read them
 `counted_judgments`.
 """
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
 from annotation.models import ACU, Dataset, Document, Summary, System
 
@@ -67,9 +67,9 @@ def batches_with_counts() -> QuerySet[Batch]:
 
 
 def batch_progress(batch: Batch) -> dict:
-    """Places (HITs x assignments per HIT) done, in progress and left, and assignments per status."""
+    """Places (the HITs' places: assignments per HIT, or an adaptive batch's opened places) done, in progress and left, and assignments per status."""
     counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
-    places = batch.hits.count() * batch.assignments_per_hit
+    places = batch.hits.aggregate(n=Sum("max_assignments"))["n"] or 0  # an adaptive batch's opened places
     done = counts.get("submitted", 0) + counts.get("approved", 0)
     return {
         "places": places,

@@ -3,13 +3,16 @@
 From a finished judge run and a confidence c, the pairs with P(present) >= c or <= 1 - c are
 decided by the machine (label: P >= 0.5); every other pair goes to the crowd. A HIT per summary
 carries only that summary's uncertain ACUs (`HIT.acu_ids`) and is paid by the bucket of the
-number of ACUs it carries. Scores of the round combine both (scoring/runs/triage.py).
+number of ACUs it carries. Scores of the round combine both (scoring/runs/triage.py). A triage
+batch can be adaptive (hits/allocation.py): its HITs' places then follow the crowd's answers on
+the ACUs they carry.
 """
 
 import logging
 
 from django.db import transaction
 
+from hits.allocation import ADAPTIVE
 from hits.services.batches import BatchError, batch_buckets, create_batch
 
 from .models import HIT, JudgeRun, MachineJudgment
@@ -116,7 +119,9 @@ def create_triage_batch(
         hit.acu_count = len(hit.acu_ids)
         hit.reward = bucket_for(buckets, hit.acu_count).reward
         hit.gold_answers = None
-    HIT.objects.bulk_update(hits, ["acu_ids", "acu_count", "reward", "gold_answers"])
+        if batch.allocation == ADAPTIVE:  # no gold HIT is left: every HIT starts at the minimum
+            hit.max_assignments = hit.open_places = batch.allocation_min
+    HIT.objects.bulk_update(hits, ["acu_ids", "acu_count", "reward", "gold_answers", "max_assignments", "open_places"])
     logger.info(
         "Triage batch %s from judge run %s at c=%s: %d HITs, %d uncertain pairs",
         batch.pk,

@@ -22,11 +22,19 @@ def bump(dataset_id: int, batch_id: int | None) -> None:
     stripe = random.randrange(STRIPES)
     mine = RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds, stripe=stripe)
     if mine.update(version=F("version") + 1) < len(rounds):  # first bump of this round: create its stripes
-        RoundVersion.objects.bulk_create(
-            [RoundVersion(dataset_id=dataset_id, round_id=r, stripe=k) for r in rounds for k in range(STRIPES)],
-            ignore_conflicts=True,
-        )
+        create_stripes(dataset_id, batch_id)
         mine.update(version=F("version") + 1)  # again: a row bumped twice is still a new version
+
+
+def create_stripes(dataset_id: int, batch_id: int | None) -> None:
+    """The stripes of the dataset (and the round), where missing. Publishing creates a batch's, so
+    its first submissions, however many at once, only update rows: concurrent first inserts of
+    the same stripes in several transactions can deadlock (seen with 50 parallel first submissions)."""
+    rounds = [0] if not batch_id else [0, batch_id]
+    RoundVersion.objects.bulk_create(
+        [RoundVersion(dataset_id=dataset_id, round_id=r, stripe=k) for r in rounds for k in range(STRIPES)],
+        ignore_conflicts=True,
+    )
 
 
 def bump_batch(batch: Batch) -> None:

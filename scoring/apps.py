@@ -10,3 +10,6 @@ class ScoringConfig(AppConfig):
         from scoring.runs.recompute import on_submission
 
         submission_stored.connect(on_submission, dispatch_uid="scoring.runs.recompute")
+        from scoring.tasks import refit_on_submission
+
+        submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")

@@ -3,14 +3,20 @@ with the same result), so they are safe under acks_late; their time limits stay 
 broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped database connection
 (OperationalError) is retried with backoff instead of failing the task."""
 
+import logging
+
 from celery import group, shared_task
+from django.core.cache import cache
 
 from annotation.models import Dataset
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
 from config.dispatch import runs_in_process
+from hits.allocation import ADAPTIVE
 from hits.models import Batch
 from scoring.models import RecomputeRequest
-from scoring.runs import recompute, services, statistics
+from scoring.runs import allocation, recompute, services, statistics
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, **DB_RETRY)
@@ -71,3 +77,27 @@ def apply_budget(job_id: int) -> str:
     from scoring.drafts.unit_budget.service import run_job
 
     return run_job(job_id).status
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def refit_allocation(batch_id: int) -> int:
+    """Refit the worker estimates of an adaptive batch (scoring/runs/allocation.py). The queued
+    key is dropped before reading, so a submission stored meanwhile queues one more refit."""
+    cache.delete(allocation.refit_key(batch_id))
+    return allocation.refit_estimates(batch_id)
+
+
+def refit_on_submission(sender, batch_id: int, **kwargs) -> None:
+    """After a submission to an adaptive batch (its transaction committed): refit in process
+    without a broker; with one, queue a refit REFIT_INTERVAL seconds later unless one is queued
+    (a cache key, expiring after 3 intervals should its task be lost). Never fails the submission."""
+    if not Batch.objects.filter(pk=batch_id, allocation=ADAPTIVE).exists():
+        return
+    try:
+        if runs_in_process():
+            refit_allocation.apply(args=[batch_id]).get()
+        elif cache.add(allocation.refit_key(batch_id), 1, timeout=3 * allocation.REFIT_INTERVAL):
+            refit_allocation.apply_async(args=[batch_id], countdown=allocation.REFIT_INTERVAL)
+    except Exception:
+        cache.delete(allocation.refit_key(batch_id))
+        logger.exception("allocation batch=%s: could not refit the worker estimates; the previous ones stay", batch_id)

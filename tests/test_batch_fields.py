@@ -34,6 +34,11 @@ BAD = [
     ("budget", "123456789"),
     ("budget", "lots"),
     ("name", "x" * 201),
+    ("allocation", "random"),
+    ("allocation_min", 0),
+    ("allocation_max", 10),
+    ("allocation_threshold", 0.5),
+    ("allocation_threshold", 1),
 ]
 
 
@@ -79,7 +84,9 @@ def test_limits_and_defaults_come_from_the_spec():
         assert form[name].label == spec.label
         assert form[name].required is not spec.optional
         assert api[name].default == spec.default
-        if spec.kind != "text":
+        if spec.kind == "choice":
+            assert [c for c, _ in form[name].choices] == list(spec.choices) == list(api[name].choices)
+        elif spec.kind != "text":
             assert (form[name].min_value, form[name].max_value) == (spec.min, spec.max)
             assert (api[name].min_value, api[name].max_value) == (spec.min, spec.max)
             assert form[name].initial == spec.default

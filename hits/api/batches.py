@@ -17,13 +17,13 @@ from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.api.fields import MoneyField
-from hits.batch_fields import batch_serializer_field
+from hits.batch_fields import allocation_options, batch_serializer_field
 from hits.ledger import spend as ledger_spend
 from hits.models import Batch, QualificationTest
 from hits.money import Bucket
 from hits.providers import available_providers, provider_class
 from hits.providers.options import serializer_class
-from hits.services import batches, provider_sync
+from hits.services import allocation, batches, provider_sync
 
 MAX_ID = 2**63 - 1
 
@@ -66,6 +66,15 @@ class SpendSerializer(serializers.Serializer):
     total = MoneyField()
 
 
+class AllocationSerializer(serializers.Serializer):
+    hits = serializers.IntegerField()
+    places = serializers.IntegerField(help_text="Places opened, over all HITs.")
+    extra_places = serializers.IntegerField(help_text="Places opened beyond each HIT's first ones.")
+    fixed_places = serializers.IntegerField(help_text="HITs x assignments per HIT: what fixed allocation buys.")
+    settled_hits = serializers.IntegerField(help_text="HITs whose last decision found every ACU settled.")
+    saved = MoneyField(max_digits=12, help_text="Rewards and fees saved against fixed (negative: spent more).")
+
+
 class BatchSerializer(serializers.ModelSerializer):
     hits = serializers.IntegerField(source="n_hits", read_only=True)
     budget = MoneyField(max_digits=10, read_only=True, allow_null=True, help_text="Dollars; null: no budget.")
@@ -83,6 +92,10 @@ class BatchSerializer(serializers.ModelSerializer):
             "hits",
             "gold_share",
             "budget",
+            "allocation",
+            "allocation_min",
+            "allocation_max",
+            "allocation_threshold",
             "created_at",
             "published_at",
             "expires_at",
@@ -100,6 +113,7 @@ class BatchDetailSerializer(BatchSerializer):
     progress = serializers.SerializerMethodField()
     publishing = serializers.SerializerMethodField()
     spend = serializers.SerializerMethodField()
+    allocation_figures = serializers.SerializerMethodField(help_text="An adaptive batch's figures; null: fixed.")
 
     class Meta(BatchSerializer.Meta):
         fields = BatchSerializer.Meta.fields + [
@@ -114,6 +128,7 @@ class BatchDetailSerializer(BatchSerializer):
             "progress",
             "publishing",
             "spend",
+            "allocation_figures",
         ]
         read_only_fields = fields
 
@@ -144,6 +159,11 @@ class BatchDetailSerializer(BatchSerializer):
     @extend_schema_field(PublishProgressSerializer)
     def get_publishing(self, batch) -> dict:
         return batches.publish_progress(batch)
+
+    @extend_schema_field(AllocationSerializer(allow_null=True))
+    def get_allocation_figures(self, batch) -> dict | None:
+        figures = allocation.figures(batch)
+        return None if figures is None else AllocationSerializer(figures).data
 
     @extend_schema_field(SpendSerializer)
     def get_spend(self, batch) -> dict:
@@ -198,6 +218,10 @@ class BatchCreateInput(serializers.Serializer):
     )
     gold_share = batch_serializer_field("gold_share")
     budget = batch_serializer_field("budget")
+    allocation = batch_serializer_field("allocation")
+    allocation_min = batch_serializer_field("allocation_min")
+    allocation_max = batch_serializer_field("allocation_max")
+    allocation_threshold = batch_serializer_field("allocation_threshold")
     buckets = BucketSerializer(
         many=True,
         required=False,
@@ -315,6 +339,7 @@ class BatchListCreate(generics.ListAPIView):
             budget=data["budget"],
             provider_config=data["provider_config"],
             created_by=request.user,
+            **allocation_options(data),
         )
         return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED)
 

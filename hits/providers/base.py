@@ -27,6 +27,7 @@ class Capability:
     SESSIONS = "sessions"  # workers take sessions of several HITs (Prolific)
     WEBHOOKS = "webhooks"  # the provider posts signed status changes
     STUDY_LINK = "study_link"  # participants arrive by a study link; the lead pays at the provider from lists
+    MORE_PLACES = "more_places"  # a published HIT can get more places (adaptive allocation)
 
 
 class CrowdProvider:
@@ -80,4 +81,9 @@ class CrowdProvider:
 
     def balance(self, batch) -> Decimal:
         """Capability.BALANCE: the account's available balance."""
+        raise NotImplementedError
+
+    def open_places(self, hit, total: int) -> int:
+        """Capability.MORE_PLACES: make the published HIT's places at the provider `total`
+        (idempotent: a retry opens nothing twice); returns the places the provider now has."""
         raise NotImplementedError

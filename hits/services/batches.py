@@ -12,6 +12,8 @@ from django.utils import timezone
 from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
 from config.errors import ServiceError
+from hits import versions
+from hits.allocation import ADAPTIVE, FIXED, Policy
 from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
@@ -59,10 +61,27 @@ def create_batch(
     provider_config: dict | None = None,
     created_by=None,
     seed: int = 0,
+    allocation: str = FIXED,
+    allocation_min: int = 2,
+    allocation_max: int = 5,
+    allocation_threshold: float = 0.9,
 ) -> Batch:
-    """A draft batch with one HIT per system summary of the chosen approved references."""
+    """A draft batch with one HIT per system summary of the chosen approved references.
+
+    `allocation` adaptive (hits/allocation.py): each HIT (but gold HITs, which keep `assignments`)
+    starts with `allocation_min` places; `assignments` stays the fixed allocation the batch page
+    compares its cost with."""
     if not 1 <= assignments <= MAX_ASSIGNMENTS:
         raise BatchError(f"Assignments per HIT must be between 1 and {MAX_ASSIGNMENTS}.")
+    try:
+        policy = Policy(allocation, allocation_min, allocation_max, allocation_threshold)
+    except ValueError as exc:
+        raise BatchError(f"Allocation: {exc}.") from None
+    if policy.kind == ADAPTIVE:
+        if allocation_max > MAX_ASSIGNMENTS:
+            raise BatchError(f"Adaptive allocation: at most {MAX_ASSIGNMENTS} places per HIT.")
+        if provider != "inhouse" and not get_provider(provider).supports(Capability.MORE_PLACES):
+            raise BatchError(f"Adaptive allocation needs a provider that can add places; {provider} cannot.")
     if not 0 <= gold_share <= 0.5:
         raise BatchError("The gold share must be between 0 and 0.5.")
     if lifetime_hours <= 0 or assignment_minutes <= 0:
@@ -106,6 +125,10 @@ def create_batch(
         budget=budget,
         provider_config=provider_config or {},
         created_by=created_by,
+        allocation=policy.kind,
+        allocation_min=policy.min_places,
+        allocation_max=policy.max_places,
+        allocation_threshold=policy.threshold,
     )
     if systems:
         batch.systems.set(systems)
@@ -120,13 +143,17 @@ def create_batch(
         rng = random.Random(seed)
         chosen = rng.sample(candidates, min(len(candidates), round(gold_share * len(summaries))))
         gold = {sid: {str(a): v for a, v in answers[sid].items()} for sid in chosen}
+
+    def first_places(summary_id: int) -> int:
+        return policy.min_places if policy.kind == ADAPTIVE and summary_id not in gold else assignments
+
     HIT.objects.bulk_create(
         [
             HIT(
                 batch=batch,
                 summary=s,
-                max_assignments=assignments,
-                open_places=assignments,
+                max_assignments=first_places(s.pk),
+                open_places=first_places(s.pk),
                 acu_count=acu_counts[s.document.reference.pk],
                 reward=bucket_for(buckets, acu_counts[s.document.reference.pk]).reward,
                 gold_answers=gold.get(s.pk),
@@ -170,17 +197,30 @@ class BucketCost:
         return self.rewards + self.fees
 
 
+def most_places_per_hit(batch: Batch) -> int:
+    """The most places a HIT of the batch can get: its assignments, or an adaptive batch's maximum."""
+    return batch.allocation_max if batch.allocation == ADAPTIVE else batch.assignments_per_hit
+
+
+def most_places(batch: Batch, hits) -> int:
+    """The most places these HITs can get: an adaptive batch's possible extra places counted
+    (gold HITs keep the batch's assignments)."""
+    if batch.allocation != ADAPTIVE:
+        return hits.count() * batch.assignments_per_hit
+    gold = hits.filter(gold_answers__isnull=False).count()
+    return gold * batch.assignments_per_hit + (hits.count() - gold) * batch.allocation_max
+
+
 def cost_estimate(batch: Batch) -> dict:
-    """HITs, assignments and cost by pay bucket, the provider's fees included."""
+    """HITs, assignments and cost by pay bucket, the provider's fees included; an adaptive batch
+    at its most places (what the budget check must count)."""
     provider = get_provider(batch.provider)
-    n = batch.assignments_per_hit
     rows = []
     for b in batch_buckets(batch):
         count = bucket_hits(batch, b).count()
-        fee_each = provider.fee(b.reward, n)
-        rows.append(
-            BucketCost(b.label, b.reward, count, count * n, cents(b.reward * count * n), cents(fee_each * count * n))
-        )
+        places = most_places(batch, bucket_hits(batch, b))
+        fee_each = provider.fee(b.reward, most_places_per_hit(batch))
+        rows.append(BucketCost(b.label, b.reward, count, places, cents(b.reward * places), cents(fee_each * places)))
     rewards = sum((r.rewards for r in rows), Decimal("0.00"))
     fees = sum((r.fees for r in rows), Decimal("0.00"))
     return {
@@ -215,6 +255,7 @@ def publish_batch(batch: Batch) -> Batch:
                 raise BatchError(refused)
         batch.status = Batch.Status.PUBLISHING
         batch.save(update_fields=["status"])
+        versions.create_stripes(batch.dataset_id, batch.pk)  # before any submission can race to create them
     provider = get_provider(batch.provider)
     try:
         provider.publish(batch)

@@ -15,7 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import versions
+from hits.allocation import ADAPTIVE
 from hits.models import Assignment, Judgment
+from hits.services import allocation
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +115,7 @@ _SUBMIT_FIELDS = [
     "hit__summary__document_id",
     "hit__batch__dataset_id",
     "hit__batch__assignment_duration_seconds",
+    "hit__batch__allocation",
 ]
 
 
@@ -194,6 +197,10 @@ def submit_assignment(
         assignment.save(update_fields=fields)
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
             versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
+        if assignment.confirmed and assignment.hit.batch.allocation == ADAPTIVE:
+            # the adaptive policy: maybe one more place, in this transaction (hits/services/allocation.py);
+            # unconfirmed provider work is decided on when the sync confirms it
+            allocation.decide(assignment.hit_id)
         transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id, assignment.hit.batch.dataset_id))
     return SubmissionResult(assignment, created=True)
 

@@ -17,6 +17,7 @@ from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits import selectors, tasks
 from hits.assignment_answers import assignment_answers
+from hits.batch_fields import allocation_options
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.ledger import spend
@@ -24,7 +25,7 @@ from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
-from hits.services import batches, estimate, money_budget, provider_sync, qualification, review
+from hits.services import allocation, batches, estimate, money_budget, provider_sync, qualification, review
 from hits.stages import batch_stage
 
 
@@ -65,6 +66,7 @@ def batch_new(request, dataset_id: int):
                 provider_config=form.provider_config(),
                 created_by=request.user,
                 references=references,
+                **allocation_options(data),
             )
         except (batches.BatchError, estimate.SampleError) as exc:
             form.add_error(None, str(exc))
@@ -94,7 +96,10 @@ def batch_estimate(request, dataset_id: int):
     figures = estimate.estimate(
         dataset,
         provider=provider,
-        assignments=data.get("assignments") or 3,
+        # an adaptive batch at its most places, as the budget check counts it
+        assignments=(data.get("allocation_max") or 5)
+        if data.get("allocation") == "adaptive"
+        else (data.get("assignments") or 3),
         systems=list(data.get("systems") or []) or None,
         references=references,
         budget=data.get("budget"),
@@ -140,6 +145,7 @@ def batch_detail(request, batch_id: int):
             "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
             "cost": cost,
             "progress": selectors.batch_progress(batch),
+            "allocation": allocation.figures(batch),
             "spend": spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],

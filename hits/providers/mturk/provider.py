@@ -108,7 +108,9 @@ def requirements(batch, qualification_type_id: str | None = None) -> list[dict]:
 class MTurkProvider(CrowdProvider):
     name = "mturk"
     label = "Amazon Mechanical Turk"
-    capabilities = frozenset({Capability.EXTEND, Capability.BALANCE, Capability.SYNC, Capability.PER_HIT_PUBLISH})
+    capabilities = frozenset(
+        {Capability.EXTEND, Capability.BALANCE, Capability.SYNC, Capability.PER_HIT_PUBLISH, Capability.MORE_PLACES}
+    )
     options = OPTIONS
     closed = "closed to requesters since 2026-09-30: choose Prolific or a participant panel"
 
@@ -244,7 +246,42 @@ class MTurkProvider(CrowdProvider):
                     raise
                 hit_id = exc.existing_hit_id  # created by an earlier, interrupted run
             with transaction.atomic():
-                type(hit).objects.filter(pk=hit.pk).update(external_id=hit_id)
+                type(hit).objects.filter(pk=hit.pk).update(external_id=hit_id, provider_places=hit.max_assignments)
+
+    def open_places(self, hit, total: int) -> int:
+        """CreateAdditionalAssignmentsForHIT, one place per call, each with its own
+        UniqueRequestToken (the HIT and the place's number), after GetHIT says how many MTurk
+        has: a retry after a lost answer asks only for what is missing, and a call MTurk did
+        receive is not repeated with another token. MTurk keeps a HIT created with fewer than
+        10 assignments under 10 (so does MAX_ASSIGNMENTS)."""
+        batch = hit.batch
+        sandbox = config(batch)["sandbox"]
+        if not hit.external_id:
+            return 0  # not published there yet: publishing creates it with all its places
+        if total >= 10:
+            raise ProviderError(
+                f"MTurk: HIT {hit.pk} was created with fewer than 10 assignments and must stay under 10."
+            )
+        have = int(
+            self._call(batch, sandbox, "get_hit", target=f"HIT {hit.pk}", HITId=hit.external_id)["HIT"][
+                "MaxAssignments"
+            ]
+        )
+        for n in range(have + 1, total + 1):
+            self._call(
+                batch,
+                sandbox,
+                "create_additional_assignments_for_hit",
+                target=f"HIT {hit.pk} place {n}",
+                HITId=hit.external_id,
+                NumberOfAdditionalAssignments=1,
+                UniqueRequestToken=request_token("place", f"{hit.pk}-{n}"),
+            )
+            have = n
+            type(hit).objects.filter(pk=hit.pk).update(provider_places=n)
+        if hit.provider_places != have:
+            type(hit).objects.filter(pk=hit.pk).update(provider_places=have)
+        return have
 
     def _set_expiry(self, batch, when: datetime) -> int:
         sandbox = config(batch)["sandbox"]

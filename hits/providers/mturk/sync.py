@@ -20,11 +20,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import places, versions
+from hits.allocation import ADAPTIVE
 from hits.models import Assignment, Batch, MTurkHeldSubmission, Worker
 from hits.providers import ProviderError
 from hits.providers.mturk.config import config
 from hits.providers.mturk.provider import MTurkProvider
-from hits.services import mirror, qualification
+from hits.services import allocation, mirror, qualification
 from hits.services.submission import SubmissionRefused, submit_assignment
 
 logger = logging.getLogger(__name__)
@@ -126,6 +127,8 @@ def _mirror(hit, record: dict) -> str:
         outcome, assignment_id = _confirm(hit, record)
         places.refresh(hit_ids=[hit.pk])
         versions.bump(hit.batch.dataset_id, hit.batch_id)
+        if outcome == "confirmed" and hit.batch.allocation == ADAPTIVE:
+            allocation.decide(hit.pk)  # confirmed answers may settle the HIT or open a place
     decision = DECISIONS.get(record["AssignmentStatus"])
     if assignment_id is not None and decision:
         mirror.provider_decided(assignment_id, decision, feedback=record.get("RequesterFeedback") or "", source="MTurk")
@@ -176,6 +179,9 @@ def sync_batch(batch: Batch) -> dict:
     """Page through every published HIT's assignments; returns counts by outcome."""
     provider = MTurkProvider()
     counts = {"confirmed": 0, "flagged": 0, "hits": 0}
+    behind = allocation.push_pending(batch)  # places opened while MTurk could not be told
+    if behind:
+        logger.warning("MTurk sync of batch %s: %d HITs still lack opened places there", batch.pk, behind)
     try:
         for hit in batch.hits.exclude(external_id="").order_by("pk"):
             counts["hits"] += 1

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from statistics import median
 
-from django.db.models import Avg
+from django.db.models import Avg, Sum
 
 from hits.models import Assignment, ProlificStudy
 from hits.money import CENT
@@ -46,7 +46,8 @@ def seconds_per_hit(batch) -> float:
 
 
 def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> SessionPlan:
-    """K HITs per session, its minutes and reward, and the places HITs x assignments / K.
+    """K HITs per session, its minutes and reward, and the places: the HITs' places / K (HITs x
+    assignments per HIT; an adaptive batch's places opened so far).
 
     Prolific pays one reward per place, so every HIT of the batch is priced alike: the mean of
     its rewards, rounded up to the cent; a session pays K times that. Once the draft exists, K
@@ -68,9 +69,14 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
         estimated_minutes=max(1, math.ceil(k * seconds / 60)),
         per_hit_reward=per_hit,
         reward_cents=int(per_hit * k * 100),
-        places=math.ceil(hit_count * batch.assignments_per_hit / k),
+        places=math.ceil(opened_places(batch) / k),
         currency=cfg["currency"],
     )
+
+
+def opened_places(batch) -> int:
+    """The places of the batch's HITs (adaptive allocation opens more as it goes)."""
+    return int(batch.hits.aggregate(n=Sum("max_assignments"))["n"] or 0)
 
 
 def allowed_minutes(batch, estimated_minutes: int) -> int:

@@ -37,6 +37,7 @@ import secrets
 from decimal import Decimal
 
 from django.conf import settings
+from django.db.models import F
 from django.urls import reverse
 
 from hits.models import ProlificSession, ProlificStudy, ProviderCall
@@ -50,7 +51,7 @@ from hits.providers.prolific.decisions import (
     pay_bonus,
     split_feedback,
 )
-from hits.providers.prolific.plans import SessionPlan, allowed_minutes, session_plan
+from hits.providers.prolific.plans import SessionPlan, allowed_minutes, opened_places, session_plan
 
 logger = logging.getLogger(__name__)
 
@@ -194,7 +195,9 @@ def screening_payload(batch, study, places: int) -> dict:
 class ProlificProvider(CrowdProvider):
     name = "prolific"
     label = "Prolific"
-    capabilities = frozenset({Capability.EXTEND, Capability.SYNC, Capability.SESSIONS, Capability.WEBHOOKS})
+    capabilities = frozenset(
+        {Capability.EXTEND, Capability.SYNC, Capability.SESSIONS, Capability.WEBHOOKS, Capability.MORE_PLACES}
+    )
     options = OPTIONS
 
     def __init__(self):
@@ -348,6 +351,7 @@ class ProlificProvider(CrowdProvider):
             main.status = status
             main.save(update_fields=["reward_cents", "places", "estimated_minutes", "status", "updated_at"])
         self._transition(batch, main, "PUBLISH")
+        batch.hits.update(provider_places=F("max_assignments"))  # the study's places cover these
 
     def _each_study(self, batch, action: str) -> None:
         for study in batch.prolific_studies.exclude(study_id="").order_by("kind"):
@@ -366,6 +370,28 @@ class ProlificProvider(CrowdProvider):
         """Prolific studies do not expire; extending reopens a paused study."""
         if batch.prolific_studies.filter(status="PAUSED").exists():
             self.resume(batch)
+
+    def open_places(self, hit, total: int) -> int:
+        """Capability.MORE_PLACES: a HIT's new places are taken by sessions within the study; the
+        study's places (sessions of K HITs) are raised to cover every HIT's places when they no
+        longer do, by an absolute total_available_places, so a retry opens nothing twice."""
+        batch = hit.batch
+        main = ProlificStudy.objects.filter(batch=batch, kind="main").exclude(study_id="").first()
+        if main is None:
+            return 0  # not published there yet: publishing plans the places
+        needed = math.ceil(opened_places(batch) / max(1, main.hits_per_session))
+        if needed > main.places:
+            self.call(
+                batch,
+                "add places",
+                f"{main.study_id}: {main.places} -> {needed} (adaptive)",
+                "update_study",
+                main.study_id,
+                {"total_available_places": needed},
+            )
+            ProlificStudy.objects.filter(pk=main.pk).update(places=needed)
+        type(hit).objects.filter(pk=hit.pk).update(provider_places=total)
+        return total
 
     def add_places(self, batch, extra: int) -> int:
         main = ProlificStudy.objects.filter(batch=batch, kind="main").exclude(study_id="").first()

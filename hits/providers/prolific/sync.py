@@ -43,6 +43,7 @@ from django.utils import timezone
 
 from config.json_body import parse_json_bytes
 from hits import versions
+from hits.allocation import ADAPTIVE
 from hits.ledger import record
 from hits.models import (
     Assignment,
@@ -61,7 +62,7 @@ from hits.providers.prolific.decisions import check_rejection, main_study_id, ma
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
-from hits.services import review
+from hits.services import allocation, review
 
 # Prolific's hook bodies are flat objects; anything deeper is refused before it is used.
 HOOK_MAX_DEPTH = 8
@@ -125,8 +126,12 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
         outcome = "in progress"
         if status in COMPLETED:
             answered = session.assignments().exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED])
+            newly = sorted(set(answered.filter(confirmed=False).values_list("hit_id", flat=True)))
             if answered.filter(confirmed=False).update(confirmed=True):
                 versions.bump(batch.dataset_id, batch.pk)
+            if batch.allocation == ADAPTIVE:
+                for hit_id in newly:  # confirmed answers may settle a HIT or open a place (HITs in id order)
+                    allocation.decide(hit_id)
             if answered.exists():
                 session.confirmed, session.flag, outcome = True, "", "confirmed"
             else:
@@ -231,6 +236,7 @@ def sync_batch(batch: Batch) -> dict:
         group_failures = len(push_group_members(batch)["failed"])
         if group_failures:
             counts["group failures"] = group_failures
+        allocation.push_pending(batch)  # places opened while Prolific could not be told
     except ProviderError as exc:
         logger.error("Prolific sync of batch %s failed: %s", batch.pk, exc)
         Batch.objects.filter(pk=batch.pk).update(last_error=f"Sync: {exc}")

@@ -1,0 +1,254 @@
+"""Adaptive allocation of crowd work against fixed assignments and Potato's max_diversity (issue 29).
+
+Truth: the expert presence labels of the REALSumm sample (../shared/data/realsumm/labels, 2,500
+summaries of 25 systems, 26,400 (summary, ACU) pairs), read from the files. Crowd (seeded numpy
+Generator): a pool of --workers workers; --spammers of them (a share, default 0.3) are spammers,
+half answering "present" at random (p = 0.5), half always "present"; an honest worker has a
+sensitivity and a specificity each drawn uniformly from [--low, --high] (default 0.70-0.95).
+Each summary is one HIT holding all its ACUs; its possible workers are drawn once per seed (5
+distinct workers in a random order, with their answers), and every policy takes the first k of
+them, so the policies are compared on the very same crowd.
+
+Policies (the number of places k per HIT is what is bought; a place labels every ACU of the HIT):
+- fixed-3, fixed-5: k = 3 or 5 everywhere.
+- adaptive (min 2, max 5, threshold t): every HIT gets 2 places; then, round by round, the labels
+  so far are fitted by Dawid-Skene (scoring/stats/dawid_skene.py, the workers' current estimates)
+  and a HIT gets one more place while any of its pairs is unsettled (hits/allocation.py, the rule
+  the app applies on each submission), up to 5.
+- max_diversity (Potato's strategy, as the peer baseline): every HIT gets 2 places; the rest of
+  the same budget as the adaptive policy it sits under goes round by round to the HITs with the
+  most disagreement first (mean minority share of the votes over the HIT's ACUs), up to 5.
+
+Labels of every policy: Dawid-Skene on what was bought (fixed-3 with majority vote too).
+Figures per policy, mean ± standard deviation over the seeds: places (assignments) bought and
+their change against fixed-3, ACU judgments bought, label agreement with the experts, system-level
+Kendall tau (tau-b) of the 25 system scores (mean ACU score) against the experts', and the largest
+|system score - expert system score|.
+
+    .venv/bin/python bench/allocation_bench.py [--seeds 5] [--thresholds 0.55 0.6 0.7 0.8 0.9]
+"""
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import kendalltau
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place  # noqa: E402
+from scoring.stats.aggregation import majority_present  # noqa: E402 - the path is set up first
+from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
+
+MAX_PLACES = 5
+
+
+def expert_labels(folder: Path):
+    """(system per summary, list of label arrays) from the pyramid folder's label files."""
+    systems, labels = [], []
+    for path in sorted((folder / "labels").glob("*.label")):
+        for line in path.read_text().strip("\n").split("\n"):
+            systems.append(path.stem)
+            labels.append(np.array([int(x) for x in line.split("\t")], dtype=bool))
+    return np.array(systems), labels
+
+
+@dataclass
+class Crowd:
+    """Per HIT its MAX_PLACES possible workers in order and their answers."""
+
+    truth: np.ndarray  # per pair
+    hit_of: np.ndarray  # per pair: its HIT
+    starts: np.ndarray  # per HIT: its first pair
+    sizes: np.ndarray  # per HIT: its ACU count
+    workers: np.ndarray  # HITs x MAX_PLACES worker ids
+    answers: np.ndarray  # MAX_PLACES x pairs: what the j-th worker of the pair's HIT said
+
+
+def simulate_crowd(labels, rng, *, workers=100, spam_share=0.3, low=0.70, high=0.95) -> Crowd:
+    truth = np.concatenate(labels)
+    sizes = np.array([len(x) for x in labels])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    hit_of = np.repeat(np.arange(len(labels)), sizes)
+    kind = np.zeros(workers, dtype=int)  # 0 honest, 1 random spammer, 2 always present
+    spammers = rng.choice(workers, round(spam_share * workers), replace=False)
+    kind[spammers[: len(spammers) // 2]] = 1
+    kind[spammers[len(spammers) // 2 :]] = 2
+    sens = rng.uniform(low, high, workers)
+    spec = rng.uniform(low, high, workers)
+    chosen = np.argsort(rng.random((len(labels), workers)), axis=1)[:, :MAX_PLACES]
+    answers = np.empty((MAX_PLACES, truth.size), dtype=bool)
+    for j in range(MAX_PLACES):
+        w = chosen[hit_of, j]
+        u = rng.random(truth.size)
+        honest = np.where(truth, u < sens[w], u >= spec[w])
+        answers[j] = np.select([kind[w] == 1, kind[w] == 2], [u < 0.5, True], honest)
+    return Crowd(truth, hit_of, starts, sizes, chosen, answers)
+
+
+def bought(crowd: Crowd, places: np.ndarray):
+    """(pair, worker, said) rows of the first `places[h]` workers of every HIT."""
+    per_pair = places[crowd.hit_of]
+    rows = [np.flatnonzero(per_pair > j) for j in range(MAX_PLACES)]
+    items = np.concatenate(rows)
+    workers = np.concatenate([crowd.workers[crowd.hit_of[r], j] for j, r in enumerate(rows)])
+    said = np.concatenate([crowd.answers[j, r] for j, r in enumerate(rows)])
+    return items, workers, said
+
+
+def ds_posteriors(crowd: Crowd, places: np.ndarray):
+    """P(present) per pair: Dawid-Skene's fit, the posterior taken as the app takes it
+    (hits.allocation.pair_posteriors with the fitted estimates and prior)."""
+    items, workers, said = bought(crowd, places)
+    fit = dawid_skene(items, workers, said)
+    index = np.searchsorted(fit.workers, workers)
+    return pair_posteriors(
+        items, said, fit.sensitivity[index], fit.specificity[index], fit.prior, n_items=crowd.truth.size
+    )
+
+
+def adaptive_places(crowd: Crowd, policy: Policy) -> np.ndarray:
+    places = np.full(len(crowd.sizes), policy.min_places)
+    while True:
+        posterior = ds_posteriors(crowd, places)
+        all_settled = np.logical_and.reduceat(settled(posterior, policy.threshold), crowd.starts)
+        more = np.array([wants_place(policy, int(k), bool(s)) for k, s in zip(places, all_settled, strict=True)])
+        if not more.any():
+            return places
+        places = places + more
+
+
+def disagreement(crowd: Crowd, places: np.ndarray) -> np.ndarray:
+    """Per HIT the mean over its ACUs of the minority's share of the votes."""
+    items, _, said = bought(crowd, places)
+    yes = np.bincount(items, weights=said, minlength=crowd.truth.size)
+    n = places[crowd.hit_of]
+    minority = np.minimum(yes, n - yes) / n
+    return np.add.reduceat(minority, crowd.starts) / crowd.sizes
+
+
+def max_diversity_places(crowd: Crowd, budget: int, start: int = 2) -> np.ndarray:
+    places = np.full(len(crowd.sizes), start)
+    left = budget - int(places.sum())
+    while left > 0:
+        d = disagreement(crowd, places)
+        eligible = np.flatnonzero(places < MAX_PLACES)
+        if not eligible.size:
+            break
+        disagreeing = eligible[d[eligible] > 0]
+        pool = disagreeing if disagreeing.size else eligible
+        order = pool[np.argsort(-d[pool], kind="stable")][:left]
+        places[order] += 1
+        left -= order.size
+    return places
+
+
+def system_scores(systems, labels_flat, starts, sizes):
+    per_summary = np.add.reduceat(labels_flat.astype(float), starts) / sizes
+    return np.array([per_summary[systems == n].mean() for n in np.unique(systems)])
+
+
+def figures(crowd: Crowd, systems, places, expert_systems, *, majority=False) -> dict:
+    if majority:
+        items, _, said = bought(crowd, places)
+        votes = np.bincount(items, weights=said.astype(float), minlength=crowd.truth.size)
+        labels = majority_present(votes, places[crowd.hit_of])
+    else:
+        labels = ds_posteriors(crowd, places) > 0.5
+    scores = system_scores(systems, labels, crowd.starts, crowd.sizes)
+    return {
+        "places": int(places.sum()),
+        "judgments": int((places * crowd.sizes).sum()),
+        "agreement": float(np.mean(labels == crowd.truth)),
+        "tau": float(kendalltau(scores, expert_systems).statistic),
+        "max_change": float(np.abs(scores - expert_systems).max()),
+    }
+
+
+def run(labels, systems, *, seeds, thresholds, workers, spam_share, low, high, minimum=2, maximum=MAX_PLACES):
+    """{policy name: [figures per seed]}."""
+    truth = np.concatenate(labels)
+    sizes = np.array([len(x) for x in labels])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    expert_systems = system_scores(systems, truth, starts, sizes)
+    out: dict[str, list[dict]] = {}
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        crowd = simulate_crowd(labels, rng, workers=workers, spam_share=spam_share, low=low, high=high)
+        n = len(sizes)
+
+        def add(name, places, crowd=crowd, **kw):
+            out.setdefault(name, []).append(figures(crowd, systems, places, expert_systems, **kw))
+
+        add("fixed-3 (majority)", np.full(n, 3), majority=True)
+        add("fixed-3", np.full(n, 3))
+        add("fixed-5", np.full(n, 5))
+        for t in thresholds:
+            places = adaptive_places(crowd, Policy(ADAPTIVE, minimum, maximum, t))
+            add(f"adaptive {minimum}-{maximum}, t={t:g}", places)
+            add(f"max_diversity, budget of t={t:g}", max_diversity_places(crowd, int(places.sum()), minimum))
+    return out
+
+
+def table(results: dict[str, list[dict]]) -> str:
+    base = np.mean([r["places"] for r in results["fixed-3"]])
+    lines = [
+        "| policy | places bought | vs fixed-3 | ACU judgments | agreement with experts | system Kendall τ | largest system-score change |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, rows in results.items():
+
+        def ms(key, fmt, rows=rows):
+            v = np.array([r[key] for r in rows], dtype=float)
+            return f"{v.mean():{fmt}} ± {v.std():{fmt}}"
+
+        change = np.mean([r["places"] for r in rows]) / base - 1
+        lines.append(
+            f"| {name} | {ms('places', ',.0f')} | {change:+.1%} | {ms('judgments', ',.0f')} | "
+            f"{ms('agreement', '.4f')} | {ms('tau', '.4f')} | {ms('max_change', '.4f')} |"
+        )
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
+    parser.add_argument("--data", default=str(shared / "data" / "realsumm"), help="a pyramid folder with labels/")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--thresholds", type=float, nargs="+", default=[0.55, 0.6, 0.7, 0.8, 0.9])
+    parser.add_argument("--min", type=int, default=2, help="the adaptive policy's first places per HIT")
+    parser.add_argument("--max", type=int, default=MAX_PLACES, help=f"its most places per HIT (at most {MAX_PLACES})")
+    parser.add_argument("--workers", type=int, default=100)
+    parser.add_argument("--spammers", type=float, default=0.3)
+    parser.add_argument("--low", type=float, default=0.70)
+    parser.add_argument("--high", type=float, default=0.95)
+    args = parser.parse_args()
+    systems, labels = expert_labels(Path(args.data))
+    if not labels:
+        parser.error(f"no labels/*.label under {args.data} (pass --data or set SHARED_DIR)")
+    print(
+        f"{len(labels)} summaries, {sum(map(len, labels))} expert ACU labels; crowd: {args.workers} workers, "
+        f"{args.spammers:.0%} spammers (half random, half always present), honest sensitivity and "
+        f"specificity in [{args.low}, {args.high}]; {args.seeds} seeds; mean ± sd"
+    )
+    results = run(
+        labels,
+        systems,
+        seeds=args.seeds,
+        thresholds=args.thresholds,
+        workers=args.workers,
+        spam_share=args.spammers,
+        low=args.low,
+        high=args.high,
+        minimum=args.min,
+        maximum=args.max,
+    )
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Adaptive allocation in a real browser (issue 29): the lead creates an adaptive batch on the
+form, three workers disagree on its one summary, the summary gets a fourth place and the batch
+page shows the places opened, the settled HITs and the money against fixed."""
+
+import pytest
+
+from annotation.models import Document
+from hits import signals
+from hits.models import HIT, Batch
+
+from ..conftest import PASSWORD
+from ..crowd_data import demo_dataset
+from .conftest import login
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def no_refit():
+    """The worker estimates stay the fallback (80% accurate each), so a 2-to-1 split is unsettled
+    at 0.9 whatever a refit of three workers on one HIT would conclude."""
+    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.allocation")
+    yield
+    from scoring.tasks import refit_on_submission
+
+    signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")
+
+
+def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
+    live_server, browser, shoot, lead, make_user, no_refit, eager_celery
+):
+    dataset = demo_dataset()
+    system = dataset.systems.order_by("name").first()
+    document = Document.objects.filter(dataset=dataset).order_by("position").first()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    page.on("dialog", lambda dialog: dialog.accept())
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/batches/new")
+    page.fill("#id_name", "adaptive one summary")
+    page.check(f"input[name=systems][value='{system.pk}']")
+    page.fill("#id_document_ids", document.external_id)
+    page.select_option("#id_allocation", "adaptive")
+    page.fill("#id_allocation_min", "3")
+    page.fill("#id_allocation_max", "5")
+    page.fill("#id_allocation_threshold", "0.9")
+    page.wait_for_selector("#live-estimate:has-text('1 HITs · 5 assignments')")  # the most places
+    shoot(page, "allocation-new-batch")
+    page.click("button:text('Create draft')")
+    page.wait_for_selector("h1:has-text('adaptive one summary')")
+    batch = Batch.objects.get(name="adaptive one summary")
+    assert (batch.allocation, batch.allocation_min, batch.allocation_max) == ("adaptive", 3, 5)
+    page.click("#publish")
+    page.wait_for_selector("#batch-stage:has-text('Published')")
+    assert page.inner_text("#allocation-places") == "3"
+    context.close()
+
+    hit = HIT.objects.get(batch=batch)
+    for i in range(3):  # all present, but the second worker says the first ACU is not there
+        user = make_user(f"adaptive-worker-{i}", "worker")
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(15000)
+        login(page, live_server.url, user.username, PASSWORD)
+        page.wait_for_selector("h1:text('My work')")
+        page.click("#start-next")
+        page.wait_for_selector(".acu-row.current")
+        for row in range(page.locator(".acu-row").count()):
+            page.keyboard.press("n" if (i == 1 and row == 0) else "y")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#task-notice:has-text('your answers are saved')")
+        if i == 2:
+            shoot(page, "allocation-third-worker")
+        context.close()
+        hit.refresh_from_db()
+        # places open only once all three are in
+        assert (hit.max_assignments, hit.open_places) == ((3, 2 - i) if i < 2 else (4, 1))
+    assert (hit.extra_places, hit.settled) == (1, False)
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/batches/{batch.pk}/")
+    page.wait_for_selector("#allocation")
+    assert page.inner_text("#allocation-places") == "4"
+    assert page.inner_text("#allocation-settled") == "0"
+    section = page.inner_text("#allocation")
+    assert "1 beyond the first; fixed: 3" in section
+    assert f"spent ${hit.reward:.2f} more against 3 assignments per HIT" in section
+    shoot(page, "allocation-batch-page")
+    context.close()

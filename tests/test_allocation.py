@@ -1,0 +1,403 @@
+"""Adaptive allocation of crowd work (issue 29): the policy (hits/allocation.py) against the
+Dawid-Skene fit, the simulation of bench/allocation_bench.py, a batch's allocation settings,
+the place opened in the deciding submission's transaction (also under 50 parallel submissions),
+the worker estimates' refit, the budget at the most places and the batch page's figures."""
+
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.models import Summary
+from hits import signals
+from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
+from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, MachineJudgment, WorkerEstimate
+from hits.selectors import batch_progress
+from hits.services import handout
+from hits.services.allocation import figures as allocation_figures
+from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
+from hits.services.submission import submit_assignment
+from hits.triage import create_triage_batch
+from scoring.runs.allocation import refit_estimates
+from scoring.stats.dawid_skene import dawid_skene
+
+from .crowd_data import all_answers, at_once, demo_dataset
+from .test_handout import make_workers
+
+PROJECT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT / "bench"))
+
+import allocation_bench  # noqa: E402 - bench/ is put on the path first
+
+# --- the policy ------------------------------------------------------------------------------
+
+
+def test_wants_place_follows_the_policy():
+    adaptive = Policy(ADAPTIVE, 2, 4, 0.9)
+    assert wants_place(adaptive, 1, True)  # below the minimum, settled or not
+    assert not wants_place(adaptive, 2, True)
+    assert wants_place(adaptive, 2, False) and wants_place(adaptive, 3, False)
+    assert not wants_place(adaptive, 4, False)  # never past the maximum
+    assert not wants_place(Policy(), 2, False)  # fixed: never
+    for bad in (("random", 2, 5, 0.9), (ADAPTIVE, 3, 2, 0.9), (ADAPTIVE, 0, 2, 0.9), (ADAPTIVE, 2, 5, 0.5)):
+        with pytest.raises(ValueError):
+            Policy(*bad)
+
+
+def test_posterior_is_the_dawid_skene_e_step_with_the_fitted_estimates():
+    rng = np.random.default_rng(3)
+    truth = rng.random(400) < 0.4
+    items = np.repeat(np.arange(400), 5)
+    workers = rng.integers(0, 12, items.size)
+    accuracy = np.linspace(0.6, 0.9, 12)
+    said = np.where(rng.random(items.size) < accuracy[workers], truth[items], ~truth[items])
+    fit = dawid_skene(items, workers, said)
+    estimates = np.concatenate([fit.sensitivity, fit.specificity])
+    assert ((estimates > 0.01) & (estimates < 0.99)).all()  # nothing clipped: the same numbers as the fit
+    index = np.searchsorted(fit.workers, workers)
+    mine = pair_posteriors(items, said, fit.sensitivity[index], fit.specificity[index], fit.prior)
+    assert np.allclose(mine, fit.posterior, atol=1e-9)
+    assert np.array_equal(settled(mine, 0.9), np.maximum(fit.posterior, 1 - fit.posterior) >= 0.9)
+
+
+def test_without_estimates_the_posterior_follows_the_majority_margin():
+    nan = np.full(5, np.nan)
+    p = pair_posteriors([0, 0, 1, 1, 1], [True, True, True, False, True], nan, nan)
+    assert p[0] == pytest.approx(0.8**2 / (0.8**2 + 0.2**2))  # two agree: 0.941
+    assert p[1] == pytest.approx(0.8)  # 2 to 1: one vote's margin
+    assert settled(p, 0.9).tolist() == [True, False]
+
+
+# --- the simulation --------------------------------------------------------------------------
+
+
+def test_simulation_policies_buy_what_they_say_and_score_against_the_experts(realsumm_path):
+    systems, labels = allocation_bench.expert_labels(Path(realsumm_path))
+    keep = np.isin(systems, np.unique(systems)[:6])
+    systems = systems[keep]
+    labels = [x for x, k in zip(labels, keep, strict=True) if k]
+    crowd = allocation_bench.simulate_crowd(labels, np.random.default_rng(0))
+    policy = Policy(ADAPTIVE, 2, 5, 0.8)
+    places = allocation_bench.adaptive_places(crowd, policy)
+    assert places.min() >= 2 and places.max() <= 5 and (places > 2).any() and (places == 2).any()
+    budget = int(places.sum())
+    diverse = allocation_bench.max_diversity_places(crowd, budget)
+    assert int(diverse.sum()) == budget and diverse.max() <= 5
+    results = allocation_bench.run(
+        labels, systems, seeds=2, thresholds=[0.8], workers=100, spam_share=0.3, low=0.7, high=0.95
+    )
+    fixed3, fixed5 = results["fixed-3"], results["fixed-5"]
+    assert all(r["places"] == 3 * len(labels) for r in fixed3)
+    # more judgments from the same crowd agree better with the experts
+    assert np.mean([r["agreement"] for r in fixed5]) > np.mean([r["agreement"] for r in fixed3])
+    assert all(-1 <= r["tau"] <= 1 and r["max_change"] >= 0 for rows in results.values() for r in rows)
+    assert "| adaptive 2-5, t=0.8 |" in allocation_bench.table(results)
+
+
+# --- batches ---------------------------------------------------------------------------------
+
+
+def adaptive_batch(dataset=None, *, hits=None, publish=True, **options):
+    dataset = dataset or demo_dataset()
+    options = {"assignments": 3, "allocation": ADAPTIVE, "allocation_min": 2, "allocation_max": 5, **options}
+    batch = create_batch(dataset=dataset, **options)
+    if hits is not None:
+        batch.hits.exclude(pk__in=list(batch.hits.order_by("pk").values_list("pk", flat=True)[:hits])).delete()
+    return publish_batch(batch) if publish else batch
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_adaptive_batch_starts_at_the_minimum_and_the_budget_counts_the_most_places():
+    batch = adaptive_batch(publish=False, gold_share=0.2, budget=Decimal("1000.00"))
+    gold = batch.hits.filter(gold_answers__isnull=False)
+    assert gold.exists()
+    assert set(gold.values_list("max_assignments", "open_places")) == {(3, 3)}  # gold HITs as today
+    assert set(batch.hits.filter(gold_answers__isnull=True).values_list("max_assignments", "open_places")) == {(2, 2)}
+    n, n_gold = batch.hits.count(), gold.count()
+    cost = cost_estimate(batch)
+    assert cost["assignments"] == 5 * (n - n_gold) + 3 * n_gold
+    # the budget check refuses what the most places would cost
+    Batch.objects.filter(pk=batch.pk).update(budget=cost["total"] - Decimal("0.01"))
+    with pytest.raises(BatchError, match="exceeds the budget"):
+        publish_batch(Batch.objects.get(pk=batch.pk))
+    assert batch_progress(batch)["places"] == 2 * (n - n_gold) + 3 * n_gold
+
+
+@pytest.mark.django_db
+def test_an_impossible_allocation_is_refused():
+    dataset = demo_dataset()
+    with pytest.raises(BatchError, match="minimum places"):
+        create_batch(dataset=dataset, allocation=ADAPTIVE, allocation_min=4, allocation_max=3)
+    assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()
+
+
+@pytest.mark.django_db
+def test_page_and_api_create_an_adaptive_batch(lead):
+    dataset = demo_dataset()
+    client = Client()
+    client.force_login(lead)
+    form = {
+        "name": "adaptive by page",
+        "provider": "inhouse",
+        "assignments": 3,
+        "lifetime_hours": 168,
+        "assignment_minutes": 60,
+        "auto_approve_hours": 72,
+        "gold_share": 0,
+        "allocation": "adaptive",
+        "allocation_min": 2,
+        "allocation_max": 4,
+        "allocation_threshold": 0.85,
+    }
+    response = client.post(reverse("batch_new", args=[dataset.pk]), form)
+    assert response.status_code == 302
+    batch = Batch.objects.get(name="adaptive by page")
+    assert (batch.allocation, batch.allocation_min, batch.allocation_max, batch.allocation_threshold) == (
+        "adaptive",
+        2,
+        4,
+        0.85,
+    )
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    created = api.post("/api/batches/", {"dataset": dataset.pk, "allocation": "adaptive"}, format="json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    assert (body["allocation"], body["allocation_min"], body["allocation_max"], body["allocation_threshold"]) == (
+        "adaptive",
+        2,
+        5,
+        0.9,
+    )
+    assert body["allocation_figures"]["places"] == 2 * body["hits"]
+    assert Decimal(body["allocation_figures"]["saved"]) > 0  # 2 places where fixed buys 3
+    fixed = api.post("/api/batches/", {"dataset": dataset.pk}, format="json").json()
+    assert fixed["allocation"] == "fixed" and fixed["allocation_figures"] is None
+    refused = api.post(
+        "/api/batches/",
+        {"dataset": dataset.pk, "allocation": "adaptive", "allocation_min": 5, "allocation_max": 3},
+        format="json",
+    )
+    assert refused.status_code == 400 and "minimum" in refused.content.decode()
+
+
+# --- the decision in the submission's transaction ---------------------------------------------
+
+
+@pytest.fixture
+def no_refit():
+    """The worker estimates stay as they are (none: the fallback), so what the policy asks for
+    can be replayed from the judgments alone; the refit has its own test."""
+    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.allocation")
+    yield
+    from scoring.tasks import refit_on_submission
+
+    signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")
+
+
+def answers_for(assignment, first_present: bool) -> dict:
+    answers = all_answers(assignment, present=True)
+    answers[min(answers, key=int)] = first_present
+    return answers
+
+
+def work(worker, batch, first_present: bool):
+    assignment = handout.next_assignment(worker, batch)
+    submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=answers_for(assignment, first_present))
+    return assignment
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_disagreement_opens_one_more_place_and_agreement_settles(no_refit):
+    batch = adaptive_batch(hits=2, allocation_max=3)
+    split, agreed = batch.hits.order_by("pk")
+    a, b, c, d, e = make_workers(5)
+    work(a, batch, True)  # one HIT each: places are taken emptiest first
+    work(b, batch, True)
+    first = Assignment.objects.get(worker=a).hit_id
+    hit = HIT.objects.get(pk=first)
+    assert (hit.max_assignments, hit.open_places) == (2, 1)  # a place still being worked: no decision
+    other = handout.next_assignment(c, batch)  # the second place of a's HIT (equal places: the first HIT)
+    assert other.hit_id == first
+    submit_assignment(assignment_id=other.pk, worker_id=c.pk, answers=answers_for(other, False))  # disagrees
+    hit = HIT.objects.get(pk=first)
+    assert (hit.max_assignments, hit.open_places, hit.extra_places, hit.settled) == (3, 1, 1, False)
+    # the worker's retry of the same submission is answered from the stored one: nothing opens twice
+    again = submit_assignment(assignment_id=other.pk, worker_id=c.pk, answers=answers_for(other, False))
+    assert again.created is False
+    hit.refresh_from_db()
+    assert (hit.max_assignments, hit.open_places, hit.extra_places) == (3, 1, 1)
+    third = work(d, batch, True)  # the opened place: 2 to 1 stays unsettled at 0.9, but 3 is the maximum
+    assert third.hit_id == first
+    hit.refresh_from_db()
+    assert (hit.max_assignments, hit.open_places, hit.extra_places, hit.settled) == (3, 0, 1, False)
+    last = work(e, batch, True)  # the other HIT's second place, agreeing: settled with 2
+    done = HIT.objects.get(pk=last.hit_id)
+    assert done.pk != first
+    assert (done.max_assignments, done.open_places, done.extra_places, done.settled) == (2, 0, 0, True)
+    figures = allocation_figures(batch)
+    assert (figures["places"], figures["extra_places"], figures["settled_hits"], figures["fixed_places"]) == (
+        5,
+        1,
+        1,
+        6,
+    )
+    # in-house: no fee; against fixed-3, one place fewer on the settled HIT, none on the other
+    assert figures["saved"] == done.reward and figures["spent_more"] is None
+    assert {split.pk, agreed.pk} == {first, done.pk}
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_refit_stores_every_workers_estimates_and_the_prior(no_refit):
+    batch = adaptive_batch(hits=4, allocation_max=2)
+    workers = make_workers(3)
+    for _ in range(4):
+        for i, w in enumerate(workers[:2]):
+            work(w, batch, i == 0)
+    assert refit_estimates(batch.pk) == 2
+    estimates = {e.worker_id: e for e in WorkerEstimate.objects.filter(batch=batch)}
+    assert set(estimates) == {workers[0].pk, workers[1].pk}
+    assert all(0 < e.sensitivity < 1 and 0 < e.specificity < 1 and e.labels > 0 for e in estimates.values())
+    batch.refresh_from_db()
+    assert 0 < batch.allocation_prior < 1
+    assert refit_estimates(batch.pk) == 2  # again: updated in place, not duplicated
+    assert WorkerEstimate.objects.filter(batch=batch).count() == 2
+
+
+@pytest.mark.django_db
+def test_submissions_to_an_adaptive_batch_refit_its_estimates(eager_celery, django_capture_on_commit_callbacks):
+    batch = adaptive_batch(hits=3, allocation_max=2)
+    first, second = make_workers(2)
+    for _ in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            work(first, batch, True)
+    assert not WorkerEstimate.objects.filter(batch=batch).exists()  # one label per pair: nothing to fit
+    for _ in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            work(second, batch, False)
+    # the latest refit saw every judgment of both workers
+    labels = dict(WorkerEstimate.objects.filter(batch=batch).values_list("worker_id", "labels"))
+    acus = sum(batch.hits.values_list("acu_count", flat=True))
+    assert labels == {first.pk: acus, second.pk: acus}
+    fixed = publish_batch(create_batch(dataset=batch.dataset, assignments=2))
+    with django_capture_on_commit_callbacks(execute=True):
+        work(make_workers(1, prefix="f")[0], fixed, True)
+    assert not WorkerEstimate.objects.filter(batch=fixed).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_triage_batch_can_be_adaptive(no_refit):
+    """The crowd gets only the ACU the machine is unsure of (one per summary here); its places follow the answers."""
+    dataset = demo_dataset()
+    machine = Batch.objects.create(dataset=dataset, name="lexical", kind=Batch.Kind.MACHINE)
+    run = JudgeRun.objects.create(
+        batch=machine, judge="lexical", status=JudgeRun.Status.DONE, calibration={"target": "demo labels"}
+    )
+    rows = []
+    for summary in Summary.objects.filter(system__dataset=dataset).select_related("document__reference"):
+        acus = list(summary.document.reference.acus.order_by("sentence__position", "position"))
+        rows += [
+            MachineJudgment(run=run, summary=summary, acu=acu, raw=0.0, probability=0.5 if i == 0 else 0.99)
+            for i, acu in enumerate(acus)
+        ]
+    MachineJudgment.objects.bulk_create(rows)
+    batch = create_triage_batch(
+        run, confidence=0.9, assignments=3, allocation=ADAPTIVE, allocation_min=2, allocation_max=3, gold_share=0.2
+    )
+    assert set(batch.hits.values_list("acu_count", "max_assignments", "open_places")) == {(1, 2, 2)}
+    batch = publish_batch(batch)
+    batch.hits.exclude(pk=batch.hits.order_by("pk").first().pk).delete()
+    hit = batch.hits.get()
+    a, b = make_workers(2)
+    for worker, present in ((a, True), (b, False)):
+        assignment = handout.next_assignment(worker, batch)
+        submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers={str(hit.acu_ids[0]): present})
+    hit.refresh_from_db()
+    assert (hit.max_assignments, hit.open_places, hit.extra_places) == (3, 1, 1)
+
+
+def replay(hit: HIT, policy: Policy) -> list[bool]:
+    """What the policy asked at each decision of the HIT: with m places all submitted, the
+    judgments of its first m assignments (later ones exist only once a place opened)."""
+    done = list(hit.assignments.order_by("pk"))
+    asked = []
+    for m in range(policy.min_places, len(done) + 1):
+        rows = list(
+            Judgment.objects.filter(assignment__in=done[:m]).values_list("acu_id", "present").order_by("acu_id")
+        )
+        acus, said = zip(*rows, strict=True)
+        _, items = np.unique(acus, return_inverse=True)
+        nan = np.full(len(said), np.nan)
+        all_settled = bool(settled(pair_posteriors(items, said, nan, nan, 0.5), policy.threshold).all())
+        asked.append(wants_place(policy, m, all_settled))
+    return asked
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit):
+    batch = adaptive_batch(hits=25, allocation_max=4)  # 50 first places
+    policy = Policy(ADAPTIVE, 2, 4, batch.allocation_threshold)
+    workers = make_workers(100)
+    pool = iter(workers)
+    acknowledged, waves = [], 0
+    while True:
+        open_places = sum(HIT.objects.filter(batch=batch).values_list("open_places", flat=True))
+        if not open_places:
+            break
+        waves += 1
+        # every open place taken by a fresh worker, then all submitted at once
+        taken = [(w, handout.next_assignment(w, batch)) for w in [next(pool) for _ in range(open_places)]]
+
+        def submit(worker, assignment):
+            hit_index = assignment.hit_id % 3
+            # a third of the HITs agree; the others split on one ACU by the worker's parity
+            present = True if hit_index == 0 else worker.pk % 2 == 0
+            submit_assignment(
+                assignment_id=assignment.pk, worker_id=worker.pk, answers=answers_for(assignment, present)
+            )
+            return assignment.pk
+
+        results, errors = at_once(*(lambda w=w, a=a: submit(w, a) for w, a in taken))
+        assert errors == [], errors[0]
+        acknowledged += results
+        if waves == 1:
+            assert len(results) == 50
+    hits = list(HIT.objects.filter(batch=batch))
+    # 0 lost: every acknowledged submission stored with all its answers
+    stored = Assignment.objects.filter(hit__batch=batch, status=Assignment.Status.SUBMITTED)
+    assert sorted(stored.values_list("pk", flat=True)) == sorted(acknowledged)
+    assert Judgment.objects.filter(assignment__hit__batch=batch).count() == sum(
+        h.acu_count * h.max_assignments for h in hits
+    )
+    # 0 over-filled, never past the maximum
+    for hit in hits:
+        assert hit.assignments.filter(status__in=Assignment.ACTIVE).count() == hit.max_assignments <= 4
+        assert hit.open_places == 0
+    # places opened = places the policy asked for, decision by decision
+    opened = asked = 0
+    for hit in hits:
+        decisions = replay(hit, policy)
+        assert decisions == [True] * (len(decisions) - 1) + [False], hit.pk
+        opened += hit.extra_places
+        asked += sum(decisions)
+        assert hit.settled == bool(settled(pair_posteriors(*_rows(hit), 0.5), policy.threshold).all())
+    assert opened == asked == sum(h.max_assignments for h in hits) - 50
+    assert opened > 0 and any(h.settled for h in hits)
+
+
+def _rows(hit):
+    rows = list(Judgment.objects.filter(assignment__hit=hit).values_list("acu_id", "present").order_by("acu_id"))
+    acus, said = zip(*rows, strict=True)
+    _, items = np.unique(acus, return_inverse=True)
+    nan = np.full(len(said), np.nan)
+    return items, said, nan, nan
