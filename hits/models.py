@@ -215,8 +215,9 @@ class HIT(models.Model):
     open_places = models.PositiveSmallIntegerField(default=0)
     # An adaptive batch's HIT: whether the last decision found every ACU settled, and the
     # places opened beyond the batch's minimum (hits/places.py, in the deciding submission's transaction).
-    settled = models.BooleanField(default=False)
-    extra_places = models.PositiveSmallIntegerField(default=0)
+    # db_default too: rows inserted outside the ORM (benchmarks, bulk loads) get them as well
+    settled = models.BooleanField(default=False, db_default=False)
+    extra_places = models.PositiveSmallIntegerField(default=0, db_default=0)
     # The places the provider was last told this HIT has (MTurk's MaxAssignments); empty for
     # in-house work. Below max_assignments: an opened place still to push (hits/services/allocation.py).
     provider_places = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -2,4 +2,4 @@
 
 from django.dispatch import Signal
 
-submission_stored = Signal()  # kwargs: batch_id, dataset_id
+submission_stored = Signal()  # kwargs: batch_id, dataset_id, adaptive (the batch's allocation policy is adaptive)

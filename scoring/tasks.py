@@ -11,7 +11,6 @@ from django.core.cache import cache
 from annotation.models import Dataset
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
 from config.dispatch import runs_in_process
-from hits.allocation import ADAPTIVE
 from hits.models import Batch
 from scoring.models import RecomputeRequest
 from scoring.runs import allocation, recompute, services, statistics
@@ -87,11 +86,11 @@ def refit_allocation(batch_id: int) -> int:
     return allocation.refit_estimates(batch_id)
 
 
-def refit_on_submission(sender, batch_id: int, **kwargs) -> None:
+def refit_on_submission(sender, batch_id: int, adaptive: bool = False, **kwargs) -> None:
     """After a submission to an adaptive batch (its transaction committed): refit in process
     without a broker; with one, queue a refit REFIT_INTERVAL seconds later unless one is queued
     (a cache key, expiring after 3 intervals should its task be lost). Never fails the submission."""
-    if not Batch.objects.filter(pk=batch_id, allocation=ADAPTIVE).exists():
+    if not adaptive:  # the sender read the batch's policy: no query for a fixed batch
         return
     try:
         if runs_in_process():

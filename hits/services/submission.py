@@ -201,12 +201,14 @@ def submit_assignment(
             # the adaptive policy: maybe one more place, in this transaction (hits/services/allocation.py);
             # unconfirmed provider work is decided on when the sync confirms it
             allocation.decide(assignment.hit_id)
-        transaction.on_commit(lambda: _after_submit(assignment.hit.batch_id, assignment.hit.batch.dataset_id))
+        batch = assignment.hit.batch
+        adaptive = batch.allocation == ADAPTIVE
+        transaction.on_commit(lambda: _after_submit(batch.pk, batch.dataset_id, adaptive=adaptive))
     return SubmissionResult(assignment, created=True)
 
 
-def _after_submit(batch_id: int, dataset_id: int | None = None) -> None:
+def _after_submit(batch_id: int, dataset_id: int | None = None, *, adaptive: bool = False) -> None:
     """Hook for work that follows a stored submission (score recomputes)."""
     from hits import signals
 
-    signals.submission_stored.send(sender=Assignment, batch_id=batch_id, dataset_id=dataset_id)
+    signals.submission_stored.send(sender=Assignment, batch_id=batch_id, dataset_id=dataset_id, adaptive=adaptive)
