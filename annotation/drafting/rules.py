@@ -607,7 +607,9 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         return [predicate]
     verb_only = core[:verb_end]
     copula = all(t.lower in AUXILIARIES | {"not", "n't"} | _ADVERBS for t in verb_only)
-    head = core if copula or len(core) - verb_end <= 2 else verb_only  # a short object stays
+    # a short object stays, and so does a long one beside a single adjunct: "was caught on camera
+    # by a member of the public" is one fact more than its core, not the bare "was caught by ..."
+    head = core if copula or len(core) - verb_end <= 2 or len(pieces) == 1 else verb_only
     return [core] + [head + p for p in pieces]
 
 
