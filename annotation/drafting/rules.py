@@ -14,7 +14,7 @@ sentence. Each step is a plain function:
    appositions (their antecedent repeated as subject), "and"/"but" with a verb on the right;
 5. `split_subject`, `split_entity_lists`, `split_word_pairs`, `split_adjuncts`: one unit per subject
    conjunct, per listed name or year, per noun of a pair, per adjunct (the core, then the verb with
-   each adjunct; a long object is not repeated);
+   each adjunct; a long object is repeated only beside a single adjunct);
 6. `embedded_clauses`: a non-finite clause ("after winning X", "despite being jailed", "to show")
    and the complement of a verb of saying ("claims she shared ...") become finite units, drafted in turn.
 
@@ -561,8 +561,8 @@ def _strip_piece(tokens: list[Token]) -> list[Token]:
 def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     """A predicate with trailing adjuncts ("slept outdoors because of aftershocks", "joined Real
     Madrid in the summer for £ 23million"): the core up to the first adjunct, then the verb with
-    each adjunct (one fact each, the object not repeated when it is long), as Lite3Pyramid's units
-    keep one argument per unit.
+    each adjunct (one fact each; a long object is repeated beside a single adjunct only), as
+    Lite3Pyramid's units keep one argument per unit.
 
     The core must hold a content word after the verb; an adjunct starts at a top-level
     preposition, subordinator or time phrase ("last year"), never inside a name ("University of
@@ -607,7 +607,9 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         return [predicate]
     verb_only = core[:verb_end]
     copula = all(t.lower in AUXILIARIES | {"not", "n't"} | _ADVERBS for t in verb_only)
-    head = core if copula or len(core) - verb_end <= 2 else verb_only  # a short object stays
+    # a short object stays, and so does a long one beside a single adjunct ("approved the new
+    # housing plan on Monday", not the bare "approved on Monday": bench/RESULTS.md, issue 30)
+    head = core if copula or len(core) - verb_end <= 2 or len(pieces) == 1 else verb_only
     return [core] + [head + p for p in pieces]
 
 

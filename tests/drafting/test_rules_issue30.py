@@ -62,6 +62,14 @@ def test_one_argument_per_unit_object_not_repeated_and_quotes_and_by_split():
     )
     assert sum("Porto" in d for d in drafts) == 1  # the object is not repeated in every adjunct draft
 
+    # beside a single adjunct a long object stays: no bare "verb + adjunct" fragment
+    drafts = draft_sentence("The council approved the new housing plan on Monday .")
+    expected = ["The council approved the new housing plan.", "The council approved the new housing plan on Monday."]
+    assert unmatched(expected, drafts) == []
+    assert "The council approved on Monday." not in drafts
+    drafts = draft_sentence("The council approved the new housing plan at a meeting on Monday .")
+    assert sum("housing plan" in d for d in drafts) == 1
+
     drafts = draft_sentence("Joe Thomas was spared jail in an ' act of mercy ' by judge in January .")
     expected = [
         "Joe Thomas was spared jail.",
