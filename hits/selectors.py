@@ -8,6 +8,7 @@ excluded. Scores, exports, gold answers and the lead's answer view all read them
 """
 
 from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Summary, System
 
@@ -67,15 +68,26 @@ def batches_with_counts() -> QuerySet[Batch]:
 
 
 def batch_progress(batch: Batch) -> dict:
-    """Places (HITs x assignments per HIT) done, in progress and left, and assignments per status."""
+    """Places (HITs x assignments per HIT) done, in progress, overdue (held past the deadline, to be
+    released) and left, and assignments per status."""
     counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
     places = batch.hits.count() * batch.assignments_per_hit
     done = counts.get("submitted", 0) + counts.get("approved", 0)
+    # Held past their deadline: released by the next handout (or the beat), so counted as left.
+    overdue = (
+        Assignment.objects.filter(
+            hit__batch=batch, status=Assignment.Status.ASSIGNED, deadline__lte=timezone.now()
+        ).count()
+        if counts.get("assigned")
+        else 0
+    )
+    in_progress = counts.get("assigned", 0) - overdue
     return {
         "places": places,
         "done": done,
-        "in_progress": counts.get("assigned", 0),
-        "left": max(0, places - done - counts.get("assigned", 0)),
+        "in_progress": in_progress,
+        "overdue": overdue,
+        "left": max(0, places - done - in_progress),
         "by_status": counts,
         "percent": round(100 * done / places, 1) if places else 0,
     }

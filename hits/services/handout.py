@@ -8,6 +8,7 @@ The (hit, worker) unique constraint means no worker ever gets the same HIT twice
 unique constraint allows one open in-house assignment per worker, whatever clicks race.
 """
 
+import logging
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -18,6 +19,8 @@ from django.utils import timezone
 from hits import places
 from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
 from hits.services.qualification import is_qualified
+
+logger = logging.getLogger(__name__)
 
 
 class NoWork(Exception):
@@ -117,6 +120,7 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     parallel clicks of one worker end with one assignment, the others resuming it."""
     if worker.blocked:
         raise NoWork("Your account is blocked from new tasks.")
+    batch_id = batch.pk if batch is not None else None
     for _ in range(3):
         now = timezone.now()
         try:
@@ -130,7 +134,10 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
             assignment = _resumable(worker, now)  # nothing new, but their own work is open
         if assignment is not None:
             return assignment
-        break
+        # No open place: places held past their deadline reopen here (no beat needed), then
+        # the pick runs again.
+        if not release_overdue(now=now, provider=worker.provider, batch_id=batch_id, limit=RELEASE_LIMIT):
+            break
     unqualified = Batch.objects.filter(
         status=Batch.Status.PUBLISHED, provider=worker.provider, qualification_test__isnull=False
     )
@@ -139,13 +146,50 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     raise NoWork("No task is waiting right now. Come back later.")
 
 
-def expire_abandoned(now=None) -> int:
-    """Release assignments whose time ran out without a submission; their places reopen."""
+# At most this many HITs' overdue assignments are released by one handout (a bounded write;
+# the next handout releases more).
+RELEASE_LIMIT = 50
+
+
+def release_overdue(
+    *, now=None, provider: str | None = None, batch_id: int | None = None, limit: int | None = None
+) -> int:
+    """Release assignments whose time ran out without a submission (status expired); their
+    places reopen. Returns how many were released.
+
+    The beat task calls it for everything; the handout calls it for the batches it hands out
+    (`provider`, `batch_id`, at most `limit` HITs) when it finds no open place, so the
+    embedded mode (no beat) releases them too. The HITs are locked first with SKIP LOCKED:
+    a HIT a handout holds this instant is left for the next call, so this never waits for a
+    handout, and no handout adds an assignment to a HIT while its places are recounted."""
     now = now or timezone.now()
+    due = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now)
+    if provider is not None:
+        due = due.filter(hit__batch__provider=provider)
+    if batch_id is not None:
+        due = due.filter(hit__batch_id=batch_id)
     with transaction.atomic():
-        due = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now)
-        hit_ids = set(due.values_list("hit_id", flat=True))
-        expired = due.update(status=Assignment.Status.EXPIRED)
-        if hit_ids:
-            places.refresh(hit_ids=hit_ids)
-    return expired
+        hit_ids = due.order_by().values_list("hit_id", flat=True).distinct()
+        if limit is not None:
+            hit_ids = hit_ids[:limit]
+        held = list(
+            HIT.objects.select_for_update(skip_locked=True).filter(pk__in=list(hit_ids)).values_list("pk", flat=True)
+        )
+        if not held:
+            return 0
+        released = due.filter(hit_id__in=held).update(status=Assignment.Status.EXPIRED)
+        places.refresh(hit_ids=held)
+    if released:
+        logger.info(
+            "released %d overdue assignment(s) on %d HIT(s) (provider %s, batch %s)",
+            released,
+            len(held),
+            provider or "any",
+            batch_id or "any",
+        )
+    return released
+
+
+def expire_abandoned(now=None) -> int:
+    """Release every assignment whose time ran out without a submission (the beat task)."""
+    return release_overdue(now=now)
