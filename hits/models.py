@@ -135,6 +135,9 @@ class Batch(models.Model):
         "JudgeRun", null=True, blank=True, related_name="triage_batches", on_delete=models.PROTECT
     )
     triage_confidence = models.FloatField(null=True, blank=True)
+    # Set by the lead: the handout serves published batches of one provider with a higher
+    # priority first; batches of equal priority take turns (hits.services.handout).
+    priority = models.SmallIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["dataset", "created_at"]
@@ -188,6 +191,10 @@ class HIT(models.Model):
     # Places not held by an active assignment: max_assignments - active assignments, kept in
     # the transaction that changes them (hits.places), so a handout reads one row, not a count.
     open_places = models.PositiveSmallIntegerField(default=0)
+    # Where the HIT falls in its batch's order, as a share of the batch (0 <= turn < 1): among
+    # batches of equal priority the handout picks the emptiest HIT with the lowest turn, so
+    # the batches take turns instead of the oldest going first.
+    turn = models.FloatField(default=0.0, db_default=0.0)
 
     class Meta:
         verbose_name = "HIT"

@@ -91,3 +91,24 @@ def batch_progress(batch: Batch) -> dict:
         "by_status": counts,
         "percent": round(100 * done / places, 1) if places else 0,
     }
+
+
+def workers_shared_with(batch: Batch) -> dict:
+    """The other published, unexpired batches of the batch's provider with an open place that
+    the handout serves before this one (`ahead`: higher priority) or in turns with it
+    (`sharing`: equal priority), for the batch page."""
+    others = (
+        Batch.objects.filter(
+            status=Batch.Status.PUBLISHED,
+            provider=batch.provider,
+            kind=Batch.Kind.CROWD,
+            hits__open_places__gt=0,
+        )
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        .exclude(pk=batch.pk)
+        .distinct()
+        .order_by("-priority", "pk")
+    )
+    ahead = [b for b in others if b.priority > batch.priority]
+    sharing = [b for b in others if b.priority == batch.priority]
+    return {"ahead": ahead, "sharing": sharing}

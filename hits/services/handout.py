@@ -3,7 +3,8 @@
 Constant time whatever the size of the database: the HIT is picked from the partial index of
 HITs with an open place (`HIT.open_places`, kept in the same transaction) with
 `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent workers take different HITs without
-waiting and no HIT gets more assignments than asked. No query reads rows of other batches.
+waiting and no HIT gets more assignments than asked. Published batches of one provider share
+the workers: a lead-set priority first, then in turns (`FAIR_ORDER`).
 The (hit, worker) unique constraint means no worker ever gets the same HIT twice, and a partial
 unique constraint allows one open in-house assignment per worker, whatever clicks race.
 """
@@ -12,8 +13,9 @@ import logging
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, FloatField, OuterRef, Q
 from django.db.models.expressions import Combinable
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from hits import places
@@ -49,15 +51,24 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
 
+# The fair order: higher batch priority first; then the HIT with the largest share of its
+# places open, then the lowest turn (its place in its batch's order, as a share of the batch),
+# so batches of equal priority take turns in proportion to their size instead of the oldest
+# batch going first.
+FAIR_ORDER = ("-batch__priority", "-open_share", "turn", "pk")
+
+
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
-    """The HIT with the most open places (oldest batch, then oldest HIT first), locked, with its
-    batch's time allowed (`duration`, seconds)."""
+    """The next HIT in the fair order, locked, with its batch's time allowed (`duration`, seconds)."""
     return (
         HIT.objects.select_for_update(skip_locked=skip_locked, of=("self",))
         .filter(_open_to(worker, batch, now), open_places__gt=0)
-        .annotate(duration=F("batch__assignment_duration_seconds"))
+        .annotate(
+            duration=F("batch__assignment_duration_seconds"),
+            open_share=Cast("open_places", FloatField()) / F("max_assignments"),
+        )
         .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
-        .order_by("batch_id", "-open_places", "pk")
+        .order_by(*FAIR_ORDER)
         .first()
     )
 
