@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.forms import ImportDatasetForm
 from annotation.importing import DatasetImportError
 from annotation.models import Dataset
+from config import extras
 from config.limits import large_upload
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
 from hits.selectors import dataset_counts
@@ -60,6 +61,8 @@ def dataset_detail(request, dataset_id: int):
             "page": page,
             "systems": system_scores(dataset),
             "rounds": dataset.batches.all(),
+            "extras_missing": extras.missing_features(),
+            "extras_install": extras.INSTALL,
         },
     )
 
