@@ -71,3 +71,19 @@ def apply_budget(job_id: int) -> str:
     from scoring.drafts.unit_budget.service import run_job
 
     return run_job(job_id).status
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def compute_rouge_scores(dataset_id: int) -> str:
+    """ROUGE-1/2/L recall and F1 of every summary of a dataset, stored as metric scores."""
+    from annotation.importing import DatasetImportError
+    from scoring.runs.metrics import compute_rouge
+
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        return "The dataset is gone."
+    try:
+        result = compute_rouge(dataset)
+    except DatasetImportError as exc:
+        return f"Nothing was computed: {exc}."
+    return f"ROUGE computed for {result['summaries']} summaries ({', '.join(result['metrics'])})."
