@@ -91,7 +91,7 @@ class BucketsForm(forms.Form):
                     low, high = int(low_text), int(high_text)
                 result.append(Bucket(low, high, Decimal(reward.lstrip("$")).quantize(Decimal("0.01"))))
             except (ValueError, ArithmeticError):
-                raise forms.ValidationError(f"Line {n}: write it as `6-10 0.25` or `21+ 0.55`.") from None
+                raise forms.ValidationError(f"Line {n}: write it as “6-10 0.25” or “21+ 0.55”.") from None
         return result
 
 

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportDatasetForm
-from annotation.importing import DatasetImportError
+from annotation.importing import DatasetExists, DatasetImportError
 from annotation.models import Dataset
 from config import extras
 from config.limits import large_upload
@@ -106,6 +106,10 @@ def dataset_import(request):
         try:
             summary = import_upload(
                 data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
+            )
+        except DatasetExists as exc:
+            form.add_error(
+                None, f"Nothing was imported: {exc}. Choose another name, or tick “Replace” to overwrite that dataset."
             )
         except DatasetImportError as exc:
             form.add_error(None, f"Nothing was imported. {exc}")
