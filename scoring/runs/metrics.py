@@ -131,8 +131,7 @@ def compute_rouge(dataset) -> dict:
 
     scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=True)
     references = {
-        r.document_id: r.text
-        for r in Reference.objects.filter(document__dataset=dataset).prefetch_related("sentences")
+        r.document_id: r.text for r in Reference.objects.filter(document__dataset=dataset).prefetch_related("sentences")
     }
     rows = []
     summaries = Summary.objects.filter(document__dataset=dataset).only("pk", "text", "document_id", "system_id")
