@@ -272,7 +272,9 @@ def set_priority(batch: Batch, value) -> Batch:
         raise BatchError(f"The priority must be a whole number from {low} to {high}.") from None
     if not low <= priority <= high:
         raise BatchError(f"The priority must be a whole number from {low} to {high}.")
-    Batch.objects.filter(pk=batch.pk).update(priority=priority)
+    with transaction.atomic():
+        Batch.objects.filter(pk=batch.pk).update(priority=priority)
+        HIT.objects.filter(batch_id=batch.pk).exclude(priority=priority).update(priority=priority)
     batch.refresh_from_db()
     return batch
 

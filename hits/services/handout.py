@@ -13,13 +13,12 @@ import logging
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, FloatField, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.expressions import Combinable
-from django.db.models.functions import Cast
 from django.utils import timezone
 
 from hits import places
-from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
+from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker
 from hits.services.qualification import is_qualified
 
 logger = logging.getLogger(__name__)
@@ -51,11 +50,11 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
 
-# The fair order: higher batch priority first; then the HIT with the largest share of its
+# The fair order (the partial index `hit_fair_pick`): higher batch priority first (copied on the HIT); then the HIT with the largest share of its
 # places open, then the lowest turn (its place in its batch's order, as a share of the batch),
 # so batches of equal priority take turns in proportion to their size instead of the oldest
 # batch going first.
-FAIR_ORDER = ("-batch__priority", "-open_share", "turn", "pk")
+FAIR_ORDER = ("-priority", "-open_share", "turn", "pk")
 
 
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
@@ -65,7 +64,7 @@ def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True)
         .filter(_open_to(worker, batch, now), open_places__gt=0)
         .annotate(
             duration=F("batch__assignment_duration_seconds"),
-            open_share=Cast("open_places", FloatField()) / F("max_assignments"),
+            open_share=OPEN_SHARE,
         )
         .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
         .order_by(*FAIR_ORDER)

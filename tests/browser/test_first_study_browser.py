@@ -131,3 +131,20 @@ def test_the_task_page_on_a_phone_opens_at_the_summary_and_keeps_it_in_view(live
     assert current >= box[1]  # the current fact is below it, not hidden under it
     page.screenshot(path=str(ARTIFACTS / "i27-task-phone-scrolled.png"))
     context.close()
+
+
+def test_the_review_page_does_not_number_a_sentence_without_acus(live_server, browser, lead, tmp_path):
+    from annotation.models import Reference
+
+    from ..authoring_data import unauthored_dataset
+
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    reference = Reference.objects.get(document__dataset=dataset)
+    context = browser.new_context(viewport=SIZES["wide"])
+    page = context.new_page()
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/review/")
+    empty = page.locator("ol.acu-list > li.empty").first
+    assert empty.inner_text() == "No ACU for this sentence."
+    assert empty.evaluate("li => getComputedStyle(li).listStyleType") == "none"
+    context.close()
