@@ -148,3 +148,30 @@ def test_the_review_page_does_not_number_a_sentence_without_acus(live_server, br
     assert empty.inner_text() == "No ACU for this sentence."
     assert empty.evaluate("li => getComputedStyle(li).listStyleType") == "none"
     context.close()
+
+
+@pytest.mark.parametrize("size", ["wide", "phone"])
+def test_metric_scores_on_the_metrics_page(live_server, browser, shoot, lead, size, tmp_path, eager_celery):
+    dataset = demo_dataset()
+    document = dataset.documents.order_by("position").first().external_id
+    system = dataset.systems.order_by("name").first().name
+    context = browser.new_context(viewport=SIZES[size])
+    page = context.new_page()
+    page.set_default_timeout(30000)
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/metrics/")
+    page.click("#metric-sources summary")
+    assert f"{document},{system},my_metric,0.42" in page.inner_text("#metric-sources")
+    shoot(page, f"i27-metrics-empty-{size}")
+    page.click("#rouge-form button")
+    page.wait_for_selector(".messages li:has-text('ROUGE computed for 40 summaries')")
+    scores = tmp_path / "bleu.csv"
+    scores.write_text("example_id,system,metric,score\n" + f"{document},{system},bleu,0.3\n")
+    page.set_input_files("#id_metrics_file", str(scores))
+    page.click("#metrics-upload button")
+    page.wait_for_selector(".messages li:has-text('Imported 1 score of bleu')")
+    assert "rouge1_recall" in page.inner_text("#metric-sources")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= SIZES[size]["width"], f"the metrics page is {width} px wide"
+    shoot(page, f"i27-metrics-{size}")
+    context.close()

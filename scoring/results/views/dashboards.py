@@ -263,7 +263,8 @@ def metrics_upload(request, dataset_id: int):
         except DatasetImportError as exc:
             messages.error(request, f"Nothing was imported. {exc}")
         else:
-            messages.success(request, f"Imported {result['scores']} scores of {', '.join(result['metrics'])}.")
+            n = result["scores"]
+            messages.success(request, f"Imported {n} score{'' if n == 1 else 's'} of {', '.join(result['metrics'])}.")
     return redirect(reverse("dashboard_metrics", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
 
 
