@@ -4,10 +4,13 @@ Every write takes the reference row lock, so concurrent saves of one reference a
 serialized and the version check sees the latest state.
 """
 
+import hashlib
+import json
 from datetime import timedelta
 from statistics import median
 
 from django.contrib.auth import get_user_model
+from django.core.cache import caches
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
@@ -17,6 +20,7 @@ from config.roles import AUTHOR
 from .hints import reference_hints, usual_length
 from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReferenceSentence, ReviewComment
 from .selectors import reference_states
+from .text import clean_acu_text
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
 # autosaved every pause) extend one history row: old text before, new text after.
@@ -129,21 +133,37 @@ def _history(reference: Reference) -> list[dict]:
     ]
 
 
-def reference_state(reference: Reference) -> dict:
-    """What the editor shows: sentences with their ACUs and pending drafts, version, hints
-    (drafts are checked too), open comments and the recent history."""
-    sentences = list(reference.sentences.prefetch_related("acus", "drafts"))
-    pending = [[d for d in s.drafts.all() if d.status == DraftACU.Status.PENDING] for s in sentences]
-    structure = [(s.text, [a.text for a in s.acus.all()]) for s in sentences]
+HINTS_TTL = 7 * 24 * 3600  # seconds the hints of one state of a reference are kept
+
+
+def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]) -> tuple[dict, dict]:
+    """The hints of a reference (its ACUs, then with its pending drafts), computed once per state:
+    stored in the "pages" cache under a digest of the texts, so opening, reloading or reviewing an
+    unchanged reference reads them back. The usual ACU length of the dataset is the one when they
+    were computed (the hints the writer saw)."""
+    digest = hashlib.sha256(json.dumps([reference.pk, structure, drafts]).encode()).hexdigest()
+    key = f"acu-hints:{digest}"
+    stored = caches["pages"].get(key)
+    if stored is not None:
+        return stored
     dataset_acus = ACU.objects.filter(
         reference__document__dataset_id=reference.document.dataset_id, status=ACU.Status.APPROVED
     ).values_list("text", flat=True)[:2000]
     usual = usual_length(list(dataset_acus))
     hints = reference_hints(structure, usual)
     # Drafts are hinted as if they were ACUs written after the sentence's own ones.
-    with_drafts = reference_hints(
-        [(text, acus + [d.text for d in pending[i]]) for i, (text, acus) in enumerate(structure)], usual
-    )
+    with_drafts = reference_hints([(text, acus + drafts[i]) for i, (text, acus) in enumerate(structure)], usual)
+    caches["pages"].set(key, (hints, with_drafts), HINTS_TTL)
+    return hints, with_drafts
+
+
+def reference_state(reference: Reference) -> dict:
+    """What the editor shows: sentences with their ACUs and pending drafts, version, hints
+    (drafts are checked too), open comments and the recent history."""
+    sentences = list(reference.sentences.prefetch_related("acus", "drafts"))
+    pending = [[d for d in s.drafts.all() if d.status == DraftACU.Status.PENDING] for s in sentences]
+    structure = [(s.text, [a.text for a in s.acus.all()]) for s in sentences]
+    hints, with_drafts = _stored_hints(reference, structure, [[d.text for d in p] for p in pending])
     comments = [
         {
             "id": c.pk,
@@ -257,7 +277,10 @@ def save_reference(
             sentence = own_sentences[entry["id"]]
             position = 0
             for item in entry.get("acus", []):
-                text = " ".join(str(item.get("text", "")).split())
+                try:
+                    text = clean_acu_text(item.get("text", ""))
+                except ValueError as exc:
+                    raise AuthoringError(str(exc)) from None
                 if not text:
                     continue
                 acu_id = item.get("id")

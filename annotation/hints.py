@@ -1,16 +1,19 @@
 """Atomicity hints for ACU authors: advice shown while typing, never a block.
 
 Plain functions over texts, so the editor (through the save response) and the tests use
-the same rules.
+the same rules. Every check on one text is linear in its length (the text is tokenised once);
+the near-duplicate check compares each ACU's word set, computed once, with the earlier ones.
 """
 
 import re
+from bisect import bisect_left
 from statistics import median
 
-from .text import content_words, words
+from .text import STOPWORDS, content_words, words
 
 USUAL_ACU_WORDS = 7  # RoSE's ACUs are short facts; used when a dataset has none yet
 _JOINER = re.compile(r"\b(and|but)\b", re.IGNORECASE)
+_WORD = re.compile(r"\w+", re.UNICODE)  # as annotation.text.words, with positions
 
 
 def usual_length(acu_texts: list[str]) -> float:
@@ -21,18 +24,39 @@ def usual_length(acu_texts: list[str]) -> float:
 def joins_two_facts(text: str) -> str | None:
     """The joining word when 'and'/'but' links two parts that could each stand alone
     (three or more content words on both sides); 'and' inside a short noun phrase passes."""
+    tokens = [(m.start(), m.group().lower()) for m in _WORD.finditer(text)]
+    starts = [start for start, _ in tokens]
+    # before[i] / after[i]: distinct content words among tokens[:i] / tokens[i:], one pass each.
+    before, seen = [0], set()
+    for _, word in tokens:
+        if word not in STOPWORDS:
+            seen.add(word)
+        before.append(len(seen))
+    after, seen = [0], set()
+    for _, word in reversed(tokens):
+        if word not in STOPWORDS:
+            seen.add(word)
+        after.append(len(seen))
+    after.reverse()
     for match in _JOINER.finditer(text):
-        left, right = text[: match.start()], text[match.end() :]
-        if len(content_words(left)) >= 3 and len(content_words(right)) >= 3:
+        i = bisect_left(starts, match.start())  # the joiner's own token ("and"/"but": a stopword)
+        if before[i] >= 3 and after[i] >= 3:
             return match.group(1).lower()
     return None
 
 
-def similarity(a: str, b: str) -> float:
-    wa, wb = content_words(a) or set(words(a)), content_words(b) or set(words(b))
+def _word_set(text: str) -> set[str]:
+    return content_words(text) or set(words(text))
+
+
+def _overlap(wa: set[str], wb: set[str]) -> float:
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / len(wa | wb)
+
+
+def similarity(a: str, b: str) -> float:
+    return _overlap(_word_set(a), _word_set(b))
 
 
 def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float) -> dict:
@@ -58,9 +82,11 @@ def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float) 
                 hints.append(f"Joins two facts with “{joiner}”? Split it if both parts stand alone.")
             if sentence_words and not (content_words(text) & sentence_words):
                 hints.append("Shares no content word with its sentence: is it under the right sentence?")
-    for i, (si, ai, text) in enumerate(flat):
-        for _sj, _aj, other in flat[:i]:
-            if text.strip().lower() == other.strip().lower() or similarity(text, other) >= 0.8:
+    keys = [text.strip().lower() for _, _, text in flat]
+    sets = [_word_set(text) for _, _, text in flat]
+    for i, (si, ai, _text) in enumerate(flat):
+        for j, (_sj, _aj, other) in enumerate(flat[:i]):
+            if keys[i] == keys[j] or _overlap(sets[i], sets[j]) >= 0.8:
                 acu_hints[si][ai].append(f"Nearly the same as ACU “{other[:60]}”.")
                 break
     return {"sentences": sentence_hints, "acus": acu_hints}

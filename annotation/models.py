@@ -2,7 +2,10 @@
 system summaries and the Atomic Content Units (ACUs) of each reference."""
 
 from django.conf import settings
+from django.core.validators import MaxLengthValidator
 from django.db import models
+
+from .text import MAX_ACU_CHARS
 
 
 class Dataset(models.Model):
@@ -154,7 +157,7 @@ class ACU(models.Model):
     reference = models.ForeignKey(Reference, related_name="acus", on_delete=models.CASCADE)
     sentence = models.ForeignKey(ReferenceSentence, related_name="acus", on_delete=models.CASCADE)
     position = models.PositiveIntegerField(help_text="Order within its sentence.")
-    text = models.TextField()
+    text = models.TextField(validators=[MaxLengthValidator(MAX_ACU_CHARS)])
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
     # The drafter that proposed this ACU ("" = typed by a person), and whether it is a machine

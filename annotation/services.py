@@ -3,6 +3,7 @@
 from django.db import transaction
 
 from .models import ACU
+from .text import clean_acu_text
 
 
 class ACULocked(Exception):
@@ -15,7 +16,7 @@ def edit_acu(*, acu_id: int, text: str) -> ACU:
     Judgments point at the ACU row; allowing an edit would silently change what they mean.
     To correct a judged ACU, add a new ACU instead (the old one keeps its judgments).
     """
-    text = text.strip()
+    text = clean_acu_text(text)  # ValueError with a message: control characters, over the length bound
     if not text:
         raise ValueError("An ACU cannot be empty.")
     with transaction.atomic():

@@ -1,6 +1,7 @@
 """Plain text helpers: word counts, sentence splitting and unit-to-sentence attachment."""
 
 import re
+import unicodedata
 from functools import lru_cache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -110,6 +111,32 @@ STOPWORDS = frozenset(
 )
 
 
+# An ACU is one short fact (RoSE's are a dozen words): longer text is refused where ACUs are
+# saved (editor autosave, services, admin through the model's validator, imports).
+MAX_ACU_CHARS = 1000
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
+def clean_acu_text(text: str) -> str:
+    """An ACU's text as typed: ends trimmed, line breaks (an ACU is one line) made spaces, and
+    every other character kept (no-break spaces, U+202F, U+2028, tabs). Raises ValueError with
+    a message for the author on a control character, a lone surrogate or text over MAX_ACU_CHARS."""
+    text = _LINE_BREAK.sub(" ", str(text)).strip()
+    if len(text) > MAX_ACU_CHARS:
+        raise ValueError(
+            f"An ACU is {len(text):,} characters long; at most {MAX_ACU_CHARS:,} are allowed. "
+            "Split it into shorter facts."
+        )
+    for i, ch in enumerate(text):
+        category = unicodedata.category(ch)
+        if (category == "Cc" and ch != "\t") or category == "Cs":
+            raise ValueError(
+                f"The ACU “{text[:40]}” holds a control character (U+{ord(ch):04X} at character {i + 1}); "
+                "remove it and save again."
+            )
+    return text
+
+
 def word_count(text: str) -> int:
     """Words as whitespace-separated tokens: the |s| and |r| of the normalized ACU score,
     counted on the text as given (never on a re-split; scoring.md, "Refinements")."""
@@ -152,7 +179,8 @@ def merge_fragments(text: str, pieces: list[str]) -> list[str]:
     (a lone closing quote, a dash) joined to the piece before it, or to the next one when it
     comes first. Joined pieces are cut from ``text`` itself, so its spacing is kept (``'flattering.'``
     stays one word); whitespace is then collapsed."""
-    spans, pos = [], 0
+    spans: list[list] = []
+    pos = 0
     for piece in pieces:
         piece = piece.strip()
         if not piece:

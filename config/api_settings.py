@@ -23,7 +23,7 @@ REST_FRAMEWORK = {
     # JSON only: every answer, error pages included, is JSON (downloads set their own type).
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "config.json_body.BoundedJSONParser",  # depth and size bounded (one JSON reader)
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -15,6 +15,7 @@ from django import forms
 from rest_framework import serializers
 
 from hits.api.fields import MoneyField
+from hits.money import MoneyError, parse_money
 from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
 
 
@@ -81,6 +82,18 @@ FIELDS = {
 }
 
 
+class MoneyFormField(forms.DecimalField):
+    """A form's amount of money, read by `hits.money.parse_money` (the one parser of amounts)."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        try:
+            return parse_money(value, what="The amount", minimum=None)
+        except MoneyError as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from None
+
+
 class _FiniteFloatField(serializers.FloatField):
     """A float that is a real number (no NaN, no infinity), as Django's form field checks."""
 
@@ -108,9 +121,7 @@ def batch_form_field(name: str) -> forms.Field:
     if spec.kind == "float":
         return forms.FloatField(initial=spec.default, **limits, **common)
     if spec.kind == "money":
-        return forms.DecimalField(
-            max_digits=spec.max_digits, decimal_places=2, initial=spec.default, **limits, **common
-        )
+        return MoneyFormField(max_digits=spec.max_digits, decimal_places=2, initial=spec.default, **limits, **common)
     raise ValueError(f"unknown field kind {spec.kind!r}")
 
 

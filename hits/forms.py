@@ -1,6 +1,6 @@
 """Forms of the lead's batch pages; provider options come from each provider's schema."""
 
-from decimal import Decimal
+import re
 
 from django import forms
 
@@ -8,7 +8,7 @@ from annotation.models import System
 
 from .batch_fields import batch_form_field
 from .models import QualificationTest
-from .money import Bucket
+from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
 from .providers import available_providers, provider_class
 from .providers.options import form_field, form_field_name, form_value
 
@@ -72,6 +72,10 @@ class BatchForm(forms.Form):
                 self.fields[form_field_name(name, option)] = field
 
 
+_SPAN = re.compile(r"(?P<low>\d{1,9})(?:-(?P<high>\d{1,9})|\+)", re.ASCII)
+MAX_BUCKET_ACUS = 100_000  # as the API's buckets
+
+
 class BucketsForm(forms.Form):
     """Buckets as text, one per line: `min-max reward` (`21+ 0.55` for an open end)."""
 
@@ -82,16 +86,21 @@ class BucketsForm(forms.Form):
         for n, line in enumerate(self.cleaned_data["buckets"].splitlines(), start=1):
             if not line.strip():
                 continue
+            parts = line.split()
+            span = _SPAN.fullmatch(parts[0]) if len(parts) == 2 else None
+            if span is None:
+                raise forms.ValidationError(f"Line {n}: write it as “6-10 0.25” or “21+ 0.55”.")
+            reward = parts[1]
+            low, high = int(span["low"]), int(span["high"]) if span["high"] else None
+            if max(low, high or 0) > MAX_BUCKET_ACUS:
+                raise forms.ValidationError(f"Line {n}: ACU counts go up to {MAX_BUCKET_ACUS:,}.")
             try:
-                span, reward = line.split()
-                if span.endswith("+"):
-                    low, high = int(span[:-1]), None
-                else:
-                    low_text, high_text = span.split("-")
-                    low, high = int(low_text), int(high_text)
-                result.append(Bucket(low, high, Decimal(reward.lstrip("$")).quantize(Decimal("0.01"))))
-            except (ValueError, ArithmeticError):
-                raise forms.ValidationError(f"Line {n}: write it as “6-10 0.25” or “21+ 0.55”.") from None
+                amount = parse_money(reward, what=f"Line {n}: the reward", minimum=CENT, maximum=MAX_REWARD)
+            except MoneyError as exc:
+                raise forms.ValidationError(
+                    f"{exc} (a bucket pays $0.01 to {format_money(MAX_REWARD)} per HIT)"
+                ) from None
+            result.append(Bucket(low, high, amount))
         return result
 
 

@@ -56,6 +56,10 @@ class QualificationTest(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # The provider's qualification type per environment, e.g. {"mturk-sandbox": "3ABC..."}.
     external_ids = models.JSONField(default=dict, blank=True)
+    # The gold items are a random sample drawn with this seed (random per test); a rotation
+    # draws a new sample with a new seed (hits.services.qualification.rotate_gold).
+    seed = models.BigIntegerField(default=0)
+    rotated_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self):
         return self.name
@@ -82,9 +86,18 @@ class QualificationAttempt(models.Model):
     score = models.FloatField(default=0)
     passed = models.BooleanField(default=False)
     submitted_at = models.DateTimeField(auto_now_add=True)
+    # The provider submission the attempt was made in (a Prolific screening submission), once each.
+    external_id = models.CharField(max_length=100, blank=True, default="")
 
     class Meta:
         ordering = ["submitted_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="qualification_attempt_once_per_submission",
+            )
+        ]
 
 
 class Batch(models.Model):
@@ -292,6 +305,35 @@ class Assignment(models.Model):
         return f"Assignment {self.pk} of {self.worker} on HIT {self.hit_id}"
 
 
+class MTurkHeldSubmission(models.Model):
+    """Answers posted from MTurk's task page (or our qualification page opened from an MTurk HIT)
+    for an (assignmentId, workerId) MTurk has not yet reported: held here, taking no place and writing no Worker or Assignment row, until a sync
+    finds that worker's submitted assignment in ListAssignmentsForHIT (then they become an
+    Assignment with its judgments; the other held rows of that HIT and worker are dropped)."""
+
+    class Kind(models.TextChoices):
+        TASK = "task", "Task answers"
+        QUALIFICATION = "qualification", "Qualification test answers"
+
+    hit = models.ForeignKey(HIT, related_name="mturk_held", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.TASK)
+    # The test taken (kind qualification), graded once MTurk reports the assignment.
+    test = models.ForeignKey(QualificationTest, null=True, blank=True, related_name="+", on_delete=models.CASCADE)
+    assignment_id = models.CharField(max_length=64)
+    worker_id = models.CharField(max_length=64)
+    answers = models.JSONField(help_text="{acu id: present}")
+    comment = models.TextField(blank=True)
+    active_seconds = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hit", "assignment_id", "worker_id", "kind"], name="mturk_held_unique_assignment"
+            )
+        ]
+
+
 class Judgment(models.Model):
     """One worker's answer: is this ACU present in this HIT's summary?"""
 
@@ -490,7 +532,7 @@ class ProlificBonus(models.Model):
 
 
 class JudgeRun(models.Model):
-    """A machine round: one judge (lexical, embedding, nli, llm) with its model and parameters
+    """A machine round: one judge (lexical, learned, embedding, nli, llm) with its model and parameters
     judging every (summary, ACU) pair of a dataset. Its batch (kind `machine`) makes it a round
     beside the crowd's, but its judgments live in MachineJudgment, never among the human
     Judgment rows, so they can never enter the human majority or the human alpha."""
@@ -520,6 +562,9 @@ class JudgeRun(models.Model):
     # Logistic calibration (per fold and on all labels) and the figures of scoring/machine/runs.py.
     calibration = models.JSONField(default=dict, blank=True)
     figures = models.JSONField(default=dict, blank=True)
+    # The learned judge's fitted model (scoring/stats/learned.py: format, version, feature names,
+    # standardisation, coefficients, training set and its out-of-fold figures); empty for others.
+    fitted = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

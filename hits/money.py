@@ -1,7 +1,9 @@
-"""Money as Decimal cents; pay buckets and their calibration to an hourly rate (pure)."""
+"""Money as Decimal cents; the one parser of amounts people type; pay buckets and their calibration
+to an hourly rate (pure)."""
 
+import re
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal, InvalidOperation
 
 CENT = Decimal("0.01")
 
@@ -20,6 +22,61 @@ def cents(value) -> Decimal:
 
 
 CURRENCY_SIGNS = {"USD": "$", "GBP": "£", "EUR": "€"}
+
+MAX_REWARD = Decimal("100.00")  # per HIT, in a pay bucket
+MAX_BUDGET = Decimal("99999999.99")  # Batch.budget holds 10 digits
+
+# Dollars and cents as people write them: "2", "2.5", "2.50", ".50", "$2.50", "1,000.00" (commas
+# only between groups of three digits), "-2" (refused by `minimum` unless a caller allows it). Nothing
+# else: no exponent, underscore, NaN or infinity.
+_AMOUNT = re.compile(r"\$?(?P<number>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)", re.ASCII)
+
+
+class MoneyError(ValueError):
+    """An amount that is not exact dollars and cents, with a message for the person who typed it."""
+
+
+def parse_money(value, *, what: str = "The amount", minimum=Decimal("0.00"), maximum=None) -> Decimal:
+    """The exact amount in `value` (text as typed, or a Decimal/int from code), in whole cents.
+
+    Accepted: digits with a decimal point and at most two decimals that are not zero ("1.50",
+    "1.500"), an optional leading "$", and commas between thousands ("1,000.50"). Refused, each
+    with a message: a decimal comma ("1,50": write 1.50), fractions of a cent ("0.005": never
+    rounded), underscores, exponents, NaN and infinity, and amounts outside
+    [minimum, maximum]."""
+    if isinstance(value, bool) or value is None:
+        raise MoneyError(f"{what} is missing.")
+    if isinstance(value, float):
+        value = repr(value)
+    if isinstance(value, Decimal | int):
+        number = Decimal(value)
+        if not number.is_finite():
+            raise MoneyError(f"{what} must be a number of dollars and cents, not {value}.")
+        shown = str(value)
+    else:
+        shown = str(value).strip()
+        if len(shown) > 32:
+            raise MoneyError(f"{what} is too long to be an amount of money.")
+        match = _AMOUNT.fullmatch(shown)
+        if match is None:
+            if re.fullmatch(r"\$?\d+,\d{1,2}", shown, re.ASCII):
+                raise MoneyError(
+                    f"{what} “{shown}” has a decimal comma: write dollars and cents with a point, as "
+                    f"{shown.lstrip('$').replace(',', '.')}."
+                )
+            raise MoneyError(f"{what} “{shown}” is not an amount of money: write dollars and cents, as 1.50.")
+        try:
+            number = Decimal(match["number"].replace(",", ""))
+        except InvalidOperation:
+            raise MoneyError(f"{what} “{shown}” is not an amount of money: write dollars and cents, as 1.50.") from None
+    exact = number.quantize(CENT, rounding=ROUND_HALF_UP)
+    if exact != number:
+        raise MoneyError(f"{what} “{shown}” has a fraction of a cent; amounts are whole cents, never rounded.")
+    if minimum is not None and exact < minimum:
+        raise MoneyError(f"{what} must be at least {format_money(minimum)}.")
+    if maximum is not None and exact > maximum:
+        raise MoneyError(f"{what} must be at most {format_money(maximum)}.")
+    return exact
 
 
 def format_money(value, currency: str = "USD") -> str:

@@ -18,6 +18,24 @@ from .money import bucket_for
 logger = logging.getLogger(__name__)
 
 
+def ranking_verdict(figures: dict | None) -> dict:
+    """Whether a judge run may rank systems (and so be a triage source): its system-level Kendall
+    tau with the human scores must have a 95% CI above 0. {"for_ranking": True, False or None
+    (not measured: no human labels, or too few systems or documents), "reason": ...}."""
+    kendall = (((figures or {}).get("correlations") or {}).get("system") or {}).get("kendall")
+    if not kendall or any(v is None for v in kendall):
+        return {
+            "for_ranking": None,
+            "reason": "not measured: no system-level correlation with human scores (no labels, or too few "
+            "systems or documents)",
+        }
+    value, low, high = kendall
+    interval = f"system-level Kendall tau {value:.3f}, 95% CI [{low:.3f}, {high:.3f}]"
+    if low <= 0:
+        return {"for_ranking": False, "reason": f"not for ranking: {interval} includes 0 or lies below it"}
+    return {"for_ranking": True, "reason": interval}
+
+
 def decided(probability: float, confidence: float) -> bool:
     return probability >= confidence or probability <= 1 - confidence
 
@@ -44,9 +62,18 @@ def machine_labels(run: JudgeRun, confidence: float, summary_ids=None) -> dict[t
 
 @transaction.atomic
 def create_triage_batch(
-    run: JudgeRun, *, confidence: float, assignments: int = 3, user=None, name: str = "", **batch_options
+    run: JudgeRun,
+    *,
+    confidence: float,
+    assignments: int = 3,
+    user=None,
+    name: str = "",
+    allow_not_for_ranking: bool = False,
+    **batch_options,
 ):
-    """A draft crowd batch whose HITs carry only the ACUs the run is unsure of at `confidence`."""
+    """A draft crowd batch whose HITs carry only the ACUs the run is unsure of at `confidence`.
+
+    A run marked "not for ranking" (`ranking_verdict`) is refused unless `allow_not_for_ranking`."""
     if run.status != JudgeRun.Status.DONE:
         raise BatchError("The judge run has not finished; triage needs its probabilities.")
     if not 0.5 < confidence < 1:
@@ -55,6 +82,14 @@ def create_triage_batch(
         raise BatchError(
             "This judge run was not calibrated (the dataset had no human labels); its scores are no probabilities."
         )
+    verdict = ranking_verdict(run.figures)
+    if verdict["for_ranking"] is False and not allow_not_for_ranking:
+        raise BatchError(
+            f"Judge run {run.pk} ({run.judge}) is {verdict['reason']}: its labels could reorder the systems. "
+            "Pick another judge, or override explicitly."
+        )
+    if verdict["for_ranking"] is False:
+        logger.warning("Triage from judge run %s despite %s (overridden)", run.pk, verdict["reason"])
     uncertain = uncertain_pairs(run, confidence)
     if not uncertain:
         raise BatchError(f"At c = {confidence:g} the machine decides every pair: there is nothing for the crowd.")

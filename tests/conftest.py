@@ -73,7 +73,7 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rate-limit counters, cached MTurk identity checks and pages' cached run data do not leak
+    """Rate-limit counters and pages' cached run data do not leak
     between tests (SQLite gives a rolled-back run's id again)."""
     from django.core.cache import caches
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from hits.models import Assignment, LedgerEntry
+from hits.models import Assignment, Batch, LedgerEntry
 from hits.services import handout
 from hits.services.qualification import build_test
 from hits.services.submission import submit_assignment
@@ -24,6 +24,7 @@ def world(worker):
     w = inhouse_worker(worker)
     assignment = handout.next_assignment(w, batch)
     submit_assignment(assignment_id=assignment.pk, worker_id=w.pk, answers=all_answers(assignment))
+    Batch.objects.filter(pk=batch.pk).update(qualification_test=test)  # the test is offered to in-house workers
     return {"dataset": dataset, "batch": batch, "test": test, "assignment": assignment, "hit": assignment.hit}
 
 

@@ -1,13 +1,22 @@
-"""Nobody can act as another MTurk worker: typed task links and qualification posts count only
-when MTurk (botocore's Stubber standing in for it) confirms the assignment for that worker."""
+"""Nobody can act as another MTurk worker, and no anonymous request calls AWS.
+
+MTurk's API reference: GetAssignment "retrieves an assignment with an AssignmentStatus value of
+Submitted, Approved, or Rejected", and ListAssignmentsForHIT lists those statuses only; an
+assignment that was just accepted is neither. So the task page trusts MTurk's query parameters
+for display only (no AWS call, nothing written); the answers it posts are held and count only
+once ListAssignmentsForHIT reports that worker's submitted assignment (botocore's Stubber stands
+in for MTurk and fails the test on any call it was not given)."""
 
 import pytest
 from django.core.cache import cache
 
-from hits.models import Assignment, QualificationAttempt, Worker
+from hits.models import Assignment, MTurkHeldSubmission, QualificationAttempt, Worker
+from hits.providers.mturk import client as mturk_client
+from hits.providers.mturk.sync import sync_batch
+from hits.selectors import counted_judgments
 from hits.services.qualification import answer_key, build_test
 
-from .test_mturk import published, stub  # noqa: F401 - the Stubber fixture
+from .test_mturk import _sync_one, published, stub  # noqa: F401 - the Stubber fixture
 
 pytestmark = pytest.mark.django_db
 SUBMIT_TO = "https://workersandbox.mturk.com"
@@ -20,15 +29,9 @@ def _empty_cache():
     cache.clear()
 
 
-def record(assignment_id, worker_id, hit_id):
-    return {
-        "Assignment": {
-            "AssignmentId": assignment_id,
-            "WorkerId": worker_id,
-            "HITId": hit_id,
-            "AssignmentStatus": "Submitted",
-        }
-    }
+def listed(assignment_id, worker_id, hit, status="Submitted"):
+    """One entry of ListAssignmentsForHIT, as MTurk documents it."""
+    return {"AssignmentId": assignment_id, "WorkerId": worker_id, "HITId": hit.external_id, "AssignmentStatus": status}
 
 
 def open_task(client, hit, assignment_id, worker_id):
@@ -38,27 +41,82 @@ def open_task(client, hit, assignment_id, worker_id):
     )
 
 
-def test_made_up_assignment_ids_take_no_place_and_do_not_block_the_real_worker(stub, client):  # noqa: F811
+def answers_for(hit, present: bool) -> dict:
+    return {str(pk): present for pk in hit.task_acus().values_list("pk", flat=True)}
+
+
+def post_answers(client, page, answers):
+    return client.post(page.context["submit_url"], {"answers": answers}, content_type="application/json")
+
+
+def test_the_task_page_calls_no_aws_and_writes_nothing(stub, client):  # noqa: F811
+    """A worker who has just accepted the HIT sees the task (MTurk has nothing to confirm yet);
+    made-up ids call no AWS API (the Stubber has no response queued) and write no row."""
+    hit = published(stub).hits.order_by("pk").first()
+    workers_before = Worker.objects.count()
+    for i in range(30):
+        page = open_task(client, hit, f"FAKE{i}", "VICTIM")
+        assert page.status_code == 200 and "submit-task" in page.content.decode()
+    assert not Assignment.objects.filter(hit=hit).exists()
+    assert Worker.objects.count() == workers_before and not MTurkHeldSubmission.objects.exists()
+    # Ids MTurk never gives (lower case, punctuation, over 64 characters) are refused with a message.
+    for bad in ("x/../y", "A" * 65, "a1b2"):
+        refused = open_task(client, hit, bad, "VICTIM")
+        assert refused.status_code == 400 and "not one MTurk gives" in refused.content.decode()
+
+
+def test_held_answers_count_only_for_the_assignment_mturk_reports(stub, client):  # noqa: F811
+    """An attacker posting under the victim's worker id with made-up assignment ids takes no
+    place and does not block the victim; only the assignment ListAssignmentsForHIT reports for
+    that worker becomes an Assignment, with the answers posted for it."""
     batch = published(stub)
     hit = batch.hits.order_by("pk").first()
-    for i in range(30):  # MTurk knows none of these ids
-        stub.add_client_error(
-            "get_assignment", "RequestError", "Assignment does not exist.", expected_params={"AssignmentId": f"FAKE{i}"}
-        )
-        page = open_task(client, hit, f"FAKE{i}", "VICTIM")
-        assert page.status_code == 403 and "MTurk has not confirmed this assignment" in page.content.decode()
-    assert not Assignment.objects.filter(hit=hit).exists()
-    # An id MTurk knows, but as another worker's or another HIT's, is refused too.
-    stub.add_response("get_assignment", record("REAL1", "SOMEONE", hit.external_id), {"AssignmentId": "REAL1"})
-    assert open_task(client, hit, "REAL1", "VICTIM").status_code == 403
-    assert not Assignment.objects.filter(hit=hit).exists()
+    for fake in ("FAKE1", "FAKE2"):
+        posted = post_answers(client, open_task(client, hit, fake, "VICTIM"), answers_for(hit, False))
+        assert posted.status_code == 200 and posted.json()["ok"]
+    real_page = open_task(client, hit, "REAL1", "VICTIM")
+    assert "already submitted" not in real_page.content.decode().lower()  # not blocked by the fakes
+    assert post_answers(client, real_page, answers_for(hit, True)).json()["ok"]
+    # Held: no assignment, no place taken, nothing counts.
+    assert not Assignment.objects.filter(hit=hit).exists() and not counted_judgments(batch.dataset, batch).exists()
+    hit.refresh_from_db()
+    assert hit.open_places == hit.max_assignments
+    assert MTurkHeldSubmission.objects.filter(hit=hit, worker_id="VICTIM").count() == 3
+    # A repeat of the same answers is the same reply; other answers for the same assignment are refused.
+    assert post_answers(client, real_page, answers_for(hit, True)).json()["repeated"]
+    assert post_answers(client, real_page, answers_for(hit, False)).status_code == 409
+    # A fourth made-up assignment of the same worker and HIT is refused (bounded rows).
+    fourth = post_answers(client, open_task(client, hit, "FAKE3", "VICTIM"), answers_for(hit, False))
+    assert fourth.status_code == 409 and "Too many" in fourth.json()["error"]
 
-    stub.add_response("get_assignment", record("REAL2", "VICTIM", hit.external_id), {"AssignmentId": "REAL2"})
-    page = open_task(client, hit, "REAL2", "VICTIM")
-    assert page.status_code == 200 and "already submitted" not in page.content.decode().lower()
+    assert _sync_one(stub, batch, hit, [listed("REAL1", "VICTIM", hit)])["confirmed"] == 1
     mine = Assignment.objects.get(hit=hit)
-    assert (mine.worker.external_id, mine.external_id, mine.status) == ("VICTIM", "REAL2", Assignment.Status.ASSIGNED)
-    assert open_task(client, hit, "REAL2", "VICTIM").status_code == 200  # a reload: no second call (none stubbed)
+    assert (mine.worker.external_id, mine.external_id, mine.status, mine.confirmed) == (
+        "VICTIM",
+        "REAL1",
+        Assignment.Status.SUBMITTED,
+        True,
+    )
+    assert set(mine.judgments.values_list("present", flat=True)) == {True}  # the real worker's answers
+    assert counted_judgments(batch.dataset, batch).count() == mine.judgments.count()
+    assert not MTurkHeldSubmission.objects.filter(hit=hit).exists()  # the fakes are dropped
+    assert "already submitted" in open_task(client, hit, "REAL1", "VICTIM").content.decode()
+
+
+def test_an_assignment_mturk_reports_without_answers_is_flagged(stub, client):  # noqa: F811
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    assert _sync_one(stub, batch, hit, [listed("LOST1", "W1", hit, "Approved")])["flagged"] == 1
+    lost = Assignment.objects.get(hit=hit)
+    assert not lost.confirmed and "no answers were stored" in lost.flag
+
+
+def test_the_mturk_client_has_bounded_retries_and_timeouts(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    config = mturk_client.make_client(True).meta.config
+    assert config.retries == {"mode": "standard", "total_max_attempts": 3}  # first call + 2 retries
+    assert (config.connect_timeout, config.read_timeout) == (5, 20)
 
 
 def _our_pages_test(stub):  # noqa: F811
@@ -74,40 +132,76 @@ def _our_pages_test(stub):  # noqa: F811
         for item in test.items.all()
         for acu, truth in item.answers.items()
     }
-    return test, batch.hits.order_by("pk").first(), answers
+    return batch, test, batch.hits.order_by("pk").first(), answers
 
 
 def test_an_anonymous_post_cannot_burn_a_workers_qualification_attempt(stub, client):  # noqa: F811
-    test, hit, answers = _our_pages_test(stub)
+    batch, test, hit, answers = _our_pages_test(stub)
     url = f"/mturk/qualification/{test.pk}/"
-    post = client.post(url, {"workerId": "VICTIM", "env": "sandbox", **answers})
-    assert post.status_code == 403
-    forged = client.post(url, {"token": "forged", **answers})
-    assert forged.status_code == 403
-    assert not QualificationAttempt.objects.filter(worker__external_id="VICTIM").exists()
-    # A GET with a made-up assignment id is refused as well.
-    stub.add_client_error(
-        "get_assignment", "RequestError", "no such assignment", expected_params={"AssignmentId": "FAKE"}
+    assert client.post(url, {"workerId": "VICTIM", "env": "sandbox", **answers}).status_code == 403
+    assert client.post(url, {"token": "forged", **answers}).status_code == 403
+    # A made-up assignment id: the page shows (no AWS call), the answers are only held ...
+    page = client.get(url, {"workerId": "VICTIM", "assignmentId": "FAKE", "hitId": hit.external_id})
+    assert page.status_code == 200
+    wrong = dict.fromkeys(answers, "0")
+    assert (
+        "Your answers are saved" in client.post(url, {"token": page.context["mturk_token"], **wrong}).content.decode()
     )
-    assert client.get(url, {"workerId": "VICTIM", "assignmentId": "FAKE", "hitId": hit.external_id}).status_code == 403
+    assert not QualificationAttempt.objects.exists() and not Worker.objects.filter(external_id="VICTIM").exists()
+    # ... and MTurk never reports that assignment, so no attempt is used up.
+    _sync_one(stub, batch, hit, [])
+    assert not QualificationAttempt.objects.exists()
     # Any other test id is not open.
     assert client.get(f"/mturk/qualification/{test.pk + 999}/", {"workerId": "VICTIM"}).status_code == 404
 
 
-def test_a_confirmed_worker_takes_the_test_with_a_signed_form(stub, client):  # noqa: F811
-    test, hit, answers = _our_pages_test(stub)
+def test_a_worker_mturk_reports_is_graded_and_granted(stub, client):  # noqa: F811
+    batch, test, hit, answers = _our_pages_test(stub)
     url = f"/mturk/qualification/{test.pk}/"
-    stub.add_response("get_assignment", record("QA1", "A9WORKER", hit.external_id), {"AssignmentId": "QA1"})
     page = client.get(url, {"workerId": "A9WORKER", "assignmentId": "QA1", "hitId": hit.external_id})
     assert page.status_code == 200 and "frame-ancestors" in page["Content-Security-Policy"]
-    token = page.context["mturk_token"]
     assert 'name="workerId"' not in page.content.decode()
-    stub.add_response(
-        "associate_qualification_with_worker",
-        {},
-        {"QualificationTypeId": "QUALTYPE3", "WorkerId": "A9WORKER", "IntegerValue": 100, "SendNotification": False},
-    )
-    result = client.post(url, {"token": token, "workerId": "VICTIM", **answers})  # the typed id is ignored
-    assert "the qualification is granted on MTurk" in result.content.decode()
-    assert QualificationAttempt.objects.filter(worker__external_id="A9WORKER").count() == 1
+    result = client.post(url, {"token": page.context["mturk_token"], "workerId": "VICTIM", **answers})
+    assert "Your answers are saved" in result.content.decode()  # the typed id is ignored
+    assert not QualificationAttempt.objects.exists()
+    statuses = ["Submitted", "Approved", "Rejected"]
+    for h in batch.hits.order_by("pk"):
+        mine = [listed("QA1", "A9WORKER", hit)] if h.pk == hit.pk else []
+        stub.add_response(
+            "list_assignments_for_hit",
+            {"Assignments": mine, "NumResults": len(mine)},
+            {"HITId": h.external_id, "MaxResults": 100, "AssignmentStatuses": statuses},
+        )
+        if mine:  # graded as MTurk reports the assignment, then granted
+            stub.add_response(
+                "associate_qualification_with_worker",
+                {},
+                {
+                    "QualificationTypeId": "QUALTYPE3",
+                    "WorkerId": "A9WORKER",
+                    "IntegerValue": 100,
+                    "SendNotification": False,
+                },
+            )
+    sync_batch(batch)
+    attempt = QualificationAttempt.objects.get(worker__external_id="A9WORKER")
+    assert attempt.passed and attempt.score == 1.0
     assert not Worker.objects.filter(external_id="VICTIM").exists()
+    assert not MTurkHeldSubmission.objects.filter(kind="qualification").exists()
+
+
+def test_held_answers_mturk_never_reports_are_dropped_once_it_could_not(stub, client):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    for fake in ("OLD1", "NEW1"):
+        post_answers(client, open_task(client, hit, fake, "W7"), answers_for(hit, True))
+    window = batch.lifetime_seconds + batch.assignment_duration_seconds + batch.auto_approve_seconds + 86400
+    MTurkHeldSubmission.objects.filter(assignment_id="OLD1").update(
+        created_at=timezone.now() - timedelta(seconds=window + 60)
+    )
+    _sync_one(stub, batch, hit, [])
+    assert list(MTurkHeldSubmission.objects.values_list("assignment_id", flat=True)) == ["NEW1"]

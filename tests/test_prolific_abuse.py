@@ -23,7 +23,8 @@ def test_made_up_participants_from_one_address_cannot_take_every_place(client, s
     taken = []
     for i in range(13):
         r = client.get(
-            f"/prolific/batch/{batch.pk}/", {"PROLIFIC_PID": f"FAKE{i}", "STUDY_ID": "STUDY1", "SESSION_ID": f"S{i}"}
+            f"/prolific/batch/{batch.pk}/",
+            {"PROLIFIC_PID": f"FAKE{i}", "STUDY_ID": "STUDY1", "SESSION_ID": f"5{i:023d}"},
         )
         taken.append(r.status_code)
     assert taken[:3] == [302] * 3 and set(taken[3:]) == {409}
@@ -31,19 +32,21 @@ def test_made_up_participants_from_one_address_cannot_take_every_place(client, s
     assert (
         "Too many sessions of this study"
         in client.get(
-            f"/prolific/batch/{batch.pk}/", {"PROLIFIC_PID": "FAKE99", "STUDY_ID": "STUDY1", "SESSION_ID": "S99"}
+            f"/prolific/batch/{batch.pk}/",
+            {"PROLIFIC_PID": "FAKE99", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000099"},
         ).content.decode()
     )
     # A real participant elsewhere still gets a session.
     real = client.get(
         f"/prolific/batch/{batch.pk}/",
-        {"PROLIFIC_PID": "REAL", "STUDY_ID": "STUDY1", "SESSION_ID": "SR"},
+        {"PROLIFIC_PID": "REAL", "STUDY_ID": "STUDY1", "SESSION_ID": "8cb2010d27e13509d3644362"},
         REMOTE_ADDR="10.1.2.3",
     )
     assert real.status_code == 302
     # Resuming one's own session is not a new session.
     again = client.get(
-        f"/prolific/batch/{batch.pk}/", {"PROLIFIC_PID": "FAKE0", "STUDY_ID": "STUDY1", "SESSION_ID": "S0"}
+        f"/prolific/batch/{batch.pk}/",
+        {"PROLIFIC_PID": "FAKE0", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000000"},
     )
     assert again.status_code == 302
 
@@ -51,8 +54,12 @@ def test_made_up_participants_from_one_address_cannot_take_every_place(client, s
 def test_idle_sessions_give_their_places_back(settings):
     settings.PROLIFIC_IDLE_SECONDS = 600
     batch = open_batch(k=3)
-    idle = sessions.start_session(batch=batch, participant_id="IDLE", study_id="STUDY1", session_id="SI")
-    busy = sessions.start_session(batch=batch, participant_id="BUSY", study_id="STUDY1", session_id="SB")
+    idle = sessions.start_session(
+        batch=batch, participant_id="IDLE", study_id="STUDY1", session_id="ce774d9cab3ae0bdf522cd08"
+    )
+    busy = sessions.start_session(
+        batch=batch, participant_id="BUSY", study_id="STUDY1", session_id="a06b33d1ea28e90733617ec8"
+    )
     assert sessions.release_idle() == 0  # both just started
     past = timezone.now() - timedelta(seconds=700)
     ProlificSession.objects.filter(pk__in=[idle.pk, busy.pk]).update(created_at=past)
@@ -66,10 +73,10 @@ def test_idle_sessions_give_their_places_back(settings):
 
 def test_a_signed_hook_counts_once_however_often_it_is_replayed(api, client):  # noqa: F811
     batch = published(api)
-    worked_session(batch, "PID1", "SUB1")
+    worked_session(batch, "PID1", "5ab000000000000000000001")
     payload = json.dumps(
         {
-            "resource_id": "SUB1",
+            "resource_id": "5ab000000000000000000001",
             "event_type": "submission.status.change",
             "participant_id": "PID1",
             "status": "AWAITING REVIEW",

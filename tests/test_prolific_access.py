@@ -39,12 +39,17 @@ def test_lead_actions_are_for_leads_and_posts_only(role, name, kwargs, client, r
 def test_participant_pages_need_no_login_and_refuse_foreign_links(client):
     batch = open_batch(k=2)
     start = reverse("prolific_start", args=[batch.pk])
-    response = client.get(start, {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "S1"})
+    response = client.get(start, {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000001"})
     assert response.status_code == 302 and "sessionid" not in response.cookies
-    session = ProlificSession.objects.get(session_id="S1")
+    session = ProlificSession.objects.get(session_id="500000000000000000000001")
     assert client.get(response["Location"]).status_code == 302  # on to the first task
     # Someone else's session id, a forged token, an unknown batch: refused, nothing created.
-    assert client.get(start, {"PROLIFIC_PID": "P2", "STUDY_ID": "STUDY1", "SESSION_ID": "S1"}).status_code == 409
+    assert (
+        client.get(
+            start, {"PROLIFIC_PID": "P2", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000001"}
+        ).status_code
+        == 409
+    )
     assert client.get(reverse("prolific_next", args=[session_token(session) + "x"])).status_code == 404
     assert client.get(reverse("prolific_task", args=["forged"])).status_code == 404
     assert client.get(reverse("prolific_start", args=[batch.pk + 999]), {"PROLIFIC_PID": "P3"}).status_code == 404
@@ -65,11 +70,13 @@ def test_a_session_whose_tasks_were_taken_back_ends_with_a_message(client):
 
     batch = open_batch(k=2)
     start = reverse("prolific_start", args=[batch.pk])
-    next_url = client.get(start, {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "S1"})["Location"]
-    session = ProlificSession.objects.get(session_id="S1")
+    next_url = client.get(
+        start, {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000001"}
+    )["Location"]
+    session = ProlificSession.objects.get(session_id="500000000000000000000001")
     review.block_worker(worker_id=session.worker_id, reason="Automated answers")
     response = client.get(next_url)
     assert response.status_code == 410 and "ran out" in response.content.decode()
-    assert not Assignment.objects.filter(external_id="S1", status="assigned").exists()
+    assert not Assignment.objects.filter(external_id="500000000000000000000001", status="assigned").exists()
     assert ProlificSession.objects.get(pk=session.pk).status == "abandoned"
     assert session.deadline > timezone.now()

@@ -302,10 +302,10 @@ def test_pause_resume_add_places_and_stop(api):
 
 def test_retries_idempotent_calls_on_429_and_5xx_but_never_a_create(api):
     client = ProlificClient()
-    api.get(API + "studies/S9/", status=503)
-    api.get(API + "studies/S9/", status=429, headers={"Retry-After": "0"})
-    api.get(API + "studies/S9/", json=study_json("S9", "ACTIVE"))
-    assert client.get_study("S9")["status"] == "ACTIVE" and len(api.calls) == 3
+    api.get(API + "studies/500000000000000000000009/", status=503)
+    api.get(API + "studies/500000000000000000000009/", status=429, headers={"Retry-After": "0"})
+    api.get(API + "studies/500000000000000000000009/", json=study_json("500000000000000000000009", "ACTIVE"))
+    assert client.get_study("500000000000000000000009")["status"] == "ACTIVE" and len(api.calls) == 3
     api.post(API + "studies/", status=502)
     with pytest.raises(ProviderError, match=r"server error \(502\) on POST studies/"):
         client.create_study({"name": "x"})
@@ -314,15 +314,17 @@ def test_retries_idempotent_calls_on_429_and_5xx_but_never_a_create(api):
 
 def test_errors_become_clear_messages(api, settings):
     client = ProlificClient()
-    api.get(API + "studies/S1/", status=401, json={"error": {"detail": "Invalid token."}})
+    api.get(API + "studies/500000000000000000000001/", status=401, json={"error": {"detail": "Invalid token."}})
     with pytest.raises(ProviderError, match="refused the API token"):
-        client.get_study("S1")
-    api.get(API + "studies/S2/", status=400, json={"error": {"detail": {"reward": ["too low"]}}})
-    with pytest.raises(ProviderError, match=r"refused GET studies/S2/ \(400\): reward: \['too low'\]"):
-        client.get_study("S2")
-    api.get(API + "studies/S3/", body=responses.ConnectionError("Name or service not known"))
+        client.get_study("500000000000000000000001")
+    api.get(API + "studies/500000000000000000000002/", status=400, json={"error": {"detail": {"reward": ["too low"]}}})
+    with pytest.raises(
+        ProviderError, match=r"refused GET studies/500000000000000000000002/ \(400\): reward: \['too low'\]"
+    ):
+        client.get_study("500000000000000000000002")
+    api.get(API + "studies/500000000000000000000003/", body=responses.ConnectionError("Name or service not known"))
     with pytest.raises(ProviderError, match="Could not reach Prolific"):
-        client.get_study("S3")
+        client.get_study("500000000000000000000003")
     settings.PROLIFIC_API_TOKEN = ""
     with pytest.raises(ProviderError, match="set PROLIFIC_API_TOKEN"):
         ProlificClient()
@@ -345,16 +347,21 @@ def submission(sid, pid, status) -> dict:
 
 def test_sync_pages_through_submissions_and_confirms_only_the_reported_participant(api):
     batch = published(api)
-    done = worked_session(batch, "PID_A", "SUB_A")
-    returned = start_session(batch=batch, participant_id="PID_B", study_id="STUDY1", session_id="SUB_B")
-    wrong = worked_session(batch, "PID_C", "SUB_C")
+    done = worked_session(batch, "PID_A", "f2ee9638b74f8fb4ecaa9d60")
+    returned = start_session(
+        batch=batch, participant_id="PID_B", study_id="STUDY1", session_id="385523179934c375024d6720"
+    )
+    wrong = worked_session(batch, "PID_C", "11df475341b84b3bd9f09edf")
     api.get(API + "studies/STUDY1/", json=study_json("STUDY1", "ACTIVE"))
     page2 = API + "submissions/?study=STUDY1&page=2&page_size=100"
     api.get(
         API + "submissions/",
         match=[AUTH, matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})],
         json={
-            "results": [submission("SUB_A", "PID_A", "AWAITING REVIEW"), submission("SUB_B", "PID_B", "RETURNED")],
+            "results": [
+                submission("f2ee9638b74f8fb4ecaa9d60", "PID_A", "AWAITING REVIEW"),
+                submission("385523179934c375024d6720", "PID_B", "RETURNED"),
+            ],
             "_links": {"next": {"href": page2, "title": "Next"}, "previous": {"href": None}},
             "meta": {"count": 4},
         },
@@ -364,8 +371,8 @@ def test_sync_pages_through_submissions_and_confirms_only_the_reported_participa
         match=[matchers.query_param_matcher({"study": "STUDY1", "page": "2", "page_size": "100"})],
         json={
             "results": [
-                submission("SUB_C", "SOMEONE_ELSE", "AWAITING REVIEW"),
-                submission("SUB_X", "PID_X", "AWAITING REVIEW"),
+                submission("11df475341b84b3bd9f09edf", "SOMEONE_ELSE", "AWAITING REVIEW"),
+                submission("c00fbec0798a0812089b3af4", "PID_X", "AWAITING REVIEW"),
             ],
             "_links": {"next": {"href": None}, "previous": {"href": API + "submissions/?study=STUDY1"}},
             "meta": {"count": 4},
@@ -377,7 +384,7 @@ def test_sync_pages_through_submissions_and_confirms_only_the_reported_participa
     assert not returned.assignments().filter(status=Assignment.Status.ASSIGNED).exists()  # released
     assert not any(a.confirmed for a in wrong.assignments())
     assert "not PID_C" in ProlificSession.objects.get(pk=wrong.pk).flag
-    assert "no session was started here" in ProlificSession.objects.get(session_id="SUB_X").flag
+    assert "no session was started here" in ProlificSession.objects.get(session_id="c00fbec0798a0812089b3af4").flag
 
 
 def reviewable(api, batch, *sessions):
@@ -389,19 +396,30 @@ def reviewable(api, batch, *sessions):
 
 def test_bulk_approve_pays_each_hit_once(api):
     batch = published(api)
-    one, two = worked_session(batch, "PID1", "SUB1"), worked_session(batch, "PID2", "SUB2")
+    one, two = (
+        worked_session(batch, "PID1", "5ab000000000000000000001"),
+        worked_session(batch, "PID2", "5ab000000000000000000002"),
+    )
     reviewable(api, batch, one, two)
     api.post(
         API + "submissions/bulk-approve/",
         json={"message": "The request has been scheduled."},
         match=[
             AUTH,
-            matchers.json_params_matcher({"study_id": "STUDY1", "submission_ids": ["SUB1", "SUB2"]}, strict_match=True),
+            matchers.json_params_matcher(
+                {"study_id": "STUDY1", "submission_ids": ["5ab000000000000000000001", "5ab000000000000000000002"]},
+                strict_match=True,
+            ),
         ],
     )
     done, errors = prolific_sync.approve_sessions(batch, [one.pk, two.pk])
     assert (done, errors) == (2, [])
-    assert Assignment.objects.filter(external_id__in=["SUB1", "SUB2"], status="approved").count() == 6
+    assert (
+        Assignment.objects.filter(
+            external_id__in=["5ab000000000000000000001", "5ab000000000000000000002"], status="approved"
+        ).count()
+        == 6
+    )
     rewards = LedgerEntry.objects.filter(batch=batch, kind="reward")
     assert rewards.count() == 6
     study = ProlificStudy.objects.get(batch=batch)
@@ -412,12 +430,12 @@ def test_bulk_approve_pays_each_hit_once(api):
 
 def test_approving_one_hit_approves_its_submission_once(api):
     batch = published(api)
-    session = worked_session(batch, "PID1", "SUB1")
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
     reviewable(api, batch, session)
     first, second, _ = session.assignments().order_by("pk")
     api.post(
-        API + "submissions/SUB1/transition/",
-        json={"id": "SUB1", "status": "APPROVED"},
+        API + "submissions/5ab000000000000000000001/transition/",
+        json={"id": "5ab000000000000000000001", "status": "APPROVED"},
         match=[AUTH, matchers.json_params_matcher({"action": "APPROVE"}, strict_match=True)],
     )
     review.approve(assignment_id=first.pk)
@@ -427,7 +445,7 @@ def test_approving_one_hit_approves_its_submission_once(api):
 
 def test_reject_needs_a_category_and_a_100_character_message(api):
     batch = published(api)
-    session = worked_session(batch, "PID1", "SUB1")
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
     reviewable(api, batch, session)
     done, errors = prolific_sync.reject_sessions(batch, [session.pk], category="LOW_EFFORT", message="Too short.")
     assert done == 0 and "at least 100 characters" in errors[0] and len(api.calls) == 2  # publish only
@@ -435,8 +453,8 @@ def test_reject_needs_a_category_and_a_100_character_message(api):
     assert done == 0 and "category" in errors[0]
     message = "Your answers marked every fact as present, including facts the summary plainly does not state. " * 2
     api.post(
-        API + "submissions/SUB1/transition/",
-        json={"id": "SUB1", "status": "REJECTED"},
+        API + "submissions/5ab000000000000000000001/transition/",
+        json={"id": "5ab000000000000000000001", "status": "REJECTED"},
         match=[
             AUTH,
             matchers.json_params_matcher(
@@ -454,14 +472,18 @@ def test_reject_needs_a_category_and_a_100_character_message(api):
 
 def test_bulk_bonus_is_set_up_once_and_paid_once(api):
     batch = published(api)
-    one, two = worked_session(batch, "PID1", "SUB1"), worked_session(batch, "PID2", "SUB2")
+    one, two = (
+        worked_session(batch, "PID1", "5ab000000000000000000001"),
+        worked_session(batch, "PID2", "5ab000000000000000000002"),
+    )
     setup = api.post(
         API + "submissions/bonus-payments/",
         json={"id": "BULK1", "study": "STUDY1", "amount": 150, "fees": 50, "total_amount": 200},
         match=[
             AUTH,
             matchers.json_params_matcher(
-                {"study_id": "STUDY1", "csv_bonuses": "SUB1,1.00\nSUB2,0.50\n"}, strict_match=True
+                {"study_id": "STUDY1", "csv_bonuses": "5ab000000000000000000001,1.00\n5ab000000000000000000002,0.50\n"},
+                strict_match=True,
             ),
         ],
     )
@@ -485,7 +507,7 @@ def test_bulk_bonus_is_set_up_once_and_paid_once(api):
 
 def test_a_pay_call_with_a_lost_answer_is_never_sent_again(api):
     batch = published(api)
-    session = worked_session(batch, "PID1", "SUB1")
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK2", "total_amount": 66})
     api.post(API + "bulk-bonus-payments/BULK2/pay/", status=503)  # not retried: it is not idempotent
     with pytest.raises(ProviderError, match=r"server error \(503\)"):
@@ -556,7 +578,7 @@ def test_screening_study_group_and_passers_added(api, client):
     assert "/prolific/screening/" in body(api.calls[1].request)["external_study_url"]
 
     url = f"/prolific/screening/{batch.pk}/"
-    ids = {"PROLIFIC_PID": "PID9", "STUDY_ID": "SCREEN1", "SESSION_ID": "SCREENSUB9"}
+    ids = {"PROLIFIC_PID": "PID9", "STUDY_ID": "SCREEN1", "SESSION_ID": "5c5b00000000000000000009"}
     page = client.get(url, ids)
     assert page.status_code == 200 and "Submit the test" in page.content.decode()
     answers = {
@@ -565,10 +587,10 @@ def test_screening_study_group_and_passers_added(api, client):
         for acu, truth in i.answers.items()
     }
     api.get(
-        API + "submissions/SCREENSUB9/",
+        API + "submissions/5c5b00000000000000000009/",
         match=[AUTH],
         json={
-            "id": "SCREENSUB9",
+            "id": "5c5b00000000000000000009",
             "study_id": "SCREEN1",
             "participant": "PID9",
             "status": "ACTIVE",
@@ -581,13 +603,17 @@ def test_screening_study_group_and_passers_added(api, client):
         match=[AUTH, matchers.json_params_matcher({"participant_ids": ["PID9"]}, strict_match=True)],
     )
     result = client.post(url, {**ids, **answers}).content.decode()
-    assert "Passed with 100%" in result and f"cc={screening.completion_code}" in result
+    assert "Passed: you will be invited" in result and f"cc={screening.completion_code}" in result
+    assert "100%" not in result  # pass or fail only: no score for a panel participant
     member = ProlificGroupMember.objects.get(worker__external_id="PID9")
-    assert member.added_at is not None and member.submission_id == "SCREENSUB9"
+    assert member.added_at is not None and member.submission_id == "5c5b00000000000000000009"
     # The passer may now start a work session of the main study.
-    assert start_session(batch=batch, participant_id="PID9", study_id="STUDY1", session_id="MAIN9").size == 3
+    assert (
+        start_session(batch=batch, participant_id="PID9", study_id="STUDY1", session_id="3a1000000000000000000009").size
+        == 3
+    )
     with pytest.raises(Exception, match="qualification test first"):
-        start_session(batch=batch, participant_id="PID10", study_id="STUDY1", session_id="MAIN10")
+        start_session(batch=batch, participant_id="PID10", study_id="STUDY1", session_id="3a1000000000000000000010")
 
 
 def test_a_group_member_is_added_only_for_their_own_screening_submission(api):
@@ -606,7 +632,7 @@ def test_a_group_member_is_added_only_for_their_own_screening_submission(api):
         API + "submissions/SOMEONE_ELSES/",
         json={"id": "SOMEONE_ELSES", "study_id": "SCREEN1", "participant": "PID8", "status": "ACTIVE"},
     )
-    assert prolific_sync.push_group_members(batch) == 0
+    assert prolific_sync.push_group_members(batch)["added"] == 0
     assert "not this participant's" in ProlificGroupMember.objects.get(worker=worker).error
 
 
@@ -615,10 +641,10 @@ def test_a_group_member_is_added_only_for_their_own_screening_submission(api):
 
 def test_hook_with_a_valid_signature_confirms_and_an_invalid_one_changes_nothing(api, client):
     batch = published(api)
-    session = worked_session(batch, "PID1", "SUB1")
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
     payload = json.dumps(
         {
-            "resource_id": "SUB1",
+            "resource_id": "5ab000000000000000000001",
             "event_type": "submission.status.change",
             "participant_id": "PID1",
             "status": "AWAITING REVIEW",
@@ -645,11 +671,11 @@ def test_hook_with_a_valid_signature_confirms_and_an_invalid_one_changes_nothing
 
 def test_hook_mirrors_an_approval_made_on_prolific_and_a_study_status(api, client, settings):
     batch = published(api)
-    session = worked_session(batch, "PID1", "SUB1")
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
     for status in ("AWAITING REVIEW", "APPROVED"):
         payload = json.dumps(
             {
-                "resource_id": "SUB1",
+                "resource_id": "5ab000000000000000000001",
                 "event_type": "submission.status.change",
                 "participant_id": "PID1",
                 "status": status,
@@ -673,7 +699,9 @@ def test_hook_mirrors_an_approval_made_on_prolific_and_a_study_status(api, clien
 def test_a_partial_session_is_paid_the_whole_study_reward(api):
     batch = published(api)
     ProlificStudy.objects.filter(batch=batch).update(hits_per_session=3)
-    session = start_session(batch=batch, participant_id="PID1", study_id="STUDY1", session_id="SUB1")
+    session = start_session(
+        batch=batch, participant_id="PID1", study_id="STUDY1", session_id="5ab000000000000000000001"
+    )
     first = session.assignments().order_by("pk").first()
     session.assignments().exclude(pk=first.pk).delete()  # as if only one HIT had been left for this session
     ProlificSession.objects.filter(pk=session.pk).update(size=1, deadline=timezone.now() + timedelta(hours=1))

@@ -105,17 +105,17 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
 
         # 3. Fifteen participants arrive from Prolific; one of them was never sent by Prolific.
         participant = Client()  # no login, no cookie: participants are named by Prolific's parameters
-        ends = [work_session(participant, batch, i, f"SUB{i:02d}") for i in range(15)]
+        ends = [work_session(participant, batch, i, f"5ab{i:021d}") for i in range(15)]
         assert set(ends) == {f"https://app.prolific.com/submissions/complete?cc={code}"}
         assert Assignment.objects.filter(hit__batch=batch, status="submitted").count() == 60
         assert not Judgment.objects.filter(assignment__hit__batch=batch, assignment__confirmed=True).exists()
 
-        # 4. The sync: Prolific reports fourteen submissions completed; SUB14 is unknown to it.
+        # 4. The sync: Prolific reports fourteen submissions completed; 5ab000000000000000000014 is unknown to it.
         sessions = list(ProlificSession.objects.filter(batch=batch).order_by("pk"))
         records = [
             {"id": s.session_id, "participant_id": s.worker.external_id, "status": "AWAITING REVIEW"}
             for s in sessions
-            if s.session_id != "SUB14"
+            if s.session_id != "5ab000000000000000000014"
         ]
         api.get(API + "studies/STUDY1/", json=study_json("STUDY1", "AWAITING REVIEW"))
         api.get(
@@ -141,11 +141,14 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
             {"action": "approve", "session": [s.pk for s in sessions]},
             follow=True,
         ).content.decode()
-        assert "Approved 14 session(s)" in page and "SUB14: Prolific reports it not completed yet" in page
+        assert (
+            "Approved 14 session(s)" in page
+            and "5ab000000000000000000014: Prolific reports it not completed yet" in page
+        )
         assert not [c for c in api.calls if "doesn't match any registered mock" in str(c.response)]
 
     approved = Assignment.objects.filter(hit__batch=batch, status="approved")
-    assert approved.count() == 56 and not approved.filter(external_id="SUB14").exists()
+    assert approved.count() == 56 and not approved.filter(external_id="5ab000000000000000000014").exists()
     study = ProlificStudy.objects.get(batch=batch, kind="main")
     rewards = sum(LedgerEntry.objects.filter(batch=batch, kind="reward").values_list("amount", flat=True))
     assert rewards == Decimal(study.reward_cents * 14) / 100

@@ -56,11 +56,11 @@ def arrive(batch, pid, session_id, study_id="STUDY1"):
 
 def test_a_session_holds_k_distinct_hits_tied_to_the_submission():
     batch = open_batch(k=3)
-    session = arrive(batch, "PID1", "SESS1")
+    session = arrive(batch, "PID1", "5e5500000000000000000001")
     assignments = list(session.assignments())
     assert session.size == 3 and len(assignments) == 3
     assert len({a.hit_id for a in assignments}) == 3
-    assert {a.external_id for a in assignments} == {"SESS1"}
+    assert {a.external_id for a in assignments} == {"5e5500000000000000000001"}
     assert all(not a.confirmed and a.deadline == session.deadline for a in assignments)
     assert session.worker.provider == Worker.Provider.PROLIFIC and session.worker.external_id == "PID1"
 
@@ -69,47 +69,49 @@ def test_the_same_participant_never_gets_a_hit_twice_across_sessions():
     batch = open_batch(k=3)
     seen = set()
     for n in range(3):
-        session = arrive(batch, "PID1", f"SESS{n}")
+        session = arrive(batch, "PID1", f"5e55{n:020d}")
         hits = set(session.assignments().values_list("hit_id", flat=True))
         assert not hits & seen
         seen |= hits
         # Answer nothing, give up: the HITs go back to the pool, but not to this participant.
         prolific_sessions.release(session)
-    third_plus = arrive(batch, "PID1", "SESS9")  # 10 HITs: one left for this participant
+    third_plus = arrive(batch, "PID1", "5e5500000000000000000009")  # 10 HITs: one left for this participant
     assert third_plus.size == 1 and not set(third_plus.assignments().values_list("hit_id", flat=True)) & seen
     with pytest.raises(SessionRefused, match="No task is left for you"):
-        arrive(batch, "PID1", "SESS10")
-    assert not ProlificSession.objects.filter(session_id="SESS10").exists()  # nothing half-made
+        arrive(batch, "PID1", "5e5500000000000000000010")
+    assert not ProlificSession.objects.filter(session_id="5e5500000000000000000010").exists()  # nothing half-made
 
 
 def test_resuming_and_refusals():
     batch = open_batch(k=2)
-    first = arrive(batch, "PID1", "SESS1")
-    assert arrive(batch, "PID1", "SESS1").pk == first.pk  # a reload resumes
-    assert Assignment.objects.filter(external_id="SESS1").count() == 2
+    first = arrive(batch, "PID1", "5e5500000000000000000001")
+    assert arrive(batch, "PID1", "5e5500000000000000000001").pk == first.pk  # a reload resumes
+    assert Assignment.objects.filter(external_id="5e5500000000000000000001").count() == 2
     with pytest.raises(SessionRefused, match="another participant"):
-        arrive(batch, "PID2", "SESS1")
+        arrive(batch, "PID2", "5e5500000000000000000001")
     with pytest.raises(SessionRefused, match="another Prolific study"):
-        arrive(batch, "PID3", "SESS3", study_id="OTHER")
+        arrive(batch, "PID3", "5e5500000000000000000003", study_id="OTHER")
     with pytest.raises(SessionRefused, match="did not pass"):
-        arrive(batch, "", "SESS4")
+        arrive(batch, "", "5e5500000000000000000004")
     Worker.objects.filter(external_id="PID1").update(blocked_at=timezone.now())
     with pytest.raises(SessionRefused, match="cannot take"):
-        arrive(batch, "PID1", "SESS5")
+        arrive(batch, "PID1", "5e5500000000000000000005")
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.STOPPED)
     batch.refresh_from_db()
     with pytest.raises(SessionRefused, match="closed"):
-        arrive(batch, "PID6", "SESS6")
-    assert arrive(batch, "PID1", "SESS1").pk == first.pk  # a stopped batch still resumes open sessions
+        arrive(batch, "PID6", "5e5500000000000000000006")
+    assert (
+        arrive(batch, "PID1", "5e5500000000000000000001").pk == first.pk
+    )  # a stopped batch still resumes open sessions
 
 
 def test_abandoned_sessions_release_their_hits_and_places_reopen():
     batch = open_batch(k=3, assignments=1)  # 10 HITs, one place each
-    sessions = [arrive(batch, f"PID{i}", f"SESS{i}") for i in range(3)]
-    last = arrive(batch, "PID3", "SESS3")
+    sessions = [arrive(batch, f"PID{i}", f"5e55{i:020d}") for i in range(3)]
+    last = arrive(batch, "PID3", "5e5500000000000000000003")
     assert last.size == 1  # 3 + 3 + 3 + 1 = all ten places
     with pytest.raises(SessionRefused, match="No task is left"):
-        arrive(batch, "PID4", "SESS4")
+        arrive(batch, "PID4", "5e5500000000000000000004")
     # The first session answered one HIT, then its time ran out.
     first = sessions[0]
     answered = first.assignments().order_by("pk").first()
@@ -119,13 +121,13 @@ def test_abandoned_sessions_release_their_hits_and_places_reopen():
     first.refresh_from_db()
     assert first.status == ProlificSession.Status.ABANDONED
     assert first.assignments().filter(status=Assignment.Status.SUBMITTED).count() == 1
-    fresh = arrive(batch, "PID4", "SESS4b")
+    fresh = arrive(batch, "PID4", "7477ccc24ceea11997a41389")
     assert fresh.size == 3 and answered.hit_id not in set(fresh.assignments().values_list("hit_id", flat=True))
 
 
 def test_finishing_a_session():
     batch = open_batch(k=2)
-    session = arrive(batch, "PID1", "SESS1")
+    session = arrive(batch, "PID1", "5e5500000000000000000001")
     assert not prolific_sessions.finish_if_done(session)
     assert prolific_sessions.progress(session) == (0, 2)
     session.assignments().update(status=Assignment.Status.SUBMITTED)
@@ -136,7 +138,7 @@ def test_finishing_a_session():
 
 def test_session_tokens_are_signed():
     batch = open_batch(k=1)
-    session = arrive(batch, "PID1", "SESS1")
+    session = arrive(batch, "PID1", "5e5500000000000000000001")
     token = prolific_sessions.session_token(session)
     assert prolific_sessions.read_session_token(token).pk == session.pk
     with pytest.raises(SessionRefused):
@@ -177,7 +179,7 @@ def test_concurrent_sessions_never_overfill_and_never_deadlock():
     def go(i):
         try:
             barrier.wait()
-            sizes.append(arrive(batch, f"PID{i}", f"SESS{i}").size)
+            sizes.append(arrive(batch, f"PID{i}", f"5e55{i:020d}").size)
         except SessionRefused:
             refusals.append(i)
         except Exception as exc:  # noqa: BLE001 - reported below

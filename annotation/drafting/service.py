@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ..guidelines import guidelines_for
 from ..models import ACU, ACUChange, Dataset, DraftACU, DraftJob, Reference, ReferenceSentence
+from ..text import MAX_ACU_CHARS
 from . import DraftContext, DrafterError, get_drafter
 
 logger = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ def _store_drafts(
         for text in texts:
             text = " ".join(str(text).split())
             key = text.lower()
-            if not text or key in have or key in seen:
+            if not text or key in have or key in seen or len(text) > MAX_ACU_CHARS:
                 continue
             seen.add(key)
             rows.append(
@@ -160,7 +161,8 @@ def fill_machine_units(
     created = 0
     with transaction.atomic():
         for sentence in todo:
-            for position, text in enumerate(made.get(sentence.pk, [])):
+            texts = [t for t in made.get(sentence.pk, []) if len(t) <= MAX_ACU_CHARS]  # a runaway draft is left out
+            for position, text in enumerate(texts):
                 acu = ACU.objects.create(
                     reference=sentence.reference,
                     sentence=sentence,

@@ -5,6 +5,7 @@ lone surrogates (not encodable as UTF-8) are refused with the file and line of t
 JSON nesting and integer sizes are bounded by the RoSE reader (config.bounded_json).
 """
 
+from ..text import MAX_ACU_CHARS
 from .errors import DatasetImportError
 from .records import DocumentRecord
 
@@ -42,6 +43,7 @@ def check_records(records: list[DocumentRecord]) -> list[DocumentRecord]:
         for i, sentence in enumerate(r.sentences):
             check_text(sentence, f"reference sentence {i + 1}", file, line)
         for i, unit in enumerate(r.units):
+            _short(unit, MAX_ACU_CHARS, f"unit {i + 1} ({unit[:40]!r}…)", file, line)
             check_text(unit, f"unit {i + 1}", file, line)
         for system, text in r.summaries.items():
             _short(system, MAX_SYSTEM, f"the system name {system[:40]!r}…", file, line)

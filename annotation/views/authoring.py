@@ -1,14 +1,13 @@
 """Authoring pages: the author's queue, the ACU writing page with its JSON autosave, the
 review page, and the lead's authoring overview with assignment and guidelines."""
 
-import json
-
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from config import extras
+from config.json_body import JSONBodyError, read_json_body
 from config.roles import AUTHOR, LEAD, role_required
 
 from .. import authoring, lead_review, tasks
@@ -21,12 +20,20 @@ from ..models import AuthoringTime, Dataset, DraftJob, Reference
 
 def _json_body(request) -> dict:
     try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise authoring.AuthoringError("The request was not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise authoring.AuthoringError("The request must be a JSON object.")
-    return body
+        return read_json_body(request)
+    except JSONBodyError as exc:
+        raise authoring.AuthoringError(str(exc)) from None
+
+
+def _whole_number(value, what: str) -> int:
+    """A JSON id or version: an integer (or its digits as a string), else a message; a float such as
+    1e400 (infinity once parsed) or NaN is refused, never converted."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise authoring.AuthoringError(f"{what} must be a whole number.")
+    try:
+        return int(value)
+    except ValueError:
+        raise authoring.AuthoringError(f"{what} must be a whole number.") from None
 
 
 @role_required(AUTHOR)
@@ -69,13 +76,13 @@ def save(request, reference_id: int):
         state = authoring.save_reference(
             reference_id=reference_id,
             user=request.user,
-            base_version=int(body.get("version", -1)),
+            base_version=_whole_number(body.get("version", -1), "The version"),
             sentences=body.get("sentences") or [],
-            dismissed=body.get("dismissed") or [],
+            dismissed=[_whole_number(d, "A dismissed draft id") for d in body.get("dismissed") or []],
         )
     except authoring.VersionConflict as exc:
         return JsonResponse({"error": str(exc), "conflict": True, "version": exc.reference.version}, status=409)
-    except (authoring.AuthoringError, TypeError, ValueError, AttributeError) as exc:
+    except (authoring.AuthoringError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         return JsonResponse({"error": str(exc) or "The change could not be saved."}, status=400)
     except Reference.DoesNotExist:
         return JsonResponse({"error": "No such reference."}, status=404)
@@ -95,7 +102,7 @@ def suggest(request, reference_id: int):
             reference_id=reference_id,
             user=request.user,
             drafter=str(body.get("drafter") or "rules"),
-            sentence_id=int(sentence) if sentence not in (None, "") else None,
+            sentence_id=_whole_number(sentence, "The sentence") if sentence not in (None, "") else None,
         )
     except (authoring.AuthoringError, DrafterError, LLMError, TypeError, ValueError) as exc:
         return JsonResponse({"error": str(exc) or "No drafts could be made."}, status=400)

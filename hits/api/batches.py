@@ -8,13 +8,13 @@ Security behavior: leads only (the default permission `IsLead`). Refusals of the
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
 from config.dispatch import dispatch
+from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.api.fields import MoneyField
 from hits.batch_fields import batch_serializer_field
@@ -259,7 +259,7 @@ class BatchListCreate(generics.ListAPIView):
     """Crowd batches and imported label rounds, oldest first; POST creates a draft batch."""
 
     serializer_class = BatchSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def get_queryset(self):
         query = DatasetFilter(data=self.request.query_params)

@@ -25,6 +25,7 @@ from annotation.models import ACU, Dataset, Document, Summary, System
 from config import lockout
 from config.api_errors import error_body, error_responses
 from config.api_permissions import IsLead
+from config.json_body import BoundedJSONParser
 from config.limits import large_upload
 from config.roles import LEAD, has_role
 from hits.models import Batch
@@ -51,7 +52,7 @@ class LeadAuthToken(APIView):
     authentication_classes: list = []  # credentials come in the body; no session, no CSRF
     permission_classes = [AllowAny]
     throttle_classes: list = []
-    parser_classes = [parsers.JSONParser, parsers.FormParser, parsers.MultiPartParser]
+    parser_classes = [BoundedJSONParser, parsers.FormParser, parsers.MultiPartParser]
 
     @extend_schema(
         operation_id="token_create",

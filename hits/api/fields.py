@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from hits.money import cents
+from hits.money import MoneyError, cents, parse_money
 
 
 class MoneyField(serializers.DecimalField):
@@ -13,6 +13,15 @@ class MoneyField(serializers.DecimalField):
         kwargs.setdefault("decimal_places", 2)
         kwargs.setdefault("coerce_to_string", True)
         super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        """Read through `hits.money.parse_money`, the one parser of amounts: no underscores, exponents,
+        NaN or infinity, no fraction of a cent; then the field's own digit and value limits."""
+        try:
+            amount = parse_money(data, what="The amount", minimum=None)
+        except MoneyError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+        return super().to_internal_value(amount)
 
     def to_representation(self, value):
         if value is None:

@@ -2,14 +2,14 @@
 publishing, raising it, and whether a bonus would pass it."""
 
 import logging
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.db import transaction
 
 from config.errors import ServiceError
 from hits.ledger import spend
 from hits.models import Batch
-from hits.money import cents, format_money
+from hits.money import MAX_BUDGET, MoneyError, cents, format_money, parse_money
 
 logger = logging.getLogger(__name__)
 
@@ -37,16 +37,14 @@ def check_publishable(batch: Batch, estimate: Decimal) -> None:
 @transaction.atomic
 def set_budget(batch: Batch, value, by=None) -> Batch:
     """Set (or clear, with an empty value) the batch's budget in dollars."""
-    text = str(value if value is not None else "").strip().lstrip("$").replace(",", "")
+    text = str(value if value is not None else "").strip()
     if not text:
         budget = None
     else:
         try:
-            budget = cents(Decimal(text))
-        except (InvalidOperation, ValueError):
-            raise BudgetError(f"“{value}” is not an amount of money.") from None
-        if budget < 0 or budget >= Decimal(100000000):
-            raise BudgetError("A budget is between $0.00 and $99,999,999.99.")
+            budget = parse_money(text, what="The budget", maximum=MAX_BUDGET)
+        except MoneyError as exc:
+            raise BudgetError(f"{exc} A budget is between $0.00 and $99,999,999.99.") from None
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
     batch.budget = budget
     batch.save(update_fields=["budget"])
@@ -55,12 +53,13 @@ def set_budget(batch: Batch, value, by=None) -> Batch:
 
 
 def bonus_passes_budget(batch: Batch, amount) -> str | None:
-    """A message when paying `amount` more would take the batch's spend over its budget, else None."""
+    """A message when paying `amount` more would take the batch's spend over its budget, else None.
+    `review.send_bonus` asks this with the batch row locked, so the spend it reads is final."""
     if batch.budget is None:
         return None
     try:
-        after = spend(batch)["total"] + cents(Decimal(str(amount)))
-    except (InvalidOperation, ValueError):
+        after = spend(batch)["total"] + parse_money(amount, maximum=None)
+    except MoneyError:
         return None  # the bonus service refuses the amount itself
     if after <= batch.budget:
         return None

@@ -7,16 +7,25 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from config.roles import LEAD, ROLES, WORKER
+from config.usernames import fold_username, lookalike_of, mixed_scripts_message
 from hits.models import Worker
 
 logger = logging.getLogger(__name__)
 
 
 def create_user_with_role(*, username: str, password: str, role: str, email: str = ""):
-    """Create (or reset) a user holding one role; leads are staff so they can use the admin."""
+    """Create (or reset) a user holding one role; leads are staff so they can use the admin.
+
+    The username is NFKC-folded first, as the sign-in form folds it (fullwidth "ｄemo" is "demo"),
+    so every account can sign in with the name it was given; a different account whose name reads
+    the same (case or compatibility forms aside) is refused with ValueError."""
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+    username = fold_username(username)
     User = get_user_model()
+    other = lookalike_of(username, exclude=username)
+    if other is not None:
+        raise ValueError(f"the username {username!r} reads like the existing account {other!r}")
     with transaction.atomic():
         user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
         user.set_password(password)
@@ -40,13 +49,19 @@ def add_person(*, username: str, role: str, password: str = "", email: str = "",
     from django.contrib.auth.password_validation import validate_password
     from django.core.exceptions import ValidationError
 
-    username = (username or "").strip()
+    typed = (username or "").strip()
+    username = fold_username(typed)  # as sign-in folds it: fullwidth "ｄemo" is "demo"
     if not username or len(username) > 150 or not all(c.isalnum() or c in "@.+-_" for c in username):
         raise PeopleError("A username is 1 to 150 letters, digits and @ . + - _.")
+    mixed = mixed_scripts_message(username)
+    if mixed:
+        raise PeopleError(mixed)
     if role not in ROLES:
         raise PeopleError(f"Choose a role: {', '.join(ROLES)}.")
-    if get_user_model().objects.filter(username__iexact=username).exists():
-        raise PeopleError(f"The username {username!r} is taken.")
+    other = lookalike_of(username)
+    if other is not None:
+        shown = f"{typed!r} (read as {username!r})" if typed != username else repr(username)
+        raise PeopleError(f"The username {shown} is taken: it reads like the existing account {other!r}.")
     password = password or secrets.token_urlsafe(12)
     try:
         validate_password(password, get_user_model()(username=username, email=email))

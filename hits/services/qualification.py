@@ -1,6 +1,13 @@
-"""The qualification test: built from gold items, taken on our pages, graded at once."""
+"""The qualification test: built from gold items, taken on our pages, graded at once.
+
+Each test draws its gold items with a seed of its own (random unless given, stored on the test),
+so two tests of one dataset do not share an answer sheet; `rotate_gold` draws a fresh sample
+(a new seed) for a test, so a leaked sheet expires (passes already earned stay). Only tests
+offered to a worker's provider (`offered_tests`) can be taken.
+"""
 
 import random
+import secrets
 from datetime import timedelta
 
 from django.db import transaction
@@ -8,7 +15,7 @@ from django.utils import timezone
 
 from annotation.models import Summary
 from hits.gold import known_answers
-from hits.models import GoldItem, QualificationAttempt, QualificationTest, Worker
+from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
 
 
 class QualificationError(Exception):
@@ -25,9 +32,10 @@ def build_test(
     max_attempts: int = 2,
     retry_after_hours: int = 24,
     summary_ids=None,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> QualificationTest:
-    """A test of `items` gold summaries with known answers (imported expert labels)."""
+    """A test of `items` gold summaries with known answers (imported expert labels), drawn with
+    `seed` (a fresh random seed when None; stored on the test)."""
     if not 0 < pass_score <= 1:
         raise QualificationError("The pass score is a share between 0 and 1.")
     if items < 1 or max_attempts < 1:
@@ -35,6 +43,20 @@ def build_test(
     answers = known_answers(dataset, summary_ids)
     if not answers:
         raise QualificationError("This dataset has no summaries with known answers (import expert labels first).")
+    seed = secrets.randbits(62) if seed is None else seed
+    test = QualificationTest.objects.create(
+        dataset=dataset,
+        name=name,
+        pass_score=pass_score,
+        max_attempts=max_attempts,
+        retry_after_hours=retry_after_hours,
+        seed=seed,
+    )
+    _draw_items(test, answers, items, seed)
+    return test
+
+
+def _draw_items(test: QualificationTest, answers: dict, items: int, seed: int) -> None:
     # One summary per document where possible: a test of one reference's ACUs says little.
     rng = random.Random(seed)
     by_document: dict[int, list[int]] = {}
@@ -44,20 +66,37 @@ def build_test(
     rest = sorted(set(answers) - set(firsts))
     chosen = rng.sample(firsts, min(items, len(firsts)))
     chosen += rng.sample(rest, min(items - len(chosen), len(rest)))
-    test = QualificationTest.objects.create(
-        dataset=dataset,
-        name=name,
-        pass_score=pass_score,
-        max_attempts=max_attempts,
-        retry_after_hours=retry_after_hours,
-    )
     GoldItem.objects.bulk_create(
         [
             GoldItem(test=test, summary_id=sid, position=i, answers={str(a): v for a, v in answers[sid].items()})
             for i, sid in enumerate(chosen)
         ]
     )
+
+
+@transaction.atomic
+def rotate_gold(test: QualificationTest, *, seed: int | None = None) -> QualificationTest:
+    """Replace the test's gold items with a fresh sample of as many (a new seed), so an answer
+    sheet that leaked stops working. Attempts already made keep their result; an MTurk test
+    graded by MTurk (its AnswerKey) keeps the old key until a new qualification type is made."""
+    test = QualificationTest.objects.select_for_update().get(pk=test.pk)
+    answers = known_answers(test.dataset, None)
+    size = test.items.count() or 1
+    if not answers:
+        raise QualificationError("This dataset has no summaries with known answers left to draw from.")
+    seed = secrets.randbits(62) if seed is None else seed
+    test.items.all().delete()
+    _draw_items(test, answers, size, seed)
+    test.seed, test.rotated_at = seed, timezone.now()
+    test.save(update_fields=["seed", "rotated_at"])
     return test
+
+
+def offered_tests(provider: str):
+    """Tests a worker of `provider` may take: those of the provider's published batches."""
+    return QualificationTest.objects.filter(
+        batches__status=Batch.Status.PUBLISHED, batches__provider=provider
+    ).distinct()
 
 
 def is_qualified(worker: Worker, batch) -> bool:
@@ -65,12 +104,13 @@ def is_qualified(worker: Worker, batch) -> bool:
     return test_id is None or QualificationAttempt.objects.filter(test_id=test_id, worker=worker, passed=True).exists()
 
 
-def attempt_status(worker: Worker, test: QualificationTest) -> dict:
-    """Whether the worker passed, may try (again), or must wait / has no attempts left."""
-    attempts = list(test.attempts.filter(worker=worker))
+def attempt_status(worker: Worker | None, test: QualificationTest, *, max_attempts: int | None = None) -> dict:
+    """Whether the worker passed, may try (again), or must wait / has no attempts left
+    (`max_attempts` overrides the test's, e.g. one for a panel participant)."""
+    attempts = list(test.attempts.filter(worker=worker)) if worker is not None else []
     if any(a.passed for a in attempts):
         return {"passed": True, "can_try": False, "message": "You passed this test.", "attempts": attempts}
-    if len(attempts) >= test.max_attempts:
+    if len(attempts) >= (max_attempts or test.max_attempts):
         return {
             "passed": False,
             "can_try": False,
@@ -104,12 +144,23 @@ def grade(test: QualificationTest, answers: dict[str, bool]) -> tuple[int, int]:
     return correct, total
 
 
-def submit_attempt(*, test: QualificationTest, worker: Worker, answers: dict[str, bool]) -> QualificationAttempt:
+def submit_attempt(
+    *,
+    test: QualificationTest,
+    worker: Worker,
+    answers: dict[str, bool],
+    max_attempts: int | None = None,
+    external_id: str = "",
+) -> QualificationAttempt:
+    """Grade and store one attempt. `external_id` names the provider submission it was made
+    in (a Prolific screening submission): each is used for one attempt only."""
     with transaction.atomic():
         Worker.objects.select_for_update().get(pk=worker.pk)  # one attempt at a time per worker
-        status = attempt_status(worker, test)
+        status = attempt_status(worker, test, max_attempts=max_attempts)
         if not status["can_try"]:
             raise QualificationError(status["message"])
+        if external_id and test.attempts.filter(external_id=external_id).exists():
+            raise QualificationError("This submission was used for an attempt already.")
         correct, total = grade(test, answers)
         score = correct / total if total else 0.0
         return QualificationAttempt.objects.create(
@@ -120,4 +171,5 @@ def submit_attempt(*, test: QualificationTest, worker: Worker, answers: dict[str
             total=total,
             score=score,
             passed=score >= test.pass_score,
+            external_id=external_id,
         )

@@ -17,9 +17,10 @@ from django.utils import timezone
 from config.errors import ServiceError
 from hits import places, versions
 from hits.ledger import record as _pay
-from hits.models import Assignment, LedgerEntry, Worker
-from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
+from hits.models import Assignment, Batch, LedgerEntry, Worker
+from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, parse_money
 from hits.providers import ProviderError, get_provider
+from hits.services.money_budget import bonus_passes_budget
 
 logger = logging.getLogger(__name__)
 
@@ -122,11 +123,22 @@ def bulk(action, assignment_ids, **kwargs) -> tuple[int, list[str]]:
     return done, errors
 
 
-def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) -> tuple[LedgerEntry, bool]:
-    """Pay a bonus for an assignment once per `token` (the form's one-time key)."""
-    amount = cents(amount)
-    if amount <= 0 or amount > MAX_BONUS:
-        raise ReviewError(f"A bonus must be between $0.01 and ${MAX_BONUS}.")
+class OverBudget(ReviewError):
+    """A bonus that would take the batch's spend over its budget, sent without "Pay over the budget"."""
+
+
+def send_bonus(
+    *, assignment_id: int, amount, reason: str, token: str, by=None, over_budget: bool = False
+) -> tuple[LedgerEntry, bool]:
+    """Pay a bonus for an assignment once per `token` (the form's one-time key).
+
+    The batch row is locked before anything is read, so parallel bonuses on one batch are taken one
+    at a time and each checks the budget against the spend the previous ones recorded: a bonus (with
+    its fee) that would pass the budget is refused with OverBudget unless `over_budget` is set."""
+    try:
+        amount = parse_money(amount, what="The bonus", minimum=CENT, maximum=MAX_BONUS)
+    except MoneyError as exc:
+        raise ReviewError(f"{exc} A bonus is between $0.01 and ${MAX_BONUS}.") from None
     reason = (reason or "").strip()
     if not reason:
         raise ReviewError("Tell the worker what the bonus is for.")
@@ -134,6 +146,8 @@ def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) 
         raise ReviewError("The bonus form has expired; open it again.")
     key = f"bonus:{token}"
     with transaction.atomic():
+        batch_id = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch_id", flat=True).get()
+        batch = Batch.objects.select_for_update().get(pk=batch_id)  # the batch's money, one bonus at a time
         a = (
             Assignment.objects.select_for_update(of=("self",))
             .select_related("hit__batch", "worker")
@@ -146,26 +160,30 @@ def send_bonus(*, assignment_id: int, amount, reason: str, token: str, by=None) 
             return existing, False
         if a.status not in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED):
             raise ReviewError("Bonuses go to submitted or approved work.")
-        provider = get_provider(a.hit.batch.provider)
+        provider = get_provider(batch.provider)
+        fee = provider.fee(amount, batch.assignments_per_hit)
+        over = bonus_passes_budget(batch, cents(amount + (fee or 0)))
+        if over and not over_budget:
+            logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
+            raise OverBudget(over)
         _provider_call(provider.send_bonus, a, amount, reason, token)
         entry, created = _pay(
             key=key,
             kind=LedgerEntry.Kind.BONUS,
             assignment=a,
             worker=a.worker,
-            batch=a.hit.batch,
+            batch=batch,
             amount=amount,
             by=by,
             note=reason,
         )
-        fee = provider.fee(amount, a.hit.batch.assignments_per_hit)
         if fee and created:
             _pay(
                 key=f"fee:{key}",
                 kind=LedgerEntry.Kind.FEE,
                 assignment=a,
                 worker=a.worker,
-                batch=a.hit.batch,
+                batch=batch,
                 amount=fee,
                 by=by,
             )

@@ -92,6 +92,19 @@ def _check_complete(answers: dict[int, bool], wanted: set[int]) -> None:
         )
 
 
+def checked_answers(hit, answers) -> dict[int, bool]:
+    """Posted answers parsed and checked against the HIT (every ACU it asks about, nothing
+    else), for answers held before they become an assignment's (MTurk's task page)."""
+    parsed = _parse_answers(answers)
+    _check_complete(parsed, set(hit.task_acus().order_by().values_list("pk", flat=True)))
+    return parsed
+
+
+def clamped_active_seconds(value, allowed: int) -> float | None:
+    """The page's measured seconds as a submission stores them (see _active_seconds)."""
+    return _active_seconds(value, allowed)
+
+
 # What a submission reads (not the texts of the summary or the document).
 _SUBMIT_FIELDS = [
     *(f.name for f in Assignment._meta.concrete_fields),

@@ -282,12 +282,6 @@ def bonus(request, batch_id: int):
     if assignment is None:
         messages.error(request, "No such assignment in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
-    over = money_budget.bonus_passes_budget(batch, request.POST.get("amount", "0"))
-    if over and request.POST.get("over_budget") != "1":
-        messages.error(
-            request, over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
-        )
-        return redirect(_back(request, batch))
     try:
         entry, created = review.send_bonus(
             assignment_id=assignment.pk,
@@ -295,6 +289,11 @@ def bonus(request, batch_id: int):
             reason=request.POST.get("reason", ""),
             token=request.POST.get("token", ""),
             by=request.user,
+            over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
+        )
+    except review.OverBudget as exc:
+        messages.error(
+            request, str(exc).replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
         )
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")

@@ -1,7 +1,5 @@
 """Worker pages: the work page, the task page (token-authorized) and the qualification test."""
 
-import json
-
 from django.contrib import messages
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
@@ -15,12 +13,13 @@ from django.views.decorators.http import require_POST
 
 from config import ratelimit
 from config.db_retry import retry_on_reconnect
+from config.json_body import JSONBodyError, read_json_body
 from config.roles import LEAD, WORKER, role_required
 from hits import gold, task_page
 from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
-from ..models import HIT, Assignment, Batch, LedgerEntry, QualificationTest, Worker
+from ..models import HIT, Assignment, LedgerEntry, Worker
 
 
 def inhouse_worker(user) -> Worker:
@@ -41,9 +40,7 @@ def inhouse_worker(user) -> Worker:
 def work(request):
     """Security behavior: workers; shows only their own assignments, earnings and tests."""
     worker = inhouse_worker(request.user)
-    tests = QualificationTest.objects.filter(
-        batches__status=Batch.Status.PUBLISHED, batches__provider=Worker.Provider.INHOUSE
-    ).distinct()
+    tests = qualification.offered_tests(Worker.Provider.INHOUSE)
     open_tests = [{"test": t, **qualification.attempt_status(worker, t)} for t in tests]
     recent = worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:20]
     return render(
@@ -120,9 +117,7 @@ def task_submit(request, token: str):
     before the reply says so, and a repeated identical submission gets the same reply."""
     try:
         assignment_id, worker_id = read_token(token)
-        body = json.loads(request.body or b"{}")
-        if not isinstance(body, dict):
-            raise SubmissionRefused("The submission was not understood; try again.")
+        body = read_json_body(request)
         result = submit_assignment(
             assignment_id=assignment_id,
             worker_id=worker_id,
@@ -130,6 +125,8 @@ def task_submit(request, token: str):
             comment=str(body.get("comment") or ""),
             active_seconds=body.get("active_seconds"),
         )
+    except JSONBodyError as exc:
+        return JsonResponse({"ok": False, "error": f"The submission was not understood: {exc}"}, status=400)
     except (ValueError, UnicodeDecodeError):
         return JsonResponse({"ok": False, "error": "The submission was not understood; try again."}, status=400)
     except SubmissionRefused as exc:
@@ -147,8 +144,9 @@ def task_submit(request, token: str):
 
 @role_required(WORKER)
 def take_test(request, test_id: int):
-    """Security behavior: workers; grades their own attempt; answers are never shown."""
-    test = get_object_or_404(QualificationTest, pk=test_id)
+    """Security behavior: workers; only a test offered to in-house workers (one of a published
+    in-house batch); grades their own attempt; answers are never shown."""
+    test = get_object_or_404(qualification.offered_tests(Worker.Provider.INHOUSE), pk=test_id)
     worker = inhouse_worker(request.user)
     status = qualification.attempt_status(worker, test)
     if request.method == "POST":

@@ -44,6 +44,19 @@ class JudgeRunSerializer(serializers.Serializer):
     )
     systems = serializers.DictField(allow_null=True, help_text="Per system: machine and human score, raw judge scores.")
     triage = serializers.ListField(child=serializers.DictField(), allow_null=True, help_text="The triage grid over c.")
+    triage_saved = serializers.DictField(
+        allow_null=True, help_text="The triage row saving most while the system-level Kendall tau stays >= 0.95."
+    )
+    ranking = serializers.DictField(
+        help_text='for_ranking: false ("not for ranking", refused for triage) when the system-level Kendall CI '
+        "includes 0; null when not measured."
+    )
+    trained_on = serializers.DictField(
+        allow_null=True, help_text="learned, reused model: its training set and out-of-fold figures there."
+    )
+    fitted = serializers.DictField(
+        allow_null=True, help_text="learned: the fitted model (features, coefficients, training size and figures)."
+    )
     seconds = serializers.FloatField(allow_null=True)
 
 
@@ -57,6 +70,12 @@ class StartJudgeRunSerializer(serializers.Serializer):
         required=False, allow_blank=True, max_length=1000, help_text="nli: a local model directory on the server."
     )
     device = serializers.ChoiceField(choices=["cpu", "cuda"], required=False, default="cpu")
+    model_from = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="learned: reuse the model of this finished learned run.",
+    )
     round = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -100,6 +119,8 @@ class DatasetJudgeRuns(APIView):
             options["model_dir"] = data.get("model_dir", "")
         if data["judge"] in ("embedding", "nli"):
             options["device"] = data.get("device", "cpu")
+        if data["judge"] == "learned" and data.get("model_from") is not None:
+            options["model_from"] = data["model_from"]
         try:
             run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
         except JudgeRunError as exc:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.models import ACU, Summary
+from annotation.models import ACU, ReferenceSentence, Summary
 from hits.models import Batch
 from hits.selectors import counted_judgments
 
@@ -56,6 +56,18 @@ def load_pairs(dataset, summary_ids=None) -> Pairs:
             acu_texts.append(acu_text)
     as_array = lambda values: np.asarray(values, dtype=np.int64)  # noqa: E731 - a one-line key function
     return Pairs(as_array(summary), as_array(acu), as_array(document), as_array(system), acu_texts, texts)
+
+
+def reference_texts(dataset) -> list[str]:
+    """Each reference of the dataset as one text (its sentences in order, joined by spaces)."""
+    texts: dict[int, list[str]] = {}
+    for reference_id, text in (
+        ReferenceSentence.objects.filter(reference__document__dataset=dataset)
+        .order_by("reference_id", "position")
+        .values_list("reference_id", "text")
+    ):
+        texts.setdefault(reference_id, []).append(text)
+    return [" ".join(parts) for parts in texts.values()]
 
 
 def human_labels(dataset, *, kind: str | None = None, batch=None) -> dict[tuple[int, int], bool]:

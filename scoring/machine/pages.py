@@ -1,7 +1,8 @@
 """What the systems and workers pages show of the machine rounds (read only)."""
 
 from hits.models import JudgeRun
-from scoring.machine.runs import latest_and_running
+from hits.triage import ranking_verdict
+from scoring.machine.runs import latest_and_running, triage_source
 
 ORANGE, BLUE, GREEN = "#d9822b", "#2457c5", "#2e8b57"
 
@@ -56,14 +57,25 @@ def triage_chart(run: JudgeRun) -> dict | None:
 def systems_context(dataset, human_systems: dict) -> dict:
     """Machine columns for the leaderboard (per latest run of each judge) and the triage grid."""
     runs, running = latest_and_running(dataset)
-    columns = [{"run": r, "label": f"{r.judge} v{r.version}", "systems": r.figures.get("systems") or {}} for r in runs]
+    for r in runs:
+        r.ranking = ranking_verdict(r.figures)  # type: ignore[attr-defined]
+    columns = [
+        {
+            "run": r,
+            "label": f"{r.judge} v{r.version}",
+            "systems": r.figures.get("systems") or {},
+            "ranking": r.ranking,  # type: ignore[attr-defined]
+        }
+        for r in runs
+    ]
     rows = {name: [(c["systems"].get(name) or {}).get("machine") for c in columns] for name in human_systems}
-    first = runs[0] if runs else None
+    source = triage_source(dataset) if runs else None
     return {
         "machine_columns": columns,
         "machine_scores": rows,
         "machine_runs": runs,
-        "triage_run": first,
-        "triage_chart": triage_chart(first) if first else None,
+        "triage_run": source,
+        "triage_ranking": ranking_verdict(source.figures) if source else None,
+        "triage_chart": triage_chart(source) if source else None,
         "running_judges": running,
     }

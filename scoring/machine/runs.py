@@ -16,9 +16,10 @@ from django.utils import timezone
 
 from annotation.llm import LLMError
 from hits.models import Batch, JudgeRun, MachineJudgment
-from scoring.machine.data import Pairs, label_sources, load_pairs
+from hits.triage import ranking_verdict
+from scoring.machine.data import Pairs, label_sources, load_pairs, reference_texts
 from scoring.machine.judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
-from scoring.stats import calibration, machine_figures
+from scoring.stats import calibration, learned, machine_figures
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, la
     ok, why = judge.available()
     if not ok:
         raise JudgeRunError(why)
+    if judge_name == "learned" and options.get("model_from") is not None:
+        stored_model(options["model_from"])
     if label_round is not None and (label_round.dataset_id != dataset.pk or label_round.kind == Batch.Kind.MACHINE):
         raise JudgeRunError("The label round must be a crowd or imported round of this dataset.")
     from annotation.models import ACU
@@ -85,6 +88,117 @@ def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, la
         )
     logger.info("Judge run %s queued: %s on %s", run.pk, judge, dataset.name)
     return run
+
+
+def stored_model(run_id) -> dict:
+    """The fitted model of a finished learned run (of any dataset), checked against this code's
+    features; JudgeRunError says why it cannot be reused."""
+    source = JudgeRun.objects.filter(pk=run_id, judge="learned", status=JudgeRun.Status.DONE).first()
+    if source is None:
+        raise JudgeRunError(f"No finished learned judge run {run_id} to take a model from.")
+    try:
+        from scoring.machine.features import FEATURE_NAMES, FEATURE_VERSION
+
+        return learned.check(source.fitted, FEATURE_NAMES, FEATURE_VERSION)
+    except learned.ModelError as exc:
+        raise JudgeRunError(f"Judge run {run_id}: {exc}") from None
+
+
+def _labelled(pairs: Pairs, labels: dict) -> tuple[np.ndarray, np.ndarray]:
+    keys = pairs.keys()
+    has = np.array([k in labels for k in keys], dtype=bool)
+    y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
+    return has, y
+
+
+def _learned_scores(
+    judge, pairs: Pairs, run: JudgeRun, sources: dict, started: float
+) -> tuple[dict, dict, dict | None]:
+    """The learned judge's probabilities, the fitted model to store and, when it trained here,
+    its calibration record, with progress: features to 60%, folds to 95%.
+
+    Trained here, the model is its own calibration (a logistic fit cross-validated by document,
+    as the other judges' calibration, on all features instead of one score): labelled pairs get
+    their out-of-fold probability, the others the fit on all labels. A reused model's
+    probabilities are calibrated on this dataset's labels like any judge's raw scores."""
+    from scoring.machine.features import FEATURE_NAMES, FEATURE_VERSION
+
+    dataset = run.batch.dataset
+    n = len(pairs)
+
+    def check_budget(stage: str) -> None:
+        if time.perf_counter() - started > judge.time_budget:
+            raise JudgeUnavailable(
+                f"The learned judge ran out of its time budget ({judge.time_budget:g} s) while {stage}; "
+                "give it a larger time_budget or judge fewer pairs."
+            )
+
+    JudgeRun.objects.filter(pk=run.pk).update(pairs_total=n, pairs_done=0, progress=0.0)
+    judge.prepare(list(pairs.summary_texts.values()) + reference_texts(dataset))
+    X = np.empty((n, len(FEATURE_NAMES)), dtype=float)
+    chunk = CHUNK_PAIRS * 16
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        X[start:stop] = judge.features(pairs.texts(range(start, stop)))
+        JudgeRun.objects.filter(pk=run.pk).update(pairs_done=stop, progress=0.6 * stop / n)
+        check_budget("computing features")
+    if judge.model_from is not None:
+        try:
+            stored = judge.use(stored_model(judge.model_from))
+        except JudgeRunError as exc:
+            raise JudgeUnavailable(str(exc)) from None
+        fitted = {**stored, "reused_from": judge.model_from}
+        return {"p": learned.predict(stored, X)}, fitted, None
+    target = next((s for s in SOURCE_ORDER if s in sources), None)
+    if target is None:
+        raise JudgeUnavailable(
+            f"The learned judge trains on human labels and {dataset.name} has none: import expert labels, "
+            "run a crowd round, or reuse a trained model (--model-from RUN)."
+        )
+    has, y = _labelled(pairs, sources[target])
+
+    def progress(done: int, total: int) -> None:
+        JudgeRun.objects.filter(pk=run.pk).update(progress=0.6 + 0.35 * done / total)
+        check_budget(f"fitting fold {done} of {total}")
+
+    try:
+        cv = learned.cross_validated(X[has], y, pairs.document[has], folds=judge.folds, C=judge.C, progress=progress)
+    except ValueError as exc:
+        raise JudgeUnavailable(f"The learned judge cannot train here: {exc}") from None
+    probability = learned.predict(cv["fit"], X)
+    probability[has] = cv["oof"]
+    training = {
+        "dataset": dataset.name,
+        "dataset_id": dataset.pk,
+        "run": run.pk,
+        "labels": target,
+        "label_round": run.label_round_id,
+        "pairs": int(has.sum()),
+        "positives": int(y.sum()),
+        "documents": len(np.unique(pairs.document[has])),
+        "folds": len(cv["fold_fits"]),
+        "by": "document (GroupKFold)",
+        "oof": calibration.classification(y, cv["oof"]),
+        "fold_coefs": [f["coef"] for f in cv["fold_fits"]],
+    }
+    fitted = learned.stored_model(cv["fit"], FEATURE_NAMES, FEATURE_VERSION, training)
+    record = {
+        "target": target,
+        "scale": "learned",
+        "folds": training["folds"],
+        "by": "document",
+        "labelled_pairs": training["pairs"],
+        "fit": "the learned model itself: out-of-fold probabilities of its logistic regression (JudgeRun.fitted)",
+    }
+    logger.info(
+        "Judge run %s: learned judge trained on %d %s pairs of %d documents, out-of-fold AUC %.4f",
+        run.pk,
+        training["pairs"],
+        target,
+        training["documents"],
+        training["oof"]["auc"],
+    )
+    return {"p": probability}, fitted, record
 
 
 def _judge_all(judge: Judge, pairs: Pairs, run_id: int) -> dict[str, np.ndarray]:
@@ -144,7 +258,12 @@ def figures(
         has = np.array([k in labels for k in keys], dtype=bool)
         if has.any():
             y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
-            out["classification"][name] = calibration.classification(y, probability[has])
+            out["classification"][name] = {
+                **calibration.classification(y, probability[has]),
+                "ci": machine_figures.classification_intervals(
+                    y, probability[has], pairs.document[has], CORRELATION_RESAMPLES
+                ),
+            }
     machine = machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, probability)
     labelled_machine = machine_figures.summary_table(pairs.summary, pairs.document, pairs.system, probability >= 0.5)
     raw_tables = {
@@ -171,6 +290,8 @@ def figures(
         out["triage"] = machine_figures.triage(
             probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has]
         )
+    out["ranking"] = ranking_verdict(out)
+    out["triage_saved"] = machine_figures.saved_at(out["triage"]) if out["triage"] else None
     human_systems = machine_figures.system_means(human_table) if human_table is not None else {}
     machine_systems = machine_figures.system_means(machine)
     label_systems = machine_figures.system_means(labelled_machine)
@@ -202,12 +323,28 @@ def run_judge_run(run_id: int) -> JudgeRun:
         pairs = load_pairs(dataset)
         if not len(pairs):
             raise JudgeUnavailable(f"{dataset.name} has no (summary, ACU) pairs to judge.")
-        raw_scores = _judge_all(judge, pairs, run_id)
-        raw = raw_scores[judge.score_names[0]]
         sources = label_sources(dataset, run.label_round)
-        probability, record = calibrate(raw, judge.calibration_scale, pairs, sources)
+        fitted: dict = {}
+        own: dict | None = None
+        if run.judge == "learned":
+            raw_scores, fitted, own = _learned_scores(judge, pairs, run, sources, started)
+        else:
+            raw_scores = _judge_all(judge, pairs, run_id)
+        raw = raw_scores[judge.score_names[0]]
+        if own is not None:
+            probability, record = raw, own
+        else:
+            probability, record = calibrate(raw, judge.calibration_scale, pairs, sources)
         names = dict(dataset.systems.values_list("pk", "name"))
         figs = figures(pairs, raw_scores, probability, sources, names, record["target"])
+        if fitted.get("reused_from"):
+            # A model trained elsewhere: its own out-of-fold figures beside this dataset's.
+            figs["trained_on"] = fitted.get("training")
+        elif fitted:
+            fitted["training"]["figures"] = {
+                "classification": figs["classification"].get(record["target"]),
+                "correlations": figs["correlations"],
+            }
         extra = list(judge.score_names[1:])
         rows = [
             MachineJudgment(
@@ -230,6 +367,7 @@ def run_judge_run(run_id: int) -> JudgeRun:
                 params=_clean(judge.params),
                 calibration=_clean(record),
                 figures=_clean(figs),
+                fitted=_clean(fitted),
                 finished_at=timezone.now(),
                 seconds=time.perf_counter() - started,
             )
@@ -270,6 +408,10 @@ def run_json(run: JudgeRun) -> dict:
         "correlations": run.figures.get("correlations"),
         "systems": run.figures.get("systems"),
         "triage": run.figures.get("triage"),
+        "triage_saved": run.figures.get("triage_saved"),
+        "ranking": ranking_verdict(run.figures),
+        "trained_on": run.figures.get("trained_on"),
+        "fitted": run.fitted or None,
         "seconds": run.seconds,
     }
 
@@ -296,7 +438,17 @@ def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
     table = machine_figures.triage(
         probability.astype(float), human, summary, document, system, grid or machine_figures.TRIAGE_GRID
     )
-    return _clean({"judge_run": run.pk, "judge": run.judge, "labels": name, "pairs": len(rows), "rows": table})
+    return _clean(
+        {
+            "judge_run": run.pk,
+            "judge": run.judge,
+            "labels": name,
+            "pairs": len(rows),
+            "ranking": ranking_verdict(run.figures),
+            "rows": table,
+            "saved_at_tau_0_95": machine_figures.saved_at(table, 0.95),
+        }
+    )
 
 
 def machine_summary(run: JudgeRun) -> dict:
@@ -340,3 +492,17 @@ def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
             seen.add((run.judge, run.model))
             out.append(run)
     return out, running
+
+
+def triage_source(dataset) -> JudgeRun | None:
+    """The judge run triage uses by default: the newest finished learned run fit for ranking,
+    else the newest calibrated run fit for ranking, else the newest finished run (whose page
+    then says why it is refused)."""
+    runs = list(
+        JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by("-created_at", "-pk")
+    )
+    usable = [r for r in runs if r.calibration.get("target") and ranking_verdict(r.figures)["for_ranking"]]
+    for run in usable:
+        if run.judge == "learned":
+            return run
+    return usable[0] if usable else (runs[0] if runs else None)

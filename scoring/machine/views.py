@@ -15,6 +15,7 @@ from annotation.models import Dataset
 from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits.models import Batch, JudgeRun
+from hits.triage import ranking_verdict
 from scoring import tasks
 from scoring.machine.judges import judge_availability
 from scoring.machine.runs import JudgeRunError, start_judge_run
@@ -46,6 +47,7 @@ def run_row(run: JudgeRun) -> dict:
         "accuracy": expert.get("accuracy"),
         "auc": expert.get("auc"),
         "kappa": expert.get("kappa"),
+        "ranking": ranking_verdict(run.figures),
         "systems_url": reverse("dashboard_systems", args=[run.batch.dataset_id]) + f"#machine-{run.pk}",
     }
 
@@ -68,6 +70,12 @@ def start(request, dataset_id: int):
         options["model_dir"] = request.POST.get("model_dir", "").strip()
     if judge in ("embedding", "nli"):
         options["device"] = request.POST.get("device", "cpu")
+    model_from = request.POST.get("model_from", "").strip()
+    if judge == "learned" and model_from:
+        if not model_from.isdigit():
+            messages.error(request, "Model from run takes a judge run number.")
+            return redirect(back)
+        options["model_from"] = int(model_from)
     try:
         run = start_judge_run(dataset, judge, options=options, label_round=label_round, user=request.user)
     except JudgeRunError as exc:
@@ -107,7 +115,13 @@ def triage_batch(request, dataset_id: int, run_id: int):
     try:
         confidence = float(request.POST.get("confidence", "0.9"))
         assignments = int(request.POST.get("assignments", "3"))
-        batch = create_triage_batch(run, confidence=confidence, assignments=assignments, user=request.user)
+        batch = create_triage_batch(
+            run,
+            confidence=confidence,
+            assignments=assignments,
+            user=request.user,
+            allow_not_for_ranking=request.POST.get("override") == "1",
+        )
     except (ValueError, BatchError) as exc:
         messages.error(request, str(exc) or "Invalid confidence or assignments.")
         return redirect(reverse("dashboard_systems", args=[dataset.pk]) + "#triage")

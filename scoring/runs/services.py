@@ -391,7 +391,8 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
 
 
 def scores_json(run: ScoringRun) -> dict:
-    """The compute_scores command's JSON: systems, alpha, counts and the run id."""
+    """The compute_scores command's JSON: systems, alpha, counts, pairwise tests, the common-documents
+    comparison and the run id."""
     out = run.outputs
     return {
         "systems": {
@@ -405,6 +406,10 @@ def scores_json(run: ScoringRun) -> dict:
         "aggregation": out.get("aggregation", "majority"),
         "alpha": out["alpha"],
         "counts": out["counts"],
+        # As the stored run holds them: paired p-values on the documents each pair shares (with that
+        # n), and the comparison on the documents judged for every system when coverage differs.
+        "pairwise": out.get("pairwise"),
+        "common": out.get("common"),
         "run": run.pk,
         "machine": machine_json(run.dataset),
     }

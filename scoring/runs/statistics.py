@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scoring.models import MetricScore, ScoringRun
-from scoring.runs.services import SMALL_SAMPLE, _clean, _system_matrix, summary_scores_arrays
+from scoring.runs.services import SMALL_SAMPLE, _clean, _partial_matrix, _system_matrix, summary_scores_arrays
 from scoring.stats import correlation, metric_comparison, power
 
 # Worker processes a split power analysis is planned for (docker-compose's worker runs with
@@ -47,6 +47,27 @@ def human_matrix(dataset, batch=None):
     return [table.system_names[s] for s in systems.tolist()], docs, matrix
 
 
+def human_matrix_partial(dataset, batch=None):
+    """(system names, document ids, documents x systems ACU scores) over every judged document,
+    NaN where a system was not judged there."""
+    table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
+    if not len(pos):
+        raise ValueError("no judgments to analyse yet")
+    systems, docs, matrix = _partial_matrix(table, pos, scores)
+    return [table.system_names[s] for s in systems.tolist()], docs, matrix
+
+
+# Fewer documents than this behind a pair: its power is not computed (resampling 3 documents
+# thousands of times gave power 1.0); fewer than SMALL_SAMPLE: computed and flagged.
+MIN_POWER_DOCUMENTS = 10
+
+
+def _needs_shared_documents(matrix) -> bool:
+    """Whether the power analysis goes pair by pair on shared documents: some system misses a
+    document, or there are too few documents for any pair (every pair then gets no power)."""
+    return bool(np.isnan(matrix).any()) or len(matrix) < MIN_POWER_DOCUMENTS
+
+
 def _power_outputs(result, names, docs) -> dict:
     buckets = []
     for b in range(result.bucket_power.shape[1]):
@@ -60,10 +81,27 @@ def _power_outputs(result, names, docs) -> dict:
                 "power": result.bucket_power[:, b].tolist(),
             }
         )
+    if result.pair_documents is not None:
+        pair_n = result.pair_documents.tolist()
+        coverage = "shared"
+    else:
+        pair_n = [len(docs)] * len(result.pairs)
+        coverage = "complete"
+    pairs = list(zip(result.pairs.tolist(), pair_n, strict=True))
+    small = [[names[a], names[b]] for (a, b), n in pairs if n < SMALL_SAMPLE]
+    unpowered = [[names[a], names[b]] for (a, b), n in pairs if n < MIN_POWER_DOCUMENTS]
     return {
         "sizes": result.sizes.tolist(),
         "buckets": buckets,
         "documents": len(docs),
+        # n behind each pair: every document (complete coverage) or the documents the pair shares;
+        # pairs under SMALL_SAMPLE documents are flagged, under MIN_POWER_DOCUMENTS they get no power (null).
+        "coverage": coverage,
+        "pair_documents": pair_n,
+        "small_sample": bool(small),
+        "small_sample_pairs": small,
+        "no_power_pairs": unpowered,
+        "min_documents": MIN_POWER_DOCUMENTS,
         "systems": names,
         "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
         "pair_power": result.power.T.tolist(),
@@ -72,7 +110,9 @@ def _power_outputs(result, names, docs) -> dict:
 
 
 def _power_matrix(run):
-    names, docs, matrix = human_matrix(run.dataset, run.batch)
+    """The matrix of the analysis: every judged document, NaN where a system was not judged (then
+    analysed pair by pair on the documents each pair shares, `_needs_shared_documents`)."""
+    names, docs, matrix = human_matrix_partial(run.dataset, run.batch)
     if len(names) < 2:
         raise ValueError("power analysis needs at least two systems")
     return names, docs, matrix
@@ -92,14 +132,24 @@ def run_power(run_id: int) -> ScoringRun:
             done = sizes.index(n) + 1 if n in sizes else 0
             ScoringRun.objects.filter(pk=run.pk).update(progress=done / len(sizes))
 
-        result = power.power_analysis(
-            matrix,
-            sizes=sizes,
-            n_trials=int(p["n_trials"]),
-            n_resamples=int(p["n_resamples"]),
-            rng=int(p["seed"]),
-            progress=progress,
-        )
+        if _needs_shared_documents(matrix):
+            result = power.power_analysis_partial(
+                matrix,
+                sizes=sizes,
+                n_trials=int(p["n_trials"]),
+                n_resamples=int(p["n_resamples"]),
+                rng=int(p["seed"]),
+                min_documents=MIN_POWER_DOCUMENTS,
+            )
+        else:
+            result = power.power_analysis(
+                matrix,
+                sizes=sizes,
+                n_trials=int(p["n_trials"]),
+                n_resamples=int(p["n_resamples"]),
+                rng=int(p["seed"]),
+                progress=progress,
+            )
         run.inputs = {"documents": len(docs), "systems": len(names)}
         _finish(run, started, _power_outputs(result, names, docs))
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
@@ -133,6 +183,9 @@ def plan_power(run_id: int, workers: int = POWER_WORKERS) -> list[list[int]]:
     p = {**POWER_DEFAULTS, **run.parameters}
     try:
         names, docs, matrix = _power_matrix(run)
+        if _needs_shared_documents(matrix):  # pair by pair on shared documents: one process
+            run_power(run_id)
+            return []
         sizes = [int(n) for n in p["sizes"]]
         plan = power.power_plan(matrix, sizes, int(p["n_trials"]), int(p["n_resamples"]), workers, seed=int(p["seed"]))
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
@@ -212,9 +265,10 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
     return True
 
 
-def metric_matrices(dataset, names, docs):
-    """{metric: documents x systems} aligned with the human matrix; metrics missing any
-    (document, system) score are left out."""
+def metric_matrices(dataset, names, docs, judged=None):
+    """{metric: documents x systems} aligned with the human matrix; metrics missing a score where
+    the humans judged (``judged``, a boolean matrix; default every cell) are left out."""
+    judged = np.ones((len(docs), len(names)), dtype=bool) if judged is None else judged
     system_ids = dict(dataset.systems.values_list("name", "pk"))
     column = {system_ids[n]: j for j, n in enumerate(names)}
     row = {d: i for i, d in enumerate(docs)}
@@ -228,7 +282,7 @@ def metric_matrices(dataset, names, docs):
         ):
             if doc in row and system in column:
                 M[row[doc], column[system]] = value
-        if not np.isnan(M).any():
+        if not np.isnan(M[judged]).any():
             out[metric] = M
     return out
 
@@ -248,7 +302,87 @@ def metric_correlations(
     (``metric_comparison.compare_metrics``, RoSE's ``stat_test.py``) for ``method``."""
     if method not in METHODS:
         raise ValueError(f"unknown correlation {method!r}; use one of: {', '.join(METHODS)}")
-    names, docs, H = human_matrix(dataset, batch)
+    names, docs, H = human_matrix_partial(dataset, batch)
+    judged = ~np.isnan(H)
+    if judged.all():
+        return _metric_correlations_complete(
+            names, docs, H, dataset, n_resamples, n_permutations, seed, significance, method
+        )
+    # Partial coverage: each correlation on the documents its systems share (n reported); the
+    # metric comparison tests on the documents judged for every system, when there are any.
+    metrics = metric_matrices(dataset, names, docs, judged)
+    rng = np.random.default_rng(seed)
+    table, sizes = {}, []
+    for metric, X in metrics.items():
+        table[metric] = {}
+        for level in ("summary", "system"):
+            table[metric][level] = {}
+            for m in METHODS:
+                value, low, high, n = correlation.correlation_ci_partial(
+                    H, X, granularity=level, method=m, n_resamples=n_resamples, rng=rng
+                )
+                table[metric][level][m] = {"value": value, "low": low, "high": high, "documents": n}
+                sizes.append(n)
+    complete = judged.all(axis=1)
+    tests, note = [], ""
+    if significance and metrics and complete.sum() >= 2:
+        tests = _metric_tests(
+            H[complete], {k: v[complete] for k, v in metrics.items()}, n_permutations, n_resamples, rng, method
+        )
+    elif significance and len(metrics) > 1:
+        note = "no document is judged for every system: the metric comparison tests need such documents"
+    return {
+        "metrics": table,
+        "significance": tests,
+        "significance_note": note,
+        "documents": len(docs),
+        "complete_documents": int(complete.sum()),
+        "coverage": "shared",
+        "systems": names,
+        "method": method,
+        "small_sample": bool((sizes and min(sizes) < SMALL_SAMPLE) or (tests and int(complete.sum()) < SMALL_SAMPLE)),
+    }
+
+
+def _metric_tests(H, metrics, n_permutations, n_resamples, rng, method) -> list[dict]:
+    tests = []
+    for a, b in combinations(sorted(metrics), 2):
+        for level in ("summary", "system"):
+            r = metric_comparison.compare_metrics(
+                H,
+                metrics[a],
+                metrics[b],
+                granularity=level,
+                method=method,
+                n_permutations=n_permutations,
+                n_resamples=n_resamples,
+                rng=rng,
+            )
+            better, worse = (b, a) if r.better else (a, b)
+            tests.append(
+                {
+                    "better": better,
+                    "worse": worse,
+                    "level": level,
+                    "method": method,
+                    "corr_better": r.corr_y if r.better else r.corr_x,
+                    "corr_worse": r.corr_x if r.better else r.corr_y,
+                    "delta": r.delta,
+                    "p_permutation": r.p_permutation,
+                    "p_bootstrap": r.p_bootstrap,
+                    "documents": r.documents,
+                    "small_sample": bool(r.documents < SMALL_SAMPLE),
+                    # Kept for readers of older runs: a is the better metric, p the permutation p.
+                    "a": better,
+                    "b": worse,
+                    "p": r.p_permutation,
+                }
+            )
+    return tests
+
+
+def _metric_correlations_complete(names, docs, H, dataset, n_resamples, n_permutations, seed, significance, method):
+    """Every system judged on every document: RoSE's computation on the whole matrix."""
     metrics = metric_matrices(dataset, names, docs)
     rng = np.random.default_rng(seed)
     table = {}
@@ -266,43 +400,14 @@ def metric_correlations(
             }
             for level in ("summary", "system")
         }
-    tests = []
-    if significance:
-        for a, b in combinations(sorted(metrics), 2):
-            for level in ("summary", "system"):
-                r = metric_comparison.compare_metrics(
-                    H,
-                    metrics[a],
-                    metrics[b],
-                    granularity=level,
-                    method=method,
-                    n_permutations=n_permutations,
-                    n_resamples=n_resamples,
-                    rng=rng,
-                )
-                better, worse = (b, a) if r.better else (a, b)
-                tests.append(
-                    {
-                        "better": better,
-                        "worse": worse,
-                        "level": level,
-                        "method": method,
-                        "corr_better": r.corr_y if r.better else r.corr_x,
-                        "corr_worse": r.corr_x if r.better else r.corr_y,
-                        "delta": r.delta,
-                        "p_permutation": r.p_permutation,
-                        "p_bootstrap": r.p_bootstrap,
-                        "documents": r.documents,
-                        # Kept for readers of older runs: a is the better metric, p the permutation p.
-                        "a": better,
-                        "b": worse,
-                        "p": r.p_permutation,
-                    }
-                )
+    tests = _metric_tests(H, metrics, n_permutations, n_resamples, rng, method) if significance else []
     return {
         "metrics": table,
         "significance": tests,
+        "significance_note": "",
         "documents": len(docs),
+        "complete_documents": len(docs),
+        "coverage": "complete",
         "systems": names,
         "method": method,
         "small_sample": len(docs) < SMALL_SAMPLE,

@@ -143,6 +143,76 @@ def correlation_ci(X, Y, granularity="system", method="kendall", n_resamples=100
     return correlate(X, Y, granularity, method), float(low), float(high)
 
 
+# ---- partial coverage: humans judged some systems on some documents ---------------------------
+# X holds NaN where the humans did not judge a system on a document; Y (the metric) is read only
+# where X is judged. Summary level: per document, corr over the systems judged there (documents
+# with fewer than two are left out); system level: each system's human and metric means over the
+# documents that system was judged on. Both report the documents behind them.
+
+
+def row_correlations_partial(X, Y, method: str = "pearson") -> np.ndarray:
+    """Per document: corr(X[i, judged], Y[i, judged]) over its judged systems (a NaN correlation
+    counts as 0, as RoSE's), NaN for a document with fewer than two judged systems."""
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    judged = ~np.isnan(X)
+    out = np.full(len(X), np.nan)
+    if not len(X):
+        return out
+    patterns, inverse = np.unique(judged, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    for k, pattern in enumerate(patterns):
+        if pattern.sum() < 2:
+            continue
+        rows = inverse == k
+        out[rows] = np.nan_to_num(METHODS[method](X[rows][:, pattern], Y[rows][:, pattern]), nan=0.0)
+    return out
+
+
+def _system_means_partial(weights, X, Y):
+    """(human, metric) system means under per-document ``weights`` (c x n), each system over the
+    documents it was judged on; NaN for a system with no weight."""
+    judged = ~np.isnan(X)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = weights @ judged
+        return weights @ np.where(judged, X, 0.0) / total, weights @ np.where(judged, Y, 0.0) / total
+
+
+def correlation_ci_partial(
+    X, Y, granularity="system", method="kendall", n_resamples=1000, confidence=0.95, rng=None
+) -> tuple[float, float, float, int]:
+    """``(value, low, high, n)`` on partially judged ``X``: the correlation, its percentile bootstrap
+    CI over documents, and the number of documents behind it. NaN when it is undefined (fewer than
+    two documents with two judged systems, or fewer than two judged systems)."""
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    if granularity == "summary":
+        rows = row_correlations_partial(X, Y, method)
+        rows = rows[~np.isnan(rows)]
+        n = len(rows)
+        if n == 0:
+            return float("nan"), float("nan"), float("nan"), 0
+        samples = np.concatenate([resample_counts(idx, n) @ rows / n for idx in resample_indices(n, n_resamples, rng)])
+        low, high = percentile_interval(samples, confidence)
+        return float(rows.mean()), float(low), float(high), n
+    n = int((~np.isnan(X)).any(axis=1).sum())
+    keep = ~np.isnan(X).all(axis=0)
+    X, Y = X[:, keep], Y[:, keep]
+    if n == 0 or X.shape[1] < 2:
+        return float("nan"), float("nan"), float("nan"), n
+    hx, hy = _system_means_partial(np.ones((1, len(X))), X, Y)
+    value = float(METHODS[method](hx[0], hy[0]))
+    samples = []
+    for idx in resample_indices(len(X), n_resamples, rng):
+        sx, sy = _system_means_partial(resample_counts(idx, len(X)), X, Y)
+        lost = np.isnan(sx).any(axis=1)  # a resample that drew no document of some system
+        samples.append(np.where(lost, np.nan, METHODS[method](np.nan_to_num(sx), np.nan_to_num(sy))))
+    samples = np.concatenate(samples)
+    samples = samples[~np.isnan(samples)]
+    if not len(samples):
+        return value, float("nan"), float("nan"), n
+    low, high = percentile_interval(samples, confidence)
+    return value, float(low), float(high), n
+
+
 def _zscore(M):
     sd = M.std()
     return (M - M.mean()) / (sd if sd > 0 else 1.0)

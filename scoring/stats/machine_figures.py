@@ -8,9 +8,10 @@ system's the mean over its documents (scoring.md).
 
 import numpy as np
 
-from . import correlation
+from . import calibration, correlation
+from .bootstrap import percentile_interval
 
-TRIAGE_GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99)
+TRIAGE_GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.875, 0.9, 0.925, 0.95, 0.99)
 METHODS = ("pearson", "spearman", "kendall")
 
 
@@ -106,3 +107,47 @@ def triage(probability, human, summary, document, system, grid=TRIAGE_GRID) -> l
             }
         )
     return rows
+
+
+def classification_intervals(
+    y, probability, documents, n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> dict:
+    """95% percentile bootstrap CIs over documents (documents drawn with replacement, each with all
+    its pairs) of the AUC and the accuracy (label: p >= 0.5): {"auc": [low, high], "accuracy": [...]}."""
+    y = np.asarray(y, dtype=bool)
+    probability = np.asarray(probability, dtype=float)
+    uniques, codes = np.unique(np.asarray(documents), return_inverse=True)
+    if len(uniques) < 2:
+        return {"auc": None, "accuracy": None, "resamples": 0}
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    rows = [order[starts[d] : starts[d + 1]] for d in range(len(uniques))]
+    correct = np.bincount(codes, weights=((probability >= 0.5) == y).astype(float), minlength=len(uniques))
+    sizes = np.bincount(codes, minlength=len(uniques)).astype(float)
+    rng = np.random.default_rng(seed)
+    aucs, accuracies = np.empty(n_resamples), np.empty(n_resamples)
+    for i in range(n_resamples):
+        drawn = rng.integers(0, len(uniques), size=len(uniques))
+        accuracies[i] = correct[drawn].sum() / sizes[drawn].sum()
+        picked = np.concatenate([rows[d] for d in drawn])
+        aucs[i] = calibration.auc(y[picked], probability[picked])
+    finite = aucs[~np.isnan(aucs)]  # a resample of one class has no AUC
+    auc_interval = None
+    if len(finite):
+        low, high = percentile_interval(finite, confidence)
+        auc_interval = [float(low), float(high)]
+    acc_low, acc_high = percentile_interval(accuracies, confidence)
+    return {"auc": auc_interval, "accuracy": [float(acc_low), float(acc_high)], "resamples": n_resamples}
+
+
+def saved_at(rows: list[dict], tau: float = 0.95) -> dict | None:
+    """The triage row saving the most crowd judgments while the system-level Kendall tau stays at
+    least `tau` at its confidence and at every larger one of the grid (None when no row does)."""
+    best = None
+    for row in sorted(rows, key=lambda r: -r["c"]):
+        value = row.get("system_kendall")
+        if value is None or not value >= tau:  # NaN (one system) stops too
+            break
+        if best is None or row["saved_share"] > best["saved_share"]:
+            best = row
+    return best

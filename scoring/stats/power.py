@@ -40,6 +40,7 @@ class PowerResult:
     buckets: np.ndarray  # (P,) bucket of each pair, 0 = smallest differences
     bucket_power: np.ndarray  # (len(sizes) x n_buckets) mean power of the pairs in each bucket
     resamples: np.ndarray  # (len(sizes),) bootstrap resample-columns evaluated (cost diagnostic)
+    pair_documents: np.ndarray | None = None  # (P,) documents each pair shares (partial coverage)
 
 
 def difference_buckets(differences, n_buckets: int = 5) -> np.ndarray:
@@ -95,6 +96,62 @@ def power_analysis(
     buckets = difference_buckets(differences, n_buckets)
     bucket_power = np.stack([power[:, buckets == b].mean(axis=1) for b in range(n_buckets)], axis=1)
     return PowerResult(np.asarray(sizes), pairs, differences, power, buckets, bucket_power, resamples)
+
+
+def power_analysis_partial(
+    scores,
+    sizes=ROSE_SIZES,
+    n_trials: int = 1000,
+    n_resamples: int = 100_000,
+    alpha: float = 0.05,
+    n_buckets: int = 5,
+    rng=None,
+    min_documents: int = 30,
+    early_stop: bool = True,
+    error: float = 1e-6,
+) -> PowerResult:
+    """Power for every system pair of ``scores`` (n_docs x m, NaN where a system was not judged) on
+    the documents *that pair* shares: each pair's trials draw from its own shared documents, and its
+    difference is the mean difference over them. A pair sharing fewer than ``min_documents``
+    documents is not analysed (its power is NaN): resampling a handful of documents thousands of
+    times tells nothing about a larger sample (3 documents gave power 1.0). ``pair_documents`` holds
+    each pair's n; ``bucket_power`` averages the analysed pairs of each bucket (NaN when none)."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2:
+        raise ValueError("expected a documents x systems matrix")
+    judged = ~np.isnan(scores)
+    pairs = all_pairs(scores.shape[1])
+    n_pairs = len(pairs)
+    rng = np.random.default_rng(rng)
+    children = rng.spawn(max(n_pairs, 1))
+    power = np.full((len(sizes), n_pairs), np.nan)
+    differences = np.full(n_pairs, np.nan)
+    shared_n = np.zeros(n_pairs, dtype=np.int64)
+    resamples = np.zeros(len(sizes), dtype=np.int64)
+    for p, (a, b) in enumerate(pairs.tolist()):
+        shared = judged[:, a] & judged[:, b]
+        shared_n[p] = int(shared.sum())
+        if not shared_n[p]:
+            continue
+        sub = scores[shared][:, [a, b]]
+        means = sub.mean(axis=0)
+        if means[0] < means[1]:  # the better system of the pair first, as power_analysis orients it
+            pairs[p] = (b, a)
+        differences[p] = abs(float(means[0] - means[1]))
+        if shared_n[p] < min_documents:
+            continue
+        result = power_analysis(
+            sub, sizes, n_trials, n_resamples, alpha, 1, children[p], early_stop=early_stop, error=error
+        )
+        power[:, p] = result.power[:, 0]
+        resamples += result.resamples
+    buckets = difference_buckets(np.nan_to_num(differences, nan=-1.0), n_buckets)
+    bucket_power = np.full((len(sizes), n_buckets), np.nan)
+    for bucket in range(n_buckets):
+        members = (buckets == bucket) & ~np.isnan(power[0] if len(sizes) else differences)
+        if members.any():
+            bucket_power[:, bucket] = power[:, members].mean(axis=1)
+    return PowerResult(np.asarray(sizes), pairs, differences, power, buckets, bucket_power, resamples, shared_n)
 
 
 # ---- the same analysis split into parts, for several worker processes ------------------------

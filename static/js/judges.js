@@ -17,7 +17,12 @@
     for (const r of data.runs) {
       const tr = document.createElement("tr");
       tr.id = "judge-run-" + r.id; tr.dataset.status = r.status;
-      tr.append(cell("#" + r.id + " (round " + r.round + ")"), cell(r.judge + " v" + r.version + (r.model ? " · " + r.model : "")));
+      const judge = cell(r.judge + " v" + r.version + (r.model ? " · " + r.model : ""));
+      if (r.ranking && r.ranking.for_ranking === false) {
+        const mark = document.createElement("strong"); mark.className = "not-for-ranking"; mark.title = r.ranking.reason;
+        mark.textContent = " not for ranking"; judge.append(mark);
+      }
+      tr.append(cell("#" + r.id + " (round " + r.round + ")"), judge);
       tr.append(cell(r.status_display + (r.error ? ": " + r.error : ""), "status " + r.status));
       const p = document.createElement("td");
       const bar = document.createElement("progress"); bar.max = 1; bar.value = r.progress;

@@ -36,7 +36,9 @@ def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page
     page.click(f"#judge-run-{run.pk} a:text('scores')")
     page.wait_for_selector("#leaderboard")
     header = page.locator("#leaderboard thead th").all_inner_texts()
-    assert header[2] == "ACU score" and header[-1] == "Machine: lexical v1"
+    # On the demo's 10 documents the lexical run's system-level tau CI reaches 0: marked not for ranking.
+    assert run.figures["ranking"]["for_ranking"] is False
+    assert header[2] == "ACU score" and header[-1].splitlines() == ["Machine: lexical v1", "not for ranking"]
     for tr in page.locator("#leaderboard tbody tr").all():
         cells = tr.locator("td").all_inner_texts()
         system, human, machine = cells[1], float(cells[2]), float(cells[-1])
@@ -46,3 +48,36 @@ def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page
     assert page.locator("#machine-runs tbody tr").count() >= 1
     page.wait_for_function("document.querySelector('canvas[data-chart=triage-chart]').width > 0")
     shoot(page, "judge-run-systems-page")
+
+
+def test_lead_trains_the_learned_judge_and_triage_uses_it(live_server, page, shoot, lead, eager_celery, tmp_path):
+    from scoring.runs.services import compute_scores
+
+    from ..judges.learned_data import tiny_dataset
+
+    dataset = tiny_dataset(tmp_path, "tiny-browser", seed=1)
+    compute_scores(dataset, n_resamples=100)
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
+    page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
+    page.select_option("#judge-name", "learned")
+    page.click("#judge-form button[type=submit]")
+    row = page.wait_for_selector("#judge-runs tr[data-status=done]")
+    run = JudgeRun.objects.get()
+    assert run.judge == "learned" and run.fitted["training"]["pairs"] == run.pairs_total == 320
+    assert "learned v1 · logreg-features-v1" in row.inner_text() and "not for ranking" not in row.inner_text()
+    auc = run.figures["classification"]["expert"]["auc"]
+    assert page.inner_text(f"#judge-run-{run.pk} td:nth-child(6)") == f"{auc:.3f}"
+    page.locator("#machine-judges").scroll_into_view_if_needed()
+    shoot(page, "learned-judge-dataset-page")
+
+    page.click(f"#judge-run-{run.pk} a:text('scores')")
+    page.wait_for_selector("#machine-runs")
+    judge_cell = page.inner_text(f"#machine-{run.pk} td:nth-child(2)")
+    assert "trained on 320 expert pairs of 16 documents" in judge_cell and "not for ranking" not in judge_cell
+    low, high = run.figures["classification"]["expert"]["ci"]["auc"]
+    assert f"[{low:.3f}, {high:.3f}]" in page.inner_text(f"#machine-{run.pk} td:nth-child(6)")
+    assert f"From judge run #{run.pk} (learned v1)" in page.inner_text("#triage-source")
+    assert page.locator("input[name=override]").count() == 0  # fit for ranking: no override offered
+    page.locator("#machine").scroll_into_view_if_needed()
+    shoot(page, "learned-judge-systems-page")

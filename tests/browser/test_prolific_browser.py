@@ -51,7 +51,7 @@ def test_a_session_of_three_hits_with_the_keyboard_then_back_to_prolific(live_se
         route.fulfill(status=200, content_type="text/html", body="<h1 id='prolific-done'>Submission complete</h1>")
 
     page.route("https://app.prolific.com/**", prolific)
-    params = {"PROLIFIC_PID": "PID_BROWSER", "STUDY_ID": "STUDY1", "SESSION_ID": "SESSION_A"}
+    params = {"PROLIFIC_PID": "PID_BROWSER", "STUDY_ID": "STUDY1", "SESSION_ID": "d61e3e4761d18916449a2f6e"}
     page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?{urlencode(params)}")
     for n in range(1, 4):
         page.locator("#session-progress").filter(has_text=f"Task {n} of 3").wait_for()
@@ -71,7 +71,7 @@ def test_a_session_of_three_hits_with_the_keyboard_then_back_to_prolific(live_se
     shoot(page, "prolific-complete")
     assert landed == [DONE]
 
-    session = ProlificSession.objects.get(session_id="SESSION_A")
+    session = ProlificSession.objects.get(session_id="d61e3e4761d18916449a2f6e")
     assert session.status == ProlificSession.Status.COMPLETED
     first = set(session.assignments().values_list("hit_id", flat=True))
     assert len(first) == 3 and set(session.assignments().values_list("status", flat=True)) == {
@@ -80,15 +80,23 @@ def test_a_session_of_three_hits_with_the_keyboard_then_back_to_prolific(live_se
     assert not any(session.assignments().values_list("confirmed", flat=True))  # counts once Prolific confirms
 
     # The same participant in a new session (another study place) gets none of those HITs again.
-    page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?{urlencode({**params, 'SESSION_ID': 'SESSION_B'})}")
+    page.goto(
+        f"{live_server.url}/prolific/batch/{batch.pk}/?{urlencode({**params, 'SESSION_ID': '5ece21baee54fb9d2f838190'})}"
+    )
     page.locator("#session-progress").filter(has_text="Task 1 of 3").wait_for()
-    second = set(ProlificSession.objects.get(session_id="SESSION_B").assignments().values_list("hit_id", flat=True))
+    second = set(
+        ProlificSession.objects.get(session_id="5ece21baee54fb9d2f838190")
+        .assignments()
+        .values_list("hit_id", flat=True)
+    )
     assert len(second) == 3 and not first & second
 
 
 def test_refusals_are_plain_pages(live_server, page):
     batch = open_prolific_batch()
-    page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?PROLIFIC_PID=P1&STUDY_ID=WRONG&SESSION_ID=S1")
+    page.goto(
+        f"{live_server.url}/prolific/batch/{batch.pk}/?PROLIFIC_PID=P1&STUDY_ID=WRONG&SESSION_ID=500000000000000000000001"
+    )
     assert "another Prolific study" in page.locator("#prolific-message").inner_text()
     page.goto(f"{live_server.url}/prolific/session/not-a-token/")
     assert "not valid" in page.locator("#prolific-message").inner_text()
@@ -102,12 +110,24 @@ def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead
 
     batch = open_prolific_batch()
     batch.refresh_from_db()
-    start_session(batch=batch, participant_id="PID_LEAD_VIEW", study_id="STUDY1", session_id="SESSION_L")
+    start_session(batch=batch, participant_id="PID_LEAD_VIEW", study_id="STUDY1", session_id="789d914c0613cf2f5d83787a")
+    from hits.models import ProlificGroupMember, Worker
+
+    refused = Worker.objects.create(provider="prolific", external_id="MADEUP_PASS")
+    ProlificGroupMember.objects.create(
+        group_id="GROUP1",
+        worker=refused,
+        batch=batch,
+        submission_id="0a" * 12,
+        error="Prolific could not confirm submission 0a0a0a0a0a0a0a0a0a0a0a0a: Prolific refused GET (404): Not found.",
+    )
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/batches/{batch.pk}/")
     panel = page.locator("#prolific-panel")
     panel.wait_for()
     assert "STUDY1" in panel.locator("#prolific-studies").inner_text()
-    assert "SESSION_L" in panel.locator("#prolific-sessions").inner_text()
+    assert "789d914c0613cf2f5d83787a" in panel.locator("#prolific-sessions").inner_text()
     assert panel.locator("#prolific-category option").count() == 12
+    failures = panel.locator("#prolific-group-failures")
+    assert "not added to the participant group" in failures.inner_text() and "MADEUP_PASS" in failures.inner_text()
     shoot(page, "prolific-lead-panel")

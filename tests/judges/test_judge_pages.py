@@ -81,8 +81,15 @@ def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
     run = run_judge_run(start_judge_run(demo, "lexical").pk)
     systems = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
     assert "Machine: lexical v1" in systems and 'id="triage-table"' in systems
+    # On the 10 demo documents its system-level tau's CI reaches 0: not for ranking, refused unless overridden.
+    assert run.figures["ranking"]["for_ranking"] is False and 'name="override"' in systems
+    refused = lead_client.post(
+        reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "0.7", "assignments": "2"}, follow=True
+    )
+    assert "not for ranking" in refused.content.decode() and not Batch.objects.filter(triage_run=run).exists()
     response = lead_client.post(
-        reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "0.7", "assignments": "2"}
+        reverse("judge_triage_batch", args=[demo.pk, run.pk]),
+        {"confidence": "0.7", "assignments": "2", "override": "1"},
     )
     batch = Batch.objects.get(triage_run=run)
     assert response.status_code == 302 and response["Location"] == reverse("batch_detail", args=[batch.pk])
@@ -107,7 +114,7 @@ def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_clien
     from hits.triage import create_triage_batch
 
     run = run_judge_run(start_judge_run(demo, "lexical").pk)
-    batch = publish_batch(create_triage_batch(run, confidence=0.7, assignments=2))
+    batch = publish_batch(create_triage_batch(run, confidence=0.7, assignments=2, allow_not_for_ranking=True))
     simulate_crowd(batch, workers=2, accuracy=0.9, seed=1)
     page = lead_client.get(reverse("dashboard_systems", args=[demo.pk]) + f"?round={batch.pk}").content.decode()
     assert 'id="machine-decided"' in page and f"judge run {run.pk}, c = 0.7" in page

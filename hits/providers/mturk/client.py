@@ -3,7 +3,9 @@ into ProviderError messages a lead can act on.
 
 Credentials come from the standard AWS chain (environment, shared files, instance role),
 never from our database. Throttling and transient faults are retried by botocore's
-"standard" retry mode.
+"standard" retry mode, at most MAX_ATTEMPTS attempts in all, each bounded by the connect and
+read timeouts, so one call waits at most about MAX_ATTEMPTS × (CONNECT + READ) seconds. No page
+a worker opens calls MTurk (hits/providers/mturk/views.py); only leads' actions and the sync do.
 """
 
 import logging
@@ -23,7 +25,12 @@ ENDPOINTS = {
     False: "https://mturk-requester.us-east-1.amazonaws.com",
 }
 WORKER_SITES = {True: "https://workersandbox.mturk.com", False: "https://www.mturk.com"}
-RETRY_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=10, read_timeout=30)
+MAX_ATTEMPTS, CONNECT_TIMEOUT, READ_TIMEOUT = 3, 5, 20
+RETRY_CONFIG = Config(
+    retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS},  # the first call and two retries
+    connect_timeout=CONNECT_TIMEOUT,
+    read_timeout=READ_TIMEOUT,
+)
 _HIT_ID = re.compile(r"\b[A-Z0-9]{30}\b")
 
 
@@ -40,7 +47,7 @@ def make_client(sandbox: bool, endpoint_url: str | None = None, config: Config |
 
 def no_retry_config() -> Config:
     """For callers (and tests) that want one attempt and a quick answer."""
-    return Config(retries={"mode": "standard", "max_attempts": 1}, connect_timeout=2, read_timeout=5)
+    return Config(retries={"mode": "standard", "total_max_attempts": 1}, connect_timeout=2, read_timeout=5)
 
 
 def error_code(exc: Exception) -> str:

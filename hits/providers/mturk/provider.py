@@ -248,7 +248,7 @@ class MTurkProvider(CrowdProvider):
     def _set_expiry(self, batch, when: datetime) -> int:
         sandbox = config(batch)["sandbox"]
         count = 0
-        for hit in batch.hits.exclude(external_id=""):
+        for hit in batch.hits.exclude(external_id="").order_by("pk"):  # a stable order (logs, retries)
             self._call(
                 batch,
                 sandbox,
@@ -320,10 +320,6 @@ class MTurkProvider(CrowdProvider):
         self._call(
             batch, sandbox, "create_worker_block", target=worker.external_id, WorkerId=worker.external_id, Reason=reason
         )
-
-    def assignment_record(self, sandbox: bool, assignment_id: str) -> dict:
-        """MTurk's record of one assignment (`get_assignment`): AssignmentId, WorkerId, HITId, status."""
-        return call(self.client(sandbox), "get_assignment", AssignmentId=assignment_id)["Assignment"]
 
     # ---- sync -------------------------------------------------------------------------
     def list_assignments(self, batch, hit_external_id: str):

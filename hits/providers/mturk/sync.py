@@ -1,7 +1,12 @@
 """Mirroring MTurk's view of our assignments.
 
-A submission counts only when MTurk confirms that assignment for that worker: our stored
-answers stay unconfirmed until a sync finds the same AssignmentId with the same WorkerId.
+A submission counts only when MTurk confirms that assignment for that worker: answers posted
+from the task page are held (`MTurkHeldSubmission`, no Worker or Assignment row, no place)
+until a sync finds the same AssignmentId with the same WorkerId in ListAssignmentsForHIT; then
+they become that worker's Assignment with its judgments, and the worker's other held answers for
+the HIT (made-up assignment ids) are dropped. Held qualification answers are graded, and the
+qualification granted, the same way. Held rows MTurk never reports are dropped once MTurk could
+no longer report them (the HIT's lifetime, the assignment duration and auto-approval past).
 MTurk assignments with no stored answers are flagged for the lead (the worker submitted at
 MTurk but our server never received the answers). Decisions taken at MTurk (an approval by
 the requester elsewhere, auto-approval, a rejection) go through `hits.services.mirror`, so
@@ -9,14 +14,18 @@ their reward and fee reach the ledger exactly once.
 """
 
 import logging
+from datetime import timedelta
 
 from django.db import transaction
+from django.utils import timezone
 
 from hits import places, versions
-from hits.models import Assignment, Batch, Worker
+from hits.models import Assignment, Batch, MTurkHeldSubmission, Worker
 from hits.providers import ProviderError
+from hits.providers.mturk.config import config
 from hits.providers.mturk.provider import MTurkProvider
-from hits.services import mirror
+from hits.services import mirror, qualification
+from hits.services.submission import SubmissionRefused, submit_assignment
 
 logger = logging.getLogger(__name__)
 
@@ -29,15 +38,61 @@ DECISIONS = {"Approved": "approved", "Rejected": "rejected"}
 NO_ANSWERS = "MTurk reports this assignment {status}, but no answers were stored here."
 
 
+def _from_held(hit, worker, ours, held, record: dict) -> tuple[str, int | None]:
+    """MTurk reported the assignment held answers were posted for: they become the worker's
+    Assignment (confirmed) with its judgments, inside the caller's transaction."""
+    if ours is None:
+        ours = Assignment.objects.create(
+            hit=hit, worker=worker, external_id=record["AssignmentId"], status=Assignment.Status.ASSIGNED
+        )
+    else:
+        ours.external_id, ours.status, ours.deadline = record["AssignmentId"], Assignment.Status.ASSIGNED, None
+        ours.confirmed, ours.flag = True, ""
+        ours.save(update_fields=["external_id", "status", "deadline", "confirmed", "flag"])
+    try:
+        with transaction.atomic():
+            submit_assignment(
+                assignment_id=ours.pk,
+                worker_id=worker.pk,
+                answers=held.answers,
+                comment=held.comment,
+                active_seconds=held.active_seconds,
+                now=record.get("SubmitTime"),
+            )
+    except SubmissionRefused as exc:
+        ours.status, ours.confirmed = STATUS[record["AssignmentStatus"]], False
+        ours.flag = f"MTurk reports this assignment; the answers held for it were refused: {exc}"
+        ours.save(update_fields=["status", "confirmed", "flag"])
+        return "flagged", None
+    MTurkHeldSubmission.objects.filter(
+        hit=hit, worker_id=worker.external_id, kind=MTurkHeldSubmission.Kind.TASK
+    ).delete()
+    return "confirmed", ours.pk
+
+
 def _confirm(hit, record: dict) -> tuple[str, int | None]:
     """Match MTurk's record to our assignment; returns the outcome and our assignment's id
     when its answers are confirmed."""
     status = STATUS[record["AssignmentStatus"]]
+    # MTurk reports this worker: their Worker row is written now, not when a page was opened.
     worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=record["WorkerId"])
     with transaction.atomic():
         ours = Assignment.objects.select_for_update().filter(hit=hit, external_id=record["AssignmentId"]).first()
         if ours is None:
             ours = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
+        if ours is None or (ours.worker_id == worker.pk and not ours.judgments.exists()):
+            held = (
+                MTurkHeldSubmission.objects.select_for_update()
+                .filter(
+                    hit=hit,
+                    assignment_id=record["AssignmentId"],
+                    worker_id=record["WorkerId"],
+                    kind=MTurkHeldSubmission.Kind.TASK,
+                )
+                .first()
+            )
+            if held is not None:
+                return _from_held(hit, worker, ours, held, record)
         if ours is None:
             Assignment.objects.create(
                 hit=hit,
@@ -74,7 +129,47 @@ def _mirror(hit, record: dict) -> str:
     decision = DECISIONS.get(record["AssignmentStatus"])
     if assignment_id is not None and decision:
         mirror.provider_decided(assignment_id, decision, feedback=record.get("RequesterFeedback") or "", source="MTurk")
+    _grade_held_test(hit, record)
     return outcome
+
+
+def _grade_held_test(hit, record: dict) -> None:
+    """Qualification answers held for this assignment: graded now MTurk reported it, and the
+    qualification granted on a pass (a refused grant stays on the batch page's call list)."""
+    held = MTurkHeldSubmission.objects.filter(
+        hit=hit,
+        assignment_id=record["AssignmentId"],
+        worker_id=record["WorkerId"],
+        kind=MTurkHeldSubmission.Kind.QUALIFICATION,
+    ).select_related("test")
+    for row in held:
+        if row.test is None:  # a qualification row always names its test
+            row.delete()
+            continue
+        worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=row.worker_id)
+        try:
+            attempt = qualification.submit_attempt(
+                test=row.test, worker=worker, answers=row.answers, external_id=f"mturk:{row.assignment_id}"
+            )
+            logger.info(
+                "MTurk worker %s: qualification test %s graded %.2f", worker.external_id, row.test_id, attempt.score
+            )
+            if attempt.passed:
+                MTurkProvider().grant_qualification(
+                    row.test, worker, attempt.score, sandbox=config(hit.batch)["sandbox"]
+                )
+        except (qualification.QualificationError, ProviderError) as exc:
+            logger.warning("MTurk worker %s: held qualification answers not applied: %s", worker.external_id, exc)
+        row.delete()
+
+
+def drop_stale_held(batch: Batch, now=None) -> int:
+    """Held answers MTurk can no longer report (made-up ids): dropped."""
+    now = now or timezone.now()
+    age = timedelta(
+        seconds=batch.lifetime_seconds + batch.assignment_duration_seconds + batch.auto_approve_seconds + 86400
+    )
+    return MTurkHeldSubmission.objects.filter(hit__batch=batch, created_at__lt=now - age).delete()[0]
 
 
 def sync_batch(batch: Batch) -> dict:
@@ -86,6 +181,7 @@ def sync_batch(batch: Batch) -> dict:
             counts["hits"] += 1
             for record in provider.list_assignments(batch, hit.external_id):
                 counts[_mirror(hit, record)] += 1
+        drop_stale_held(batch)
     except ProviderError as exc:
         logger.error("MTurk sync of batch %s failed: %s", batch.pk, exc)
         Batch.objects.filter(pk=batch.pk).update(last_error=f"Sync: {exc}")

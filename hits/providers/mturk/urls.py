@@ -1,4 +1,4 @@
-"""MTurk's pages: the ExternalQuestion task page and our qualification test page."""
+"""MTurk's pages: the ExternalQuestion task page, its (held) submission and our qualification test page."""
 
 from django.urls import path
 
@@ -6,5 +6,6 @@ from hits.providers.mturk import views
 
 urlpatterns = [
     path("mturk/task/", views.task, name="mturk_task"),
+    path("mturk/submit/<str:token>/", views.submit, name="mturk_submit"),
     path("mturk/qualification/<int:test_id>/", views.qualification, name="mturk_qualification"),
 ]

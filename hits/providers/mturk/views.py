@@ -4,34 +4,46 @@ MTurk adds `assignmentId`, `hitId`, `workerId` and `turkSubmitTo`. In preview
 `assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE`: the task shows, submission is refused. On
 submit the page stores the answers here first, then posts `assignmentId` to
 `{turkSubmitTo}/mturk/externalSubmit`. Only MTurk's worker sites may frame the page, and
-no session cookie is used (the assignment travels in a signed token).
+no session cookie is used.
 
-MTurk's parameters can be typed by anyone, so an assignment row (which takes a place) is
-written only once MTurk confirms the assignment for that worker and HIT
-(`identity.confirm`, i.e. `get_assignment`, cached); anything else is refused with a
-message and writes nothing. The qualification page proves identity the same way, and its
-form posts a signed token instead of a worker id.
+MTurk's parameters can be typed by anyone, and MTurk offers no way to confirm an assignment
+that was only accepted (GetAssignment answers only for Submitted, Approved or Rejected ones).
+So the page trusts them for display only: opening it calls no AWS API and writes nothing. The
+answers it posts are held (`MTurkHeldSubmission`, keyed by HIT, assignmentId and workerId):
+they take no place, write no Worker or Assignment row and cannot block the real worker; they
+become an Assignment with judgments, and count, only once a sync finds that worker's submitted
+assignment in ListAssignmentsForHIT (hits/providers/mturk/sync.py). The qualification page
+likewise calls no AWS API: an attempt is held until MTurk reports the worker's assignment of the
+HIT the test was opened from, and only then graded and granted.
 """
 
-from datetime import timedelta
+import re
 
 from django.conf import settings
+from django.core import signing
 from django.db import IntegrityError, transaction
+from django.http import JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 
+from config import ratelimit
+from config.json_body import JSONBodyError, read_json_body
 from config.security import allow_framing
 from hits import gold
-from hits.models import HIT, Assignment, Batch, Worker
-from hits.providers import ProviderError
-from hits.providers.mturk import identity
+from hits.models import HIT, Assignment, Batch, MTurkHeldSubmission, Worker
 from hits.providers.mturk.config import config
-from hits.providers.mturk.provider import ASSIGNMENT_NOT_AVAILABLE, MTurkProvider
-from hits.services.submission import task_token
+from hits.providers.mturk.provider import ASSIGNMENT_NOT_AVAILABLE
+from hits.services.submission import MAX_COMMENT, SubmissionRefused, checked_answers, clamped_active_seconds
 from hits.views.worker import _task_context
+
+# MTurk's AssignmentId, WorkerId and HITId: upper-case letters and digits, at most 64.
+MTURK_ID = re.compile(r"[A-Z0-9]{1,64}")
+HELD_SALT = "hits.mturk.held"
+# Held answers per HIT and worker id (each a different assignmentId): only one can be real.
+MAX_HELD_PER_WORKER = 3
 
 
 def _frame_policy(response):
@@ -43,42 +55,19 @@ def _error(request, message: str, status: int = 400):
     return _frame_policy(render(request, "hits/mturk_error.html", {"message": message}, status=status))
 
 
-def _mturk_assignment(hit: HIT, worker_id: str, assignment_id: str) -> Assignment:
-    """Our assignment for MTurk's: created when the worker first opens the accepted HIT."""
-    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=worker_id)
-    deadline = timezone.now() + timedelta(seconds=hit.batch.assignment_duration_seconds)
-    with transaction.atomic():
-        existing = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
-        if existing is None:
-            try:
-                with transaction.atomic():
-                    return Assignment.objects.create(
-                        hit=hit, worker=worker, external_id=assignment_id, deadline=deadline, confirmed=False
-                    )
-            except IntegrityError:  # a second tab created it a moment ago
-                return Assignment.objects.get(hit=hit, worker=worker)
-        if existing.external_id != assignment_id and existing.status in (
-            Assignment.Status.ASSIGNED,
-            Assignment.Status.EXPIRED,
-        ):
-            # The worker returned the HIT and accepted it again: MTurk made a new assignment.
-            existing.external_id, existing.status, existing.deadline = (
-                assignment_id,
-                Assignment.Status.ASSIGNED,
-                deadline,
-            )
-            existing.save(update_fields=["external_id", "status", "deadline"])
-        return existing
+def _held_token(hit: HIT, assignment_id: str, worker_id: str) -> str:
+    return signing.dumps({"h": hit.pk, "a": assignment_id, "w": worker_id}, salt=HELD_SALT, compress=True)
 
 
 @xframe_options_exempt
 def task(request):
     """Security behavior: anyone MTurk sends here; the HIT must be one of our published MTurk
-    HITs, and answers can only be posted back to an MTurk worker site."""
+    HITs, and answers can only be posted back to an MTurk worker site. Display only: no AWS
+    call and no row is written for a page view."""
     params = request.GET
     hit = (
         HIT.objects.select_related("summary__document__reference", "batch")
-        .filter(external_id=params.get("hitId", ""), batch__provider=Worker.Provider.MTURK)
+        .filter(external_id=params.get("hitId", "")[:64], batch__provider=Worker.Provider.MTURK)
         .first()
     )
     if hit is None:
@@ -95,37 +84,100 @@ def task(request):
     worker_id = params.get("workerId", "")
     if not worker_id:
         return _error(request, "MTurk did not say which worker you are; reload the HIT.")
+    if not (MTURK_ID.fullmatch(worker_id) and MTURK_ID.fullmatch(assignment_id)):
+        return _error(
+            request, "The workerId or assignmentId in this link is not one MTurk gives; open the HIT from MTurk."
+        )
     if hit.batch.status not in (Batch.Status.PUBLISHED, Batch.Status.STOPPED):
         return _error(request, "This batch is closed. Please return the HIT.")
-    known = Assignment.objects.filter(
+    ours = Assignment.objects.filter(
         hit=hit, worker__provider=Worker.Provider.MTURK, worker__external_id=worker_id, external_id=assignment_id
+    ).first()
+    held = MTurkHeldSubmission.objects.filter(
+        hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.TASK
     ).exists()
-    if not known and not identity.confirm(
-        MTurkProvider(),
-        sandbox=config(hit.batch)["sandbox"],
-        assignment_id=assignment_id,
-        worker_id=worker_id,
-        hit_id=hit.external_id,
-    ):
-        return _error(
-            request,
-            "MTurk has not confirmed this assignment for you. Reload the HIT in a minute; "
-            "if this message stays, return the HIT.",
-            403,
-        )
-    assignment = _mturk_assignment(hit, worker_id, assignment_id)
-    token = task_token(assignment)
+    done = held or (ours is not None and ours.status not in (Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED))
     context.update(
-        assignment=assignment,
+        assignment=ours,
         preview=False,
-        done=assignment.status not in (Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED),
-        submit_url=reverse("task_submit", args=[token]),
+        done=done,
+        submit_url=reverse("mturk_submit", args=[_held_token(hit, assignment_id, worker_id)]),
         storage_key=f"mturk-{assignment_id}",
         external_submit=f"{submit_to}/mturk/externalSubmit",
         mturk_assignment_id=assignment_id,
         after_submit="mturk",
     )
     return _frame_policy(render(request, "hits/mturk_task.html", context))
+
+
+@csrf_exempt  # inside MTurk's frame: no session; the link's signed token names the HIT and assignment
+@xframe_options_exempt
+@require_POST
+@ratelimit.per_minute("submissions", account=ratelimit.task_link)
+def submit(request, token: str):
+    """Security behavior: anyone holding the page's link; the answers are checked and held
+    for that (HIT, assignmentId, workerId), counted only once MTurk reports that worker's
+    submitted assignment (a sync). The same answers again get the same reply."""
+    try:
+        data = signing.loads(token, salt=HELD_SALT, max_age=settings.TASK_TOKEN_MAX_AGE)
+        hit_id, assignment_id, worker_id = int(data["h"]), str(data["a"]), str(data["w"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return JsonResponse({"ok": False, "error": "This task link is not valid; open the HIT again."}, status=404)
+    hit = HIT.objects.select_related("batch").filter(pk=hit_id, batch__provider=Worker.Provider.MTURK).first()
+    if hit is None:
+        return JsonResponse({"ok": False, "error": "This HIT is not known here."}, status=404)
+    try:
+        body = read_json_body(request)
+        result = hold(
+            hit, assignment_id, worker_id, body.get("answers") or {}, body.get("comment"), body.get("active_seconds")
+        )
+    except JSONBodyError as exc:
+        return JsonResponse({"ok": False, "error": f"The submission was not understood: {exc}"}, status=400)
+    except SubmissionRefused as exc:
+        return JsonResponse({"ok": False, "error": str(exc)}, status=409)
+    return JsonResponse(
+        {
+            "ok": True,
+            "repeated": not result,
+            "message": "Thank you: your answers are saved. They count once MTurk reports your submission.",
+        }
+    )
+
+
+def hold(hit: HIT, assignment_id: str, worker_id: str, answers, comment=None, active_seconds=None) -> bool:
+    """Check the answers against the HIT and hold them; True when stored now, False for an
+    identical repeat; SubmissionRefused for anything else."""
+    parsed = checked_answers(hit, answers)
+    if hit.batch.status not in (Batch.Status.PUBLISHED, Batch.Status.STOPPED):
+        raise SubmissionRefused("This batch is closed. Please return the HIT.")
+    stored = {str(k): v for k, v in sorted(parsed.items())}
+    existing = MTurkHeldSubmission.objects.filter(
+        hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.TASK
+    ).first()
+    if existing is not None:
+        if existing.answers == stored:
+            return False
+        raise SubmissionRefused("This task was already submitted with other answers; it cannot be changed.")
+    confirmed = Assignment.objects.filter(
+        hit=hit, worker__provider=Worker.Provider.MTURK, worker__external_id=worker_id
+    ).exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED])
+    if confirmed.filter(confirmed=True).exists():
+        raise SubmissionRefused("MTurk already reported your submission of this HIT.")
+    if MTurkHeldSubmission.objects.filter(hit=hit, worker_id=worker_id).count() >= MAX_HELD_PER_WORKER:
+        raise SubmissionRefused("Too many submissions of this HIT under your worker id; return the HIT.")
+    try:
+        with transaction.atomic():
+            MTurkHeldSubmission.objects.create(
+                hit=hit,
+                assignment_id=assignment_id,
+                worker_id=worker_id,
+                answers=stored,
+                comment=str(comment or "").strip()[:MAX_COMMENT],
+                active_seconds=clamped_active_seconds(active_seconds, hit.batch.assignment_duration_seconds),
+            )
+    except IntegrityError:  # a second tab stored it a moment ago
+        return hold(hit, assignment_id, worker_id, answers, comment, active_seconds)
+    return True
 
 
 def _qualification_batch(test_id: int):
@@ -137,12 +189,13 @@ def _qualification_batch(test_id: int):
 
 
 @xframe_options_exempt
-@csrf_exempt  # no session inside MTurk's frame: the post carries a signed token bound to the worker MTurk confirmed
+@csrf_exempt  # no session inside MTurk's frame: the post carries a signed token naming the HIT and assignment
 def qualification(request, test_id: int):
     """Security behavior: an MTurk worker taking our qualification test on our pages (the
-    lead's choice "our_pages"), opened from an MTurk HIT: MTurk must confirm the worker's
-    assignment (`get_assignment`); the form then posts a signed token naming that worker, so
-    nobody can take or burn an attempt as someone else. Passing grants the MTurk qualification."""
+    lead's choice "our_pages"), opened from an MTurk HIT with its assignmentId, hitId and
+    workerId. No AWS call per request: the answers are held for that assignment and graded (and
+    the qualification granted) only once a sync finds that worker's submitted assignment of
+    that HIT at MTurk, so nobody can take or burn an attempt as someone else."""
     from hits.models import QualificationTest
     from hits.services import qualification as quals
 
@@ -151,12 +204,16 @@ def qualification(request, test_id: int):
     if test is None or batch is None:
         return _error(request, "This qualification test is not open here.", 404)
     if request.method == "POST":
-        proof = identity.read_qualification_token(request.POST.get("token", ""), test.pk)
-        if proof is None:
+        try:
+            data = signing.loads(request.POST.get("token", ""), salt=QUAL_SALT, max_age=4 * 3600)
+            if int(data["t"]) != test.pk:
+                raise ValueError
+            hit = HIT.objects.get(pk=int(data["h"]), batch__provider=Worker.Provider.MTURK)
+            assignment_id, worker_id = str(data["a"]), str(data["w"])
+        except (signing.BadSignature, KeyError, TypeError, ValueError, HIT.DoesNotExist):
             return _error(
                 request, "This test form has expired or was not opened from MTurk; open it again from the HIT.", 403
             )
-        worker_id, sandbox = proof
     else:
         params = request.GET
         worker_id = params.get("workerId", "").strip()
@@ -165,35 +222,55 @@ def qualification(request, test_id: int):
             return _error(
                 request, "Accept the HIT on MTurk, then open this test from its link (it carries your ids).", 400
             )
-        hit_batch = Batch.objects.filter(provider=Worker.Provider.MTURK, hits__external_id=hit_id).first()
-        sandbox = config(hit_batch or batch)["sandbox"]
-        if hit_batch is None or not identity.confirm(
-            MTurkProvider(), sandbox=sandbox, assignment_id=assignment_id, worker_id=worker_id, hit_id=hit_id
-        ):
-            return _error(
-                request, "MTurk has not confirmed your assignment. Reload in a minute, or return the HIT.", 403
-            )
-    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=worker_id)
+        if not all(MTURK_ID.fullmatch(v) for v in (worker_id, assignment_id, hit_id)):
+            return _error(request, "The ids in this link are not ones MTurk gives; open the test from the HIT.", 400)
+        found = HIT.objects.filter(external_id=hit_id, batch__provider=Worker.Provider.MTURK).first()
+        if found is None:
+            return _error(request, "This HIT is not known here; open the test from our HIT on MTurk.", 404)
+        hit = found
+    known = Worker.objects.filter(provider=Worker.Provider.MTURK, external_id=worker_id).first()
+    token = signing.dumps(
+        {"t": test.pk, "h": hit.pk, "a": assignment_id, "w": worker_id}, salt=QUAL_SALT, compress=True
+    )
     context = {
         "test": test,
         "items": gold.test_items(test),
         "mturk_worker": worker_id,
-        "mturk_token": identity.qualification_token(test.pk, worker_id, sandbox),
-        "env": "sandbox" if sandbox else "production",
+        "mturk_token": token,
+        "env": "sandbox" if config(hit.batch)["sandbox"] else "production",
         "embedded": True,
     }
-    if request.method == "POST":
+    held = MTurkHeldSubmission.objects.filter(
+        hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.QUALIFICATION
+    ).exists()
+    status = quals.attempt_status(known, test)
+    if held:
+        context["result"] = HELD_MESSAGE
+    elif not status["can_try"]:
+        context["result"] = status["message"]
+    elif request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
-        try:
-            attempt = quals.submit_attempt(test=test, worker=worker, answers=answers)
-            if attempt.passed:
-                MTurkProvider().grant_qualification(test, worker, attempt.score, sandbox=sandbox)
-        except (quals.QualificationError, ProviderError) as exc:
-            context["result"] = str(exc)
+        if MTurkHeldSubmission.objects.filter(hit=hit, worker_id=worker_id).count() >= MAX_HELD_PER_WORKER:
+            context["result"] = "Too many submissions under your worker id on this HIT; return the HIT."
         else:
-            context["result"] = (
-                f"Passed with {attempt.score:.0%}: the qualification is granted on MTurk."
-                if attempt.passed
-                else f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed."
-            )
+            try:
+                with transaction.atomic():
+                    MTurkHeldSubmission.objects.create(
+                        hit=hit,
+                        kind=MTurkHeldSubmission.Kind.QUALIFICATION,
+                        test=test,
+                        assignment_id=assignment_id,
+                        worker_id=worker_id,
+                        answers=answers,
+                    )
+            except IntegrityError:  # the same form posted twice
+                pass
+            context["result"] = HELD_MESSAGE
     return _frame_policy(render(request, "hits/qualification.html", context))
+
+
+QUAL_SALT = "hits.mturk.qualification"
+HELD_MESSAGE = (
+    "Your answers are saved. Submit the HIT on MTurk: the test is graded, and the qualification granted "
+    "if you pass, once MTurk reports your submitted assignment (within minutes)."
+)

@@ -9,7 +9,8 @@ go through a session that never retries, so a lost answer is resolved by reading
 back, never by sending the call again. Endpoints and shapes: see hits/providers/prolific.py.
 """
 
-from urllib.parse import urljoin
+import re
+from urllib.parse import quote
 
 import requests
 from django.conf import settings
@@ -21,6 +22,22 @@ from hits.providers.base import ProviderError
 DEFAULT_API_URL = "https://api.prolific.com/api/v1/"
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 BACKOFF = 0.5  # seconds; urllib3 doubles it per retry (0.5, 1, 2, 4) and honours Retry-After
+
+
+# Prolific's ids (participants, studies, submissions, groups) are 24 hexadecimal characters.
+PROLIFIC_ID = re.compile(r"[0-9a-fA-F]{24}")
+
+
+def is_prolific_id(value) -> bool:
+    return isinstance(value, str) and PROLIFIC_ID.fullmatch(value) is not None
+
+
+def segment(value) -> str:
+    """One id as a path segment: quoted whole (no "/", "?", "#" or ".." can steer the path)."""
+    text = str(value)
+    if not text or text in (".", ".."):
+        raise ProviderError(f"{text!r} is not an id Prolific could have given; nothing was sent.")
+    return quote(text, safe="")
 
 
 class ProlificError(ProviderError):
@@ -90,7 +107,14 @@ class ProlificClient:
 
     # ---- transport ----------------------------------------------------------------------
     def request(self, method: str, path: str, *, json=None, params=None, idempotent: bool = True):
-        url = path if path.startswith("http") else urljoin(self.base_url, path.lstrip("/"))
+        # Paths are built here from quoted segments and appended to the API address, never
+        # resolved (urljoin) against it; an absolute address is only a page link Prolific gave.
+        if path.startswith(("http://", "https://")):
+            if not path.startswith(self.base_url):
+                raise ProviderError(f"Prolific linked outside its API ({path[:80]}); nothing was sent.")
+            url = path
+        else:
+            url = self.base_url + path.lstrip("/")
         session = self.retrying if idempotent else self.once
         try:
             response = session.request(method, url, json=json, params=params, timeout=self.timeout)
@@ -130,14 +154,16 @@ class ProlificClient:
         return self.request("POST", "studies/", json=payload, idempotent=False)
 
     def get_study(self, study_id: str) -> dict:
-        return self.request("GET", f"studies/{study_id}/")
+        return self.request("GET", f"studies/{segment(study_id)}/")
 
     def update_study(self, study_id: str, fields: dict) -> dict:
-        return self.request("PATCH", f"studies/{study_id}/", json=fields)
+        return self.request("PATCH", f"studies/{segment(study_id)}/", json=fields)
 
     def transition_study(self, study_id: str, action: str) -> dict:
         # Not retried: publishing twice is refused; callers read the status back instead.
-        return self.request("POST", f"studies/{study_id}/transition/", json={"action": action}, idempotent=False)
+        return self.request(
+            "POST", f"studies/{segment(study_id)}/transition/", json={"action": action}, idempotent=False
+        )
 
     def study_cost(self, reward_cents: int, places: int) -> dict:
         return self.request(
@@ -158,11 +184,13 @@ class ProlificClient:
         raise ProviderError("Prolific kept returning further pages of submissions; stopped after 10,000.")
 
     def get_submission(self, submission_id: str) -> dict:
-        return self.request("GET", f"submissions/{submission_id}/")
+        return self.request("GET", f"submissions/{segment(submission_id)}/")
 
     def transition_submission(self, submission_id: str, action: str, **fields) -> dict:
         # Prolific documents this transition as idempotent: a repeat is ignored, so retrying is safe.
-        return self.request("POST", f"submissions/{submission_id}/transition/", json={"action": action, **fields})
+        return self.request(
+            "POST", f"submissions/{segment(submission_id)}/transition/", json={"action": action, **fields}
+        )
 
     def bulk_approve(self, study_id: str, submission_ids: list[str]) -> dict:
         return self.request(
@@ -180,7 +208,7 @@ class ProlificClient:
 
     def pay_bonuses(self, bulk_id: str) -> dict:
         # Prolific: "This endpoint is not idempotent" — sent at most once, never retried.
-        return self.request("POST", f"bulk-bonus-payments/{bulk_id}/pay/", idempotent=False)
+        return self.request("POST", f"bulk-bonus-payments/{segment(bulk_id)}/pay/", idempotent=False)
 
     # ---- participant groups -------------------------------------------------------------
     def create_group(self, name: str, workspace_id: str, description: str = "") -> dict:
@@ -194,5 +222,5 @@ class ProlificClient:
     def add_to_group(self, group_id: str, participant_ids: list[str]) -> dict:
         # Members already in the group are ignored by Prolific, so a retry is harmless.
         return self.request(
-            "POST", f"participant-groups/{group_id}/participants/", json={"participant_ids": participant_ids}
+            "POST", f"participant-groups/{segment(group_id)}/participants/", json={"participant_ids": participant_ids}
         )

@@ -12,6 +12,7 @@ Handing out locks the candidate HIT rows with SKIP LOCKED, so concurrent session
 on each other (no deadlock) and never over-fill a HIT.
 """
 
+import re
 import time
 from datetime import timedelta
 
@@ -23,15 +24,49 @@ from django.utils import timezone
 from config import ratelimit
 from hits import places, versions
 from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
+from hits.providers.prolific.client import is_prolific_id
 from hits.providers.prolific.plans import allowed_minutes
 from hits.services.handout import _candidate_hits
 from hits.services.qualification import is_qualified
 
 TOKEN_SALT = "hits.prolific.session"
+# Prolific's participant ids are 24 hexadecimal characters; longer text is not an id Prolific gave.
+PID_MAX_LENGTH = 64
+_PID = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class SessionRefused(Exception):
     """No session for this participant; the message is for them."""
+
+
+class BadParameters(SessionRefused):
+    """The ids in the link are not ids Prolific gives (a 400, nothing written)."""
+
+
+def check_ids(participant_id: str, study_id: str, session_id: str) -> tuple[str, str, str]:
+    """The three ids Prolific adds to the link, stripped and checked before anything is
+    read or written: PROLIFIC_PID at most 64 letters, digits, "-" or "_" (Prolific's are 24 hex
+    characters), STUDY_ID likewise, SESSION_ID exactly Prolific's id format (24 hex characters:
+    it names the submission in API paths)."""
+    participant_id, study_id, session_id = (str(v or "").strip() for v in (participant_id, study_id, session_id))
+    if not (participant_id and study_id and session_id):
+        raise BadParameters(
+            "Prolific did not pass your participant, study and session ids. Open the study from Prolific."
+        )
+    for name, value in (("PROLIFIC_PID", participant_id), ("STUDY_ID", study_id)):
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise BadParameters(f"The {name} in this link contains control characters. Open the study from Prolific.")
+        if len(value) > PID_MAX_LENGTH or not _PID.fullmatch(value):
+            raise BadParameters(
+                f"The {name} in this link is not a Prolific id (letters, digits, - or _, at most "
+                f"{PID_MAX_LENGTH} characters). Open the study from Prolific."
+            )
+    if not is_prolific_id(session_id):
+        raise BadParameters(
+            "The SESSION_ID in this link is not a Prolific submission id (24 hexadecimal characters). "
+            "Open the study from Prolific."
+        )
+    return participant_id, study_id, session_id
 
 
 # ---- tokens -----------------------------------------------------------------------------
@@ -60,25 +95,22 @@ def start_session(
     """The participant's session for this SESSION_ID: resumed, or created with K HITs (at most
     PROLIFIC_SESSIONS_PER_ADDRESS new sessions per study from one address)."""
     now = now or timezone.now()
-    participant_id, study_id, session_id = (v.strip() for v in (participant_id, study_id, session_id))
-    if not (participant_id and study_id and session_id):
-        raise SessionRefused(
-            "Prolific did not pass your participant, study and session ids. Open the study from Prolific."
-        )
+    participant_id, study_id, session_id = check_ids(participant_id, study_id, session_id)
     main = batch.prolific_studies.filter(kind=ProlificStudy.Kind.MAIN).exclude(study_id="").first()
     if batch.provider != "prolific" or main is None:
         raise SessionRefused("This study is not open here.")
     if study_id != main.study_id:
         raise SessionRefused("This link belongs to another Prolific study. Open the study again from Prolific.")
-    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=participant_id)
+    # The Worker row is written only once the participant is accepted (not for every made-up id).
+    known = Worker.objects.filter(provider=Worker.Provider.PROLIFIC, external_id=participant_id).first()
     existing = ProlificSession.objects.filter(batch=batch, session_id=session_id).select_related("worker").first()
     if existing is not None:
-        return _resume(existing, worker)
-    if worker.blocked:
+        return _resume(existing, known)
+    if known is not None and known.blocked:
         raise SessionRefused("Your participant id cannot take these tasks. Please return the study on Prolific.")
     if batch.status != Batch.Status.PUBLISHED or (batch.expires_at and batch.expires_at <= now):
         raise SessionRefused("This study is closed. Please return it on Prolific; you will not be penalised.")
-    if not is_qualified(worker, batch):
+    if batch.qualification_test_id and (known is None or not is_qualified(known, batch)):
         raise SessionRefused("This study needs the qualification test first. Please return it on Prolific.")
     window = settings.PROLIFIC_ADDRESS_WINDOW
     if (
@@ -90,7 +122,8 @@ def start_session(
             "Please return the study on Prolific, or try again later."
         )
     try:
-        with transaction.atomic():
+        with transaction.atomic():  # a session that gets no HIT leaves no Worker row either
+            worker = known or accepted_worker(participant_id)
             session = ProlificSession.objects.create(
                 batch=batch,
                 worker=worker,
@@ -109,7 +142,10 @@ def start_session(
             "you will not be penalised."
         ) from None
     except IntegrityError:  # a second tab created this session a moment ago
-        return _resume(ProlificSession.objects.select_related("worker").get(batch=batch, session_id=session_id), worker)
+        session = ProlificSession.objects.select_related("worker").get(batch=batch, session_id=session_id)
+        return _resume(
+            session, Worker.objects.filter(provider=Worker.Provider.PROLIFIC, external_id=participant_id).first()
+        )
     return session
 
 
@@ -117,8 +153,17 @@ class _Empty(Exception):
     """Rolls the new session back when no HIT could be handed out."""
 
 
-def _resume(session: ProlificSession, worker: Worker) -> ProlificSession:
-    if session.worker_id != worker.pk:
+def accepted_worker(participant_id: str) -> Worker:
+    """The participant's Worker row, written now that their id was checked and accepted."""
+    try:
+        with transaction.atomic():
+            return Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=participant_id)[0]
+    except IntegrityError:  # a parallel first request made it
+        return Worker.objects.get(provider=Worker.Provider.PROLIFIC, external_id=participant_id)
+
+
+def _resume(session: ProlificSession, worker: Worker | None) -> ProlificSession:
+    if worker is None or session.worker_id != worker.pk:
         raise SessionRefused("This Prolific session belongs to another participant.")
     if session.status == ProlificSession.Status.ABANDONED:
         raise SessionRefused(

@@ -41,7 +41,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from config import bounded_json
+from config.json_body import parse_json_bytes
 from hits import versions
 from hits.ledger import record
 from hits.models import (
@@ -228,7 +228,9 @@ def sync_batch(batch: Batch) -> dict:
         for record in _submissions(provider, batch, main.study_id):
             counts["submissions"] += 1
             counts[apply_submission(batch, record["id"], participant_of(record), str(record.get("status") or ""))] += 1
-        push_group_members(batch)
+        group_failures = len(push_group_members(batch)["failed"])
+        if group_failures:
+            counts["group failures"] = group_failures
     except ProviderError as exc:
         logger.error("Prolific sync of batch %s failed: %s", batch.pk, exc)
         Batch.objects.filter(pk=batch.pk).update(last_error=f"Sync: {exc}")
@@ -241,7 +243,8 @@ def sync_batch(batch: Batch) -> dict:
 def summary(counts: dict) -> str:
     return (
         f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
-        f"{counts['released']} released, {counts['flagged']} flagged."
+        f"{counts['released']} released, {counts['flagged']} flagged"
+        + (f", {counts['group failures']} not added to the participant group." if counts.get("group failures") else ".")
     )
 
 
@@ -276,9 +279,9 @@ def handle_hook(body: bytes, timestamp: str, signature: str) -> tuple[int, str]:
     if not verify_signature(body, timestamp, signature, secret):
         return 403, "invalid signature"
     try:
-        payload = bounded_json.loads(body, max_depth=HOOK_MAX_DEPTH)
+        payload = parse_json_bytes(body, max_depth=HOOK_MAX_DEPTH)
         event, resource = payload["event_type"], str(payload["resource_id"])
-    except (ValueError, KeyError, TypeError, bounded_json.TooDeep):
+    except (ValueError, KeyError, TypeError):  # JSONBodyError is a ValueError
         return 400, "not a Prolific hook"
     # A signed hook may be sent again by anyone who saw it, within its window: each event counts once.
     event_id = (
@@ -402,16 +405,32 @@ def pay_bonus(batch: Batch, amounts: dict, reason: str, *, key: str, by=None, le
     return _pay_bonus(ProlificProvider(), batch, amounts, reason, key=key, by=by, ledger=ledger)
 
 
-def push_group_members(batch: Batch) -> int:
+def _permanent(exc: ProviderError) -> bool:
+    """Prolific refused this member for good (a 4xx other than token and rate limits)."""
+    status = getattr(exc, "status", None)
+    return isinstance(status, int) and 400 <= status < 500 and status not in (401, 403, 408, 429)
+
+
+def push_group_members(batch: Batch) -> dict:
     """Add screening passers to the participant group, each checked against their screening
-    submission at Prolific first (its participant and study)."""
+    submission at Prolific first (its participant and study). A member Prolific refuses (e.g.
+    404 for a made-up submission) gets the error, shown to the lead, and is not tried again;
+    a passing fault (network, 5xx) leaves them pending for the next sync. Neither stops the
+    others, and neither fails the batch's sync. Returns {"added": n, "failed": [messages]}."""
+    result: dict = {"added": 0, "failed": []}
     screening = batch.prolific_studies.filter(kind="screening").exclude(participant_group_id="").first()
     if screening is None:
-        return 0
+        return result
     provider, verified = ProlificProvider(), []
     pending = ProlificGroupMember.objects.filter(group_id=screening.participant_group_id, added_at=None, error="")
-    for member in pending.select_related("worker"):
-        record = provider.call(batch, "read submission", member.submission_id, "get_submission", member.submission_id)
+    for member in pending.select_related("worker").order_by("pk"):
+        try:
+            record = provider.call(
+                batch, "read submission", member.submission_id, "get_submission", member.submission_id
+            )
+        except ProviderError as exc:
+            _member_failed(member, f"Prolific could not confirm submission {member.submission_id}: {exc}", exc, result)
+            continue
         if (
             participant_of(record) != member.worker.external_id
             or record.get("study_id", screening.study_id) != screening.study_id
@@ -420,16 +439,35 @@ def push_group_members(batch: Batch) -> int:
                 f"Submission {member.submission_id} is not this participant's screening submission at Prolific."
             )
             member.save(update_fields=["error"])
+            result["failed"].append(f"{member.worker.external_id}: {member.error}")
             continue
         verified.append(member)
-    if verified:
-        provider.call(
-            batch,
-            "add to participant group",
-            screening.participant_group_id,
-            "add_to_group",
-            screening.participant_group_id,
-            [m.worker.external_id for m in verified],
-        )
-        ProlificGroupMember.objects.filter(pk__in=[m.pk for m in verified]).update(added_at=timezone.now())
-    return len(verified)
+    group = screening.participant_group_id
+    try:
+        if verified:
+            _add(provider, batch, group, verified)
+    except ProviderError:  # one of them refused: add them one at a time to find out which
+        for member in verified:
+            try:
+                _add(provider, batch, group, [member])
+            except ProviderError as exc:
+                _member_failed(member, f"Prolific did not add them to group {group}: {exc}", exc, result)
+    result["added"] = ProlificGroupMember.objects.filter(
+        pk__in=[m.pk for m in verified], added_at__isnull=False
+    ).count()
+    return result
+
+
+def _add(provider, batch: Batch, group: str, members: list) -> None:
+    provider.call(
+        batch, "add to participant group", group, "add_to_group", group, [m.worker.external_id for m in members]
+    )
+    ProlificGroupMember.objects.filter(pk__in=[m.pk for m in members]).update(added_at=timezone.now())
+
+
+def _member_failed(member, message: str, exc: ProviderError, result: dict) -> None:
+    logger.warning("Prolific group member %s (%s): %s", member.pk, member.worker.external_id, message)
+    result["failed"].append(f"{member.worker.external_id}: {message}")
+    if _permanent(exc):
+        member.error = message
+        member.save(update_fields=["error"])

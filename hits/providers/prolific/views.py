@@ -8,7 +8,7 @@ participant does here counts only once Prolific reports that submission for that
 """
 
 import secrets
-from decimal import Decimal, InvalidOperation
+from decimal import InvalidOperation
 
 from django.conf import settings
 from django.contrib import messages
@@ -24,6 +24,7 @@ from config.roles import LEAD, role_required
 from config.security import framable_by
 from hits import gold
 from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
+from hits.money import CENT, MoneyError, parse_money
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
@@ -62,6 +63,8 @@ def start(request, batch_id: int):
             session_id=session_id,
             address=ratelimit.client_address(request),
         )
+    except sessions.BadParameters as exc:
+        return _message(request, str(exc), 400)
     except sessions.SessionRefused as exc:
         return _message(request, str(exc), 409)
     return redirect("prolific_next", token=sessions.session_token(session))
@@ -127,18 +130,24 @@ def task(request, token: str):
 @csrf_exempt  # no session cookie: the participant is named by Prolific's parameters
 def screening(request, batch_id: int):
     """Security behavior: a Prolific participant taking the qualification test on our pages.
-    Passing records them for the participant group the main study requires; they are added
-    only after Prolific confirms that screening submission is theirs."""
+    The ids are checked first (nothing is written for a malformed or made-up link); a
+    participant gets one attempt, each screening submission (SESSION_ID) one attempt, and at most
+    PROLIFIC_SESSIONS_PER_ADDRESS attempts per study come from one address; the result is pass or
+    fail only (no score, so attempts cannot be used to read the answers). Passing records them for
+    the participant group the main study requires; they are added only after Prolific confirms
+    that screening submission is theirs."""
     batch = Batch.objects.filter(pk=batch_id, provider="prolific", qualification_test__isnull=False).first()
     study = (
         ProlificStudy.objects.filter(batch_id=batch_id, kind=ProlificStudy.Kind.SCREENING).exclude(study_id="").first()
     )
-    pid, study_id, session_id = _ids(request.POST if request.method == "POST" else request.GET)
     if batch is None or study is None:
         return _message(request, "This test is not open here. Please return the study on Prolific.", 404)
-    if not (pid and session_id) or study_id != study.study_id:
+    try:
+        pid, study_id, session_id = sessions.check_ids(*_ids(request.POST if request.method == "POST" else request.GET))
+    except sessions.BadParameters as exc:
+        return _message(request, str(exc), 400)
+    if study_id != study.study_id:
         return _message(request, "Open this test from Prolific (the link carries your participant id).")
-    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=pid)
     test, link = batch.qualification_test, completion_url(study.completion_code)
     assert test is not None  # filtered on qualification_test above
     context = {
@@ -150,35 +159,56 @@ def screening(request, batch_id: int):
         "embedded": True,
         "link": link,
     }
-    status = qualification.attempt_status(worker, test)
+    # No Worker row for a participant who has not made an attempt (made-up ids write nothing).
+    worker = Worker.objects.filter(provider=Worker.Provider.PROLIFIC, external_id=pid).first()
+    status = qualification.attempt_status(worker, test, max_attempts=PANEL_ATTEMPTS)
+    if status["attempts"] or not status["can_try"]:
+        passed = status["passed"]
+        context.update(result=_panel_result(passed, again=True), finished=True)
+        return render(request, "hits/prolific_screening.html", context)
     if request.method == "POST":
+        window = settings.PROLIFIC_ADDRESS_WINDOW
+        address = ratelimit.client_address(request)
+        if address and ratelimit.count("prolific-screening", f"{study.pk}|{address}", window) > (
+            settings.PROLIFIC_SESSIONS_PER_ADDRESS
+        ):
+            return _message(
+                request,
+                "Too many attempts at this test came from your network. Please return the study on Prolific.",
+                429,
+            )
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
+        worker = sessions.accepted_worker(pid)
         try:
-            attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
+            attempt = qualification.submit_attempt(
+                test=test, worker=worker, answers=answers, max_attempts=PANEL_ATTEMPTS, external_id=session_id
+            )
         except qualification.QualificationError as exc:
             context["result"] = str(exc)
         else:
             if attempt.passed:
                 _join_group(batch, study, worker, session_id)
-            context["result"] = (
-                f"Passed with {attempt.score:.0%}: you will be invited to the paid tasks."
-                if attempt.passed
-                else f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed. Thank you for taking part."
-            )
+            context["result"] = _panel_result(attempt.passed)
         context["finished"] = True
-    elif not status["can_try"]:
-        context.update(result=status["message"], finished=True)
     return render(request, "hits/prolific_screening.html", context)
+
+
+# A panel participant's identity cannot be checked before the attempt: one attempt each.
+PANEL_ATTEMPTS = 1
+
+
+def _panel_result(passed: bool, again: bool = False) -> str:
+    """Pass or fail only: a score per attempt would let made-up participants read the answers."""
+    if passed:
+        return ("You passed this test" if again else "Passed") + ": you will be invited to the paid tasks."
+    return ("You have taken this test" if again else "Not passed") + ". Thank you for taking part."
 
 
 def _join_group(batch, study, worker, submission_id: str) -> None:
     ProlificGroupMember.objects.get_or_create(
         group_id=study.participant_group_id, worker=worker, defaults={"batch": batch, "submission_id": submission_id}
     )
-    try:  # noqa: SIM105 - explicit for readers
-        prolific_sync.push_group_members(batch)
-    except ProviderError:
-        pass  # kept as pending: the periodic sync adds them
+    prolific_sync.push_group_members(batch)  # never raises: what failed is kept for the lead and the sync
 
 
 @csrf_exempt  # Prolific's hooks are authenticated by their HMAC signature, not a cookie
@@ -218,7 +248,13 @@ def panel(batch) -> dict:
         "sessions": rows,
         "categories": REJECTION_CATEGORIES,
         "token": secrets.token_urlsafe(16),
-        "pending_members": ProlificGroupMember.objects.filter(batch=batch, added_at=None).count(),
+        "pending_members": ProlificGroupMember.objects.filter(batch=batch, added_at=None, error="").count(),
+        "refused_members": list(
+            ProlificGroupMember.objects.filter(batch=batch, added_at=None)
+            .exclude(error="")
+            .select_related("worker")
+            .order_by("-pk")[:50]
+        ),
         "hook_url": settings.PUBLIC_BASE_URL.rstrip("/") + reverse("prolific_hook"),
     }
 
@@ -284,7 +320,10 @@ def review_sessions(request, batch_id: int):
         try:
             if not request.POST.get("token"):
                 raise ProviderError("The bonus form has expired; open the page again.")
-            amount = Decimal(request.POST.get("amount", ""))
+            try:  # the one parser of amounts: exact cents, no NaN, exponent or underscore
+                amount = parse_money(request.POST.get("amount", ""), what="The bonus", minimum=CENT)
+            except MoneyError as exc:
+                raise ProviderError(str(exc)) from None
             chosen = list(batch.prolific_sessions.filter(pk__in=ids).select_related("worker"))
             prolific_sync.pay_bonus(
                 batch,

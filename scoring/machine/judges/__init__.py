@@ -1,8 +1,8 @@
-"""Machine judges of ACU presence (lexical, embedding, nli, llm) behind one interface."""
+"""Machine judges of ACU presence (lexical, learned, embedding, nli, llm) behind one interface."""
 
 from .base import Judge, JudgeUnavailable
 
-JUDGE_NAMES = ("lexical", "embedding", "nli", "llm")
+JUDGE_NAMES = ("lexical", "learned", "embedding", "nli", "llm")
 
 
 def _judge_class(name: str) -> type[Judge]:
@@ -10,6 +10,10 @@ def _judge_class(name: str) -> type[Judge]:
         from .lexical import LexicalJudge
 
         return LexicalJudge
+    if name == "learned":
+        from .learned import LearnedJudge
+
+        return LearnedJudge
     if name == "embedding":
         from .embedding import EmbeddingJudge
 

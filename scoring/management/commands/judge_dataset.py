@@ -1,4 +1,5 @@
-"""python manage.py judge_dataset NAME --judge lexical|embedding|nli|llm [--model-dir DIR] [--round ID] [--device cpu|cuda] --json"""
+"""python manage.py judge_dataset NAME --judge lexical|learned|embedding|nli|llm [--model-dir DIR] [--model-from RUN]
+[--round ID] [--device cpu|cuda] --json"""
 
 import json
 
@@ -27,6 +28,11 @@ class Command(BaseCommand):
             "--model-dir", help="nli: a local model directory (e.g. a copy of shiyue/roberta-large-tac08)"
         )
         parser.add_argument(
+            "--model-from",
+            type=int,
+            help="learned: judge with the model of this finished learned run (any dataset) instead of training",
+        )
+        parser.add_argument(
             "--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)"
         )
         parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="embedding and nli")
@@ -40,6 +46,10 @@ class Command(BaseCommand):
             judge_options["model_dir"] = options["model_dir"]
         elif options["model_dir"]:
             raise CommandError("--model-dir is for the nli judge only.")
+        if options["model_from"] is not None:
+            if options["judge"] != "learned":
+                raise CommandError("--model-from is for the learned judge only.")
+            judge_options["model_from"] = options["model_from"]
         if options["judge"] in ("embedding", "nli"):
             judge_options["device"] = options["device"]
             if options["batch_size"]:
@@ -69,13 +79,21 @@ class Command(BaseCommand):
                 f"  vs {name:<7} accuracy {_figure(c['accuracy'])}  balanced {_figure(c['balanced_accuracy'])}"
                 f"  AUC {_figure(c['auc'])}  kappa {_figure(c['kappa'])}  (n={c['n']}, out-of-fold)"
             )
+        if r.get("trained_on"):
+            t = r["trained_on"]
+            oof = t.get("oof") or {}
+            self.stdout.write(
+                f"  model from run {t.get('run')} ({t.get('dataset')}, {t.get('pairs')} {t.get('labels')} pairs): "
+                f"out-of-fold there AUC {_figure(oof.get('auc'))}, accuracy {_figure(oof.get('accuracy'))}"
+            )
         corr = r["correlations"] or {}
         for level in ("summary", "system"):
             if level in corr:
                 parts = [f"{m} {v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]" for m, v in corr[level].items()]
                 self.stdout.write(f"  {level}-level: " + "; ".join(parts))
+        self.stdout.write(f"  {r['ranking']['reason']}")
         for row in r["triage"] or []:
             self.stdout.write(
-                f"  triage c={row['c']:.2f}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
+                f"  triage c={row['c']:g}: saved {row['saved_share']:.3f}, agreement {row['agreement']:.4f}, "
                 f"system tau {_figure(row['system_kendall'], 3)}, max change {row['max_system_change']:.4f}"
             )

@@ -10,6 +10,10 @@ from scoring.runs import statistics
 from ._dataset import dataset_and_round
 
 
+def _figure(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 class Command(BaseCommand):
     help = "Correlations of imported metrics with the human ACU scores, with CIs and significance."
 
@@ -48,8 +52,19 @@ class Command(BaseCommand):
             return
         for metric, levels in result["metrics"].items():
             for level, methods in levels.items():
-                cells = "  ".join(f"{m} {v['value']:.3f} [{v['low']:.3f}, {v['high']:.3f}]" for m, v in methods.items())
+                cells = "  ".join(
+                    f"{m} {_figure(v['value'])} [{_figure(v['low'])}, {_figure(v['high'])}]" for m, v in methods.items()
+                )
                 self.stdout.write(f"{metric:<20} {level:<8} {cells}")
+        if result.get("coverage") == "shared":
+            self.stdout.write(
+                f"no document is judged for every system: correlations on the documents each uses "
+                f"({result['complete_documents']} complete of {result['documents']})"
+            )
+        if result.get("small_sample"):
+            self.stdout.write("small sample: fewer than 30 documents behind some figure")
+        if result.get("significance_note"):
+            self.stdout.write(result["significance_note"])
         for t in result["significance"]:
             self.stdout.write(
                 f"{t['level']:<8} {t['better']} better than {t['worse']} ({t['method']}, "

@@ -1,11 +1,11 @@
-"""python manage.py triage_report NAME --judge-run ID [--round ID] [--grid 0.8,0.9] --json"""
+"""python manage.py triage_report NAME [--judge-run ID] [--round ID] [--grid 0.8,0.9] --json"""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import JudgeRun
-from scoring.machine.runs import triage_report
+from scoring.machine.runs import triage_report, triage_source
 
 from ._dataset import dataset_and_round
 
@@ -18,16 +18,28 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name")
-        parser.add_argument("--judge-run", type=int, required=True, help="a finished judge run of the dataset")
+        parser.add_argument(
+            "--judge-run",
+            type=int,
+            help="a finished judge run of the dataset (default: the newest learned run fit for ranking, else "
+            "the newest calibrated run fit for ranking)",
+        )
         parser.add_argument(
             "--round", type=int, help="the human labels to compare with (default: the run's calibration labels)"
         )
-        parser.add_argument("--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99)")
+        parser.add_argument(
+            "--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.875,0.9,0.925,0.95,0.99)"
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options):
         dataset, label_round = dataset_and_round(options["name"], options["round"])
-        run = JudgeRun.objects.filter(pk=options["judge_run"], batch__dataset=dataset).first()
+        if options["judge_run"] is None:
+            run = triage_source(dataset)
+            if run is None:
+                raise CommandError(f"Dataset {dataset.name!r} has no finished judge run: run judge_dataset first.")
+        else:
+            run = JudgeRun.objects.filter(pk=options["judge_run"], batch__dataset=dataset).first()
         if run is None:
             raise CommandError(f"Dataset {dataset.name!r} has no judge run {options['judge_run']}.")
         if run.status != JudgeRun.Status.DONE:
@@ -52,12 +64,20 @@ class Command(BaseCommand):
             f"{report['pairs']} labelled pairs"
         )
         self.stdout.write(
-            f"{'c':>5} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}"
+            f"{'c':>6} {'saved':>7} {'agreement':>10} {'decided acc.':>12} {'system tau':>10} {'max change':>10}"
         )
+        self.stdout.write(f"{report['ranking']['reason']}")
         for r in report["rows"]:
             tau = "-" if r["system_kendall"] is None else f"{r['system_kendall']:.3f}"
             acc = "-" if r["decided_accuracy"] is None else f"{r['decided_accuracy']:.4f}"
             self.stdout.write(
-                f"{r['c']:5.2f} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
+                f"{r['c']:6.4g} {r['saved_share']:7.3f} {r['agreement']:10.4f} {acc:>12} {tau:>10} "
                 f"{r['max_system_change']:10.4f}"
             )
+        best = report["saved_at_tau_0_95"]
+        if best:
+            self.stdout.write(
+                f"saved at system tau >= 0.95 (at c and every larger c): {best['saved_share']:.3f} at c = {best['c']}"
+            )
+        else:
+            self.stdout.write("no confidence of the grid keeps the system tau >= 0.95")

@@ -1,10 +1,12 @@
-"""CSV exports: raw judgments and aggregated scores."""
+"""CSV exports: raw judgments and aggregated scores. Every text cell goes through
+`config.csv_cells.safe_cell` (no formulas in a spreadsheet); numbers are written as numbers."""
 
 import csv
 
 import numpy as np
 
 from annotation.models import Summary
+from config.csv_cells import safe_row
 from hits.models import Worker
 from scoring.results.exports.labels import label_groups
 from scoring.runs.selectors import run_summaries
@@ -67,7 +69,7 @@ def _judgment_chunks(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
     start = groups.start.tolist()
     parts: list[str] = []
     for g, (summary, worker) in enumerate(zip(groups.summary.tolist(), groups.worker.tolist(), strict=True)):
-        writer.writerow([workers[worker], *names[summary], ""])
+        writer.writerow([*safe_row([workers[worker], *names[summary]]), ""])
         prefix = sink.take()[:-2]  # "worker,example_id,system," with the CSV quoting of each
         parts.extend([prefix + tails[c] for c in codes[start[g] : start[g + 1]]])
         if len(parts) >= rows_per_chunk:
@@ -90,6 +92,11 @@ def write_judgments_csv(dataset, stream, batch=None) -> int:
         stream.write(text)
         count += rows
     return count
+
+
+def _number(value):
+    """A score as a number cell (csv writes a float as its repr); a missing one as None (empty)."""
+    return None if value is None else float(value)
 
 
 def write_scores_csv(run, stream) -> int:
@@ -116,5 +123,5 @@ def write_scores_csv(run, stream) -> int:
         key=lambda r: (info[r[0]][0], info[r[0]][1]),
     )
     for pk, acu, norm, words in rows:
-        writer.writerow([info[pk][0], info[pk][1], repr(acu), repr(norm), words])
+        writer.writerow([*safe_row([info[pk][0], info[pk][1]]), _number(acu), _number(norm), words])
     return len(rows)

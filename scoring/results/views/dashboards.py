@@ -21,7 +21,6 @@ from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
 from hits.money import format_money
 from hits.services import review
-from hits.services.money_budget import bonus_passes_budget
 from scoring import tasks
 from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
@@ -186,18 +185,19 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             )
             if assignment is None:
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
-            over = bonus_passes_budget(assignment.hit.batch, request.POST.get("amount", "0"))
-            if over and request.POST.get("over_budget") != "1":
-                raise review.ReviewError(
-                    over.replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
+            try:
+                entry, created = review.send_bonus(
+                    assignment_id=assignment.pk,
+                    amount=request.POST.get("amount", "0"),
+                    reason=request.POST.get("reason", ""),
+                    token=request.POST.get("token", ""),
+                    by=request.user,
+                    over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
                 )
-            entry, created = review.send_bonus(
-                assignment_id=assignment.pk,
-                amount=request.POST.get("amount", "0"),
-                reason=request.POST.get("reason", ""),
-                token=request.POST.get("token", ""),
-                by=request.user,
-            )
+            except review.OverBudget as exc:
+                raise review.ReviewError(
+                    str(exc).replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
+                ) from None
             messages.success(
                 request,
                 f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}."

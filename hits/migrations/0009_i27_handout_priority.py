@@ -19,7 +19,7 @@ def set_turns(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("annotation", "0003_reference_tallies"),
-        ("hits", "0006_tallies"),
+        ("hits", "0008_i26a_qualification_seed_mturk_held"),
     ]
 
     operations = [

@@ -1,0 +1,151 @@
+"""The learned judge on tiny datasets built here: the training job (a Celery task, run eagerly)
+with progress, its out-of-fold probabilities and stored model, reuse on another dataset, clear
+refusals; a judge run whose system-level correlation CI includes 0 is refused for triage without
+an explicit override; triage defaults to the learned judge."""
+
+import json
+from io import StringIO
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from annotation.models import Reference
+from hits.models import Batch, JudgeRun, MachineJudgment
+from hits.services.batches import BatchError
+from hits.triage import create_triage_batch
+from scoring import tasks
+from scoring.machine.data import human_labels, load_pairs, reference_texts
+from scoring.machine.features import FEATURE_NAMES, Featurizer
+from scoring.machine.runs import run_judge_run, start_judge_run, triage_source
+from scoring.runs.services import compute_scores
+from scoring.stats import calibration, learned
+
+from ..conftest import PASSWORD
+from .learned_data import tiny_dataset
+
+pytestmark = pytest.mark.django_db
+
+
+def _features(dataset):
+    pairs = load_pairs(dataset)
+    featurizer = Featurizer.over(list(pairs.summary_texts.values()) + reference_texts(dataset))
+    return pairs, featurizer.matrix(pairs.texts(range(len(pairs))))
+
+
+def test_training_job_stores_out_of_fold_probabilities_and_its_model(tmp_path, eager_celery, monkeypatch):
+    dataset = tiny_dataset(tmp_path, "tiny", seed=1)
+    run = start_judge_run(dataset, "learned")
+    # The job's progress as the page reads it, after each fold's fit.
+    seen, original = [], learned.cross_validated
+
+    def watched(*args, progress, **options):
+        def spy(done, total):
+            progress(done, total)
+            seen.append(JudgeRun.objects.values_list("progress", flat=True).get(pk=run.pk))
+
+        return original(*args, progress=spy, **options)
+
+    monkeypatch.setattr(learned, "cross_validated", watched)
+    assert tasks.run_judge.delay(run.pk).get() == "done"
+    assert len(seen) == 6 and seen == sorted(seen) and seen[0] > 0.6 and seen[-1] == pytest.approx(0.95)
+    run.refresh_from_db()
+    assert (run.status, run.progress, run.pairs_done, run.pairs_total) == ("done", 1.0, 320, 320)
+    assert run.model == "logreg-features-v1" and run.calibration["target"] == "expert"
+    # The model stored with the run: versioned, its features, coefficients and training set.
+    fitted = run.fitted
+    assert (fitted["format"], fitted["version"], fitted["features"]) == ("acu-learned-judge", 1, list(FEATURE_NAMES))
+    assert len(fitted["coef"]) == len(FEATURE_NAMES) == len(fitted["mean"]) == len(fitted["scale"])
+    training = fitted["training"]
+    assert (training["pairs"], training["documents"], training["folds"], training["labels"]) == (320, 16, 5, "expert")
+    # The stored probabilities are the out-of-fold ones: recomputed here by document-wise folds.
+    pairs, X = _features(dataset)
+    rows = MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
+    stored = {(s, a): p for s, a, p in rows}
+    keys = pairs.keys()
+    probability = np.array([stored[k] for k in keys])
+    labels = human_labels(dataset, kind=Batch.Kind.IMPORTED)
+    y = np.array([labels[k] for k in keys])
+    cv = original(X, y, pairs.document)
+    np.testing.assert_allclose(probability, cv["oof"], atol=1e-9)
+    assert not np.allclose(probability, learned.predict(cv["fit"], X))  # not the fit on all labels
+    np.testing.assert_allclose(fitted["coef"], cv["fit"]["coef"], atol=1e-9)
+    figures = calibration.classification(y, probability)
+    assert run.figures["classification"]["expert"]["auc"] == pytest.approx(figures["auc"])
+    assert training["oof"]["auc"] == pytest.approx(figures["auc"]) and figures["auc"] > 0.85
+    low, high = run.figures["classification"]["expert"]["ci"]["auc"]
+    assert low <= figures["auc"] <= high
+    assert run.figures["ranking"]["for_ranking"] is True
+    assert training["figures"]["correlations"]["system"]["kendall"][0] > 0
+
+
+def test_a_trained_model_judges_another_dataset(tmp_path):
+    first = tiny_dataset(tmp_path, "first", seed=2)
+    source = run_judge_run(start_judge_run(first, "learned").pk)
+    other = tiny_dataset(tmp_path, "other", seed=3, documents=6)
+    out = StringIO()
+    call_command("judge_dataset", "other", "--judge", "learned", "--model-from", str(source.pk), "--json", stdout=out)
+    result = json.loads(out.getvalue())
+    assert result["status"] == "done" and result["model"] == f"logreg-features-v1 from run {source.pk}"
+    assert result["trained_on"]["run"] == source.pk and result["trained_on"]["dataset"] == "first"
+    assert result["trained_on"]["oof"]["auc"] == source.fitted["training"]["oof"]["auc"]
+    assert result["fitted"]["reused_from"] == source.pk and result["fitted"]["coef"] == source.fitted["coef"]
+    # Its raw scores are the stored model's predictions on this dataset's features.
+    run = JudgeRun.objects.get(pk=result["id"])
+    pairs, X = _features(other)
+    rows = MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "raw")
+    raw = {(s, a): r for s, a, r in rows}
+    keys = pairs.keys()
+    np.testing.assert_allclose([raw[k] for k in keys], learned.predict(source.fitted, X), atol=1e-9)
+    assert result["classification"]["expert"]["auc"] > 0.8
+    with pytest.raises(CommandError, match="No finished learned judge run 99999"):
+        call_command("judge_dataset", "other", "--judge", "learned", "--model-from", "99999")
+    lexical = run_judge_run(start_judge_run(other, "lexical").pk)
+    with pytest.raises(CommandError, match=f"No finished learned judge run {lexical.pk}"):
+        call_command("judge_dataset", "other", "--judge", "learned", "--model-from", str(lexical.pk))
+    with pytest.raises(CommandError, match="for the learned judge only"):
+        call_command("judge_dataset", "other", "--judge", "lexical", "--model-from", str(source.pk))
+
+
+def test_without_labels_or_time_the_run_fails_with_a_clear_message(tmp_path):
+    bare = tiny_dataset(tmp_path, "bare", seed=4, documents=3, labels=False)
+    run = run_judge_run(start_judge_run(bare, "learned").pk)
+    assert run.status == "failed" and "trains on human labels and bare has none" in run.error
+    assert not MachineJudgment.objects.filter(run=run).exists()
+    labelled = tiny_dataset(tmp_path, "labelled", seed=5, documents=3)
+    run = run_judge_run(start_judge_run(labelled, "learned", options={"time_budget": 1e-9}).pk)
+    assert run.status == "failed" and "ran out of its time budget" in run.error
+
+
+def test_a_judge_not_for_ranking_is_refused_for_triage_without_override(tmp_path, client, lead):
+    dataset = tiny_dataset(tmp_path, "coin", seed=6, documents=10, random_labels=True)
+    Reference.objects.filter(document__dataset=dataset).update(status=Reference.Status.APPROVED)
+    run = run_judge_run(start_judge_run(dataset, "learned").pk)
+    kendall = run.figures["correlations"]["system"]["kendall"]
+    assert kendall[1] <= 0 <= kendall[2]  # labels are coins: the CI includes 0
+    assert run.figures["ranking"]["for_ranking"] is False
+    with pytest.raises(BatchError, match="not for ranking"):
+        create_triage_batch(run, confidence=0.6)
+    compute_scores(dataset, n_resamples=100)
+    client.login(username=lead.username, password=PASSWORD)
+    page = client.get(reverse("dashboard_systems", args=[dataset.pk])).content.decode()
+    assert "not for ranking" in page and 'name="override"' in page
+    refused = client.post(reverse("judge_triage_batch", args=[dataset.pk, run.pk]), {"confidence": "0.6"}, follow=True)
+    assert "not for ranking" in refused.content.decode() and not Batch.objects.filter(triage_run=run).exists()
+    batch = create_triage_batch(run, confidence=0.6, allow_not_for_ranking=True)
+    assert batch.triage_run_id == run.pk and batch.hits.exists()
+
+
+def test_triage_defaults_to_the_learned_judge(tmp_path):
+    dataset = tiny_dataset(tmp_path, "default", seed=7)
+    learned_run = run_judge_run(start_judge_run(dataset, "learned").pk)
+    lexical_run = run_judge_run(start_judge_run(dataset, "lexical").pk)  # newer
+    assert lexical_run.figures["ranking"]["for_ranking"] is True
+    assert triage_source(dataset) == learned_run
+    out = StringIO()
+    call_command("triage_report", "default", "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["judge_run"] == learned_run.pk and report["ranking"]["for_ranking"] is True
+    best = report["saved_at_tau_0_95"]
+    assert best is None or all(r["system_kendall"] >= 0.95 for r in report["rows"] if r["c"] >= best["c"])
