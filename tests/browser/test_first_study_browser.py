@@ -74,6 +74,11 @@ def test_lead_pages_of_the_first_study(live_server, browser, shoot, worker, lead
     page.goto(f"{live_server.url}/batches/{old.pk}/")
     notice = page.inner_text("#handout-share")
     assert notice.startswith("Another batch is taking the workers: New study (priority 1)")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    wide = page.evaluate(
+        """Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > 392 && !e.closest('.table-scroll')).slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+    )
+    assert width <= SIZES[size]["width"], f"the batch page is {width} px wide: {wide}"
     shoot(page, f"i27-batch-share-{size}")
 
     page.goto(f"{live_server.url}/people/")
