@@ -2,12 +2,16 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from .db_retry import retry_on_reconnect
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on pages without the icon link (e.g. a JSON response).
+    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("img/favicon.svg"))),
     path("api/", include("config.api")),
     # Signing in again only sets the session again: retried after a dropped connection.
     # Its lockout: django-axes (config/lockout.py, settings AXES_*).

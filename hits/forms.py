@@ -99,7 +99,7 @@ class BucketsForm(forms.Form):
             parts = line.split()
             span = _SPAN.fullmatch(parts[0]) if len(parts) == 2 else None
             if span is None:
-                raise forms.ValidationError(f"Line {n}: write it as `6-10 0.25` or `21+ 0.55`.")
+                raise forms.ValidationError(f"Line {n}: write it as “6-10 0.25” or “21+ 0.55”.")
             reward = parts[1]
             low, high = int(span["low"]), int(span["high"]) if span["high"] else None
             if max(low, high or 0) > MAX_BUCKET_ACUS:

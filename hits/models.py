@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Cast
 
 from annotation.models import ACU, Dataset, Summary, System
 
@@ -160,6 +161,9 @@ class Batch(models.Model):
     allocation_threshold = models.FloatField(default=0.9)
     # The class prior of the batch's latest Dawid-Skene fit (empty: not fitted yet, 0.5 is used).
     allocation_prior = models.FloatField(null=True, blank=True)
+    # Set by the lead: the handout serves published batches of one provider with a higher
+    # priority first; batches of equal priority take turns (hits.services.handout).
+    priority = models.SmallIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["dataset", "created_at"]
@@ -195,6 +199,10 @@ class PayBucket(models.Model):
         return f"{self.min_acus}–{top} ACUs: ${self.reward}"
 
 
+# The share of a HIT's places still open (the handout's fair order and its index).
+OPEN_SHARE = Cast("open_places", models.FloatField()) / models.F("max_assignments")
+
+
 class HIT(models.Model):
     """One system summary with all ACUs of its reference (as in RoSE)."""
 
@@ -221,6 +229,13 @@ class HIT(models.Model):
     # The places the provider was last told this HIT has (MTurk's MaxAssignments); empty for
     # in-house work. Below max_assignments: an opened place still to push (hits/services/allocation.py).
     provider_places = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Where the HIT falls in its batch's order, as a share of the batch (0 <= turn < 1): among
+    # batches of equal priority the handout picks the emptiest HIT with the lowest turn, so
+    # the batches take turns instead of the oldest going first.
+    turn = models.FloatField(default=0.0, db_default=0.0)
+    # The batch's priority, copied here (hits.services.batches.set_priority) so the handout's
+    # fair order is one partial index of HIT columns (`hit_fair_pick`).
+    priority = models.SmallIntegerField(default=0, db_default=0)
 
     class Meta:
         verbose_name = "HIT"
@@ -232,6 +247,16 @@ class HIT(models.Model):
                 models.F("open_places").desc(),
                 "id",
                 name="hit_open_places",
+                condition=models.Q(open_places__gt=0),
+            ),
+            # The handout's fair order across batches (hits.services.handout.FAIR_ORDER), so
+            # the pick reads the first matching HITs instead of sorting every open one.
+            models.Index(
+                models.F("priority").desc(),
+                OPEN_SHARE.desc(),
+                "turn",
+                "id",
+                name="hit_fair_pick",
                 condition=models.Q(open_places__gt=0),
             ),
         ]

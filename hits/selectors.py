@@ -8,6 +8,7 @@ excluded. Scores, exports, gold answers and the lead's answer view all read them
 """
 
 from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Summary, System
 
@@ -67,15 +68,47 @@ def batches_with_counts() -> QuerySet[Batch]:
 
 
 def batch_progress(batch: Batch) -> dict:
-    """Places (the HITs' places: assignments per HIT, or an adaptive batch's opened places) done, in progress and left, and assignments per status."""
+    """Places (the HITs' places: assignments per HIT, or an adaptive batch's opened places) done, in
+    progress, overdue (held past the deadline, to be released) and left, and assignments per status."""
     counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
     places = batch.hits.aggregate(n=Sum("max_assignments"))["n"] or 0  # an adaptive batch's opened places
     done = counts.get("submitted", 0) + counts.get("approved", 0)
+    # Held past their deadline: released by the next handout (or the beat), so counted as left.
+    overdue = (
+        Assignment.objects.filter(
+            hit__batch=batch, status=Assignment.Status.ASSIGNED, deadline__lte=timezone.now()
+        ).count()
+        if counts.get("assigned")
+        else 0
+    )
+    in_progress = counts.get("assigned", 0) - overdue
     return {
         "places": places,
         "done": done,
-        "in_progress": counts.get("assigned", 0),
-        "left": max(0, places - done - counts.get("assigned", 0)),
+        "in_progress": in_progress,
+        "overdue": overdue,
+        "left": max(0, places - done - in_progress),
         "by_status": counts,
         "percent": round(100 * done / places, 1) if places else 0,
     }
+
+
+def workers_shared_with(batch: Batch) -> dict:
+    """The other published, unexpired batches of the batch's provider with an open place that
+    the handout serves before this one (`ahead`: higher priority) or in turns with it
+    (`sharing`: equal priority), for the batch page."""
+    others = (
+        Batch.objects.filter(
+            status=Batch.Status.PUBLISHED,
+            provider=batch.provider,
+            kind=Batch.Kind.CROWD,
+            hits__open_places__gt=0,
+        )
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        .exclude(pk=batch.pk)
+        .distinct()
+        .order_by("-priority", "pk")
+    )
+    ahead = [b for b in others if b.priority > batch.priority]
+    sharing = [b for b in others if b.priority == batch.priority]
+    return {"ahead": ahead, "sharing": sharing}

@@ -41,7 +41,17 @@ def batch_stage(batch: Batch) -> Stage:
         batch.expires_at is not None and batch.expires_at <= timezone.now()
     )
     if pending or not decided or (approved < places and not no_more_work):
-        return _stage(batch.status)
+        stage = _stage(batch.status)
+        held = pending + approved
+        if batch.status == Batch.Status.PUBLISHED and places and held >= places:
+            # Every place taken: nothing is being handed out any more.
+            waiting = counts.get(Assignment.Status.SUBMITTED, 0)
+            assigned = counts.get(Assignment.Status.ASSIGNED, 0)
+            parts = [f"{assigned} still being worked on"] if assigned else []
+            if waiting:
+                parts.append(f"{waiting} submitted, waiting for your review")
+            return Stage(stage.code, stage.label, "Every place is taken: " + ", ".join(parts or ["all done"]) + ".")
+        return stage
     paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
     return _stage("paid" if paid >= approved else "complete")
 

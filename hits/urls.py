@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("hits.providers.prolific.urls")),
     path("", include("hits.providers.panel.urls")),
     path("people/", people.people, name="people"),
+    path("people/<int:user_id>/<str:action>/", people.person_action, name="person_action"),
     path("work/", worker.work, name="work"),
     path("work/next", worker.start_next, name="work_next"),
     path("work/qualification/<int:test_id>/", worker.take_test, name="take_test"),

@@ -100,3 +100,19 @@ def refit_on_submission(sender, batch_id: int, adaptive: bool = False, **kwargs)
     except Exception:
         cache.delete(allocation.refit_key(batch_id))
         logger.exception("allocation batch=%s: could not refit the worker estimates; the previous ones stay", batch_id)
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def compute_rouge_scores(dataset_id: int) -> str:
+    """ROUGE-1/2/L recall and F1 of every summary of a dataset, stored as metric scores."""
+    from annotation.importing import DatasetImportError
+    from scoring.runs.metrics import compute_rouge
+
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        return "The dataset is gone."
+    try:
+        result = compute_rouge(dataset)
+    except DatasetImportError as exc:
+        return f"Nothing was computed: {exc}."
+    return f"ROUGE computed for {result['summaries']} summaries ({', '.join(result['metrics'])})."

@@ -24,6 +24,8 @@ urlpatterns = [
         name="dashboard_worker_action",
     ),
     path("datasets/<int:dataset_id>/dashboard/metrics/", views.metrics, name="dashboard_metrics"),
+    path("datasets/<int:dataset_id>/dashboard/metrics/upload", views.metrics_upload, name="dashboard_metrics_upload"),
+    path("datasets/<int:dataset_id>/dashboard/metrics/rouge", views.metrics_rouge, name="dashboard_metrics_rouge"),
     path("datasets/<int:dataset_id>/dashboard/run/<str:kind>", views.start_statistics, name="dashboard_start"),
     path("datasets/<int:dataset_id>/authoring/budget", budget_views.budget, name="authoring_budget"),
     path("datasets/<int:dataset_id>/exports/<str:what>", views.export, name="dashboard_export"),

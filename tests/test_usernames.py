@@ -17,7 +17,8 @@ def test_people_page_refuses_a_fullwidth_copy_of_an_existing_name(client, lead):
     create_user_with_role(username="demo-worker", password=PASSWORD, role="worker")
     client.force_login(lead)
     response = client.post(reverse("people"), {"username": "ｄemo-worker", "role": "worker", "password": PASSWORD})
-    assert response.status_code == 302
+    assert response.status_code == 400  # the form again, with what was typed (issue 27 item 13)
+    assert 'value="ｄemo-worker"' in response.content.decode()
     shown = " ".join(str(m) for m in get_messages(response.wsgi_request))
     assert "is taken" in shown and "'demo-worker'" in shown
     assert get_user_model().objects.filter(username__endswith="emo-worker").count() == 1

@@ -15,3 +15,12 @@ class DatasetImportError(ServiceError):
         if self.file:
             where = self.file + (f", line {self.line}" if self.line else "") + ": "
         return where + self.problem
+
+
+class DatasetExists(DatasetImportError):
+    """A dataset of that name exists and replacing it was not asked for; each caller says how
+    to ask (the page's Replace box, the command's --replace)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"a dataset named {name!r} exists")

@@ -6,6 +6,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from config import extras
 from config.json_body import JSONBodyError, read_json_body
 from config.roles import AUTHOR, LEAD, role_required
 
@@ -247,6 +248,7 @@ def overview(request, dataset_id: int):
         .select_related("document", "writer", "reviewer")
         .order_by("document__position")
     )
+    missing = extras.missing_features()
     return render(
         request,
         "annotation/authoring_overview.html",
@@ -259,7 +261,9 @@ def overview(request, dataset_id: int):
             "drafters": available_drafters(),
             "draft_job": drafting.job_progress(dataset.draft_jobs.filter(kind=DraftJob.Kind.PREDRAFT).first()),
             "budget_job": drafting.job_progress(dataset.draft_jobs.filter(kind=DraftJob.Kind.BUDGET).first()),
-            "judges": _judge_names(),
+            "judges": [(j, missing.get(j, "")) for j in _judge_names()],
+            "extras_missing": missing,
+            "extras_install": extras.INSTALL,
         },
     )
 

@@ -157,8 +157,9 @@ def create_batch(
                 acu_count=acu_counts[s.document.reference.pk],
                 reward=bucket_for(buckets, acu_counts[s.document.reference.pk]).reward,
                 gold_answers=gold.get(s.pk),
+                turn=i / len(summaries),
             )
-            for s in summaries
+            for i, s in enumerate(summaries)
         ],
         batch_size=2000,
     )
@@ -295,6 +296,26 @@ def stop_batch(batch: Batch) -> Batch:
     Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.PUBLISHED, Batch.Status.PUBLISHING]).update(
         status=Batch.Status.STOPPED
     )
+    batch.refresh_from_db()
+    return batch
+
+
+PRIORITY_RANGE = (-9, 9)
+
+
+def set_priority(batch: Batch, value) -> Batch:
+    """The lead's priority for the in-house handout: published batches of one provider with a
+    higher priority get the workers first; equal priorities (0, the default) take turns."""
+    low, high = PRIORITY_RANGE
+    try:
+        priority = int(str(value).strip())
+    except (TypeError, ValueError):
+        raise BatchError(f"The priority must be a whole number from {low} to {high}.") from None
+    if not low <= priority <= high:
+        raise BatchError(f"The priority must be a whole number from {low} to {high}.")
+    with transaction.atomic():
+        Batch.objects.filter(pk=batch.pk).update(priority=priority)
+        HIT.objects.filter(batch_id=batch.pk).exclude(priority=priority).update(priority=priority)
     batch.refresh_from_db()
     return batch
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from annotation.importing.bulk import analyze, create_all, insert_rows
-from annotation.importing.errors import DatasetImportError
+from annotation.importing.errors import DatasetExists, DatasetImportError
 from annotation.importing.foreign_keys import checked_as_a_set
 from annotation.importing.formats import check_alpha, guess_format, read_records
 from annotation.importing.limits import check_text
@@ -59,7 +59,7 @@ def import_dataset(
         existing = Dataset.objects.select_for_update().filter(name=name).first()
         if existing:
             if not replace:
-                raise DatasetImportError(f"a dataset named {name!r} exists; pass --replace to overwrite it")
+                raise DatasetExists(name)
             delete_dataset(existing)
         summary = _store(records, name=name, fmt=fmt, created_by=created_by, length_alpha=length_alpha)
     # Fresh statistics for the tables just filled (outside the transaction, which committed).

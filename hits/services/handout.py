@@ -3,11 +3,13 @@
 Constant time whatever the size of the database: the HIT is picked from the partial index of
 HITs with an open place (`HIT.open_places`, kept in the same transaction) with
 `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent workers take different HITs without
-waiting and no HIT gets more assignments than asked. No query reads rows of other batches.
+waiting and no HIT gets more assignments than asked. Published batches of one provider share
+the workers: a lead-set priority first, then in turns (`FAIR_ORDER`).
 The (hit, worker) unique constraint means no worker ever gets the same HIT twice, and a partial
 unique constraint allows one open in-house assignment per worker, whatever clicks race.
 """
 
+import logging
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -16,8 +18,10 @@ from django.db.models.expressions import Combinable
 from django.utils import timezone
 
 from hits import places
-from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
+from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker
 from hits.services.qualification import is_qualified
+
+logger = logging.getLogger(__name__)
 
 
 class NoWork(Exception):
@@ -46,15 +50,24 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
 
+# The fair order (the partial index `hit_fair_pick`): higher batch priority first (copied on the HIT); then the HIT with the largest share of its
+# places open, then the lowest turn (its place in its batch's order, as a share of the batch),
+# so batches of equal priority take turns in proportion to their size instead of the oldest
+# batch going first.
+FAIR_ORDER = ("-priority", "-open_share", "turn", "pk")
+
+
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
-    """The HIT with the most open places (oldest batch, then oldest HIT first), locked, with its
-    batch's time allowed (`duration`, seconds)."""
+    """The next HIT in the fair order, locked, with its batch's time allowed (`duration`, seconds)."""
     return (
         HIT.objects.select_for_update(skip_locked=skip_locked, of=("self",))
         .filter(_open_to(worker, batch, now), open_places__gt=0)
-        .annotate(duration=F("batch__assignment_duration_seconds"))
+        .annotate(
+            duration=F("batch__assignment_duration_seconds"),
+            open_share=OPEN_SHARE,
+        )
         .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
-        .order_by("batch_id", "-open_places", "pk")
+        .order_by(*FAIR_ORDER)
         .first()
     )
 
@@ -117,6 +130,7 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     parallel clicks of one worker end with one assignment, the others resuming it."""
     if worker.blocked:
         raise NoWork("Your account is blocked from new tasks.")
+    batch_id = batch.pk if batch is not None else None
     for _ in range(3):
         now = timezone.now()
         try:
@@ -130,7 +144,10 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
             assignment = _resumable(worker, now)  # nothing new, but their own work is open
         if assignment is not None:
             return assignment
-        break
+        # No open place: places held past their deadline reopen here (no beat needed), then
+        # the pick runs again.
+        if not release_overdue(now=now, provider=worker.provider, batch_id=batch_id, limit=RELEASE_LIMIT):
+            break
     unqualified = Batch.objects.filter(
         status=Batch.Status.PUBLISHED, provider=worker.provider, qualification_test__isnull=False
     )
@@ -139,13 +156,50 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     raise NoWork("No task is waiting right now. Come back later.")
 
 
-def expire_abandoned(now=None) -> int:
-    """Release assignments whose time ran out without a submission; their places reopen."""
+# At most this many HITs' overdue assignments are released by one handout (a bounded write;
+# the next handout releases more).
+RELEASE_LIMIT = 50
+
+
+def release_overdue(
+    *, now=None, provider: str | None = None, batch_id: int | None = None, limit: int | None = None
+) -> int:
+    """Release assignments whose time ran out without a submission (status expired); their
+    places reopen. Returns how many were released.
+
+    The beat task calls it for everything; the handout calls it for the batches it hands out
+    (`provider`, `batch_id`, at most `limit` HITs) when it finds no open place, so the
+    embedded mode (no beat) releases them too. The HITs are locked first with SKIP LOCKED:
+    a HIT a handout holds this instant is left for the next call, so this never waits for a
+    handout, and no handout adds an assignment to a HIT while its places are recounted."""
     now = now or timezone.now()
+    due = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now)
+    if provider is not None:
+        due = due.filter(hit__batch__provider=provider)
+    if batch_id is not None:
+        due = due.filter(hit__batch_id=batch_id)
     with transaction.atomic():
-        due = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now)
-        hit_ids = set(due.values_list("hit_id", flat=True))
-        expired = due.update(status=Assignment.Status.EXPIRED)
-        if hit_ids:
-            places.refresh(hit_ids=hit_ids)
-    return expired
+        hit_ids = due.order_by().values_list("hit_id", flat=True).distinct()
+        if limit is not None:
+            hit_ids = hit_ids[:limit]
+        held = list(
+            HIT.objects.select_for_update(skip_locked=True).filter(pk__in=list(hit_ids)).values_list("pk", flat=True)
+        )
+        if not held:
+            return 0
+        released = due.filter(hit_id__in=held).update(status=Assignment.Status.EXPIRED)
+        places.refresh(hit_ids=held)
+    if released:
+        logger.info(
+            "released %d overdue assignment(s) on %d HIT(s) (provider %s, batch %s)",
+            released,
+            len(held),
+            provider or "any",
+            batch_id or "any",
+        )
+    return released
+
+
+def expire_abandoned(now=None) -> int:
+    """Release every assignment whose time ran out without a submission (the beat task)."""
+    return release_overdue(now=now)

@@ -72,11 +72,42 @@ def add_person(*, username: str, role: str, password: str = "", email: str = "",
     return user, password
 
 
-def people_by_role() -> list[dict]:
-    """Every active account with its roles, for the People page (reads only)."""
+def _other_person(user_id: int, by):
+    user = get_user_model().objects.filter(pk=user_id).first()
+    if user is None:
+        raise PeopleError("No such person.")
+    if by is not None and user.pk == by.pk:
+        raise PeopleError("You cannot do that to your own account here.")
+    return user
+
+
+def set_active(*, user_id: int, active: bool, by=None):
+    """Deactivate a person (they can no longer sign in; their work and history stay) or let
+    them sign in again. A lead cannot deactivate themselves."""
+    user = _other_person(user_id, by)
+    get_user_model().objects.filter(pk=user.pk).update(is_active=active)
+    logger.info("person %s %s by %s", user.pk, "reactivated" if active else "deactivated", getattr(by, "pk", None))
+    user.is_active = active
+    return user
+
+
+def reset_password(*, user_id: int, by=None) -> tuple[object, str]:
+    """A new random password for a person (shown once to the lead): (user, password)."""
+    import secrets
+
+    user = _other_person(user_id, by)
+    password = secrets.token_urlsafe(12)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    logger.info("person %s password reset by %s", user.pk, getattr(by, "pk", None))
+    return user, password
+
+
+def people_by_role(*, active: bool = True) -> list[dict]:
+    """Every active (or deactivated) account with its roles, for the People page (reads only)."""
     User = get_user_model()
     rows = []
-    for user in User.objects.filter(is_active=True).prefetch_related("groups").order_by("username"):
+    for user in User.objects.filter(is_active=active).prefetch_related("groups").order_by("username"):
         roles = sorted(g.name for g in user.groups.all() if g.name in ROLES)
         if user.is_superuser and LEAD not in roles:
             roles.append(LEAD)

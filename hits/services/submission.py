@@ -150,6 +150,32 @@ def submit_assignment(
     assignment's update and the round's version."""
     now = now or timezone.now()
     parsed = _parse_answers(answers)
+    try:
+        return _store(assignment_id, worker_id, parsed, comment, active_seconds, now)
+    except _TimeRanOut as late:
+        raise SubmissionRefused(_released(late.assignment, now)) from None
+
+
+class _TimeRanOut(Exception):
+    def __init__(self, assignment: Assignment):
+        super().__init__(assignment.pk)
+        self.assignment = assignment
+
+
+def _released(assignment: Assignment, now) -> str:
+    """Release a late assignment's place at once (and its batch's other overdue ones, as the
+    handout would) and say what happened."""
+    from hits.services.handout import release_overdue
+
+    release_overdue(now=now, batch_id=assignment.hit.batch_id)
+    when = f" at {timezone.localtime(assignment.deadline):%H:%M}" if assignment.deadline else ""
+    return (
+        f"The time for this task ran out{when}, so these answers were not stored and the task went back "
+        "to the other workers. Take a new task."
+    )
+
+
+def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment, active_seconds, now):
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
@@ -168,7 +194,7 @@ def submit_assignment(
             raise SubmissionRefused("This task was already submitted with other answers; it cannot be changed.")
         _check_complete(parsed, set(assignment.hit.task_acus().order_by().values_list("pk", flat=True)))
         if assignment.status == Assignment.Status.EXPIRED or (assignment.deadline and assignment.deadline <= now):
-            raise SubmissionRefused("The time for this task ran out and it was given to someone else. Take a new task.")
+            raise _TimeRanOut(assignment)
         Judgment.objects.bulk_create(
             [
                 Judgment(assignment=assignment, acu_id=acu_id, present=present)

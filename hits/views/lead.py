@@ -158,6 +158,7 @@ def batch_detail(request, batch_id: int):
             "provider_section": provider.section(batch, request.build_absolute_uri("/")),
             "can_sync": provider_sync.can_sync(batch),
             "stage": batch_stage(batch),
+            "shared": selectors.workers_shared_with(batch) if batch.provider == Worker.Provider.INHOUSE else None,
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
             .select_related("worker", "hit__summary__system", "hit__summary__document")
             .order_by("-submitted_at", "-pk")[:500],
@@ -192,6 +193,9 @@ def batch_action(request, batch_id: int, action: str):
         elif action == "stop":
             batches.stop_batch(batch)
             messages.success(request, "Stopped: no new HITs are handed out.")
+        elif action == "priority":
+            batch = batches.set_priority(batch, request.POST.get("priority", ""))
+            messages.success(request, f"Priority set to {batch.priority}.")
         elif action == "budget":
             batch = money_budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
             messages.success(

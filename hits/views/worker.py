@@ -6,6 +6,7 @@ from django.db.models import Sum
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -18,7 +19,7 @@ from hits import gold, task_page
 from hits.services import handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
-from ..models import HIT, Assignment, Worker
+from ..models import HIT, Assignment, LedgerEntry, Worker
 
 
 def inhouse_worker(user) -> Worker:
@@ -34,6 +35,7 @@ def inhouse_worker(user) -> Worker:
         return Worker.objects.get(provider=Worker.Provider.INHOUSE, external_id=user.username)
 
 
+@never_cache  # back to it after a task: the current state, not the page before the submission
 @role_required(WORKER)
 def work(request):
     """Security behavior: workers; shows only their own assignments, earnings and tests."""
@@ -49,6 +51,9 @@ def work(request):
             "tests": open_tests,
             "current": handout.open_assignment(worker),
             "recent": recent,
+            "bonuses": worker.ledger.filter(kind=LedgerEntry.Kind.BONUS)
+            .select_related("assignment__hit__summary__document")
+            .order_by("-created_at")[:20],
             "earned": worker.ledger.aggregate(total=Sum("amount"))["total"] or 0,
         },
     )
@@ -73,6 +78,7 @@ def _task_context(hit: HIT) -> dict:
     return {"hit": hit, "batch": hit.batch, **task_page.content(hit)}
 
 
+@never_cache  # back after submitting: the server says "already submitted", not a blank copy
 def task(request, token: str):
     """Security behavior: whoever holds the signed token of an assignment (its worker); no
     session needed, so the page also works inside a provider's iframe."""

@@ -51,12 +51,17 @@ def _tallied(dataset, batch, since) -> dict[int, dict]:
     """Per batch in scope, from its tallies (hits.tallies): kind, assignments per HIT, budget and
     {what: (count, amount)}; per-minute submissions summed from `since` on."""
     if batch is not None:  # a round's own row is read already
-        rows = [(batch.pk, batch.kind, batch.assignments_per_hit, batch.budget)]
+        rows = [(batch.pk, batch.kind, batch.assignments_per_hit, batch.budget, batch.status)]
     else:
         rows = (
-            Batch.objects.filter(dataset=dataset).order_by().values_list("pk", "kind", "assignments_per_hit", "budget")
+            Batch.objects.filter(dataset=dataset)
+            .order_by()
+            .values_list("pk", "kind", "assignments_per_hit", "budget", "status")
         )
-    out = {pk: {"kind": kind, "per_hit": per_hit, "budget": budget, "counts": {}} for pk, kind, per_hit, budget in rows}
+    out = {
+        pk: {"kind": kind, "per_hit": per_hit, "budget": budget, "status": status, "counts": {}}
+        for pk, kind, per_hit, budget, status in rows
+    }
     since_minute = int(since.timestamp() // 60)
     # Summed here: after compaction a batch has a row per key, and a row per minute of the window.
     for batch_id, what, minute, n, amount in Tally.objects.filter(batch_id__in=list(out)).values_list(
@@ -70,7 +75,7 @@ def _tallied(dataset, batch, since) -> dict[int, dict]:
 
 def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
     """Per crowd batch in scope: (assignments per HIT, HITs, counted, assigned, rejected,
-    submitted since `since`); `tallied`: the scope's tallies read already (`_tallied`)."""
+    submitted since `since`, still handed out); `tallied`: the scope's tallies read already (`_tallied`)."""
     if tallies.available():
         rows = []
         for entry in (tallied if tallied is not None else _tallied(dataset, batch, since)).values():
@@ -85,6 +90,7 @@ def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
                     count.get(Assignment.Status.ASSIGNED, 0),
                     count.get(Assignment.Status.REJECTED, 0),
                     count.get(tallies.SUBMISSIONS, 0),
+                    entry["status"] == Batch.Status.PUBLISHED,
                 )
             )
         return rows
@@ -99,7 +105,7 @@ def _progress_rows(dataset, batch, since, tallied=None) -> list[tuple]:
             rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
             recent=Count("pk", filter=Q(submitted_at__gte=since.replace(second=0, microsecond=0))),
         )
-        rows.append((b.assignments_per_hit, b.hits.count(), *counts.values()))
+        rows.append((b.assignments_per_hit, b.hits.count(), *counts.values(), b.status == Batch.Status.PUBLISHED))
     return rows
 
 
@@ -112,10 +118,12 @@ def progress(dataset, batch=None, tallied=None) -> dict:
     total_places = sum(per_hit * hits for per_hit, hits, *_ in rows)
     hits, done, in_progress, rejected, recent = (sum(r[i] for r in rows) for i in range(1, 6))
     left = max(0, total_places - done - in_progress)
+    # An estimated finish only for the work still handed out: stopped or complete batches have none.
+    open_work = sum(max(0, per_hit * n - d - a) + a for per_hit, n, d, a, _r, _s, handed_out in rows if handed_out)
     eta = None
     rate = recent / RATE_WINDOW.total_seconds() if recent else 0
-    if rate and left + in_progress:
-        eta = now + timedelta(seconds=(left + in_progress) / rate)
+    if rate and open_work:
+        eta = now + timedelta(seconds=open_work / rate)
     return {
         "batches": len(rows),
         "hits": hits,

@@ -63,4 +63,5 @@ def lead_steps() -> dict:
         },
     ]
     nxt = next((s for s in steps if not s["done"]), None)
-    return {"steps": steps, "next": nxt, "authors": n_authors}
+    # References without approved ACUs: the loop may be done once, but not the writing.
+    return {"steps": steps, "next": nxt, "authors": n_authors, "unwritten": refs["total"] - refs["approved"]}

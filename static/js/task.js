@@ -17,10 +17,27 @@
   let current = 0, active = 0, last = Date.now(), sending = false;
   const answers = {};
 
+  // Submitted already (the server says so, or this browser stored it a moment ago and the page
+  // came back from the history): say so at once and offer no buttons.
+  let submitted = form.dataset.done === "true";
   try {
     const saved = storageKey && JSON.parse(localStorage.getItem(storageKey) || "null");
-    if (saved) { Object.assign(answers, saved.answers || {}); if (comment && saved.comment) comment.value = saved.comment; }
+    if (saved && saved.submitted) submitted = true;
+    else if (saved) { Object.assign(answers, saved.answers || {}); if (comment && saved.comment) comment.value = saved.comment; }
   } catch (e) { /* private mode: answers simply are not kept across reloads */ }
+  // A page restored from the back/forward cache is the old one: ask the server again.
+  window.addEventListener("pageshow", function (e) { if (e.persisted) window.location.reload(); });
+
+  function showSubmitted() {
+    const already = document.getElementById("already-submitted");
+    if (already) {
+      if (!already.textContent) already.textContent = "This task is already submitted. Thank you!";
+      already.hidden = false;
+    }
+    form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    if (comment) comment.disabled = true;
+    progress.textContent = "Submitted";
+  }
 
   function persist() {
     if (!storageKey) return;
@@ -42,9 +59,9 @@
     if (submitBtn) submitBtn.disabled = preview || sending || done < rows.length;
   }
 
-  function focusRow(i) {
+  function focusRow(i, opening) {
     current = Math.max(0, Math.min(rows.length - 1, i));
-    rows[current].focus();
+    rows[current].focus({ preventScroll: !!opening }); // on opening, the page starts at the summary
     render();
   }
 
@@ -60,7 +77,7 @@
 
   form.addEventListener("click", function (e) {
     const b = e.target.closest("button[data-value]");
-    if (!b) return;
+    if (!b || submitted) return;
     e.preventDefault();
     answer(rows.indexOf(b.closest(".acu-row")), b.dataset.value === "1");
   });
@@ -68,6 +85,7 @@
 
   document.addEventListener("keydown", function (e) {
     last = Date.now();
+    if (submitted) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const tag = document.activeElement && document.activeElement.tagName;
     if (tag === "TEXTAREA" || tag === "INPUT") return;
@@ -97,7 +115,7 @@
       const resp = await fetch(form.action, { method: "POST", body: body, headers: { "Content-Type": "application/json" }, credentials: "omit" });
       const data = await resp.json().catch(function () { return {}; });
       if (resp.ok && data.ok) {
-        try { localStorage.removeItem(storageKey); } catch (e) {}
+        try { localStorage.setItem(storageKey, JSON.stringify({ submitted: true })); } catch (e) {}
         form.dispatchEvent(new CustomEvent("task:stored", { detail: data }));
         return;
       }
@@ -129,10 +147,12 @@
   form.addEventListener("task:stored", function (e) {
     if (form.dataset.afterSubmit !== "inhouse") return;
     say(e.detail.message, "ok");
+    submitted = true;
     form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
     const next = document.getElementById("after-submit");
     if (next) { next.hidden = false; const b = next.querySelector("button"); if (b) b.focus(); }
   });
 
-  focusRow(Math.max(0, rows.findIndex(function (r) { return answers[r.dataset.acu] === undefined; })));
+  if (submitted) { render(); showSubmitted(); return; }
+  focusRow(Math.max(0, rows.findIndex(function (r) { return answers[r.dataset.acu] === undefined; })), true);
 })();

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importing import FORMATS, DatasetImportError
+from annotation.importing import FORMATS, DatasetExists, DatasetImportError
 from hits.services.dataset_import import import_dataset
 
 
@@ -27,6 +27,8 @@ class Command(BaseCommand):
                 replace=options["replace"],
                 alpha=options["alpha"],
             )
+        except DatasetExists as exc:
+            raise CommandError(f"Nothing was imported. {exc}; pass --replace to overwrite it") from None
         except DatasetImportError as exc:
             raise CommandError(f"Nothing was imported. {exc}") from None
         self.stdout.write(str(summary))

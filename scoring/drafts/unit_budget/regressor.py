@@ -6,7 +6,7 @@ N_FOLDS = 5
 
 
 class RegressorUnavailable(Exception):
-    """scikit-learn is not installed (it comes with requirements-ml.txt)."""
+    """scikit-learn is not installed (it is in requirements.txt; an environment made before it was)."""
 
 
 def _model(seed: int):
@@ -14,7 +14,7 @@ def _model(seed: int):
         from sklearn.ensemble import GradientBoostingRegressor
     except ImportError:
         raise RegressorUnavailable(
-            "The budget regressor needs scikit-learn: .venv/bin/pip install -r requirements-ml.txt"
+            "The budget regressor needs scikit-learn, which is not installed: .venv/bin/pip install -r requirements.txt"
         ) from None
 
     return GradientBoostingRegressor(

@@ -15,7 +15,7 @@ from config.roles import LEAD, role_required
 from scoring import tasks
 from scoring.drafts.quality import CRITERIA
 from scoring.drafts.report import default_judge_name
-from scoring.machine.judges import JUDGE_NAMES
+from scoring.machine.judges import JUDGE_NAMES, get_judge
 
 
 @role_required(LEAD)
@@ -35,6 +35,8 @@ def budget(request, dataset_id: int):
         messages.error(request, "The budget is a share of sentences between 0% and 100%.")
     elif drafter not in available_drafters() or judge not in JUDGE_NAMES or criterion not in CRITERIA:
         messages.error(request, "Choose an available drafter and judge.")
+    elif not (ready := get_judge(judge).available())[0]:
+        messages.error(request, f"Nothing started: {ready[1]}")
     else:
         job = DraftJob.objects.create(
             dataset=dataset,

