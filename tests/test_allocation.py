@@ -100,6 +100,37 @@ def test_simulation_policies_buy_what_they_say_and_score_against_the_experts(rea
     assert "| adaptive 2-5, t=0.8 |" in allocation_bench.table(results)
 
 
+def test_simulation_variants_buy_within_their_bounds_and_block_only_by_the_answers(realsumm_path):
+    systems, labels = allocation_bench.expert_labels(Path(realsumm_path))
+    keep = np.isin(systems, np.unique(systems)[:6])
+    labels = [x for x, k in zip(labels, keep, strict=True) if k]
+    crowd = allocation_bench.simulate_crowd(labels, np.random.default_rng(1))
+    # per ACU from 1: an extra place carries only some of its HIT's ACUs
+    counts = allocation_bench.variant_counts(crowd, low=1, high=5, threshold=0.85, waves=5)
+    assert counts.min() == 1 and counts.max() <= 5 and counts.sum() < 3 * counts.size
+    places = np.maximum.reduceat(counts, crowd.starts)
+    assert (places > np.minimum.reduceat(counts, crowd.starts)).any()  # some places carry only part of a HIT
+    # summary level: whole-HIT places
+    whole = allocation_bench.variant_counts(crowd, low=1, high=5, eps=0.1, waves=5)
+    assert np.array_equal(np.maximum.reduceat(whole, crowd.starts), np.minimum.reduceat(whole, crowd.starts))
+    # blocking reorders a HIT's drawn workers with their answers and nothing else
+    own = allocation_bench.copy.deepcopy(crowd)
+    blocked_counts = allocation_bench.variant_counts(own, low=1, high=5, threshold=0.85, block=0.2, waves=5)
+    assert blocked_counts.sum() < counts.sum()
+    assert np.array_equal(np.sort(own.workers, axis=1), np.sort(crowd.workers, axis=1))
+    for pair in range(0, crowd.truth.size, 97):
+        hit = crowd.hit_of[pair]
+        for j, worker in enumerate(own.workers[hit]):
+            original = int(np.flatnonzero(crowd.workers[hit] == worker)[0])
+            assert own.answers[j, pair] == crowd.answers[original, pair]
+    # the figures of a variant count places per HIT and judgments per pair
+    systems = systems[keep]
+    expert = allocation_bench.system_scores(systems, crowd.truth, crowd.starts, crowd.sizes)
+    figures = allocation_bench.variant_figures(crowd, systems, counts, expert)
+    assert figures["places"] == int(places.sum()) and figures["judgments"] == int(counts.sum())
+    assert 0.5 < figures["agreement"] <= 1
+
+
 # --- batches ---------------------------------------------------------------------------------
 
 
