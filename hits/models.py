@@ -152,9 +152,10 @@ class Batch(models.Model):
     triage_confidence = models.FloatField(null=True, blank=True)
     # How many places a HIT gets (hits/allocation.py): `fixed` (assignments_per_hit each) or
     # `adaptive` (allocation_min first, one more per decision while an ACU of the HIT is
-    # unsettled at allocation_threshold, up to allocation_max; hits/places.py opens them).
+    # unsettled at allocation_threshold, up to allocation_max; hits/places.py opens them). The
+    # labels are the values, as in the batch field spec (one enum in the API schema).
     allocation = models.CharField(
-        max_length=10, choices=[("fixed", "Fixed"), ("adaptive", "Adaptive")], default="fixed"
+        max_length=10, choices=[("fixed", "fixed"), ("adaptive", "adaptive")], default="fixed"
     )
     allocation_min = models.PositiveSmallIntegerField(default=2)
     allocation_max = models.PositiveSmallIntegerField(default=5)

@@ -266,13 +266,14 @@ def test_disagreement_opens_one_more_place_and_agreement_settles(no_refit):
     assert again.created is False
     hit.refresh_from_db()
     assert (hit.max_assignments, hit.open_places, hit.extra_places) == (3, 1, 1)
-    third = work(d, batch, True)  # the opened place: 2 to 1 stays unsettled at 0.9, but 3 is the maximum
-    assert third.hit_id == first
+    # The two open places: the opened one (2 to 1 stays unsettled at 0.9, but 3 is the maximum)
+    # and the other HIT's second (agreeing: settled with 2), in the handout's fair order (the
+    # larger share of open places first).
+    third, last = work(d, batch, True), work(e, batch, True)
+    assert {third.hit_id, last.hit_id} == {split.pk, agreed.pk} and third.hit_id != first
     hit.refresh_from_db()
     assert (hit.max_assignments, hit.open_places, hit.extra_places, hit.settled) == (3, 0, 1, False)
-    last = work(e, batch, True)  # the other HIT's second place, agreeing: settled with 2
-    done = HIT.objects.get(pk=last.hit_id)
-    assert done.pk != first
+    done = HIT.objects.get(pk=third.hit_id)
     assert (done.max_assignments, done.open_places, done.extra_places, done.settled) == (2, 0, 0, True)
     figures = allocation_figures(batch)
     assert (figures["places"], figures["extra_places"], figures["settled_hits"], figures["fixed_places"]) == (

@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
             model_name="batch",
             name="allocation",
             field=models.CharField(
-                choices=[("fixed", "Fixed"), ("adaptive", "Adaptive")], default="fixed", max_length=10
+                choices=[("fixed", "fixed"), ("adaptive", "adaptive")], default="fixed", max_length=10
             ),
         ),
         migrations.AddField(
