@@ -17,9 +17,15 @@ from hits.providers.panel.config import completion_code
 from hits.providers.panel.views import session_url
 from hits.services import batches, review
 from hits.services.qualification import answer_key, build_test
-from hits.services.submission import submit_assignment
+from hits.services.submission import read_token, submit_assignment
 
 from .crowd_data import all_answers, demo_dataset
+
+
+def task_link_assignment(location: str) -> int:
+    """The assignment a /panel/task/<token>/ link opens."""
+    return read_token(location.rstrip("/").rsplit("/", 1)[1])[0]
+
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
@@ -190,8 +196,10 @@ def test_a_session_ends_with_the_code_and_a_participant_who_leaves_comes_back(cl
     a2 = Assignment.objects.get(worker__external_id="P1", status=Assignment.Status.ASSIGNED)
     assert a2.hit_id != a1.hit_id and a2.external_id == a1.external_id
     # Opening the link again, or pressing Continue twice, goes back to the task held: no other place.
-    assert client.get(session_url(batch, "P1"))["Location"] == following["Location"]
-    assert start(client, batch, "P1")["Location"] == following["Location"]
+    # (compared by the assignment the task links name: a signed link carries its second)
+    assert task_link_assignment(client.get(session_url(batch, "P1"))["Location"]) == a2.pk
+    assert task_link_assignment(start(client, batch, "P1")["Location"]) == a2.pk
+    assert Assignment.objects.filter(worker__external_id="P1").count() == 2
     answer(a2)
     done = client.get(session_url(batch, "P1"))
     body = done.content.decode()

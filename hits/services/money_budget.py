@@ -65,5 +65,5 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
         return None
     return (
         f"This bonus takes the batch's spend to {format_money(after)}, over its budget of "
-        f"{format_money(batch.budget)}. Confirm to pay it anyway."
+        f"{format_money(batch.budget)}. Tick “Pay over the budget” to send it anyway."
     )

@@ -298,10 +298,6 @@ def bonus(request, batch_id: int):
             by=request.user,
             over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
         )
-    except review.OverBudget as exc:
-        messages.error(
-            request, str(exc).replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
-        )
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")
     else:

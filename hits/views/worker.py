@@ -78,6 +78,24 @@ def _task_context(hit: HIT) -> dict:
     return {"hit": hit, "batch": hit.batch, **task_page.content(hit)}
 
 
+def session_task_context(assignment: Assignment, token: str, *, provider: str, done: int, total: int, **extra) -> dict:
+    """The task page of a provider session's assignment (Prolific, panel): the in-house task page
+    with the session's progress; `extra` adds the provider's own links."""
+    return {
+        **_task_context(assignment.hit),
+        "assignment": assignment,
+        "preview": False,
+        "embedded": True,
+        "done": assignment.status != Assignment.Status.ASSIGNED,
+        "submit_url": reverse("task_submit", args=[token]),
+        "storage_key": f"{provider}-{assignment.pk}",
+        "after_submit": provider,
+        "position": min(done + 1, total),
+        "total": total,
+        **extra,
+    }
+
+
 @never_cache  # back after submitting: the server says "already submitted", not a blank copy
 def task(request, token: str):
     """Security behavior: whoever holds the signed token of an assignment (its worker); no

@@ -26,7 +26,7 @@ from hits.providers.panel import payouts, sessions, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.views.worker import _task_context
+from hits.views.worker import session_task_context
 
 logger = logging.getLogger(__name__)
 
@@ -163,16 +163,11 @@ def task(request, token: str):
     except (SubmissionRefused, Assignment.DoesNotExist, PanelSession.DoesNotExist):
         return _message(request, "This task link is not valid. Open the study again from your panel.", 404)
     done, total = sessions.progress(session)
-    context = _task_context(assignment.hit)
-    context.update(
-        assignment=assignment,
-        preview=False,
-        embedded=True,
-        done=assignment.status != Assignment.Status.ASSIGNED,
-        submit_url=reverse("task_submit", args=[token]),
-        storage_key=f"panel-{assignment.pk}",
-        after_submit="panel",
-        position=min(done + 1, total),
+    context = session_task_context(
+        assignment,
+        token,
+        provider="panel",
+        done=done,
         total=total,
         continue_url=session_url(session.batch, session.worker.external_id),
         next_action=reverse("panel_session", args=[session.batch_id]),

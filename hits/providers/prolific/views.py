@@ -33,7 +33,7 @@ from hits.providers.prolific.decisions import REJECTION_CATEGORIES
 from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.views.worker import _task_context
+from hits.views.worker import session_task_context
 
 
 def _message(request, message: str, status: int = 400, link: str = ""):
@@ -110,16 +110,11 @@ def task(request, token: str):
     except (SubmissionRefused, Assignment.DoesNotExist, ProlificSession.DoesNotExist):
         return _message(request, "This task link is not valid. Open the study again from Prolific.", 404)
     done, total = sessions.progress(session)
-    context = _task_context(assignment.hit)
-    context.update(
-        assignment=assignment,
-        preview=False,
-        embedded=True,
-        done=assignment.status != Assignment.Status.ASSIGNED,
-        submit_url=reverse("task_submit", args=[token]),
-        storage_key=f"prolific-{assignment.pk}",
-        after_submit="prolific",
-        position=min(done + 1, total),
+    context = session_task_context(
+        assignment,
+        token,
+        provider="prolific",
+        done=done,
         total=total,
         continue_url=reverse("prolific_next", args=[sessions.session_token(session)]),
     )

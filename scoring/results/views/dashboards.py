@@ -185,19 +185,14 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             )
             if assignment is None:
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
-            try:
-                entry, created = review.send_bonus(
-                    assignment_id=assignment.pk,
-                    amount=request.POST.get("amount", "0"),
-                    reason=request.POST.get("reason", ""),
-                    token=request.POST.get("token", ""),
-                    by=request.user,
-                    over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
-                )
-            except review.OverBudget as exc:
-                raise review.ReviewError(
-                    str(exc).replace("Confirm to pay it anyway.", "Tick “Pay over the budget” to send it anyway.")
-                ) from None
+            entry, created = review.send_bonus(
+                assignment_id=assignment.pk,
+                amount=request.POST.get("amount", "0"),
+                reason=request.POST.get("reason", ""),
+                token=request.POST.get("token", ""),
+                by=request.user,
+                over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
+            )
             messages.success(
                 request,
                 f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}."
