@@ -477,8 +477,7 @@ def test_the_summary_level_rule_settles_a_hit_the_per_acu_rule_keeps_open(no_ref
     dataset = demo_dataset()
     for max_sd in (None, 0.3):
         batch = adaptive_batch(
-            dataset,
-            hits=1, allocation_min=2, allocation_max=3, allocation_max_sd=max_sd, name=f"sd {max_sd}"
+            dataset, hits=1, allocation_min=2, allocation_max=3, allocation_max_sd=max_sd, name=f"sd {max_sd}"
         )
         first, second = make_workers(2, prefix=f"sd{max_sd}-")
         work(first, batch, True)

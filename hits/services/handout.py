@@ -44,14 +44,15 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
     passed = QualificationAttempt.objects.filter(
         test_id=OuterRef("batch__qualification_test_id"), worker_id=worker.pk, passed=True
     )
-    open_to = Q(batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now) & (
-        Q(batch__qualification_test__isnull=True) | Exists(passed)
+    open_to = (
+        Q(batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now)
+        & (Q(batch__qualification_test__isnull=True) | Exists(passed))
+        & _not_stopped(worker)
     )
-    open_to &= _not_stopped(worker)
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
 
-def _not_stopped(worker: Worker) -> Q | Combinable:
+def _not_stopped(worker: Worker) -> Q:
     """Leaves out batches that stopped the worker at chance (hits.services.allocation.stop_at_chance).
     A stop always excludes the worker, so a worker not excluded costs no condition at all."""
     if not worker.excluded:
@@ -59,7 +60,7 @@ def _not_stopped(worker: Worker) -> Q | Combinable:
     stopped = WorkerEstimate.objects.filter(
         batch_id=OuterRef("batch_id"), worker_id=worker.pk, stopped_at__isnull=False
     )
-    return ~Exists(stopped)
+    return Q(~Exists(stopped))
 
 
 # The fair order (the partial index `hit_fair_pick`): higher batch priority first (copied on the HIT); then the HIT with the largest share of its
