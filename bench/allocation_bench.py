@@ -19,23 +19,30 @@ Policies (the number of places k per HIT is what is bought; a place labels every
   the same budget as the adaptive policy it sits under goes round by round to the HITs with the
   most disagreement first (mean minority share of the votes over the HIT's ACUs), up to 5.
 
-With --variants, policies explored after the rule above missed the bar (issue 29, i29b; the app does
-not run them): HITs arrive in --waves waves (default 25 of 100 HITs, as a batch is worked over time
-and the app refits after submissions); before each wave's decisions and for its labels the workers'
-estimates are a Dawid-Skene fit on the pairs judged at least twice so far (a pair judged once tells
-nothing about its worker and would only confirm the worker's own answer), the fallback of
-hits/allocation.py for a worker without one; nothing is learned from the expert labels.
-- per-ACU, min 1, threshold t: every pair starts with 1 judgment; round by round each unsettled
+With --variants, policies explored after the rule above missed the bar (issue 29, i29b and i29c):
+HITs arrive in --waves waves (default 25 of 100 HITs, as a batch is worked over time and the app
+refits after submissions); before each wave's decisions and for its labels the workers' estimates
+are a Dawid-Skene fit on the pairs judged at least twice so far (a pair judged once tells nothing
+about its worker and would only confirm the worker's own answer), the fallback of
+hits/allocation.py for a worker without one; nothing is learned from the expert labels. Each HIT
+has DRAWN (10) drawn workers; the first 5 are those of the policies above, the others take the
+places of stopped workers.
+- fixed-k, waves: k places everywhere, labelled the same way (the reference for "+ stop").
+- adaptive a-5, t, waves: the app's per-ACU rule on whole HITs (hits.allocation.settled), from a.
+- per-ACU, min m, threshold t: every pair starts with m judgments; round by round each unsettled
   pair (hits.allocation.settled at t) gets the next worker of its HIT, up to 5; an extra place
   carries only its HIT's unsettled ACUs (a place with fewer ACUs, which the app does not open).
 - summary-level, min 1, eps: whole-HIT places; a HIT gets one more while the standard deviation of
-  its ACU share (the quantity the system score averages), sqrt(sum p(1-p)) / ACUs with the pairs'
-  posteriors p, is above eps.
-- "+ block": from the second wave, a worker with at least 50 judgments on pairs judged twice whose
-  estimated sensitivity + specificity - 1 is below 0.2 (spammers: about 0) gets no more places
-  (the lead's "block worker" today; nothing in the app does it alone); the HIT's next unblocked
-  drawn worker takes the place (a HIT with fewer unblocked drawn workers than it wants gets
-  fewer places, at least 1). fixed-3 + block is the same blocking under fixed-3.
+  its ACU share (hits.allocation.share_sd, the quantity the system score averages) is above eps:
+  the app's `allocation_max_sd`.
+- "+ stop": the app's opt-in `stop_after` = 50: from the second wave, a worker with at least 50
+  judgments on pairs judged twice whose estimates are at chance (hits.allocation.at_chance:
+  sensitivity + specificity - 1 below 0.2) gets no more places, and their judgments are dropped
+  from the fit and the labels (as the lead's Exclude); the HIT's next drawn worker takes the place.
+- max_diversity per pair / per HIT (Potato's strategy under the budget of the row it names, with
+  its stop setting): from 2 judgments per pair (per HIT), the rest of that row's ACU judgments
+  (places) round by round to the pairs (HITs: mean over their ACUs) with the largest minority
+  share of the votes first, up to 5.
 
 Labels of every policy: Dawid-Skene on what was bought (fixed-3 with majority vote too).
 Figures per policy, mean ± standard deviation over the seeds: places (assignments, one per HIT and
@@ -44,7 +51,7 @@ bought (one per (summary, ACU) pair and worker) and their change against fixed-3
 Kendall tau (tau-b) of the 25 system scores (mean ACU score) against the experts', and the largest
 |system score - expert system score|.
 
-    .venv/bin/python bench/allocation_bench.py [--seeds 5] [--thresholds 0.55 0.6 0.7 0.8 0.9] [--variants]
+    .venv/bin/python bench/allocation_bench.py [--seeds 5] [--thresholds 0.55 0.6 0.7 0.8 0.9] [--variants [--only REGEX]]
 """
 
 import argparse
@@ -443,7 +450,7 @@ def main():
     parser.add_argument("--spammers", type=float, default=0.3)
     parser.add_argument("--low", type=float, default=0.70)
     parser.add_argument("--high", type=float, default=0.95)
-    parser.add_argument("--variants", action="store_true", help="also the explored policies (~3 min more)")
+    parser.add_argument("--variants", action="store_true", help="also the explored policies (~8 CPU minutes more)")
     parser.add_argument("--only", help="with --variants: only the variants whose name matches this regex")
     args = parser.parse_args()
     systems, labels = expert_labels(Path(args.data))
