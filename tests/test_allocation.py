@@ -404,15 +404,16 @@ def replay(hit: HIT, policy: Policy) -> list[bool]:
         acus, said = zip(*rows, strict=True)
         _, items = np.unique(acus, return_inverse=True)
         nan = np.full(len(said), np.nan)
-        all_settled = bool(settled(pair_posteriors(items, said, nan, nan, 0.5), policy.threshold).all())
+        all_settled = hit_settled(policy, pair_posteriors(items, said, nan, nan, 0.5))
         asked.append(wants_place(policy, m, all_settled))
     return asked
 
 
 @pytest.mark.django_db(transaction=True)
-def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit):
-    batch = adaptive_batch(hits=25, allocation_max=4)  # 50 first places
-    policy = Policy(ADAPTIVE, 2, 4, batch.allocation_threshold)
+@pytest.mark.parametrize("max_sd", [None, 0.08], ids=["per-ACU rule", "summary-level rule"])
+def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit, max_sd):
+    batch = adaptive_batch(hits=25, allocation_max=4, allocation_max_sd=max_sd)  # 50 first places
+    policy = Policy(ADAPTIVE, 2, 4, batch.allocation_threshold, max_sd)
     workers = make_workers(100)
     pool = iter(workers)
     acknowledged, waves = [], 0
@@ -456,7 +457,7 @@ def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit):
         assert decisions == [True] * (len(decisions) - 1) + [False], hit.pk
         opened += hit.extra_places
         asked += sum(decisions)
-        assert hit.settled == bool(settled(pair_posteriors(*_rows(hit), 0.5), policy.threshold).all())
+        assert hit.settled == hit_settled(policy, pair_posteriors(*_rows(hit), 0.5))
     assert opened == asked == sum(h.max_assignments for h in hits) - 50
     assert opened > 0 and any(h.settled for h in hits)
 
