@@ -372,6 +372,7 @@ def run(
     maximum=MAX_PLACES,
     variants=False,
     only=None,
+    first_seed=0,
 ):
     """{policy name: [figures per seed]}."""
     truth = np.concatenate(labels)
@@ -379,7 +380,7 @@ def run(
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     expert_systems = system_scores(systems, truth, starts, sizes)
     out: dict[str, list[dict]] = {}
-    for seed in range(seeds):
+    for seed in range(first_seed, first_seed + seeds):
         rng = np.random.default_rng(seed)
         crowd = simulate_crowd(labels, rng, workers=workers, spam_share=spam_share, low=low, high=high)
         n = len(sizes)
@@ -443,6 +444,7 @@ def main():
     shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
     parser.add_argument("--data", default=str(shared / "data" / "realsumm"), help="a pyramid folder with labels/")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.55, 0.6, 0.7, 0.8, 0.9])
     parser.add_argument("--min", type=int, default=2, help="the adaptive policy's first places per HIT")
     parser.add_argument("--max", type=int, default=MAX_PLACES, help=f"its most places per HIT (at most {MAX_PLACES})")
@@ -459,7 +461,7 @@ def main():
     print(
         f"{len(labels)} summaries, {sum(map(len, labels))} expert ACU labels; crowd: {args.workers} workers, "
         f"{args.spammers:.0%} spammers (half random, half always present), honest sensitivity and "
-        f"specificity in [{args.low}, {args.high}]; {args.seeds} seeds; mean ± sd"
+        f"specificity in [{args.low}, {args.high}]; {args.seeds} seeds from {args.first_seed}; mean ± sd"
     )
     results = run(
         labels,
@@ -474,6 +476,7 @@ def main():
         maximum=args.max,
         variants=args.variants,
         only=args.only,
+        first_seed=args.first_seed,
     )
     print(table(results))
 

@@ -133,8 +133,7 @@ def stop_at_chance(batch: Batch) -> list[int]:
 def lift_stop(batch: Batch, worker_id: int, *, by=None) -> bool:
     """The lead lifts a stop: the worker gets the batch's work again and counts again (not
     excluded, unless another batch still stops them or the lead had excluded them before); never
-    stopped again in this batch. True
-    when a stop was lifted."""
+    stopped again in this batch. True when a stop was lifted."""
     with transaction.atomic():
         stop = (
             WorkerEstimate.objects.select_for_update()
