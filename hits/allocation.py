@@ -9,6 +9,16 @@ specificity) and the batch's prior; a worker without an estimate yet (the batch 
 or the worker is new) counts as a symmetric worker of accuracy FALLBACK_ACCURACY, so before any
 fit the posterior is a function of the majority margin (the fallback the issue asks for).
 
+Two rules for "the HIT is settled": `per ACU` (max_sd None, the default: every pair settled at the
+threshold) or `summary level` (max_sd set: the standard deviation of the HIT's ACU share, the
+quantity a system score averages, sqrt(sum p(1 - p)) / ACUs over its pairs' posteriors p, is at
+most max_sd; the threshold is then unused).
+
+Stopping workers at chance (a batch's opt-in setting, `stop_after`): a worker with at least
+`stop_after` judgments on pairs judged at least twice in the batch whose estimated
+sensitivity + specificity - 1 (Youden's J: 0 for a random answerer and for one who always says
+"present") is below AT_CHANCE gets no more of the batch's work (hits/services/allocation.py).
+
 The app (hits/services/allocation.py, when a submission completes a HIT's places) and the
 simulation (bench/allocation_bench.py) use these same functions, so what the benchmark measures
 is the rule the app applies.
@@ -25,6 +35,8 @@ FALLBACK_ACCURACY = 0.8
 # Estimates are clipped to this range so that one unlucky fit never makes a worker's answer
 # decide a pair alone (log-odds of at most about 4.6 per judgment).
 ESTIMATE_RANGE = (0.01, 0.99)
+# A worker whose sensitivity + specificity - 1 is below this is at chance (a spammer: about 0).
+AT_CHANCE = 0.2
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,7 @@ class Policy:
     min_places: int = 2
     max_places: int = 5
     threshold: float = 0.9
+    max_sd: float | None = None  # None: per-ACU rule; a number: summary-level rule (module docstring)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -41,6 +54,10 @@ class Policy:
             raise ValueError("the minimum places must be at least 1 and at most the maximum")
         if not 0.5 < self.threshold < 1:
             raise ValueError("the threshold must lie between 0.5 and 1 (e.g. 0.9)")
+        if self.max_sd is not None and not 0 < self.max_sd < 0.5:
+            raise ValueError(
+                "the largest standard deviation of a HIT's ACU share must lie between 0 and 0.5 (e.g. 0.1)"
+            )
 
 
 def pair_posteriors(items, said, sensitivity, specificity, prior: float = 0.5, n_items: int | None = None):
@@ -62,6 +79,36 @@ def settled(posterior, threshold: float):
     """Whether each pair is settled: its posterior at least `threshold` or at most 1 - `threshold`."""
     p = np.asarray(posterior, dtype=float)
     return np.maximum(p, 1.0 - p) >= threshold
+
+
+def share_sd(posterior, starts=None):
+    """The standard deviation of a HIT's ACU share, sqrt(sum p(1 - p)) / ACUs, from its pairs'
+    posteriors; with `starts` (each HIT's first pair in `posterior`), one per HIT."""
+    p = np.asarray(posterior, dtype=float)
+    if starts is None:
+        return float(np.sqrt(np.sum(p * (1 - p))) / p.size) if p.size else float("inf")
+    sizes = np.diff(np.append(starts, p.size))
+    return np.sqrt(np.add.reduceat(p * (1 - p), starts)) / sizes
+
+
+def hit_settled(policy: Policy, posterior) -> bool:
+    """Whether a HIT whose pairs have these posteriors is settled under the policy's rule (a HIT
+    with no counted judgment is not)."""
+    p = np.asarray(posterior, dtype=float)
+    if not p.size:
+        return False
+    if policy.max_sd is not None:
+        return share_sd(p) <= policy.max_sd
+    return bool(settled(p, policy.threshold).all())
+
+
+def at_chance(sensitivity, specificity, judged, after: int):
+    """Which workers to stop: at least `after` judgments on pairs judged twice and
+    sensitivity + specificity - 1 below AT_CHANCE (NaN estimates: never)."""
+    sens = np.asarray(sensitivity, dtype=float)
+    spec = np.asarray(specificity, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return (np.asarray(judged) >= after) & (sens + spec - 1 < AT_CHANCE)
 
 
 def wants_place(policy: Policy, places: int, all_settled: bool) -> bool:

@@ -109,10 +109,41 @@ FIELDS = {
             optional=True,
             help="An ACU is settled when its Dawid-Skene posterior is at least this or at most 1 minus this.",
         ),
+        BatchField(
+            "allocation_max_sd",
+            "float",
+            "Adaptive: settled at share sd",
+            None,
+            min=0.01,
+            max=0.49,
+            optional=True,
+            help="Optional: settle a HIT as a whole instead, when the standard deviation of its ACU share "
+            "(what a system score averages) is at most this (e.g. 0.105); the posterior above is then unused.",
+        ),
+        BatchField(
+            "stop_after",
+            "int",
+            "Adaptive: stop workers at chance after",
+            None,
+            min=10,
+            max=100000,
+            optional=True,
+            help="Optional: a worker whose estimates are at chance (sensitivity + specificity - 1 below 0.2) after "
+            "this many judgments on ACUs judged twice (e.g. 50) gets no more of this batch's work and is excluded "
+            "from scores, as the Exclude button does; you can lift it on the batch page. Pay stays your review's "
+            "decision. Empty: off.",
+        ),
     )
 }
 # The allocation settings, passed on to create_batch (hits/allocation.py).
-ALLOCATION_FIELDS = ("allocation", "allocation_min", "allocation_max", "allocation_threshold")
+ALLOCATION_FIELDS = (
+    "allocation",
+    "allocation_min",
+    "allocation_max",
+    "allocation_threshold",
+    "allocation_max_sd",
+    "stop_after",
+)
 
 
 def allocation_options(data: dict) -> dict:

@@ -41,6 +41,8 @@ class BatchForm(forms.Form):
     allocation_min = batch_form_field("allocation_min")
     allocation_max = batch_form_field("allocation_max")
     allocation_threshold = batch_form_field("allocation_threshold")
+    allocation_max_sd = batch_form_field("allocation_max_sd")
+    stop_after = batch_form_field("stop_after")
     documents = forms.IntegerField(
         min_value=1, required=False, label="Documents (first N approved)", help_text="Empty: every approved reference."
     )

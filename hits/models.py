@@ -160,6 +160,13 @@ class Batch(models.Model):
     allocation_min = models.PositiveSmallIntegerField(default=2)
     allocation_max = models.PositiveSmallIntegerField(default=5)
     allocation_threshold = models.FloatField(default=0.9)
+    # Set: the summary-level rule (a HIT is settled when the sd of its ACU share is at most this);
+    # empty: the per-ACU rule at allocation_threshold (hits/allocation.py).
+    allocation_max_sd = models.FloatField(null=True, blank=True)
+    # The lead's opt-in (adaptive batches): a worker at chance (hits.allocation.at_chance) after at
+    # least this many judgments on ACUs judged twice gets no more of this batch's work and is
+    # excluded (as the lead's Exclude); the lead can lift it. Empty: off.
+    stop_after = models.PositiveIntegerField(null=True, blank=True)
     # The class prior of the batch's latest Dawid-Skene fit (empty: not fitted yet, 0.5 is used).
     allocation_prior = models.FloatField(null=True, blank=True)
     # Set by the lead: the handout serves published batches of one provider with a higher
@@ -282,6 +289,14 @@ class WorkerEstimate(models.Model):
     sensitivity = models.FloatField()
     specificity = models.FloatField()
     labels = models.PositiveIntegerField(default=0)
+    # Judgments on ACUs someone else judged too (what the estimates rest on).
+    judged = models.PositiveIntegerField(default=0, db_default=0)
+    # Stopped at chance by the batch's stop_after setting (scoring/runs/allocation.py), and why;
+    # lifted by the lead (never stopped again in this batch).
+    stopped_at = models.DateTimeField(null=True, blank=True)
+    stop_reason = models.TextField(blank=True)
+    stop_lifted_at = models.DateTimeField(null=True, blank=True)
+    excluded_before = models.BooleanField(default=False)  # the lead had excluded them before the stop
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

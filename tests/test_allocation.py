@@ -16,11 +16,12 @@ from rest_framework.test import APIClient
 
 from annotation.models import Summary
 from hits import signals
-from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
+from hits.allocation import ADAPTIVE, Policy, at_chance, hit_settled, pair_posteriors, settled, share_sd, wants_place
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, MachineJudgment, WorkerEstimate
 from hits.selectors import batch_progress
 from hits.services import handout
 from hits.services.allocation import figures as allocation_figures
+from hits.services.allocation import lift_stop
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.submission import submit_assignment
 from hits.triage import create_triage_batch
@@ -48,6 +49,28 @@ def test_wants_place_follows_the_policy():
     for bad in (("random", 2, 5, 0.9), (ADAPTIVE, 3, 2, 0.9), (ADAPTIVE, 0, 2, 0.9), (ADAPTIVE, 2, 5, 0.5)):
         with pytest.raises(ValueError):
             Policy(*bad)
+
+
+def test_the_summary_level_rule_settles_on_the_sd_of_the_acu_share():
+    p = np.array([0.99, 0.01, 0.5, 0.99, 0.99, 0.01, 0.99, 0.99])  # one ACU undecided
+    assert share_sd(p) == pytest.approx(np.sqrt(np.sum(p * (1 - p))) / p.size)
+    assert not hit_settled(Policy(ADAPTIVE, 1, 5, 0.9), p)  # per ACU: the undecided one keeps it open
+    assert hit_settled(Policy(ADAPTIVE, 1, 5, 0.9, max_sd=0.1), p)  # 0.5 / 8 plus a little: settled as a whole
+    assert not hit_settled(Policy(ADAPTIVE, 1, 5, 0.9, max_sd=0.05), p)
+    assert not hit_settled(Policy(ADAPTIVE, 1, 5, 0.9, max_sd=0.1), [])  # nothing counted yet
+    per_hit = share_sd(np.concatenate([p, [0.5, 0.5]]), starts=np.array([0, 8]))
+    assert per_hit.tolist() == pytest.approx([share_sd(p), np.sqrt(0.5) / 2])
+    for bad in (0, 0.5, -0.1):
+        with pytest.raises(ValueError):
+            Policy(ADAPTIVE, 1, 5, 0.9, max_sd=bad)
+
+
+def test_at_chance_needs_enough_judgments_and_no_better_than_chance():
+    sens = np.array([0.99, 0.5, 0.9, 0.99, np.nan])
+    spec = np.array([0.02, 0.5, 0.85, 0.05, np.nan])
+    judged = np.array([60, 60, 60, 20, 60])
+    # always "present" and random: stopped; honest: not; too few judgments or no estimate: not
+    assert at_chance(sens, spec, judged, 50).tolist() == [True, True, False, False, False]
 
 
 def test_posterior_is_the_dawid_skene_e_step_with_the_fitted_estimates():
@@ -106,17 +129,28 @@ def test_simulation_variants_buy_within_their_bounds_and_block_only_by_the_answe
     labels = [x for x, k in zip(labels, keep, strict=True) if k]
     crowd = allocation_bench.simulate_crowd(labels, np.random.default_rng(1))
     # per ACU from 1: an extra place carries only some of its HIT's ACUs
-    counts = allocation_bench.variant_counts(crowd, low=1, high=5, threshold=0.85, waves=5)
+    counts, _ = allocation_bench.variant_counts(crowd, low=1, high=5, threshold=0.85, waves=5)
     assert counts.min() == 1 and counts.max() <= 5 and counts.sum() < 3 * counts.size
     places = np.maximum.reduceat(counts, crowd.starts)
     assert (places > np.minimum.reduceat(counts, crowd.starts)).any()  # some places carry only part of a HIT
     # summary level: whole-HIT places
-    whole = allocation_bench.variant_counts(crowd, low=1, high=5, eps=0.1, waves=5)
+    whole, _ = allocation_bench.variant_counts(crowd, low=1, high=5, mode="sd", eps=0.1, waves=5)
     assert np.array_equal(np.maximum.reduceat(whole, crowd.starts), np.minimum.reduceat(whole, crowd.starts))
-    # blocking reorders a HIT's drawn workers with their answers and nothing else
+    # the app's rule (whole HITs while an ACU is unsettled) and max_diversity per pair within its budget
+    hit_rule, _ = allocation_bench.variant_counts(crowd, low=2, high=5, mode="hit", threshold=0.6, waves=5)
+    assert np.array_equal(np.maximum.reduceat(hit_rule, crowd.starts), np.minimum.reduceat(hit_rule, crowd.starts))
+    diverse, _ = allocation_bench.variant_counts(crowd, low=2, high=5, mode="div", budget=int(counts.sum()), waves=5)
+    assert diverse.min() == 2 and abs(int(diverse.sum()) - int(counts.sum())) <= 5
+    # stopping workers at chance reorders a HIT's drawn workers with their answers and nothing
+    # else, and stops spammers by the answers alone (nearly only them: an honest worker can look at
+    # chance on a small sample, as 2 of 70 here)
     own = allocation_bench.copy.deepcopy(crowd)
-    blocked_counts = allocation_bench.variant_counts(own, low=1, high=5, threshold=0.85, block=0.2, waves=5)
-    assert blocked_counts.sum() < counts.sum()
+    stopped_counts, stopped = allocation_bench.variant_counts(
+        own, low=1, high=5, threshold=0.85, stop=True, after=50, waves=5
+    )
+    assert stopped_counts.sum() < counts.sum()
+    assert (crowd.kind[stopped] > 0).sum() >= 0.9 * (crowd.kind > 0).sum()
+    assert (crowd.kind[stopped] > 0).mean() >= 0.9
     assert np.array_equal(np.sort(own.workers, axis=1), np.sort(crowd.workers, axis=1))
     for pair in range(0, crowd.truth.size, 97):
         hit = crowd.hit_of[pair]
@@ -217,6 +251,27 @@ def test_page_and_api_create_an_adaptive_batch(lead):
         format="json",
     )
     assert refused.status_code == 400 and "minimum" in refused.content.decode()
+    # the chosen policy of the simulation: summary-level from 1 place, workers at chance stopped
+    chosen = api.post(
+        "/api/batches/",
+        {
+            "dataset": dataset.pk,
+            "allocation": "adaptive",
+            "allocation_min": 1,
+            "allocation_max_sd": 0.105,
+            "stop_after": 50,
+        },
+        format="json",
+    ).json()
+    assert (chosen["allocation_min"], chosen["allocation_max_sd"], chosen["stop_after"]) == (1, 0.105, 50)
+    page = client.get(reverse("batch_detail", args=[chosen["id"]])).content.decode()
+    assert "standard deviation of its ACU share" in page and "No worker stopped." in page
+    for bad, word in (
+        ({"stop_after": 50}, "needs adaptive allocation"),
+        ({"allocation": "adaptive", "allocation_max_sd": 0.6}, "less than or equal to 0.49"),
+    ):
+        refused = api.post("/api/batches/", {"dataset": dataset.pk, **bad}, format="json")
+        assert refused.status_code == 400 and word in refused.content.decode(), refused.content
 
 
 # --- the decision in the submission's transaction ---------------------------------------------
@@ -370,15 +425,16 @@ def replay(hit: HIT, policy: Policy) -> list[bool]:
         acus, said = zip(*rows, strict=True)
         _, items = np.unique(acus, return_inverse=True)
         nan = np.full(len(said), np.nan)
-        all_settled = bool(settled(pair_posteriors(items, said, nan, nan, 0.5), policy.threshold).all())
+        all_settled = hit_settled(policy, pair_posteriors(items, said, nan, nan, 0.5))
         asked.append(wants_place(policy, m, all_settled))
     return asked
 
 
 @pytest.mark.django_db(transaction=True)
-def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit):
-    batch = adaptive_batch(hits=25, allocation_max=4)  # 50 first places
-    policy = Policy(ADAPTIVE, 2, 4, batch.allocation_threshold)
+@pytest.mark.parametrize("max_sd", [None, 0.08], ids=["per-ACU rule", "summary-level rule"])
+def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit, max_sd):
+    batch = adaptive_batch(hits=25, allocation_max=4, allocation_max_sd=max_sd)  # 50 first places
+    policy = Policy(ADAPTIVE, 2, 4, batch.allocation_threshold, max_sd)
     workers = make_workers(100)
     pool = iter(workers)
     acknowledged, waves = [], 0
@@ -422,7 +478,7 @@ def test_fifty_parallel_submissions_open_exactly_the_places_asked_for(no_refit):
         assert decisions == [True] * (len(decisions) - 1) + [False], hit.pk
         opened += hit.extra_places
         asked += sum(decisions)
-        assert hit.settled == bool(settled(pair_posteriors(*_rows(hit), 0.5), policy.threshold).all())
+        assert hit.settled == hit_settled(policy, pair_posteriors(*_rows(hit), 0.5))
     assert opened == asked == sum(h.max_assignments for h in hits) - 50
     assert opened > 0 and any(h.settled for h in hits)
 
@@ -433,3 +489,96 @@ def _rows(hit):
     _, items = np.unique(acus, return_inverse=True)
     nan = np.full(len(said), np.nan)
     return items, said, nan, nan
+
+
+# --- the summary-level rule and stopping workers at chance (i29c) ------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_the_summary_level_rule_settles_a_hit_the_per_acu_rule_keeps_open(no_refit):
+    opened = {}
+    dataset = demo_dataset()
+    for max_sd in (None, 0.3):
+        batch = adaptive_batch(
+            dataset, hits=1, allocation_min=2, allocation_max=3, allocation_max_sd=max_sd, name=f"sd {max_sd}"
+        )
+        first, second = make_workers(2, prefix=f"sd{max_sd}-")
+        work(first, batch, True)
+        work(second, batch, False)  # one ACU of the HIT split 1 to 1
+        hit = batch.hits.get()
+        assert hit.acu_count >= 4  # 0.5 / ACUs plus the agreed ones stays under 0.3
+        opened[max_sd] = (hit.extra_places, hit.settled)
+    assert opened == {None: (1, False), 0.3: (0, True)}
+
+
+@pytest.mark.django_db
+def test_stopping_at_chance_needs_an_adaptive_batch():
+    with pytest.raises(BatchError, match="needs adaptive allocation"):
+        create_batch(dataset=demo_dataset(), assignments=3, stop_after=50)
+
+
+def _answer(assignment, worker_kind: str) -> dict:
+    answers = all_answers(assignment, present=True)
+    if worker_kind == "honest":  # the same mixed answers as the other honest worker
+        return {k: int(k) % 2 == 0 for k in answers}
+    return answers  # always "present"
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_worker_at_chance_is_stopped_excluded_shown_and_the_lead_can_lift_it(no_refit, lead):
+    batch = adaptive_batch(hits=6, allocation_min=3, allocation_max=3, stop_after=10)
+    honest_a, honest_b, spammer, newcomer = make_workers(4, prefix="stop")
+    for worker, kind, n in ((honest_a, "honest", 6), (honest_b, "honest", 6), (spammer, "spam", 4)):
+        for _ in range(n):
+            assignment = handout.next_assignment(worker, batch)
+            submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=_answer(assignment, kind))
+    refit_estimates(batch.pk)
+    estimates = {e.worker_id: e for e in WorkerEstimate.objects.filter(batch=batch)}
+    assert all(e.judged >= 10 for e in estimates.values())
+    assert estimates[spammer.pk].stopped_at is not None and "at chance" in estimates[spammer.pk].stop_reason
+    assert estimates[honest_a.pk].stopped_at is None and estimates[honest_b.pk].stopped_at is None
+    spammer.refresh_from_db()
+    assert spammer.excluded and not spammer.blocked  # left out of scores; the account is not touched
+    assert (
+        not Assignment.objects.filter(worker=spammer).exclude(status=Assignment.Status.SUBMITTED).exists()
+    )  # pay: the lead's review
+    # two HITs still have a place: not for the stopped worker, for anyone else
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(spammer, batch)
+    assert handout.next_assignment(newcomer, batch).hit.batch_id == batch.pk
+    # the batch page shows who and why, and the lead lifts it
+    client = Client()
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert spammer.external_id in page and "at chance: sensitivity" in page and "Lift" in page
+    response = client.post(reverse("batch_worker_action", args=[batch.pk, "lift"]), {"worker": spammer.pk})
+    assert response.status_code == 302
+    spammer.refresh_from_db()
+    assert not spammer.excluded
+    assert handout.next_assignment(spammer, batch).hit.batch_id == batch.pk
+    refit_estimates(batch.pk)  # lifted: never stopped again in this batch
+    assert WorkerEstimate.objects.get(batch=batch, worker=spammer).stopped_at is None
+    assert not lift_stop(batch, spammer.pk)  # nothing left to lift
+    assert "lifted" in client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_lifting_a_stop_keeps_the_leads_own_exclusion(no_refit):
+    batch = adaptive_batch(hits=6, allocation_min=3, allocation_max=3, stop_after=10)
+    honest_a, honest_b, spammer = make_workers(3, prefix="keep")
+    spammer.excluded = True
+    spammer.save(update_fields=["excluded"])
+    for worker, kind in ((honest_a, "honest"), (honest_b, "honest")):
+        for _ in range(6):
+            assignment = handout.next_assignment(worker, batch)
+            submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=_answer(assignment, kind))
+    WorkerEstimate.objects.create(batch=batch, worker=spammer, sensitivity=0.99, specificity=0.02, judged=40)
+    from hits.services.allocation import stop_at_chance
+
+    assert stop_at_chance(batch) == [spammer.pk]
+    assert lift_stop(batch, spammer.pk)
+    spammer.refresh_from_db()
+    assert spammer.excluded  # the lead excluded them before the stop: lifting the stop leaves that

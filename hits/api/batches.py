@@ -96,6 +96,8 @@ class BatchSerializer(serializers.ModelSerializer):
             "allocation_min",
             "allocation_max",
             "allocation_threshold",
+            "allocation_max_sd",
+            "stop_after",
             "created_at",
             "published_at",
             "expires_at",
@@ -222,6 +224,8 @@ class BatchCreateInput(serializers.Serializer):
     allocation_min = batch_serializer_field("allocation_min")
     allocation_max = batch_serializer_field("allocation_max")
     allocation_threshold = batch_serializer_field("allocation_threshold")
+    allocation_max_sd = batch_serializer_field("allocation_max_sd")
+    stop_after = batch_serializer_field("stop_after")
     buckets = BucketSerializer(
         many=True,
         required=False,

@@ -17,10 +17,11 @@ from decimal import Decimal
 import numpy as np
 from django.db import transaction
 from django.db.models import Count, F, Q, Sum
+from django.utils import timezone
 
 from hits import places
-from hits.allocation import ADAPTIVE, Policy, pair_posteriors, settled, wants_place
-from hits.models import HIT, Assignment, Batch, WorkerEstimate
+from hits.allocation import ADAPTIVE, AT_CHANCE, Policy, at_chance, hit_settled, pair_posteriors, settled, wants_place
+from hits.models import HIT, Assignment, Batch, Worker, WorkerEstimate
 from hits.money import cents
 from hits.providers import Capability, ProviderError, get_provider
 from hits.selectors import counted_judgments
@@ -29,7 +30,13 @@ logger = logging.getLogger(__name__)
 
 
 def policy_of(batch: Batch) -> Policy:
-    return Policy(batch.allocation, batch.allocation_min, batch.allocation_max, batch.allocation_threshold)
+    return Policy(
+        batch.allocation,
+        batch.allocation_min,
+        batch.allocation_max,
+        batch.allocation_threshold,
+        batch.allocation_max_sd,
+    )
 
 
 def hit_posteriors(hit: HIT, batch: Batch) -> np.ndarray:
@@ -64,7 +71,7 @@ def decide(hit_id: int) -> bool:
         return False  # places still being worked (or answers the provider has not confirmed): they come first
     posterior = hit_posteriors(hit, batch)
     policy = policy_of(batch)
-    all_settled = bool(posterior.size) and bool(settled(posterior, policy.threshold).all())
+    all_settled = hit_settled(policy, posterior)
     if all_settled != hit.settled:
         HIT.objects.filter(pk=hit.pk).update(settled=all_settled)
     if not wants_place(policy, hit.max_assignments, all_settled):
@@ -84,6 +91,73 @@ def decide(hit_id: int) -> bool:
             policy.max_places,
         )
     return opened
+
+
+def stop_at_chance(batch: Batch) -> list[int]:
+    """The batch's opt-in stop (batch.stop_after): every worker whose current estimates are at
+    chance after at least stop_after judgments on ACUs judged twice, not stopped yet and not
+    lifted by the lead, is stopped: no more of this batch's work (hits.services.handout) and
+    excluded, as the lead's Exclude (their judgments leave the aggregation and the scores). Pay
+    is not touched: approving or rejecting stays the lead's review. Returns the workers stopped."""
+    if batch.allocation != ADAPTIVE or not batch.stop_after:
+        return []
+    rows = list(
+        WorkerEstimate.objects.filter(
+            batch_id=batch.pk, stopped_at__isnull=True, stop_lifted_at__isnull=True, judged__gte=batch.stop_after
+        ).values_list("pk", "worker_id", "sensitivity", "specificity", "judged")
+    )
+    if not rows:
+        return []
+    pks, workers, sens, spec, judged = (np.array(x) for x in zip(*rows, strict=True))
+    chance = at_chance(sens, spec, judged, batch.stop_after)
+    stopped = []
+    now = timezone.now()
+    with transaction.atomic():
+        for pk, worker, s, p, n in zip(
+            pks[chance], workers[chance], sens[chance], spec[chance], judged[chance], strict=True
+        ):
+            reason = (
+                f"at chance: sensitivity {s:.2f} + specificity {p:.2f} - 1 = {s + p - 1:.2f}, below {AT_CHANCE:g}, "
+                f"after {n} judgments on ACUs judged twice (the batch stops workers at chance after {batch.stop_after})"
+            )
+            was_excluded = Worker.objects.filter(pk=int(worker), excluded=True).exists()
+            WorkerEstimate.objects.filter(pk=int(pk)).update(
+                stopped_at=now, stop_reason=reason, excluded_before=was_excluded
+            )
+            Worker.objects.filter(pk=int(worker)).update(excluded=True)
+            logger.info("allocation batch=%s: stopped worker=%s, %s", batch.pk, int(worker), reason)
+            stopped.append(int(worker))
+    return stopped
+
+
+def lift_stop(batch: Batch, worker_id: int, *, by=None) -> bool:
+    """The lead lifts a stop: the worker gets the batch's work again and counts again (not
+    excluded, unless another batch still stops them or the lead had excluded them before); never
+    stopped again in this batch. True when a stop was lifted."""
+    with transaction.atomic():
+        stop = (
+            WorkerEstimate.objects.select_for_update()
+            .filter(batch_id=batch.pk, worker_id=worker_id, stopped_at__isnull=False)
+            .first()
+        )
+        if stop is None:
+            return False
+        WorkerEstimate.objects.filter(pk=stop.pk).update(stopped_at=None, stop_lifted_at=timezone.now())
+        still = WorkerEstimate.objects.filter(worker_id=worker_id, stopped_at__isnull=False).exists()
+        if not still and not stop.excluded_before:
+            Worker.objects.filter(pk=worker_id).update(excluded=False)
+    logger.info("allocation batch=%s: the stop of worker=%s lifted by %s", batch.pk, worker_id, by or "the lead")
+    return True
+
+
+def stopped_workers(batch: Batch):
+    """The batch's stopped workers and lifted stops, for the batch page (newest first)."""
+    return (
+        WorkerEstimate.objects.filter(batch_id=batch.pk)
+        .filter(Q(stopped_at__isnull=False) | Q(stop_lifted_at__isnull=False))
+        .select_related("worker")
+        .order_by(F("stopped_at").desc(nulls_last=True), "-stop_lifted_at")
+    )
 
 
 def push_places(hit_id: int) -> bool:

@@ -65,6 +65,8 @@ def create_batch(
     allocation_min: int = 2,
     allocation_max: int = 5,
     allocation_threshold: float = 0.9,
+    allocation_max_sd: float | None = None,
+    stop_after: int | None = None,
 ) -> Batch:
     """A draft batch with one HIT per system summary of the chosen approved references.
 
@@ -74,9 +76,13 @@ def create_batch(
     if not 1 <= assignments <= MAX_ASSIGNMENTS:
         raise BatchError(f"Assignments per HIT must be between 1 and {MAX_ASSIGNMENTS}.")
     try:
-        policy = Policy(allocation, allocation_min, allocation_max, allocation_threshold)
+        policy = Policy(allocation, allocation_min, allocation_max, allocation_threshold, allocation_max_sd)
     except ValueError as exc:
         raise BatchError(f"Allocation: {exc}.") from None
+    if stop_after is not None and policy.kind != ADAPTIVE:
+        raise BatchError("Stopping workers at chance needs adaptive allocation (its worker estimates).")
+    if stop_after is not None and stop_after < 1:
+        raise BatchError("Stopping workers at chance: the number of judgments must be at least 1.")
     if policy.kind == ADAPTIVE:
         if allocation_max > MAX_ASSIGNMENTS:
             raise BatchError(f"Adaptive allocation: at most {MAX_ASSIGNMENTS} places per HIT.")
@@ -129,6 +135,8 @@ def create_batch(
         allocation_min=policy.min_places,
         allocation_max=policy.max_places,
         allocation_threshold=policy.threshold,
+        allocation_max_sd=policy.max_sd,
+        stop_after=stop_after,
     )
     if systems:
         batch.systems.set(systems)

@@ -18,7 +18,7 @@ from django.db.models.expressions import Combinable
 from django.utils import timezone
 
 from hits import places
-from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker
+from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
 from hits.services.qualification import is_qualified
 
 logger = logging.getLogger(__name__)
@@ -44,10 +44,23 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
     passed = QualificationAttempt.objects.filter(
         test_id=OuterRef("batch__qualification_test_id"), worker_id=worker.pk, passed=True
     )
-    open_to = Q(batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now) & (
-        Q(batch__qualification_test__isnull=True) | Exists(passed)
+    open_to = (
+        Q(batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now)
+        & (Q(batch__qualification_test__isnull=True) | Exists(passed))
+        & _not_stopped(worker)
     )
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
+
+
+def _not_stopped(worker: Worker) -> Q:
+    """Leaves out batches that stopped the worker at chance (hits.services.allocation.stop_at_chance).
+    A stop always excludes the worker, so a worker not excluded costs no condition at all."""
+    if not worker.excluded:
+        return Q()
+    stopped = WorkerEstimate.objects.filter(
+        batch_id=OuterRef("batch_id"), worker_id=worker.pk, stopped_at__isnull=False
+    )
+    return Q(~Exists(stopped))
 
 
 # The fair order (the partial index `hit_fair_pick`): higher batch priority first (copied on the HIT); then the HIT with the largest share of its
@@ -81,6 +94,7 @@ def _candidate_hits(worker: Worker, batch: Batch | None):
         batch__expires_at__gt=now,
         open_places__gt=0,
     ).exclude(assignments__worker=worker)
+    hits = hits.filter(_not_stopped(worker))
     if batch is not None:
         hits = hits.filter(batch=batch)
     return hits.order_by("-open_places", "pk")

@@ -146,6 +146,7 @@ def batch_detail(request, batch_id: int):
             "cost": cost,
             "progress": selectors.batch_progress(batch),
             "allocation": allocation.figures(batch),
+            "stops": allocation.stopped_workers(batch) if batch.stop_after else None,
             "spend": spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],
@@ -311,7 +312,8 @@ def bonus(request, batch_id: int):
 @role_required(LEAD)
 @require_POST
 def worker_action(request, batch_id: int, action: str):
-    """Block a worker of this batch, or leave them out of (or back in) scoring."""
+    """Block a worker of this batch, leave them out of (or back in) scoring, or lift the batch's
+    stop at chance of them (`lift`)."""
     batch = get_object_or_404(Batch, pk=batch_id)
     worker = (
         Worker.objects.filter(assignments__hit__batch=batch, pk=_int(request.POST.get("worker"))).distinct().first()
@@ -328,6 +330,11 @@ def worker_action(request, batch_id: int, action: str):
                 by=request.user,
             )
             messages.success(request, f"Blocked {worker.external_id}.")
+        elif action == "lift":
+            if allocation.lift_stop(batch, worker.pk, by=request.user):
+                messages.success(request, f"{worker.external_id} gets this batch's work again and counts in scoring.")
+            else:
+                messages.error(request, f"{worker.external_id} is not stopped in this batch.")
         elif action in ("exclude", "include"):
             review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
             messages.success(

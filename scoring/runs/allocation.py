@@ -5,7 +5,10 @@ the batch's prior when a submission completes the HIT's places; this module keep
 After a submission to an adaptive batch (the `submission_stored` signal) a refit is dispatched
 (scoring.tasks.refit_on_submission, through config.dispatch: in process without a broker, a
 Celery task with one), at most once per REFIT_INTERVAL seconds per batch (a cache key); a refit reads every counted judgment of the batch
-(gold HITs included: they tell workers apart too), so the latest one always sees them all.
+(gold HITs included: they tell workers apart too), so the latest one always sees them all. With
+the batch's opt-in stop_after, the refit then stops the workers at chance
+(hits.services.allocation.stop_at_chance); a stopped worker is excluded, so later refits no longer
+see their judgments and their last estimates stay.
 """
 
 import logging
@@ -16,6 +19,7 @@ from django.db import transaction
 from hits.allocation import ADAPTIVE
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
+from hits.services.allocation import stop_at_chance
 from scoring.stats.dawid_skene import dawid_skene
 
 logger = logging.getLogger(__name__)
@@ -46,20 +50,29 @@ def refit_estimates(batch_id: int) -> int:
     fit = dawid_skene(items, workers, said.astype(bool))
     if np.isnan(fit.sensitivity).all():
         return 0  # no pair has two labels yet: nothing to tell workers apart
-    labels = np.bincount(np.searchsorted(fit.workers, workers), minlength=len(fit.workers))
+    index = np.searchsorted(fit.workers, workers)
+    labels = np.bincount(index, minlength=len(fit.workers))
+    _, item_codes, per_item = np.unique(items, return_inverse=True, return_counts=True)
+    judged = np.bincount(index[per_item[item_codes] >= 2], minlength=len(fit.workers))
     with transaction.atomic():
         WorkerEstimate.objects.bulk_create(
             [
                 WorkerEstimate(
-                    batch_id=batch.pk, worker_id=int(w), sensitivity=float(s), specificity=float(p), labels=int(n)
+                    batch_id=batch.pk,
+                    worker_id=int(w),
+                    sensitivity=float(s),
+                    specificity=float(p),
+                    labels=int(n),
+                    judged=int(k),
                 )
-                for w, s, p, n in zip(fit.workers, fit.sensitivity, fit.specificity, labels, strict=True)
+                for w, s, p, n, k in zip(fit.workers, fit.sensitivity, fit.specificity, labels, judged, strict=True)
             ],
             update_conflicts=True,
             unique_fields=["batch", "worker"],
-            update_fields=["sensitivity", "specificity", "labels", "updated_at"],
+            update_fields=["sensitivity", "specificity", "labels", "judged", "updated_at"],
         )
         Batch.objects.filter(pk=batch.pk).update(allocation_prior=fit.prior)
+        stop_at_chance(batch)  # the batch's opt-in: workers at chance get no more of its work
     logger.info(
         "allocation batch=%s: refitted %d workers on %d judgments (prior %.3f, %d EM iterations)",
         batch.pk,

@@ -92,3 +92,39 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     assert f"spent ${hit.reward:.2f} more against 3 assignments per HIT" in section
     shoot(page, "allocation-batch-page")
     context.close()
+
+    # The batch stops workers at chance (the lead's opt-in): the second worker's estimates say
+    # chance (set here: a refit of three workers on one HIT cannot tell), the refit's stop runs,
+    # the batch page says who and why, and the lead lifts it.
+    from hits.models import Worker, WorkerEstimate
+    from hits.services.allocation import stop_at_chance
+
+    Batch.objects.filter(pk=batch.pk).update(stop_after=10)
+    batch.refresh_from_db()
+    odd = Worker.objects.get(user__username="adaptive-worker-1")
+    WorkerEstimate.objects.create(batch=batch, worker=odd, sensitivity=0.98, specificity=0.03, judged=40, labels=40)
+    assert stop_at_chance(batch) == [odd.pk]
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(15000)
+        login(page, live_server.url, lead.username, PASSWORD)
+        page.goto(f"{live_server.url}/batches/{batch.pk}/")
+        page.wait_for_selector("#stops")
+        row = page.inner_text("#stops .stop-row")
+        assert odd.external_id in row and "sensitivity 0.98 + specificity 0.03 - 1 = 0.01, below 0.2" in row
+        assert "after 10" in page.inner_text("#allocation")
+        page.locator("#stops-heading").scroll_into_view_if_needed()
+        shoot(page, f"allocation-stopped-{width}")
+        if width == 390:
+            # the section fits its card (the cost tables further down are wider than a phone already)
+            assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth", page.query_selector("#allocation"))
+            page.locator("#allocation").screenshot(
+                path=str(shoot(page, "allocation-stopped-390-page").parent / "allocation-stopped-390-section.png")
+            )
+            page.click("#stops .lift-stop")
+            page.wait_for_selector("#stops .stop-lifted")
+            shoot(page, "allocation-stop-lifted")
+        context.close()
+    odd.refresh_from_db()
+    assert not odd.excluded
