@@ -40,6 +40,27 @@
     },
   };
 
+  function thinned(scale, values) {
+    const ctx = scale.ctx;
+    const font = scale.options.ticks.font || {};
+    ctx.save();
+    ctx.font = (font.size || window.Chart.defaults.font.size) + "px " + (font.family || window.Chart.defaults.font.family);
+    const log = scale.type === "logarithmic";
+    const f = function (v) { return log ? Math.log10(v) : v; };
+    const lo = f(scale.min), hi = f(scale.max);
+    const width = Math.max(scale.width || scale.chart.width, 1) * 0.8;  // the plot is narrower than the axis box at first
+    const kept = [];
+    let lastRight = -Infinity;
+    values.forEach(function (v) {
+      if (v < scale.min || v > scale.max) return;
+      const x = (f(v) - lo) / ((hi - lo) || 1) * width;
+      const half = ctx.measureText(String(v)).width / 2 + 6;
+      if (x - half >= lastRight) { kept.push({ value: v }); lastRight = x + half; }
+    });
+    ctx.restore();
+    return kept;
+  }
+
   function prepare(config) {
     if (config.xLabels) {
       // Numbered x positions shown with their labels (e.g. the time of each scoring run).
@@ -50,7 +71,35 @@
         callback: function (value) { return Number.isInteger(value) && labels[value] !== undefined ? labels[value] : ""; },
       });
       delete config.xLabels;
+      // A point's tooltip names its label (the x of a dodged point is a little off the tick).
+      const plugins = config.options.plugins = config.options.plugins || {};
+      plugins.tooltip = Object.assign({}, plugins.tooltip, {
+        callbacks: {
+          title: function (items) { return items.length ? labels[Math.round(items[0].parsed.x)] : ""; },
+          label: function (item) {
+            const p = item.raw || {};
+            const ci = p.yMin !== undefined && p.yMin !== null ? " [" + p.yMin.toFixed(3) + ", " + p.yMax.toFixed(3) + "]" : "";
+            return item.dataset.label + ": " + item.parsed.y.toFixed(4) + ci;
+          },
+        },
+      });
     }
+    Object.values(config.options.scales || {}).forEach(function (axis) {
+      if (axis.decimals !== undefined) {
+        // Every tick written with the same digits, enough to tell each apart (charts.axis_ticks).
+        const digits = axis.decimals;
+        axis.ticks = Object.assign({}, axis.ticks, { callback: function (value) { return Number(value).toFixed(digits); } });
+        delete axis.decimals;
+      }
+      if (axis.tickValues) {
+        // Ticks only at these values (e.g. the sample sizes of a log axis), and of those only the
+        // ones whose labels fit beside the previous kept one at this width: none overlap.
+        const values = axis.tickValues.slice().sort(function (a, b) { return a - b; });
+        delete axis.tickValues;
+        axis.afterBuildTicks = function (scale) { scale.ticks = thinned(scale, values); };
+        axis.ticks = Object.assign({ callback: function (value) { return String(value); } }, axis.ticks);
+      }
+    });
     (config.data.datasets || []).forEach(function (ds) {
       if (ds.reference) { ds.borderDash = [6, 4]; ds.pointRadius = 0; ds.borderWidth = 1.5; }
     });
