@@ -42,7 +42,12 @@ def test_score_axis_labels_are_all_distinct():
             b = min(1.0, a + rng.uniform(0, 0.02))  # narrow spans: steps of 0.0025 and smaller
         _check_axis(charts.axis_ticks([a, b], pad=0.1, lower=0, upper=1), [a, b])
     assert charts.tick_labels(charts.axis_ticks([0.0, 1.0], pad=0, lower=0, upper=1)) == [
-        "0.0", "0.2", "0.4", "0.6", "0.8", "1.0"
+        "0.0",
+        "0.2",
+        "0.4",
+        "0.6",
+        "0.8",
+        "1.0",
     ]
 
 
@@ -96,8 +101,15 @@ def _judge_run(system_kendall):
         fitted={},
         calibration={"target": "expert", "folds": 5},
         figures={
-            "classification": {"expert": {"accuracy": 0.7, "balanced_accuracy": 0.6, "auc": 0.8, "kappa": 0.3,
-                                          "ci": {"accuracy": [0.6, 0.8], "auc": [None, None]}}},
+            "classification": {
+                "expert": {
+                    "accuracy": 0.7,
+                    "balanced_accuracy": 0.6,
+                    "auc": 0.8,
+                    "kappa": 0.3,
+                    "ci": {"accuracy": [0.6, 0.8], "auc": [None, None]},
+                }
+            },
             "correlations": {"summary": {"kendall": [0.4, 0.1, 0.6]}, "system": {"kendall": system_kendall}},
         },
     )
@@ -109,9 +121,9 @@ def test_judge_table_says_when_a_ci_is_missing():
         {"machine_runs": [_judge_run([1.0, None, None])], "dataset": SimpleNamespace(pk=1, name="d")},
     )
     assert "[, ]" not in html and "[ , ]" not in html
-    row = html[html.index('id="machine-7"'):]
+    row = html[html.index('id="machine-7"') :]
     assert "1.000" in row and row.count("no CI (n too small)") == 2  # system τ and the AUC
-    assert "0.400 <span class=\"hint ci\">[0.100, 0.600]</span>" in row
+    assert '0.400 <span class="hint ci">[0.100, 0.600]</span>' in row
     assert "[0.600, 0.800]" in row  # accuracy keeps its interval
 
 

@@ -37,9 +37,7 @@ def _decimals(value: float) -> int:
     return 6
 
 
-def axis_ticks(
-    values, *, include=(), pad: float = 0.08, lower=None, upper=None, most: int = 8
-) -> dict:
+def axis_ticks(values, *, include=(), pad: float = 0.08, lower=None, upper=None, most: int = 8) -> dict:
     """A y axis that holds every value (as `axis_range`) with a readable tick step: the step is the
     smallest 1, 2, 2.5 or 5 x 10^k giving at most ``most`` intervals, min and max are multiples of
     it (so every tick is), and ``decimals`` is the number of digits that writes every tick

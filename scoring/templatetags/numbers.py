@@ -38,4 +38,6 @@ def interval(values, digits=3):
             '<span class="hint no-ci" title="{}">no CI (n too small)</span>',
             "The bootstrap gave no interval: too few documents or systems vary.",
         )
-    return format_html('<span class="hint ci">[{}, {}]</span>', fixed_text(low, int(digits)), fixed_text(high, int(digits)))
+    return format_html(
+        '<span class="hint ci">[{}, {}]</span>', fixed_text(low, int(digits)), fixed_text(high, int(digits))
+    )

@@ -49,16 +49,20 @@
     const f = function (v) { return log ? Math.log10(v) : v; };
     const lo = f(scale.min), hi = f(scale.max);
     const width = Math.max(scale.width || scale.chart.width, 1) * 0.8;  // the plot is narrower than the axis box at first
-    const kept = [];
-    let lastRight = -Infinity;
-    values.forEach(function (v) {
-      if (v < scale.min || v > scale.max) return;
-      const x = (f(v) - lo) / ((hi - lo) || 1) * width;
-      const half = ctx.measureText(String(v)).width / 2 + 6;
-      if (x - half >= lastRight) { kept.push({ value: v }); lastRight = x + half; }
+    const shown = values.filter(function (v) { return v >= scale.min && v <= scale.max; }).map(function (v) {
+      return { value: v, x: (f(v) - lo) / ((hi - lo) || 1) * width, half: ctx.measureText(String(v)).width / 2 + 6 };
     });
     ctx.restore();
-    return kept;
+    if (shown.length < 2) return shown.map(function (t) { return { value: t.value }; });
+    // Both ends always (where the axis starts and stops), then each value that fits between its kept neighbours.
+    const last = shown[shown.length - 1];
+    const kept = [shown[0]];
+    shown.slice(1, -1).forEach(function (t) {
+      const before = kept[kept.length - 1];
+      if (t.x - t.half >= before.x + before.half && t.x + t.half <= last.x - last.half) kept.push(t);
+    });
+    kept.push(last);
+    return kept.map(function (t) { return { value: t.value }; });
   }
 
   function prepare(config) {
@@ -67,9 +71,10 @@
       const labels = config.xLabels;
       const x = config.options.scales.x;
       x.ticks = Object.assign({}, x.ticks, {
-        stepSize: 1,
         callback: function (value) { return Number.isInteger(value) && labels[value] !== undefined ? labels[value] : ""; },
       });
+      // One tick per label, at 0, 1, 2...: steps from a min of -0.5 fell between them (no label shown).
+      x.afterBuildTicks = function (scale) { scale.ticks = labels.map(function (_, i) { return { value: i }; }); };
       delete config.xLabels;
       // A point's tooltip names its label (the x of a dodged point is a little off the tick).
       const plugins = config.options.plugins = config.options.plugins || {};
@@ -113,6 +118,13 @@
     const source = document.getElementById(canvas.dataset.chart);
     if (!source) return null;
     const config = prepare(JSON.parse(source.textContent));
+    if (canvas.parentElement.clientWidth < 520) {
+      // A phone: a compact legend, so the plot keeps its room.
+      const plugins = config.options.plugins = config.options.plugins || {};
+      plugins.legend = Object.assign({}, plugins.legend);
+      plugins.legend.labels = Object.assign({ boxWidth: 12, font: { size: 10 } }, plugins.legend.labels);
+      plugins.title = Object.assign({}, plugins.title, { font: { size: 11 } });
+    }
     if (charts[canvas.dataset.chart]) charts[canvas.dataset.chart].destroy();
     const chart = new window.Chart(canvas.getContext("2d"), config);
     charts[canvas.dataset.chart] = chart;
