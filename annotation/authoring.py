@@ -136,13 +136,13 @@ def _history(reference: Reference) -> list[dict]:
 HINTS_TTL = 7 * 24 * 3600  # seconds the hints of one state of a reference are kept
 
 
-def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]) -> tuple[dict, dict]:
-    """The hints of a reference (its ACUs, then with its pending drafts), computed once per state:
-    stored in the "pages" cache under a digest of the texts, so opening, reloading or reviewing an
-    unchanged reference reads them back. The usual ACU length of the dataset is the one when they
+def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]) -> dict:
+    """The hints of a reference (its ACUs, and its pending drafts named as drafts), computed once per
+    state: stored in the "pages" cache under a digest of the texts, so opening, reloading or reviewing
+    an unchanged reference reads them back. The usual ACU length of the dataset is the one when they
     were computed (the hints the writer saw)."""
     digest = hashlib.sha256(json.dumps([reference.pk, structure, drafts]).encode()).hexdigest()
-    key = f"acu-hints:{digest}"
+    key = f"acu-hints:v2:{digest}"
     stored = caches["pages"].get(key)
     if stored is not None:
         return stored
@@ -150,11 +150,10 @@ def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]
         reference__document__dataset_id=reference.document.dataset_id, status=ACU.Status.APPROVED
     ).values_list("text", flat=True)[:2000]
     usual = usual_length(list(dataset_acus))
-    hints = reference_hints(structure, usual)
-    # Drafts are hinted as if they were ACUs written after the sentence's own ones.
-    with_drafts = reference_hints([(text, acus + drafts[i]) for i, (text, acus) in enumerate(structure)], usual)
-    caches["pages"].set(key, (hints, with_drafts), HINTS_TTL)
-    return hints, with_drafts
+    # Drafts are checked as if written after the sentence's own ones (the ACUs' hints ignore them).
+    hints = reference_hints(structure, usual, drafts)
+    caches["pages"].set(key, hints, HINTS_TTL)
+    return hints
 
 
 def reference_state(reference: Reference) -> dict:
@@ -163,7 +162,7 @@ def reference_state(reference: Reference) -> dict:
     sentences = list(reference.sentences.prefetch_related("acus", "drafts"))
     pending = [[d for d in s.drafts.all() if d.status == DraftACU.Status.PENDING] for s in sentences]
     structure = [(s.text, [a.text for a in s.acus.all()]) for s in sentences]
-    hints, with_drafts = _stored_hints(reference, structure, [[d.text for d in p] for p in pending])
+    hints = _stored_hints(reference, structure, [[d.text for d in p] for p in pending])
     comments = [
         {
             "id": c.pk,
@@ -200,7 +199,7 @@ def reference_state(reference: Reference) -> dict:
                         "id": d.pk,
                         "text": d.text,
                         "drafter": d.drafter,
-                        "hints": with_drafts["acus"][i][len(structure[i][1]) + k],
+                        "hints": hints["drafts"][i][k],
                     }
                     for k, d in enumerate(pending[i])
                 ],

@@ -59,34 +59,50 @@ def similarity(a: str, b: str) -> float:
     return _overlap(_word_set(a), _word_set(b))
 
 
-def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float) -> dict:
-    """Hints for one reference: `sentences` is [(sentence text, [ACU texts])] in order.
+def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float, drafts=None) -> dict:
+    """Hints for one reference: `sentences` is [(sentence text, [ACU texts])] in order; `drafts`,
+    if given, is [[pending draft texts] per sentence], checked as if written after the sentence's
+    ACUs and named "draft" in the hints (a draft is not an ACU until accepted).
 
-    Returns {"sentences": [[hint, ...] per sentence], "acus": [[[hint, ...] per ACU] per sentence]}.
+    Returns {"sentences": [[hint, ...] per sentence], "acus": [[[hint, ...] per ACU] per sentence]}
+    and, with `drafts`, "drafts": [[[hint, ...] per draft] per sentence]. The ACUs' own hints do
+    not depend on the drafts.
     """
-    flat = [(si, ai, text) for si, (_, acus) in enumerate(sentences) for ai, text in enumerate(acus)]
+    pending = drafts if drafts is not None else [[] for _ in sentences]
+    # (sentence, kind, index, text): every ACU, then every draft of the reference.
+    flat = [(si, "acu", ai, text) for si, (_, acus) in enumerate(sentences) for ai, text in enumerate(acus)]
+    flat += [(si, "draft", di, text) for si, texts in enumerate(pending) for di, text in enumerate(texts)]
     sentence_hints = [[] for _ in sentences]
-    acu_hints = [[[] for _ in acus] for _, acus in sentences]
+    out = {"acu": [[[] for _ in acus] for _, acus in sentences], "draft": [[[] for _ in texts] for texts in pending]}
     long_limit = max(2 * usual_words, usual_words + 6)
-    for si, (sentence, acus) in enumerate(sentences):
+    sentence_words = [content_words(sentence) for sentence, _ in sentences]
+    for si, (_sentence, acus) in enumerate(sentences):
         if not acus:
-            sentence_hints[si].append("No ACU for this sentence yet.")
-        sentence_words = content_words(sentence)
-        for ai, text in enumerate(acus):
-            hints = acu_hints[si][ai]
-            n = len(words(text))
-            if n > long_limit:
-                hints.append(f"Long: {n} words where ACUs here usually have about {usual_words:.0f}. Can it be split?")
-            joiner = joins_two_facts(text)
-            if joiner:
-                hints.append(f"Joins two facts with “{joiner}”? Split it if both parts stand alone.")
-            if sentence_words and not (content_words(text) & sentence_words):
-                hints.append("Shares no content word with its sentence: is it under the right sentence?")
-    keys = [text.strip().lower() for _, _, text in flat]
-    sets = [_word_set(text) for _, _, text in flat]
-    for i, (si, ai, _text) in enumerate(flat):
-        for j, (_sj, _aj, other) in enumerate(flat[:i]):
+            sentence_hints[si].append(
+                "No ACU for this sentence yet: accept, edit or dismiss its drafts."
+                if pending[si]
+                else "No ACU for this sentence yet."
+            )
+    for si, kind, index, text in flat:
+        hints = out[kind][si][index]
+        n = len(words(text))
+        if n > long_limit:
+            what = f"this draft has {n} words" if kind == "draft" else f"{n} words"
+            hints.append(f"Long: {what} where ACUs here usually have about {usual_words:.0f}. Can it be split?")
+        joiner = joins_two_facts(text)
+        if joiner:
+            hints.append(f"Joins two facts with “{joiner}”? Split it if both parts stand alone.")
+        if sentence_words[si] and not (content_words(text) & sentence_words[si]):
+            hints.append("Shares no content word with its sentence: is it under the right sentence?")
+    keys = [text.strip().lower() for *_, text in flat]
+    sets = [_word_set(text) for *_, text in flat]
+    for i, (si, kind, index, _text) in enumerate(flat):
+        for j, (_sj, other_kind, _oj, other) in enumerate(flat[:i]):
             if keys[i] == keys[j] or _overlap(sets[i], sets[j]) >= 0.8:
-                acu_hints[si][ai].append(f"Nearly the same as ACU “{other[:60]}”.")
+                name = "draft" if other_kind == "draft" else "ACU"
+                out[kind][si][index].append(f"Nearly the same as {name} “{other[:60]}”.")
                 break
-    return {"sentences": sentence_hints, "acus": acu_hints}
+    result = {"sentences": sentence_hints, "acus": out["acu"]}
+    if drafts is not None:
+        result["drafts"] = out["draft"]
+    return result

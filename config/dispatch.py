@@ -7,6 +7,7 @@ the request failing after its data was stored.
 """
 
 import logging
+import threading
 
 from celery import current_app
 
@@ -32,4 +33,34 @@ def dispatch(task, *args):
     from django.db import transaction
 
     transaction.on_commit(send)
+    return False, None
+
+
+def dispatch_long(task, *args):
+    """`dispatch` for a task that runs for minutes (a power analysis): with a broker it is queued
+    as usual; in process (the embedded mode) it runs on a background thread started after the
+    commit, so the request answers at once and the page can show the run's progress instead of
+    loading for a minute. Returns (False, None) either way: the page polls the stored run.
+    `LONG_TASKS_IN_BACKGROUND = False` runs it in the request, as `dispatch` does."""
+    from django.conf import settings
+
+    if not runs_in_process() or not getattr(settings, "LONG_TASKS_IN_BACKGROUND", True):
+        return dispatch(task, *args)
+
+    def run():
+        from django.db import connections
+
+        try:
+            task.apply(args=args)
+        except Exception:
+            logger.exception("%s%s failed in the background", task.name, args)
+        finally:
+            connections.close_all()
+
+    def start():
+        threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
+
+    from django.db import transaction
+
+    transaction.on_commit(start)
     return False, None

@@ -239,6 +239,9 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
+# In process, a task that runs for minutes (the power analysis) runs on a background thread so its page
+# shows progress (config/dispatch.py dispatch_long); off: it runs in the request.
+LONG_TASKS_IN_BACKGROUND = env_bool("LONG_TASKS_IN_BACKGROUND", True)
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # NOTE: every task's time limit stays below the broker's visibility timeout, so a

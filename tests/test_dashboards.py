@@ -123,7 +123,8 @@ def test_pages_cached_by_run_follow_a_new_run(crowd, client, lead, eager_celery)
     assert len(again["data"]["datasets"][0]["data"]) == len(trend["data"]["datasets"][0]["data"]) + 1
 
 
-def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery):
+def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery, settings):
+    settings.LONG_TASKS_IN_BACKGROUND = False  # in the request (the background thread: test_charts_tables.py)
     dataset, batch = crowd
     client.force_login(lead)
     client.post(

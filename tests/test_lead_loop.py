@@ -112,7 +112,7 @@ def test_chart_axes_hold_intervals_and_negative_alpha():
     y = config["options"]["scales"]["y"]
     assert y["min"] <= 0.05 and y["max"] >= 0.84
     x = config["options"]["scales"]["x"]
-    assert x["offset"] is True and x["ticks"]["autoSkip"] is False and len(x["labels"]) == 25
+    assert (x["min"], x["max"]) == (-0.5, 24.5) and x["ticks"]["autoSkip"] is False and len(config["xLabels"]) == 25
     two = charts.leaderboard(dict(list(systems.items())[:2]))
     assert two["options"]["scales"]["x"]["ticks"]["minRotation"] == 0
     trend = charts.alpha_trend(

@@ -29,11 +29,12 @@ pytestmark = pytest.mark.django_db
 
 # The leaderboard's and the aggregation table's bodies as the template wrote them before
 # scoring.results.leaderboard built them (templates/scoring/systems.html).
+# Classes system and ci: issue 27, item 10 (CIs on one line, long names may break).
 OLD_LEADERBOARD = """{% load numbers %}  <tbody>{% for name, s, machine in systems %}
-  <tr><td data-value="{{ forloop.counter }}">{{ forloop.counter }}</td><td>{{ name }}</td><td class="num" data-value="{{ s.acu }}">{{ s.acu|fixed:4 }}</td>
-    <td class="num">{% if s.acu_ci %}[{{ s.acu_ci.0|fixed:3 }}, {{ s.acu_ci.1|fixed:3 }}]{% if s.acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>
+  <tr><td data-value="{{ forloop.counter }}">{{ forloop.counter }}</td><td class="system">{{ name }}</td><td class="num" data-value="{{ s.acu }}">{{ s.acu|fixed:4 }}</td>
+    <td class="num ci">{% if s.acu_ci %}[{{ s.acu_ci.0|fixed:3 }}, {{ s.acu_ci.1|fixed:3 }}]{% if s.acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>
     <td class="num" data-value="{{ s.normalized_acu }}">{{ s.normalized_acu|fixed:4 }}</td>
-    <td class="num">{% if s.normalized_acu_ci %}[{{ s.normalized_acu_ci.0|fixed:3 }}, {{ s.normalized_acu_ci.1|fixed:3 }}]{% if s.normalized_acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>
+    <td class="num ci">{% if s.normalized_acu_ci %}[{{ s.normalized_acu_ci.0|fixed:3 }}, {{ s.normalized_acu_ci.1|fixed:3 }}]{% if s.normalized_acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>
     <td class="num" data-value="{{ s.length }}">{{ s.length|fixed:1 }}</td><td class="num{% if s.small %} small-n{% endif %}" data-value="{{ s.documents }}">{{ s.documents }}{% if s.small %} <span class="flag" title="fewer than {{ small_threshold }} documents">small n</span>{% endif %}</td>{% for m in machine %}<td class="num machine" data-value="{{ m|default_if_none:'' }}">{% if m is not None %}{{ m|fixed:4 }}{% else %}–{% endif %}</td>{% endfor %}</tr>
   {% endfor %}</tbody>"""
 OLD_AGGREGATION = """{% load numbers %}  <tbody>{% for name, a in aggregation_rows %}<tr><td>{{ name }}</td><td class="num" data-value="{{ a.majority }}">{{ a.majority|fixed:4 }}</td><td class="num" data-value="{{ a.dawid_skene }}">{{ a.dawid_skene|fixed:4 }}</td><td class="num" data-value="{{ a.difference }}">{{ a.difference|fixed:4 }}</td></tr>{% endfor %}</tbody>"""

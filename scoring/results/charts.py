@@ -26,6 +26,61 @@ def axis_range(
     return (round(lo, 4) + 0.0, round(hi, 4) + 0.0)  # + 0.0: no "-0.0" tick
 
 
+NICE_STEPS = (1, 2, 2.5, 5)
+
+
+def _decimals(value: float) -> int:
+    """The fewest decimals (up to 6) that write ``value`` exactly (0.25 -> 2, 0.1 -> 1, 2 -> 0)."""
+    for d in range(7):
+        if abs(round(value, d) - value) < 1e-9:
+            return d
+    return 6
+
+
+def axis_ticks(values, *, include=(), pad: float = 0.08, lower=None, upper=None, most: int = 8) -> dict:
+    """A y axis that holds every value (as `axis_range`) with a readable tick step: the step is the
+    smallest 1, 2, 2.5 or 5 x 10^k giving at most ``most`` intervals, min and max are multiples of
+    it (so every tick is), and ``decimals`` is the number of digits that writes every tick
+    exactly, so no two tick labels read the same ("0.1" twice came from 0.05 and 0.1 shown with
+    one decimal). Returns the Chart.js scale keys min, max and ticks.stepSize, plus ``decimals``
+    (read by static/js/charts.js to format the ticks)."""
+    finite = [float(v) for v in list(values) + list(include) if v is not None and v == v]
+    lo = min(finite) if finite else (0.0 if lower is None else lower)
+    hi = max(finite) if finite else (1.0 if upper is None else upper)
+    span = hi - lo or max(abs(hi), 1.0) * 0.1
+    lo, hi = lo - pad * span, hi + pad * span
+    if lower is not None:
+        lo = max(lo, lower)
+    if upper is not None:
+        hi = min(hi, upper)
+    magnitude = 10.0 ** math.floor(math.log10(max(hi - lo, 1e-9) / most))
+    for nice in (*NICE_STEPS, 10, 20, 25, 50):  # the first step whose rounded-out range has <= most intervals
+        step = round(nice * magnitude, 12)
+        first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+        if last - first <= most:
+            break
+    lo, hi = first * step, last * step
+    if lower is not None:
+        lo = max(lo, lower)
+    if upper is not None:
+        hi = min(hi, upper)
+    lo, hi = round(lo, 10) + 0.0, round(hi, 10) + 0.0  # + 0.0: no "-0.0" tick
+    decimals = max(_decimals(step), _decimals(lo), _decimals(hi))
+    return {"min": lo, "max": hi, "ticks": {"stepSize": step}, "decimals": decimals}
+
+
+def tick_labels(axis: dict) -> list[str]:
+    """The labels Chart.js draws for an `axis_ticks` axis (min, then every step, then max), as
+    static/js/charts.js formats them."""
+    lo, hi, step, d = axis["min"], axis["max"], axis["ticks"]["stepSize"], axis["decimals"]
+    values, k = [], 0
+    while lo + k * step < hi - step * 1e-6:
+        values.append(lo + k * step)
+        k += 1
+    values.append(hi)
+    return [f"{v:.{d}f}" for v in values]
+
+
 def alpha_trend(trend: list[dict], rose: dict) -> dict:
     """Both alphas per stored run (x = run number, labelled with its time), with the RoSE
     reference values as dashed lines across the whole range."""
@@ -96,15 +151,25 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
     }
 
 
+DODGE = 0.18  # the two scores of a system sit this far (in categories) left and right of its tick
+
+
 def leaderboard(systems: dict) -> dict:
-    """ACU and normalized ACU score per system with 95% CIs as error bars, best first."""
+    """ACU and normalized ACU score per system with 95% CIs as error bars, best first. The two
+    scores of a system stand side by side (ACU left, normalized right, `DODGE`), so neither hides
+    the other, with a legend naming them."""
     ordered = sorted(systems.items(), key=lambda kv: -kv[1]["acu"])
     names = [n for n, _ in ordered]
 
-    def points(key, ci):
+    def points(key, ci, shift):
         return [
-            {"x": n, "y": s[key], "yMin": (s[ci] or [None, None])[0], "yMax": (s[ci] or [None, None])[1]}
-            for n, s in ordered
+            {
+                "x": i + shift,
+                "y": s[key],
+                "yMin": (s[ci] or [None, None])[0],
+                "yMax": (s[ci] or [None, None])[1],
+            }
+            for i, (_, s) in enumerate(ordered)
         ]
 
     # The axis holds every interval (not only the points), so no whisker runs over the title.
@@ -114,23 +179,22 @@ def leaderboard(systems: dict) -> dict:
         for key in ("acu", "normalized_acu", "acu_ci", "normalized_acu_ci")
         for v in (st.get(key) if isinstance(st.get(key), (list, tuple)) else [st.get(key)])
     ]
-    y_min, y_max = axis_range(ends, pad=0.1, lower=0, upper=1)
+    y_axis = axis_ticks(ends, pad=0.1, lower=0, upper=1)
     many = len(names) > 12
     return {
         "type": "scatter",
         "data": {
-            "labels": names,
             "datasets": [
                 {
                     "label": "ACU score",
-                    "data": points("acu", "acu_ci"),
+                    "data": points("acu", "acu_ci", -DODGE),
                     "borderColor": BLUE,
                     "backgroundColor": BLUE,
                     "pointRadius": 4,
                 },
                 {
                     "label": "Normalized ACU score",
-                    "data": points("normalized_acu", "normalized_acu_ci"),
+                    "data": points("normalized_acu", "normalized_acu_ci", DODGE),
                     "borderColor": ORANGE,
                     "backgroundColor": ORANGE,
                     "pointRadius": 4,
@@ -138,25 +202,31 @@ def leaderboard(systems: dict) -> dict:
                 },
             ],
         },
-        # offset: half a category of room at both ends, so the first and last systems sit inside the plot.
+        # Half a category of room at both ends, so the first and last systems sit inside the plot;
+        # the names may turn up to upright so they never overlap on a phone.
         "options": {
             "scales": {
                 "x": {
-                    "type": "category",
-                    "labels": names,
-                    "offset": True,
+                    "type": "linear",
+                    "min": -0.5,
+                    "max": len(names) - 0.5,
+                    "grid": {"display": False},
                     "ticks": {
                         "autoSkip": False,
-                        "maxRotation": 70 if many else 30,
+                        "maxRotation": 90,
                         "minRotation": 45 if many else 0,
                         "font": {"size": 10 if many else 12},
                     },
                 },
-                "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "score (95% CI)"}},
+                "y": {**y_axis, "title": {"display": True, "text": "score (95% CI)"}},
             },
             "layout": {"padding": {"top": 8, "left": 8, "right": 16}},
-            "plugins": {"title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"}},
+            "plugins": {
+                "title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"},
+                "legend": {"display": True, "position": "top"},
+            },
         },
+        "xLabels": names,
     }
 
 
@@ -191,7 +261,16 @@ def power_curve(outputs: dict) -> dict:
         "data": {"datasets": datasets},
         "options": {
             "scales": {
-                "x": {"type": "logarithmic", "title": {"display": True, "text": "documents"}},
+                # Ticks at the sample sizes only, thinned in the browser to those whose labels fit
+                # side by side (static/js/charts.js): 200 and 300 or 500 and 700 overlap on a phone.
+                "x": {
+                    "type": "logarithmic",
+                    "min": sizes[0],
+                    "max": sizes[-1],
+                    "tickValues": list(sizes),
+                    "ticks": {"autoSkip": False, "minRotation": 0, "maxRotation": 0},
+                    "title": {"display": True, "text": "documents"},
+                },
                 "y": {"min": 0, "max": 1, "title": {"display": True, "text": "power (p < 0.05)"}},
             },
             "plugins": {

@@ -129,8 +129,12 @@ def run_power(run_id: int) -> ScoringRun:
         sizes = [int(n) for n in p["sizes"]]
 
         def progress(n, seconds):
-            done = sizes.index(n) + 1 if n in sizes else 0
-            ScoringRun.objects.filter(pk=run.pk).update(progress=done / len(sizes))
+            # A size costs about its number of documents: the share of that work done so far.
+            done = sum(size for size in sizes if size <= n)
+            ScoringRun.objects.filter(pk=run.pk).update(progress=done / sum(sizes))
+
+        def pair_progress(done, total):
+            ScoringRun.objects.filter(pk=run.pk).update(progress=done / total)
 
         if _needs_shared_documents(matrix):
             result = power.power_analysis_partial(
@@ -140,6 +144,7 @@ def run_power(run_id: int) -> ScoringRun:
                 n_resamples=int(p["n_resamples"]),
                 rng=int(p["seed"]),
                 min_documents=MIN_POWER_DOCUMENTS,
+                progress=pair_progress,
             )
         else:
             result = power.power_analysis(

@@ -109,13 +109,15 @@ def power_analysis_partial(
     min_documents: int = 30,
     early_stop: bool = True,
     error: float = 1e-6,
+    progress=None,
 ) -> PowerResult:
     """Power for every system pair of ``scores`` (n_docs x m, NaN where a system was not judged) on
     the documents *that pair* shares: each pair's trials draw from its own shared documents, and its
     difference is the mean difference over them. A pair sharing fewer than ``min_documents``
     documents is not analysed (its power is NaN): resampling a handful of documents thousands of
     times tells nothing about a larger sample (3 documents gave power 1.0). ``pair_documents`` holds
-    each pair's n; ``bucket_power`` averages the analysed pairs of each bucket (NaN when none)."""
+    each pair's n; ``bucket_power`` averages the analysed pairs of each bucket (NaN when none).
+    ``progress(done, total)``, if given, is called after each pair."""
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2:
         raise ValueError("expected a documents x systems matrix")
@@ -145,6 +147,8 @@ def power_analysis_partial(
         )
         power[:, p] = result.power[:, 0]
         resamples += result.resamples
+        if progress is not None:
+            progress(p + 1, n_pairs)
     buckets = difference_buckets(np.nan_to_num(differences, nan=-1.0), n_buckets)
     bucket_power = np.full((len(sizes), n_buckets), np.nan)
     for bucket in range(n_buckets):

@@ -1,7 +1,10 @@
 """`fixed`: a number with exactly N decimals, as `floatformat:N` reads it, at a fraction of its cost
 (the systems page formats a hundred numbers per request)."""
 
+import math
+
 from django import template
+from django.utils.html import format_html
 
 from scoring.results.leaderboard import fixed_text
 
@@ -13,3 +16,28 @@ def fixed(value, digits):
     """`floatformat:digits` for a non-negative finite float (the scores, intervals, lengths of
     the pages); anything else (negative, None, text) goes to floatformat itself."""
     return fixed_text(value, int(digits))
+
+
+def _bound(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+@register.filter
+def interval(values, digits=3):
+    """A 95% CI as "[low, high]" from [low, high] or [estimate, low, high]. A missing or NaN bound
+    (the bootstrap had too few documents or systems to give one) reads "no CI (n too small)",
+    never "[, ]"."""
+    bounds = list(values or [])[-2:]
+    low, high = (_bound(b) for b in bounds) if len(bounds) == 2 else (None, None)
+    if low is None or high is None:
+        return format_html(
+            '<span class="hint no-ci" title="{}">no CI (n too small)</span>',
+            "The bootstrap gave no interval: too few documents or systems vary.",
+        )
+    return format_html(
+        '<span class="hint ci">[{}, {}]</span>', fixed_text(low, int(digits)), fixed_text(high, int(digits))
+    )

@@ -65,10 +65,13 @@
   function draftItem(d) {
     const li = h("li", { class: "draft", "data-draft": String(d.id), "data-drafter": d.drafter });
     li.appendChild(h("span", { class: "badge draft-badge", text: "draft · " + d.drafter }));
-    li.appendChild(h("input", {
-      class: "draft-text", type: "text", value: d.text, readonly: !editable, autocomplete: "off",
-      "aria-label": "Draft ACU from " + d.drafter + " (Enter accepts, Escape dismisses)",
-    }));
+    // A field that grows with its text like an ACU's, so a long draft wraps whole (never clipped).
+    const field = h("textarea", {
+      class: "draft-text", rows: "1", readonly: !editable, autocomplete: "off", spellcheck: "false",
+      "aria-label": "Draft from " + d.drafter + ", not an ACU until accepted (Enter accepts, Escape dismisses)",
+    });
+    field.value = d.text;
+    li.appendChild(field);
     if (editable) {
       li.appendChild(h("button", { type: "button", class: "accept", title: "Accept (Enter)", "aria-label": "Accept draft", tabindex: "-1", text: "✓" }));
       li.appendChild(h("button", { type: "button", class: "dismiss", title: "Dismiss (Escape)", "aria-label": "Dismiss draft", tabindex: "-1", text: "×" }));
@@ -244,6 +247,29 @@
     timer = setTimeout(save, delay);
   }
 
+  // ---- the new-ACU boxes: what is typed there is kept in this browser until it becomes an ACU ----
+  // (localStorage, keyed by reference and sentence), so a reload or a closed tab loses nothing.
+  let storageWorks = true;
+  function keptKey(block) { return "acu-new:" + state.id + ":" + block.dataset.sentenceId; }
+  function keepNew(box) {
+    try {
+      const key = keptKey(box.closest(".sentence-block"));
+      if (box.value.trim()) window.localStorage.setItem(key, box.value); else window.localStorage.removeItem(key);
+    } catch (err) { storageWorks = false; /* storage full or disabled: beforeunload warns instead */ }
+  }
+  function restoreNew() {
+    let restored = 0;
+    root.querySelectorAll(".acu-new").forEach(function (box) {
+      let text = null;
+      try { text = window.localStorage.getItem(keptKey(box.closest(".sentence-block"))); } catch (err) { text = null; }
+      if (text) { box.value = text; box.classList.add("kept"); restored += 1; }
+    });
+    return restored;
+  }
+  function unsavedNewText() {
+    return Array.from(root.querySelectorAll(".acu-new")).some(function (box) { return box.value.trim() !== ""; });
+  }
+
   function inputs() { return Array.from(root.querySelectorAll(".acu-text, .draft-text, .acu-new")); }
 
   // ---- drafts ----------------------------------------------------------------------------
@@ -320,6 +346,7 @@
         block.querySelector(".draft-list").replaceWith(fresh);
         if (!first) first = fresh.querySelector(".draft-text");
       });
+      growAll();
       setStatus("saved", data.made + " draft" + (data.made === 1 ? "" : "s") + " from " + drafter);
       if (first) first.focus();
     } catch (err) {
@@ -354,7 +381,7 @@
   }
 
   function grow(field) { field.style.height = "auto"; field.style.height = field.scrollHeight + 2 + "px"; }
-  function growAll() { root.querySelectorAll("textarea.acu-text").forEach(grow); }
+  function growAll() { root.querySelectorAll("textarea.acu-text, textarea.draft-text").forEach(grow); }
 
   root.addEventListener("input", function (e) {
     if (e.target.classList.contains("acu-text")) {
@@ -362,6 +389,7 @@
       grow(e.target);
       schedule(700);
     } else if (e.target.classList.contains("draft-text") && editable) acceptDraft(e.target.closest("li.draft"), true);
+    else if (e.target.classList.contains("acu-new")) { e.target.classList.remove("kept"); keepNew(e.target); }
   });
   window.addEventListener("resize", growAll);
 
@@ -388,6 +416,8 @@
         if (!t.value.trim()) return;
         t.closest(".sentence-block").querySelector(".acu-list").appendChild(acuItem({ id: null, text: t.value.trim(), hints: [] }));
         t.value = "";
+        t.classList.remove("kept");
+        keepNew(t);  // now an ACU (saved with the list): no longer kept here
         growAll();
         schedule(0);
       } else if (e.key === "ArrowUp" || e.key === "ArrowDown") {
@@ -472,7 +502,7 @@
   }
 
   window.addEventListener("beforeunload", function (e) {
-    if (dirty || saving) { e.preventDefault(); e.returnValue = ""; }
+    if (dirty || saving || (editable && !stopped && !storageWorks && unsavedNewText())) { e.preventDefault(); e.returnValue = ""; }
   });
 
   const suggestAll = document.getElementById("suggest-all");
@@ -484,6 +514,8 @@
   growAll();
   renderHistory(state.history);
   setStatus("saved", editable ? "All changes saved" : "Read only");
-  const firstNew = root.querySelector(".acu-new");
+  const kept = editable ? restoreNew() : 0;
+  if (kept) setStatus("pending", "Text not yet added as an ACU was kept from before the reload (Enter adds it)");
+  const firstNew = root.querySelector(".acu-new.kept") || root.querySelector(".acu-new");
   if (firstNew) firstNew.focus();
 })();

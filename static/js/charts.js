@@ -40,17 +40,71 @@
     },
   };
 
+  function thinned(scale, values) {
+    const ctx = scale.ctx;
+    const font = scale.options.ticks.font || {};
+    ctx.save();
+    ctx.font = (font.size || window.Chart.defaults.font.size) + "px " + (font.family || window.Chart.defaults.font.family);
+    const log = scale.type === "logarithmic";
+    const f = function (v) { return log ? Math.log10(v) : v; };
+    const lo = f(scale.min), hi = f(scale.max);
+    const width = Math.max(scale.width || scale.chart.width, 1) * 0.8;  // the plot is narrower than the axis box at first
+    const shown = values.filter(function (v) { return v >= scale.min && v <= scale.max; }).map(function (v) {
+      return { value: v, x: (f(v) - lo) / ((hi - lo) || 1) * width, half: ctx.measureText(String(v)).width / 2 + 6 };
+    });
+    ctx.restore();
+    if (shown.length < 2) return shown.map(function (t) { return { value: t.value }; });
+    // Both ends always (where the axis starts and stops), then each value that fits between its kept neighbours.
+    const last = shown[shown.length - 1];
+    const kept = [shown[0]];
+    shown.slice(1, -1).forEach(function (t) {
+      const before = kept[kept.length - 1];
+      if (t.x - t.half >= before.x + before.half && t.x + t.half <= last.x - last.half) kept.push(t);
+    });
+    kept.push(last);
+    return kept.map(function (t) { return { value: t.value }; });
+  }
+
   function prepare(config) {
     if (config.xLabels) {
       // Numbered x positions shown with their labels (e.g. the time of each scoring run).
       const labels = config.xLabels;
       const x = config.options.scales.x;
       x.ticks = Object.assign({}, x.ticks, {
-        stepSize: 1,
         callback: function (value) { return Number.isInteger(value) && labels[value] !== undefined ? labels[value] : ""; },
       });
+      // One tick per label, at 0, 1, 2...: steps from a min of -0.5 fell between them (no label shown).
+      x.afterBuildTicks = function (scale) { scale.ticks = labels.map(function (_, i) { return { value: i }; }); };
       delete config.xLabels;
+      // A point's tooltip names its label (the x of a dodged point is a little off the tick).
+      const plugins = config.options.plugins = config.options.plugins || {};
+      plugins.tooltip = Object.assign({}, plugins.tooltip, {
+        callbacks: {
+          title: function (items) { return items.length ? labels[Math.round(items[0].parsed.x)] : ""; },
+          label: function (item) {
+            const p = item.raw || {};
+            const ci = p.yMin !== undefined && p.yMin !== null ? " [" + p.yMin.toFixed(3) + ", " + p.yMax.toFixed(3) + "]" : "";
+            return item.dataset.label + ": " + item.parsed.y.toFixed(4) + ci;
+          },
+        },
+      });
     }
+    Object.values(config.options.scales || {}).forEach(function (axis) {
+      if (axis.decimals !== undefined) {
+        // Every tick written with the same digits, enough to tell each apart (charts.axis_ticks).
+        const digits = axis.decimals;
+        axis.ticks = Object.assign({}, axis.ticks, { callback: function (value) { return Number(value).toFixed(digits); } });
+        delete axis.decimals;
+      }
+      if (axis.tickValues) {
+        // Ticks only at these values (e.g. the sample sizes of a log axis), and of those only the
+        // ones whose labels fit beside the previous kept one at this width: none overlap.
+        const values = axis.tickValues.slice().sort(function (a, b) { return a - b; });
+        delete axis.tickValues;
+        axis.afterBuildTicks = function (scale) { scale.ticks = thinned(scale, values); };
+        axis.ticks = Object.assign({ callback: function (value) { return String(value); } }, axis.ticks);
+      }
+    });
     (config.data.datasets || []).forEach(function (ds) {
       if (ds.reference) { ds.borderDash = [6, 4]; ds.pointRadius = 0; ds.borderWidth = 1.5; }
     });
@@ -64,6 +118,13 @@
     const source = document.getElementById(canvas.dataset.chart);
     if (!source) return null;
     const config = prepare(JSON.parse(source.textContent));
+    if (canvas.parentElement.clientWidth < 520) {
+      // A phone: a compact legend, so the plot keeps its room.
+      const plugins = config.options.plugins = config.options.plugins || {};
+      plugins.legend = Object.assign({}, plugins.legend);
+      plugins.legend.labels = Object.assign({ boxWidth: 12, font: { size: 10 } }, plugins.legend.labels);
+      plugins.title = Object.assign({}, plugins.title, { font: { size: 11 } });
+    }
     if (charts[canvas.dataset.chart]) charts[canvas.dataset.chart].destroy();
     const chart = new window.Chart(canvas.getContext("2d"), config);
     charts[canvas.dataset.chart] = chart;

@@ -121,7 +121,12 @@ def test_run_on_sentence_is_cut_into_its_sentences():
 
 @pytest.mark.parametrize(
     "sentence",
-    ["CLICK HERE for all the latest Chelsea news .", "Scroll down for video", "READ MORE: the full story"],
+    [
+        "CLICK HERE for all the latest Chelsea news .",
+        "CLICK HERE for all the latest Chelsea news.",  # issue 27, item 12, as the editor showed it
+        "Scroll down for video",
+        "READ MORE: the full story",
+    ],
 )
 def test_boilerplate_gives_no_draft(sentence):
     assert draft_sentence(sentence) == []

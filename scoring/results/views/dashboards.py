@@ -15,7 +15,7 @@ from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_POST
 
 from annotation.importing import DatasetImportError
-from config.dispatch import dispatch
+from config.dispatch import dispatch, dispatch_long
 from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
@@ -289,7 +289,7 @@ def start_statistics(request, dataset_id: int, kind: str):
             if request.POST.get(key, "").isdigit():
                 params[key] = max(10, min(int(request.POST[key]), 100_000 if key == "n_resamples" else 5000))
         run = statistics.start(dataset, ScoringRun.Kind.POWER, params, batch)
-        ran, _ = dispatch(tasks.run_power_analysis, run.pk)
+        ran, _ = dispatch_long(tasks.run_power_analysis, run.pk)
         target = "dashboard_systems"
     elif kind == "metrics":
         params = dict(statistics.METRIC_DEFAULTS)
