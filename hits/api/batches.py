@@ -19,7 +19,7 @@ from hits import selectors, tasks
 from hits.api.fields import MoneyField
 from hits.batch_fields import allocation_options, batch_serializer_field
 from hits.ledger import spend as ledger_spend
-from hits.models import Batch, QualificationTest
+from hits.models import Batch
 from hits.money import Bucket
 from hits.providers import available_providers, provider_class
 from hits.providers.options import serializer_class
@@ -214,7 +214,7 @@ class BatchCreateInput(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="A qualification test of the dataset.",
+        help_text="A qualification test of the dataset, or one another dataset offers to its batches.",
     )
     gold_share = batch_serializer_field("gold_share")
     budget = batch_serializer_field("budget")
@@ -254,10 +254,15 @@ class BatchCreateInput(serializers.Serializer):
         data["systems"] = systems
         test_id = data.get("qualification_test")
         if test_id is not None:
-            test = QualificationTest.objects.filter(pk=test_id, dataset=dataset).first()
+            test = selectors.tests_for_batches(dataset).filter(pk=test_id).first()
             if test is None:
                 raise serializers.ValidationError(
-                    {"qualification_test": [f"Dataset {dataset.name!r} has no qualification test {test_id}."]}
+                    {
+                        "qualification_test": [
+                            f"Dataset {dataset.name!r} has no qualification test {test_id} "
+                            "(its own, or one another dataset offers to its batches)."
+                        ]
+                    }
                 )
             data["qualification_test"] = test
         for name in PROVIDER_OPTIONS:

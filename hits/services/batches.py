@@ -18,6 +18,7 @@ from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
 from hits.providers import Capability, ProviderError, get_provider
+from hits.selectors import tests_for_batches
 from hits.services.money_budget import over_budget_message
 
 MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
@@ -87,6 +88,11 @@ def create_batch(
     if lifetime_hours <= 0 or assignment_minutes <= 0:
         raise BatchError("Lifetime and assignment duration must be positive.")
     get_provider(provider)  # unknown providers fail here, before anything is written
+    if qualification_test is not None and not tests_for_batches(dataset).filter(pk=qualification_test.pk).exists():
+        raise BatchError(
+            f"The qualification test “{qualification_test.name}” belongs to another dataset and is not offered to "
+            "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
+        )
     buckets = buckets or [Bucket(*b) for b in DEFAULT_BUCKETS]
     try:
         check_buckets(buckets)
