@@ -216,3 +216,27 @@ def test_bad_input_gets_a_clear_message_and_changes_nothing(client, lead, author
     # A crowd batch is not an expert round.
     crowd = create_batch(dataset=dataset)
     assert client.get(reverse("expert_round", args=[crowd.pk])).status_code == 404
+
+
+def test_the_expert_labels_are_never_a_flagged_worker(author, tmp_path):
+    """The gold is compared with no one: even when the crowd's majority disagrees with every
+    expert label, the experts are not flagged, so "without the flagged workers" keeps them."""
+    from scoring.results.dashboard import workers_table
+    from scoring.runs.services import compute_scores
+
+    dataset = unlabelled_dataset(tmp_path, documents=3)
+    label_all(expert.create_round(dataset, count=8, seed=0), author)
+    crowd = publish_batch(create_batch(dataset=dataset, assignments=2))
+    for worker in make_workers(2):
+        while True:
+            try:
+                a = handout.next_assignment(worker, crowd)
+            except handout.NoWork:
+                break
+            opposite = {k: not v for k, v in truth(a.hit.summary_id).items()}
+            submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=opposite)
+    run = compute_scores(dataset, None, trigger="test")
+    rows = workers_table(run)["rows"]
+    experts = [r for r in rows if r["provider"] == Worker.Provider.IMPORTED]
+    assert len(experts) == 1 and experts[0]["agreement"] < 0.6 and experts[0]["flags"] == []
+    assert workers_table(run)["flagged"] == 0

@@ -51,6 +51,11 @@ def _candidates(dataset) -> list[tuple[int, int, int]]:
     return [r for r in rows.order_by("pk") if r[0] not in labelled and r[0] not in queued]
 
 
+def labelable_count(dataset) -> int:
+    """How many summaries an expert round could take now (`_candidates`)."""
+    return len(_candidates(dataset))
+
+
 def choose_summaries(dataset, count: int, *, seed: int = 0) -> list[int]:
     """`count` summaries spread over the documents and systems: each pick takes a summary of a
     document and a system picked least so far (ties broken at random with `seed`)."""

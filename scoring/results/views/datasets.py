@@ -57,6 +57,8 @@ def dataset_detail(request, dataset_id: int):
     )
     counts = dataset_counts([dataset.pk])[dataset.pk]
     gold_count = gold.gold_summary_count(dataset)
+    # What an expert round could take now (only asked when the lead is offered one).
+    labelable = expert.labelable_count(dataset) if gold_count < gold.GOLD_WANTED and has_role(request.user, LEAD) else 0
     return render(
         request,
         "annotation/dataset_detail.html",
@@ -69,7 +71,8 @@ def dataset_detail(request, dataset_id: int):
                 {"batch": b, "progress": expert.round_progress(b, request.user)}
                 for b in dataset.batches.filter(kind=Batch.Kind.EXPERT, status=Batch.Status.PUBLISHED)
             ],
-            "expert_form": ExpertRoundForm(initial={"count": max(1, gold.GOLD_WANTED - gold_count)}),
+            "labelable": labelable,
+            "expert_form": ExpertRoundForm(initial={"count": max(1, min(gold.GOLD_WANTED - gold_count, labelable))}),
             "page": page,
             "systems": system_scores(dataset),
             "rounds": dataset.batches.all(),
