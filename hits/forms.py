@@ -8,10 +8,10 @@ from annotation.models import System
 
 from .batch_fields import batch_form_field
 from .models import QualificationTest
-from .selectors import tests_for_batches
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
 from .providers import available_providers, provider_class
 from .providers.options import form_field, form_field_name, form_value
+from .selectors import tests_for_batches
 
 
 def _provider_choice(name: str) -> str:

@@ -14,7 +14,6 @@ from annotation.models import Summary
 from .models import Batch, QualificationTest
 from .selectors import counted_judgments
 
-
 # A dataset has enough gold for a qualification test of the default size (hits.forms) with as
 # many left for gold HITs; below this the dataset page offers to label more in the browser.
 GOLD_WANTED = 10
@@ -23,9 +22,7 @@ GOLD_WANTED = 10
 def expert_judgments(dataset):
     """The counted judgments of the dataset's expert rounds (imported or made here)."""
     # Expert labels keep the judgments of workers the lead excluded from the crowd's scores.
-    return counted_judgments(dataset, include_excluded=True).filter(
-        assignment__hit__batch__kind__in=Batch.EXPERT_KINDS
-    )
+    return counted_judgments(dataset, include_excluded=True).filter(assignment__hit__batch__kind__in=Batch.EXPERT_KINDS)
 
 
 def gold_summary_count(dataset) -> int:

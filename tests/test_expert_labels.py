@@ -51,7 +51,9 @@ def test_expert_labels_made_in_the_browser_become_the_gold(client, lead, author,
     assert gold.gold_summary_count(dataset) == 0
     client.force_login(lead)
     page = client.get(reverse("dataset_detail", args=[dataset.pk]))
-    assert "Open the expert round" in page.content.decode() and re.search(r"<b>0</b> of 12 summaries", page.content.decode())
+    assert "Open the expert round" in page.content.decode() and re.search(
+        r"<b>0</b> of 12 summaries", page.content.decode()
+    )
 
     response = client.post(reverse("expert_new", args=[dataset.pk]), {"count": 6, "experts": 1}, follow=True)
     batch = Batch.objects.get(dataset=dataset, kind=Batch.Kind.EXPERT)
@@ -171,7 +173,9 @@ def test_a_test_of_another_dataset_is_offered_only_when_its_lead_shares_it(clien
     with pytest.raises(handout.NoWork, match="qualification"):
         handout.next_assignment(worker, batch)
     perfect = {
-        qualification.answer_key(item.pk, acu): value for item in test.items.all() for acu, value in item.answers.items()
+        qualification.answer_key(item.pk, acu): value
+        for item in test.items.all()
+        for acu, value in item.answers.items()
     }
     assert qualification.submit_attempt(test=test, worker=worker, answers=perfect).passed
     assert handout.next_assignment(worker, batch).hit.batch == batch
@@ -197,8 +201,10 @@ def test_bad_input_gets_a_clear_message_and_changes_nothing(client, lead, author
     assert "has no summary left to label" in messages_of(response) and "write and proofread" in messages_of(response)
     page = client.get(reverse("qualification_new", args=[todo.pk]))
     assert "Label more as gold" in page.content.decode()
-    made = client.post(reverse("qualification_new", args=[todo.pk]), {"name": "q", "items": 3, "pass_score": 0.8,
-                                                                        "max_attempts": 2, "retry_after_hours": 24})
+    made = client.post(
+        reverse("qualification_new", args=[todo.pk]),
+        {"name": "q", "items": 3, "pass_score": 0.8, "max_attempts": 2, "retry_after_hours": 24},
+    )
     assert "Label some as gold in the browser" in made.content.decode()
     assert "import expert labels first" not in made.content.decode()
 

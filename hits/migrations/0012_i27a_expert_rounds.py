@@ -4,30 +4,59 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('hits', '0011_i27_handout_priority'),
+        ("hits", "0011_i27_handout_priority"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='qualificationtest',
-            name='shared',
-            field=models.BooleanField(db_default=False, default=False, help_text='Offered to the batches of other datasets as well.'),
+            model_name="qualificationtest",
+            name="shared",
+            field=models.BooleanField(
+                db_default=False, default=False, help_text="Offered to the batches of other datasets as well."
+            ),
         ),
         migrations.AlterField(
-            model_name='batch',
-            name='kind',
-            field=models.CharField(choices=[('crowd', 'Crowd batch'), ('imported', 'Imported labels'), ('machine', 'Machine judge'), ('expert', 'Expert labels (made here)')], default='crowd', max_length=20),
+            model_name="batch",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("crowd", "Crowd batch"),
+                    ("imported", "Imported labels"),
+                    ("machine", "Machine judge"),
+                    ("expert", "Expert labels (made here)"),
+                ],
+                default="crowd",
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='batch',
-            name='provider',
-            field=models.CharField(choices=[('inhouse', 'In-house'), ('mturk', 'Amazon Mechanical Turk'), ('prolific', 'Prolific'), ('panel', 'Participant panel'), ('imported', 'Expert labels')], default='inhouse', max_length=20),
+            model_name="batch",
+            name="provider",
+            field=models.CharField(
+                choices=[
+                    ("inhouse", "In-house"),
+                    ("mturk", "Amazon Mechanical Turk"),
+                    ("prolific", "Prolific"),
+                    ("panel", "Participant panel"),
+                    ("imported", "Expert labels"),
+                ],
+                default="inhouse",
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='worker',
-            name='provider',
-            field=models.CharField(choices=[('inhouse', 'In-house'), ('mturk', 'Amazon Mechanical Turk'), ('prolific', 'Prolific'), ('panel', 'Participant panel'), ('imported', 'Expert labels')], max_length=20),
+            model_name="worker",
+            name="provider",
+            field=models.CharField(
+                choices=[
+                    ("inhouse", "In-house"),
+                    ("mturk", "Amazon Mechanical Turk"),
+                    ("prolific", "Prolific"),
+                    ("panel", "Participant panel"),
+                    ("imported", "Expert labels"),
+                ],
+                max_length=20,
+            ),
         ),
     ]

@@ -170,9 +170,7 @@ def round_progress(batch: Batch, user=None) -> dict:
     """Summaries labelled (every expert place done), places done, and the user's own count."""
     done = Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
     hits = batch.hits.count()
-    finished = (
-        done.values("hit_id").annotate(n=Count("pk")).filter(n__gte=batch.assignments_per_hit).order_by().count()
-    )
+    finished = done.values("hit_id").annotate(n=Count("pk")).filter(n__gte=batch.assignments_per_hit).order_by().count()
     mine = 0
     if user is not None:
         mine = done.filter(worker__external_id=f"{batch.dataset.name}/{user.username}").count()

@@ -32,7 +32,10 @@ STUDY = [
         "source": "The city council met on Monday and approved a new park downtown. Work starts soon; "
         "the park will open in June, officials said.",
         "reference": "The city council approved a new park on Monday. The park will open in June.",
-        "acus": [["The city council approved a new park.", "The approval came on Monday."], ["The park will open in June."]],
+        "acus": [
+            ["The city council approved a new park.", "The approval came on Monday."],
+            ["The park will open in June."],
+        ],
         "systems": {
             "sys-a": ("On Monday the city council approved a new park that opens in June.", [1, 1, 1]),
             "sys-b": ("The city council approved a new park.", [1, 0, 0]),
@@ -44,7 +47,10 @@ STUDY = [
         "source": "A storm closed the airport on Friday; it stayed shut for two days. "
         "Thousands of flights were cancelled and travellers slept in the terminals.",
         "reference": "A storm closed the airport for two days. Thousands of flights were cancelled.",
-        "acus": [["A storm closed the airport.", "The airport was closed for two days."], ["Thousands of flights were cancelled."]],
+        "acus": [
+            ["A storm closed the airport.", "The airport was closed for two days."],
+            ["Thousands of flights were cancelled."],
+        ],
         "systems": {
             "sys-a": ("A storm shut the airport for two days and thousands of flights were cancelled.", [1, 1, 1]),
             "sys-b": ("A storm closed the airport.", [1, 0, 0]),
@@ -125,7 +131,9 @@ def take_test(page, test):
     page.wait_for_selector(".messages li:has-text('You passed')")
 
 
-def test_a_first_study_from_nothing(live_server, browser, shoot, lead, author, worker, make_user, tmp_path, eager_celery):
+def test_a_first_study_from_nothing(
+    live_server, browser, shoot, lead, author, worker, make_user, tmp_path, eager_celery
+):
     base = live_server.url
     proofreader = make_user("bea-author", "author")
     workers = [worker, make_user("willa-worker", "worker"), make_user("walt-worker", "worker")]
@@ -291,9 +299,7 @@ def test_a_first_study_from_nothing(live_server, browser, shoot, lead, author, w
     lead_page.goto(f"{base}/datasets/{dataset.pk}/dashboard/workers/?round={batch.pk}")
     table = lead_page.locator("#workers tbody tr")
     assert table.count() == 3
-    shown = {
-        row.get_attribute("data-worker"): row.locator("td").nth(3).inner_text().strip() for row in table.all()
-    }
+    shown = {row.get_attribute("data-worker"): row.locator("td").nth(3).inner_text().strip() for row in table.all()}
     for w in workers:  # the gold accuracy each worker earned on the gold HITs (made from the browser labels)
         done = Assignment.objects.filter(hit__batch=batch, worker__user=w, gold_total__isnull=False)
         right, total = sum(a.gold_correct for a in done), sum(a.gold_total for a in done)
@@ -304,5 +310,7 @@ def test_a_first_study_from_nothing(live_server, browser, shoot, lead, author, w
     lead_page.goto(f"{base}/datasets/{dataset.pk}/dashboard/workers/")
     assert f"{dataset.name}/{author.username}, 9 summaries" in lead_page.inner_text("#expert-labels")
     shoot(lead_page, "i27-study-16-workers-and-experts")
-    assert author.username not in [c.strip() for c in lead_page.locator("#workers tbody tr td:first-child").all_inner_texts()]
+    assert author.username not in [
+        c.strip() for c in lead_page.locator("#workers tbody tr td:first-child").all_inner_texts()
+    ]
     lead_page.context.close()
