@@ -99,7 +99,12 @@ def open_as(browser, base_url, user, width=1280):
 
 def fits(page, width=1280):
     scroll = page.evaluate("document.documentElement.scrollWidth")
-    assert scroll <= width, f"{page.url} is {scroll} px wide"
+    wide = page.evaluate(
+        f"""Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > {width} + 2
+        && !e.closest('.table-scroll')).slice(0, 6).map(e => e.tagName + '#' + e.id + '.' + e.className + ' '
+        + Math.round(e.getBoundingClientRect().right))"""
+    )
+    assert scroll <= width, f"{page.url} is {scroll} px wide: {wide}"
 
 
 def answer_task(page, answers=None) -> list[int]:
@@ -314,3 +319,35 @@ def test_a_first_study_from_nothing(
         c.strip() for c in lead_page.locator("#workers tbody tr td:first-child").all_inner_texts()
     ]
     lead_page.context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_expert_pages_fit_a_phone_and_a_desktop(live_server, browser, shoot, lead, author, tmp_path, width):
+    from ..authoring_data import unlabelled_dataset
+
+    dataset = unlabelled_dataset(tmp_path, documents=2)
+    base = live_server.url
+    page = open_as(browser, base, lead, width=width)
+    page.goto(f"{base}/datasets/{dataset.pk}/#gold")
+    assert page.inner_text("#gold-count").startswith("0 of 8 summaries have expert labels")
+    assert page.input_value("#id_count") == "8"  # what is there to label, below the 10 wanted
+    fits(page, width)
+    shoot(page, f"i27-expert-gold-offer-{width}")
+    page.click("#expert-form button")
+    page.wait_for_selector("#expert-progress")
+    fits(page, width)
+    page.context.close()
+
+    page = open_as(browser, base, author, width=width)
+    page.goto(f"{base}/datasets/{dataset.pk}/")
+    assert page.inner_text(".expert-open a") == "Label gold: 8 of 8 summaries left"
+    page.click(".expert-open a")
+    assert "0 of 8 summaries labelled" in page.inner_text("#expert-progress")
+    fits(page, width)
+    shoot(page, f"i27-expert-round-{width}")
+    page.click("#expert-next button")
+    page.wait_for_selector(".acu-row.current")
+    assert page.inner_text("header.topbar nav a") == "Expert round"
+    fits(page, width)
+    shoot(page, f"i27-expert-task-{width}")
+    page.context.close()
