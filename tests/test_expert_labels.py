@@ -246,3 +246,46 @@ def test_the_expert_labels_are_never_a_flagged_worker(author, tmp_path):
     experts = [r for r in rows if r["provider"] == Worker.Provider.IMPORTED]
     assert len(experts) == 1 and experts[0]["agreement"] < 0.6 and experts[0]["flags"] == []
     assert workers_table(run)["flagged"] == 0
+
+
+def test_a_draft_batch_marked_as_expert_is_labelled_unpaid(client, lead, author, tmp_path):
+    dataset = unlabelled_dataset(tmp_path, documents=3)
+    chosen = list(dataset.systems.order_by("name")[:2])
+    draft = create_batch(dataset=dataset, systems=chosen, assignments=5)  # the lead's choice of summaries
+    client.force_login(lead)
+    response = client.post(reverse("expert_from_batch", args=[draft.pk]), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("expert_round", args=[draft.pk])
+    batch = Batch.objects.get(pk=draft.pk)
+    assert (batch.kind, batch.status, batch.provider) == ("expert", "published", Worker.Provider.IMPORTED)
+    assert batch.assignments_per_hit == 3 and not batch.buckets.exists()  # at most 3 experts, nothing to pay
+    assert set(batch.hits.values_list("reward", "open_places")) == {(0, 3)}
+    given = label_all(batch, author)
+    assert set(Summary.objects.filter(pk__in=given).values_list("system", flat=True)) == {s.pk for s in chosen}
+    assert gold.known_answers(dataset) == {sid: {int(a): v for a, v in ans.items()} for sid, ans in given.items()}
+    assert not LedgerEntry.objects.exists()
+    # Only a draft crowd batch: a published one (or the round itself) is refused with a message.
+    again = client.post(reverse("expert_from_batch", args=[batch.pk]), follow=True)
+    assert "Only a draft crowd batch can become an expert round" in messages_of(again)
+    published = publish_batch(create_batch(dataset=dataset))
+    with pytest.raises(expert.ExpertError, match="not a draft"):
+        expert.mark_expert(published)
+    assert Batch.objects.get(pk=published.pk).kind == Batch.Kind.CROWD
+
+
+def test_every_page_that_names_a_round_opens_for_an_expert_round(client, lead, author, tmp_path):
+    dataset = unlabelled_dataset(tmp_path, documents=2)
+    batch = expert.create_round(dataset, count=3, seed=0)
+    label_all(batch, author)
+    client.force_login(lead)
+    detail = client.get(reverse("batch_detail", args=[batch.pk]))
+    assert detail.status_code == 302 and detail.url == reverse("expert_round", args=[batch.pk])
+    for name in ("dashboard", "dashboard_systems", "dashboard_workers"):
+        page = client.get(reverse(name, args=[dataset.pk]), {"round": batch.pk})
+        assert page.status_code == 200, name
+    assert client.get(f"/api/batches/{batch.pk}/").status_code == 200
+    assert client.get(reverse("dataset_detail", args=[dataset.pk])).status_code == 200
+    cost = client.get(f"/api/batches/{batch.pk}/cost/")
+    assert cost.status_code == 400 and "this round is not a crowd batch" in cost.json()["error"]
+    refused = client.post(f"/api/batches/{batch.pk}/publish/")
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "Only a crowd batch is published; this round holds Expert labels (made here)."

@@ -296,7 +296,7 @@ class DatasetFilter(serializers.Serializer):
 
 @extend_schema(tags=["batches"])
 class BatchListCreate(generics.ListAPIView):
-    """Crowd batches and imported label rounds, oldest first; POST creates a draft batch."""
+    """Crowd batches and expert label rounds (imported or made here), oldest first; POST creates a draft batch."""
 
     serializer_class = BatchSerializer
     parser_classes = [BoundedJSONParser]
@@ -390,7 +390,11 @@ class BatchCost(APIView):
         batch = get_object_or_404(Batch, pk=batch_id)
         if batch.kind != Batch.Kind.CROWD:
             return Response(
-                error_body("An imported label round has no cost: it is not a crowd batch.", "refused", batch=batch.pk),
+                error_body(
+                    f"{batch.get_kind_display()} have no cost: this round is not a crowd batch.",
+                    "refused",
+                    batch=batch.pk,
+                ),
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(CostSerializer({"batch": batch.pk, **batches.cost_estimate(batch)}).data)
@@ -422,7 +426,8 @@ class BatchPublish(APIView):
         # The publishing task checks again; these checks answer at once when it would be queued.
         if batch.kind != Batch.Kind.CROWD:
             return Response(
-                error_body("Imported label rounds cannot be published.", "refused", batch=batch.pk), status=400
+                error_body(batches.NOT_PUBLISHABLE.format(kind=batch.get_kind_display()), "refused", batch=batch.pk),
+                status=400,
             )
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             message = f"The batch is already {batch.get_status_display().lower()}."

@@ -29,6 +29,9 @@ MAX_ASSIGNMENT_MINUTES = 60 * 24 * 365
 MAX_AUTO_APPROVE_HOURS = 24 * 30
 
 
+NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
+
+
 class BatchError(ServiceError):
     """A refused batch action, with a message for the lead."""
 
@@ -251,7 +254,7 @@ def publish_batch(batch: Batch) -> Batch:
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.kind != Batch.Kind.CROWD:
-            raise BatchError("Imported label rounds cannot be published.")
+            raise BatchError(NOT_PUBLISHABLE.format(kind=batch.get_kind_display()))
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             raise BatchError(f"The batch is already {batch.get_status_display().lower()}.")
         if not batch.hits.exists():

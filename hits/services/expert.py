@@ -131,6 +131,43 @@ def create_round(dataset, *, count, experts: int = 1, by=None, seed: int | None 
     return batch
 
 
+def mark_expert(batch: Batch) -> Batch:
+    """Turn a draft crowd batch into an expert round: its summaries (the lead chose them on the
+    batch form: documents, systems) are labelled by authors and leads instead, unpaid, by as many
+    experts each as it had assignments (at most MAX_EXPERTS). No pay bucket, reward 0, no
+    qualification test or gold HITs, no provider; it opens at once."""
+    now = timezone.now()
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        if batch.kind != Batch.Kind.CROWD or batch.status != Batch.Status.DRAFT:
+            raise ExpertError("Only a draft crowd batch can become an expert round; this one is not a draft.")
+        experts = min(batch.assignments_per_hit, MAX_EXPERTS)
+        batch.buckets.all().delete()
+        batch.hits.update(
+            reward=0, gold_answers=None, max_assignments=experts, open_places=experts, extra_places=0, priority=0
+        )
+        Batch.objects.filter(pk=batch.pk).update(
+            kind=Batch.Kind.EXPERT,
+            provider=Worker.Provider.IMPORTED,
+            status=Batch.Status.PUBLISHED,
+            assignments_per_hit=experts,
+            allocation="fixed",
+            qualification_test=None,
+            gold_share=0,
+            budget=None,
+            provider_config={},
+            lifetime_seconds=int(LIFETIME.total_seconds()),
+            assignment_duration_seconds=TASK_MINUTES * 60,
+            auto_approve_seconds=0,
+            published_at=now,
+            expires_at=now + LIFETIME,
+            priority=0,
+        )
+        versions.create_stripes(batch.dataset_id, batch.pk)
+    batch.refresh_from_db()
+    return batch
+
+
 def secure_seed() -> int:
     return random.SystemRandom().randrange(2**31)
 

@@ -75,6 +75,22 @@ def expert_next(request, batch_id: int):
 
 @role_required(LEAD)
 @require_POST
+def expert_from_batch(request, batch_id: int):
+    """Mark a draft crowd batch as an expert round (the summaries the lead chose on the batch form)."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    try:
+        batch = expert.mark_expert(batch)
+    except expert.ExpertError as exc:
+        messages.error(request, str(exc))
+        return redirect("batch_detail", batch_id=batch.pk)
+    messages.success(
+        request, f"{batch.name} is now an expert round of {batch.hits.count()} summaries: unpaid, no provider."
+    )
+    return redirect("expert_round", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
 def expert_stop(request, batch_id: int):
     batch = expert.stop_round(_round(batch_id))
     messages.success(request, f"{batch.name} is closed; the labels made stay gold.")

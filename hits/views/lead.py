@@ -119,6 +119,10 @@ def batch_estimate(request, dataset_id: int):
 @role_required(LEAD)
 def batch_detail(request, batch_id: int):
     batch = get_object_or_404(Batch.objects.select_related("dataset", "qualification_test"), pk=batch_id)
+    if batch.kind == Batch.Kind.EXPERT:  # no provider, no pay: its own page (hits/views/expert.py)
+        return redirect("expert_round", batch_id=batch.pk)
+    if batch.kind == Batch.Kind.IMPORTED:  # read-only labels, listed on the dataset page
+        return redirect("dataset_detail", dataset_id=batch.dataset_id)
     status = request.GET.get("status", "submitted")
     assignments = (
         Assignment.objects.filter(hit__batch=batch)
