@@ -35,7 +35,11 @@ class BatchForm(forms.Form):
     lifetime_hours = batch_form_field("lifetime_hours")
     assignment_minutes = batch_form_field("assignment_minutes")
     auto_approve_hours = batch_form_field("auto_approve_hours")
-    qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
+    qualification_test = forms.ModelChoiceField(
+        queryset=QualificationTest.objects.none(),
+        required=False,
+        help_text="This dataset's tests, and tests other datasets offer to its batches.",
+    )
     gold_share = batch_form_field("gold_share")
     budget = batch_form_field("budget")
     allocation = batch_form_field("allocation")
