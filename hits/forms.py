@@ -11,6 +11,7 @@ from .models import QualificationTest
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
 from .providers import available_providers, provider_class
 from .providers.options import form_field, form_field_name, form_value
+from .selectors import tests_for_batches
 
 
 def _provider_choice(name: str) -> str:
@@ -34,7 +35,11 @@ class BatchForm(forms.Form):
     lifetime_hours = batch_form_field("lifetime_hours")
     assignment_minutes = batch_form_field("assignment_minutes")
     auto_approve_hours = batch_form_field("auto_approve_hours")
-    qualification_test = forms.ModelChoiceField(queryset=QualificationTest.objects.none(), required=False)
+    qualification_test = forms.ModelChoiceField(
+        queryset=QualificationTest.objects.none(),
+        required=False,
+        help_text="This dataset's tests, and tests other datasets offer to its batches.",
+    )
     gold_share = batch_form_field("gold_share")
     budget = batch_form_field("budget")
     allocation = batch_form_field("allocation")
@@ -73,7 +78,11 @@ class BatchForm(forms.Form):
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["systems"].queryset = dataset.systems.all()
-        self.fields["qualification_test"].queryset = dataset.qualification_tests.all()
+        # This dataset's tests and those shared by other datasets' leads (hits.selectors).
+        self.fields["qualification_test"].queryset = tests_for_batches(dataset)
+        self.fields["qualification_test"].label_from_instance = lambda t: (
+            t.name if t.dataset_id == dataset.pk else f"{t.name} (from {t.dataset.name})"
+        )
         self.fields["provider"].choices = [(p, _provider_choice(p)) for p in available_providers()]
         # Each provider's option fields, from the one schema the API and the defaults also use.
         for name in available_providers():
@@ -122,3 +131,17 @@ class QualificationForm(forms.Form):
     pass_score = forms.FloatField(min_value=0.05, max_value=1, initial=0.8, help_text="Share of ACUs right to pass.")
     max_attempts = forms.IntegerField(min_value=1, max_value=10, initial=2)
     retry_after_hours = forms.IntegerField(min_value=0, initial=24)
+    shared = forms.BooleanField(
+        required=False,
+        label="Offer to batches of other datasets",
+        help_text="Their leads may then require it for a new batch (the items stay this dataset's summaries).",
+    )
+
+
+class ExpertRoundForm(forms.Form):
+    """Label N summaries as gold: an expert round (hits.services.expert checks the numbers)."""
+
+    count = forms.IntegerField(label="Summaries", min_value=1, max_value=200, initial=10)
+    experts = forms.IntegerField(
+        label="Experts per summary", min_value=1, max_value=3, initial=1, help_text="Labels per summary (majority)."
+    )

@@ -1,5 +1,11 @@
-"""Gold items: known answers (the majority of imported expert labels per summary and ACU) and
-the items of a qualification test as a worker sees them. Readers only."""
+"""Gold items: known answers (the majority of the expert labels per summary and ACU) and
+the items of a qualification test as a worker sees them. Readers only.
+
+Expert labels are the judgments of the expert rounds (`Batch.EXPERT_KINDS`): labels imported
+with a dataset, and labels authors and leads made on the task page in an expert round
+(hits.services.expert). Both are stored alike (an approved assignment per expert and summary),
+so every reader of the gold (qualification tests, gold HITs and the worker quality they feed,
+the assignment review, the judges' expert target) takes them from `expert_judgments`."""
 
 from collections import defaultdict
 
@@ -8,12 +14,25 @@ from annotation.models import Summary
 from .models import Batch, QualificationTest
 from .selectors import counted_judgments
 
+# A dataset has enough gold for a qualification test of the default size (hits.forms) with as
+# many left for gold HITs; below this the dataset page offers to label more in the browser.
+GOLD_WANTED = 10
+
+
+def expert_judgments(dataset):
+    """The counted judgments of the dataset's expert rounds (imported or made here)."""
+    # Expert labels keep the judgments of workers the lead excluded from the crowd's scores.
+    return counted_judgments(dataset, include_excluded=True).filter(assignment__hit__batch__kind__in=Batch.EXPERT_KINDS)
+
+
+def gold_summary_count(dataset) -> int:
+    """How many summaries of the dataset have expert labels (known answers): one query."""
+    return expert_judgments(dataset).order_by().values("assignment__hit__summary_id").distinct().count()
+
 
 def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
-    """{summary_id: {acu_id: present}} from the dataset's imported rounds; a summary counts
-    only when every ACU of its reference has a label."""
-    # Expert labels keep the judgments of workers the lead excluded from the crowd's scores.
-    qs = counted_judgments(dataset, include_excluded=True).filter(assignment__hit__batch__kind=Batch.Kind.IMPORTED)
+    """{summary_id: {acu_id: present}} from the dataset's expert labels (`expert_judgments`)."""
+    qs = expert_judgments(dataset)
     if summary_ids is not None:
         qs = qs.filter(assignment__hit__summary_id__in=summary_ids)
     votes: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))

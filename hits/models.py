@@ -20,7 +20,9 @@ class Worker(models.Model):
         MTURK = "mturk", "Amazon Mechanical Turk"
         PROLIFIC = "prolific", "Prolific"
         PANEL = "panel", "Participant panel"
-        IMPORTED = "imported", "Imported labels"
+        # Expert labels: imported with a dataset, or made on our task page in an expert round
+        # (hits.services.expert); they are the gold (hits.gold), never a worker to pay or block.
+        IMPORTED = "imported", "Expert labels"
 
     provider = models.CharField(max_length=20, choices=Provider.choices)
     external_id = models.CharField(max_length=200)
@@ -61,6 +63,10 @@ class QualificationTest(models.Model):
     # draws a new sample with a new seed (hits.services.qualification.rotate_gold).
     seed = models.BigIntegerField(default=0)
     rotated_at = models.DateTimeField(null=True, blank=True)
+    # The lead offers it to batches of other datasets too (hits.selectors.tests_for_batches).
+    shared = models.BooleanField(
+        default=False, db_default=False, help_text="Offered to the batches of other datasets as well."
+    )
 
     def __str__(self):
         return self.name
@@ -108,6 +114,12 @@ class Batch(models.Model):
         CROWD = "crowd", "Crowd batch"
         IMPORTED = "imported", "Imported labels"
         MACHINE = "machine", "Machine judge"
+        # Authors and leads label summaries on the task page: no pay, no provider (hits.services.expert).
+        EXPERT = "expert", "Expert labels (made here)"
+
+    # The rounds whose labels are the gold: known answers of qualification tests and gold HITs,
+    # worker quality and the judges' expert target (hits.gold). One rule, read everywhere.
+    EXPERT_KINDS = (Kind.IMPORTED, Kind.EXPERT)
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -180,6 +192,10 @@ class Batch(models.Model):
     @property
     def read_only(self) -> bool:
         return self.kind in (self.Kind.IMPORTED, self.Kind.MACHINE)
+
+    @property
+    def is_expert(self) -> bool:
+        return self.kind == self.Kind.EXPERT
 
     def __str__(self):
         return self.name

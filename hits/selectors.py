@@ -7,12 +7,12 @@ excluded. Scores, exports, gold answers and the lead's answer view all read them
 `counted_judgments`.
 """
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Case, Count, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Summary, System
 
-from .models import Assignment, Batch, Judgment
+from .models import Assignment, Batch, Judgment, QualificationTest
 
 
 def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
@@ -112,3 +112,14 @@ def workers_shared_with(batch: Batch) -> dict:
     ahead = [b for b in others if b.priority > batch.priority]
     sharing = [b for b in others if b.priority == batch.priority]
     return {"ahead": ahead, "sharing": sharing}
+
+
+def tests_for_batches(dataset) -> QuerySet[QualificationTest]:
+    """The qualification tests a new batch of `dataset` may require: the dataset's own, and
+    those of other datasets their lead chose to share (`QualificationTest.shared`)."""
+    return (
+        QualificationTest.objects.filter(Q(dataset=dataset) | Q(shared=True))
+        .select_related("dataset")
+        .annotate(other=Case(When(dataset=dataset, then=Value(0)), default=Value(1)))
+        .order_by("other", "dataset__name", "name", "pk")
+    )

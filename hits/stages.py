@@ -15,6 +15,7 @@ EXPLAIN = {
     "complete": "Every assignment is decided (approved or rejected); some approved rewards are not paid yet.",
     "paid": "Every assignment is decided and every approved reward is in the ledger.",
     "imported": "Labels imported with the dataset (read-only).",
+    "expert": "Authors and leads label these summaries on the task page, unpaid; their labels are the gold.",
 }
 
 
@@ -30,6 +31,9 @@ def batch_stage(batch: Batch) -> Stage:
     complete and paid follow from the assignments and the ledger, so no page has to write them."""
     if batch.kind == Batch.Kind.IMPORTED:
         return Stage("imported", "Imported", EXPLAIN["imported"])
+    if batch.kind == Batch.Kind.EXPERT:
+        label = "Expert round" if batch.status == Batch.Status.PUBLISHED else "Expert round, closed"
+        return Stage("expert", label, EXPLAIN["expert"])
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
         return _stage(batch.status)
     counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())

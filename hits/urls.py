@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from .views import lead, people, worker
+from .views import expert, lead, people, worker
 
 urlpatterns = [
     path("", include("hits.providers.mturk.urls")),
@@ -20,6 +20,13 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/batches/new", lead.batch_new, name="batch_new"),
     path("datasets/<int:dataset_id>/batches/estimate.json", lead.batch_estimate, name="batch_estimate"),
     path("datasets/<int:dataset_id>/qualification/new", lead.qualification_new, name="qualification_new"),
+    path("datasets/<int:dataset_id>/expert/new", expert.expert_new, name="expert_new"),
+    path("expert/<int:batch_id>/", expert.expert_round, name="expert_round"),
+    path("expert/<int:batch_id>/next", expert.expert_next, name="expert_next"),
+    path("expert/<int:batch_id>/stop", expert.expert_stop, name="expert_stop"),
+    path("batches/<int:batch_id>/expert", expert.expert_from_batch, name="expert_from_batch"),
+    path("expert/task/<str:token>/", expert.expert_task, name="expert_task"),
+    path("qualification/<int:test_id>/shared", lead.qualification_shared, name="qualification_shared"),
     path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),
     path("assignments/<int:assignment_id>/", lead.assignment_review, name="assignment_review"),

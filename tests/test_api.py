@@ -520,7 +520,8 @@ def test_publish_with_a_broker_is_queued_202(as_role, draft, django_capture_on_c
 def test_imported_round_cannot_be_published(as_role, demo):
     imported = demo.batches.get(kind=Batch.Kind.IMPORTED)
     response = as_role("lead").post(f"/api/batches/{imported.pk}/publish/")
-    assert response.status_code == 400 and error_of(response) == "Imported label rounds cannot be published."
+    assert response.status_code == 400
+    assert error_of(response) == "Only a crowd batch is published; this round holds Imported labels."
     assert as_role("lead").post("/api/batches/999999/publish/").status_code == 404
 
 

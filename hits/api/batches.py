@@ -19,7 +19,7 @@ from hits import selectors, tasks
 from hits.api.fields import MoneyField
 from hits.batch_fields import allocation_options, batch_serializer_field
 from hits.ledger import spend as ledger_spend
-from hits.models import Batch, QualificationTest
+from hits.models import Batch
 from hits.money import Bucket
 from hits.providers import available_providers, provider_class
 from hits.providers.options import serializer_class
@@ -216,7 +216,7 @@ class BatchCreateInput(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="A qualification test of the dataset.",
+        help_text="A qualification test of the dataset, or one another dataset offers to its batches.",
     )
     gold_share = batch_serializer_field("gold_share")
     budget = batch_serializer_field("budget")
@@ -258,10 +258,15 @@ class BatchCreateInput(serializers.Serializer):
         data["systems"] = systems
         test_id = data.get("qualification_test")
         if test_id is not None:
-            test = QualificationTest.objects.filter(pk=test_id, dataset=dataset).first()
+            test = selectors.tests_for_batches(dataset).filter(pk=test_id).first()
             if test is None:
                 raise serializers.ValidationError(
-                    {"qualification_test": [f"Dataset {dataset.name!r} has no qualification test {test_id}."]}
+                    {
+                        "qualification_test": [
+                            f"Dataset {dataset.name!r} has no qualification test {test_id} "
+                            "(its own, or one another dataset offers to its batches)."
+                        ]
+                    }
                 )
             data["qualification_test"] = test
         for name in PROVIDER_OPTIONS:
@@ -295,7 +300,7 @@ class DatasetFilter(serializers.Serializer):
 
 @extend_schema(tags=["batches"])
 class BatchListCreate(generics.ListAPIView):
-    """Crowd batches and imported label rounds, oldest first; POST creates a draft batch."""
+    """Crowd batches and expert label rounds (imported or made here), oldest first; POST creates a draft batch."""
 
     serializer_class = BatchSerializer
     parser_classes = [BoundedJSONParser]
@@ -389,7 +394,11 @@ class BatchCost(APIView):
         batch = get_object_or_404(Batch, pk=batch_id)
         if batch.kind != Batch.Kind.CROWD:
             return Response(
-                error_body("An imported label round has no cost: it is not a crowd batch.", "refused", batch=batch.pk),
+                error_body(
+                    f"{batch.get_kind_display()} have no cost: this round is not a crowd batch.",
+                    "refused",
+                    batch=batch.pk,
+                ),
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(CostSerializer({"batch": batch.pk, **batches.cost_estimate(batch)}).data)
@@ -421,7 +430,8 @@ class BatchPublish(APIView):
         # The publishing task checks again; these checks answer at once when it would be queued.
         if batch.kind != Batch.Kind.CROWD:
             return Response(
-                error_body("Imported label rounds cannot be published.", "refused", batch=batch.pk), status=400
+                error_body(batches.NOT_PUBLISHABLE.format(kind=batch.get_kind_display()), "refused", batch=batch.pk),
+                status=400,
             )
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             message = f"The batch is already {batch.get_status_display().lower()}."

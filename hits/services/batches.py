@@ -18,6 +18,7 @@ from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
 from hits.providers import Capability, ProviderError, get_provider
+from hits.selectors import tests_for_batches
 from hits.services.money_budget import over_budget_message
 
 MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
@@ -26,6 +27,9 @@ MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
 MAX_LIFETIME_HOURS = 24 * 365
 MAX_ASSIGNMENT_MINUTES = 60 * 24 * 365
 MAX_AUTO_APPROVE_HOURS = 24 * 30
+
+
+NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
 
 
 class BatchError(ServiceError):
@@ -93,6 +97,11 @@ def create_batch(
     if lifetime_hours <= 0 or assignment_minutes <= 0:
         raise BatchError("Lifetime and assignment duration must be positive.")
     get_provider(provider)  # unknown providers fail here, before anything is written
+    if qualification_test is not None and not tests_for_batches(dataset).filter(pk=qualification_test.pk).exists():
+        raise BatchError(
+            f"The qualification test “{qualification_test.name}” belongs to another dataset and is not offered to "
+            "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
+        )
     buckets = buckets or [Bucket(*b) for b in DEFAULT_BUCKETS]
     try:
         check_buckets(buckets)
@@ -253,7 +262,7 @@ def publish_batch(batch: Batch) -> Batch:
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.kind != Batch.Kind.CROWD:
-            raise BatchError("Imported label rounds cannot be published.")
+            raise BatchError(NOT_PUBLISHABLE.format(kind=batch.get_kind_display()))
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             raise BatchError(f"The batch is already {batch.get_status_display().lower()}.")
         if not batch.hits.exists():

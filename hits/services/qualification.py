@@ -22,6 +22,12 @@ class QualificationError(Exception):
     """A refused test action, with a message for the person."""
 
 
+NO_GOLD = (
+    "This dataset has no summaries with known answers yet. Label some as gold in the browser: on the dataset "
+    "page, “Label summaries as gold” opens an expert round for the authors and leads (or import expert labels)."
+)
+
+
 @transaction.atomic
 def build_test(
     *,
@@ -33,16 +39,18 @@ def build_test(
     retry_after_hours: int = 24,
     summary_ids=None,
     seed: int | None = None,
+    shared: bool = False,
 ) -> QualificationTest:
-    """A test of `items` gold summaries with known answers (imported expert labels), drawn with
-    `seed` (a fresh random seed when None; stored on the test)."""
+    """A test of `items` gold summaries with known answers (expert labels, imported or made in
+    an expert round), drawn with `seed` (a fresh random seed when None; stored on the test).
+    `shared`: offered to the batches of other datasets too."""
     if not 0 < pass_score <= 1:
         raise QualificationError("The pass score is a share between 0 and 1.")
     if items < 1 or max_attempts < 1:
         raise QualificationError("A test needs at least one item and one attempt.")
     answers = known_answers(dataset, summary_ids)
     if not answers:
-        raise QualificationError("This dataset has no summaries with known answers (import expert labels first).")
+        raise QualificationError(NO_GOLD)
     seed = secrets.randbits(62) if seed is None else seed
     test = QualificationTest.objects.create(
         dataset=dataset,
@@ -51,6 +59,7 @@ def build_test(
         max_attempts=max_attempts,
         retry_after_hours=retry_after_hours,
         seed=seed,
+        shared=shared,
     )
     _draw_items(test, answers, items, seed)
     return test
@@ -89,6 +98,14 @@ def rotate_gold(test: QualificationTest, *, seed: int | None = None) -> Qualific
     _draw_items(test, answers, size, seed)
     test.seed, test.rotated_at = seed, timezone.now()
     test.save(update_fields=["seed", "rotated_at"])
+    return test
+
+
+def set_shared(test: QualificationTest, shared: bool) -> QualificationTest:
+    """Offer the test to the batches of other datasets too (or stop offering it to new ones;
+    batches that require it keep it)."""
+    QualificationTest.objects.filter(pk=test.pk).update(shared=shared)
+    test.refresh_from_db()
     return test
 
 

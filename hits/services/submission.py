@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from hits import versions
 from hits.allocation import ADAPTIVE
-from hits.models import Assignment, Judgment
+from hits.models import Assignment, Batch, Judgment
 from hits.services import allocation
 
 logger = logging.getLogger(__name__)
@@ -116,6 +116,7 @@ _SUBMIT_FIELDS = [
     "hit__batch__dataset_id",
     "hit__batch__assignment_duration_seconds",
     "hit__batch__allocation",
+    "hit__batch__kind",
 ]
 
 
@@ -205,6 +206,12 @@ def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment,
         assignment.submitted_at = now
         assignment.comment = (comment or "").strip()[:MAX_COMMENT]
         fields = ["status", "submitted_at", "comment"]
+        if assignment.hit.batch.kind == Batch.Kind.EXPERT:
+            # Expert work (hits.services.expert) is unpaid and not reviewed: approved as it is
+            # stored, like imported labels, so no approval ever writes a ledger row for it.
+            assignment.status = Assignment.Status.APPROVED
+            assignment.reviewed_at = now
+            fields.append("reviewed_at")
         seconds = _active_seconds(active_seconds, assignment.hit.batch.assignment_duration_seconds)
         if seconds is not None:
             assignment.active_seconds = seconds

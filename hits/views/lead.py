@@ -15,13 +15,13 @@ from django.views.decorators.http import require_POST
 from annotation.models import Dataset
 from config.dispatch import dispatch
 from config.roles import LEAD, role_required
-from hits import selectors, tasks
+from hits import gold, selectors, tasks
 from hits.assignment_answers import assignment_answers
 from hits.batch_fields import allocation_options
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.ledger import spend
-from hits.models import Assignment, Batch, Worker
+from hits.models import Assignment, Batch, QualificationTest, Worker
 from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
@@ -37,7 +37,14 @@ def batch_list(request, dataset_id: int):
         for b in dataset.batches.filter(kind=Batch.Kind.CROWD)
     ]
     return render(
-        request, "hits/batch_list.html", {"dataset": dataset, "rows": rows, "tests": dataset.qualification_tests.all()}
+        request,
+        "hits/batch_list.html",
+        {
+            "dataset": dataset,
+            "rows": rows,
+            "tests": dataset.qualification_tests.all(),
+            "gold": gold.gold_summary_count(dataset),
+        },
     )
 
 
@@ -112,6 +119,10 @@ def batch_estimate(request, dataset_id: int):
 @role_required(LEAD)
 def batch_detail(request, batch_id: int):
     batch = get_object_or_404(Batch.objects.select_related("dataset", "qualification_test"), pk=batch_id)
+    if batch.kind == Batch.Kind.EXPERT:  # no provider, no pay: its own page (hits/views/expert.py)
+        return redirect("expert_round", batch_id=batch.pk)
+    if batch.kind == Batch.Kind.IMPORTED:  # read-only labels, listed on the dataset page
+        return redirect("dataset_detail", dataset_id=batch.dataset_id)
     status = request.GET.get("status", "submitted")
     assignments = (
         Assignment.objects.filter(hit__batch=batch)
@@ -373,4 +384,21 @@ def qualification_new(request, dataset_id: int):
         else:
             messages.success(request, f"Qualification test “{test.name}” with {test.items.count()} gold items created.")
             return redirect("batch_list", dataset_id=dataset.pk)
-    return render(request, "hits/qualification_new.html", {"dataset": dataset, "form": form})
+    return render(
+        request,
+        "hits/qualification_new.html",
+        {"dataset": dataset, "form": form, "gold": gold.gold_summary_count(dataset), "gold_wanted": gold.GOLD_WANTED},
+    )
+
+
+@role_required(LEAD)
+@require_POST
+def qualification_shared(request, test_id: int):
+    """Offer a test to the batches of other datasets (or stop offering it)."""
+    test = get_object_or_404(QualificationTest, pk=test_id)
+    test = qualification.set_shared(test, request.POST.get("shared") == "1")
+    messages.success(
+        request,
+        f"“{test.name}” is {'now offered to' if test.shared else 'no longer offered to new'} batches of other datasets.",
+    )
+    return redirect("batch_list", dataset_id=test.dataset_id)

@@ -70,12 +70,13 @@ def reference_texts(dataset) -> list[str]:
     return [" ".join(parts) for parts in texts.values()]
 
 
-def human_labels(dataset, *, kind: str | None = None, batch=None) -> dict[tuple[int, int], bool]:
-    """{(summary id, acu id): majority label} of the counted human judgments of one round, of one
-    kind of round (imported = expert, crowd), or of all human rounds. A tie is not present."""
+def human_labels(dataset, *, kinds: tuple[str, ...] | None = None, batch=None) -> dict[tuple[int, int], bool]:
+    """{(summary id, acu id): majority label} of the counted human judgments of one round, of
+    some kinds of round (`Batch.EXPERT_KINDS`: the expert labels; crowd), or of all human rounds.
+    A tie is not present."""
     qs = counted_judgments(dataset, batch).exclude(assignment__hit__batch__kind=Batch.Kind.MACHINE)
-    if kind is not None:
-        qs = qs.filter(assignment__hit__batch__kind=kind)
+    if kinds is not None:
+        qs = qs.filter(assignment__hit__batch__kind__in=kinds)
     votes: dict[tuple[int, int], list[int]] = {}
     for summary_id, acu_id, present in qs.values_list("assignment__hit__summary_id", "acu_id", "present").iterator(
         chunk_size=20000
@@ -88,14 +89,14 @@ def human_labels(dataset, *, kind: str | None = None, batch=None) -> dict[tuple[
 
 def label_sources(dataset, label_round=None) -> dict[str, dict[tuple[int, int], bool]]:
     """The label sets a judge run is measured against: the chosen round, else the expert labels
-    (imported rounds) and the crowd majority, each when the dataset has it."""
+    (`Batch.EXPERT_KINDS`) and the crowd majority, each when the dataset has it."""
     if label_round is not None:
         return {"round": human_labels(dataset, batch=label_round)}
     sources = {}
-    expert = human_labels(dataset, kind=Batch.Kind.IMPORTED)
+    expert = human_labels(dataset, kinds=Batch.EXPERT_KINDS)
     if expert:
         sources["expert"] = expert
-    crowd = human_labels(dataset, kind=Batch.Kind.CROWD)
+    crowd = human_labels(dataset, kinds=(Batch.Kind.CROWD,))
     if crowd:
         sources["crowd"] = crowd
     return sources

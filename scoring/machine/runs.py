@@ -60,7 +60,7 @@ def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, la
     if judge_name == "learned" and options.get("model_from") is not None:
         stored_model(options["model_from"])
     if label_round is not None and (label_round.dataset_id != dataset.pk or label_round.kind == Batch.Kind.MACHINE):
-        raise JudgeRunError("The label round must be a crowd or imported round of this dataset.")
+        raise JudgeRunError("The label round must be a crowd or expert round of this dataset.")
     from annotation.models import ACU
 
     if not ACU.objects.filter(reference__document__dataset=dataset).exists():
@@ -152,8 +152,8 @@ def _learned_scores(
     target = next((s for s in SOURCE_ORDER if s in sources), None)
     if target is None:
         raise JudgeUnavailable(
-            f"The learned judge trains on human labels and {dataset.name} has none: import expert labels, "
-            "run a crowd round, or reuse a trained model (--model-from RUN)."
+            f"The learned judge trains on human labels and {dataset.name} has none: import expert labels or label "
+            "summaries as gold on the dataset page, run a crowd round, or reuse a trained model (--model-from RUN)."
         )
     has, y = _labelled(pairs, sources[target])
 

@@ -61,6 +61,7 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
         hourly = float(s["reward"] / s["assignments"]) * 3600 / med if med and s["assignments"] else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
         gold = s["gold_correct"] / s["gold_total"] if s["gold_total"] else None
+        w = info[wid]
         flags = []
         if wid in medians and overall and medians[wid] < TOO_FAST_SHARE * overall:
             flags.append("too fast")
@@ -68,7 +69,8 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
             flags.append("low agreement")
         if gold is not None and s["gold_total"] >= MIN_GOLD and gold < FAILED_GOLD:
             flags.append("failed gold")
-        w = info[wid]
+        if w.provider == Worker.Provider.IMPORTED:
+            flags = []  # expert labels (imported or made in an expert round) are the gold, never flagged
         rows.append(
             {
                 "worker_id": wid,

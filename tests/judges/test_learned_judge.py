@@ -65,7 +65,7 @@ def test_training_job_stores_out_of_fold_probabilities_and_its_model(tmp_path, e
     stored = {(s, a): p for s, a, p in rows}
     keys = pairs.keys()
     probability = np.array([stored[k] for k in keys])
-    labels = human_labels(dataset, kind=Batch.Kind.IMPORTED)
+    labels = human_labels(dataset, kinds=Batch.EXPERT_KINDS)
     y = np.array([labels[k] for k in keys])
     cv = original(X, y, pairs.document)
     np.testing.assert_allclose(probability, cv["oof"], atol=1e-9)

@@ -262,7 +262,7 @@ def test_machine_round_is_no_human_round_and_never_freezes_acus(realsumm):
     run = JudgeRun.objects.get(pk=_judge()["id"])
     with pytest.raises(CommandError, match="is a machine round"):
         call_command("compute_scores", "realsumm", "--round", str(run.batch_id))
-    with pytest.raises(JudgeRunError, match="crowd or imported round"):
+    with pytest.raises(JudgeRunError, match="crowd or expert round"):
         start_judge_run(realsumm, "lexical", label_round=run.batch)
     # An author may still delete an ACU the machine judged (not one the experts judged).
     from annotation.models import ACU

@@ -16,7 +16,11 @@ from annotation.models import Dataset
 from config import extras
 from config.limits import large_upload
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
+from hits import gold
+from hits.forms import ExpertRoundForm
+from hits.models import Batch
 from hits.selectors import dataset_counts
+from hits.services import expert
 from hits.services.dataset_import import import_upload
 from scoring.results import onboarding
 from scoring.results.exports.rose import rose_lines
@@ -52,12 +56,23 @@ def dataset_detail(request, dataset_id: int):
         request.GET.get("page")
     )
     counts = dataset_counts([dataset.pk])[dataset.pk]
+    gold_count = gold.gold_summary_count(dataset)
+    # What an expert round could take now (only asked when the lead is offered one).
+    labelable = expert.labelable_count(dataset) if gold_count < gold.GOLD_WANTED and has_role(request.user, LEAD) else 0
     return render(
         request,
         "annotation/dataset_detail.html",
         {
             "dataset": dataset,
             "counts": counts,
+            "gold": gold_count,
+            "gold_wanted": gold.GOLD_WANTED,
+            "expert_rounds": [
+                {"batch": b, "progress": expert.round_progress(b, request.user)}
+                for b in dataset.batches.filter(kind=Batch.Kind.EXPERT, status=Batch.Status.PUBLISHED)
+            ],
+            "labelable": labelable,
+            "expert_form": ExpertRoundForm(initial={"count": max(1, min(gold.GOLD_WANTED - gold_count, labelable))}),
             "page": page,
             "systems": system_scores(dataset),
             "rounds": dataset.batches.all(),

@@ -1,0 +1,227 @@
+"""Expert rounds: authors and leads label summaries' ACUs on the crowd's task page, in house,
+unpaid, with no provider.
+
+An expert round is a batch of kind `expert` whose HITs are the summaries chosen to become gold.
+Its work is stored exactly as imported expert labels are: one approved assignment per expert
+and summary, by a worker of provider `imported` named "<dataset>/<username>" (an imported
+annotator is "<dataset>/<annotator>"). So hits.gold reads both alike, and every reader of the
+gold (qualification tests, gold HITs, worker quality, the judges' expert target) uses labels
+made here with no code of its own. No pay bucket, reward 0, and a submission is approved as it
+is stored (hits.services.submission): no approval, so no ledger row, is ever written.
+"""
+
+import random
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from annotation.models import ACU, Reference, Summary
+from hits import versions
+from hits.gold import expert_judgments
+from hits.models import HIT, Assignment, Batch, Worker
+from hits.services import handout
+
+MAX_SUMMARIES = 200
+MAX_EXPERTS = 3
+LIFETIME = timedelta(days=3650)  # an expert round stays open until the lead stops it
+TASK_MINUTES = 60  # a summary held longer goes back to the other experts
+
+
+class ExpertError(Exception):
+    """A refused expert-round action, with a message for the person."""
+
+
+def _candidates(dataset) -> list[tuple[int, int, int]]:
+    """(summary, document, system) of summaries an expert can label: of an approved reference with
+    ACUs, without expert labels yet and not in an open expert round."""
+    with_acus = ACU.objects.filter(reference__document__dataset=dataset).values("reference_id")
+    labelled = set(expert_judgments(dataset).values_list("assignment__hit__summary_id", flat=True).distinct())
+    queued = set(
+        HIT.objects.filter(batch__dataset=dataset, batch__kind=Batch.Kind.EXPERT)
+        .exclude(batch__status=Batch.Status.STOPPED)
+        .values_list("summary_id", flat=True)
+    )
+    rows = Summary.objects.filter(
+        document__dataset=dataset,
+        document__reference__status=Reference.Status.APPROVED,
+        document__reference__in=with_acus,
+    ).values_list("pk", "document_id", "system_id")
+    return [r for r in rows.order_by("pk") if r[0] not in labelled and r[0] not in queued]
+
+
+def labelable_count(dataset) -> int:
+    """How many summaries an expert round could take now (`_candidates`)."""
+    return len(_candidates(dataset))
+
+
+def choose_summaries(dataset, count: int, *, seed: int = 0) -> list[int]:
+    """`count` summaries spread over the documents and systems: each pick takes a summary of a
+    document and a system picked least so far (ties broken at random with `seed`)."""
+    rng = random.Random(seed)
+    left = _candidates(dataset)
+    rng.shuffle(left)
+    per_document: dict[int, int] = {}
+    per_system: dict[int, int] = {}
+    chosen = []
+    while left and len(chosen) < count:
+        best = min(range(len(left)), key=lambda i: (per_document.get(left[i][1], 0), per_system.get(left[i][2], 0)))
+        summary, document, system = left.pop(best)
+        chosen.append(summary)
+        per_document[document] = per_document.get(document, 0) + 1
+        per_system[system] = per_system.get(system, 0) + 1
+    return chosen
+
+
+def create_round(dataset, *, count, experts: int = 1, by=None, seed: int | None = None) -> Batch:
+    """An open expert round of `count` summaries (chosen by `choose_summaries`), each to be
+    labelled by `experts` authors or leads; raises ExpertError with a clear message."""
+    try:
+        count, experts = int(count), int(experts)
+    except (TypeError, ValueError):
+        raise ExpertError("Give the number of summaries as a whole number, e.g. 10.") from None
+    if not 1 <= count <= MAX_SUMMARIES:
+        raise ExpertError(f"Label between 1 and {MAX_SUMMARIES} summaries at a time.")
+    if not 1 <= experts <= MAX_EXPERTS:
+        raise ExpertError(f"Each summary is labelled by 1 to {MAX_EXPERTS} experts.")
+    summaries = choose_summaries(dataset, count, seed=secure_seed() if seed is None else seed)
+    if not summaries:
+        raise ExpertError(
+            f"{dataset.name} has no summary left to label: experts label summaries of approved references "
+            "with ACUs (write and proofread them first) that have no expert labels yet."
+        )
+    acu_counts = dict(
+        ACU.objects.filter(reference__document__summaries__in=summaries)
+        .values_list("reference__document__summaries")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    now = timezone.now()
+    with transaction.atomic():
+        batch = Batch.objects.create(
+            dataset=dataset,
+            name=f"{dataset.name}: expert labels {timezone.localtime(now):%Y-%m-%d %H:%M}",
+            kind=Batch.Kind.EXPERT,
+            provider=Worker.Provider.IMPORTED,
+            status=Batch.Status.PUBLISHED,
+            assignments_per_hit=experts,
+            lifetime_seconds=int(LIFETIME.total_seconds()),
+            assignment_duration_seconds=TASK_MINUTES * 60,
+            auto_approve_seconds=0,
+            created_by=by,
+            published_at=now,
+            expires_at=now + LIFETIME,
+            title="Label which facts a summary contains (expert round)",
+        )
+        HIT.objects.bulk_create(
+            [
+                HIT(
+                    batch=batch,
+                    summary_id=sid,
+                    max_assignments=experts,
+                    open_places=experts,
+                    acu_count=acu_counts.get(sid, 0),
+                    turn=i / len(summaries),
+                )
+                for i, sid in enumerate(summaries)
+            ]
+        )
+        versions.create_stripes(dataset.pk, batch.pk)
+    return batch
+
+
+def mark_expert(batch: Batch) -> Batch:
+    """Turn a draft crowd batch into an expert round: its summaries (the lead chose them on the
+    batch form: documents, systems) are labelled by authors and leads instead, unpaid, by as many
+    experts each as it had assignments (at most MAX_EXPERTS). No pay bucket, reward 0, no
+    qualification test or gold HITs, no provider; it opens at once."""
+    now = timezone.now()
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        if batch.kind != Batch.Kind.CROWD or batch.status != Batch.Status.DRAFT:
+            raise ExpertError("Only a draft crowd batch can become an expert round; this one is not a draft.")
+        experts = min(batch.assignments_per_hit, MAX_EXPERTS)
+        batch.buckets.all().delete()
+        batch.hits.update(
+            reward=0, gold_answers=None, max_assignments=experts, open_places=experts, extra_places=0, priority=0
+        )
+        Batch.objects.filter(pk=batch.pk).update(
+            kind=Batch.Kind.EXPERT,
+            provider=Worker.Provider.IMPORTED,
+            status=Batch.Status.PUBLISHED,
+            assignments_per_hit=experts,
+            allocation="fixed",
+            qualification_test=None,
+            gold_share=0,
+            budget=None,
+            provider_config={},
+            lifetime_seconds=int(LIFETIME.total_seconds()),
+            assignment_duration_seconds=TASK_MINUTES * 60,
+            auto_approve_seconds=0,
+            published_at=now,
+            expires_at=now + LIFETIME,
+            priority=0,
+        )
+        versions.create_stripes(batch.dataset_id, batch.pk)
+    batch.refresh_from_db()
+    return batch
+
+
+def secure_seed() -> int:
+    return random.SystemRandom().randrange(2**31)
+
+
+def expert_worker(user, dataset) -> Worker:
+    """The user's expert-label worker of this dataset ("<dataset>/<username>", provider
+    `imported`, as an imported annotator), made on first use."""
+    key = f"{dataset.name}/{user.username}"
+    try:
+        with transaction.atomic():
+            worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.IMPORTED, external_id=key)
+    except IntegrityError:  # a parallel first request made it
+        worker = Worker.objects.get(provider=Worker.Provider.IMPORTED, external_id=key)
+    return worker
+
+
+def next_task(user, batch: Batch) -> Assignment:
+    """Resume the user's open summary of this round or give them the next one (the crowd's
+    handout, for this round only); raises handout.NoWork with the reason."""
+    if batch.kind != Batch.Kind.EXPERT:
+        raise handout.NoWork("This is not an expert round.")
+    if batch.status != Batch.Status.PUBLISHED:
+        raise handout.NoWork("This expert round is closed.")
+    worker = expert_worker(user, batch.dataset)
+    open_here = Assignment.objects.filter(
+        worker=worker, hit__batch=batch, status=Assignment.Status.ASSIGNED, deadline__gt=timezone.now()
+    ).first()
+    if open_here is not None:
+        return open_here
+    try:
+        return handout.next_assignment(worker, batch)
+    except handout.NoWork:
+        raise handout.NoWork("Every summary of this round is labelled or being labelled. Thank you!") from None
+
+
+def round_progress(batch: Batch, user=None) -> dict:
+    """Summaries labelled (every expert place done), places done, and the user's own count."""
+    done = Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
+    hits = batch.hits.count()
+    finished = done.values("hit_id").annotate(n=Count("pk")).filter(n__gte=batch.assignments_per_hit).order_by().count()
+    mine = 0
+    if user is not None:
+        mine = done.filter(worker__external_id=f"{batch.dataset.name}/{user.username}").count()
+    return {
+        "summaries": hits,
+        "labelled": finished,
+        "left": hits - finished,
+        "mine": mine,
+        "percent": round(100 * finished / hits) if hits else 0,
+    }
+
+
+def stop_round(batch: Batch) -> Batch:
+    """Close an expert round: nothing more is handed out; the labels made stay gold."""
+    Batch.objects.filter(pk=batch.pk, kind=Batch.Kind.EXPERT).update(status=Batch.Status.STOPPED)
+    batch.refresh_from_db()
+    return batch

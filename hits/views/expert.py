@@ -1,0 +1,129 @@
+"""Expert rounds in the browser: a lead opens one from the dataset page ("label N summaries as
+gold"); authors and leads label its summaries on the crowd's task page (hits.services.expert).
+
+Security behavior: opening and closing a round is for leads; the round page, the next summary
+and the task page are for leads and authors (workers never see expert work, which holds the
+answers); a task page opens only for the expert whose assignment it is.
+"""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from annotation.models import Dataset
+from config.roles import AUTHOR, LEAD, role_required
+from hits import task_page
+from hits.forms import ExpertRoundForm
+from hits.models import Assignment, Batch
+from hits.services import expert, handout
+from hits.services.submission import SubmissionRefused, read_token, task_token
+
+
+def _round(batch_id: int) -> Batch:
+    return get_object_or_404(Batch.objects.select_related("dataset"), pk=batch_id, kind=Batch.Kind.EXPERT)
+
+
+@role_required(LEAD)
+@require_POST
+def expert_new(request, dataset_id: int):
+    """Label N summaries as gold: an expert round of summaries spread over documents and systems."""
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    form = ExpertRoundForm(request.POST)
+    back = reverse("dataset_detail", args=[dataset.pk]) + "#gold"
+    if not form.is_valid():
+        problems = "; ".join(f"{form.fields[f].label}: {' '.join(e)}" for f, e in form.errors.items())
+        messages.error(request, f"No expert round was made. {problems}")
+        return redirect(back)
+    try:
+        batch = expert.create_round(
+            dataset, count=form.cleaned_data["count"], experts=form.cleaned_data["experts"], by=request.user
+        )
+    except expert.ExpertError as exc:
+        messages.error(request, f"No expert round was made. {exc}")
+        return redirect(back)
+    messages.success(
+        request,
+        f"Expert round with {batch.hits.count()} summaries opened: authors and leads label them from this page.",
+    )
+    return redirect("expert_round", batch_id=batch.pk)
+
+
+@never_cache
+@role_required(LEAD, AUTHOR)
+def expert_round(request, batch_id: int):
+    batch = _round(batch_id)
+    return render(
+        request,
+        "hits/expert_round.html",
+        {"batch": batch, "dataset": batch.dataset, "progress": expert.round_progress(batch, request.user)},
+    )
+
+
+@role_required(LEAD, AUTHOR)
+@require_POST
+def expert_next(request, batch_id: int):
+    batch = _round(batch_id)
+    try:
+        assignment = expert.next_task(request.user, batch)
+    except handout.NoWork as exc:
+        messages.info(request, str(exc))
+        return redirect("expert_round", batch_id=batch.pk)
+    return redirect("expert_task", token=task_token(assignment))
+
+
+@role_required(LEAD)
+@require_POST
+def expert_from_batch(request, batch_id: int):
+    """Mark a draft crowd batch as an expert round (the summaries the lead chose on the batch form)."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    try:
+        batch = expert.mark_expert(batch)
+    except expert.ExpertError as exc:
+        messages.error(request, str(exc))
+        return redirect("batch_detail", batch_id=batch.pk)
+    messages.success(
+        request, f"{batch.name} is now an expert round of {batch.hits.count()} summaries: unpaid, no provider."
+    )
+    return redirect("expert_round", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
+def expert_stop(request, batch_id: int):
+    batch = expert.stop_round(_round(batch_id))
+    messages.success(request, f"{batch.name} is closed; the labels made stay gold.")
+    return redirect("dataset_detail", dataset_id=batch.dataset_id)
+
+
+@never_cache
+@role_required(LEAD, AUTHOR)
+def expert_task(request, token: str):
+    """The crowd's task page for one summary of an expert round, submitting through the same
+    signed link; afterwards "Next summary" takes the next one of the round."""
+    try:
+        assignment_id, worker_id = read_token(token)
+    except SubmissionRefused:
+        return render(request, "hits/task_invalid.html", status=404)
+    owner = (
+        Assignment.objects.select_related("hit__batch__dataset", "worker")
+        .filter(pk=assignment_id, worker_id=worker_id, hit__batch__kind=Batch.Kind.EXPERT)
+        .first()
+    )
+    if owner is None or owner.worker_id != expert.expert_worker(request.user, owner.hit.batch.dataset).pk:
+        return render(request, "hits/task_invalid.html", status=404)
+    assignment, context = task_page.assignment_page(assignment_id, worker_id)  # type: ignore[misc]
+    batch = owner.hit.batch
+    context.update(
+        assignment=assignment,
+        preview=False,
+        submit_url=reverse("task_submit", args=[token]),
+        done=assignment.status != Assignment.Status.ASSIGNED,
+        storage_key=f"task-{assignment.pk}",
+        expert_round=batch,
+        work_url=reverse("expert_round", args=[batch.pk]),
+        work_label="Expert round",
+        next_action=reverse("expert_next", args=[batch.pk]),
+    )
+    return render(request, "hits/task.html", context)
