@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0011_i27_handout_priority"),
+        ("hits", "0012_i29c_share_rule_stop_at_chance"),
     ]
 
     operations = [
