@@ -289,3 +289,15 @@ def test_every_page_that_names_a_round_opens_for_an_expert_round(client, lead, a
     refused = client.post(f"/api/batches/{batch.pk}/publish/")
     assert refused.status_code == 400
     assert refused.json()["error"] == "Only a crowd batch is published; this round holds Expert labels (made here)."
+
+
+def test_a_dataset_with_labels_made_here_is_not_replaced_and_the_refusal_names_them(author, tmp_path):
+    from hits.services.dataset_import import DatasetImportError, delete_dataset
+
+    dataset = unlabelled_dataset(tmp_path, documents=2)
+    batch = expert.create_round(dataset, count=2, experts=1, seed=0)
+    label_all(batch, author)
+    with pytest.raises(DatasetImportError) as refused:
+        delete_dataset(dataset)
+    assert f"has expert rounds ({batch.name})" in str(refused.value) and "crowd" not in str(refused.value)
+    assert Assignment.objects.filter(hit__batch=batch).count() == 2  # nothing deleted

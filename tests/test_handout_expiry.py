@@ -61,6 +61,7 @@ def test_the_late_worker_is_told_the_truth_and_the_place_reopens_at_once():
         f"The time for this task ran out at {deadline:%H:%M}, so these answers were not stored and the task "
         "went back to the other workers. Take a new task."
     )
+    assert refused.value.final  # no retry can succeed: the page stops offering Submit
     taken.refresh_from_db()
     hit.refresh_from_db()
     assert taken.status == Assignment.Status.EXPIRED and not taken.judgments.exists()
@@ -98,3 +99,14 @@ def test_release_is_bounded_per_call():
     assert handout.release_overdue(batch_id=batch.pk, limit=2) == 2
     assert handout.release_overdue(batch_id=batch.pk, limit=2) == 1
     assert sorted(HIT.objects.filter(batch=batch).values_list("open_places", flat=True)) == [1, 1, 1]
+
+
+def test_a_refusal_a_retry_can_mend_is_not_final():
+    batch, hit = one_place_batch()
+    (worker,) = make_workers(1, prefix="mend")
+    taken = handout.next_assignment(worker)
+    answers = all_answers(taken)
+    answers.pop(next(iter(answers)))
+    with pytest.raises(SubmissionRefused) as refused:
+        submit_assignment(assignment_id=taken.pk, worker_id=worker.pk, answers=answers)
+    assert not refused.value.final

@@ -68,12 +68,19 @@ def import_dataset(
 
 
 def delete_dataset(dataset: Dataset) -> None:
-    """Delete a dataset with its imported labels; refused if it holds crowd work."""
+    """Delete a dataset with its imported labels; refused if it holds work done here (crowd
+    batches, expert rounds labelled in the browser)."""
 
-    crowd = dataset.batches.exclude(kind=Batch.Kind.IMPORTED)
-    if crowd.exists():
+    made_here = dataset.batches.exclude(kind=Batch.Kind.IMPORTED)
+    if made_here.exists():
+        plural = {
+            Batch.Kind.CROWD: "crowd batches",
+            Batch.Kind.EXPERT: "expert rounds",
+            Batch.Kind.MACHINE: "machine judge rounds",
+        }
+        kinds = " and ".join(sorted({plural[Batch.Kind(k)] for k in made_here.values_list("kind", flat=True)}))
         raise DatasetImportError(
-            f"dataset {dataset.name!r} has crowd batches ({', '.join(crowd.values_list('name', flat=True)[:5])}); "
+            f"dataset {dataset.name!r} has {kinds} ({', '.join(made_here.values_list('name', flat=True)[:5])}); "
             "replacing it would destroy their judgments. Import under a new name instead."
         )
     # Delete bottom-up in single queries: judgments PROTECT their ACUs.

@@ -26,7 +26,13 @@ MAX_COMMENT = 2000
 
 
 class SubmissionRefused(Exception):
-    """The submission cannot be accepted; the message is for the worker."""
+    """The submission cannot be accepted; the message is for the worker. `final`: no retry of this
+    task can succeed (its time ran out, it is someone else's, it was stored with other answers), so
+    the page stops offering Submit."""
+
+    def __init__(self, message: str, *, final: bool = False):
+        super().__init__(message)
+        self.final = final
 
 
 def task_token(assignment: Assignment) -> str:
@@ -154,7 +160,7 @@ def submit_assignment(
     try:
         return _store(assignment_id, worker_id, parsed, comment, active_seconds, now)
     except _TimeRanOut as late:
-        raise SubmissionRefused(_released(late.assignment, now)) from None
+        raise SubmissionRefused(_released(late.assignment, now), final=True) from None
 
 
 class _TimeRanOut(Exception):
@@ -186,13 +192,15 @@ def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment,
             .first()
         )
         if assignment is None or assignment.worker_id != worker_id:
-            raise SubmissionRefused("This task is not yours.")
+            raise SubmissionRefused("This task is not yours.", final=True)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             # A repeat is the stored (complete) answers again, or refused.
             stored = dict(assignment.judgments.values_list("acu_id", "present"))
             if stored == parsed:
                 return SubmissionResult(assignment, created=False)
-            raise SubmissionRefused("This task was already submitted with other answers; it cannot be changed.")
+            raise SubmissionRefused(
+                "This task was already submitted with other answers; it cannot be changed.", final=True
+            )
         _check_complete(parsed, set(assignment.hit.task_acus().order_by().values_list("pk", flat=True)))
         if assignment.status == Assignment.Status.EXPIRED or (assignment.deadline and assignment.deadline <= now):
             raise _TimeRanOut(assignment)

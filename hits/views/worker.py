@@ -148,7 +148,7 @@ def task_submit(request, token: str):
     except (ValueError, UnicodeDecodeError):
         return JsonResponse({"ok": False, "error": "The submission was not understood; try again."}, status=400)
     except SubmissionRefused as exc:
-        return JsonResponse({"ok": False, "error": str(exc)}, status=409)
+        return JsonResponse({"ok": False, "error": str(exc), "final": exc.final}, status=409)
     return JsonResponse(
         {
             "ok": True,

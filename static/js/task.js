@@ -119,6 +119,16 @@
         form.dispatchEvent(new CustomEvent("task:stored", { detail: data }));
         return;
       }
+      if (data.final) {
+        // No retry can succeed (the time ran out, or the task is not this worker's any more):
+        // stop offering Submit and offer the next task instead.
+        try { localStorage.removeItem(storageKey); } catch (e) {}
+        say(data.error, "error");
+        form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+        const next = document.getElementById("after-submit");
+        if (next) { next.hidden = false; next.querySelectorAll("button").forEach(function (b) { b.disabled = false; }); }
+        return;
+      }
       sending = false;
       say(data.error || "The answers could not be saved (" + resp.status + "). Try again.", "error");
       render();

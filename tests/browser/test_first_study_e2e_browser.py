@@ -269,6 +269,9 @@ def test_a_first_study_from_nothing(
     answer_task(first)
     first.wait_for_selector("#task-notice:has-text('ran out')")
     assert "went back to the other workers" in first.inner_text("#task-notice")
+    # No retry can succeed: Submit is off and the next task is offered instead.
+    expect(first.locator("#submit-task")).to_be_disabled()
+    expect(first.locator("#after-submit button")).to_be_visible()
     shoot(first, "i27-study-11-time-ran-out")
     first.context.close()
     assert Assignment.objects.get(pk=late.pk).status == Assignment.Status.EXPIRED

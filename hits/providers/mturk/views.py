@@ -134,7 +134,7 @@ def submit(request, token: str):
     except JSONBodyError as exc:
         return JsonResponse({"ok": False, "error": f"The submission was not understood: {exc}"}, status=400)
     except SubmissionRefused as exc:
-        return JsonResponse({"ok": False, "error": str(exc)}, status=409)
+        return JsonResponse({"ok": False, "error": str(exc), "final": exc.final}, status=409)
     return JsonResponse(
         {
             "ok": True,
