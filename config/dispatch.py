@@ -36,6 +36,24 @@ def dispatch(task, *args):
     return False, None
 
 
+# The (task name, args) of the long tasks this process runs on background threads now: a run
+# stored as running that is not here lost its thread (the embedded server restarted).
+_background: set[tuple] = set()
+_lock = threading.Lock()
+
+
+def lost_in_background(task, *args) -> bool:
+    """True when `task(*args)` was left to a background thread of the embedded mode that no
+    longer runs it (the server stopped or reloaded mid-run): its stored run will never finish,
+    so the page offers to start it again. False with a broker, which keeps its own queue."""
+    from django.conf import settings
+
+    if not runs_in_process() or not getattr(settings, "LONG_TASKS_IN_BACKGROUND", True):
+        return False
+    with _lock:
+        return (task.name, args) not in _background
+
+
 def dispatch_long(task, *args):
     """`dispatch` for a task that runs for minutes (a power analysis): with a broker it is queued
     as usual; in process (the embedded mode) it runs on a background thread started after the
@@ -47,6 +65,8 @@ def dispatch_long(task, *args):
     if not runs_in_process() or not getattr(settings, "LONG_TASKS_IN_BACKGROUND", True):
         return dispatch(task, *args)
 
+    key = (task.name, args)
+
     def run():
         from django.db import connections
 
@@ -55,9 +75,13 @@ def dispatch_long(task, *args):
         except Exception:
             logger.exception("%s%s failed in the background", task.name, args)
         finally:
+            with _lock:
+                _background.discard(key)
             connections.close_all()
 
     def start():
+        with _lock:  # before the thread starts: the page after the redirect must find it
+            _background.add(key)
         threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
 
     from django.db import transaction

@@ -180,7 +180,7 @@ def test_power_analysis_runs_in_the_background_and_the_page_shows_progress(
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     assert 'id="power-progress"' in page and "40% done" in page
     assert '<progress id="power-progress-bar" max="1" value="0.400000">' in page
-    assert 'http-equiv="refresh"' in page
+    assert 'http-equiv="refresh"' in page and 'id="power-lost"' not in page
     release.set()
     for _ in range(600):
         run.refresh_from_db()
@@ -190,3 +190,20 @@ def test_power_analysis_runs_in_the_background_and_the_page_shows_progress(
     assert run.status == "done" and run.progress == 1.0
     page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     assert "power-chart" in page and 'id="power-progress"' not in page
+
+
+@pytest.mark.django_db
+def test_a_power_run_whose_background_thread_is_gone_is_offered_again(client, lead, eager_celery, settings):
+    """The embedded server stopped mid-run: the stored run says running forever. The page says
+    so and offers the button again instead of reloading every 5 s with the button off."""
+    from scoring.runs import statistics
+
+    settings.LONG_TASKS_IN_BACKGROUND = True
+    dataset, batch = simulated_round()
+    run = statistics.start(dataset, ScoringRun.Kind.POWER, dict(statistics.POWER_DEFAULTS), batch)
+    ScoringRun.objects.filter(pk=run.pk).update(progress=0.25)  # no thread of this process runs it
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    assert 'id="power-lost"' in page and "stopped at 25%" in page
+    assert 'id="power-progress"' not in page and 'http-equiv="refresh"' not in page
+    assert "A power analysis is running" not in page  # the button is on

@@ -15,7 +15,7 @@ from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_POST
 
 from annotation.importing import DatasetImportError
-from config.dispatch import dispatch, dispatch_long
+from config.dispatch import dispatch, dispatch_long, lost_in_background
 from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
@@ -103,6 +103,10 @@ def systems(request, dataset_id: int):
         "cache_seconds": dashboard.RUN_CACHE_SECONDS,
         "small_threshold": SMALL_SAMPLE,
         "power": power,
+        # A run left to a background thread of the embedded server that stopped mid-run never ends.
+        "power_lost": bool(
+            power and power.status == "running" and lost_in_background(tasks.run_power_analysis, power.pk)
+        ),
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
         "power_defaults": statistics.POWER_DEFAULTS,
         **machine,
