@@ -104,7 +104,9 @@ def stacked(pairs, documents, labels, systems, texts, ce_folds: int, epochs: int
     docs = np.asarray(documents)
     X = Featurizer.over(texts).matrix(pairs)
     summary_ids = {}
-    summary = np.array([summary_ids.setdefault((d, s), len(summary_ids)) for d, s in zip(documents, systems)])
+    summary = np.array(
+        [summary_ids.setdefault((d, s), len(summary_ids)) for d, s in zip(documents, systems, strict=True)]
+    )
     system = np.unique(np.asarray(systems), return_inverse=True)[1]
 
     def figures(p):
@@ -126,7 +128,9 @@ def stacked(pairs, documents, labels, systems, texts, ce_folds: int, epochs: int
     def progress(share, stage):
         if share - last[0] >= 0.05:
             last[0] = share
-            print(json.dumps({"progress": round(share, 2), "stage": stage, "cpu": round(time.process_time())}), flush=True)
+            print(
+                json.dumps({"progress": round(share, 2), "stage": stage, "cpu": round(time.process_time())}), flush=True
+            )
 
     started, cpu = time.perf_counter(), time.process_time()
     ce = packed.cross_validated(
