@@ -19,6 +19,12 @@ system-level Kendall side by side, and the cross-encoder's CPU seconds per 1,000
 (per epoch) and scoring pairs per CPU second. torch runs on one thread:
 
     nice .venv/bin/python bench/learned_judge_bench.py ../shared/data/realsumm --cross-encoder
+
+`--packed-vs-plain N` times one training epoch and the scoring of the first N documents' pairs
+with the packed cross-encoder and with one ACU per sequence (a plain cross-encoder's cost), side
+by side in one run:
+
+    nice .venv/bin/python bench/learned_judge_bench.py ../shared/data/realsumm --packed-vs-plain 2
 """
 
 import argparse
@@ -154,6 +160,44 @@ def stacked(pairs, documents, labels, systems, texts, ce_folds: int, epochs: int
     }
 
 
+def packed_against_plain(pairs, labels, documents, n_documents: int) -> dict:
+    """CPU seconds of one training epoch and of scoring the pairs of the first n documents with
+    the packed cross-encoder and with one ACU per sequence (a plain cross-encoder's cost: the
+    summary encoded once per ACU), side by side in this run, from the same starting weights."""
+    import numpy as np
+    import torch
+
+    from scoring.machine import packed
+
+    torch.set_num_threads(1)
+    rows = [i for i, d in enumerate(documents) if d < n_documents]
+    y = np.asarray(labels, dtype=bool)
+    out = {"pairs": len(rows), "documents": n_documents}
+    for name, limit in (("packed", packed.MAX_PACK_TOKENS), ("plain", 0)):
+        tokenizer, encoder = packed.load_base()
+        torch.manual_seed(0)
+        model = packed.make_model(encoder)
+        packer = packed.Packer(tokenizer, max_pack_tokens=limit)
+        cpu = time.process_time()
+        packed.train(model, packer, pairs, y, rows, epochs=1)
+        trained = time.process_time() - cpu
+        cpu = time.process_time()
+        packed.score(model, packer, pairs, rows)
+        scored = time.process_time() - cpu
+        out[name] = {
+            "sequences": len(packer.packs(pairs, rows)),
+            "train_cpu_seconds_per_1000_pairs": round(trained * 1000 / len(rows), 1),
+            "scored_pairs_per_cpu_second": round(len(rows) / scored, 1),
+        }
+    out["train_ratio_plain_over_packed"] = round(
+        out["plain"]["train_cpu_seconds_per_1000_pairs"] / out["packed"]["train_cpu_seconds_per_1000_pairs"], 2
+    )
+    out["score_ratio_packed_over_plain"] = round(
+        out["packed"]["scored_pairs_per_cpu_second"] / out["plain"]["scored_pairs_per_cpu_second"], 2
+    )
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
@@ -163,7 +207,14 @@ def main():
     parser.add_argument("--documents", type=int, default=0, help="with --cross-encoder: the first N documents")
     parser.add_argument("--ce-folds", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument(
+        "--packed-vs-plain", type=int, default=0, metavar="N", help="cost of packed vs plain on the first N documents"
+    )
     args = parser.parse_args()
+    if args.packed_vs_plain:
+        pairs, documents, labels, _ = load(Path(args.data))
+        print(json.dumps(packed_against_plain(pairs, labels, documents, args.packed_vs_plain)), flush=True)
+        return
     if args.cross_encoder:
         systems: list = []
         pairs, documents, labels, references = load(Path(args.data), systems)

@@ -342,8 +342,10 @@ def cross_validated(
     tokenizer = None
     logit = np.zeros(len(pairs))
     models, fold_seconds = [], []
+    timing = {"train_cpu_seconds": 0.0, "train_pair_epochs": 0, "score_cpu_seconds": 0.0, "scored_pairs": 0}
     for i, (train_i, test_i) in enumerate(splits):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         tokenizer, encoder = load_base(base)
         packer = Packer(tokenizer)
         model = make_model(encoder)
@@ -361,9 +363,14 @@ def cross_validated(
             tick=lambda n, s=stage: report(n, s),
         )
         state["done"] += len(train_i) * epochs
+        c1 = time.process_time()
         stage = f"scoring with the cross-encoder of fold {i + 1} of {k}"
         held = np.concatenate([has[test_i], unlabelled])
         values = score(model, packer, pairs, held, tick=lambda n, s=stage: report(n / 6, s))
+        timing["train_cpu_seconds"] += c1 - c0
+        timing["train_pair_epochs"] += len(train_i) * epochs
+        timing["score_cpu_seconds"] += time.process_time() - c1
+        timing["scored_pairs"] += len(held)
         logit[has[test_i]] = values[: len(test_i)]
         logit[unlabelled] += values[len(test_i) :] / k
         state["done"] += (len(test_i) + len(unlabelled)) / 6
@@ -379,6 +386,13 @@ def cross_validated(
         "lr": lr,
         "seconds": time.perf_counter() - started,
         "fold_seconds": fold_seconds,
+        "timing": {
+            **{k: round(v, 1) for k, v in timing.items()},
+            "train_cpu_seconds_per_1000_pair_epochs": round(
+                per_thousand(timing["train_cpu_seconds"], timing["train_pair_epochs"]), 1
+            ),
+            "scored_pairs_per_cpu_second": round(timing["scored_pairs"] / max(timing["score_cpu_seconds"], 1e-9), 1),
+        },
     }
 
 
