@@ -179,6 +179,10 @@ def test_a_stored_cross_encoder_is_reused_with_model_from(tmp_path, tiny_package
         call_command("judge_dataset", "other", "--judge", "learned", "--model-from", str(source.pk), "--cross-encoder")
     with pytest.raises(CommandError, match="for the learned judge only"):
         call_command("judge_dataset", "other", "--judge", "lexical", "--cross-encoder")
+    with pytest.raises(CommandError, match="--ce-epochs goes with --cross-encoder"):
+        call_command("judge_dataset", "other", "--judge", "learned", "--ce-epochs", "3")
+    with pytest.raises(CommandError, match="ce_folds at least 2"):
+        call_command("judge_dataset", "other", "--judge", "learned", "--cross-encoder", "--ce-folds", "1")
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """python manage.py judge_dataset NAME --judge lexical|learned|nli|llm [--model-dir DIR] [--model-from RUN]
-[--cross-encoder] [--time-budget SECONDS] [--round ID] [--device cpu|cuda] --json"""
+[--cross-encoder [--ce-folds K] [--ce-epochs E]] [--time-budget SECONDS] [--round ID] [--device cpu|cuda] --json"""
 
 import json
 
@@ -39,6 +39,10 @@ class Command(BaseCommand):
             "out of fold by document (the torch extras: requirements-ml.txt)",
         )
         parser.add_argument(
+            "--ce-folds", type=int, help="with --cross-encoder: folds of documents, one model each (default 2)"
+        )
+        parser.add_argument("--ce-epochs", type=int, help="with --cross-encoder: training epochs (default 2)")
+        parser.add_argument(
             "--time-budget",
             type=float,
             help="learned: seconds the training may take before the run fails (default 1500)",
@@ -65,6 +69,11 @@ class Command(BaseCommand):
             if options[flag] not in (None, False):
                 if options["judge"] != "learned":
                     raise CommandError(f"{key} is for the learned judge only.")
+                judge_options[flag] = options[flag]
+        for flag, key in (("ce_folds", "--ce-folds"), ("ce_epochs", "--ce-epochs")):
+            if options[flag] is not None:
+                if not options["cross_encoder"]:
+                    raise CommandError(f"{key} goes with --cross-encoder.")
                 judge_options[flag] = options[flag]
         if options["cross_encoder"] and options["model_from"] is not None:
             raise CommandError(
