@@ -146,7 +146,7 @@ def _learned_scores(
     their out-of-fold probability, the others the fit on all labels. A reused model's
     probabilities are calibrated on this dataset's labels like any judge's raw scores."""
     from scoring.machine.features import FEATURE_NAMES, FEATURE_VERSION
-    from scoring.machine.judges.learned import feature_names
+    from scoring.machine.judges.learned import CROSS_ENCODER_MODEL, feature_names
 
     dataset = run.batch.dataset
     n = len(pairs)
@@ -185,6 +185,9 @@ def _learned_scores(
             raise JudgeUnavailable(str(exc)) from None
         if with_ce:
             X = np.column_stack([X, _stored_cross_encoder_logits(stored["cross_encoder"], texts, ce_progress)])
+            # The run says what judged: the stored stack, not the features alone.
+            judge.model = f"logreg-features-v{FEATURE_VERSION}+{CROSS_ENCODER_MODEL} from run {judge.model_from}"
+            judge.params["features"] = feature_names(True)
         fitted = {**stored, "reused_from": judge.model_from}
         return {"p": learned.predict(stored, X)}, fitted, None
     target = next((s for s in SOURCE_ORDER if s in sources), None)

@@ -157,6 +157,8 @@ def test_a_stored_cross_encoder_is_reused_with_model_from(tmp_path, tiny_package
     call_command("judge_dataset", "other", "--judge", "learned", "--model-from", str(source.pk), "--json", stdout=out)
     result = json.loads(out.getvalue())
     assert result["status"] == "done" and result["fitted"]["reused_from"] == source.pk
+    assert result["model"] == f"logreg-features-v1+packed-minilm-l6-ce from run {source.pk}"
+    assert result["params"]["features"][-1] == "cross_encoder_logit"
     assert result["trained_on"]["run"] == source.pk
     # Its raw scores: the stored regression on this dataset's features and the mean logit of the
     # stored fold cross-encoders, computed here from the files.
