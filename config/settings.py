@@ -190,6 +190,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Model files a judge run stores (the learned judge's cross-encoder: one folder per run, its path
+# and sha256 in JudgeRun.fitted); relative paths are under it, so the folder can move.
+JUDGE_MODELS_DIR = Path(env_str("JUDGE_MODELS_DIR", str(BASE_DIR / "media" / "judge-models")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

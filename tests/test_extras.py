@@ -44,7 +44,7 @@ def test_pages_offer_torch_features_as_not_installed_with_the_install_line(db, c
     dataset = demo_dataset()
     client.force_login(lead)
     page = client.get(reverse("dataset_detail", args=[dataset.pk])).content.decode()
-    assert '<option value="embedding" disabled>embedding (all-MiniLM-L6-v2) – not installed</option>' in page
+    assert 'id="judge-cross-encoder" disabled>' in page and "tens of CPU-minutes) – not installed</label>" in page
     assert '<option value="nli" disabled>' in page and '<option value="lexical">' in page
     assert "<code>.venv/bin/pip install -r requirements-ml.txt</code>" in page
     page = client.get(reverse("authoring_overview", args=[dataset.pk])).content.decode()
@@ -76,5 +76,5 @@ def test_installed_extras_are_offered(db, client, lead, monkeypatch):
     dataset = demo_dataset()
     client.force_login(lead)
     page = client.get(reverse("dataset_detail", args=[dataset.pk])).content.decode()
-    assert '<option value="embedding">embedding (all-MiniLM-L6-v2)</option>' in page
+    assert '<input type="checkbox" name="cross_encoder" value="1" id="judge-cross-encoder">' in page
     assert 'id="extras-missing"' not in page

@@ -76,6 +76,11 @@ class StartJudgeRunSerializer(serializers.Serializer):
         max_value=MAX_ID,
         help_text="learned: reuse the model of this finished learned run.",
     )
+    cross_encoder = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="learned: stack a packed cross-encoder (all-MiniLM-L6-v2 fine-tuned out of fold; the torch extras).",
+    )
     round = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -121,6 +126,8 @@ class DatasetJudgeRuns(APIView):
             options["device"] = data.get("device", "cpu")
         if data["judge"] == "learned" and data.get("model_from") is not None:
             options["model_from"] = data["model_from"]
+        if data["judge"] == "learned" and data.get("cross_encoder") and data.get("model_from") is None:
+            options["cross_encoder"] = True
         try:
             run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
         except JudgeRunError as exc:

