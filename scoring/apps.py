@@ -13,3 +13,9 @@ class ScoringConfig(AppConfig):
         from scoring.tasks import refit_on_submission
 
         submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")
+        from django.db.models.signals import post_delete
+
+        from hits.models import JudgeRun
+        from scoring.machine.runs import remove_stored_model
+
+        post_delete.connect(remove_stored_model, sender=JudgeRun, dispatch_uid="scoring.machine.remove_stored_model")

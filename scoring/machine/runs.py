@@ -285,6 +285,21 @@ def _store_cross_encoder(run: JudgeRun, ce: dict, y: np.ndarray, has: np.ndarray
     return {"path": relative, **manifest}
 
 
+def remove_stored_model(sender, instance: JudgeRun, **kwargs) -> None:
+    """post_delete of a judge run (connected in scoring.apps): its own cross-encoder folder goes
+    too, after the commit (a run that reused another run's model leaves that run's folder)."""
+    stored = (instance.fitted or {}).get("cross_encoder") if isinstance(instance.fitted, dict) else None
+    if not stored or stored.get("path") != f"run-{instance.pk}":
+        return
+    folder = cross_encoder_folder(stored)
+
+    def remove():
+        shutil.rmtree(folder, ignore_errors=True)
+        logger.info("Judge run %s deleted: removed its cross-encoder at %s", instance.pk, folder)
+
+    transaction.on_commit(remove)
+
+
 def _stored_cross_encoder_logits(stored: dict, texts, progress) -> np.ndarray:
     """The mean logit of a stored run's fold cross-encoders for each pair (hash checked)."""
     from scoring.machine import packed

@@ -136,7 +136,7 @@ def test_training_job_trains_out_of_fold_by_document_stacks_and_stores(
     rows = MachineJudgment.objects.filter(run=run).values_list("summary_id", "acu_id", "probability")
     probability = {(s, a): p for s, a, p in rows}
     keys = pairs.keys()
-    labels = human_labels(dataset, kind=Batch.Kind.IMPORTED)
+    labels = human_labels(dataset, kinds=Batch.EXPERT_KINDS)
     y = np.array([labels[k] for k in keys])
     assert len(cross_validated) == 1
     stacked = learned.cross_validated(np.column_stack([X, cross_validated[0]]), y, pairs.document)
@@ -144,7 +144,7 @@ def test_training_job_trains_out_of_fold_by_document_stacks_and_stores(
     np.testing.assert_allclose(fitted["coef"], stacked["fit"]["coef"], atol=1e-9)
 
 
-def test_a_stored_cross_encoder_is_reused_with_model_from(tmp_path, tiny_packaged):
+def test_a_stored_cross_encoder_is_reused_with_model_from(tmp_path, tiny_packaged, django_capture_on_commit_callbacks):
     tiny_dataset(tmp_path, "first", seed=2, documents=8)
     out = StringIO()
     call_command(
@@ -185,6 +185,13 @@ def test_a_stored_cross_encoder_is_reused_with_model_from(tmp_path, tiny_package
         call_command("judge_dataset", "other", "--judge", "learned", "--ce-epochs", "3")
     with pytest.raises(CommandError, match="ce_folds at least 2"):
         call_command("judge_dataset", "other", "--judge", "learned", "--cross-encoder", "--ce-folds", "1")
+    # Deleting the run that reused the model leaves the source's files; deleting the source removes them.
+    with django_capture_on_commit_callbacks(execute=True):
+        JudgeRun.objects.filter(pk=result["id"]).delete()
+    assert folder.is_dir()
+    with django_capture_on_commit_callbacks(execute=True):
+        JudgeRun.objects.filter(pk=source.pk).delete()
+    assert not folder.exists()
 
 
 @pytest.fixture
