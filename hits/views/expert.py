@@ -19,6 +19,7 @@ from hits.forms import ExpertRoundForm
 from hits.models import Assignment, Batch
 from hits.services import expert, handout
 from hits.services.submission import SubmissionRefused, read_token, task_token
+from hits.views.worker import token_task_context
 
 
 def _round(batch_id: int) -> Batch:
@@ -115,12 +116,10 @@ def expert_task(request, token: str):
         return render(request, "hits/task_invalid.html", status=404)
     assignment, context = task_page.assignment_page(assignment_id, worker_id)  # type: ignore[misc]
     batch = owner.hit.batch
-    context.update(
-        assignment=assignment,
-        preview=False,
-        submit_url=reverse("task_submit", args=[token]),
-        done=assignment.status != Assignment.Status.ASSIGNED,
-        storage_key=f"task-{assignment.pk}",
+    context = token_task_context(
+        context,
+        assignment,
+        token,
         expert_round=batch,
         work_url=reverse("expert_round", args=[batch.pk]),
         work_label="Expert round",

@@ -108,14 +108,22 @@ def task(request, token: str):
     if page is None:
         return render(request, "hits/task_invalid.html", status=404)
     assignment, context = page
+    return render(request, "hits/task.html", token_task_context(context, assignment, token))
+
+
+def token_task_context(context: dict, assignment: Assignment, token: str, **extra) -> dict:
+    """The task page of an assignment opened by its signed token (in-house and expert rounds):
+    `context` from hits.task_page.assignment_page, with the submit link; `extra` adds the round's
+    own links."""
     context.update(
         assignment=assignment,
         preview=False,
         submit_url=reverse("task_submit", args=[token]),
         done=assignment.status != Assignment.Status.ASSIGNED,
         storage_key=f"task-{assignment.pk}",
+        **extra,
     )
-    return render(request, "hits/task.html", context)
+    return context
 
 
 @role_required(LEAD)
