@@ -3,6 +3,8 @@ the test (nothing downloaded), standing in for the packaged all-MiniLM-L6-v2."""
 
 import string
 
+from .tiny_nli import spread_weights
+
 
 def build_tiny_bert(directory, *, seed: int = 0, scale: float = 0.3) -> str:
     """A 2-layer, 16-wide BertModel with random weights and a tokenizer whose vocabulary is the
@@ -25,12 +27,7 @@ def build_tiny_bert(directory, *, seed: int = 0, scale: float = 0.3) -> str:
     )
     torch.manual_seed(seed)
     model = BertModel(config)
-    with torch.no_grad():  # weights large enough that states differ from token to token
-        generator = torch.Generator().manual_seed(seed)
-        for name, parameter in model.named_parameters():
-            if "LayerNorm" in name or name.endswith("bias"):
-                continue
-            parameter.copy_(torch.randn(parameter.shape, generator=generator) * scale)
+    spread_weights(model, seed, scale)  # large enough that states differ from token to token
     model.save_pretrained(str(directory))
     tokenizer.save_pretrained(str(directory))
     return str(directory)

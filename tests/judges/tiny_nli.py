@@ -22,6 +22,19 @@ def _bytes_to_unicode() -> dict[int, str]:
     return dict(zip(printable, map(chr, chars), strict=False))
 
 
+def spread_weights(model, seed: int, scale: float) -> None:
+    """Seeded normal weights times `scale` (LayerNorms and biases kept): a tiny random model whose
+    outputs differ from input to input."""
+    import torch
+
+    with torch.no_grad():
+        generator = torch.Generator().manual_seed(seed)
+        for name, parameter in model.named_parameters():
+            if "LayerNorm" in name or name.endswith("bias"):
+                continue
+            parameter.copy_(torch.randn(parameter.shape, generator=generator) * scale)
+
+
 def build_tiny_nli(directory, *, labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"), seed: int = 0) -> str:
     """A 2-layer, 16-wide RoBERTa sequence classifier with random weights and a byte-level
     tokenizer without merges (every byte a token), saved like a downloaded model."""
@@ -54,12 +67,7 @@ def build_tiny_nli(directory, *, labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION
     )
     torch.manual_seed(seed)
     model = RobertaForSequenceClassification(config)
-    with torch.no_grad():  # random weights large enough that the logits vary from pair to pair
-        generator = torch.Generator().manual_seed(seed)
-        for name, parameter in model.named_parameters():
-            if "LayerNorm" in name or name.endswith("bias"):
-                continue
-            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.5)
+    spread_weights(model, seed, 0.5)  # large enough that the logits vary from pair to pair
     model.save_pretrained(str(directory))
     tokenizer.save_pretrained(str(directory))
     return str(directory)
