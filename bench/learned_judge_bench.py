@@ -96,7 +96,9 @@ def measure(pairs, documents, labels, texts) -> dict:
     }
 
 
-def stacked(pairs, documents, labels, systems, texts, ce_folds: int, epochs: int) -> dict:
+def stacked(
+    pairs, documents, labels, systems, texts, ce_folds: int, epochs: int, lr: float, batch_tokens: int, save: str
+) -> dict:
     """Features-only and features + packed cross-encoder, out of fold, with the figures."""
     import numpy as np
     import torch
@@ -140,8 +142,18 @@ def stacked(pairs, documents, labels, systems, texts, ce_folds: int, epochs: int
 
     started, cpu = time.perf_counter(), time.process_time()
     ce = packed.cross_validated(
-        pairs, y, docs, np.ones(len(pairs), dtype=bool), folds=ce_folds, epochs=epochs, progress=progress
+        pairs,
+        y,
+        docs,
+        np.ones(len(pairs), dtype=bool),
+        folds=ce_folds,
+        epochs=epochs,
+        lr=lr,
+        batch_tokens=batch_tokens,
+        progress=progress,
     )
+    if save:
+        np.save(save, ce["logit"])
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     alone = figures(1 / (1 + np.exp(-ce["logit"])))
     stack = figures(learned.cross_validated(np.column_stack([X, ce["logit"]]), y, docs)["oof"])
@@ -199,14 +211,19 @@ def packed_against_plain(pairs, labels, documents, n_documents: int) -> dict:
 
 
 def main():
+    from scoring.machine import packed  # its defaults (no torch at import)
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--sizes", default="25,50,100", help="numbers of documents")
     parser.add_argument("--repeat", type=int, default=2, help="also time this many copies of the whole set")
     parser.add_argument("--cross-encoder", action="store_true", help="the stacked judge (needs the torch extras)")
     parser.add_argument("--documents", type=int, default=0, help="with --cross-encoder: the first N documents")
-    parser.add_argument("--ce-folds", type=int, default=2)
+    parser.add_argument("--ce-folds", type=int, default=packed.DEFAULT_FOLDS)
     parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=packed.DEFAULT_LR)
+    parser.add_argument("--batch-tokens", type=int, default=packed.DEFAULT_BATCH_TOKENS, help="tokens per step")
+    parser.add_argument("--save-logits", default="", help="with --cross-encoder: write the out-of-fold logits (.npy)")
     parser.add_argument(
         "--packed-vs-plain", type=int, default=0, metavar="N", help="cost of packed vs plain on the first N documents"
     )
@@ -230,6 +247,9 @@ def main():
             texts,
             args.ce_folds,
             args.epochs,
+            args.lr,
+            args.batch_tokens,
+            args.save_logits,
         )
         print(json.dumps(row), flush=True)
         return

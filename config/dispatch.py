@@ -42,13 +42,18 @@ _background: set[tuple] = set()
 _lock = threading.Lock()
 
 
+def in_background() -> bool:
+    """True when `dispatch_long` runs its task on a background thread of this process."""
+    from django.conf import settings
+
+    return runs_in_process() and getattr(settings, "LONG_TASKS_IN_BACKGROUND", True)
+
+
 def lost_in_background(task, *args) -> bool:
     """True when `task(*args)` was left to a background thread of the embedded mode that no
     longer runs it (the server stopped or reloaded mid-run): its stored run will never finish,
     so the page offers to start it again. False with a broker, which keeps its own queue."""
-    from django.conf import settings
-
-    if not runs_in_process() or not getattr(settings, "LONG_TASKS_IN_BACKGROUND", True):
+    if not in_background():
         return False
     with _lock:
         return (task.name, args) not in _background
@@ -60,9 +65,7 @@ def dispatch_long(task, *args):
     commit, so the request answers at once and the page can show the run's progress instead of
     loading for a minute. Returns (False, None) either way: the page polls the stored run.
     `LONG_TASKS_IN_BACKGROUND = False` runs it in the request, as `dispatch` does."""
-    from django.conf import settings
-
-    if not runs_in_process() or not getattr(settings, "LONG_TASKS_IN_BACKGROUND", True):
+    if not in_background():
         return dispatch(task, *args)
 
     key = (task.name, args)

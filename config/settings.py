@@ -252,6 +252,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
+# A judge run (scoring.tasks.run_judge) may take longer: a learned judge with its cross-encoder
+# trains for tens of CPU-minutes. Its limit also stays below the visibility timeout; the learned
+# judge's default time budget is 120 s less (the run then stores its judgments).
+JUDGE_TASK_TIME_LIMIT = env_int("JUDGE_TASK_TIME_LIMIT", CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] - 300)
 CELERY_BEAT_SCHEDULE: dict = {
     "repair-stale-recomputes": {"task": "scoring.tasks.repair_stale_recomputes", "schedule": 60.0},
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},

@@ -682,6 +682,9 @@ class JudgeRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(null=True, blank=True)
+    # Started from a page or the API of the embedded server, on its background thread
+    # (config/dispatch.dispatch_long): if that server stops mid-run the run never ends by itself.
+    in_background = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

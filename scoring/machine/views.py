@@ -12,13 +12,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Dataset
-from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
-from scoring import tasks
 from scoring.machine.judges import judge_availability
-from scoring.machine.runs import JudgeRunError, start_judge_run
+from scoring.machine.runs import JudgeRunError, lost, start_judge_run, start_run
 
 
 def _next(request, fallback: str) -> str:
@@ -29,16 +27,21 @@ def _next(request, fallback: str) -> str:
 
 
 def run_row(run: JudgeRun) -> dict:
-    """One run as the dataset page's progress table shows it."""
+    """One run as the dataset page's progress table shows it. A run left to a background thread
+    of the embedded server that stopped mid-run never ends: it reads "stopped", to start again."""
     expert = (run.figures.get("classification") or {}).get(run.figures.get("target") or "", {})
+    status, status_display = run.status, run.get_status_display()
+    if lost(run):
+        status = "stopped"
+        status_display = f"Stopped at {run.progress:.0%}: the server stopped during the run; start it again"
     return {
         "id": run.pk,
         "round": run.batch_id,
         "judge": run.judge,
         "model": run.model,
         "version": run.version,
-        "status": run.status,
-        "status_display": run.get_status_display(),
+        "status": status,
+        "status_display": status_display,
         "progress": run.progress,
         "pairs": run.pairs_total,
         "pairs_done": run.pairs_done,
@@ -83,7 +86,7 @@ def start(request, dataset_id: int):
     except JudgeRunError as exc:
         messages.error(request, str(exc))
         return redirect(back)
-    ran, _ = dispatch(tasks.run_judge, run.pk)
+    ran = start_run(run)
     run.refresh_from_db()
     if ran and run.status == JudgeRun.Status.FAILED:
         messages.error(request, f"Judge run {run.pk} failed: {run.error}")

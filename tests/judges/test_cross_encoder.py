@@ -84,7 +84,7 @@ def test_training_job_trains_out_of_fold_by_document_stacks_and_stores(
     tmp_path, tiny_packaged, eager_celery, monkeypatch
 ):
     dataset = tiny_dataset(tmp_path, "tiny", seed=1)
-    run = start_judge_run(dataset, "learned", options={"cross_encoder": True, "ce_epochs": 1})
+    run = start_judge_run(dataset, "learned", options={"cross_encoder": True, "ce_folds": 2, "ce_epochs": 1})
     assert run.model == "logreg-features-v1+packed-minilm-l6-ce" and run.judge_version.endswith("packed-ce-v1")
     trained, scored, seen = [], [], []
     original_train, original_score = packed.train, packed.score
@@ -125,6 +125,7 @@ def test_training_job_trains_out_of_fold_by_document_stacks_and_stores(
     assert fitted["features"] == [*FEATURE_NAMES, "cross_encoder_logit"] and len(fitted["coef"]) == 17
     ce = fitted["cross_encoder"]
     assert (ce["format"], ce["version"], ce["folds"], ce["epochs"]) == ("acu-packed-cross-encoder", 1, 2, 1)
+    assert (ce["lr"], ce["batch_tokens"]) == (packed.DEFAULT_LR, packed.DEFAULT_BATCH_TOKENS)  # the training's settings
     folder = tmp_path / "judge-models" / ce["path"]
     assert ce["path"] == f"run-{run.pk}" and packed.digest(folder) == ce["sha256"] and ce["bytes"] > 0
     assert 0 <= ce["oof"]["auc"] <= 1 and fitted["training"]["pairs"] == 320
@@ -224,7 +225,7 @@ def test_without_torch_the_cross_encoder_is_refused_with_the_install_line(tmp_pa
 
 def test_a_stored_cross_encoder_needs_torch_to_be_reused(tmp_path, tiny_packaged, monkeypatch):
     dataset = tiny_dataset(tmp_path, "again", seed=5, documents=4)
-    run = start_judge_run(dataset, "learned", options={"cross_encoder": True, "ce_epochs": 1})
+    run = start_judge_run(dataset, "learned", options={"cross_encoder": True, "ce_folds": 2, "ce_epochs": 1})
     from scoring.machine.runs import run_judge_run
 
     source = run_judge_run(run.pk)

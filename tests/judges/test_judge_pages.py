@@ -27,7 +27,8 @@ def lead_client(client, lead):
     return client
 
 
-def test_start_in_process_then_progress_json(lead_client, demo, eager_celery):
+def test_start_in_process_then_progress_json(lead_client, demo, eager_celery, settings):
+    settings.LONG_TASKS_IN_BACKGROUND = False  # in the request (the background thread: below)
     response = lead_client.post(
         reverse("judge_start", args=[demo.pk]), {"judge": "lexical", "next": f"/datasets/{demo.pk}/"}
     )
@@ -41,6 +42,62 @@ def test_start_in_process_then_progress_json(lead_client, demo, eager_celery):
     assert {j["name"]: j["available"] for j in data["judges"]}["lexical"] is True
     page = lead_client.get(reverse("dataset_detail", args=[demo.pk])).content.decode()
     assert "finished: " in page and 'id="judge-form"' in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_process_a_judge_run_goes_to_a_background_thread_and_the_page_polls_it(
+    lead_client, demo, eager_celery, settings, monkeypatch
+):
+    """In the embedded mode (run.sh) a judge run from the page answers at once and runs on a
+    background thread (a learned judge with its cross-encoder trains for many minutes: the
+    request used to hold the page that long); the progress JSON follows it to done."""
+    import threading
+    import time
+
+    from scoring.machine import runs
+
+    settings.LONG_TASKS_IN_BACKGROUND = True
+    release, real, where = threading.Event(), runs.run_judge_run, {}
+
+    def held(run_id):
+        where["thread"] = threading.current_thread().name
+        JudgeRun.objects.filter(pk=run_id).update(status="running", progress=0.3)
+        release.wait(20)
+        return real(run_id)
+
+    monkeypatch.setattr(runs, "run_judge_run", held)
+    started = time.monotonic()
+    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "lexical"}, follow=True)
+    assert time.monotonic() - started < 15 and "started; its progress shows below" in response.content.decode()
+    run = JudgeRun.objects.get()
+    assert run.in_background
+    for _ in range(200):
+        if "thread" in where and JudgeRun.objects.get(pk=run.pk).progress:
+            break
+        time.sleep(0.05)
+    row = lead_client.get(reverse("judge_runs_json", args=[demo.pk])).json()["runs"][0]
+    assert where["thread"].startswith("task-") and (row["status"], row["progress"]) == ("running", 0.3)
+    release.set()
+    for _ in range(600):
+        row = lead_client.get(reverse("judge_runs_json", args=[demo.pk])).json()["runs"][0]
+        if row["status"] != "running":
+            break
+        time.sleep(0.1)
+    assert (row["status"], row["progress"], row["pairs_done"]) == ("done", 1.0, row["pairs"])
+
+
+def test_a_background_judge_run_whose_server_stopped_reads_stopped(lead_client, demo, eager_celery, settings):
+    """The embedded server stopped mid-run: the stored run says running forever. The page and the
+    API say it stopped (no endless polling); a run of `judge_dataset` (its own process) never does."""
+    settings.LONG_TASKS_IN_BACKGROUND = True
+    left = start_judge_run(demo, "lexical")
+    JudgeRun.objects.filter(pk=left.pk).update(status="running", progress=0.25, in_background=True)
+    command = start_judge_run(demo, "lexical")  # judge_dataset runs it in its own process
+    JudgeRun.objects.filter(pk=command.pk).update(status="running", progress=0.5)
+    rows = {r["id"]: r for r in lead_client.get(reverse("judge_runs_json", args=[demo.pk])).json()["runs"]}
+    assert rows[left.pk]["status"] == "stopped" and rows[left.pk]["status_display"].startswith("Stopped at 25%")
+    assert rows[command.pk]["status"] == "running"
+    assert lead_client.get(f"/api/judge-runs/{left.pk}/").json()["status"] == "stopped"
 
 
 def test_start_with_a_broker_is_queued(lead_client, demo, django_capture_on_commit_callbacks):

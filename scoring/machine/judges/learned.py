@@ -18,12 +18,20 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from config import extras
+from scoring.machine import packed  # its defaults; torch is imported only to train
 from scoring.machine.features import FEATURE_NAMES, FEATURE_VERSION, Featurizer
 from scoring.stats import learned
 
 from .base import Judge, JudgeUnavailable
 
-DEFAULT_TIME_BUDGET = 1500.0  # seconds; below CELERY_TASK_TIME_LIMIT's default (1800)
+
+def default_time_budget() -> float:
+    """Seconds a training may take by default: 120 s below the judge task's time limit."""
+    from django.conf import settings
+
+    return float(settings.JUDGE_TASK_TIME_LIMIT - 120)
+
+
 CROSS_ENCODER_FEATURE = "cross_encoder_logit"
 CROSS_ENCODER_MODEL = "packed-minilm-l6-ce"
 
@@ -50,12 +58,13 @@ class LearnedJudge(Judge):
         model_from: int | None = None,
         folds: int = learned.DEFAULT_FOLDS,
         C: float = learned.DEFAULT_C,
-        time_budget: float = DEFAULT_TIME_BUDGET,
+        time_budget: float | None = None,
         cross_encoder: bool = False,
-        ce_folds: int = 2,
-        ce_epochs: int = 2,
+        ce_folds: int = packed.DEFAULT_FOLDS,
+        ce_epochs: int = packed.DEFAULT_EPOCHS,
     ):
         model_from = int(model_from) if model_from not in (None, "") else None
+        time_budget = default_time_budget() if time_budget is None else time_budget
         if int(folds) < 2 or float(C) <= 0 or float(time_budget) <= 0:
             raise TypeError("folds must be at least 2, C and time_budget positive")
         if not isinstance(cross_encoder, bool) or int(ce_folds) < 2 or int(ce_epochs) < 1:

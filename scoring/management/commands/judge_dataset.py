@@ -39,13 +39,13 @@ class Command(BaseCommand):
             "out of fold by document (the torch extras: requirements-ml.txt)",
         )
         parser.add_argument(
-            "--ce-folds", type=int, help="with --cross-encoder: folds of documents, one model each (default 2)"
+            "--ce-folds", type=int, help="with --cross-encoder: folds of documents, one model each (default 4)"
         )
         parser.add_argument("--ce-epochs", type=int, help="with --cross-encoder: training epochs (default 2)")
         parser.add_argument(
             "--time-budget",
             type=float,
-            help="learned: seconds the training may take before the run fails (default 1500)",
+            help="learned: seconds the training may take before the run fails (default JUDGE_TASK_TIME_LIMIT - 120: 3180)",
         )
         parser.add_argument(
             "--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)"
