@@ -13,8 +13,9 @@ from rest_framework.views import APIView
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
 from hits.models import Batch, JudgeRun
+from scoring.machine.background import run_state, start_run
 from scoring.machine.judges import JUDGE_NAMES
-from scoring.machine.runs import JudgeRunError, run_json, start_judge_run, start_run
+from scoring.machine.runs import JudgeRunError, start_judge_run
 
 MAX_ID = 2**63 - 1
 
@@ -99,7 +100,7 @@ class DatasetJudgeRuns(APIView):
     def get(self, request, dataset_id: int):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
         runs = JudgeRun.objects.filter(batch__dataset=dataset).order_by("-created_at", "-pk")[:100]
-        return Response(JudgeRunListSerializer({"results": [run_json(r) for r in runs]}).data)
+        return Response(JudgeRunListSerializer({"results": [run_state(r) for r in runs]}).data)
 
     @extend_schema(
         summary="Start a judge run (a machine round)",
@@ -136,7 +137,7 @@ class DatasetJudgeRuns(APIView):
         ran = start_run(run)
         run.refresh_from_db()
         return Response(
-            JudgeRunSerializer(run_json(run)).data, status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED
+            JudgeRunSerializer(run_state(run)).data, status=status.HTTP_201_CREATED if ran else status.HTTP_202_ACCEPTED
         )
 
 
@@ -148,4 +149,4 @@ class JudgeRunDetail(APIView):
     )
     def get(self, request, run_id: int):
         run = get_object_or_404(JudgeRun, pk=run_id)
-        return Response(JudgeRunSerializer(run_json(run)).data)
+        return Response(JudgeRunSerializer(run_state(run)).data)

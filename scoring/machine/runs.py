@@ -18,7 +18,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.llm import LLMError
-from config.dispatch import dispatch_long, in_background, lost_in_background
 from hits.models import Batch, JudgeRun, MachineJudgment
 from hits.triage import ranking_verdict
 from scoring.machine.data import Pairs, label_sources, load_pairs, reference_texts
@@ -504,28 +503,6 @@ def _fail(run_id: int, message: str, started: float) -> None:
     )
 
 
-def start_run(run: JudgeRun) -> bool:
-    """Run a judge run started from a page or the API: queued on a Celery worker with a broker;
-    in the embedded mode on a background thread of the server (config/dispatch.dispatch_long),
-    so the page shows its progress, or in the request with LONG_TASKS_IN_BACKGROUND off.
-    True when it ran here already."""
-    from scoring import tasks
-
-    if in_background():
-        JudgeRun.objects.filter(pk=run.pk).update(in_background=True)
-    ran, _ = dispatch_long(tasks.run_judge, run.pk)
-    return ran
-
-
-def lost(run: JudgeRun) -> bool:
-    """A run left to a background thread of the embedded server that stopped mid-run: it will
-    never end by itself, and is shown as stopped, to start again."""
-    from scoring import tasks
-
-    unfinished = run.status in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING)
-    return run.in_background and unfinished and lost_in_background(tasks.run_judge, run.pk)
-
-
 def run_json(run: JudgeRun) -> dict:
     """What `judge_dataset --json`, the API and `compute_scores --json` report of a run."""
     return {
@@ -536,7 +513,7 @@ def run_json(run: JudgeRun) -> dict:
         "params": run.params,
         "version": run.version,
         "judge_version": run.judge_version,
-        "status": "stopped" if lost(run) else run.status,
+        "status": run.status,
         "progress": run.progress,
         "pairs": run.pairs_total,
         "pairs_done": run.pairs_done,

@@ -15,8 +15,9 @@ from annotation.models import Dataset
 from config.roles import LEAD, role_required
 from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
+from scoring.machine.background import lost, start_run
 from scoring.machine.judges import judge_availability
-from scoring.machine.runs import JudgeRunError, lost, start_judge_run, start_run
+from scoring.machine.runs import JudgeRunError, start_judge_run
 
 
 def _next(request, fallback: str) -> str:

@@ -1,0 +1,31 @@
+"""Judge runs started from a page or the API (not `judge_dataset`, which runs them in its own
+process): queued on a Celery worker with a broker; in the embedded mode on a background thread
+of the server (config/dispatch.dispatch_long), so the page shows the run's progress instead of
+holding the request for a training of many minutes, or in the request with
+LONG_TASKS_IN_BACKGROUND off. Over the service (scoring.machine.runs) and the task, which never
+import this module."""
+
+from config.dispatch import dispatch_long, in_background, lost_in_background
+from hits.models import JudgeRun
+from scoring import tasks
+from scoring.machine.runs import run_json
+
+
+def start_run(run: JudgeRun) -> bool:
+    """Run or queue a judge run; True when it ran here already."""
+    if in_background():
+        JudgeRun.objects.filter(pk=run.pk).update(in_background=True)
+    ran, _ = dispatch_long(tasks.run_judge, run.pk)
+    return ran
+
+
+def lost(run: JudgeRun) -> bool:
+    """A run left to a background thread of the embedded server that stopped mid-run: it will
+    never end by itself, and is shown as stopped, to start again."""
+    unfinished = run.status in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING)
+    return run.in_background and unfinished and lost_in_background(tasks.run_judge, run.pk)
+
+
+def run_state(run: JudgeRun) -> dict:
+    """`run_json` with a lost run's status read as "stopped" (the API)."""
+    return {**run_json(run), "status": "stopped"} if lost(run) else run_json(run)
