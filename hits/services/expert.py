@@ -13,7 +13,7 @@ is stored (hits.services.submission): no approval, so no ledger row, is ever wri
 import random
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -172,15 +172,15 @@ def secure_seed() -> int:
     return random.SystemRandom().randrange(2**31)
 
 
+def _expert_id(user, dataset) -> str:
+    """The external id of a user's expert labels in a dataset, as an imported annotator's."""
+    return f"{dataset.name}/{user.username}"
+
+
 def expert_worker(user, dataset) -> Worker:
     """The user's expert-label worker of this dataset ("<dataset>/<username>", provider
-    `imported`, as an imported annotator), made on first use."""
-    key = f"{dataset.name}/{user.username}"
-    try:
-        with transaction.atomic():
-            worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.IMPORTED, external_id=key)
-    except IntegrityError:  # a parallel first request made it
-        worker = Worker.objects.get(provider=Worker.Provider.IMPORTED, external_id=key)
+    `imported`), made on first use (get_or_create takes a parallel first request's row)."""
+    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.IMPORTED, external_id=_expert_id(user, dataset))
     return worker
 
 
@@ -210,7 +210,7 @@ def round_progress(batch: Batch, user=None) -> dict:
     finished = done.values("hit_id").annotate(n=Count("pk")).filter(n__gte=batch.assignments_per_hit).order_by().count()
     mine = 0
     if user is not None:
-        mine = done.filter(worker__external_id=f"{batch.dataset.name}/{user.username}").count()
+        mine = done.filter(worker__external_id=_expert_id(user, batch.dataset)).count()
     return {
         "summaries": hits,
         "labelled": finished,

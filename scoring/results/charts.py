@@ -6,18 +6,26 @@ BLUE, ORANGE, GREY = "#2457c5", "#d9822b", "#8a93a3"
 BUCKET_COLOURS = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08306b"]
 
 
+def _padded(values, include, pad: float) -> tuple[float, float] | None:
+    """The span of every finite value (points and both ends of every interval) and the `include`
+    values, widened by `pad` of it on each side; None when there is no finite value."""
+    finite = [float(v) for v in list(values) + list(include) if v is not None and v == v]
+    if not finite:
+        return None
+    lo, hi = min(finite), max(finite)
+    span = hi - lo or max(abs(hi), 1.0) * 0.1
+    return lo - pad * span, hi + pad * span
+
+
 def axis_range(
     values, *, include=(), pad: float = 0.08, lower=None, upper=None, step: float = 0.05
 ) -> tuple[float, float]:
-    """A y range that holds every value (points and both ends of every interval) and the `include`
-    values, widened by `pad` of its span on each side, rounded out to a multiple of `step` (so the
-    end ticks read well) and clipped to `lower`/`upper` when given."""
-    finite = [float(v) for v in list(values) + list(include) if v is not None and v == v]
-    if not finite:
+    """A y range that holds every value and the `include` values (`_padded`), rounded out to a
+    multiple of `step` (so the end ticks read well) and clipped to `lower`/`upper` when given."""
+    padded = _padded(values, include, pad)
+    if padded is None:
         return (0.0 if lower is None else lower, 1.0 if upper is None else upper)
-    lo, hi = min(finite), max(finite)
-    span = hi - lo or max(abs(hi), 1.0) * 0.1
-    lo, hi = lo - pad * span, hi + pad * span
+    lo, hi = padded
     lo, hi = math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step
     if lower is not None:
         lo = max(lo, lower)
@@ -44,11 +52,10 @@ def axis_ticks(values, *, include=(), pad: float = 0.08, lower=None, upper=None,
     exactly, so no two tick labels read the same ("0.1" twice came from 0.05 and 0.1 shown with
     one decimal). Returns the Chart.js scale keys min, max and ticks.stepSize, plus ``decimals``
     (read by static/js/charts.js to format the ticks)."""
-    finite = [float(v) for v in list(values) + list(include) if v is not None and v == v]
-    lo = min(finite) if finite else (0.0 if lower is None else lower)
-    hi = max(finite) if finite else (1.0 if upper is None else upper)
-    span = hi - lo or max(abs(hi), 1.0) * 0.1
-    lo, hi = lo - pad * span, hi + pad * span
+    padded = _padded(values, include, pad)
+    if padded is None:  # nothing to show: the bounds, padded as one value would be
+        padded = _padded([0.0 if lower is None else lower, 1.0 if upper is None else upper], (), pad)
+    lo, hi = padded
     if lower is not None:
         lo = max(lo, lower)
     if upper is not None:
