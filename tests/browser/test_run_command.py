@@ -49,7 +49,7 @@ def test_run_script_serves_the_demo(page, shoot, tmp_path):
         text = "".join(output)
         match = re.search(r"lead\s+demo-lead\s+password: (\S+)", text)
         assert match, text
-        for _ in range(100):  # wait until runserver listens
+        for _ in range(600):  # wait until runserver listens
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
