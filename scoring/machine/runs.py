@@ -30,6 +30,11 @@ CHUNK_PAIRS = 256  # pairs judged between two progress updates
 CV_FOLDS = calibration.DEFAULT_FOLDS
 CORRELATION_RESAMPLES = 1000
 SOURCE_ORDER = ("round", "expert", "crowd")  # the first present is the calibration target
+# The cross-encoder's training stops early when, projected from its speed so far, it would end
+# beyond BUDGET_SLACK x its time budget: a lead learns it in minutes, not when the budget is spent.
+PROJECT_AFTER_SHARE = 0.05
+PROJECT_AFTER_SECONDS = 30.0
+BUDGET_SLACK = 1.2
 
 
 class JudgeRunError(Exception):
@@ -134,6 +139,15 @@ def _labelled(pairs: Pairs, labels: dict) -> tuple[np.ndarray, np.ndarray]:
     return has, y
 
 
+def projected_seconds(elapsed: float, share: float) -> float | None:
+    """Seconds a job still needs if it goes on at the speed of its first `share` done in `elapsed`
+    seconds; None until it has done enough (PROJECT_AFTER_SHARE of the work, PROJECT_AFTER_SECONDS)
+    for its start-up not to skew the projection."""
+    if share < PROJECT_AFTER_SHARE or elapsed < PROJECT_AFTER_SECONDS:
+        return None
+    return elapsed * (1.0 - share) / share
+
+
 def _learned_scores(
     judge, pairs: Pairs, run: JudgeRun, sources: dict, started: float
 ) -> tuple[dict, dict, dict | None]:
@@ -164,9 +178,23 @@ def _learned_scores(
                 "give it a larger time_budget (judge_dataset --time-budget) or judge fewer pairs."
             )
 
+    ce_clock: dict[str, float] = {}
+
     def ce_progress(share: float, stage: str) -> None:
         JudgeRun.objects.filter(pk=run.pk).update(progress=features_end + (0.9 - features_end) * share)
         check_budget(stage)
+        now = time.perf_counter()
+        ce_started = ce_clock["started"]
+        needed = projected_seconds(now - ce_started, share)
+        if needed is not None and now - started + needed > judge.time_budget * BUDGET_SLACK:
+            raise JudgeUnavailable(
+                f"The learned judge stopped early: at the speed of its first {share:.0%} "
+                f"({now - ce_started:.0f} s), its cross-encoder needs about {needed / 60:.0f} more minutes, beyond "
+                f"its time budget ({judge.time_budget / 60:.0f} min, {(judge.time_budget - now + started) / 60:.0f} "
+                "left). Train it on 2 folds (judge_dataset --ce-folds 2: about a third of the CPU), give it a larger "
+                "budget (judge_dataset --time-budget; a run started from a page is bounded by JUDGE_TASK_TIME_LIMIT), "
+                "or give the worker more CPU threads."
+            )
 
     JudgeRun.objects.filter(pk=run.pk).update(pairs_total=n, pairs_done=0, progress=0.0)
     judge.prepare(list(pairs.summary_texts.values()) + reference_texts(dataset))
@@ -178,6 +206,7 @@ def _learned_scores(
         JudgeRun.objects.filter(pk=run.pk).update(pairs_done=stop, progress=features_end * stop / n)
         check_budget("computing features")
     texts = pairs.texts(range(n))
+    ce_clock["started"] = time.perf_counter()  # the cross-encoder's speed is measured from here
     if reused is not None:
         try:
             stored = judge.use(reused)

@@ -12,10 +12,12 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.models import Reference
+from config import extras
 from hits.models import Batch, JudgeRun, MachineJudgment
 from hits.services.batches import BatchError
 from hits.triage import create_triage_batch
 from scoring import tasks
+from scoring.machine import runs
 from scoring.machine.data import human_labels, load_pairs, reference_texts
 from scoring.machine.features import FEATURE_NAMES, Featurizer
 from scoring.machine.runs import run_judge_run, start_judge_run, triage_source
@@ -116,6 +118,54 @@ def test_without_labels_or_time_the_run_fails_with_a_clear_message(tmp_path):
     labelled = tiny_dataset(tmp_path, "labelled", seed=5, documents=3)
     run = run_judge_run(start_judge_run(labelled, "learned", options={"time_budget": 1e-9}).pk)
     assert run.status == "failed" and "ran out of its time budget" in run.error
+
+
+def test_projection_waits_for_enough_work_then_extrapolates_its_speed():
+    assert runs.projected_seconds(elapsed=120.0, share=0.04) is None  # too little of the work done
+    assert runs.projected_seconds(elapsed=10.0, share=0.5) is None  # too little time to measure a speed
+    assert runs.projected_seconds(elapsed=60.0, share=0.1) == pytest.approx(540.0)
+    assert runs.projected_seconds(elapsed=300.0, share=0.75) == pytest.approx(100.0)
+
+
+class FakeClock:
+    """The run's clock, moved by the test: the outcome does not depend on the machine's speed."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def perf_counter(self):
+        return self.now
+
+
+@pytest.mark.parametrize("budget, stops_early", [(600.0, True), (1500.0, False)])
+def test_a_cross_encoder_that_cannot_finish_in_its_budget_stops_early(tmp_path, monkeypatch, budget, stops_early):
+    """10 s per 1% of the cross-encoder's work: 1,000 s in all. With 600 s it stops once 5% of the
+    work has shown its speed, not when the budget is spent; with 1,500 s it goes on to the end."""
+    from scoring.machine import packed
+
+    clock = FakeClock()
+    monkeypatch.setattr(runs, "time", clock)
+    monkeypatch.setattr(extras, "missing", lambda feature: [])
+    reached = []
+
+    def fake_cross_validated(texts, labels, documents, labelled, *, progress, **options):
+        for percent in range(1, 101):
+            clock.now += 10.0
+            reached.append(percent)
+            progress(percent / 100, "training the cross-encoder of fold 1 of 4")
+        raise ValueError("the fake cross-encoder has nothing to store")
+
+    monkeypatch.setattr(packed, "cross_validated", fake_cross_validated)
+    dataset = tiny_dataset(tmp_path, "slow", seed=6, documents=4)
+    run = run_judge_run(start_judge_run(dataset, "learned", options={"cross_encoder": True, "time_budget": budget}).pk)
+    assert run.status == "failed" and not MachineJudgment.objects.filter(run=run).exists()
+    if stops_early:
+        assert reached[-1] == 5
+        assert "stopped early: at the speed of its first 5% (50 s)" in run.error
+        assert "needs about 16 more minutes, beyond its time budget (10 min, 9 left)" in run.error
+        assert "--ce-folds 2" in run.error and "JUDGE_TASK_TIME_LIMIT" in run.error
+    else:
+        assert reached[-1] == 100 and "cannot train its cross-encoder here" in run.error
 
 
 def test_a_judge_not_for_ranking_is_refused_for_triage_without_override(tmp_path, client, lead):
