@@ -178,13 +178,10 @@ def _learned_scores(
                 "give it a larger time_budget (judge_dataset --time-budget) or judge fewer pairs."
             )
 
-    ce_clock: dict[str, float] = {}
-
     def ce_progress(share: float, stage: str) -> None:
         JudgeRun.objects.filter(pk=run.pk).update(progress=features_end + (0.9 - features_end) * share)
         check_budget(stage)
         now = time.perf_counter()
-        ce_started = ce_clock["started"]
         needed = projected_seconds(now - ce_started, share)
         if needed is not None and now - started + needed > judge.time_budget * BUDGET_SLACK:
             raise JudgeUnavailable(
@@ -206,7 +203,7 @@ def _learned_scores(
         JudgeRun.objects.filter(pk=run.pk).update(pairs_done=stop, progress=features_end * stop / n)
         check_budget("computing features")
     texts = pairs.texts(range(n))
-    ce_clock["started"] = time.perf_counter()  # the cross-encoder's speed is measured from here
+    ce_started = time.perf_counter()  # ce_progress measures the cross-encoder's speed from here
     if reused is not None:
         try:
             stored = judge.use(reused)
