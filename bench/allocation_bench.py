@@ -13,7 +13,7 @@ Policies (the number of places k per HIT is what is bought; a place labels every
 - fixed-3, fixed-5: k = 3 or 5 everywhere.
 - adaptive (min 2, max 5, threshold t): every HIT gets 2 places; then, round by round, the labels
   so far are fitted by Dawid-Skene (scoring/stats/dawid_skene.py, the workers' current estimates)
-  and a HIT gets one more place while any of its pairs is unsettled (hits/allocation.py, the rule
+  and a HIT gets one more place while any of its pairs is unsettled (hits/allocation/policy.py, the rule
   the app applies on each submission), up to 5.
 - max_diversity (Potato's strategy, as the peer baseline): every HIT gets 2 places; the rest of
   the same budget as the adaptive policy it sits under goes round by round to the HITs with the
@@ -24,19 +24,19 @@ HITs arrive in --waves waves (default 25 of 100 HITs, as a batch is worked over 
 refits after submissions); before each wave's decisions and for its labels the workers' estimates
 are a Dawid-Skene fit on the pairs judged at least twice so far (a pair judged once tells nothing
 about its worker and would only confirm the worker's own answer), the fallback of
-hits/allocation.py for a worker without one; nothing is learned from the expert labels. Each HIT
+hits/allocation/policy.py for a worker without one; nothing is learned from the expert labels. Each HIT
 has DRAWN (10) drawn workers; the first 5 are those of the policies above, the others take the
 places of stopped workers.
 - fixed-k, waves: k places everywhere, labelled the same way (the reference for "+ stop").
-- adaptive a-5, t, waves: the app's per-ACU rule on whole HITs (hits.allocation.settled), from a.
+- adaptive a-5, t, waves: the app's per-ACU rule on whole HITs (hits.allocation.policy.settled), from a.
 - per-ACU, min m, threshold t: every pair starts with m judgments; round by round each unsettled
-  pair (hits.allocation.settled at t) gets the next worker of its HIT, up to 5; an extra place
+  pair (hits.allocation.policy.settled at t) gets the next worker of its HIT, up to 5; an extra place
   carries only its HIT's unsettled ACUs (a place with fewer ACUs, which the app does not open).
 - summary-level, min 1, eps: whole-HIT places; a HIT gets one more while the standard deviation of
-  its ACU share (hits.allocation.share_sd, the quantity the system score averages) is above eps:
+  its ACU share (hits.allocation.policy.share_sd, the quantity the system score averages) is above eps:
   the app's `allocation_max_sd`.
 - "+ stop": the app's opt-in `stop_after` = 50: from the second wave, a worker with at least 50
-  judgments on pairs judged twice whose estimates are at chance (hits.allocation.at_chance:
+  judgments on pairs judged twice whose estimates are at chance (hits.allocation.policy.at_chance:
   sensitivity + specificity - 1 below 0.2) gets no more places, and their judgments are dropped
   from the fit and the labels (as the lead's Exclude); the HIT's next drawn worker takes the place.
 - max_diversity per pair / per HIT (Potato's strategy under the budget of the row it names, with
@@ -68,7 +68,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hits.allocation import ADAPTIVE, Policy, at_chance, pair_posteriors, settled, share_sd, wants_place  # noqa: E402
+from hits.allocation.policy import ADAPTIVE, Policy, at_chance, pair_posteriors, settled, share_sd, wants_place  # noqa: E402
 from scoring.stats.aggregation import majority_present  # noqa: E402 - the path is set up first
 from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
 
@@ -132,7 +132,7 @@ def bought(crowd: Crowd, places: np.ndarray):
 
 def ds_posteriors(crowd: Crowd, places: np.ndarray):
     """P(present) per pair: Dawid-Skene's fit, the posterior taken as the app takes it
-    (hits.allocation.pair_posteriors with the fitted estimates and prior)."""
+    (hits.allocation.policy.pair_posteriors with the fitted estimates and prior)."""
     items, workers, said = bought(crowd, places)
     fit = dawid_skene(items, workers, said)
     index = np.searchsorted(fit.workers, workers)
@@ -226,7 +226,7 @@ def variant_counts(
     places while the sd of the HIT's ACU share is above eps), "div" (Potato's max_diversity per
     pair: the pairs with the largest minority share first, until `budget` ACU judgments).
     stop: before each wave, a worker with at least `after` judgments on pairs judged twice whose
-    estimated sensitivity + specificity - 1 is below hits.allocation.AT_CHANCE gets no more of the batch's work and
+    estimated sensitivity + specificity - 1 is below hits.allocation.policy.AT_CHANCE gets no more of the batch's work and
     their judgments are dropped from the aggregation (cumulative, as the opt-in batch setting)."""
     n = len(crowd.sizes)
     counts = np.zeros(crowd.truth.size, dtype=int)

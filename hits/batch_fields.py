@@ -14,7 +14,7 @@ from typing import Any
 from django import forms
 from rest_framework import serializers
 
-from hits.allocation import KINDS
+from hits.allocation.policy import KINDS
 from hits.api.fields import MoneyField
 from hits.money import MoneyError, parse_money
 from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
@@ -135,7 +135,7 @@ FIELDS = {
         ),
     )
 }
-# The allocation settings, passed on to create_batch (hits/allocation.py).
+# The allocation settings, passed on to create_batch (hits/allocation/policy.py).
 ALLOCATION_FIELDS = (
     "allocation",
     "allocation_min",

@@ -162,7 +162,7 @@ class Batch(models.Model):
         "JudgeRun", null=True, blank=True, related_name="triage_batches", on_delete=models.PROTECT
     )
     triage_confidence = models.FloatField(null=True, blank=True)
-    # How many places a HIT gets (hits/allocation.py): `fixed` (assignments_per_hit each) or
+    # How many places a HIT gets (hits/allocation/policy.py): `fixed` (assignments_per_hit each) or
     # `adaptive` (allocation_min first, one more per decision while an ACU of the HIT is
     # unsettled at allocation_threshold, up to allocation_max; hits/places.py opens them). The
     # labels are the values, as in the batch field spec (one enum in the API schema).
@@ -173,9 +173,9 @@ class Batch(models.Model):
     allocation_max = models.PositiveSmallIntegerField(default=5)
     allocation_threshold = models.FloatField(default=0.9)
     # Set: the summary-level rule (a HIT is settled when the sd of its ACU share is at most this);
-    # empty: the per-ACU rule at allocation_threshold (hits/allocation.py).
+    # empty: the per-ACU rule at allocation_threshold (hits/allocation/policy.py).
     allocation_max_sd = models.FloatField(null=True, blank=True)
-    # The lead's opt-in (adaptive batches): a worker at chance (hits.allocation.at_chance) after at
+    # The lead's opt-in (adaptive batches): a worker at chance (hits.allocation.policy.at_chance) after at
     # least this many judgments on ACUs judged twice gets no more of this batch's work and is
     # excluded (as the lead's Exclude); the lead can lift it. Empty: off.
     stop_after = models.PositiveIntegerField(null=True, blank=True)
@@ -251,7 +251,7 @@ class HIT(models.Model):
     settled = models.BooleanField(default=False, db_default=False)
     extra_places = models.PositiveSmallIntegerField(default=0, db_default=0)
     # The places the provider was last told this HIT has (MTurk's MaxAssignments); empty for
-    # in-house work. Below max_assignments: an opened place still to push (hits/services/allocation.py).
+    # in-house work. Below max_assignments: an opened place still to push (hits/allocation/service.py).
     provider_places = models.PositiveSmallIntegerField(null=True, blank=True)
     # Where the HIT falls in its batch's order, as a share of the batch (0 <= turn < 1): among
     # batches of equal priority the handout picks the emptiest HIT with the lowest turn, so
@@ -298,7 +298,7 @@ class HIT(models.Model):
 
 class WorkerEstimate(models.Model):
     """A worker's current Dawid-Skene estimates in an adaptive batch (refitted after submissions
-    by scoring/runs/allocation.py); the allocation decision reads those of a HIT's workers."""
+    by scoring/runs/worker_estimates.py); the allocation decision reads those of a HIT's workers."""
 
     batch = models.ForeignKey(Batch, related_name="worker_estimates", on_delete=models.CASCADE)
     worker = models.ForeignKey(Worker, related_name="estimates", on_delete=models.CASCADE)
@@ -307,7 +307,7 @@ class WorkerEstimate(models.Model):
     labels = models.PositiveIntegerField(default=0)
     # Judgments on ACUs someone else judged too (what the estimates rest on).
     judged = models.PositiveIntegerField(default=0, db_default=0)
-    # Stopped at chance by the batch's stop_after setting (scoring/runs/allocation.py), and why;
+    # Stopped at chance by the batch's stop_after setting (scoring/runs/worker_estimates.py), and why;
     # lifted by the lead (never stopped again in this batch).
     stopped_at = models.DateTimeField(null=True, blank=True)
     stop_reason = models.TextField(blank=True)

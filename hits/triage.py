@@ -4,7 +4,7 @@ From a finished judge run and a confidence c, the pairs with P(present) >= c or 
 decided by the machine (label: P >= 0.5); every other pair goes to the crowd. A HIT per summary
 carries only that summary's uncertain ACUs (`HIT.acu_ids`) and is paid by the bucket of the
 number of ACUs it carries. Scores of the round combine both (scoring/runs/triage.py). A triage
-batch can be adaptive (hits/allocation.py): its HITs' places then follow the crowd's answers on
+batch can be adaptive (hits/allocation/policy.py): its HITs' places then follow the crowd's answers on
 the ACUs they carry.
 """
 
@@ -12,7 +12,7 @@ import logging
 
 from django.db import transaction
 
-from hits.allocation import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE
 from hits.services.batches import BatchError, batch_buckets, create_batch
 
 from .models import HIT, JudgeRun, MachineJudgment

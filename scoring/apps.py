@@ -12,7 +12,7 @@ class ScoringConfig(AppConfig):
         submission_stored.connect(on_submission, dispatch_uid="scoring.runs.recompute")
         from scoring.tasks import refit_on_submission
 
-        submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")
+        submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.worker_estimates")
         from django.db.models.signals import post_delete
 
         from hits.models import JudgeRun

@@ -14,7 +14,7 @@ from config.db_retry import DB_RETRY  # a dropped database connection: retried w
 from config.dispatch import runs_in_process
 from hits.models import Batch
 from scoring.models import RecomputeRequest
-from scoring.runs import allocation, recompute, services, statistics
+from scoring.runs import recompute, services, statistics, worker_estimates
 
 logger = logging.getLogger(__name__)
 
@@ -83,10 +83,10 @@ def apply_budget(job_id: int) -> str:
 
 @shared_task(acks_late=True, **DB_RETRY)
 def refit_allocation(batch_id: int) -> int:
-    """Refit the worker estimates of an adaptive batch (scoring/runs/allocation.py). The queued
+    """Refit the worker estimates of an adaptive batch (scoring/runs/worker_estimates.py). The queued
     key is dropped before reading, so a submission stored meanwhile queues one more refit."""
-    cache.delete(allocation.refit_key(batch_id))
-    return allocation.refit_estimates(batch_id)
+    cache.delete(worker_estimates.refit_key(batch_id))
+    return worker_estimates.refit_estimates(batch_id)
 
 
 def refit_on_submission(sender, batch_id: int, adaptive: bool = False, **kwargs) -> None:
@@ -98,10 +98,10 @@ def refit_on_submission(sender, batch_id: int, adaptive: bool = False, **kwargs)
     try:
         if runs_in_process():
             refit_allocation.apply(args=[batch_id]).get()
-        elif cache.add(allocation.refit_key(batch_id), 1, timeout=3 * allocation.REFIT_INTERVAL):
-            refit_allocation.apply_async(args=[batch_id], countdown=allocation.REFIT_INTERVAL)
+        elif cache.add(worker_estimates.refit_key(batch_id), 1, timeout=3 * worker_estimates.REFIT_INTERVAL):
+            refit_allocation.apply_async(args=[batch_id], countdown=worker_estimates.REFIT_INTERVAL)
     except Exception:
-        cache.delete(allocation.refit_key(batch_id))
+        cache.delete(worker_estimates.refit_key(batch_id))
         logger.exception("allocation batch=%s: could not refit the worker estimates; the previous ones stay", batch_id)
 
 

@@ -1,4 +1,4 @@
-"""Adaptive allocation of crowd work (issue 29): the policy (hits/allocation.py) against the
+"""Adaptive allocation of crowd work (issue 29): the policy (hits/allocation/policy.py) against the
 Dawid-Skene fit, the simulation of bench/allocation_bench.py, a batch's allocation settings,
 the place opened in the deciding submission's transaction (also under 50 parallel submissions),
 the worker estimates' refit, the budget at the most places and the batch page's figures."""
@@ -16,16 +16,25 @@ from rest_framework.test import APIClient
 
 from annotation.models import Summary
 from hits import signals
-from hits.allocation import ADAPTIVE, Policy, at_chance, hit_settled, pair_posteriors, settled, share_sd, wants_place
+from hits.allocation.policy import (
+    ADAPTIVE,
+    Policy,
+    at_chance,
+    hit_settled,
+    pair_posteriors,
+    settled,
+    share_sd,
+    wants_place,
+)
+from hits.allocation.service import figures as allocation_figures
+from hits.allocation.service import lift_stop
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, MachineJudgment, WorkerEstimate
 from hits.selectors import batch_progress
 from hits.services import handout
-from hits.services.allocation import figures as allocation_figures
-from hits.services.allocation import lift_stop
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.submission import submit_assignment
 from hits.triage import create_triage_batch
-from scoring.runs.allocation import refit_estimates
+from scoring.runs.worker_estimates import refit_estimates
 from scoring.stats.dawid_skene import dawid_skene
 
 from .crowd_data import all_answers, at_once, demo_dataset
@@ -281,11 +290,11 @@ def test_page_and_api_create_an_adaptive_batch(lead):
 def no_refit():
     """The worker estimates stay as they are (none: the fallback), so what the policy asks for
     can be replayed from the judgments alone; the refit has its own test."""
-    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.allocation")
+    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.worker_estimates")
     yield
     from scoring.tasks import refit_on_submission
 
-    signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")
+    signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.worker_estimates")
 
 
 def answers_for(assignment, first_present: bool) -> dict:
@@ -576,7 +585,7 @@ def test_lifting_a_stop_keeps_the_leads_own_exclusion(no_refit):
             assignment = handout.next_assignment(worker, batch)
             submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=_answer(assignment, kind))
     WorkerEstimate.objects.create(batch=batch, worker=spammer, sensitivity=0.99, specificity=0.02, judged=40)
-    from hits.services.allocation import stop_at_chance
+    from hits.allocation.service import stop_at_chance
 
     assert stop_at_chance(batch) == [spammer.pk]
     assert lift_stop(batch, spammer.pk)

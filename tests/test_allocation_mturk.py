@@ -7,13 +7,14 @@ from datetime import UTC, datetime
 import pytest
 from botocore.stub import ANY
 
-from hits.allocation import ADAPTIVE
+from hits.allocation import service as allocation
+from hits.allocation.policy import ADAPTIVE
 from hits.models import HIT, Assignment, Batch, ProviderCall, Worker
 from hits.providers import ProviderError
 from hits.providers.mturk import provider as mturk
 from hits.providers.mturk import questions as mturk_xml
 from hits.providers.mturk.sync import sync_batch
-from hits.services import allocation, batches
+from hits.services import batches
 from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers

@@ -6,10 +6,11 @@ same total again."""
 import pytest
 from responses import matchers
 
-from hits.allocation import ADAPTIVE
+from hits.allocation import service as allocation
+from hits.allocation.policy import ADAPTIVE
 from hits.models import HIT, ProlificStudy
 from hits.providers.prolific import sync as prolific_sync
-from hits.services import allocation, batches
+from hits.services import batches
 
 from .crowd_data import demo_dataset
 from .test_prolific_contract import (  # noqa: F401 - api is a fixture

@@ -16,6 +16,7 @@ from config.api_errors import error_body, error_responses
 from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
+from hits.allocation import service as allocation
 from hits.api.fields import MoneyField
 from hits.batch_fields import allocation_options, batch_serializer_field
 from hits.ledger import spend as ledger_spend
@@ -23,7 +24,7 @@ from hits.models import Batch
 from hits.money import Bucket
 from hits.providers import available_providers, provider_class
 from hits.providers.options import serializer_class
-from hits.services import allocation, batches, provider_sync
+from hits.services import batches, provider_sync
 
 MAX_ID = 2**63 - 1
 

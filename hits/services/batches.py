@@ -13,7 +13,7 @@ from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
 from config.errors import ServiceError
 from hits import versions
-from hits.allocation import ADAPTIVE, FIXED, Policy
+from hits.allocation.policy import ADAPTIVE, FIXED, Policy
 from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
@@ -74,7 +74,7 @@ def create_batch(
 ) -> Batch:
     """A draft batch with one HIT per system summary of the chosen approved references.
 
-    `allocation` adaptive (hits/allocation.py): each HIT (but gold HITs, which keep `assignments`)
+    `allocation` adaptive (hits/allocation/policy.py): each HIT (but gold HITs, which keep `assignments`)
     starts with `allocation_min` places; `assignments` stays the fixed allocation the batch page
     compares its cost with."""
     if not 1 <= assignments <= MAX_ASSIGNMENTS:

@@ -15,9 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import versions
-from hits.allocation import ADAPTIVE
+from hits.allocation import service as allocation
+from hits.allocation.policy import ADAPTIVE
 from hits.models import Assignment, Batch, Judgment
-from hits.services import allocation
 
 logger = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment,
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
             versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
         if assignment.confirmed and assignment.hit.batch.allocation == ADAPTIVE:
-            # the adaptive policy: maybe one more place, in this transaction (hits/services/allocation.py);
+            # the adaptive policy: maybe one more place, in this transaction (hits/allocation/service.py);
             # unconfirmed provider work is decided on when the sync confirms it
             allocation.decide(assignment.hit_id)
         batch = assignment.hit.batch

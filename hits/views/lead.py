@@ -16,6 +16,7 @@ from annotation.models import Dataset
 from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits import gold, selectors, tasks
+from hits.allocation import service as allocation
 from hits.assignment_answers import assignment_answers
 from hits.batch_fields import allocation_options
 from hits.calibration import calibration
@@ -25,7 +26,7 @@ from hits.models import Assignment, Batch, QualificationTest, Worker
 from hits.money import format_money
 from hits.providers import Capability, ProviderError, get_provider
 from hits.providers.prolific import views as prolific_views
-from hits.services import allocation, batches, estimate, money_budget, provider_sync, qualification, review
+from hits.services import batches, estimate, money_budget, provider_sync, qualification, review
 from hits.stages import batch_stage
 
 

@@ -19,11 +19,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def no_refit():
     """The worker estimates stay the fallback (80% accurate each), so a 2-to-1 split is unsettled
     at 0.9 whatever a refit of three workers on one HIT would conclude."""
-    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.allocation")
+    signals.submission_stored.disconnect(dispatch_uid="scoring.runs.worker_estimates")
     yield
     from scoring.tasks import refit_on_submission
 
-    signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.allocation")
+    signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.worker_estimates")
 
 
 def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
@@ -96,8 +96,8 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     # The batch stops workers at chance (the lead's opt-in): the second worker's estimates say
     # chance (set here: a refit of three workers on one HIT cannot tell), the refit's stop runs,
     # the batch page says who and why, and the lead lifts it.
+    from hits.allocation.service import stop_at_chance
     from hits.models import Worker, WorkerEstimate
-    from hits.services.allocation import stop_at_chance
 
     Batch.objects.filter(pk=batch.pk).update(stop_after=10)
     batch.refresh_from_db()

@@ -20,12 +20,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import places, versions
-from hits.allocation import ADAPTIVE
+from hits.allocation import service as allocation
+from hits.allocation.policy import ADAPTIVE
 from hits.models import Assignment, Batch, MTurkHeldSubmission, Worker
 from hits.providers import ProviderError
 from hits.providers.mturk.config import config
 from hits.providers.mturk.provider import MTurkProvider
-from hits.services import allocation, mirror, qualification
+from hits.services import mirror, qualification
 from hits.services.submission import SubmissionRefused, submit_assignment
 
 logger = logging.getLogger(__name__)

@@ -43,7 +43,8 @@ from django.utils import timezone
 
 from config.json_body import parse_json_bytes
 from hits import versions
-from hits.allocation import ADAPTIVE
+from hits.allocation import service as allocation
+from hits.allocation.policy import ADAPTIVE
 from hits.ledger import record
 from hits.models import (
     Assignment,
@@ -62,7 +63,7 @@ from hits.providers.prolific.decisions import check_rejection, main_study_id, ma
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
-from hits.services import allocation, review
+from hits.services import review
 
 # Prolific's hook bodies are flat objects; anything deeper is refused before it is used.
 HOOK_MAX_DEPTH = 8

@@ -4,7 +4,7 @@ When the last working place of an adaptive batch's HIT is submitted (no assignme
 worked, no open place), the HIT's counted judgments (hits.selectors.counted_judgments: excluded
 workers and unconfirmed provider work left out, as everywhere) give each of its ACUs a posterior
 with the workers' current estimates (hits.models.WorkerEstimate, refitted after submissions by
-scoring/runs/allocation.py; the fallback of hits.allocation for workers without one). If an ACU
+scoring/runs/worker_estimates.py; the fallback of hits.allocation.policy for workers without one). If an ACU
 is unsettled and the HIT holds fewer than the maximum places, one more place opens
 (hits.places.open_one_more). The HIT row is locked first (select_for_update), so a parallel
 handout or submission on the same HIT waits: no HIT is over-filled and no decision is lost.
@@ -20,7 +20,16 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from hits import places
-from hits.allocation import ADAPTIVE, AT_CHANCE, Policy, at_chance, hit_settled, pair_posteriors, settled, wants_place
+from hits.allocation.policy import (
+    ADAPTIVE,
+    AT_CHANCE,
+    Policy,
+    at_chance,
+    hit_settled,
+    pair_posteriors,
+    settled,
+    wants_place,
+)
 from hits.models import HIT, Assignment, Batch, Worker, WorkerEstimate
 from hits.money import cents
 from hits.providers import Capability, ProviderError, get_provider

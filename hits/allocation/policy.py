@@ -17,9 +17,9 @@ most max_sd; the threshold is then unused).
 Stopping workers at chance (a batch's opt-in setting, `stop_after`): a worker with at least
 `stop_after` judgments on pairs judged at least twice in the batch whose estimated
 sensitivity + specificity - 1 (Youden's J: 0 for a random answerer and for one who always says
-"present") is below AT_CHANCE gets no more of the batch's work (hits/services/allocation.py).
+"present") is below AT_CHANCE gets no more of the batch's work (hits/allocation/service.py).
 
-The app (hits/services/allocation.py, when a submission completes a HIT's places) and the
+The app (hits/allocation/service.py, when a submission completes a HIT's places) and the
 simulation (bench/allocation_bench.py) use these same functions, so what the benchmark measures
 is the rule the app applies.
 """

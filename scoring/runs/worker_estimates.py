@@ -1,13 +1,13 @@
 """Worker estimates of adaptive batches: Dawid-Skene refitted on a batch's counted judgments.
 
-The allocation decision (hits/services/allocation.py) reads the estimates of a HIT's workers and
+The allocation decision (hits/allocation/service.py) reads the estimates of a HIT's workers and
 the batch's prior when a submission completes the HIT's places; this module keeps them current.
 After a submission to an adaptive batch (the `submission_stored` signal) a refit is dispatched
 (scoring.tasks.refit_on_submission, through config.dispatch: in process without a broker, a
 Celery task with one), at most once per REFIT_INTERVAL seconds per batch (a cache key); a refit reads every counted judgment of the batch
 (gold HITs included: they tell workers apart too), so the latest one always sees them all. With
 the batch's opt-in stop_after, the refit then stops the workers at chance
-(hits.services.allocation.stop_at_chance); a stopped worker is excluded, so later refits no longer
+(hits.allocation.service.stop_at_chance); a stopped worker is excluded, so later refits no longer
 see their judgments and their last estimates stay.
 """
 
@@ -16,10 +16,10 @@ import logging
 import numpy as np
 from django.db import transaction
 
-from hits.allocation import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE
+from hits.allocation.service import stop_at_chance
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
-from hits.services.allocation import stop_at_chance
 from scoring.stats.dawid_skene import dawid_skene
 
 logger = logging.getLogger(__name__)
