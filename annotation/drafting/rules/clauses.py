@@ -1,0 +1,194 @@
+"""Steps 1, 3 and 4: boilerplate, run-on sentences, and a sentence cut into clauses."""
+
+from dataclasses import dataclass
+
+from ..lexicon import COORDINATORS, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
+from .tokens import (
+    Token,
+    be,
+    first_verb,
+    is_past,
+    is_verb,
+    noun_phrase_before,
+    quote_depths,
+    strip,
+    text_of,
+    tokenize,
+    verb_form,
+)
+from .words import ADVERBS, BOILERPLATE, NAME_WORD, NEW_SENTENCE, PAST, QUOTES
+
+
+@dataclass
+class Clause:
+    """A clause as tokens; `extra` (e.g. a fronted "after ..." phrase) is appended to its text."""
+
+    tokens: list[Token]
+    extra: list[Token] | None = None
+    words: list[str] | None = None  # a clause made of new words (apposition: "X is Y")
+
+
+def comma_spans(tokens: list[Token]) -> list[tuple[int, int]]:
+    """(start, end) of each comma-delimited stretch after a comma: tokens[start:end], end at the
+    next comma or the end."""
+    commas = [i for i, t in enumerate(tokens) if t.text == ","]
+    spans = []
+    for k, c in enumerate(commas):
+        end = commas[k + 1] if k + 1 < len(commas) else len(tokens)
+        spans.append((c + 1, end))
+    return spans
+
+
+def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], list[Clause]]:
+    """Relative clauses and appositions set off by commas: removed from the main clause and
+    returned as clauses of their own with the antecedent as subject.
+
+    "Koirala , the founder of Maiti Nepal ," gives "Koirala is the founder of Maiti Nepal";
+    "Eva Chapin , 34 , from West Linn , Oregon ," gives "Eva Chapin is 34" and "Eva Chapin is
+    from West Linn , Oregon" (a name right after an apposition continues it)."""
+    removed: set[int] = set()
+    clauses: list[Clause] = []
+    main_verb = first_verb(tokens)
+    past = is_past(tokens)
+    previous: tuple[int, list[Token], Clause] | None = None  # (end, antecedent, clause) of the last insert
+    for start, end in comma_spans(tokens):
+        if start >= end or any(i in removed for i in range(start, end)):
+            continue
+        inner = tokens[start:end]
+        closed = end < len(tokens)
+        follows_insert = previous is not None and previous[0] == start - 1
+        antecedent = previous[1] if follows_insert else noun_phrase_before(tokens, start - 1)
+        if not antecedent:
+            continue
+        head = inner[0]
+        before_verb = main_verb is not None and end <= main_verb
+        after_verb = main_verb is not None and main_verb < start
+        if follows_insert and all(t.capitalised for t in inner) and previous[2].words:
+            previous[2].words[-1] += " , " + text_of(inner, sentence)  # "West Linn , Oregon"
+            removed.update(range(start - 1, end + 1 if closed else end))
+            previous = (end, antecedent, previous[2])
+            continue
+        clause = None
+        if head.lower in {"who", "which", "whose"} and len(inner) > 2:
+            rest = strip(inner[1:])
+            if head.lower == "whose":
+                clause = Clause(tokens=[], words=[text_of(antecedent, sentence) + " 's", text_of(rest, sentence)])
+            elif first_verb(rest, 0) is not None:
+                clause = Clause(tokens=antecedent + rest)
+        elif first_verb(inner, 0) is None and (closed and before_verb or after_verb and not closed):
+            entity = [t for t in antecedent if t.capitalised or t.number] if antecedent[-1].capitalised else antecedent
+            entity = entity or antecedent
+            nominal = head.lower in DETERMINERS or (
+                head.capitalised and len(inner) >= 2 and not any(t.lower == "and" for t in inner)
+            )
+            place = head.lower in {"from", "of", "in"} and len(inner) >= 2
+            age = len(inner) == 1 and head.number
+            if (antecedent[-1].capitalised and (nominal or place or age)) or (
+                antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS
+            ):
+                clause = Clause(
+                    tokens=[], words=[text_of(entity, sentence), be(entity, past), text_of(strip(inner), sentence)]
+                )
+        if clause is None:
+            previous = None
+            continue
+        clauses.append(clause)
+        removed.update(range(start - 1, end + 1 if closed else end))
+        previous = (end, antecedent, clause)
+    return [t for i, t in enumerate(tokens) if i not in removed], clauses
+
+
+def split_coordination(tokens: list[Token]) -> list[list[Token]]:
+    """Split at "and"/"but" (with or without a comma) where the right side has its own verb.
+
+    When the right side starts with the verb (possibly after an adverb) it shares the left
+    side's subject, which is repeated."""
+    verb = first_verb(tokens)
+    if verb is None:
+        return [tokens]
+    for i in range(verb + 1, len(tokens) - 1):
+        if tokens[i].lower not in COORDINATORS:
+            continue
+        right = strip(tokens[i + 1 :])
+        if not right:
+            continue
+        right_verb = first_verb(right, 0)
+        if right_verb is None:
+            continue
+        left = strip(tokens[:i])
+        lead = [t for t in right[:right_verb] if t.lower not in ADVERBS]
+        if not lead:  # "X did A and did B": B shares the subject
+            subject = left[:verb]
+            to = [k for k in range(verb, len(left) - 1) if left[k].lower == "to" and is_verb(left, k + 1)]
+            if to and right[0].lower == right[0].text and not right[0].lower.endswith(("s", "ed", "ing")):
+                subject = left[: to[-1] + 1]  # "hopes to build A and take B": "hopes to take B"
+            rest = split_coordination(subject + right)
+            return [left] + rest
+        if right_verb <= 6 and not any(t.lower in PREPOSITIONS for t in lead[:1]):
+            return [left] + split_coordination(right)
+    return [tokens]
+
+
+def split_clauses(sentence: str) -> list[Clause]:
+    """The sentence's clauses, each to be drafted on its own (see the module docstring)."""
+    tokens = strip(tokenize(sentence))
+    segments: list[list[Token]] = [[]]
+    for t in tokens:
+        if t.text == ";":
+            segments.append([])
+        else:
+            segments[-1].append(t)
+    clauses: list[Clause] = []
+    for segment in (strip(s) for s in segments):
+        if not segment:
+            continue
+        extra = None
+        if segment[0].lower in FRONT_SUBORDINATORS:
+            comma = next((i for i, t in enumerate(segment) if t.text == ","), None)
+            if comma is not None and first_verb(segment[comma + 1 :], 1) is not None:
+                extra = segment[:comma]
+                segment = strip(segment[comma + 1 :])
+        main, inserts = extract_inserts(segment, sentence)
+        parts = split_coordination(strip(main))
+        for k, part in enumerate(parts):
+            clauses.append(Clause(tokens=part, extra=extra if k == 0 else None))
+        clauses.extend(inserts)
+    return clauses
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """A reference sentence the guidelines leave out ("CLICK HERE for all the latest Chelsea
+    news.", "Scroll down for video"): page furniture, not a fact of the summary."""
+    return bool(BOILERPLATE.search(sentence))
+
+
+def split_run_on(sentence: str) -> list[str]:
+    """A run-on sentence cut where a new sentence starts without punctuation: after a closing
+    quote followed by a capitalised word ("... ' bleeding ' East of England ambulance service
+    warned ..."), or at a capitalised "The"/"He"/"She"... right after a word ("... last year The
+    Welshman ..."), when both sides have a verb of their own."""
+    tokens = tokenize(sentence)
+    quoted = quote_depths(tokens)
+    cuts = [0]
+    for i in range(2, len(tokens) - 2):
+        t, before = tokens[i], tokens[i - 1]
+        closing = before.text in QUOTES and quoted[i] == 0 and t.capitalised
+        if before.text == "," and NAME_WORD.match(t.text) and t.text not in NEW_SENTENCE and not quoted[i]:
+            # a comma splice: ", Bobby Zamora made it three" after a clause of its own
+            k = i
+            while k < len(tokens) and NAME_WORD.match(tokens[k].text) and k - i < 3:
+                k += 1
+            spliced = k < len(tokens) and (verb_form(tokens[k].lower) == "VBD" or tokens[k].lower in PAST)
+            if spliced and first_verb(tokens[cuts[-1] : i - 1], 1) is not None:
+                cuts.append(i)
+                continue
+        fresh = t.text in NEW_SENTENCE and before.text.isalnum() and before.lower not in DETERMINERS | PREPOSITIONS
+        if not (closing or fresh) or tokens[i - 2].text in {":", ","}:
+            continue
+        left, right = tokens[cuts[-1] : i], tokens[i:]
+        if first_verb(left, 1) is not None and first_verb(right, 1) is not None and len(right) >= 3:
+            cuts.append(i)
+    if len(cuts) == 1:
+        return [sentence]
+    bounds = cuts + [len(tokens)]
+    return [sentence[tokens[a].start : tokens[b - 1].end] for a, b in zip(bounds, bounds[1:], strict=False)]

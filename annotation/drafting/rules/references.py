@@ -1,0 +1,160 @@
+"""Step 2: names carried within a reference (pronouns, roles, surnames) and the "X is Y" facts they reveal."""
+
+from dataclasses import dataclass
+
+from ...text import STOPWORDS
+from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS, VERBS
+from .tokens import Token, finish, first_verb, is_verb, strip, text_of, tokenize, verb_form
+from .words import ADVERBS, INDEFINITE, NAME_WORD, NEW_SENTENCE, NOT_SURNAMES, PERSON_NOUNS, SUBJECT_PRONOUNS, TITLES
+
+
+def person_head(tokens: list[Token]) -> bool:
+    head = tokens[-1].lower
+    return head in PERSON_NOUNS or (head.endswith(("man", "woman")) and len(head) > 5) or head == "old"
+
+
+def names_in(tokens: list[Token]) -> list[str]:
+    """Runs of two or three name-like words ("Charlie Adam", "Rory McIlroy") in the tokens."""
+    runs, current = [], []
+    for t in tokens + [Token("", 0, 0, -1)]:
+        if NAME_WORD.match(t.text) and t.lower not in DETERMINERS and t.text not in NEW_SENTENCE:
+            current.append(t)
+            continue
+        if 2 <= len(current) <= 3:
+            runs.append(" ".join(x.text for x in current))
+        current = []
+    return runs
+
+
+@dataclass
+class Entities:
+    """What a reference has named so far: full names (for "Adam" -> "Charlie Adam") and the last
+    person named as a subject (for "he", "she", "the Welshman")."""
+
+    names: list[str]
+    person: str | None = None
+
+
+def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]:
+    """ "X is Y" facts of a role written before a name inside the sentence ("Stoke City ace Charlie
+    Adam" -> "Charlie Adam is Stoke City ace", "single mother Gina Michelle" -> "Gina Michelle is
+    single mother")."""
+
+    facts = []
+    for i in range(1, len(tokens) - 1):
+        t = tokens[i]
+        if t.capitalised or t.lower not in PERSON_NOUNS or not NAME_WORD.match(tokens[i + 1].text):
+            continue
+        end = i + 1
+        while end < len(tokens) and NAME_WORD.match(tokens[end].text) and end - i <= 3:
+            end += 1
+        start = i
+        while start > 0 and start > i - 3:
+            before = tokens[start - 1]
+            if (
+                before.capitalised
+                and NAME_WORD.match(before.text)
+                and start - 1 > 0
+                or (
+                    before.text.isalpha()
+                    and not before.capitalised
+                    and before.lower not in STOPWORDS
+                    and not is_verb(tokens, start - 1)
+                )
+            ):
+                start -= 1
+            else:
+                break
+        name = " ".join(x.text for x in tokens[i + 1 : end])
+        name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
+        facts.append(finish([name, "is", text_of(tokens[start : i + 1], sentence)]))
+    return facts
+
+
+def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
+    """The sentence with its subject named (a pronoun, a role description or a surname replaced by
+    the full name met before in the reference) and the "X is Y" facts this reveals ("German boss
+    has enjoyed success" -> "Jurgen Klopp has enjoyed success", "Jurgen Klopp is German boss")."""
+    tokens = tokenize(sentence)
+    facts: list[str] = []
+    replace: dict[int, tuple[int, str]] = {}  # start token -> (end token, text)
+    verb = first_verb(tokens)
+    subject = strip(tokens[:verb]) if verb else []
+    while subject and subject[-1].lower in ADVERBS:
+        subject = subject[:-1]
+    if subject and known.person:
+        first = subject[0]
+        if len(subject) == 1 and first.lower in {"he", "she"}:
+            replace[0] = (1, known.person)
+        elif (
+            len(subject) <= 6
+            and person_head(subject)
+            and first.lower not in INDEFINITE | FRONT_SUBORDINATORS | PREPOSITIONS
+            and (not first.number or subject[-1].lower == "old")
+            and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
+        ):
+            description = text_of(subject, sentence)
+            if first.lower not in DETERMINERS:
+                description = description[0].lower() + description[1:] if first.lower in PERSON_NOUNS else description
+            facts.append(finish([known.person, "is", description]))
+            replace[subject[0].index] = (subject[-1].index + 1, known.person)
+    if (
+        subject
+        and subject[0].lower in PERSON_NOUNS
+        and len(subject) >= 2
+        and all(NAME_WORD.match(t.text) for t in subject[1:])
+    ):  # "Midfielder Adam", "Candidate Lynne Abraham"
+        name = " ".join(t.text for t in subject[1:])
+        name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
+        if len(name.split()) >= 2:
+            facts.append(finish([name, "is", "a", subject[0].lower]))
+            replace[subject[0].index] = (subject[-1].index + 1, name)
+    if (
+        known.person
+        and len(tokens) > 2
+        and (tokens[0].lower in VERBS or verb_form(tokens[0].lower) in {"VBD", "VBN"})
+        and (tokens[0].lower not in AUXILIARIES or tokens[0].lower in {"was", "is", "has", "had", "were"})
+        and not tokens[1].capitalised
+        and not is_verb(tokens, 1)
+        and not any(tokens[0].text in n.split() for n in known.names)
+        and not sentence.rstrip().endswith("?")
+    ):  # a headline without its subject ("Came up with idea ...", "Referred to ..."): the person it is about
+        replace[0] = (1, known.person + " " + tokens[0].lower)
+    if len(tokens) > 3 and tokens[2].text == ":" and all(NAME_WORD.match(t.text) for t in tokens[:2]):
+        replace[0] = (3, "")  # "Tim Stanley : Buhari won ...": the speaker's label goes
+    for t in tokens:  # a surname alone gets its first name back
+        if t.index in replace or any(a <= t.index < b for a, (b, _) in replace.items()):
+            continue
+        if not NAME_WORD.match(t.text):
+            continue
+        before = tokens[t.index - 1].text if t.index else ""
+        after = tokens[t.index + 1].text if t.index + 1 < len(tokens) else ""
+        titled = before in TITLES
+        if (NAME_WORD.match(before) and not titled) or NAME_WORD.match(after) or t.text in NOT_SURNAMES:
+            continue
+        full = next((n for n in reversed(known.names) if n.endswith(" " + t.text) and n.split()[0] not in TITLES), None)
+        if full:
+            replace[t.index - titled] = (t.index + 1, full)
+    facts.extend(role_facts(tokens, sentence, known))
+    out, pos = [], 0
+    for start in sorted(replace):
+        end, text = replace[start]
+        out.append(sentence[pos : tokens[start].start])
+        out.append(text)
+        pos = tokens[end - 1].end
+    out.append(sentence[pos:])
+    resolved = "".join(out)
+    # what this sentence names: its full names, and its subject when that is a name
+    new_tokens = tokenize(resolved)
+    for name in names_in(new_tokens):
+        if name not in known.names:
+            known.names.append(name)
+    v = first_verb(new_tokens)
+    head = strip(new_tokens[:v]) if v else []
+    if head and all(NAME_WORD.match(t.text) for t in head) and len(head) <= 3:
+        known.person = " ".join(t.text for t in head)
+    elif head and head[0].lower not in SUBJECT_PRONOUNS:
+        lead = names_in(head)
+        if lead and not any(t.lower in {"and", "&"} for t in head):
+            known.person = lead[0]
+    return resolved, facts
