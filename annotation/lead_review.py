@@ -5,8 +5,8 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.authoring import AuthoringError, authors
 from annotation.models import ACU, Reference, ReviewComment
+from annotation.services.authoring import AuthoringError, authors
 
 logger = logging.getLogger(__name__)
 

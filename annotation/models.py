@@ -146,7 +146,7 @@ class Summary(models.Model):
 class ACU(models.Model):
     """One atomic fact of a reference, attached to the sentence it comes from.
 
-    The text of an ACU that has judgments is frozen (see `annotation.services.edit_acu`):
+    The text of an ACU that has judgments is frozen (see `annotation.services.acus.edit_acu`):
     a judgment always means the exact text the worker saw.
     """
 

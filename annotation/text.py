@@ -155,11 +155,6 @@ def has_sentence_tags(text: str) -> bool:
     return bool(_SENTENCE_TAG.search(text))
 
 
-def strip_sentence_tags(text: str) -> str:
-    """The text of a pyramid reference without its <t> ... </t> tags."""
-    return " ".join(split_tagged_sentences(text)) if has_sentence_tags(text) else text
-
-
 def split_tagged_sentences(text: str) -> list[str]:
     """Sentences of a pyramid-format reference: each wrapped in <t> ... </t>; a tagged piece
     without a letter or digit is merged into its neighbour, as ``split_sentences`` does."""

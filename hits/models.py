@@ -193,10 +193,6 @@ class Batch(models.Model):
     def read_only(self) -> bool:
         return self.kind in (self.Kind.IMPORTED, self.Kind.MACHINE)
 
-    @property
-    def is_expert(self) -> bool:
-        return self.kind == self.Kind.EXPERT
-
     def __str__(self):
         return self.name
 

@@ -36,12 +36,6 @@ def sync_provider_batches() -> dict:
 
 
 @shared_task(acks_late=True, **DB_RETRY)
-def sync_prolific_batches() -> dict:
-    """Kept for beat schedules of earlier releases: the same as sync_provider_batches."""
-    return provider_sync.sync_open_batches()
-
-
-@shared_task(acks_late=True, **DB_RETRY)
 def release_idle_prolific_sessions() -> int:
     """Beat: idle Prolific sessions give their unanswered HITs back."""
     from hits.providers.prolific.sessions import release_idle

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The quality gates CI runs before the tests: lint, format check, import contracts, types.
+# The quality gates CI runs before the tests: lint, format check, import contracts, types, dead code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== ruff (lint)";            .venv/bin/ruff check .
 echo "== ruff (format check)";    .venv/bin/ruff format --check .
 echo "== import-linter";          .venv/bin/lint-imports
 echo "== mypy";                   DJANGO_SETTINGS_MODULE=config.settings .venv/bin/mypy
+echo "== dead code (vulture)";    .venv/bin/python scripts/deadcode.py

@@ -4,7 +4,7 @@ import pytest
 from django.db.models import ProtectedError
 
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence
-from annotation.services import ACULocked, edit_acu
+from annotation.services.acus import ACULocked, edit_acu
 from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE

@@ -7,10 +7,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation import authoring, hints, text
-from annotation.authoring import AuthoringError
+from annotation import hints, text
 from annotation.models import ACU, Reference
-from annotation.services import edit_acu
+from annotation.services import authoring
+from annotation.services.acus import edit_acu
+from annotation.services.authoring import AuthoringError
 
 from .authoring_data import unauthored_dataset
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from annotation import authoring
-from annotation.authoring import AuthoringError, VersionConflict
 from annotation.models import ACU, ACUChange, AuthoringTime, Reference
+from annotation.services import authoring
+from annotation.services.authoring import AuthoringError, VersionConflict
 
 from .authoring_data import unauthored_dataset
 

@@ -5,8 +5,8 @@ creation, the task submission and the authoring autosave; never a 500 or an HTML
 import pytest
 from django.urls import reverse
 
-from annotation import authoring
 from annotation.models import Reference
+from annotation.services import authoring
 from config import json_body
 from hits.services import handout
 from hits.services.submission import task_token

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.template import Context, Template
 
-from annotation.authoring import authors
+from annotation.services.authoring import authors
 from hits.api.fields import MoneyField
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import format_money
@@ -144,8 +144,8 @@ def test_demo_ships_two_authors():
 
 @pytest.mark.django_db
 def test_only_a_lead_decides_on_a_reference_in_review(client, lead, author, tmp_path):
-    from annotation import authoring as authoring_service
     from annotation.models import Reference
+    from annotation.services import authoring as authoring_service
 
     from .authoring_data import unauthored_dataset
     from .conftest import PASSWORD

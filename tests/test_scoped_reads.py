@@ -13,8 +13,8 @@ from django.db import connection
 from django.utils import timezone
 
 from annotation import tallies as reference_tallies
-from annotation.authoring import authoring_overview
 from annotation.models import Summary
+from annotation.services.authoring import authoring_overview
 from hits import tallies
 from hits.models import HIT, Assignment, Batch, Judgment, LedgerEntry, Worker
 from hits.services import review

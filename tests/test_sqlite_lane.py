@@ -13,8 +13,8 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from annotation import authoring
 from annotation.models import Reference
+from annotation.services import authoring
 from hits.models import Assignment, Judgment
 from hits.services import handout
 from hits.services.submission import task_token

@@ -88,7 +88,7 @@ def suggest(*, reference_id: int, user, drafter: str = "rules", sentence_id: int
 
     The drafter runs outside the transaction (an LLM may take seconds); raises DrafterError
     with a message for the page. Returns the number of drafts stored."""
-    from ..authoring import AuthoringError, _check_writer
+    from ..services.authoring import AuthoringError, _check_writer
 
     reference = Reference.objects.select_related("document__dataset").get(pk=reference_id)
     _check_writer(reference, user)

@@ -10,12 +10,13 @@ from config import extras
 from config.json_body import JSONBodyError, read_json_body
 from config.roles import AUTHOR, LEAD, role_required
 
-from .. import authoring, lead_review, tasks
+from .. import lead_review, tasks
 from ..drafting import DrafterError, available_drafters
 from ..drafting import service as drafting
 from ..guidelines import guidelines_for
 from ..llm import LLMError
 from ..models import AuthoringTime, Dataset, DraftJob, Reference
+from ..services import authoring
 
 
 def _json_body(request) -> dict:

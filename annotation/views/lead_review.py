@@ -8,7 +8,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from annotation import lead_review
-from annotation.authoring import AuthoringError
+from annotation.services.authoring import AuthoringError
 from config.roles import LEAD, role_required
 
 

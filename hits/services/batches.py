@@ -9,8 +9,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
+from annotation.services.authoring import usable_for_crowd
 from config.errors import ServiceError
 from hits import versions
 from hits.allocation.policy import ADAPTIVE, FIXED, Policy

@@ -5,8 +5,8 @@ from decimal import Decimal
 
 from django.db.models import Count
 
-from annotation.authoring import usable_for_crowd
 from annotation.models import ACU, Summary
+from annotation.services.authoring import usable_for_crowd
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents
 from hits.providers import get_provider
 

@@ -28,12 +28,6 @@ def over_budget_message(batch: Batch, estimate: Decimal) -> str | None:
     )
 
 
-def check_publishable(batch: Batch, estimate: Decimal) -> None:
-    message = over_budget_message(batch, estimate)
-    if message:
-        raise BudgetError(message)
-
-
 @transaction.atomic
 def set_budget(batch: Batch, value, by=None) -> Batch:
     """Set (or clear, with an empty value) the batch's budget in dollars."""

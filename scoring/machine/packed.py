@@ -45,10 +45,6 @@ WEIGHTS = "weights.safetensors"
 MANIFEST = "cross-encoder.json"
 
 
-class OutOfTime(Exception):
-    """The caller's time budget ran out (raised by its `tick` callback)."""
-
-
 def _offline() -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -317,7 +313,7 @@ def cross_validated(
     (GroupKFold over the labelled pairs' documents) is trained on the other folds and scores its
     held-out pairs; every other pair gets the mean of the fold models' logits. `progress(share,
     stage)` is called with the share of the work done (training counts as its pairs x epochs,
-    scoring as its pairs / 6) and may raise OutOfTime.
+    scoring as its pairs / 6); it may raise to stop the work.
 
     Returns {"logit": per pair, "models": [fold models], "tokenizer", "config", "seconds", ...}.
     """
@@ -474,12 +470,6 @@ def load(folder: Path, sha256: str | None = None):
         model.eval()
         models.append(model)
     return models, tokenizer
-
-
-def limit_threads(threads: int | None) -> None:
-    """torch's intra-op threads (the judge runs on a shared machine: 1 by default)."""
-    if threads:
-        _torch().set_num_threads(int(threads))
 
 
 def per_thousand(seconds: float, pairs: int) -> float:

@@ -2,8 +2,8 @@
 
 from django.db.models import Count, Q
 
-from annotation.authoring import authors
 from annotation.models import Dataset, Reference
+from annotation.services.authoring import authors
 from hits.models import Assignment, Batch
 from hits.selectors import dataset_counts
 

@@ -47,12 +47,6 @@ def _assignments() -> str:
     )
 
 
-def _fetch(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
 def judgments_query(dataset_id: int, batch_id: int | None = None) -> tuple[str, list]:
     """(judgment id, summary, ACU, worker, present as 0/1) of the counted assignments
     (submitted or approved, confirmed), excluded workers included."""

@@ -17,14 +17,6 @@ def majority_present(present_votes, total_votes):
     return 2 * present_votes > total_votes
 
 
-def acu_score(labels) -> float:
-    """Un-normalized ACU score f(s, A) = |{a in A : a present in s}| / |A|."""
-    labels = np.asarray(labels, dtype=float)
-    if labels.size == 0:
-        return float("nan")
-    return float(labels.mean())
-
-
 def length_penalty(summary_words, reference_words, alpha: float):
     """exp(min(0, (1 - |s|/|r|) / alpha)): 1 for summaries no longer than the reference."""
     ratio = np.asarray(summary_words, dtype=float) / np.asarray(reference_words, dtype=float)

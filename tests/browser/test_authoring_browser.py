@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotation import authoring
 from annotation.models import Reference
+from annotation.services import authoring
 
 from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from annotation import authoring
 from annotation.models import Dataset, DraftACU, Reference, ReferenceSentence
+from annotation.services import authoring
 from hits.models import JudgeRun
 from hits.services.dataset_import import import_dataset
 from scoring.models import ScoringRun

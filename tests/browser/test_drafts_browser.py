@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotation import authoring
 from annotation.models import ACU, ACUChange, DraftACU, Reference
+from annotation.services import authoring
 
 from ..authoring_data import unauthored_dataset
 from .test_authoring_browser import acu_texts, as_user, wait_saved

@@ -11,8 +11,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from annotation import authoring
 from annotation.models import Reference
+from annotation.services import authoring
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.services import review
 from hits.services.batches import BatchError, create_batch, publish_batch

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation import authoring
 from annotation.models import DraftACU, DraftJob, Reference, ReferenceSentence
+from annotation.services import authoring
 
 from ..authoring_data import unauthored_dataset
 

@@ -6,9 +6,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation import authoring
 from annotation.drafting import service as drafting
 from annotation.models import ACU, ACUChange, AuthoringTime, DraftACU, DraftJob, Reference, ReferenceSentence
+from annotation.services import authoring
 
 from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD

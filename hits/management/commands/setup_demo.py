@@ -56,7 +56,7 @@ class Command(BaseCommand):
         import json
         import tempfile
 
-        from annotation.authoring import assign_references
+        from annotation.services.authoring import assign_references
 
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "to-write.jsonl"

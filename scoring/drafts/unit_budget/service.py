@@ -13,10 +13,10 @@ import numpy as np
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from annotation import authoring
 from annotation.drafting import get_drafter
 from annotation.drafting.service import draft_context, fill_machine_units
 from annotation.models import ACU, Dataset, DraftACU, Reference, ReferenceSentence, Summary
+from annotation.services import authoring
 from scoring.drafts import quality as draft_quality
 from scoring.drafts.report import build_tables, default_judge_name, feature_matrix
 from scoring.drafts.unit_budget import features, regressor

@@ -15,12 +15,20 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from annotation.hints import reference_hints, usual_length
+from annotation.models import (
+    ACU,
+    ACUChange,
+    AuthoringTime,
+    Dataset,
+    DraftACU,
+    Reference,
+    ReferenceSentence,
+    ReviewComment,
+)
+from annotation.selectors import reference_states
+from annotation.text import clean_acu_text
 from config.roles import AUTHOR
-
-from .hints import reference_hints, usual_length
-from .models import ACU, ACUChange, AuthoringTime, Dataset, DraftACU, Reference, ReferenceSentence, ReviewComment
-from .selectors import reference_states
-from .text import clean_acu_text
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
 # autosaved every pause) extend one history row: old text before, new text after.

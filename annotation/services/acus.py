@@ -2,8 +2,8 @@
 
 from django.db import transaction
 
-from .models import ACU
-from .text import clean_acu_text
+from annotation.models import ACU
+from annotation.text import clean_acu_text
 
 
 class ACULocked(Exception):
