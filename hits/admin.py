@@ -4,7 +4,9 @@ and the provider hear of every change)."""
 
 from django.contrib import admin, messages
 
-from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, ProlificSession, ProlificStudy, ProviderCall, Worker
+from hits.providers.prolific.models import ProlificSession, ProlificStudy
+
+from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, ProviderCall, Worker
 from .services import batches, review
 
 

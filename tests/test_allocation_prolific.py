@@ -8,8 +8,9 @@ from responses import matchers
 
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
-from hits.models import HIT, ProlificStudy
+from hits.models import HIT
 from hits.providers.prolific import sync as prolific_sync
+from hits.providers.prolific.models import ProlificStudy
 from hits.services import batches
 
 from .crowd_data import demo_dataset

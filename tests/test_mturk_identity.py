@@ -10,8 +10,9 @@ in for MTurk and fails the test on any call it was not given)."""
 import pytest
 from django.core.cache import cache
 
-from hits.models import Assignment, MTurkHeldSubmission, QualificationAttempt, Worker
+from hits.models import Assignment, QualificationAttempt, Worker
 from hits.providers.mturk import client as mturk_client
+from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.sync import sync_batch
 from hits.selectors import counted_judgments
 from hits.services.qualification import answer_key, build_test

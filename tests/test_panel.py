@@ -10,10 +10,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from hits.models import HIT, Assignment, LedgerEntry, PanelPayment, PanelSession, Worker
+from hits.models import HIT, Assignment, LedgerEntry, Worker
 from hits.providers import ProviderError, get_provider
 from hits.providers.panel import idle, payouts, sessions, tokens
 from hits.providers.panel.config import completion_code
+from hits.providers.panel.models import PanelPayment, PanelSession
 from hits.providers.panel.views import session_url
 from hits.services import batches, review
 from hits.services.qualification import answer_key, build_test

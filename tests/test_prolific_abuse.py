@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from hits.models import Assignment, ProlificSession
+from hits.models import Assignment
 from hits.providers.prolific import sessions
+from hits.providers.prolific.models import ProlificSession
 from hits.providers.prolific.sync import handle_hook, verify_signature
 
 from .test_prolific_contract import SECRET, api, published, sign, worked_session  # noqa: F401

@@ -4,7 +4,7 @@ anyone Prolific sends, with nothing changed by a link that is not theirs."""
 import pytest
 from django.urls import reverse
 
-from hits.models import ProlificSession
+from hits.providers.prolific.models import ProlificSession
 from hits.providers.prolific.sessions import session_token
 
 from .test_access import ROLES

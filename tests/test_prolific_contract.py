@@ -15,22 +15,13 @@ import responses
 from django.utils import timezone
 from responses import matchers
 
-from hits.models import (
-    Assignment,
-    Batch,
-    LedgerEntry,
-    ProlificBonus,
-    ProlificGroupMember,
-    ProlificSession,
-    ProlificStudy,
-    ProviderCall,
-    Worker,
-)
+from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import Bucket
 from hits.providers import ProviderError, get_provider
 from hits.providers.prolific import client as prolific_client
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.client import ProlificClient
+from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.sessions import start_session
 from hits.services import batches, review
 from hits.services.qualification import answer_key, build_test

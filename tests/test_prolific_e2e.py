@@ -12,8 +12,9 @@ import responses
 from django.test import Client
 from responses import matchers
 
-from hits.models import Assignment, Batch, Judgment, LedgerEntry, ProlificSession, ProlificStudy
+from hits.models import Assignment, Batch, Judgment, LedgerEntry
 from hits.providers.prolific import client as prolific_client
+from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from scoring.runs.services import compute_scores
 
 from .crowd_data import demo_dataset

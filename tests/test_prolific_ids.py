@@ -7,10 +7,11 @@ import pytest
 from django.urls import reverse
 from responses import matchers
 
-from hits.models import ProlificGroupMember, ProlificSession, ProlificStudy, Worker
+from hits.models import Worker
 from hits.providers import ProviderError
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.client import ProlificClient
+from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy
 
 from .test_prolific_contract import API, AUTH, TOKEN, api, published, study_json  # noqa: F401 - the api fixture
 from .test_prolific_sessions import open_batch

@@ -9,10 +9,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from hits.models import Assignment, Batch, ProlificSession, ProlificStudy, Worker
+from hits.models import Assignment, Batch, Worker
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions as prolific_sessions
 from hits.providers.prolific.config import config
+from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.providers.prolific.plans import seconds_per_hit, session_plan
 from hits.providers.prolific.provider import check_rate
 from hits.providers.prolific.sessions import SessionRefused, start_session

@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from hits.gold import known_answers
-from hits.models import ProlificStudy, QualificationAttempt, Worker
+from hits.models import QualificationAttempt, Worker
+from hits.providers.prolific.models import ProlificStudy
 from hits.providers.prolific.sessions import SessionRefused, start_session
 from hits.services import qualification
 

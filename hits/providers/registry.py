@@ -1,10 +1,19 @@
-"""Which crowd providers exist: `get_provider(name)` returns the one a batch uses."""
+"""Which crowd providers exist: `get_provider(name)` returns the one a batch uses.
+
+A provider's models (hits/providers/<name>/models.py) are imported here with it, so Django finds
+them when the hits app loads its models (hits.apps.HitsConfig.import_models).
+"""
 
 from hits.providers.base import CrowdProvider, ProviderError
 from hits.providers.inhouse import InHouseProvider
+from hits.providers.mturk import models as mturk_models
 from hits.providers.mturk.provider import MTurkProvider
+from hits.providers.panel import models as panel_models
 from hits.providers.panel.provider import PanelProvider
+from hits.providers.prolific import models as prolific_models
 from hits.providers.prolific.provider import ProlificProvider
+
+PROVIDER_MODELS = (mturk_models, panel_models, prolific_models)
 
 _PROVIDERS: dict[str, type[CrowdProvider]] = {
     "inhouse": InHouseProvider,

@@ -7,7 +7,8 @@ from urllib.parse import parse_qs, urlencode
 
 import pytest
 
-from hits.models import Assignment, Batch, MTurkHeldSubmission
+from hits.models import Assignment, Batch
+from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.services import batches
 
 from ..crowd_data import demo_dataset

@@ -8,7 +8,8 @@ from urllib.parse import urlencode
 import pytest
 from django.utils import timezone
 
-from hits.models import Assignment, Batch, ProlificSession, ProlificStudy
+from hits.models import Assignment, Batch
+from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.services import batches
 
 from ..crowd_data import demo_dataset
@@ -111,7 +112,8 @@ def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead
     batch = open_prolific_batch()
     batch.refresh_from_db()
     start_session(batch=batch, participant_id="PID_LEAD_VIEW", study_id="STUDY1", session_id="789d914c0613cf2f5d83787a")
-    from hits.models import ProlificGroupMember, Worker
+    from hits.models import Worker
+    from hits.providers.prolific.models import ProlificGroupMember
 
     refused = Worker.objects.create(provider="prolific", external_id="MADEUP_PASS")
     ProlificGroupMember.objects.create(

@@ -22,9 +22,10 @@ from django.utils import timezone
 from hits import places, versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
-from hits.models import Assignment, Batch, MTurkHeldSubmission, Worker
+from hits.models import Assignment, Batch, Worker
 from hits.providers import ProviderError
 from hits.providers.mturk.config import config
+from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import MTurkProvider
 from hits.services import mirror, qualification
 from hits.services.submission import SubmissionRefused, submit_assignment

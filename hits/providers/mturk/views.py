@@ -33,8 +33,9 @@ from config import ratelimit
 from config.json_body import JSONBodyError, read_json_body
 from config.security import allow_framing
 from hits import gold
-from hits.models import HIT, Assignment, Batch, MTurkHeldSubmission, Worker
+from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers.mturk.config import config
+from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import ASSIGNMENT_NOT_AVAILABLE
 from hits.services.submission import MAX_COMMENT, SubmissionRefused, checked_answers, clamped_active_seconds
 from hits.views.worker import _task_context

@@ -12,7 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import places
-from hits.models import Assignment, PanelSession
+from hits.models import Assignment
+from hits.providers.panel.models import PanelSession
 
 logger = logging.getLogger(__name__)
 

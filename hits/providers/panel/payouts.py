@@ -20,8 +20,9 @@ from decimal import Decimal
 from django.core import signing
 from django.db import transaction
 
-from hits.models import Batch, LedgerEntry, PanelPayment
+from hits.models import Batch, LedgerEntry
 from hits.providers.panel.config import config
+from hits.providers.panel.models import PanelPayment
 
 logger = logging.getLogger(__name__)
 

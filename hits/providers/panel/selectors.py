@@ -6,10 +6,11 @@ from django.conf import settings
 from django.db.models import Avg
 from django.urls import reverse
 
-from hits.models import Assignment, PanelSession
+from hits.models import Assignment
 from hits.money import CENT
 from hits.providers.panel import payouts, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
+from hits.providers.panel.models import PanelSession
 
 DONE = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
 

@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from config import ratelimit
 from hits import places
-from hits.models import HIT, Assignment, Batch, PanelSession, QualificationAttempt, Worker
+from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
 from hits.providers.panel.config import config
+from hits.providers.panel.models import PanelSession
 from hits.services.handout import _candidate_hits
 from hits.services.qualification import is_qualified, submit_attempt
 

@@ -20,10 +20,11 @@ from django.views.decorators.http import require_POST
 from config import ratelimit
 from config.roles import LEAD, role_required
 from hits import gold
-from hits.models import Assignment, Batch, PanelSession, Worker
+from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.providers.panel import payouts, sessions, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
+from hits.providers.panel.models import PanelSession
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
 from hits.views.worker import session_task_context

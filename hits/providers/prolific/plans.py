@@ -7,8 +7,9 @@ from statistics import median
 
 from django.db.models import Avg, Sum
 
-from hits.models import Assignment, ProlificStudy
+from hits.models import Assignment
 from hits.money import CENT
+from hits.providers.prolific.models import ProlificStudy
 
 
 @dataclass

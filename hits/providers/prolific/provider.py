@@ -40,7 +40,7 @@ from django.conf import settings
 from django.db.models import F
 from django.urls import reverse
 
-from hits.models import ProlificSession, ProlificStudy, ProviderCall
+from hits.models import ProviderCall
 from hits.money import cents
 from hits.providers.base import Capability, CrowdProvider, ProviderError
 from hits.providers.prolific.client import ProlificClient, ProlificError
@@ -51,6 +51,7 @@ from hits.providers.prolific.decisions import (
     pay_bonus,
     split_feedback,
 )
+from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, opened_places, session_plan
 
 logger = logging.getLogger(__name__)

@@ -23,8 +23,9 @@ from django.utils import timezone
 
 from config import ratelimit
 from hits import places, versions
-from hits.models import HIT, Assignment, Batch, ProlificSession, ProlificStudy, Worker
+from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers.prolific.client import is_prolific_id
+from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.providers.prolific.plans import allowed_minutes
 from hits.services.handout import _candidate_hits
 from hits.services.qualification import is_qualified

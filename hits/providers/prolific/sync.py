@@ -46,21 +46,12 @@ from hits import versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
 from hits.ledger import record
-from hits.models import (
-    Assignment,
-    Batch,
-    LedgerEntry,
-    ProlificBonus,
-    ProlificGroupMember,
-    ProlificSession,
-    ProlificStudy,
-    ProviderCall,
-    Worker,
-)
+from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.providers import ProviderError
 from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
+from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
 from hits.services import review

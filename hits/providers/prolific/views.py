@@ -23,13 +23,14 @@ from config import ratelimit
 from config.roles import LEAD, role_required
 from config.security import framable_by
 from hits import gold
-from hits.models import Assignment, Batch, ProlificGroupMember, ProlificSession, ProlificStudy, Worker
+from hits.models import Assignment, Batch, Worker
 from hits.money import CENT, MoneyError, parse_money
 from hits.providers import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.config import config
 from hits.providers.prolific.decisions import REJECTION_CATEGORIES
+from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
