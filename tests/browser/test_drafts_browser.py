@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.models import ACU, ACUChange, DraftACU, Reference
+from annotation.models import ACU, ACUChange, DraftACU, Reference, ReferenceSentence
 from annotation.services import authoring
 
 from ..authoring_data import unauthored_dataset
@@ -15,6 +15,11 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     dataset = unauthored_dataset(tmp_path, documents=1)
     authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
     reference = Reference.objects.get(writer=author)
+    # two subjects and two adjuncts: four drafts, each adjunct with its subject's whole clause
+    ReferenceSentence.objects.filter(reference=reference, position=0).update(
+        text="Anuradha Koirala and 425 young women and girls have been sleeping outdoors in Kathmandu "
+        "because of aftershocks ."
+    )
 
     page = as_user(browser, live_server.url, author)
     page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
@@ -29,17 +34,17 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     page.keyboard.press("Enter")  # accept the first draft of sentence 1
     page.keyboard.press("Enter")  # and the second
     assert acu_texts(page, 0) == [
-        "Anuradha Koirala has been sleeping outdoors.",
+        "Anuradha Koirala has been sleeping outdoors in Kathmandu.",
         "Anuradha Koirala has been sleeping outdoors because of aftershocks.",
     ]
     # focus is on the third draft: editing it accepts it
     page.keyboard.press("End")
     page.keyboard.press("Backspace")
-    page.keyboard.type(" in Kathmandu.")
+    page.keyboard.type(", Nepal.")
     page.keyboard.press("ArrowDown")  # the fourth draft
     page.keyboard.press("Escape")  # dismiss it
     wait_saved(page)
-    edited = "425 young women and girls have been sleeping outdoors in Kathmandu."
+    edited = "425 young women and girls have been sleeping outdoors in Kathmandu, Nepal."
     assert acu_texts(page, 0)[2] == edited
     assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 0
 
@@ -47,7 +52,7 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     history = page.locator("#history-list")
     history.locator("li", has_text="Dismissed draft (rules)").wait_for()
     assert history.locator("li", has_text="Accepted draft (rules)").count() == 3
-    assert f"“425 young women and girls have been sleeping outdoors.” → “{edited}”" in history.inner_text()
+    assert f"“425 young women and girls have been sleeping outdoors in Kathmandu.” → “{edited}”" in history.inner_text()
     assert (
         "Dismissed draft (rules): “425 young women and girls have been sleeping outdoors because of aftershocks.”"
         in history.inner_text()

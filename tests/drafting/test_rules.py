@@ -15,8 +15,8 @@ def test_coordinated_subject_of_names_and_numbers_gives_one_acu_each_with_agreem
 
 
 def test_but_splits_two_clauses_and_object_pair_splits():
+    # a single adjunct stays in its clause (issue 44: no "Most were harmless." beside it)
     assert draft_sentence("Most were harmless on the money , but one caused boils and spots .") == [
-        "Most were harmless.",
         "Most were harmless on the money.",
         "One caused boils.",
         "One caused spots.",
@@ -36,7 +36,6 @@ def test_verb_phrase_coordination_keeps_the_subject():
 
 def test_relative_clause_and_apposition_become_their_own_acus():
     assert draft_sentence("Anuradha Koirala, who rescues victims of sex trafficking, has a center in Kathmandu.") == [
-        "Anuradha Koirala has a center.",
         "Anuradha Koirala has a center in Kathmandu.",
         "Anuradha Koirala rescues victims of sex trafficking.",
     ]
@@ -59,26 +58,25 @@ def test_place_inside_the_subject_and_lists_of_names():
     ]
 
 
-def test_trailing_adjuncts_give_a_core_and_one_fact_each():
+def test_trailing_adjuncts_give_one_fact_each_with_the_whole_core():
+    # issue 44: the core with each adjunct, never the core alone beside them (a cumulative
+    # draft) nor the verb without its object ("Students discovered on coins.")
     assert draft_sentence("Danilo this week agreed to join Real Madrid in the summer for £ 23million .") == [
-        "Danilo this week agreed to join Real Madrid.",
         "Danilo this week agreed to join Real Madrid in the summer.",
         "Danilo this week agreed to join Real Madrid for £ 23million.",
     ]
-    # a longer object is not repeated in the adjunct drafts (one argument per unit)
     assert draft_sentence("Students discovered thousands of colonies on coins in a laboratory last year .") == [
-        "Students discovered thousands of colonies.",
-        "Students discovered on coins.",
-        "Students discovered in a laboratory.",
-        "Students discovered last year.",
+        "Students discovered thousands of colonies on coins.",
+        "Students discovered thousands of colonies in a laboratory.",
+        "Students discovered thousands of colonies last year.",
     ]
-    # a short phrase followed by "from" is one adjunct; quotations are never split
+    # a short phrase followed by "from" is one adjunct, a single adjunct stays in its clause;
+    # quotations are never split and keep their closing quote mark
     assert draft_sentence("She made the claim in an excerpt from her book .") == [
-        "She made the claim.",
-        "She made the claim in an excerpt from her book.",
+        "She made the claim in an excerpt from her book."
     ]
     assert draft_sentence("One note said : ' There were none in W.L until you came ' .") == [
-        "One note said : ' There were none in W.L until you came."
+        "One note said : ' There were none in W.L until you came '."
     ]
 
 
@@ -86,8 +84,8 @@ def test_trailing_adjuncts_give_a_core_and_one_fact_each():
     "sentence, wholes",
     [
         ("Danilo this week agreed to join Real Madrid in the summer for £ 23million .", ["Real Madrid", "£ 23million"]),
-        ("Transfer will take total raised from player sales to £ 440 m since 2004 .", ["£ 440 m", "2004"]),
-        ("Procter & Gamble reported $ 3.5 billion in sales .", ["Procter & Gamble", "$ 3.5 billion"]),
+        ("The transfer takes the total from player sales to £ 440 m since 2004 .", ["£ 440 m", "2004"]),
+        ("Procter & Gamble reported $ 3.5 billion in sales in March .", ["Procter & Gamble", "$ 3.5 billion"]),
     ],
 )
 def test_numbers_and_names_are_never_cut(sentence, wholes):

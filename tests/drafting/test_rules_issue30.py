@@ -36,43 +36,36 @@ def test_coreference_names_the_welshman_and_adds_the_x_is_y_fact():
         )
         for d in ds
     ]
-    expected = [
-        "Joe Calzaghe won his first world title.",
+    expected = [  # issue 44: a single adjunct stays in its clause
+        "Joe Calzaghe won his first world title in 1997.",
         "Joe Calzaghe is a Welshman.",
-        "Joe Calzaghe retired unbeaten.",
-        "Joe Calzaghe retired in 2009.",
-        "Joe Calzaghe trains young boxers.",
+        "Joe Calzaghe retired unbeaten in 2009.",
+        "Joe Calzaghe trains young boxers in Newbridge.",
     ]
     assert unmatched(expected, drafts) == []
     assert not any(d.startswith(("The Welshman", "He ")) for d in drafts)
 
 
-def test_one_argument_per_unit_object_not_repeated_and_quotes_and_by_split():
+def test_one_argument_per_unit_with_the_object_and_quotes_and_by_split():
+    # issue 44: each adjunct with the whole core ("beat Porto 6 - 1"), never the verb without its
+    # object ("Bayern Munich beat on Tuesday.") nor the core alone beside them
     drafts = draft_sentence("Bayern Munich beat Porto 6 - 1 in the Champions League on Tuesday .")
-    assert (
-        unmatched(
-            [
-                "Bayern Munich beat Porto 6-1.",
-                "Bayern Munich won in the Champions League.",
-                "Bayern Munich won on Tuesday.",
-            ],
-            drafts,
-        )
-        == []
-    )
-    assert sum("Porto" in d for d in drafts) == 1  # the object is not repeated in every adjunct draft
-
-    # beside a single adjunct a long object stays: no bare "verb + adjunct" fragment
-    drafts = draft_sentence("The council approved the new housing plan on Monday .")
-    expected = ["The council approved the new housing plan.", "The council approved the new housing plan on Monday."]
+    expected = ["Bayern Munich beat Porto 6-1 in the Champions League.", "Bayern Munich beat Porto 6-1 on Tuesday."]
     assert unmatched(expected, drafts) == []
-    assert "The council approved on Monday." not in drafts
+    assert len(drafts) == 2 and all("Porto 6 - 1" in d for d in drafts)
+
+    # a single adjunct stays in its clause: no bare "verb + adjunct" fragment
+    assert draft_sentence("The council approved the new housing plan on Monday .") == [
+        "The council approved the new housing plan on Monday."
+    ]
     drafts = draft_sentence("The council approved the new housing plan at a meeting on Monday .")
-    assert sum("housing plan" in d for d in drafts) == 1
+    assert drafts == [
+        "The council approved the new housing plan at a meeting.",
+        "The council approved the new housing plan on Monday.",
+    ]
 
     drafts = draft_sentence("Joe Thomas was spared jail in an ' act of mercy ' by judge in January .")
     expected = [
-        "Joe Thomas was spared jail.",
         "Joe Thomas was spared jail in an act of mercy.",
         "Joe Thomas was spared jail by a judge.",
         "Joe Thomas was spared jail in January.",
@@ -86,7 +79,7 @@ def test_participle_clause_gives_finite_units_one_per_object():
     )
     assert unmatched(["McIlroy won The Open last year.", "McIlroy won the USPGA Championship last year."], drafts) == []
     assert not any("after winning" in d for d in drafts)
-    # "despite being ...", complement clauses and "to"-infinitives after an object
+    # "despite being ..."; a "to"-infinitive is a purpose, not a fact (issue 44): its clause stays whole
     assert (
         unmatched(
             ["Catherine Nevin was allowed out.", "Catherine Nevin was jailed for life in April 2000."],
@@ -94,13 +87,9 @@ def test_participle_clause_gives_finite_units_one_per_object():
         )
         == []
     )
-    assert (
-        unmatched(
-            ["Fabregas took to Instagram.", "Fabregas was all smiles despite the bruises."],
-            draft_sentence("Fabregas took to Instagram to show he was all smiles despite the bruises ."),
-        )
-        == []
-    )
+    assert draft_sentence("Fabregas took to Instagram to show he was all smiles despite the bruises .") == [
+        "Fabregas took to Instagram to show he was all smiles despite the bruises."
+    ]
 
 
 def test_run_on_sentence_is_cut_into_its_sentences():
@@ -110,13 +99,13 @@ def test_run_on_sentence_is_cut_into_its_sentences():
     )
     assert len(split_run_on(sentence)) == 2
     drafts = draft_sentence(sentence)
+    # issue 44: what a verb of saying reports is no fact of its own ("Hoax calls can cost lives.")
     expected = [
-        "Another man dialled 999.",
+        "Another man dialled 999 to say he dropped a burger which was ' bleeding '.",
         "East of England ambulance service warned hoax calls can cost lives.",
-        "Hoax calls can cost lives.",
     ]
     assert unmatched(expected, drafts) == []
-    assert len(drafts) >= 3
+    assert len(drafts) == 2
 
 
 @pytest.mark.parametrize(

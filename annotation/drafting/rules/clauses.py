@@ -2,10 +2,11 @@
 
 from dataclasses import dataclass
 
-from ..lexicon import COORDINATORS, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
+from ..lexicon import AUXILIARIES, COORDINATORS, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
 from .tokens import (
     Token,
     be,
+    finite,
     first_verb,
     is_past,
     is_verb,
@@ -16,7 +17,7 @@ from .tokens import (
     tokenize,
     verb_form,
 )
-from .words import ADVERBS, BOILERPLATE, NAME_WORD, NEW_SENTENCE, PAST, QUOTES
+from .words import ADVERBS, BOILERPLATE, CONDITIONS, NAME_WORD, NEW_SENTENCE, PAST, QUOTES
 
 
 @dataclass
@@ -69,22 +70,38 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
             previous = (end, antecedent, previous[2])
             continue
         clause = None
+        # the word a clause or apposition modifies must be plain: "the wife of the judge , who ..."
+        # could be either ("The judge was ..." would be a guess), and ", which" after the main
+        # verb may speak of the whole clause ("won the title , which surprised ...")
+        plain = not any(t.lower in PREPOSITIONS | {"'s", "and", "'"} for t in antecedent[1:])
         if head.lower in {"who", "which", "whose"} and len(inner) > 2:
             rest = strip(inner[1:])
+            if not plain or head.lower == "which" and not (closed and before_verb):
+                previous = None
+                continue
             if head.lower == "whose":
                 clause = Clause(tokens=[], words=[text_of(antecedent, sentence) + " 's", text_of(rest, sentence)])
             elif first_verb(rest, 0) is not None:
                 clause = Clause(tokens=antecedent + rest)
         elif first_verb(inner, 0) is None and (closed and before_verb or after_verb and not closed):
-            entity = [t for t in antecedent if t.capitalised or t.number] if antecedent[-1].capitalised else antecedent
-            entity = entity or antecedent
+            entity = antecedent
+            if antecedent[-1].capitalised:  # the name the apposition follows: its last run of names
+                k = len(antecedent)
+                while k > 0 and (antecedent[k - 1].capitalised or antecedent[k - 1].number):
+                    k -= 1
+                entity = antecedent[k:]
+                if k > 0 and antecedent[k - 1].lower in PREPOSITIONS | {"'s", "'"}:
+                    entity = []  # "the wife of John Smith , 34 ,": whose age is it?
+            elif not plain:
+                entity = []
             nominal = head.lower in DETERMINERS or (
                 head.capitalised and len(inner) >= 2 and not any(t.lower == "and" for t in inner)
             )
             place = head.lower in {"from", "of", "in"} and len(inner) >= 2
             age = len(inner) == 1 and head.number
-            if (antecedent[-1].capitalised and (nominal or place or age)) or (
-                antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS
+            if entity and (
+                (antecedent[-1].capitalised and (nominal or place or age))
+                or (antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS)
             ):
                 clause = Clause(
                     tokens=[], words=[text_of(entity, sentence), be(entity, past), text_of(strip(inner), sentence)]
@@ -99,14 +116,18 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
 
 
 def split_coordination(tokens: list[Token]) -> list[list[Token]]:
-    """Split at "and"/"but" (with or without a comma) where the right side has its own verb.
+    """Split at "and"/"but" (with or without a comma) where the right side has its own finite verb.
 
     When the right side starts with the verb (possibly after an adverb) it shares the left
-    side's subject, which is repeated."""
+    side's subject, which is repeated; only when the left side has no clause of its own after
+    its verb ("rules that the hedge can stay - but must be cut": who must be cut?), and never
+    inside a condition ("if A and B")."""
     verb = first_verb(tokens)
     if verb is None:
         return [tokens]
     for i in range(verb + 1, len(tokens) - 1):
+        if tokens[i].lower in CONDITIONS:
+            return [tokens]
         if tokens[i].lower not in COORDINATORS:
             continue
         right = strip(tokens[i + 1 :])
@@ -117,14 +138,20 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
             continue
         left = strip(tokens[:i])
         lead = [t for t in right[:right_verb] if t.lower not in ADVERBS]
+        group = verb
+        while group < len(left) and (is_verb(left, group) or left[group].lower in ADVERBS | {"not", "n't"}):
+            group += 1
+        inner = any(finite(left, k) or left[k].lower in {"that", "who", "which"} for k in range(group, len(left)))
         if not lead:  # "X did A and did B": B shares the subject
-            subject = left[:verb]
+            word = right[right_verb].lower
             to = [k for k in range(verb, len(left) - 1) if left[k].lower == "to" and is_verb(left, k + 1)]
-            if to and right[0].lower == right[0].text and not right[0].lower.endswith(("s", "ed", "ing")):
-                subject = left[: to[-1] + 1]  # "hopes to build A and take B": "hopes to take B"
-            rest = split_coordination(subject + right)
-            return [left] + rest
-        if right_verb <= 6 and not any(t.lower in PREPOSITIONS for t in lead[:1]):
+            base = word not in AUXILIARIES and verb_form(word) is None
+            if to and base and tokens[i].lower == "and":
+                return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
+            if inner or not finite(right, right_verb):
+                return [tokens]
+            return [left] + split_coordination(left[:verb] + right)
+        if right_verb <= 6 and not any(t.lower in PREPOSITIONS for t in lead[:1]) and finite(right, right_verb):
             return [left] + split_coordination(right)
     return [tokens]
 
@@ -143,9 +170,10 @@ def split_clauses(sentence: str) -> list[Clause]:
         if not segment:
             continue
         extra = None
-        if segment[0].lower in FRONT_SUBORDINATORS:
+        if segment[0].lower in FRONT_SUBORDINATORS and segment[1:2] and segment[1].lower != "of":
             comma = next((i for i, t in enumerate(segment) if t.text == ","), None)
-            if comma is not None and first_verb(segment[comma + 1 :], 1) is not None:
+            quoted = any(t.text in QUOTES for t in segment[: comma or 0])
+            if comma is not None and not quoted and first_verb(segment[comma + 1 :], 1) is not None:
                 extra = segment[:comma]
                 segment = strip(segment[comma + 1 :])
         main, inserts = extract_inserts(segment, sentence)

@@ -5,7 +5,8 @@ from .clauses import is_boilerplate, split_clauses, split_run_on
 from .embedded import embedded_clauses
 from .predicates import split_subject
 from .references import Entities, resolve_references
-from .tokens import finish, strip, text_of, tokenize
+from .tokens import finish, quotes_balanced, strip, text_of, tokenize
+from .words import QUOTES
 
 
 def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
@@ -35,8 +36,42 @@ def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
                 add(drafts, draft_sentence(inner, _depth + 1))
     if not drafts:
         whole = finish([text_of(strip(tokenize(sentence)), sentence)])
-        return [whole] if whole else []
-    return drafts
+        drafts = [whole] if whole else []
+    return tidy(drafts, sentence) if _depth == 0 else drafts
+
+
+def tidy(drafts: list[str], sentence: str) -> list[str]:
+    """The drafts a writer may accept as they are: quotes balanced (a draft that cut a quotation
+    goes; a quote mark the sentence itself leaves open is dropped), and no draft that another
+    draft repeats with a modifier ("X carded an eagle" beside "X carded an eagle on the 18th
+    hole": the longer one stays, guideline 2)."""
+    balanced = quotes_balanced(sentence)
+    kept = []
+    for text in drafts:
+        if not quotes_balanced(text):
+            if balanced:
+                continue
+            tokens = tokenize(text)
+            last = max(i for i, t in enumerate(tokens) if t.text in QUOTES)
+            text = finish([text_of(tokens[:last] + tokens[last + 1 :], text)])
+        kept.append(text)
+    words = [d.lower().rstrip(".!?").split() for d in kept]
+    out = []
+    for i, text in enumerate(kept):
+        if not any(j != i and inserted(words[i], words[j]) for j in range(len(kept))):
+            out.append(text)
+    return out
+
+
+def inserted(short: list[str], long: list[str]) -> bool:
+    """`long` is `short` with words inserted at one place (before, inside or after it)."""
+    if len(short) >= len(long):
+        return False
+    head = 0
+    while head < len(short) and short[head] == long[head]:
+        head += 1
+    tail = len(short) - head
+    return short[head:] == long[len(long) - tail :]
 
 
 def add(drafts: list[str], new: list[str]) -> None:
@@ -48,7 +83,6 @@ def add(drafts: list[str], new: list[str]) -> None:
             seen.add(text.lower())
 
 
-# Heads of a noun phrase that names a person by role ("the Welshman", "German boss", "the 62-year-old").
 def draft_reference(sentences: list[str]) -> list[list[str]]:
     """Draft ACUs of a whole reference, sentence by sentence: each sentence drafted after its
     mentions are resolved against the names met before (`resolve_references`)."""
@@ -61,5 +95,5 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
         resolved, facts = resolve_references(sentence, known)
         drafts = draft_sentence(resolved)
         add(drafts, facts)
-        out.append(drafts)
+        out.append(tidy(drafts, resolved))
     return out

@@ -1,10 +1,10 @@
-"""Step 6: non-finite adjuncts and complements of verbs of saying as finite sentences of their own."""
+"""Step 6: non-finite adjuncts as finite sentences of their own; where complement clauses start."""
 
 from lemminflect import getAllLemmas, getInflection
 
-from ..lexicon import PREPOSITIONS, VERBS
+from ..lexicon import AUXILIARIES, PREPOSITIONS
 from .tokens import Token, be, first_verb, is_verb, quote_depths, strip, text_of, verb_form
-from .words import NONFINITE_LEAD, NOT_SURNAMES, SAY
+from .words import FACTIVE, NONFINITE_LEAD, QUOTES
 
 
 def past_tense(word: str, plural: bool) -> str:
@@ -22,28 +22,35 @@ def past_tense(word: str, plural: bool) -> str:
 
 
 def nonfinite_at(tokens: list[Token], i: int) -> bool:
-    """tokens[i] leads a non-finite adjunct: "after winning", "despite being", "to show" after an object."""
+    """tokens[i] leads a non-finite adjunct whose event happened: "after winning", "despite being",
+    "since joining", "while playing", "when breastfeeding". Never "before"/"without" (the event may
+    not have happened: "died before finishing", "left without paying") nor a "to" infinitive (a
+    purpose or an order is not a fact: "pressured officials to change the rating")."""
     if i + 1 >= len(tokens) or tokens[i + 1].capitalised:
         return False
     t, nxt = tokens[i].lower, tokens[i + 1].lower
     if t in NONFINITE_LEAD:
         return verb_form(nxt) == "VBG" or nxt in {"being", "having"}
-    if t == "to" and i >= 2 and tokens[i - 1].text.isalnum() and not is_verb(tokens, i - 1):
-        return nxt in VERBS and getAllLemmas(nxt, "VERB").get("VERB", ("",))[0] == nxt  # "to show"
     return False
 
 
 def complement_at(tokens: list[Token], i: int) -> int | None:
-    """Where the complement clause of a verb of saying at tokens[i] starts, if it has its own
-    subject and verb ("claims she shared", "said that the hedge was")."""
-    if tokens[i].lower not in SAY or not is_verb(tokens, i):
+    """Where the complement clause of a factive verb at tokens[i] starts ("revealed she was",
+    "found that the hedge was"): the verb states its complement is true, so the complement is a
+    fact of the reference. Verbs of saying, claiming or thinking ("claims", "denied", "think")
+    do not: their complement stays inside the clause. The complement needs "that" or an
+    auxiliary for its verb ("discovered the reptile 's crushed body" has no clause)."""
+    if tokens[i].lower not in FACTIVE or not is_verb(tokens, i):
         return None
-    j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].lower == "that")
+    that = i + 1 < len(tokens) and tokens[i + 1].lower == "that"
+    j = i + 1 + that
     rest = tokens[j:]
     if len(rest) < 3 or not rest[0].text.isalnum() or rest[0].lower in PREPOSITIONS or rest[0].lower == "to":
         return None
     inner = first_verb(rest, 1)
-    if inner is None or inner > 8 or any(t.text == "," for t in rest[:inner]):
+    if inner is None or inner > 8 or any(t.text in {",", "'s"} or t.text in QUOTES for t in rest[: inner + 1]):
+        return None
+    if not that and rest[inner].lower not in AUXILIARIES:
         return None
     return j
 
@@ -60,20 +67,17 @@ def embedded_start(tokens: list[Token], verb_end: int, quoted: list[int]) -> int
 
 
 def embedded_clauses(tokens: list[Token], sentence: str) -> list[str]:
-    """Facts inside one clause as sentences of their own:
-
-    - a non-finite adjunct ("after winning The Open last year", "despite being jailed for life")
-      with the clause's subject and a finite verb: "McIlroy won The Open last year.";
-    - the complement of a verb of saying or thinking with its own subject and verb ("claims she
-      shared a kiss" -> "she shared a kiss"), a subject pronoun replaced by the clause's subject
-      when that is a name."""
+    """Facts inside one clause as sentences of their own: a non-finite adjunct whose event happened
+    ("after winning The Open last year", "despite being jailed for life") with the clause's
+    subject and a finite verb: "McIlroy won The Open last year.". (A complement clause stays in
+    its clause: alone, even a factive one, "the driver was drunk" of "police revealed that the
+    driver was drunk", it would be that clause less some words, a cumulative draft.)"""
     verb = first_verb(tokens)
     if verb is None or verb == 0:
         return []
     subject = strip(tokens[:verb])
     subject_text = text_of(subject, sentence)
     plural = be(subject, False) == "are"
-    named = all(t.capitalised for t in subject if t.text.isalpha())
     quoted = quote_depths(tokens)
     out = []
     for i in range(verb, len(tokens) - 1):
@@ -88,12 +92,4 @@ def embedded_clauses(tokens: list[Token], sentence: str) -> list[str]:
             if rest:
                 out.append(f"{subject_text} {past_tense(tokens[i + 1].text, plural)} {rest}")
             continue
-        j = complement_at(tokens, i) if i - verb <= 2 else None
-        if j is not None:
-            rest = strip(tokens[j:])
-            words = [text_of(rest, sentence)]
-            if rest[0].lower in {"he", "she"} and named and subject and subject[-1].text not in NOT_SURNAMES:
-                words = [subject_text, text_of(rest[1:], sentence)]
-            out.append(" ".join(words))
-            break
     return out

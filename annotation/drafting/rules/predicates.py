@@ -1,10 +1,12 @@
 """Step 5: one clause into drafts: per subject conjunct, listed name, word of a pair and adjunct."""
 
+from lemminflect import getAllLemmas
+
 from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, PLURAL_TO_SINGULAR, PREPOSITIONS
 from .embedded import complement_at, embedded_start
-from .tokens import Token, be, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
-from .words import ADJUNCT, ADVERBS, NAME_WORD, QUOTES, SUBJECT_PLACE, TIME_WORDS
+from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
+from .words import ADJUNCT, ADVERBS, COLLECTIVE_VERBS, NAME_WORD, QUOTES, SUBJECT_PLACE, SUBORDINATORS, TIME_WORDS
 
 
 def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:
@@ -40,6 +42,16 @@ def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:
     return parts
 
 
+def collective(predicate: list[Token]) -> bool:
+    """A predicate true of a group only ("met", "married", "drew 1 - 1", "each other", "together")."""
+    words = {t.lower for t in predicate}
+    if words & {"together", "each", "both", "one", "between", "jointly", "respectively"}:
+        return True
+    head = next((t.lower for t in predicate if t.lower not in AUXILIARIES | ADVERBS | {"not", "n't"}), "")
+    lemma = (getAllLemmas(head, "VERB").get("VERB") or (head,))[0]
+    return lemma in COLLECTIVE_VERBS
+
+
 def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
     """Drafts of one clause as lists of text pieces: one per subject conjunct, plus "S is/was PLACE"
     for a place or origin inside a short subject."""
@@ -57,6 +69,8 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
         return [[text_of(tokens, sentence)]]
     drafts: list[list[str]] = []
     conjuncts = subject_conjuncts(subject)
+    if len(conjuncts) > 1 and collective(predicate):
+        conjuncts = [subject]  # "Pair and friends met in a park": no one met alone
     for conjunct in conjuncts:
         head, place = conjunct, None
         place_at = next((i for i, t in enumerate(conjunct) if t.lower in SUBJECT_PLACE and i > 0), None)
@@ -99,7 +113,13 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
             if current:
                 items.append(current)
             separators = [t for t in tokens[i:j] if t.text in {",", "and"}]
-            if len(items) >= 2 and any(t.text == "and" for t in separators) and tokens[j - 1].text not in {",", "and"}:
+            shared = tokens[i - 1].lower in {"between", "both", "and"} or (j < len(tokens) and tokens[j].lower == "'s")
+            if (
+                len(items) >= 2
+                and not shared
+                and any(t.text == "and" for t in separators)
+                and tokens[j - 1].text not in {",", "and"}
+            ):
                 before, after = tokens[:i], tokens[j:]
                 return [before + item + after for item in items]
             i = max(j, i + 1)
@@ -109,11 +129,13 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
 
 
 def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
-    """Two single nouns joined by "and"/"or" at the end of a phrase ("caused boils and spots",
-    "coins and notes in agar"): one copy per noun."""
+    """Two single nouns joined by "and" at the end of a phrase ("caused boils and spots",
+    "coins and notes in agar"): one copy per noun. Only where nothing before the pair could
+    modify both nouns ("a £ 40 voucher and refund", "young women and girls" stay whole) and
+    never for "or" (a choice is not two facts)."""
 
     for i in range(1, len(tokens) - 1):
-        if tokens[i].lower not in {"and", "or"}:
+        if tokens[i].lower != "and":
             continue
         left, right = tokens[i - 1], tokens[i + 1]
         after = tokens[i + 2] if i + 2 < len(tokens) else None
@@ -127,6 +149,9 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
         )
         if not plain or before is None or before.text == ",":
             continue
+        opens = before.lower in (DETERMINERS | PREPOSITIONS) - {"between", "both"} or is_verb(tokens, i - 2)
+        if not opens:
+            continue
         if after is not None and after.lower not in PREPOSITIONS and after.text not in {",", "."}:
             continue
         return [tokens[:i] + tokens[i + 2 :], tokens[: i - 1] + tokens[i + 1 :]]
@@ -134,15 +159,30 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
 
 
 def adjunct_start(tokens: list[Token], i: int) -> bool:
+    """An adjunct starts at tokens[i]: a preposition or subordinator at the top level, or a time
+    phrase ("last year"). Not inside a hyphenated word ("14-under - par"), not a quantity ("over
+    100 names"), not a preposition taking a verb ("kept him from returning": the verb's own
+    complement), not the agent of a participle ("sold by Porto")."""
     t = tokens[i]
     if t.capitalised:
         return False
-    if t.lower == "by" and i > 0 and (verb_form(tokens[i - 1].lower) or tokens[i - 1].lower.endswith("ed")):
-        return False  # "sold by Porto": the agent of a participle belongs to it
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    previous = tokens[i - 1] if i > 0 else None
+    if previous is not None and previous.text == "-" or nxt is not None and nxt.text == "-":
+        return False
+    if t.lower == "by" and previous is not None and (verb_form(previous.lower) or previous.lower.endswith("ed")):
+        return False
+    if t.lower in {"over", "under", "around", "about", "nearly", "almost"} and nxt is not None and nxt.number:
+        return False
     if t.lower in ADJUNCT:
-        return True
-    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
-    return t.lower in {"last", "this", "next"} and (nxt in TIME_WORDS or nxt == "coming")
+        return not (
+            t.lower not in SUBORDINATORS
+            and nxt is not None
+            and (verb_form(nxt.lower) == "VBG" or nxt.lower in {"being", "having"})
+        )
+    return (
+        t.lower in {"last", "this", "next"} and nxt is not None and (nxt.lower in TIME_WORDS or nxt.lower == "coming")
+    )
 
 
 def strip_piece(tokens: list[Token]) -> list[Token]:
@@ -155,14 +195,17 @@ def strip_piece(tokens: list[Token]) -> list[Token]:
 
 
 def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
-    """A predicate with trailing adjuncts ("slept outdoors because of aftershocks", "joined Real
-    Madrid in the summer for £ 23million"): the core up to the first adjunct, then the verb with
-    each adjunct (one fact each; a long object is repeated beside a single adjunct only), as
-    Lite3Pyramid's units keep one argument per unit.
+    """A predicate with two or more adjuncts ("joined Real Madrid in the summer for £ 23million"):
+    the core with each adjunct, one fact each ("joined Real Madrid in the summer", "joined Real
+    Madrid for £ 23million"). Never the core alone beside them (a draft that is another plus a
+    modifier), never the verb without its object ("put ahead" for "put QPR ahead"); a single
+    adjunct stays in its clause.
 
-    The core must hold a content word after the verb; an adjunct starts at a top-level
-    preposition, subordinator or time phrase ("last year"), never inside a name ("University of
-    Surrey") or a quotation."""
+    Only where the structure is plain: an adjunct starts at a top-level preposition,
+    subordinator or time phrase ("last year"), never inside a name ("University of Surrey") or a
+    quotation; a subordinate clause ("when Huminski forced her into car") runs to the end; and a
+    second finite verb outside it ("stabbed to death ... was celebrated", "a ball which raised
+    £ 400,000") leaves the predicate whole, since which word an adjunct belongs to is then unclear."""
 
     verb_end = 0
     while verb_end < len(predicate) and (
@@ -174,35 +217,40 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     ):
         verb_end += 1
     quoted = quote_depths(predicate)
-    starts = [i for i in range(verb_end + 1, len(predicate)) if not quoted[i] and adjunct_start(predicate, i)]
-    # a non-finite adjunct ("after winning ...") or a complement clause is drafted by
+    # a non-finite adjunct ("after winning ...") or a factive complement is drafted by
     # `embedded_clauses`: the adjuncts end there
     stop = embedded_start(predicate, verb_end, quoted)
     if stop is not None and complement_at(predicate, stop - 1) is not None:
-        return [predicate]  # "claims she shared a kiss in Vegas": the claim stays whole
+        return [predicate]  # "revealed she was pregnant in May": the complement stays whole
     if stop is not None:
         predicate = strip(predicate[:stop])
-        starts = [i for i in starts if i < len(predicate)]
-    if not starts:
-        return [predicate]
+    starts = [i for i in range(verb_end + 1, len(predicate)) if not quoted[i] and adjunct_start(predicate, i)]
+    clause = next(
+        (i for i in starts if predicate[i].lower in SUBORDINATORS and first_verb(predicate[i + 1 :], 0) is not None),
+        len(predicate),
+    )
+    starts = [i for i in starts if i <= clause]
+    if any(
+        not quoted[i]
+        and (
+            finite(predicate, i)
+            or predicate[i].lower in {"and", "but", "or"}
+            and first_verb(predicate[i + 1 : i + 3], 0) is not None
+        )
+        for i in range(verb_end, clause)
+    ):
+        return [predicate]  # a second verb: which word each adjunct belongs to is unclear
     # "in an excerpt from her book": a short phrase followed by from/of/with is one adjunct
     starts = [
         b
         for a, b in zip([None] + starts, starts, strict=False)
         if a is None or not (predicate[b].lower in {"from", "of", "with"} and b - a <= 3)
     ]
+    if len(starts) < 2:
+        return [predicate]
     core = predicate[: starts[0]]
-    if not any(t.lower not in STOPWORDS and t.text.isalnum() for t in core[verb_end:]):
-        if len(starts) == 1:
-            return [predicate]
-        core, starts = predicate[: starts[1]], starts[1:]
     pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)], strict=False)]
     pieces = [p for p in (strip_piece(p) for p in pieces) if len(p) >= 2]
-    if not pieces:
+    if len(pieces) < 2:
         return [predicate]
-    verb_only = core[:verb_end]
-    copula = all(t.lower in AUXILIARIES | {"not", "n't"} | ADVERBS for t in verb_only)
-    # a short object stays, and so does a long one beside a single adjunct ("approved the new
-    # housing plan on Monday", not the bare "approved on Monday": bench/RESULTS.md, issue 30)
-    head = core if copula or len(core) - verb_end <= 2 or len(pieces) == 1 else verb_only
-    return [core] + [head + p for p in pieces]
+    return [core + p for p in pieces]

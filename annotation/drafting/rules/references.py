@@ -5,7 +5,18 @@ from dataclasses import dataclass
 from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS, VERBS
 from .tokens import Token, finish, first_verb, is_verb, strip, text_of, tokenize, verb_form
-from .words import ADVERBS, INDEFINITE, NAME_WORD, NEW_SENTENCE, NOT_SURNAMES, PERSON_NOUNS, SUBJECT_PRONOUNS, TITLES
+from .words import (
+    ADVERBS,
+    INDEFINITE,
+    LOWER_FIRST,
+    NAME_WORD,
+    NEW_SENTENCE,
+    NOT_SURNAMES,
+    PERSON_NOUNS,
+    RELATIONAL,
+    SUBJECT_PRONOUNS,
+    TITLES,
+)
 
 
 def person_head(tokens: list[Token]) -> bool:
@@ -65,10 +76,33 @@ def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]
                 start -= 1
             else:
                 break
+        if t.lower in RELATIONAL:
+            continue  # "murdered husband Tom": "Tom is husband" says nothing of whose
         name = " ".join(x.text for x in tokens[i + 1 : end])
         name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
-        facts.append(finish([name, "is", text_of(tokens[start : i + 1], sentence)]))
+        facts.append(finish([name, "is", role_phrase(tokens[start : i + 1], sentence)]))
     return facts
+
+
+def role_phrase(description: list[Token], sentence: str) -> str:
+    """A role as the complement of "is": "Stoke City ace" -> "a Stoke City ace", "Former Barcelona
+    man" -> "a former Barcelona man", "The 37-year - old" -> "the 37-year - old"."""
+    words = text_of(description, sentence).split()
+    first = description[0]
+    if first.lower in DETERMINERS or first.lower in PERSON_NOUNS or first.lower in LOWER_FIRST:
+        words[0] = words[0].lower()
+    if first.lower not in DETERMINERS and not description[-1].lower.endswith("s"):
+        words.insert(0, "an" if words[0][0].lower() in "aeiou" else "a")
+    return " ".join(words)
+
+
+def informative_role(subject: list[Token]) -> bool:
+    """A role that names one person of the reference: it says more than a bare role ("German boss",
+    "Former Barcelona man", "The 62-year - old"), and is no role another person of the story
+    plays ("Victim", "Her husband", "The suspect" are someone else as often as not)."""
+    if subject[-1].lower in RELATIONAL:
+        return False
+    return any(t.lower not in DETERMINERS and t.lower not in PERSON_NOUNS for t in subject)
 
 
 def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
@@ -92,11 +126,9 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
             and first.lower not in INDEFINITE | FRONT_SUBORDINATORS | PREPOSITIONS
             and (not first.number or subject[-1].lower == "old")
             and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
+            and informative_role(subject)
         ):
-            description = text_of(subject, sentence)
-            if first.lower not in DETERMINERS:
-                description = description[0].lower() + description[1:] if first.lower in PERSON_NOUNS else description
-            facts.append(finish([known.person, "is", description]))
+            facts.append(finish([known.person, "is", role_phrase(subject, sentence)]))
             replace[subject[0].index] = (subject[-1].index + 1, known.person)
     if (
         subject

@@ -76,9 +76,18 @@ def verb_form(word: str) -> str | None:
 
 def first_verb(tokens: list[Token], start: int = 1) -> int | None:
     """The first verb from `start`; a verb right after a pronoun inside a longer subject
-    ("45 children she cares for were ...") opens a reduced relative clause and is passed over."""
+    ("45 children she cares for were ...") opens a reduced relative clause and is passed over,
+    and so is a base form right before a past or present verb ("The massive cut required": a noun)."""
     for i in range(start, len(tokens)):
         if is_verb(tokens, i):
+            word, nxt = tokens[i].lower, tokens[i + 1].lower if i + 1 < len(tokens) else ""
+            if (
+                word not in AUXILIARIES
+                and verb_form(word) is None
+                and (nxt in {"was", "were", "is", "are", "has", "have", "had"} or verb_form(nxt) in {"VBD", "VBZ"})
+                and is_verb(tokens, i + 1)
+            ):
+                continue
             if i >= 2 and tokens[i - 1].lower in PRONOUNS and tokens[i].lower not in AUXILIARIES:
                 later = next((j for j in range(i + 1, len(tokens)) if is_verb(tokens, j)), None)
                 if later is not None:
@@ -103,19 +112,41 @@ def text_of(tokens: list[Token], sentence: str) -> str:
 
 
 def strip(tokens: list[Token]) -> list[Token]:
-    """Without leading/trailing commas, coordinators and the closing full stop or quote."""
+    """Without leading/trailing commas, coordinators and the closing full stop; a closing quote
+    mark goes only when its quotation did not open inside the tokens (quotes stay balanced)."""
     tokens = list(tokens)
     while tokens and (tokens[-1].text in CLOSING | {",", ";", ":", "-", "--"} or tokens[-1].lower in COORDINATORS):
+        if tokens[-1].text in QUOTES and sum(t.text in QUOTES for t in tokens) % 2 == 0:
+            break
         tokens.pop()
     while tokens and (tokens[0].text in {",", ";", ":", "-", "--"} or tokens[0].lower in COORDINATORS):
         tokens.pop(0)
     return tokens
 
 
+def finite(tokens: list[Token], i: int) -> bool:
+    """tokens[i] is a finite verb: an auxiliary (not the "'s" of a possessive) or a past or
+    third-person form, not right after "to"."""
+    t = tokens[i]
+    if t.lower == "'s" or not is_verb(tokens, i) or i > 0 and tokens[i - 1].lower == "to":
+        return False
+    return t.lower in AUXILIARIES or verb_form(t.lower) in {"VBD", "VBZ"}
+
+
+def quotes_balanced(text: str) -> bool:
+    """An even number of quote marks standing as tokens ("' hot , deep kiss '"; not the "'s" of a
+    possessive nor the apostrophe inside "don't")."""
+    return sum(t.text in QUOTES for t in tokenize(text)) % 2 == 0
+
+
 def noun_phrase_before(tokens: list[Token], end: int) -> list[Token]:
     """The phrase just before position `end`: back to the previous verb or clause mark."""
     start = end
-    while start > 0 and tokens[start - 1].text not in {",", ";"} and not is_verb(tokens, start - 1):
+    while (
+        start > 0
+        and tokens[start - 1].text not in {",", ";"}
+        and (tokens[start - 1].lower == "'s" or not is_verb(tokens, start - 1))
+    ):
         start -= 1
     return tokens[start:end]
 

@@ -104,67 +104,7 @@ BOILERPLATE = re.compile(
 
 NEW_SENTENCE = frozenset(["The", "He", "She", "They", "It", "His", "Her", "Their", "A", "An", "But", "This", "These"])
 
-NONFINITE_LEAD = frozenset(["after", "before", "despite", "while", "since", "without", "when"])
-SAY = frozenset(
-    [
-        "say",
-        "says",
-        "said",
-        "claim",
-        "claims",
-        "claimed",
-        "insist",
-        "insists",
-        "insisted",
-        "believe",
-        "believes",
-        "believed",
-        "think",
-        "thinks",
-        "thought",
-        "reveal",
-        "reveals",
-        "revealed",
-        "warn",
-        "warns",
-        "warned",
-        "admit",
-        "admits",
-        "admitted",
-        "deny",
-        "denies",
-        "denied",
-        "fear",
-        "fears",
-        "feared",
-        "announce",
-        "announces",
-        "announced",
-        "confirm",
-        "confirms",
-        "confirmed",
-        "suggest",
-        "suggests",
-        "suggested",
-        "argue",
-        "argues",
-        "argued",
-        "explain",
-        "explains",
-        "explained",
-        "show",
-        "shows",
-        "showed",
-        "found",
-        "find",
-        "finds",
-        "discovered",
-        "know",
-        "knew",
-        "realised",
-        "realized",
-    ]
-)
+NONFINITE_LEAD = frozenset(["after", "despite", "while", "since", "when"])
 SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it", "i", "we"])
 
 PERSON_NOUNS = frozenset(
@@ -327,3 +267,124 @@ NOT_SURNAMES = frozenset(
     ]
 )
 NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$|^[A-Z][a-z]*[A-Z][a-z]+$")
+
+# Verbs whose complement clause is stated true ("revealed she was pregnant" states she was).
+FACTIVE = frozenset(
+    [
+        "reveal",
+        "reveals",
+        "revealed",
+        "show",
+        "shows",
+        "showed",
+        "shown",
+        "find",
+        "finds",
+        "found",
+        "discover",
+        "discovers",
+        "discovered",
+        "know",
+        "knows",
+        "knew",
+        "realise",
+        "realises",
+        "realised",
+        "realize",
+        "realizes",
+        "realized",
+        "learn",
+        "learns",
+        "learned",
+        "learnt",
+        "notice",
+        "notices",
+        "noticed",
+        "confirm",
+        "confirms",
+        "confirmed",
+        "admit",
+        "admits",
+        "admitted",
+    ]
+)
+
+# Subordinators: what follows them is a clause of its own, kept whole.
+SUBORDINATORS = frozenset(
+    [
+        "because",
+        "after",
+        "before",
+        "since",
+        "while",
+        "when",
+        "as",
+        "although",
+        "though",
+        "until",
+        "unless",
+        "if",
+        "once",
+        "whereas",
+        "whether",
+    ]
+)
+# Verbs true of a group only: a coordinated subject of theirs is not split ("X and Y met").
+COLLECTIVE_VERBS = frozenset(
+    [
+        "meet",
+        "marry",
+        "wed",
+        "date",
+        "divorce",
+        "separate",
+        "split",
+        "share",
+        "agree",
+        "disagree",
+        "clash",
+        "fight",
+        "argue",
+        "collide",
+        "draw",
+        "tie",
+        "combine",
+        "unite",
+        "merge",
+        "join",
+        "team",
+        "gather",
+        "differ",
+    ]
+)
+# Words opening a condition or a question: what follows is not stated as a fact.
+CONDITIONS = frozenset(["if", "unless", "whether", "until"])
+# Roles of a person relative to another, or that another person of a story plays: never
+# resolved to the person named last, nor made an "X is Y" fact without whose.
+RELATIONAL = frozenset(
+    [
+        "victim",
+        "wife",
+        "husband",
+        "mother",
+        "father",
+        "girlfriend",
+        "boyfriend",
+        "daughter",
+        "son",
+        "grandmother",
+        "grandfather",
+        "friend",
+        "partner",
+        "brother",
+        "sister",
+        "suspect",
+        "killer",
+        "gunman",
+        "attacker",
+        "neighbour",
+        "neighbor",
+    ]
+)
+# First words of a role written lower case after "is" ("Former Barcelona man" -> "a former ...").
+LOWER_FIRST = frozenset(["former", "ex", "new", "young", "old", "retired", "late", "veteran", "current"])
