@@ -10,4 +10,6 @@ class HitsConfig(AppConfig):
         package (hits/providers/<name>/models.py) but belong to this app (their tables keep the
         `hits_` prefix); the registry imports them with the providers."""
         super().import_models()
-        from hits.providers import registry  # noqa: F401
+        from hits.provider_interface import registry
+
+        registry.load_all()

@@ -9,8 +9,8 @@ from annotation.models import System
 from .batch_fields import batch_form_field
 from .models import QualificationTest
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
-from .providers import available_providers, provider_class
-from .providers.options import form_field, form_field_name, form_value
+from .provider_interface import available_providers, provider_class
+from .provider_interface.options import form_field, form_field_name, form_value
 from .selectors import tests_for_batches
 
 

@@ -1,5 +1,8 @@
 """What a task page shows (reads only): the assignment, its HIT's summary, the reference's
-sentences and the ACUs the HIT asks about. The HTML is templates/hits/task.html and its partials."""
+sentences and the ACUs the HIT asks about, and the context of the task page a provider's session
+shows (Prolific, panel, MTurk). The HTML is templates/hits/task.html and its partials."""
+
+from django.urls import reverse
 
 from annotation.models import ReferenceSentence
 from hits.models import HIT, Assignment
@@ -40,3 +43,26 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
     if assignment is None:
         return None
     return assignment, {"hit": assignment.hit, **content(assignment.hit)}
+
+
+def task_context(hit: HIT) -> dict:
+    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs."""
+    return {"hit": hit, "batch": hit.batch, **content(hit)}
+
+
+def session_task_context(assignment: Assignment, token: str, *, provider: str, done: int, total: int, **extra) -> dict:
+    """The task page of a provider session's assignment (Prolific, panel): the in-house task page
+    with the session's progress; `extra` adds the provider's own links."""
+    return {
+        **task_context(assignment.hit),
+        "assignment": assignment,
+        "preview": False,
+        "embedded": True,
+        "done": assignment.status != Assignment.Status.ASSIGNED,
+        "submit_url": reverse("task_submit", args=[token]),
+        "storage_key": f"{provider}-{assignment.pk}",
+        "after_submit": provider,
+        "position": min(done + 1, total),
+        "total": total,
+        **extra,
+    }

@@ -3,7 +3,8 @@
 from celery import shared_task
 
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
-from hits.services import batches, handout, provider_sync, review
+from hits.providers import sync as provider_sync
+from hits.services import batches, handout, review
 
 from .models import Batch
 
@@ -46,7 +47,7 @@ def release_idle_prolific_sessions() -> int:
 @shared_task(acks_late=True, **DB_RETRY)
 def release_idle_sessions() -> int:
     """Beat: every provider gives back the places its idle participants hold."""
-    from hits.providers import available_providers, get_provider
+    from hits.provider_interface import available_providers, get_provider
 
     return sum(get_provider(name).release_idle() for name in available_providers())
 

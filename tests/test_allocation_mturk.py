@@ -10,7 +10,7 @@ from botocore.stub import ANY
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
 from hits.models import HIT, Assignment, Batch, ProviderCall, Worker
-from hits.providers import ProviderError
+from hits.provider_interface import ProviderError
 from hits.providers.mturk import provider as mturk
 from hits.providers.mturk import questions as mturk_xml
 from hits.providers.mturk.sync import sync_batch

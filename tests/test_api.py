@@ -494,7 +494,7 @@ def test_publish_in_house_batch_in_process(as_role, draft, eager_celery):
 
 
 def test_publish_failure_is_400_and_the_batch_stays_resumable(as_role, draft, eager_celery, monkeypatch):
-    from hits.providers import ProviderError
+    from hits.provider_interface import ProviderError
     from hits.providers.inhouse import InHouseProvider
 
     def refuse(self, batch):

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.template import Context, Template
 
 from annotation.services.authoring import authors
-from hits.api.fields import MoneyField
+from hits.batch_fields import MoneyField
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import format_money
 from hits.services import money_budget, review

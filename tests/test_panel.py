@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from hits.models import HIT, Assignment, LedgerEntry, Worker
-from hits.providers import ProviderError, get_provider
+from hits.provider_interface import ProviderError, get_provider
 from hits.providers.panel import idle, payouts, sessions, tokens
 from hits.providers.panel.config import completion_code
 from hits.providers.panel.models import PanelPayment, PanelSession

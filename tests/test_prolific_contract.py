@@ -17,7 +17,7 @@ from responses import matchers
 
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import Bucket
-from hits.providers import ProviderError, get_provider
+from hits.provider_interface import ProviderError, get_provider
 from hits.providers.prolific import client as prolific_client
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.client import ProlificClient

@@ -8,7 +8,7 @@ from django.urls import reverse
 from responses import matchers
 
 from hits.models import Worker
-from hits.providers import ProviderError
+from hits.provider_interface import ProviderError
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.client import ProlificClient
 from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy

@@ -10,7 +10,7 @@ from django.db import connection
 from django.utils import timezone
 
 from hits.models import Assignment, Batch, Worker
-from hits.providers import ProviderError
+from hits.provider_interface import ProviderError
 from hits.providers.prolific import sessions as prolific_sessions
 from hits.providers.prolific.config import config
 from hits.providers.prolific.models import ProlificSession, ProlificStudy

@@ -32,7 +32,7 @@ from hits.allocation.policy import (
 )
 from hits.models import HIT, Assignment, Batch, Worker, WorkerEstimate
 from hits.money import cents
-from hits.providers import Capability, ProviderError, get_provider
+from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.selectors import counted_judgments
 
 logger = logging.getLogger(__name__)

@@ -17,14 +17,14 @@ from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.allocation import service as allocation
-from hits.api.fields import MoneyField
-from hits.batch_fields import allocation_options, batch_serializer_field
+from hits.batch_fields import MoneyField, allocation_options, batch_serializer_field
 from hits.ledger import spend as ledger_spend
 from hits.models import Batch
 from hits.money import Bucket
-from hits.providers import available_providers, provider_class
-from hits.providers.options import serializer_class
-from hits.services import batches, provider_sync
+from hits.provider_interface import available_providers, provider_class
+from hits.provider_interface.options import serializer_class
+from hits.providers import sync as provider_sync
+from hits.services import batches
 
 MAX_ID = 2**63 - 1
 

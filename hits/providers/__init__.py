@@ -1,20 +1,7 @@
-"""Crowd providers as adapters: each talks to its service and returns facts.
-
-`base` is the interface (with the capabilities a provider declares), `registry` finds a
-provider by name, `inhouse` is our own crowd, and `mturk/` and `prolific/` each hold their
-client, payloads, option schema, provider, sync, views and urls. The adapter modules never
-import the services that call them (an import-linter contract).
+"""Crowd providers: `inhouse` (our own crowd) and one folder each for `mturk/`, `prolific/` and
+`panel/`, holding its client, option schema, models, provider (the adapter the services call
+through hits.provider_interface), sync, sessions, views and urls; `sync` is the one entry point
+of *Sync now*, the API and the periodic task. The adapter modules never import the services that
+call them (an import-linter contract); the sync, session and page modules do, which is why the
+interface and the registry live below the services, in hits/provider_interface/.
 """
-
-from hits.providers.base import Capability, CrowdProvider, ProviderError
-from hits.providers.registry import available_providers, get_provider, provider_class, register
-
-__all__ = [
-    "Capability",
-    "CrowdProvider",
-    "ProviderError",
-    "available_providers",
-    "get_provider",
-    "provider_class",
-    "register",
-]

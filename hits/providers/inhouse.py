@@ -1,7 +1,7 @@
 """The in-house provider: workers are accounts of this app, so every provider action is a
 change in our own database, made by the services; nothing is sent anywhere and no fee is due."""
 
-from .base import CrowdProvider
+from hits.provider_interface.base import CrowdProvider
 
 
 class InHouseProvider(CrowdProvider):

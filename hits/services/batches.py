@@ -17,7 +17,7 @@ from hits.allocation.policy import ADAPTIVE, FIXED, Policy
 from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
-from hits.providers import Capability, ProviderError, get_provider
+from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.selectors import tests_for_batches
 from hits.services.money_budget import over_budget_message
 

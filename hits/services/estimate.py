@@ -8,7 +8,7 @@ from django.db.models import Count
 from annotation.models import ACU, Summary
 from annotation.services.authoring import usable_for_crowd
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents
-from hits.providers import get_provider
+from hits.provider_interface import get_provider
 
 
 class SampleError(ValueError):

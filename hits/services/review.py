@@ -19,7 +19,7 @@ from hits import places, versions
 from hits.ledger import record as _pay
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, parse_money
-from hits.providers import ProviderError, get_provider
+from hits.provider_interface import ProviderError, get_provider
 from hits.services.money_budget import bonus_passes_budget
 
 logger = logging.getLogger(__name__)

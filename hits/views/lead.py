@@ -24,9 +24,10 @@ from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.ledger import spend
 from hits.models import Assignment, Batch, QualificationTest, Worker
 from hits.money import format_money
-from hits.providers import Capability, ProviderError, get_provider
+from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.providers import sync as provider_sync
 from hits.providers.prolific import views as prolific_views
-from hits.services import batches, estimate, money_budget, provider_sync, qualification, review
+from hits.services import batches, estimate, money_budget, qualification, review
 from hits.stages import batch_stage
 
 

@@ -73,29 +73,6 @@ def start_next(request):
     return redirect("task", token=task_token(assignment))
 
 
-def _task_context(hit: HIT) -> dict:
-    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs."""
-    return {"hit": hit, "batch": hit.batch, **task_page.content(hit)}
-
-
-def session_task_context(assignment: Assignment, token: str, *, provider: str, done: int, total: int, **extra) -> dict:
-    """The task page of a provider session's assignment (Prolific, panel): the in-house task page
-    with the session's progress; `extra` adds the provider's own links."""
-    return {
-        **_task_context(assignment.hit),
-        "assignment": assignment,
-        "preview": False,
-        "embedded": True,
-        "done": assignment.status != Assignment.Status.ASSIGNED,
-        "submit_url": reverse("task_submit", args=[token]),
-        "storage_key": f"{provider}-{assignment.pk}",
-        "after_submit": provider,
-        "position": min(done + 1, total),
-        "total": total,
-        **extra,
-    }
-
-
 @never_cache  # back after submitting: the server says "already submitted", not a blank copy
 def task(request, token: str):
     """Security behavior: whoever holds the signed token of an assignment (its worker); no
@@ -130,7 +107,7 @@ def token_task_context(context: dict, assignment: Assignment, token: str, **extr
 def preview(request, hit_id: int):
     """Security behavior: leads; the task as workers see it, without a way to submit."""
     hit = get_object_or_404(HIT.objects.select_related("summary", "batch"), pk=hit_id)
-    return render(request, "hits/task.html", {**_task_context(hit), "preview": True, "done": False})
+    return render(request, "hits/task.html", {**task_page.task_context(hit), "preview": True, "done": False})
 
 
 @retry_on_reconnect  # the same answers again give the same result

@@ -16,7 +16,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
 from django.conf import settings
 
-from hits.providers.base import ProviderError
+from hits.provider_interface.base import ProviderError
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from django.utils import timezone
 from hits.gold import test_items
 from hits.models import ProviderCall
 from hits.money import cents, money_string
-from hits.providers.base import Capability, CrowdProvider, ProviderError
+from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.mturk.client import MTurkError, call, make_client
 from hits.providers.mturk.config import OPTIONS, config
 from hits.providers.mturk.questions import answer_key, external_question, qualification_form

@@ -23,7 +23,7 @@ from hits import places, versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
 from hits.models import Assignment, Batch, Worker
-from hits.providers import ProviderError
+from hits.provider_interface import ProviderError
 from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import MTurkProvider

@@ -38,7 +38,7 @@ from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import ASSIGNMENT_NOT_AVAILABLE
 from hits.services.submission import MAX_COMMENT, SubmissionRefused, checked_answers, clamped_active_seconds
-from hits.views.worker import _task_context
+from hits.task_page import task_context
 
 # MTurk's AssignmentId, WorkerId and HITId: upper-case letters and digits, at most 64.
 MTURK_ID = re.compile(r"[A-Z0-9]{1,64}")
@@ -73,7 +73,7 @@ def task(request):
     )
     if hit is None:
         return _error(request, "This HIT is not known here. Return it and contact the requester.", 404)
-    context = _task_context(hit)
+    context = task_context(hit)
     assignment_id = params.get("assignmentId", "")
     if not assignment_id or assignment_id == ASSIGNMENT_NOT_AVAILABLE:
         context.update(preview=True, done=False, accept_hint=True)

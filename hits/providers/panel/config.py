@@ -2,7 +2,7 @@
 
 from django.utils.crypto import salted_hmac
 
-from hits.providers.options import Option, defaults, merged
+from hits.provider_interface.options import Option, defaults, merged
 
 OPTIONS: tuple[Option, ...] = (
     Option("panel_name", "text", "", "panel name", help="Free text, e.g. CloudResearch Connect, SONA, Qualtrics."),

@@ -15,7 +15,7 @@ from django.db.models import Avg
 
 from hits.models import HIT
 from hits.money import CENT
-from hits.providers.base import Capability, CrowdProvider, ProviderError
+from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.panel import idle, selectors
 from hits.providers.panel.config import ID_PARAMETER, OPTIONS, config
 

@@ -27,7 +27,7 @@ from hits.providers.panel.config import completion_code, completion_url, config
 from hits.providers.panel.models import PanelSession
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.views.worker import session_task_context
+from hits.task_page import session_task_context
 
 logger = logging.getLogger(__name__)
 

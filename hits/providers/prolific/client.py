@@ -17,7 +17,7 @@ from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.util import Retry
 
-from hits.providers.base import ProviderError
+from hits.provider_interface.base import ProviderError
 
 DEFAULT_API_URL = "https://api.prolific.com/api/v1/"
 RETRY_STATUSES = (429, 500, 502, 503, 504)

@@ -1,6 +1,6 @@
 """Prolific's batch options (one schema: the lead's form, the API and the stored defaults)."""
 
-from hits.providers.options import Option, defaults, merged
+from hits.provider_interface.options import Option, defaults, merged
 
 OPTIONS: tuple[Option, ...] = (
     Option(

@@ -13,7 +13,7 @@ from django.utils import timezone
 from hits.ledger import record
 from hits.models import Batch, LedgerEntry
 from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
-from hits.providers.base import ProviderError
+from hits.provider_interface.base import ProviderError
 from hits.providers.prolific.client import ProlificError
 from hits.providers.prolific.models import ProlificBonus, ProlificSession
 

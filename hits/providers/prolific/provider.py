@@ -42,7 +42,7 @@ from django.urls import reverse
 
 from hits.models import ProviderCall
 from hits.money import cents
-from hits.providers.base import Capability, CrowdProvider, ProviderError
+from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.prolific.client import ProlificClient, ProlificError
 from hits.providers.prolific.config import OPTIONS, config
 from hits.providers.prolific.decisions import (

@@ -48,7 +48,7 @@ from hits.allocation.policy import ADAPTIVE
 from hits.ledger import record
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
-from hits.providers import ProviderError
+from hits.provider_interface import ProviderError
 from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy

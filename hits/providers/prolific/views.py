@@ -25,7 +25,7 @@ from config.security import framable_by
 from hits import gold
 from hits.models import Assignment, Batch, Worker
 from hits.money import CENT, MoneyError, parse_money
-from hits.providers import ProviderError
+from hits.provider_interface import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.config import config
@@ -34,7 +34,7 @@ from hits.providers.prolific.models import ProlificGroupMember, ProlificSession,
 from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
 from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.views.worker import session_task_context
+from hits.task_page import session_task_context
 
 
 def _message(request, message: str, status: int = 400, link: str = ""):

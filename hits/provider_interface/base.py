@@ -34,7 +34,7 @@ class CrowdProvider:
     name = "base"
     label = "Provider"
     capabilities: frozenset[str] = frozenset()
-    options: tuple = ()  # hits.providers.options.Option, one per batch option
+    options: tuple = ()  # hits.provider_interface.options.Option, one per batch option
     closed = ""  # why new batches should not use it (shown on the new-batch form), e.g. the service closed
     payment_note = ""  # on the ledger rows it pays, e.g. "to pay at the panel"
     section_template = ""  # a template the batch page includes, with `section(batch)` as `provider_section`

@@ -8,7 +8,7 @@ mirrors what happened at the provider and returns counts, and a `summary(counts)
 import logging
 
 from hits.models import Batch
-from hits.providers import Capability, ProviderError, get_provider
+from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.providers.mturk import sync as mturk_sync
 from hits.providers.prolific import sync as prolific_sync
 
