@@ -6,13 +6,14 @@ broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped databas
 import logging
 
 from celery import group, shared_task
-from django.conf import settings
 from django.core.cache import cache
 
 from annotation.models import Dataset
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
 from config.dispatch import runs_in_process
 from hits.models import Batch
+from scoring.drafts.tasks import apply_budget  # noqa: F401  (defined beside its service; registered here)
+from scoring.machine.tasks import run_judge  # noqa: F401  (defined beside its service; registered here)
 from scoring.models import RecomputeRequest
 from scoring.runs import recompute, services, statistics, worker_estimates
 
@@ -61,24 +62,6 @@ def power_part(run_id: int, part: list[int]) -> bool:
 def run_metric_significance(run_id: int) -> int:
     statistics.run_metric_correlations(run_id)
     return run_id
-
-
-@shared_task(
-    acks_late=True, time_limit=settings.JUDGE_TASK_TIME_LIMIT, soft_time_limit=settings.JUDGE_TASK_TIME_LIMIT - 60
-)
-def run_judge(run_id: int) -> str:
-    """Judge a queued machine round (a finished run is left as it is)."""
-    from scoring.machine.runs import run_judge_run
-
-    return run_judge_run(run_id).status
-
-
-@shared_task(acks_late=True)
-def apply_budget(job_id: int) -> str:
-    """Apply a lead's human-unit budget (a DraftJob of kind budget); rerunning re-applies it."""
-    from scoring.drafts.unit_budget.service import run_job
-
-    return run_job(job_id).status
 
 
 @shared_task(acks_late=True, **DB_RETRY)

@@ -7,7 +7,7 @@ import this module."""
 
 from config.dispatch import dispatch_long, in_background, lost_in_background
 from hits.models import JudgeRun
-from scoring import tasks
+from scoring.machine import tasks
 from scoring.machine.runs import run_json
 
 

@@ -1,7 +1,7 @@
 """REST API for leads: results of a dataset (scores, agreement, workers) and its exports.
 
 Thin views over the services the dashboards and commands use (`dashboard.scores_run`,
-`services.scores_json`, `selectors.alpha_trend`, the exporters). `?round=<batch id>` selects
+`scores_json`, `selectors.alpha_trend`, the exporters). `?round=<batch id>` selects
 one crowd batch or imported label round of the dataset (404 when it is not one of its rounds).
 Security behavior: leads only (the default permission `IsLead`).
 """
@@ -25,9 +25,9 @@ from config.api_errors import JSONErrorsMixin, error_responses
 from hits.models import Batch
 from scoring.results.dashboard import ROSE_ALPHA, scores_run
 from scoring.results.exports.rose import rose_lines
+from scoring.results.exports.scores_json import scores_json
 from scoring.results.exports.tables import write_judgments_csv, write_scores_csv
 from scoring.runs.selectors import alpha_trend
-from scoring.runs.services import scores_json
 
 MAX_ID = 2**63 - 1
 

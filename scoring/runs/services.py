@@ -390,38 +390,6 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
     return outputs, inputs
 
 
-def scores_json(run: ScoringRun) -> dict:
-    """The compute_scores command's JSON: systems, alpha, counts, pairwise tests, the common-documents
-    comparison and the run id."""
-    out = run.outputs
-    return {
-        "systems": {
-            name: {
-                k: v
-                for k, v in s.items()
-                if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length", "documents")
-            }
-            for name, s in out["systems"].items()
-        },
-        "aggregation": out.get("aggregation", "majority"),
-        "alpha": out["alpha"],
-        "counts": out["counts"],
-        # As the stored run holds them: paired p-values on the documents each pair shares (with that
-        # n), and the comparison on the documents judged for every system when coverage differs.
-        "pairwise": out.get("pairwise"),
-        "common": out.get("common"),
-        "run": run.pk,
-        "machine": machine_json(run.dataset),
-    }
-
-
-def machine_json(dataset) -> list[dict]:
-    """The newest finished judge run of each judge, never mixed into the human figures above."""
-    from scoring.machine.runs import latest_runs, machine_summary
-
-    return [machine_summary(r) for r in latest_runs(dataset)]
-
-
 def is_stale(run: ScoringRun | None, dataset, batch=None, current: int | None = None) -> bool:
     """Whether the counted judgments (or exclusions) or the dataset's alpha changed since the run.
     `current`: the scope's version of the judgments if just read (with the run: `selectors.latest_run`)."""

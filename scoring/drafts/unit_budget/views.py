@@ -12,7 +12,7 @@ from annotation.drafting import available_drafters
 from annotation.models import Dataset, DraftJob
 from config.dispatch import dispatch
 from config.roles import LEAD, role_required
-from scoring import tasks
+from scoring.drafts import tasks
 from scoring.drafts.quality import CRITERIA
 from scoring.drafts.report import default_judge_name
 from scoring.machine.judges import JUDGE_NAMES, get_judge

@@ -4,8 +4,9 @@ import json
 
 from django.core.management.base import BaseCommand
 
+from scoring.results.exports.scores_json import scores_json
 from scoring.results.exports.tables import write_scores_csv
-from scoring.runs.services import AGGREGATIONS, compute_scores, scores_json
+from scoring.runs.services import AGGREGATIONS, compute_scores
 
 from ._dataset import dataset_and_round
 

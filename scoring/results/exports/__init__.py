@@ -1,1 +1,2 @@
-"""Exports: RoSE JSONL (rose) and CSV tables of judgments and scores (tables)."""
+"""Exports: RoSE JSONL (rose), CSV tables of judgments and scores (tables) and a scoring run as
+JSON (scores_json)."""

@@ -1,0 +1,35 @@
+"""A stored scoring run as the JSON of `compute_scores --json` and the API's scores: the human
+figures of the run, and beside them (never mixed in) the newest finished judge run of each judge."""
+
+from scoring.machine.runs import latest_runs, machine_summary
+from scoring.models import ScoringRun
+
+
+def scores_json(run: ScoringRun) -> dict:
+    """Systems, alpha, counts, pairwise tests, the common-documents comparison, the run id and
+    the machine judges' summaries."""
+    out = run.outputs
+    return {
+        "systems": {
+            name: {
+                k: v
+                for k, v in s.items()
+                if k in ("acu", "acu_ci", "normalized_acu", "normalized_acu_ci", "length", "documents")
+            }
+            for name, s in out["systems"].items()
+        },
+        "aggregation": out.get("aggregation", "majority"),
+        "alpha": out["alpha"],
+        "counts": out["counts"],
+        # As the stored run holds them: paired p-values on the documents each pair shares (with that
+        # n), and the comparison on the documents judged for every system when coverage differs.
+        "pairwise": out.get("pairwise"),
+        "common": out.get("common"),
+        "run": run.pk,
+        "machine": machine_json(run.dataset),
+    }
+
+
+def machine_json(dataset) -> list[dict]:
+    """The newest finished judge run of each judge, never mixed into the human figures above."""
+    return [machine_summary(r) for r in latest_runs(dataset)]
