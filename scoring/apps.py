@@ -16,6 +16,6 @@ class ScoringConfig(AppConfig):
         from django.db.models.signals import post_delete
 
         from hits.models import JudgeRun
-        from scoring.machine.runs import remove_stored_model
+        from scoring.machine.judges.learned_models import remove_stored_model
 
         post_delete.connect(remove_stored_model, sender=JudgeRun, dispatch_uid="scoring.machine.remove_stored_model")

@@ -17,7 +17,7 @@ from django.utils.html import json_script
 from annotation.models import Dataset
 from hits import versions
 from hits.models import Batch, JudgeRun
-from scoring.machine import runs as judge_runs
+from scoring.machine import selectors as judge_runs
 from scoring.models import ScoringRun
 from scoring.results import charts, dashboard, leaderboard
 from scoring.runs import selectors

@@ -14,7 +14,7 @@ from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
 from hits.models import Batch, JudgeRun
 from scoring.machine.background import run_state, start_run
-from scoring.machine.judges import JUDGE_NAMES
+from scoring.machine.judges import JUDGE_NAMES, judge_options
 from scoring.machine.runs import JudgeRunError, start_judge_run
 
 MAX_ID = 2**63 - 1
@@ -121,15 +121,10 @@ class DatasetJudgeRuns(APIView):
                 return Response(
                     error_body(f"Dataset {dataset.name!r} has no round {data['round']}.", "not_found"), status=404
                 )
-        options = {}
-        if data["judge"] == "nli":
-            options["model_dir"] = data.get("model_dir", "")
-        if data["judge"] in ("embedding", "nli"):
-            options["device"] = data.get("device", "cpu")
-        if data["judge"] == "learned" and data.get("model_from") is not None:
-            options["model_from"] = data["model_from"]
-        if data["judge"] == "learned" and data.get("cross_encoder") and data.get("model_from") is None:
-            options["cross_encoder"] = True
+        # Each judge takes its own options; those it does not take are left out.
+        options, _ = judge_options(
+            data["judge"], {k: data.get(k) for k in ("model_dir", "device", "model_from", "cross_encoder")}
+        )
         try:
             run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
         except JudgeRunError as exc:

@@ -2,13 +2,13 @@
 process): queued on a Celery worker with a broker; in the embedded mode on a background thread
 of the server (config/dispatch.dispatch_long), so the page shows the run's progress instead of
 holding the request for a training of many minutes, or in the request with
-LONG_TASKS_IN_BACKGROUND off. Over the service (scoring.machine.runs) and the task, which never
+LONG_TASKS_IN_BACKGROUND off. Over the service (scoring.machine.runs) and its task (scoring.machine.tasks), which never
 import this module."""
 
 from config.dispatch import dispatch_long, in_background, lost_in_background
 from hits.models import JudgeRun
 from scoring.machine import tasks
-from scoring.machine.runs import run_json
+from scoring.machine.reports import run_json
 
 
 def start_run(run: JudgeRun) -> bool:

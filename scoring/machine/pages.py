@@ -2,7 +2,7 @@
 
 from hits.models import JudgeRun
 from hits.triage import ranking_verdict
-from scoring.machine.runs import latest_and_running, triage_source
+from scoring.machine.selectors import latest_and_running, triage_source
 
 ORANGE, BLUE, GREEN = "#d9822b", "#2457c5", "#2e8b57"
 

@@ -15,7 +15,7 @@ from django.core.cache import cache
 
 from hits import versions
 from hits.models import MachineJudgment
-from scoring.machine.runs import latest_runs
+from scoring.machine.selectors import latest_runs
 from scoring.runs.data import load_judgments
 
 QC_CONFIDENCE = 0.9

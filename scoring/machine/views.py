@@ -16,7 +16,7 @@ from config.roles import LEAD, role_required
 from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
 from scoring.machine.background import lost, start_run
-from scoring.machine.judges import judge_availability
+from scoring.machine.judges import judge_availability, judge_options
 from scoring.machine.runs import JudgeRunError, start_judge_run
 
 
@@ -69,19 +69,18 @@ def start(request, dataset_id: int):
             messages.error(request, "No such round in this dataset.")
             return redirect(back)
     judge = request.POST.get("judge", "")
-    options = {}
-    if judge == "nli":
-        options["model_dir"] = request.POST.get("model_dir", "").strip()
-    if judge in ("embedding", "nli"):
-        options["device"] = request.POST.get("device", "cpu")
-    model_from = request.POST.get("model_from", "").strip()
-    if judge == "learned" and model_from:
-        if not model_from.isdigit():
+    given = {
+        "model_dir": request.POST.get("model_dir", "").strip(),
+        "device": request.POST.get("device", "cpu"),
+        "model_from": request.POST.get("model_from", "").strip(),
+        "cross_encoder": bool(request.POST.get("cross_encoder")),
+    }
+    options, _ = judge_options(judge, given)  # each judge takes its own; the others' fields are left out
+    if "model_from" in options:
+        if not options["model_from"].isdigit():
             messages.error(request, "Model from run takes a judge run number.")
             return redirect(back)
-        options["model_from"] = int(model_from)
-    elif judge == "learned" and request.POST.get("cross_encoder"):
-        options["cross_encoder"] = True
+        options["model_from"] = int(options["model_from"])
     try:
         run = start_judge_run(dataset, judge, options=options, label_round=label_round, user=request.user)
     except JudgeRunError as exc:

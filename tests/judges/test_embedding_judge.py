@@ -55,7 +55,8 @@ def test_paraphrase_scores_above_unrelated_and_loads_offline():
 def test_an_embedding_round_queued_before_still_runs_but_no_new_one_starts():
     from annotation.models import Dataset
     from hits.models import Batch, JudgeRun
-    from scoring.machine.runs import run_json, run_judge_run
+    from scoring.machine.reports import run_json
+    from scoring.machine.runs import run_judge_run
 
     dataset = Dataset.objects.get(pk=import_dataset(DEMO_ROSE, name="demo", fmt="rose").dataset_id)
     with pytest.raises(CommandError, match="invalid choice: 'embedding'"):

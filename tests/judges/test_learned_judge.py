@@ -20,7 +20,9 @@ from scoring import tasks
 from scoring.machine import runs
 from scoring.machine.data import human_labels, load_pairs, reference_texts
 from scoring.machine.features import FEATURE_NAMES, Featurizer
-from scoring.machine.runs import run_judge_run, start_judge_run, triage_source
+from scoring.machine.judges import learned as learned_judge
+from scoring.machine.runs import run_judge_run, start_judge_run
+from scoring.machine.selectors import triage_source
 from scoring.runs.services import compute_scores
 from scoring.stats import calibration, learned
 
@@ -121,10 +123,10 @@ def test_without_labels_or_time_the_run_fails_with_a_clear_message(tmp_path):
 
 
 def test_projection_waits_for_enough_work_then_extrapolates_its_speed():
-    assert runs.projected_seconds(elapsed=120.0, share=0.04) is None  # too little of the work done
-    assert runs.projected_seconds(elapsed=10.0, share=0.5) is None  # too little time to measure a speed
-    assert runs.projected_seconds(elapsed=60.0, share=0.1) == pytest.approx(540.0)
-    assert runs.projected_seconds(elapsed=300.0, share=0.75) == pytest.approx(100.0)
+    assert learned_judge.projected_seconds(elapsed=120.0, share=0.04) is None  # too little of the work done
+    assert learned_judge.projected_seconds(elapsed=10.0, share=0.5) is None  # too little time to measure a speed
+    assert learned_judge.projected_seconds(elapsed=60.0, share=0.1) == pytest.approx(540.0)
+    assert learned_judge.projected_seconds(elapsed=300.0, share=0.75) == pytest.approx(100.0)
 
 
 class FakeClock:
@@ -145,6 +147,7 @@ def test_a_cross_encoder_that_cannot_finish_in_its_budget_stops_early(tmp_path, 
 
     clock = FakeClock()
     monkeypatch.setattr(runs, "time", clock)
+    monkeypatch.setattr(learned_judge, "time", clock)
     monkeypatch.setattr(extras, "missing", lambda feature: [])
     reached = []
 

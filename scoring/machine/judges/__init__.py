@@ -1,6 +1,9 @@
-"""Machine judges of ACU presence (lexical, learned, embedding, nli, llm) behind one interface."""
+"""Machine judges of ACU presence (lexical, learned, embedding, nli, llm) behind one interface
+(base.Judge: fit, predict). The registry is the one place that knows a judge by its name."""
 
-from .base import Judge, JudgeUnavailable
+import inspect
+
+from .base import Judge, JudgeUnavailable, Prediction, Work
 
 JUDGE_NAMES = ("lexical", "learned", "embedding", "nli", "llm")
 # The judges a new judge run may use. The embedding judge's best cosine (system-level Kendall 0.15
@@ -9,9 +12,17 @@ JUDGE_NAMES = ("lexical", "learned", "embedding", "nli", "llm")
 # text-similarity measure for drafts (draft_report, the unit budget), and old embedding runs stay
 # readable (and a queued one still runs).
 RUN_JUDGE_NAMES = ("lexical", "learned", "nli", "llm")
+RETIRED_FROM_RUNS = {
+    "embedding": (
+        "The embedding judge (best cosine, system-level Kendall 0.15 on REALSumm) is no longer offered for "
+        "judge runs: use the learned judge with its cross-encoder (judge_dataset --judge learned --cross-encoder), "
+        "which fine-tunes the same all-MiniLM-L6-v2."
+    )
+}
 
 
-def _judge_class(name: str) -> type[Judge]:
+def judge_class(name: str) -> type[Judge]:
+    """The class of a judge by its name (imported on first use: some need torch)."""
     if name == "lexical":
         from .lexical import LexicalJudge
 
@@ -42,11 +53,45 @@ def get_judge(name: str, **options) -> Judge:
     run here (packages, model files, endpoint) is `judge.available()`, and `judge.judge()`
     raises JudgeUnavailable with that reason when it cannot.
     """
-    cls = _judge_class(name)
+    cls = judge_class(name)
     try:
         return cls(**options)
     except TypeError as exc:
         raise JudgeUnavailable(f"Invalid options for the {name} judge: {exc}") from None
+
+
+def option_names(name: str) -> tuple[str, ...]:
+    """The options a judge takes: its constructor's keyword arguments (none for an unknown name)."""
+    if name not in JUDGE_NAMES:
+        return ()
+    parameters = inspect.signature(judge_class(name).__init__).parameters.values()
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return tuple(p.name for p in parameters if p.name != "self" and p.kind in keyword)
+
+
+def judges_taking(option: str) -> list[str]:
+    """The judges that take an option (for the message when another is given it)."""
+    return [name for name in JUDGE_NAMES if option in option_names(name)]
+
+
+def judge_options(name: str, given: dict) -> tuple[dict, list[str]]:
+    """What a page, the API or `judge_dataset` gathered, sorted for judge `name`: (the options
+    it takes, blank ones left out; the names of the non-blank ones it does not take)."""
+    takes = option_names(name)
+    filled = {k: v for k, v in given.items() if v not in (None, "", False)}
+    return {k: v for k, v in filled.items() if k in takes}, [k for k in filled if k not in takes]
+
+
+def run_judge(name: str, **options) -> Judge:
+    """A judge a new judge run may use, with its options; JudgeUnavailable says why not (a judge
+    retired from runs, an unknown one, invalid options, or one that cannot run here)."""
+    if name in RETIRED_FROM_RUNS:
+        raise JudgeUnavailable(RETIRED_FROM_RUNS[name])
+    if name not in RUN_JUDGE_NAMES:
+        raise JudgeUnavailable(f"Unknown judge {name!r}: choose one of {', '.join(RUN_JUDGE_NAMES)}.")
+    judge = get_judge(name, **options)
+    judge.require()
+    return judge
 
 
 def judge_availability() -> list[dict]:
@@ -59,11 +104,25 @@ def judge_availability() -> list[dict]:
         except JudgeUnavailable as exc:
             ok, why = False, str(exc)
         rows.append({"name": name, "available": ok, "reason": why})
-    from .learned import cross_encoder_missing
+    from .learned_models import cross_encoder_missing
 
     why = cross_encoder_missing()
     rows.append({"name": "learned+cross_encoder", "available": not why, "reason": why})
     return rows
 
 
-__all__ = ["JUDGE_NAMES", "RUN_JUDGE_NAMES", "Judge", "JudgeUnavailable", "get_judge", "judge_availability"]
+__all__ = [
+    "JUDGE_NAMES",
+    "RUN_JUDGE_NAMES",
+    "Judge",
+    "JudgeUnavailable",
+    "Prediction",
+    "Work",
+    "get_judge",
+    "judge_availability",
+    "judge_class",
+    "judge_options",
+    "judges_taking",
+    "option_names",
+    "run_judge",
+]

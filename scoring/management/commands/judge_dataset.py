@@ -5,10 +5,24 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.machine.judges import RUN_JUDGE_NAMES
-from scoring.machine.runs import JudgeRunError, run_json, start_judge_run
+from scoring.machine.judges import RUN_JUDGE_NAMES, judges_taking
+from scoring.machine.judges import judge_options as sort_options
+from scoring.machine.reports import run_json
+from scoring.machine.runs import JudgeRunError, start_judge_run
 
 from ._dataset import dataset_and_round
+
+# The judges' options this command takes (each judge takes its own: judges.option_names).
+JUDGE_OPTIONS = (
+    "model_dir",
+    "model_from",
+    "cross_encoder",
+    "ce_folds",
+    "ce_epochs",
+    "time_budget",
+    "device",
+    "batch_size",
+)
 
 
 def _figure(value, digits: int = 4) -> str:
@@ -50,39 +64,25 @@ class Command(BaseCommand):
         parser.add_argument(
             "--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)"
         )
-        parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="embedding and nli")
+        parser.add_argument("--device", choices=("cpu", "cuda"), help="embedding and nli (default cpu)")
         parser.add_argument("--batch-size", type=int, help="embedding and nli: pairs per forward pass")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options):
         dataset, label_round = dataset_and_round(options["name"], options["round"])
-        judge_options = {}
-        if options["judge"] == "nli":
-            judge_options["model_dir"] = options["model_dir"]
-        elif options["model_dir"]:
-            raise CommandError("--model-dir is for the nli judge only.")
-        if options["model_from"] is not None:
-            if options["judge"] != "learned":
-                raise CommandError("--model-from is for the learned judge only.")
-            judge_options["model_from"] = options["model_from"]
-        for flag, key in (("cross_encoder", "--cross-encoder"), ("time_budget", "--time-budget")):
-            if options[flag] not in (None, False):
-                if options["judge"] != "learned":
-                    raise CommandError(f"{key} is for the learned judge only.")
-                judge_options[flag] = options[flag]
         for flag, key in (("ce_folds", "--ce-folds"), ("ce_epochs", "--ce-epochs")):
-            if options[flag] is not None:
-                if not options["cross_encoder"]:
-                    raise CommandError(f"{key} goes with --cross-encoder.")
-                judge_options[flag] = options[flag]
+            if options[flag] is not None and not options["cross_encoder"]:
+                raise CommandError(f"{key} goes with --cross-encoder.")
         if options["cross_encoder"] and options["model_from"] is not None:
             raise CommandError(
                 "--cross-encoder trains a new model; --model-from reuses a run's (with its cross-encoder, if it has one)."
             )
-        if options["judge"] in ("embedding", "nli"):
-            judge_options["device"] = options["device"]
-            if options["batch_size"]:
-                judge_options["batch_size"] = options["batch_size"]
+        judge_options, others = sort_options(options["judge"], {k: options[k] for k in JUDGE_OPTIONS})
+        for option in others:
+            takers = judges_taking(option)
+            raise CommandError(
+                f"--{option.replace('_', '-')} is for the {' and '.join(takers)} judge{'s' if len(takers) > 1 else ''} only."
+            )
         try:
             run = start_judge_run(dataset, options["judge"], options=judge_options, label_round=label_round)
         except JudgeRunError as exc:

@@ -5,7 +5,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import JudgeRun
-from scoring.machine.runs import triage_report, triage_source
+from scoring.machine.reports import triage_report
+from scoring.machine.selectors import triage_source
 
 from ._dataset import dataset_and_round
 

@@ -1,7 +1,8 @@
 """A stored scoring run as the JSON of `compute_scores --json` and the API's scores: the human
 figures of the run, and beside them (never mixed in) the newest finished judge run of each judge."""
 
-from scoring.machine.runs import latest_runs, machine_summary
+from scoring.machine.reports import machine_summary
+from scoring.machine.selectors import latest_runs
 from scoring.models import ScoringRun
 
 
