@@ -71,8 +71,7 @@ def graph():
     return grimp.build_graph(*APPS, cache_dir=None)
 
 
-# hits: its cycles (services <-> providers, api <-> batch_fields) are issue 41's other part.
-@pytest.mark.parametrize("app", ["config", "annotation", "scoring"])
+@pytest.mark.parametrize("app", APPS)
 def test_no_package_cycle_in_the_app(graph, app):
     assert package_cycles(package_imports(graph, app)) == [], report(graph, app)
 
