@@ -46,12 +46,3 @@ def record(*, key: str, kind: str, assignment: Assignment | None, worker: Worker
         getattr(by, "pk", None) or "system",
     )
     return entry, True
-
-
-def spend(batch) -> dict:
-    """Money recorded for a batch, by kind."""
-    totals = {k: Decimal("0.00") for k in LedgerEntry.Kind.values}
-    for kind, amount in batch.ledger.values_list("kind", "amount"):
-        totals[kind] += amount
-    totals["total"] = sum(totals.values(), Decimal("0.00"))
-    return totals

@@ -7,8 +7,7 @@ scoring run records `current(dataset, round)`; it is stale when that number move
 
 import random
 
-from django.db import connection
-from django.db.models import F
+from django.db.models import F, QuerySet, Sum
 
 from hits.models import Assignment, Batch, RoundVersion
 
@@ -53,39 +52,18 @@ def bump_for_worker(worker_id: int) -> None:
     bump_for_assignments(Assignment.objects.filter(worker_id=worker_id))
 
 
-def current(dataset_id: int, batch_id: int | None = None) -> int:
-    """The sum of the stripes: one index range of at most STRIPES rows (written SQL: read on
-    every dashboard request, where compiling the ORM's aggregate cost more than running it)."""
-    with connection.cursor() as cursor:
-        cursor.execute(*current_query(dataset_id, batch_id))
-        return int(cursor.fetchone()[0])
-
-
-def current_query(dataset_id: int, batch_id: int | None = None) -> tuple[str, list]:
-    """(SQL, parameters) of `current`, for a caller that reads it within another statement."""
+def version_of(dataset_id: int, batch_id: int | None = None) -> QuerySet:
+    """The stripes' sum of a scope as a one-value queryset (a subquery for a caller that reads it
+    within another statement, as `scoring.runs.selectors.latest_run` does)."""
     return (
-        f"SELECT COALESCE(SUM(version), 0) FROM {connection.ops.quote_name(RoundVersion._meta.db_table)}"
-        " WHERE dataset_id = %s AND round_id = %s",
-        [dataset_id, batch_id or 0],
+        RoundVersion.objects.filter(dataset_id=dataset_id, round_id=batch_id or 0)
+        .order_by()
+        .values("dataset_id")
+        .annotate(total=Sum("version"))
+        .values("total")
     )
 
 
-def rounds(dataset_id: int) -> tuple[int, dict[int, int]]:
-    """(the database's identity, {round id: version} of every batch of the dataset), one query.
-
-    A batch no change has bumped yet has version 0. The identity (the database's oid) tells a
-    process that outlives its database (a test run, a restore into a recreated database) that
-    round ids and versions it remembers belong to another one."""
-    table = connection.ops.quote_name(RoundVersion._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::bigint, b.id,"
-            f" (SELECT COALESCE(SUM(v.version), 0) FROM {table} v WHERE v.dataset_id = b.dataset_id"
-            f" AND v.round_id = b.id)::bigint FROM {connection.ops.quote_name(Batch._meta.db_table)} b"
-            " WHERE b.dataset_id = %s",
-            [dataset_id],
-        )
-        rows = cursor.fetchall()
-    if not rows:
-        return 0, {}
-    return int(rows[0][0]), {int(batch): int(version) for _, batch, version in rows}
+def current(dataset_id: int, batch_id: int | None = None) -> int:
+    """The sum of the stripes: one index range of at most STRIPES rows."""
+    return version_of(dataset_id, batch_id).first() or 0

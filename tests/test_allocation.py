@@ -29,7 +29,7 @@ from hits.allocation.policy import (
 from hits.allocation.service import figures as allocation_figures
 from hits.allocation.service import lift_stop
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, MachineJudgment, WorkerEstimate
-from hits.selectors import batch_progress
+from hits.selectors.figures import batch_progress
 from hits.services import handout
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.submission import submit_assignment

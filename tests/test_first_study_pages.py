@@ -10,11 +10,12 @@ from django.urls import reverse
 
 from annotation.models import Reference
 from hits.models import Assignment, Batch, Worker
+from hits.selectors import figures
 from hits.services import handout, review
 from hits.services.submission import submit_assignment, task_token
 from hits.stages import batch_stage
 from hits.views.worker import inhouse_worker
-from scoring.results import dashboard, onboarding
+from scoring.results import onboarding
 from scoring.runs.services import compute_scores
 
 from .conftest import DEMO_ROSE, PASSWORD
@@ -119,10 +120,10 @@ def test_the_budget_hint_says_what_is_true(client, lead):
 def test_a_stopped_batch_has_no_estimated_finish(worker):
     batch = published_batch()
     submitted_task(worker, batch)
-    assert dashboard.progress(batch.dataset, batch)["eta"] is not None
+    assert figures.progress(figures.scope_batches(batch.dataset, batch))["eta"] is not None
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.STOPPED)
     batch.refresh_from_db()
-    assert dashboard.progress(batch.dataset, batch)["eta"] is None
+    assert figures.progress(figures.scope_batches(batch.dataset, batch))["eta"] is None
 
 
 def test_every_step_done_is_not_said_while_references_wait(client, lead, worker):

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from hits import selectors
+from hits.selectors import figures
 from hits.models import HIT, Assignment, Batch
 from hits.services import handout
 from hits.services.submission import SubmissionRefused, submit_assignment
@@ -36,7 +36,7 @@ def test_a_place_held_past_its_deadline_goes_to_the_next_worker_without_a_beat()
         handout.next_assignment(next_worker)  # still within its minute: nothing to take
 
     overdue(taken)
-    progress = selectors.batch_progress(batch)
+    progress = figures.batch_progress(batch)
     assert (progress["in_progress"], progress["overdue"], progress["left"]) == (0, 1, 1)
 
     given = handout.next_assignment(next_worker)  # no expire task has run
@@ -45,7 +45,7 @@ def test_a_place_held_past_its_deadline_goes_to_the_next_worker_without_a_beat()
     hit.refresh_from_db()
     assert taken.status == Assignment.Status.EXPIRED
     assert hit.open_places == 0
-    progress = selectors.batch_progress(batch)
+    progress = figures.batch_progress(batch)
     assert (progress["in_progress"], progress["overdue"], progress["left"]) == (1, 0, 0)
 
 
@@ -66,7 +66,7 @@ def test_the_late_worker_is_told_the_truth_and_the_place_reopens_at_once():
     hit.refresh_from_db()
     assert taken.status == Assignment.Status.EXPIRED and not taken.judgments.exists()
     assert hit.open_places == 1
-    assert selectors.batch_progress(batch)["left"] == 1
+    assert figures.batch_progress(batch)["left"] == 1
     assert handout.next_assignment(next_worker).hit_id == hit.pk
     with pytest.raises(handout.NoWork):  # the late worker does not get the same HIT again
         handout.next_assignment(late)

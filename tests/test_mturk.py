@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from hits import ledger
+from hits.selectors.figures import batch_spend
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.providers.mturk import client as mturk_client
 from hits.providers.mturk import provider as mturk
@@ -458,7 +458,7 @@ def test_an_approval_made_at_mturk_reaches_the_ledger_once(stub):
     assert sorted(rows.values_list("kind", flat=True)) == ["fee", "reward"]
     reward, fee = rows.get(kind="reward").amount, rows.get(kind="fee").amount
     assert reward == hit.reward and fee == mturk.MTurkProvider().fee(hit.reward, batch.assignments_per_hit) > 0
-    assert ledger.spend(batch)["total"] == reward + fee
+    assert batch_spend(batch)["total"] == reward + fee
     _sync_one(stub, batch, hit, [record])  # again: nothing more
     assert LedgerEntry.objects.filter(batch=batch).count() == 2
     review.approve(assignment_id=mine.pk)  # a later approve by the lead pays nothing more, calls nothing

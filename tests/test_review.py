@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from hits import ledger
+from hits.selectors.figures import batch_spend
 from hits.models import Assignment, LedgerEntry
 from hits.selectors import counted_judgments
 from hits.services import handout, review
@@ -59,7 +59,7 @@ def test_bonus_with_the_same_form_token_is_paid_once(submitted):
     assert created and not created_again and entry == again
     assert LedgerEntry.objects.filter(kind="bonus").count() == 1 and entry.amount == Decimal("0.50")
     review.send_bonus(assignment_id=submitted.pk, amount="0.25", reason="another", token="t2")
-    assert ledger.spend(submitted.hit.batch)["bonus"] == Decimal("0.75")
+    assert batch_spend(submitted.hit.batch)["bonus"] == Decimal("0.75")
     with pytest.raises(review.ReviewError, match="between"):
         review.send_bonus(assignment_id=submitted.pk, amount="0", reason="x", token="t3")
 

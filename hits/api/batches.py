@@ -18,12 +18,12 @@ from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.allocation import service as allocation
 from hits.batch_fields import MoneyField, allocation_options, batch_serializer_field
-from hits.ledger import spend as ledger_spend
 from hits.models import Batch
 from hits.money import Bucket
 from hits.provider_interface import available_providers, provider_class
 from hits.provider_interface.options import serializer_class
 from hits.providers import sync as provider_sync
+from hits.selectors import figures
 from hits.services import batches
 
 MAX_ID = 2**63 - 1
@@ -33,12 +33,20 @@ MAX_ID = 2**63 - 1
 
 
 class ProgressSerializer(serializers.Serializer):
-    places = serializers.IntegerField(help_text="HITs x assignments per HIT.")
+    places = serializers.IntegerField(
+        help_text="The HITs' opened places: assignments per HIT, or the places an adaptive batch opened so far."
+    )
     done = serializers.IntegerField(help_text="Submitted or approved assignments.")
-    in_progress = serializers.IntegerField()
-    left = serializers.IntegerField()
+    in_progress = serializers.IntegerField(help_text="Places held within their deadline.")
+    overdue = serializers.IntegerField(help_text="Places held past their deadline (counted as left).")
+    left = serializers.IntegerField(help_text="Places neither done nor in progress.")
+    rejected = serializers.IntegerField()
     by_status = serializers.DictField(child=serializers.IntegerField(), help_text="Assignments per status.")
     percent = serializers.FloatField()
+    per_hour = serializers.IntegerField(help_text="Submissions in the last hour.")
+    eta = serializers.DateTimeField(
+        allow_null=True, help_text="Estimated finish at the last hour's rate; null when the batch is not handed out."
+    )
 
 
 class PublishProgressSerializer(serializers.Serializer):
@@ -65,6 +73,8 @@ class SpendSerializer(serializers.Serializer):
     bonuses = MoneyField()
     fees = MoneyField()
     total = MoneyField()
+    budget = MoneyField(allow_null=True, help_text="The batch's budget; null: none.")
+    budget_left = MoneyField(allow_null=True, help_text="The budget minus the total; null: no budget.")
 
 
 class AllocationSerializer(serializers.Serializer):
@@ -157,7 +167,7 @@ class BatchDetailSerializer(BatchSerializer):
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, batch) -> dict:
-        return selectors.batch_progress(batch)
+        return ProgressSerializer(figures.batch_progress(batch)).data
 
     @extend_schema_field(PublishProgressSerializer)
     def get_publishing(self, batch) -> dict:
@@ -170,9 +180,16 @@ class BatchDetailSerializer(BatchSerializer):
 
     @extend_schema_field(SpendSerializer)
     def get_spend(self, batch) -> dict:
-        paid = ledger_spend(batch)
+        paid = figures.batch_spend(batch)
         return SpendSerializer(
-            {"rewards": paid["reward"], "bonuses": paid["bonus"], "fees": paid["fee"], "total": paid["total"]}
+            {
+                "rewards": paid["reward"],
+                "bonuses": paid["bonus"],
+                "fees": paid["fee"],
+                "total": paid["total"],
+                "budget": paid["budget"],
+                "budget_left": paid["budget_left"],
+            }
         ).data
 
 

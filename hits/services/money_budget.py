@@ -7,9 +7,9 @@ from decimal import Decimal
 from django.db import transaction
 
 from config.errors import ServiceError
-from hits.ledger import spend
 from hits.models import Batch
 from hits.money import MAX_BUDGET, MoneyError, cents, format_money, parse_money
+from hits.selectors.figures import batch_spend
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
     if batch.budget is None:
         return None
     try:
-        after = spend(batch)["total"] + parse_money(amount, maximum=None)
+        after = batch_spend(batch)["total"] + parse_money(amount, maximum=None)
     except MoneyError:
         return None  # the bonus service refuses the amount itself
     if after <= batch.budget:

@@ -21,12 +21,12 @@ from hits.assignment_answers import assignment_answers
 from hits.batch_fields import allocation_options
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
-from hits.ledger import spend
 from hits.models import Assignment, Batch, QualificationTest, Worker
 from hits.money import format_money
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.providers import sync as provider_sync
 from hits.providers.prolific import views as prolific_views
+from hits.selectors.figures import batch_figures, batch_progress, batch_spend
 from hits.services import batches, estimate, money_budget, qualification, review
 from hits.stages import batch_stage
 
@@ -34,10 +34,9 @@ from hits.stages import batch_stage
 @role_required(LEAD)
 def batch_list(request, dataset_id: int):
     dataset = get_object_or_404(Dataset, pk=dataset_id)
-    rows = [
-        {"batch": b, "progress": selectors.batch_progress(b), "stage": batch_stage(b)}
-        for b in dataset.batches.filter(kind=Batch.Kind.CROWD)
-    ]
+    crowd = list(dataset.batches.filter(kind=Batch.Kind.CROWD))
+    progress = batch_figures(crowd)
+    rows = [{"batch": b, "progress": progress[b.pk], "stage": batch_stage(b)} for b in crowd]
     return render(
         request,
         "hits/batch_list.html",
@@ -157,10 +156,10 @@ def batch_detail(request, batch_id: int):
             "calls": batch.provider_calls.all()[:20],
             "flagged": Assignment.objects.filter(hit__batch=batch).exclude(flag="").select_related("worker")[:100],
             "cost": cost,
-            "progress": selectors.batch_progress(batch),
+            "progress": batch_progress(batch),
             "allocation": allocation.figures(batch),
             "stops": allocation.stopped_workers(batch) if batch.stop_after else None,
-            "spend": spend(batch),
+            "spend": batch_spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],
             "status_filter": status,
@@ -371,7 +370,7 @@ def _int(value) -> int | None:
 def ledger(request, batch_id: int):
     batch = get_object_or_404(Batch, pk=batch_id)
     entries = batch.ledger.select_related("worker", "assignment", "created_by")
-    return render(request, "hits/ledger.html", {"batch": batch, "entries": entries, "spend": spend(batch)})
+    return render(request, "hits/ledger.html", {"batch": batch, "entries": entries, "spend": batch_spend(batch)})
 
 
 @role_required(LEAD)

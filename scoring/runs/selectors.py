@@ -3,21 +3,19 @@
 Selectors: they never write. Every page, API view, command and poll reads runs through here.
 """
 
-from django.db.models import BigIntegerField, IntegerField, OuterRef, Subquery
-from django.db.models.expressions import RawSQL
+from django.db.models import BigIntegerField, IntegerField, OuterRef, Subquery, Value
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Coalesce
 
 from hits import versions
 from scoring.models import ScoringRun, ScoringRunDetail
 
 
 def _current_version(dataset, batch):
-    """The scope's version of the counted judgments as an expression: `hits.versions.current`'s own
-    statement (`current_query`) as a subquery, so the run and its staleness check cost one query and
-    the ORM compiles no aggregate for it on every dashboard request."""
-    sql, params = versions.current_query(dataset.pk, batch.pk if batch else None)
-    return RawSQL(f"({sql})", params, output_field=BigIntegerField())
+    """The scope's version of the counted judgments as an expression (`hits.versions.version_of` as
+    a subquery), so the run and its staleness check cost one query."""
+    version = versions.version_of(dataset.pk, batch.pk if batch else None)
+    return Coalesce(Subquery(version, output_field=BigIntegerField()), Value(0))
 
 
 def latest_run(

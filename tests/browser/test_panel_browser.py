@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hits.ledger import spend
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.providers.panel.models import PanelPayment, PanelSession
+from hits.selectors.figures import batch_spend as spend
 from hits.services.qualification import build_test
 
 from ..conftest import PASSWORD

@@ -20,6 +20,7 @@ from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
 from hits.money import format_money
+from hits.selectors import figures
 from hits.services import review
 from scoring import tasks
 from scoring.machine import pages as judge_pages
@@ -65,7 +66,7 @@ def live(request, dataset_id: int):
     """JSON for live updates while a batch runs (polled every few seconds)."""
     dataset, batch = _scope(request, dataset_id)
     run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
-    progress = dashboard.progress(dataset, batch)
+    progress = figures.progress(figures.scope_batches(dataset, batch))
     power = (
         ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=ScoringRun.Kind.POWER)
         .values("pk", "status", "progress")

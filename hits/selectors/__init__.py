@@ -1,5 +1,5 @@
-"""Reads of the crowd side (selectors never write): which judgments count, a dataset's counts,
-a batch's progress.
+"""Reads of the crowd side (selectors never write): which judgments count, a dataset's counts.
+The figures a lead reads of batches (progress, places left, spend, budget left) are in `figures`.
 
 "Which judgments count" is written here once: those of assignments that are submitted or
 approved (`Assignment.COUNTED`), confirmed by their provider, by workers the lead has not
@@ -7,12 +7,11 @@ excluded. Scores, exports, gold answers and the lead's answer view all read them
 `counted_judgments`.
 """
 
-from django.db.models import Case, Count, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, Count, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Summary, System
-
-from .models import Assignment, Batch, Judgment, QualificationTest
+from hits.models import Assignment, Batch, Judgment, QualificationTest
 
 
 def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
@@ -65,32 +64,6 @@ def dataset_counts(dataset_ids: list[int] | None = None) -> dict[int, dict[str, 
 def batches_with_counts() -> QuerySet[Batch]:
     """Batches with their dataset and number of HITs (`n_hits`), oldest first."""
     return Batch.objects.select_related("dataset").annotate(n_hits=Count("hits")).order_by("pk")
-
-
-def batch_progress(batch: Batch) -> dict:
-    """Places (the HITs' places: assignments per HIT, or an adaptive batch's opened places) done, in
-    progress, overdue (held past the deadline, to be released) and left, and assignments per status."""
-    counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
-    places = batch.hits.aggregate(n=Sum("max_assignments"))["n"] or 0  # an adaptive batch's opened places
-    done = counts.get("submitted", 0) + counts.get("approved", 0)
-    # Held past their deadline: released by the next handout (or the beat), so counted as left.
-    overdue = (
-        Assignment.objects.filter(
-            hit__batch=batch, status=Assignment.Status.ASSIGNED, deadline__lte=timezone.now()
-        ).count()
-        if counts.get("assigned")
-        else 0
-    )
-    in_progress = counts.get("assigned", 0) - overdue
-    return {
-        "places": places,
-        "done": done,
-        "in_progress": in_progress,
-        "overdue": overdue,
-        "left": max(0, places - done - in_progress),
-        "by_status": counts,
-        "percent": round(100 * done / places, 1) if places else 0,
-    }
 
 
 def workers_shared_with(batch: Batch) -> dict:

@@ -1,0 +1,137 @@
+"""Every page shows the same progress and money of a batch (issue 41): the batch page, the batch
+list, the dashboard's overview (of the round and of the dataset), its live poll and the API read
+one selector (hits.selectors.figures), checked here on what they render, for an adaptive batch
+with rejections, expiries, settled HITs and a stop by the lead. A stopped adaptive batch once read
+"39 of 46 done, 7 left" on its page and "39 of 60, 21 left" on the dashboard."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.db.models import Sum
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from hits.models import Assignment, LedgerEntry
+from hits.money import format_money
+from hits.services import batches, handout, review
+from hits.services.submission import submit_assignment
+
+from .crowd_data import all_answers, demo_dataset
+from .test_allocation import adaptive_batch
+from .test_handout import make_workers
+from .test_handout_expiry import overdue
+
+pytestmark = [pytest.mark.portable, pytest.mark.django_db]
+
+
+def _work(worker, batch):
+    assignment = handout.next_assignment(worker, batch)
+    submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=all_answers(assignment))
+    return assignment
+
+
+@pytest.fixture
+def worked(lead):
+    """An adaptive batch (2 places a HIT first, up to 5) of 6 HITs with a budget, worked: 10
+    submissions (4 HITs complete and settled: no place opened beyond the first two), 3 approved,
+    1 rejected (its place open again), a place released after its deadline, a
+    place held past its deadline, one in progress; then stopped by the lead."""
+    batch = adaptive_batch(demo_dataset(), hits=6, budget=Decimal("100.00"))
+    workers = make_workers(9, prefix="fig")
+    done = [_work(w, batch) for w in workers[:6]] + [_work(w, batch) for w in workers[:4]]
+    for a in done[:3]:
+        review.approve(assignment_id=a.pk, by=lead)
+    review.reject(assignment_id=done[3].pk, feedback="careless", by=lead)
+    late = handout.next_assignment(workers[6], batch)
+    overdue(late)
+    assert handout.expire_abandoned() == 1  # the beat releases the late one's place
+    handout.next_assignment(workers[7], batch)
+    overdue(handout.next_assignment(workers[8], batch))  # held past its deadline, not released yet
+    batch = batches.stop_batch(batch)
+    return batch
+
+
+def _expected(batch) -> dict:
+    """The figures counted from the rows, independently of the selector."""
+    now = timezone.now()
+    assignments = Assignment.objects.filter(hit__batch=batch)
+    places = batch.hits.aggregate(n=Sum("max_assignments"))["n"]
+    done = assignments.filter(status__in=Assignment.COUNTED).count()
+    in_progress = assignments.filter(status=Assignment.Status.ASSIGNED, deadline__gt=now).count()
+    spent = LedgerEntry.objects.filter(batch=batch).aggregate(s=Sum("amount"))["s"]
+    return {
+        "places": places,
+        "done": done,
+        "in_progress": in_progress,
+        "left": places - done - in_progress,
+        "spent": format_money(spent),
+        "budget_left": format_money(batch.budget - spent),
+    }
+
+
+def _int(pattern: str, page: str) -> int:
+    found = re.search(pattern, page)
+    assert found, pattern
+    return int(found.group(1))
+
+
+def _text(pattern: str, page: str) -> str:
+    found = re.search(pattern, page)
+    assert found, pattern
+    return found.group(1)
+
+
+def test_the_batch_page_list_dashboard_live_poll_and_api_show_the_same_figures(client, lead, worked):
+    batch = worked
+    want = _expected(batch)
+    # The setup gives every case: a rejection, an expiry, a place overdue, settled HITs, a stop.
+    statuses = set(Assignment.objects.filter(hit__batch=batch).values_list("status", flat=True))
+    assert {"approved", "submitted", "rejected", "expired", "assigned"} <= statuses
+    assert batch.status == "stopped" and batch.hits.filter(settled=True).exists()
+    assert want["places"] < batch.hits.count() * batch.assignments_per_hit  # the adaptive places, not the most
+    assert want["in_progress"] == 1 and want["left"] > 0 and want["spent"] != "$0.00"
+
+    client.force_login(lead)
+    seen = {}
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    seen["batch page"] = {
+        "done": _int(r'id="progress-done"><b>(\d+)</b>', page),
+        "places": _int(r'id="progress-done"><b>\d+</b> of (\d+)', page),
+        "in_progress": _int(r'id="progress-in-progress"><b>(\d+)</b>', page),
+        "left": _int(r'id="progress-left"><b>(\d+)</b>', page),
+        "spent": _text(r'id="spend">spent <b>([^<]+)</b>', page),
+        "budget_left": _text(r'id="budget-left">([^<]+)<', page),
+    }
+    page = client.get(reverse("batch_list", args=[batch.dataset_id])).content.decode()
+    row = re.search(r'<td class="num">(\d+) \([\d.]+%\)</td><td class="num">(\d+)</td><td class="num">(\d+)</td>', page)
+    assert row, "the batch list's row"
+    seen["batch list"] = {"done": int(row[1]), "in_progress": int(row[2]), "places": int(row[3])}
+    for scope, query in (("dashboard of the round", f"?round={batch.pk}"), ("dashboard of the dataset", "")):
+        page = client.get(reverse("dashboard", args=[batch.dataset_id]) + query).content.decode()
+        seen[scope] = {
+            "done": _int(r'<b id="done">(\d+)</b>', page),
+            "places": _int(r'<span id="places">(\d+)</span>', page),
+            "in_progress": _int(r'<span id="in-progress">(\d+)</span>', page),
+            "left": _int(r'<span id="left">(\d+)</span>', page),
+            "spent": _text(r'id="spend-total">([^<]+)<', page),
+            "budget_left": _text(r'id="budget-left">([^<]+)<', page),
+        }
+        assert '<b id="eta">–</b>' in page  # a stopped batch has no estimated finish
+        live = client.get(reverse("dashboard_live", args=[batch.dataset_id]) + query).json()["progress"]
+        seen[f"live poll of the {scope}"] = {k: live[k] for k in ("done", "places", "in_progress", "left")}
+        assert live["eta"] is None
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    body = api.get(f"/api/batches/{batch.pk}/").json()
+    seen["API"] = {
+        **{k: body["progress"][k] for k in ("done", "places", "in_progress", "left")},
+        "spent": format_money(Decimal(body["spend"]["total"])),
+        "budget_left": format_money(Decimal(body["spend"]["budget_left"])),
+    }
+    assert body["progress"]["eta"] is None and body["progress"]["overdue"] == 1
+
+    for where, figures in seen.items():
+        assert figures == {k: want[k] for k in figures}, where
