@@ -1,20 +1,20 @@
-"""The lead's figures (progress, spend) on 2 million assignments: the ORM selectors that every
-page reads (`hits.selectors.figures`) against a read of running counts kept per batch (what the
-removed PostgreSQL tally triggers gave: a few summed rows per batch), side by side in one run.
+"""The lead's figures (progress, spend) on 2 million assignments: the selector every page reads
+(`hits.selectors.figures`) with the batches' running counts that PostgreSQL triggers keep
+(`hits.tallies`) against the same selector counting the rows (its path on other databases),
+side by side in one run.
 
 Builds its own PostgreSQL database (`acu_bench_tallies`; `--database-url` to change): one dataset
 of `--batches` crowd batches (default 8) of HITs with 3 places each, `--assignments` assignments
-(default 2,000,000) over 3,000 workers: 70% approved, 14% submitted (over the last 3 hours), 6%
-rejected, 5% expired, 5% assigned (a fifth of them past their deadline), a reward in the ledger per
-approved assignment; bulk-inserted by INSERT ... SELECT (no ORM objects), then ANALYZE. The
-running counts are a table of (batch, what, n, amount) made from those rows, as the triggers kept
-them after compaction.
+(default 2,000,000) over 3,000 workers: 72% approved, 14% submitted (over the last 3 hours), 7%
+rejected, 6.9% expired, 0.1% assigned (as many as workers at work; a fifth of them past their
+deadline), a reward in the ledger per approved assignment; bulk-inserted by INSERT ... SELECT (no
+ORM objects; the triggers count them as they would a COPY), then compacted and ANALYZEd.
 
 Timed (median and worst of `--repeat` calls, after one warm-up, in this process):
 - the dashboard of the whole dataset (`figures.scope_figures` of its batches: progress and spend),
 - one batch's page figures (`figures.scope_figures([batch])`, a quarter million assignments),
 - the batch list (`figures.batch_figures` of every batch),
-against the same scopes read from the running counts.
+each with the running counts and counting the rows.
 
 Run: .venv/bin/python bench/tally_bench.py [--assignments 2000000] [--batches 8] [--repeat 7]
      [--database-url URL] [--keep] [--reuse]
@@ -26,6 +26,7 @@ import os
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,18 +83,18 @@ def build(assignments: int, batches: int, log=print) -> None:
         )
         c.execute("SELECT min(id) FROM hits_worker")
         first_worker = c.fetchone()[0]
-        # Status by a hash of (HIT, slot): 70% approved, 14% submitted, 6% rejected, 5% expired, 5% assigned.
+        # Status by a hash of (HIT, slot): 72% approved, 14% submitted, 7% rejected, 6.9% expired, 0.1% assigned.
         c.execute(
             "INSERT INTO hits_assignment (hit_id, worker_id, status, created_at, deadline, submitted_at,"
             " comment, feedback, external_id, confirmed, flag)"
             " SELECT h.id, %s + (h.id * 7 + k * 1009) %% 3000, st,"
-            " now() - interval '4 hours', now() + (CASE WHEN r %% 5 = 0 THEN -1 ELSE 1 END) * interval '30 minutes',"
+            " now() - interval '4 hours', now() + (CASE WHEN h.id %% 5 = 0 THEN -1 ELSE 1 END) * interval '30 minutes',"
             " CASE WHEN st IN ('submitted', 'approved', 'rejected') THEN now() - (r %% 180) * interval '1 minute' END,"
             " '', '', 'e' || h.id || '-' || k, true, ''"
             " FROM hits_hit h CROSS JOIN generate_series(0, 2) k"
-            " CROSS JOIN LATERAL (SELECT abs(hashint4((h.id * 3 + k)::int)) %% 100 AS r) x"
-            " CROSS JOIN LATERAL (SELECT CASE WHEN r < 70 THEN 'approved' WHEN r < 84 THEN 'submitted'"
-            " WHEN r < 90 THEN 'rejected' WHEN r < 95 THEN 'expired' ELSE 'assigned' END AS st) y"
+            " CROSS JOIN LATERAL (SELECT abs(hashint4((h.id * 3 + k)::int)) %% 1000 AS r) x"
+            " CROSS JOIN LATERAL (SELECT CASE WHEN r < 720 THEN 'approved' WHEN r < 860 THEN 'submitted'"
+            " WHEN r < 930 THEN 'rejected' WHEN r < 999 THEN 'expired' ELSE 'assigned' END AS st) y"
             " JOIN hits_batch b ON b.id = h.batch_id WHERE b.dataset_id = %s",
             [first_worker, dataset],
         )
@@ -103,44 +104,44 @@ def build(assignments: int, batches: int, log=print) -> None:
             " JOIN hits_hit h ON h.id = a.hit_id WHERE a.status = 'approved'"
         )
         c.execute(
-            "UPDATE hits_hit h SET open_places = 3 - (SELECT count(*) FROM hits_assignment a WHERE a.hit_id = h.id"
-            " AND a.status IN ('assigned', 'submitted', 'approved'))"
+            "UPDATE hits_hit h SET open_places = 3 - a.n FROM (SELECT hit_id, count(*) AS n FROM hits_assignment"
+            " WHERE status IN ('assigned', 'submitted', 'approved') GROUP BY hit_id) a WHERE a.hit_id = h.id"
         )
         c.execute("SELECT count(*) FROM hits_assignment")
         n = c.fetchone()[0]
     log(f"built {n:,} assignments in {batches} batches in {time.perf_counter() - t0:.0f} s")
 
 
-def make_counts() -> None:
-    """The running counts per batch as the tally triggers kept them after compaction."""
+def compact() -> None:
+    """The running counts folded as the beat does, and fresh planner statistics."""
     from django.db import connection
 
+    from hits import tallies
+
+    tallies.compact()
     with connection.cursor() as c:
-        c.execute("DROP TABLE IF EXISTS bench_tally")
-        c.execute(
-            "CREATE TABLE bench_tally AS"
-            " SELECT batch_id, 'hits'::text AS what, count(*) AS n, 0::numeric AS amount FROM hits_hit GROUP BY 1"
-            " UNION ALL SELECT h.batch_id, a.status, count(*), 0 FROM hits_assignment a JOIN hits_hit h"
-            " ON h.id = a.hit_id GROUP BY 1, 2"
-            " UNION ALL SELECT batch_id, 'ledger:' || kind, count(*), sum(amount) FROM hits_ledgerentry GROUP BY 1, 2"
-        )
-        c.execute("CREATE INDEX ON bench_tally (batch_id, what)")
         c.execute("ANALYZE")
 
 
-def counts_read(batch_ids: list[int]) -> dict:
-    """What a dashboard read from the running counts: a few summed rows per batch."""
-    from django.db import connection
+@contextmanager
+def counting_rows():
+    """The selector's path on databases without the running counts."""
+    from hits import tallies
 
-    out: dict = {}
-    with connection.cursor() as c:
-        c.execute(
-            "SELECT batch_id, what, sum(n), sum(amount) FROM bench_tally WHERE batch_id = ANY(%s) GROUP BY 1, 2",
-            [batch_ids],
-        )
-        for batch_id, what, n, amount in c.fetchall():
-            out.setdefault(batch_id, {})[what] = (n, amount)
-    return out
+    available = tallies.available
+    tallies.available = lambda: False
+    try:
+        yield
+    finally:
+        tallies.available = available
+
+
+def without_tallies(fn):
+    def call():
+        with counting_rows():
+            return fn()
+
+    return call
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:
@@ -182,35 +183,25 @@ def main() -> None:
         if not args.reuse:
             call_command("migrate", verbosity=0)
             build(args.assignments, args.batches)
-        make_counts()
+        compact()
         batches = list(Batch.objects.filter(kind=Batch.Kind.CROWD).order_by("pk"))
         ids = [b.pk for b in batches]
         scopes = [
-            (
-                "dashboard, whole dataset",
-                lambda: figures.scope_figures(Batch.objects.filter(pk__in=ids)),
-                lambda: counts_read(ids),
-            ),
-            (
-                "batch page, one batch",
-                lambda: figures.scope_figures(Batch.objects.filter(pk=ids[0])),
-                lambda: counts_read(ids[:1]),
-            ),
-            (
-                "batch list, every batch",
-                lambda: figures.batch_figures(Batch.objects.filter(pk__in=ids)),
-                lambda: counts_read(ids),
-            ),
+            ("dashboard, whole dataset", lambda: figures.scope_figures(Batch.objects.filter(pk__in=ids))),
+            ("batch page, one batch", lambda: figures.scope_figures(Batch.objects.filter(pk=ids[0]))),
+            ("batch list, every batch", lambda: figures.batch_figures(Batch.objects.filter(pk__in=ids))),
         ]
-        per_batch = figures.batch_figures(batches)
-        assignments = sum(sum(f["by_status"].values()) for f in per_batch.values())
+        with_counts = figures.batch_figures(batches)
+        with counting_rows():
+            counted = figures.batch_figures(batches)
+        if with_counts != counted:
+            raise SystemExit("the running counts and the rows disagree")
+        assignments = sum(sum(f["by_status"].values()) for f in counted.values())
         print(f"{assignments:,} assignments in {len(batches)} batches; median / worst of {args.repeat} calls, ms")
-        print(f"{'scope':<28} {'ORM selector':>16} {'running counts':>16} {'ratio':>7}")
-        for name, orm, counted in scopes:
-            (orm_med, orm_max), (cnt_med, cnt_max) = timed(orm, args.repeat), timed(counted, args.repeat)
-            print(
-                f"{name:<28} {orm_med:>7.0f} / {orm_max:<6.0f} {cnt_med:>7.1f} / {cnt_max:<6.1f} {orm_med / cnt_med:>7.0f}"
-            )
+        print(f"{'scope':<28} {'running counts':>16} {'counting rows':>16} {'ratio':>7}")
+        for name, read in scopes:
+            (t_med, t_max), (o_med, o_max) = timed(read, args.repeat), timed(without_tallies(read), args.repeat)
+            print(f"{name:<28} {t_med:>7.0f} / {t_max:<6.0f} {o_med:>7.0f} / {o_max:<6.0f} {o_med / t_med:>7.1f}")
     finally:
         if not args.keep:
             dashboard_data.drop_database(args.database_url)

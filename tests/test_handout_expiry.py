@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from hits.selectors import figures
 from hits.models import HIT, Assignment, Batch
+from hits.selectors import figures
 from hits.services import handout
 from hits.services.submission import SubmissionRefused, submit_assignment
 

@@ -8,12 +8,12 @@ from xml.etree import ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from hits.selectors.figures import batch_spend
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.providers.mturk import client as mturk_client
 from hits.providers.mturk import provider as mturk
 from hits.providers.mturk import questions as mturk_xml
 from hits.providers.mturk.sync import sync_batch
+from hits.selectors.figures import batch_spend
 from hits.services import batches, review
 from hits.services.qualification import build_test
 from hits.services.submission import submit_assignment

@@ -6,9 +6,9 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from hits.selectors.figures import batch_spend
 from hits.models import Assignment, LedgerEntry
 from hits.selectors import counted_judgments
+from hits.selectors.figures import batch_spend
 from hits.services import handout, review
 from hits.services.submission import submit_assignment
 

@@ -17,6 +17,7 @@ from annotation.models import Summary
 from annotation.services.authoring import authoring_overview
 from hits import tallies
 from hits.models import HIT, Assignment, Batch, Judgment, LedgerEntry, Worker
+from hits.selectors import figures
 from hits.services import review
 from hits.services.simulate import simulate_crowd
 from scoring.results import dashboard
@@ -115,10 +116,10 @@ def test_worker_figures_of_each_scope(mixed):
 @pytest.mark.portable
 def test_progress_spend_and_excluded_workers_read_as_through_the_orm(mixed, orm):
     dataset, batch = mixed
-    fast = [(dashboard.progress(dataset, b), dashboard.spend(dataset, b)) for b in _scopes(dataset, batch)]
+    fast = [figures.scope_figures(figures.scope_batches(dataset, b)) for b in _scopes(dataset, batch)]
     excluded = services._inputs(dataset, None, data.load_judgments(dataset), 0)["excluded_workers"]
     orm()
-    slow = [(dashboard.progress(dataset, b), dashboard.spend(dataset, b)) for b in _scopes(dataset, batch)]
+    slow = [figures.scope_figures(figures.scope_batches(dataset, b)) for b in _scopes(dataset, batch)]
     for (p, s), (p_orm, s_orm) in zip(fast, slow, strict=True):
         assert {k: v for k, v in p.items() if k != "eta"} == {k: v for k, v in p_orm.items() if k != "eta"}
         assert (p["eta"] is None) == (p_orm["eta"] is None) and s == s_orm

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from hits import tallies, versions
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally, Worker
+from hits.selectors import figures
 from hits.services import review
 from hits.services.handout import expire_abandoned, next_assignment
 from hits.services.simulate import simulate_crowd
@@ -119,10 +120,11 @@ def test_progress_and_spend_read_only_the_tallies(django_assert_max_num_queries)
     simulate_crowd(batch, workers=3, accuracy=0.9, seed=6)
     review.approve(assignment_id=Assignment.objects.filter(hit__batch=batch).first().pk)
     Tally.objects.filter(batch_id=batch.pk, what=Assignment.Status.SUBMITTED).update(n=0)  # a made-up count
-    with django_assert_max_num_queries(1):
-        progress = dashboard.progress(batch.dataset, batch)
-    with django_assert_max_num_queries(1):
-        spend = dashboard.spend(batch.dataset, batch)
+    # The batch's row, its HITs' places, its places past their deadline, its tallies.
+    with django_assert_max_num_queries(4):
+        progress = figures.progress(figures.scope_batches(batch.dataset, batch))
+    with django_assert_max_num_queries(2):  # the batch's row, its tallies
+        spend = figures.spend(figures.scope_batches(batch.dataset, batch))
     approved = Assignment.objects.filter(hit__batch=batch, status="approved").count()
     assert progress["done"] == approved  # what the tallies say, not a count of the assignments
     assert spend["total"] == LedgerEntry.objects.filter(batch=batch).aggregate(s=Sum("amount"))["s"] > 0
@@ -166,7 +168,7 @@ def test_concurrent_submissions_of_one_batch_do_not_wait_for_each_other(monkeypa
     assert not errors
     ids = [batch.pk]
     assert _tallied(ids) == _counted(ids)
-    assert dashboard.progress(batch.dataset, batch)["done"] == 3
+    assert figures.batch_progress(batch)["done"] == 3
 
 
 def test_the_rebuild_command_and_the_compaction_task():

@@ -12,8 +12,10 @@ live poll) and the API read these functions, so two pages cannot disagree.
   their end (`Batch.expires_at`); a stopped, complete or expired batch has none, and the rate is
   that of the handed-out batches' submissions.
 
-Plain ORM aggregates, four queries per scope whatever its size (bench/tally_bench.py measures
-them on 2 million assignments).
+Four queries per scope whatever its size. The assignments per status, the last hour's
+submissions and the ledger sums come from `_counts`: on PostgreSQL the batches' running counts
+(hits.tallies), since counting the rows of a large dataset takes seconds (bench/tally_bench.py);
+the embedded SQLite counts the rows.
 """
 
 from datetime import timedelta
@@ -22,7 +24,8 @@ from decimal import Decimal
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
-from hits.models import HIT, Assignment, Batch, LedgerEntry
+from hits import tallies
+from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
 
 RATE_WINDOW = timedelta(hours=1)
 STATUSES = tuple(Assignment.Status.values)
@@ -33,8 +36,10 @@ def _zero_spend() -> dict:
 
 
 def batch_figures(batches: QuerySet[Batch] | list[Batch], now=None) -> dict[int, dict]:
-    """{batch id: {places, hits, by_status, done, in_progress, overdue, left, per_hour, open,
-    spend by kind, budget}} of these batches, four queries in all."""
+    """{batch id: {places, hits, by_status, done, in_progress, overdue, left, rejected, percent,
+    per_hour, open, spend by kind, budget}} of these batches: their HITs' places (one grouped
+    query), their assignments per status, submissions of the last hour and ledger sums (`_counts`)
+    and the places held past their deadline (one query on the (status, deadline) index)."""
     now = now or timezone.now()
     batches = list(batches)
     ids = [b.pk for b in batches]
@@ -42,44 +47,72 @@ def batch_figures(batches: QuerySet[Batch] | list[Batch], now=None) -> dict[int,
         b.pk: {
             "places": 0,
             "hits": 0,
-            "by_status": {},
             "overdue": 0,
-            "per_hour": 0,
             "open": b.status == Batch.Status.PUBLISHED and (b.expires_at is None or b.expires_at > now),
-            "spend": _zero_spend(),
             "budget": b.budget,
         }
         for b in batches
     }
+    if ids:
+        for batch_id, hits, places in (
+            HIT.objects.filter(batch_id__in=ids)
+            .order_by()
+            .values_list("batch_id")
+            .annotate(n=Count("pk"), places=Sum("max_assignments"))
+        ):
+            out[batch_id].update(hits=hits, places=places or 0)
+        overdue = Assignment.objects.filter(
+            status=Assignment.Status.ASSIGNED, deadline__lte=now, hit__batch_id__in=ids
+        ).order_by()
+        for batch_id, n in overdue.values_list("hit__batch_id").annotate(n=Count("pk")):
+            out[batch_id]["overdue"] = n
+    counts = _counts(ids, now - RATE_WINDOW)
+    for batch_id, entry in out.items():
+        entry.update(counts.get(batch_id) or {"by_status": {}, "per_hour": 0, "spend": _zero_spend()})
+        entry.update(_progress(entry))
+    return out
+
+
+def _counts(ids: list[int], since) -> dict[int, dict]:
+    """{batch id: {by_status, per_hour, spend}}: assignments per status, submissions since `since`
+    (from its minute on) and ledger sums by kind. On PostgreSQL from the batches' running counts
+    (`hits.tallies`: a few rows per batch, whatever its size; bench/tally_bench.py: counting the
+    rows of a 2-million-assignment dataset takes seconds); on other databases (the embedded
+    SQLite, small studies) counted from the rows."""
+    out: dict[int, dict] = {i: {"by_status": {}, "per_hour": 0, "spend": _zero_spend()} for i in ids}
     if not ids:
         return out
-    for batch_id, hits, places in (
-        HIT.objects.filter(batch_id__in=ids)
-        .order_by()
-        .values_list("batch_id")
-        .annotate(n=Count("pk"), places=Sum("max_assignments"))
-    ):
-        out[batch_id].update(hits=hits, places=places or 0)
-    since = now - RATE_WINDOW
-    counts = {f"s_{s}": Count("pk", filter=Q(status=s)) for s in STATUSES}
+    since = since.replace(second=0, microsecond=0)
+    if tallies.available():
+        since_minute = int(since.timestamp() // 60)
+        tallied = Tally.objects.filter(batch_id__in=ids).exclude(what="hits")
+        for batch_id, what, minute, n, amount in tallied.values_list("batch_id", "what", "minute", "n", "amount"):
+            entry = out[batch_id]
+            if what == tallies.SUBMISSIONS:
+                entry["per_hour"] += n if minute >= since_minute else 0
+            elif what.startswith(tallies.LEDGER):
+                entry["spend"][what.removeprefix(tallies.LEDGER)] += amount
+            else:
+                entry["by_status"][what] = entry["by_status"].get(what, 0) + n
+        for entry in out.values():
+            entry["by_status"] = {s: n for s, n in entry["by_status"].items() if n}
+        return out
     rows = (
         Assignment.objects.filter(hit__batch_id__in=ids)
         .order_by()
         .values("hit__batch_id")
         .annotate(
-            **counts,
-            overdue=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED, deadline__lte=now)),
+            **{f"s_{s}": Count("pk", filter=Q(status=s)) for s in STATUSES},
             recent=Count("pk", filter=Q(submitted_at__gte=since)),
         )
     )
-    for row in rows:
+    for values in rows:
+        row: dict = dict(values)  # the per-status keys are built, not literal
         entry = out[row["hit__batch_id"]]
         entry["by_status"] = {s: row[f"s_{s}"] for s in STATUSES if row[f"s_{s}"]}
-        entry["overdue"], entry["per_hour"] = row["overdue"], row["recent"]
+        entry["per_hour"] = row["recent"]
     for batch_id, paid in _ledger(ids).items():
         out[batch_id]["spend"] = paid
-    for entry in out.values():
-        entry.update(_progress(entry))
     return out
 
 
@@ -110,7 +143,7 @@ def combine(figures: list[dict], now=None) -> dict:
     """The figures of a scope of several batches: sums, and the estimated finish of the work still
     handed out (module docstring)."""
     now = now or timezone.now()
-    total = {"batches": len(figures), "by_status": {}}
+    total: dict = {"batches": len(figures), "by_status": {}}
     for key in ("places", "hits", "overdue"):
         total[key] = sum(f[key] for f in figures)
     for f in figures:
@@ -156,11 +189,10 @@ def progress(batches, now=None) -> dict:
 
 
 def spend(batches) -> dict:
-    """Spend by kind and in total of a scope of batches, its budget, share spent and budget left
-    (one query of the ledger besides the batches' rows)."""
+    """Spend by kind and in total of a scope of batches, its budget, share spent and budget left."""
     batches = list(batches)
-    paid = _ledger([b.pk for b in batches])
-    return money([{"spend": paid.get(b.pk, _zero_spend()), "budget": b.budget} for b in batches])
+    counts = _counts([b.pk for b in batches], timezone.now())
+    return money([{"spend": counts[b.pk]["spend"], "budget": b.budget} for b in batches])
 
 
 def scope_figures(batches, now=None) -> tuple[dict, dict]:
