@@ -17,7 +17,19 @@ from .tokens import (
     tokenize,
     verb_form,
 )
-from .words import ADVERBS, BOILERPLATE, CONDITIONS, NAME_WORD, NEW_SENTENCE, PAST, QUOTES
+from .words import (
+    ADVERBS,
+    BOILERPLATE,
+    CONDITIONS,
+    NAME_WORD,
+    NEW_SENTENCE,
+    PAST,
+    QUOTES,
+    REPORTING,
+    SPLIT_SUBORDINATORS,
+    SUBJECT_PRONOUNS,
+    TIME_SPANS,
+)
 
 
 @dataclass
@@ -70,6 +82,26 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
             previous = (end, antecedent, previous[2])
             continue
         clause = None
+        names = [x for x in inner if x.text != "."]
+        if (
+            closed
+            and before_verb
+            and not follows_insert
+            and 2 <= len(names) <= 3
+            and all(NAME_WORD.match(x.text) for x in names)
+            and antecedent[0].lower in {"a", "an", "the"}
+            and len(antecedent) <= 4
+            and all(x.text.isalpha() and not x.capitalised for x in antecedent[1:])
+        ):  # "A classmate , Christopher Plaskon , has been charged": the name is the subject
+            role = text_of(antecedent, sentence)
+            clauses.append(
+                Clause(tokens=[], words=[text_of(inner, sentence), be(inner, past), role[0].lower() + role[1:]])
+            )
+            first = antecedent[0].index - tokens[0].index
+            removed.update(range(first, start))
+            removed.add(end)
+            previous = None
+            continue
         # the word a clause or apposition modifies must be plain: "the wife of the judge , who ..."
         # could be either ("The judge was ..." would be a guess), and ", which" after the main
         # verb may speak of the whole clause ("won the title , which surprised ...")
@@ -142,6 +174,8 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
         while group < len(left) and (is_verb(left, group) or left[group].lower in ADVERBS | {"not", "n't"}):
             group += 1
         inner = any(finite(left, k) or left[k].lower in {"that", "who", "which"} for k in range(group, len(left)))
+        if tokens[verb].lower in REPORTING or any(t.lower == "between" for t in left):
+            return [tokens]  # "say there are differences between the gun and Taser used": inside the report
         if not lead:  # "X did A and did B": B shares the subject
             word = right[right_verb].lower
             to = [k for k in range(verb, len(left) - 1) if left[k].lower == "to" and is_verb(left, k + 1)]
@@ -150,9 +184,64 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
                 return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
             if inner or not finite(right, right_verb):
                 return [tokens]
+            if left[verb].lower in AUXILIARIES and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
+                return [tokens]  # "is handcuffed and blindfolded": "blindfolded" needs the "is"
             return [left] + split_coordination(left[:verb] + right)
-        if right_verb <= 6 and not any(t.lower in PREPOSITIONS for t in lead[:1]) and finite(right, right_verb):
+        clause = (
+            right_verb <= 6
+            and not any(t.lower in PREPOSITIONS for t in lead[:1])
+            and not any(t.lower in {"that", "which", "who"} or t.lower in SUBJECT_PRONOUNS for t in lead[1:])
+            and left[-1].lower not in DETERMINERS | {"her", "his", "their", "its", "my", "our", "your"}
+            and finite(right, right_verb)
+        )
+        if clause:  # "phones and tablets that only do n't last": no clause; "says her and husband David felt": no
             return [left] + split_coordination(right)
+    return [tokens]
+
+
+def subordinate_clause(tokens: list[Token]) -> int | None:
+    """Where tokens[0] opens a subordinate clause with a subject and a finite verb of its own
+    ("because it blocked light", "as prices fell", "when engine exploded"): the index of that
+    verb, else None ("because of aftershocks", "as well", "after storms" are phrases)."""
+    if len(tokens) < 3 or tokens[0].lower not in SPLIT_SUBORDINATORS or tokens[1].lower in PREPOSITIONS | {"well"}:
+        return None
+    rest = tokens[1:]
+    v = first_verb(rest, 1)
+    if v is None or v > 6 or not finite(rest, v) or any(t.text in {",", ";"} or t.text in QUOTES for t in rest[:v]):
+        return None
+    if any(t.lower in SUBJECT_PRONOUNS for t in rest[1:v]):
+        return None  # "after claims he had ...": "claims" is no subject
+    return v + 1
+
+
+def split_subordinate(tokens: list[Token]) -> list[list[Token]]:
+    """A clause with a trailing subordinate clause whose content is stated ("Sales rose 5% as
+    prices fell"): the main clause and the subordinate clause, each with its own subject ("Sales
+    rose 5%.", "Prices fell."). Not where the main clause reports or embeds ("said he left because
+    he was ill": the reason is his), and "when" only in the past."""
+    verb = first_verb(tokens)
+    if verb is None or verb == 0:
+        return [tokens]
+    quoted = quote_depths(tokens)
+    group = verb
+    while group < len(tokens) and (is_verb(tokens, group) or tokens[group].lower in ADVERBS | {"not", "n't"}):
+        group += 1
+    for s in range(group, len(tokens) - 2):
+        if quoted[s] or tokens[s].lower not in SPLIT_SUBORDINATORS or tokens[s - 1].lower in {"as", "so", "such"}:
+            continue
+        if tokens[s - 1].lower in TIME_SPANS:
+            return [tokens]  # "just moments after he walked over it": one time phrase
+        v = subordinate_clause(tokens[s:])
+        if v is None:
+            continue
+        main = strip(tokens[:s])
+        if any(finite(main, k) or main[k].lower in {"that", "who", "which"} for k in range(group, len(main))):
+            return [tokens]
+        if tokens[s].lower == "when" and not (is_past(main) and is_past(tokens[s + 1 :])):
+            return [tokens]
+        if sum(x.text in QUOTES for x in main) % 2:
+            return [tokens]
+        return [main] + split_subordinate(strip(tokens[s + 1 :]))
     return [tokens]
 
 
@@ -176,8 +265,11 @@ def split_clauses(sentence: str) -> list[Clause]:
             if comma is not None and not quoted and first_verb(segment[comma + 1 :], 1) is not None:
                 extra = segment[:comma]
                 segment = strip(segment[comma + 1 :])
+                if subordinate_clause(extra) is not None:  # "While a doctor kept her from ...": stated
+                    clauses.append(Clause(tokens=strip(extra[1:])))
+                    extra = None
         main, inserts = extract_inserts(segment, sentence)
-        parts = split_coordination(strip(main))
+        parts = [p for c in split_coordination(strip(main)) for p in split_subordinate(c)]
         for k, part in enumerate(parts):
             clauses.append(Clause(tokens=part, extra=extra if k == 0 else None))
         clauses.extend(inserts)

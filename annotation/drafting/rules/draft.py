@@ -2,7 +2,7 @@
 
 from ...text import content_words
 from .clauses import is_boilerplate, split_clauses, split_run_on
-from .embedded import embedded_clauses
+from .embedded import embedded_clauses, modifier_facts
 from .predicates import split_subject
 from .references import Entities, resolve_references
 from .tokens import finish, quotes_balanced, strip, text_of, tokenize
@@ -34,6 +34,8 @@ def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
         if clause.words is None and _depth < 2:
             for inner in embedded_clauses(clause.tokens, sentence):
                 add(drafts, draft_sentence(inner, _depth + 1))
+        if clause.words is None and _depth == 0:
+            add(drafts, [finish([fact]) for fact in modifier_facts(clause.tokens, sentence)])
     if not drafts:
         whole = finish([text_of(strip(tokenize(sentence)), sentence)])
         drafts = [whole] if whole else []
@@ -52,8 +54,9 @@ def tidy(drafts: list[str], sentence: str) -> list[str]:
             if balanced:
                 continue
             tokens = tokenize(text)
-            last = max(i for i, t in enumerate(tokens) if t.text in QUOTES)
-            text = finish([text_of(tokens[:last] + tokens[last + 1 :], text)])
+            stray = [i for i, t in enumerate(tokens) if t.text in QUOTES and not possessive(tokens, i)]
+            if stray:
+                text = finish([text_of(tokens[: stray[-1]] + tokens[stray[-1] + 1 :], text)])
         kept.append(text)
     words = [d.lower().rstrip(".!?").split() for d in kept]
     out = []
@@ -61,6 +64,18 @@ def tidy(drafts: list[str], sentence: str) -> list[str]:
         if not any(j != i and inserted(words[i], words[j]) for j in range(len(kept))):
             out.append(text)
     return out
+
+
+def possessive(tokens, i: int) -> bool:
+    """tokens[i] is the apostrophe of a plural possessive ("Red Wings ' Drew Miller", "artists '
+    entrance"), not a quote mark."""
+    return (
+        tokens[i].text == "'"
+        and 0 < i < len(tokens) - 1
+        and tokens[i - 1].lower.endswith("s")
+        and tokens[i - 1].text.isalpha()
+        and tokens[i + 1].text.isalpha()
+    )
 
 
 def inserted(short: list[str], long: list[str]) -> bool:

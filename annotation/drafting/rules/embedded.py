@@ -4,7 +4,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from ..lexicon import AUXILIARIES, PREPOSITIONS
 from .tokens import Token, be, first_verb, is_verb, quote_depths, strip, text_of, verb_form
-from .words import FACTIVE, NONFINITE_LEAD, QUOTES
+from .words import DESCRIBING, FACTIVE, NONFINITE_LEAD, NOUN_OPENERS, QUOTES
 
 
 def past_tense(word: str, plural: bool) -> str:
@@ -92,4 +92,46 @@ def embedded_clauses(tokens: list[Token], sentence: str) -> list[str]:
             if rest:
                 out.append(f"{subject_text} {past_tense(tokens[i + 1].text, plural)} {rest}")
             continue
+    return out
+
+
+def modifier_facts(tokens: list[Token], sentence: str) -> list[str]:
+    """A describing adjective of a noun as a fact of its own, as experts write them ("their huge
+    hedge" -> "The hedge was huge.", "a momentary drop in blood pressure" -> "The drop was
+    momentary."): only adjectives of a short list that describe whatever they modify (never
+    "former", "alleged", "social": "the former minister" is no "minister was former"), before a
+    single noun, in a clause with one verb group (not inside what someone claims or says) and
+    outside quotations."""
+    verb = first_verb(tokens, 0)
+    if verb is None:
+        return []
+    group = verb
+    while group < len(tokens) and is_verb(tokens, group):
+        group += 1
+    if any(
+        is_verb(tokens, k) and (tokens[k].lower in AUXILIARIES or verb_form(tokens[k].lower) in {"VBD", "VBZ"})
+        for k in range(group, len(tokens))
+    ):
+        return []
+    past = tokens[verb].lower in {"was", "were", "had"} or verb_form(tokens[verb].lower) == "VBD"
+    quoted = quote_depths(tokens)
+    out = []
+    for i in range(1, len(tokens) - 1):
+        adjective, noun = tokens[i], tokens[i + 1]
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        if quoted[i] or adjective.lower not in DESCRIBING or tokens[i - 1].lower not in NOUN_OPENERS:
+            continue
+        if not noun.text.isalpha() or noun.capitalised or is_verb(tokens, i + 1) or noun.lower in DESCRIBING:
+            continue
+        if (
+            after is not None
+            and after.text.isalpha()
+            and not after.capitalised
+            and after.lower not in PREPOSITIONS | {"and", "but", "or", "that", "which", "who"}
+            and not is_verb(tokens, i + 2)
+        ):
+            continue  # "huge hedge fund": a compound, not this noun
+        plural = noun.lower.endswith("s") and not noun.lower.endswith("ss")
+        copula = ("were" if plural else "was") if past else ("are" if plural else "is")
+        out.append(f"The {noun.text} {copula} {adjective.text}")
     return out

@@ -6,7 +6,19 @@ from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, PLURAL_TO_SINGULAR, PREPOSITIONS
 from .embedded import complement_at, embedded_start
 from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
-from .words import ADJUNCT, ADVERBS, COLLECTIVE_VERBS, NAME_WORD, QUOTES, SUBJECT_PLACE, SUBORDINATORS, TIME_WORDS
+from .words import (
+    ADJUNCT,
+    ADVERBS,
+    COLLECTIVE_VERBS,
+    MONTHS,
+    NAME_WORD,
+    QUOTES,
+    SUBJECT_PLACE,
+    SUBORDINATORS,
+    TIME_SPANS,
+    TIME_WORDS,
+    VERBAL_PREPOSITIONS,
+)
 
 
 def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:
@@ -63,6 +75,8 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
         if verb == len(tokens) or len(subject_conjuncts(tokens[:verb])) < 2:
             return [[text_of(tokens, sentence)]]
     subject, predicate = tokens[:verb], tokens[verb:]
+    if subject and (subject[0].lower in AUXILIARIES or verb_form(subject[0].lower) in {"VBD", "VBN"}):
+        return [[text_of(tokens, sentence)]]  # a headline without its subject ("Was five miles from ...")
     while subject and subject[-1].lower in ADVERBS:  # "X now assisting": the adverb goes with the verb
         predicate = [subject.pop()] + predicate
     if not subject:
@@ -114,9 +128,11 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
                 items.append(current)
             separators = [t for t in tokens[i:j] if t.text in {",", "and"}]
             shared = tokens[i - 1].lower in {"between", "both", "and"} or (j < len(tokens) and tokens[j].lower == "'s")
+            named_pair = len(items) == 2 and not any(t.text == "," for t in separators) and not tokens[i].number
             if (
                 len(items) >= 2
                 and not shared
+                and not named_pair  # "Hampstead and Kilburn", "Marks and Spencer": one name as often as two
                 and any(t.text == "and" for t in separators)
                 and tokens[j - 1].text not in {",", "and"}
             ):
@@ -152,8 +168,8 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
         opens = before.lower in (DETERMINERS | PREPOSITIONS) - {"between", "both"} or is_verb(tokens, i - 2)
         if not opens:
             continue
-        if after is not None and after.lower not in PREPOSITIONS and after.text not in {",", "."}:
-            continue
+        if after is not None and after.text not in {",", "."}:
+            continue  # "men with guns and executioner with a meat cleaver": the phrase after is the last noun's
         return [tokens[:i] + tokens[i + 2 :], tokens[: i - 1] + tokens[i + 1 :]]
     return [tokens]
 
@@ -174,6 +190,8 @@ def adjunct_start(tokens: list[Token], i: int) -> bool:
         return False
     if t.lower in {"over", "under", "around", "about", "nearly", "almost"} and nxt is not None and nxt.number:
         return False
+    if previous is not None and previous.lower in TIME_SPANS:
+        return False  # "a day after initial break - in", "moments after he walked": one time phrase
     if t.lower in ADJUNCT:
         return not (
             t.lower not in SUBORDINATORS
@@ -192,6 +210,30 @@ def strip_piece(tokens: list[Token]) -> list[Token]:
         closing = next((t for t in tokens[len(stripped) :] if t.text in QUOTES), None)
         stripped = stripped + [closing] if closing is not None and closing.index == stripped[-1].index + 1 else stripped
     return stripped
+
+
+def modifier(tokens: list[Token], i: int) -> bool:
+    """tokens[i] (an -ing form) modifies the noun after it ("the new housing plan"), no verb."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (
+        nxt is not None
+        and nxt.text.isalpha()
+        and not nxt.capitalised
+        and nxt.lower not in PREPOSITIONS | DETERMINERS | STOPWORDS
+    )
+
+
+def verbal(piece: list[Token]) -> bool:
+    """An adjunct that can only belong to the verb: led by "during", "despite", "after" ... or a
+    time phrase ("last year"), or a preposition with a time or a number ("in 2009", "on Tuesday",
+    "in the first period", "for £ 23million", "from 25 yards")."""
+    head = piece[0].lower
+    if head in VERBAL_PREPOSITIONS or head in {"last", "this", "next"}:
+        return True
+    return any(
+        t.lower in TIME_WORDS or t.lower in MONTHS or t.number or t.text in {"£", "$", "€"} or t.lower == "ago"
+        for t in piece[1:5]
+    )
 
 
 def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
@@ -234,6 +276,9 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         not quoted[i]
         and (
             finite(predicate, i)
+            or verb_form(predicate[i].lower) == "VBG"
+            and is_verb(predicate, i)
+            and not modifier(predicate, i)
             or predicate[i].lower in {"and", "but", "or"}
             and first_verb(predicate[i + 1 : i + 3], 0) is not None
         )
@@ -246,6 +291,14 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         for a, b in zip([None] + starts, starts, strict=False)
         if a is None or not (predicate[b].lower in {"from", "of", "with"} and b - a <= 3)
     ]
+    # a phrase after the first adjunct may modify that adjunct's noun ("won the vote on campaign
+    # against corruption"): it stands alone only when it can only be the verb's (a time, a
+    # number, "during", "despite", ...); else it stays with the phrase before it
+    starts = [b for k, b in enumerate(starts) if k == 0 or verbal(predicate[b : (starts + [len(predicate)])[k + 1]])]
+    if len(starts) < 2:
+        return [predicate]
+    if not any(t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]]):
+        starts = starts[1:]  # "came up with idea when ...": the first phrase completes the verb
     if len(starts) < 2:
         return [predicate]
     core = predicate[: starts[0]]

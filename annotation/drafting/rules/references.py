@@ -25,13 +25,13 @@ def person_head(tokens: list[Token]) -> bool:
 
 
 def names_in(tokens: list[Token]) -> list[str]:
-    """Runs of two or three name-like words ("Charlie Adam", "Rory McIlroy") in the tokens."""
+    """Runs of two to four name-like words ("Charlie Adam", "Rory McIlroy") in the tokens."""
     runs, current = [], []
     for t in tokens + [Token("", 0, 0, -1)]:
         if NAME_WORD.match(t.text) and t.lower not in DETERMINERS and t.text not in NEW_SENTENCE:
             current.append(t)
             continue
-        if 2 <= len(current) <= 3:
+        if 2 <= len(current) <= 4:
             runs.append(" ".join(x.text for x in current))
         current = []
     return runs
@@ -76,8 +76,10 @@ def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]
                 start -= 1
             else:
                 break
-        if t.lower in RELATIONAL:
+        if t.lower in RELATIONAL and start == i:
             continue  # "murdered husband Tom": "Tom is husband" says nothing of whose
+        if start > 0 and tokens[start].capitalised and tokens[start - 1].capitalised:
+            continue  # "One Direction star": where the name before the role starts is unclear
         name = " ".join(x.text for x in tokens[i + 1 : end])
         name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
         facts.append(finish([name, "is", role_phrase(tokens[start : i + 1], sentence)]))
@@ -91,7 +93,8 @@ def role_phrase(description: list[Token], sentence: str) -> str:
     first = description[0]
     if first.lower in DETERMINERS or first.lower in PERSON_NOUNS or first.lower in LOWER_FIRST:
         words[0] = words[0].lower()
-    if first.lower not in DETERMINERS and not description[-1].lower.endswith("s"):
+    plural = description[-1].lower.endswith("s") and not description[-1].lower.endswith("ss")
+    if first.lower not in DETERMINERS and not plural:
         words.insert(0, "an" if words[0][0].lower() in "aeiou" else "a")
     return " ".join(words)
 
@@ -182,11 +185,14 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
         if name not in known.names:
             known.names.append(name)
     v = first_verb(new_tokens)
-    head = strip(new_tokens[:v]) if v else []
-    if head and all(NAME_WORD.match(t.text) for t in head) and len(head) <= 3:
-        known.person = " ".join(t.text for t in head)
+    head = strip(new_tokens[:v]) if v and new_tokens[v - 1].text != "-" else []
+    person = None
+    if head and all(NAME_WORD.match(t.text) and t.text not in NEW_SENTENCE for t in head) and len(head) <= 4:
+        person = " ".join(t.text for t in head)
     elif head and head[0].lower not in SUBJECT_PRONOUNS:
         lead = names_in(head)
         if lead and not any(t.lower in {"and", "&"} for t in head):
-            known.person = lead[0]
+            person = lead[0]
+    # a pronoun, role or missing subject stands for the subject of the sentence just before only
+    known.person = person
     return resolved, facts

@@ -2,7 +2,7 @@
 
 import re
 
-TOKEN = re.compile(r"\d+(?:[.,:]\d+)*\w*|\w+(?:['’\-]\w+)*|'s|’s|[^\w\s]")
+TOKEN = re.compile(r"\d+(?:[.,:]\d+)*\w*|\w+(?:['’\-]\w+)*|['’](?:s|d|ll|re|ve|m)\b|[^\w\s]")
 CLOSING = {".", "!", "?", '"', "'", "''", "”", "’"}
 ADVERBS = frozenset(
     [
@@ -91,13 +91,24 @@ TIME_WORDS = frozenset(
         "century",
         "decade",
         "time",
+        "period",
+        "half",
+        "minute",
+        "minutes",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "weeks",
+        "months",
+        "years",
     ]
 )
 QUOTES = frozenset(["'", '"', "``", "''", "‘", "’", "“", "”"])
 
 BOILERPLATE = re.compile(
     r"^\W*(click here|scroll down|read more|see more|for more|follow us|watch the video|share this|"
-    r"sign up|subscribe|download the|like us on|do you know more|contact us|to see more)\b",
+    r"sign up|subscribe|download the|like us on|do you know more|contact us|to see more|warning : graphic)\b",
     re.IGNORECASE,
 )
 
@@ -388,3 +399,173 @@ RELATIONAL = frozenset(
 )
 # First words of a role written lower case after "is" ("Former Barcelona man" -> "a former ...").
 LOWER_FIRST = frozenset(["former", "ex", "new", "young", "old", "retired", "late", "veteran", "current"])
+# Prepositions and subordinators whose phrase belongs to the verb, never to a noun before it.
+VERBAL_PREPOSITIONS = frozenset(
+    ["during", "after", "before", "since", "despite", "following", "amid", "because", "while", "when"]
+)
+MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+# Subordinators whose clause is stated true as much as the main clause: "X did A because Y did B"
+# gives "X did A." and "Y did B." ("when" only in the past: "is happy when it rains" is no fact).
+SPLIT_SUBORDINATORS = frozenset(["because", "as", "after", "since", "although", "though", "while", "whereas", "when"])
+# Adjectives that describe whatever they modify: "a huge hedge" is a hedge that is huge.
+DESCRIBING = frozenset(
+    [
+        "huge",
+        "big",
+        "small",
+        "large",
+        "massive",
+        "tiny",
+        "giant",
+        "enormous",
+        "hot",
+        "cold",
+        "deep",
+        "ornate",
+        "spectacular",
+        "stunning",
+        "beautiful",
+        "bizarre",
+        "brutal",
+        "shocking",
+        "dramatic",
+        "heavy",
+        "tall",
+        "rare",
+        "famous",
+        "infamous",
+        "impressive",
+        "momentary",
+        "serious",
+        "severe",
+        "dangerous",
+        "horrific",
+        "terrible",
+        "tragic",
+        "incredible",
+        "amazing",
+        "extraordinary",
+        "unusual",
+        "strange",
+        "remarkable",
+        "violent",
+        "emotional",
+        "angry",
+        "furious",
+        "happy",
+        "sad",
+        "naked",
+        "empty",
+        "crowded",
+        "expensive",
+        "cheap",
+        "luxurious",
+        "fierce",
+        "stunning",
+        "controversial",
+        "devastating",
+        "deadly",
+        "fatal",
+        "bloody",
+        "vicious",
+        "lavish",
+        "successful",
+        "popular",
+        "wealthy",
+        "rich",
+        "poor",
+        "elderly",
+        "disabled",
+        "pregnant",
+        "drunk",
+        "injured",
+    ]
+)
+# Words before a noun phrase's adjective: "the huge hedge", "their huge hedge".
+NOUN_OPENERS = frozenset(
+    ["a", "an", "the", "his", "her", "their", "its", "our", "my", "your", "this", "that", "these", "those"]
+)
+# Words of a span of time before "after"/"before": "a day after the break - in" is one phrase.
+TIME_SPANS = frozenset(
+    [
+        "moment",
+        "moments",
+        "second",
+        "seconds",
+        "minute",
+        "minutes",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "shortly",
+        "soon",
+        "long",
+        "just",
+    ]
+)
+# Verbs that report: what follows them may be inside the report, so it is not split off.
+REPORTING = frozenset(
+    [
+        "say",
+        "says",
+        "said",
+        "claim",
+        "claims",
+        "claimed",
+        "tell",
+        "tells",
+        "told",
+        "insist",
+        "insists",
+        "insisted",
+        "believe",
+        "believes",
+        "believed",
+        "think",
+        "thinks",
+        "thought",
+        "deny",
+        "denies",
+        "denied",
+        "warn",
+        "warns",
+        "warned",
+        "allege",
+        "alleges",
+        "alleged",
+        "suggest",
+        "suggests",
+        "suggested",
+        "argue",
+        "argues",
+        "argued",
+        "admit",
+        "admits",
+        "admitted",
+        "report",
+        "reports",
+        "reported",
+    ]
+)
