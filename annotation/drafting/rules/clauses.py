@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from ..lexicon import AUXILIARIES, COORDINATORS, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
+from ..lexicon import AUXILIARIES, COORDINATORS, DETERMINERS, FRONT_SUBORDINATORS, NOT_VERBS, PREPOSITIONS
 from .tokens import (
     Token,
     be,
@@ -19,6 +19,7 @@ from .tokens import (
 )
 from .words import (
     ADVERBS,
+    BE,
     BOILERPLATE,
     CONDITIONS,
     NAME_WORD,
@@ -176,6 +177,8 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
         inner = any(finite(left, k) or left[k].lower in {"that", "who", "which"} for k in range(group, len(left)))
         if tokens[verb].lower in REPORTING or any(t.lower == "between" for t in left):
             return [tokens]  # "say there are differences between the gun and Taser used": inside the report
+        if not lead and verb > 1 and verb_form(left[0].lower) in {"VBD", "VBN"} and left[0].lower not in NOT_VERBS:
+            return [tokens]  # "Tried again using ... and had twins": no subject to share
         if not lead:  # "X did A and did B": B shares the subject
             word = right[right_verb].lower
             to = [k for k in range(verb, len(left) - 1) if left[k].lower == "to" and is_verb(left, k + 1)]
@@ -184,7 +187,7 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
                 return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
             if inner or not finite(right, right_verb):
                 return [tokens]
-            if left[verb].lower in AUXILIARIES and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
+            if i == group and left[verb].lower in BE and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
                 return [tokens]  # "is handcuffed and blindfolded": "blindfolded" needs the "is"
             return [left] + split_coordination(left[:verb] + right)
         clause = (
@@ -209,8 +212,8 @@ def subordinate_clause(tokens: list[Token]) -> int | None:
     v = first_verb(rest, 1)
     if v is None or v > 6 or not finite(rest, v) or any(t.text in {",", ";"} or t.text in QUOTES for t in rest[:v]):
         return None
-    if any(t.lower in SUBJECT_PRONOUNS for t in rest[1:v]):
-        return None  # "after claims he had ...": "claims" is no subject
+    if any(t.lower in SUBJECT_PRONOUNS or t.lower in COORDINATORS for t in rest[1:v]):
+        return None  # "after claims he had ...", "after storms and met ...": no subject
     return v + 1
 
 

@@ -12,6 +12,7 @@ from .words import (
     COLLECTIVE_VERBS,
     MONTHS,
     NAME_WORD,
+    PARTICLES,
     QUOTES,
     SUBJECT_PLACE,
     SUBORDINATORS,
@@ -252,7 +253,7 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     verb_end = 0
     while verb_end < len(predicate) and (
         is_verb(predicate, verb_end)
-        or predicate[verb_end].lower in {"not", "n't"} | ADVERBS
+        or predicate[verb_end].lower in {"not", "n't"} | ADVERBS | PARTICLES
         or predicate[verb_end].lower == "to"
         and verb_end + 1 < len(predicate)
         and is_verb(predicate, verb_end + 1)

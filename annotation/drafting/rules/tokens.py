@@ -43,6 +43,8 @@ def is_verb(tokens: list[Token], i: int) -> bool:
         return False
     if token.capitalised and i > 0 and tokens[i - 1].text not in {'"', "``", ":"} and word not in AUXILIARIES:
         return False
+    if word == "'s":  # "it 's" is "it is"; "Nasr 's selfie" a possessive
+        return i > 0 and tokens[i - 1].lower in {"it", "he", "she", "that", "there", "what", "who", "here", "this"}
     if word in AUXILIARIES:
         return True
     previous = tokens[i - 1].lower if i > 0 else ""

@@ -569,3 +569,6 @@ REPORTING = frozenset(
         "reported",
     ]
 )
+BE = frozenset(["is", "are", "was", "were", "be", "been", "being", "am"])
+# Particles of a phrasal verb ("came up with", "pulled over"): part of the verb.
+PARTICLES = frozenset(["up", "down", "out", "off", "back", "away"])
