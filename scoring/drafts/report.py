@@ -117,6 +117,38 @@ def _units_by_reference(dataset, units_file) -> dict[int, list[str]]:
     return dict(zip(references, lines, strict=True))
 
 
+def _drafts(dataset, sentences, *, drafter: str, drafts_cache: dict | None, units_file) -> list[list[str]]:
+    """The drafts of each sentence (in order), reference by reference: the drafter's (kept in
+    `drafts_cache` by drafter and reference), or the unit file's units attached to the
+    sentence each overlaps most."""
+    by_reference = defaultdict(list)
+    for i, (_, _text, _, reference) in enumerate(sentences):
+        by_reference[reference].append(i)
+    from_file = _units_by_reference(dataset, units_file) if units_file is not None else None
+    engine = get_drafter(drafter) if units_file is None else None
+    context = draft_context(dataset)
+    drafted: dict[int, list[str]] = {}
+    for reference, members in by_reference.items():
+        texts = [sentences[i][1] for i in members]
+        key = (drafter, reference)
+        if from_file is not None:
+            out = _attached(from_file.get(reference, []), texts)
+        elif drafts_cache is not None and key in drafts_cache:
+            out = drafts_cache[key]
+        else:
+            out = engine.draft(texts, context)
+            if drafts_cache is not None:
+                drafts_cache[key] = out
+        drafted.update(zip(members, out, strict=False))
+    return [drafted[i] for i in range(len(sentences))]
+
+
+def _attached(units: list[str], texts: list[str]) -> list[list[str]]:
+    """A reference's units, each under the sentence it overlaps most."""
+    attached = attach_units_to_sentences(units, texts) if texts else []
+    return [[u for u, k in zip(units, attached, strict=True) if k == j] for j in range(len(texts))]
+
+
 def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = None, units_file=None) -> DraftTables:
     """Draft every sentence of the dataset's documents (with summaries) and judge every
     human ACU and draft against every system summary of its document. With `units_file` (the
@@ -136,29 +168,7 @@ def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = No
         .order_by("reference__document__position", "sentence__position", "position")
         .values_list("pk", "text", "sentence_id")
     ]
-    engine = get_drafter(drafter) if units_file is None else None
-    from_file = _units_by_reference(dataset, units_file) if units_file is not None else None
-    drafts: list[list[str]] = []
-    by_reference = defaultdict(list)
-    for i, (_, _text, _, reference) in enumerate(sentences):
-        by_reference[reference].append(i)
-    drafted: dict[int, list[str]] = {}
-    context = draft_context(dataset)
-    for reference, members in by_reference.items():
-        key = (drafter, reference)
-        if from_file is not None:
-            texts = [sentences[i][1] for i in members]
-            units_here = from_file.get(reference, [])
-            attached = attach_units_to_sentences(units_here, texts) if texts else []
-            out = [[u for u, k in zip(units_here, attached, strict=True) if k == j] for j in range(len(texts))]
-        elif drafts_cache is not None and key in drafts_cache:
-            out = drafts_cache[key]
-        else:
-            out = engine.draft([sentences[i][1] for i in members], context)
-            if drafts_cache is not None:
-                drafts_cache[key] = out
-        drafted.update(zip(members, out, strict=False))
-    drafts = [drafted[i] for i in range(len(sentences))]
+    drafts = _drafts(dataset, sentences, drafter=drafter, drafts_cache=drafts_cache, units_file=units_file)
     tables = DraftTables(
         sentence_ids=[s[0] for s in sentences],
         sentence_texts=[s[1] for s in sentences],

@@ -67,35 +67,54 @@ def _rows(systems: dict, documents=None) -> list[tuple[str, dict]]:
     return rows
 
 
+def _shown(outputs: dict, use_common: bool) -> tuple[dict, dict | None]:
+    """The systems and the paired tests shown: each on its own documents, or all on the
+    documents judged for every system (whose n is that count)."""
+    if not use_common:
+        return outputs.get("systems", {}), outputs.get("pairwise")
+    common = outputs["common"]
+    lengths = {name: {"length": s.get("length")} for name, s in outputs.get("systems", {}).items()}
+    shown = {
+        name: {**lengths.get(name, {}), **s, "documents": common["documents"]} for name, s in common["systems"].items()
+    }
+    pairwise = common.get("pairwise")
+    if pairwise:
+        m = len(pairwise["systems"])
+        pairwise = {**pairwise, "n": [[common["documents"]] * m for _ in range(m)]}
+    return shown, pairwise
+
+
+def _smallest_pair(pairwise: dict | None) -> int | None:
+    """The fewest documents a pair of systems shares (None without paired tests)."""
+    if not pairwise or not pairwise.get("n"):
+        return None
+    off = [v for i, row in enumerate(pairwise["n"]) for j, v in enumerate(row) if i != j]
+    return min(off) if off else None
+
+
+def _aggregation_rows(comparison: dict | None) -> list:
+    if not comparison:
+        return []
+    return [
+        (name, {"majority": a["majority"], "dawid_skene": a["dawid-skene"], "difference": a["difference"]})
+        for name, a in sorted(comparison["systems"].items(), key=lambda kv: -(kv[1]["majority"] or 0))
+    ]
+
+
 def systems_view(outputs: dict, documents: str = "own") -> dict:
     """Context for the leaderboard and the significance matrix. ``documents`` is "own" (each
     system on its judged documents, pairs on the documents they share) or "common" (every
     system on the documents judged for all of them, when those differ)."""
-    systems = outputs.get("systems", {})
     counts = outputs.get("counts", {})
     common = outputs.get("common")
     use_common = documents == "common" and bool(common)
-    if use_common:
-        lengths = {name: {"length": s.get("length")} for name, s in systems.items()}
-        shown = {
-            name: {**lengths.get(name, {}), **s, "documents": common["documents"]}
-            for name, s in common["systems"].items()
-        }
-        pairwise = common.get("pairwise")
-        if pairwise:
-            m = len(pairwise["systems"])
-            pairwise = {**pairwise, "n": [[common["documents"]] * m for _ in range(m)]}
-    else:
-        shown, pairwise = systems, outputs.get("pairwise")
+    shown, pairwise = _shown(outputs, use_common)
     rows = _rows(shown)
     names, matrix = significance_cells(pairwise, shown)
     for matrix_row in matrix:
         for cell in matrix_row["cells"]:  # marked * on the page: the pair shares few documents
             cell["small"] = cell["n"] is not None and cell["n"] < SMALL_SAMPLE
-    smallest_pair = None
-    if pairwise and pairwise.get("n"):
-        off = [v for i, row in enumerate(pairwise["n"]) for j, v in enumerate(row) if i != j]
-        smallest_pair = min(off) if off else None
+    smallest_pair = _smallest_pair(pairwise)
     fewest = min((s["documents"] for _, s in rows if s["documents"] is not None), default=None)
     comparison = outputs.get("aggregations")
     return {
@@ -113,11 +132,6 @@ def systems_view(outputs: dict, documents: str = "own") -> dict:
         "matrix_names": names,
         "matrix": matrix,
         "aggregation": outputs.get("aggregation", "majority"),
-        "aggregation_rows": [
-            (name, {"majority": a["majority"], "dawid_skene": a["dawid-skene"], "difference": a["difference"]})
-            for name, a in sorted(comparison["systems"].items(), key=lambda kv: -(kv[1]["majority"] or 0))
-        ]
-        if comparison
-        else [],
+        "aggregation_rows": _aggregation_rows(comparison),
         "aggregation_comparison": comparison,
     }

@@ -282,6 +282,98 @@ def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dic
     }
 
 
+def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> dict:
+    """Each system's scores with their CIs on its own judged documents, the paired tests on the
+    documents each pair shares, and the comparison on the documents judged for every system
+    when coverage differs (``common``)."""
+    systems, docs, acu_matrix = _partial_matrix(table, pos, scores)
+    _, _, norm_matrix = _partial_matrix(table, pos, normalized)
+    names = [table.system_names[s] for s in systems.tolist()]
+    # Each system on its own judged documents: score, CI and n agree.
+    _, acu_low, acu_high, n = bootstrap.system_cis_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
+    _, norm_low, norm_high, _ = bootstrap.system_cis_partial(norm_matrix, n_resamples=n_resamples, rng=rng)
+    pairwise = None
+    if len(systems) > 1:
+        p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
+        pairwise = {"systems": names, "p": p.tolist(), "n": pair_n.tolist(), "documents": "shared"}
+    complete = ~np.isnan(acu_matrix).any(axis=1)
+    complete_docs = [d for d, k in zip(docs, complete.tolist(), strict=False) if k]
+    documents_differ = bool((n != len(complete_docs)).any())
+    systems_out = {}
+    for i, (sid, name) in enumerate(zip(systems.tolist(), names, strict=False)):
+        mine = table.system[pos] == sid
+        acu = _document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
+        norm = _document_mean(table, pos, mine, normalized)
+        systems_out[name] = {
+            "acu": acu,
+            "normalized_acu": norm,
+            "acu_ci": _interval(acu_low[i], acu_high[i], acu),
+            "normalized_acu_ci": _interval(norm_low[i], norm_high[i], norm),
+            "length": float(np.mean(table.words[pos][mine])),
+            "documents": int(n[i]),
+        }
+    common = None
+    if documents_differ and complete_docs:
+        common = _common_comparison(names, acu_matrix[complete], norm_matrix[complete], n_resamples, rng)
+    return {
+        "systems": systems_out,
+        "pairwise": pairwise,
+        "common": common,
+        "complete_documents": len(complete_docs),
+        "documents_differ": documents_differ,
+    }
+
+
+def _common_comparison(names, sub, norm_sub, n_resamples: int, rng) -> dict:
+    """The comparison on the documents judged for every system, offered beside the partial one."""
+    means, low, high = bootstrap.system_cis(sub, n_resamples=n_resamples, rng=rng)
+    nmeans, nlow, nhigh = bootstrap.system_cis(norm_sub, n_resamples=n_resamples, rng=rng)
+    common = {"documents": len(sub), "systems": _system_rows(names, means, low, high, nmeans, nlow, nhigh)}
+    if len(names) > 1:
+        common["pairwise"] = {
+            "systems": names,
+            "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist(),
+        }
+    return common
+
+
+def _alphas(table, judgments) -> dict:
+    """Both alphas over the counted judgments (None without judgments)."""
+    if not len(judgments):
+        return {"acu_level": None, "summary_level": None}
+    rows = table.index(judgments.summary)
+    return {
+        "acu_level": _clean(
+            agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)
+        ),
+        "summary_level": _clean(
+            agreement.summary_level_alpha(
+                judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
+            )
+        ),
+    }
+
+
+def _counts(table, pos, judgments, figures: dict, batch) -> dict:
+    per_system = [s["documents"] for s in figures["systems"].values()]
+    counts = {
+        "judgments": len(judgments),
+        "summaries": int(len(pos)),
+        "documents": int(len(np.unique(table.document[pos]))) if len(pos) else 0,
+        "complete_documents": figures["complete_documents"],
+        "documents_differ": figures["documents_differ"],
+        "fewest_documents": min(per_system) if per_system else 0,
+        "small_sample": bool(per_system) and min(per_system) < SMALL_SAMPLE,
+        "systems": len(figures["systems"]),
+        "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
+    }
+    if batch is not None and batch.triage_run_id:
+        from scoring.runs.triage import decided_share
+
+        counts["machine_decided"] = decided_share(batch)
+    return counts
+
+
 def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "majority"):
     version = signature(dataset, batch)  # read first: a change after it makes this run stale, never lost
     everyone = load_judgments(dataset, batch, include_excluded=True)
@@ -289,82 +381,13 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
     table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, counted, aggregation)
     inputs = _inputs(dataset, batch, judgments, version)
     rng = np.random.default_rng(seed)
-    systems_out, pairwise, common, comparison = {}, None, None, None
-    complete_docs, documents_differ = [], False
+    figures = {"systems": {}, "pairwise": None, "common": None, "complete_documents": 0, "documents_differ": False}
+    length_choice, comparison = None, None
     if len(pos):
-        systems, docs, acu_matrix = _partial_matrix(table, pos, scores)
-        _, _, norm_matrix = _partial_matrix(table, pos, normalized)
-        names = [table.system_names[s] for s in systems.tolist()]
-        # Each system on its own judged documents: score, CI and n agree.
-        _, acu_low, acu_high, n = bootstrap.system_cis_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
-        _, norm_low, norm_high, _ = bootstrap.system_cis_partial(norm_matrix, n_resamples=n_resamples, rng=rng)
-        if len(systems) > 1:
-            p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
-            pairwise = {"systems": names, "p": p.tolist(), "n": pair_n.tolist(), "documents": "shared"}
-        complete = ~np.isnan(acu_matrix).any(axis=1)
-        complete_docs = [d for d, k in zip(docs, complete.tolist(), strict=False) if k]
-        documents_differ = bool((n != len(complete_docs)).any())
-        for i, (sid, name) in enumerate(zip(systems.tolist(), names, strict=False)):
-            mine = table.system[pos] == sid
-            acu = _document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
-            norm = _document_mean(table, pos, mine, normalized)
-            systems_out[name] = {
-                "acu": acu,
-                "normalized_acu": norm,
-                "acu_ci": _interval(acu_low[i], acu_high[i], acu),
-                "normalized_acu_ci": _interval(norm_low[i], norm_high[i], norm),
-                "length": float(np.mean(table.words[pos][mine])),
-                "documents": int(n[i]),
-            }
-        if documents_differ and complete_docs:
-            # The comparison on the documents judged for every system, offered beside it.
-            sub, norm_sub = acu_matrix[complete], norm_matrix[complete]
-            means, low, high = bootstrap.system_cis(sub, n_resamples=n_resamples, rng=rng)
-            nmeans, nlow, nhigh = bootstrap.system_cis(norm_sub, n_resamples=n_resamples, rng=rng)
-            common = {
-                "documents": len(complete_docs),
-                "systems": _system_rows(names, means, low, high, nmeans, nlow, nhigh),
-            }
-            if len(systems) > 1:
-                common["pairwise"] = {
-                    "systems": names,
-                    "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist(),
-                }
+        figures = _system_figures(table, pos, scores, normalized, n_resamples, rng)
         length_choice = _length_choice(dataset, scores, table.words[pos], table.reference_words[pos])
-        comparison = _other_aggregation(table, judgments, aggregation, systems_out)
-    else:
-        length_choice = None
-    rows = table.index(judgments.summary) if len(judgments) else np.zeros(0, dtype=np.intp)
-    alphas = {
-        "acu_level": _clean(
-            agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)
-        )
-        if len(judgments)
-        else None,
-        "summary_level": _clean(
-            agreement.summary_level_alpha(
-                judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
-            )
-        )
-        if len(judgments)
-        else None,
-    }
-    per_system = [s["documents"] for s in systems_out.values()]
-    counts = {
-        "judgments": len(judgments),
-        "summaries": int(len(pos)),
-        "documents": int(len(np.unique(table.document[pos]))) if len(pos) else 0,
-        "complete_documents": len(complete_docs),
-        "documents_differ": documents_differ,
-        "fewest_documents": min(per_system) if per_system else 0,
-        "small_sample": bool(per_system) and min(per_system) < SMALL_SAMPLE,
-        "systems": len(systems_out),
-        "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
-    }
-    if batch is not None and batch.triage_run_id:
-        from scoring.runs.triage import decided_share
-
-        counts["machine_decided"] = decided_share(batch)
+        comparison = _other_aggregation(table, judgments, aggregation, figures["systems"])
+    alphas = _alphas(table, judgments)
     summaries = {
         "ids": table.ids[pos].tolist(),
         "acu": scores.tolist(),
@@ -375,11 +398,11 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
     outputs = {
         "workers": worker_table(dataset, batch, everyone, table.acu_count[all_rows], counted_alpha=alphas),
         "aggregation": aggregation,
-        "systems": systems_out,
+        "systems": figures["systems"],
         "alpha": alphas,
-        "counts": counts,
-        "pairwise": pairwise,
-        "common": common,
+        "counts": _counts(table, pos, judgments, figures, batch),
+        "pairwise": figures["pairwise"],
+        "common": figures["common"],
         "aggregations": comparison,
         "length_normalization": length_choice,
         # Per summary, for the exports (0.9 MB at 22,000 summaries): stored in ScoringRunDetail.

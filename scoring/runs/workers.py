@@ -43,6 +43,39 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
     return dict(per)
 
 
+def _flags(worker, seconds_median, overall, agree, compared: int, s: dict) -> list[str]:
+    """A worker's flags, each with enough evidence (the thresholds above)."""
+    if worker.provider == Worker.Provider.IMPORTED:
+        return []  # expert labels (imported or made in an expert round) are the gold, never flagged
+    gold = s["gold_correct"] / s["gold_total"] if s["gold_total"] else None
+    flags = []
+    if seconds_median is not None and overall and seconds_median < TOO_FAST_SHARE * overall:
+        flags.append("too fast")
+    if agree is not None and compared >= MIN_COMPARED and agree < LOW_AGREEMENT:
+        flags.append("low agreement")
+    if gold is not None and s["gold_total"] >= MIN_GOLD and gold < FAILED_GOLD:
+        flags.append("failed gold")
+    return flags
+
+
+def _alphas_without(judgments, keep, acu_counts_per_row) -> dict | None:
+    """Both alphas over the judgments kept (None when none is)."""
+    if not keep.any():
+        return None
+    summary, acu, worker, present = (
+        judgments.summary[keep],
+        judgments.acu[keep],
+        judgments.worker[keep],
+        judgments.present[keep],
+    )
+    return {
+        "acu_level": agreement.acu_level_alpha(summary, acu, worker, present),
+        "summary_level": agreement.summary_level_alpha(
+            summary, acu, worker, present, acu_counts=acu_counts_per_row[keep]
+        ),
+    }
+
+
 def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: dict | None = None) -> dict:
     """Rows per worker, and both alphas with and without the flagged workers. `counted_alpha`:
     both alphas over the judgments of the workers not excluded, already computed by the
@@ -60,17 +93,7 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
         med = median(s["seconds"]) if s["seconds"] else None
         hourly = float(s["reward"] / s["assignments"]) * 3600 / med if med and s["assignments"] else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
-        gold = s["gold_correct"] / s["gold_total"] if s["gold_total"] else None
         w = info[wid]
-        flags = []
-        if wid in medians and overall and medians[wid] < TOO_FAST_SHARE * overall:
-            flags.append("too fast")
-        if agree is not None and quality.compared[i] >= MIN_COMPARED and agree < LOW_AGREEMENT:
-            flags.append("low agreement")
-        if gold is not None and s["gold_total"] >= MIN_GOLD and gold < FAILED_GOLD:
-            flags.append("failed gold")
-        if w.provider == Worker.Provider.IMPORTED:
-            flags = []  # expert labels (imported or made in an expert round) are the gold, never flagged
         rows.append(
             {
                 "worker_id": wid,
@@ -79,10 +102,10 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
                 "assignments": s["assignments"],
                 "labels": int(quality.labels[i]),
                 "agreement": agree,
-                "gold_accuracy": gold,
+                "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": hourly,
-                "flags": flags,
+                "flags": _flags(w, medians.get(wid), overall, agree, quality.compared[i], s),
                 "excluded": w.excluded,
                 "blocked": w.blocked_at is not None,
             }
@@ -91,20 +114,8 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
     keep = ~np.isin(judgments.worker, list(flagged)) & ~judgments.excluded
     if not flagged and counted_alpha is not None:
         return {"rows": rows, "alpha_without_flagged": counted_alpha if keep.any() else None, "flagged": 0}
-    without = (
-        {
-            "acu_level": agreement.acu_level_alpha(
-                judgments.summary[keep], judgments.acu[keep], judgments.worker[keep], judgments.present[keep]
-            ),
-            "summary_level": agreement.summary_level_alpha(
-                judgments.summary[keep],
-                judgments.acu[keep],
-                judgments.worker[keep],
-                judgments.present[keep],
-                acu_counts=acu_counts_per_row[keep],
-            ),
-        }
-        if keep.any()
-        else None
-    )
-    return {"rows": rows, "alpha_without_flagged": without, "flagged": len(flagged)}
+    return {
+        "rows": rows,
+        "alpha_without_flagged": _alphas_without(judgments, keep, acu_counts_per_row),
+        "flagged": len(flagged),
+    }

@@ -136,6 +136,57 @@ def _draft_scores(sentences, drafts, judge) -> list[np.ndarray]:
     return [np.array(v) if v else np.zeros(1) for v in per]
 
 
+def _draft_sentences(dataset, sentences, engine) -> list[list[str]]:
+    """The drafter's units of each open sentence, drafted reference by reference."""
+    by_reference = defaultdict(list)
+    for i, s in enumerate(sentences):
+        by_reference[s.reference_id].append(i)
+    drafts: list[list[str]] = [[] for _ in sentences]
+    context = draft_context(dataset)
+    for members in by_reference.values():
+        for i, out in zip(members, engine.draft([sentences[i].text for i in members], context), strict=False):
+            drafts[i] = out
+    return drafts
+
+
+def _predicted_error(
+    dataset, F: np.ndarray, *, drafter: str, judge, progress, criterion: str
+) -> tuple[np.ndarray, str]:
+    """Each sentence's predicted machine error and how it was predicted: the regressor trained on
+    the datasets with human ACUs and summaries, else length and coordinations."""
+    X, y, trained_on = training_rows(dataset, drafter=drafter, judge=judge, progress=progress, criterion=criterion)
+    if len(y) >= 20:
+        try:
+            predicted = regressor.fit(X, y).predict(F)
+        except regressor.RegressorUnavailable as exc:
+            raise BudgetError(str(exc)) from None
+        method = f"gradient boosting trained on {len(y)} sentences of {', '.join(trained_on)}"
+    else:
+        # NOTE: without training data, longer sentences with more coordinations go to people first.
+        predicted = F[:, features.FEATURES.index("words")] * (1 + F[:, features.FEATURES.index("coordinations")])
+        method = "no dataset with human ACUs and summaries to train on: ranked by length and coordinations"
+    if progress:
+        progress(len(trained_on), len(trained_on) + 1)
+    return predicted, method
+
+
+def _store_split(sentences, human, predicted, drafts, drafter: str) -> tuple[int, int]:
+    """Store each sentence's side and predicted error; machine units for the machine side, none
+    left unjudged on the human side. (machine units created, removed)."""
+    with transaction.atomic():
+        for sentence, is_human, value in zip(sentences, human, predicted, strict=False):
+            sentence.budget = ReferenceSentence.Budget.HUMAN if is_human else ReferenceSentence.Budget.MACHINE
+            sentence.predicted_error = float(value)
+        ReferenceSentence.objects.bulk_update(sentences, ["budget", "predicted_error"])
+        now_human = [s.pk for s, h in zip(sentences, human, strict=False) if h]
+        removed, _ = ACU.objects.filter(sentence_id__in=now_human, machine=True, judgments__isnull=True).delete()
+        machine = {s.pk: d for s, d, h in zip(sentences, drafts, human, strict=False) if not h}
+        created = fill_machine_units(sentence_ids=list(machine), drafter=drafter, drafts_by_sentence=machine)
+        # The machine units stand where pending drafts were: no second copy for the writer to dismiss.
+        DraftACU.objects.filter(sentence_id__in=list(machine), status=DraftACU.Status.PENDING).delete()
+    return created, removed
+
+
 def apply_budget(
     *,
     dataset: Dataset,
@@ -156,43 +207,16 @@ def apply_budget(
         raise BudgetError("Every sentence already has human ACUs or is approved: nothing to budget.")
     judge = get_judge(judge_name or default_judge_name())
     engine = get_drafter(drafter)
-    by_reference = defaultdict(list)
-    for i, s in enumerate(sentences):
-        by_reference[s.reference_id].append(i)
-    drafts: list[list[str]] = [[] for _ in sentences]
-    context = draft_context(dataset)
-    for members in by_reference.values():
-        for i, out in zip(members, engine.draft([sentences[i].text for i in members], context), strict=False):
-            drafts[i] = out
+    drafts = _draft_sentences(dataset, sentences, engine)
     scores = _draft_scores(sentences, drafts, judge)
     F = np.array(
         [features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores, strict=False)]
     )
-    X, y, trained_on = training_rows(dataset, drafter=engine.name, judge=judge, progress=progress, criterion=criterion)
-    if len(y) >= 20:
-        try:
-            predicted = regressor.fit(X, y).predict(F)
-        except regressor.RegressorUnavailable as exc:
-            raise BudgetError(str(exc)) from None
-        method = f"gradient boosting trained on {len(y)} sentences of {', '.join(trained_on)}"
-    else:
-        # NOTE: without training data, longer sentences with more coordinations go to people first.
-        predicted = F[:, features.FEATURES.index("words")] * (1 + F[:, features.FEATURES.index("coordinations")])
-        method = "no dataset with human ACUs and summaries to train on: ranked by length and coordinations"
-    if progress:
-        progress(len(trained_on), len(trained_on) + 1)
+    predicted, method = _predicted_error(
+        dataset, F, drafter=engine.name, judge=judge, progress=progress, criterion=criterion
+    )
     human = regressor.choose_human(predicted, share)
-    with transaction.atomic():
-        for sentence, is_human, value in zip(sentences, human, predicted, strict=False):
-            sentence.budget = ReferenceSentence.Budget.HUMAN if is_human else ReferenceSentence.Budget.MACHINE
-            sentence.predicted_error = float(value)
-        ReferenceSentence.objects.bulk_update(sentences, ["budget", "predicted_error"])
-        now_human = [s.pk for s, h in zip(sentences, human, strict=False) if h]
-        removed, _ = ACU.objects.filter(sentence_id__in=now_human, machine=True, judgments__isnull=True).delete()
-        machine = {s.pk: d for s, d, h in zip(sentences, drafts, human, strict=False) if not h}
-        created = fill_machine_units(sentence_ids=list(machine), drafter=engine.name, drafts_by_sentence=machine)
-        # The machine units stand where pending drafts were: no second copy for the writer to dismiss.
-        DraftACU.objects.filter(sentence_id__in=list(machine), status=DraftACU.Status.PENDING).delete()
+    created, removed = _store_split(sentences, human, predicted, drafts, engine.name)
     assigned = {}
     if author_ids:
         wanted = sorted({s.reference_id for s, h in zip(sentences, human, strict=False) if h})
