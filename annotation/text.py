@@ -155,6 +155,12 @@ def has_sentence_tags(text: str) -> bool:
     return bool(_SENTENCE_TAG.search(text))
 
 
+def reference_sentences(text: str) -> list[str]:
+    """The sentences of a pyramid-format reference line: its <t> ... </t> sentences when it has
+    them, else the sentence splitter's (``split_sentences``)."""
+    return split_tagged_sentences(text) if has_sentence_tags(text) else split_sentences(text.strip())
+
+
 def split_tagged_sentences(text: str) -> list[str]:
     """Sentences of a pyramid-format reference: each wrapped in <t> ... </t>; a tagged piece
     without a letter or digit is merged into its neighbour, as ``split_sentences`` does."""

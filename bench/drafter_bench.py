@@ -1,7 +1,8 @@
 """The rules drafter against a pyramid folder's human units, without Django or a database.
 
-Drafts every reference (its `<t> ... </t>` sentences) with `annotation.drafting.rules`, then prints
-what `draft_report` prints for matching and correlation, on the lexical judge:
+Drafts every reference of the folder (its `<t> ... </t>` sentences, or the sentence splitter's
+when the references have no tags, as the importer does) with `annotation.drafting.rules`, then
+prints what `draft_report` prints for matching and correlation, on the lexical judge:
 
 - one-to-one matching of each reference's drafts to its human units (symmetric lexical similarity
   >= 0.5, Hungarian algorithm): precision, recall, F1, units per reference;
@@ -12,15 +13,18 @@ what `draft_report` prints for matching and correlation, on the lexical judge:
 
     .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm
     .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --documents 50:100
-    .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --against STUs.txt
+    .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --documents 50:100 --against STUs.txt --json
     .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --errors 20
 
-`--against FILE` scores a unit file in the pyramid format (one line per reference, units
-tab-separated, e.g. Lite3Pyramid's STUs.txt) instead of the drafter; `--errors N` prints the N
-sentences whose human units the drafts miss most, with both unit lists.
+`--against FILE` also scores a unit file in the pyramid format (one line per reference, units
+tab-separated, e.g. Lite3Pyramid's STUs.txt) the same way, and both sets' precision, recall, F1
+and summary-level Pearson get 95% bootstrap intervals over documents, with the paired interval of
+drafter − file (`scoring.drafts.comparison`); `--json` prints them as JSON. `--errors N` prints the
+N sentences whose human units the drafts miss most, with both unit lists.
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -31,48 +35,61 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotation.drafting.rules import draft_reference, verb_form
-from annotation.text import attach_units_to_sentences, split_tagged_sentences
-from scoring.drafts import quality
+from annotation.text import attach_units_to_sentences, has_sentence_tags, reference_sentences
+from scoring.drafts import comparison, quality
 from scoring.machine.judges.lexical import LexicalJudge
-from scoring.stats.correlation import summary_level
 
 
 def read_folder(folder: Path):
-    refs = [split_tagged_sentences(line) for line in (folder / "references.txt").read_text().splitlines()]
-    units = [[u for u in line.split("\t") if u.strip()] for line in (folder / "SCUs.txt").read_text().splitlines()]
+    lines = (folder / "references.txt").read_text(encoding="utf-8").splitlines()
+    refs = [reference_sentences(line) for line in lines]
+    tagged = sum(has_sentence_tags(line) for line in lines)
+    units = [
+        [u for u in line.split("\t") if u.strip()]
+        for line in (folder / "SCUs.txt").read_text(encoding="utf-8").splitlines()
+    ]
     systems = sorted(p.stem for p in (folder / "summaries").glob("*.summary"))
-    summaries = [(folder / "summaries" / f"{s}.summary").read_text().splitlines() for s in systems]
+    summaries = [(folder / "summaries" / f"{s}.summary").read_text(encoding="utf-8").splitlines() for s in systems]
     labels = [
         [
             [int(x) for x in line.split("\t") if x.strip()]
-            for line in (folder / "labels" / f"{s}.label").read_text().splitlines()
+            for line in (folder / "labels" / f"{s}.label").read_text(encoding="utf-8").splitlines()
         ]
         for s in systems
     ]
-    return refs, units, systems, summaries, labels
+    return refs, tagged, units, systems, summaries, labels
 
 
 def read_units(path: Path) -> list[list[str]]:
-    return [[u.strip() for u in line.split("\t") if u.strip()] for line in path.read_text().splitlines()]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [[u.strip() for u in line.split("\t") if u.strip()] for line in lines]
 
 
-def evaluate(drafts_by_doc, units, summaries, labels, docs, judge):
-    matched = n_drafts = n_human = 0
-    X, Y = [], []
+def matched_pairs(judge, ds, hs):
+    if not ds or not hs:
+        return []
+    fw = judge.judge([(a, b) for a in ds for b in hs]).reshape(len(ds), len(hs))
+    bw = judge.judge([(b, a) for a in ds for b in hs]).reshape(len(ds), len(hs))
+    return quality.match_one_to_one(quality.symmetric_similarity(fw, bw), 0.5)
+
+
+def evaluate(drafts_by_doc, units, summaries, labels, docs, judge) -> comparison.PerDocument:
+    """Per document: matched drafts, drafts, human units, and the Pearson across systems of the
+    all-draft lexical score with the human score."""
+    matched, n_drafts, n_human, X, Y = [], [], [], [], []
     for d in docs:
         ds, hs = drafts_by_doc[d], units[d]
-        n_drafts, n_human = n_drafts + len(ds), n_human + len(hs)
-        if ds and hs:
-            fw = judge.judge([(a, b) for a in ds for b in hs]).reshape(len(ds), len(hs))
-            bw = judge.judge([(b, a) for a in ds for b in hs]).reshape(len(ds), len(hs))
-            matched += len(quality.match_one_to_one(quality.symmetric_similarity(fw, bw), 0.5))
+        matched.append(len(matched_pairs(judge, ds, hs)))
+        n_drafts.append(len(ds))
+        n_human.append(len(hs))
         X.append([np.mean(lab[d]) if lab[d] else np.nan for lab in labels])
         Y.append([judge.judge([(u, summ[d]) for u in ds]).mean() if ds else 0.0 for summ in summaries])
-    out = quality.precision_recall_f1(matched, n_drafts, n_human)
-    out["per_reference"] = n_drafts / len(docs)
-    out["words_per_unit"] = float(np.mean([len(u.split()) for d in docs for u in drafts_by_doc[d]]))
-    out["summary_pearson"] = summary_level(np.array(X), np.array(Y), "pearson")
-    return out
+    return comparison.per_document(matched, n_drafts, n_human, np.array(X), np.array(Y))
+
+
+def summary(s: comparison.PerDocument) -> dict:
+    point = comparison.figures(np.ones((1, len(s.matched))), s)
+    return {k: float(v[0]) for k, v in point.items()}
 
 
 def sentence_errors(refs, units, drafts_by_sentence, docs, judge, n):
@@ -82,11 +99,7 @@ def sentence_errors(refs, units, drafts_by_sentence, docs, judge, n):
         for k, sentence in enumerate(refs[d]):
             hs = [u for u, s in zip(units[d], attach, strict=False) if s == k]
             ds = drafts_by_sentence[d][k]
-            m = 0
-            if hs and ds:
-                fw = judge.judge([(a, b) for a in ds for b in hs]).reshape(len(ds), len(hs))
-                bw = judge.judge([(b, a) for a in ds for b in hs]).reshape(len(ds), len(hs))
-                m = len(quality.match_one_to_one(quality.symmetric_similarity(fw, bw), 0.5))
+            m = len(matched_pairs(judge, ds, hs))
             rows.append((len(hs) - m + len(ds) - m, d, sentence, hs, ds))
     rows.sort(key=lambda r: -r[0])
     for err, d, sentence, hs, ds in rows[:n]:
@@ -95,39 +108,95 @@ def sentence_errors(refs, units, drafts_by_sentence, docs, judge, n):
         print("  draft: " + " | ".join(ds))
 
 
+def document_range(text: str | None, n: int) -> range:
+    if not text:
+        return range(n)
+    try:
+        a, b = (int(x) for x in text.split(":"))
+    except ValueError:
+        sys.exit(f"--documents takes START:END (document positions, END excluded), e.g. 50:100; got {text!r}")
+    if not 0 <= a < b or a >= n:
+        sys.exit(f"--documents {text}: the folder has documents 0 to {n - 1}")
+    return range(a, min(b, n))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--documents", default=None, help="a range START:END of document positions")
-    parser.add_argument("--against", type=Path, default=None, help="score this unit file instead of the drafter")
+    parser.add_argument("--against", type=Path, default=None, help="also score this unit file, with intervals")
     parser.add_argument("--errors", type=int, default=0, help="print the N sentences with most errors")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for --against")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    refs, units, systems, summaries, labels = read_folder(args.folder)
-    docs = range(len(refs))
-    if args.documents:
-        a, b = (int(x) for x in args.documents.split(":"))
-        docs = range(a, min(b, len(refs)))
+    refs, tagged, units, systems, summaries, labels = read_folder(args.folder)
+    if tagged < len(refs):
+        print(
+            f"note: {len(refs) - tagged} of {len(refs)} references have no <t> ... </t> tags: "
+            "split into sentences by annotation.text.split_sentences, as the importer does",
+            file=sys.stderr,
+        )
+    docs = document_range(args.documents, len(refs))
     judge = LexicalJudge()
-    if args.against:
-        drafts_by_doc = read_units(args.against)
-        rate = None
-        by_sentence = None
-    else:
-        verb_form("drove")  # lemminflect loads its tables once per process (~2-4 s)
-        start = time.process_time()
-        by_sentence = {d: draft_reference(refs[d]) for d in docs}
-        rate = len(docs) / (time.process_time() - start)
-        drafts_by_doc = {d: [u for ds in by_sentence[d] for u in ds] for d in docs}
-    out = evaluate(drafts_by_doc, units, summaries, labels, docs, judge)
+    verb_form("drove")  # lemminflect loads its tables once per process (~2-4 s)
+    start = time.process_time()
+    by_sentence = {d: draft_reference(refs[d]) for d in docs}
+    rate = len(docs) / max(time.process_time() - start, 1e-9)
+    drafts_by_doc = {d: [u for ds in by_sentence[d] for u in ds] for d in docs}
+    drafter = evaluate(drafts_by_doc, units, summaries, labels, docs, judge)
     human = evaluate(units, units, summaries, labels, docs, judge)
-    print(
-        f"documents {docs.start}-{docs.stop - 1}: precision {out['precision']:.3f} recall {out['recall']:.3f} "
-        f"F1 {out['f1']:.3f} | units/ref {out['per_reference']:.2f} ({out['words_per_unit']:.1f} words) | "
-        f"summary Pearson {out['summary_pearson']:.4f} (human units {human['summary_pearson']:.4f})"
-        + (f" | {rate:.0f} refs/s" if rate else "")
-    )
-    if args.errors and by_sentence is not None:
+    out = {
+        "folder": str(args.folder),
+        "documents": [docs.start, docs.stop],
+        "references_per_cpu_second": rate,
+        "drafter": {
+            **summary(drafter),
+            "per_reference": float(drafter.units.mean()),
+            "words_per_unit": float(np.mean([len(u.split()) for d in docs for u in drafts_by_doc[d]] or [0])),
+        },
+        "human_units": {
+            "summary_pearson": summary(human)["summary_pearson"],
+            "per_reference": float(human.human.mean()),
+        },
+    }
+    if args.against:
+        other_units = read_units(args.against)
+        if len(other_units) != len(refs):
+            sys.exit(f"{args.against} has {len(other_units)} lines; the folder has {len(refs)} references")
+        other = evaluate(other_units, units, summaries, labels, docs, judge)
+        out["against"] = {"file": str(args.against), **summary(other), "per_reference": float(other.units.mean())}
+        c = comparison.compare(drafter, other, n_resamples=args.resamples, rng=0)
+        out["comparison"] = {"drafter": c.pop("a"), "against": c.pop("b"), **c}  # difference: drafter - file
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        d = out["drafter"]
+        print(
+            f"documents {docs.start}-{docs.stop - 1}: precision {d['precision']:.3f} recall {d['recall']:.3f} "
+            f"F1 {d['f1']:.3f} | units/ref {d['per_reference']:.2f} ({d['words_per_unit']:.1f} words) | "
+            f"summary Pearson {d['summary_pearson']:.4f} (human units {out['human_units']['summary_pearson']:.4f}) "
+            f"| {rate:.0f} refs/CPU-s"
+        )
+        if args.against:
+            c = out["comparison"]
+            for name, key in (("drafter", "drafter"), (str(args.against), "against")):
+                f = c[key]
+                print(
+                    f"  {name}: "
+                    + ", ".join(
+                        f"{k} {f[k]['value']:.3f} [{f[k]['ci'][0]:.3f}, {f[k]['ci'][1]:.3f}]"
+                        for k in comparison.FIGURES
+                    )
+                )
+            print(
+                "  drafter - file: "
+                + ", ".join(
+                    f"{k} {c['difference'][k]['value']:+.3f} [{c['difference'][k]['ci'][0]:+.3f}, {c['difference'][k]['ci'][1]:+.3f}]"
+                    for k in comparison.FIGURES
+                )
+            )
+    if args.errors:
         sentence_errors(refs, units, by_sentence, docs, judge, args.errors)
 
 

@@ -164,3 +164,59 @@ def test_errors_lists_the_sentences_where_drafts_and_human_acus_differ_most(caps
     call_command("draft_report", dataset.name, "--judge", "lexical", "--budget", "0", "--errors", "2")
     printed = capsys.readouterr().out
     assert printed.count("missed human ACUs:") == 2 and rows[0]["sentence"] in printed
+
+
+def test_report_against_a_file_with_intervals_on_a_range_of_documents(tmp_path, capsys):
+    """Issue 44: `--documents A:B` and `--against FILE` give both unit sets' precision, recall,
+    F1 and summary-level Pearson with bootstrap intervals over documents, and their difference."""
+    from scoring.drafts.comparison import FIGURES
+
+    dataset = demo_dataset()
+    references = Reference.objects.filter(document__dataset=dataset).order_by("document__position")
+    lines = [
+        "\t".join(
+            ACU.objects.filter(reference=r, machine=False)
+            .order_by("sentence__position", "position")
+            .values_list("text", flat=True)
+        )
+        for r in references
+    ]
+    units = tmp_path / "units.txt"
+    units.write_text("\n".join(lines), encoding="utf-8")
+    out = report(
+        dataset, drafter="rules", judge_name="lexical", budgets=(), against=units, documents=range(2, 8), resamples=500
+    )
+    assert out["documents"] == 6
+    c = out["against"]["comparison"]
+    assert c["documents"] == 6 and c["resamples"] == 500
+    # the file holds the human ACUs themselves: every one matched, on every resample
+    assert c["file"]["f1"] == {"value": 1.0, "ci": [1.0, 1.0]}
+    for side in ("drafts", "file"):
+        for k in FIGURES:
+            low, high = c[side][k]["ci"]
+            assert low <= c[side][k]["value"] <= high
+    assert c["drafts"]["f1"]["value"] == pytest.approx(out["matching"]["f1"])
+    assert c["drafts"]["summary_pearson"]["value"] == pytest.approx(out["lite2x"]["all_drafts"]["summary_pearson"])
+    assert c["difference"]["f1"]["value"] == pytest.approx(c["drafts"]["f1"]["value"] - 1.0)
+    assert c["difference"]["f1"]["ci"][1] < 0  # the drafts find fewer than all the human ACUs
+
+    call_command(
+        "draft_report",
+        dataset.name,
+        "--judge",
+        "lexical",
+        "--budget",
+        "0",
+        "--against",
+        str(units),
+        "--documents",
+        "2:8",
+        "--resamples",
+        "200",
+        "--json",
+    )
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["documents"] == 6 and printed["against"]["comparison"]["resamples"] == 200
+    for bad in ("8:2", "two:eight"):
+        with pytest.raises(CommandError, match="--documents takes START:END"):
+            call_command("draft_report", dataset.name, "--judge", "lexical", "--documents", bad)

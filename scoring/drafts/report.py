@@ -14,9 +14,10 @@ from scipy.stats import pearsonr, spearmanr
 
 from annotation.drafting import get_drafter
 from annotation.drafting.service import draft_context
-from annotation.models import ACU, ReferenceSentence, Summary
+from annotation.models import ACU, Document, ReferenceSentence, Summary
 from annotation.text import attach_units_to_sentences
 from hits.selectors import counted_judgments
+from scoring.drafts import comparison
 from scoring.drafts import quality as draft_quality
 from scoring.drafts.unit_budget import curve, features, regressor
 from scoring.machine.judges import get_judge
@@ -69,13 +70,20 @@ class DraftTables:
         return hs, hc, ds, dc
 
 
-def _complete_grid(dataset):
+def _complete_grid(dataset, documents: range | None = None):
     """Documents and systems forming a complete matrix: systems that summarised every
-    document with a reference (others are left out of the figures)."""
+    document with a reference (others are left out of the figures); with `documents`, only the
+    documents at those positions in the dataset's order."""
+    summaries = Summary.objects.filter(document__dataset=dataset)
+    if documents is not None:
+        positions = list(
+            Document.objects.filter(dataset=dataset).order_by("position", "pk").values_list("position", flat=True)
+        )[documents.start : documents.stop]
+        summaries = summaries.filter(document__position__in=positions)
     rows = list(
-        Summary.objects.filter(document__dataset=dataset)
-        .values_list("document_id", "system_id", "system__name", "text", "document__position")
-        .order_by("document__position", "system__name")
+        summaries.values_list("document_id", "system_id", "system__name", "text", "document__position").order_by(
+            "document__position", "system__name"
+        )
     )
     documents = sorted({(r[4], r[0]) for r in rows})
     doc_ids = [d for _, d in documents]
@@ -149,11 +157,13 @@ def _attached(units: list[str], texts: list[str]) -> list[list[str]]:
     return [[u for u, k in zip(units, attached, strict=True) if k == j] for j in range(len(texts))]
 
 
-def build_tables(dataset, *, drafter: str, judge, drafts_cache: dict | None = None, units_file=None) -> DraftTables:
+def build_tables(
+    dataset, *, drafter: str, judge, drafts_cache: dict | None = None, units_file=None, documents: range | None = None
+) -> DraftTables:
     """Draft every sentence of the dataset's documents (with summaries) and judge every
     human ACU and draft against every system summary of its document. With `units_file` (the
     pyramid format) its units stand in for the drafts, each attached to the sentence it overlaps most."""
-    doc_ids, systems, system_names, summary_texts = _complete_grid(dataset)
+    doc_ids, systems, system_names, summary_texts = _complete_grid(dataset, documents)
     position = {d: i for i, d in enumerate(doc_ids)}
     sentences = list(
         ReferenceSentence.objects.filter(reference__document_id__in=doc_ids)
@@ -255,20 +265,27 @@ def drafts_of(dataset, tables: DraftTables, drafter: str) -> list[list[str]]:
 
 def matching(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD) -> dict:
     """One-to-one matching of each reference's drafts to its human ACUs (micro P/R/F1)."""
-    matched = 0
+    matched, drafts, human = matching_per_document(tables, judge, threshold)
+    return {
+        "threshold": threshold,
+        **draft_quality.precision_recall_f1(int(matched.sum()), int(drafts.sum()), int(human.sum())),
+    }
+
+
+def matching_per_document(tables: DraftTables, judge, threshold: float = MATCH_THRESHOLD):
+    """Per document: matched drafts, drafts and human ACUs of the one-to-one matching."""
+    n = len(tables.documents)
+    matched, drafts, human = np.zeros(n, int), np.zeros(n, int), np.zeros(n, int)
     draft_doc = tables.sentence_document[tables.draft_sentence] if len(tables.draft_sentence) else np.zeros(0, int)
     human_doc = tables.sentence_document[tables.human_sentence] if tables.human_units else np.zeros(0, int)
     flat = [d for ds in tables.drafts for d in ds]
     human_texts = [t for _, t, _ in tables.human_units]
-    for doc in range(len(tables.documents)):
+    for doc in range(n):
         ds = [flat[i] for i in np.flatnonzero(draft_doc == doc)]
         hs = [human_texts[i] for i in np.flatnonzero(human_doc == doc)]
-        if not ds or not hs:
-            continue
-        forward = judge.judge([(d, h) for d in ds for h in hs]).reshape(len(ds), len(hs))
-        backward = judge.judge([(h, d) for d in ds for h in hs]).reshape(len(ds), len(hs))
-        matched += len(draft_quality.match_one_to_one(draft_quality.symmetric_similarity(forward, backward), threshold))
-    return {"threshold": threshold, **draft_quality.precision_recall_f1(matched, len(flat), len(human_texts))}
+        drafts[doc], human[doc] = len(ds), len(hs)
+        matched[doc] = len(_matched_pairs(judge, ds, hs, threshold))
+    return matched, drafts, human
 
 
 def _matched_pairs(judge, ds: list[str], hs: list[str], threshold: float) -> list[tuple[int, int]]:
@@ -305,6 +322,19 @@ def sentence_errors(tables: DraftTables, judge, limit: int, threshold: float = M
     return rows[:limit]
 
 
+def _compare(tables, other, judge, Xk, docs, sub, other_sub, resamples: int) -> dict:
+    """The drafts and the file's units side by side on the documents with human scores: each
+    set's precision, recall, F1 and summary-level Pearson with 95% bootstrap intervals over
+    documents, and drafts − file with its paired interval (`comparison.compare`)."""
+    sets = []
+    for t, s in ((tables, sub), (other, other_sub)):
+        matched, drafts, human = matching_per_document(t, judge)
+        scores = curve.mixed_scores(*s, np.zeros(len(s[0]), dtype=bool), len(docs))
+        sets.append(comparison.per_document(matched[docs], drafts[docs], human[docs], Xk, scores))
+    c = comparison.compare(sets[0], sets[1], n_resamples=resamples, rng=0)
+    return {"drafts": c.pop("a"), "file": c.pop("b"), **c}
+
+
 def report(
     dataset,
     *,
@@ -317,12 +347,14 @@ def report(
     agreement_with: tuple[str, ...] = (),
     against=None,
     worst_sentences: int = 0,
+    documents: range | None = None,
+    resamples: int = 10_000,
 ) -> dict:
     """Every figure of `draft_report`; `criterion` is the per-sentence error the budget
     regressor learns (`abs`, Lite2.x's, or `spread`, see `draft_quality.sentence_errors`)."""
     judge_name = judge_name or default_judge_name()
     judge = get_judge(judge_name)
-    tables = build_tables(dataset, drafter=drafter, judge=judge)
+    tables = build_tables(dataset, drafter=drafter, judge=judge, documents=documents)
     if not tables.human_units:
         raise ValueError(f"Dataset “{dataset.name}” has no human ACUs to compare the drafts with.")
     X = human_scores(dataset, tables)
@@ -354,7 +386,7 @@ def report(
     }
     other = None
     if against is not None:
-        other = build_tables(dataset, drafter=drafter, judge=judge, units_file=against)
+        other = build_tables(dataset, drafter=drafter, judge=judge, units_file=against, documents=documents)
         out["against"] = {
             "file": str(against),
             "matching": matching(other, judge),
@@ -380,6 +412,7 @@ def report(
         _, _, ods, odc = other.sums()
         other_sub = (doc_of, hs[sel], hc[sel], ods[sel], odc[sel])
         out["against"]["all_units"] = curve.correlations(Xk, curve.mixed_scores(*other_sub, ~every, len(docs)))
+        out["against"]["comparison"] = _compare(tables, other, judge, Xk, docs, sub, other_sub, resamples)
     F = feature_matrix(tables, [drafts_of(dataset, tables, name) for name in agreement_with])[sel]
     predicted = regressor.out_of_fold(F, errors[sel], doc_of, seed=seed)
     out["regressor"] = {

@@ -53,6 +53,15 @@ class Command(BaseCommand):
             metavar="N",
             help="print the N sentences where drafts and human ACUs differ most",
         )
+        parser.add_argument(
+            "--documents",
+            default=None,
+            metavar="START:END",
+            help="only the documents at these positions in the dataset's order (END excluded), e.g. 50:100",
+        )
+        parser.add_argument(
+            "--resamples", type=int, default=10_000, help="bootstrap resamples of the --against comparison"
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--random-draws", type=int, default=20)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -60,6 +69,17 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         dataset, _ = dataset_and_round(opts["name"], None)
         budgets = tuple(opts["budget"] or BUDGET_SHARES)
+        documents = None
+        if opts["documents"]:
+            try:
+                start, end = (int(x) for x in opts["documents"].split(":"))
+            except ValueError:
+                raise CommandError(
+                    "--documents takes START:END, document positions with END excluded, e.g. 50:100."
+                ) from None
+            if not 0 <= start < end:
+                raise CommandError("--documents takes START:END with 0 <= START < END, e.g. 50:100.")
+            documents = range(start, end)
         if any(not 0 <= b <= 1 for b in budgets):
             raise CommandError("--budget takes shares between 0 and 1, e.g. 0.5 for half of the sentences.")
         try:
@@ -74,6 +94,8 @@ class Command(BaseCommand):
                 agreement_with=tuple(opts["agreement_with"]),
                 against=opts["against"],
                 worst_sentences=opts["errors"],
+                documents=documents,
+                resamples=opts["resamples"],
             )
         except (DrafterError, JudgeUnavailable, RegressorUnavailable, ValueError) as exc:
             raise CommandError(str(exc)) from None
@@ -100,6 +122,15 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"  summary Pearson {out['against']['all_units']['summary_pearson']:.4f} "
                     f"(drafts {out['lite2x']['all_drafts']['summary_pearson']:.4f})"
+                )
+            if "comparison" in out["against"]:
+                c = out["against"]["comparison"]
+                self.stdout.write(
+                    f"  drafts - file over {c['documents']} documents ({c['confidence']:.0%} bootstrap intervals): "
+                    + ", ".join(
+                        f"{k} {v['value']:+.4f} [{v['ci'][0]:+.4f}, {v['ci'][1]:+.4f}]"
+                        for k, v in c["difference"].items()
+                    )
                 )
         ps = out["per_sentence"]
         self.stdout.write(f"per sentence: {ps['drafts_mean']:.2f} drafts, {ps['human_acus_mean']:.2f} human ACUs")
