@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from hits.batch_fields import BatchSpec
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -101,7 +103,7 @@ def run(args) -> None:
     call_command("migrate", verbosity=0)
     call_command("import_dataset", args.data, name="realsumm", verbosity=0)
     dataset = Dataset.objects.get(name="realsumm")
-    publish_batch(create_batch(dataset=dataset, assignments=3, systems=list(dataset.systems.all())))
+    publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=3), systems=list(dataset.systems.all())))
     added = 0
     results = {}
     for others in args.others:

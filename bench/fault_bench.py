@@ -26,6 +26,8 @@ import threading
 import time
 from pathlib import Path
 
+from hits.batch_fields import BatchSpec
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG = os.environ.get("FAULT_BENCH_PG", "postgres://postgres@127.0.0.1:5432")
@@ -277,7 +279,7 @@ def main() -> None:
         shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
         import_dataset(shared / "data" / "realsumm", name="realsumm", fmt="pyramid")
         dataset = Dataset.objects.get(name="realsumm")
-        batch = publish_batch(create_batch(dataset=dataset, assignments=3))
+        batch = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=3)))
         users = [
             create_user_with_role(username=f"bench-w{i:02d}", password=PASSWORD, role="worker").username
             for i in range(args.workers)

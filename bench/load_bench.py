@@ -52,13 +52,14 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.auth.hashers import make_password
 from django.db import connection
 from annotation.models import Dataset
+from hits.batch_fields import BatchSpec
 from hits.services.batches import create_batch, publish_batch
 from hits.services.people import create_user_with_role
 
 dataset = Dataset.objects.get(name="realsumm")
 # One batch of 2,500 HITs x 3 per concurrency level, so no level runs out of work (the handout
 # takes the oldest batch's HITs first: the levels fill them in turn).
-batches = [publish_batch(create_batch(dataset=dataset, assignments=3, systems=list(dataset.systems.all()))) for _ in range(BATCHES)]
+batches = [publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=3), systems=list(dataset.systems.all()))) for _ in range(BATCHES)]
 batch = batches[0]
 store = import_module(settings.SESSION_ENGINE).SessionStore
 settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # set-up only: workers get sessions, not logins

@@ -2,21 +2,34 @@
 
 The lead's batch form (`hits.forms.BatchForm`) and the API's input serializer
 (`hits.api.batches.BatchCreateInput`) both build their fields from `FIELDS`, so a limit is
-written once and a bad value gets the same message on the page and in the API. The service
-(`hits.services.batches.create_batch`) checks the same limits again for other callers.
+written once and a bad value gets the same message on the page and in the API. `BatchSpec` holds a
+new batch's settings, checked against `FIELDS` (and the rules between them) once when it is built;
+the form, the API and the `create_batch` command build one, and the service
+(`hits.services.batches.create_batch`) takes it as it is.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from django import forms
 from rest_framework import serializers
 
-from hits.allocation.policy import KINDS
-from hits.money import MoneyError, cents, parse_money
-from hits.services.batches import MAX_ASSIGNMENT_MINUTES, MAX_ASSIGNMENTS, MAX_AUTO_APPROVE_HOURS, MAX_LIFETIME_HOURS
+from config.errors import ServiceError
+from hits.allocation.policy import ADAPTIVE, KINDS, Policy
+from hits.money import DEFAULT_BUCKETS, Bucket, MoneyError, cents, check_buckets, parse_money
+from hits.provider_interface import Capability, ProviderError, get_provider
+
+MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
+# MTurk: lifetime and auto-approval at most 365 and 30 days.
+MAX_LIFETIME_HOURS = 24 * 365
+MAX_ASSIGNMENT_MINUTES = 60 * 24 * 365
+MAX_AUTO_APPROVE_HOURS = 24 * 30
+
+
+class BatchError(ServiceError):
+    """A refused batch setting or action, with a message for the lead."""
 
 
 class MoneyField(serializers.DecimalField):
@@ -158,21 +171,93 @@ FIELDS = {
         ),
     )
 }
-# The allocation settings, passed on to create_batch (hits/allocation/policy.py).
-ALLOCATION_FIELDS = (
-    "allocation",
-    "allocation_min",
-    "allocation_max",
-    "allocation_threshold",
-    "allocation_max_sd",
-    "stop_after",
-)
 
 
-def allocation_options(data: dict) -> dict:
-    """create_batch's allocation arguments from a form's or serializer's cleaned data (left
-    empty: the spec's default)."""
-    return {name: FIELDS[name].default if data.get(name) in (None, "") else data[name] for name in ALLOCATION_FIELDS}
+@dataclass(frozen=True)
+class BatchSpec:
+    """A new batch's settings, valid once built: each within its limits in `FIELDS`, the allocation a
+    `Policy`, the stop of workers at chance only with adaptive allocation and adaptive allocation only
+    with a provider that can add places, the provider known, the pay buckets neither overlapping nor
+    leaving gaps. Anything else raises BatchError with a message for the lead, before anything is
+    written. `buckets` empty: the default buckets."""
+
+    name: str = FIELDS["name"].default
+    provider: str = "inhouse"
+    assignments: int = FIELDS["assignments"].default
+    lifetime_hours: float = FIELDS["lifetime_hours"].default
+    assignment_minutes: float = FIELDS["assignment_minutes"].default
+    auto_approve_hours: float = FIELDS["auto_approve_hours"].default
+    gold_share: float = FIELDS["gold_share"].default
+    budget: Decimal | None = FIELDS["budget"].default
+    allocation: str = FIELDS["allocation"].default
+    allocation_min: int = FIELDS["allocation_min"].default
+    allocation_max: int = FIELDS["allocation_max"].default
+    allocation_threshold: float = FIELDS["allocation_threshold"].default
+    allocation_max_sd: float | None = FIELDS["allocation_max_sd"].default
+    stop_after: int | None = FIELDS["stop_after"].default
+    buckets: tuple[Bucket, ...] = ()
+    provider_config: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name, spec in FIELDS.items():
+            _check(spec, getattr(self, name))
+        try:
+            policy = self.policy
+        except ValueError as exc:
+            raise BatchError(f"Allocation: {exc}.") from None
+        if self.stop_after is not None and policy.kind != ADAPTIVE:
+            raise BatchError("Stopping workers at chance needs adaptive allocation (its worker estimates).")
+        try:
+            provider = get_provider(self.provider)
+        except ProviderError as exc:
+            raise BatchError(str(exc)) from None
+        if policy.kind == ADAPTIVE and self.provider != "inhouse" and not provider.supports(Capability.MORE_PLACES):
+            raise BatchError(f"Adaptive allocation needs a provider that can add places; {self.provider} cannot.")
+        object.__setattr__(self, "buckets", tuple(self.buckets) or tuple(Bucket(*b) for b in DEFAULT_BUCKETS))
+        try:
+            check_buckets(list(self.buckets))
+        except ValueError as exc:
+            raise BatchError(f"Pay buckets: {exc}.") from None
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(
+            self.allocation, self.allocation_min, self.allocation_max, self.allocation_threshold, self.allocation_max_sd
+        )
+
+    @classmethod
+    def from_data(cls, data: dict, *, provider_config: dict | None = None) -> "BatchSpec":
+        """From a form's or serializer's cleaned data: a setting left empty takes its default."""
+        settings = {name: data[name] for name in FIELDS if data.get(name) not in (None, "")}
+        return cls(
+            provider=data["provider"],
+            buckets=tuple(data.get("buckets") or ()),
+            provider_config=provider_config or {},
+            **settings,
+        )
+
+
+def _check(spec: BatchField, value) -> None:
+    """One setting against its spec (the form and the API check the same, field by field)."""
+    what = f"The {spec.label[0].lower()}{spec.label[1:]}"
+    if value is None:
+        if spec.optional:
+            return
+        raise BatchError(f"{what} is required.")
+    if spec.kind == "text":
+        if len(value) > spec.max_length:
+            raise BatchError(f"{what} has at most {spec.max_length} characters.")
+        return
+    if spec.kind == "choice":
+        if value not in spec.choices:
+            raise BatchError(f"{what} is one of: {', '.join(spec.choices)}.")
+        return
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BatchError(f"{what} must be a number.")
+    low, high = spec.min, spec.max
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if low is not None and high is not None else f"at least {low}"
+        raise BatchError(f"{what} must be {bounds}.")
 
 
 class MoneyFormField(forms.DecimalField):

@@ -13,6 +13,7 @@ import logging
 from django.db import transaction
 
 from hits.allocation.policy import ADAPTIVE
+from hits.batch_fields import BatchSpec
 from hits.services.batches import BatchError, batch_buckets, create_batch
 
 from .models import HIT, JudgeRun, MachineJudgment
@@ -96,13 +97,17 @@ def create_triage_batch(
     uncertain = uncertain_pairs(run, confidence)
     if not uncertain:
         raise BatchError(f"At c = {confidence:g} the machine decides every pair: there is nothing for the crowd.")
-    batch = create_batch(
-        dataset=run.batch.dataset,
+    chosen = {
+        key: batch_options.pop(key)
+        for key in ("systems", "references", "qualification_test", "seed")
+        if key in batch_options
+    }
+    spec = BatchSpec(
         assignments=assignments,
-        created_by=user,
         name=name or f"triage of {run.judge} v{run.version} at c={confidence:g}",
         **batch_options,
     )
+    batch = create_batch(dataset=run.batch.dataset, spec=spec, created_by=user, **chosen)
     batch.triage_run, batch.triage_confidence = run, confidence
     batch.save(update_fields=["triage_run", "triage_confidence"])
     buckets = batch_buckets(batch)

@@ -5,6 +5,7 @@ import threading
 from django.db import connection
 
 from annotation.models import Dataset
+from hits.batch_fields import BatchSpec
 from hits.services.batches import create_batch, publish_batch
 from hits.services.dataset_import import import_dataset
 
@@ -16,10 +17,18 @@ def demo_dataset(name="demo") -> Dataset:
     return Dataset.objects.get(name=name)
 
 
+def batch_of(dataset, **options):
+    """create_batch with the settings of a BatchSpec and the service's own arguments mixed, as tests write them."""
+    chosen = {
+        key: options.pop(key) for key in ("systems", "references", "qualification_test", "seed") if key in options
+    }
+    return create_batch(dataset=dataset, spec=BatchSpec(**options), **chosen)
+
+
 def published_batch(dataset=None, **options):
     dataset = dataset or demo_dataset()
     options.setdefault("assignments", 3)
-    return publish_batch(create_batch(dataset=dataset, **options))
+    return publish_batch(batch_of(dataset, **options))
 
 
 def simulated_round(seed=4):

@@ -28,6 +28,7 @@ from hits.allocation.policy import (
 )
 from hits.allocation.service import figures as allocation_figures
 from hits.allocation.service import lift_stop
+from hits.batch_fields import BatchSpec
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, MachineJudgment, WorkerEstimate
 from hits.selectors.figures import batch_progress
 from hits.services import handout
@@ -37,7 +38,7 @@ from hits.triage import create_triage_batch
 from scoring.runs.worker_estimates import refit_estimates
 from scoring.stats.dawid_skene import dawid_skene
 
-from .crowd_data import all_answers, at_once, demo_dataset
+from .crowd_data import all_answers, at_once, batch_of, demo_dataset
 from .test_handout import make_workers
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -180,7 +181,7 @@ def test_simulation_variants_buy_within_their_bounds_and_block_only_by_the_answe
 def adaptive_batch(dataset=None, *, hits=None, publish=True, **options):
     dataset = dataset or demo_dataset()
     options = {"assignments": 3, "allocation": ADAPTIVE, "allocation_min": 2, "allocation_max": 5, **options}
-    batch = create_batch(dataset=dataset, **options)
+    batch = batch_of(dataset, **options)
     if hits is not None:
         batch.hits.exclude(pk__in=list(batch.hits.order_by("pk").values_list("pk", flat=True)[:hits])).delete()
     return publish_batch(batch) if publish else batch
@@ -208,7 +209,7 @@ def test_adaptive_batch_starts_at_the_minimum_and_the_budget_counts_the_most_pla
 def test_an_impossible_allocation_is_refused():
     dataset = demo_dataset()
     with pytest.raises(BatchError, match="minimum places"):
-        create_batch(dataset=dataset, allocation=ADAPTIVE, allocation_min=4, allocation_max=3)
+        create_batch(dataset=dataset, spec=BatchSpec(allocation=ADAPTIVE, allocation_min=4, allocation_max=3))
     assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()
 
 
@@ -384,7 +385,7 @@ def test_submissions_to_an_adaptive_batch_refit_its_estimates(eager_celery, djan
     labels = dict(WorkerEstimate.objects.filter(batch=batch).values_list("worker_id", "labels"))
     acus = sum(batch.hits.values_list("acu_count", flat=True))
     assert labels == {first.pk: acus, second.pk: acus}
-    fixed = publish_batch(create_batch(dataset=batch.dataset, assignments=2))
+    fixed = publish_batch(create_batch(dataset=batch.dataset, spec=BatchSpec(assignments=2)))
     with django_capture_on_commit_callbacks(execute=True):
         work(make_workers(1, prefix="f")[0], fixed, True)
     assert not WorkerEstimate.objects.filter(batch=fixed).exists()
@@ -524,7 +525,7 @@ def test_the_summary_level_rule_settles_a_hit_the_per_acu_rule_keeps_open(no_ref
 @pytest.mark.django_db
 def test_stopping_at_chance_needs_an_adaptive_batch():
     with pytest.raises(BatchError, match="needs adaptive allocation"):
-        create_batch(dataset=demo_dataset(), assignments=3, stop_after=50)
+        create_batch(dataset=demo_dataset(), spec=BatchSpec(assignments=3, stop_after=50))
 
 
 def _answer(assignment, worker_kind: str) -> dict:

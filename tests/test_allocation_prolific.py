@@ -8,6 +8,7 @@ from responses import matchers
 
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
+from hits.batch_fields import BatchSpec
 from hits.models import HIT
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.models import ProlificStudy
@@ -52,13 +53,15 @@ def test_disagreement_opens_places_within_the_study_and_raises_its_places_once(
     dataset = demo_dataset()
     batch = batches.create_batch(
         dataset=dataset,
-        provider="prolific",
-        assignments=3,
+        spec=BatchSpec(
+            provider="prolific",
+            assignments=3,
+            provider_config={"hits_per_session": 3},
+            allocation=ADAPTIVE,
+            allocation_min=2,
+            allocation_max=3,
+        ),
         systems=list(dataset.systems.filter(name="abs_bart_out")),
-        provider_config={"hits_per_session": 3},
-        allocation=ADAPTIVE,
-        allocation_min=2,
-        allocation_max=3,
     )
     batch.hits.exclude(pk__in=list(batch.hits.order_by("pk").values_list("pk", flat=True)[:3])).delete()
     expect_create(api, total_available_places=2)  # 3 HITs x 2 first places, 3 HITs per session

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import ACU, Dataset, Document, Summary
 from config.api_permissions import IsLead
+from hits.batch_fields import BatchSpec
 from hits.models import Batch, Judgment
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
@@ -46,7 +47,9 @@ def demo(db):
 @pytest.fixture
 def draft(demo):
     return create_batch(
-        dataset=demo, name="draft", assignments=2, systems=list(demo.systems.filter(name="abs_bart_out"))
+        dataset=demo,
+        spec=BatchSpec(name="draft", assignments=2),
+        systems=list(demo.systems.filter(name="abs_bart_out")),
     )
 
 

@@ -32,6 +32,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from hits.batch_fields import BatchSpec
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
 from scoring.machine.runs import run_judge_run, start_judge_run
@@ -68,7 +69,9 @@ def api_data(db):
     crowd = published_batch(dataset, assignments=3, systems=list(dataset.systems.filter(name="abs_bart_out")))
     simulate_crowd(crowd, workers=3, accuracy=0.9, seed=1)
     draft = create_batch(
-        dataset=dataset, name="draft", assignments=1, systems=list(dataset.systems.filter(name="abs_t5_out_large"))
+        dataset=dataset,
+        spec=BatchSpec(name="draft", assignments=1),
+        systems=list(dataset.systems.filter(name="abs_t5_out_large")),
     )
     imported = dataset.batches.get(kind="imported")
     judge_run = run_judge_run(start_judge_run(dataset, "lexical").pk)

@@ -5,18 +5,19 @@ from decimal import Decimal
 import pytest
 
 from annotation.models import Reference
+from hits.batch_fields import BatchSpec
 from hits.models import HIT, Batch
 from hits.money import Bucket
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch, set_buckets
 
-from .crowd_data import demo_dataset
+from .crowd_data import batch_of, demo_dataset
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 def test_one_hit_per_summary_of_approved_references_priced_by_bucket():
     dataset = demo_dataset()
-    batch = create_batch(dataset=dataset, assignments=3)
+    batch = create_batch(dataset=dataset, spec=BatchSpec(assignments=3))
     assert batch.status == Batch.Status.DRAFT
     assert batch.hits.count() == 40
     for hit in batch.hits.select_related("summary__document__reference"):
@@ -45,7 +46,7 @@ def test_unapproved_references_and_system_filter():
 def test_invalid_options_write_nothing(kwargs, message):
     dataset = demo_dataset()
     with pytest.raises(BatchError, match=message):
-        create_batch(dataset=dataset, **kwargs)
+        batch_of(dataset, **kwargs)
     assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()
 
 
@@ -65,7 +66,7 @@ def test_lead_edits_buckets_before_publishing_only():
 
 
 def test_gold_share_marks_hits_with_known_answers():
-    batch = create_batch(dataset=demo_dataset(), gold_share=0.25, seed=3)
+    batch = create_batch(dataset=demo_dataset(), spec=BatchSpec(gold_share=0.25), seed=3)
     gold = batch.hits.exclude(gold_answers=None)
     assert gold.count() == 10
     hit = gold.first()

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from annotation.models import Summary
 from hits import gold
+from hits.batch_fields import BatchSpec
 from hits.forms import BatchForm
 from hits.models import Assignment, Batch, LedgerEntry, QualificationTest, Worker
 from hits.services import expert, handout, qualification, review
@@ -111,7 +112,7 @@ def test_a_qualification_test_and_gold_hits_are_built_from_browser_labels(author
     for item in test.items.all():
         assert item.answers == given[item.summary_id]
     # A crowd batch gets gold HITs from them, and a worker's gold accuracy follows.
-    crowd = publish_batch(create_batch(dataset=dataset, assignments=1, gold_share=0.5, seed=2))
+    crowd = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=1, gold_share=0.5), seed=2))
     gold_hits = list(crowd.hits.filter(gold_answers__isnull=False))
     assert len(gold_hits) == 6
     assert all(h.gold_answers == given[h.summary_id] for h in gold_hits)
@@ -232,7 +233,7 @@ def test_the_expert_labels_are_never_a_flagged_worker(author, tmp_path):
 
     dataset = unlabelled_dataset(tmp_path, documents=3)
     label_all(expert.create_round(dataset, count=8, seed=0), author)
-    crowd = publish_batch(create_batch(dataset=dataset, assignments=2))
+    crowd = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=2)))
     for worker in make_workers(2):
         while True:
             try:
@@ -251,7 +252,9 @@ def test_the_expert_labels_are_never_a_flagged_worker(author, tmp_path):
 def test_a_draft_batch_marked_as_expert_is_labelled_unpaid(client, lead, author, tmp_path):
     dataset = unlabelled_dataset(tmp_path, documents=3)
     chosen = list(dataset.systems.order_by("name")[:2])
-    draft = create_batch(dataset=dataset, systems=chosen, assignments=5)  # the lead's choice of summaries
+    draft = create_batch(
+        dataset=dataset, spec=BatchSpec(assignments=5), systems=chosen
+    )  # the lead's choice of summaries
     client.force_login(lead)
     response = client.post(reverse("expert_from_batch", args=[draft.pk]), follow=True)
     assert response.redirect_chain[-1][0] == reverse("expert_round", args=[draft.pk])

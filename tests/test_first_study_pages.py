@@ -9,6 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Reference
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, Worker
 from hits.selectors import figures
 from hits.services import handout, review
@@ -105,7 +106,7 @@ def test_the_budget_hint_says_what_is_true(client, lead):
     dataset = demo_dataset()
     from hits.services.batches import create_batch
 
-    batch = create_batch(dataset=dataset, budget=Decimal("1000.00"))
+    batch = create_batch(dataset=dataset, spec=BatchSpec(budget=Decimal("1000.00")))
     client.force_login(lead)
     page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
     assert "is within the budget" in page and "Publishing is refused" not in page

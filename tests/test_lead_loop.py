@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.template import Context, Template
 
 from annotation.services.authoring import authors
-from hits.batch_fields import MoneyField
+from hits.batch_fields import BatchSpec, MoneyField
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import format_money
 from hits.services import money_budget, review
@@ -49,7 +49,7 @@ def test_money_field_is_a_two_decimal_string():
 @pytest.mark.django_db
 def test_publishing_over_budget_is_refused_until_the_budget_is_raised():
     dataset = demo_dataset()
-    batch = create_batch(dataset=dataset, budget=Decimal("1.00"))
+    batch = create_batch(dataset=dataset, spec=BatchSpec(budget=Decimal("1.00")))
     estimate = cost_estimate(batch)["total"]
     assert estimate > 1
     with pytest.raises(BatchError, match=rf"estimated cost \${estimate:.2f} exceeds the budget \$1\.00"):
@@ -93,7 +93,7 @@ def over_budget_bonus_message(batch):
 @pytest.mark.django_db
 def test_a_bonus_passing_the_budget_is_named():
     dataset = demo_dataset()
-    batch = create_batch(dataset=dataset, budget=Decimal("100.00"))
+    batch = create_batch(dataset=dataset, spec=BatchSpec(budget=Decimal("100.00")))
     assert money_budget.bonus_passes_budget(batch, "99.99") is None
     assert "over its budget of $100.00" in money_budget.bonus_passes_budget(batch, "100.01")
 

@@ -8,6 +8,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import MoneyError, parse_money
 from hits.services import handout, review
@@ -146,7 +147,7 @@ def test_bonus_page_pays_exact_amounts_or_says_why(client, lead, amount, words):
     ],
 )
 def test_pay_buckets_refused_with_a_message(client, lead, buckets, words):
-    batch = create_batch(dataset=demo_dataset(), assignments=3)
+    batch = create_batch(dataset=demo_dataset(), spec=BatchSpec(assignments=3))
     before = list(batch.buckets.values_list("min_acus", "max_acus", "reward"))
     client.force_login(lead)
     response = client.post(reverse("batch_action", args=[batch.pk, "buckets"]), {"buckets": buckets})
@@ -162,7 +163,7 @@ def test_pay_buckets_refused_with_a_message(client, lead, buckets, words):
     "budget, words", [("1_000", "not an amount"), ("10.001", "fraction of a cent"), ("NaN", "not")]
 )
 def test_budget_refused_with_a_message(client, lead, budget, words):
-    batch = create_batch(dataset=demo_dataset(), assignments=3)
+    batch = create_batch(dataset=demo_dataset(), spec=BatchSpec(assignments=3))
     client.force_login(lead)
     response = client.post(reverse("batch_action", args=[batch.pk, "budget"]), {"budget": budget})
     assert response.status_code == 302

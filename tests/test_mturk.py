@@ -18,7 +18,7 @@ from hits.services import batches, review
 from hits.services.qualification import build_test
 from hits.services.submission import submit_assignment
 
-from .crowd_data import all_answers, demo_dataset
+from .crowd_data import all_answers, batch_of, demo_dataset
 
 pytestmark = pytest.mark.django_db
 HIT_IDS = [f"{i:030d}".replace("0", "H", 2) for i in range(1, 60)]  # 30-character ids
@@ -39,9 +39,7 @@ def stub(monkeypatch, settings):
 
 def mturk_batch(systems=("abs_bart_out",), **kwargs):
     dataset = kwargs.pop("dataset", None) or demo_dataset()
-    batch = batches.create_batch(
-        dataset=dataset, provider="mturk", systems=list(dataset.systems.filter(name__in=systems)), **kwargs
-    )
+    batch = batch_of(dataset, provider="mturk", systems=list(dataset.systems.filter(name__in=systems)), **kwargs)
     return batch
 
 

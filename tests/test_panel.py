@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from hits.batch_fields import BatchSpec
 from hits.models import HIT, Assignment, LedgerEntry, Worker
 from hits.provider_interface import ProviderError, get_provider
 from hits.providers.panel import idle, payouts, sessions, tokens
@@ -40,17 +41,19 @@ def open_panel(k=2, assignments=2, test=None, systems=("abs_bart_out",), dataset
     dataset = dataset or demo_dataset()
     batch = batches.create_batch(
         dataset=dataset,
-        provider="panel",
-        assignments=assignments,
+        spec=BatchSpec(
+            provider="panel",
+            assignments=assignments,
+            provider_config={
+                "panel_name": "Connect",
+                "id_parameter": "participantId",
+                "tasks_per_session": k,
+                "completion_url": DONE_URL,
+                **cfg,
+            },
+        ),
         systems=list(dataset.systems.filter(name__in=systems)),
         qualification_test=test,
-        provider_config={
-            "panel_name": "Connect",
-            "id_parameter": "participantId",
-            "tasks_per_session": k,
-            "completion_url": DONE_URL,
-            **cfg,
-        },
     )
     return batches.publish_batch(batch)
 

@@ -15,6 +15,7 @@ import responses
 from django.utils import timezone
 from responses import matchers
 
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import Bucket
 from hits.provider_interface import ProviderError, get_provider
@@ -135,10 +136,8 @@ def prolific_batch(dataset=None, systems=("abs_bart_out",), **config):
     dataset = dataset or demo_dataset()
     return batches.create_batch(
         dataset=dataset,
-        provider="prolific",
-        assignments=3,
+        spec=BatchSpec(provider="prolific", assignments=3, provider_config={"hits_per_session": 3, **config}),
         systems=list(dataset.systems.filter(name__in=systems)),
-        provider_config={"hits_per_session": 3, **config},
     )
 
 

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, Worker
 from hits.provider_interface import ProviderError
 from hits.providers.prolific import sessions as prolific_sessions
@@ -29,10 +30,10 @@ def open_batch(k=3, assignments=3, systems=("abs_bart_out",), study_id="STUDY1",
     dataset = demo_dataset()
     batch = batches.create_batch(
         dataset=dataset,
-        provider="prolific",
-        assignments=assignments,
+        spec=BatchSpec(
+            provider="prolific", assignments=assignments, provider_config={"hits_per_session": k, **config_}
+        ),
         systems=list(dataset.systems.filter(name__in=systems)),
-        provider_config={"hits_per_session": k, **config_},
     )
     if study:
         ProlificStudy.objects.create(

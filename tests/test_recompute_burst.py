@@ -13,6 +13,7 @@ from django.db import connection
 
 from annotation.models import Dataset
 from config.celery import app
+from hits.batch_fields import BatchSpec
 from hits.models import Judgment
 from hits.services import handout
 from hits.services.batches import create_batch, publish_batch
@@ -50,7 +51,9 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
     settings.SCORING_RECOMPUTE_DELAY = 2
     import_dataset(realsumm_path, name="realsumm", fmt="pyramid")
     dataset = Dataset.objects.get(name="realsumm")
-    batch = publish_batch(create_batch(dataset=dataset, assignments=1, systems=list(dataset.systems.all()[:2])))
+    batch = publish_batch(
+        create_batch(dataset=dataset, spec=BatchSpec(assignments=1), systems=list(dataset.systems.all()[:2]))
+    )
     worker = inhouse_worker(make_user("burst-worker", "worker"))
     app.control.purge()  # tasks queued by earlier tests (no worker was running then)
 

@@ -17,7 +17,7 @@ from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.allocation import service as allocation
-from hits.batch_fields import MoneyField, allocation_options, batch_serializer_field
+from hits.batch_fields import BatchSpec, MoneyField, batch_serializer_field
 from hits.models import Batch
 from hits.money import Bucket
 from hits.provider_interface import available_providers, provider_class
@@ -353,20 +353,10 @@ class BatchListCreate(generics.ListAPIView):
         data = dict(form.validated_data)
         batch = batches.create_batch(
             dataset=data["dataset"],
-            name=data["name"],
-            provider=data["provider"],
-            assignments=data["assignments"],
+            spec=BatchSpec.from_data(data, provider_config=data["provider_config"]),
             systems=data["systems"] or None,
-            lifetime_hours=data["lifetime_hours"],
-            assignment_minutes=data["assignment_minutes"],
-            auto_approve_hours=data["auto_approve_hours"],
-            buckets=data.get("buckets"),
             qualification_test=data["qualification_test"],
-            gold_share=data["gold_share"],
-            budget=data["budget"],
-            provider_config=data["provider_config"],
             created_by=request.user,
-            **allocation_options(data),
         )
         return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED)
 

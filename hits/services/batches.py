@@ -11,29 +11,17 @@ from django.utils import timezone
 
 from annotation.models import ACU, Summary
 from annotation.services.authoring import usable_for_crowd
-from config.errors import ServiceError
 from hits import versions
-from hits.allocation.policy import ADAPTIVE, FIXED, Policy
+from hits.allocation.policy import ADAPTIVE
+from hits.batch_fields import BatchError, BatchSpec
 from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
-from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents, check_buckets
+from hits.money import Bucket, bucket_for, cents, check_buckets
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.selectors import tests_for_batches
 from hits.services.money_budget import over_budget_message
 
-MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
-# Limits checked here and, through hits.batch_fields, in the lead's form and the API
-# (MTurk: lifetime and auto-approval at most 365 and 30 days).
-MAX_LIFETIME_HOURS = 24 * 365
-MAX_ASSIGNMENT_MINUTES = 60 * 24 * 365
-MAX_AUTO_APPROVE_HOURS = 24 * 30
-
-
 NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
-
-
-class BatchError(ServiceError):
-    """A refused batch action, with a message for the lead."""
 
 
 def batch_buckets(batch: Batch) -> list[Bucket]:
@@ -50,63 +38,27 @@ def bucket_hits(batch: Batch, bucket):
 def create_batch(
     *,
     dataset,
-    name: str = "",
-    provider: str = "inhouse",
-    assignments: int = 3,
+    spec: BatchSpec | None = None,
     systems=None,
     references=None,
-    lifetime_hours: float = 7 * 24,
-    assignment_minutes: float = 60,
-    auto_approve_hours: float = 72,
-    buckets: list[Bucket] | None = None,
     qualification_test=None,
-    gold_share: float = 0.0,
-    budget: Decimal | None = None,
-    provider_config: dict | None = None,
     created_by=None,
     seed: int = 0,
-    allocation: str = FIXED,
-    allocation_min: int = 2,
-    allocation_max: int = 5,
-    allocation_threshold: float = 0.9,
-    allocation_max_sd: float | None = None,
-    stop_after: int | None = None,
 ) -> Batch:
-    """A draft batch with one HIT per system summary of the chosen approved references.
+    """A draft batch with one HIT per system summary of the chosen approved references, with the
+    settings of `spec` (hits.batch_fields.BatchSpec, valid once built; default: the defaults).
 
-    `allocation` adaptive (hits/allocation/policy.py): each HIT (but gold HITs, which keep `assignments`)
-    starts with `allocation_min` places; `assignments` stays the fixed allocation the batch page
-    compares its cost with."""
-    if not 1 <= assignments <= MAX_ASSIGNMENTS:
-        raise BatchError(f"Assignments per HIT must be between 1 and {MAX_ASSIGNMENTS}.")
-    try:
-        policy = Policy(allocation, allocation_min, allocation_max, allocation_threshold, allocation_max_sd)
-    except ValueError as exc:
-        raise BatchError(f"Allocation: {exc}.") from None
-    if stop_after is not None and policy.kind != ADAPTIVE:
-        raise BatchError("Stopping workers at chance needs adaptive allocation (its worker estimates).")
-    if stop_after is not None and stop_after < 1:
-        raise BatchError("Stopping workers at chance: the number of judgments must be at least 1.")
-    if policy.kind == ADAPTIVE:
-        if allocation_max > MAX_ASSIGNMENTS:
-            raise BatchError(f"Adaptive allocation: at most {MAX_ASSIGNMENTS} places per HIT.")
-        if provider != "inhouse" and not get_provider(provider).supports(Capability.MORE_PLACES):
-            raise BatchError(f"Adaptive allocation needs a provider that can add places; {provider} cannot.")
-    if not 0 <= gold_share <= 0.5:
-        raise BatchError("The gold share must be between 0 and 0.5.")
-    if lifetime_hours <= 0 or assignment_minutes <= 0:
-        raise BatchError("Lifetime and assignment duration must be positive.")
-    get_provider(provider)  # unknown providers fail here, before anything is written
+    Adaptive allocation (hits/allocation/policy.py): each HIT (but gold HITs, which keep the
+    assignments) starts with the minimum places; the assignments stay the fixed allocation the
+    batch page compares its cost with."""
+    spec = spec or BatchSpec()
+    policy = spec.policy
     if qualification_test is not None and not tests_for_batches(dataset).filter(pk=qualification_test.pk).exists():
         raise BatchError(
             f"The qualification test “{qualification_test.name}” belongs to another dataset and is not offered to "
             "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
         )
-    buckets = buckets or [Bucket(*b) for b in DEFAULT_BUCKETS]
-    try:
-        check_buckets(buckets)
-    except ValueError as exc:
-        raise BatchError(f"Pay buckets: {exc}.") from None
+    buckets = list(spec.buckets)
 
     approved = usable_for_crowd(dataset)
     if references is not None:
@@ -129,23 +81,23 @@ def create_batch(
 
     batch = Batch.objects.create(
         dataset=dataset,
-        name=name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
-        provider=provider,
-        assignments_per_hit=assignments,
-        lifetime_seconds=int(lifetime_hours * 3600),
-        assignment_duration_seconds=int(assignment_minutes * 60),
-        auto_approve_seconds=int(auto_approve_hours * 3600),
+        name=spec.name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
+        provider=spec.provider,
+        assignments_per_hit=spec.assignments,
+        lifetime_seconds=int(spec.lifetime_hours * 3600),
+        assignment_duration_seconds=int(spec.assignment_minutes * 60),
+        auto_approve_seconds=int(spec.auto_approve_hours * 3600),
         qualification_test=qualification_test,
-        gold_share=gold_share,
-        budget=budget,
-        provider_config=provider_config or {},
+        gold_share=spec.gold_share,
+        budget=spec.budget,
+        provider_config=dict(spec.provider_config),
         created_by=created_by,
         allocation=policy.kind,
         allocation_min=policy.min_places,
         allocation_max=policy.max_places,
         allocation_threshold=policy.threshold,
         allocation_max_sd=policy.max_sd,
-        stop_after=stop_after,
+        stop_after=spec.stop_after,
     )
     if systems:
         batch.systems.set(systems)
@@ -154,15 +106,15 @@ def create_batch(
     )
 
     gold = {}
-    if gold_share > 0:
+    if spec.gold_share > 0:
         answers = known_answers(dataset, [s.pk for s in summaries])
         candidates = [s.pk for s in summaries if s.pk in answers]
         rng = random.Random(seed)
-        chosen = rng.sample(candidates, min(len(candidates), round(gold_share * len(summaries))))
+        chosen = rng.sample(candidates, min(len(candidates), round(spec.gold_share * len(summaries))))
         gold = {sid: {str(a): v for a, v in answers[sid].items()} for sid in chosen}
 
     def first_places(summary_id: int) -> int:
-        return policy.min_places if policy.kind == ADAPTIVE and summary_id not in gold else assignments
+        return policy.min_places if policy.kind == ADAPTIVE and summary_id not in gold else spec.assignments
 
     HIT.objects.bulk_create(
         [

@@ -18,7 +18,7 @@ from config.roles import LEAD, role_required
 from hits import gold, selectors, tasks
 from hits.allocation import service as allocation
 from hits.assignment_answers import assignment_answers
-from hits.batch_fields import allocation_options
+from hits.batch_fields import BatchSpec
 from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.models import Assignment, Batch, QualificationTest, Worker
@@ -61,20 +61,11 @@ def batch_new(request, dataset_id: int):
             )
             batch = batches.create_batch(
                 dataset=dataset,
-                name=data["name"],
-                provider=data["provider"],
-                assignments=data["assignments"],
+                spec=BatchSpec.from_data(data, provider_config=form.provider_config()),
                 systems=list(data["systems"]) or None,
-                lifetime_hours=data["lifetime_hours"],
-                assignment_minutes=data["assignment_minutes"],
-                auto_approve_hours=data["auto_approve_hours"],
                 qualification_test=data["qualification_test"],
-                gold_share=data["gold_share"],
-                budget=data["budget"],
-                provider_config=form.provider_config(),
                 created_by=request.user,
                 references=references,
-                **allocation_options(data),
             )
         except (batches.BatchError, estimate.SampleError) as exc:
             form.add_error(None, str(exc))

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from annotation.models import Dataset
+from hits.batch_fields import BatchSpec
 from hits.models import Worker
 from hits.services.batches import create_batch, publish_batch
 from hits.services.dataset_import import import_dataset
@@ -26,7 +27,7 @@ def crowd_dataset(realsumm_path):
     systems = list(
         dataset.systems.filter(name__in=["abs_bart_out", "ext_bart_out", "abs_t5_out_large", "abs_bottom_up_out"])
     )
-    batch = publish_batch(create_batch(dataset=dataset, systems=systems, assignments=3))
+    batch = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=3), systems=systems))
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=5)
     return dataset, batch
 

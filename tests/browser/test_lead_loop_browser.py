@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Reference
 from annotation.services import authoring
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.services import review
 from hits.services.batches import BatchError, create_batch, publish_batch
@@ -137,7 +138,9 @@ def test_1_one_author_is_told_and_the_lead_assigns_a_reviewer_or_approves(
 
 def test_2_batch_goes_draft_published_paid_and_links_to_its_results(live_server, page, shoot, lead):
     dataset = demo_dataset()
-    draft = create_batch(dataset=dataset, name="not yet", systems=list(dataset.systems.order_by("name")[:1]))
+    draft = create_batch(
+        dataset=dataset, spec=BatchSpec(name="not yet"), systems=list(dataset.systems.order_by("name")[:1])
+    )
     batch = finished_batch(dataset)
     compute_scores(dataset, batch, trigger="test")
     as_lead(page, live_server, lead)
@@ -240,7 +243,7 @@ def test_5_money_reads_with_two_decimals_and_a_sign_everywhere(live_server, brow
 
 def test_6_publishing_is_refused_over_budget_until_the_lead_raises_it(live_server, page, shoot, lead, eager_celery):
     dataset = demo_dataset()
-    draft = create_batch(dataset=dataset, budget=Decimal("1.00"))
+    draft = create_batch(dataset=dataset, spec=BatchSpec(budget=Decimal("1.00")))
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
     login(page, live_server.url, lead.username, PASSWORD)

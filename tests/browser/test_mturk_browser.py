@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, urlencode
 
 import pytest
 
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.services import batches
@@ -58,7 +59,7 @@ def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, st
     # MTurk itself is not reachable here, and the page never calls it: the answers are held.
     dataset = demo_dataset()
     batch = batches.create_batch(
-        dataset=dataset, provider="mturk", systems=list(dataset.systems.filter(name="abs_bart_out"))
+        dataset=dataset, spec=BatchSpec(provider="mturk"), systems=list(dataset.systems.filter(name="abs_bart_out"))
     )
     hit = batch.hits.order_by("pk").first()
     hit.external_id = "3HITEXAMPLE0000000000000000001"
@@ -104,7 +105,7 @@ def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, st
 
 def test_frame_policy_and_refusals(client, settings):
     dataset = demo_dataset()
-    batch = batches.create_batch(dataset=dataset, provider="mturk")
+    batch = batches.create_batch(dataset=dataset, spec=BatchSpec(provider="mturk"))
     hit = batch.hits.first()
     hit.external_id = "3HITEXAMPLE0000000000000000002"
     hit.save()

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import pytest
 from django.utils import timezone
 
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.services import batches
@@ -23,10 +24,8 @@ def open_prolific_batch():
     dataset = demo_dataset()
     batch = batches.create_batch(
         dataset=dataset,
-        provider="prolific",
-        assignments=3,
+        spec=BatchSpec(provider="prolific", assignments=3, provider_config={"hits_per_session": 3}),
         systems=list(dataset.systems.filter(name="abs_bart_out")),
-        provider_config={"hits_per_session": 3},
     )
     ProlificStudy.objects.create(
         batch=batch,

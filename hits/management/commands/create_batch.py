@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Dataset
+from hits.batch_fields import BatchSpec
 from hits.services.batches import BatchError, cost_estimate, create_batch
 
 
@@ -39,17 +40,15 @@ class Command(BaseCommand):
                     f"Dataset {dataset.name!r} has no qualification test {options['qualification_test']}."
                 )
         try:
-            batch = create_batch(
-                dataset=dataset,
+            spec = BatchSpec(
                 name=options["name"],
                 provider=options["provider"],
                 assignments=options["assignments"],
-                systems=systems,
-                qualification_test=test,
                 gold_share=options["gold_share"],
                 lifetime_hours=options["lifetime_hours"],
                 assignment_minutes=options["assignment_minutes"],
             )
+            batch = create_batch(dataset=dataset, spec=spec, systems=systems, qualification_test=test)
         except BatchError as exc:
             raise CommandError(str(exc)) from None
         cost = cost_estimate(batch)

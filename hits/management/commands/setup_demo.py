@@ -40,13 +40,18 @@ class Command(BaseCommand):
     def _demo_batches(self, dataset):
         """A finished batch done by a simulated crowd (for the dashboards) and an open one
         for the demo worker."""
+        from hits.batch_fields import BatchSpec
         from hits.services.batches import create_batch, publish_batch
         from hits.services.simulate import simulate_crowd
 
         systems = list(dataset.systems.order_by("name"))
-        done = publish_batch(create_batch(dataset=dataset, name="Demo batch: simulated crowd", systems=systems[:3]))
+        done = publish_batch(
+            create_batch(dataset=dataset, spec=BatchSpec(name="Demo batch: simulated crowd"), systems=systems[:3])
+        )
         simulate_crowd(done, workers=3, accuracy=0.9, spammers=1, seed=1)
-        publish_batch(create_batch(dataset=dataset, name="Demo batch: open for demo-worker", systems=systems[3:]))
+        publish_batch(
+            create_batch(dataset=dataset, spec=BatchSpec(name="Demo batch: open for demo-worker"), systems=systems[3:])
+        )
         self.stdout.write(
             "Demo batches: one completed by 4 simulated workers (one careless), one open for demo-worker."
         )
