@@ -189,3 +189,17 @@ def test_the_readme_layout_names_every_package_and_only_packages(app):
     listed = layout_sections()[app]
     assert sorted(packages(app) - listed) == [], f"packages of {app}/ missing in the README's layout"
     assert sorted(listed - packages(app)) == [], f"folders in the README's layout that {app}/ does not have"
+
+
+# ---- bench/RESULTS.md holds a figure and a command for every benchmark --------------------
+
+
+def test_every_benchmark_has_a_section_with_its_command_and_every_command_names_a_benchmark():
+    results = (PROJECT / "bench" / "RESULTS.md").read_text(encoding="utf-8")
+    scripts = {p.name for p in (PROJECT / "bench").glob("*.py")}
+    commands = "\n".join(block.split("\n", 1)[1] for block in results.split("```bash")[1:])
+    run = set(re.findall(r"bench/(\w+\.py)", commands))
+    assert len(scripts) > 15 and "load_bench.py" in run
+    assert sorted(run - scripts) == [], "commands in bench/RESULTS.md for scripts bench/ does not have"
+    named = set(re.findall(r"`(?:bench/)?(\w+\.py)`", results)) | run
+    assert sorted(scripts - named) == [], "scripts of bench/ that bench/RESULTS.md does not name"
