@@ -190,3 +190,19 @@ def test_inserted_is_one_contiguous_insertion():
     assert inserted(["x", "won", "sunday"], ["x", "easily", "won", "sunday"])
     assert not inserted(["x", "won", "sunday"], ["x", "easily", "won", "on", "a", "sunday", "y"])
     assert not inserted(["x", "won"], ["x", "won"])
+
+
+def test_a_passive_verb_takes_each_adjunct_and_a_predicate_noun_list_splits():
+    # passive: the phrase after the verb is an adjunct, each its own fact
+    assert draft_sentence("Catherine Nevin was jailed for life in April 2000 .") == [
+        "Catherine Nevin was jailed for life.",
+        "Catherine Nevin was jailed in April 2000.",
+    ]
+    # active: the phrase after the verb may be its complement ("took to Instagram"): it stays
+    assert draft_sentence("Fabregas took to Instagram on Sunday .") == ["Fabregas took to Instagram on Sunday."]
+    assert draft_sentence("Terreni was a USC freshman and a member of the Pi Kappa Alpha house .") == [
+        "Terreni was a USC freshman.",
+        "Terreni was a member of the Pi Kappa Alpha house.",
+    ]
+    # not when a verb or a comma makes the scope unclear
+    assert len(draft_sentence("He was a student and a friend who lived nearby .")) == 1

@@ -9,6 +9,7 @@ from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depth
 from .words import (
     ADJUNCT,
     ADVERBS,
+    BE,
     COLLECTIVE_VERBS,
     MONTHS,
     NAME_WORD,
@@ -92,7 +93,13 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
         if place_at is not None and 1 <= place_at <= 3 and len(conjunct) - place_at >= 2:
             head = conjunct[:place_at]
             place = [text_of(head, sentence), be(head, is_past(predicate)), text_of(conjunct[place_at:], sentence)]
-        variants = [a for e in split_entity_lists(predicate) for v in split_word_pairs(e) for a in split_adjuncts(v)]
+        variants = [
+            a
+            for e in split_entity_lists(predicate)
+            for w in split_word_pairs(e)
+            for v in split_nominals(w)
+            for a in split_adjuncts(v)
+        ]
         for variant in variants:
             pred = text_of(variant, sentence)
             if len(conjuncts) > 1 and all(t.capitalised for t in head):
@@ -142,6 +149,20 @@ def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
             i = max(j, i + 1)
         else:
             i += 1
+    return [tokens]
+
+
+def split_nominals(tokens: list[Token]) -> list[list[Token]]:
+    """ "was a USC freshman and a member of the house": one copy per noun phrase after "be", each
+    opened by "a"/"an"/"the", with no verb or comma between (each is said of the subject)."""
+    if len(tokens) < 5 or tokens[0].lower not in BE or tokens[1].lower not in {"a", "an", "the"}:
+        return [tokens]
+    quoted = quote_depths(tokens)
+    for j in range(2, len(tokens) - 2):
+        if tokens[j].lower == "and" and not quoted[j] and tokens[j + 1].lower in {"a", "an", "the"}:
+            if any(t.text in {",", ";"} or is_verb(tokens, k) for k, t in enumerate(tokens[1:], start=1) if k != j):
+                return [tokens]
+            return [tokens[:j], tokens[:1] + tokens[j + 1 :]]
     return [tokens]
 
 
@@ -224,6 +245,12 @@ def modifier(tokens: list[Token], i: int) -> bool:
     )
 
 
+def passive(group: list[Token]) -> bool:
+    """A verb group "be + past participle" ("was jailed", "were left", "has been caught")."""
+    words = [t.lower for t in group if t.lower not in ADVERBS | {"not", "n't"}]
+    return len(words) >= 2 and words[-2] in BE and verb_form(words[-1]) in {"VBD", "VBN"}
+
+
 def verbal(piece: list[Token]) -> bool:
     """An adjunct that can only belong to the verb: led by "during", "despite", "after" ... or a
     time phrase ("last year"), or a preposition with a time or a number ("in 2009", "on Tuesday",
@@ -267,7 +294,10 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         return [predicate]  # "revealed she was pregnant in May": the complement stays whole
     if stop is not None:
         predicate = strip(predicate[:stop])
-    starts = [i for i in range(verb_end + 1, len(predicate)) if not quoted[i] and adjunct_start(predicate, i)]
+    # the first phrase after the verb is the verb's complement ("took to Instagram", "relied on
+    # her") unless the verb is passive ("was jailed for life in April 2000": each is a fact)
+    first = verb_end if passive(predicate[:verb_end]) else verb_end + 1
+    starts = [i for i in range(first, len(predicate)) if not quoted[i] and adjunct_start(predicate, i)]
     clause = next(
         (i for i in starts if predicate[i].lower in SUBORDINATORS and first_verb(predicate[i + 1 :], 0) is not None),
         len(predicate),
@@ -298,7 +328,9 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     starts = [b for k, b in enumerate(starts) if k == 0 or verbal(predicate[b : (starts + [len(predicate)])[k + 1]])]
     if len(starts) < 2:
         return [predicate]
-    if not any(t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]]):
+    if first > verb_end and not any(
+        t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]]
+    ):
         starts = starts[1:]  # "came up with idea when ...": the first phrase completes the verb
     if len(starts) < 2:
         return [predicate]
