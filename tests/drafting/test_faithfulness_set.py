@@ -61,3 +61,24 @@ def test_the_set_fails_the_drafter_before_issue_44():
     old = Counter(r["label"] for r in labelled() if r["c308ebd"])
     assert sum(old.values()) >= 400
     assert old["unfaithful"] + old["ungrammatical"] > 10 * MAX_WRONG * sum(old.values()), old
+
+
+def test_every_sentence_of_the_source_articles_drafts_with_the_invariants(realsumm_path):
+    """Sentences the rules were not written for (REALSumm's source articles, lower-cased, long,
+    quoted): no failure, quotes balanced wherever the sentence's are, no cumulative draft."""
+    from annotation.drafting.rules.draft import inserted
+    from annotation.drafting.rules.tokens import quotes_balanced
+    from annotation.text import split_sentences
+
+    articles = (realsumm_path / "documents.txt").read_text(encoding="utf-8").splitlines()
+    made = 0
+    for article in articles:
+        sentences = split_sentences(article)[:40]
+        for sentence, drafts in zip(sentences, draft_reference(sentences), strict=True):
+            made += len(drafts)
+            words = [d.lower().rstrip(".!?").split() for d in drafts]
+            assert not quotes_balanced(sentence) or all(quotes_balanced(d) for d in drafts), (sentence, drafts)
+            assert not any(inserted(a, b) for a in words for b in words), (sentence, drafts)
+    assert made > 2000
+    for odd in ["", " ", ".", "'", "' ' '", '"', "and and and", "The", "He said", "x" * 5000, "— – -"]:
+        assert isinstance(draft_reference([odd, odd]), list)

@@ -98,7 +98,7 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
             clauses.append(
                 Clause(tokens=[], words=[text_of(inner, sentence), be(inner, past), role[0].lower() + role[1:]])
             )
-            first = antecedent[0].index - tokens[0].index
+            first = next(k for k, x in enumerate(tokens) if x.index == antecedent[0].index)
             removed.update(range(first, start))
             removed.add(end)
             previous = None

@@ -179,11 +179,8 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
         after = tokens[i + 2] if i + 2 < len(tokens) else None
         before = tokens[i - 2] if i >= 2 else None
         plain = all(
-            t.text.isalpha()
-            and t.lower not in STOPWORDS
-            and not t.capitalised
-            and not is_verb(tokens, t.index - tokens[0].index)
-            for t in (left, right)
+            t.text.isalpha() and t.lower not in STOPWORDS and not t.capitalised and not is_verb(tokens, k)
+            for k, t in ((i - 1, left), (i + 1, right))
         )
         if not plain or before is None or before.text == ",":
             continue
