@@ -206,3 +206,16 @@ def test_a_passive_verb_takes_each_adjunct_and_a_predicate_noun_list_splits():
     ]
     # not when a verb or a comma makes the scope unclear
     assert len(draft_sentence("He was a student and a friend who lived nearby .")) == 1
+
+
+def test_a_verb_whose_past_is_its_base_form_and_a_time_ago_or_later():
+    assert draft_sentence("Security intervened and put singer in chokehold .") == [
+        "Security intervened.",
+        "Security put singer in chokehold.",
+    ]
+    assert draft_sentence("Austin doubled the lead with a header 20 minutes later .") == [
+        "Austin doubled the lead with a header.",
+        "Austin doubled the lead 20 minutes later.",
+    ]
+    # "to put" is no finite verb: the purpose stays in its clause
+    assert draft_sentence("He went home to put the kettle on .") == ["He went home to put the kettle on."]

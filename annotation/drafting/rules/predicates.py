@@ -11,6 +11,7 @@ from .words import (
     ADVERBS,
     BE,
     COLLECTIVE_VERBS,
+    COUNTS,
     MONTHS,
     NAME_WORD,
     PARTICLES,
@@ -217,6 +218,9 @@ def adjunct_start(tokens: list[Token], i: int) -> bool:
             and nxt is not None
             and (verb_form(nxt.lower) == "VBG" or nxt.lower in {"being", "having"})
         )
+    after = tokens[i + 2] if i + 2 < len(tokens) else None
+    if (t.number or t.lower in COUNTS) and nxt is not None and nxt.lower in TIME_WORDS and after is not None:
+        return after.lower in {"ago", "later", "earlier"}  # "two days ago", "20 minutes later"
     return (
         t.lower in {"last", "this", "next"} and nxt is not None and (nxt.lower in TIME_WORDS or nxt.lower == "coming")
     )

@@ -132,7 +132,13 @@ def finite(tokens: list[Token], i: int) -> bool:
     t = tokens[i]
     if t.lower == "'s" or not is_verb(tokens, i) or i > 0 and tokens[i - 1].lower == "to":
         return False
-    return t.lower in AUXILIARIES or verb_form(t.lower) in {"VBD", "VBZ"}
+    return t.lower in AUXILIARIES or verb_form(t.lower) in {"VBD", "VBZ"} or same_past(t.lower)
+
+
+@lru_cache(maxsize=10_000)
+def same_past(word: str) -> bool:
+    """A verb whose past is its base form ("put", "cut", "hit", "set"): after a subject it is finite."""
+    return word.isalpha() and word in getAllInflections(word, "VERB").get("VBD", ())
 
 
 def quotes_balanced(text: str) -> bool:

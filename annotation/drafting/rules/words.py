@@ -572,3 +572,6 @@ REPORTING = frozenset(
 BE = frozenset(["is", "are", "was", "were", "be", "been", "being", "am"])
 # Particles of a phrasal verb ("came up with", "pulled over"): part of the verb.
 PARTICLES = frozenset(["up", "down", "out", "off", "back", "away"])
+COUNTS = frozenset(
+    ["a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "few"]
+)
