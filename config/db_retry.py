@@ -14,12 +14,17 @@ puts them on a fresh connection. That is a round trip less for each request of t
 (3 of a work cycle's 14); every other request is still checked first.
 
 `DB_RETRY` is the same rule for Celery tasks: a task that lost its connection is retried with
-backoff (every task that uses it is idempotent).
+backoff (every task that uses it is idempotent). `retried` is that rule for a piece of work
+inside a request: a whole transaction run again after a short pause, the pause never inside a
+transaction (the handout's sessions retry with it when other handouts hold the last places).
 """
 
 import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
 
-from django.db import InterfaceError, OperationalError, connections
+from django.db import InterfaceError, OperationalError, connection, connections
 from django.http import HttpResponse
 
 logger = logging.getLogger(__name__)
@@ -27,13 +32,34 @@ logger = logging.getLogger(__name__)
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 UNAVAILABLE = "The database is briefly unavailable. Nothing was lost; please try again in a moment."
 
+RETRYABLE = (OperationalError, InterfaceError)
+
 # Celery task options: a dropped database connection is retried with backoff.
 DB_RETRY = {
-    "autoretry_for": (OperationalError, InterfaceError),
+    "autoretry_for": RETRYABLE,
     "retry_backoff": 2,
     "retry_backoff_max": 60,
     "max_retries": 5,
 }
+
+T = TypeVar("T")
+
+
+def retried(
+    work: Callable[[], T], *, on: tuple[type[BaseException], ...] = RETRYABLE, attempts: int = 5, pause: float = 0.05
+) -> T:
+    """`work()` (a whole transaction), run again after a pause that doubles each time while it
+    raises one of `on`, at most `attempts` times; the last error is raised. Called inside a
+    transaction it runs once: a retry (and its pause) belongs outside the transaction."""
+    for attempt in range(attempts):
+        try:
+            return work()
+        except on:
+            if attempt + 1 >= attempts or connection.in_atomic_block:
+                raise
+            logger.info("retrying %s after a %.2f s pause", getattr(work, "__name__", "work"), pause * 2**attempt)
+        time.sleep(pause * 2**attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def retry_on_reconnect(view):

@@ -3,15 +3,20 @@
 from celery import shared_task
 
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
+<<<<<<< HEAD
 from hits.providers import sync as provider_sync
 from hits.services import batches, handout, review
+=======
+from hits.release import release_overdue
+from hits.services import batches, provider_sync, review
+>>>>>>> 40d41e9 (One handout and one release for every provider (issue 41, part A))
 
 from .models import Batch
 
 
 @shared_task(acks_late=True, **DB_RETRY)
 def expire_abandoned_assignments() -> int:
-    return handout.expire_abandoned()
+    return release_overdue()
 
 
 @shared_task(acks_late=True, **DB_RETRY)

@@ -73,8 +73,8 @@ def test_expired_assignment_is_released_and_offered_again():
     taken = handout.next_assignment(first)
     with pytest.raises(handout.NoWork):
         handout.next_assignment(second)
-    assert handout.expire_abandoned(now=timezone.now() + timedelta(minutes=59)) == 0
-    assert handout.expire_abandoned(now=timezone.now() + timedelta(minutes=61)) == 1
+    assert handout.release_overdue(now=timezone.now() + timedelta(minutes=59)) == 0
+    assert handout.release_overdue(now=timezone.now() + timedelta(minutes=61)) == 1
     taken.refresh_from_db()
     assert taken.status == Assignment.Status.EXPIRED
     assert handout.next_assignment(second).hit == hit

@@ -79,7 +79,7 @@ def test_expired_assignment_is_refused(client, taken):
     Assignment.objects.filter(pk=assignment.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     response = post(client, task_token(assignment), {"answers": all_answers(assignment)})
     assert response.status_code == 409 and "time for this task ran out" in response.json()["error"]
-    handout.expire_abandoned()
+    handout.release_overdue()
     with pytest.raises(SubmissionRefused, match="ran out"):
         submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=all_answers(assignment))
     assert not Judgment.objects.filter(assignment=assignment).exists()

@@ -15,9 +15,13 @@ from django.utils import timezone
 
 from hits import tallies, versions
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally, Worker
+<<<<<<< HEAD
 from hits.selectors import figures
+=======
+from hits.release import release_overdue
+>>>>>>> 40d41e9 (One handout and one release for every provider (issue 41, part A))
 from hits.services import review
-from hits.services.handout import expire_abandoned, next_assignment
+from hits.services.handout import next_assignment
 from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment
 from scoring.results import dashboard
@@ -72,7 +76,7 @@ def test_every_path_that_moves_rows_is_counted():
     newcomer = Worker.objects.create(provider="inhouse", external_id="newcomer")
     held = next_assignment(newcomer, batch)
     Assignment.objects.filter(pk=held.pk).update(deadline=timezone.now() - timedelta(minutes=1))
-    expire_abandoned()
+    release_overdue()
     other = published_batch(dataset)
     latecomer = Worker.objects.create(provider="inhouse", external_id="latecomer")
     mine = next_assignment(latecomer, other)

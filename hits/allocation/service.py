@@ -33,7 +33,9 @@ from hits.allocation.policy import (
 from hits.models import HIT, Assignment, Batch, Worker, WorkerEstimate
 from hits.money import cents
 from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.release import release_overdue
 from hits.selectors import counted_judgments
+from hits.services.review import set_excluded
 
 logger = logging.getLogger(__name__)
 
@@ -106,8 +108,11 @@ def stop_at_chance(batch: Batch) -> list[int]:
     """The batch's opt-in stop (batch.stop_after): every worker whose current estimates are at
     chance after at least stop_after judgments on ACUs judged twice, not stopped yet and not
     lifted by the lead, is stopped: no more of this batch's work (hits.services.handout) and
-    excluded, as the lead's Exclude (their judgments leave the aggregation and the scores). Pay
-    is not touched: approving or rejecting stays the lead's review. Returns the workers stopped."""
+    excluded, as the lead's Exclude (their judgments leave the aggregation and the scores, so
+    every round they worked in gets a new version). A task they are working on is not taken
+    away (as at a lead's stop: it may still be submitted, and a provider pays for it); places
+    past their deadline go back now (hits.release). Pay is not touched: approving or rejecting
+    stays the lead's review. Returns the workers stopped."""
     if batch.allocation != ADAPTIVE or not batch.stop_after:
         return []
     rows = list(
@@ -133,9 +138,11 @@ def stop_at_chance(batch: Batch) -> list[int]:
             WorkerEstimate.objects.filter(pk=int(pk)).update(
                 stopped_at=now, stop_reason=reason, excluded_before=was_excluded
             )
-            Worker.objects.filter(pk=int(worker)).update(excluded=True)
+            set_excluded(worker_id=int(worker), excluded=True)
             logger.info("allocation batch=%s: stopped worker=%s, %s", batch.pk, int(worker), reason)
             stopped.append(int(worker))
+    if stopped:
+        release_overdue(batch_id=batch.pk)
     return stopped
 
 
@@ -154,7 +161,7 @@ def lift_stop(batch: Batch, worker_id: int, *, by=None) -> bool:
         WorkerEstimate.objects.filter(pk=stop.pk).update(stopped_at=None, stop_lifted_at=timezone.now())
         still = WorkerEstimate.objects.filter(worker_id=worker_id, stopped_at__isnull=False).exists()
         if not still and not stop.excluded_before:
-            Worker.objects.filter(pk=worker_id).update(excluded=False)
+            set_excluded(worker_id=worker_id, excluded=False)
     logger.info("allocation batch=%s: the stop of worker=%s lifted by %s", batch.pk, worker_id, by or "the lead")
     return True
 

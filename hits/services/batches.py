@@ -18,6 +18,7 @@ from hits.gold import known_answers
 from hits.models import HIT, Batch, PayBucket
 from hits.money import Bucket, bucket_for, cents, check_buckets
 from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.release import release_overdue
 from hits.selectors import tests_for_batches
 from hits.services.money_budget import over_budget_message
 
@@ -256,7 +257,10 @@ def publish_progress(batch: Batch) -> dict:
 
 
 def stop_batch(batch: Batch) -> Batch:
-    """Stop handing out new work; submitted work can still be reviewed."""
+    """Stop handing out new work; submitted work can still be reviewed. Work held at the stop
+    keeps its deadline (it may still be submitted, as at MTurk and Prolific); places already
+    past their deadline go back now (hits.release), so the stopped batch's figures are final
+    without waiting for the beat."""
     try:
         get_provider(batch.provider).stop(batch)
     except ProviderError as exc:
@@ -265,6 +269,7 @@ def stop_batch(batch: Batch) -> Batch:
     Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.PUBLISHED, Batch.Status.PUBLISHING]).update(
         status=Batch.Status.STOPPED
     )
+    release_overdue(batch_id=batch.pk)
     batch.refresh_from_db()
     return batch
 

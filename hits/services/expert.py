@@ -21,6 +21,7 @@ from annotation.models import ACU, Reference, Summary
 from hits import versions
 from hits.gold import expert_judgments
 from hits.models import HIT, Assignment, Batch, Worker
+from hits.release import release_overdue
 from hits.services import handout
 
 MAX_SUMMARIES = 200
@@ -221,7 +222,9 @@ def round_progress(batch: Batch, user=None) -> dict:
 
 
 def stop_round(batch: Batch) -> Batch:
-    """Close an expert round: nothing more is handed out; the labels made stay gold."""
+    """Close an expert round: nothing more is handed out; the labels made stay gold (places
+    past their deadline go back now, as at any stop)."""
     Batch.objects.filter(pk=batch.pk, kind=Batch.Kind.EXPERT).update(status=Batch.Status.STOPPED)
+    release_overdue(batch_id=batch.pk)
     batch.refresh_from_db()
     return batch

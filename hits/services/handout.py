@@ -10,7 +10,8 @@ unique constraint allows one open in-house assignment per worker, whatever click
 """
 
 import logging
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Q
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from hits import places
 from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
+from hits.release import release, release_overdue
 from hits.services.qualification import is_qualified
 
 logger = logging.getLogger(__name__)
@@ -70,38 +72,30 @@ def _not_stopped(worker: Worker) -> Q:
 FAIR_ORDER = ("-priority", "-open_share", "turn", "pk")
 
 
+def _eligible(worker: Worker, batch: Batch | None, now):
+    """HITs with a place open to the worker: published, unexpired batches of their provider
+    whose qualification they hold and that have not stopped them, HITs they never had."""
+    return HIT.objects.filter(_open_to(worker, batch, now), open_places__gt=0).filter(
+        ~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk))
+    )
+
+
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
-    """The next HIT in the fair order, locked, with its batch's time allowed (`duration`, seconds)."""
+    """The next eligible HIT in the fair order, locked, with its batch's time allowed (`duration`, seconds)."""
     return (
-        HIT.objects.select_for_update(skip_locked=skip_locked, of=("self",))
-        .filter(_open_to(worker, batch, now), open_places__gt=0)
+        _eligible(worker, batch, now)
+        .select_for_update(skip_locked=skip_locked, of=("self",))
         .annotate(
             duration=F("batch__assignment_duration_seconds"),
             open_share=OPEN_SHARE,
         )
-        .filter(~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk)))
         .order_by(*FAIR_ORDER)
         .first()
     )
 
 
-def _candidate_hits(worker: Worker, batch: Batch | None):
-    """HITs with a free place for the worker, emptiest first (Prolific sessions take several)."""
-    now = timezone.now()
-    hits = HIT.objects.filter(
-        batch__status=Batch.Status.PUBLISHED,
-        batch__provider=worker.provider,
-        batch__expires_at__gt=now,
-        open_places__gt=0,
-    ).exclude(assignments__worker=worker)
-    hits = hits.filter(_not_stopped(worker))
-    if batch is not None:
-        hits = hits.filter(batch=batch)
-    return hits.order_by("-open_places", "pk")
-
-
 def _resumable(worker: Worker, now) -> Assignment | None:
-    """The worker's open in-house assignment to resume; one past its deadline is expired
+    """The worker's open in-house assignment to resume; one past its deadline is released
     here (the beat task may not have run yet) so its place reopens."""
     current = (
         Assignment.objects.filter(worker_id=worker.pk, status=Assignment.Status.ASSIGNED, external_id="")
@@ -110,58 +104,101 @@ def _resumable(worker: Worker, now) -> Assignment | None:
         .first()
     )
     if current is not None and current.deadline and current.deadline <= now:
-        Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED).update(
-            status=Assignment.Status.EXPIRED
-        )
-        places.refresh(hit_ids=[current.hit_id])
+        release(Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED))
         return _resumable(worker, now)
     return current
 
 
-def _take(worker: Worker, batch: Batch | None, now) -> Assignment | None:
-    """Pick a HIT and hold one of its places, atomically; None when none is open. Raises
-    IntegrityError when the worker holds an open in-house assignment already.
+class Busy(Exception):
+    """Every open place the worker could take is held by another handout this instant (raised
+    instead of waiting when the caller's transaction holds places already: the caller retries
+    its whole transaction, outside it)."""
 
-    The pick, the insert and the place count in one transaction."""
+
+@dataclass(frozen=True)
+class Hold:
+    """How the place is held: under the provider's id for the work (`external_id`; empty for
+    in-house work, one open assignment per worker), until `deadline` (None: the batch's time
+    allowed from now), confirmed or waiting for the provider's confirmation."""
+
+    external_id: str = ""
+    deadline: datetime | None = None
+    confirmed: bool = True
+
+
+IN_HOUSE = Hold()
+
+
+def take_place(
+    worker: Worker, batch: Batch | None = None, *, hold: Hold = IN_HOUSE, wait: bool = True, now=None
+) -> Assignment | None:
+    """The one handout, for every provider: the next place open to the worker in the fair order
+    (eligibility, priority, turns between batches, stopped workers, adaptive places: `_pick`),
+    held for them; None when none is open. When none is open, places held past their deadline
+    in these batches are released (hits.release) and the pick runs once more.
+
+    The in-house handout takes one place per worker; a Prolific session takes its K places and a
+    panel session one at a time, each with this function, inside their own transaction.
+    `wait=False` (the caller's transaction holds places already, so waiting could deadlock):
+    raises Busy instead of waiting for a place another handout holds this instant. Raises
+    IntegrityError (a savepoint rolled back) when the worker holds an open in-house assignment
+    already."""
+    now = now or timezone.now()
+    for _ in range(2):
+        assignment = _take(worker, batch, now, hold, wait)
+        if assignment is not None:
+            return assignment
+        batch_id = batch.pk if batch is not None else None
+        if not release_overdue(now=now, provider=worker.provider, batch_id=batch_id, limit=RELEASE_LIMIT):
+            break
+    return None
+
+
+def _take(worker: Worker, batch: Batch | None, now, hold: Hold, wait: bool) -> Assignment | None:
+    """Pick a HIT and hold one of its places: the pick, the insert and the place count in one
+    transaction (a savepoint of the caller's)."""
     with transaction.atomic():
         # HITs other handouts hold this instant are skipped; only when every open HIT is
         # held (the last places of a batch) wait for them, then the place count is re-read.
-        hit = _pick(worker, batch, now) or _pick(worker, batch, now, skip_locked=False)
+        hit = _pick(worker, batch, now)
+        if hit is None and wait:
+            hit = _pick(worker, batch, now, skip_locked=False)
         if hit is None:
+            if not wait and _eligible(worker, batch, now).exists():
+                raise Busy
             return None
         allowed = timedelta(seconds=hit.duration)  # type: ignore[attr-defined]  # annotated by _pick
-        assignment = Assignment.objects.create(hit=hit, worker=worker, deadline=now + allowed)
+        assignment = Assignment.objects.create(
+            hit=hit,
+            worker=worker,
+            deadline=hold.deadline or now + allowed,
+            external_id=hold.external_id,
+            confirmed=hold.confirmed,
+        )
         places.take_one(hit.pk)
         return assignment
 
 
 def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
-    """Resume the worker's open assignment or give them a new one; raises NoWork.
+    """The in-house handout: resume the worker's open assignment or give them a new one
+    (`take_place`); raises NoWork.
 
-    Three statements in one transaction when a place is handed out: the pick, the insert and
-    the place count. The database says whether the worker holds an open assignment already
-    (at most one open in-house assignment per worker, a partial unique constraint), so
-    parallel clicks of one worker end with one assignment, the others resuming it."""
+    The database says whether the worker holds an open assignment already (at most one open
+    in-house assignment per worker, a partial unique constraint), so parallel clicks of one
+    worker end with one assignment, the others resuming it."""
     if worker.blocked:
         raise NoWork("Your account is blocked from new tasks.")
-    batch_id = batch.pk if batch is not None else None
     for _ in range(3):
         now = timezone.now()
         try:
-            assignment = _take(worker, batch, now)
+            assignment = take_place(worker, batch, now=now) or _resumable(worker, now)
         except IntegrityError:  # an open assignment (maybe a parallel click's): resume it
             assignment = _resumable(worker, now)
             if assignment is None:
-                continue  # it was overdue and has just been expired: try again
-            return assignment
-        if assignment is None:
-            assignment = _resumable(worker, now)  # nothing new, but their own work is open
+                continue  # it was overdue and has just been released: try again
         if assignment is not None:
             return assignment
-        # No open place: places held past their deadline reopen here (no beat needed), then
-        # the pick runs again.
-        if not release_overdue(now=now, provider=worker.provider, batch_id=batch_id, limit=RELEASE_LIMIT):
-            break
+        break
     unqualified = Batch.objects.filter(
         status=Batch.Status.PUBLISHED, provider=worker.provider, qualification_test__isnull=False
     )
@@ -173,47 +210,3 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
 # At most this many HITs' overdue assignments are released by one handout (a bounded write;
 # the next handout releases more).
 RELEASE_LIMIT = 50
-
-
-def release_overdue(
-    *, now=None, provider: str | None = None, batch_id: int | None = None, limit: int | None = None
-) -> int:
-    """Release assignments whose time ran out without a submission (status expired); their
-    places reopen. Returns how many were released.
-
-    The beat task calls it for everything; the handout calls it for the batches it hands out
-    (`provider`, `batch_id`, at most `limit` HITs) when it finds no open place, so the
-    embedded mode (no beat) releases them too. The HITs are locked first with SKIP LOCKED:
-    a HIT a handout holds this instant is left for the next call, so this never waits for a
-    handout, and no handout adds an assignment to a HIT while its places are recounted."""
-    now = now or timezone.now()
-    due = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, deadline__lte=now)
-    if provider is not None:
-        due = due.filter(hit__batch__provider=provider)
-    if batch_id is not None:
-        due = due.filter(hit__batch_id=batch_id)
-    with transaction.atomic():
-        hit_ids = due.order_by().values_list("hit_id", flat=True).distinct()
-        if limit is not None:
-            hit_ids = hit_ids[:limit]
-        held = list(
-            HIT.objects.select_for_update(skip_locked=True).filter(pk__in=list(hit_ids)).values_list("pk", flat=True)
-        )
-        if not held:
-            return 0
-        released = due.filter(hit_id__in=held).update(status=Assignment.Status.EXPIRED)
-        places.refresh(hit_ids=held)
-    if released:
-        logger.info(
-            "released %d overdue assignment(s) on %d HIT(s) (provider %s, batch %s)",
-            released,
-            len(held),
-            provider or "any",
-            batch_id or "any",
-        )
-    return released
-
-
-def expire_abandoned(now=None) -> int:
-    """Release every assignment whose time ran out without a submission (the beat task)."""
-    return release_overdue(now=now)

@@ -15,11 +15,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import ServiceError
-from hits import places, versions
+from hits import versions
 from hits.ledger import record as _pay
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, parse_money
 from hits.provider_interface import ProviderError, get_provider
+from hits.release import release
 from hits.services.money_budget import bonus_passes_budget
 
 logger = logging.getLogger(__name__)
@@ -102,13 +103,11 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
             )
         if not at_provider:
             _provider_call(get_provider(a.hit.batch.provider).reject, a, feedback)
-        a.status = Assignment.Status.REJECTED
-        a.feedback = feedback
-        a.reviewed_at = timezone.now()
-        a.reviewed_by = by
-        a.save(update_fields=["status", "feedback", "reviewed_at", "reviewed_by"])
-        places.refresh(hit_ids=[a.hit_id])  # a rejected assignment gives its place back
-        versions.bump_batch(a.hit.batch)
+        # A rejected assignment gives its place back (reopened for another worker).
+        changes = {"status": Assignment.Status.REJECTED, "feedback": feedback, "reviewed_at": timezone.now()}
+        release(Assignment.objects.filter(pk=a.pk), reviewed_by=by, **changes)
+        for name, value in {**changes, "reviewed_by": by}.items():
+            setattr(a, name, value)
     return a
 
 
@@ -206,11 +205,7 @@ def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, 
             worker.excluded = True
         worker.save(update_fields=["blocked_at", "block_reason", "excluded"])
         # Work they hold but have not submitted goes back to the pool.
-        held = worker.assignments.filter(status=Assignment.Status.ASSIGNED)
-        held_hits = set(held.values_list("hit_id", flat=True))
-        held.update(status=Assignment.Status.EXPIRED)
-        if held_hits:
-            places.refresh(hit_ids=held_hits)
+        release(worker.assignments.filter(status=Assignment.Status.ASSIGNED))
         if exclude_pending:
             versions.bump_for_worker(worker.pk)
     return worker

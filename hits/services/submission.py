@@ -18,6 +18,7 @@ from hits import versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
 from hits.models import Assignment, Batch, Judgment
+from hits.release import release_overdue
 
 logger = logging.getLogger(__name__)
 
@@ -172,8 +173,6 @@ class _TimeRanOut(Exception):
 def _released(assignment: Assignment, now) -> str:
     """Release a late assignment's place at once (and its batch's other overdue ones, as the
     handout would) and say what happened."""
-    from hits.services.handout import release_overdue
-
     release_overdue(now=now, batch_id=assignment.hit.batch_id)
     when = f" at {timezone.localtime(assignment.deadline):%H:%M}" if assignment.deadline else ""
     return (

@@ -1,4 +1,5 @@
-"""Idle panel sessions give their place back (an adapter module: models and places only).
+"""Idle panel sessions give their place back through hits.release (an adapter module: models
+and the release only).
 
 A panel session holds at most one place at a time, the task it is working on. A task started
 more than PANEL_IDLE_SECONDS ago and still unanswered goes back to the pool and the session
@@ -11,9 +12,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from hits import places
 from hits.models import Assignment
 from hits.providers.panel.models import PanelSession
+from hits.release import release
 
 logger = logging.getLogger(__name__)
 
@@ -26,15 +27,13 @@ def release_idle(now=None) -> int:
     for session in PanelSession.objects.filter(status=PanelSession.Status.ACTIVE).iterator():
         with transaction.atomic():
             held = session.assignments().filter(status=Assignment.Status.ASSIGNED, created_at__lt=cutoff)
-            hit_ids = set(held.values_list("hit_id", flat=True))
-            if not hit_ids and session.assignments().filter(status=Assignment.Status.ASSIGNED).exists():
+            stale = held.exists()
+            if not stale and session.assignments().filter(status=Assignment.Status.ASSIGNED).exists():
                 continue  # working on a task started recently
             last_task = session.assignments().order_by("-created_at").values_list("created_at", flat=True).first()
-            if not hit_ids and last_task is not None and last_task >= cutoff:
+            if not stale and last_task is not None and last_task >= cutoff:
                 continue
-            count = held.update(status=Assignment.Status.EXPIRED)
-            if hit_ids:
-                places.refresh(hit_ids=hit_ids)
+            count = release(held)
             PanelSession.objects.filter(pk=session.pk, status=PanelSession.Status.ACTIVE).update(
                 status=PanelSession.Status.IDLE
             )

@@ -5,23 +5,23 @@ session and takes one HIT; each following task is taken when the previous one is
 session holds at most one HIT at a time, so idle or made-up participants hold at most one place
 each, and `idle.release_idle` gives those back. At most PANEL_SESSIONS_PER_ADDRESS new sessions
 (and as many screening attempts) per study come from one address in PANEL_ADDRESS_WINDOW seconds;
-refused ids leave no Worker row. HIT rows are locked with SKIP LOCKED (never over-filled).
+refused ids leave no Worker row. Each task is taken with the one handout
+(hits.services.handout.take_place): the same eligibility, priorities, turns between batches,
+expiry and adaptive places as in-house work, never over-filling a HIT.
 """
 
 import logging
 import secrets
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config import ratelimit
-from hits import places
-from hits.models import HIT, Assignment, Batch, QualificationAttempt, Worker
+from hits.models import Assignment, Batch, QualificationAttempt, Worker
 from hits.providers.panel.config import config
 from hits.providers.panel.models import PanelSession
-from hits.services.handout import _candidate_hits
+from hits.services.handout import Hold, take_place
 from hits.services.qualification import is_qualified, submit_attempt
 
 logger = logging.getLogger(__name__)
@@ -98,36 +98,9 @@ def finish_if_done(session: PanelSession, now=None) -> bool:
 
 
 def _take(session: PanelSession, worker: Worker, batch: Batch, now) -> Assignment | None:
-    """One HIT for the session (inside the caller's transaction), or None when none is left."""
-    for _ in range(20):
-        ids = list(_candidate_hits(worker, batch).values_list("pk", flat=True)[:10])
-        if not ids:
-            return None
-        rank = {pk: i for i, pk in enumerate(ids)}
-        hits = sorted(
-            HIT.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids), key=lambda h: rank[h.pk]
-        )
-        for hit in hits:
-            if hit.assignments.filter(status__in=Assignment.ACTIVE).count() >= hit.max_assignments:
-                continue
-            try:
-                with transaction.atomic():
-                    assignment = Assignment.objects.create(
-                        hit=hit,
-                        worker=worker,
-                        deadline=now + timedelta(seconds=batch.assignment_duration_seconds),
-                        external_id=session.key,
-                        confirmed=True,  # no panel API confirms work: the lead's review decides
-                    )
-                    places.take_one(hit.pk)
-                return assignment
-            except IntegrityError:  # this participant had the HIT before
-                continue
-        if not hits:
-            import time
-
-            time.sleep(0.05)  # other sessions hold those rows for a moment
-    return None
+    """One place for the session with the one handout (inside the caller's transaction), or
+    None when none is left. No panel API confirms work: the lead's review decides."""
+    return take_place(worker, batch, hold=Hold(external_id=session.key, confirmed=True), now=now)
 
 
 def start_task(*, batch: Batch, participant_id: str, address: str = "", now=None) -> Assignment | None:

@@ -8,12 +8,14 @@ session deadline. Abandoned sessions release their HITs (their assignments expir
 places reopen); the (hit, worker) constraint means a participant never gets the same HIT
 twice, across sessions too.
 
-Handing out locks the candidate HIT rows with SKIP LOCKED, so concurrent sessions never wait
-on each other (no deadlock) and never over-fill a HIT.
+Each place is taken with the one handout (hits.services.handout.take_place): the same
+eligibility, priorities, turns between batches, expiry and adaptive places as in-house work,
+never over-filling a HIT. Only the first place may wait for a HIT another handout holds; when
+the others are all held this instant the session's transaction rolls back and is run again
+after a short pause, outside it (config.db_retry.retried). Places go back through hits.release.
 """
 
 import re
-import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -22,12 +24,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config import ratelimit
-from hits import places, versions
-from hits.models import HIT, Assignment, Batch, Worker
+from config.db_retry import retried
+from hits.models import Assignment, Batch, Worker
 from hits.providers.prolific.client import is_prolific_id
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.providers.prolific.plans import allowed_minutes
-from hits.services.handout import _candidate_hits
+from hits.release import release as release_places
+from hits.services.handout import Busy, Hold, take_place
 from hits.services.qualification import is_qualified
 
 TOKEN_SALT = "hits.prolific.session"
@@ -122,21 +125,25 @@ def start_session(
             "Too many sessions of this study were started from your network. "
             "Please return the study on Prolific, or try again later."
         )
-    try:
+    deadline = now + timedelta(minutes=allowed_minutes(batch, main.estimated_minutes))
+
+    def open_session(*, partial: bool) -> ProlificSession:
         with transaction.atomic():  # a session that gets no HIT leaves no Worker row either
             worker = known or accepted_worker(participant_id)
             session = ProlificSession.objects.create(
-                batch=batch,
-                worker=worker,
-                session_id=session_id,
-                study_id=study_id,
-                size=0,
-                deadline=now + timedelta(minutes=allowed_minutes(batch, main.estimated_minutes)),
+                batch=batch, worker=worker, session_id=session_id, study_id=study_id, size=0, deadline=deadline
             )
-            session.size = _fill(session, worker, batch, main.hits_per_session)
+            session.size = _fill(session, worker, batch, main.hits_per_session, now=now, partial=partial)
             if session.size == 0:
                 raise _Empty
             ProlificSession.objects.filter(pk=session.pk).update(size=session.size)
+        return session
+
+    try:
+        try:
+            session = retried(lambda: open_session(partial=False), on=(Busy,))
+        except Busy:  # the last places stayed held by other sessions: start with the places there are
+            session = open_session(partial=True)
     except _Empty:
         raise SessionRefused(
             "No task is left for you in this study (you did every one still open). Please return it on Prolific; "
@@ -173,42 +180,22 @@ def _resume(session: ProlificSession, worker: Worker | None) -> ProlificSession:
     return session
 
 
-def _fill(session: ProlificSession, worker: Worker, batch: Batch, want: int) -> int:
-    """Take up to `want` HITs for the session (inside the caller's transaction)."""
-    taken = waits = 0
-    for _ in range(50):  # bounded; each round either takes a HIT, waits briefly, or sees fuller HITs
-        if taken >= want:
-            break
-        ids = list(_candidate_hits(worker, batch).values_list("pk", flat=True)[: (want - taken) * 3])
-        if not ids:
-            break
-        rank = {pk: i for i, pk in enumerate(ids)}
-        hits = sorted(
-            HIT.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids), key=lambda h: rank[h.pk]
-        )
-        before = taken
-        for hit in hits[: want - taken]:
-            if hit.assignments.filter(status__in=Assignment.ACTIVE).count() >= hit.max_assignments:
-                continue
-            try:
-                with transaction.atomic():
-                    Assignment.objects.create(
-                        hit=hit,
-                        worker=worker,
-                        deadline=session.deadline,
-                        external_id=session.session_id,
-                        confirmed=False,
-                    )
-                    places.take_one(hit.pk)
-                taken += 1
-            except IntegrityError:  # this participant had the HIT before
-                continue
-        if taken == before and len(hits) < len(ids):
-            # Other sessions hold those HITs for a moment: wait for them rather than say "none left".
-            waits += 1
-            if waits > 40:
+def _fill(session: ProlificSession, worker: Worker, batch: Batch, want: int, *, now, partial: bool) -> int:
+    """Take up to `want` places for the session with the one handout (inside the caller's
+    transaction). Only the first place waits for a HIT another handout holds (a transaction
+    that holds places never waits, so sessions cannot deadlock); a later place raises Busy
+    when every one left is held this instant, unless `partial` (then the session has fewer)."""
+    hold = Hold(external_id=session.session_id, deadline=session.deadline, confirmed=False)
+    taken = 0
+    while taken < want:
+        try:
+            if take_place(worker, batch, hold=hold, wait=taken == 0, now=now) is None:
                 break
-            time.sleep(0.05)
+        except Busy:
+            if not partial:
+                raise
+            break
+        taken += 1
     return taken
 
 
@@ -241,12 +228,7 @@ def finish_if_done(session: ProlificSession, now=None) -> bool:
 def release(session: ProlificSession, *, include_submitted: bool = False) -> int:
     """Give the session's unanswered HITs back (and, for a returned submission, the answered ones)."""
     statuses = [Assignment.Status.ASSIGNED] + ([Assignment.Status.SUBMITTED] if include_submitted else [])
-    freed_hits = set(session.assignments().filter(status__in=statuses).values_list("hit_id", flat=True))
-    freed = session.assignments().filter(status__in=statuses).update(status=Assignment.Status.EXPIRED, confirmed=False)
-    if freed_hits:
-        places.refresh(hit_ids=freed_hits)
-        if include_submitted:
-            versions.bump(session.batch.dataset_id, session.batch_id)
+    freed = release_places(session.assignments().filter(status__in=statuses), confirmed=False)
     ProlificSession.objects.filter(pk=session.pk).exclude(status=ProlificSession.Status.COMPLETED).update(
         status=ProlificSession.Status.ABANDONED
     )
