@@ -104,10 +104,14 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
         if not at_provider:
             _provider_call(get_provider(a.hit.batch.provider).reject, a, feedback)
         # A rejected assignment gives its place back (reopened for another worker).
-        changes = {"status": Assignment.Status.REJECTED, "feedback": feedback, "reviewed_at": timezone.now()}
-        release(Assignment.objects.filter(pk=a.pk), reviewed_by=by, **changes)
-        for name, value in {**changes, "reviewed_by": by}.items():
-            setattr(a, name, value)
+        a.status, a.feedback, a.reviewed_at, a.reviewed_by = Assignment.Status.REJECTED, feedback, timezone.now(), by
+        release(
+            Assignment.objects.filter(pk=a.pk),
+            status=a.status,
+            feedback=a.feedback,
+            reviewed_at=a.reviewed_at,
+            reviewed_by=a.reviewed_by,
+        )
     return a
 
 
