@@ -7,7 +7,7 @@ import itertools
 from datetime import timedelta
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from hits import versions
@@ -219,3 +219,70 @@ def test_every_release_keeps_places_and_the_round_version_right():
     assert prolific_sessions.release(session, include_submitted=True) == 2
     assert versions.current(dataset.pk, study.pk) > before
     places_are_right()
+
+
+@pytest.mark.postgres_only("row locks: SQLite serializes writers instead")
+@pytest.mark.django_db(transaction=True)
+def test_a_session_whose_last_place_is_held_retries_outside_its_transaction(monkeypatch):
+    """A session's second place is held by another transaction this instant: the session does
+    not wait while holding its first place (no deadlock), nor sleep inside its transaction; it
+    rolls back, pauses outside it (config.db_retry.retried) and then takes both places."""
+    import threading
+
+    from config import db_retry
+
+    batch = prolific_batch(demo_dataset(), k=2, assignments=1)
+    first, second = list(batch.hits.order_by("turn").values_list("pk", flat=True)[:2])
+    batch.hits.exclude(pk__in=[first, second]).delete()
+    locked, done = threading.Event(), threading.Event()
+
+    def hold():
+        try:
+            with transaction.atomic():
+                HIT.objects.select_for_update().get(pk=second)
+                locked.set()
+                done.wait(30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert locked.wait(30)
+    pauses = []
+
+    def pause(seconds):
+        pauses.append(connection.in_atomic_block)
+        done.set()
+        holder.join()
+
+    monkeypatch.setattr(db_retry.time, "sleep", pause)
+    try:
+        got = prolific_hits(batch, "BUSY1")
+    finally:
+        done.set()
+        holder.join()
+    assert pauses == [False]  # one pause, outside any transaction
+    assert got == [first, second]
+    places_are_right()
+
+
+@pytest.mark.django_db(transaction=True)  # no test transaction around it
+def test_retried_runs_work_again_outside_a_transaction_and_once_inside(monkeypatch):
+    from config import db_retry
+
+    pauses = []
+    monkeypatch.setattr(db_retry.time, "sleep", pauses.append)
+    calls = []
+
+    def flaky():
+        calls.append(connection.in_atomic_block)
+        if len(calls) < 3:
+            raise handout.Busy
+        return "done"
+
+    assert db_retry.retried(flaky, on=(handout.Busy,)) == "done"
+    assert calls == [False] * 3 and pauses == [0.05, 0.1]  # twice paused, doubling
+    calls.clear()
+    with transaction.atomic(), pytest.raises(handout.Busy):  # inside one: run once, no retry
+        db_retry.retried(flaky, on=(handout.Busy,))
+    assert calls == [True] and pauses == [0.05, 0.1]

@@ -1,12 +1,15 @@
-"""Handing out in-house work: the next HIT for a worker, and releasing abandoned ones.
+"""The one handout: the next place for a worker, whatever the provider.
 
-Constant time whatever the size of the database: the HIT is picked from the partial index of
-HITs with an open place (`HIT.open_places`, kept in the same transaction) with
-`SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent workers take different HITs without
-waiting and no HIT gets more assignments than asked. Published batches of one provider share
-the workers: a lead-set priority first, then in turns (`FAIR_ORDER`).
-The (hit, worker) unique constraint means no worker ever gets the same HIT twice, and a partial
-unique constraint allows one open in-house assignment per worker, whatever clicks race.
+`take_place` holds one place: the in-house *Start next task* (`next_assignment`), each of a
+Prolific session's places and each task of a panel session call it, so eligibility, the fair
+order, priority, expiry and adaptive places are one set of rules. Constant time whatever the
+size of the database: the HIT is picked from the partial index of HITs with an open place
+(`HIT.open_places`, kept in the same transaction) with `SELECT ... FOR UPDATE SKIP LOCKED`, so
+concurrent handouts take different HITs without waiting and no HIT gets more assignments than
+asked. Published batches of one provider share the workers: a lead-set priority first, then in
+turns (`FAIR_ORDER`). The (hit, worker) unique constraint means no worker ever gets the same HIT
+twice, and a partial unique constraint allows one open in-house assignment per worker, whatever
+clicks race. Places go back through hits.release.
 """
 
 import logging
