@@ -36,10 +36,6 @@ def create_stripes(dataset_id: int, batch_id: int | None) -> None:
     )
 
 
-def bump_batch(batch: Batch) -> None:
-    bump(batch.dataset_id, batch.pk)
-
-
 def bump_for_assignments(assignments) -> None:
     """Bump every round (and its dataset) that holds one of these assignments."""
     pairs = set(Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("dataset_id", "pk"))

@@ -11,11 +11,12 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from hits import versions
-from hits.allocation import ADAPTIVE
-from hits.models import HIT, Assignment, Batch, ProlificStudy, Worker
+from hits.allocation.policy import ADAPTIVE
+from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers.panel import idle
 from hits.providers.panel import sessions as panel_sessions
 from hits.providers.prolific import sessions as prolific_sessions
+from hits.providers.prolific.models import ProlificStudy
 from hits.services import batches, handout, review
 from hits.services.submission import submit_assignment
 

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
-from hits import places
+from hits import exclusion, places
 from hits.allocation.policy import (
     ADAPTIVE,
     AT_CHANCE,
@@ -35,7 +35,6 @@ from hits.money import cents
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import counted_judgments
-from hits.services.review import set_excluded
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +137,7 @@ def stop_at_chance(batch: Batch) -> list[int]:
             WorkerEstimate.objects.filter(pk=int(pk)).update(
                 stopped_at=now, stop_reason=reason, excluded_before=was_excluded
             )
-            set_excluded(worker_id=int(worker), excluded=True)
+            exclusion.set_excluded(int(worker), True)
             logger.info("allocation batch=%s: stopped worker=%s, %s", batch.pk, int(worker), reason)
             stopped.append(int(worker))
     if stopped:
@@ -161,7 +160,7 @@ def lift_stop(batch: Batch, worker_id: int, *, by=None) -> bool:
         WorkerEstimate.objects.filter(pk=stop.pk).update(stopped_at=None, stop_lifted_at=timezone.now())
         still = WorkerEstimate.objects.filter(worker_id=worker_id, stopped_at__isnull=False).exists()
         if not still and not stop.excluded_before:
-            set_excluded(worker_id=worker_id, excluded=False)
+            exclusion.set_excluded(worker_id, False)
     logger.info("allocation batch=%s: the stop of worker=%s lifted by %s", batch.pk, worker_id, by or "the lead")
     return True
 

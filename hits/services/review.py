@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import ServiceError
-from hits import versions
+from hits import exclusion
 from hits.ledger import record as _pay
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, parse_money
@@ -205,20 +205,17 @@ def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, 
             _provider_call(get_provider(worker.provider).block, worker, reason)
         worker.blocked_at = worker.blocked_at or timezone.now()
         worker.block_reason = reason
-        if exclude_pending:
-            worker.excluded = True
-        worker.save(update_fields=["blocked_at", "block_reason", "excluded"])
+        worker.save(update_fields=["blocked_at", "block_reason"])
         # Work they hold but have not submitted goes back to the pool.
         release(worker.assignments.filter(status=Assignment.Status.ASSIGNED))
         if exclude_pending:
-            versions.bump_for_worker(worker.pk)
+            exclusion.set_excluded(worker.pk, True)
+            worker.excluded = True
     return worker
 
 
 def set_excluded(*, worker_id: int, excluded: bool) -> Worker:
-    with transaction.atomic():
-        if Worker.objects.filter(pk=worker_id).exclude(excluded=excluded).update(excluded=excluded):
-            versions.bump_for_worker(worker_id)
+    exclusion.set_excluded(worker_id, excluded)
     return Worker.objects.get(pk=worker_id)
 
 
