@@ -287,3 +287,20 @@ def test_retried_runs_work_again_outside_a_transaction_and_once_inside(monkeypat
     with transaction.atomic(), pytest.raises(handout.Busy):  # inside one: run once, no retry
         db_retry.retried(flaky, on=(handout.Busy,))
     assert calls == [True] and pauses == [0.05, 0.1]
+
+
+def test_a_lead_stop_keeps_work_in_progress_and_releases_what_is_overdue():
+    dataset = demo_dataset()
+    batch = batches.publish_batch(
+        batches.create_batch(dataset=dataset, assignments=1, systems=list(dataset.systems.filter(name="abs_bart_out")))
+    )
+    late_worker, busy_worker = fresh_workers("inhouse", 2)
+    late = handout.next_assignment(late_worker, batch)
+    busy = handout.next_assignment(busy_worker, batch)
+    Assignment.objects.filter(pk=late.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    batches.stop_batch(batch)
+    assert Assignment.objects.get(pk=late.pk).status == Assignment.Status.EXPIRED
+    assert Assignment.objects.get(pk=busy.pk).status == Assignment.Status.ASSIGNED  # may still be submitted
+    submit_assignment(assignment_id=busy.pk, worker_id=busy_worker.pk, answers=all_answers(busy))
+    assert Assignment.objects.get(pk=busy.pk).status == Assignment.Status.SUBMITTED
+    places_are_right()
