@@ -3,13 +3,9 @@
 from celery import shared_task
 
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
-<<<<<<< HEAD
 from hits.providers import sync as provider_sync
-from hits.services import batches, handout, review
-=======
 from hits.release import release_overdue
-from hits.services import batches, provider_sync, review
->>>>>>> 40d41e9 (One handout and one release for every provider (issue 41, part A))
+from hits.services import batches, review
 
 from .models import Batch
 

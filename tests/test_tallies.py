@@ -15,11 +15,8 @@ from django.utils import timezone
 
 from hits import tallies, versions
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally, Worker
-<<<<<<< HEAD
-from hits.selectors import figures
-=======
 from hits.release import release_overdue
->>>>>>> 40d41e9 (One handout and one release for every provider (issue 41, part A))
+from hits.selectors import figures
 from hits.services import review
 from hits.services.handout import next_assignment
 from hits.services.simulate import simulate_crowd
