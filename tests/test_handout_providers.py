@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from hits import versions
 from hits.allocation.policy import ADAPTIVE
+from hits.batch_fields import BatchSpec
 from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers.panel import idle
 from hits.providers.panel import sessions as panel_sessions
@@ -31,10 +32,8 @@ def prolific_batch(dataset, *, k=3, systems=("abs_bart_out",), **options) -> Bat
     """A Prolific batch as if published (its study exists at Prolific), without any HTTP."""
     batch = batches.create_batch(
         dataset=dataset,
-        provider="prolific",
+        spec=BatchSpec(provider="prolific", provider_config={"hits_per_session": k}, **options),
         systems=list(dataset.systems.filter(name__in=systems)),
-        provider_config={"hits_per_session": k},
-        **options,
     )
     ProlificStudy.objects.create(
         batch=batch,
@@ -53,17 +52,16 @@ def prolific_batch(dataset, *, k=3, systems=("abs_bart_out",), **options) -> Bat
 
 
 def panel_batch(dataset, *, systems=("abs_bart_out",), **options) -> Batch:
+    config = {
+        "panel_name": "Connect",
+        "id_parameter": "participantId",
+        "tasks_per_session": 2,
+        "completion_url": "https://panel.example/done?cc={code}",
+    }
     batch = batches.create_batch(
         dataset=dataset,
-        provider="panel",
+        spec=BatchSpec(provider="panel", provider_config=config, **options),
         systems=list(dataset.systems.filter(name__in=systems)),
-        provider_config={
-            "panel_name": "Connect",
-            "id_parameter": "participantId",
-            "tasks_per_session": 2,
-            "completion_url": "https://panel.example/done?cc={code}",
-        },
-        **options,
     )
     return batches.publish_batch(batch)
 
@@ -186,7 +184,9 @@ def test_every_release_keeps_places_and_the_round_version_right():
     new version exactly when counted work left it."""
     dataset = demo_dataset()
     inhouse = batches.publish_batch(
-        batches.create_batch(dataset=dataset, assignments=2, systems=list(dataset.systems.filter(name="abs_bart_out")))
+        batches.create_batch(
+            dataset=dataset, spec=BatchSpec(assignments=2), systems=list(dataset.systems.filter(name="abs_bart_out"))
+        )
     )
     w1, w2 = fresh_workers("inhouse", 2)
     first = handout.next_assignment(w1, inhouse)
@@ -292,7 +292,9 @@ def test_retried_runs_work_again_outside_a_transaction_and_once_inside(monkeypat
 def test_a_lead_stop_keeps_work_in_progress_and_releases_what_is_overdue():
     dataset = demo_dataset()
     batch = batches.publish_batch(
-        batches.create_batch(dataset=dataset, assignments=1, systems=list(dataset.systems.filter(name="abs_bart_out")))
+        batches.create_batch(
+            dataset=dataset, spec=BatchSpec(assignments=1), systems=list(dataset.systems.filter(name="abs_bart_out"))
+        )
     )
     late_worker, busy_worker = fresh_workers("inhouse", 2)
     late = handout.next_assignment(late_worker, batch)
