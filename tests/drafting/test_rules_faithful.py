@@ -219,3 +219,20 @@ def test_a_verb_whose_past_is_its_base_form_and_a_time_ago_or_later():
     ]
     # "to put" is no finite verb: the purpose stays in its clause
     assert draft_sentence("He went home to put the kettle on .") == ["He went home to put the kettle on."]
+
+
+def test_scope_and_names_the_rules_do_not_guess():
+    # "and" inside a prepositional phrase is not a list of what the subject is
+    assert draft_sentence("HBO is the network behind Game of Thrones and the Sopranos .") == [
+        "HBO is the network behind Game of Thrones and the Sopranos."
+    ]
+    # a time after a phrase with a question word may be that phrase's: it stays with it
+    assert draft_sentence("He gives his view on what caused the fire 30 years ago .") == [
+        "He gives his view on what caused the fire 30 years ago."
+    ]
+    # a headline verb is no person to carry to the next sentence
+    drafts = draft_reference(["Was stopped at the airport with a baton .", "The 26-year - old was jailed ."])[1]
+    assert not any(d.startswith("Was") for d in drafts), drafts
+    # a time before a role ("That same day mother X") is no role of X
+    drafts = draft_reference(["Police found him .", "That same day mother Jane Doe , 57 , was found dead ."])[1]
+    assert not any("same day" in d and " is " in d for d in drafts), drafts

@@ -21,6 +21,7 @@ from .words import (
     TIME_SPANS,
     TIME_WORDS,
     VERBAL_PREPOSITIONS,
+    WH_WORDS,
 )
 
 
@@ -160,6 +161,8 @@ def split_nominals(tokens: list[Token]) -> list[list[Token]]:
         return [tokens]
     quoted = quote_depths(tokens)
     for j in range(2, len(tokens) - 2):
+        if tokens[j].lower in PREPOSITIONS:
+            return [tokens]  # "the network behind X and the Sopranos": the "and" is inside the phrase
         if tokens[j].lower == "and" and not quoted[j] and tokens[j + 1].lower in {"a", "an", "the"}:
             if any(t.text in {",", ";"} or is_verb(tokens, k) for k, t in enumerate(tokens[1:], start=1) if k != j):
                 return [tokens]
@@ -246,6 +249,12 @@ def modifier(tokens: list[Token], i: int) -> bool:
     )
 
 
+def inner_verb(tokens: list[Token], i: int) -> bool:
+    """tokens[i] makes the phrase it is in a clause: a question word ("into what caused the
+    blaze") or a finite verb."""
+    return tokens[i].lower in WH_WORDS or finite(tokens, i)
+
+
 def passive(group: list[Token]) -> bool:
     """A verb group "be + past participle" ("was jailed", "were left", "has been caught")."""
     words = [t.lower for t in group if t.lower not in ADVERBS | {"not", "n't"}]
@@ -327,6 +336,18 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     # against corruption"): it stands alone only when it can only be the verb's (a time, a
     # number, "during", "despite", ...); else it stays with the phrase before it
     starts = [b for k, b in enumerate(starts) if k == 0 or verbal(predicate[b : (starts + [len(predicate)])[k + 1]])]
+    # a phrase holding a verb or a question word ("into what cause the blaze") is a clause: what
+    # follows it ("30 years ago") may be that clause's, so it stays with it
+    clausal = next(
+        (
+            k
+            for k, b in enumerate(starts)
+            if any(inner_verb(predicate, i) for i in range(b + 1, (starts + [len(predicate)])[k + 1]))
+        ),
+        None,
+    )
+    if clausal is not None:
+        starts = starts[: clausal + 1]
     if len(starts) < 2:
         return [predicate]
     if first > verb_end and not any(

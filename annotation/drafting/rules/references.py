@@ -15,6 +15,7 @@ from .words import (
     PERSON_NOUNS,
     RELATIONAL,
     SUBJECT_PRONOUNS,
+    TIME_WORDS,
     TITLES,
 )
 
@@ -76,6 +77,8 @@ def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]
                 start -= 1
             else:
                 break
+        if any(x.lower in TIME_WORDS for x in tokens[start:i]):
+            continue  # "That same day mother Sandra Shemansky": a time, not a role
         if t.lower in RELATIONAL and start == i:
             continue  # "murdered husband Tom": "Tom is husband" says nothing of whose
         if start > 0 and tokens[start].capitalised and tokens[start - 1].capitalised:
@@ -187,7 +190,12 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     v = first_verb(new_tokens)
     head = strip(new_tokens[:v]) if v and new_tokens[v - 1].text != "-" else []
     person = None
-    if head and all(NAME_WORD.match(t.text) and t.text not in NEW_SENTENCE for t in head) and len(head) <= 4:
+    if (
+        head
+        and all(NAME_WORD.match(t.text) and t.text not in NEW_SENTENCE for t in head)
+        and len(head) <= 4
+        and not (len(head) == 1 and (head[0].lower in AUXILIARIES or verb_form(head[0].lower)))
+    ):  # "Was stopped at airport": "Was" is no name
         person = " ".join(t.text for t in head)
     elif head and head[0].lower not in SUBJECT_PRONOUNS:
         lead = names_in(head)

@@ -575,3 +575,4 @@ PARTICLES = frozenset(["up", "down", "out", "off", "back", "away"])
 COUNTS = frozenset(
     ["a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "few"]
 )
+WH_WORDS = frozenset(["what", "who", "whom", "whose", "which", "why", "how", "where", "whether"])
