@@ -1,15 +1,20 @@
 """The one place that decides whether a task runs in this process or on a Celery worker.
 
-With no broker configured (the embedded default) Celery is eager: the task runs here and now.
-With a broker, the task is queued after the current transaction commits; if queueing fails
-(the broker is down) the failure is logged and the caller learns it was not queued, instead of
-the request failing after its data was stored.
+With no broker configured (the embedded default) Celery is eager: the task runs here and now,
+or, for long tasks and the recomputes a write or a page asks for (`background`), on a thread of
+the server started after the commit. With a broker, the task is queued after the current
+transaction commits; if queueing fails (the broker is down) the failure is logged and the
+caller's `on_failure` runs, instead of the request failing after its data was stored. The one
+coalescing scheme of repeated asks is `scoring.runs.recompute`'s flag row.
 """
 
 import logging
 import threading
+import time
+from functools import partial
 
 from celery import current_app
+from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
@@ -18,19 +23,36 @@ def runs_in_process() -> bool:
     return bool(current_app.conf.task_always_eager)
 
 
-def dispatch(task, *args):
-    """Run `task(*args)` in process when eager and return (True, result); otherwise queue it
-    after commit and return (False, None)."""
+def dispatch(task, *args, countdown: int | None = None, background: bool = False, on_failure=None):
+    """Run `task(*args)` here or queue it: the one such decision. `task` is a Celery task or its
+    registered name (for a caller its task module imports).
+
+    In process (no broker): now, returning (True, result); with `background` (a task that runs for
+    minutes, or one a write asks for) on a thread started after the commit when
+    LONG_TASKS_IN_BACKGROUND is on (`countdown` seconds later), returning (False, None): the page
+    polls the stored result.
+    With a broker: queued after the current transaction commits, `countdown` seconds later,
+    returning (False, None); a failure to queue is logged and `on_failure()` called."""
     if runs_in_process():
-        return True, task.apply(args=args).get()
+        if isinstance(task, str):
+            task = current_app.tasks[task]
+        if not (background and in_background()):
+            return True, task.apply(args=args).get()
+        transaction.on_commit(partial(_start_thread, task, args, countdown))
+        return False, None
 
     def send():
         try:
-            task.delay(*args)
+            if isinstance(task, str):
+                current_app.send_task(task, args=list(args), countdown=countdown)
+            elif countdown is None:
+                task.delay(*args)
+            else:
+                task.apply_async(args=args, countdown=countdown)
         except Exception:
-            logger.exception("could not queue %s%s; a periodic repair will catch up", task.name, args)
-
-    from django.db import transaction
+            logger.exception("could not queue %s%s", task if isinstance(task, str) else task.name, args)
+            if on_failure is not None:
+                on_failure()
 
     transaction.on_commit(send)
     return False, None
@@ -43,7 +65,7 @@ _lock = threading.Lock()
 
 
 def in_background() -> bool:
-    """True when `dispatch_long` runs its task on a background thread of this process."""
+    """True when `dispatch(..., background=True)` runs its task on a background thread of this process."""
     from django.conf import settings
 
     return runs_in_process() and getattr(settings, "LONG_TASKS_IN_BACKGROUND", True)
@@ -60,20 +82,21 @@ def lost_in_background(task, *args) -> bool:
 
 
 def dispatch_long(task, *args):
-    """`dispatch` for a task that runs for minutes (a power analysis): with a broker it is queued
-    as usual; in process (the embedded mode) it runs on a background thread started after the
-    commit, so the request answers at once and the page can show the run's progress instead of
-    loading for a minute. Returns (False, None) either way: the page polls the stored run.
-    `LONG_TASKS_IN_BACKGROUND = False` runs it in the request, as `dispatch` does."""
-    if not in_background():
-        return dispatch(task, *args)
+    """`dispatch` of a task that runs for minutes (a power analysis, a judge run): in the background."""
+    return dispatch(task, *args, background=True)
 
+
+def _start_thread(task, args: tuple, countdown: int | None = None) -> None:
+    """`task(*args)` on a thread of this process, `countdown` seconds from now (as a queued task
+    would: asks of those seconds coalesce into this run)."""
     key = (task.name, args)
 
     def run():
         from django.db import connections
 
         try:
+            if countdown:
+                time.sleep(countdown)
             task.apply(args=args)
         except Exception:
             logger.exception("%s%s failed in the background", task.name, args)
@@ -82,12 +105,6 @@ def dispatch_long(task, *args):
                 _background.discard(key)
             connections.close_all()
 
-    def start():
-        with _lock:  # before the thread starts: the page after the redirect must find it
-            _background.add(key)
-        threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
-
-    from django.db import transaction
-
-    transaction.on_commit(start)
-    return False, None
+    with _lock:  # before the thread starts: the page after the redirect must find it
+        _background.add(key)
+    threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()

@@ -69,17 +69,25 @@ class ScoringRunDetail(models.Model):
 
 
 class RecomputeRequest(models.Model):
-    """Coalesces recomputes of a dataset (round_id 0) or one round: a burst of asks sets
-    `queued` once and enqueues one task; the flag expires (see scoring.runs.recompute)."""
+    """Coalesces the recomputes of a scope, of its scores (a dataset, round_id 0, or one round) or
+    of an adaptive batch's worker estimates (`task` "refit", round_id the batch): a burst of asks
+    sets `queued` once and dispatches one task; the flag expires (see scoring.runs.recompute)."""
+
+    class Task(models.TextChoices):
+        SCORES = "scores", "Scores"
+        REFIT = "refit", "Worker estimates of an adaptive batch"
 
     dataset = models.ForeignKey(Dataset, related_name="recompute_requests", on_delete=models.CASCADE)
     round_id = models.PositiveIntegerField(default=0, help_text="The round's batch id; 0 for the whole dataset.")
+    task = models.CharField(max_length=10, choices=Task.choices, default=Task.SCORES, db_default=Task.SCORES)
     queued = models.BooleanField(default=False)
     queued_at = models.DateTimeField(null=True, blank=True)
     requested_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["dataset", "round_id"], name="one_recompute_request_per_round")]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "round_id", "task"], name="one_recompute_request_per_task")
+        ]
 
 
 class MetricScore(models.Model):

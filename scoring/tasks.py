@@ -6,7 +6,6 @@ broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped databas
 import logging
 
 from celery import group, shared_task
-from django.core.cache import cache
 
 from annotation.models import Dataset
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
@@ -14,7 +13,6 @@ from config.dispatch import runs_in_process
 from hits.models import Batch
 from scoring.drafts.tasks import apply_budget  # noqa: F401  (defined beside its service; registered here)
 from scoring.machine.tasks import run_judge  # noqa: F401  (defined beside its service; registered here)
-from scoring.models import RecomputeRequest
 from scoring.runs import recompute, services, statistics, worker_estimates
 
 logger = logging.getLogger(__name__)
@@ -24,7 +22,7 @@ logger = logging.getLogger(__name__)
 def recompute_scores(dataset_id: int, batch_id: int | None = None) -> int | None:
     """Recompute a dataset's scores (or one round's). The queued flag is cleared before
     reading, so a submission stored meanwhile queues one more run."""
-    RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=batch_id or 0).update(queued=False)
+    recompute.claimed(dataset_id, batch_id)
     dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None:
         return None
@@ -42,8 +40,9 @@ def repair_stale_recomputes() -> int:
 
 @shared_task(acks_late=True, **DB_RETRY)
 def run_power_analysis(run_id: int) -> int:
-    """In process: the whole analysis. With a broker: plan the parts and queue one task per
-    part (a group), so every worker process takes some; the last part finishes the run."""
+    """In process: the whole analysis (one process, its progress reported as it goes). With a
+    broker: plan the parts and queue one task per part (a group), so every worker process takes
+    some; the last part finishes the run."""
     if runs_in_process():
         statistics.run_power(run_id)
         return run_id
@@ -66,26 +65,24 @@ def run_metric_significance(run_id: int) -> int:
 
 @shared_task(acks_late=True, **DB_RETRY)
 def refit_allocation(batch_id: int) -> int:
-    """Refit the worker estimates of an adaptive batch (scoring/runs/worker_estimates.py). The queued
-    key is dropped before reading, so a submission stored meanwhile queues one more refit."""
-    cache.delete(worker_estimates.refit_key(batch_id))
+    """Refit the worker estimates of an adaptive batch (scoring/runs/worker_estimates.py). The
+    queued flag is cleared before reading, so a submission stored meanwhile queues one more refit."""
+    dataset_id = Batch.objects.filter(pk=batch_id).values_list("dataset_id", flat=True).first()
+    if dataset_id is not None:
+        recompute.claimed(dataset_id, batch_id, recompute.REFIT)
     return worker_estimates.refit_estimates(batch_id)
 
 
-def refit_on_submission(sender, batch_id: int, adaptive: bool = False, **kwargs) -> None:
-    """After a submission to an adaptive batch (its transaction committed): refit in process
-    without a broker; with one, queue a refit REFIT_INTERVAL seconds later unless one is queued
-    (a cache key, expiring after 3 intervals should its task be lost). Never fails the submission."""
+def refit_on_submission(sender, batch_id: int, dataset_id: int | None = None, adaptive: bool = False, **kwargs):
+    """After a submission to an adaptive batch (its transaction committed): a refit, coalesced
+    (`recompute.request_refit`: at most one queued per batch, REFIT_INTERVAL seconds later with a
+    broker). Never fails the submission."""
     if not adaptive:  # the sender read the batch's policy: no query for a fixed batch
         return
-    try:
-        if runs_in_process():
-            refit_allocation.apply(args=[batch_id]).get()
-        elif cache.add(worker_estimates.refit_key(batch_id), 1, timeout=3 * worker_estimates.REFIT_INTERVAL):
-            refit_allocation.apply_async(args=[batch_id], countdown=worker_estimates.REFIT_INTERVAL)
-    except Exception:
-        cache.delete(worker_estimates.refit_key(batch_id))
-        logger.exception("allocation batch=%s: could not refit the worker estimates; the previous ones stay", batch_id)
+    if dataset_id is None:
+        dataset_id = Batch.objects.filter(pk=batch_id).values_list("dataset_id", flat=True).first()
+    if dataset_id is not None:
+        recompute.request_refit(dataset_id, batch_id, worker_estimates.REFIT_INTERVAL)
 
 
 @shared_task(acks_late=True, **DB_RETRY)

@@ -152,11 +152,16 @@ def realsumm(_realsumm_for_the_module, db):
 
 
 @pytest.fixture
-def eager_celery():
-    """Run Celery tasks in process for one test (the suite otherwise uses the real broker).
+def eager_celery(settings):
+    """Run Celery tasks in process for one test (the suite otherwise uses the real broker), in
+    the request: a test that wants the embedded server's background threads sets
+    LONG_TASKS_IN_BACKGROUND itself (a thread started after a commit never starts inside a test's
+    transaction).
 
     Settings come from Django under the CELERY_ namespace, so the prefixed key is the one to set."""
     from config.celery import app
+
+    settings.LONG_TASKS_IN_BACKGROUND = False
 
     previous = app.conf.task_always_eager
     app.conf.CELERY_TASK_ALWAYS_EAGER = True

@@ -151,8 +151,11 @@ def test_power_analysis_runs_in_the_background_and_the_page_shows_progress(
     bar while it runs (it kept the page loading for a minute) and the chart when it is done."""
     from scoring.runs import statistics
 
+    from scoring.runs.services import compute_scores
+
     settings.LONG_TASKS_IN_BACKGROUND = True
     dataset, batch = simulated_round()
+    compute_scores(dataset, batch)  # the round's scores (a page only asks for them, in the background)
     release, real = threading.Event(), statistics.run_power
     where = {}
 
@@ -198,8 +201,11 @@ def test_a_power_run_whose_background_thread_is_gone_is_offered_again(client, le
     so and offers the button again instead of reloading every 5 s with the button off."""
     from scoring.runs import statistics
 
+    from scoring.runs.services import compute_scores
+
     settings.LONG_TASKS_IN_BACKGROUND = True
     dataset, batch = simulated_round()
+    compute_scores(dataset, batch)  # the round's scores (a page only asks for them, in the background)
     run = statistics.start(dataset, ScoringRun.Kind.POWER, dict(statistics.POWER_DEFAULTS), batch)
     ScoringRun.objects.filter(pk=run.pk).update(progress=0.25)  # no thread of this process runs it
     client.force_login(lead)

@@ -31,10 +31,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings, make_user, monkeypatch):
     from celery.signals import task_prerun
 
+    from config import dispatch
     from scoring.runs import recompute
 
     sent, started, queued_at_send = [], [], []
-    send = recompute.current_app.send_task
+    send = dispatch.current_app.send_task
 
     def counting_send(name, *args, **kwargs):
         if name == recompute.RECOMPUTE_TASK:
@@ -46,7 +47,7 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
         if sender is not None and sender.name == recompute.RECOMPUTE_TASK:
             started.append(sender.name)
 
-    monkeypatch.setattr(recompute.current_app, "send_task", counting_send)
+    monkeypatch.setattr(dispatch.current_app, "send_task", counting_send)
     task_prerun.connect(on_start, weak=False)
     settings.SCORING_RECOMPUTE_DELAY = 2
     import_dataset(realsumm_path, name="realsumm", fmt="pyramid")

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from config import dispatch
 from hits.models import Judgment
 from hits.services import handout
 from hits.services.submission import task_token
@@ -45,7 +46,7 @@ def test_a_lost_task_message_is_requeued_and_the_latest_run_catches_up(
 ):
     batch = published_batch()
     lost = Broker()
-    monkeypatch.setattr(recompute.current_app, "send_task", lost)
+    monkeypatch.setattr(dispatch.current_app, "send_task", lost)
     with django_capture_on_commit_callbacks(execute=True):
         assert _submit(client, make_user, "w1", batch).status_code == 200
     assert len(lost.sent) == 1  # queued ... and the message is lost (worker killed holding it)
@@ -73,8 +74,9 @@ def test_an_expired_flag_is_requeued_by_the_next_submission_too(
 ):
     batch = published_batch()
     lost = Broker()
-    monkeypatch.setattr(recompute.current_app, "send_task", lost)
-    assert recompute.request_recompute(batch.dataset_id)
+    monkeypatch.setattr(dispatch.current_app, "send_task", lost)
+    with django_capture_on_commit_callbacks(execute=True):  # queued once the request's transaction commits
+        assert recompute.request_recompute(batch.dataset_id)
     RecomputeRequest.objects.update(queued_at=timezone.now() - timedelta(hours=2))
     with django_capture_on_commit_callbacks(execute=True):
         assert _submit(client, make_user, "w1", batch).status_code == 200
@@ -86,7 +88,7 @@ def test_a_submission_while_the_broker_is_down_is_stored_and_answered_200(
 ):
     batch = published_batch()
     down = Broker(down=True)
-    monkeypatch.setattr(recompute.current_app, "send_task", down)
+    monkeypatch.setattr(dispatch.current_app, "send_task", down)
     with django_capture_on_commit_callbacks(execute=True):
         response = _submit(client, make_user, "w1", batch)
     assert response.status_code == 200 and response.json()["ok"]
@@ -100,7 +102,9 @@ def test_a_submission_while_the_broker_is_down_is_stored_and_answered_200(
     assert len(down.sent) == 1
 
 
-def test_a_long_recompute_is_queued_later_so_recomputes_keep_to_their_share(settings, monkeypatch):
+def test_a_long_recompute_is_queued_later_so_recomputes_keep_to_their_share(
+    settings, monkeypatch, django_capture_on_commit_callbacks
+):
     """Under a steady stream of submissions a run of d seconds is queued d x 100 / share
     seconds after the last: at least the delay, at most the delay plus half the grace."""
     settings.SCORING_RECOMPUTE_DELAY, settings.SCORING_RECOMPUTE_GRACE = 5, 60
@@ -130,7 +134,8 @@ def test_a_long_recompute_is_queued_later_so_recomputes_keep_to_their_share(sett
     settings.SCORING_RECOMPUTE_MAX_SHARE = 25
     sent = []
     monkeypatch.setattr(
-        recompute.current_app, "send_task", lambda name, args=None, countdown=None: sent.append(countdown)
+        dispatch.current_app, "send_task", lambda name, args=None, countdown=None: sent.append(countdown)
     )
-    assert recompute.request_recompute(dataset.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert recompute.request_recompute(dataset.pk)
     assert sent == [35]

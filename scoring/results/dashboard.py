@@ -9,14 +9,13 @@ from django.core.cache import caches
 
 from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
-from config.dispatch import runs_in_process
 from hits.models import Batch
 from hits.selectors import figures
 from scoring.models import ScoringRun
 from scoring.results import charts, leaderboard, worker_pages
 from scoring.runs.recompute import request_recompute
 from scoring.runs.selectors import alpha_trend, latest_run, run_parts
-from scoring.runs.services import compute_scores, is_stale
+from scoring.runs.services import is_stale
 
 ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/DM
 # What a page derives from a finished run is cached by the run's id: a run never changes once done.
@@ -26,17 +25,16 @@ RUN_CACHE_SECONDS = 24 * 3600
 def scores_run(
     dataset, batch=None, *, refresh: bool = True, parts: tuple[str, ...] | None = None
 ) -> tuple[ScoringRun | None, bool]:
-    """(latest run, stale?) and, if stale, ask for a recompute. With a broker this never
-    writes a run in the request: the run is None until the first recompute has finished.
+    """(latest run, stale?) and, if stale, ask for a recompute (`recompute.request_recompute`,
+    coalesced, through `config.dispatch`): the request itself stores no run, the task does (on a
+    worker, or on a background thread of the embedded server). Only with LONG_TASKS_IN_BACKGROUND
+    off does the embedded mode run it before answering, and the run is read again.
     `parts`: the keys of the outputs the caller shows (the others are not read)."""
     run = latest_run(dataset, batch, parts=parts)
     stale = is_stale(run, dataset, batch, current=run.current_version if run else None)
-    if stale and refresh:
-        if runs_in_process():  # the embedded mode (no broker, small local datasets): now, read as above
-            compute_scores(dataset, batch, trigger="page")
-            run, stale = latest_run(dataset, batch, parts=parts), False
-        else:  # queued, coalesced; this request only reads
-            request_recompute(dataset.pk, batch.pk if batch else None)
+    if stale and refresh and request_recompute(dataset.pk, batch.pk if batch else None):
+        run = latest_run(dataset, batch, parts=parts)  # run already when it ran in this request
+        stale = is_stale(run, dataset, batch, current=run.current_version if run else None)
     return run, stale
 
 

@@ -1,93 +1,126 @@
-"""Coalesced recomputes after submissions, exclusions and stale pages.
+"""Coalesced recomputes: of a dataset's or a round's scores after submissions and stale pages, of
+an adaptive batch's worker estimates after its submissions. The one coalescing scheme of the
+app's tasks.
 
-A submission (after its transaction committed) asks for a recompute of its dataset; a stale
-round page asks for one of that round. The first ask sets `RecomputeRequest.queued` (with
-`queued_at`) by a conditional UPDATE and enqueues one task a few seconds later; every ask
-while it is queued finds the flag set and does nothing. The task clears the flag before it
-reads, so work submitted during a computation queues exactly one more, and the last run
-always sees every submission.
+The first ask sets `RecomputeRequest.queued` (with `queued_at`) of its (dataset, round, task) by
+a conditional UPDATE and dispatches one task (`config.dispatch`: a few seconds later with a
+broker; in the embedded mode on a background thread, or now when LONG_TASKS_IN_BACKGROUND is
+off); every ask while it is queued finds the flag set and does nothing. The task clears the flag
+before it reads (`claimed`), so work submitted during a computation queues exactly one more, and
+the last run always sees every submission.
 
 A queued flag expires: when its task message was lost (a worker killed while holding it, the
 broker down), the next ask after `SCORING_RECOMPUTE_DELAY + SCORING_RECOMPUTE_GRACE` seconds
 queues again, and the beat task `repair_stale_recomputes` does so even when nobody asks.
 Enqueue failures are logged and undo the flag; they never reach the worker who submitted.
-
-Without a broker (the embedded default) nothing is enqueued: pages compute in process
-(`dashboard.scores_run`, through `config.dispatch`).
 """
 
 import logging
 from datetime import timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from config.dispatch import runs_in_process
+from config.dispatch import dispatch
 from scoring.models import RecomputeRequest, ScoringRun
 
 logger = logging.getLogger(__name__)
 
 # Sent by name: the task module imports this one (no import cycle).
 RECOMPUTE_TASK = "scoring.tasks.recompute_scores"
+REFIT_TASK = "scoring.tasks.refit_allocation"
+SCORES, REFIT = RecomputeRequest.Task.SCORES, RecomputeRequest.Task.REFIT
 
 
 def _expiry() -> timedelta:
     return timedelta(seconds=settings.SCORING_RECOMPUTE_DELAY + settings.SCORING_RECOMPUTE_GRACE)
 
 
-# (dataset, round) pairs whose request row this process has seen: a burst of submissions then
-# costs one conditional UPDATE each, not an INSERT attempt too.
-_KNOWN_ROWS: set[tuple[int, int]] = set()
+# (dataset, round, task) keys whose request row this process has seen: a burst of submissions
+# then costs one conditional UPDATE each, not an INSERT attempt too.
+_KNOWN_ROWS: set[tuple[int, int, str]] = set()
 
 
-def _set_flag(dataset_id: int, round_id: int, now) -> bool:
+def _set_flag(key: tuple[int, int, str], now) -> bool:
     """The conditional UPDATE: set the flag unless it is set and not expired."""
+    dataset_id, round_id, task = key
     free = Q(queued=False) | Q(queued_at__isnull=True) | Q(queued_at__lt=now - _expiry())
     return bool(
-        RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id).update(
+        RecomputeRequest.objects.filter(free, dataset_id=dataset_id, round_id=round_id, task=task).update(
             queued=True, queued_at=now
         )
     )
 
 
-def _claim_flag(dataset_id: int, round_id: int) -> bool:
+def _claim_flag(key: tuple[int, int, str]) -> bool:
     now = timezone.now()
-    if _set_flag(dataset_id, round_id, now):
-        _KNOWN_ROWS.add((dataset_id, round_id))
+    if _set_flag(key, now):
+        _KNOWN_ROWS.add(key)
         return True
-    if (dataset_id, round_id) in _KNOWN_ROWS:
+    if key in _KNOWN_ROWS:
         return False  # the row exists and is queued
+    dataset_id, round_id, task = key
     try:
         with transaction.atomic():
-            RecomputeRequest.objects.create(dataset_id=dataset_id, round_id=round_id, queued=True, queued_at=now)
+            RecomputeRequest.objects.create(
+                dataset_id=dataset_id, round_id=round_id, task=task, queued=True, queued_at=now
+            )
     except IntegrityError:
-        _KNOWN_ROWS.add((dataset_id, round_id))
+        _KNOWN_ROWS.add(key)
         return False  # the row exists and is queued (not yet expired)
-    _KNOWN_ROWS.add((dataset_id, round_id))
+    _KNOWN_ROWS.add(key)
+    return True
+
+
+def _release(key: tuple[int, int, str]) -> None:
+    dataset_id, round_id, task = key
+    RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=round_id, task=task).update(queued=False)
+
+
+def claimed(dataset_id: int, round_id: int | None, task: str = SCORES) -> None:
+    """A task starts: its flag is free again (before it reads), so a later ask queues one more."""
+    _release((dataset_id, round_id or 0, task))
+
+
+def _request(task: str, dataset_id: int, round_id: int, args: list, countdown) -> bool:
+    key = (dataset_id, round_id, task)
+    if not _claim_flag(key):
+        return False
+    what = "recompute" if task == SCORES else "refit"
+
+    def failed():
+        logger.warning("could not queue the %s of dataset %s round %s; it will be retried", what, dataset_id, round_id)
+        _release(key)
+
+    try:
+        dispatch(
+            RECOMPUTE_TASK if task == SCORES else REFIT_TASK,
+            *args,
+            countdown=countdown() if callable(countdown) else countdown,
+            background=True,
+            on_failure=failed,
+        )
+    except Exception:
+        logger.exception("the %s of dataset %s round %s failed; it will be retried", what, dataset_id, round_id)
+        _release(key)
+        return False
+    logger.info("dispatched the %s of dataset %s round %s", what, dataset_id, round_id)
     return True
 
 
 def request_recompute(dataset_id: int, batch_id: int | None = None) -> bool:
-    """Ask for a recompute of a dataset (or one round); True when this call enqueued the task."""
-    if runs_in_process():
-        return False  # no broker: computed on demand by the pages
-    round_id = batch_id or 0
-    if not _claim_flag(dataset_id, round_id):
-        return False
-    try:
-        countdown = recompute_countdown(dataset_id, batch_id)
-        current_app.send_task(RECOMPUTE_TASK, args=[dataset_id, batch_id], countdown=countdown)
-    except Exception:
-        logger.exception(
-            "could not queue the recompute of dataset %s round %s; it will be retried", dataset_id, round_id
-        )
-        RecomputeRequest.objects.filter(dataset_id=dataset_id, round_id=round_id).update(queued=False)
-        return False
-    logger.info("queued a recompute of dataset %s round %s in %s s", dataset_id, round_id, countdown)
-    return True
+    """Ask for a recompute of a dataset's (or one round's) scores; True when this call dispatched it."""
+    return _request(
+        SCORES, dataset_id, batch_id or 0, [dataset_id, batch_id], lambda: recompute_countdown(dataset_id, batch_id)
+    )
+
+
+def request_refit(dataset_id: int, batch_id: int, interval: int) -> bool:
+    """Ask for a refit of an adaptive batch's worker estimates, `interval` seconds later with a
+    broker (gathering the submissions of that time); True when this call dispatched it."""
+    return _request(REFIT, dataset_id, batch_id, [batch_id], interval)
 
 
 def recompute_countdown(dataset_id: int, batch_id: int | None = None) -> int:
@@ -117,13 +150,16 @@ def repair_stuck(now=None) -> int:
     now = now or timezone.now()
     stuck = list(
         RecomputeRequest.objects.filter(queued=True, queued_at__lt=now - _expiry()).values_list(
-            "dataset_id", "round_id"
+            "dataset_id", "round_id", "task"
         )
     )
     repaired = 0
-    for dataset_id, round_id in stuck:
-        logger.warning("recompute of dataset %s round %s was queued but never ran: queuing again", dataset_id, round_id)
-        repaired += request_recompute(dataset_id, round_id or None)
+    for dataset_id, round_id, task in stuck:
+        logger.warning("%s of dataset %s round %s was queued but never ran: queuing again", task, dataset_id, round_id)
+        if task == REFIT:
+            repaired += request_refit(dataset_id, round_id, 0)
+        else:
+            repaired += request_recompute(dataset_id, round_id or None)
     return repaired
 
 

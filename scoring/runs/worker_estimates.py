@@ -3,8 +3,8 @@
 The allocation decision (hits/allocation/service.py) reads the estimates of a HIT's workers and
 the batch's prior when a submission completes the HIT's places; this module keeps them current.
 After a submission to an adaptive batch (the `submission_stored` signal) a refit is dispatched
-(scoring.tasks.refit_on_submission, through config.dispatch: in process without a broker, a
-Celery task with one), at most once per REFIT_INTERVAL seconds per batch (a cache key); a refit reads every counted judgment of the batch
+(scoring.tasks.refit_on_submission, coalesced by scoring.runs.recompute as the score recomputes
+are: at most one queued per batch, REFIT_INTERVAL seconds later with a broker); a refit reads every counted judgment of the batch
 (gold HITs included: they tell workers apart too), so the latest one always sees them all. With
 the batch's opt-in stop_after, the refit then stops the workers at chance
 (hits.allocation.service.stop_at_chance); a stopped worker is excluded, so later refits no longer
@@ -25,11 +25,6 @@ from scoring.stats.dawid_skene import dawid_skene
 logger = logging.getLogger(__name__)
 
 REFIT_INTERVAL = 10  # seconds a queued refit waits, gathering the submissions of that time
-
-
-def refit_key(batch_id: int) -> str:
-    """The cache key set while a refit of the batch is queued."""
-    return f"allocation-refit:{batch_id}"
 
 
 def refit_estimates(batch_id: int) -> int:
