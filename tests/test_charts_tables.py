@@ -150,7 +150,6 @@ def test_power_analysis_runs_in_the_background_and_the_page_shows_progress(
     """In process (run.sh), starting a power analysis answers at once; the page shows a progress
     bar while it runs (it kept the page loading for a minute) and the chart when it is done."""
     from scoring.runs import statistics
-
     from scoring.runs.services import compute_scores
 
     settings.LONG_TASKS_IN_BACKGROUND = True
@@ -200,7 +199,6 @@ def test_a_power_run_whose_background_thread_is_gone_is_offered_again(client, le
     """The embedded server stopped mid-run: the stored run says running forever. The page says
     so and offers the button again instead of reloading every 5 s with the button off."""
     from scoring.runs import statistics
-
     from scoring.runs.services import compute_scores
 
     settings.LONG_TASKS_IN_BACKGROUND = True
