@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from hits.models import Assignment, LedgerEntry
 from hits.money import format_money
+from hits.release import release_overdue
 from hits.services import batches, handout, review
 from hits.services.submission import submit_assignment
 
@@ -37,8 +38,8 @@ def _work(worker, batch):
 def worked(lead):
     """An adaptive batch (2 places a HIT first, up to 5) of 6 HITs with a budget, worked: 10
     submissions (4 HITs complete and settled: no place opened beyond the first two), 3 approved,
-    1 rejected (its place open again), a place released after its deadline, a
-    place held past its deadline, one in progress; then stopped by the lead."""
+    1 rejected (its place open again), a place released after its deadline, two in progress; then
+    stopped by the lead, after which one of those is held past its deadline."""
     batch = adaptive_batch(demo_dataset(), hits=6, budget=Decimal("100.00"))
     workers = make_workers(9, prefix="fig")
     done = [_work(w, batch) for w in workers[:6]] + [_work(w, batch) for w in workers[:4]]
@@ -47,10 +48,11 @@ def worked(lead):
     review.reject(assignment_id=done[3].pk, feedback="careless", by=lead)
     late = handout.next_assignment(workers[6], batch)
     overdue(late)
-    assert handout.expire_abandoned() == 1  # the beat releases the late one's place
+    assert release_overdue() == 1  # the beat releases the late one's place
     handout.next_assignment(workers[7], batch)
-    overdue(handout.next_assignment(workers[8], batch))  # held past its deadline, not released yet
-    batch = batches.stop_batch(batch)
+    held = handout.next_assignment(workers[8], batch)
+    batch = batches.stop_batch(batch)  # work in progress stays submittable
+    overdue(held)  # then held past its deadline, not released yet
     return batch
 
 
