@@ -236,3 +236,16 @@ def test_scope_and_names_the_rules_do_not_guess():
     # a time before a role ("That same day mother X") is no role of X
     drafts = draft_reference(["Police found him .", "That same day mother Jane Doe , 57 , was found dead ."])[1]
     assert not any("same day" in d and " is " in d for d in drafts), drafts
+
+
+def test_more_scope_the_rules_leave_alone():
+    # an adverb before a phrase may be that phrase's: no split after it
+    assert draft_sentence("The show is available on cable exclusively for three months .") == [
+        "The show is available on cable exclusively for three months."
+    ]
+    # a quotation after ";" keeps its speaker, and a fronted clause is no sentence of its own
+    drafts = draft_sentence("When asked if he would run , Smith said ; ' I have a day job ' .")
+    assert all("Smith said" in d for d in drafts) and len(drafts) == 1, drafts
+    # a headline word that is no past form is not given the subject before ("Stand - out shows")
+    drafts = draft_reference(["The week came to a close .", "Stand - out shows included Tome , Rue and Johnson ."])[1]
+    assert not any(d.startswith("The week") for d in drafts), drafts

@@ -252,8 +252,9 @@ def split_clauses(sentence: str) -> list[Clause]:
     """The sentence's clauses, each to be drafted on its own (see the module docstring)."""
     tokens = strip(tokenize(sentence))
     segments: list[list[Token]] = [[]]
-    for t in tokens:
-        if t.text == ";":
+    for k, t in enumerate(tokens):
+        quote_next = k + 1 < len(tokens) and tokens[k + 1].text in QUOTES
+        if t.text == ";" and not quote_next:  # "Christie said ; ' I 've got ...'": the quote keeps its speaker
             segments.append([])
         else:
             segments[-1].append(t)
@@ -302,7 +303,8 @@ def split_run_on(sentence: str) -> list[str]:
             while k < len(tokens) and NAME_WORD.match(tokens[k].text) and k - i < 3:
                 k += 1
             spliced = k < len(tokens) and (verb_form(tokens[k].lower) == "VBD" or tokens[k].lower in PAST)
-            if spliced and first_verb(tokens[cuts[-1] : i - 1], 1) is not None:
+            fronted = tokens[cuts[-1]].lower in FRONT_SUBORDINATORS  # "When asked ... , Christie said"
+            if spliced and not fronted and first_verb(tokens[cuts[-1] : i - 1], 1) is not None:
                 cuts.append(i)
                 continue
         fresh = t.text in NEW_SENTENCE and before.text.isalnum() and before.lower not in DETERMINERS | PREPOSITIONS

@@ -215,6 +215,8 @@ def adjunct_start(tokens: list[Token], i: int) -> bool:
         return False
     if previous is not None and previous.lower in TIME_SPANS:
         return False  # "a day after initial break - in", "moments after he walked": one time phrase
+    if previous is not None and previous.lower.endswith("ly") and previous.lower not in {"only", "early", "daily"}:
+        return False  # "on Apple TV exclusively for three months": the adverb may be the next phrase's
     if t.lower in ADJUNCT:
         return not (
             t.lower not in SUBORDINATORS

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from ...text import STOPWORDS
-from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS, VERBS
+from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
 from .tokens import Token, finish, first_verb, is_verb, strip, text_of, tokenize, verb_form
 from .words import (
     ADVERBS,
@@ -150,7 +150,7 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     if (
         known.person
         and len(tokens) > 2
-        and (tokens[0].lower in VERBS or verb_form(tokens[0].lower) in {"VBD", "VBN"})
+        and verb_form(tokens[0].lower) in {"VBD", "VBN"}  # "Came up", "Referred"; not "Stand - out shows"
         and (tokens[0].lower not in AUXILIARIES or tokens[0].lower in {"was", "is", "has", "had", "were"})
         and not tokens[1].capitalised
         and not is_verb(tokens, 1)
