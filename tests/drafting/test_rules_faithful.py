@@ -249,3 +249,20 @@ def test_more_scope_the_rules_leave_alone():
     # a headline word that is no past form is not given the subject before ("Stand - out shows")
     drafts = draft_reference(["The week came to a close .", "Stand - out shows included Tome , Rue and Johnson ."])[1]
     assert not any(d.startswith("The week") for d in drafts), drafts
+
+
+def test_passives_pairs_after_of_and_whose_without_its_verb():
+    # a bare participle after a passive may need its "was": the clause stays whole
+    assert draft_sentence("Chapin was arrested on Tuesday and charged with intimidation .") == [
+        "Chapin was arrested on Tuesday and charged with intimidation."
+    ]
+    # "two counts of A and B" may count both together
+    assert draft_sentence("He faced two counts of intimidation and harassment .") == [
+        "He faced two counts of intimidation and harassment."
+    ]
+    # a "whose" clause cut by a comma before its verb gives no fact
+    drafts = draft_sentence("She met Dennis Krauss , whose home in Brooklyn , New York , was also destroyed .")
+    assert not any(d.endswith("home in Brooklyn.") for d in drafts), drafts
+    # "being" is no finite verb: nothing of "before being cut off" becomes a clause of its own
+    drafts = draft_sentence("He praised Beauty and the Beast , before being cut off by the presenter .")
+    assert not any(d.startswith(("Beauty being", "The Beast")) for d in drafts), drafts

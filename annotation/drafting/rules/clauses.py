@@ -112,7 +112,7 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
             if not plain or head.lower == "which" and not (closed and before_verb):
                 previous = None
                 continue
-            if head.lower == "whose":
+            if head.lower == "whose" and first_verb(rest, 1) is not None:
                 clause = Clause(tokens=[], words=[text_of(antecedent, sentence) + " 's", text_of(rest, sentence)])
             elif first_verb(rest, 0) is not None:
                 clause = Clause(tokens=antecedent + rest)
@@ -146,6 +146,12 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
         removed.update(range(start - 1, end + 1 if closed else end))
         previous = (end, antecedent, clause)
     return [t for i, t in enumerate(tokens) if i not in removed], clauses
+
+
+def passive_group(group: list[Token]) -> bool:
+    """A verb group that is "be" + a past participle ("was arrested", "is handcuffed")."""
+    words = [t.lower for t in group if t.lower not in ADVERBS | {"not", "n't"}]
+    return len(words) >= 2 and words[0] in BE and verb_form(words[-1]) in {"VBD", "VBN"}
 
 
 def split_coordination(tokens: list[Token]) -> list[list[Token]]:
@@ -187,8 +193,8 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
                 return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
             if inner or not finite(right, right_verb):
                 return [tokens]
-            if i == group and left[verb].lower in BE and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
-                return [tokens]  # "is handcuffed and blindfolded": "blindfolded" needs the "is"
+            if passive_group(left[verb:group]) and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
+                return [tokens]  # "was arrested on Tuesday and charged": "charged" may need the "was"
             return [left] + split_coordination(left[:verb] + right)
         clause = (
             right_verb <= 6

@@ -188,7 +188,8 @@ def split_word_pairs(tokens: list[Token]) -> list[list[Token]]:
         )
         if not plain or before is None or before.text == ",":
             continue
-        opens = before.lower in (DETERMINERS | PREPOSITIONS) - {"between", "both"} or is_verb(tokens, i - 2)
+        # not after "of": "two counts of intimidation and harassment" may count both together
+        opens = before.lower in (DETERMINERS | PREPOSITIONS) - {"between", "both", "of"} or is_verb(tokens, i - 2)
         if not opens:
             continue
         if after is not None and after.text not in {",", "."}:

@@ -132,6 +132,8 @@ def finite(tokens: list[Token], i: int) -> bool:
     t = tokens[i]
     if t.lower == "'s" or not is_verb(tokens, i) or i > 0 and tokens[i - 1].lower == "to":
         return False
+    if t.lower in {"be", "been", "being"}:
+        return False  # "before being cut off": no finite verb
     return t.lower in AUXILIARIES or verb_form(t.lower) in {"VBD", "VBZ"} or same_past(t.lower)
 
 
