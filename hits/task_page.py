@@ -28,6 +28,7 @@ _PAGE_FIELDS = (
     "hit__acu_ids",
     "hit__summary__text",
     "hit__summary__document_id",
+    "hit__batch__kind",
 )
 
 
@@ -35,7 +36,7 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
     """The assignment (of that worker) and its task page's content, or None: three queries (the
     assignment with its HIT and summary; the sentences; the ACUs)."""
     assignment = (
-        Assignment.objects.select_related("hit__summary")
+        Assignment.objects.select_related("hit__summary", "hit__batch")
         .only(*_PAGE_FIELDS)
         .filter(pk=assignment_id, worker_id=worker_id)
         .first()

@@ -26,6 +26,7 @@ urlpatterns = [
     path("expert/<int:batch_id>/stop", expert.expert_stop, name="expert_stop"),
     path("batches/<int:batch_id>/expert", expert.expert_from_batch, name="expert_from_batch"),
     path("expert/task/<str:token>/", expert.expert_task, name="expert_task"),
+    path("expert/task/<str:token>/submit", expert.expert_task_submit, name="expert_task_submit"),
     path("qualification/<int:test_id>/shared", lead.qualification_shared, name="qualification_shared"),
     path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),

@@ -39,7 +39,7 @@ def label_all(batch, user) -> dict[int, dict[str, bool]]:
         except handout.NoWork:
             return given
         answers = truth(assignment.hit.summary_id)
-        submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers)
+        submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers, expert=user)
         given[assignment.hit.summary_id] = answers
 
 
@@ -67,7 +67,7 @@ def test_expert_labels_made_in_the_browser_become_the_gold(client, lead, author,
     per_system = [chosen.filter(system=s).count() for s in dataset.systems.all()]
     assert max(per_system) == 2 and min(per_system) == 1
 
-    # An author labels one summary on the task page the crowd uses, through the same submit link.
+    # An author labels one summary on the task page the crowd uses, submitting in their session.
     client.force_login(author)
     round_page = client.get(reverse("expert_round", args=[batch.pk]))
     assert "0</b> of 6 summaries labelled" in round_page.content.decode()
@@ -78,8 +78,9 @@ def test_expert_labels_made_in_the_browser_become_the_gold(client, lead, author,
     assert reverse("expert_next", args=[batch.pk]) in task.content.decode()  # "Next summary" stays in the round
     assignment = Assignment.objects.get(hit__batch=batch)
     answers = truth(assignment.hit.summary_id)
+    assert reverse("expert_task_submit", args=[task_token(assignment)]) in task.content.decode()
     stored = client.post(
-        reverse("task_submit", args=[task_token(assignment)]),
+        reverse("expert_task_submit", args=[task_token(assignment)]),
         {"answers": answers, "active_seconds": 30},
         content_type="application/json",
     )

@@ -18,6 +18,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import ACU, Reference, Summary
+from config.roles import AUTHOR, LEAD, user_roles
 from hits import versions
 from hits.gold import expert_judgments
 from hits.models import HIT, Assignment, Batch, Worker
@@ -65,7 +66,7 @@ def choose_summaries(dataset, count: int, *, seed: int = 0) -> list[int]:
     rng.shuffle(left)
     per_document: dict[int, int] = {}
     per_system: dict[int, int] = {}
-    chosen = []
+    chosen: list[int] = []
     while left and len(chosen) < count:
         best = min(range(len(left)), key=lambda i: (per_document.get(left[i][1], 0), per_system.get(left[i][2], 0)))
         summary, document, system = left.pop(best)
@@ -183,6 +184,18 @@ def expert_worker(user, dataset) -> Worker:
     `imported`), made on first use (get_or_create takes a parallel first request's row)."""
     worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.IMPORTED, external_id=_expert_id(user, dataset))
     return worker
+
+
+def owns(user, assignment: Assignment) -> bool:
+    """Whether `user` (a signed-in lead or author) is the expert an expert-round assignment was
+    handed to. Expert labels are gold: a round's task opens and submits only for its owner's
+    session, never for whoever holds the link (hits.services.submission asks this)."""
+    if user is None or not user.is_authenticated or not user_roles(user) & {LEAD, AUTHOR}:
+        return False
+    row = Assignment.objects.select_related("hit__batch__dataset", "worker").filter(pk=assignment.pk).first()
+    if row is None or row.hit.batch.kind != Batch.Kind.EXPERT or row.worker.provider != Worker.Provider.IMPORTED:
+        return False
+    return row.worker.external_id == _expert_id(user, row.hit.batch.dataset)
 
 
 def next_task(user, batch: Batch) -> Assignment:

@@ -19,10 +19,12 @@ from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
 from hits.models import Assignment, Batch, Judgment
 from hits.release import release_overdue
+from hits.services import expert as expert_round
 
 logger = logging.getLogger(__name__)
 
 TOKEN_SALT = "hits.task"
+EXPERT_ONLY = "This is an expert-round task: only its expert, signed in, can open and submit it."
 MAX_COMMENT = 2000
 
 
@@ -150,8 +152,11 @@ def submit_assignment(
     comment: str = "",
     active_seconds: float | None = None,
     now=None,
+    expert=None,
 ) -> SubmissionResult:
-    """Store a worker's answers for every ACU of the HIT, once.
+    """Store a worker's answers for every ACU of the HIT, once. An expert round's assignment
+    (its labels are gold) is stored only for `expert`, the signed-in user it was handed to
+    (hits.services.expert.owns); the token alone is not enough.
 
     Five queries whatever the size of the database, in one transaction: the assignment (locked,
     with its HIT and batch), the ids of the ACUs the HIT asks about, the judgments, the
@@ -159,7 +164,7 @@ def submit_assignment(
     now = now or timezone.now()
     parsed = _parse_answers(answers)
     try:
-        return _store(assignment_id, worker_id, parsed, comment, active_seconds, now)
+        return _store(assignment_id, worker_id, parsed, comment, active_seconds, now, expert)
     except _TimeRanOut as late:
         raise SubmissionRefused(_released(late.assignment, now), final=True) from None
 
@@ -181,7 +186,7 @@ def _released(assignment: Assignment, now) -> str:
     )
 
 
-def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment, active_seconds, now):
+def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment, active_seconds, now, expert):
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
@@ -192,6 +197,8 @@ def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment,
         )
         if assignment is None or assignment.worker_id != worker_id:
             raise SubmissionRefused("This task is not yours.", final=True)
+        if assignment.hit.batch.kind == Batch.Kind.EXPERT and not expert_round.owns(expert, assignment):
+            raise SubmissionRefused(EXPERT_ONLY, final=True)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             # A repeat is the stored (complete) answers again, or refused.
             stored = dict(assignment.judgments.values_list("acu_id", "present"))

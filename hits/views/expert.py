@@ -3,23 +3,26 @@ gold"); authors and leads label its summaries on the crowd's task page (hits.ser
 
 Security behavior: opening and closing a round is for leads; the round page, the next summary
 and the task page are for leads and authors (workers never see expert work, which holds the
-answers); a task page opens only for the expert whose assignment it is.
+answers); a task page opens and submits only for the signed-in expert whose assignment it is (the crowd's
+token link refuses an expert round's task).
 """
 
 from django.contrib import messages
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
-from config.roles import AUTHOR, LEAD, role_required
+from config import ratelimit
+from config.roles import AUTHOR, LEAD, role_required, user_roles
 from hits import task_page
 from hits.forms import ExpertRoundForm
 from hits.models import Assignment, Batch
 from hits.services import expert, handout
 from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.views.worker import token_task_context
+from hits.views.worker import submit_json, token_task_context
 
 
 def _round(batch_id: int) -> Batch:
@@ -101,28 +104,46 @@ def expert_stop(request, batch_id: int):
 @never_cache
 @role_required(LEAD, AUTHOR)
 def expert_task(request, token: str):
-    """The crowd's task page for one summary of an expert round, submitting through the same
-    signed link; afterwards "Next summary" takes the next one of the round."""
+    """The crowd's task page for one summary of an expert round, for its expert's session only
+    (submitting through expert_task_submit); afterwards "Next summary" takes the next one."""
     try:
         assignment_id, worker_id = read_token(token)
     except SubmissionRefused:
         return render(request, "hits/task_invalid.html", status=404)
-    owner = (
-        Assignment.objects.select_related("hit__batch__dataset", "worker")
-        .filter(pk=assignment_id, worker_id=worker_id, hit__batch__kind=Batch.Kind.EXPERT)
-        .first()
-    )
-    if owner is None or owner.worker_id != expert.expert_worker(request.user, owner.hit.batch.dataset).pk:
+    page = task_page.assignment_page(assignment_id, worker_id)
+    if page is None or not expert.owns(request.user, page[0]):
         return render(request, "hits/task_invalid.html", status=404)
-    assignment, context = task_page.assignment_page(assignment_id, worker_id)  # type: ignore[misc]
-    batch = owner.hit.batch
+    assignment, context = page
+    batch = Batch.objects.get(pk=assignment.hit.batch_id)
     context = token_task_context(
         context,
         assignment,
         token,
+        submit_url=reverse("expert_task_submit", args=[token]),
+        session_submit=True,
         expert_round=batch,
         work_url=reverse("expert_round", args=[batch.pk]),
         work_label="Expert round",
         next_action=reverse("expert_next", args=[batch.pk]),
     )
     return render(request, "hits/task.html", context)
+
+
+@never_cache
+@require_POST
+@ratelimit.per_minute("submissions", account=ratelimit.task_link)
+def expert_task_submit(request, token: str):
+    """Security behavior: the signed-in expert the round's task was handed to, with the session's
+    CSRF token (the link alone stores nothing: hits.services.submission asks expert.owns). JSON
+    in and out, as the crowd's task_submit."""
+    if not request.user.is_authenticated or not user_roles(request.user) & {LEAD, AUTHOR}:
+        return JsonResponse(
+            {"ok": False, "error": "Sign in as the expert of this task to submit it.", "final": True}, status=403
+        )
+    try:
+        assignment_id, _ = read_token(token)
+    except SubmissionRefused as exc:
+        return JsonResponse({"ok": False, "error": str(exc), "final": True}, status=409)
+    batch_id = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch_id", flat=True).first()
+    next_url = reverse("expert_round", args=[batch_id]) if batch_id else None
+    return submit_json(request, token, expert_user=request.user, next_url=next_url)

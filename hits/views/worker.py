@@ -16,10 +16,10 @@ from config.db_retry import retry_on_reconnect
 from config.json_body import JSONBodyError, read_json_body
 from config.roles import LEAD, WORKER, role_required
 from hits import gold, task_page
-from hits.services import handout, qualification
+from hits.services import expert, handout, qualification
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
-from ..models import HIT, Assignment, LedgerEntry, Worker
+from ..models import HIT, Assignment, Batch, LedgerEntry, Worker
 
 
 def inhouse_worker(user) -> Worker:
@@ -85,17 +85,24 @@ def task(request, token: str):
     if page is None:
         return render(request, "hits/task_invalid.html", status=404)
     assignment, context = page
+    if assignment.hit.batch.kind == Batch.Kind.EXPERT:
+        # Gold in the making: only its expert's session opens it, on the expert round's page.
+        if expert.owns(request.user, assignment):
+            return redirect("expert_task", token=token)
+        return render(request, "hits/task_invalid.html", status=404)
     return render(request, "hits/task.html", token_task_context(context, assignment, token))
 
 
-def token_task_context(context: dict, assignment: Assignment, token: str, **extra) -> dict:
+def token_task_context(
+    context: dict, assignment: Assignment, token: str, submit_url: str | None = None, **extra
+) -> dict:
     """The task page of an assignment opened by its signed token (in-house and expert rounds):
-    `context` from hits.task_page.assignment_page, with the submit link; `extra` adds the round's
-    own links."""
+    `context` from hits.task_page.assignment_page, with the submit link (`submit_url`, the
+    token's by default); `extra` adds the round's own links."""
     context.update(
         assignment=assignment,
         preview=False,
-        submit_url=reverse("task_submit", args=[token]),
+        submit_url=submit_url or reverse("task_submit", args=[token]),
         done=assignment.status != Assignment.Status.ASSIGNED,
         storage_key=f"task-{assignment.pk}",
         **extra,
@@ -116,8 +123,15 @@ def preview(request, hit_id: int):
 @require_POST
 @ratelimit.per_minute("submissions", account=ratelimit.task_link)
 def task_submit(request, token: str):
-    """Security behavior: the token's worker only. JSON in and out; the answers are stored
-    before the reply says so, and a repeated identical submission gets the same reply."""
+    """Security behavior: the token's worker only (an expert round's task is refused here: it
+    submits through expert_task_submit, for its expert's session). JSON in and out; the answers
+    are stored before the reply says so, and a repeated identical submission gets the same reply."""
+    return submit_json(request, token)
+
+
+def submit_json(request, token: str, *, expert_user=None, next_url: str | None = None) -> JsonResponse:
+    """Store the posted answers of the token's assignment (`expert_user`: the signed-in expert of
+    an expert round's task) and say so in JSON, or say in JSON why not."""
     try:
         assignment_id, worker_id = read_token(token)
         body = read_json_body(request)
@@ -127,6 +141,7 @@ def task_submit(request, token: str):
             answers=body.get("answers") or {},
             comment=str(body.get("comment") or ""),
             active_seconds=body.get("active_seconds"),
+            expert=expert_user,
         )
     except JSONBodyError as exc:
         return JsonResponse({"ok": False, "error": f"The submission was not understood: {exc}"}, status=400)
@@ -140,7 +155,7 @@ def task_submit(request, token: str):
             "assignment": result.assignment.pk,
             "repeated": not result.created,
             "message": "Thank you: your answers are saved.",
-            "next_url": reverse("work"),
+            "next_url": next_url or reverse("work"),
         }
     )
 

@@ -112,7 +112,12 @@
   async function send(attempt) {
     const body = JSON.stringify({ answers: answers, comment: comment ? comment.value : "", active_seconds: active });
     try {
-      const resp = await fetch(form.action, { method: "POST", body: body, headers: { "Content-Type": "application/json" }, credentials: "omit" });
+      // A crowd task is authorized by its link alone (no cookies: it may sit in a provider's
+      // iframe); an expert round's task by the expert's session, with its CSRF token.
+      const session = form.dataset.session === "true";
+      const headers = { "Content-Type": "application/json" };
+      if (session) headers["X-CSRFToken"] = form.querySelector("[name=csrfmiddlewaretoken]").value;
+      const resp = await fetch(form.action, { method: "POST", body: body, headers: headers, credentials: session ? "same-origin" : "omit" });
       const data = await resp.json().catch(function () { return {}; });
       if (resp.ok && data.ok) {
         try { localStorage.setItem(storageKey, JSON.stringify({ submitted: true })); } catch (e) {}

@@ -1,0 +1,80 @@
+"""Issue 42, items 5 and 6: gold that cannot be forged. An expert round's task opens and submits
+only for its expert's signed-in session (the signed link alone stores nothing)."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from hits.models import Assignment, Judgment
+from hits.services import expert
+from hits.services.submission import EXPERT_ONLY, SubmissionRefused, submit_assignment, task_token
+
+from .authoring_data import unlabelled_dataset
+from .test_expert_labels import truth
+
+pytestmark = [pytest.mark.portable, pytest.mark.django_db]
+
+
+def post_json(client, url, answers):
+    return client.post(url, {"answers": answers, "active_seconds": 20}, content_type="application/json")
+
+
+def test_an_expert_link_stores_nothing_for_anyone_but_its_signed_in_expert(make_user, lead, author, worker, tmp_path):
+    dataset = unlabelled_dataset(tmp_path, documents=2)
+    batch = expert.create_round(dataset, count=2, experts=1, seed=0)
+    assignment = expert.next_task(author, batch)
+    token = task_token(assignment)
+    answers = truth(assignment.hit.summary_id)
+    crowd_page, crowd_submit = reverse("task", args=[token]), reverse("task_submit", args=[token])
+    expert_page, expert_submit = reverse("expert_task", args=[token]), reverse("expert_task_submit", args=[token])
+    other_author = make_user("other-author", "author")
+
+    # Anonymous: the crowd's link neither opens nor stores an expert round's task.
+    anonymous = Client()
+    assert anonymous.get(crowd_page).status_code == 404
+    refused = post_json(anonymous, crowd_submit, answers)
+    assert refused.status_code == 409 and refused.json() == {"ok": False, "error": EXPERT_ONLY, "final": True}
+    refused = post_json(anonymous, expert_submit, answers)
+    assert refused.status_code == 403 and refused.json()["final"] is True
+    assert anonymous.get(expert_page).status_code == 302  # to sign in
+
+    # Signed in, but not the task's expert: another author, a lead, a worker.
+    for user, page_status, submit_status in ((other_author, 404, 409), (lead, 404, 409), (worker, 403, 403)):
+        client = Client()
+        client.force_login(user)
+        assert client.get(crowd_page).status_code == 404, user
+        assert client.get(expert_page).status_code == page_status, user
+        assert post_json(client, crowd_submit, answers).status_code == 409, user
+        response = post_json(client, expert_submit, answers)
+        assert response.status_code == submit_status and response.json()["ok"] is False, user
+
+    # The service itself refuses without the owner, whoever calls it.
+    with pytest.raises(SubmissionRefused, match="only its expert, signed in"):
+        submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers)
+    with pytest.raises(SubmissionRefused, match="only its expert, signed in"):
+        submit_assignment(
+            assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers, expert=other_author
+        )
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.ASSIGNED
+    assert not Judgment.objects.filter(assignment__hit__batch=batch).exists()
+
+    # Even the expert's own session cannot submit through the crowd's cookie-less link.
+    owner = Client(enforce_csrf_checks=True)
+    owner.force_login(author)
+    assert post_json(owner, crowd_submit, answers).status_code == 409
+    opened = owner.get(crowd_page)
+    assert opened.status_code == 302 and opened.url == expert_page
+    # The expert's page submits in the session, with its CSRF token: without it, refused.
+    page = owner.get(expert_page)
+    assert page.status_code == 200 and f'action="{expert_submit}"' in page.content.decode()
+    assert 'data-session="true"' in page.content.decode()
+    assert post_json(owner, expert_submit, answers).status_code == 403
+    assert not Judgment.objects.filter(assignment__hit__batch=batch).exists()
+    csrf = page.cookies["csrftoken"].value if "csrftoken" in page.cookies else owner.cookies["csrftoken"].value
+    stored = owner.post(
+        expert_submit, {"answers": answers}, content_type="application/json", headers={"X-CSRFToken": csrf}
+    )
+    assert stored.status_code == 200 and stored.json()["ok"] is True
+    assert stored.json()["next_url"] == reverse("expert_round", args=[batch.pk])
+    assert Judgment.objects.filter(assignment=assignment).count() == len(answers)
