@@ -49,6 +49,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Unknown input fields are refused (config/api_input.py): request bodies say so.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api_input.closed_request_bodies",
+    ],
     # Batch.provider (every provider a worker can come from) vs. the crowd providers a batch can use.
     "ENUM_NAME_OVERRIDES": {
         "WorkerProviderEnum": "hits.models.Worker.Provider",

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
+from config.api_input import StrictInput, strict
 from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
@@ -55,7 +56,7 @@ class PublishProgressSerializer(serializers.Serializer):
     percent = serializers.IntegerField()
 
 
-class BucketSerializer(serializers.Serializer):
+class BucketSerializer(StrictInput, serializers.Serializer):
     min_acus = serializers.IntegerField(min_value=1, max_value=100_000)
     max_acus = serializers.IntegerField(
         min_value=1,
@@ -200,20 +201,20 @@ def batch_detail_data(batch_id: int) -> dict:
 # --- input -------------------------------------------------------------------------------------
 
 
-MTurkOptionsSerializer = serializer_class("MTurkOptionsSerializer", provider_class("mturk").options)
-ProlificOptionsSerializer = serializer_class("ProlificOptionsSerializer", provider_class("prolific").options)
+MTurkOptionsSerializer = strict(serializer_class("MTurkOptionsSerializer", provider_class("mturk").options))
+ProlificOptionsSerializer = strict(serializer_class("ProlificOptionsSerializer", provider_class("prolific").options))
 PROVIDER_OPTIONS = {"mturk": MTurkOptionsSerializer, "prolific": ProlificOptionsSerializer}
 # Every other provider with options: an object named after it (from its one option schema).
 PROVIDER_OPTIONS.update(
     {
-        name: serializer_class(f"{name.title()}OptionsSerializer", provider_class(name).options)
+        name: strict(serializer_class(f"{name.title()}OptionsSerializer", provider_class(name).options))
         for name in available_providers()
         if name not in PROVIDER_OPTIONS and provider_class(name).options
     }
 )
 
 
-class BatchCreateInput(serializers.Serializer):
+class BatchCreateInput(StrictInput, serializers.Serializer):
     dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The dataset's id.")
     name = batch_serializer_field("name")
     provider = serializers.ChoiceField(choices=[], default="inhouse")

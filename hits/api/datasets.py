@@ -24,6 +24,7 @@ from annotation.importing import DatasetImportError
 from annotation.models import ACU, Dataset, Document, Summary, System
 from config import lockout
 from config.api_errors import error_body, error_responses
+from config.api_input import StrictInput
 from config.api_permissions import IsLead
 from config.json_body import BoundedJSONParser
 from config.limits import large_upload
@@ -38,7 +39,7 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send it as `Authorization: Token <token>`.")
 
 
-class Credentials(AuthTokenSerializer):
+class Credentials(StrictInput, AuthTokenSerializer):
     """A username and password; the username folded as the sign-in page folds it (NFKC)."""
 
     def validate_username(self, value: str) -> str:
@@ -58,7 +59,7 @@ class LeadAuthToken(APIView):
         operation_id="token_create",
         summary="Get your API token",
         tags=["auth"],
-        request=AuthTokenSerializer,
+        request=Credentials,
         responses={200: TokenSerializer, **error_responses(400, 403, auth=False)},
         auth=[],
     )
@@ -190,7 +191,7 @@ class DatasetDetail(generics.RetrieveAPIView):
         return super().get(request, *args, **kwargs)
 
 
-class DatasetImportInput(serializers.Serializer):
+class DatasetImportInput(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
     format = serializers.ChoiceField(
         choices=[("rose", "RoSE JSONL (.jsonl)"), ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)")],

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
+from config.api_input import StrictInput
 from hits.models import Batch, JudgeRun
 from scoring.machine.background import run_state, start_run
 from scoring.machine.judges import JUDGE_NAMES, judge_options
@@ -66,7 +67,7 @@ class JudgeRunListSerializer(serializers.Serializer):
     results = JudgeRunSerializer(many=True)
 
 
-class StartJudgeRunSerializer(serializers.Serializer):
+class StartJudgeRunSerializer(StrictInput, serializers.Serializer):
     judge = serializers.ChoiceField(choices=JUDGE_NAMES)
     model_dir = serializers.CharField(
         required=False, allow_blank=True, max_length=1000, help_text="nli: a local model directory on the server."
