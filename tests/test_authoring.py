@@ -137,6 +137,7 @@ def test_only_the_writer_saves_and_only_while_editable(dataset, author, second_a
 
 def test_review_cycle_until_usable_for_crowd(dataset, author, second_author):
     ref = first_reference(dataset, author)
+    authoring.assign_references(dataset=dataset, author_ids=[second_author.pk], count=1)  # an author of the dataset
     n = ref.sentences.count()
     with pytest.raises(AuthoringError, match="at least one ACU"):
         authoring.submit_for_review(reference_id=ref.pk, user=author)
@@ -194,6 +195,8 @@ def test_lone_author_leaves_the_review_unclaimed_until_someone_takes_it(dataset,
     ref = authoring.submit_for_review(reference_id=ref.pk, user=author)
     assert ref.reviewer is None
     late = make_user("carl-author", "author")
+    assert not authoring.review_queue(late).exists()  # not yet an author of this dataset
+    authoring.assign_references(dataset=dataset, author_ids=[late.pk], count=1)
     assert list(authoring.review_queue(late)) == [ref]
     assert authoring.claim_review(reference_id=ref.pk, user=late).reviewer == late
 
@@ -249,3 +252,56 @@ def test_judged_acus_cannot_change_through_the_editor(dataset, author):
         )
     with pytest.raises(AuthoringError, match="cannot be deleted"):
         authoring.save_reference(reference_id=ref.pk, user=author, base_version=1, sentences=structure(ref, [[]] * n))
+
+
+def _submitted(dataset, author, ref=None):
+    ref = ref or first_reference(dataset, author)
+    authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=ref.version,
+        sentences=structure(ref, [[(None, "One fact.")]] + [[]] * (ref.sentences.count() - 1)),
+    )
+    return authoring.submit_for_review(reference_id=ref.pk, user=author)
+
+
+def test_proofreading_goes_only_to_the_dataset_own_authors(dataset, author, second_author, make_user, tmp_path):
+    """Issue 47 item 2: an author of another dataset never gets this dataset's references to review,
+    and this dataset's author never gets theirs; the lead is told when nobody of the dataset can review."""
+    other = unauthored_dataset(tmp_path, name="other")
+    outsider = make_user("olga-author", "author")
+    authoring.assign_references(dataset=other, author_ids=[outsider.pk], count=1)
+    assert authoring.review_gap(dataset) is None  # nobody writes here yet
+
+    ref = _submitted(dataset, author)
+    assert ref.reviewer is None  # olga and bea write nothing here
+    assert not authoring.review_queue(outsider).exists() and not authoring.review_queue(second_author).exists()
+    with pytest.raises(AuthoringError, match="authors of this dataset"):
+        authoring.claim_review(reference_id=ref.pk, user=outsider)
+    gap = authoring.authoring_overview(dataset)["review_gap"]
+    assert gap == {"authors": [author.username], "waiting": 1, "lone": True}
+
+    authoring.assign_references(dataset=dataset, author_ids=[second_author.pk], count=1)
+    assert list(authoring.review_queue(second_author)) == [ref]
+    assert authoring.review_gap(dataset) == {
+        "authors": [author.username, second_author.username],
+        "waiting": 1,
+        "lone": False,
+    }
+    authoring.approve(reference_id=ref.pk, user=second_author)
+    assert authoring.review_gap(dataset) is None
+
+    theirs = _submitted(other, outsider, Reference.objects.get(writer=outsider))
+    assert theirs.reviewer is None and not authoring.review_queue(author).exists()
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    nxt = _submitted(dataset, author, Reference.objects.get(writer=author, status=Reference.Status.TODO))
+    assert nxt.reviewer == second_author
+
+
+def test_a_named_reviewer_proofreads_without_writing(dataset, author, second_author):
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1, reviewer_id=second_author.pk)
+    assert authoring.review_gap(dataset) is None
+    ref = _submitted(dataset, author, Reference.objects.get(writer=author))
+    assert ref.reviewer == second_author
+    with pytest.raises(AuthoringError, match="does not write"):
+        authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1, reviewer_id=author.pk)

@@ -73,7 +73,8 @@ def test_writer_saves_other_author_cannot(client, author, setup):
 
 
 def test_author_cannot_review_own_reference(client, author, setup):
-    _, reference, other = setup
+    dataset, reference, other = setup
+    authoring.assign_references(dataset=dataset, author_ids=[other.pk], count=1)  # the dataset's second author
     authoring.save_reference(
         reference_id=reference.pk,
         user=author,

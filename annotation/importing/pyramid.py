@@ -1,8 +1,10 @@
 """Reader for the pyramid directory layout of REALSumm (shared/data/realsumm/README.md).
 
-ids.txt, documents.txt, references.txt and SCUs.txt (tab-separated units) hold one line per
-document; summaries/SYSTEM.summary one summary per document and labels/SYSTEM.label one
-tab-separated 0/1 per unit. A reference line with <t> ... </t> tags (REALSumm) keeps its tagged
+ids.txt, documents.txt and references.txt hold one line per document; summaries/SYSTEM.summary
+one summary per document and labels/SYSTEM.label one tab-separated 0/1 per unit. SCUs.txt (one
+line of tab-separated units per document) is optional: a folder without it, or with an empty one,
+imports with no units (a dataset whose ACUs its authors will write here); an empty line leaves that
+document without units. Labels need the units they label. A reference line with <t> ... </t> tags (REALSumm) keeps its tagged
 sentences; one without tags (the PyrXSum folder of the Lite2-3Pyramid repository) is split with
 the sentence splitter (``annotation.text.split_sentences``).
 """
@@ -14,7 +16,8 @@ from .errors import DatasetImportError
 from .records import SINGLE_ANNOTATOR, DocumentRecord
 from .textfile import read_lines
 
-PER_DOCUMENT_FILES = ("ids.txt", "documents.txt", "references.txt", "SCUs.txt")
+PER_DOCUMENT_FILES = ("ids.txt", "documents.txt", "references.txt")
+UNITS_FILE = "SCUs.txt"
 
 
 def _check_count(lines: list[str], expected: int, name: str) -> None:
@@ -46,6 +49,24 @@ def _parse_labels(line: str, name: str, lineno: int, unit_count: int) -> list[in
     return labels
 
 
+def _unit_lines(root: Path, documents: int) -> list[str]:
+    """SCUs.txt's lines, one per document; a missing or blank file gives every document no units."""
+    path = root / UNITS_FILE
+    lines = read_lines(path, UNITS_FILE) if path.is_file() else []
+    if not any(line.strip() for line in lines):
+        labels = sorted((root / "labels").glob("*.label")) if (root / "labels").is_dir() else []
+        if labels:
+            state = "empty" if path.is_file() else "missing"
+            raise DatasetImportError(
+                f"file is {state}, but labels/{labels[0].name} labels units: give the units, "
+                "or leave out labels/ to import the documents without units",
+                UNITS_FILE,
+            )
+        return [""] * documents
+    _check_count(lines, documents, UNITS_FILE)
+    return lines
+
+
 def read_pyramid(root: Path) -> list[DocumentRecord]:
     root = Path(root)
     if not root.is_dir():
@@ -57,6 +78,7 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
     for name in PER_DOCUMENT_FILES[1:]:
         columns[name] = read_lines(root / name, name)
         _check_count(columns[name], len(ids), name)
+    columns[UNITS_FILE] = _unit_lines(root, len(ids))
 
     records: list[DocumentRecord] = []
     seen: dict[str, int] = {}
@@ -79,9 +101,10 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
             sentences, given = split_sentences(reference.strip()), reference.strip()
         if not sentences:
             raise DatasetImportError("the reference has no sentence with a letter or digit", "references.txt", line)
-        units = [u.strip() for u in columns["SCUs.txt"][i].split("\t")]
+        unit_line = columns[UNITS_FILE][i]
+        units = [u.strip() for u in unit_line.split("\t")] if unit_line.strip() else []
         for unit in units:
-            _nonempty(unit, "SCUs.txt", line, "unit (two tabs in a row, or an empty line)")
+            _nonempty(unit, UNITS_FILE, line, "unit (two tabs in a row)")
         records.append(
             DocumentRecord(
                 external_id, source.strip(), sentences, units, origin=("ids.txt", line), reference_text=given

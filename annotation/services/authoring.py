@@ -53,21 +53,50 @@ def authors():
     return get_user_model().objects.filter(groups__name=AUTHOR, is_active=True).order_by("username")
 
 
+def dataset_authors(dataset: Dataset):
+    """The dataset's own authors: active authors who write or review one of its references.
+    Proofreading goes only to them, never to the authors of another dataset."""
+    references = Reference.objects.filter(document__dataset=dataset)
+    return authors().filter(Q(pk__in=references.values("writer")) | Q(pk__in=references.values("reviewer")))
+
+
+def review_gap(dataset: Dataset) -> dict | None:
+    """What the lead must be told when the dataset's references cannot all be proofread: fewer
+    than two of its own authors, or references in review that no author of it can take."""
+    references = Reference.objects.filter(document__dataset=dataset)
+    if not references.exclude(writer=None).exists():
+        return None  # nobody writes yet: nothing to proofread
+    people = list(dataset_authors(dataset).values_list("username", flat=True))
+    waiting = references.filter(status=Reference.Status.IN_REVIEW, reviewer__isnull=True).count()
+    if len(people) >= 2 and not waiting:
+        return None
+    return {"authors": people, "waiting": waiting, "lone": len(people) < 2}
+
+
 # ---- assignment -------------------------------------------------------------------------
 
 
 def assign_references(
-    *, dataset: Dataset, author_ids: list[int], count: int | None = None, reference_ids: list[int] | None = None
+    *,
+    dataset: Dataset,
+    author_ids: list[int],
+    count: int | None = None,
+    reference_ids: list[int] | None = None,
+    reviewer_id: int | None = None,
 ) -> dict[str, int]:
     """Give unassigned, unapproved references of a dataset to authors, in document order.
 
     With `count`, each author gets up to `count` more; without, the unassigned references
     are split evenly (round robin). `reference_ids` limits the references to give (the
-    human-unit budget assigns only those with sentences for people). Returns {username: references given}.
+    human-unit budget assigns only those with sentences for people); `reviewer_id` names the author
+    who proofreads them (else the dataset's other authors do). Returns {username: references given}.
     """
     people = list(authors().filter(pk__in=author_ids))
     if not people:
         raise AuthoringError("Pick at least one author.")
+    reviewer = authors().filter(pk=reviewer_id).first() if reviewer_id is not None else None
+    if reviewer_id is not None and (reviewer is None or reviewer in people):
+        raise AuthoringError("The reviewer must be an author who does not write these references.")
     if count is not None and count < 1:
         raise AuthoringError("The count must be at least 1.")
     with transaction.atomic():
@@ -85,8 +114,10 @@ def assign_references(
         for i, reference in enumerate(free):
             person = people[i % len(people)]
             reference.writer = person
+            if reviewer is not None:
+                reference.reviewer = reviewer
             given[person.username] += 1
-        Reference.objects.bulk_update(free, ["writer"])
+        Reference.objects.bulk_update(free, ["writer", "reviewer"])
     return given
 
 
@@ -108,12 +139,18 @@ def author_queue(user) -> dict:
     return {**groups, "next": upcoming[0] if upcoming else None, "total": len(mine)}
 
 
+def _own_datasets(user):
+    """Datasets in which the user writes or reviews a reference."""
+    references = Reference.objects.filter(Q(writer=user) | Q(reviewer=user))
+    return Dataset.objects.filter(pk__in=references.values("document__dataset"))
+
+
 def review_queue(user):
     """References waiting for this author's review: assigned to them, or unclaimed ones
-    written by someone else."""
+    written by someone else in a dataset the author works on."""
     return (
         Reference.objects.filter(status=Reference.Status.IN_REVIEW)
-        .filter(Q(reviewer=user) | Q(reviewer__isnull=True))
+        .filter(Q(reviewer=user) | Q(reviewer__isnull=True, document__dataset__in=_own_datasets(user)))
         .exclude(writer=user)
         .select_related("document__dataset", "writer")
         .order_by("submitted_at")
@@ -383,9 +420,9 @@ def save_reference(
 
 
 def _pick_reviewer(reference: Reference):
-    """The reviewer of the previous round if still an author, else the author (not the
-    writer) with the fewest references waiting for their review."""
-    candidates = authors().exclude(pk=reference.writer_id)
+    """The reviewer of the previous round if still an author, else the dataset's own author (not
+    the writer) with the fewest references waiting for their review; None when it has no other."""
+    candidates = dataset_authors(reference.document.dataset).exclude(pk=reference.writer_id)
     if reference.reviewer_id and candidates.filter(pk=reference.reviewer_id).exists():
         return reference.reviewer
     return (
@@ -422,6 +459,8 @@ def _reviewable(reference_id: int, user) -> Reference:
     if reference.reviewer_id not in (None, user.pk):
         raise AuthoringError("This reference is assigned to another reviewer.")
     if reference.reviewer_id is None:
+        if not dataset_authors(reference.document.dataset).filter(pk=user.pk).exists():
+            raise AuthoringError("Only the authors of this dataset proofread its references; ask the lead.")
         reference.reviewer = user  # claiming an unassigned review
         reference.save(update_fields=["reviewer"])
     return reference
@@ -558,6 +597,7 @@ def authoring_overview(dataset: Dataset) -> dict:
         "rows": rows,
         "draft_time": time_with_and_without_drafts(dataset),
         "budget": budget_overview(dataset),
+        "review_gap": review_gap(dataset),
     }
 
 

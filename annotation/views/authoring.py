@@ -235,10 +235,12 @@ def overview(request, dataset_id: int):
                 messages.success(request, f"Pre-drafting with {drafter} started.")
             else:
                 count = request.POST.get("count", "").strip()
+                reviewer = request.POST.get("reviewer", "").strip()
                 given = authoring.assign_references(
                     dataset=dataset,
                     author_ids=[int(x) for x in request.POST.getlist("authors")],
                     count=int(count) if count else None,
+                    reviewer_id=int(reviewer) if reviewer else None,
                 )
                 messages.success(request, "Assigned: " + ", ".join(f"{u} {n}" for u, n in given.items()))
         except (authoring.AuthoringError, ValueError) as exc:

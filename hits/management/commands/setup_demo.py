@@ -31,10 +31,10 @@ class Command(BaseCommand):
         lines, users = [], {}
         for username, role in DEMO_USERS:
             password = secrets.token_urlsafe(9)
-            users.setdefault(role, create_user_with_role(username=username, password=password, role=role))
+            users[username] = create_user_with_role(username=username, password=password, role=role)
             lines.append(f"  {role:<7} {username:<12} password: {password}")
         if not Dataset.objects.filter(name=AUTHORING_NAME).exists():
-            self._authoring_demo(users["author"])
+            self._authoring_demo(users["demo-author"], users["demo-reviewer"])
         self.stdout.write("Demo logins (new passwords on every start):\n" + "\n".join(lines))
 
     def _demo_batches(self, dataset):
@@ -56,8 +56,9 @@ class Command(BaseCommand):
             "Demo batches: one completed by 4 simulated workers (one careless), one open for demo-worker."
         )
 
-    def _authoring_demo(self, author):
-        """Three references without ACUs, assigned to demo-author."""
+    def _authoring_demo(self, author, reviewer):
+        """Three references without ACUs, assigned to demo-author and proofread by demo-reviewer
+        (proofreading goes only to a dataset's own authors)."""
         import json
         import tempfile
 
@@ -71,5 +72,7 @@ class Command(BaseCommand):
                     record["reference_acus"], record["annotations"] = [], {}
                     out.write(json.dumps(record) + "\n")
             import_dataset(path, name=AUTHORING_NAME, fmt="rose")
-        assign_references(dataset=Dataset.objects.get(name=AUTHORING_NAME), author_ids=[author.pk])
+        assign_references(
+            dataset=Dataset.objects.get(name=AUTHORING_NAME), author_ids=[author.pk], reviewer_id=reviewer.pk
+        )
         self.stdout.write(f"{AUTHORING_NAME!r}: 3 references waiting for demo-author's ACUs.")
