@@ -227,7 +227,14 @@ def test_5_money_reads_with_two_decimals_and_a_sign_everywhere(live_server, brow
     cells = page.context.request.get(f"{live_server.url}/api/batches/{batch.pk}/").json()
     assert cells["budget"] == "10.00"
     spent = sum(e.amount for e in LedgerEntry.objects.filter(batch=batch))
-    assert cells["spend"] == {"rewards": f"{spent:.2f}", "bonuses": "0.00", "fees": "0.00", "total": f"{spent:.2f}"}
+    assert cells["spend"] == {
+        "rewards": f"{spent:.2f}",
+        "bonuses": "0.00",
+        "fees": "0.00",
+        "total": f"{spent:.2f}",
+        "budget": "10.00",
+        "budget_left": f"{Decimal('10.00') - spent:.2f}",
+    }
     page.context.close()
 
     page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
