@@ -77,3 +77,49 @@ def test_rouge_with_one_click_matches_the_rouge_score_package(client, lead, eage
     # Again: replaced, not doubled.
     client.post(reverse("dashboard_metrics_rouge", args=[dataset.pk]))
     assert MetricScore.objects.filter(dataset=dataset).count() == 6 * n
+
+
+def _first(dataset):
+    return (
+        dataset.documents.order_by("position").first().external_id,
+        dataset.systems.order_by("name").first().name,
+    )
+
+
+def _line(document, metric, score_json: str) -> str:
+    return f'{{"example_id": {json.dumps(document)}, {json.dumps(metric)}: {{"SYSTEM": {score_json}}}}}'
+
+
+@pytest.mark.parametrize(
+    "make_line, message",
+    [
+        (lambda d, s: "[" * 50_000 + "]" * 50_000, "line 2: the JSON is nested more than 32 levels deep"),
+        (lambda d, s: f'{{"example_id": {json.dumps(d)}, "m": {"[" * 40 + "]" * 40}}}', "nested more than 32"),
+        (lambda d, s: _line(d, "m", "1" * 400).replace("SYSTEM", s), "integer of more than 30 digits"),
+        (lambda d, s: _line(d, "m", "9" * 5000).replace("SYSTEM", s), "integer of more than 30 digits"),
+        (lambda d, s: _line(d, "bad\u0000name", "0.5").replace("SYSTEM", s), "has a control character"),
+        (lambda d, s: _line(d, "bad\x07bell", "0.5").replace("SYSTEM", s), "has a control character"),
+        (lambda d, s: _line(d, "x", "0.5").replace("SYSTEM", s).replace('"x"', '"\\ud800"'), "control character"),
+        (lambda d, s: _line(d, "m", "1e999").replace("SYSTEM", s), "is not a number"),
+    ],
+)
+def test_hostile_metric_lines_are_refused_with_their_line_and_store_nothing(client, lead, make_line, message):
+    """Issue 45 item 8: every line through the one bounded JSON reader; never a server error."""
+    dataset = demo_dataset()
+    document, system = _first(dataset)
+    client.force_login(lead)
+    good = _line(document, "m", "0.5").replace("SYSTEM", system)
+    page = upload(client, dataset, "scores.jsonl", good + "\n" + make_line(document, system) + "\n" + good)
+    assert "Nothing was imported. scores.jsonl, line 2: " in page and message in page
+    assert not MetricScore.objects.filter(dataset=dataset).exists()
+
+
+@pytest.mark.parametrize("cell", ["bad\x00name", "bad\x1bname"])
+def test_a_csv_metric_name_with_a_control_character_is_refused(client, lead, cell):
+    dataset = demo_dataset()
+    document, system = _first(dataset)
+    client.force_login(lead)
+    text = f"example_id,system,metric,score\n{document},{system},ok,0.5\n{document},{system},{cell},0.5\n"
+    page = upload(client, dataset, "scores.csv", text)
+    assert "Nothing was imported. scores.csv, line 3: " in page and "has a control character" in page
+    assert not MetricScore.objects.filter(dataset=dataset).exists()

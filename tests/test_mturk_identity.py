@@ -206,3 +206,26 @@ def test_held_answers_mturk_never_reports_are_dropped_once_it_could_not(stub, cl
     )
     _sync_one(stub, batch, hit, [])
     assert list(MTurkHeldSubmission.objects.values_list("assignment_id", flat=True)) == ["NEW1"]
+
+
+def test_held_answers_are_capped_per_hit_at_a_multiple_of_its_places(stub, client):  # noqa: F811
+    """Issue 45 item 9: made-up worker ids cannot store held rows without bound: a HIT holds at
+    most HELD_PER_PLACE x its places, then posts are refused (409, nothing stored); other HITs
+    and the qualification page are bounded by the same count."""
+    from hits.providers.mturk.views import HELD_PER_PLACE, held_cap
+
+    batch = published(stub)
+    hit, other = batch.hits.order_by("pk")[:2]
+    cap = held_cap(hit)
+    assert cap == HELD_PER_PLACE * hit.max_assignments
+    statuses = []
+    for i in range(cap + 3):
+        page = open_task(client, hit, f"A{i}", f"MADEUP{i}")
+        statuses.append(post_answers(client, page, answers_for(hit, True)).status_code)
+    assert statuses == [200] * cap + [409] * 3
+    assert MTurkHeldSubmission.objects.filter(hit=hit).count() == cap
+    refused = post_answers(client, open_task(client, hit, "REAL9", "REALWORKER"), answers_for(hit, True))
+    assert refused.status_code == 409 and "too many submissions waiting for MTurk" in refused.json()["error"]
+    # Another HIT is not affected.
+    ok = post_answers(client, open_task(client, other, "B1", "W1"), answers_for(other, True))
+    assert ok.status_code == 200 and MTurkHeldSubmission.objects.filter(hit=other).count() == 1

@@ -7,13 +7,15 @@ CSV: a header `example_id,system,metric,score`, then one row per score.
 
 import csv
 import io
-import json
+import unicodedata
 from pathlib import Path
 
 from django.db import transaction
 
 from annotation.importing import DatasetImportError
 from annotation.models import Reference, Summary
+from config import bounded_json
+from config.json_body import MAX_DEPTH, MAX_INT_DIGITS
 from scoring.models import MetricScore
 
 CSV_COLUMNS = ("example_id", "system", "metric", "score")
@@ -45,10 +47,15 @@ def _jsonl_entries(text: str, name: str):
     for lineno, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise DatasetImportError(f"invalid JSON: {exc.msg}", name, lineno) from None
+        try:  # the one bounded reader: depth and integer size refused, never a RecursionError
+            obj = bounded_json.loads(raw, max_depth=MAX_DEPTH, max_int_digits=MAX_INT_DIGITS)
+        except bounded_json.TooDeep:
+            raise DatasetImportError(f"the JSON is nested more than {MAX_DEPTH} levels deep", name, lineno) from None
+        except bounded_json.NumberTooLong:
+            message = f"the JSON has an integer of more than {MAX_INT_DIGITS} digits"
+            raise DatasetImportError(message, name, lineno) from None
+        except ValueError as exc:
+            raise DatasetImportError(f"invalid JSON: {getattr(exc, 'msg', exc)}", name, lineno) from None
         if not isinstance(obj, dict) or "example_id" not in obj:
             raise DatasetImportError("each line needs an object with example_id", name, lineno)
         per_metric = (
@@ -64,6 +71,13 @@ def _jsonl_entries(text: str, name: str):
 
 
 def _csv_entries(text: str, name: str):
+    try:
+        yield from _csv_rows(text, name)
+    except csv.Error as exc:
+        raise DatasetImportError(f"not a CSV file ({exc})", name) from None
+
+
+def _csv_rows(text: str, name: str):
     reader = csv.reader(io.StringIO(text))
     header = [h.strip() for h in next(reader, [])]
     if tuple(header) != CSV_COLUMNS:
@@ -82,6 +96,11 @@ def _csv_entries(text: str, name: str):
         yield lineno, example_id, metric, system, value
 
 
+def _has_control_characters(text: str) -> bool:
+    """NUL and other control characters, and lone surrogates (no database stores them)."""
+    return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
 def _store(dataset, entries, name: str) -> dict:
     documents = dict(dataset.documents.values_list("external_id", "pk"))
     systems = dict(dataset.systems.values_list("name", "pk"))
@@ -92,6 +111,8 @@ def _store(dataset, entries, name: str) -> dict:
             raise DatasetImportError(f"unknown example_id {example_id!r}", name, lineno)
         if not str(metric).strip() or len(str(metric)) > 100:
             raise DatasetImportError("a metric name is 1 to 100 characters", name, lineno)
+        if _has_control_characters(str(metric)):
+            raise DatasetImportError(f"the metric name {metric!r} has a control character", name, lineno)
         if system not in systems:
             raise DatasetImportError(f"unknown system {system!r} under {metric!r}", name, lineno)
         if (

@@ -45,6 +45,28 @@ MTURK_ID = re.compile(r"[A-Z0-9]{1,64}")
 HELD_SALT = "hits.mturk.held"
 # Held answers per HIT and worker id (each a different assignmentId): only one can be real.
 MAX_HELD_PER_WORKER = 3
+# Held answers per HIT, over all worker ids: at most this many per place MTurk can fill (made-up
+# worker ids cannot store rows without bound; the stale ones are dropped by the sync).
+HELD_PER_PLACE = 5
+TOO_MANY_HELD = "Too many submissions of this HIT under your worker id; return the HIT."
+HIT_FULL = "This HIT holds too many submissions waiting for MTurk; return the HIT, or try again in an hour."
+
+
+def held_cap(hit: HIT) -> int:
+    return HELD_PER_PLACE * max(hit.max_assignments, hit.provider_places or 0, 1)
+
+
+def store_held(hit: HIT, worker_id: str, **fields) -> None:
+    """Hold answers of (hit, worker_id) within both bounds; SubmissionRefused when either is
+    reached. The HIT's row is locked while counting, so simultaneous posts cannot overshoot."""
+    with transaction.atomic():
+        list(HIT.objects.select_for_update().filter(pk=hit.pk).values_list("pk", flat=True))
+        held = MTurkHeldSubmission.objects.filter(hit=hit)
+        if held.filter(worker_id=worker_id).count() >= MAX_HELD_PER_WORKER:
+            raise SubmissionRefused(TOO_MANY_HELD)
+        if held.count() >= held_cap(hit):
+            raise SubmissionRefused(HIT_FULL)
+        MTurkHeldSubmission.objects.create(hit=hit, worker_id=worker_id, **fields)
 
 
 def _frame_policy(response):
@@ -164,18 +186,15 @@ def hold(hit: HIT, assignment_id: str, worker_id: str, answers, comment=None, ac
     ).exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED])
     if confirmed.filter(confirmed=True).exists():
         raise SubmissionRefused("MTurk already reported your submission of this HIT.")
-    if MTurkHeldSubmission.objects.filter(hit=hit, worker_id=worker_id).count() >= MAX_HELD_PER_WORKER:
-        raise SubmissionRefused("Too many submissions of this HIT under your worker id; return the HIT.")
     try:
-        with transaction.atomic():
-            MTurkHeldSubmission.objects.create(
-                hit=hit,
-                assignment_id=assignment_id,
-                worker_id=worker_id,
-                answers=stored,
-                comment=str(comment or "").strip()[:MAX_COMMENT],
-                active_seconds=clamped_active_seconds(active_seconds, hit.batch.assignment_duration_seconds),
-            )
+        store_held(
+            hit,
+            worker_id,
+            assignment_id=assignment_id,
+            answers=stored,
+            comment=str(comment or "").strip()[:MAX_COMMENT],
+            active_seconds=clamped_active_seconds(active_seconds, hit.batch.assignment_duration_seconds),
+        )
     except IntegrityError:  # a second tab stored it a moment ago
         return hold(hit, assignment_id, worker_id, answers, comment, active_seconds)
     return True
@@ -251,22 +270,20 @@ def qualification(request, test_id: int):
         context["result"] = status["message"]
     elif request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
-        if MTurkHeldSubmission.objects.filter(hit=hit, worker_id=worker_id).count() >= MAX_HELD_PER_WORKER:
-            context["result"] = "Too many submissions under your worker id on this HIT; return the HIT."
-        else:
-            try:
-                with transaction.atomic():
-                    MTurkHeldSubmission.objects.create(
-                        hit=hit,
-                        kind=MTurkHeldSubmission.Kind.QUALIFICATION,
-                        test=test,
-                        assignment_id=assignment_id,
-                        worker_id=worker_id,
-                        answers=answers,
-                    )
-            except IntegrityError:  # the same form posted twice
-                pass
+        try:
+            store_held(
+                hit,
+                worker_id,
+                kind=MTurkHeldSubmission.Kind.QUALIFICATION,
+                test=test,
+                assignment_id=assignment_id,
+                answers=answers,
+            )
             context["result"] = HELD_MESSAGE
+        except IntegrityError:  # the same form posted twice
+            context["result"] = HELD_MESSAGE
+        except SubmissionRefused as exc:
+            context["result"] = str(exc)
     return _frame_policy(render(request, "hits/qualification.html", context))
 
 
