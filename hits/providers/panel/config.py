@@ -49,7 +49,8 @@ OPTIONS: tuple[Option, ...] = (
 DEFAULT_CONFIG = defaults(OPTIONS)
 
 ID_PARAMETER = r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}"
-PARTICIPANT_ID = r"[A-Za-z0-9_.@:+\-]{1,64}"
+# A participant id never begins with = + - @ (a spreadsheet would run it as a formula).
+PARTICIPANT_ID = r"[A-Za-z0-9_.:][A-Za-z0-9_.@:+\-]{0,63}"
 
 
 def config(batch) -> dict:

@@ -20,6 +20,7 @@ from decimal import Decimal
 from django.core import signing
 from django.db import transaction
 
+from config.csv_cells import safe_cell, safe_row
 from hits.models import Batch, LedgerEntry
 from hits.providers.panel.config import config
 from hits.providers.panel.models import PanelPayment
@@ -113,14 +114,14 @@ def lists(batch, token: str | None = None) -> Lists:
 
 
 def approval_text(result: Lists) -> str:
-    return "".join(f"{pid}\n" for pid in result.approvals)
+    return "".join(f"{safe_cell(pid)}\n" for pid in result.approvals)
 
 
 def bonus_csv(result: Lists) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for pid, amount in result.bonuses:
-        writer.writerow([pid, f"{amount:.2f}"])
+        writer.writerow(safe_row([pid, f"{amount:.2f}"]))
     return out.getvalue()
 
 

@@ -4,7 +4,8 @@ Opening the study link writes nothing. The first *Start* makes the participant's
 session and takes one HIT; each following task is taken when the previous one is answered. A
 session holds at most one HIT at a time, so idle or made-up participants hold at most one place
 each, and `idle.release_idle` gives those back. At most PANEL_SESSIONS_PER_ADDRESS new sessions
-(and as many screening attempts) per study come from one address in PANEL_ADDRESS_WINDOW seconds;
+or sessions resumed after an idle release (and as many screening attempts) per study come from one
+address in PANEL_ADDRESS_WINDOW seconds;
 refused ids leave no Worker row. Each task is taken with the one handout
 (hits.services.handout.take_place): the same eligibility, priorities, turns between batches,
 expiry and adaptive places as in-house work, never over-filling a HIT.
@@ -109,7 +110,7 @@ def start_task(*, batch: Batch, participant_id: str, address: str = "", now=None
     now = now or timezone.now()
     session = session_of(batch, participant_id)
     if session is not None:
-        return _continue(session, batch, now)
+        return _continue(session, batch, now, address)
     if not _open(batch, now):
         raise SessionRefused("This study is closed. Thank you for your interest.")
     existing = worker_of(participant_id)
@@ -138,7 +139,7 @@ def start_task(*, batch: Batch, participant_id: str, address: str = "", now=None
         session = session_of(batch, participant_id)
         if session is None:
             raise
-        return _continue(session, batch, now)
+        return _continue(session, batch, now, address)
     logger.info("panel batch %s: session %s started for %s", batch.pk, session.key, participant_id)
     return assignment
 
@@ -147,7 +148,7 @@ class _Empty(Exception):
     """Rolls the new session (and a new Worker row) back when no HIT could be handed out."""
 
 
-def _continue(session: PanelSession, batch: Batch, now) -> Assignment | None:
+def _continue(session: PanelSession, batch: Batch, now, address: str = "") -> Assignment | None:
     with transaction.atomic():
         session = PanelSession.objects.select_for_update().select_related("worker").get(pk=session.pk)
         if session.status == PanelSession.Status.COMPLETED:
@@ -163,6 +164,10 @@ def _continue(session: PanelSession, batch: Batch, now) -> Assignment | None:
             return None
         if session.worker.blocked:
             raise SessionRefused("Your participant id cannot take more tasks.")
+        if session.status == PanelSession.Status.IDLE:
+            # Its place was given back: taking a new one counts as a new session for the address,
+            # or idle sessions from one address would each take a place again and again.
+            _check_address("panel-session", batch, address)
         assignment = _take(session, session.worker, batch, now) if _open(batch, now) else None
         if assignment is None:
             if done:  # nothing left for them: the session ends with what was done

@@ -44,7 +44,8 @@ def check_participant_id(participant_id: str) -> str:
     participant_id = (participant_id or "").strip()
     if not re.fullmatch(PARTICIPANT_ID, participant_id):
         raise TokenRefused(
-            "The link carries no valid participant id (letters, digits and . _ - @ : +, at most 64). "
+            "The link carries no valid participant id (letters, digits and . _ - @ : +, at most 64, "
+            "not beginning with - + @). "
             "Open the study again from your panel."
         )
     return participant_id
