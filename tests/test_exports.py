@@ -61,6 +61,7 @@ def reference_rose(dataset, batch=None) -> str:
             "reference": "\n".join(s.text for s in reference.sentences.order_by("position")),
             "reference_acus": [a.text for a in acus],
             "system_outputs": {},
+            "length_alpha": dataset.length_alpha,
             "annotations": {},
         }
         for summary in sorted(doc.summaries.select_related("system"), key=lambda s: s.system.name):

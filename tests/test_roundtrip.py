@@ -6,6 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
+from annotation.importing import DatasetImportError
 from annotation.models import Dataset
 from hits.services.dataset_import import import_dataset
 from scoring.results.exports.rose import export_rose
@@ -81,3 +82,27 @@ def test_several_annotators_survive_the_roundtrip(tmp_path):
     assert dataset_snapshot(Dataset.objects.get(name="multi")) == dataset_snapshot(
         Dataset.objects.get(name="multi-again")
     )
+
+
+@pytest.mark.django_db
+def test_export_carries_alpha_and_an_import_of_it_keeps_it(tmp_path):
+    """Issue 47 item 4: alpha 5 became 2 after export and re-import (normalized scores changed)."""
+    import_dataset(DEMO_ROSE, name="xsum-like", fmt="rose", alpha=5)
+    buffer = io.StringIO()
+    export_rose(Dataset.objects.get(name="xsum-like"), buffer)
+    path = tmp_path / "again.jsonl"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    assert all(json.loads(line)["length_alpha"] == 5 for line in buffer.getvalue().splitlines())
+    import_dataset(path, name="again", fmt="rose")
+    assert Dataset.objects.get(name="again").length_alpha == 5
+    buffer2 = io.StringIO()
+    export_rose(Dataset.objects.get(name="again"), buffer2)
+    assert buffer2.getvalue() == buffer.getvalue()  # normalized scores included
+    import_dataset(path, name="told", fmt="rose", alpha=0.5)  # --alpha still wins
+    assert Dataset.objects.get(name="told").length_alpha == 0.5
+
+    lines = buffer.getvalue().splitlines()
+    lines[1] = lines[1].replace('"length_alpha": 5', '"length_alpha": 2')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DatasetImportError, match="line 2: 'length_alpha' differs"):
+        import_dataset(path, name="mixed", fmt="rose")

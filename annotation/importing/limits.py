@@ -5,6 +5,8 @@ lone surrogates (not encodable as UTF-8) are refused with the file and line of t
 JSON nesting and integer sizes are bounded by the RoSE reader (config.bounded_json).
 """
 
+import math
+
 from ..text import MAX_ACU_CHARS
 from .errors import DatasetImportError
 from .records import DocumentRecord
@@ -54,3 +56,17 @@ def check_records(records: list[DocumentRecord]) -> list[DocumentRecord]:
                 _short(annotator, MAX_ANNOTATOR, f"the annotator name {annotator[:40]!r}…", file, line)
                 check_text(annotator, "an annotator name", file, line)
     return records
+
+
+def check_alpha(value) -> float:
+    """The normalization strength alpha as a positive finite number, or DatasetImportError."""
+    try:
+        alpha = float(value)
+    except (TypeError, ValueError):
+        raise DatasetImportError(f"the normalization alpha {value!r} is not a number") from None
+    if not math.isfinite(alpha) or alpha <= 0:
+        raise DatasetImportError(
+            f"the normalization alpha must be a positive number (got {value!r}); "
+            "RoSE uses 2 for CNN/DM, 5 for XSum, 0.5 for SamSum"
+        )
+    return alpha

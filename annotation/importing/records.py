@@ -16,6 +16,8 @@ class DocumentRecord:
     origin: tuple[str, int] = ("", 0)
     # the reference as given (without sentence tags): |r| is its word count, never the re-split's
     reference_text: str = ""
+    # the dataset's length-normalization strength, as our RoSE export writes it (None: not given)
+    length_alpha: float | None = None
 
 
 # Annotator name for formats that carry one label set per summary with no worker id.

@@ -17,7 +17,7 @@ from config import bounded_json
 
 from ..text import split_sentences
 from .errors import DatasetImportError
-from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH
+from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_alpha
 from .records import SINGLE_ANNOTATOR, DocumentRecord
 from .textfile import decode
 
@@ -105,6 +105,12 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
             labels[system] = {
                 SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], len(units), where, name, line, False)
             }
+    alpha = obj.get("length_alpha")
+    if alpha is not None:
+        try:
+            alpha = check_alpha(alpha)
+        except DatasetImportError as exc:
+            raise DatasetImportError(f"'length_alpha': {exc.problem}", name, line) from None
     return DocumentRecord(
         str(raw_id).strip(),
         source.strip(),
@@ -114,6 +120,7 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         labels,
         (name, line),
         reference_text=reference,
+        length_alpha=alpha,
     )
 
 

@@ -45,7 +45,8 @@ def import_dataset(
 ) -> ImportSummary:
     """Read a dataset file or folder and store it; raises DatasetImportError, writing nothing.
 
-    ``alpha`` sets the dataset's length-normalization strength (default 2, CNN/DM)."""
+    ``alpha`` sets the dataset's length-normalization strength (else the file's `length_alpha`,
+    as our export writes it; else 2, CNN/DM)."""
     length_alpha = check_alpha(alpha) if alpha is not None else None
     name = (name or "").strip()
     if not name:
@@ -55,6 +56,8 @@ def import_dataset(
     check_text(name, "the dataset name")
     fmt = fmt or guess_format(path)
     records = read_records(path, fmt)
+    if length_alpha is None:
+        length_alpha = _carried_alpha(records)
     with transaction.atomic():
         existing = Dataset.objects.select_for_update().filter(name=name).first()
         if existing:
@@ -65,6 +68,18 @@ def import_dataset(
     # Fresh statistics for the tables just filled (outside the transaction, which committed).
     analyze([Document, Reference, ReferenceSentence, ACU, System, Summary, HIT, Assignment, Judgment])
     return summary
+
+
+def _carried_alpha(records: list[DocumentRecord]) -> float | None:
+    """The alpha an export of ours carries on every line (one value), used when none is given."""
+    given = {r.length_alpha: r for r in records if r.length_alpha is not None}
+    if len(given) > 1:
+        second = list(given.values())[1]
+        raise DatasetImportError(
+            f"'length_alpha' differs between lines ({', '.join(str(a) for a in given)}): a dataset has one",
+            *second.origin,
+        )
+    return next(iter(given), None)
 
 
 def delete_dataset(dataset: Dataset) -> None:

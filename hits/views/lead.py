@@ -3,6 +3,7 @@
 Security behavior: every view here is for leads only; every change is a POST.
 """
 
+import dataclasses
 import secrets
 
 from django.contrib import messages
@@ -27,6 +28,7 @@ from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.providers import sync as provider_sync
 from hits.providers.prolific import views as prolific_views
 from hits.selectors.figures import batch_figures, batch_progress, batch_spend
+from hits.selectors.waiting import waiting_places
 from hits.services import batches, estimate, money_budget, qualification, review
 from hits.stages import batch_stage
 
@@ -129,6 +131,11 @@ def batch_detail(request, batch_id: int):
     )
     provider = get_provider(batch.provider)
     cost = batches.cost_estimate(batch)
+    waiting, stage = waiting_places(batch), batch_stage(batch)
+    if waiting:  # "Workers are taking its HITs" would be untrue
+        stage = dataclasses.replace(
+            stage, label="Waiting for workers", explanation="No worker is left who may take its open places."
+        )
     balance = balance_error = None
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and provider.supports(Capability.BALANCE):
         try:
@@ -161,7 +168,8 @@ def batch_detail(request, batch_id: int):
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
             "provider_section": provider.section(batch, request.build_absolute_uri("/")),
             "can_sync": provider_sync.can_sync(batch),
-            "stage": batch_stage(batch),
+            "stage": stage,
+            "waiting": waiting,
             "shared": selectors.workers_shared_with(batch) if batch.provider == Worker.Provider.INHOUSE else None,
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
             .select_related("worker", "hit__summary__system", "hit__summary__document")

@@ -82,6 +82,7 @@ def _heads(dataset):
     """Per document in dataset order: its JSON line up to the value of "annotations", its
     reference's word count, and its summaries as (id, system, words) sorted by system."""
     order = _document_order(dataset)
+    alpha = dataset.length_alpha  # carried on every line, so that an import gives the same scores
     for start in range(0, len(order), DOCUMENTS_PER_CHUNK):
         chunk = order[start : start + DOCUMENTS_PER_CHUNK]
         doc_ids, ref_ids = [d for d, _ in chunk], [r for _, r in chunk if r is not None]
@@ -117,6 +118,7 @@ def _heads(dataset):
                 "reference": "\n".join(sentences[ref]),
                 "reference_acus": acus[ref],
                 "system_outputs": {system: text for system, text, _, _ in ordered},
+                "length_alpha": alpha,
                 "annotations": {},
             }
             head = json.dumps(record, ensure_ascii=False)[: -len("{}}")]

@@ -1,0 +1,78 @@
+"""Places a published batch still has that no worker can take (a selector, reads only).
+
+A worker never gets the same HIT twice, so once every in-house worker who may take a batch's HITs
+has done, holds or let expire a HIT, its open places wait for nobody: *Start next task* says "No
+task is waiting" and the batch would read as running forever. The batch page says so, why, and
+what the lead can do (add workers, let failed workers retake the test, stop the batch).
+Only in-house batches: the other providers bring new participants, whose number we cannot know.
+"""
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q, Sum
+
+from config.roles import WORKER
+from hits.models import Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
+
+
+def _pool(batch: Batch) -> dict:
+    """In-house workers by what they may do with this batch: take it, or try its test first."""
+    users = get_user_model().objects.filter(groups__name=WORKER, is_active=True)
+    workers = Worker.objects.filter(provider=Worker.Provider.INHOUSE, user__in=users)
+    blocked = workers.filter(blocked_at__isnull=False).count()
+    workers = workers.filter(blocked_at__isnull=True)
+    stopped_ids = WorkerEstimate.objects.filter(batch=batch, stopped_at__isnull=False).values("worker")
+    stopped = workers.filter(pk__in=stopped_ids).count()
+    workers = workers.exclude(pk__in=stopped_ids)
+    newcomers = users.filter(worker__isnull=True).count()
+    test = batch.qualification_test
+    if test is None:
+        return {"able": workers, "may_try": newcomers, "blocked": blocked, "stopped": stopped, "failed_out": 0}
+    attempts = QualificationAttempt.objects.filter(test=test)
+    passed = attempts.filter(passed=True).values("worker")
+    others = workers.exclude(pk__in=passed).annotate(
+        tries=Count("qualification_attempts", filter=Q(qualification_attempts__test=test))
+    )
+    failed_out = others.filter(tries__gte=test.max_attempts).count()
+    return {
+        "able": workers.filter(pk__in=passed),
+        "may_try": newcomers + others.filter(tries__lt=test.max_attempts).count(),
+        "blocked": blocked,
+        "stopped": stopped,
+        "failed_out": failed_out,
+    }
+
+
+def waiting_places(batch: Batch) -> dict | None:
+    """The open places of a published in-house batch that no worker can take, with the reasons;
+    None when every open place has someone who may take it (or may qualify for it)."""
+    if batch.status != Batch.Status.PUBLISHED or batch.provider != Worker.Provider.INHOUSE:
+        return None
+    open_hits = batch.hits.filter(open_places__gt=0)
+    if not open_hits.exists():
+        return None
+    pool = _pool(batch)
+    if pool["may_try"]:
+        return None  # a worker may still qualify (or sign in for the first time) and take them
+    able = list(pool["able"].values_list("pk", flat=True))
+    stuck = open_hits.annotate(had=Count("assignments", filter=Q(assignments__worker_id__in=able))).filter(
+        had__gte=len(able)
+    )
+    places = stuck.aggregate(n=Sum("open_places"))["n"] or 0
+    if not places:
+        return None
+    had = Assignment.objects.filter(hit__in=stuck, worker_id__in=able)
+    return {
+        "places": places,
+        "hits": stuck.count(),
+        "able": len(able),
+        "done": had.filter(status__in=Assignment.COUNTED + (Assignment.Status.REJECTED,))
+        .values("worker")
+        .distinct()
+        .count(),
+        "holding": had.filter(status=Assignment.Status.ASSIGNED).values("worker").distinct().count(),
+        "expired": had.filter(status=Assignment.Status.EXPIRED).values("worker").distinct().count(),
+        "blocked": pool["blocked"],
+        "stopped": pool["stopped"],
+        "failed_out": pool["failed_out"],
+        "test": batch.qualification_test,
+    }

@@ -1,0 +1,79 @@
+"""A batch that cannot finish says why its places wait and what the lead can do (issue 47, item 3)."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from hits.models import Assignment
+from hits.selectors.waiting import waiting_places
+from hits.services import handout, review
+from hits.services.people import create_user_with_role
+from hits.services.submission import submit_assignment
+
+from .conftest import PASSWORD
+from .crowd_data import all_answers, published_batch
+from .test_handout import make_workers
+
+pytestmark = [pytest.mark.portable, pytest.mark.django_db]
+
+
+def two_place_hit():
+    batch = published_batch(assignments=2)
+    hit = batch.hits.order_by("pk").first()
+    batch.hits.exclude(pk=hit.pk).delete()
+    return batch, hit
+
+
+def work(worker, batch):
+    taken = handout.next_assignment(worker, batch)
+    submit_assignment(assignment_id=taken.pk, worker_id=worker.pk, answers=all_answers(taken))
+    return taken
+
+
+def test_a_rejected_place_nobody_may_take_is_said_with_what_to_do(client, lead):
+    batch, hit = two_place_hit()
+    careful, careless = make_workers(2, prefix="ww")
+    work(careful, batch)
+    sloppy = work(careless, batch)
+    assert waiting_places(batch) is None  # every place taken: nothing waits
+    review.reject(assignment_id=sloppy.pk, feedback="Answers at random.")
+    hit.refresh_from_db()
+    assert hit.open_places == 1
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(careful, batch)
+
+    waiting = waiting_places(batch)
+    assert waiting is not None
+    assert (waiting["places"], waiting["hits"], waiting["able"], waiting["done"]) == (1, 1, 2, 2)
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert "This batch cannot finish by itself" in page and 'id="waiting-places"' in page
+    assert "add workers" in page and "stop the batch" in page
+    assert "Workers are taking its HITs" not in page
+
+    newcomer = create_user_with_role(username="ww-new", password=PASSWORD, role="worker")
+    assert waiting_places(batch) is None  # a new worker may take it
+    work(newcomer.worker, batch)
+    assert waiting_places(batch) is None  # done: nothing waits
+
+
+def test_a_place_let_expire_counts_among_the_reasons():
+    batch, hit = two_place_hit()
+    (done,) = make_workers(1, prefix="wx")
+    work(done, batch)
+    (late,) = make_workers(1, prefix="wl")
+    held = handout.next_assignment(late, batch)
+    Assignment.objects.filter(pk=held.pk).update(deadline=timezone.now() - timedelta(minutes=5))
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(done, batch)  # releases the overdue place
+    waiting = waiting_places(batch)
+    assert waiting is not None and (waiting["places"], waiting["done"], waiting["expired"]) == (1, 1, 1)
+
+
+def test_a_stopped_or_other_provider_batch_has_no_warning():
+    batch, hit = two_place_hit()
+    batch.status = batch.Status.STOPPED
+    batch.save(update_fields=["status"])
+    assert waiting_places(batch) is None
