@@ -84,3 +84,63 @@ def test_both_lists_go_through_the_cell_neutraliser():
     )
     assert payouts.approval_text(lists) == "'-legacy\nOK1\n"
     assert payouts.bonus_csv(lists) == "'=HYPERLINK(x),1.00\nOK1,0.50\n"
+
+
+# ---- item 3: paying per session pays whole sessions only ------------------------------------
+
+
+def _approve_all(work, lead):
+    from hits.services import review
+
+    for a in work:
+        review.approve(assignment_id=a.pk, by=lead)
+
+
+def test_a_partial_session_is_paid_pro_rata_on_the_bonus_list_never_as_a_whole_session(lead):
+    from hits.models import HIT, LedgerEntry
+    from hits.providers.panel import sessions
+    from hits.providers.panel.models import PanelPayment
+
+    from .test_panel import answer, worked
+
+    batch = open_panel(k=3, assignments=1, systems=("abs_bart_out", "abs_t5_out_large"))
+    price = HIT.objects.filter(batch=batch).values_list("reward", flat=True).distinct().get()
+    whole = worked(batch, "WHOLE")
+    assert len(whole) == 3
+    # Leaves after 1 of 3 (the session stays open, then idle).
+    left = sessions.start_task(batch=batch, participant_id="LEFT")
+    answer(left)
+    # Arrives when one task is left: does it, gets the code (the session ends at 1 task).
+    remaining = batch.hits.count() - 4
+    for i in range(remaining - 1):
+        answer(sessions.start_task(batch=batch, participant_id=f"FILL{i}"))
+    last = worked(batch, "LAST")
+    assert len(last) == 1 and PanelSession.objects.get(worker__external_id="LAST").status == "completed"
+    _approve_all(whole + [left] + last, lead)
+
+    lists = payouts.lists(batch)
+    assert payouts.approval_text(lists) == "WHOLE\n"  # c308ebd: LAST and LEFT too (a whole session each)
+    assert dict(lists.bonuses) == {"LEFT": price, "LAST": price}
+    assert lists.total == price * 5
+    assert payouts.mark_paid(batch, lists.token, by=lead) == (5, price * 5)
+    kinds = dict(PanelPayment.objects.values_list("entry__worker__external_id", "paid_list").distinct())
+    assert kinds == {"WHOLE": "approval", "LEFT": "bonus", "LAST": "bonus"}
+    assert payouts.paid_total(batch) == sum(LedgerEntry.objects.filter(batch=batch).values_list("amount", flat=True))
+
+
+def test_a_session_approved_in_parts_is_paid_pro_rata_not_twice(lead):
+    from hits.models import HIT
+
+    from .test_panel import worked
+
+    batch = open_panel(k=2, assignments=1)
+    price = HIT.objects.filter(batch=batch).values_list("reward", flat=True).distinct().get()
+    work = worked(batch, "P1")
+    _approve_all(work[:1], lead)
+    first = payouts.lists(batch)
+    assert first.approvals == [] and first.bonuses == [("P1", price)]
+    payouts.mark_paid(batch, first.token, by=lead)
+    _approve_all(work[1:], lead)
+    second = payouts.lists(batch)
+    # The first task was paid as a bonus: the study reward (both tasks) would pay it twice.
+    assert second.approvals == [] and second.bonuses == [("P1", price)]

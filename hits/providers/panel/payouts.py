@@ -5,8 +5,9 @@ The rows a list covers travel in a signed token, so the lists the lead downloads
 the lead then marks paid are the same rows, whatever was approved in between (the token names
 the last ledger row the page saw and a digest of which rows: changed rows refuse rather than
 pay something the lead did not see). Pay per session:
-the panel's study reward pays each approved participant (their reward rows), bonuses go on the
-bonus list. Pay per HIT: the panel pays nothing itself, so each participant's rewards and
+the panel's study reward pays each participant approved for a whole session (their reward rows);
+partial sessions' rewards (pro rata, one HIT's price a task) and bonuses go on the bonus list.
+Pay per HIT: the panel pays nothing itself, so each participant's rewards and
 bonuses are summed on the bonus list (the approval list still names whom to approve)."""
 
 import csv
@@ -23,7 +24,7 @@ from django.db import transaction
 from config.csv_cells import safe_cell, safe_row
 from hits.models import Batch, LedgerEntry
 from hits.providers.panel.config import config
-from hits.providers.panel.models import PanelPayment
+from hits.providers.panel.models import PanelPayment, PanelSession
 
 logger = logging.getLogger(__name__)
 
@@ -85,8 +86,36 @@ def _check(entries: list, digest: str) -> None:
         )
 
 
+def whole_sessions(batch, entries: list) -> set[int]:
+    """Workers (ids) whose unpaid reward rows in `entries` pay a whole session: their session is
+    completed with every one of the batch's tasks per session, and all those tasks' rewards are
+    here, none paid before. Anyone else's rewards are paid pro rata on the bonus list."""
+    full = int(config(batch)["tasks_per_session"])
+    rewards: defaultdict[int, int] = defaultdict(int)
+    for e in entries:
+        if e.kind == LedgerEntry.Kind.REWARD:
+            rewards[e.worker_id] += 1
+    completed = set(
+        PanelSession.objects.filter(
+            batch=batch, worker_id__in=list(rewards), status=PanelSession.Status.COMPLETED, size=full
+        ).values_list("worker_id", flat=True)
+    )
+    return {worker for worker, n in rewards.items() if n == full and worker in completed}
+
+
+def on_approval_list(batch, entries: list) -> set[int]:
+    """The ledger rows (ids) the approval list pays: paying per session, the reward rows of whole
+    sessions (the panel's study reward); paying per HIT, none (the bonus list pays everything)."""
+    if config(batch)["pay_per"] != "session":
+        return set()
+    whole = whole_sessions(batch, entries)
+    return {e.pk for e in entries if e.kind == LedgerEntry.Kind.REWARD and e.worker_id in whole}
+
+
 def lists(batch, token: str | None = None) -> Lists:
-    """The lists of the unpaid rows; with a page's token, exactly the rows that page showed."""
+    """The lists of the unpaid rows; with a page's token, exactly the rows that page showed.
+    Paying per session, a participant is on the approval list only for a whole session; a partial
+    one (left early, or arrived when fewer tasks were left) is paid its tasks on the bonus list."""
     if token is None:
         entries = list(unpaid(batch))
     else:
@@ -94,15 +123,14 @@ def lists(batch, token: str | None = None) -> Lists:
         entries = list(unpaid(batch, upto))
         _check(entries, digest)
     per_session = config(batch)["pay_per"] == "session"
+    study_reward = on_approval_list(batch, entries)
     approvals: set[str] = set()
     bonus: defaultdict[str, Decimal] = defaultdict(lambda: Decimal("0.00"))
     for e in entries:
         pid = e.worker.external_id
-        if e.kind == LedgerEntry.Kind.REWARD:
-            approvals.add(pid)
-            if not per_session:
-                bonus[pid] += e.amount
-        else:
+        if e.pk in study_reward or (not per_session and e.kind == LedgerEntry.Kind.REWARD):
+            approvals.add(pid)  # paying per HIT, the list still names whom to approve
+        if e.pk not in study_reward:
             bonus[pid] += e.amount
     return Lists(
         approvals=sorted(approvals),
@@ -136,14 +164,13 @@ def mark_paid(batch, token: str, by=None) -> tuple[int, Decimal]:
         if not entries:
             return 0, Decimal("0.00")  # marked already (a second click)
         _check(entries, digest)
+        approved_rows = on_approval_list(batch, entries)
         PanelPayment.objects.bulk_create(
             [
                 PanelPayment(
                     entry=e,
                     batch=batch,
-                    paid_list=PanelPayment.List.APPROVAL
-                    if e.kind == LedgerEntry.Kind.REWARD
-                    else PanelPayment.List.BONUS,
+                    paid_list=PanelPayment.List.APPROVAL if e.pk in approved_rows else PanelPayment.List.BONUS,
                     paid_by=by,
                 )
                 for e in entries
