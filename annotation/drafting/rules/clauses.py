@@ -53,6 +53,98 @@ def comma_spans(tokens: list[Token]) -> list[tuple[int, int]]:
     return spans
 
 
+def role_then_name(inner: list[Token], antecedent: list[Token], before_verb: bool) -> bool:
+    """ "A classmate , Christopher Plaskon , has been charged": a short role ("a"/"an"/"the" and
+    lower-case words) and, set off by commas before the verb, the name of the one it is."""
+    names = [x for x in inner if x.text != "."]
+    return (
+        before_verb
+        and 2 <= len(names) <= 3
+        and all(NAME_WORD.match(x.text) for x in names)
+        and antecedent[0].lower in {"a", "an", "the"}
+        and len(antecedent) <= 4
+        and all(x.text.isalpha() and not x.capitalised for x in antecedent[1:])
+    )
+
+
+def relative_clause(
+    inner: list[Token], antecedent: list[Token], sentence: str, plain: bool, closed_before_verb: bool
+) -> Clause | None:
+    """ ", who/which/whose ... ,": a clause with the antecedent as subject ("X 's ..." for
+    "whose"), where the antecedent is plain and a ", which" stands before the main verb."""
+    head, rest = inner[0], strip(inner[1:])
+    if not plain or head.lower == "which" and not closed_before_verb:
+        return None
+    if head.lower == "whose" and first_verb(rest, 1) is not None:
+        return Clause(tokens=[], words=[text_of(antecedent, sentence) + " 's", text_of(rest, sentence)])
+    if first_verb(rest, 0) is not None:
+        return Clause(tokens=antecedent + rest)
+    return None
+
+
+def apposition_entity(antecedent: list[Token], plain: bool) -> list[Token]:
+    """What an apposition is said of: the last run of names of a named antecedent, a plain
+    antecedent, else nothing ("the wife of John Smith , 34 ,": whose age is it?)."""
+    if not antecedent[-1].capitalised:
+        return antecedent if plain else []
+    k = len(antecedent)
+    while k > 0 and (antecedent[k - 1].capitalised or antecedent[k - 1].number):
+        k -= 1
+    if k > 0 and antecedent[k - 1].lower in PREPOSITIONS | {"'s", "'"}:
+        return []
+    return antecedent[k:]
+
+
+def apposition(inner: list[Token], antecedent: list[Token], sentence: str, plain: bool, past: bool) -> Clause | None:
+    """ ", the founder of Maiti Nepal ,", ", 34 ,", ", from West Linn ,": "X is Y" of a name (a
+    noun phrase, a place or an age), or of a determined noun by a determined noun."""
+    entity = apposition_entity(antecedent, plain)
+    head = inner[0]
+    nominal = head.lower in DETERMINERS or (
+        head.capitalised and len(inner) >= 2 and not any(t.lower == "and" for t in inner)
+    )
+    place = head.lower in {"from", "of", "in"} and len(inner) >= 2
+    age = len(inner) == 1 and head.number
+    if entity and (
+        (antecedent[-1].capitalised and (nominal or place or age))
+        or (antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS)
+    ):
+        return Clause(tokens=[], words=[text_of(entity, sentence), be(entity, past), text_of(strip(inner), sentence)])
+    return None
+
+
+def continues_name(inner: list[Token], clause: Clause) -> bool:
+    """A run of names after an apposition of names continues it ("from West Linn , Oregon")."""
+    return all(t.capitalised for t in inner) and bool(clause.words)
+
+
+def named_role(inner: list[Token], antecedent: list[Token], sentence: str, past: bool) -> Clause:
+    """ "Christopher Plaskon is a classmate" of "A classmate , Christopher Plaskon ,"."""
+    role = text_of(antecedent, sentence)
+    return Clause(tokens=[], words=[text_of(inner, sentence), be(inner, past), role[0].lower() + role[1:]])
+
+
+def insert_clause(
+    inner: list[Token],
+    antecedent: list[Token],
+    sentence: str,
+    past: bool,
+    closed: bool,
+    before_verb: bool,
+    after_verb: bool,
+) -> Clause | None:
+    """The clause of a relative clause or an apposition set off by commas, or None."""
+    # the word a clause or apposition modifies must be plain: "the wife of the judge , who ..."
+    # could be either ("The judge was ..." would be a guess), and ", which" after the main
+    # verb may speak of the whole clause ("won the title , which surprised ...")
+    plain = not any(t.lower in PREPOSITIONS | {"'s", "and", "'"} for t in antecedent[1:])
+    if inner[0].lower in {"who", "which", "whose"} and len(inner) > 2:
+        return relative_clause(inner, antecedent, sentence, plain, closed and before_verb)
+    if first_verb(inner, 0) is None and (closed and before_verb or after_verb and not closed):
+        return apposition(inner, antecedent, sentence, plain, past)
+    return None
+
+
 def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], list[Clause]]:
     """Relative clauses and appositions set off by commas: removed from the main clause and
     returned as clauses of their own with the antecedent as subject.
@@ -66,7 +158,7 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
     past = is_past(tokens)
     previous: tuple[int, list[Token], Clause] | None = None  # (end, antecedent, clause) of the last insert
     for start, end in comma_spans(tokens):
-        if start >= end or any(i in removed for i in range(start, end)):
+        if start >= end or removed.intersection(range(start, end)):
             continue
         inner = tokens[start:end]
         closed = end < len(tokens)
@@ -74,76 +166,26 @@ def extract_inserts(tokens: list[Token], sentence: str) -> tuple[list[Token], li
         antecedent = previous[1] if follows_insert else noun_phrase_before(tokens, start - 1)
         if not antecedent:
             continue
-        head = inner[0]
         before_verb = main_verb is not None and end <= main_verb
         after_verb = main_verb is not None and main_verb < start
-        if follows_insert and all(t.capitalised for t in inner) and previous[2].words:
+        span = range(start - 1, end + 1 if closed else end)  # the insert with its commas
+        if follows_insert and continues_name(inner, previous[2]):
             previous[2].words[-1] += " , " + text_of(inner, sentence)  # "West Linn , Oregon"
-            removed.update(range(start - 1, end + 1 if closed else end))
+            removed.update(span)
             previous = (end, antecedent, previous[2])
             continue
-        clause = None
-        names = [x for x in inner if x.text != "."]
-        if (
-            closed
-            and before_verb
-            and not follows_insert
-            and 2 <= len(names) <= 3
-            and all(NAME_WORD.match(x.text) for x in names)
-            and antecedent[0].lower in {"a", "an", "the"}
-            and len(antecedent) <= 4
-            and all(x.text.isalpha() and not x.capitalised for x in antecedent[1:])
-        ):  # "A classmate , Christopher Plaskon , has been charged": the name is the subject
-            role = text_of(antecedent, sentence)
-            clauses.append(
-                Clause(tokens=[], words=[text_of(inner, sentence), be(inner, past), role[0].lower() + role[1:]])
-            )
-            first = next(k for k, x in enumerate(tokens) if x.index == antecedent[0].index)
-            removed.update(range(first, start))
+        if closed and not follows_insert and role_then_name(inner, antecedent, before_verb):
+            clauses.append(named_role(inner, antecedent, sentence, past))  # the name is the subject
+            removed.update(range(tokens.index(antecedent[0]), start))
             removed.add(end)
             previous = None
             continue
-        # the word a clause or apposition modifies must be plain: "the wife of the judge , who ..."
-        # could be either ("The judge was ..." would be a guess), and ", which" after the main
-        # verb may speak of the whole clause ("won the title , which surprised ...")
-        plain = not any(t.lower in PREPOSITIONS | {"'s", "and", "'"} for t in antecedent[1:])
-        if head.lower in {"who", "which", "whose"} and len(inner) > 2:
-            rest = strip(inner[1:])
-            if not plain or head.lower == "which" and not (closed and before_verb):
-                previous = None
-                continue
-            if head.lower == "whose" and first_verb(rest, 1) is not None:
-                clause = Clause(tokens=[], words=[text_of(antecedent, sentence) + " 's", text_of(rest, sentence)])
-            elif first_verb(rest, 0) is not None:
-                clause = Clause(tokens=antecedent + rest)
-        elif first_verb(inner, 0) is None and (closed and before_verb or after_verb and not closed):
-            entity = antecedent
-            if antecedent[-1].capitalised:  # the name the apposition follows: its last run of names
-                k = len(antecedent)
-                while k > 0 and (antecedent[k - 1].capitalised or antecedent[k - 1].number):
-                    k -= 1
-                entity = antecedent[k:]
-                if k > 0 and antecedent[k - 1].lower in PREPOSITIONS | {"'s", "'"}:
-                    entity = []  # "the wife of John Smith , 34 ,": whose age is it?
-            elif not plain:
-                entity = []
-            nominal = head.lower in DETERMINERS or (
-                head.capitalised and len(inner) >= 2 and not any(t.lower == "and" for t in inner)
-            )
-            place = head.lower in {"from", "of", "in"} and len(inner) >= 2
-            age = len(inner) == 1 and head.number
-            if entity and (
-                (antecedent[-1].capitalised and (nominal or place or age))
-                or (antecedent[0].lower in DETERMINERS and head.lower in DETERMINERS)
-            ):
-                clause = Clause(
-                    tokens=[], words=[text_of(entity, sentence), be(entity, past), text_of(strip(inner), sentence)]
-                )
+        clause = insert_clause(inner, antecedent, sentence, past, closed, before_verb, after_verb)
         if clause is None:
             previous = None
             continue
         clauses.append(clause)
-        removed.update(range(start - 1, end + 1 if closed else end))
+        removed.update(span)
         previous = (end, antecedent, clause)
     return [t for i, t in enumerate(tokens) if i not in removed], clauses
 
@@ -152,6 +194,50 @@ def passive_group(group: list[Token]) -> bool:
     """A verb group that is "be" + a past participle ("was arrested", "is handcuffed")."""
     words = [t.lower for t in group if t.lower not in ADVERBS | {"not", "n't"}]
     return len(words) >= 2 and words[0] in BE and verb_form(words[-1]) in {"VBD", "VBN"}
+
+
+def group_end(tokens: list[Token], verb: int) -> int:
+    """The end of the verb group starting at tokens[verb] (verbs, adverbs, "not")."""
+    group = verb
+    while group < len(tokens) and (is_verb(tokens, group) or tokens[group].lower in ADVERBS | {"not", "n't"}):
+        group += 1
+    return group
+
+
+def embeds_clause(tokens: list[Token], group: int) -> bool:
+    """A finite verb or "that"/"who"/"which" after the verb group: the clause holds a clause of its own."""
+    return any(finite(tokens, k) or tokens[k].lower in {"that", "who", "which"} for k in range(group, len(tokens)))
+
+
+def split_shared_subject(
+    tokens: list[Token], verb: int, left: list[Token], right: list[Token], right_verb: int, coordinator: str
+) -> list[list[Token]]:
+    """ "X did A and did B": B shares the subject of A (the right side starts with its verb)."""
+    if verb > 1 and verb_form(left[0].lower) in {"VBD", "VBN"} and left[0].lower not in NOT_VERBS:
+        return [tokens]  # "Tried again using ... and had twins": no subject to share
+    word = right[right_verb].lower
+    to = [k for k in range(verb, len(left) - 1) if left[k].lower == "to" and is_verb(left, k + 1)]
+    base = word not in AUXILIARIES and verb_form(word) is None
+    if to and base and coordinator == "and":
+        return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
+    group = group_end(left, verb)
+    if embeds_clause(left, group) or not finite(right, right_verb):
+        return [tokens]
+    if passive_group(left[verb:group]) and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
+        return [tokens]  # "was arrested on Tuesday and charged": "charged" may need the "was"
+    return [left] + split_coordination(left[:verb] + right)
+
+
+def own_clause(left: list[Token], right: list[Token], lead: list[Token], right_verb: int) -> bool:
+    """The right side of "and"/"but" is a clause with a subject of its own ("phones and tablets that
+    only do n't last": no clause; "says her and husband David felt": no)."""
+    return (
+        right_verb <= 6
+        and not any(t.lower in PREPOSITIONS for t in lead[:1])
+        and not any(t.lower in {"that", "which", "who"} or t.lower in SUBJECT_PRONOUNS for t in lead[1:])
+        and left[-1].lower not in DETERMINERS | {"her", "his", "their", "its", "my", "our", "your"}
+        and finite(right, right_verb)
+    )
 
 
 def split_coordination(tokens: list[Token]) -> list[list[Token]]:
@@ -170,40 +256,16 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
         if tokens[i].lower not in COORDINATORS:
             continue
         right = strip(tokens[i + 1 :])
-        if not right:
-            continue
-        right_verb = first_verb(right, 0)
+        right_verb = first_verb(right, 0) if right else None
         if right_verb is None:
             continue
         left = strip(tokens[:i])
-        lead = [t for t in right[:right_verb] if t.lower not in ADVERBS]
-        group = verb
-        while group < len(left) and (is_verb(left, group) or left[group].lower in ADVERBS | {"not", "n't"}):
-            group += 1
-        inner = any(finite(left, k) or left[k].lower in {"that", "who", "which"} for k in range(group, len(left)))
         if tokens[verb].lower in REPORTING or any(t.lower == "between" for t in left):
             return [tokens]  # "say there are differences between the gun and Taser used": inside the report
-        if not lead and verb > 1 and verb_form(left[0].lower) in {"VBD", "VBN"} and left[0].lower not in NOT_VERBS:
-            return [tokens]  # "Tried again using ... and had twins": no subject to share
-        if not lead:  # "X did A and did B": B shares the subject
-            word = right[right_verb].lower
-            to = [k for k in range(verb, len(left) - 1) if left[k].lower == "to" and is_verb(left, k + 1)]
-            base = word not in AUXILIARIES and verb_form(word) is None
-            if to and base and tokens[i].lower == "and":
-                return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
-            if inner or not finite(right, right_verb):
-                return [tokens]
-            if passive_group(left[verb:group]) and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
-                return [tokens]  # "was arrested on Tuesday and charged": "charged" may need the "was"
-            return [left] + split_coordination(left[:verb] + right)
-        clause = (
-            right_verb <= 6
-            and not any(t.lower in PREPOSITIONS for t in lead[:1])
-            and not any(t.lower in {"that", "which", "who"} or t.lower in SUBJECT_PRONOUNS for t in lead[1:])
-            and left[-1].lower not in DETERMINERS | {"her", "his", "their", "its", "my", "our", "your"}
-            and finite(right, right_verb)
-        )
-        if clause:  # "phones and tablets that only do n't last": no clause; "says her and husband David felt": no
+        lead = [t for t in right[:right_verb] if t.lower not in ADVERBS]
+        if not lead:
+            return split_shared_subject(tokens, verb, left, right, right_verb, tokens[i].lower)
+        if own_clause(left, right, lead, right_verb):
             return [left] + split_coordination(right)
     return [tokens]
 
@@ -232,9 +294,7 @@ def split_subordinate(tokens: list[Token]) -> list[list[Token]]:
     if verb is None or verb == 0:
         return [tokens]
     quoted = quote_depths(tokens)
-    group = verb
-    while group < len(tokens) and (is_verb(tokens, group) or tokens[group].lower in ADVERBS | {"not", "n't"}):
-        group += 1
+    group = group_end(tokens, verb)
     for s in range(group, len(tokens) - 2):
         if quoted[s] or tokens[s].lower not in SPLIT_SUBORDINATORS or tokens[s - 1].lower in {"as", "so", "such"}:
             continue
@@ -244,7 +304,7 @@ def split_subordinate(tokens: list[Token]) -> list[list[Token]]:
         if v is None:
             continue
         main = strip(tokens[:s])
-        if any(finite(main, k) or main[k].lower in {"that", "who", "which"} for k in range(group, len(main))):
+        if embeds_clause(main, group):
             return [tokens]
         if tokens[s].lower == "when" and not (is_past(main) and is_past(tokens[s + 1 :])):
             return [tokens]
@@ -254,30 +314,38 @@ def split_subordinate(tokens: list[Token]) -> list[list[Token]]:
     return [tokens]
 
 
-def split_clauses(sentence: str) -> list[Clause]:
-    """The sentence's clauses, each to be drafted on its own (see the module docstring)."""
-    tokens = strip(tokenize(sentence))
+def semicolon_segments(tokens: list[Token]) -> list[list[Token]]:
+    """The tokens cut at each ";" (not one before a quotation: "Christie said ; ' I 've got ...'"
+    keeps its speaker), each stripped, empty ones left out."""
     segments: list[list[Token]] = [[]]
     for k, t in enumerate(tokens):
         quote_next = k + 1 < len(tokens) and tokens[k + 1].text in QUOTES
-        if t.text == ";" and not quote_next:  # "Christie said ; ' I 've got ...'": the quote keeps its speaker
+        if t.text == ";" and not quote_next:
             segments.append([])
         else:
             segments[-1].append(t)
+    return [segment for segment in (strip(s) for s in segments) if segment]
+
+
+def fronted_phrase(segment: list[Token]) -> tuple[list[Token] | None, list[Token]]:
+    """A fronted subordinate phrase ("After winning the title , he ..."): (the phrase, the clause
+    after its comma); (None, the segment) when there is none."""
+    if segment[0].lower in FRONT_SUBORDINATORS and segment[1:2] and segment[1].lower != "of":
+        comma = next((i for i, t in enumerate(segment) if t.text == ","), None)
+        quoted = any(t.text in QUOTES for t in segment[: comma or 0])
+        if comma is not None and not quoted and first_verb(segment[comma + 1 :], 1) is not None:
+            return segment[:comma], strip(segment[comma + 1 :])
+    return None, segment
+
+
+def split_clauses(sentence: str) -> list[Clause]:
+    """The sentence's clauses, each to be drafted on its own (see the module docstring)."""
     clauses: list[Clause] = []
-    for segment in (strip(s) for s in segments):
-        if not segment:
-            continue
-        extra = None
-        if segment[0].lower in FRONT_SUBORDINATORS and segment[1:2] and segment[1].lower != "of":
-            comma = next((i for i, t in enumerate(segment) if t.text == ","), None)
-            quoted = any(t.text in QUOTES for t in segment[: comma or 0])
-            if comma is not None and not quoted and first_verb(segment[comma + 1 :], 1) is not None:
-                extra = segment[:comma]
-                segment = strip(segment[comma + 1 :])
-                if subordinate_clause(extra) is not None:  # "While a doctor kept her from ...": stated
-                    clauses.append(Clause(tokens=strip(extra[1:])))
-                    extra = None
+    for segment in semicolon_segments(strip(tokenize(sentence))):
+        extra, segment = fronted_phrase(segment)
+        if extra is not None and subordinate_clause(extra) is not None:  # "While a doctor kept her from ...": stated
+            clauses.append(Clause(tokens=strip(extra[1:])))
+            extra = None
         main, inserts = extract_inserts(segment, sentence)
         parts = [p for c in split_coordination(strip(main)) for p in split_subordinate(c)]
         for k, part in enumerate(parts):
@@ -292,6 +360,19 @@ def is_boilerplate(sentence: str) -> bool:
     return bool(BOILERPLATE.search(sentence))
 
 
+def comma_splice(tokens: list[Token], start: int, i: int) -> bool:
+    """A comma splice at tokens[i]: ", Bobby Zamora made it three" (names, then a past verb) after
+    a clause of its own from tokens[start] (not a fronted "When asked ... , Christie said")."""
+    if tokens[i - 1].text != "," or not NAME_WORD.match(tokens[i].text) or tokens[i].text in NEW_SENTENCE:
+        return False
+    k = i
+    while k < len(tokens) and NAME_WORD.match(tokens[k].text) and k - i < 3:
+        k += 1
+    spliced = k < len(tokens) and (verb_form(tokens[k].lower) == "VBD" or tokens[k].lower in PAST)
+    fronted = tokens[start].lower in FRONT_SUBORDINATORS
+    return spliced and not fronted and first_verb(tokens[start : i - 1], 1) is not None
+
+
 def split_run_on(sentence: str) -> list[str]:
     """A run-on sentence cut where a new sentence starts without punctuation: after a closing
     quote followed by a capitalised word ("... ' bleeding ' East of England ambulance service
@@ -303,16 +384,9 @@ def split_run_on(sentence: str) -> list[str]:
     for i in range(2, len(tokens) - 2):
         t, before = tokens[i], tokens[i - 1]
         closing = before.text in QUOTES and quoted[i] == 0 and t.capitalised
-        if before.text == "," and NAME_WORD.match(t.text) and t.text not in NEW_SENTENCE and not quoted[i]:
-            # a comma splice: ", Bobby Zamora made it three" after a clause of its own
-            k = i
-            while k < len(tokens) and NAME_WORD.match(tokens[k].text) and k - i < 3:
-                k += 1
-            spliced = k < len(tokens) and (verb_form(tokens[k].lower) == "VBD" or tokens[k].lower in PAST)
-            fronted = tokens[cuts[-1]].lower in FRONT_SUBORDINATORS  # "When asked ... , Christie said"
-            if spliced and not fronted and first_verb(tokens[cuts[-1] : i - 1], 1) is not None:
-                cuts.append(i)
-                continue
+        if not quoted[i] and comma_splice(tokens, cuts[-1], i):
+            cuts.append(i)
+            continue
         fresh = t.text in NEW_SENTENCE and before.text.isalnum() and before.lower not in DETERMINERS | PREPOSITIONS
         if not (closing or fresh) or tokens[i - 2].text in {":", ","}:
             continue
