@@ -29,14 +29,7 @@ def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:
     """A coordinated subject split where a new name, number or determiner follows "and" or ","."""
     parts, current = [], []
     for i, t in enumerate(subject):
-        nxt = subject[i + 1] if i + 1 < len(subject) else None
-        if (
-            t.text in {",", "and", "&"}
-            and current
-            and nxt is not None
-            and (nxt.capitalised or nxt.number or nxt.lower in DETERMINERS)
-            and t.text != "&"
-        ):
+        if t.text in {",", "and"} and current and i + 1 < len(subject) and opens_conjunct(subject[i + 1]):
             parts.append(current)
             current = []
             continue
@@ -44,18 +37,26 @@ def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:
     if current:
         parts.append(current)
     parts = [strip(p) for p in parts if strip(p)]
-    if not any(t.lower in {"and", "&"} for t in subject):
+    if not any(t.lower in {"and", "&"} for t in subject) or shared_surname(subject, parts):
         return [subject]
-    if (
+    if len(parts) < 2 or not all(opens_conjunct(p[0]) for p in parts[1:]):
+        return [subject]
+    return parts
+
+
+def opens_conjunct(token: Token) -> bool:
+    """A word that can open a conjunct of a subject: a name, a number or a determiner."""
+    return token.capitalised or token.number or token.lower in DETERMINERS
+
+
+def shared_surname(subject: list[Token], parts: list[list[Token]]) -> bool:
+    """ "Paul and Laura Elliott": a couple sharing a surname, one subject."""
+    return (
         len(parts) == 2
         and len(parts[0]) == 1
         and len(parts[1]) == 2
         and all(NAME_WORD.match(t.text) for t in subject if t.text != "and")
-    ):
-        return [subject]  # "Paul and Laura Elliott": a couple sharing a surname
-    if len(parts) < 2 or not all(p[0].capitalised or p[0].number or p[0].lower in DETERMINERS for p in parts[1:]):
-        return [subject]
-    return parts
+    )
 
 
 def collective(predicate: list[Token]) -> bool:
@@ -71,13 +72,9 @@ def collective(predicate: list[Token]) -> bool:
 def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
     """Drafts of one clause as lists of text pieces: one per subject conjunct, plus "S is/was PLACE"
     for a place or origin inside a short subject."""
-    verb = first_verb(tokens)
-    if verb is None:  # a headline-like clause: a leading list of names still splits
-        verb = 0
-        while verb < len(tokens) and (tokens[verb].capitalised or tokens[verb].text in {",", "and"}):
-            verb += 1
-        if verb == len(tokens) or len(subject_conjuncts(tokens[:verb])) < 2:
-            return [[text_of(tokens, sentence)]]
+    verb = subject_end(tokens)
+    if verb is None:
+        return [[text_of(tokens, sentence)]]
     subject, predicate = tokens[:verb], tokens[verb:]
     if subject and (subject[0].lower in AUXILIARIES or verb_form(subject[0].lower) in {"VBD", "VBN"}):
         return [[text_of(tokens, sentence)]]  # a headline without its subject ("Was five miles from ...")
@@ -89,19 +86,9 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
     conjuncts = subject_conjuncts(subject)
     if len(conjuncts) > 1 and collective(predicate):
         conjuncts = [subject]  # "Pair and friends met in a park": no one met alone
+    variants = predicate_variants(predicate)
     for conjunct in conjuncts:
-        head, place = conjunct, None
-        place_at = next((i for i, t in enumerate(conjunct) if t.lower in SUBJECT_PLACE and i > 0), None)
-        if place_at is not None and 1 <= place_at <= 3 and len(conjunct) - place_at >= 2:
-            head = conjunct[:place_at]
-            place = [text_of(head, sentence), be(head, is_past(predicate)), text_of(conjunct[place_at:], sentence)]
-        variants = [
-            a
-            for e in split_entity_lists(predicate)
-            for w in split_word_pairs(e)
-            for v in split_nominals(w)
-            for a in split_adjuncts(v)
-        ]
+        head, place = subject_place(conjunct, predicate, sentence)
         for variant in variants:
             pred = text_of(variant, sentence)
             if len(conjuncts) > 1 and all(t.capitalised for t in head):
@@ -113,45 +100,101 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
     return drafts
 
 
+def subject_end(tokens: list[Token]) -> int | None:
+    """Where the subject ends: at the first verb, or in a headline-like clause without one after a
+    leading list of names (which still splits); None when the clause has no subject to split."""
+    verb = first_verb(tokens)
+    if verb is not None:
+        return verb
+    verb = 0
+    while verb < len(tokens) and (tokens[verb].capitalised or tokens[verb].text in {",", "and"}):
+        verb += 1
+    if verb == len(tokens) or len(subject_conjuncts(tokens[:verb])) < 2:
+        return None
+    return verb
+
+
+def subject_place(
+    conjunct: list[Token], predicate: list[Token], sentence: str
+) -> tuple[list[Token], list[str] | None]:
+    """A place or origin inside a short subject ("Students from the University of Surrey"): the
+    head before it and the draft "S is/was PLACE"; else the whole conjunct and None."""
+    place_at = next((i for i, t in enumerate(conjunct) if t.lower in SUBJECT_PLACE and i > 0), None)
+    if place_at is not None and 1 <= place_at <= 3 and len(conjunct) - place_at >= 2:
+        head = conjunct[:place_at]
+        return head, [text_of(head, sentence), be(head, is_past(predicate)), text_of(conjunct[place_at:], sentence)]
+    return conjunct, None
+
+
+def predicate_variants(predicate: list[Token]) -> list[list[Token]]:
+    """The predicate split per listed name, word of a pair, noun phrase after "be" and adjunct."""
+    return [
+        a
+        for e in split_entity_lists(predicate)
+        for w in split_word_pairs(e)
+        for v in split_nominals(w)
+        for a in split_adjuncts(v)
+    ]
+
+
 def split_entity_lists(tokens: list[Token]) -> list[list[Token]]:
     """A predicate naming a list of names ("visited Paris , Rome and Madrid"): one copy per name."""
     i = 0
     while i < len(tokens):
-        if (tokens[i].capitalised or tokens[i].number and len(tokens[i].text) == 4) and i > 0:
-            j = i
-            items, current = [], []
-            while j < len(tokens) and (
-                tokens[j].capitalised
-                or tokens[j].number
-                and (tokens[i].number or tokens[j - 1].text in {",", "and"})
-                or tokens[j].text in {",", "and"}
-                or tokens[j].lower == "of"
-            ):
-                if tokens[j].text in {",", "and"}:
-                    if current:
-                        items.append(current)
-                    current = []
-                else:
-                    current.append(tokens[j])
-                j += 1
-            if current:
-                items.append(current)
-            separators = [t for t in tokens[i:j] if t.text in {",", "and"}]
-            shared = tokens[i - 1].lower in {"between", "both", "and"} or (j < len(tokens) and tokens[j].lower == "'s")
-            named_pair = len(items) == 2 and not any(t.text == "," for t in separators) and not tokens[i].number
-            if (
-                len(items) >= 2
-                and not shared
-                and not named_pair  # "Hampstead and Kilburn", "Marks and Spencer": one name as often as two
-                and any(t.text == "and" for t in separators)
-                and tokens[j - 1].text not in {",", "and"}
-            ):
+        if i > 0 and (tokens[i].capitalised or tokens[i].number and len(tokens[i].text) == 4):
+            items, j = list_items(tokens, i)
+            if separate_items(tokens, i, j, items):
                 before, after = tokens[:i], tokens[j:]
                 return [before + item + after for item in items]
             i = max(j, i + 1)
         else:
             i += 1
     return [tokens]
+
+
+def in_list(tokens: list[Token], i: int, j: int) -> bool:
+    """tokens[j] belongs to the list of names or numbers that starts at tokens[i]."""
+    t = tokens[j]
+    return (
+        t.capitalised
+        or t.number
+        and (tokens[i].number or tokens[j - 1].text in {",", "and"})
+        or t.text in {",", "and"}
+        or t.lower == "of"
+    )
+
+
+def list_items(tokens: list[Token], i: int) -> tuple[list[list[Token]], int]:
+    """The items of the list starting at tokens[i], between its commas and "and", and where it ends."""
+    j = i
+    items, current = [], []
+    while j < len(tokens) and in_list(tokens, i, j):
+        if tokens[j].text in {",", "and"}:
+            if current:
+                items.append(current)
+            current = []
+        else:
+            current.append(tokens[j])
+        j += 1
+    if current:
+        items.append(current)
+    return items, j
+
+
+def separate_items(tokens: list[Token], i: int, j: int, items: list[list[Token]]) -> bool:
+    """The list tokens[i:j] names things each the predicate is true of: two or more items closed by
+    "and", not shared ("between A and B", "A and B 's") and no pair that is as often one name
+    ("Hampstead and Kilburn", "Marks and Spencer")."""
+    separators = [t for t in tokens[i:j] if t.text in {",", "and"}]
+    shared = tokens[i - 1].lower in {"between", "both", "and"} or (j < len(tokens) and tokens[j].lower == "'s")
+    named_pair = len(items) == 2 and not any(t.text == "," for t in separators) and not tokens[i].number
+    return (
+        len(items) >= 2
+        and not shared
+        and not named_pair
+        and any(t.text == "and" for t in separators)
+        and tokens[j - 1].text not in {",", "and"}
+    )
 
 
 def split_nominals(tokens: list[Token]) -> list[list[Token]]:
@@ -204,29 +247,43 @@ def adjunct_start(tokens: list[Token], i: int) -> bool:
     100 names"), not a preposition taking a verb ("kept him from returning": the verb's own
     complement), not the agent of a participle ("sold by Porto")."""
     t = tokens[i]
-    if t.capitalised:
+    if t.capitalised or bound_to_neighbour(tokens, i):
         return False
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    previous = tokens[i - 1] if i > 0 else None
-    if previous is not None and previous.text == "-" or nxt is not None and nxt.text == "-":
-        return False
-    if t.lower == "by" and previous is not None and (verb_form(previous.lower) or previous.lower.endswith("ed")):
-        return False
-    if t.lower in {"over", "under", "around", "about", "nearly", "almost"} and nxt is not None and nxt.number:
-        return False
-    if previous is not None and previous.lower in TIME_SPANS:
-        return False  # "a day after initial break - in", "moments after he walked": one time phrase
-    if previous is not None and previous.lower.endswith("ly") and previous.lower not in {"only", "early", "daily"}:
-        return False  # "on Apple TV exclusively for three months": the adverb may be the next phrase's
     if t.lower in ADJUNCT:
         return not (
             t.lower not in SUBORDINATORS
             and nxt is not None
             and (verb_form(nxt.lower) == "VBG" or nxt.lower in {"being", "having"})
         )
+    return time_phrase_start(tokens, i)
+
+
+def bound_to_neighbour(tokens: list[Token], i: int) -> bool:
+    """tokens[i] belongs with the word before or after it: inside a hyphenated word, the agent of
+    a participle, a quantity, after a time span or an -ly adverb."""
+    t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    previous = tokens[i - 1] if i > 0 else None
+    if previous is not None and previous.text == "-" or nxt is not None and nxt.text == "-":
+        return True
+    if t.lower == "by" and previous is not None and (verb_form(previous.lower) or previous.lower.endswith("ed")):
+        return True
+    if t.lower in {"over", "under", "around", "about", "nearly", "almost"} and nxt is not None and nxt.number:
+        return True
+    if previous is not None and previous.lower in TIME_SPANS:
+        return True  # "a day after initial break - in", "moments after he walked": one time phrase
+    # "on Apple TV exclusively for three months": the adverb may be the next phrase's
+    return previous is not None and previous.lower.endswith("ly") and previous.lower not in {"only", "early", "daily"}
+
+
+def time_phrase_start(tokens: list[Token], i: int) -> bool:
+    """A time phrase starts at tokens[i]: "two days ago", "20 minutes later", "last year", "this coming"."""
+    t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
     after = tokens[i + 2] if i + 2 < len(tokens) else None
     if (t.number or t.lower in COUNTS) and nxt is not None and nxt.lower in TIME_WORDS and after is not None:
-        return after.lower in {"ago", "later", "earlier"}  # "two days ago", "20 minutes later"
+        return after.lower in {"ago", "later", "earlier"}
     return (
         t.lower in {"last", "this", "next"} and nxt is not None and (nxt.lower in TIME_WORDS or nxt.lower == "coming")
     )
@@ -290,15 +347,7 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     second finite verb outside it ("stabbed to death ... was celebrated", "a ball which raised
     £ 400,000") leaves the predicate whole, since which word an adjunct belongs to is then unclear."""
 
-    verb_end = 0
-    while verb_end < len(predicate) and (
-        is_verb(predicate, verb_end)
-        or predicate[verb_end].lower in {"not", "n't"} | ADVERBS | PARTICLES
-        or predicate[verb_end].lower == "to"
-        and verb_end + 1 < len(predicate)
-        and is_verb(predicate, verb_end + 1)
-    ):
-        verb_end += 1
+    verb_end = verb_group_end(predicate)
     quoted = quote_depths(predicate)
     # a non-finite adjunct ("after winning ...") or a factive complement is drafted by
     # `embedded_clauses`: the adjuncts end there
@@ -311,12 +360,57 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     # her") unless the verb is passive ("was jailed for life in April 2000": each is a fact)
     first = verb_end if passive(predicate[:verb_end]) else verb_end + 1
     starts = [i for i in range(first, len(predicate)) if not quoted[i] and adjunct_start(predicate, i)]
-    clause = next(
+    clause = subordinate_start(predicate, starts)
+    if second_verb(predicate, quoted, verb_end, clause):
+        return [predicate]  # a second verb: which word each adjunct belongs to is unclear
+    starts = phrase_starts(predicate, [i for i in starts if i <= clause])
+    if len(starts) >= 2 and first > verb_end and not any(
+        t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]]
+    ):
+        starts = starts[1:]  # "came up with idea when ...": the first phrase completes the verb
+    return core_with_each_adjunct(predicate, starts)
+
+
+def subordinate_start(predicate: list[Token], starts: list[int]) -> int:
+    """Where a subordinate clause ("when Huminski forced her into car") starts among the adjunct
+    starts (it runs to the end); the end of the predicate when there is none."""
+    return next(
         (i for i in starts if predicate[i].lower in SUBORDINATORS and first_verb(predicate[i + 1 :], 0) is not None),
         len(predicate),
     )
-    starts = [i for i in starts if i <= clause]
-    if any(
+
+
+def core_with_each_adjunct(predicate: list[Token], starts: list[int]) -> list[list[Token]]:
+    """The core (up to the first adjunct) with each adjunct of two or more words, when there are two
+    or more of them; else the predicate whole."""
+    if len(starts) < 2:
+        return [predicate]
+    core = predicate[: starts[0]]
+    pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)], strict=False)]
+    pieces = [p for p in (strip_piece(p) for p in pieces) if len(p) >= 2]
+    if len(pieces) < 2:
+        return [predicate]
+    return [core + p for p in pieces]
+
+
+def verb_group_end(predicate: list[Token]) -> int:
+    """The end of the verb group opening a predicate: verbs, adverbs, particles, "not", "to" + verb."""
+    verb_end = 0
+    while verb_end < len(predicate) and (
+        is_verb(predicate, verb_end)
+        or predicate[verb_end].lower in {"not", "n't"} | ADVERBS | PARTICLES
+        or predicate[verb_end].lower == "to"
+        and verb_end + 1 < len(predicate)
+        and is_verb(predicate, verb_end + 1)
+    ):
+        verb_end += 1
+    return verb_end
+
+
+def second_verb(predicate: list[Token], quoted: list[int], verb_end: int, clause: int) -> bool:
+    """A verb between the verb group and the subordinate clause ("stabbed to death ... was
+    celebrated"): a finite verb, a verbal -ing form, or "and"/"but"/"or" before a verb."""
+    return any(
         not quoted[i]
         and (
             finite(predicate, i)
@@ -327,8 +421,11 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
             and first_verb(predicate[i + 1 : i + 3], 0) is not None
         )
         for i in range(verb_end, clause)
-    ):
-        return [predicate]  # a second verb: which word each adjunct belongs to is unclear
+    )
+
+
+def phrase_starts(predicate: list[Token], starts: list[int]) -> list[int]:
+    """Of the adjunct starts, those that open a phrase of the verb's own."""
     # "in an excerpt from her book": a short phrase followed by from/of/with is one adjunct
     starts = [
         b
@@ -349,19 +446,4 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         ),
         None,
     )
-    if clausal is not None:
-        starts = starts[: clausal + 1]
-    if len(starts) < 2:
-        return [predicate]
-    if first > verb_end and not any(
-        t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]]
-    ):
-        starts = starts[1:]  # "came up with idea when ...": the first phrase completes the verb
-    if len(starts) < 2:
-        return [predicate]
-    core = predicate[: starts[0]]
-    pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)], strict=False)]
-    pieces = [p for p in (strip_piece(p) for p in pieces) if len(p) >= 2]
-    if len(pieces) < 2:
-        return [predicate]
-    return [core + p for p in pieces]
+    return starts if clausal is None else starts[: clausal + 1]
