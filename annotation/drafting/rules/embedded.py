@@ -95,6 +95,32 @@ def embedded_clauses(tokens: list[Token], sentence: str) -> list[str]:
     return out
 
 
+def second_verb_group(tokens: list[Token], verb: int) -> bool:
+    """An auxiliary or finite verb after the verb group at tokens[verb]: a clause inside the clause."""
+    group = verb
+    while group < len(tokens) and is_verb(tokens, group):
+        group += 1
+    return any(
+        is_verb(tokens, k) and (tokens[k].lower in AUXILIARIES or verb_form(tokens[k].lower) in {"VBD", "VBZ"})
+        for k in range(group, len(tokens))
+    )
+
+
+def single_noun(tokens: list[Token], i: int) -> bool:
+    """tokens[i] is a plain lower-case noun, not the first of a compound ("huge hedge fund")."""
+    noun = tokens[i]
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    if not noun.text.isalpha() or noun.capitalised or is_verb(tokens, i) or noun.lower in DESCRIBING:
+        return False
+    return not (
+        after is not None
+        and after.text.isalpha()
+        and not after.capitalised
+        and after.lower not in PREPOSITIONS | {"and", "but", "or", "that", "which", "who"}
+        and not is_verb(tokens, i + 1)
+    )
+
+
 def modifier_facts(tokens: list[Token], sentence: str) -> list[str]:
     """A describing adjective of a noun as a fact of its own, as experts write them ("their huge
     hedge" -> "The hedge was huge.", "a momentary drop in blood pressure" -> "The drop was
@@ -105,32 +131,17 @@ def modifier_facts(tokens: list[Token], sentence: str) -> list[str]:
     verb = first_verb(tokens, 0)
     if verb is None:
         return []
-    group = verb
-    while group < len(tokens) and is_verb(tokens, group):
-        group += 1
-    if any(
-        is_verb(tokens, k) and (tokens[k].lower in AUXILIARIES or verb_form(tokens[k].lower) in {"VBD", "VBZ"})
-        for k in range(group, len(tokens))
-    ):
+    if second_verb_group(tokens, verb):
         return []
     past = tokens[verb].lower in {"was", "were", "had"} or verb_form(tokens[verb].lower) == "VBD"
     quoted = quote_depths(tokens)
     out = []
     for i in range(1, len(tokens) - 1):
         adjective, noun = tokens[i], tokens[i + 1]
-        after = tokens[i + 2] if i + 2 < len(tokens) else None
         if quoted[i] or adjective.lower not in DESCRIBING or tokens[i - 1].lower not in NOUN_OPENERS:
             continue
-        if not noun.text.isalpha() or noun.capitalised or is_verb(tokens, i + 1) or noun.lower in DESCRIBING:
+        if not single_noun(tokens, i + 1):
             continue
-        if (
-            after is not None
-            and after.text.isalpha()
-            and not after.capitalised
-            and after.lower not in PREPOSITIONS | {"and", "but", "or", "that", "which", "who"}
-            and not is_verb(tokens, i + 2)
-        ):
-            continue  # "huge hedge fund": a compound, not this noun
         plural = noun.lower.endswith("s") and not noun.lower.endswith("ss")
         copula = ("were" if plural else "was") if past else ("are" if plural else "is")
         out.append(f"The {noun.text} {copula} {adjective.text}")

@@ -114,9 +114,7 @@ def subject_end(tokens: list[Token]) -> int | None:
     return verb
 
 
-def subject_place(
-    conjunct: list[Token], predicate: list[Token], sentence: str
-) -> tuple[list[Token], list[str] | None]:
+def subject_place(conjunct: list[Token], predicate: list[Token], sentence: str) -> tuple[list[Token], list[str] | None]:
     """A place or origin inside a short subject ("Students from the University of Surrey"): the
     head before it and the draft "S is/was PLACE"; else the whole conjunct and None."""
     place_at = next((i for i, t in enumerate(conjunct) if t.lower in SUBJECT_PLACE and i > 0), None)
@@ -364,8 +362,10 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     if second_verb(predicate, quoted, verb_end, clause):
         return [predicate]  # a second verb: which word each adjunct belongs to is unclear
     starts = phrase_starts(predicate, [i for i in starts if i <= clause])
-    if len(starts) >= 2 and first > verb_end and not any(
-        t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]]
+    if (
+        len(starts) >= 2
+        and first > verb_end
+        and not any(t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]])
     ):
         starts = starts[1:]  # "came up with idea when ...": the first phrase completes the verb
     return core_with_each_adjunct(predicate, starts)

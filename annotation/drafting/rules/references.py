@@ -60,33 +60,44 @@ def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]
         end = i + 1
         while end < len(tokens) and NAME_WORD.match(tokens[end].text) and end - i <= 3:
             end += 1
-        start = i
-        while start > 0 and start > i - 3:
-            before = tokens[start - 1]
-            if (
-                before.capitalised
-                and NAME_WORD.match(before.text)
-                and start - 1 > 0
-                or (
-                    before.text.isalpha()
-                    and not before.capitalised
-                    and before.lower not in STOPWORDS
-                    and not is_verb(tokens, start - 1)
-                )
-            ):
-                start -= 1
-            else:
-                break
-        if any(x.lower in TIME_WORDS for x in tokens[start:i]):
-            continue  # "That same day mother Sandra Shemansky": a time, not a role
-        if t.lower in RELATIONAL and start == i:
-            continue  # "murdered husband Tom": "Tom is husband" says nothing of whose
-        if start > 0 and tokens[start].capitalised and tokens[start - 1].capitalised:
-            continue  # "One Direction star": where the name before the role starts is unclear
+        start = role_start(tokens, i)
+        if unclear_role(tokens, start, i):
+            continue
         name = " ".join(x.text for x in tokens[i + 1 : end])
         name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
         facts.append(finish([name, "is", role_phrase(tokens[start : i + 1], sentence)]))
     return facts
+
+
+def role_start(tokens: list[Token], i: int) -> int:
+    """Where the role ending in the person noun tokens[i] starts: up to three words before it, names
+    (not the sentence's first word) or plain lower-case words that are no verbs."""
+    start = i
+    while start > 0 and start > i - 3:
+        before = tokens[start - 1]
+        describes = (
+            before.capitalised
+            and NAME_WORD.match(before.text)
+            and start - 1 > 0
+            or before.text.isalpha()
+            and not before.capitalised
+            and before.lower not in STOPWORDS
+            and not is_verb(tokens, start - 1)
+        )
+        if not describes:
+            break
+        start -= 1
+    return start
+
+
+def unclear_role(tokens: list[Token], start: int, i: int) -> bool:
+    """The words tokens[start:i+1] are no role that says who the name is."""
+    if any(x.lower in TIME_WORDS for x in tokens[start:i]):
+        return True  # "That same day mother Sandra Shemansky": a time, not a role
+    if tokens[i].lower in RELATIONAL and start == i:
+        return True  # "murdered husband Tom": "Tom is husband" says nothing of whose
+    # "One Direction star": where the name before the role starts is unclear
+    return start > 0 and tokens[start].capitalised and tokens[start - 1].capitalised
 
 
 def role_phrase(description: list[Token], sentence: str) -> str:
@@ -111,6 +122,9 @@ def informative_role(subject: list[Token]) -> bool:
     return any(t.lower not in DETERMINERS and t.lower not in PERSON_NOUNS for t in subject)
 
 
+Replacement = tuple[int, int, str]  # the tokens [start, end) and the text they are replaced with
+
+
 def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     """The sentence with its subject named (a pronoun, a role description or a surname replaced by
     the full name met before in the reference) and the "X is Y" facts this reveals ("German boss
@@ -122,45 +136,81 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     subject = strip(tokens[:verb]) if verb else []
     while subject and subject[-1].lower in ADVERBS:
         subject = subject[:-1]
-    if subject and known.person:
-        first = subject[0]
-        if len(subject) == 1 and first.lower in {"he", "she"}:
-            replace[0] = (1, known.person)
-        elif (
-            len(subject) <= 6
-            and person_head(subject)
-            and first.lower not in INDEFINITE | FRONT_SUBORDINATORS | PREPOSITIONS
-            and (not first.number or subject[-1].lower == "old")
-            and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
-            and informative_role(subject)
-        ):
-            facts.append(finish([known.person, "is", role_phrase(subject, sentence)]))
-            replace[subject[0].index] = (subject[-1].index + 1, known.person)
+    for found in (subject_person(subject, sentence, known), titled_subject(subject, known)):
+        if found is not None:
+            (start, end, text), fact = found
+            replace[start] = (end, text)
+            facts.extend([fact] if fact else [])
+    headline = headline_subject(tokens, sentence, known)
+    if headline is not None:
+        replace[0] = (1, headline)
+    if len(tokens) > 3 and tokens[2].text == ":" and all(NAME_WORD.match(t.text) for t in tokens[:2]):
+        replace[0] = (3, "")  # "Tim Stanley : Buhari won ...": the speaker's label goes
+    replace.update(surnames(tokens, replace, known))
+    facts.extend(role_facts(tokens, sentence, known))
+    resolved = replaced(sentence, tokens, replace)
+    remember(resolved, known)
+    return resolved, facts
+
+
+def subject_person(subject: list[Token], sentence: str, known: Entities) -> tuple[Replacement, str | None] | None:
+    """The person just named for a subject "he"/"she", or for an informative role ("German boss":
+    with the fact "Jurgen Klopp is a German boss")."""
+    if not subject or not known.person:
+        return None
+    first = subject[0]
+    if len(subject) == 1 and first.lower in {"he", "she"}:
+        return (0, 1, known.person), None
     if (
+        len(subject) <= 6
+        and person_head(subject)
+        and first.lower not in INDEFINITE | FRONT_SUBORDINATORS | PREPOSITIONS
+        and (not first.number or subject[-1].lower == "old")
+        and not any(t.text == "," or t.lower in {"and", "of", "'s"} for t in subject)
+        and informative_role(subject)
+    ):
+        fact = finish([known.person, "is", role_phrase(subject, sentence)])
+        return (subject[0].index, subject[-1].index + 1, known.person), fact
+    return None
+
+
+def titled_subject(subject: list[Token], known: Entities) -> tuple[Replacement, str] | None:
+    """ "Midfielder Adam", "Candidate Lynne Abraham": the full name, with "X is a midfielder"."""
+    if not (
         subject
         and subject[0].lower in PERSON_NOUNS
         and len(subject) >= 2
         and all(NAME_WORD.match(t.text) for t in subject[1:])
-    ):  # "Midfielder Adam", "Candidate Lynne Abraham"
-        name = " ".join(t.text for t in subject[1:])
-        name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
-        if len(name.split()) >= 2:
-            facts.append(finish([name, "is", "a", subject[0].lower]))
-            replace[subject[0].index] = (subject[-1].index + 1, name)
+    ):
+        return None
+    name = " ".join(t.text for t in subject[1:])
+    name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
+    if len(name.split()) < 2:
+        return None
+    return (subject[0].index, subject[-1].index + 1, name), finish([name, "is", "a", subject[0].lower])
+
+
+def headline_subject(tokens: list[Token], sentence: str, known: Entities) -> str | None:
+    """A headline without its subject ("Came up with idea ...", "Referred to ..."; not "Stand - out
+    shows"): its first word with the person it is about before it."""
     if (
         known.person
         and len(tokens) > 2
-        and verb_form(tokens[0].lower) in {"VBD", "VBN"}  # "Came up", "Referred"; not "Stand - out shows"
+        and verb_form(tokens[0].lower) in {"VBD", "VBN"}
         and (tokens[0].lower not in AUXILIARIES or tokens[0].lower in {"was", "is", "has", "had", "were"})
         and not tokens[1].capitalised
         and not is_verb(tokens, 1)
         and not any(tokens[0].text in n.split() for n in known.names)
         and not sentence.rstrip().endswith("?")
-    ):  # a headline without its subject ("Came up with idea ...", "Referred to ..."): the person it is about
-        replace[0] = (1, known.person + " " + tokens[0].lower)
-    if len(tokens) > 3 and tokens[2].text == ":" and all(NAME_WORD.match(t.text) for t in tokens[:2]):
-        replace[0] = (3, "")  # "Tim Stanley : Buhari won ...": the speaker's label goes
-    for t in tokens:  # a surname alone gets its first name back
+    ):
+        return known.person + " " + tokens[0].lower
+    return None
+
+
+def surnames(tokens: list[Token], replace: dict[int, tuple[int, str]], known: Entities) -> dict[int, tuple[int, str]]:
+    """A surname alone ("Adam", "Mr Carroll") outside what is replaced already gets its first name back."""
+    found: dict[int, tuple[int, str]] = {}
+    for t in tokens:
         if t.index in replace or any(a <= t.index < b for a, (b, _) in replace.items()):
             continue
         if not NAME_WORD.match(t.text):
@@ -172,8 +222,12 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
             continue
         full = next((n for n in reversed(known.names) if n.endswith(" " + t.text) and n.split()[0] not in TITLES), None)
         if full:
-            replace[t.index - titled] = (t.index + 1, full)
-    facts.extend(role_facts(tokens, sentence, known))
+            found[t.index - titled] = (t.index + 1, full)
+    return found
+
+
+def replaced(sentence: str, tokens: list[Token], replace: dict[int, tuple[int, str]]) -> str:
+    """The sentence with each run of tokens [start, end) replaced by its text."""
     out, pos = [], 0
     for start in sorted(replace):
         end, text = replace[start]
@@ -181,26 +235,33 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
         out.append(text)
         pos = tokens[end - 1].end
     out.append(sentence[pos:])
-    resolved = "".join(out)
-    # what this sentence names: its full names, and its subject when that is a name
+    return "".join(out)
+
+
+def remember(resolved: str, known: Entities) -> None:
+    """What this sentence names: its full names, and its subject when that is a name (a pronoun,
+    role or missing subject stands for the subject of the sentence just before only)."""
     new_tokens = tokenize(resolved)
     for name in names_in(new_tokens):
         if name not in known.names:
             known.names.append(name)
     v = first_verb(new_tokens)
     head = strip(new_tokens[:v]) if v and new_tokens[v - 1].text != "-" else []
-    person = None
+    known.person = subject_name(head)
+
+
+def subject_name(head: list[Token]) -> str | None:
+    """The person a subject names: the subject itself when it is a short name ("Was stopped at
+    airport": "Was" is no name), else the first name in it, when it names one person."""
     if (
         head
         and all(NAME_WORD.match(t.text) and t.text not in NEW_SENTENCE for t in head)
         and len(head) <= 4
         and not (len(head) == 1 and (head[0].lower in AUXILIARIES or verb_form(head[0].lower)))
-    ):  # "Was stopped at airport": "Was" is no name
-        person = " ".join(t.text for t in head)
-    elif head and head[0].lower not in SUBJECT_PRONOUNS:
+    ):
+        return " ".join(t.text for t in head)
+    if head and head[0].lower not in SUBJECT_PRONOUNS:
         lead = names_in(head)
         if lead and not any(t.lower in {"and", "&"} for t in head):
-            person = lead[0]
-    # a pronoun, role or missing subject stands for the subject of the sentence just before only
-    known.person = person
-    return resolved, facts
+            return lead[0]
+    return None

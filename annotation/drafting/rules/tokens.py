@@ -34,6 +34,13 @@ def tokenize(sentence: str) -> list[Token]:
     return [Token(m.group(), m.start(), m.end(), i) for i, m in enumerate(TOKEN.finditer(sentence))]
 
 
+def name_inside(tokens: list[Token], i: int) -> bool:
+    """tokens[i] is capitalised inside the sentence (not first, not after a quote or a colon) and
+    no auxiliary: a name."""
+    token = tokens[i]
+    return token.capitalised and i > 0 and tokens[i - 1].text not in {'"', "``", ":"} and token.lower not in AUXILIARIES
+
+
 def is_verb(tokens: list[Token], i: int) -> bool:
     """A verb reading of tokens[i]: from the lexicon (or an -ed form), not after a determiner,
     and not a capitalised word inside the sentence (a name)."""
@@ -41,7 +48,7 @@ def is_verb(tokens: list[Token], i: int) -> bool:
     word = token.lower
     if word in NOT_VERBS or token.number:
         return False
-    if token.capitalised and i > 0 and tokens[i - 1].text not in {'"', "``", ":"} and word not in AUXILIARIES:
+    if name_inside(tokens, i):
         return False
     if word == "'s":  # "it 's" is "it is"; "Nasr 's selfie" a possessive
         return i > 0 and tokens[i - 1].lower in {"it", "he", "she", "that", "there", "what", "who", "here", "this"}
