@@ -1,9 +1,12 @@
 """Tiny typed readers for settings that come from the environment.
 
 A boolean, integer or choice whose value cannot be read stops start-up with a message naming
-the variable and the accepted values (`DEBUG=ture` is an error, never a silent False).
+the variable and the accepted values (`DEBUG=ture` is an error, never a silent False). A variable
+set to an empty value counts as unset (its default), as docker-compose passes `VAR=` on when
+`.env` leaves it out.
 """
 
+import ipaddress
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -13,7 +16,8 @@ FALSE = ("0", "false", "no", "off")
 
 
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    value = os.environ.get(name, "")
+    return value if value.strip() else default
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -51,4 +55,29 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
 
 
 def env_list(name: str, default: str = "") -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+def env_networks(name: str, default: str = "") -> list[str]:
+    """A comma-separated list of addresses or networks in CIDR form (`172.29.45.0/24`,
+    `10.0.0.5`, `2001:db8::/48`), each checked and written in its normal form."""
+    networks = []
+    for item in env_list(name, default):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not an address or network (e.g. {name}=172.29.45.0/24,10.0.0.5)."
+            ) from None
+    return networks
+
+
+def env_domain(name: str) -> str:
+    """A bare host name (`acu.example.org`), lower-cased; empty when unset."""
+    value = os.environ.get(name, "").strip().lower().rstrip(".")
+    if value and not all(part and part.replace("-", "").isalnum() for part in value.split(".")):
+        raise ImproperlyConfigured(
+            f"{name}={os.environ[name]!r} is not a host name: give the name alone, e.g. {name}=acu.example.org "
+            "(no https://, no port, no path)."
+        )
+    return value

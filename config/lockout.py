@@ -1,10 +1,21 @@
-"""The sign-in lockout (django-axes): who is counted, and what a locked-out visitor is told.
+"""Sign-in limits that an attacker cannot turn against the account's owner (django-axes).
 
-After LOGIN_FAILURES_PER_ACCOUNT failed sign-ins (the sign-in page, `/api/token/`, the admin's) for
-one username, or LOGIN_FAILURES_PER_ADDRESS from one address (`TwoLimitsHandler`), within
-AXES_COOLOFF_TIME, every attempt, the right password too, is refused until that time has passed since the last failure. Axes counts in the database
-(AccessAttempt rows, settings.AXES_HANDLER), so the lockout holds in every process whatever
-the cache is, and still holds while Redis is down.
+Two bounds, on the sign-in page, `/api/token/` and the admin's sign-in, counted in the database
+(AccessAttempt rows, settings.AXES_HANDLER), so they hold in every process, Redis or not:
+
+- **a lock per account and address**: after LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS failed
+  sign-ins for one username from one address (an IPv6 /64, config.ratelimit.client_address)
+  within LOGIN_WINDOW_SECONDS, that address's attempts for that username, the right password too,
+  are refused until the window has passed since the last failure. Failures from other addresses
+  never lock the owner out of their own, and failures from one shared address (a lab's NAT) for
+  some accounts never lock the others behind it.
+- **a delay per account from all addresses** (many addresses guessing one password): once
+  LOGIN_FAILURES_PER_ACCOUNT failures for the username have been counted in the window, each
+  further check of its password waits 2^(failures - LOGIN_FAILURES_PER_ACCOUNT) seconds (at most
+  LOGIN_DELAY_MAX_SECONDS) after the last failure; an attempt sooner is refused with the seconds
+  to wait, and is not counted. A browser the account has signed in from before (it holds the
+  signed cookie KNOWN_COOKIE naming the account) is not delayed. Nothing here touches a session:
+  a signed-in user stays signed in.
 
 Usernames are counted as sign-in reads them: Django's sign-in form folds a username with NFKC
 (fullwidth "ｌｅｎａ" signs in as "lena"), so the lockout folds it the same way
@@ -16,12 +27,23 @@ from datetime import timedelta
 
 from axes.backends import AxesStandaloneBackend
 from axes.handlers.database import AxesDatabaseHandler
-from axes.helpers import get_client_parameters, get_client_username, get_cool_off, get_failure_limit
+from axes.helpers import get_client_username, get_cool_off
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
-from django.db.models import Sum
+from django.core import signing
+from django.db.models import Max, Sum
 from django.shortcuts import render
+from django.utils import timezone
+
+from .ratelimit import client_address as _client_address
+
+# The browsers an account has signed in from: a signed cookie naming (up to KNOWN_MAX) folded usernames.
+KNOWN_COOKIE = "acu_known"
+KNOWN_SALT = "config.lockout.known"
+KNOWN_MAX_AGE = 365 * 24 * 3600
+KNOWN_MAX = 20
 
 logger = logging.getLogger(__name__)
 
@@ -40,19 +62,45 @@ def username(request, credentials: dict | None) -> str | None:
     return fold_username(str(raw)) if raw is not None else None
 
 
+def client_address(request) -> str | None:
+    """AXES_CLIENT_IP_CALLABLE: the address every per-address bound counts (None if unreadable)."""
+    return _client_address(request) or None
+
+
 def retry_after(request) -> int:
-    """Seconds until a locked-out client may try again (the whole cool-off: the lockout ends
-    that long after the last counted failure)."""
+    """Seconds until a refused client may try again: the account's delay when that refused it,
+    else the whole cool-off (the lock ends that long after the last counted failure)."""
+    delayed = getattr(request, "lockout_delay", 0)
+    if delayed:
+        return delayed
     cool_off = get_cool_off(request) or timedelta(0)
     return max(1, int(cool_off.total_seconds()))
 
 
 def message(wait: int) -> str:
-    minutes = max(1, round(wait / 60))
-    return (
-        "Too many failed sign-ins for this account or from this address. "
-        f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
-    )
+    count, unit = (wait, "second") if wait < 120 else (max(1, round(wait / 60)), "minute")
+    return f"Too many failed sign-ins for this account. Try again in {count} {unit}{'s' if count != 1 else ''}."
+
+
+def account_delay(failures: int) -> int:
+    """Seconds a password check of an account waits after its last failure, given the account's
+    failures in the window (0 below LOGIN_FAILURES_PER_ACCOUNT)."""
+    over = failures - settings.LOGIN_FAILURES_PER_ACCOUNT
+    if over < 0:
+        return 0
+    return min(settings.LOGIN_DELAY_MAX_SECONDS, 2 ** min(over, 30))
+
+
+def known_accounts(request) -> list[str]:
+    """The folded usernames that have signed in from this browser (its KNOWN_COOKIE)."""
+    raw = request.COOKIES.get(KNOWN_COOKIE)
+    if not raw:
+        return []
+    try:
+        names = signing.loads(raw, salt=KNOWN_SALT, max_age=KNOWN_MAX_AGE)
+    except signing.BadSignature:
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def refused_page(request, original_response=None, credentials=None):
@@ -76,23 +124,58 @@ class LockoutBackend(AxesStandaloneBackend):
         return super().authenticate(request, username, password, **kwargs)
 
 
-class TwoLimitsHandler(AxesDatabaseHandler):
-    """Axes' database handler with the app's two limits: LOGIN_FAILURES_PER_ACCOUNT failures
-    for one username, LOGIN_FAILURES_PER_ADDRESS from one address (higher: a lab's workers often
-    sign in from one address). Axes compares one count with one limit (AXES_FAILURE_LIMIT, the
-    per-account limit), so an address's count is given on that scale: it reaches the limit at
-    exactly LOGIN_FAILURES_PER_ADDRESS failures."""
+class AccountAddressHandler(AxesDatabaseHandler):
+    """Axes' database handler with the app's two bounds (see the module's docstring): axes
+    itself locks the (username, address) pair (AXES_LOCKOUT_PARAMETERS, AXES_FAILURE_LIMIT);
+    `is_locked` adds the account's delay."""
 
-    def get_failures(self, request, credentials: dict | None = None) -> int:
-        per_account = get_failure_limit(request, credentials)
-        per_address = settings.LOGIN_FAILURES_PER_ADDRESS
+    def is_locked(self, request, credentials: dict | None = None) -> bool:
+        if super().is_locked(request, credentials):
+            return True
+        wait = self.delay_left(request, credentials)
+        if wait:
+            request.lockout_delay = wait
+            logger.warning("sign-in delay: %s s before the next check of this account", wait)
+        return bool(wait)
+
+    def delay_left(self, request, credentials: dict | None) -> int:
+        """Seconds this attempt must still wait for the account's delay (0: check it now)."""
         username = get_client_username(request, credentials)
-        parameters = get_client_parameters(
-            username, request.axes_ip_address, request.axes_user_agent, request, credentials
+        if not username or username in known_accounts(request):
+            return 0
+        since = timezone.now() - (get_cool_off(request) or timedelta(0))
+        counted = AccessAttempt.objects.filter(username=username, attempt_time__gte=since).aggregate(
+            failures=Sum("failures_since_start"), last=Max("attempt_time")
         )
-        worst = 0
-        # get_user_attempts filters by these parameters, in this order, within the cool-off.
-        for filters, attempts in zip(parameters, self.get_user_attempts(request, credentials), strict=True):
-            failures = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
-            worst = max(worst, failures if "username" in filters else failures * per_account // per_address)
-        return worst
+        delay = account_delay(counted["failures"] or 0)
+        if not delay:
+            return 0
+        elapsed = (timezone.now() - counted["last"]).total_seconds()
+        return max(0, int(delay - elapsed + 0.999))
+
+    def user_logged_in(self, sender, request, user, **kwargs):
+        super().user_logged_in(sender, request, user, **kwargs)
+        if request is not None:
+            request.lockout_signed_in = fold_username(user.get_username())
+
+
+class KnownBrowserMiddleware:
+    """Gives a browser that has just signed in the cookie that exempts it from its account's delay."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        name = getattr(request, "lockout_signed_in", None)
+        if name:
+            names = [name, *(n for n in known_accounts(request) if n != name)][:KNOWN_MAX]
+            response.set_cookie(
+                KNOWN_COOKIE,
+                signing.dumps(names, salt=KNOWN_SALT),
+                max_age=KNOWN_MAX_AGE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

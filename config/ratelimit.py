@@ -1,6 +1,14 @@
 """Per-minute limits on the crowd path's posts, on django-ratelimit's counters; the client's
 address as every limit (and the sign-in lockout) sees it.
 
+`client_address`: the peer's address (REMOTE_ADDR), or, when the peer is one of the
+TRUSTED_PROXIES (CIDRs), the address its X-Forwarded-For names: the entries are read from the
+right (the last one is the one the nearest proxy added) past every trusted proxy, and the first
+untrusted one is the client. A client that talks to the app directly cannot choose its address
+with the header, whatever it sends. An IPv6 address is counted by its /64 (one subscriber's
+network: its owner can use 2^64 addresses), as the network's first address (`2001:db8:1:2::`);
+an IPv4 address (an IPv4-mapped IPv6 one too) as itself.
+
 `@per_minute(...)` sits on the views it limits ("Start next task", the task submission): every
 POST counts once per account (`account`: the signed-in user, or the task link, which a signed
 token names) and once per address, in Django's cache (Redis when CACHE_URL is set, so every web
@@ -13,10 +21,11 @@ counters never becomes an error page.
 """
 
 import hashlib
+import ipaddress
 import logging
 import time
 from collections.abc import Callable
-from functools import wraps
+from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
@@ -26,11 +35,61 @@ from django_ratelimit.core import get_usage
 logger = logging.getLogger(__name__)
 
 
+IPV6_GROUP_PREFIX = 64
+
+
+@lru_cache(maxsize=8)
+def _networks(cidrs: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
+
+
+def _parse(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    text = text.strip()
+    if text.startswith("[") and "]" in text:  # "[2001:db8::1]:443", as some proxies write it
+        text = text[1 : text.index("]")]
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped
+    return address
+
+
+def is_trusted_proxy(address) -> bool:
+    """Whether `address` (text or parsed) is one of settings.TRUSTED_PROXIES."""
+    parsed = _parse(address) if isinstance(address, str) else address
+    return parsed is not None and any(parsed in network for network in _networks(tuple(settings.TRUSTED_PROXIES)))
+
+
+def _peer_and_forwarded(request):
+    """The address that sent the request: the peer, or the client a trusted proxy names."""
+    peer = _parse(request.META.get("REMOTE_ADDR", ""))
+    if peer is None or not is_trusted_proxy(peer):
+        return peer
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    for entry in reversed([e for e in forwarded.split(",") if e.strip()]):
+        hop = _parse(entry)
+        if hop is None:  # the proxy wrote something that is no address: stop at what it vouches for
+            return peer
+        if not is_trusted_proxy(hop):
+            return hop
+        peer = hop
+    return peer
+
+
+def group(address) -> str:
+    """An address as the limits count it: IPv4 as itself, IPv6 by its /64."""
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((address, IPV6_GROUP_PREFIX), strict=False).network_address)
+    return str(address)
+
+
 def client_address(request) -> str:
-    # Behind the proxy (BEHIND_PROXY) the proxy's X-Forwarded-For names the client; its last entry is the one it added.
-    if settings.SECURE_PROXY_SSL_HEADER and request.META.get("HTTP_X_FORWARDED_FOR"):
-        return request.META["HTTP_X_FORWARDED_FOR"].split(",")[-1].strip()
-    return request.META.get("REMOTE_ADDR", "")
+    """The client's address as every per-address bound counts it (see the module's docstring);
+    "" when the request carries none that can be read."""
+    address = _peer_and_forwarded(request)
+    return "" if address is None else group(address)
 
 
 def signed_in_user(group: str, request) -> str:

@@ -1,4 +1,5 @@
-"""Response hardening: a Content-Security-Policy on every page, framing rules, and signed tokens kept out of logs.
+"""Response hardening: a Content-Security-Policy on every page, framing rules, signed tokens kept
+out of logs, and proxy headers read only from the proxy.
 
 Every response gets a policy of "self" only; inline scripts run only with the request's nonce
 (`{{ csp_nonce }}` in templates). Pages are not framable (`frame-ancestors 'none'`, beside
@@ -11,6 +12,28 @@ import re
 import secrets
 
 from django.conf import settings
+
+from .ratelimit import is_trusted_proxy
+
+# The headers a proxy in front sets; from anyone else they are dropped before any code reads them.
+FORWARDED_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_HOST", "HTTP_FORWARDED")
+
+
+class TrustedProxyHeadersMiddleware:
+    """First of all middleware: a request whose peer is not one of TRUSTED_PROXIES loses its
+    X-Forwarded-* headers, so a client that reaches the app directly can neither pass for HTTPS
+    (SECURE_PROXY_SSL_HEADER) nor choose its address (config.ratelimit.client_address)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        meta = request.META
+        if any(name in meta for name in FORWARDED_HEADERS) and not is_trusted_proxy(meta.get("REMOTE_ADDR", "")):
+            for name in FORWARDED_HEADERS:
+                meta.pop(name, None)
+        return self.get_response(request)
+
 
 # The one inline event handler of the site (the round picker) is allowed by its hash.
 INLINE_HANDLER_HASHES = ("'sha256-osjxnKEPL/pQJbFk1dKsF7PYFmTyMWGmVSiL9inhxJY='",)  # this.form.submit()

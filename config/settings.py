@@ -11,9 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from . import api_settings
-from .env import env_bool, env_choice, env_int, env_list, env_str
+from .env import env_bool, env_choice, env_domain, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -21,8 +22,23 @@ DEBUG = env_bool("DEBUG", False)
 # NOTE: without SECRET_KEY a random key is made per process: fine for the local demo,
 # while a deployment must set one (sessions and signed task tokens depend on it).
 SECRET_KEY = env_str("SECRET_KEY") or secrets.token_urlsafe(50)
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# The site's public name (docs/deploy.md). Unset: a local site on plain http:// (the compose
+# file's first start on http://localhost). Set: the production defaults below come on (HTTPS
+# redirect, HSTS, cookies over HTTPS only, the name allowed, PUBLIC_BASE_URL https://DOMAIN);
+# each can still be set on its own.
+DOMAIN = env_domain("DOMAIN")
+_ON_DOMAIN = bool(DOMAIN)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ",".join([*([DOMAIN] if DOMAIN else []), "localhost,127.0.0.1,[::1]"]))
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", f"https://{DOMAIN}" if DOMAIN else "")
+# The proxies in front (addresses or CIDRs): only a request whose peer is one of them has its
+# X-Forwarded-For (the client's address, config/ratelimit.py) and X-Forwarded-Proto (HTTPS)
+# read; anyone else's are dropped (config.security.TrustedProxyHeadersMiddleware).
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+if env_bool("BEHIND_PROXY") and not TRUSTED_PROXIES:
+    raise ImproperlyConfigured(
+        "BEHIND_PROXY=1 is replaced by TRUSTED_PROXIES: give the proxy's addresses or networks "
+        "(e.g. TRUSTED_PROXIES=172.29.45.0/24), so that only the proxy can name a client's address."
+    )
 
 INSTALLED_APPS = [
     "config.admin.LeadAdminConfig",
@@ -42,6 +58,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Drops X-Forwarded-* unless the peer is one of TRUSTED_PROXIES (config/security.py).
+    "config.security.TrustedProxyHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -54,6 +72,8 @@ MIDDLEWARE = [
     "config.limits.RequestSizeLimitMiddleware",
     # Turns a sign-in that django-axes refused into the lockout page (config/lockout.py).
     "axes.middleware.AxesMiddleware",
+    # Marks a browser an account signed in from: it is not delayed (config/lockout.py).
+    "config.lockout.KnownBrowserMiddleware",
     # Last, so its process_exception sees a view's dropped-connection error first.
     "config.db_retry.RetryOnDroppedConnectionMiddleware",
 ]
@@ -157,20 +177,22 @@ AUTHENTICATION_BACKENDS = [
 ]
 # Sign-in and request limits: all on, or (RATE_LIMITS_ENABLED=0, for load benchmarks) all off.
 RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
-# Sign-in lockout (django-axes, config/lockout.py): after LOGIN_FAILURES_PER_ACCOUNT failed
-# sign-ins (page, /api/token/, admin) for one username, or LOGIN_FAILURES_PER_ADDRESS from one
-# address (config.lockout.TwoLimitsHandler), every attempt is
-# refused until LOGIN_WINDOW_SECONDS have passed since the last failure. Counted in the database
-# (Redis down does not lift it); usernames NFKC-folded as sign-in folds them.
+# Sign-in limits (django-axes, config/lockout.py): LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS failed
+# sign-ins (page, /api/token/, admin) for one username from one address lock that pair until
+# LOGIN_WINDOW_SECONDS have passed since the last failure; past LOGIN_FAILURES_PER_ACCOUNT for one
+# username from all addresses, each further check waits 2^(failures - that) s, at most
+# LOGIN_DELAY_MAX_SECONDS (a browser the account signed in from is not delayed). Counted in the
+# database (Redis down does not lift them); usernames NFKC-folded as sign-in folds them.
 AXES_ENABLED = RATE_LIMITS_ENABLED
-AXES_HANDLER = "config.lockout.TwoLimitsHandler"
-LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10)
+AXES_HANDLER = "config.lockout.AccountAddressHandler"
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10)
+LOGIN_FAILURES_PER_ACCOUNT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10)
+LOGIN_DELAY_MAX_SECONDS = env_int("LOGIN_DELAY_MAX_SECONDS", 60)
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_WINDOW_SECONDS", 900))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # attempts while locked out do not extend it
 AXES_USERNAME_CALLABLE = "config.lockout.username"
-AXES_CLIENT_IP_CALLABLE = "config.ratelimit.client_address"
+AXES_CLIENT_IP_CALLABLE = "config.lockout.client_address"
 AXES_LOCKOUT_CALLABLE = "config.lockout.refused_page"
 AXES_DISABLE_ACCESS_LOG = True  # no row written per successful sign-in
 # Task submissions and "Start next task" per minute: per account, per address
@@ -217,16 +239,15 @@ IMPORT_ARCHIVE_MAX_RATIO = env_int("IMPORT_ARCHIVE_MAX_RATIO", 100)
 # by its Content-Length, before it is read (config/limits.py).
 REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", 2 * 1024 * 1024)
 
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
-# HTTPS hardening, off by default (the local demo runs on http://): a deployment behind TLS
-# sets SECURE_SSL_REDIRECT=1 and SECURE_HSTS_SECONDS=31536000 (python manage.py check --deploy).
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", _ON_DOMAIN)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _ON_DOMAIN)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUSTED_PROXIES else None
+# HTTPS hardening: off on a local site (plain http://), on with a DOMAIN (python manage.py check --deploy).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _ON_DOMAIN)
 SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if _ON_DOMAIN else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _ON_DOMAIN)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _ON_DOMAIN)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
@@ -278,7 +299,7 @@ SCORING_RECOMPUTE_MAX_SHARE = env_int("SCORING_RECOMPUTE_MAX_SHARE", 25)
 # An MTurk-compatible endpoint instead of AWS's own (a proxy, or a stand-in for staging).
 MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")
 # The https:// address workers reach this site at (MTurk's ExternalQuestion points here).
-PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")
+PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL", f"https://{DOMAIN}" if DOMAIN else "")
 # Where MTurk task pages may post the finished assignment and who may frame them.
 MTURK_WORKER_SITES = env_list("MTURK_WORKER_SITES", "https://www.mturk.com,https://workersandbox.mturk.com")
 

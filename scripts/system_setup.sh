@@ -6,6 +6,8 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
+# caddy only reads the Caddyfile in the tests (caddy adapt); nothing is served.
+command -v caddy >/dev/null || missing+=(caddy)
 # docker-compose only validates docker-compose.yml in the tests (no engine runs here).
 if ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev/null; then
   missing+=(docker-compose)

@@ -1,5 +1,6 @@
 """docker-compose.yml is accepted by compose and wires the five services together."""
 
+import json
 import os
 import re
 import secrets
@@ -30,8 +31,23 @@ def test_compose_config_is_accepted():
     checked = subprocess.run([*cmd, "config", "-q"], cwd=PROJECT, env=env, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     rendered = subprocess.run([*cmd, "config"], cwd=PROJECT, env=env, capture_output=True, text=True, check=True).stdout
-    for service in ("postgres:", "redis:", "web:", "worker:", "beat:", "healthcheck:", "pgdata:", "gunicorn", "celery"):
+    for service in ("caddy:", "postgres:", "redis:", "web:", "worker:", "beat:", "healthcheck:", "pgdata:", "gunicorn"):
         assert service in rendered
+    assert "celery" in rendered
+
+
+def test_only_the_proxy_is_published_and_the_app_trusts_only_its_network():
+    """Issue 45 item 1: the web port was published on every interface while X-Forwarded-For was
+    trusted from anyone; now Caddy alone is published and the app trusts the compose network."""
+    rendered = _rendered({})
+    services = rendered["services"]
+    assert "ports" not in services["web"], "the web container must not publish its port"
+    assert sorted({p["target"] for p in services["caddy"]["ports"]}) == [80, 443]
+    assert not any("ports" in services[name] for name in ("worker", "beat", "postgres", "redis"))
+    subnet = rendered["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    for name in ("web", "worker", "beat"):
+        assert _environment(services[name])["TRUSTED_PROXIES"] == subnet
+    assert "BEHIND_PROXY" not in _environment(services["web"])
 
 
 def test_compose_refuses_to_start_without_a_secret_key():
@@ -41,39 +57,139 @@ def test_compose_refuses_to_start_without_a_secret_key():
     assert "SECRET_KEY" in checked.stderr
 
 
-def _documented_env_file() -> dict[str, str]:
-    """The `.env` example of docs/deploy.md (its ```dotenv block)."""
+def _documented_env_blocks() -> dict[str, dict[str, str]]:
+    """The `.env` examples of docs/deploy.md (its ```dotenv blocks), by their first line's label
+    (`# localhost`, `# domain`); SECRET_KEY is left out (the documented command writes a real one)."""
     text = (PROJECT / "docs" / "deploy.md").read_text(encoding="utf-8")
-    block = re.search(r"```dotenv\n(.*?)```", text, re.DOTALL)
-    assert block, "docs/deploy.md has no ```dotenv example"
-    return dict(line.split("=", 1) for line in block.group(1).splitlines() if "=" in line)
+    blocks = {}
+    for block in re.findall(r"```dotenv\n(.*?)```", text, re.DOTALL):
+        label, *lines = block.splitlines()
+        values = dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+        values.pop("SECRET_KEY", None)
+        blocks[label.lstrip("# ").strip()] = values
+    assert sorted(blocks) == ["domain", "localhost"], "docs/deploy.md documents a localhost and a domain .env"
+    return blocks
 
 
-def _web_environment(env_file: dict[str, str]) -> dict[str, str]:
-    """The web service's environment as `docker compose config` renders it from these values."""
+def _rendered(env_file: dict[str, str]) -> dict:
+    """The compose file as `docker compose config` renders it with these `.env` values."""
     env = {"PATH": os.environ["PATH"], "SECRET_KEY": "k" * 20 + secrets.token_urlsafe(50), **env_file}
     rendered = subprocess.run(
         [*compose_command(), "config"], cwd=PROJECT, env=env, capture_output=True, text=True, check=True
     ).stdout
-    web = yaml.safe_load(rendered)["services"]["web"]["environment"]
-    if isinstance(web, list):
-        web = dict(item.split("=", 1) for item in web)
-    return {k: "" if v is None else str(v) for k, v in web.items()}
+    return yaml.safe_load(rendered)
 
 
-@pytest.mark.parametrize("env_file", ["compose defaults", "docs/deploy.md .env"])
-def test_check_deploy_passes_with_the_documented_production_settings(env_file):
-    values = {} if env_file == "compose defaults" else _documented_env_file()
-    web = _web_environment(values)
+def _environment(service: dict) -> dict[str, str]:
+    environment = service["environment"]
+    if isinstance(environment, list):
+        environment = dict(item.split("=", 1) for item in environment)
+    return {k: "" if v is None else str(v) for k, v in environment.items()}
+
+
+def _web_environment(env_file: dict[str, str]) -> dict[str, str]:
+    """The web service's environment as `docker compose config` renders it from these values."""
+    return _environment(_rendered(env_file)["services"]["web"])
+
+
+def _process_env(web: dict[str, str]) -> dict[str, str]:
+    return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8", **web}
+
+
+# Requests made in a fresh process with the web service's environment: a client straight to the
+# app (claiming HTTPS), and the proxy (an address of the compose network) forwarding over HTTPS.
+_REQUESTS = """
+import ipaddress, json, django
+django.setup()
+from django.conf import settings
+from django.test import Client
+host = settings.DOMAIN or "localhost"
+proxy = str(next(ipaddress.ip_network(settings.TRUSTED_PROXIES[0]).hosts()))
+def get(**meta):
+    r = Client().get("/accounts/login/", HTTP_HOST=host, **meta)
+    csrf = r.cookies.get("csrftoken")
+    return {"status": r.status_code, "location": r.get("Location", ""), "hsts": r.get("Strict-Transport-Security", ""),
+            "secure_cookie": bool(csrf and csrf["secure"])}
+print(json.dumps({
+    "direct": get(REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_PROTO="https"),
+    "proxied": get(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_PROTO="https", HTTP_X_FORWARDED_FOR="198.51.100.1"),
+    "session_cookie_secure": settings.SESSION_COOKIE_SECURE,
+}))
+"""
+
+
+def _requests(web: dict[str, str]) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", _REQUESTS],
+        cwd=PROJECT,
+        env={**_process_env(web), "DJANGO_SETTINGS_MODULE": "config.settings"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_start_opens_on_localhost_over_plain_http():
+    """Issue 45 item 2: with the first start's .env, http://localhost/ answered 301 to https://
+    and sent HSTS for a year with preload."""
+    web = _web_environment(_documented_env_blocks()["localhost"])
+    seen = _requests(web)
+    for how in ("direct", "proxied"):
+        assert seen[how] == {"status": 200, "location": "", "hsts": "", "secure_cookie": False}, how
+    assert seen["session_cookie_secure"] is False
+
+
+def test_with_a_domain_the_production_settings_come_on():
+    web = _web_environment(_documented_env_blocks()["domain"])
+    seen = _requests(web)
+    domain = _documented_env_blocks()["domain"]["DOMAIN"]
+    assert seen["direct"]["status"] == 301 and seen["direct"]["location"] == f"https://{domain}/accounts/login/"
+    assert seen["proxied"] == {
+        "status": 200,
+        "location": "",
+        "hsts": "max-age=31536000; includeSubDomains; preload",
+        "secure_cookie": True,
+    }
+    assert seen["session_cookie_secure"] is True
+
+
+def test_check_deploy_passes_with_the_documented_domain_settings():
+    web = _web_environment(_documented_env_blocks()["domain"])
     assert web["DEBUG"] == "0"
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8", **web}
     done = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=PROJECT,
-        env=env,
+        env=_process_env(web),
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "security.W" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("block", ["localhost", "domain"])
+def test_caddy_serves_plain_http_on_localhost_and_https_for_the_domain(block):
+    """The Caddyfile as Caddy reads it with the address the compose file gives it."""
+    caddy = shutil.which("caddy")
+    if caddy is None:
+        pytest.fail("caddy is not installed (scripts/system_setup.sh installs it)")
+    site = _environment(_rendered(_documented_env_blocks()[block])["services"]["caddy"])["SITE_ADDRESS"]
+    done = subprocess.run(
+        [caddy, "adapt", "--config", str(PROJECT / "Caddyfile")],
+        env={"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "SITE_ADDRESS": site},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    (server,) = json.loads(done.stdout)["apps"]["http"]["servers"].values()
+    proxied = json.dumps(server["routes"])
+    assert '"handler": "reverse_proxy"' in proxied and '"dial": "web:8000"' in proxied
+    if block == "localhost":
+        assert server["listen"] == [":80"] and "host" not in proxied
+    else:
+        domain = _documented_env_blocks()["domain"]["DOMAIN"]
+        assert server["listen"] == [":443"] and f'"host": ["{domain}"]' in proxied
