@@ -14,6 +14,8 @@ from config.ratelimit import client_address
 
 from .crowd_data import published_batch
 
+pytestmark = pytest.mark.portable
+
 PROXY_NET = "172.29.45.0/24"
 PROXY = "172.29.45.7"
 _unique = itertools.count(1)
