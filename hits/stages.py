@@ -6,6 +6,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from hits.models import Assignment, Batch, LedgerEntry
+from hits.selectors.figures import batch_progress
 
 EXPLAIN = {
     "draft": "Not published yet: check the cost, then publish.",
@@ -57,7 +58,16 @@ def batch_stage(batch: Batch) -> Stage:
             return Stage(stage.code, stage.label, "Every place is taken: " + ", ".join(parts or ["all done"]) + ".")
         return stage
     paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
-    return _stage("paid" if paid >= approved else "complete")
+    stage = _stage("paid" if paid >= approved else "complete")
+    left = batch_progress(batch)["left"] if batch.status == Batch.Status.STOPPED else 0
+    if left:  # "Paid" beside "7 left" would read as finished: say the batch stopped short
+        explanation = stage.explanation[0].lower() + stage.explanation[1:]
+        return Stage(
+            stage.code,
+            f"Stopped, {stage.label.lower()}",
+            f"Stopped with {left} place{'s' if left != 1 else ''} never done; {explanation}",
+        )
+    return stage
 
 
 def _stage(code: str) -> Stage:

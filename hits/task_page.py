@@ -3,6 +3,7 @@ sentences and the ACUs the HIT asks about, and the context of the task page a pr
 shows (Prolific, panel, MTurk). The HTML is templates/hits/task.html and its partials."""
 
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.models import ReferenceSentence
 from hits.models import HIT, Assignment
@@ -24,6 +25,7 @@ def content(hit: HIT) -> dict:
 # or the summary's other columns).
 _PAGE_FIELDS = (
     "status",
+    "deadline",
     "worker_id",
     "hit__acu_ids",
     "hit__summary__text",
@@ -46,6 +48,18 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
     return assignment, {"hit": assignment.hit, **content(assignment.hit)}
 
 
+def closed(assignment: Assignment) -> str:
+    """Why the task can no longer be answered: "submitted", "expired" (released, or held past its
+    deadline and not yet released: it must not open as a live task), or "" while it is open."""
+    if assignment.status == Assignment.Status.EXPIRED:
+        return "expired"
+    if assignment.status != Assignment.Status.ASSIGNED:
+        return "submitted"
+    if assignment.deadline is not None and assignment.deadline <= timezone.now():
+        return "expired"
+    return ""
+
+
 def task_context(hit: HIT) -> dict:
     """What a task page shows: the summary, the reference's sentences and the HIT's ACUs."""
     return {"hit": hit, "batch": hit.batch, **content(hit)}
@@ -59,7 +73,7 @@ def session_task_context(assignment: Assignment, token: str, *, provider: str, d
         "assignment": assignment,
         "preview": False,
         "embedded": True,
-        "done": assignment.status != Assignment.Status.ASSIGNED,
+        "done": closed(assignment),
         "submit_url": reverse("task_submit", args=[token]),
         "storage_key": f"{provider}-{assignment.pk}",
         "after_submit": provider,

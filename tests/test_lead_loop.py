@@ -81,6 +81,9 @@ def test_stages_follow_the_assignments_and_the_ledger():
     Batch.objects.filter(pk=batch.pk).update(status="stopped")
     batch.refresh_from_db()
     assert batch_stage(batch).code == "paid"
+    # Issue 47 item 10: a stopped batch with places never done does not read as plain "Paid".
+    assert batch_stage(batch).label == "Stopped, paid"
+    assert batch_stage(batch).explanation.startswith("Stopped with 1 place never done; every assignment")
     LedgerEntry.objects.filter(batch=batch, kind="reward").first().delete()  # a reward not recorded yet
     assert batch_stage(batch).code == "complete"
     assert over_budget_bonus_message(batch) is None

@@ -154,6 +154,22 @@ def test_a_submitted_assignment_says_so(handed_out, client):
     assert "This task is already submitted" in html and 'id="submit-task"' not in html
 
 
+def test_an_expired_task_says_it_expired_and_never_opens_as_live(handed_out, client):
+    """Issue 47 item 8: held past its deadline (not yet released) it opened as a live task; released,
+    it said "already submitted"."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    Assignment.objects.filter(pk=handed_out.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+    html = _page(client, handed_out)
+    assert 'id="task-expired"' in html and "This task expired" in html and "not paid" in html
+    assert 'id="submit-task"' not in html and "already submitted" not in html
+    Assignment.objects.filter(pk=handed_out.pk).update(status=Assignment.Status.EXPIRED)
+    html = _page(client, handed_out)
+    assert "This task expired" in html and "already submitted" not in html and 'id="submit-task"' not in html
+
+
 def test_the_worker_row_is_read_fresh_and_created_once(db, make_user, django_assert_num_queries):
     user = make_user("first-timer", "worker")
     worker = inhouse_worker(user)  # created on the first visit

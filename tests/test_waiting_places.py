@@ -13,7 +13,7 @@ from hits.services.people import create_user_with_role
 from hits.services.submission import submit_assignment
 
 from .conftest import PASSWORD
-from .crowd_data import all_answers, published_batch
+from .crowd_data import all_answers, demo_dataset, published_batch
 from .test_handout import make_workers
 
 pytestmark = [pytest.mark.portable, pytest.mark.django_db]
@@ -77,3 +77,18 @@ def test_a_stopped_or_other_provider_batch_has_no_warning():
     batch.status = batch.Status.STOPPED
     batch.save(update_fields=["status"])
     assert waiting_places(batch) is None
+
+
+def test_a_draft_adaptive_batch_claims_no_saving_before_any_work(client, lead):
+    """Issue 47 item 10: a draft said "saved $2.80 against 3 assignments per HIT" and "Each HIT
+    started with 2 places" before any work."""
+    from .test_allocation import adaptive_batch
+
+    batch = adaptive_batch(publish=False)
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert "Each HIT starts with 2 places" in page and "started with" not in page
+    assert 'id="allocation-saved"' not in page and "shows once workers have done some" in page
+    published = adaptive_batch(demo_dataset("second"))
+    page = client.get(reverse("batch_detail", args=[published.pk])).content.decode()
+    assert "Each HIT started with 2 places" in page and 'id="allocation-saved"' in page

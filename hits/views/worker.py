@@ -103,7 +103,7 @@ def token_task_context(
         assignment=assignment,
         preview=False,
         submit_url=submit_url or reverse("task_submit", args=[token]),
-        done=assignment.status != Assignment.Status.ASSIGNED,
+        done=task_page.closed(assignment),
         storage_key=f"task-{assignment.pk}",
         **extra,
     )
