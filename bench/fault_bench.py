@@ -253,7 +253,6 @@ def main() -> None:
         "SCORING_RECOMPUTE_GRACE": "15",
         "RATE_LIMIT_WORK_PER_ACCOUNT": "100000",
         "RATE_LIMIT_WORK_PER_ADDRESS": "100000",
-        "LOGIN_FAILURES_PER_ADDRESS": "100000",
         "WHITENOISE_USE_FINDERS": "1",
         "LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),

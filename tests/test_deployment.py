@@ -99,7 +99,7 @@ def _process_env(web: dict[str, str]) -> dict[str, str]:
 # Requests made in a fresh process with the web service's environment: a client straight to the
 # app (claiming HTTPS), and the proxy (an address of the compose network) forwarding over HTTPS.
 _REQUESTS = """
-import ipaddress, json, django
+import ipaddress, json, os, django
 django.setup()
 from django.conf import settings
 from django.test import Client
@@ -114,15 +114,24 @@ print(json.dumps({
     "direct": get(REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_PROTO="https"),
     "proxied": get(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_PROTO="https", HTTP_X_FORWARDED_FOR="198.51.100.1"),
     "session_cookie_secure": settings.SESSION_COOKIE_SECURE,
+    "health": Client().get(os.environ["HEALTH_PATH"], HTTP_HOST="127.0.0.1:8000", REMOTE_ADDR="127.0.0.1").status_code,
 }))
 """
+
+
+def _health_path() -> str:
+    """The path the web service's health check requests (on 127.0.0.1:8000, inside the container)."""
+    check = " ".join(_rendered({})["services"]["web"]["healthcheck"]["test"])
+    found = re.search(r"http://127\.0\.0\.1:8000(/[^'\"]*)", check)
+    assert found, check
+    return found.group(1)
 
 
 def _requests(web: dict[str, str]) -> dict:
     done = subprocess.run(
         [sys.executable, "-c", _REQUESTS],
         cwd=PROJECT,
-        env={**_process_env(web), "DJANGO_SETTINGS_MODULE": "config.settings"},
+        env={**_process_env(web), "DJANGO_SETTINGS_MODULE": "config.settings", "HEALTH_PATH": _health_path()},
         capture_output=True,
         text=True,
         timeout=300,
@@ -139,6 +148,7 @@ def test_the_first_start_opens_on_localhost_over_plain_http():
     for how in ("direct", "proxied"):
         assert seen[how] == {"status": 200, "location": "", "hsts": "", "secure_cookie": False}, how
     assert seen["session_cookie_secure"] is False
+    assert seen["health"] == 200
 
 
 def test_with_a_domain_the_production_settings_come_on():
@@ -153,6 +163,7 @@ def test_with_a_domain_the_production_settings_come_on():
         "secure_cookie": True,
     }
     assert seen["session_cookie_secure"] is True
+    assert seen["health"] == 200  # the container's health check, on plain HTTP inside it
 
 
 def test_check_deploy_passes_with_the_documented_domain_settings():
