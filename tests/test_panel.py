@@ -207,7 +207,7 @@ def test_a_session_ends_with_the_code_and_a_participant_who_leaves_comes_back(cl
     answer(a2)
     done = client.get(session_url(batch, "P1"))
     body = done.content.decode()
-    code = completion_code(batch)
+    code = completion_code(batch, "P1")
     assert done.status_code == 200 and code in body
     assert DONE_URL.format(code=code) in body  # sent to the completion URL
     assert PanelSession.objects.get().status == PanelSession.Status.COMPLETED

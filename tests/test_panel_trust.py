@@ -144,3 +144,48 @@ def test_a_session_approved_in_parts_is_paid_pro_rata_not_twice(lead):
     second = payouts.lists(batch)
     # The first task was paid as a bonus: the study reward (both tasks) would pay it twice.
     assert second.approvals == [] and second.bonuses == [("P1", price)]
+
+
+# ---- item 3: a completion code per participant, checked when the lists are marked paid -----
+
+
+def test_each_participant_gets_their_own_code_and_a_passed_on_code_is_refused(client, lead):
+    from hits.providers.panel.config import completion_code
+    from hits.providers.panel.models import PanelPayment
+    from hits.providers.panel.views import session_url
+
+    from .test_panel import DONE_URL, answer
+
+    batch = open_panel(k=1, assignments=2)
+    codes = {}
+    for pid in ("ALICE", "BOB"):
+        assert start(client, batch, pid).status_code == 302
+        answer(Assignment.objects.get(worker__external_id=pid))
+        page = client.get(session_url(batch, pid)).content.decode()
+        codes[pid] = completion_code(batch, pid)
+        assert codes[pid] in page and DONE_URL.format(code=codes[pid]) in page
+    assert codes["ALICE"] != codes["BOB"]  # c308ebd: one code for the batch
+    assert completion_code(batch, "ALICE") == codes["ALICE"]  # stable
+    other = open_panel(k=1, assignments=2, completion_code="LAB7")
+    assert completion_code(other, "ALICE").startswith("LAB7-") and completion_code(other, "ALICE") != codes["ALICE"]
+    _approve_all(list(Assignment.objects.filter(hit__batch=batch)), lead)
+    lists = payouts.lists(batch)
+    assert lists.approvals == ["ALICE", "BOB"]
+    # CAROL got ALICE's code passed on; BOB entered nothing: refused, nothing marked.
+    with pytest.raises(payouts.PayoutError) as refused:
+        payouts.mark_paid(batch, lists.token, by=lead, codes=f"ALICE,{codes['ALICE']}\nCAROL,{codes['ALICE']}\n")
+    assert "not the code made for them: CAROL" in str(refused.value)
+    assert "on the approval list without a code: BOB" in str(refused.value)
+    with pytest.raises(payouts.PayoutError, match="id,code"):
+        payouts.mark_paid(batch, lists.token, by=lead, codes="ALICE\n")
+    assert not PanelPayment.objects.exists()
+    # Through the page: refused with the message, then marked with the right codes (tab-separated too).
+    client.force_login(lead)
+    from django.urls import reverse
+
+    bad = client.post(
+        reverse("panel_paid", args=[batch.pk]), {"rows": lists.token, "codes": f"BOB,{codes['ALICE']}"}, follow=True
+    )
+    assert "not the code made for them: BOB" in bad.content.decode() and not PanelPayment.objects.exists()
+    good = f"ALICE\t{codes['ALICE'].lower()}\nBOB,{codes['BOB']}\n"
+    assert payouts.mark_paid(batch, lists.token, by=lead, codes=good)[0] == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hits.models import Assignment, Batch, LedgerEntry
+from hits.providers.panel.config import completion_code
 from hits.providers.panel.models import PanelPayment, PanelSession
 from hits.selectors.figures import batch_spend as spend
 from hits.services.qualification import build_test
@@ -20,7 +21,7 @@ from .conftest import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CODE = "CONNECT-ACU-7"
-DONE = f"https://connect.example/complete?cc={CODE}"
+DONE = "https://connect.example/complete?cc={code}"
 SCREENED_OUT = "https://connect.example/screened-out"
 
 
@@ -64,7 +65,7 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     page.fill("#id_panel_panel_name", "CloudResearch Connect")
     page.fill("#id_panel_id_parameter", "participantId")
     page.fill("#id_panel_completion_code", CODE)
-    page.fill("#id_panel_completion_url", "https://connect.example/complete?cc={code}")
+    page.fill("#id_panel_completion_url", DONE)
     page.fill("#id_panel_tasks_per_session", "2")
     page.select_option("#id_panel_pay_per", "session")
     page.fill("#id_panel_screened_out_url", SCREENED_OUT)
@@ -101,9 +102,11 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     work_task(page, 1, 2)
     shoot(page, "panel-task")
     work_task(page, 2, 2)
-    page.locator("#completion-code").filter(has_text=CODE).wait_for()
+    code_202 = completion_code(batch, "WORK-202")  # each participant's own code, the lead's at its start
+    assert code_202.startswith(CODE + "-")
+    page.locator("#completion-code").filter(has_text=code_202).wait_for()
     shoot(page, "panel-complete")
-    page.wait_for_url(DONE, timeout=20000)
+    page.wait_for_url(DONE.format(code=code_202), timeout=20000)
     page.locator("#panel-done").wait_for()
 
     # ---- participant 3 passes, works one task, leaves, returns with the same link, finishes
@@ -115,9 +118,10 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     page.goto("about:blank")  # leaves
     page.goto(link + "WORK-303")  # comes back through the panel's link: the task they hold
     work_task(page, 2, 2)
-    page.locator("#completion-code").filter(has_text=CODE).wait_for()
-    page.wait_for_url(DONE, timeout=20000)
-    assert landed == [DONE, DONE]
+    code_303 = completion_code(batch, "WORK-303")
+    page.locator("#completion-code").filter(has_text=code_303).wait_for()
+    page.wait_for_url(DONE.format(code=code_303), timeout=20000)
+    assert landed == [DONE.format(code=code_202), DONE.format(code=code_303)] and code_202 != code_303
     assert set(PanelSession.objects.values_list("worker__external_id", "status")) == {
         ("WORK-202", "completed"),
         ("WORK-303", "completed"),
@@ -160,6 +164,13 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     assert files["bonus-list"] == "WORK-202,0.50\n"
     rewards = LedgerEntry.objects.filter(batch=batch, kind="reward")
     assert sum(rewards.values_list("amount", flat=True)) == Decimal(session_pay.lstrip("$"))  # the study reward
+    # The codes entered at the panel are checked: WORK-303's code under WORK-202's id is refused.
+    page.fill("#panel-codes", f"WORK-202,{code_303}")
+    page.click("#mark-paid")
+    page.locator("#panel-section").wait_for()
+    assert "not the code made for them: WORK-202" in page.inner_text("body")
+    assert not PanelPayment.objects.exists()
+    page.fill("#panel-codes", f"WORK-202,{code_202}\nWORK-303,{code_303}")
     page.click("#mark-paid")
     page.locator("#panel-section").wait_for()
     assert "paid at the panel" in page.inner_text("body")

@@ -18,7 +18,7 @@ OPTIONS: tuple[Option, ...] = (
         "text",
         "",
         "completion code",
-        help="Shown after the last task. Empty: one is made for the batch.",
+        help="The start of each participant's own code (shown after the last task). Empty: C.",
     ),
     Option(
         "completion_url",
@@ -59,12 +59,15 @@ def config(batch) -> dict:
     return cfg
 
 
-def completion_code(batch) -> str:
-    """The lead's code, or one derived from the batch and the site's secret (stable, unguessable)."""
-    code = config(batch)["completion_code"]
-    return code or "C" + salted_hmac("hits.panel.code", str(batch.pk)).hexdigest()[:10].upper()
+def completion_code(batch, participant_id: str) -> str:
+    """The participant's own code: the lead's prefix and a digest of the batch and the id under
+    the site's secret (stable, unguessable), so a code passed on names whom it was made for and
+    is refused for anyone else when the lead marks the lists paid."""
+    digest = salted_hmac("hits.panel.code", f"{batch.pk}:{participant_id}").hexdigest()[:10].upper()
+    prefix = config(batch)["completion_code"]
+    return f"{prefix}-{digest}" if prefix else f"C{digest}"
 
 
-def completion_url(batch) -> str:
+def completion_url(batch, participant_id: str) -> str:
     url = config(batch)["completion_url"]
-    return url.replace("{code}", completion_code(batch)) if url else ""
+    return url.replace("{code}", completion_code(batch, participant_id)) if url else ""

@@ -23,7 +23,7 @@ from django.db import transaction
 
 from config.csv_cells import safe_cell, safe_row
 from hits.models import Batch, LedgerEntry
-from hits.providers.panel.config import config
+from hits.providers.panel.config import completion_code, config
 from hits.providers.panel.models import PanelPayment, PanelSession
 
 logger = logging.getLogger(__name__)
@@ -122,6 +122,10 @@ def lists(batch, token: str | None = None) -> Lists:
         upto, digest = read_rows(batch, token)
         entries = list(unpaid(batch, upto))
         _check(entries, digest)
+    return _lists_of(batch, entries)
+
+
+def _lists_of(batch, entries: list) -> Lists:
     per_session = config(batch)["pay_per"] == "session"
     study_reward = on_approval_list(batch, entries)
     approvals: set[str] = set()
@@ -153,9 +157,39 @@ def bonus_csv(result: Lists) -> str:
     return out.getvalue()
 
 
-def mark_paid(batch, token: str, by=None) -> tuple[int, Decimal]:
+MAX_CODE_LINES = 100_000
+
+
+def check_codes(batch, approvals: list[str], text: str) -> None:
+    """The codes participants entered at the panel (`id,code` lines, e.g. the panel's export):
+    each must be the one made for that id, and every id on the approval list must have one.
+    PayoutError names the ids that fail, so the lead rejects or asks them at the panel."""
+    entered: dict[str, str] = {}
+    lines = [line for line in text.splitlines()[: MAX_CODE_LINES + 1] if line.strip()]
+    if len(lines) > MAX_CODE_LINES:
+        raise PayoutError(f"At most {MAX_CODE_LINES:,} lines of codes.")
+    for row in csv.reader(line.replace("\t", ",") for line in lines):
+        cells = [c.strip() for c in row if c.strip()]
+        if len(cells) != 2:
+            raise PayoutError(f"Each line of codes is id,code; this one is not: {','.join(row)[:80]!r}.")
+        entered[cells[0]] = cells[1]
+    wrong = sorted(pid for pid, code in entered.items() if code.upper() != completion_code(batch, pid).upper())
+    missing = sorted(pid for pid in approvals if pid not in entered)
+    problems = []
+    if wrong:
+        problems.append(f"not the code made for them: {', '.join(wrong[:20])}" + (" …" if len(wrong) > 20 else ""))
+    if missing:
+        problems.append(
+            f"on the approval list without a code: {', '.join(missing[:20])}" + (" …" if len(missing) > 20 else "")
+        )
+    if problems:
+        raise PayoutError("Nothing was marked. Codes " + "; ".join(problems) + ".")
+
+
+def mark_paid(batch, token: str, by=None, codes: str = "") -> tuple[int, Decimal]:
     """Mark the rows of the downloaded lists paid at the panel; a row is marked once, so a
-    second click marks nothing. Returns (rows marked now, their amount)."""
+    second click marks nothing. With `codes` (what participants entered at the panel), each is
+    checked against the code made for its id first. Returns (rows marked now, their amount)."""
     upto, digest = read_rows(batch, token)
     with transaction.atomic():
         # One marking per batch at a time: a second click waits, then finds the rows marked.
@@ -164,6 +198,8 @@ def mark_paid(batch, token: str, by=None) -> tuple[int, Decimal]:
         if not entries:
             return 0, Decimal("0.00")  # marked already (a second click)
         _check(entries, digest)
+        if codes.strip():
+            check_codes(batch, _lists_of(batch, entries).approvals, codes)
         approved_rows = on_approval_list(batch, entries)
         PanelPayment.objects.bulk_create(
             [

@@ -34,8 +34,9 @@ def section(batch, base_url: str = "") -> dict:
     return {
         "cfg": cfg,
         "link": study_link(batch, base_url),
-        "code": completion_code(batch),
-        "completion_url": completion_url(batch),
+        "test_id": f"TEST-{batch.pk}",
+        "code": completion_code(batch, f"TEST-{batch.pk}"),
+        "completion_url": completion_url(batch, f"TEST-{batch.pk}"),
         "session_pay": price * int(cfg["tasks_per_session"]) if cfg["pay_per"] == "session" else None,
         "sessions": rows,
         "counts": {

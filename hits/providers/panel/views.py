@@ -62,15 +62,20 @@ def entry(request, batch_id: int):
     return redirect(session_url(batch, pid))
 
 
-def _complete(request, batch: Batch):
-    link = completion_url(batch)
-    context = {"code": completion_code(batch), "link": link, "panel": config(batch)["panel_name"], "embedded": True}
+def _complete(request, batch: Batch, pid: str):
+    link = completion_url(batch, pid)
+    context = {
+        "code": completion_code(batch, pid),
+        "link": link,
+        "panel": config(batch)["panel_name"],
+        "embedded": True,
+    }
     return render(request, "hits/panel_complete.html", context)
 
 
-def _to_task(assignment: Assignment | None, request, batch: Batch):
+def _to_task(assignment: Assignment | None, request, batch: Batch, pid: str):
     if assignment is None:
-        return _complete(request, batch)
+        return _complete(request, batch, pid)
     return redirect("panel_task", token=task_token(assignment))
 
 
@@ -105,10 +110,11 @@ def session_page(request, batch_id: int):
         if request.method == "POST" and request.POST.get("action") == "screen":
             return _screen(request, batch, pid, address, context)
         if request.method == "POST":
-            return _to_task(sessions.start_task(batch=batch, participant_id=pid, address=address), request, batch)
+            assignment = sessions.start_task(batch=batch, participant_id=pid, address=address)
+            return _to_task(assignment, request, batch, pid)
         if session is not None:
             if sessions.finish_if_done(session):
-                return _complete(request, batch)
+                return _complete(request, batch, pid)
             current = sessions.held(session)
             if current is not None:  # back to the task they hold (opening a link takes no new place)
                 return redirect("panel_task", token=task_token(current))
@@ -208,7 +214,9 @@ def mark_paid(request, batch_id: int):
     """Security behavior: leads; marks the rows of the downloaded lists paid at the panel, once."""
     batch = get_object_or_404(Batch, pk=batch_id, provider="panel")
     try:
-        count, amount = payouts.mark_paid(batch, request.POST.get("rows", ""), by=request.user)
+        count, amount = payouts.mark_paid(
+            batch, request.POST.get("rows", ""), by=request.user, codes=request.POST.get("codes", "")
+        )
     except payouts.PayoutError as exc:
         messages.error(request, str(exc))
     else:
