@@ -128,7 +128,12 @@ class BucketsForm(forms.Form):
 class QualificationForm(forms.Form):
     name = forms.CharField(max_length=200, initial="ACU matching qualification")
     items = forms.IntegerField(min_value=1, max_value=50, initial=5, help_text="Gold summaries in the test.")
-    pass_score = forms.FloatField(min_value=0.05, max_value=1, initial=0.8, help_text="Share of ACUs right to pass.")
+    pass_score = forms.FloatField(
+        min_value=0.05,
+        max_value=1,
+        initial=0.8,
+        help_text="Balanced accuracy to pass: the mean of the shares right on present and on not-present facts.",
+    )
     max_attempts = forms.IntegerField(min_value=1, max_value=10, initial=2)
     retry_after_hours = forms.IntegerField(min_value=0, initial=24)
     shared = forms.BooleanField(

@@ -46,12 +46,34 @@ def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
     return {sid: {aid: 2 * p > n for aid, (p, n) in acus.items()} for sid, acus in votes.items()}
 
 
-def test_items(test: QualificationTest) -> list[dict]:
-    """The items as the worker sees them: summary, reference and ACUs, without answers."""
+def answer_key(item_id: int, acu_id) -> str:
+    """A test's answers are keyed by item and ACU: two items may show the same reference's ACUs."""
+    return f"{item_id}:{acu_id}"
+
+
+def test_items(test: QualificationTest, given: dict[str, bool] | None = None) -> list[dict]:
+    """The items as the worker sees them: summary, reference (its sentences, as on the task
+    page) and ACUs, without answers; `rows` pairs each ACU with its answer key and the answer
+    `given` on a refused sheet (kept, so the page shows it again)."""
+    given = given or {}
     items = []
     for item in test.items.all():
         summary = Summary.objects.select_related("document__reference").get(pk=item.summary_id)
         reference = summary.document.reference
         acus = list(reference.acus.order_by("sentence__position", "position"))
-        items.append({"item": item, "summary": summary, "reference": reference, "acus": acus})
+        rows = [
+            {"acu": acu, "key": answer_key(item.pk, acu.pk), "given": given.get(answer_key(item.pk, acu.pk))}
+            for acu in acus
+        ]
+        sentences = list(reference.sentences.order_by("position").values_list("text", flat=True))
+        items.append(
+            {
+                "item": item,
+                "summary": summary,
+                "reference": reference,
+                "acus": acus,
+                "rows": rows,
+                "sentences": sentences,
+            }
+        )
     return items

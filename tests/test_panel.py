@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from hits.batch_fields import BatchSpec
-from hits.models import HIT, Assignment, LedgerEntry, Worker
+from hits.models import HIT, Assignment, LedgerEntry, QualificationAttempt, Worker
 from hits.provider_interface import ProviderError, get_provider
 from hits.providers.panel import idle, payouts, sessions, tokens
 from hits.providers.panel.config import completion_code
@@ -416,7 +416,7 @@ def test_bad_input_gets_a_message_never_a_server_error(client):
     url = reverse("panel_session", args=[batch.pk])
     parts = link_parts(session_url(batch, "P1"))
     cases = [
-        client.post(url, {**parts, "action": "screen"}),  # no answers: a failed attempt, as for Prolific
+        client.post(url, {**parts, "action": "screen"}),  # no answers: refused, no attempt used (issue 42)
         client.post(url, {**parts, "action": "screen", "ans-x:y": "1"}),  # answers of nothing
         client.post(
             reverse("panel_session", args=[plain.pk]), {**link_parts(session_url(plain, "P1")), "action": "screen"}
@@ -428,7 +428,8 @@ def test_bad_input_gets_a_message_never_a_server_error(client):
             reverse("panel_entry", args=[batch.pk]), {"e": tokens.entry_token(batch.pk), "participantId": "x" * 65}
         ),
     ]
-    assert [r.status_code for r in cases] == [200, 409, 409, 404, 404, 403, 403]
-    assert b"Not passed" in cases[0].content
+    assert [r.status_code for r in cases] == [400, 400, 409, 404, 404, 403, 403]
+    assert b"have no answer yet" in cases[0].content and b"Not passed" not in cases[0].content
+    assert not QualificationAttempt.objects.filter(test=test).exists()
     for response in cases:
         assert b"Traceback" not in response.content

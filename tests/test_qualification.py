@@ -51,7 +51,8 @@ def test_attempts_run_out():
     dataset = demo_dataset()
     test = qualification.build_test(dataset=dataset, name="q", items=2, max_attempts=1)
     (worker,) = make_workers(1)
-    qualification.submit_attempt(test=test, worker=worker, answers={})
+    wrong = {k: not v for k, v in perfect(test).items()}
+    qualification.submit_attempt(test=test, worker=worker, answers=wrong)
     status = qualification.attempt_status(worker, test)
     assert not status["can_try"] and "all attempts" in status["message"]
 

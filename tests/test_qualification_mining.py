@@ -46,7 +46,10 @@ def test_each_test_draws_its_own_gold_items_and_can_rotate_them():
     assert len(items_of(rotated)) == 4 and items_of(rotated) != before
     assert QualificationAttempt.objects.get(test=test, worker=worker).passed  # a pass already earned stays
     (other,) = make_workers(1, prefix="o")
-    assert not qualification.submit_attempt(test=rotated, worker=other, answers=old_sheet).passed  # the leak expired
+    # The leak expired: the old sheet answers none of the new items (refused as incomplete, no attempt).
+    with pytest.raises(qualification.IncompleteSheet):
+        qualification.submit_attempt(test=rotated, worker=other, answers=old_sheet)
+    assert not QualificationAttempt.objects.filter(worker=other).exists()
 
 
 def test_an_inhouse_worker_can_take_only_a_test_offered_to_them(client, worker):

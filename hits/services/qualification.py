@@ -4,22 +4,45 @@ Each test draws its gold items with a seed of its own (random unless given, stor
 so two tests of one dataset do not share an answer sheet; `rotate_gold` draws a fresh sample
 (a new seed) for a test, so a leaked sheet expires (passes already earned stay). Only tests
 offered to a worker's provider (`offered_tests`) can be taken.
+
+Only knowledge passes: a sheet is scored by balanced accuracy (the mean of the share right
+among the facts that are present and among those that are not), so answering one way
+everywhere scores 50% however sparse the gold; the draw is stratified so a test holds both
+classes (at least MIN_PER_CLASS facts of each when the gold has them), and a test whose gold
+has one class only is refused. An incomplete sheet is refused with the answers kept, never
+graded, so it costs no attempt.
 """
 
 import random
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Summary
-from hits.gold import known_answers
+from hits.gold import answer_key, known_answers
 from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
 
 
 class QualificationError(Exception):
     """A refused test action, with a message for the person."""
+
+
+class IncompleteSheet(QualificationError):
+    """A sheet with unanswered facts: refused, not graded (no attempt is used); the page shows
+    the answers given again."""
+
+
+# A test holds at least this many facts of each class (present, not present) when the gold has
+# them: the stratified draw swaps items in until it does.
+MIN_PER_CLASS = 3
+
+ONE_CLASS = (
+    "Every gold fact of {dataset} is “{label}”: a test of them could be passed by answering one way "
+    "everywhere. Label summaries whose facts are {other} as gold first."
+)
 
 
 NO_GOLD = (
@@ -51,6 +74,7 @@ def build_test(
     answers = known_answers(dataset, summary_ids)
     if not answers:
         raise QualificationError(NO_GOLD)
+    _check_both_classes(dataset, answers)
     seed = secrets.randbits(62) if seed is None else seed
     test = QualificationTest.objects.create(
         dataset=dataset,
@@ -65,6 +89,31 @@ def build_test(
     return test
 
 
+def _check_both_classes(dataset, answers: dict) -> None:
+    present, absent = _counts(answers.values())
+    if not present or not absent:
+        label, other = ("Not present", "present") if not present else ("Present", "not present")
+        raise QualificationError(ONE_CLASS.format(dataset=dataset.name, label=label, other=other))
+
+
+def _counts(sheets) -> tuple[int, int]:
+    """(present, not present) facts of answer sheets ({acu: bool} each)."""
+    values = [v for sheet in sheets for v in sheet.values()]
+    return sum(values), len(values) - sum(values)
+
+
+def class_balance(dataset) -> dict:
+    """The class balance of the dataset's gold facts, for the lead's test form."""
+    present, absent = _counts(known_answers(dataset).values())
+    total = present + absent
+    return {"present": present, "absent": absent, "share": present / total if total else None}
+
+
+def test_balance(test: QualificationTest) -> tuple[int, int]:
+    """(present, not present) facts of the test's items."""
+    return _counts(test.items.values_list("answers", flat=True))
+
+
 def _draw_items(test: QualificationTest, answers: dict, items: int, seed: int) -> None:
     # One summary per document where possible: a test of one reference's ACUs says little.
     rng = random.Random(seed)
@@ -75,12 +124,44 @@ def _draw_items(test: QualificationTest, answers: dict, items: int, seed: int) -
     rest = sorted(set(answers) - set(firsts))
     chosen = rng.sample(firsts, min(items, len(firsts)))
     chosen += rng.sample(rest, min(items - len(chosen), len(rest)))
+    chosen = _stratified(chosen, answers, rng)
     GoldItem.objects.bulk_create(
         [
             GoldItem(test=test, summary_id=sid, position=i, answers={str(a): v for a, v in answers[sid].items()})
             for i, sid in enumerate(chosen)
         ]
     )
+
+
+def _stratified(chosen: list[int], answers: dict, rng: random.Random) -> list[int]:
+    """The drawn items with both classes represented: while a class has fewer than
+    MIN_PER_CLASS facts in the sheet, one item is swapped for an unused gold summary, the swap
+    that most reduces the shortfall of both classes (ties in the seed's order); stops when no
+    swap helps."""
+    counts = {sid: (sum(answers[sid].values()), len(answers[sid]) - sum(answers[sid].values())) for sid in answers}
+    unused = sorted(set(answers) - set(chosen))
+    rng.shuffle(unused)
+    chosen = list(chosen)
+
+    def shortfall(present: int, absent: int) -> int:
+        return max(0, MIN_PER_CLASS - present) + max(0, MIN_PER_CLASS - absent)
+
+    while True:
+        present = sum(counts[sid][0] for sid in chosen)
+        absent = sum(counts[sid][1] for sid in chosen)
+        now = shortfall(present, absent)
+        if now == 0:
+            return chosen
+        best = None
+        for i, out in enumerate(chosen):
+            for j, into in enumerate(unused):
+                after = shortfall(present - counts[out][0] + counts[into][0], absent - counts[out][1] + counts[into][1])
+                if after < now and (best is None or after < best[0]):
+                    best = (after, i, j)
+        if best is None:
+            return chosen
+        _, i, j = best
+        chosen[i], unused[j] = unused[j], chosen[i]
 
 
 @transaction.atomic
@@ -146,19 +227,55 @@ def attempt_status(worker: Worker | None, test: QualificationTest, *, max_attemp
     return {"passed": False, "can_try": True, "message": "", "attempts": attempts}
 
 
-def answer_key(item_id: int, acu_id) -> str:
-    """Answers are keyed by item and ACU: two items may show the same reference's ACUs."""
-    return f"{item_id}:{acu_id}"
+@dataclass(frozen=True)
+class Grade:
+    """A sheet graded against the test's items: the facts right per class and the score,
+    balanced accuracy (the mean of the share right among present facts and among not-present
+    ones; the share right when the sheet holds one class only)."""
+
+    present_right: int
+    present: int
+    absent_right: int
+    absent: int
+
+    @property
+    def correct(self) -> int:
+        return self.present_right + self.absent_right
+
+    @property
+    def total(self) -> int:
+        return self.present + self.absent
+
+    @property
+    def score(self) -> float:
+        shares = [right / n for right, n in ((self.present_right, self.present), (self.absent_right, self.absent)) if n]
+        return sum(shares) / len(shares) if shares else 0.0
 
 
-def grade(test: QualificationTest, answers: dict[str, bool]) -> tuple[int, int]:
-    """Correct and total ACU answers against the gold items; unanswered counts as wrong."""
-    correct = total = 0
+def grade(test: QualificationTest, answers: dict[str, bool]) -> Grade:
+    """The sheet against the gold items; an unanswered fact counts as wrong."""
+    tally = {True: [0, 0], False: [0, 0]}
     for item in test.items.all():
         for acu_id, truth in item.answers.items():
-            total += 1
-            correct += int(answers.get(answer_key(item.pk, acu_id)) is truth)
-    return correct, total
+            tally[truth][1] += 1
+            tally[truth][0] += int(answers.get(answer_key(item.pk, acu_id)) is truth)
+    return Grade(tally[True][0], tally[True][1], tally[False][0], tally[False][1])
+
+
+def unanswered(test: QualificationTest, answers: dict[str, bool]) -> tuple[int, int]:
+    """(facts without an answer, facts) of the sheet."""
+    keys = [answer_key(item.pk, acu_id) for item in test.items.all() for acu_id in item.answers]
+    return sum(key not in answers for key in keys), len(keys)
+
+
+def check_complete(test: QualificationTest, answers: dict[str, bool]) -> None:
+    """Raise IncompleteSheet unless every fact of the test has an answer."""
+    missing, total = unanswered(test, answers)
+    if missing:
+        raise IncompleteSheet(
+            f"{missing} of {total} facts have no answer yet: answer every fact, then submit. "
+            "Nothing was graded and no attempt was used; your answers are kept below."
+        )
 
 
 def submit_attempt(
@@ -170,7 +287,8 @@ def submit_attempt(
     external_id: str = "",
 ) -> QualificationAttempt:
     """Grade and store one attempt. `external_id` names the provider submission it was made
-    in (a Prolific screening submission): each is used for one attempt only."""
+    in (a Prolific screening submission): each is used for one attempt only. An incomplete
+    sheet raises IncompleteSheet and stores nothing."""
     with transaction.atomic():
         Worker.objects.select_for_update().get(pk=worker.pk)  # one attempt at a time per worker
         status = attempt_status(worker, test, max_attempts=max_attempts)
@@ -178,15 +296,15 @@ def submit_attempt(
             raise QualificationError(status["message"])
         if external_id and test.attempts.filter(external_id=external_id).exists():
             raise QualificationError("This submission was used for an attempt already.")
-        correct, total = grade(test, answers)
-        score = correct / total if total else 0.0
+        check_complete(test, answers)
+        graded = grade(test, answers)
         return QualificationAttempt.objects.create(
             test=test,
             worker=worker,
             answers=answers,
-            correct=correct,
-            total=total,
-            score=score,
-            passed=score >= test.pass_score,
+            correct=graded.correct,
+            total=graded.total,
+            score=graded.score,
+            passed=graded.score >= test.pass_score,
             external_id=external_id,
         )

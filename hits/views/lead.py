@@ -382,13 +382,22 @@ def qualification_new(request, dataset_id: int):
         except qualification.QualificationError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Qualification test “{test.name}” with {test.items.count()} gold items created.")
+            present, absent = qualification.test_balance(test)
+            messages.success(
+                request,
+                f"Qualification test “{test.name}” with {test.items.count()} gold items created: "
+                f"{present} facts present and {absent} not present (scored by balanced accuracy).",
+            )
             return redirect("batch_list", dataset_id=dataset.pk)
-    return render(
-        request,
-        "hits/qualification_new.html",
-        {"dataset": dataset, "form": form, "gold": gold.gold_summary_count(dataset), "gold_wanted": gold.GOLD_WANTED},
-    )
+    context = {
+        "dataset": dataset,
+        "form": form,
+        "gold": gold.gold_summary_count(dataset),
+        "gold_wanted": gold.GOLD_WANTED,
+        "balance": qualification.class_balance(dataset),
+        "min_per_class": qualification.MIN_PER_CLASS,
+    }
+    return render(request, "hits/qualification_new.html", context)
 
 
 @role_required(LEAD)

@@ -175,6 +175,9 @@ def take_test(request, test_id: int):
         }
         try:
             attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
+        except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
+            context = {"test": test, "items": gold.test_items(test, answers), "error": str(exc)}
+            return render(request, "hits/qualification.html", context, status=400)
         except qualification.QualificationError as exc:
             messages.error(request, str(exc))
             return redirect("work")
@@ -183,7 +186,11 @@ def take_test(request, test_id: int):
                 request, f"You passed the qualification test ({attempt.score:.0%}). You can now take tasks."
             )
         else:
-            messages.error(request, f"Not passed: {attempt.score:.0%} correct, {test.pass_score:.0%} needed.")
+            messages.error(
+                request,
+                f"Not passed: {attempt.score:.0%} (the mean of the shares right on present and on not-present "
+                f"facts), {test.pass_score:.0%} needed.",
+            )
         return redirect("work")
     if not status["can_try"]:
         messages.info(request, status["message"])

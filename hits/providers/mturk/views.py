@@ -271,6 +271,11 @@ def qualification(request, test_id: int):
     elif request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
         try:
+            quals.check_complete(test, answers)
+        except quals.IncompleteSheet as exc:  # not held, not graded: the sheet comes back as it was
+            context.update(error=str(exc), items=gold.test_items(test, answers))
+            return _frame_policy(render(request, "hits/qualification.html", context, status=400))
+        try:
             store_held(
                 hit,
                 worker_id,

@@ -127,10 +127,10 @@ def session_page(request, batch_id: int):
     return render(request, "hits/panel_welcome.html", context)
 
 
-def _screening_form(request, batch, pid, context, result: str = "", status: int = 200):
+def _screening_form(request, batch, pid, context, result: str = "", status: int = 200, given=None):
     test = batch.qualification_test
     worker = sessions.worker_of(pid)
-    context.update(test=test, items=gold.test_items(test), result=result)
+    context.update(test=test, items=gold.test_items(test, given), result=result)
     if worker is not None and not result:
         state = qualification.attempt_status(worker, test, max_attempts=sessions.ATTEMPTS)
         if not state["can_try"]:
@@ -142,6 +142,8 @@ def _screen(request, batch, pid, address, context):
     answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
     try:
         attempt = sessions.screen(batch=batch, participant_id=pid, answers=answers, address=address)
+    except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
+        return _screening_form(request, batch, pid, context, result=str(exc), status=400, given=answers)
     except qualification.QualificationError as exc:
         return _screening_form(request, batch, pid, context, result=str(exc), status=409)
     if attempt.passed:

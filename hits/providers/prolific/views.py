@@ -179,6 +179,9 @@ def screening(request, batch_id: int):
             attempt = qualification.submit_attempt(
                 test=test, worker=worker, answers=answers, max_attempts=PANEL_ATTEMPTS, external_id=session_id
             )
+        except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
+            context.update(result=str(exc), items=gold.test_items(test, answers))
+            return render(request, "hits/prolific_screening.html", context, status=400)
         except qualification.QualificationError as exc:
             context["result"] = str(exc)
         else:
