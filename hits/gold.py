@@ -30,6 +30,12 @@ def gold_summary_count(dataset) -> int:
     return expert_judgments(dataset).order_by().values("assignment__hit__summary_id").distinct().count()
 
 
+def gold_summary_ids(dataset) -> set[int]:
+    """The summaries of the dataset with expert labels: the gold qualification tests and gold
+    HITs are drawn from, whose labels and votes only leads see."""
+    return set(expert_judgments(dataset).order_by().values_list("assignment__hit__summary_id", flat=True).distinct())
+
+
 def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
     """{summary_id: {acu_id: present}} from the dataset's expert labels (`expert_judgments`)."""
     qs = expert_judgments(dataset)

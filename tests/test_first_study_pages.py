@@ -149,7 +149,10 @@ def test_the_work_page_texts(client, worker, lead):
     Batch.objects.filter(pk=batch.pk).update(qualification_test=test)
     client.force_login(worker)
     page = client.get(reverse("work")).content.decode()
-    assert "pass with 80% (the mean of the shares right on present and on not-present facts)" in page and "0.80" not in page
+    assert (
+        "pass with 80% (the mean of the shares right on present and on not-present facts)" in page
+        and "0.80" not in page
+    )
     me = inhouse_worker(worker)
     Assignment.objects.create(hit=batch.hits.first(), worker=me, status=Assignment.Status.SUBMITTED)
     page = client.get(reverse("work")).content.decode()

@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from hits.models import Assignment, Judgment
-from hits.services import expert
+from hits.services import expert, handout
 from hits.services.submission import EXPERT_ONLY, SubmissionRefused, submit_assignment, task_token
 
 from .authoring_data import unlabelled_dataset
@@ -78,3 +78,35 @@ def test_an_expert_link_stores_nothing_for_anyone_but_its_signed_in_expert(make_
     assert stored.status_code == 200 and stored.json()["ok"] is True
     assert stored.json()["next_url"] == reverse("expert_round", args=[batch.pk])
     assert Judgment.objects.filter(assignment=assignment).count() == len(answers)
+
+
+def test_an_authors_document_page_shows_no_gold_labels(client, lead, author, tmp_path):
+    from scoring.runs.services import compute_scores
+
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    batch = expert.create_round(dataset, count=2, experts=1, seed=0)
+    labelled = label_round(batch, author)
+    compute_scores(dataset, None, trigger="test")
+    document = dataset.documents.get()
+    url = reverse("document_detail", args=[dataset.pk, document.pk])
+
+    client.force_login(lead)
+    page = client.get(url).content.decode()
+    assert page.count('<ol class="marks">') == 2 and "A gold summary" not in page  # leads see the gold
+
+    client.force_login(author)
+    page = client.get(url).content.decode()
+    assert page.count("A gold summary: its labels grade the crowd") == len(labelled) == 2
+    assert '<ol class="marks">' not in page and "annotators marked it present" not in page
+
+
+def label_round(batch, user) -> list[int]:
+    """`user` labels every summary of the expert round; the summaries labelled."""
+    done = []
+    while True:
+        try:
+            a = expert.next_task(user, batch)
+        except handout.NoWork:
+            return done
+        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=truth(a.hit.summary_id), expert=user)
+        done.append(a.hit.summary_id)

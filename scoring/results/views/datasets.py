@@ -50,7 +50,9 @@ def dataset_list(request):
 
 @role_required(*STAFF)
 def dataset_detail(request, dataset_id: int):
-    """Security behavior: leads and authors; read-only."""
+    """Security behavior: leads and authors; read-only. Authors see no labels, votes or scores of
+    gold summaries (those with expert labels: the answers qualification tests and gold HITs are
+    graded against), so no one who may also work in the crowd reads the key."""
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     page = Paginator(dataset.documents.select_related("reference").order_by("position"), 50).get_page(
         request.GET.get("page")
@@ -84,7 +86,9 @@ def dataset_detail(request, dataset_id: int):
 
 @role_required(*STAFF)
 def document_detail(request, dataset_id: int, document_id: int):
-    """Security behavior: leads and authors; read-only."""
+    """Security behavior: leads and authors; read-only. Authors see no labels, votes or scores of
+    gold summaries (those with expert labels: the answers qualification tests and gold HITs are
+    graded against), so no one who may also work in the crowd reads the key."""
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     document = get_object_or_404(dataset.documents.select_related("reference"), pk=document_id)
     reference = document.reference
@@ -92,8 +96,12 @@ def document_detail(request, dataset_id: int, document_id: int):
     acus = [a for s in sentences for a in s.acus.all()]
     scores = summary_scores(dataset)
     labels = labels_by_summary(dataset)
+    hidden = set() if has_role(request.user, LEAD) else gold.gold_summary_ids(dataset)
     summaries = []
     for summary in document.summaries.select_related("system").order_by("system__name"):
+        if summary.pk in hidden:
+            summaries.append({"summary": summary, "marks": [], "score": None, "gold": True})
+            continue
         per_worker = labels.get(summary.pk, {})
         marks = []
         for acu in acus:
