@@ -10,7 +10,11 @@ from .importing import FORMATS
 class ImportDatasetForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
     format = forms.ChoiceField(
-        choices=[("rose", "RoSE JSONL (.jsonl)"), ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)")],
+        choices=[
+            ("rose", "RoSE JSONL (.jsonl)"),
+            ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)"),
+            ("rose-protocols", "RoSE protocol comparison with its ratings (.json)"),
+        ],
         initial="rose",
     )
     file = forms.FileField()

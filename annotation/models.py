@@ -294,3 +294,66 @@ class DraftJob(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+
+
+# ---- rating protocols (RoSE §5): Prior, Ref-free and Ref-based ratings of summaries -----------
+
+
+class RatingRound(models.Model):
+    """One round of protocol ratings of a dataset's summaries: imported from a file (RoSE's
+    protocol study) or collected here. Its ratings and any ACU scores it brought are read
+    together by the Protocols page (scoring/protocols)."""
+
+    class Kind(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        CROWD = "crowd", "Collected here"
+
+    dataset = models.ForeignKey(Dataset, related_name="rating_rounds", on_delete=models.CASCADE)
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.IMPORTED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["dataset", "created_at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "name"], name="rating_round_unique_name")]
+
+    def __str__(self):
+        return self.name
+
+
+class ProtocolRating(models.Model):
+    """A 1-5 score of one summary under one protocol, by one rater (``rater`` empty: the mean
+    of ``ratings`` anonymous ratings, as RoSE's protocol files give them)."""
+
+    class Protocol(models.TextChoices):
+        PRIOR = "prior", "Prior"
+        REF_FREE = "ref_free", "Ref-free"
+        REF_BASED = "ref_based", "Ref-based"
+
+    round = models.ForeignKey(RatingRound, related_name="ratings", on_delete=models.CASCADE)
+    summary = models.ForeignKey(Summary, related_name="protocol_ratings", on_delete=models.CASCADE)
+    protocol = models.CharField(max_length=10, choices=Protocol.choices)
+    rater = models.CharField(max_length=100, blank=True, default="")
+    score = models.FloatField()
+    ratings = models.PositiveSmallIntegerField(default=1, help_text="How many ratings the score is the mean of.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "summary", "protocol", "rater"], name="protocol_rating_unique"),
+            models.CheckConstraint(condition=models.Q(score__gte=1, score__lte=5), name="protocol_rating_1_to_5"),
+        ]
+        indexes = [models.Index(fields=["round", "protocol"])]
+
+
+class SummaryACUScore(models.Model):
+    """An ACU score of one summary brought by a rating round (RoSE's protocol file carries the
+    ACU and normalized ACU scores of the rated summaries, without the ACUs)."""
+
+    round = models.ForeignKey(RatingRound, related_name="acu_scores", on_delete=models.CASCADE)
+    summary = models.ForeignKey(Summary, related_name="imported_acu_scores", on_delete=models.CASCADE)
+    acu = models.FloatField()
+    normalized_acu = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "summary"], name="summary_acu_score_unique")]

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
 from .importing.errors import DatasetImportError
+from .importing.formats import SINGLE_FILE_FORMATS
 
 
 def _bounds(archive: Path) -> int:
@@ -102,7 +103,7 @@ def uploaded_dataset_path(upload, fmt: str):
             for chunk in upload.chunks():
                 out.write(chunk)
         original_name = _safe_name(upload.name)
-        if fmt == "rose":
+        if fmt in SINGLE_FILE_FORMATS:
             named = workdir / original_name
             saved.rename(named)
             yield named

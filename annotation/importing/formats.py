@@ -4,12 +4,14 @@ from pathlib import Path
 
 from .errors import DatasetImportError
 from .limits import check_alpha, check_records
+from .protocols import read_protocol_records
 from .pyramid import read_pyramid
 from .records import DocumentRecord
 from .rose import read_rose
 
-FORMATS = {"pyramid": read_pyramid, "rose": read_rose}
-__all__ = ["FORMATS", "check_alpha", "guess_format", "read_records"]
+FORMATS = {"pyramid": read_pyramid, "rose": read_rose, "rose-protocols": read_protocol_records}
+SINGLE_FILE_FORMATS = ("rose", "rose-protocols")
+__all__ = ["FORMATS", "SINGLE_FILE_FORMATS", "check_alpha", "guess_format", "read_records"]
 
 
 def guess_format(path: Path) -> str:

@@ -10,8 +10,10 @@ from annotation.importing.errors import DatasetExists, DatasetImportError
 from annotation.importing.foreign_keys import checked_as_a_set
 from annotation.importing.formats import check_alpha, guess_format, read_records
 from annotation.importing.limits import check_text
+from annotation.importing.protocols import read_protocol_file
 from annotation.importing.records import DocumentRecord
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
+from annotation.services import ratings
 from annotation.text import attach_units_to_sentences, word_count
 from annotation.uploads import uploaded_dataset_path
 from hits import versions
@@ -65,6 +67,9 @@ def import_dataset(
                 raise DatasetExists(name)
             delete_dataset(existing)
         summary = _store(records, name=name, fmt=fmt, created_by=created_by, length_alpha=length_alpha)
+        if fmt == "rose-protocols":  # the protocol file's ratings and ACU scores, as one rating round
+            dataset = Dataset.objects.get(pk=summary.dataset_id)
+            ratings.import_ratings(dataset, read_protocol_file(path), created_by=created_by)
     # Fresh statistics for the tables just filled (outside the transaction, which committed).
     analyze([Document, Reference, ReferenceSentence, ACU, System, Summary, HIT, Assignment, Judgment])
     return summary
