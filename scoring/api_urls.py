@@ -3,6 +3,7 @@
 from django.urls import path
 
 from scoring.machine import api as judges
+from scoring.protocols import api as protocols
 from scoring.results import api as results
 
 urlpatterns = [
@@ -14,6 +15,7 @@ urlpatterns = [
     ),
     path("datasets/<int:dataset_id>/exports/scores.csv", results.ScoresCSV.as_view(), name="api_export_scores"),
     path("datasets/<int:dataset_id>/exports/rose.jsonl", results.RoseJSONL.as_view(), name="api_export_rose"),
+    path("datasets/<int:dataset_id>/protocols/", protocols.DatasetProtocols.as_view(), name="api_protocols"),
     # Machine judges (machine rounds)
     path("datasets/<int:dataset_id>/judge-runs/", judges.DatasetJudgeRuns.as_view(), name="api_judge_runs"),
     path("judge-runs/<int:run_id>/", judges.JudgeRunDetail.as_view(), name="api_judge_run"),

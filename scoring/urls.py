@@ -6,6 +6,7 @@ from scoring.drafts.unit_budget import views as budget_views
 from scoring.machine import views as judge_views
 from scoring.results.views import dashboards as views
 from scoring.results.views import datasets
+from scoring.results.views import protocols as protocol_views
 
 urlpatterns = [
     path("", datasets.home, name="home"),
@@ -26,6 +27,16 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/dashboard/metrics/", views.metrics, name="dashboard_metrics"),
     path("datasets/<int:dataset_id>/dashboard/metrics/upload", views.metrics_upload, name="dashboard_metrics_upload"),
     path("datasets/<int:dataset_id>/dashboard/metrics/rouge", views.metrics_rouge, name="dashboard_metrics_rouge"),
+    path("datasets/<int:dataset_id>/dashboard/protocols/", protocol_views.protocols, name="dashboard_protocols"),
+    path("datasets/<int:dataset_id>/dashboard/protocols/power", protocol_views.protocols_power, name="protocols_power"),
+    path(
+        "datasets/<int:dataset_id>/dashboard/protocols/import", protocol_views.protocols_import, name="protocols_import"
+    ),
+    path(
+        "datasets/<int:dataset_id>/dashboard/protocols/<int:round_id>/export.json",
+        protocol_views.protocols_export,
+        name="protocols_export",
+    ),
     path("datasets/<int:dataset_id>/dashboard/run/<str:kind>", views.start_statistics, name="dashboard_start"),
     path("datasets/<int:dataset_id>/authoring/budget", budget_views.budget, name="authoring_budget"),
     path("datasets/<int:dataset_id>/exports/<str:what>", views.export, name="dashboard_export"),

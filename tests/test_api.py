@@ -92,6 +92,7 @@ def endpoints(demo, draft):
         ("scores", "get", f"/api/datasets/{demo.pk}/scores/", {}, 200),
         ("agreement", "get", f"/api/datasets/{demo.pk}/agreement/", {}, 200),
         ("workers", "get", f"/api/datasets/{demo.pk}/workers/", {}, 200),
+        ("protocols", "get", f"/api/datasets/{demo.pk}/protocols/", {}, 404),  # no rating round yet
         ("judgments_csv", "get", f"/api/datasets/{demo.pk}/exports/judgments.csv", {}, 200),
         ("scores_csv", "get", f"/api/datasets/{demo.pk}/exports/scores.csv", {}, 200),
         ("rose_jsonl", "get", f"/api/datasets/{demo.pk}/exports/rose.jsonl", {}, 200),
@@ -124,6 +125,7 @@ ENDPOINT_NAMES = [
     "scores",
     "agreement",
     "workers",
+    "protocols",
     "judgments_csv",
     "scores_csv",
     "rose_jsonl",

@@ -92,8 +92,12 @@ def test_summary_level_matrix_rankings_and_power_match_the_file(rose, raw):
         pearsonr(hand["ref_free"].mean(axis=0), length.mean(axis=0))[0]
     )
     for name, power in report["power"].items():
-        buckets = np.array(power["buckets"])  # sizes x buckets
-        assert buckets.shape == (2, 5) and ((buckets >= 0) & (buckets <= 1)).all()
+        buckets = np.array([b["power"] for b in power["buckets"]]).T  # sizes x buckets
+        assert (
+            buckets.shape == (2, 5)
+            and sum(b["pairs"] for b in power["buckets"]) == 66
+            and ((buckets >= 0) & (buckets <= 1)).all()
+        )
         assert power["mean"][1] > power["mean"][0], name  # 100 documents detect more than 10
         assert buckets[1, -1] >= buckets[1, 0], name  # large differences are found more often
 

@@ -64,6 +64,11 @@ def small_shared(target: Path, shared: Path, count: int) -> Path:
     rose = shared / "data" / "realsumm.rose.jsonl"
     lines = rose.read_text(encoding="utf-8").splitlines(keepends=True)[:count]
     (target / "data" / "realsumm.rose.jsonl").write_text("".join(lines), encoding="utf-8")
+    protocols = shared / "data" / "rose-protocols"  # RoSE's protocol study (docs/protocols.md), whole: 100 examples
+    for path in protocols.glob("*"):
+        copy = target / "data" / "rose-protocols" / path.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(path.read_bytes())
     return target
 
 

@@ -194,9 +194,14 @@ class DatasetDetail(generics.RetrieveAPIView):
 class DatasetImportInput(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
     format = serializers.ChoiceField(
-        choices=[("rose", "RoSE JSONL (.jsonl)"), ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)")],
+        choices=[
+            ("rose", "RoSE JSONL (.jsonl)"),
+            ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)"),
+            ("rose-protocols", "RoSE protocol comparison with its ratings (.json)"),
+        ],
         default="rose",
-        help_text="rose: a RoSE JSONL file (.jsonl); pyramid: a pyramid folder as .zip or .tar.gz.",
+        help_text="rose: a RoSE JSONL file (.jsonl); pyramid: a pyramid folder as .zip or .tar.gz; "
+        "rose-protocols: RoSE's protocol-comparison .json with its ratings.",
     )
     file = serializers.FileField(help_text="The dataset file.")
     replace = serializers.BooleanField(

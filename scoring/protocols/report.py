@@ -31,7 +31,8 @@ def _measures(data: ProtocolData) -> dict:
     return measures
 
 
-def build_report(data: ProtocolData, settings: Settings = Settings()) -> dict:
+def build_report(data: ProtocolData, settings: Settings = Settings(), with_power: bool = True) -> dict:
+    """The whole comparison; power (the costly part: seconds at RoSE's size) only ``with_power``."""
     rng = np.random.default_rng(settings.seed)
     measures = _measures(data)
     rated = [p for p in PROTOCOLS if p in measures]
@@ -64,10 +65,6 @@ def build_report(data: ProtocolData, settings: Settings = Settings()) -> dict:
     report["rankings"] = {
         name: stats.ranking(m, data.systems, settings.n_resamples, rng=rng) for name, m in measures.items()
     }
-    report["power"] = {
-        name: stats.power(m, settings.power_sizes, settings.power_trials, settings.power_resamples, rng=rng)
-        for name, m in measures.items()
-    }
     report["metrics"] = {
         metric: {level: stats.with_measure(measures, values, level, *args, rng=rng) for level in LEVELS}
         for metric, values in sorted(data.metrics.items())
@@ -84,7 +81,17 @@ def build_report(data: ProtocolData, settings: Settings = Settings()) -> dict:
         )
     else:
         report["case_study"] = None
-    return report
+    # Last, on a generator of its own: the other figures are the same with or without it.
+    power_rng = np.random.default_rng([settings.seed, 1])
+    report["power"] = (
+        {
+            name: stats.power(m, settings.power_sizes, settings.power_trials, settings.power_resamples, rng=power_rng)
+            for name, m in measures.items()
+        }
+        if with_power
+        else None
+    )
+    return clean(report)
 
 
 def correlation_value(report: dict, level: str, a: str, b: str) -> float | None:
@@ -93,3 +100,14 @@ def correlation_value(report: dict, level: str, a: str, b: str) -> float | None:
         if {entry["a"], entry["b"]} == {a, b}:
             return entry["value"]
     return None
+
+
+def clean(value):
+    """The report with NaN and infinities as None, so it is valid JSON."""
+    if isinstance(value, dict):
+        return {k: clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value

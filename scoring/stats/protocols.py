@@ -80,16 +80,28 @@ def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> lis
 
 
 def power(scores, sizes=(10, 50, 100, 200), n_trials=200, n_resamples=1000, alpha=0.05, n_buckets=5, rng=None) -> dict:
-    """``power.power_analysis`` on the complete documents: power per sample size and bucket of
-    system-pair differences (RoSE Fig. 7), and the mean over all pairs."""
+    """``power.power_analysis`` on the complete documents: power per sample size for each bucket
+    of system-pair differences (RoSE Fig. 7, in the dashboards' form), and over all pairs."""
     scores = np.asarray(scores, dtype=float)
     keep = complete_rows(scores)
     if keep.sum() < 2 or scores.shape[1] < 2:
-        return {"sizes": list(sizes), "buckets": [], "mean": []}
+        return {"sizes": list(sizes), "buckets": [], "mean": [], "documents": int(keep.sum())}
     result = power_analysis(scores[keep], sizes, n_trials, n_resamples, alpha, n_buckets, rng)
+    buckets = []
+    for b in range(n_buckets):
+        members = result.differences[result.buckets == b]
+        buckets.append(
+            {
+                "bucket": b,
+                "pairs": int(len(members)),
+                "min_difference": float(members.min()) if len(members) else None,
+                "max_difference": float(members.max()) if len(members) else None,
+                "power": result.bucket_power[:, b].tolist(),
+            }
+        )
     return {
         "sizes": [int(n) for n in result.sizes],
-        "buckets": result.bucket_power.tolist(),
+        "buckets": buckets,
         "mean": result.power.mean(axis=1).tolist(),
         "documents": int(keep.sum()),
     }

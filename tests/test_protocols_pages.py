@@ -1,0 +1,119 @@
+"""The Protocols page, its import and export, the API route and the commands, on RoSE's protocol file."""
+
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.models import Dataset, ProtocolRating, RatingRound
+
+from .conftest import SHARED
+
+ROSE = SHARED / "data" / "rose-protocols" / "protocol-comparison.json"
+
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
+
+
+@pytest.fixture
+def rose(db):
+    out = io.StringIO()
+    call_command("import_dataset", str(ROSE), "--name", "rose-protocols", "--format", "rose-protocols", stdout=out)
+    assert "100 documents, 12 systems, 1200 summaries" in out.getvalue()
+    return Dataset.objects.get(name="rose-protocols")
+
+
+def test_the_page_shows_alpha_matrices_rankings_and_case_study(client, lead, rose):
+    client.force_login(lead)
+    response = client.get(reverse("dashboard_protocols", args=[rose.pk]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    for section in (
+        "protocol-alpha",
+        "protocol-summary-matrix",
+        "protocol-system-matrix",
+        "protocol-length",
+        "protocol-mix",
+        "protocol-rankings",
+        "protocol-case-study",
+        "compute-power",
+    ):
+        assert f'id="{section}"' in page, section
+    system = response.context["matrices"][1][1]
+    prior_row = next(r for r in system["rows"] if r["label"] == "Prior")
+    assert round(prior_row["cells"][1]["value"], 3) == 0.926  # Prior vs Ref-free, RoSE §5
+    assert "0.926" in page and "0.831" in page and "0.861" in page and "-0.247" in page and "0.764" in page
+    # Means without rater ids: no alpha, no case study, said so
+    assert "Needs each rater's own Prior and Ref-free ratings" in page
+
+
+def test_power_is_computed_on_a_leads_post_and_shown(client, lead, rose):
+    client.force_login(lead)
+    url = reverse("dashboard_protocols", args=[rose.pk])
+    assert client.get(reverse("protocols_power", args=[rose.pk])).status_code == 405  # GET computes nothing
+    response = client.post(reverse("protocols_power", args=[rose.pk]), {"rating_round": pick(rose).pk})
+    assert response.status_code == 302
+    page = client.get(url).content.decode()
+    assert 'id="protocol-power-table"' in page and 'data-chart="power-ref_based"' in page
+
+
+def pick(dataset):
+    return RatingRound.objects.filter(dataset=dataset).latest("pk")
+
+
+def test_import_upload_refuses_a_bad_file_and_stores_a_good_one(client, lead, rose):
+    client.force_login(lead)
+    url = reverse("protocols_import", args=[rose.pk])
+    data = json.loads(ROSE.read_text())
+    data[7]["annotations"]["brio"]["ref_free"] = 0
+    bad = SimpleUploadedFile("bad.json", json.dumps(data).encode())
+    response = client.post(url, {"file": bad, "name": "second"}, follow=True)
+    assert "Nothing was imported" in response.content.decode() and "outside 1 to 5" in response.content.decode()
+    assert not RatingRound.objects.filter(name="second").exists()
+    exported = client.get(reverse("protocols_export", args=[rose.pk, pick(rose).pk]))
+    assert exported.status_code == 200 and exported["Content-Disposition"].endswith('ratings.json"')
+    good = SimpleUploadedFile("ratings.json", exported.content)
+    response = client.post(url, {"file": good, "name": "second"}, follow=True)
+    shown = [str(m) for m in response.context["messages"]]
+    assert shown == ["Imported rating round 'second': 3600 ratings of 1200 summaries and 1200 ACU scores"]
+    assert ProtocolRating.objects.filter(round__name="second").count() == 3600
+
+
+def test_only_leads(client, worker, author, rose):
+    for user in (worker, author):
+        client.force_login(user)
+        assert client.get(reverse("dashboard_protocols", args=[rose.pk])).status_code == 403
+        assert client.post(reverse("protocols_power", args=[rose.pk])).status_code == 403
+
+
+def test_api_route(lead, rose):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    body = api.get(f"/api/datasets/{rose.pk}/protocols/").json()
+    assert body["documents"] == 100 and body["power"] is None
+    system = {(e["a"], e["b"]): e["value"] for e in body["correlations"]["system"]}
+    assert round(system[("ref_based", "acu")], 3) == 0.764
+    assert api.get(f"/api/datasets/{rose.pk}/protocols/?rating_round=999999").status_code == 404
+    assert api.get(f"/api/datasets/{rose.pk}/protocols/?rating_round=x").status_code == 400
+
+
+def test_commands(rose, tmp_path):
+    out = io.StringIO()
+    call_command("protocol_report", "rose-protocols", "--json", "--resamples", "100", stdout=out)
+    report = json.loads(out.getvalue())
+    assert round(report["length"]["system"]["prior"]["value"], 3) == 0.831
+    text = io.StringIO()
+    call_command("protocol_report", "rose-protocols", "--resamples", "100", stdout=text)
+    assert "Prior vs Ref-free: +0.926" in text.getvalue()
+    path = tmp_path / "out.json"
+    call_command("export_ratings", "rose-protocols", "--output", str(path))
+    call_command("import_ratings", "rose-protocols", str(path), "--round-name", "again", stdout=io.StringIO())
+    assert RatingRound.objects.filter(dataset=rose).count() == 2
+    with pytest.raises(CommandError, match="has a rating round named 'again'"):
+        call_command("import_ratings", "rose-protocols", str(path), "--round-name", "again")
+    with pytest.raises(CommandError, match="No dataset named"):
+        call_command("protocol_report", "nosuch")
