@@ -649,6 +649,7 @@ def test_schema_documents_every_endpoint(as_role):
         "/api/datasets/{dataset_id}/scores/",
         "/api/datasets/{dataset_id}/agreement/",
         "/api/datasets/{dataset_id}/workers/",
+        "/api/datasets/{dataset_id}/protocols/",
         "/api/datasets/{dataset_id}/exports/judgments.csv",
         "/api/datasets/{dataset_id}/exports/scores.csv",
         "/api/datasets/{dataset_id}/exports/rose.jsonl",
