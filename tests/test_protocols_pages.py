@@ -117,3 +117,22 @@ def test_commands(rose, tmp_path):
         call_command("import_ratings", "rose-protocols", str(path), "--round-name", "again")
     with pytest.raises(CommandError, match="No dataset named"):
         call_command("protocol_report", "nosuch")
+
+
+def test_the_import_page_and_api_take_the_protocol_format(client, lead):
+    client.force_login(lead)
+    upload = SimpleUploadedFile("protocol-comparison.json", ROSE.read_bytes())
+    response = client.post(
+        reverse("dataset_import"), {"name": "from-page", "format": "rose-protocols", "file": upload}, follow=True
+    )
+    assert response.status_code == 200
+    dataset = Dataset.objects.get(name="from-page")
+    assert ProtocolRating.objects.filter(round__dataset=dataset).count() == 3600
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    upload = SimpleUploadedFile("protocol-comparison.json", ROSE.read_bytes())
+    created = api.post(
+        "/api/datasets/import/", {"name": "from-api", "format": "rose-protocols", "file": upload}, format="multipart"
+    )
+    assert created.status_code == 201, created.content[:300]
+    assert ProtocolRating.objects.filter(round__dataset__name="from-api").count() == 3600

@@ -14,6 +14,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from annotation.importing import DatasetImportError
@@ -180,6 +181,7 @@ def protocols_export(request, dataset_id: int, round_id: int):
     if round_ is None:
         raise Http404("No such rating round in this dataset.")
     response = HttpResponse(json.dumps(export_ratings(round_), indent=1), content_type="application/json")
-    filename = f"{round_.dataset.name}-{round_.name}-ratings.json".replace('"', "")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=f"{round_.dataset.name}-{round_.name}-ratings.json"
+    )
     return response
