@@ -189,3 +189,24 @@ def test_each_participant_gets_their_own_code_and_a_passed_on_code_is_refused(cl
     assert "not the code made for them: BOB" in bad.content.decode() and not PanelPayment.objects.exists()
     good = f"ALICE\t{codes['ALICE'].lower()}\nBOB,{codes['BOB']}\n"
     assert payouts.mark_paid(batch, lists.token, by=lead, codes=good)[0] == 2
+
+
+# ---- item 5 (part): each id's first-seen time and address on the sessions table ------------
+
+
+def test_the_sessions_table_shows_each_ids_first_seen_time_and_address(client, lead):
+    from django.urls import reverse
+
+    batch = open_panel(k=2, assignments=2)
+    assert start(client, batch, "ALICE", REMOTE_ADDR="10.1.2.3").status_code == 302
+    assert start(client, batch, "BOB", REMOTE_ADDR="10.4.5.6").status_code == 302
+    assert start(client, batch, "ALICE", REMOTE_ADDR="10.9.9.9").status_code == 302  # resumed: the first stays
+    first = PanelSession.objects.get(worker__external_id="ALICE")
+    assert first.address == "10.1.2.3"
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    table = page[page.index('id="panel-sessions"') :]
+    table = table[: table.index("</table>")]
+    assert "<th>First seen</th><th>Address</th>" in table
+    assert "10.1.2.3" in table and "10.4.5.6" in table and "10.9.9.9" not in table
+    assert timezone.localtime(first.created_at).strftime("%Y-%m-%d %H:%M:%S") in table

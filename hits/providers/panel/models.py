@@ -22,8 +22,11 @@ class PanelSession(models.Model):
     key = models.CharField(max_length=40, unique=True)
     size = models.PositiveSmallIntegerField(help_text="Tasks in this session.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, help_text="When the id was first seen: its first Start.")
     completed_at = models.DateTimeField(null=True, blank=True)
+    address = models.CharField(
+        max_length=45, blank=True, default="", help_text="The client address of the first Start (shown to the lead)."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["batch", "worker"], name="panel_session_unique_worker")]

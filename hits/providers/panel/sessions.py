@@ -129,6 +129,7 @@ def start_task(*, batch: Batch, participant_id: str, address: str = "", now=None
                 worker=worker,
                 key="P" + secrets.token_hex(10),
                 size=int(config(batch)["tasks_per_session"]),
+                address=(address or "")[:45],
             )
             assignment = _take(session, worker, batch, now)
             if assignment is None:
