@@ -12,7 +12,7 @@ from statistics import median
 
 import numpy as np
 
-from hits.models import Worker
+from hits.models import Assignment, Judgment, Worker
 from hits.selectors import counted_assignments
 from scoring.stats import agreement
 from scoring.stats.worker_quality import worker_quality
@@ -76,12 +76,82 @@ def _alphas_without(judgments, keep, acu_counts_per_row) -> dict | None:
     }
 
 
+def _rejected(dataset, batch):
+    """Rejected assignments in scope: their judgments never count, but the table keeps their
+    workers with the evidence the decision rests on."""
+    qs = Assignment.objects.filter(hit__batch__dataset=dataset, status=Assignment.Status.REJECTED)
+    return qs.filter(hit__batch=batch) if batch is not None else qs
+
+
+def _rejected_rows(dataset, batch, judgments, known: set[int]) -> tuple[dict[int, int], list[dict]]:
+    """Per worker the number of rejected assignments, and a row for each worker whose work was all
+    rejected: gold accuracy and agreement with the counted majority measured on that work."""
+    rejected = _rejected(dataset, batch)
+    counts: dict[int, int] = defaultdict(int)
+    stats: dict[int, dict] = defaultdict(_empty)
+    for worker_id, seconds, g_ok, g_total in rejected.values_list(
+        "worker_id", "active_seconds", "gold_correct", "gold_total"
+    ):
+        counts[worker_id] += 1
+        if worker_id in known:
+            continue
+        row = stats[worker_id]
+        row["assignments"] += 1
+        if seconds:
+            row["seconds"].append(seconds)
+        row["gold_correct"] += g_ok or 0
+        row["gold_total"] += g_total or 0
+    if not stats:
+        return dict(counts), []
+    votes: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    for summary, acu, present in zip(
+        judgments.summary.tolist(), judgments.acu.tolist(), judgments.present.tolist(), strict=True
+    ):
+        votes[(summary, acu)][int(bool(present))] += 1
+    agree: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for worker_id, summary, acu, present in Judgment.objects.filter(
+        assignment__in=rejected.filter(worker_id__in=list(stats))
+    ).values_list("assignment__worker_id", "assignment__hit__summary_id", "acu_id", "present"):
+        no, yes = votes.get((summary, acu), (0, 0))
+        if yes != no:  # a tie is no majority
+            agree[worker_id][0] += int(present == (yes > no))
+            agree[worker_id][1] += 1
+    rows = []
+    for worker in Worker.objects.filter(pk__in=list(stats)):
+        s = stats[worker.pk]
+        same, compared = agree[worker.pk]
+        agreement_share = same / compared if compared else None
+        med = median(s["seconds"]) if s["seconds"] else None
+        rows.append(
+            {
+                "worker_id": worker.pk,
+                "worker": worker.external_id,
+                "provider": worker.provider,
+                "assignments": 0,
+                "rejected": counts[worker.pk],
+                "labels": 0,
+                "agreement": agreement_share,
+                "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
+                "median_seconds": med,
+                "hourly": None,
+                "flags": _flags(worker, None, None, agreement_share, compared, s),
+                "excluded": worker.excluded,
+                "blocked": worker.blocked_at is not None,
+            }
+        )
+    return dict(counts), rows
+
+
 def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: dict | None = None) -> dict:
     """Rows per worker, and both alphas with and without the flagged workers. `counted_alpha`:
     both alphas over the judgments of the workers not excluded, already computed by the
     caller; they are the alphas without the flagged when no worker is flagged."""
     if len(judgments) == 0:
-        return {"rows": [], "alpha_without_flagged": None, "flagged": 0}
+        return {
+            "rows": _rejected_rows(dataset, batch, judgments, set())[1],
+            "alpha_without_flagged": None,
+            "flagged": 0,
+        }
     quality = worker_quality(judgments.summary, judgments.acu, judgments.worker, judgments.present)
     stats = _assignment_stats(dataset, batch)
     info = {w.pk: w for w in Worker.objects.filter(pk__in=quality.workers.tolist())}
@@ -110,7 +180,11 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
                 "blocked": w.blocked_at is not None,
             }
         )
+    rejected, rejected_rows = _rejected_rows(dataset, batch, judgments, set(info))
+    for row in rows:
+        row["rejected"] = rejected.get(row["worker_id"], 0)
     flagged = {r["worker_id"] for r in rows if r["flags"]}
+    rows += rejected_rows  # their judgments count nowhere: no alpha to leave them out of
     keep = ~np.isin(judgments.worker, list(flagged)) & ~judgments.excluded
     if not flagged and counted_alpha is not None:
         return {"rows": rows, "alpha_without_flagged": counted_alpha if keep.any() else None, "flagged": 0}

@@ -36,10 +36,17 @@ def home(request):
     see their work page (they must not see datasets, which hold the answers)."""
     if not has_role(request.user, LEAD, AUTHOR):
         return redirect("work")
-    context = {"rows": onboarding.dataset_rows(), "home": True}
+    context = {"rows": onboarding.dataset_rows(), "home": True, "expert_rounds": _open_expert_rounds(request.user)}
     if has_role(request.user, LEAD):
         context["onboarding"] = onboarding.lead_steps()
     return render(request, "annotation/home.html", context)
+
+
+def _open_expert_rounds(user) -> list[dict]:
+    """Open expert rounds with summaries left, so that authors learn of them where they start."""
+    rounds = Batch.objects.filter(kind=Batch.Kind.EXPERT, status=Batch.Status.PUBLISHED).select_related("dataset")
+    shown = [{"batch": b, "progress": expert.round_progress(b, user)} for b in rounds.order_by("pk")[:10]]
+    return [r for r in shown if r["progress"]["left"]]
 
 
 @role_required(*STAFF)
