@@ -38,3 +38,15 @@ def test_the_lead_review_page_breadcrumb_leads_to_the_dataset_authoring(client, 
     page = client.get(reverse("authoring_review", args=[reference.pk])).content.decode()
     crumbs = page.split('class="crumbs"')[1].split("</p>")[0]
     assert "My ACU work" not in crumbs and f"Authoring of {dataset.name}" in crumbs
+
+
+def test_the_panel_page_says_a_local_study_link_is_unreachable_and_counts_ids_on_lists(client, lead):
+    """Issue 47 item 12: the study link showed 127.0.0.1 with no word; "2 to approve" right after
+    approving meant 2 ids on the list."""
+    from .test_panel import open_panel
+
+    batch = open_panel()
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk]), HTTP_HOST="127.0.0.1").content.decode()
+    assert 'id="link-unreachable"' in page and "PUBLIC_BASE_URL" in page
+    assert "to approve" not in page and "on the approval list" in page
