@@ -72,37 +72,60 @@ def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float, 
     # (sentence, kind, index, text): every ACU, then every draft of the reference.
     flat = [(si, "acu", ai, text) for si, (_, acus) in enumerate(sentences) for ai, text in enumerate(acus)]
     flat += [(si, "draft", di, text) for si, texts in enumerate(pending) for di, text in enumerate(texts)]
-    sentence_hints = [[] for _ in sentences]
     out = {"acu": [[[] for _ in acus] for _, acus in sentences], "draft": [[[] for _ in texts] for texts in pending]}
-    long_limit = max(2 * usual_words, usual_words + 6)
     sentence_words = [content_words(sentence) for sentence, _ in sentences]
-    for si, (_sentence, acus) in enumerate(sentences):
-        if not acus:
-            sentence_hints[si].append(
-                "No ACU for this sentence yet: accept, edit or dismiss its drafts."
-                if pending[si]
-                else "No ACU for this sentence yet."
-            )
     for si, kind, index, text in flat:
-        hints = out[kind][si][index]
-        n = len(words(text))
-        if n > long_limit:
-            what = f"this draft has {n} words" if kind == "draft" else f"{n} words"
-            hints.append(f"Long: {what} where ACUs here usually have about {usual_words:.0f}. Can it be split?")
-        joiner = joins_two_facts(text)
-        if joiner:
-            hints.append(f"Joins two facts with “{joiner}”? Split it if both parts stand alone.")
-        if sentence_words[si] and not (content_words(text) & sentence_words[si]):
-            hints.append("Shares no content word with its sentence: is it under the right sentence?")
-    keys = [text.strip().lower() for *_, text in flat]
-    sets = [_word_set(text) for *_, text in flat]
-    for i, (si, kind, index, _text) in enumerate(flat):
-        for j, (_sj, other_kind, _oj, other) in enumerate(flat[:i]):
-            if keys[i] == keys[j] or _overlap(sets[i], sets[j]) >= 0.8:
-                name = "draft" if other_kind == "draft" else "ACU"
-                out[kind][si][index].append(f"Nearly the same as {name} “{other[:60]}”.")
-                break
-    result = {"sentences": sentence_hints, "acus": out["acu"]}
+        out[kind][si][index].extend(_text_hints(text, kind, sentence_words[si], usual_words))
+    for (si, kind, index, _text), hint in zip(flat, _near_duplicates(flat), strict=True):
+        if hint:
+            out[kind][si][index].append(hint)
+    result = {"sentences": _missing_acus(sentences, pending), "acus": out["acu"]}
     if drafts is not None:
         result["drafts"] = out["draft"]
     return result
+
+
+def _missing_acus(sentences: list[tuple[str, list[str]]], pending: list[list[str]]) -> list[list[str]]:
+    """Per sentence: a hint when it has no ACU yet (and what to do with its drafts, if any)."""
+    return [
+        []
+        if acus
+        else [
+            "No ACU for this sentence yet: accept, edit or dismiss its drafts."
+            if pending[si]
+            else "No ACU for this sentence yet."
+        ]
+        for si, (_sentence, acus) in enumerate(sentences)
+    ]
+
+
+def _text_hints(text: str, kind: str, sentence_words: set[str], usual_words: float) -> list[str]:
+    """The hints of one ACU or draft on its own: long, two facts joined, no word of its sentence."""
+    hints = []
+    n = len(words(text))
+    if n > max(2 * usual_words, usual_words + 6):
+        what = f"this draft has {n} words" if kind == "draft" else f"{n} words"
+        hints.append(f"Long: {what} where ACUs here usually have about {usual_words:.0f}. Can it be split?")
+    joiner = joins_two_facts(text)
+    if joiner:
+        hints.append(f"Joins two facts with “{joiner}”? Split it if both parts stand alone.")
+    if sentence_words and not (content_words(text) & sentence_words):
+        hints.append("Shares no content word with its sentence: is it under the right sentence?")
+    return hints
+
+
+def _near_duplicates(flat: list[tuple[int, str, int, str]]) -> list[str | None]:
+    """Per text of `flat`: a hint naming the first earlier ACU or draft that is nearly the same
+    (same text, or 80% of their content words shared), else None."""
+    keys = [text.strip().lower() for *_, text in flat]
+    sets = [_word_set(text) for *_, text in flat]
+    found: list[str | None] = []
+    for i in range(len(flat)):
+        other = next((j for j in range(i) if keys[i] == keys[j] or _overlap(sets[i], sets[j]) >= 0.8), None)
+        if other is None:
+            found.append(None)
+            continue
+        _, other_kind, _, other_text = flat[other]
+        name = "draft" if other_kind == "draft" else "ACU"
+        found.append(f"Nearly the same as {name} “{other_text[:60]}”.")
+    return found

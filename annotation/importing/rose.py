@@ -65,52 +65,9 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
     sentences = split_sentences(reference)
     if not sentences:
         raise DatasetImportError("'reference' has no sentence with a letter or digit", name, line)
-    units = obj.get("reference_acus")
-    if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
-        raise DatasetImportError("'reference_acus' must be a list of strings", name, line)
-    for index, unit in enumerate(units):
-        if not unit.strip():
-            raise DatasetImportError(f"reference_acus[{index}] is empty", name, line)
-    outputs = obj.get("system_outputs", {})
-    if not isinstance(outputs, dict):
-        raise DatasetImportError("'system_outputs' must be an object {system: summary}", name, line)
-    summaries = {}
-    for system, text in outputs.items():
-        if not isinstance(text, str) or not text.strip():
-            raise DatasetImportError(f"system_outputs[{system!r}] is empty or not a string", name, line)
-        summaries[str(system)] = text.strip()
-
-    annotations = obj.get("annotations") or {}
-    if not isinstance(annotations, dict):
-        raise DatasetImportError("'annotations' must be an object {system: {...}}", name, line)
-    labels: dict[str, dict[str, list]] = {}
-    for system, annotation in annotations.items():
-        if system not in summaries:
-            raise DatasetImportError(f"annotations name unknown system {system!r} (not in system_outputs)", name, line)
-        if not isinstance(annotation, dict):
-            raise DatasetImportError(f"annotations[{system!r}] must be an object", name, line)
-        for key in ("acu", "normalized_acu"):
-            if key in annotation and not isinstance(annotation[key], (int, float, type(None))):
-                raise DatasetImportError(f"annotations[{system!r}][{key!r}] must be a number", name, line)
-        per_annotator = annotation.get("annotator_labels")
-        if per_annotator is not None:
-            if not isinstance(per_annotator, dict) or not per_annotator:
-                raise DatasetImportError(f"annotations[{system!r}]['annotator_labels'] must be an object", name, line)
-            labels[system] = {
-                str(a): _label_list(v, len(units), f"annotator_labels[{a!r}] of {system!r}", name, line, True)
-                for a, v in per_annotator.items()
-            }
-        elif "acu_labels" in annotation:
-            where = f"annotations[{system!r}]['acu_labels']"
-            labels[system] = {
-                SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], len(units), where, name, line, False)
-            }
-    alpha = obj.get("length_alpha")
-    if alpha is not None:
-        try:
-            alpha = check_alpha(alpha)
-        except DatasetImportError as exc:
-            raise DatasetImportError(f"'length_alpha': {exc.problem}", name, line) from None
+    units = _units(obj, name, line)
+    summaries = _summaries(obj, name, line)
+    labels = _labels(obj, summaries, len(units), name, line)
     return DocumentRecord(
         str(raw_id).strip(),
         source.strip(),
@@ -120,8 +77,79 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         labels,
         (name, line),
         reference_text=reference,
-        length_alpha=alpha,
+        length_alpha=_length_alpha(obj, name, line),
     )
+
+
+def _length_alpha(obj: dict, name: str, line: int):
+    """`length_alpha`, when given (checked as `limits.check_alpha` checks it), else None."""
+    alpha = obj.get("length_alpha")
+    if alpha is None:
+        return None
+    try:
+        return check_alpha(alpha)
+    except DatasetImportError as exc:
+        raise DatasetImportError(f"'length_alpha': {exc.problem}", name, line) from None
+
+
+def _units(obj: dict, name: str, line: int) -> list[str]:
+    """`reference_acus`: a list of strings, none empty."""
+    units = obj.get("reference_acus")
+    if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
+        raise DatasetImportError("'reference_acus' must be a list of strings", name, line)
+    for index, unit in enumerate(units):
+        if not unit.strip():
+            raise DatasetImportError(f"reference_acus[{index}] is empty", name, line)
+    return units
+
+
+def _summaries(obj: dict, name: str, line: int) -> dict[str, str]:
+    """`system_outputs`: {system: summary}, each a non-empty string."""
+    outputs = obj.get("system_outputs", {})
+    if not isinstance(outputs, dict):
+        raise DatasetImportError("'system_outputs' must be an object {system: summary}", name, line)
+    summaries = {}
+    for system, text in outputs.items():
+        if not isinstance(text, str) or not text.strip():
+            raise DatasetImportError(f"system_outputs[{system!r}] is empty or not a string", name, line)
+        summaries[str(system)] = text.strip()
+    return summaries
+
+
+def _labels(obj: dict, summaries: dict, unit_count: int, name: str, line: int) -> dict[str, dict[str, list]]:
+    """`annotations`: {system: {annotator: labels}} of the systems it names (all in `summaries`)."""
+    annotations = obj.get("annotations") or {}
+    if not isinstance(annotations, dict):
+        raise DatasetImportError("'annotations' must be an object {system: {...}}", name, line)
+    labels: dict[str, dict[str, list]] = {}
+    for system, annotation in annotations.items():
+        if system not in summaries:
+            raise DatasetImportError(f"annotations name unknown system {system!r} (not in system_outputs)", name, line)
+        found = _system_labels(system, annotation, unit_count, name, line)
+        if found is not None:
+            labels[system] = found
+    return labels
+
+
+def _system_labels(system: str, annotation, unit_count: int, name: str, line: int) -> dict[str, list] | None:
+    """One system's labels: per annotator (`annotator_labels`), else the one `acu_labels`, else None."""
+    if not isinstance(annotation, dict):
+        raise DatasetImportError(f"annotations[{system!r}] must be an object", name, line)
+    for key in ("acu", "normalized_acu"):
+        if key in annotation and not isinstance(annotation[key], (int, float, type(None))):
+            raise DatasetImportError(f"annotations[{system!r}][{key!r}] must be a number", name, line)
+    per_annotator = annotation.get("annotator_labels")
+    if per_annotator is not None:
+        if not isinstance(per_annotator, dict) or not per_annotator:
+            raise DatasetImportError(f"annotations[{system!r}]['annotator_labels'] must be an object", name, line)
+        return {
+            str(a): _label_list(v, unit_count, f"annotator_labels[{a!r}] of {system!r}", name, line, True)
+            for a, v in per_annotator.items()
+        }
+    if "acu_labels" in annotation:
+        where = f"annotations[{system!r}]['acu_labels']"
+        return {SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], unit_count, where, name, line, False)}
+    return None
 
 
 def read_rose(path: Path) -> list[DocumentRecord]:

@@ -263,22 +263,6 @@ def _check_writer(reference: Reference, user) -> None:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}; it cannot be changed now.")
 
 
-def _record_edit(reference, acu, user, old: str, new: str) -> None:
-    last = ACUChange.objects.filter(reference=reference, acu=acu).order_by("-at", "-pk").first()
-    if (
-        last
-        and last.user_id == user.pk
-        and last.action == ACUChange.Action.EDIT
-        and timezone.now() - last.at < COALESCE_EDITS
-    ):
-        last.new_text = new
-        last.save(update_fields=["new_text", "at"])
-    else:
-        ACUChange.objects.create(
-            reference=reference, acu=acu, user=user, action=ACUChange.Action.EDIT, old_text=old, new_text=new
-        )
-
-
 def save_reference(
     *, reference_id: int, user, base_version: int, sentences: list[dict], dismissed: list | None = None
 ) -> dict:
@@ -298,122 +282,147 @@ def save_reference(
         own_sentences = {s.pk: s for s in reference.sentences.all()}
         if sorted(s.get("id") for s in sentences) != sorted(own_sentences):
             raise AuthoringError("The sentences sent do not match this reference; reload the page.")
-        existing = {a.pk: a for a in reference.acus.select_related("sentence")}
-        judged = set(ACU.objects.filter(pk__in=existing, judgments__isnull=False).values_list("pk", flat=True))
-        drafts = {d.pk: d for d in reference.drafts.filter(status=DraftACU.Status.PENDING)}
-        for draft_id in dismissed or []:
-            draft = drafts.pop(int(draft_id), None)
-            if draft is None:
-                continue  # already gone (dismissed in another save, or replaced by new drafts)
-            draft.status = DraftACU.Status.DISMISSED
-            draft.save(update_fields=["status"])
-            ACUChange.objects.create(
-                reference=reference,
-                acu=None,
-                user=user,
-                action=ACUChange.Action.DISMISS,
-                old_text=draft.text,
-                old_sentence=draft.sentence.position,
-                drafter=draft.drafter,
-            )
-        seen: set[int] = set()
+        save = _Save(reference, user)
+        save.dismiss(dismissed or [])
         for entry in sentences:
             sentence = own_sentences[entry["id"]]
             position = 0
             for item in entry.get("acus", []):
-                try:
-                    text = clean_acu_text(item.get("text", ""))
-                except ValueError as exc:
-                    raise AuthoringError(str(exc)) from None
+                text = _clean(item)
                 if not text:
                     continue
-                acu_id = item.get("id")
-                if acu_id is None:
-                    draft = drafts.pop(int(item["draft"]), None) if item.get("draft") else None
-                    acu = ACU.objects.create(
-                        reference=reference,
-                        sentence=sentence,
-                        position=position,
-                        text=text,
-                        author=user,
-                        drafter=draft.drafter if draft else "",
-                    )
-                    if draft is None:
-                        ACUChange.objects.create(
-                            reference=reference,
-                            acu=acu,
-                            user=user,
-                            action=ACUChange.Action.CREATE,
-                            new_text=text,
-                            new_sentence=sentence.position,
-                        )
-                    else:  # an accepted draft, maybe edited: old text is the drafter's
-                        draft.status = DraftACU.Status.ACCEPTED
-                        draft.acu = acu
-                        draft.save(update_fields=["status", "acu"])
-                        ACUChange.objects.create(
-                            reference=reference,
-                            acu=acu,
-                            user=user,
-                            action=ACUChange.Action.ACCEPT,
-                            old_text=draft.text,
-                            new_text=text,
-                            new_sentence=sentence.position,
-                            drafter=draft.drafter,
-                        )
+                if item.get("id") is None:
+                    save.create(sentence, position, text, item.get("draft"))
                 else:
-                    acu = existing.get(acu_id)
-                    if acu is None or acu_id in seen:
-                        raise AuthoringError("An ACU sent does not belong to this reference; reload the page.")
-                    seen.add(acu_id)
-                    fields = []
-                    if acu.text != text:
-                        if acu_id in judged:
-                            raise AuthoringError(f"“{acu.text}” has crowd judgments; its text is frozen.")
-                        _record_edit(reference, acu, user, acu.text, text)
-                        acu.text = text
-                        fields.append("text")
-                        if acu.machine:  # a person corrected a machine unit: it is theirs now
-                            acu.machine = False
-                            acu.author = user
-                            fields += ["machine", "author"]
-                    if acu.sentence_id != sentence.pk:
-                        ACUChange.objects.create(
-                            reference=reference,
-                            acu=acu,
-                            user=user,
-                            action=ACUChange.Action.MOVE,
-                            old_text=acu.text,
-                            new_text=acu.text,
-                            old_sentence=acu.sentence.position,
-                            new_sentence=sentence.position,
-                        )
-                        acu.sentence = sentence
-                        fields.append("sentence")
-                    if acu.position != position:
-                        acu.position = position
-                        fields.append("position")
-                    if fields:
-                        acu.save(update_fields=fields + ["updated_at"])
+                    save.update(item["id"], sentence, position, text)
                 position += 1
-        for acu_id in set(existing) - seen:
-            acu = existing[acu_id]
-            if acu_id in judged:
-                raise AuthoringError(f"“{acu.text}” has crowd judgments; it cannot be deleted.")
-            ACUChange.objects.create(
-                reference=reference,
-                acu=None,
-                user=user,
-                action=ACUChange.Action.DELETE,
-                old_text=acu.text,
-                old_sentence=acu.sentence.position,
-            )
-            acu.delete()
+        save.delete_unsent()
         reference.version += 1
         if reference.status == Reference.Status.TODO:
             reference.status = Reference.Status.WRITING
         reference.save(update_fields=["version", "status"])
     return reference_state(reference)
+
+
+def _clean(item: dict) -> str:
+    try:
+        return clean_acu_text(item.get("text", ""))
+    except ValueError as exc:
+        raise AuthoringError(str(exc)) from None
+
+
+class _Save:
+    """One save of a reference's ACUs, each change recorded in its history: the ACUs and pending
+    drafts it had, those with crowd judgments (frozen), and the ACUs the save sent."""
+
+    def __init__(self, reference: Reference, user) -> None:
+        self.reference, self.user = reference, user
+        self.existing = {a.pk: a for a in reference.acus.select_related("sentence")}
+        self.judged = set(
+            ACU.objects.filter(pk__in=self.existing, judgments__isnull=False).values_list("pk", flat=True)
+        )
+        self.drafts = {d.pk: d for d in reference.drafts.filter(status=DraftACU.Status.PENDING)}
+        self.seen: set[int] = set()
+
+    def record(self, action, acu=None, **fields) -> None:
+        ACUChange.objects.create(reference=self.reference, acu=acu, user=self.user, action=action, **fields)
+
+    def record_edit(self, acu: ACU, new: str) -> None:
+        """An edit, folded into the writer's last edit of the ACU when that is recent."""
+        last = ACUChange.objects.filter(reference=self.reference, acu=acu).order_by("-at", "-pk").first()
+        if (
+            last
+            and last.user_id == self.user.pk
+            and last.action == ACUChange.Action.EDIT
+            and timezone.now() - last.at < COALESCE_EDITS
+        ):
+            last.new_text = new
+            last.save(update_fields=["new_text", "at"])
+        else:
+            self.record(ACUChange.Action.EDIT, acu, old_text=acu.text, new_text=new)
+
+    def dismiss(self, draft_ids: list) -> None:
+        for draft_id in draft_ids:
+            draft = self.drafts.pop(int(draft_id), None)
+            if draft is None:
+                continue  # already gone (dismissed in another save, or replaced by new drafts)
+            draft.status = DraftACU.Status.DISMISSED
+            draft.save(update_fields=["status"])
+            self.record(
+                ACUChange.Action.DISMISS,
+                old_text=draft.text,
+                old_sentence=draft.sentence.position,
+                drafter=draft.drafter,
+            )
+
+    def create(self, sentence, position: int, text: str, draft_id) -> None:
+        """A new ACU, written or an accepted draft (maybe edited: the old text is the drafter's)."""
+        draft = self.drafts.pop(int(draft_id), None) if draft_id else None
+        acu = ACU.objects.create(
+            reference=self.reference,
+            sentence=sentence,
+            position=position,
+            text=text,
+            author=self.user,
+            drafter=draft.drafter if draft else "",
+        )
+        if draft is None:
+            self.record(ACUChange.Action.CREATE, acu, new_text=text, new_sentence=sentence.position)
+            return
+        draft.status = DraftACU.Status.ACCEPTED
+        draft.acu = acu
+        draft.save(update_fields=["status", "acu"])
+        self.record(
+            ACUChange.Action.ACCEPT,
+            acu,
+            old_text=draft.text,
+            new_text=text,
+            new_sentence=sentence.position,
+            drafter=draft.drafter,
+        )
+
+    def update(self, acu_id: int, sentence, position: int, text: str) -> None:
+        """An ACU of the reference, its text edited (not once judged), moved or reordered."""
+        acu = self.existing.get(acu_id)
+        if acu is None or acu_id in self.seen:
+            raise AuthoringError("An ACU sent does not belong to this reference; reload the page.")
+        self.seen.add(acu_id)
+        fields = []
+        if acu.text != text:
+            if acu_id in self.judged:
+                raise AuthoringError(f"“{acu.text}” has crowd judgments; its text is frozen.")
+            self.record_edit(acu, text)
+            acu.text = text
+            fields.append("text")
+            if acu.machine:  # a person corrected a machine unit: it is theirs now
+                acu.machine = False
+                acu.author = self.user
+                fields += ["machine", "author"]
+        if acu.sentence_id != sentence.pk:
+            self.record(
+                ACUChange.Action.MOVE,
+                acu,
+                old_text=acu.text,
+                new_text=acu.text,
+                old_sentence=acu.sentence.position,
+                new_sentence=sentence.position,
+            )
+            acu.sentence = sentence
+            fields.append("sentence")
+        if acu.position != position:
+            acu.position = position
+            fields.append("position")
+        if fields:
+            acu.save(update_fields=fields + ["updated_at"])
+
+    def delete_unsent(self) -> None:
+        """The ACUs the save did not send are deleted (not one with crowd judgments)."""
+        for acu_id in set(self.existing) - self.seen:
+            acu = self.existing[acu_id]
+            if acu_id in self.judged:
+                raise AuthoringError(f"“{acu.text}” has crowd judgments; it cannot be deleted.")
+            self.record(ACUChange.Action.DELETE, old_text=acu.text, old_sentence=acu.sentence.position)
+            acu.delete()
 
 
 # ---- review ------------------------------------------------------------------------------

@@ -60,26 +60,7 @@ def create_batch(
             "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
         )
     buckets = list(spec.buckets)
-
-    approved = usable_for_crowd(dataset)
-    if references is not None:
-        wanted = {r.pk for r in references}
-        not_ok = wanted - set(approved.filter(pk__in=wanted).values_list("pk", flat=True))
-        if not_ok:
-            raise BatchError(f"{len(not_ok)} of the chosen references are not approved yet.")
-        approved = approved.filter(pk__in=wanted)
-    summaries = Summary.objects.filter(document__reference__in=approved).select_related("document__reference")
-    if systems:
-        summaries = summaries.filter(system__in=systems)
-    acu_counts = dict(
-        ACU.objects.filter(reference__in=approved).values_list("reference_id").annotate(n=Count("pk")).order_by()
-    )
-    summaries = [
-        s for s in summaries.order_by("document__position", "system__name") if acu_counts.get(s.document.reference.pk)
-    ]
-    if not summaries:
-        raise BatchError("No summary of an approved reference with ACUs matches this choice.")
-
+    summaries, acu_counts = _chosen_summaries(dataset, systems, references)
     batch = Batch.objects.create(
         dataset=dataset,
         name=spec.name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
@@ -106,13 +87,7 @@ def create_batch(
         [PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets]
     )
 
-    gold = {}
-    if spec.gold_share > 0:
-        answers = known_answers(dataset, [s.pk for s in summaries])
-        candidates = [s.pk for s in summaries if s.pk in answers]
-        rng = random.Random(seed)
-        chosen = rng.sample(candidates, min(len(candidates), round(spec.gold_share * len(summaries))))
-        gold = {sid: {str(a): v for a, v in answers[sid].items()} for sid in chosen}
+    gold = _gold_answers(dataset, summaries, spec.gold_share, seed) if spec.gold_share > 0 else {}
 
     def first_places(summary_id: int) -> int:
         return policy.min_places if policy.kind == ADAPTIVE and summary_id not in gold else spec.assignments
@@ -134,6 +109,39 @@ def create_batch(
         batch_size=2000,
     )
     return batch
+
+
+def _chosen_summaries(dataset, systems, references) -> tuple[list[Summary], dict[int, int]]:
+    """The summaries (of the chosen systems, all when none) of the chosen approved references (all
+    when None) that have ACUs, in document and system order, and each reference's ACU count."""
+    approved = usable_for_crowd(dataset)
+    if references is not None:
+        wanted = {r.pk for r in references}
+        not_ok = wanted - set(approved.filter(pk__in=wanted).values_list("pk", flat=True))
+        if not_ok:
+            raise BatchError(f"{len(not_ok)} of the chosen references are not approved yet.")
+        approved = approved.filter(pk__in=wanted)
+    summaries = Summary.objects.filter(document__reference__in=approved).select_related("document__reference")
+    if systems:
+        summaries = summaries.filter(system__in=systems)
+    acu_counts = dict(
+        ACU.objects.filter(reference__in=approved).values_list("reference_id").annotate(n=Count("pk")).order_by()
+    )
+    chosen = [
+        s for s in summaries.order_by("document__position", "system__name") if acu_counts.get(s.document.reference.pk)
+    ]
+    if not chosen:
+        raise BatchError("No summary of an approved reference with ACUs matches this choice.")
+    return chosen, acu_counts
+
+
+def _gold_answers(dataset, summaries: list[Summary], share: float, seed: int) -> dict[int, dict[str, bool]]:
+    """A share of the summaries with known answers (drawn with `seed`) as gold: {summary id: {ACU id: label}}."""
+    answers = known_answers(dataset, [s.pk for s in summaries])
+    candidates = [s.pk for s in summaries if s.pk in answers]
+    rng = random.Random(seed)
+    chosen = rng.sample(candidates, min(len(candidates), round(share * len(summaries))))
+    return {sid: {str(a): v for a, v in answers[sid].items()} for sid in chosen}
 
 
 @transaction.atomic

@@ -18,6 +18,7 @@ HIT the test was opened from, and only then graded and granted.
 """
 
 import re
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core import signing
@@ -223,31 +224,10 @@ def qualification(request, test_id: int):
     batch = _qualification_batch(test_id) if test else None
     if test is None or batch is None:
         return _error(request, "This qualification test is not open here.", 404)
-    if request.method == "POST":
-        try:
-            data = signing.loads(request.POST.get("token", ""), salt=QUAL_SALT, max_age=4 * 3600)
-            if int(data["t"]) != test.pk:
-                raise ValueError
-            hit = HIT.objects.get(pk=int(data["h"]), batch__provider=Worker.Provider.MTURK)
-            assignment_id, worker_id = str(data["a"]), str(data["w"])
-        except (signing.BadSignature, KeyError, TypeError, ValueError, HIT.DoesNotExist):
-            return _error(
-                request, "This test form has expired or was not opened from MTurk; open it again from the HIT.", 403
-            )
-    else:
-        params = request.GET
-        worker_id = params.get("workerId", "").strip()
-        assignment_id, hit_id = params.get("assignmentId", "").strip(), params.get("hitId", "").strip()
-        if not (worker_id and assignment_id and hit_id) or assignment_id == ASSIGNMENT_NOT_AVAILABLE:
-            return _error(
-                request, "Accept the HIT on MTurk, then open this test from its link (it carries your ids).", 400
-            )
-        if not all(MTURK_ID.fullmatch(v) for v in (worker_id, assignment_id, hit_id)):
-            return _error(request, "The ids in this link are not ones MTurk gives; open the test from the HIT.", 400)
-        found = HIT.objects.filter(external_id=hit_id, batch__provider=Worker.Provider.MTURK).first()
-        if found is None:
-            return _error(request, "This HIT is not known here; open the test from our HIT on MTurk.", 404)
-        hit = found
+    ids = _posted_ids(request, test) if request.method == "POST" else _link_ids(request)
+    if isinstance(ids, _Refused):
+        return _error(request, ids.message, ids.status)
+    hit, assignment_id, worker_id = ids
     known = Worker.objects.filter(provider=Worker.Provider.MTURK, external_id=worker_id).first()
     token = signing.dumps(
         {"t": test.pk, "h": hit.pk, "a": assignment_id, "w": worker_id}, salt=QUAL_SALT, compress=True
@@ -275,21 +255,58 @@ def qualification(request, test_id: int):
         except quals.IncompleteSheet as exc:  # not held, not graded: the sheet comes back as it was
             context.update(error=str(exc), items=gold.test_items(test, answers))
             return _frame_policy(render(request, "hits/qualification.html", context, status=400))
-        try:
-            store_held(
-                hit,
-                worker_id,
-                kind=MTurkHeldSubmission.Kind.QUALIFICATION,
-                test=test,
-                assignment_id=assignment_id,
-                answers=answers,
-            )
-            context["result"] = HELD_MESSAGE
-        except IntegrityError:  # the same form posted twice
-            context["result"] = HELD_MESSAGE
-        except SubmissionRefused as exc:
-            context["result"] = str(exc)
+        context["result"] = _hold_test_answers(hit, test, assignment_id, worker_id, answers)
     return _frame_policy(render(request, "hits/qualification.html", context))
+
+
+class _Refused(NamedTuple):
+    message: str
+    status: int
+
+
+def _posted_ids(request, test) -> tuple[HIT, str, str] | _Refused:
+    """The HIT, assignment and worker of a posted test form, from its signed token; else the refusal."""
+    try:
+        data = signing.loads(request.POST.get("token", ""), salt=QUAL_SALT, max_age=4 * 3600)
+        if int(data["t"]) != test.pk:
+            raise ValueError
+        hit = HIT.objects.get(pk=int(data["h"]), batch__provider=Worker.Provider.MTURK)
+        return hit, str(data["a"]), str(data["w"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError, HIT.DoesNotExist):
+        return _Refused("This test form has expired or was not opened from MTurk; open it again from the HIT.", 403)
+
+
+def _link_ids(request) -> tuple[HIT, str, str] | _Refused:
+    """The HIT, assignment and worker named by the ids of the link MTurk opened; else the refusal."""
+    params = request.GET
+    worker_id = params.get("workerId", "").strip()
+    assignment_id, hit_id = params.get("assignmentId", "").strip(), params.get("hitId", "").strip()
+    if not (worker_id and assignment_id and hit_id) or assignment_id == ASSIGNMENT_NOT_AVAILABLE:
+        return _Refused("Accept the HIT on MTurk, then open this test from its link (it carries your ids).", 400)
+    if not all(MTURK_ID.fullmatch(v) for v in (worker_id, assignment_id, hit_id)):
+        return _Refused("The ids in this link are not ones MTurk gives; open the test from the HIT.", 400)
+    hit = HIT.objects.filter(external_id=hit_id, batch__provider=Worker.Provider.MTURK).first()
+    if hit is None:
+        return _Refused("This HIT is not known here; open the test from our HIT on MTurk.", 404)
+    return hit, assignment_id, worker_id
+
+
+def _hold_test_answers(hit: HIT, test, assignment_id: str, worker_id: str, answers: dict) -> str:
+    """The answers held for the assignment (graded once MTurk reports it): what the page says."""
+    try:
+        store_held(
+            hit,
+            worker_id,
+            kind=MTurkHeldSubmission.Kind.QUALIFICATION,
+            test=test,
+            assignment_id=assignment_id,
+            answers=answers,
+        )
+    except IntegrityError:  # the same form posted twice
+        pass
+    except SubmissionRefused as exc:
+        return str(exc)
+    return HELD_MESSAGE
 
 
 QUAL_SALT = "hits.mturk.qualification"
