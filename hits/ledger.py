@@ -46,3 +46,22 @@ def record(*, key: str, kind: str, assignment: Assignment | None, worker: Worker
         getattr(by, "pk", None) or "system",
     )
     return entry, True
+
+
+def record_with_fee(*, key: str, kind: str, assignment, worker, batch, amount: Decimal, fee, by, note=""):
+    """A payment and the provider's fee on it (a row of its own keyed "fee:<key>", when the fee is
+    not zero), each created once: returns (entry, created) of the payment."""
+    entry, created = record(
+        key=key, kind=kind, assignment=assignment, worker=worker, batch=batch, amount=amount, by=by, note=note
+    )
+    if fee:
+        record(
+            key=f"fee:{key}"[: LedgerEntry._meta.get_field("key").max_length],
+            kind=LedgerEntry.Kind.FEE,
+            assignment=assignment,
+            worker=worker,
+            batch=batch,
+            amount=fee,
+            by=by,
+        )
+    return entry, created

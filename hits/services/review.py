@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from config.errors import ServiceError
 from hits import exclusion
-from hits.ledger import record as _pay
+from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, parse_money
 from hits.provider_interface import ProviderError, get_provider
@@ -61,27 +61,17 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
         a.reviewed_by = by
         a.save(update_fields=["status", "reviewed_at", "reviewed_by"])
         batch = a.hit.batch
-        _pay(
+        record_with_fee(
             key=f"reward:{a.pk}",
             kind=LedgerEntry.Kind.REWARD,
             assignment=a,
             worker=a.worker,
             batch=batch,
             amount=a.hit.reward,
+            fee=provider.fee(a.hit.reward, batch.assignments_per_hit),
             by=by,
             note=provider.payment_note,
         )
-        fee = provider.fee(a.hit.reward, batch.assignments_per_hit)
-        if fee:
-            _pay(
-                key=f"fee:reward:{a.pk}",
-                kind=LedgerEntry.Kind.FEE,
-                assignment=a,
-                worker=a.worker,
-                batch=batch,
-                amount=fee,
-                by=by,
-            )
     return a
 
 
@@ -171,26 +161,17 @@ def send_bonus(
             logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
             raise OverBudget(over)
         _provider_call(provider.send_bonus, a, amount, reason, token)
-        entry, created = _pay(
+        entry, created = record_with_fee(
             key=key,
             kind=LedgerEntry.Kind.BONUS,
             assignment=a,
             worker=a.worker,
             batch=batch,
             amount=amount,
+            fee=fee,
             by=by,
             note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
         )
-        if fee and created:
-            _pay(
-                key=f"fee:{key}",
-                kind=LedgerEntry.Kind.FEE,
-                assignment=a,
-                worker=a.worker,
-                batch=batch,
-                amount=fee,
-                by=by,
-            )
     return entry, created
 
 

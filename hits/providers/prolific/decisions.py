@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from hits.ledger import record
+from hits.ledger import record_with_fee
 from hits.models import Batch, LedgerEntry
 from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
 from hits.provider_interface.base import ProviderError
@@ -123,23 +123,15 @@ def pay_bonus(
         sessions = {s.pk: s for s in amounts}
         for line in lines:
             s, amount = sessions[line["session"]], Decimal(line["amount"])
-            record(
+            record_with_fee(
                 key=f"bonus:{bonus.key}:{s.pk}"[:100],
                 kind=LedgerEntry.Kind.BONUS,
                 assignment=None,
                 worker=s.worker,
                 batch=batch,
                 amount=amount,
+                fee=provider.fee(amount, batch.assignments_per_hit),
                 by=by,
                 note=reason,
-            )
-            record(
-                key=f"fee:bonus:{bonus.key}:{s.pk}"[:100],
-                kind=LedgerEntry.Kind.FEE,
-                assignment=None,
-                worker=s.worker,
-                batch=batch,
-                amount=provider.fee(amount, batch.assignments_per_hit),
-                by=by,
             )
     return bonus

@@ -45,7 +45,7 @@ from config.json_body import parse_json_bytes
 from hits import versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
-from hits.ledger import record
+from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.provider_interface import ProviderError
@@ -166,26 +166,16 @@ def settle_approved(session: ProlificSession, by=None) -> list[str]:
         )
         rest = cents(Decimal(study.reward_cents) / 100 - paid)
         if rest > 0:
-            key = f"reward:prolific-session:{session.pk}"
-            record(
-                key=key,
+            record_with_fee(
+                key=f"reward:prolific-session:{session.pk}",
                 kind=LedgerEntry.Kind.REWARD,
                 assignment=None,
                 worker=session.worker,
                 batch=session.batch,
                 amount=rest,
+                fee=ProlificProvider().fee(rest, session.batch.assignments_per_hit),
                 by=by,
                 note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)",
-            )
-            fee = ProlificProvider().fee(rest, session.batch.assignments_per_hit)
-            record(
-                key=f"fee:{key}",
-                kind=LedgerEntry.Kind.FEE,
-                assignment=None,
-                worker=session.worker,
-                batch=session.batch,
-                amount=fee,
-                by=by,
             )
     return errors
 
