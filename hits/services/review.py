@@ -175,6 +175,19 @@ def send_bonus(
     return entry, created
 
 
+def send_bonus_form(*, assignment_id: int, form, by=None) -> tuple[LedgerEntry, bool]:
+    """`send_bonus` with the fields of a bonus form (the batch, assignment and workers pages): amount,
+    reason, its one-time token and over_budget ("1": pay past the budget, checked under the batch's lock)."""
+    return send_bonus(
+        assignment_id=assignment_id,
+        amount=form.get("amount", "0"),
+        reason=form.get("reason", ""),
+        token=form.get("token", ""),
+        by=by,
+        over_budget=form.get("over_budget") == "1",
+    )
+
+
 def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, by=None) -> Worker:
     """Give the worker no more work; optionally leave all their judgments out of scoring."""
     reason = (reason or "").strip()

@@ -302,14 +302,7 @@ def bonus(request, batch_id: int):
         messages.error(request, "No such assignment in this batch.")
         return redirect("batch_detail", batch_id=batch.pk)
     try:
-        entry, created = review.send_bonus(
-            assignment_id=assignment.pk,
-            amount=request.POST.get("amount", "0"),
-            reason=request.POST.get("reason", ""),
-            token=request.POST.get("token", ""),
-            by=request.user,
-            over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
-        )
+        entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")
     else:

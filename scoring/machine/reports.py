@@ -75,6 +75,11 @@ def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
     )
 
 
+def run_identity(run: JudgeRun) -> dict:
+    """What names a judge run in every report of it: its id, round, judge, model and version."""
+    return {"id": run.pk, "round": run.batch_id, "judge": run.judge, "model": run.model, "version": run.version}
+
+
 def machine_summary(run: JudgeRun) -> dict:
     """A run's per-system machine scores for `compute_scores --json`: its raw score as `raw`, or
     a judge of several raw scores each by its name (nli: Lite2Pyramid's p2c, l2c, p3c, l3c), means
@@ -89,11 +94,7 @@ def machine_summary(run: JudgeRun) -> dict:
             entry["raw"] = row["raw"].get(score_names[0])
         systems[name] = entry
     return {
-        "id": run.pk,
-        "round": run.batch_id,
-        "judge": run.judge,
-        "model": run.model,
-        "version": run.version,
+        **run_identity(run),
         "params": run.params,
         "calibrated_on": run.calibration.get("target"),
         "classification": run.figures.get("classification"),

@@ -17,6 +17,7 @@ from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
 from scoring.machine.background import lost, start_run
 from scoring.machine.judges import judge_availability, judge_options
+from scoring.machine.reports import run_identity
 from scoring.machine.runs import JudgeRunError, start_judge_run
 
 
@@ -36,11 +37,7 @@ def run_row(run: JudgeRun) -> dict:
         status = "stopped"
         status_display = f"Stopped at {run.progress:.0%}: the server stopped during the run; start it again"
     return {
-        "id": run.pk,
-        "round": run.batch_id,
-        "judge": run.judge,
-        "model": run.model,
-        "version": run.version,
+        **run_identity(run),
         "status": status,
         "status_display": status_display,
         "progress": run.progress,

@@ -190,14 +190,7 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             )
             if assignment is None:
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
-            entry, created = review.send_bonus(
-                assignment_id=assignment.pk,
-                amount=request.POST.get("amount", "0"),
-                reason=request.POST.get("reason", ""),
-                token=request.POST.get("token", ""),
-                by=request.user,
-                over_budget=request.POST.get("over_budget") == "1",  # checked under the batch's lock
-            )
+            entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
             messages.success(
                 request,
                 f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}."
