@@ -142,3 +142,33 @@ def test_a_round_name_is_not_reused_without_replace(rose, tmp_path):
         import_ratings(rose, read_protocol_file(path))
     replaced = import_ratings(rose, read_protocol_file(path), replace=True)
     assert RatingRound.objects.filter(dataset=rose).count() == 1 and replaced.ratings == 3600
+
+
+def test_the_llm_subset_rates_the_reference_under_two_protocols_only(db):
+    """RoSE's LLM file: bart, brio, gpt3, t0 and the reference; the reference has Prior and Ref-free
+    ratings only (its Ref-based and ACU scores are empty lists): it joins those comparisons and no other."""
+    path = SHARED / "data" / "rose-protocols" / "protocol-comparison-llm.json"
+    import_dataset(path, name="rose-llm", fmt="rose-protocols")
+    round_ = RatingRound.objects.get(dataset__name="rose-llm")
+    assert ProtocolRating.objects.filter(round=round_).count() == 100 * (4 * 3 + 2)
+    assert SummaryACUScore.objects.filter(round=round_).count() == 400
+    report = build_report(protocol_data(round_), QUICK, with_power=False)
+    raw = json.loads(path.read_text())
+    five, four = ["bart", "brio", "gpt3", "reference", "t0"], ["bart", "brio", "gpt3", "t0"]
+    assert report["systems"] == five
+    by_hand = {
+        ("prior", "ref_free"): pearsonr(
+            _by_hand(raw, "prior", five).mean(axis=0), _by_hand(raw, "ref_free", five).mean(axis=0)
+        )[0],
+        ("ref_based", "acu"): pearsonr(
+            _by_hand(raw, "ref_based", four).mean(axis=0), _by_hand(raw, "normalized_acu", four).mean(axis=0)
+        )[0],
+        ("prior", "ref_based"): pearsonr(
+            _by_hand(raw, "prior", four).mean(axis=0), _by_hand(raw, "ref_based", four).mean(axis=0)
+        )[0],
+    }
+    for (a, b), value in by_hand.items():
+        assert correlation_value(report, "system", a, b) == pytest.approx(value, abs=1e-12), (a, b)
+    assert [r["system"] for r in report["rankings"]["prior"]].count("reference") == 1
+    assert "reference" not in [r["system"] for r in report["rankings"]["ref_based"]]
+    assert all(e["documents"] == 100 for e in report["correlations"]["summary"])

@@ -57,6 +57,12 @@ def _number(value, low: float, high: float, where: str) -> float:
     return float(value)
 
 
+def _absent(value) -> bool:
+    """Not rated: missing, null or an empty list (RoSE's LLM file gives the reference's Ref-based and
+    ACU scores as [] and [[]])."""
+    return value is None or (isinstance(value, list) and all(v == [] for v in value))
+
+
 def _text(example: dict, key: str, index: int) -> str:
     value = example.get(key)
     if not isinstance(value, str) or not value.strip():
@@ -70,10 +76,10 @@ def _rated(system: str, annotation, index: int) -> RatedSummary:
         raise DatasetImportError(f"{where} must be an object")
     rated = RatedSummary(system)
     for protocol in PROTOCOLS:
-        if annotation.get(protocol) is not None:
+        if not _absent(annotation.get(protocol)):
             rated.scores[protocol] = _number(annotation[protocol], 1, 5, f"{where}[{protocol!r}]")
     for key in ("acu", "normalized_acu"):
-        if annotation.get(key) is not None:
+        if not _absent(annotation.get(key)):
             setattr(rated, key, _number(annotation[key], 0, 1, f"{where}[{key!r}]"))
     if (rated.acu is None) != (rated.normalized_acu is None):
         raise DatasetImportError(f"{where} has one of 'acu' and 'normalized_acu' without the other")

@@ -37,10 +37,26 @@ def complete_rows(*matrices) -> np.ndarray:
     return keep
 
 
+def rated_columns(*matrices) -> np.ndarray:
+    """Systems with a value in every given matrix somewhere: a system a protocol does not rate
+    (RoSE's LLM file rates the reference under Prior and Ref-free only) leaves that protocol's
+    comparisons instead of emptying them."""
+    keep = np.ones(np.asarray(matrices[0]).shape[1], dtype=bool)
+    for matrix in matrices:
+        keep &= ~np.isnan(np.asarray(matrix, dtype=float)).all(axis=0)
+    return keep
+
+
+def _restricted(*matrices):
+    """(matrices on their rated systems, kept system mask, complete documents mask)."""
+    columns = rated_columns(*matrices)
+    kept = [np.asarray(m, dtype=float)[:, columns] for m in matrices]
+    return kept, columns, complete_rows(*kept)
+
+
 def correlation_entry(X, Y, granularity: str, method: str, n_resamples: int, rng) -> dict:
     """``{value, low, high, documents}``: ``correlation.correlation_ci`` on the complete documents."""
-    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
-    keep = complete_rows(X, Y)
+    (X, Y), _, keep = _restricted(X, Y)
     if keep.sum() < 2 or X.shape[1] < 2:
         return {"value": None, "low": None, "high": None, "documents": int(keep.sum())}
     value, low, high = correlation_ci(X[keep], Y[keep], granularity, method, n_resamples, rng=rng)
@@ -67,8 +83,8 @@ def with_measure(measures: dict, other, granularity: str, method="pearson", n_re
 
 def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> list[dict]:
     """Systems best first by their mean over the complete documents, with ``bootstrap.system_cis``."""
-    scores = np.asarray(scores, dtype=float)
-    keep = complete_rows(scores)
+    (scores,), columns, keep = _restricted(scores)
+    systems = [name for name, kept in zip(systems, columns, strict=True) if kept]
     if not keep.any():
         return []
     means, low, high = system_cis(scores[keep], n_resamples, confidence, rng)
@@ -82,8 +98,7 @@ def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> lis
 def power(scores, sizes=(10, 50, 100, 200), n_trials=200, n_resamples=1000, alpha=0.05, n_buckets=5, rng=None) -> dict:
     """``power.power_analysis`` on the complete documents: power per sample size for each bucket
     of system-pair differences (RoSE Fig. 7, in the dashboards' form), and over all pairs."""
-    scores = np.asarray(scores, dtype=float)
-    keep = complete_rows(scores)
+    (scores,), _, keep = _restricted(scores)
     if keep.sum() < 2 or scores.shape[1] < 2:
         return {"sizes": list(sizes), "buckets": [], "mean": [], "documents": int(keep.sum())}
     result = power_analysis(scores[keep], sizes, n_trials, n_resamples, alpha, n_buckets, rng)
@@ -150,8 +165,7 @@ def mix(scores, length, acu, n_resamples=1000, confidence=0.95, rng=None) -> dic
     squares over the summaries of the complete documents (z: standardized over them), with
     percentile bootstrap intervals over documents (a resample weighs each document's summaries
     by how often it was drawn)."""
-    scores, length, acu = (np.asarray(a, dtype=float) for a in (scores, length, acu))
-    keep = complete_rows(scores, length, acu)
+    (scores, length, acu), _, keep = _restricted(scores, length, acu)
     n, m = int(keep.sum()), scores.shape[1]
     if n < 3:
         return {"length": None, "acu": None, "documents": n}
