@@ -148,5 +148,9 @@ class ExpertRoundForm(forms.Form):
 
     count = forms.IntegerField(label="Summaries", min_value=1, max_value=200, initial=10)
     experts = forms.IntegerField(
-        label="Experts per summary", min_value=1, max_value=3, initial=1, help_text="Labels per summary (majority)."
+        label="Experts per summary",
+        min_value=1,
+        max_value=3,
+        initial=2,
+        help_text="Labels per summary; where experts disagree a lead decides on the review page before it is gold.",
     )

@@ -9,9 +9,11 @@ the assignment review, the judges' expert target) takes them from `expert_judgme
 
 from collections import defaultdict
 
+from django.db.models import Count, F, Q
+
 from annotation.models import Summary
 
-from .models import Batch, QualificationTest
+from .models import HIT, Assignment, Batch, ExpertDecision, QualificationTest
 from .selectors import counted_judgments
 
 # A dataset has enough gold for a qualification test of the default size (hits.forms) with as
@@ -36,20 +38,72 @@ def gold_summary_ids(dataset) -> set[int]:
     return set(expert_judgments(dataset).order_by().values_list("assignment__hit__summary_id", flat=True).distinct())
 
 
-def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
-    """{summary_id: {acu_id: present}} from the dataset's expert labels (`expert_judgments`)."""
+def _votes(dataset, summary_ids=None):
+    """{summary: {acu: [present votes, votes]}} of the expert labels, and the summaries labelled
+    in an expert round made here (whose gold waits for their experts to agree)."""
     qs = expert_judgments(dataset)
     if summary_ids is not None:
         qs = qs.filter(assignment__hit__summary_id__in=summary_ids)
     votes: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for summary_id, acu_id, present in qs.values_list("assignment__hit__summary_id", "acu_id", "present").iterator(
-        chunk_size=20000
-    ):
+    made_here: set[int] = set()
+    rows = qs.values_list("assignment__hit__summary_id", "acu_id", "present", "assignment__hit__batch__kind")
+    for summary_id, acu_id, present, kind in rows.iterator(chunk_size=20000):
         tally = votes[summary_id][acu_id]
         tally[0] += int(present)
         tally[1] += 1
-    # A tie is not present, as in scoring.
-    return {sid: {aid: 2 * p > n for aid, (p, n) in acus.items()} for sid, acus in votes.items()}
+        if kind == Batch.Kind.EXPERT:
+            made_here.add(summary_id)
+    return votes, made_here
+
+
+def _waiting(dataset, made_here: set[int]) -> set[int]:
+    """Summaries of expert rounds made here whose places are not all labelled yet (an open round)."""
+    open_hits = HIT.objects.filter(
+        batch__dataset=dataset,
+        batch__kind=Batch.Kind.EXPERT,
+        batch__status=Batch.Status.PUBLISHED,
+        summary_id__in=made_here,
+    ).annotate(labelled=Count("assignments", filter=Q(assignments__status__in=Assignment.COUNTED), distinct=True))
+    return set(open_hits.filter(labelled__lt=F("max_assignments")).values_list("summary_id", flat=True))
+
+
+def disagreements(dataset, summary_ids=None) -> dict[int, dict[int, tuple[int, int]]]:
+    """{summary: {acu: (present votes, votes)}} of the ACUs whose experts disagreed in an expert
+    round made here and that no lead has decided yet: their summaries are no gold until then."""
+    votes, made_here = _votes(dataset, summary_ids)
+    decided = set(ExpertDecision.objects.filter(summary_id__in=made_here).values_list("summary_id", "acu_id"))
+    out: dict[int, dict[int, tuple[int, int]]] = {}
+    for sid in made_here:
+        split = {aid: (p, n) for aid, (p, n) in votes[sid].items() if 0 < p < n and (sid, aid) not in decided}
+        if split:
+            out[sid] = split
+    return out
+
+
+def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
+    """{summary_id: {acu_id: present}} from the dataset's expert labels (`expert_judgments`):
+    imported labels by their majority (a tie is not present, as in scoring); labels made here
+    once every expert of the summary has labelled it (or its round is closed) and, where they
+    disagree, as a lead decided (`ExpertDecision`): until then the summary is no gold."""
+    votes, made_here = _votes(dataset, summary_ids)
+    decisions = {
+        (sid, aid): present
+        for sid, aid, present in ExpertDecision.objects.filter(summary_id__in=made_here).values_list(
+            "summary_id", "acu_id", "present"
+        )
+    }
+    waiting = _waiting(dataset, made_here) if made_here else set()
+    answers = {}
+    for sid, acus in votes.items():
+        if sid in waiting:
+            continue
+        if sid in made_here:
+            if any(0 < p < n and (sid, aid) not in decisions for aid, (p, n) in acus.items()):
+                continue  # the experts disagree and no lead has decided yet
+            answers[sid] = {aid: decisions.get((sid, aid), 2 * p > n) for aid, (p, n) in acus.items()}
+        else:
+            answers[sid] = {aid: 2 * p > n for aid, (p, n) in acus.items()}
+    return answers
 
 
 def answer_key(item_id: int, acu_id) -> str:

@@ -85,6 +85,20 @@ class GoldItem(models.Model):
         ordering = ["test", "position"]
 
 
+class ExpertDecision(models.Model):
+    """A lead's decision on an ACU of a summary whose experts disagreed in an expert round: the
+    label the gold takes (hits.gold.known_answers); until it exists the summary is no gold."""
+
+    summary = models.ForeignKey(Summary, on_delete=models.CASCADE, related_name="expert_decisions")
+    acu = models.ForeignKey(ACU, on_delete=models.CASCADE, related_name="expert_decisions")
+    present = models.BooleanField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["summary", "acu"], name="expert_decision_once")]
+
+
 class QualificationAttempt(models.Model):
     test = models.ForeignKey(QualificationTest, related_name="attempts", on_delete=models.CASCADE)
     worker = models.ForeignKey(Worker, related_name="qualification_attempts", on_delete=models.CASCADE)

@@ -104,7 +104,7 @@ def test_a_qualification_test_and_gold_hits_are_built_from_browser_labels(author
     dataset = unlabelled_dataset(tmp_path, documents=3)
     with pytest.raises(qualification.QualificationError, match="Label some as gold in the browser"):
         qualification.build_test(dataset=dataset, name="q", items=3)
-    batch = expert.create_round(dataset, count=6, seed=1)
+    batch = expert.create_round(dataset, count=6, experts=1, seed=1)
     given = label_all(batch, author)
     assert len(given) == 6
 
@@ -151,7 +151,7 @@ def test_expert_work_moves_no_money(author, tmp_path):
 
 def test_a_test_of_another_dataset_is_offered_only_when_its_lead_shares_it(client, lead, author, tmp_path):
     a = unlabelled_dataset(tmp_path, name="study-a", documents=3)
-    label_all(expert.create_round(a, count=5, seed=0), author)
+    label_all(expert.create_round(a, count=5, experts=1, seed=0), author)
     b = unlabelled_dataset(tmp_path, name="study-b", documents=2)
     test = qualification.build_test(dataset=a, name="A's test", items=3)
 
@@ -233,7 +233,7 @@ def test_the_expert_labels_are_never_a_flagged_worker(author, tmp_path):
     from scoring.runs.services import compute_scores
 
     dataset = unlabelled_dataset(tmp_path, documents=3)
-    label_all(expert.create_round(dataset, count=8, seed=0), author)
+    label_all(expert.create_round(dataset, count=8, experts=1, seed=0), author)
     crowd = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=2)))
     for worker in make_workers(2):
         while True:
@@ -265,6 +265,8 @@ def test_a_draft_batch_marked_as_expert_is_labelled_unpaid(client, lead, author,
     assert set(batch.hits.values_list("reward", "open_places")) == {(0, 3)}
     given = label_all(batch, author)
     assert set(Summary.objects.filter(pk__in=given).values_list("system", flat=True)) == {s.pk for s in chosen}
+    assert gold.known_answers(dataset) == {}  # one expert of three so far: no gold while the round is open
+    expert.stop_round(batch)  # closed: the labels made are the gold
     assert gold.known_answers(dataset) == {sid: {int(a): v for a, v in ans.items()} for sid, ans in given.items()}
     assert not LedgerEntry.objects.exists()
     # Only a draft crowd batch: a published one (or the round itself) is refused with a message.
@@ -278,7 +280,7 @@ def test_a_draft_batch_marked_as_expert_is_labelled_unpaid(client, lead, author,
 
 def test_every_page_that_names_a_round_opens_for_an_expert_round(client, lead, author, tmp_path):
     dataset = unlabelled_dataset(tmp_path, documents=2)
-    batch = expert.create_round(dataset, count=3, seed=0)
+    batch = expert.create_round(dataset, count=3, experts=1, seed=0)
     label_all(batch, author)
     client.force_login(lead)
     detail = client.get(reverse("batch_detail", args=[batch.pk]))

@@ -1,11 +1,14 @@
 """Issue 42, items 5 and 6: gold that cannot be forged. An expert round's task opens and submits
-only for its expert's signed-in session (the signed link alone stores nothing)."""
+only for its expert's signed-in session (the signed link alone stores nothing); rounds default
+to two experts per summary and a disagreement waits for a lead's decision before it is gold;
+authors see no labels of gold summaries."""
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from hits.models import Assignment, Judgment
+from hits import gold
+from hits.models import Assignment, Batch, ExpertDecision, Judgment
 from hits.services import expert, handout
 from hits.services.submission import EXPERT_ONLY, SubmissionRefused, submit_assignment, task_token
 
@@ -110,3 +113,53 @@ def label_round(batch, user) -> list[int]:
             return done
         submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=truth(a.hit.summary_id), expert=user)
         done.append(a.hit.summary_id)
+
+
+def test_two_experts_disagreement_waits_for_a_leads_review(client, make_user, lead, author, tmp_path):
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    client.force_login(lead)
+    client.post(reverse("expert_new", args=[dataset.pk]), {"count": 2, "experts": 2})
+    batch = Batch.objects.get(dataset=dataset, kind=Batch.Kind.EXPERT)
+    assert batch.assignments_per_hit == 2  # the form's default is two experts per summary
+    assert expert.create_round(dataset, count=1, seed=0).assignments_per_hit == 2  # and the service's
+
+    first = label_round(batch, author)
+    assert len(first) == 2 and gold.known_answers(dataset) == {}  # one expert of two: no gold yet
+    second = make_user("second-expert", "author")
+    split_summary = first[0]
+    done = []
+    while True:
+        try:
+            a = expert.next_task(second, batch)
+        except handout.NoWork:
+            break
+        answers = truth(a.hit.summary_id)
+        if a.hit.summary_id == split_summary:  # the second expert disagrees on two facts
+            flipped = sorted(answers, key=int)[:2]
+            answers = {k: (not v if k in flipped else v) for k, v in answers.items()}
+        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=answers, expert=second)
+        done.append(a.hit.summary_id)
+    agreed = next(s for s in first if s != split_summary)
+    known = gold.known_answers(dataset)
+    assert set(known) == {agreed}  # the split summary waits for review
+    assert known[agreed] == {int(k): v for k, v in truth(agreed).items()}
+
+    page = client.get(reverse("expert_round", args=[batch.pk])).content.decode()
+    assert "<b>1</b> summary where the experts disagree" in page
+    review = client.get(reverse("expert_review", args=[batch.pk])).content.decode()
+    assert review.count('name="acu-') == 4 and "(1 of 2 experts: present)" in review
+    client.force_login(author)  # an author neither sees nor decides the review
+    assert client.get(reverse("expert_review", args=[batch.pk])).status_code == 403
+    client.force_login(lead)
+    split = gold.disagreements(dataset)[split_summary]
+    assert len(split) == 2
+    acu_one, acu_two = sorted(split)
+    refused = client.post(reverse("expert_review", args=[batch.pk]), {"summary": split_summary}, follow=True)
+    assert "Choose Present or Not present" in " ".join(str(m) for m in refused.context["messages"])
+    client.post(reverse("expert_review", args=[batch.pk]), {"summary": split_summary, f"acu-{acu_one}": "1"})
+    assert split_summary not in gold.known_answers(dataset)  # one of two decided: still waiting
+    client.post(reverse("expert_review", args=[batch.pk]), {"summary": split_summary, f"acu-{acu_two}": "0"})
+    known = gold.known_answers(dataset)
+    assert known[split_summary][acu_one] is True and known[split_summary][acu_two] is False
+    assert ExpertDecision.objects.filter(decided_by=lead).count() == 2
+    assert "No disagreement waits" in client.get(reverse("expert_review", args=[batch.pk])).content.decode()

@@ -28,7 +28,7 @@ def label(dataset, user, count: int, every: int = 6, rule=None) -> None:
     """An expert round of `count` summaries labelled by `user` (`rule`: the answers of a summary,
     `sparse` by default)."""
     rule = rule or (lambda sid: sparse(sid, every))
-    batch = expert.create_round(dataset, count=count, seed=0)
+    batch = expert.create_round(dataset, count=count, experts=1, seed=0)
     while True:
         try:
             a = expert.next_task(user, batch)

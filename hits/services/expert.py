@@ -20,8 +20,8 @@ from django.utils import timezone
 from annotation.models import ACU, Reference, Summary
 from config.roles import AUTHOR, LEAD, user_roles
 from hits import versions
-from hits.gold import expert_judgments
-from hits.models import HIT, Assignment, Batch, Worker
+from hits.gold import disagreements, expert_judgments
+from hits.models import HIT, Assignment, Batch, ExpertDecision, Worker
 from hits.release import release_overdue
 from hits.services import handout
 
@@ -76,9 +76,11 @@ def choose_summaries(dataset, count: int, *, seed: int = 0) -> list[int]:
     return chosen
 
 
-def create_round(dataset, *, count, experts: int = 1, by=None, seed: int | None = None) -> Batch:
+def create_round(dataset, *, count, experts: int = 2, by=None, seed: int | None = None) -> Batch:
     """An open expert round of `count` summaries (chosen by `choose_summaries`), each to be
-    labelled by `experts` authors or leads; raises ExpertError with a clear message."""
+    labelled by `experts` authors or leads (two by default: gold resting on one unchecked person
+    is not gold; where they disagree a lead decides, `decide`); raises ExpertError with a clear
+    message."""
     try:
         count, experts = int(count), int(experts)
     except (TypeError, ValueError):
@@ -241,3 +243,39 @@ def stop_round(batch: Batch) -> Batch:
     release_overdue(batch_id=batch.pk)
     batch.refresh_from_db()
     return batch
+
+
+def review_items(batch: Batch) -> list[dict]:
+    """The round's summaries whose experts disagree on some ACU and no lead has decided yet:
+    each with its summary, reference sentences and the split ACUs with their votes."""
+    split = disagreements(batch.dataset, batch.hits.values_list("summary_id", flat=True))
+    items = []
+    for summary in Summary.objects.filter(pk__in=split).select_related("document__reference", "system"):
+        acus = ACU.objects.filter(pk__in=split[summary.pk]).order_by("sentence__position", "position")
+        rows = [{"acu": a, "present": split[summary.pk][a.pk][0], "votes": split[summary.pk][a.pk][1]} for a in acus]
+        sentences = summary.document.reference.sentences.order_by("position").values_list("text", flat=True)
+        items.append({"summary": summary, "rows": rows, "sentences": list(sentences)})
+    return items
+
+
+def review_count(batch: Batch) -> int:
+    """How many of the round's summaries wait for a lead's decision."""
+    return len(disagreements(batch.dataset, batch.hits.values_list("summary_id", flat=True)))
+
+
+def decide(batch: Batch, summary_id: int, labels: dict[int, bool], by) -> int:
+    """A lead's labels for the split ACUs of a summary of the round (`review_items`); the
+    summary becomes gold once every split ACU is decided. Returns how many were decided;
+    raises ExpertError for an ACU that is not split in this round's summary."""
+    split = disagreements(batch.dataset, [summary_id]).get(summary_id, {})
+    if not batch.hits.filter(summary_id=summary_id).exists() or not split:
+        raise ExpertError("This summary has no disagreement left to decide in this round.")
+    unknown = set(labels) - set(split)
+    if unknown:
+        raise ExpertError("The decision names facts the experts did not disagree on; reload the review page.")
+    with transaction.atomic():
+        for acu_id, present in labels.items():
+            ExpertDecision.objects.update_or_create(
+                summary_id=summary_id, acu_id=acu_id, defaults={"present": present, "decided_by": by}
+            )
+    return len(labels)

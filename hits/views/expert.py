@@ -61,7 +61,12 @@ def expert_round(request, batch_id: int):
     return render(
         request,
         "hits/expert_round.html",
-        {"batch": batch, "dataset": batch.dataset, "progress": expert.round_progress(batch, request.user)},
+        {
+            "batch": batch,
+            "dataset": batch.dataset,
+            "progress": expert.round_progress(batch, request.user),
+            "to_review": expert.review_count(batch),
+        },
     )
 
 
@@ -99,6 +104,35 @@ def expert_stop(request, batch_id: int):
     batch = expert.stop_round(_round(batch_id))
     messages.success(request, f"{batch.name} is closed; the labels made stay gold.")
     return redirect("dataset_detail", dataset_id=batch.dataset_id)
+
+
+@never_cache
+@role_required(LEAD)
+def expert_review(request, batch_id: int):
+    """Security behavior: leads. The round's summaries whose experts disagree: the lead picks the
+    label of each split ACU (POST), and the summary becomes gold once all are decided."""
+    batch = _round(batch_id)
+    if request.method == "POST":
+        summary_id = request.POST.get("summary")
+        labels = {
+            int(key[4:]): value == "1"
+            for key, value in request.POST.items()
+            if key.startswith("acu-") and key[4:].isdigit() and value in ("0", "1")
+        }
+        try:
+            if not summary_id or not summary_id.isdigit() or not labels:
+                raise expert.ExpertError("Choose Present or Not present for the facts, then Decide.")
+            done = expert.decide(batch, int(summary_id), labels, request.user)
+        except expert.ExpertError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"{done} fact{'s' if done != 1 else ''} decided.")
+        return redirect("expert_review", batch_id=batch.pk)
+    return render(
+        request,
+        "hits/expert_review.html",
+        {"batch": batch, "dataset": batch.dataset, "items": expert.review_items(batch)},
+    )
 
 
 @never_cache

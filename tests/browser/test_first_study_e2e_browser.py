@@ -203,6 +203,7 @@ def test_a_first_study_from_nothing(
     shoot(lead_page, "i27-study-04-no-gold-yet")
     lead_page.goto(f"{base}/datasets/{dataset.pk}/")
     lead_page.fill("#id_count", "9")
+    lead_page.fill("#id_experts", "1")  # one expert labels this study (two is the default)
     shoot(lead_page, "i27-study-05-gold-offered")
     lead_page.click("#expert-form button")
     lead_page.wait_for_selector("#expert-progress")
