@@ -69,18 +69,7 @@ def _needs_shared_documents(matrix) -> bool:
 
 
 def _power_outputs(result, names, docs) -> dict:
-    buckets = []
-    for b in range(result.bucket_power.shape[1]):
-        members = result.differences[result.buckets == b]
-        buckets.append(
-            {
-                "bucket": b,
-                "pairs": int(len(members)),
-                "min_difference": float(members.min()) if len(members) else None,
-                "max_difference": float(members.max()) if len(members) else None,
-                "power": result.bucket_power[:, b].tolist(),
-            }
-        )
+    buckets = power.bucket_rows(result)
     if result.pair_documents is not None:
         pair_n = result.pair_documents.tolist()
         coverage = "shared"

@@ -43,6 +43,24 @@ class PowerResult:
     pair_documents: np.ndarray | None = None  # (P,) documents each pair shares (partial coverage)
 
 
+def bucket_rows(result: PowerResult) -> list[dict]:
+    """Each bucket of pair differences as the pages and reports show it: its pairs, the range of
+    their differences (None for an empty bucket) and its mean power per sample size."""
+    rows = []
+    for b in range(result.bucket_power.shape[1]):
+        members = result.differences[result.buckets == b]
+        rows.append(
+            {
+                "bucket": b,
+                "pairs": int(len(members)),
+                "min_difference": float(members.min()) if len(members) else None,
+                "max_difference": float(members.max()) if len(members) else None,
+                "power": result.bucket_power[:, b].tolist(),
+            }
+        )
+    return rows
+
+
 def difference_buckets(differences, n_buckets: int = 5) -> np.ndarray:
     """Bucket index per pair: equal-count groups by rank of the difference (quintiles for 5)."""
     order = np.argsort(differences, kind="stable")

@@ -26,7 +26,7 @@ import numpy as np
 from .agreement import alpha_interval
 from .bootstrap import percentile_interval, resample_counts, resample_indices, system_cis
 from .correlation import correlation_ci, row_correlations_partial
-from .power import power_analysis
+from .power import bucket_rows, power_analysis
 
 
 def complete_rows(*matrices) -> np.ndarray:
@@ -102,18 +102,7 @@ def power(scores, sizes=(10, 50, 100, 200), n_trials=200, n_resamples=1000, alph
     if keep.sum() < 2 or scores.shape[1] < 2:
         return {"sizes": list(sizes), "buckets": [], "mean": [], "documents": int(keep.sum())}
     result = power_analysis(scores[keep], sizes, n_trials, n_resamples, alpha, n_buckets, rng)
-    buckets = []
-    for b in range(n_buckets):
-        members = result.differences[result.buckets == b]
-        buckets.append(
-            {
-                "bucket": b,
-                "pairs": int(len(members)),
-                "min_difference": float(members.min()) if len(members) else None,
-                "max_difference": float(members.max()) if len(members) else None,
-                "power": result.bucket_power[:, b].tolist(),
-            }
-        )
+    buckets = bucket_rows(result)
     return {
         "sizes": [int(n) for n in result.sizes],
         "buckets": buckets,
