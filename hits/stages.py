@@ -42,20 +42,10 @@ def batch_stage(batch: Batch) -> Stage:
     approved = counts.get(Assignment.Status.APPROVED, 0)
     decided = approved + counts.get(Assignment.Status.REJECTED, 0)
     places = batch.hits.count() * batch.assignments_per_hit
-    no_more_work = batch.status in (Batch.Status.STOPPED, Batch.Status.COMPLETE) or (
-        batch.expires_at is not None and batch.expires_at <= timezone.now()
-    )
-    if pending or not decided or (approved < places and not no_more_work):
+    if pending or not decided or (approved < places and not _hands_out_no_more(batch)):
         stage = _stage(batch.status)
-        held = pending + approved
-        if batch.status == Batch.Status.PUBLISHED and places and held >= places:
-            # Every place taken: nothing is being handed out any more.
-            waiting = counts.get(Assignment.Status.SUBMITTED, 0)
-            assigned = counts.get(Assignment.Status.ASSIGNED, 0)
-            parts = [f"{assigned} still being worked on"] if assigned else []
-            if waiting:
-                parts.append(f"{waiting} submitted, waiting for your review")
-            return Stage(stage.code, stage.label, "Every place is taken: " + ", ".join(parts or ["all done"]) + ".")
+        if batch.status == Batch.Status.PUBLISHED and places and pending + approved >= places:
+            return _every_place_taken(stage, counts)
         return stage
     paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
     stage = _stage("paid" if paid >= approved else "complete")
@@ -68,6 +58,24 @@ def batch_stage(batch: Batch) -> Stage:
             f"Stopped with {left} place{'s' if left != 1 else ''} never done; {explanation}",
         )
     return stage
+
+
+def _hands_out_no_more(batch: Batch) -> bool:
+    """The batch hands out no more work: stopped, complete or past its lifetime."""
+    return batch.status in (Batch.Status.STOPPED, Batch.Status.COMPLETE) or (
+        batch.expires_at is not None and batch.expires_at <= timezone.now()
+    )
+
+
+def _every_place_taken(stage: Stage, counts: dict) -> Stage:
+    """A published batch whose every place is taken: nothing is being handed out any more; says
+    how many are still worked on and how many wait for review."""
+    waiting = counts.get(Assignment.Status.SUBMITTED, 0)
+    assigned = counts.get(Assignment.Status.ASSIGNED, 0)
+    parts = [f"{assigned} still being worked on"] if assigned else []
+    if waiting:
+        parts.append(f"{waiting} submitted, waiting for your review")
+    return Stage(stage.code, stage.label, "Every place is taken: " + ", ".join(parts or ["all done"]) + ".")
 
 
 def _stage(code: str) -> Stage:

@@ -87,9 +87,17 @@ def _rated(system: str, annotation, index: int) -> RatedSummary:
     if isinstance(ratings, bool) or not isinstance(ratings, int) or not 1 <= ratings <= MAX_RATERS:
         raise DatasetImportError(f"{where}['ratings'] must be a whole number from 1 to {MAX_RATERS}")
     rated.ratings = ratings
-    raters = annotation.get("raters") or {}
+    rated.raters.update(_raters(annotation.get("raters") or {}, where))
+    if not rated.scores and not rated.raters and rated.acu is None:
+        raise DatasetImportError(f"{where} holds no rating and no ACU score")
+    return rated
+
+
+def _raters(raters, where: str) -> dict[str, dict[str, float]]:
+    """`raters`: {protocol: {rater: 1-5 score}}, at most MAX_RATERS raters of a protocol, each named."""
     if not isinstance(raters, dict) or not set(raters) <= set(PROTOCOLS):
         raise DatasetImportError(f"{where}['raters'] must be an object {{protocol: {{rater: score}}}}")
+    found: dict[str, dict[str, float]] = {}
     for protocol, per_rater in raters.items():
         if not isinstance(per_rater, dict) or len(per_rater) > MAX_RATERS:
             raise DatasetImportError(
@@ -99,10 +107,8 @@ def _rated(system: str, annotation, index: int) -> RatedSummary:
             if not rater.strip() or len(rater) > MAX_RATER or "\x00" in rater:
                 raise DatasetImportError(f"{where}: the rater name {rater[:40]!r} is empty or too long")
             value = _number(score, 1, 5, f"{where}['raters'][{protocol!r}][{rater[:40]!r}]")
-            rated.raters.setdefault(protocol, {})[rater.strip()] = value
-    if not rated.scores and not rated.raters and rated.acu is None:
-        raise DatasetImportError(f"{where} holds no rating and no ACU score")
-    return rated
+            found.setdefault(protocol, {})[rater.strip()] = value
+    return found
 
 
 def parse_example(example, index: int) -> ProtocolExample:
