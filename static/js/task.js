@@ -19,7 +19,8 @@
 
   // Submitted already (the server says so, or this browser stored it a moment ago and the page
   // came back from the history): say so at once and offer no buttons.
-  let submitted = form.dataset.done === "true";
+  const expired = form.dataset.done === "expired";  // its time ran out: nothing was sent
+  let submitted = form.dataset.done === "true" || expired;
   try {
     const saved = storageKey && JSON.parse(localStorage.getItem(storageKey) || "null");
     if (saved && saved.submitted) submitted = true;
@@ -36,7 +37,7 @@
     }
     form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
     if (comment) comment.disabled = true;
-    progress.textContent = "Submitted";
+    progress.textContent = expired ? "Expired" : "Submitted";
   }
 
   function persist() {
