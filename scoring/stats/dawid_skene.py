@@ -9,6 +9,11 @@ thresholded at 0.5 (exactly 0.5 is not present, as a majority tie). An item is o
 the prior) so that a worker seen only on one class keeps finite log-odds. When no item has two
 labels (one expert per summary, as imported label files) the labels are returned unchanged. Majority vote stays
 the default aggregation (as in RoSE); this is the second one offered beside it.
+
+Anchored to gold (issue 42): with ``gold`` (item keys and their known answers), those items keep
+their gold answer as posterior (0 or 1) in every E step, so the workers' confusion matrices are
+measured against known answers there and a crowd agreeing with itself cannot move them. With
+gold, one label per item is enough (the gold items tell workers apart).
 Pure numpy; no Django.
 """
 
@@ -33,12 +38,13 @@ class DawidSkeneResult:
 
 
 def dawid_skene(
-    item_ids, worker_ids, present, max_iter: int = 100, tol: float = 1e-4, smoothing: float = 0.01
+    item_ids, worker_ids, present, max_iter: int = 100, tol: float = 1e-4, smoothing: float = 0.01, gold=None
 ) -> DawidSkeneResult:
     """Fit the two-class Dawid-Skene model to one row per label (item, worker, present).
 
-    Stops when no posterior moves by ``tol`` or more in one iteration, or after ``max_iter``
-    iterations (``converged`` says which)."""
+    ``gold``: ``(gold item keys, their answers)``; those of the judged items are clamped to their
+    answer (module docstring). Stops when no posterior moves by ``tol`` or more in one iteration,
+    or after ``max_iter`` iterations (``converged`` says which)."""
     items, item_keys = _codes_1d(np.asarray(item_ids))
     workers, worker_keys = _codes_1d(np.asarray(worker_ids))
     said = np.asarray(present, dtype=bool)
@@ -49,7 +55,9 @@ def dawid_skene(
     labels_per_worker = np.bincount(workers, minlength=n_workers).astype(float)
     said_1 = np.bincount(workers, weights=y, minlength=n_workers)
     t = majority_present(votes, total).astype(float)  # the starting point: the majority
-    if n_items == 0 or total.max() < 2:
+    clamped, clamp_to = _gold_positions(item_keys, gold)
+    t[clamped] = clamp_to
+    if n_items == 0 or (total.max() < 2 and not clamped.size):
         # No item has two labels: worker reliability cannot be told from the truth (the model is
         # not identifiable and EM only drifts towards its smoothing), so the labels are kept.
         unknown = np.full(n_workers, np.nan)
@@ -81,6 +89,7 @@ def dawid_skene(
             np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=weights[answer_codes], minlength=n_items)
         )
         new_t = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
+        new_t[clamped] = clamp_to
         change = float(np.abs(new_t - t).max()) if n_items else 0.0
         t = new_t
         if change < tol:
@@ -89,6 +98,18 @@ def dawid_skene(
     return DawidSkeneResult(
         item_keys, t, t > 0.5, worker_keys, sensitivity, specificity, float(prior), iteration, converged
     )
+
+
+def _gold_positions(item_keys, gold):
+    """(positions in item_keys, answers as 0/1) of the judged gold items."""
+    if gold is None:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    keys, answers = (np.asarray(x) for x in gold)
+    if not keys.size or not item_keys.size:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    at = np.clip(np.searchsorted(item_keys, keys), 0, item_keys.size - 1)
+    judged = item_keys[at] == keys
+    return at[judged], answers[judged].astype(float)
 
 
 def pair_labels(summary_ids, acu_ids, worker_ids, present, **options):
