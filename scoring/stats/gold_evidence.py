@@ -26,6 +26,7 @@ Pure numpy/scipy; no Django.
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import betainc
 from scipy.stats import beta, binom
 
 from .aggregation import _codes_1d
@@ -69,9 +70,9 @@ def youden_upper(said_present, positives, said_absent, negatives, level: float =
     spec = beta.ppf(grid[None, :], (1 + k2)[:, None], (1 + n2 - k2)[:, None])  # quantiles of P
     a, b = (1 + k1)[:, None], (1 + n1 - k1)[:, None]
     low, high = np.full(k1.size, -1.0), np.full(k1.size, 1.0)
-    for _ in range(40):  # bisection on x: P(S + P - 1 <= x) against level, every worker at once
+    for _ in range(24):  # bisection (to 1e-7) on x: P(S + P - 1 <= x) against level, every worker at once
         mid = (low + high) / 2
-        cdf = beta.cdf(np.clip(mid[:, None] + 1 - spec, 0, 1), a, b).mean(axis=1)
+        cdf = betainc(a, b, np.clip(mid[:, None] + 1 - spec, 0, 1)).mean(axis=1)  # the CDF of S
         below = cdf < level
         low, high = np.where(below, mid, low), np.where(below, high, mid)
     return (low + high) / 2

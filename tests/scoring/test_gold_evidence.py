@@ -3,7 +3,6 @@ the bound on J the stop reads, and the collusion flag, against values computed b
 
 import math
 
-
 import numpy as np
 import pytest
 
