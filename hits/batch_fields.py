@@ -159,15 +159,15 @@ FIELDS = {
         BatchField(
             "stop_after",
             "int",
-            "Adaptive: stop workers at chance after",
+            "Adaptive: stop workers at chance on gold after",
             None,
             min=10,
             max=100000,
             optional=True,
-            help="Optional: a worker whose estimates are at chance (sensitivity + specificity - 1 below 0.2) after "
-            "this many judgments on ACUs judged twice (e.g. 50) gets no more of this batch's work and is excluded "
-            "from scores, as the Exclude button does; you can lift it on the batch page. Pay stays your review's "
-            "decision. Empty: off.",
+            help="Optional: after this many judgments on gold ACUs (e.g. 20), a worker whom gold shows at chance "
+            "with 95% credibility (sensitivity + specificity - 1 below 0.2 on gold) gets no more of this batch's work "
+            "and their judgments leave this batch's scores (other batches keep them); agreement with other workers "
+            "never stops anyone. You can lift it on the batch page. Pay stays your review's decision. Empty: off.",
         ),
     )
 }

@@ -1,9 +1,10 @@
 """Leaving a worker's judgments out of the scores, or back in: the one write of `Worker.excluded`.
 
-The lead's Exclude and Block (hits.services.review) and an adaptive batch's stop of a worker at
-chance (hits.allocation.service) all call `set_excluded`, which gives every round the worker
+The lead's Exclude and Block (hits.services.review) call `set_excluded`, which gives every round the worker
 worked in a new version (hits/versions.py) in the same transaction, so a scoring run made before
-reads as out of date. No caller bumps the versions for an exclusion by hand.
+reads as out of date. No caller bumps the versions for an exclusion by hand. (An adaptive batch's
+stop of a worker at chance is no exclusion: it leaves the worker's judgments out of that batch
+only, hits.selectors.counted.)
 """
 
 from django.db import transaction

@@ -308,26 +308,53 @@ class HIT(models.Model):
 
 
 class WorkerEstimate(models.Model):
-    """A worker's current Dawid-Skene estimates in an adaptive batch (refitted after submissions
-    by scoring/runs/worker_estimates.py); the allocation decision reads those of a HIT's workers."""
+    """A worker's current estimates in an adaptive batch (refitted after submissions by
+    scoring/runs/worker_estimates.py): Dawid-Skene anchored to the batch's gold (the allocation
+    decision reads those of a HIT's workers) and what gold alone says of the worker (the stop
+    reads that)."""
 
     batch = models.ForeignKey(Batch, related_name="worker_estimates", on_delete=models.CASCADE)
     worker = models.ForeignKey(Worker, related_name="estimates", on_delete=models.CASCADE)
     sensitivity = models.FloatField()
     specificity = models.FloatField()
     labels = models.PositiveIntegerField(default=0)
-    # Judgments on ACUs someone else judged too (what the estimates rest on).
+    # Judgments on ACUs someone else judged too.
     judged = models.PositiveIntegerField(default=0, db_default=0)
-    # Stopped at chance by the batch's stop_after setting (scoring/runs/worker_estimates.py), and why;
-    # lifted by the lead (never stopped again in this batch).
+    # Gold: judgments on gold ACUs, and the 95% upper credible bound of sensitivity + specificity - 1
+    # on them (null: no fit with gold yet); `gold` holds the counts and credible intervals shown
+    # as evidence (scoring.stats.gold_evidence).
+    gold_judged = models.PositiveIntegerField(default=0, db_default=0)
+    chance_upper = models.FloatField(null=True, blank=True)
+    gold = models.JSONField(default=dict, blank=True)
+    # Stopped in this batch (gold shows the worker near chance: hits.allocation.service.stop_at_chance),
+    # and why; their judgments leave this batch's aggregation (hits.selectors.counted). Lifted by the
+    # lead: never stopped again in this batch.
     stopped_at = models.DateTimeField(null=True, blank=True)
     stop_reason = models.TextField(blank=True)
     stop_lifted_at = models.DateTimeField(null=True, blank=True)
-    excluded_before = models.BooleanField(default=False)  # the lead had excluded them before the stop
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["batch", "worker"], name="worker_estimate_unique")]
+
+
+class CollusionFlag(models.Model):
+    """Two workers of an adaptive batch who agree with each other far above what their gold
+    accuracy explains (scoring.stats.gold_evidence.collusion): shown to the lead, who decides;
+    nothing is stopped or excluded by a flag. Lifted by the lead: not flagged again in this batch."""
+
+    batch = models.ForeignKey(Batch, related_name="collusion_flags", on_delete=models.CASCADE)
+    first = models.ForeignKey(Worker, related_name="+", on_delete=models.CASCADE)
+    second = models.ForeignKey(Worker, related_name="+", on_delete=models.CASCADE)
+    common = models.PositiveIntegerField()  # ACUs both judged
+    agreed = models.PositiveIntegerField()  # ... with the same answer
+    explained = models.FloatField()  # the most agreement their gold accuracy explains
+    p_value = models.FloatField()
+    flagged_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["batch", "first", "second"], name="collusion_flag_unique")]
 
 
 class Assignment(models.Model):

@@ -75,12 +75,11 @@ def test_the_summary_level_rule_settles_on_the_sd_of_the_acu_share():
             Policy(ADAPTIVE, 1, 5, 0.9, max_sd=bad)
 
 
-def test_at_chance_needs_enough_judgments_and_no_better_than_chance():
-    sens = np.array([0.99, 0.5, 0.9, 0.99, np.nan])
-    spec = np.array([0.02, 0.5, 0.85, 0.05, np.nan])
-    judged = np.array([60, 60, 60, 20, 60])
-    # always "present" and random: stopped; honest: not; too few judgments or no estimate: not
-    assert at_chance(sens, spec, judged, 50).tolist() == [True, True, False, False, False]
+def test_at_chance_needs_enough_gold_and_a_bound_below_chance():
+    upper = np.array([0.05, 0.19, 0.2, 0.6, 0.05, np.nan])  # 95% upper bounds of J on gold
+    gold_judged = np.array([60, 60, 60, 60, 19, 60])
+    # bound under 0.2: stopped; at or above: not; too few gold judgments or no gold fit: not
+    assert at_chance(upper, gold_judged, 20).tolist() == [True, True, False, False, False, False]
 
 
 def test_posterior_is_the_dawid_skene_e_step_with_the_fitted_estimates():
@@ -110,69 +109,79 @@ def test_without_estimates_the_posterior_follows_the_majority_margin():
 # --- the simulation --------------------------------------------------------------------------
 
 
-def test_simulation_policies_buy_what_they_say_and_score_against_the_experts(realsumm_path):
-    systems, labels = allocation_bench.expert_labels(Path(realsumm_path))
-    keep = np.isin(systems, np.unique(systems)[:6])
-    systems = systems[keep]
-    labels = [x for x, k in zip(labels, keep, strict=True) if k]
-    crowd = allocation_bench.simulate_crowd(labels, np.random.default_rng(0))
-    policy = Policy(ADAPTIVE, 2, 5, 0.8)
-    places = allocation_bench.adaptive_places(crowd, policy)
-    assert places.min() >= 2 and places.max() <= 5 and (places > 2).any() and (places == 2).any()
-    budget = int(places.sum())
-    diverse = allocation_bench.max_diversity_places(crowd, budget)
-    assert int(diverse.sum()) == budget and diverse.max() <= 5
-    results = allocation_bench.run(
-        labels, systems, seeds=2, thresholds=[0.8], workers=100, spam_share=0.3, low=0.7, high=0.95
-    )
-    fixed3, fixed5 = results["fixed-3"], results["fixed-5"]
-    assert all(r["places"] == 3 * len(labels) for r in fixed3)
-    # more judgments from the same crowd agree better with the experts
-    assert np.mean([r["agreement"] for r in fixed5]) > np.mean([r["agreement"] for r in fixed3])
-    assert all(-1 <= r["tau"] <= 1 and r["max_change"] >= 0 for rows in results.values() for r in rows)
-    assert "| adaptive 2-5, t=0.8 |" in allocation_bench.table(results)
+def _bench_data(realsumm_path, systems_kept=6):
+    systems, docs, labels = allocation_bench.expert_labels(Path(realsumm_path), slice(0, 20))
+    keep = np.isin(systems, np.unique(systems)[:systems_kept])
+    return systems[keep], docs[keep], [x for x, k in zip(labels, keep, strict=True) if k]
 
 
-def test_simulation_variants_buy_within_their_bounds_and_block_only_by_the_answers(realsumm_path):
-    systems, labels = allocation_bench.expert_labels(Path(realsumm_path))
-    keep = np.isin(systems, np.unique(systems)[:6])
-    labels = [x for x, k in zip(labels, keep, strict=True) if k]
-    crowd = allocation_bench.simulate_crowd(labels, np.random.default_rng(1))
-    # per ACU from 1: an extra place carries only some of its HIT's ACUs
-    counts, _ = allocation_bench.variant_counts(crowd, low=1, high=5, threshold=0.85, waves=5)
-    assert counts.min() == 1 and counts.max() <= 5 and counts.sum() < 3 * counts.size
-    places = np.maximum.reduceat(counts, crowd.starts)
-    assert (places > np.minimum.reduceat(counts, crowd.starts)).any()  # some places carry only part of a HIT
-    # summary level: whole-HIT places
-    whole, _ = allocation_bench.variant_counts(crowd, low=1, high=5, mode="sd", eps=0.1, waves=5)
-    assert np.array_equal(np.maximum.reduceat(whole, crowd.starts), np.minimum.reduceat(whole, crowd.starts))
-    # the app's rule (whole HITs while an ACU is unsettled) and max_diversity per pair within its budget
-    hit_rule, _ = allocation_bench.variant_counts(crowd, low=2, high=5, mode="hit", threshold=0.6, waves=5)
-    assert np.array_equal(np.maximum.reduceat(hit_rule, crowd.starts), np.minimum.reduceat(hit_rule, crowd.starts))
-    diverse, _ = allocation_bench.variant_counts(crowd, low=2, high=5, mode="div", budget=int(counts.sum()), waves=5)
-    assert diverse.min() == 2 and abs(int(diverse.sum()) - int(counts.sum())) <= 5
-    # stopping workers at chance reorders a HIT's drawn workers with their answers and nothing
-    # else, and stops spammers by the answers alone (nearly only them: an honest worker can look at
-    # chance on a small sample, as 2 of 70 here)
-    own = allocation_bench.copy.deepcopy(crowd)
-    stopped_counts, stopped = allocation_bench.variant_counts(
-        own, low=1, high=5, threshold=0.85, stop=True, after=50, waves=5
-    )
-    assert stopped_counts.sum() < counts.sum()
-    assert (crowd.kind[stopped] > 0).sum() >= 0.9 * (crowd.kind > 0).sum()
-    assert (crowd.kind[stopped] > 0).mean() >= 0.9
-    assert np.array_equal(np.sort(own.workers, axis=1), np.sort(crowd.workers, axis=1))
-    for pair in range(0, crowd.truth.size, 97):
-        hit = crowd.hit_of[pair]
-        for j, worker in enumerate(own.workers[hit]):
-            original = int(np.flatnonzero(crowd.workers[hit] == worker)[0])
-            assert own.answers[j, pair] == crowd.answers[original, pair]
-    # the figures of a variant count places per HIT and judgments per pair
-    systems = systems[keep]
-    expert = allocation_bench.system_scores(systems, crowd.truth, crowd.starts, crowd.sizes)
-    figures = allocation_bench.variant_figures(crowd, systems, counts, expert)
-    assert figures["places"] == int(places.sum()) and figures["judgments"] == int(counts.sum())
-    assert 0.5 < figures["agreement"] <= 1
+CROWDS = PROJECT / "bench" / "crowds"
+
+
+def test_the_simulated_crowd_follows_its_file(realsumm_path):
+    systems, docs, labels = _bench_data(realsumm_path)
+    spec = allocation_bench.read_spec(CROWDS / "colluders.json")
+    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(0))
+    kinds = allocation_bench.KINDS
+    assert np.bincount(crowd.kind, minlength=4).tolist() == [60, 10, 20, 10]
+    assert crowd.gold.sum() == round(0.1 * len(labels))
+    assert (np.sort(crowd.workers, axis=1)[:, 1:] != np.sort(crowd.workers, axis=1)[:, :-1]).all()  # distinct
+    # colluders give one answer per ACU: the same in every summary of the document, whoever asks
+    drawn = crowd.workers[crowd.hit_of]  # pairs x DRAWN
+    colluding = crowd.kind[drawn.T] == kinds.index("colluder")
+    acu = docs[crowd.hit_of] * 1000 + np.arange(crowd.truth.size) - crowd.starts[crowd.hit_of]
+    answer = {}
+    for j, pair in zip(*np.nonzero(colluding), strict=True):
+        assert answer.setdefault(int(acu[pair]), bool(crowd.answers[j, pair])) == bool(crowd.answers[j, pair])
+    # honest workers answer near the truth, spammers at chance
+    honest = crowd.kind[drawn.T] == kinds.index("honest")
+    spam = crowd.kind[drawn.T] == kinds.index("spammer")
+    right = crowd.answers == crowd.truth[None, :]
+    assert right[honest].mean() > 0.7 and abs(right[spam].mean() - 0.5) < 0.05
+    bad = CROWDS / "present.json"
+    with pytest.raises(ValueError, match="add up to 1"):
+        allocation_bench.read_spec(_written(bad, lambda s: s["groups"].pop()))
+    with pytest.raises(ValueError, match="kind is one of"):
+        allocation_bench.read_spec(_written(bad, lambda s: s["groups"][0].update(kind="robot")))
+
+
+def _written(path, change):
+    import json
+    import tempfile
+
+    spec = json.loads(path.read_text())
+    change(spec)
+    out = Path(tempfile.mkdtemp()) / "crowd.json"
+    out.write_text(json.dumps(spec))
+    return out
+
+
+def test_the_bench_policies_buy_what_they_say_and_the_app_stops_only_on_gold(realsumm_path):
+    systems, docs, labels = _bench_data(realsumm_path)
+    spec = allocation_bench.read_spec(CROWDS / "half-spammers.json")
+    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(1))
+    fixed = allocation_bench.run_policy(crowd, "fixed-3")
+    assert (fixed.taken.sum(axis=1) == 3).all() and not fixed.stopped.any()
+    app = allocation_bench.run_policy(crowd, "app")
+    places = app.taken.sum(axis=1)
+    assert (places[crowd.gold] == 3).all()  # gold HITs keep the batch's assignments
+    plain = places[~crowd.gold]
+    assert plain.min() >= 2 and plain.max() <= 5 and (plain > 2).any() and not app.stopped.any()
+    stop = allocation_bench.run_policy(crowd, "app+stop")
+    stopped_kinds = crowd.kind[np.flatnonzero(stop.stopped)]
+    assert stop.stopped.any() and (stopped_kinds == allocation_bench.KINDS.index("spammer")).all()
+    # a stopped worker's judgments stay paid and leave the aggregation
+    _, paid, _ = stop.rows(counted_only=False)
+    _, counted, _ = stop.rows()
+    out = np.flatnonzero(stop.stopped)
+    assert np.isin(paid, out).any() and not np.isin(counted, out).any()
+    results = allocation_bench.run(spec, systems, docs, labels, seeds=1)
+    summary = allocation_bench.means(results)
+    assert set(summary) == {"fixed-3", "app", "app+stop"}
+    assert summary["fixed-3"]["judgments"] == 3 * sum(map(len, labels))
+    assert all(0.5 < m["agreement"] <= 1 and -1 <= m["tau"] <= 1 for m in summary.values())
+    assert set(summary["app"]["stopped"]) == set(allocation_bench.KINDS)
+    assert "| app+stop |" in allocation_bench.table(summary)
 
 
 # --- batches ---------------------------------------------------------------------------------
@@ -528,67 +537,23 @@ def test_stopping_at_chance_needs_an_adaptive_batch():
         create_batch(dataset=demo_dataset(), spec=BatchSpec(assignments=3, stop_after=50))
 
 
-def _answer(assignment, worker_kind: str) -> dict:
-    answers = all_answers(assignment, present=True)
-    if worker_kind == "honest":  # the same mixed answers as the other honest worker
-        return {k: int(k) % 2 == 0 for k in answers}
-    return answers  # always "present"
-
-
 @pytest.mark.django_db
 @pytest.mark.portable
-def test_a_worker_at_chance_is_stopped_excluded_shown_and_the_lead_can_lift_it(no_refit, lead):
+def test_a_stop_and_its_lift_leave_the_leads_own_exclusion(no_refit):
     batch = adaptive_batch(hits=6, allocation_min=3, allocation_max=3, stop_after=10)
-    honest_a, honest_b, spammer, newcomer = make_workers(4, prefix="stop")
-    for worker, kind, n in ((honest_a, "honest", 6), (honest_b, "honest", 6), (spammer, "spam", 4)):
-        for _ in range(n):
-            assignment = handout.next_assignment(worker, batch)
-            submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=_answer(assignment, kind))
-    refit_estimates(batch.pk)
-    estimates = {e.worker_id: e for e in WorkerEstimate.objects.filter(batch=batch)}
-    assert all(e.judged >= 10 for e in estimates.values())
-    assert estimates[spammer.pk].stopped_at is not None and "at chance" in estimates[spammer.pk].stop_reason
-    assert estimates[honest_a.pk].stopped_at is None and estimates[honest_b.pk].stopped_at is None
-    spammer.refresh_from_db()
-    assert spammer.excluded and not spammer.blocked  # left out of scores; the account is not touched
-    assert (
-        not Assignment.objects.filter(worker=spammer).exclude(status=Assignment.Status.SUBMITTED).exists()
-    )  # pay: the lead's review
-    # two HITs still have a place: not for the stopped worker, for anyone else
-    with pytest.raises(handout.NoWork):
-        handout.next_assignment(spammer, batch)
-    assert handout.next_assignment(newcomer, batch).hit.batch_id == batch.pk
-    # the batch page shows who and why, and the lead lifts it
-    client = Client()
-    client.force_login(lead)
-    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
-    assert spammer.external_id in page and "at chance: sensitivity" in page and "Lift" in page
-    response = client.post(reverse("batch_worker_action", args=[batch.pk, "lift"]), {"worker": spammer.pk})
-    assert response.status_code == 302
-    spammer.refresh_from_db()
-    assert not spammer.excluded
-    assert handout.next_assignment(spammer, batch).hit.batch_id == batch.pk
-    refit_estimates(batch.pk)  # lifted: never stopped again in this batch
-    assert WorkerEstimate.objects.get(batch=batch, worker=spammer).stopped_at is None
-    assert not lift_stop(batch, spammer.pk)  # nothing left to lift
-    assert "lifted" in client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
-
-
-@pytest.mark.django_db
-@pytest.mark.portable
-def test_lifting_a_stop_keeps_the_leads_own_exclusion(no_refit):
-    batch = adaptive_batch(hits=6, allocation_min=3, allocation_max=3, stop_after=10)
-    honest_a, honest_b, spammer = make_workers(3, prefix="keep")
+    spammer, other = make_workers(2, prefix="keep")
     spammer.excluded = True
     spammer.save(update_fields=["excluded"])
-    for worker, kind in ((honest_a, "honest"), (honest_b, "honest")):
-        for _ in range(6):
-            assignment = handout.next_assignment(worker, batch)
-            submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=_answer(assignment, kind))
-    WorkerEstimate.objects.create(batch=batch, worker=spammer, sensitivity=0.99, specificity=0.02, judged=40)
+    gold = {"positives": 20, "said_present": 20, "negatives": 20, "said_absent": 0}
+    for worker in (spammer, other):
+        WorkerEstimate.objects.create(
+            batch=batch, worker=worker, sensitivity=0.99, specificity=0.02, gold_judged=40, chance_upper=0.05, gold=gold
+        )
+    WorkerEstimate.objects.filter(worker=other).update(gold_judged=9)  # too little gold yet
     from hits.allocation.service import stop_at_chance
 
     assert stop_at_chance(batch) == [spammer.pk]
+    assert "0 of 20 absent ones said absent" in WorkerEstimate.objects.get(worker=spammer).stop_reason
     assert lift_stop(batch, spammer.pk)
     spammer.refresh_from_db()
-    assert spammer.excluded  # the lead excluded them before the stop: lifting the stop leaves that
+    assert spammer.excluded  # the lead excluded them: neither the stop nor its lift touches that

@@ -15,9 +15,11 @@ quantity a system score averages, sqrt(sum p(1 - p)) / ACUs over its pairs' post
 most max_sd; the threshold is then unused).
 
 Stopping workers at chance (a batch's opt-in setting, `stop_after`): a worker with at least
-`stop_after` judgments on pairs judged at least twice in the batch whose estimated
-sensitivity + specificity - 1 (Youden's J: 0 for a random answerer and for one who always says
-"present") is below AT_CHANCE gets no more of the batch's work (hits/allocation/service.py).
+`stop_after` judgments on the batch's gold ACUs whose 95% upper credible bound of sensitivity +
+specificity - 1 (Youden's J: 0 for a random answerer and for one who always gives the same answer)
+on gold is below AT_CHANCE gets no more of the batch's work and their judgments leave the batch's
+aggregation (hits/allocation/service.py). The bound is computed from gold alone
+(scoring.stats.gold_evidence): agreement with the crowd never stops anyone (issue 42).
 
 The app (hits/allocation/service.py, when a submission completes a HIT's places) and the
 simulation (bench/allocation_bench.py) use these same functions, so what the benchmark measures
@@ -35,7 +37,7 @@ FALLBACK_ACCURACY = 0.8
 # Estimates are clipped to this range so that one unlucky fit never makes a worker's answer
 # decide a pair alone (log-odds of at most about 4.6 per judgment).
 ESTIMATE_RANGE = (0.01, 0.99)
-# A worker whose sensitivity + specificity - 1 is below this is at chance (a spammer: about 0).
+# A worker whose sensitivity + specificity - 1 is below this on gold, at 95%, is at chance (a spammer: about 0).
 AT_CHANCE = 0.2
 
 
@@ -102,13 +104,12 @@ def hit_settled(policy: Policy, posterior) -> bool:
     return bool(settled(p, policy.threshold).all())
 
 
-def at_chance(sensitivity, specificity, judged, after: int):
-    """Which workers to stop: at least `after` judgments on pairs judged twice and
-    sensitivity + specificity - 1 below AT_CHANCE (NaN estimates: never)."""
-    sens = np.asarray(sensitivity, dtype=float)
-    spec = np.asarray(specificity, dtype=float)
+def at_chance(chance_upper, gold_judged, after: int):
+    """Which workers to stop: at least `after` judgments on gold ACUs and the upper credible bound
+    of sensitivity + specificity - 1 on gold below AT_CHANCE (NaN: no gold fit, never)."""
+    upper = np.asarray(chance_upper, dtype=float)
     with np.errstate(invalid="ignore"):
-        return (np.asarray(judged) >= after) & (sens + spec - 1 < AT_CHANCE)
+        return (np.asarray(gold_judged) >= after) & (upper < AT_CHANCE)
 
 
 def wants_place(policy: Policy, places: int, all_settled: bool) -> bool:

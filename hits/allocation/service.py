@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
-from hits import exclusion, places
+from hits import places, versions
 from hits.allocation.policy import (
     ADAPTIVE,
     AT_CHANCE,
@@ -30,7 +30,7 @@ from hits.allocation.policy import (
     settled,
     wants_place,
 )
-from hits.models import HIT, Assignment, Batch, Worker, WorkerEstimate
+from hits.models import HIT, Assignment, Batch, CollusionFlag, WorkerEstimate
 from hits.money import cents
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
@@ -104,65 +104,65 @@ def decide(hit_id: int) -> bool:
 
 
 def stop_at_chance(batch: Batch) -> list[int]:
-    """The batch's opt-in stop (batch.stop_after): every worker whose current estimates are at
-    chance after at least stop_after judgments on ACUs judged twice, not stopped yet and not
-    lifted by the lead, is stopped: no more of this batch's work (hits.services.handout) and
-    excluded, as the lead's Exclude (their judgments leave the aggregation and the scores, so
-    every round they worked in gets a new version). A task they are working on is not taken
-    away (as at a lead's stop: it may still be submitted, and a provider pays for it); places
-    past their deadline go back now (hits.release). Pay is not touched: approving or rejecting
-    stays the lead's review. Returns the workers stopped."""
+    """The batch's opt-in stop (batch.stop_after): every worker whom gold shows near chance
+    (hits.allocation.policy.at_chance on the stored gold evidence, after at least stop_after
+    judgments on gold ACUs), not stopped yet and not lifted by the lead, is stopped in this batch:
+    no more of its work (hits.services.handout) and their judgments leave this batch's aggregation
+    (hits.selectors.counted), so the round and its dataset get a new version. Other batches and
+    the worker-wide exclusion are untouched (the lead's decision). A task they are working on is
+    not taken away (as at a lead's stop); places past their deadline go back now (hits.release).
+    Pay is not touched. Returns the workers stopped."""
     if batch.allocation != ADAPTIVE or not batch.stop_after:
         return []
     rows = list(
         WorkerEstimate.objects.filter(
-            batch_id=batch.pk, stopped_at__isnull=True, stop_lifted_at__isnull=True, judged__gte=batch.stop_after
-        ).values_list("pk", "worker_id", "sensitivity", "specificity", "judged")
+            batch_id=batch.pk,
+            stopped_at__isnull=True,
+            stop_lifted_at__isnull=True,
+        ).values_list("pk", "worker_id", "chance_upper", "gold_judged", "gold")
     )
-    if not rows:
-        return []
-    pks, workers, sens, spec, judged = (np.array(x) for x in zip(*rows, strict=True))
-    chance = at_chance(sens, spec, judged, batch.stop_after)
+    chance = at_chance([r[2] for r in rows], [r[3] for r in rows], batch.stop_after)
     stopped = []
     now = timezone.now()
     with transaction.atomic():
-        for pk, worker, s, p, n in zip(
-            pks[chance], workers[chance], sens[chance], spec[chance], judged[chance], strict=True
-        ):
-            reason = (
-                f"at chance: sensitivity {s:.2f} + specificity {p:.2f} - 1 = {s + p - 1:.2f}, below {AT_CHANCE:g}, "
-                f"after {n} judgments on ACUs judged twice (the batch stops workers at chance after {batch.stop_after})"
-            )
-            was_excluded = Worker.objects.filter(pk=int(worker), excluded=True).exists()
-            WorkerEstimate.objects.filter(pk=int(pk)).update(
-                stopped_at=now, stop_reason=reason, excluded_before=was_excluded
-            )
-            exclusion.set_excluded(int(worker), True)
-            logger.info("allocation batch=%s: stopped worker=%s, %s", batch.pk, int(worker), reason)
+        for (pk, worker, upper, n, gold), stop in zip(rows, chance, strict=True):
+            if not stop:
+                continue
+            reason = stop_evidence(upper, n, gold, batch.stop_after)
+            WorkerEstimate.objects.filter(pk=pk).update(stopped_at=now, stop_reason=reason)
+            logger.info("allocation batch=%s: stopped worker=%s, %s", batch.pk, worker, reason)
             stopped.append(int(worker))
+        if stopped:
+            versions.bump(batch.dataset_id, batch.pk)
     if stopped:
         release_overdue(batch_id=batch.pk)
     return stopped
 
 
+def stop_evidence(upper: float, gold_judged: int, gold: dict, after: int) -> str:
+    """The stop's evidence as the lead reads it."""
+    sens, spec = gold.get("sensitivity", [0, 1]), gold.get("specificity", [0, 1])
+    return (
+        f"near chance on gold: {gold.get('said_present', 0)} of {gold.get('positives', 0)} present gold ACUs said "
+        f"present (sensitivity 95% interval {sens[0]:.2f}-{sens[1]:.2f}), {gold.get('said_absent', 0)} of "
+        f"{gold.get('negatives', 0)} absent ones said absent (specificity {spec[0]:.2f}-{spec[1]:.2f}); "
+        f"sensitivity + specificity - 1 is below {upper:.2f} with 95% credibility, under {AT_CHANCE:g} "
+        f"(the batch stops workers at chance after {after} judgments on gold; {gold_judged} so far)"
+    )
+
+
 def lift_stop(batch: Batch, worker_id: int, *, by=None) -> bool:
-    """The lead lifts a stop: the worker gets the batch's work again and counts again (not
-    excluded, unless another batch still stops them or the lead had excluded them before); never
-    stopped again in this batch. True when a stop was lifted."""
+    """The lead lifts a stop: the worker gets the batch's work again and their judgments count in
+    it again; never stopped again in this batch. True when a stop was lifted."""
     with transaction.atomic():
-        stop = (
-            WorkerEstimate.objects.select_for_update()
-            .filter(batch_id=batch.pk, worker_id=worker_id, stopped_at__isnull=False)
-            .first()
+        lifted = WorkerEstimate.objects.filter(batch_id=batch.pk, worker_id=worker_id, stopped_at__isnull=False).update(
+            stopped_at=None, stop_lifted_at=timezone.now()
         )
-        if stop is None:
-            return False
-        WorkerEstimate.objects.filter(pk=stop.pk).update(stopped_at=None, stop_lifted_at=timezone.now())
-        still = WorkerEstimate.objects.filter(worker_id=worker_id, stopped_at__isnull=False).exists()
-        if not still and not stop.excluded_before:
-            exclusion.set_excluded(worker_id, False)
-    logger.info("allocation batch=%s: the stop of worker=%s lifted by %s", batch.pk, worker_id, by or "the lead")
-    return True
+        if lifted:
+            versions.bump(batch.dataset_id, batch.pk)
+    if lifted:
+        logger.info("allocation batch=%s: the stop of worker=%s lifted by %s", batch.pk, worker_id, by or "the lead")
+    return bool(lifted)
 
 
 def stopped_workers(batch: Batch):
@@ -172,6 +172,48 @@ def stopped_workers(batch: Batch):
         .filter(Q(stopped_at__isnull=False) | Q(stop_lifted_at__isnull=False))
         .select_related("worker")
         .order_by(F("stopped_at").desc(nulls_last=True), "-stop_lifted_at")
+    )
+
+
+def flag_collusion(batch: Batch, flags) -> int:
+    """Store the pairs scoring.stats.gold_evidence.collusion flagged (worker ids first < second):
+    a new pair is flagged, a flagged one's evidence updated, a lifted one left lifted. Returns
+    how many pairs are newly flagged."""
+    existing = {
+        (f.first_id, f.second_id): f for f in CollusionFlag.objects.filter(batch_id=batch.pk).only("pk", "lifted_at")
+    }
+    new = 0
+    for flag in flags:
+        key = (int(flag.first), int(flag.second))
+        fields = {"common": flag.common, "agreed": flag.agreed, "explained": flag.explained, "p_value": flag.p_value}
+        if key not in existing:
+            _, created = CollusionFlag.objects.get_or_create(
+                batch_id=batch.pk, first_id=key[0], second_id=key[1], defaults=fields
+            )
+            new += created
+            if created:
+                logger.info("allocation batch=%s: workers %s and %s flagged as possible collusion", batch.pk, *key)
+        elif existing[key].lifted_at is None:
+            CollusionFlag.objects.filter(pk=existing[key].pk).update(**fields)
+    return new
+
+
+def lift_flag(batch: Batch, flag_id: int, *, by=None) -> bool:
+    """The lead lifts a collusion flag (not flagged again in this batch). True when one was lifted."""
+    lifted = CollusionFlag.objects.filter(batch_id=batch.pk, pk=flag_id, lifted_at__isnull=True).update(
+        lifted_at=timezone.now()
+    )
+    if lifted:
+        logger.info("allocation batch=%s: collusion flag %s lifted by %s", batch.pk, flag_id, by or "the lead")
+    return bool(lifted)
+
+
+def collusion_flags(batch: Batch):
+    """The batch's collusion flags, for the batch page (open ones first)."""
+    return (
+        CollusionFlag.objects.filter(batch_id=batch.pk)
+        .select_related("first", "second")
+        .order_by(F("lifted_at").desc(nulls_first=True), "-flagged_at")
     )
 
 

@@ -3,23 +3,45 @@ The figures a lead reads of batches (progress, places left, spend, budget left) 
 
 "Which judgments count" is written here once: those of assignments that are submitted or
 approved (`Assignment.COUNTED`), confirmed by their provider, by workers the lead has not
-excluded. Scores, exports, gold answers and the lead's answer view all read them through
+excluded, and not stopped in the assignment's batch (a stop applies to that batch only). Scores, exports, gold answers and the lead's answer view all read them through
 `counted_judgments`.
 """
 
-from django.db.models import Case, Count, Q, QuerySet, Value, When
+from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Summary, System
-from hits.models import Assignment, Batch, Judgment, QualificationTest
+from hits.models import Assignment, Batch, Judgment, QualificationTest, WorkerEstimate
 
 
 def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
     """The rule, as a filter on assignments (`prefix`: the path to the assignment, e.g. "assignment__")."""
     rule = Q(**{f"{prefix}status__in": Assignment.COUNTED, f"{prefix}confirmed": True})
     if not include_excluded:
-        rule &= Q(**{f"{prefix}worker__excluded": False})
+        rule &= Q(**{f"{prefix}worker__excluded": False}) & ~Exists(_stopped_in_batch(prefix))
     return rule
+
+
+def _stopped_in_batch(prefix: str) -> QuerySet[WorkerEstimate]:
+    """The stop of the assignment's worker in the assignment's batch (hits.allocation.service.stop_at_chance)."""
+    return WorkerEstimate.objects.filter(
+        batch_id=OuterRef(f"{prefix}hit__batch_id"), worker_id=OuterRef(f"{prefix}worker_id"), stopped_at__isnull=False
+    )
+
+
+def stopped_judgment_ids(dataset, batch=None) -> list[int]:
+    """Ids of the judgments that a stop leaves out: those of each stopped worker in the batch that
+    stopped them (readers that load excluded workers' judgments too mark these as left out)."""
+    stops = WorkerEstimate.objects.filter(batch__dataset=dataset, stopped_at__isnull=False)
+    if batch is not None:
+        stops = stops.filter(batch=batch)
+    pairs = list(stops.values_list("batch_id", "worker_id"))
+    if not pairs:
+        return []
+    which = Q()
+    for batch_id, worker_id in pairs:
+        which |= Q(assignment__hit__batch_id=batch_id, assignment__worker_id=worker_id)
+    return list(Judgment.objects.filter(which).values_list("pk", flat=True))
 
 
 def counted_assignments(dataset, batch=None, *, include_excluded: bool = False) -> QuerySet[Assignment]:

@@ -157,6 +157,7 @@ def batch_detail(request, batch_id: int):
             "progress": batch_progress(batch),
             "allocation": allocation.figures(batch),
             "stops": allocation.stopped_workers(batch) if batch.stop_after else None,
+            "collusion": allocation.collusion_flags(batch) if batch.allocation == "adaptive" else None,
             "spend": batch_spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],
@@ -316,8 +317,8 @@ def bonus(request, batch_id: int):
 @role_required(LEAD)
 @require_POST
 def worker_action(request, batch_id: int, action: str):
-    """Block a worker of this batch, leave them out of (or back in) scoring, or lift the batch's
-    stop at chance of them (`lift`)."""
+    """Block a worker of this batch, leave them out of (or back in) scoring, lift the batch's
+    stop at chance of them (`lift`) or a collusion flag of theirs (`lift-flag`, the flag's id in `flag`)."""
     batch = get_object_or_404(Batch, pk=batch_id)
     worker = (
         Worker.objects.filter(assignments__hit__batch=batch, pk=_int(request.POST.get("worker"))).distinct().first()
@@ -336,9 +337,14 @@ def worker_action(request, batch_id: int, action: str):
             messages.success(request, f"Blocked {worker.external_id}.")
         elif action == "lift":
             if allocation.lift_stop(batch, worker.pk, by=request.user):
-                messages.success(request, f"{worker.external_id} gets this batch's work again and counts in scoring.")
+                messages.success(request, f"{worker.external_id} gets this batch's work again and counts in it.")
             else:
                 messages.error(request, f"{worker.external_id} is not stopped in this batch.")
+        elif action == "lift-flag":
+            if allocation.lift_flag(batch, _int(request.POST.get("flag")), by=request.user):
+                messages.success(request, "The collusion flag is lifted; the pair is not flagged again in this batch.")
+            else:
+                messages.error(request, "No such open collusion flag in this batch.")
         elif action in ("exclude", "include"):
             review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
             messages.success(

@@ -14,7 +14,7 @@ from django.db.models import Count
 
 from annotation.models import ACU, Summary
 from hits.models import Worker
-from hits.selectors import counted_judgments
+from hits.selectors import counted_judgments, stopped_judgment_ids
 from scoring.runs import scoped
 
 
@@ -24,7 +24,9 @@ class Judgments:
     acu: np.ndarray
     worker: np.ndarray
     present: np.ndarray
-    excluded: np.ndarray  # the worker is excluded from scoring (kept for the workers table)
+    excluded: (
+        np.ndarray
+    )  # left out of scoring: the worker is excluded, or stopped in its batch (kept for the workers table)
     ids: np.ndarray | None = None  # the judgments' ids, when read from the database
 
     def __len__(self):
@@ -63,7 +65,7 @@ def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgm
     rows = flat.reshape(-1, 5)
     worker = rows[:, 3].copy()
     excluded_ids = Worker.objects.filter(pk__in=np.unique(worker).tolist(), excluded=True).values_list("pk", flat=True)
-    excluded = np.isin(worker, list(excluded_ids))
+    excluded = np.isin(worker, list(excluded_ids)) | np.isin(rows[:, 0], stopped_judgment_ids(dataset, batch))
     judgments = Judgments(
         rows[:, 1].copy(), rows[:, 2].copy(), worker, rows[:, 4].astype(bool), excluded, rows[:, 0].copy()
     )

@@ -4,11 +4,14 @@ The allocation decision (hits/allocation/service.py) reads the estimates of a HI
 the batch's prior when a submission completes the HIT's places; this module keeps them current.
 After a submission to an adaptive batch (the `submission_stored` signal) a refit is dispatched
 (scoring.tasks.refit_on_submission, coalesced by scoring.runs.recompute as the score recomputes
-are: at most one queued per batch, REFIT_INTERVAL seconds later with a broker); a refit reads every counted judgment of the batch
-(gold HITs included: they tell workers apart too), so the latest one always sees them all. With
-the batch's opt-in stop_after, the refit then stops the workers at chance
-(hits.allocation.service.stop_at_chance); a stopped worker is excluded, so later refits no longer
-see their judgments and their last estimates stay.
+are: at most one queued per batch, REFIT_INTERVAL seconds later with a broker); a refit reads every
+counted judgment of the batch (gold HITs included, their ACUs clamped to the gold answers:
+scoring.stats.dawid_skene), so the latest one always sees them all. It also stores what gold alone
+says of each worker (counts, credible intervals, the bound on sensitivity + specificity - 1:
+scoring.stats.gold_evidence), flags pairs agreeing far beyond their gold accuracy
+(hits.allocation.service.flag_collusion) and, with the batch's opt-in stop_after, stops the workers
+whom gold shows at chance (hits.allocation.service.stop_at_chance); a stopped worker's judgments
+leave the batch, so later refits no longer see them and their last estimates stay.
 """
 
 import logging
@@ -17,19 +20,31 @@ import numpy as np
 from django.db import transaction
 
 from hits.allocation.policy import ADAPTIVE
-from hits.allocation.service import stop_at_chance
+from hits.allocation.service import flag_collusion, stop_at_chance
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
 from scoring.stats.dawid_skene import dawid_skene
+from scoring.stats.gold_evidence import GoldEvidence, collusion, gold_evidence
 
 logger = logging.getLogger(__name__)
 
 REFIT_INTERVAL = 10  # seconds a queued refit waits, gathering the submissions of that time
 
 
+def batch_gold(batch: Batch, acu_base: int) -> tuple[np.ndarray, np.ndarray]:
+    """(item codes, answers) of the batch's gold ACUs, items coded as `refit_estimates` codes them."""
+    keys, answers = [], []
+    for summary, gold in batch.hits.filter(gold_answers__isnull=False).values_list("summary_id", "gold_answers"):
+        for acu, present in (gold or {}).items():
+            keys.append(int(summary) * acu_base + int(acu))
+            answers.append(bool(present))
+    return np.array(keys, dtype=np.int64), np.array(answers, dtype=bool)
+
+
 def refit_estimates(batch_id: int) -> int:
-    """Fit Dawid-Skene to the batch's counted judgments and store every worker's estimates and
-    the batch's prior; returns the number of workers estimated."""
+    """Fit Dawid-Skene anchored to the batch's gold to its counted judgments, store every worker's
+    estimates, gold evidence and the batch's prior, flag pairs agreeing beyond their gold accuracy
+    and apply the batch's stop; returns the number of workers estimated."""
     batch = Batch.objects.filter(pk=batch_id, allocation=ADAPTIVE).first()
     if batch is None:
         return 0
@@ -41,10 +56,14 @@ def refit_estimates(batch_id: int) -> int:
     if not rows:
         return 0
     summaries, acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
-    items = summaries.astype(np.int64) * (int(acus.max()) + 1) + acus
-    fit = dawid_skene(items, workers, said.astype(bool))
+    said = said.astype(bool)
+    acu_base = int(acus.max()) + 1
+    items = summaries.astype(np.int64) * acu_base + acus
+    gold = batch_gold(batch, acu_base)
+    fit = dawid_skene(items, workers, said, gold=gold)
     if np.isnan(fit.sensitivity).all():
-        return 0  # no pair has two labels yet: nothing to tell workers apart
+        return 0  # no pair has two labels and no gold yet: nothing tells workers apart
+    evidence = gold_evidence(items, workers, said, *gold)
     index = np.searchsorted(fit.workers, workers)
     labels = np.bincount(index, minlength=len(fit.workers))
     _, item_codes, per_item = np.unique(items, return_inverse=True, return_counts=True)
@@ -55,25 +74,51 @@ def refit_estimates(batch_id: int) -> int:
                 WorkerEstimate(
                     batch_id=batch.pk,
                     worker_id=int(w),
-                    sensitivity=float(s),
-                    specificity=float(p),
-                    labels=int(n),
-                    judged=int(k),
+                    sensitivity=float(fit.sensitivity[i]),
+                    specificity=float(fit.specificity[i]),
+                    labels=int(labels[i]),
+                    judged=int(judged[i]),
+                    gold_judged=int(evidence.gold_judged[i]),
+                    chance_upper=float(evidence.chance_upper[i]),
+                    gold=_gold_of(evidence, i),
                 )
-                for w, s, p, n, k in zip(fit.workers, fit.sensitivity, fit.specificity, labels, judged, strict=True)
+                for i, w in enumerate(fit.workers)  # the same workers, sorted, in both
             ],
             update_conflicts=True,
             unique_fields=["batch", "worker"],
-            update_fields=["sensitivity", "specificity", "labels", "judged", "updated_at"],
+            update_fields=[
+                "sensitivity",
+                "specificity",
+                "labels",
+                "judged",
+                "gold_judged",
+                "chance_upper",
+                "gold",
+                "updated_at",
+            ],
         )
         Batch.objects.filter(pk=batch.pk).update(allocation_prior=fit.prior)
-        stop_at_chance(batch)  # the batch's opt-in: workers at chance get no more of its work
+        flag_collusion(batch, collusion(items, workers, said, evidence))
+        stop_at_chance(batch)  # the batch's opt-in: workers whom gold shows at chance get no more of its work
     logger.info(
-        "allocation batch=%s: refitted %d workers on %d judgments (prior %.3f, %d EM iterations)",
+        "allocation batch=%s: refitted %d workers on %d judgments, %d on gold (prior %.3f, %d EM iterations)",
         batch.pk,
         len(fit.workers),
         len(rows),
+        int(evidence.gold_judged.sum()),
         fit.prior,
         fit.iterations,
     )
     return len(fit.workers)
+
+
+def _gold_of(evidence: GoldEvidence, i: int) -> dict:
+    """One worker's gold counts and credible intervals, stored as the evidence the lead reads."""
+    return {
+        "positives": int(evidence.positives[i]),
+        "said_present": int(evidence.said_present[i]),
+        "negatives": int(evidence.negatives[i]),
+        "said_absent": int(evidence.said_absent[i]),
+        "sensitivity": [round(float(x), 4) for x in evidence.sensitivity_interval[i]],
+        "specificity": [round(float(x), 4) for x in evidence.specificity_interval[i]],
+    }

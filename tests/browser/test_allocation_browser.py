@@ -93,17 +93,25 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     shoot(page, "allocation-batch-page")
     context.close()
 
-    # The batch stops workers at chance (the lead's opt-in): the second worker's estimates say
-    # chance (set here: a refit of three workers on one HIT cannot tell), the refit's stop runs,
-    # the batch page says who and why, and the lead lifts it.
+    # The batch stops workers at chance on gold (the lead's opt-in): the second worker's gold
+    # evidence says chance (set here: one HIT holds too little gold), the refit's stop runs, and a
+    # collusion flag of two workers; the batch page says who and why, and the lead lifts the stop.
     from hits.allocation.service import stop_at_chance
-    from hits.models import Worker, WorkerEstimate
+    from hits.models import CollusionFlag, Worker, WorkerEstimate
 
     Batch.objects.filter(pk=batch.pk).update(stop_after=10)
     batch.refresh_from_db()
     odd = Worker.objects.get(user__username="adaptive-worker-1")
-    WorkerEstimate.objects.create(batch=batch, worker=odd, sensitivity=0.98, specificity=0.03, judged=40, labels=40)
+    gold = {"positives": 20, "said_present": 20, "negatives": 20, "said_absent": 0}
+    gold |= {"sensitivity": [0.84, 1.0], "specificity": [0.0, 0.16]}
+    WorkerEstimate.objects.create(
+        batch=batch, worker=odd, sensitivity=0.98, specificity=0.03, gold_judged=40, chance_upper=0.07, gold=gold
+    )
     assert stop_at_chance(batch) == [odd.pk]
+    first, second = Worker.objects.filter(user__username__startswith="adaptive-worker").order_by("pk")[:2]
+    CollusionFlag.objects.create(
+        batch=batch, first=first, second=second, common=120, agreed=120, explained=0.58, p_value=1e-28
+    )
     for width in (1280, 390):
         context = browser.new_context(viewport={"width": width, "height": 900})
         page = context.new_page()
@@ -112,7 +120,10 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
         page.goto(f"{live_server.url}/batches/{batch.pk}/")
         page.wait_for_selector("#stops")
         row = page.inner_text("#stops .stop-row")
-        assert odd.external_id in row and "sensitivity 0.98 + specificity 0.03 - 1 = 0.01, below 0.2" in row
+        assert odd.external_id in row and "0 of 20 absent ones said absent (specificity 0.00-0.16)" in row
+        assert "below 0.07 with 95% credibility" in row
+        flag = page.inner_text("#collusion .collusion-row")
+        assert "same answer on 120 of 120 ACUs both judged" in flag and "at most 58%" in flag
         assert "after 10" in page.inner_text("#allocation")
         page.locator("#stops-heading").scroll_into_view_if_needed()
         shoot(page, f"allocation-stopped-{width}")
