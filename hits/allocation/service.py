@@ -126,7 +126,7 @@ def stop_at_chance(batch: Batch) -> list[int]:
     now = timezone.now()
     with transaction.atomic():
         for (pk, worker, upper, n, gold), stop in zip(rows, chance, strict=True):
-            if not stop:
+            if not stop or upper is None:  # (at_chance never stops a worker without a gold fit)
                 continue
             reason = stop_evidence(upper, n, gold, batch.stop_after)
             WorkerEstimate.objects.filter(pk=pk).update(stopped_at=now, stop_reason=reason)

@@ -18,7 +18,7 @@ def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
     """The rule, as a filter on assignments (`prefix`: the path to the assignment, e.g. "assignment__")."""
     rule = Q(**{f"{prefix}status__in": Assignment.COUNTED, f"{prefix}confirmed": True})
     if not include_excluded:
-        rule &= Q(**{f"{prefix}worker__excluded": False}) & ~Exists(_stopped_in_batch(prefix))
+        rule = rule & Q(**{f"{prefix}worker__excluded": False}) & Q(~Exists(_stopped_in_batch(prefix)))
     return rule
 
 

@@ -69,7 +69,8 @@ def youden_upper(said_present, positives, said_absent, negatives, level: float =
     grid = (np.arange(GRID) + 0.5) / GRID
     spec = beta.ppf(grid[None, :], (1 + k2)[:, None], (1 + n2 - k2)[:, None])  # quantiles of P
     a, b = (1 + k1)[:, None], (1 + n1 - k1)[:, None]
-    low, high = np.full(k1.size, -1.0), np.full(k1.size, 1.0)
+    low: np.ndarray = np.full(k1.size, -1.0)
+    high: np.ndarray = np.full(k1.size, 1.0)
     for _ in range(24):  # bisection (to 1e-7) on x: P(S + P - 1 <= x) against level, every worker at once
         mid = (low + high) / 2
         cdf = betainc(a, b, np.clip(mid[:, None] + 1 - spec, 0, 1)).mean(axis=1)  # the CDF of S
