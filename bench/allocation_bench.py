@@ -111,6 +111,8 @@ class Crowd:
     workers: np.ndarray  # HITs x DRAWN worker ids, in the order they come
     answers: np.ndarray  # DRAWN x pairs: what the j-th drawn worker of the pair's HIT said
     kind: np.ndarray  # per worker: index into KINDS
+    sensitivity: np.ndarray  # per worker, as drawn (before hard pairs shrink it)
+    specificity: np.ndarray
 
     @property
     def gold_pairs(self) -> np.ndarray:
@@ -147,7 +149,7 @@ def simulate_crowd(spec: dict, docs, labels, rng) -> Crowd:
         answers[j] = np.where(kind[w] == KINDS.index("colluder"), shared[acu_codes], np.where(truth, u < s, u >= p))
     gold = np.zeros(len(labels), dtype=bool)
     gold[rng.choice(len(labels), round(float(spec["gold_share"]) * len(labels)), replace=False)] = True
-    return Crowd(truth, hit_of, starts, sizes, gold, chosen, answers, kind)
+    return Crowd(truth, hit_of, starts, sizes, gold, chosen, answers, kind, sens, spec_)
 
 
 class Run:

@@ -165,7 +165,7 @@ FIELDS = {
             max=100000,
             optional=True,
             help="Optional: after this many judgments on gold ACUs (e.g. 20), a worker whom gold shows at chance "
-            "with 95% credibility (sensitivity + specificity - 1 below 0.2 on gold) gets no more of this batch's work "
+            "with 99% credibility (sensitivity + specificity - 1 below 0.2 on gold) gets no more of this batch's work "
             "and their judgments leave this batch's scores (other batches keep them); agreement with other workers "
             "never stops anyone. You can lift it on the batch page. Pay stays your review's decision. Empty: off.",
         ),

@@ -76,7 +76,7 @@ def test_the_summary_level_rule_settles_on_the_sd_of_the_acu_share():
 
 
 def test_at_chance_needs_enough_gold_and_a_bound_below_chance():
-    upper = np.array([0.05, 0.19, 0.2, 0.6, 0.05, np.nan])  # 95% upper bounds of J on gold
+    upper = np.array([0.05, 0.19, 0.2, 0.6, 0.05, np.nan])  # upper credible bounds of J on gold
     gold_judged = np.array([60, 60, 60, 60, 19, 60])
     # bound under 0.2: stopped; at or above: not; too few gold judgments or no gold fit: not
     assert at_chance(upper, gold_judged, 20).tolist() == [True, True, False, False, False, False]

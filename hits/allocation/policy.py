@@ -15,7 +15,8 @@ quantity a system score averages, sqrt(sum p(1 - p)) / ACUs over its pairs' post
 most max_sd; the threshold is then unused).
 
 Stopping workers at chance (a batch's opt-in setting, `stop_after`): a worker with at least
-`stop_after` judgments on the batch's gold ACUs whose 95% upper credible bound of sensitivity +
+`stop_after` judgments on the batch's gold ACUs whose upper credible bound (99%:
+scoring.stats.gold_evidence.BOUND_LEVEL) of sensitivity +
 specificity - 1 (Youden's J: 0 for a random answerer and for one who always gives the same answer)
 on gold is below AT_CHANCE gets no more of the batch's work and their judgments leave the batch's
 aggregation (hits/allocation/service.py). The bound is computed from gold alone
@@ -37,7 +38,8 @@ FALLBACK_ACCURACY = 0.8
 # Estimates are clipped to this range so that one unlucky fit never makes a worker's answer
 # decide a pair alone (log-odds of at most about 4.6 per judgment).
 ESTIMATE_RANGE = (0.01, 0.99)
-# A worker whose sensitivity + specificity - 1 is below this on gold, at 95%, is at chance (a spammer: about 0).
+# A worker whose sensitivity + specificity - 1 is below this on gold (its upper credible bound) is at chance
+# (a spammer: about 0).
 AT_CHANCE = 0.2
 
 

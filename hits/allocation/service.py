@@ -146,7 +146,8 @@ def stop_evidence(upper: float, gold_judged: int, gold: dict, after: int) -> str
         f"near chance on gold: {gold.get('said_present', 0)} of {gold.get('positives', 0)} present gold ACUs said "
         f"present (sensitivity 95% interval {sens[0]:.2f}-{sens[1]:.2f}), {gold.get('said_absent', 0)} of "
         f"{gold.get('negatives', 0)} absent ones said absent (specificity {spec[0]:.2f}-{spec[1]:.2f}); "
-        f"sensitivity + specificity - 1 is below {upper:.2f} with 95% credibility, under {AT_CHANCE:g} "
+        f"sensitivity + specificity - 1 is below {upper:.2f} with {gold.get('bound_level', 0.95):.0%} credibility, "
+        f"under {AT_CHANCE:g} "
         f"(the batch stops workers at chance after {after} judgments on gold; {gold_judged} so far)"
     )
 

@@ -24,7 +24,7 @@ from hits.allocation.service import flag_collusion, stop_at_chance
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
 from scoring.stats.dawid_skene import dawid_skene
-from scoring.stats.gold_evidence import GoldEvidence, collusion, gold_evidence
+from scoring.stats.gold_evidence import BOUND_LEVEL, GoldEvidence, collusion, gold_evidence
 
 logger = logging.getLogger(__name__)
 
@@ -121,4 +121,5 @@ def _gold_of(evidence: GoldEvidence, i: int) -> dict:
         "said_absent": int(evidence.said_absent[i]),
         "sensitivity": [round(float(x), 4) for x in evidence.sensitivity_interval[i]],
         "specificity": [round(float(x), 4) for x in evidence.specificity_interval[i]],
+        "bound_level": BOUND_LEVEL,
     }

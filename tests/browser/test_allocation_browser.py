@@ -103,7 +103,7 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     batch.refresh_from_db()
     odd = Worker.objects.get(user__username="adaptive-worker-1")
     gold = {"positives": 20, "said_present": 20, "negatives": 20, "said_absent": 0}
-    gold |= {"sensitivity": [0.84, 1.0], "specificity": [0.0, 0.16]}
+    gold |= {"sensitivity": [0.84, 1.0], "specificity": [0.0, 0.16], "bound_level": 0.99}
     WorkerEstimate.objects.create(
         batch=batch, worker=odd, sensitivity=0.98, specificity=0.03, gold_judged=40, chance_upper=0.07, gold=gold
     )
@@ -121,7 +121,7 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
         page.wait_for_selector("#stops")
         row = page.inner_text("#stops .stop-row")
         assert odd.external_id in row and "0 of 20 absent ones said absent (specificity 0.00-0.16)" in row
-        assert "below 0.07 with 95% credibility" in row
+        assert "below 0.07 with 99% credibility" in row
         flag = page.inner_text("#collusion .collusion-row")
         assert "same answer on 120 of 120 ACUs both judged" in flag and "at most 58%" in flag
         assert "after 10" in page.inner_text("#allocation")

@@ -44,7 +44,7 @@ def test_gold_evidence_counts_only_gold_items():
     assert ev.sensitivity.tolist() == pytest.approx([2 / 3, 2 / 3, 1 / 2])
     assert ev.specificity.tolist() == pytest.approx([1 / 3, 2 / 3, 1 / 2])
     assert ev.specificity_interval[0] == pytest.approx([1 - math.sqrt(0.975), 1 - math.sqrt(0.025)], abs=1e-9)
-    assert ev.chance_upper[2] == pytest.approx(1 - math.sqrt(0.1), abs=2e-3)
+    assert ev.chance_upper[2] == pytest.approx(1 - math.sqrt(0.02), abs=2e-3)  # at BOUND_LEVEL 0.99
 
 
 def test_gold_clamp_keeps_colluders_from_rating_themselves():
