@@ -18,6 +18,7 @@ from hits.selectors import counted_judgments
 from hits.services import handout
 from hits.services.submission import read_token, submit_assignment
 from scoring.runs.data import load_judgments
+from scoring.runs.services import compute_scores
 from scoring.runs.worker_estimates import refit_estimates
 
 from .crowd_data import all_answers, demo_dataset, published_batch
@@ -78,6 +79,14 @@ def test_colluders_are_flagged_and_the_honest_worker_is_not_stopped(make_user, l
     html = page.get(reverse("batch_detail", args=[batch.pk])).content.decode()
     assert "Possible collusion" in html and f"same answer on {flags[0].agreed} of {flags[0].common}" in html
     assert "No worker stopped." in html or "honest-h" not in html.split('id="stops"')[-1].split("</ul>")[0]
+    compute_scores(dataset, batch)  # the workers page reads the round's scoring run
+    workers_page = page.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    for name in ("colluder-a", "colluder-b"):
+        assert (
+            f"possible collusion in batch {batch.pk}"
+            in workers_page.split(f'data-worker="{name}"')[1].split("</tr>")[0]
+        )
+    assert "possible collusion" not in workers_page.split('data-worker="honest-h"')[1].split("</tr>")[0]
     lifted = page.post(
         reverse("batch_worker_action", args=[batch.pk, "lift-flag"]),
         {"worker": flags[0].first_id, "flag": flags[0].pk},
@@ -130,7 +139,7 @@ def _stop_fixture():
 
 
 @pytest.mark.portable
-def test_a_stop_needs_gold_applies_to_its_batch_only_and_can_be_lifted(lead):
+def test_a_stop_needs_gold_applies_to_its_batch_only_and_can_be_lifted(lead, eager_celery):
     dataset, first, second, careful, spammer, _ = _stop_fixture()
     refit_estimates(first.pk)
     estimates = {e.worker_id: e for e in WorkerEstimate.objects.filter(batch=first)}
@@ -156,6 +165,9 @@ def test_a_stop_needs_gold_applies_to_its_batch_only_and_can_be_lifted(lead):
     client.force_login(lead)
     page = client.get(reverse("batch_detail", args=[first.pk])).content.decode()
     assert spammer.external_id in page and "near chance on gold" in page and "Lift the stop" in page
+    workers_page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
+    row = workers_page.split(f'data-worker="{spammer.external_id}"')[1].split("</tr>")[0]
+    assert f"stopped at chance in batch {first.pk}" in row and reverse("batch_detail", args=[first.pk]) in row
     before = versions.current(dataset.pk, first.pk)
     assert (
         client.post(reverse("batch_worker_action", args=[first.pk, "lift"]), {"worker": spammer.pk}).status_code == 302

@@ -11,7 +11,7 @@ from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, Value, 
 from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Summary, System
-from hits.models import Assignment, Batch, Judgment, QualificationTest, WorkerEstimate
+from hits.models import Assignment, Batch, CollusionFlag, Judgment, QualificationTest, WorkerEstimate
 
 
 def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
@@ -61,6 +61,24 @@ def counted_judgments(dataset=None, batch=None, *, hit=None, include_excluded: b
     if hit is not None:
         qs = qs.filter(assignment__hit=hit)
     return qs
+
+
+def quality_marks(dataset, batch=None) -> dict[int, list[dict]]:
+    """Per worker the open stops and collusion flags of the dataset's batches (or one batch), for
+    the workers page: {worker id: [{"kind": "stopped" | "collusion", "batch": id}]}. The evidence
+    and the lift are on the batch page."""
+    marks: dict[int, list[dict]] = {}
+    scope = {"batch": batch} if batch is not None else {"batch__dataset": dataset}
+    for worker_id, batch_id in WorkerEstimate.objects.filter(stopped_at__isnull=False, **scope).values_list(
+        "worker_id", "batch_id"
+    ):
+        marks.setdefault(worker_id, []).append({"kind": "stopped", "batch": batch_id})
+    for first, second, batch_id in CollusionFlag.objects.filter(lifted_at__isnull=True, **scope).values_list(
+        "first_id", "second_id", "batch_id"
+    ):
+        for worker_id in (first, second):
+            marks.setdefault(worker_id, []).append({"kind": "collusion", "batch": batch_id})
+    return marks
 
 
 def _per_dataset(qs, path: str, dataset_ids) -> dict[int, int]:

@@ -20,7 +20,7 @@ from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Worker
 from hits.money import format_money
-from hits.selectors import figures
+from hits.selectors import figures, quality_marks
 from hits.services import review
 from scoring import tasks
 from scoring.machine import pages as judge_pages
@@ -124,8 +124,9 @@ def workers(request, dataset_id: int):
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
     # Imported expert labels are the gold, not a worker: no exclude, block or bonus for them.
     experts = [r for r in table.get("rows", []) if r.get("provider") == Worker.Provider.IMPORTED]
+    marks = quality_marks(dataset, batch)  # stops and collusion flags of adaptive batches
     rows = [
-        {**r, "machine_qc": qc.get(r["worker_id"])}
+        {**r, "machine_qc": qc.get(r["worker_id"]), "marks": marks.get(r["worker_id"], [])}
         for r in table.get("rows", [])
         if r.get("provider") != Worker.Provider.IMPORTED
     ]
