@@ -23,7 +23,7 @@ def stops_leave_other_batches(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0014_i28d_judge_run_in_background"),
+        ("hits", "0015_i45b_panel_session_address"),
     ]
 
     operations = [
