@@ -159,6 +159,7 @@ def _written(path, change):
 def test_the_bench_policies_buy_what_they_say_and_the_app_stops_only_on_gold(realsumm_path):
     systems, docs, labels = _bench_data(realsumm_path)
     spec = allocation_bench.read_spec(CROWDS / "half-spammers.json")
+    spec |= {"workers": 20, "gold_share": 0.5}  # enough gold per worker in 120 HITs for the stop to see
     crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(1))
     fixed = allocation_bench.run_policy(crowd, "fixed-3")
     assert (fixed.taken.sum(axis=1) == 3).all() and not fixed.stopped.any()
