@@ -23,7 +23,7 @@ def stops_leave_other_batches(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0015_i45b_panel_session_address"),
+        ("hits", "0016_i42b_expert_decisions"),
     ]
 
     operations = [
