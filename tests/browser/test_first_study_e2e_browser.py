@@ -164,6 +164,8 @@ def test_a_first_study_from_nothing(
     lead_page.goto(f"{base}/datasets/{dataset.pk}/authoring/")
     assign = lead_page.locator("form", has=lead_page.locator("button:text-is('Assign')"))
     assign.locator(f"input[name=authors][value='{author.pk}']").check()
+    # Proofreading goes only to the dataset's own authors: the lead names the second one here.
+    assign.locator("#id_reviewer").select_option(str(proofreader.pk))
     assign.locator("button:text-is('Assign')").click()
     lead_page.wait_for_selector(".messages li:has-text('Assigned')")
     writer = open_as(browser, base, author)
