@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.models import ACU, ACUChange, AuthoringTime, Reference
-from annotation.services import authoring
+from annotation.services import authoring, authoring_progress
 from annotation.services.authoring import AuthoringError, VersionConflict
 
 from .authoring_data import unauthored_dataset
@@ -220,7 +220,7 @@ def test_overview_counts_per_author(dataset, author, second_author):
     )
     authoring.record_time(reference_id=ref.pk, user=author, seconds=90)
     authoring.submit_for_review(reference_id=ref.pk, user=author)
-    overview = authoring.authoring_overview(dataset)
+    overview = authoring_progress.authoring_overview(dataset)
     row = overview["rows"][0]
     assert row["author"] == author and row["assigned"] == 1 and row["in_review"] == 1
     assert row["acus"] == 2 and row["acus_per_reference"] == 2 and row["median_minutes"] == 1.5
@@ -278,7 +278,7 @@ def test_proofreading_goes_only_to_the_dataset_own_authors(dataset, author, seco
     assert not authoring.review_queue(outsider).exists() and not authoring.review_queue(second_author).exists()
     with pytest.raises(AuthoringError, match="authors of this dataset"):
         authoring.claim_review(reference_id=ref.pk, user=outsider)
-    gap = authoring.authoring_overview(dataset)["review_gap"]
+    gap = authoring_progress.authoring_overview(dataset)["review_gap"]
     assert gap == {"authors": [author.username], "waiting": 1, "lone": True}
 
     authoring.assign_references(dataset=dataset, author_ids=[second_author.pk], count=1)

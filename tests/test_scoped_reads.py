@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from annotation import tallies as reference_tallies
 from annotation.models import Summary
-from annotation.services.authoring import authoring_overview
+from annotation.services.authoring_progress import authoring_overview
 from hits import tallies
 from hits.models import HIT, Assignment, Batch, Judgment, LedgerEntry, Worker
 from hits.selectors import figures

@@ -16,7 +16,7 @@ from ..drafting import service as drafting
 from ..guidelines import guidelines_for
 from ..llm import LLMError
 from ..models import AuthoringTime, Dataset, DraftJob, Reference
-from ..services import authoring
+from ..services import authoring, authoring_progress
 
 
 def _json_body(request) -> dict:
@@ -257,7 +257,7 @@ def overview(request, dataset_id: int):
         "annotation/authoring_overview.html",
         {
             "dataset": dataset,
-            "overview": authoring.authoring_overview(dataset),
+            "overview": authoring_progress.authoring_overview(dataset),
             "authors": authoring.authors(),
             "references": references,
             "guidelines": guidelines_for(dataset),

@@ -39,7 +39,7 @@ def scores_run(
 
 
 def authoring_states(dataset) -> list[dict]:
-    """References per authoring state (`annotation.authoring.authoring_overview(...)["states"]`,
+    """References per authoring state (`annotation.services.authoring_progress.authoring_overview(...)["states"]`,
     without the per-author rows, draft times and budget the overview page does not show), from
     `annotation.selectors.reference_states` (on PostgreSQL the dataset's tallies)."""
     labels = dict(Reference.Status.choices)

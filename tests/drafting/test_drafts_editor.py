@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotation.drafting import service as drafting
 from annotation.models import ACU, ACUChange, AuthoringTime, DraftACU, DraftJob, Reference, ReferenceSentence
-from annotation.services import authoring
+from annotation.services import authoring, authoring_progress
 
 from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD
@@ -201,7 +201,7 @@ def test_time_with_and_without_drafts(dataset, author):
     )
     for ref, seconds in zip(refs, [60, 120, 300, 240], strict=False):
         AuthoringTime.objects.create(reference=ref, user=author, kind="writing", seconds=seconds)
-    out = authoring.time_with_and_without_drafts(dataset)
+    out = authoring_progress.time_with_and_without_drafts(dataset)
     assert out["with"] == {"references": 2, "median_minutes": 1.5, "median_minutes_per_acu": None}
     assert out["without"]["references"] == 2 and out["without"]["median_minutes"] == 4.5
     assert out["saved_percent"] == pytest.approx(100 * (4.5 - 1.5) / 4.5)
