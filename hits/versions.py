@@ -2,13 +2,18 @@
 
 `bump` runs in the caller's transaction (a submission, a rejection, an exclusion, a provider
 confirmation, an import), so a committed change and its new version are seen together. A
-scoring run records `current(dataset, round)`; it is stale when that number moved on.
+scoring run records `current(dataset, round)`; it is stale when that number moved on. After the
+commit, `signals.judgments_changed` asks for the recompute of the dataset's and the round's
+scores (scoring listens): the writes ask, pages only read.
 """
 
 import random
+from functools import partial
 
+from django.db import transaction
 from django.db.models import F, QuerySet, Sum
 
+from hits import signals
 from hits.models import Assignment, Batch, RoundVersion
 
 STRIPES = 16
@@ -23,6 +28,13 @@ def bump(dataset_id: int, batch_id: int | None) -> None:
     if mine.update(version=F("version") + 1) < len(rounds):  # first bump of this round: create its stripes
         create_stripes(dataset_id, batch_id)
         mine.update(version=F("version") + 1)  # again: a row bumped twice is still a new version
+    # robust: a recompute that cannot be asked for is logged (the beat repairs it), never the
+    # failure of the write that committed
+    transaction.on_commit(partial(_changed, dataset_id, batch_id), robust=True)
+
+
+def _changed(dataset_id: int, batch_id: int | None) -> None:
+    signals.judgments_changed.send(sender=RoundVersion, dataset_id=dataset_id, batch_id=batch_id)
 
 
 def create_stripes(dataset_id: int, batch_id: int | None) -> None:

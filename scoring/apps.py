@@ -6,10 +6,10 @@ class ScoringConfig(AppConfig):
     verbose_name = "Scoring"
 
     def ready(self):
-        from hits.signals import submission_stored
-        from scoring.runs.recompute import on_submission
+        from hits.signals import judgments_changed, submission_stored
+        from scoring.runs.recompute import on_judgments_changed
 
-        submission_stored.connect(on_submission, dispatch_uid="scoring.runs.recompute")
+        judgments_changed.connect(on_judgments_changed, dispatch_uid="scoring.runs.recompute")
         from scoring.tasks import refit_on_submission
 
         submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.worker_estimates")

@@ -5,11 +5,11 @@ broker's visibility timeout (settings.CELERY_TASK_TIME_LIMIT). A dropped databas
 
 import logging
 
-from celery import group, shared_task
+from celery import shared_task
 
 from annotation.models import Dataset
 from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
-from config.dispatch import runs_in_process
+from config.dispatch import dispatch
 from hits.models import Batch
 from scoring.drafts.tasks import apply_budget  # noqa: F401  (defined beside its service; registered here)
 from scoring.machine.tasks import run_judge  # noqa: F401  (defined beside its service; registered here)
@@ -20,8 +20,10 @@ logger = logging.getLogger(__name__)
 
 @shared_task(acks_late=True, **DB_RETRY)
 def recompute_scores(dataset_id: int, batch_id: int | None = None) -> int | None:
-    """Recompute a dataset's scores (or one round's). The queued flag is cleared before
-    reading, so a submission stored meanwhile queues one more run."""
+    """Recompute a dataset's scores (or one round's), asked for by the writes that changed their
+    judgments or by a lead; none when the scope's latest run is current (asks of one commit
+    coalesce so in the embedded mode). The queued flag is cleared before reading, so a
+    submission stored meanwhile queues one more run."""
     recompute.claimed(dataset_id, batch_id)
     dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None:
@@ -29,7 +31,7 @@ def recompute_scores(dataset_id: int, batch_id: int | None = None) -> int | None
     batch = Batch.objects.filter(pk=batch_id, dataset=dataset).first() if batch_id else None
     if batch_id and batch is None:
         return None
-    return services.compute_scores(dataset, batch, trigger="submissions" if batch is None else "page").pk
+    return services.current_scores(dataset, batch, trigger="judgments", parts=()).pk
 
 
 @shared_task(acks_late=True, **DB_RETRY)
@@ -40,15 +42,11 @@ def repair_stale_recomputes() -> int:
 
 @shared_task(acks_late=True, **DB_RETRY)
 def run_power_analysis(run_id: int) -> int:
-    """In process: the whole analysis (one process, its progress reported as it goes). With a
-    broker: plan the parts and queue one task per part (a group), so every worker process takes
-    some; the last part finishes the run."""
-    if runs_in_process():
-        statistics.run_power(run_id)
-        return run_id
-    plan = statistics.plan_power(run_id)
-    if plan:
-        group(power_part.s(run_id, part) for part in plan).apply_async()
+    """Plan the parts and dispatch one `power_part` per part (`config.dispatch`: queued with a
+    broker, so every worker process takes some; one after the other in the embedded mode); the
+    last part finishes the run. A run on shared documents runs whole while planned."""
+    for part in statistics.plan_power(run_id):
+        dispatch(power_part, run_id, part)
     return run_id
 
 

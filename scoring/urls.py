@@ -17,6 +17,7 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/documents/<int:document_id>/", datasets.document_detail, name="document_detail"),
     path("datasets/<int:dataset_id>/dashboard/", views.overview, name="dashboard"),
     path("datasets/<int:dataset_id>/dashboard/live.json", views.live, name="dashboard_live"),
+    path("datasets/<int:dataset_id>/dashboard/recompute", views.recompute, name="dashboard_recompute"),
     path("datasets/<int:dataset_id>/dashboard/systems/", views.systems, name="dashboard_systems"),
     path("datasets/<int:dataset_id>/dashboard/workers/", views.workers, name="dashboard_workers"),
     path(

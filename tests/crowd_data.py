@@ -66,3 +66,12 @@ def at_once(*calls):
     for thread in threads:
         thread.join()
     return results, errors
+
+
+def scored(dataset, batch=None) -> None:
+    """The recomputes the writes asked for after their commits (which a test's transaction never
+    runs): the dataset's scores and, with a round, the round's. Pages only read them."""
+    from scoring.runs.services import current_scores
+
+    for scope in (None, batch) if batch else (None,):
+        current_scores(dataset, scope, trigger="test", parts=())

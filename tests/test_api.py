@@ -18,7 +18,7 @@ from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
 
 from .conftest import DEMO_ROSE, PASSWORD
-from .crowd_data import demo_dataset, published_batch
+from .crowd_data import demo_dataset, published_batch, scored
 
 pytestmark = pytest.mark.django_db
 
@@ -543,6 +543,7 @@ def crowd(demo):
 
 
 def test_scores_agreement_and_workers(as_role, demo, crowd, eager_celery):
+    scored(demo, crowd)
     client = as_role("lead")
     scores = client.get(f"/api/datasets/{demo.pk}/scores/").json()
     assert scores["round"] is None and scores["stale"] is False and scores["run"]
@@ -565,6 +566,7 @@ def test_scores_agreement_and_workers(as_role, demo, crowd, eager_celery):
 
 
 def test_exports_are_downloads(as_role, demo, crowd, eager_celery):
+    scored(demo, crowd)
     client = as_role("lead")
     judgments = client.get(f"/api/datasets/{demo.pk}/exports/judgments.csv?round={crowd.pk}")
     assert judgments.status_code == 200 and judgments["Content-Type"].startswith("text/csv")

@@ -155,16 +155,16 @@ def test_power_analysis_runs_in_the_background_and_the_page_shows_progress(
     settings.LONG_TASKS_IN_BACKGROUND = True
     dataset, batch = simulated_round()
     compute_scores(dataset, batch)  # the round's scores (a page only asks for them, in the background)
-    release, real = threading.Event(), statistics.run_power
+    release, real = threading.Event(), statistics.plan_power
     where = {}
 
-    def held(run_id):  # the real analysis, after the test has looked at the running page
+    def held(run_id, *args):  # the real analysis, after the test has looked at the running page
         where["thread"] = threading.current_thread().name
         ScoringRun.objects.filter(pk=run_id).update(progress=0.4)
         release.wait(300)
-        return real(run_id)
+        return real(run_id, *args)
 
-    monkeypatch.setattr(statistics, "run_power", held)
+    monkeypatch.setattr(statistics, "plan_power", held)
     client.force_login(lead)
     response = client.post(
         reverse("dashboard_start", args=[dataset.pk, "power"]),

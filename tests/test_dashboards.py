@@ -6,9 +6,12 @@ import json
 import re
 
 import pytest
+from django.apps import apps
+from django.db.models import Count, Max
 from django.urls import reverse
 
-from scoring.models import ScoringRun
+from hits import versions
+from scoring.models import RecomputeRequest, ScoringRun
 from scoring.runs.selectors import run_part
 
 from .crowd_data import simulated_round
@@ -19,8 +22,19 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def crowd():
-    return simulated_round()
+def crowd(eager_celery, django_capture_on_commit_callbacks):
+    """A simulated round, its submissions committed: they asked for the recomputes of the
+    dataset's and the round's scores (run here, eager)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        return simulated_round()
+
+
+def test_the_submissions_asked_for_both_recomputes(crowd):
+    dataset, batch = crowd
+    for scope in (None, batch):
+        run = ScoringRun.objects.filter(dataset=dataset, batch=scope, kind="scores").get()
+        assert run.trigger == "judgments" and run.status == "done"
+        assert run.inputs["version"] == versions.current(dataset.pk, scope.pk if scope else None)
 
 
 def pages(dataset, batch):
@@ -53,7 +67,6 @@ def test_only_leads_see_dashboards(role, crowd, client, request, eager_celery):
 def test_overview_query_count_is_bounded(crowd, client, lead, django_assert_max_num_queries, eager_celery):
     dataset, batch = crowd
     client.force_login(lead)
-    client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}")  # computes the first run
     with django_assert_max_num_queries(25):
         response = client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}")
     assert response.status_code == 200
@@ -137,26 +150,70 @@ def test_power_analysis_started_from_the_page(crowd, client, lead, eager_celery,
     assert "power-chart" in page and "significance-matrix" in page
 
 
-def test_a_stale_round_page_with_a_broker_writes_no_run_in_the_request(crowd, client, lead):
-    """Selectors never write: with a broker configured (the suite's Redis), a stale ?round= page,
-    live.json and the API read the latest stored run and queue a recompute; no ScoringRun is
-    created in the request."""
-    from config.dispatch import runs_in_process
-    from scoring.models import RecomputeRequest
+def stored() -> dict:
+    """Per model: its row count and latest auto_now stamps."""
+    state = {}
+    for model in apps.get_models():
+        stamps = {f"max_{f.name}": Max(f.name) for f in model._meta.concrete_fields if getattr(f, "auto_now", False)}
+        state[model._meta.label] = model._base_manager.aggregate(rows=Count("pk"), **stamps)
+    return state
 
-    assert not runs_in_process()
+
+def api_pages(dataset, batch):
+    return [f"/api/datasets/{dataset.pk}/{part}/?round={batch.pk}" for part in ("scores", "agreement", "workers")]
+
+
+def test_a_get_of_a_dashboard_page_stores_nothing_even_when_stale(crowd, client, lead):
+    """No GET writes: with the stored runs current, then stale (new judgments), every dashboard
+    page, live.json and the API read the stored run, say it is stale and store nothing (no run,
+    no recompute flag); the write asked for the recompute, or the lead's POST "Recompute now"."""
     dataset, batch = crowd
     client.force_login(lead)
-    before = ScoringRun.objects.count()
-    for url in pages(dataset, batch)[:4] + [f"/api/datasets/{dataset.pk}/scores/?round={batch.pk}"]:
-        response = client.get(url)
-        assert response.status_code == 200, url
-    assert ScoringRun.objects.count() == before
-    live = client.get(reverse("dashboard_live", args=[dataset.pk]) + f"?round={batch.pk}").json()
-    assert live["stale"] is True and live["run"] is None
-    queued = RecomputeRequest.objects.get(dataset=dataset, round_id=batch.pk)
-    assert queued.queued and queued.queued_at is not None  # one coalesced request for every poll
-    assert RecomputeRequest.objects.filter(dataset=dataset).count() <= 2  # the round and maybe the dataset
+    run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").get()
+    for stale in (False, True):
+        if stale:
+            versions.bump(dataset.pk, batch.pk)  # a write's new judgments (its commit is not run here)
+        before = stored()
+        for url in pages(dataset, batch) + api_pages(dataset, batch):
+            response = client.get(url)
+            if response.streaming:
+                b"".join(response.streaming_content)
+            assert response.status_code == 200, url
+        assert stored() == before
+        live = client.get(reverse("dashboard_live", args=[dataset.pk]) + f"?round={batch.pk}").json()
+        assert live["stale"] is stale and live["run"] == run.pk
+        overview = client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+        assert ('id="stale-note"' in overview) is stale and ("Recompute now" in overview) is stale
+        assert client.get(f"/api/datasets/{dataset.pk}/scores/?round={batch.pk}").json()["stale"] is stale
+    assert not RecomputeRequest.objects.filter(queued=True).exists()
+    response = client.post(reverse("dashboard_recompute", args=[dataset.pk]), {"round": batch.pk, "section": "workers"})
+    assert response.status_code == 302 and response["Location"].endswith(f"/dashboard/workers/?round={batch.pk}")
+    fresh = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").order_by("-pk").first()
+    assert fresh.pk != run.pk and fresh.outputs["alpha"] == run.outputs["alpha"]  # the same judgments
+    assert client.get(reverse("dashboard_live", args=[dataset.pk]) + f"?round={batch.pk}").json()["stale"] is False
+
+
+def test_recompute_now_with_a_broker_queues_one_coalesced_task(
+    client, lead, monkeypatch, django_capture_on_commit_callbacks
+):
+    """With a broker (the suite's Redis, replaced by a recorder): "Recompute now" sets the flag
+    and queues one task after the commit; a second ask while it is queued adds nothing."""
+    from config import dispatch
+
+    dataset, batch = simulated_round()
+    sent = []
+    monkeypatch.setattr(dispatch.current_app, "send_task", lambda name, args=None, **kw: sent.append((name, args)))
+    client.force_login(lead)
+    url = reverse("dashboard_recompute", args=[dataset.pk])
+    assert client.get(url).status_code == 405
+    with_round = {"round": batch.pk}
+    with django_capture_on_commit_callbacks(execute=True):  # queued once the request commits
+        assert client.post(url, with_round).status_code == 302
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(url, with_round).status_code == 302
+    assert sent == [("scoring.tasks.recompute_scores", [dataset.pk, batch.pk])]
+    assert RecomputeRequest.objects.get(dataset=dataset, round_id=batch.pk).queued
+    assert not ScoringRun.objects.filter(dataset=dataset).exists()  # the task stores the run, not the request
 
 
 def test_with_redis_down_every_page_still_shows(crowd, client, lead, eager_celery, settings):

@@ -15,6 +15,7 @@ from hits.services.dataset_import import import_dataset
 from scoring.runs.selectors import run_summaries
 from scoring.runs.services import compute_scores
 
+from .crowd_data import scored
 from .test_import_realsumm import label_file_scores
 
 pytestmark = pytest.mark.django_db
@@ -66,6 +67,7 @@ def test_scores_and_cis_agree_when_one_system_misses_50_documents(realsumm, caps
 
 def test_leaderboard_says_documents_differ_and_offers_common_ones(realsumm, client, lead, eager_celery):
     drop_documents(realsumm, "abs_bart_out", 50)
+    scored(realsumm)
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[realsumm.pk])).content.decode()
     assert "judged on different documents" in page

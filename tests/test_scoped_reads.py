@@ -23,7 +23,7 @@ from hits.services.simulate import simulate_crowd
 from scoring.results import dashboard
 from scoring.runs import data, scoped, services, workers
 
-from .crowd_data import demo_dataset, published_batch
+from .crowd_data import demo_dataset, published_batch, scored
 
 pytestmark = pytest.mark.django_db
 
@@ -202,6 +202,7 @@ def test_the_workers_page_forms_post_to_each_workers_actions(mixed, client, lead
     from django.urls import reverse
 
     dataset, batch = mixed
+    scored(dataset, batch)
     client.force_login(lead)
     page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     crowd = Worker.objects.filter(assignments__hit__batch=batch, assignments__status__in=Assignment.COUNTED)

@@ -173,11 +173,11 @@ def test_the_version_read_with_the_run_decides_staleness(crowd):
     compute_scores(dataset, None, n_resamples=50, trigger="test")
     read = selectors.latest_run(dataset, batch, parts=("alpha",))
     assert read.current_version == versions.current(dataset.pk, batch.pk) == read.inputs["version"]
-    assert dashboard.scores_run(dataset, batch, refresh=False, parts=("alpha",))[1] is False
-    assert dashboard.scores_run(dataset, None, refresh=False, parts=("workers",))[1] is False
+    assert dashboard.scores_run(dataset, batch, parts=("alpha",))[1] is False
+    assert dashboard.scores_run(dataset, None, parts=("workers",))[1] is False
     versions.bump(dataset.pk, batch.pk)
-    assert dashboard.scores_run(dataset, batch, refresh=False, parts=("alpha",))[1] is True
-    assert dashboard.scores_run(dataset, None, refresh=False, parts=("workers",))[1] is True
+    assert dashboard.scores_run(dataset, batch, parts=("alpha",))[1] is True
+    assert dashboard.scores_run(dataset, None, parts=("workers",))[1] is True
 
 
 def test_the_scope_and_the_latest_power_run_are_the_orms_rows(crowd, client, lead):

@@ -63,7 +63,9 @@ class RunInfoSerializer(serializers.Serializer):
     round = serializers.IntegerField(allow_null=True)
     run = serializers.IntegerField(allow_null=True, help_text="The stored scoring run these figures come from.")
     run_at = serializers.DateTimeField(allow_null=True)
-    stale = serializers.BooleanField(help_text="Judgments changed since the run; a recompute is queued.")
+    stale = serializers.BooleanField(
+        help_text="Judgments changed since the run; the write that changed them asked for a recompute."
+    )
 
 
 def _run_info(dataset, batch, run, stale) -> dict:

@@ -1,8 +1,8 @@
 """What the lead's dashboards show, read from stored runs and a few aggregate queries.
 
 Selectors: pages, the API and live polling read the latest stored run and say when it is
-stale. With a broker they queue a coalesced recompute and return at once; only the embedded
-no-broker mode computes in process (decided in `config.dispatch`).
+stale; they write nothing. The writes that change judgments ask for the recompute
+(`hits.versions.bump` -> `scoring.runs.recompute`), and a lead may ask again with a POST.
 """
 
 from django.core.cache import caches
@@ -13,7 +13,6 @@ from hits.models import Batch
 from hits.selectors import figures
 from scoring.models import ScoringRun
 from scoring.results import charts, leaderboard, worker_pages
-from scoring.runs.recompute import request_recompute
 from scoring.runs.selectors import alpha_trend, latest_run, run_parts
 from scoring.runs.services import is_stale
 
@@ -22,20 +21,12 @@ ROSE_ALPHA = {"acu_level": 0.7528, "summary_level": 0.7571}  # RoSE paper, CNN/D
 RUN_CACHE_SECONDS = 24 * 3600
 
 
-def scores_run(
-    dataset, batch=None, *, refresh: bool = True, parts: tuple[str, ...] | None = None
-) -> tuple[ScoringRun | None, bool]:
-    """(latest run, stale?) and, if stale, ask for a recompute (`recompute.request_recompute`,
-    coalesced, through `config.dispatch`): the request itself stores no run, the task does (on a
-    worker, or on a background thread of the embedded server). Only with LONG_TASKS_IN_BACKGROUND
-    off does the embedded mode run it before answering, and the run is read again.
-    `parts`: the keys of the outputs the caller shows (the others are not read)."""
+def scores_run(dataset, batch=None, *, parts: tuple[str, ...] | None = None) -> tuple[ScoringRun | None, bool]:
+    """(latest run, stale?), read only: a stale run's recompute was asked for by the write that
+    made it stale (or is a lead's POST away). `parts`: the keys of the outputs the caller shows
+    (the others are not read)."""
     run = latest_run(dataset, batch, parts=parts)
-    stale = is_stale(run, dataset, batch, current=run.current_version if run else None)
-    if stale and refresh and request_recompute(dataset.pk, batch.pk if batch else None):
-        run = latest_run(dataset, batch, parts=parts)  # run already when it ran in this request
-        stale = is_stale(run, dataset, batch, current=run.current_version if run else None)
-    return run, stale
+    return run, is_stale(run, dataset, batch, current=run.current_version if run else None)
 
 
 def authoring_states(dataset) -> list[dict]:

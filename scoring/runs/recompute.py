@@ -1,6 +1,7 @@
-"""Coalesced recomputes: of a dataset's or a round's scores after submissions and stale pages, of
-an adaptive batch's worker estimates after its submissions. The one coalescing scheme of the
-app's tasks.
+"""Coalesced recomputes: of a dataset's and a round's scores after the writes that change their
+judgments (submissions, reviews, exclusions, releases, imports: `hits.versions.bump`), or a
+lead's "Recompute now"; of an adaptive batch's worker estimates after its submissions. The one
+coalescing scheme of the app's tasks.
 
 The first ask sets `RecomputeRequest.queued` (with `queued_at`) of its (dataset, round, task) by
 a conditional UPDATE and dispatches one task (`config.dispatch`: a few seconds later with a
@@ -163,10 +164,10 @@ def repair_stuck(now=None) -> int:
     return repaired
 
 
-def on_submission(sender, batch_id: int, dataset_id: int | None = None, **kwargs) -> None:
-    from hits.models import Batch
-
-    if dataset_id is None:
-        dataset_id = Batch.objects.filter(pk=batch_id).values_list("dataset_id", flat=True).first()
-    if dataset_id is not None:
-        request_recompute(dataset_id)
+def on_judgments_changed(sender, dataset_id: int, batch_id: int | None = None, **kwargs) -> None:
+    """A write that changed counted judgments committed (`hits.signals.judgments_changed`): ask
+    for the recompute of the dataset's scores and, with a round, of the round's (coalesced; a
+    task that finds its scope's run current stores none). The pages only read the stored runs."""
+    request_recompute(dataset_id)
+    if batch_id:
+        request_recompute(dataset_id, batch_id)

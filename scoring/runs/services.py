@@ -421,7 +421,10 @@ def is_stale(run: ScoringRun | None, dataset, batch=None, current: int | None = 
     return run.inputs.get("version") != (signature(dataset, batch) if current is None else current)
 
 
-def current_scores(dataset, batch=None, trigger: str = "page") -> ScoringRun:
-    """The latest run if still current, otherwise a fresh one."""
-    run = latest_run(dataset, batch)
-    return compute_scores(dataset, batch, trigger=trigger) if is_stale(run, dataset, batch) else run
+def current_scores(dataset, batch=None, trigger: str = "page", parts: tuple[str, ...] | None = None) -> ScoringRun:
+    """The latest run if still current (with `parts`: only those of its outputs read), otherwise
+    a fresh one."""
+    run = latest_run(dataset, batch, parts=parts)
+    if is_stale(run, dataset, batch, current=run.current_version if run else None):
+        return compute_scores(dataset, batch, trigger=trigger)
+    return run

@@ -11,7 +11,7 @@ from scoring.machine import qc as machine_qc
 from scoring.machine.runs import run_judge_run, start_judge_run
 
 from ..conftest import PASSWORD
-from ..crowd_data import demo_dataset, published_batch
+from ..crowd_data import demo_dataset, published_batch, scored
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -136,6 +136,7 @@ def test_only_leads(client, demo, make_user, role):
 
 def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
     run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    scored(demo)
     systems = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
     assert "Machine: lexical v1" in systems and 'id="triage-table"' in systems
     # On the 10 demo documents its system-level tau's CI reaches 0: not for ranking, refused unless overridden.
@@ -173,6 +174,7 @@ def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_clien
     run = run_judge_run(start_judge_run(demo, "lexical").pk)
     batch = publish_batch(create_triage_batch(run, confidence=0.7, assignments=2, allow_not_for_ranking=True))
     simulate_crowd(batch, workers=2, accuracy=0.9, seed=1)
+    scored(demo, batch)
     page = lead_client.get(reverse("dashboard_systems", args=[demo.pk]) + f"?round={batch.pk}").content.decode()
     assert 'id="machine-decided"' in page and f"judge run {run.pk}, c = 0.7" in page
 
@@ -180,6 +182,7 @@ def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_clien
 def test_workers_page_shows_the_machine_qc_column(lead_client, demo, eager_celery):
     crowd = published_batch(demo, systems=list(demo.systems.all()))
     simulate_crowd(crowd, workers=3, accuracy=0.9, spammers=1, seed=3)
+    scored(demo, crowd)
     page = lead_client.get(reverse("dashboard_workers", args=[demo.pk]) + f"?round={crowd.pk}").content.decode()
     assert "Machine QC" not in page  # no judge run yet
     run = run_judge_run(start_judge_run(demo, "lexical").pk)

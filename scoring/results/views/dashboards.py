@@ -30,6 +30,7 @@ from scoring.results import charts, dashboard, leaderboard, worker_pages
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.runs import statistics
 from scoring.runs.metrics import CSV_COLUMNS, import_metric_bytes
+from scoring.runs.recompute import request_recompute
 from scoring.runs.services import SMALL_SAMPLE, compute_scores
 
 
@@ -155,6 +156,25 @@ def workers(request, dataset_id: int):
         "alpha_without": table.get("alpha_without_flagged"),
     }
     return render(request, "scoring/workers.html", context)
+
+
+SECTIONS = {"overview": "dashboard", "systems": "dashboard_systems", "workers": "dashboard_workers"}
+
+
+@role_required(LEAD)
+@require_POST
+def recompute(request, dataset_id: int):
+    """Security behavior: leads only. "Recompute now": ask for the scope's recompute (coalesced
+    with one already queued); the pages only read the stored run."""
+    dataset, batch = _scope(request, dataset_id)
+    request_recompute(dataset.pk, batch.pk if batch else None)
+    run, stale = dashboard.scores_run(dataset, batch, parts=())
+    if stale:
+        messages.info(request, "Recomputing the scores: this page shows them when they are ready.")
+    else:
+        messages.success(request, "Scores recomputed.")
+    target = SECTIONS.get(request.POST.get("section", ""), "dashboard")
+    return redirect(reverse(target, args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
 
 
 @role_required(LEAD)
