@@ -61,7 +61,8 @@ def test_a_lost_task_message_is_requeued_and_the_latest_run_catches_up(
         seconds=recompute.settings.SCORING_RECOMPUTE_DELAY + recompute.settings.SCORING_RECOMPUTE_GRACE + 1
     )
     RecomputeRequest.objects.update(queued_at=expired)
-    assert tasks.repair_stale_recomputes.apply().get() == queued  # the beat repairs them, nobody needs to ask
+    with django_capture_on_commit_callbacks(execute=True):  # queued after the beat's commit
+        assert tasks.repair_stale_recomputes.apply().get() == queued  # the beat repairs them, nobody needs to ask
     assert (recompute.RECOMPUTE_TASK, (batch.dataset_id, None)) in lost.sent[queued:]
 
     # This time the messages arrive: the run sees every judgment and the flags are free again.
