@@ -10,6 +10,7 @@ the test runs itself in a child pytest with PYTHONHASHSEED=0 and its own test da
 """
 
 import os
+import random
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -32,6 +33,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from annotation.models import ProtocolRating, RatingRound, Summary
 from hits.batch_fields import BatchSpec
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
@@ -75,12 +77,26 @@ def api_data(db):
     )
     imported = dataset.batches.get(kind="imported")
     judge_run = run_judge_run(start_judge_run(dataset, "lexical").pk)
+    _rating_round(dataset)
     return {
         "dataset": [dataset.pk],
         "batch": [draft.pk, crowd.pk, imported.pk],
         "round": [crowd.pk, imported.pk],
         "run": [judge_run.pk],
     }
+
+
+def _rating_round(dataset) -> None:
+    """Three raters' 1-5 scores of every summary under each protocol, so the Protocols route has a
+    round to compare (a seeded spread: the figures are computed, not all equal)."""
+    rng = random.Random(7)
+    round_ = RatingRound.objects.create(dataset=dataset, name="ratings")
+    ProtocolRating.objects.bulk_create(
+        ProtocolRating(round=round_, summary=summary, protocol=protocol, rater=rater, score=rng.randint(1, 5))
+        for summary in Summary.objects.filter(document__dataset=dataset)
+        for protocol in ProtocolRating.Protocol.values
+        for rater in ("r1", "r2", "r3")
+    )
 
 
 def _point_at_real_ids(case, ids, choice: int) -> None:
@@ -106,7 +122,7 @@ def test_no_generated_request_causes_a_server_error(request, capsys):
     auth = {"Authorization": f"Token {token}"}
     schema = schemathesis.openapi.from_wsgi("/api/schema/", wsgi_app, headers=auth)
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 19
+    assert len(operations) == 20  # with GET /api/datasets/{id}/protocols/ (issue 46)
 
     calls: dict[str, Counter] = defaultdict(Counter)
     for operation in operations:
