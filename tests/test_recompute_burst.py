@@ -67,7 +67,7 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
         )
         deadline = time.time() + 300  # a minute or less here; room for a busy machine
         while time.time() < deadline:
-            final = ScoringRun.objects.filter(dataset=dataset, trigger="submissions", status="done").first()
+            final = ScoringRun.objects.filter(dataset=dataset, trigger="judgments", status="done").first()
             if final and final.inputs["last_judgment_id"] == last_id:
                 break
             time.sleep(0.5)
@@ -77,7 +77,7 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
         deadline = time.time() + 300
         while time.time() < deadline and (
             len(started) < len(sent)
-            or ScoringRun.objects.filter(dataset=dataset, trigger="submissions", status="running").exists()
+            or ScoringRun.objects.filter(dataset=dataset, trigger="judgments", status="running").exists()
         ):
             time.sleep(0.5)
     # The worker thread's own database connection outlives it; end it so the test
@@ -89,7 +89,7 @@ def test_200_submissions_coalesce_into_fewer_recomputes(realsumm_path, settings,
         )
 
     task_prerun.disconnect(on_start)
-    runs = ScoringRun.objects.filter(dataset=dataset, trigger="submissions")
+    runs = ScoringRun.objects.filter(dataset=dataset, trigger="judgments")
     print(f"200 submissions -> {runs.count()} recomputes")
     assert max(queued_at_send) == 0  # never a second recompute queued while one waits
     assert len(sent) == len(started) == runs.count()  # every queued task ran, once

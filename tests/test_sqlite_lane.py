@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.portable, pytest.mark.django_db(transaction=True)]
 def test_double_click_on_send_to_review_sends_it_once(tmp_path, make_user, clicks):
     author, reviewer = make_user("arthur-author", "author"), make_user("bea-author", "author")
     dataset = unauthored_dataset(tmp_path)
-    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1, reviewer_id=reviewer.pk)
     reference = Reference.objects.get(writer=author)
     first, *others = reference.sentences.all()
     authoring.save_reference(

@@ -37,7 +37,7 @@ def as_user(browser, base_url, user):
 def test_write_review_revise_approve(live_server, browser, shoot, author, lead, make_user, tmp_path):
     reviewer = make_user("bea-author", "author")
     dataset = unauthored_dataset(tmp_path, documents=2)
-    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1, reviewer_id=reviewer.pk)
     reference = Reference.objects.get(writer=author)
 
     # The writer: keyboard only.

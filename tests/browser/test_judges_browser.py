@@ -6,6 +6,7 @@ import pytest
 from annotation.models import Dataset
 from hits.models import JudgeRun
 from hits.services.dataset_import import import_dataset
+from scoring.runs.services import compute_scores
 
 from ..conftest import DEMO_ROSE, PASSWORD
 from .conftest import login
@@ -13,9 +14,11 @@ from .conftest import login
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page, shoot, lead, eager_celery):
+def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page, shoot, lead, eager_celery, settings):
+    settings.LONG_TASKS_IN_BACKGROUND = True  # as the embedded server runs it (eager_celery turns it off)
     import_dataset(DEMO_ROSE, name="realsumm-demo", fmt="rose")
     dataset = Dataset.objects.get(name="realsumm-demo")
+    compute_scores(dataset, n_resamples=200)  # the human scores, which pages read and no longer compute
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
     page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
