@@ -21,7 +21,7 @@ from scoring.runs.data import load_judgments
 from scoring.runs.services import compute_scores
 from scoring.runs.worker_estimates import refit_estimates
 
-from .crowd_data import all_answers, demo_dataset, published_batch
+from .crowd_data import all_answers, demo_dataset, published_batch, scored
 from .test_handout import make_workers
 
 pytestmark = pytest.mark.django_db
@@ -165,6 +165,7 @@ def test_a_stop_needs_gold_applies_to_its_batch_only_and_can_be_lifted(lead, eag
     client.force_login(lead)
     page = client.get(reverse("batch_detail", args=[first.pk])).content.decode()
     assert spammer.external_id in page and "near chance on gold" in page and "Lift the stop" in page
+    scored(dataset)  # the recompute the stop's write asked for after its commit (pages only read)
     workers_page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
     row = workers_page.split(f'data-worker="{spammer.external_id}"')[1].split("</tr>")[0]
     assert f"stopped at chance in batch {first.pk}" in row and reverse("batch_detail", args=[first.pk]) in row
