@@ -88,10 +88,10 @@ def suggest(*, reference_id: int, user, drafter: str = "rules", sentence_id: int
 
     The drafter runs outside the transaction (an LLM may take seconds); raises DrafterError
     with a message for the page. Returns the number of drafts stored."""
-    from ..services.authoring import AuthoringError, _check_writer
+    from ..services.authoring import AuthoringError, check_writer
 
     reference = Reference.objects.select_related("document__dataset").get(pk=reference_id)
-    _check_writer(reference, user)
+    check_writer(reference, user)
     sentences = list(reference.sentences.prefetch_related("acus"))
     if sentence_id is not None:
         sentences = [s for s in sentences if s.pk == sentence_id]
@@ -102,7 +102,7 @@ def suggest(*, reference_id: int, user, drafter: str = "rules", sentence_id: int
     drafts = [by_sentence[s.pk] for s in sentences]
     with transaction.atomic():
         reference = Reference.objects.select_for_update(of=("self",)).get(pk=reference_id)
-        _check_writer(reference, user)
+        check_writer(reference, user)
         stored = _store_drafts(reference, sentences, drafts, engine.name, user)
     logger.info("%s drafted %d ACUs for reference %s (%s)", engine.name, stored, reference_id, user)
     return stored

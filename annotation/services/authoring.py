@@ -253,7 +253,7 @@ def reference_state(reference: Reference) -> dict:
     }
 
 
-def _check_writer(reference: Reference, user) -> None:
+def check_writer(reference: Reference, user) -> None:
     if reference.writer_id != user.pk:
         raise AuthoringError("This reference is assigned to another author.")
     if reference.status not in Reference.EDITABLE:
@@ -273,7 +273,7 @@ def save_reference(
     """
     with transaction.atomic():
         reference = Reference.objects.select_for_update(of=("self",)).select_related("document").get(pk=reference_id)
-        _check_writer(reference, user)
+        check_writer(reference, user)
         if base_version != reference.version:
             raise VersionConflict(reference)
         own_sentences = {s.pk: s for s in reference.sentences.all()}
@@ -443,7 +443,7 @@ def _pick_reviewer(reference: Reference):
 def submit_for_review(*, reference_id: int, user) -> Reference:
     with transaction.atomic():
         reference = Reference.objects.select_for_update().get(pk=reference_id)
-        _check_writer(reference, user)
+        check_writer(reference, user)
         if not reference.acus.exists():
             raise AuthoringError("Write at least one ACU before sending the reference to review.")
         reference.reviewer = _pick_reviewer(reference)
