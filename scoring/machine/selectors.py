@@ -25,13 +25,24 @@ def latest_and_running(dataset) -> tuple[list[JudgeRun], int]:
     return out, running
 
 
+def transferred(run: JudgeRun, own_runs: set[int]) -> bool:
+    """Whether a run judged with a model trained on another dataset (`model_from` a run not of this
+    dataset's)."""
+    source = (run.params or {}).get("model_from")
+    return source not in (None, "") and int(source) not in own_runs
+
+
 def triage_source(dataset) -> JudgeRun | None:
-    """The judge run triage uses by default: the newest finished run of a judge that trains (the
-    learned judge) fit for ranking, else the newest calibrated run fit for ranking, else the
-    newest finished run (whose page then says why it is refused)."""
+    """The judge run triage uses by default: the dataset's own newest run fit for ranking (never a
+    model transferred from another dataset while an own one is fit), a judge that trains on the
+    dataset's labels (the learned judge) first, else the newest calibrated run fit for ranking;
+    a transferred run fit for ranking only when no own run is; else the newest finished run
+    (whose page then says why it is refused)."""
     runs = list(
         JudgeRun.objects.filter(batch__dataset=dataset, status=JudgeRun.Status.DONE).order_by("-created_at", "-pk")
     )
+    own_ids = {r.pk for r in runs}
     usable = [r for r in runs if r.calibration.get("target") and ranking_verdict(r.figures)["for_ranking"]]
-    trained = next((r for r in usable if judge_class(r.judge).trains), None)
-    return trained or (usable[0] if usable else (runs[0] if runs else None))
+    own = [r for r in usable if not transferred(r, own_ids)]
+    trained = next((r for r in own if judge_class(r.judge).trains), None)
+    return trained or next(iter(own), None) or next(iter(usable), None) or (runs[0] if runs else None)

@@ -202,3 +202,23 @@ def test_triage_defaults_to_the_learned_judge(tmp_path):
     assert report["judge_run"] == learned_run.pk and report["ranking"]["for_ranking"] is True
     best = report["saved_at_tau_0_95"]
     assert best is None or all(r["system_kendall"] >= 0.95 for r in report["rows"] if r["c"] >= best["c"])
+
+
+def test_triage_defaults_to_the_datasets_own_run_not_a_transferred_one(tmp_path):
+    first = tiny_dataset(tmp_path, "first", seed=2)
+    source = run_judge_run(start_judge_run(first, "learned").pk)
+    other = tiny_dataset(tmp_path, "other", seed=7)
+    own = run_judge_run(start_judge_run(other, "learned").pk)
+    lexical = run_judge_run(start_judge_run(other, "lexical").pk)
+    moved = run_judge_run(start_judge_run(other, "learned", options={"model_from": source.pk}).pk)  # newest
+    assert moved.status == own.status == lexical.status == "done"
+    assert moved.figures["ranking"]["for_ranking"] is True and own.figures["ranking"]["for_ranking"] is True
+    assert triage_source(other) == own
+    # Without an own learned run: the newest own run fit for ranking (the lexical), still not the transferred one.
+    MachineJudgment.objects.filter(run=own).delete()
+    own.delete()
+    assert triage_source(other) == lexical
+    # Only a transferred run fit for ranking: it is used rather than nothing.
+    MachineJudgment.objects.filter(run=lexical).delete()
+    lexical.delete()
+    assert triage_source(other) == moved

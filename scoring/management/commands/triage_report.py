@@ -22,8 +22,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--judge-run",
             type=int,
-            help="a finished judge run of the dataset (default: the newest learned run fit for ranking, else "
-            "the newest calibrated run fit for ranking)",
+            help="a finished judge run of the dataset (default: the dataset's own newest learned run fit for "
+            "ranking, else its own newest calibrated run fit for ranking; a transferred model only when no own run is)",
         )
         parser.add_argument(
             "--round", type=int, help="the human labels to compare with (default: the run's calibration labels)"
