@@ -1,6 +1,6 @@
 """A request caught by a dropped database connection is retried once, whole, when that is safe.
 
-Health checks (`CONN_HEALTH_CHECKS`) catch connections that died between requests; a
+Health checks (`DB_CONN_HEALTH_CHECKS`) catch connections that died between requests; a
 connection dropped in the middle of a request raises `OperationalError`/`InterfaceError`
 in the view. Then, if no transaction is open and the request is read-only (GET, HEAD,
 OPTIONS) or its view is marked `@retry_on_reconnect` (a POST that is idempotent by design: a
@@ -8,10 +8,13 @@ task submission, where the same answers again give the same result), the connect
 closed and the view runs once more. A second failure is a 503
 with a plain message, never a traceback.
 
-A request that is retried that way, and a read in `reconnecting`, skip the health check: its
-`SELECT 1` would find out only what their first statement finds out anyway, and the retry
-puts them on a fresh connection. That is a round trip less for each request of the crowd path
-(3 of a work cycle's 14); every other request is still checked first.
+The health check is this module's, through the connection's public calls (`is_usable`,
+`close`), run first thing in a request by `HealthCheckMiddleware` and before each Celery task;
+Django's own (`CONN_HEALTH_CHECKS`) is off, since it cannot be skipped for one request. A
+request that is retried that way, and a read in `reconnecting`, are not checked: a `SELECT 1`
+would find out only what their first statement finds out anyway, and the retry puts them on a
+fresh connection. That is a round trip less for each request of the crowd path (3 of a work
+cycle's 14); every other request is still checked first.
 
 `DB_RETRY` is the same rule for Celery tasks: a task that lost its connection is retried with
 backoff (every task that uses it is idempotent). `retried` is that rule for a piece of work
@@ -24,8 +27,10 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, connections
 from django.http import HttpResponse
+from django.urls import Resolver404, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +80,42 @@ def _retryable(request) -> bool:
         return False
     if any(conn.in_atomic_block for conn in connections.all(initialized_only=True)):
         return False  # the view's own transaction: the test client or ATOMIC_REQUESTS owns it
-    return request.method in SAFE_METHODS or getattr(match.func, "retry_on_reconnect", False)
+    return _repeatable(request.method, match.func)
+
+
+def _repeatable(method: str, view) -> bool:
+    return method in SAFE_METHODS or getattr(view, "retry_on_reconnect", False)
+
+
+def check_connections(**_signal) -> None:
+    """The health check: each connection kept from an earlier request or task, outside a
+    transaction, is closed if it no longer answers (`SELECT 1`), so the next statement opens a
+    fresh one. Off with DB_CONN_HEALTH_CHECKS=0. Also Celery's task_prerun receiver (config/celery.py)."""
+    if not getattr(settings, "DB_HEALTH_CHECKS", True):
+        return
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is not None and not conn.in_atomic_block and not conn.is_usable():
+            conn.close()
+
+
+class HealthCheckMiddleware:
+    """First in MIDDLEWARE: checks the kept connections before anything of a request reads,
+    unless the request is one the retry middleware runs again on a fresh connection."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method not in SAFE_METHODS and not _repeatable(request.method, _view_of(request.path_info)):
+            check_connections()
+        return self.get_response(request)
+
+
+def _view_of(path: str):
+    try:
+        return resolve(path).func
+    except Resolver404:
+        return None
 
 
 def _close_all() -> None:
@@ -86,24 +126,12 @@ def _close_all() -> None:
             conn.connection = None
 
 
-def _skip_health_checks() -> None:
-    """This request's health check counts as done on every open connection (Django checks
-    again at the next request)."""
-    for conn in connections.all(initialized_only=True):
-        conn.health_check_done = True  # type: ignore[attr-defined]  # Django's flag (since 4.1), not in the stubs
-
-
 class RetryOnDroppedConnectionMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         return self.get_response(request)
-
-    def process_view(self, request, view_func, view_args, view_kwargs):
-        if _retryable(request):
-            _skip_health_checks()
-        return None
 
     def process_exception(self, request, exception):
         if not isinstance(exception, (OperationalError, InterfaceError)):
@@ -128,7 +156,6 @@ def reconnecting(read, fallback):
     """For middleware that reads before the view (outside process_exception's reach): one
     retry on a fresh connection, then `fallback` instead of an error page (so no health check
     first)."""
-    _skip_health_checks()
     for _ in range(2):
         try:
             return read()

@@ -58,6 +58,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Checks a kept database connection before a request that cannot be retried (config/db_retry.py).
+    "config.db_retry.HealthCheckMiddleware",
     # Drops X-Forwarded-* unless the peer is one of TRUSTED_PROXIES (config/security.py).
     "config.security.TrustedProxyHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -103,10 +105,13 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
-        # A persistent connection is checked before a request reuses it (a dropped one is replaced).
-        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
+        # Django's check cannot be skipped for one request: config/db_retry.py checks instead.
+        conn_health_checks=False,
     )
 }
+# A persistent connection is checked before a request or task reuses it (a dropped one is replaced),
+# except before a request that is retried on a fresh connection anyway (config/db_retry.py).
+DB_HEALTH_CHECKS = env_bool("DB_CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DB_JIT", False):
     # PostgreSQL's JIT compiles a query whose estimated cost passes jit_above_cost: the
     # statistics-proof reads of scoring (scoring.runs.scoped) are estimated at hundreds of thousands

@@ -39,6 +39,30 @@ def test_a_connection_dropped_between_requests_gives_no_error(client, make_user)
     assert client.get("/work/").status_code == 200
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_post_that_cannot_be_retried_finds_its_dropped_connection_replaced(client, make_user):
+    """The health check (config.db_retry, through the connection's public calls) runs before a
+    POST that is not run again, so signing out on a connection the server ended still works."""
+    client.force_login(make_user("post-worker", "worker"))
+    assert client.get("/work/").status_code == 200
+    _drop_this_connection()
+    assert client.post("/accounts/logout/").status_code in (200, 302)
+    assert client.get("/work/").status_code == 302  # signed out: the session row was deleted
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_checks_its_kept_connection_first():
+    """Celery's task_prerun runs the same check: a task starts on a fresh connection."""
+    from celery.signals import task_prerun
+
+    from annotation.models import Dataset
+
+    connection.ensure_connection()
+    _drop_this_connection()
+    task_prerun.send(sender=None, task_id="t", task=None, args=(), kwargs={})
+    assert Dataset.objects.count() == 0
+
+
 def test_a_read_only_request_caught_mid_way_is_retried_once():
     calls = [1]  # the view ran once and raised: that is when process_exception is called
 
@@ -137,7 +161,7 @@ def test_a_connection_dropped_before_the_view_is_replaced_in_the_middleware(clie
 
 
 def _count_health_checks(monkeypatch) -> list:
-    """Django's health checks (SELECT 1 before a kept connection is reused), counted."""
+    """Health checks (SELECT 1 before a kept connection is reused), counted."""
     calls: list = []
     real = connection.is_usable
     monkeypatch.setattr(connection, "is_usable", lambda: calls.append(1) or real())
@@ -145,10 +169,8 @@ def _count_health_checks(monkeypatch) -> list:
 
 
 def _next_request():
-    """What a server does when a request starts (the test client leaves it out): the kept
-    connection is to be checked again before its first statement."""
+    """A connection kept open from the request before, as a server keeps it (CONN_MAX_AGE)."""
     connection.ensure_connection()
-    connection.health_check_done = False
 
 
 def _work_cycle(client, before_each=_next_request) -> int:
