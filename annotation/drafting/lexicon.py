@@ -147,7 +147,6 @@ _VERB_ROOTS = [
     "injure",
     "insist",
     "investigate",
-    "join",
     "keep",
     "kill",
     "know",
@@ -479,3 +478,57 @@ FRONT_SUBORDINATORS = frozenset(
 )
 COORDINATORS = frozenset({"and", "but"})
 PLURAL_TO_SINGULAR = {"have": "has", "are": "is", "were": "was"}
+
+# Verbs that take no object: the phrase right after them is an adjunct ("died in London").
+INTRANSITIVE = frozenset(
+    [
+        "die",
+        "vanish",
+        "disappear",
+        "arrive",
+        "happen",
+        "occur",
+        "sleep",
+        "crash",
+        "collapse",
+        "sink",
+        "explode",
+        "retire",
+        "resign",
+        "drown",
+        "perish",
+        "erupt",
+        "emerge",
+        "land",
+        "live",
+        "work",
+        "stay",
+        "travel",
+        "compete",
+        "wait",
+        "fall",
+        "rise",
+    ]
+)
+# Verbs whose object may be left out without changing what they say ("will leave at the end of the season").
+OBJECT_OPTIONAL = frozenset(
+    [
+        "leave",
+        "pay",
+        "win",
+        "score",
+        "play",
+        "finish",
+        "visit",
+        "quit",
+        "lose",
+        "vote",
+        "perform",
+        "sing",
+        "race",
+        "drive",
+        "eat",
+        "drink",
+        "study",
+    ]
+)

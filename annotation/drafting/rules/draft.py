@@ -2,7 +2,7 @@
 
 from ...text import content_words
 from .clauses import is_boilerplate, split_clauses, split_run_on
-from .embedded import embedded_clauses, modifier_facts
+from .embedded import embedded_clauses, modifier_facts, relative_facts
 from .predicates import split_subject
 from .references import Entities, resolve_references
 from .tokens import finish, quotes_balanced, strip, text_of, tokenize
@@ -36,6 +36,7 @@ def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
                 add(drafts, draft_sentence(inner, _depth + 1))
         if clause.words is None and _depth == 0:
             add(drafts, [finish([fact]) for fact in modifier_facts(clause.tokens, sentence)])
+            add(drafts, [finish([fact]) for fact in relative_facts(clause.tokens, sentence)])
     if not drafts:
         whole = finish([text_of(strip(tokenize(sentence)), sentence)])
         drafts = [whole] if whole else []

@@ -2,9 +2,10 @@
 
 from lemminflect import getAllLemmas, getInflection
 
+from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, PREPOSITIONS
-from .tokens import Token, be, first_verb, is_verb, quote_depths, strip, text_of, verb_form
-from .words import DESCRIBING, FACTIVE, NONFINITE_LEAD, NOUN_OPENERS, QUOTES
+from .tokens import Token, be, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
+from .words import DESCRIBING, FACTIVE, NONFINITE_LEAD, NOUN_OPENERS, QUOTES, REPORTING
 
 
 def past_tense(word: str, plural: bool) -> str:
@@ -145,4 +146,73 @@ def modifier_facts(tokens: list[Token], sentence: str) -> list[str]:
         plural = noun.lower.endswith("s") and not noun.lower.endswith("ss")
         copula = ("were" if plural else "was") if past else ("are" if plural else "is")
         out.append(f"The {noun.text} {copula} {adjective.text}")
+    return out
+
+
+# Verbs whose object may not exist ("wanted a car which ..."): no fact about it.
+INTENSIONAL = frozenset(
+    ["want", "need", "seek", "look", "hope", "plan", "expect", "try", "search", "wish", "ask", "demand", "require"]
+)
+
+
+def lemma(word: str) -> str:
+    return (getAllLemmas(word, "VERB").get("VERB") or (word,))[0]
+
+
+HEDGES = frozenset(["not", "n't", "never", "no", "would", "could", "might", "may", "will", "should", "if", "must"])
+
+
+def relative_antecedent(tokens: list[Token], i: int) -> int | None:
+    """Where the noun phrase a restrictive relative at tokens[i] ("which", "that", "who") speaks
+    of starts: one to three lower-case words after "a"/"an" ("a charity ball which raised"), or
+    a single noun after a preposition ("in footage that went viral"); else None."""
+    k = i - 1
+    while k >= 0 and i - k <= 3 and tokens[k].text.isalpha() and not tokens[k].capitalised:
+        if tokens[k].lower in {"a", "an"} or tokens[k].lower in PREPOSITIONS:
+            break
+        if tokens[k].lower in STOPWORDS or is_verb(tokens, k):
+            return None
+        k -= 1
+    if k < 0 or k == i - 1 or not (tokens[k].lower in {"a", "an"} or tokens[k].lower in PREPOSITIONS):
+        return None
+    noun = tokens[i - 1].lower
+    if tokens[k].lower in PREPOSITIONS and (i - k != 2 or noun.endswith("s")):
+        return None  # "for people who need it": a bare plural is anyone of a kind, no one in particular
+    return k + 1
+
+
+def passive_at(tokens: list[Token], verb: int) -> bool:
+    """ "was" + a past participle at tokens[verb] ("was seen")."""
+    return verb + 1 < len(tokens) and verb_form(tokens[verb + 1].lower) in {"VBD", "VBN"}
+
+
+def relative_facts(tokens: list[Token], sentence: str) -> list[str]:
+    """A restrictive relative clause in the past ("attended a charity ball which raised £ 400,000",
+    "in footage that went viral") as a fact of its own: "The charity ball raised £ 400,000.". Only
+    of a particular thing (after "a"/"an" or a preposition with a single noun), with the verb right
+    after the relative word, in a clause that asserts (no "not", modal, "if", verb of saying) and
+    outside quotations; the relative clause runs to the next comma."""
+    quoted = quote_depths(tokens)
+    if any(t.lower in HEDGES or t.lower in REPORTING for t in tokens):
+        return []
+    verb = first_verb(tokens, 0)
+    if verb is None or not is_past(tokens) or lemma(tokens[verb].lower) in INTENSIONAL:
+        return []  # "wants a car which was built in Italy": the car may not exist
+    if tokens[verb].lower in {"was", "were"} and not passive_at(tokens, verb):
+        return []  # "He was a friend who lived nearby": the friend is no one new
+    out = []
+    for i in range(2, len(tokens) - 2):
+        if quoted[i] or tokens[i].lower not in {"which", "that", "who"}:
+            continue
+        start = relative_antecedent(tokens, i)
+        verb = tokens[i + 1]
+        if start is None or not (verb.lower in {"was", "were", "had"} or verb_form(verb.lower) == "VBD"):
+            continue
+        end = next(
+            (k for k in range(i + 2, len(tokens)) if tokens[k].text in {",", ";"} or tokens[k].text in QUOTES),
+            len(tokens),
+        )
+        rest = strip(tokens[i + 1 : end])
+        if len(rest) >= 2:
+            out.append(f"The {text_of(tokens[start:i], sentence)} {text_of(rest, sentence)}")
     return out

@@ -3,7 +3,7 @@
 from lemminflect import getAllLemmas
 
 from ...text import STOPWORDS
-from ..lexicon import AUXILIARIES, DETERMINERS, PLURAL_TO_SINGULAR, PREPOSITIONS
+from ..lexicon import AUXILIARIES, DETERMINERS, INTRANSITIVE, OBJECT_OPTIONAL, PLURAL_TO_SINGULAR, PREPOSITIONS
 from .embedded import complement_at, embedded_start
 from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
 from .words import (
@@ -245,9 +245,19 @@ def adjunct_start(tokens: list[Token], i: int) -> bool:
     100 names"), not a preposition taking a verb ("kept him from returning": the verb's own
     complement), not the agent of a participle ("sold by Porto")."""
     t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    previous = tokens[i - 1] if i > 0 else None
+    if (
+        t.lower in MONTHS
+        and t.capitalised
+        and nxt is not None
+        and nxt.number
+        and previous is not None
+        and previous.lower not in PREPOSITIONS
+    ):
+        return True  # "found dead March 18": a date
     if t.capitalised or bound_to_neighbour(tokens, i):
         return False
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
     if t.lower in ADJUNCT:
         return not (
             t.lower not in SUBORDINATORS
@@ -310,7 +320,7 @@ def modifier(tokens: list[Token], i: int) -> bool:
 def inner_verb(tokens: list[Token], i: int) -> bool:
     """tokens[i] makes the phrase it is in a clause: a question word ("into what caused the
     blaze") or a finite verb."""
-    return tokens[i].lower in WH_WORDS or finite(tokens, i)
+    return tokens[i].lower in WH_WORDS or finite(tokens, i) and not no_verb_here(tokens, i)
 
 
 def passive(group: list[Token]) -> bool:
@@ -356,8 +366,10 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         predicate = strip(predicate[:stop])
     # the first phrase after the verb is the verb's complement ("took to Instagram", "relied on
     # her") unless the verb is passive ("was jailed for life in April 2000": each is a fact)
-    first = verb_end if passive(predicate[:verb_end]) else verb_end + 1
+    first = verb_end if passive(predicate[:verb_end]) or intransitive(predicate[:verb_end]) else verb_end + 1
     starts = [i for i in range(first, len(predicate)) if not quoted[i] and adjunct_start(predicate, i)]
+    if agent_at(predicate, verb_end):
+        starts = [verb_end] + starts  # "were launched by Saudi forces a month ago": the agent is a fact
     clause = subordinate_start(predicate, starts)
     if second_verb(predicate, quoted, verb_end, clause):
         return [predicate]  # a second verb: which word each adjunct belongs to is unclear
@@ -368,7 +380,29 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
         and not any(t.lower not in STOPWORDS and t.text.isalnum() for t in predicate[verb_end : starts[0]])
     ):
         starts = starts[1:]  # "came up with idea when ...": the first phrase completes the verb
-    return core_with_each_adjunct(predicate, starts)
+    return object_dropped(predicate, verb_end, starts) or core_with_each_adjunct(predicate, starts)
+
+
+def intransitive(group: list[Token]) -> bool:
+    """The verb group ends in a verb that takes no object ("died", "vanished"): the phrase after it
+    is an adjunct ("died in London two days ago"), not its complement."""
+    words = [t.lower for t in group if t.lower not in ADVERBS | {"not", "n't"}]
+    if not words:
+        return False
+    lemma = (getAllLemmas(words[-1], "VERB").get("VERB") or (words[-1],))[0]
+    return lemma in INTRANSITIVE
+
+
+def agent_at(predicate: list[Token], i: int) -> bool:
+    """ "by" right after a passive verb group opens its agent ("were launched by Saudi forces"): a
+    phrase of the verb of its own, like any adjunct of a passive verb."""
+    return (
+        0 < i < len(predicate) - 1
+        and predicate[i].lower == "by"
+        and passive(predicate[:i])
+        and predicate[i + 1].text not in QUOTES
+        and verb_form(predicate[i + 1].lower) != "VBG"
+    )
 
 
 def subordinate_start(predicate: list[Token], starts: list[int]) -> int:
@@ -412,16 +446,70 @@ def second_verb(predicate: list[Token], quoted: list[int], verb_end: int, clause
     celebrated"): a finite verb, a verbal -ing form, or "and"/"but"/"or" before a verb."""
     return any(
         not quoted[i]
+        and not no_verb_here(predicate, i)
         and (
             finite(predicate, i)
             or verb_form(predicate[i].lower) == "VBG"
             and is_verb(predicate, i)
             and not modifier(predicate, i)
+            and not preposition_use(predicate, i)
             or predicate[i].lower in {"and", "but", "or"}
             and first_verb(predicate[i + 1 : i + 3], 0) is not None
         )
         for i in range(verb_end, clause)
     )
+
+
+def no_verb_here(predicate: list[Token], i: int) -> bool:
+    """A verb form that is no verb where it stands: "aged 80" (an age), a plural noun after a
+    preposition and a name ("by Saudi forces")."""
+    t = predicate[i]
+    nxt = predicate[i + 1] if i + 1 < len(predicate) else None
+    if t.lower == "aged" and nxt is not None and nxt.number:
+        return True
+    return (
+        i >= 2
+        and verb_form(t.lower) == "VBZ"
+        and predicate[i - 1].capitalised
+        and predicate[i - 2].lower in PREPOSITIONS
+    )
+
+
+def time_piece(piece: list[Token]) -> bool:
+    """A phrase that only names a time ("on Saturday", "two days ago", "March 18", "last week")."""
+    words = [t for t in piece if t.text not in {",", "-"}]
+    return bool(words) and all(
+        t.number
+        or t.lower
+        in TIME_WORDS | MONTHS | COUNTS | {"on", "in", "at", "last", "this", "next", "the", "ago", "later", "earlier"}
+        for t in words
+    )
+
+
+def object_dropped(predicate: list[Token], verb_end: int, starts: list[int]) -> list[list[Token]] | None:
+    """A verb whose object may be left out ("leave", "pay", "win") with its object and adjuncts:
+    the verb with its object, and the verb with each adjunct ("Klopp will leave Borussia Dortmund",
+    "Klopp will leave at the end of the season"), none repeating another; None otherwise."""
+    if not starts or starts[0] <= verb_end or passive(predicate[:verb_end]):
+        return None
+    words = [t.lower for t in predicate[:verb_end] if t.lower not in ADVERBS | {"not", "n't"}]
+    lemma = (getAllLemmas(words[-1], "VERB").get("VERB") or (words[-1],))[0] if words else ""
+    obj = predicate[verb_end : starts[0]]
+    if lemma not in OBJECT_OPTIONAL or any(
+        t.text in QUOTES or t.lower == "to" or is_verb(predicate, verb_end + k) for k, t in enumerate(obj)
+    ):
+        return None
+    pieces = [predicate[a:b] for a, b in zip(starts, starts[1:] + [len(predicate)], strict=False)]
+    pieces = [p for p in (strip_piece(p) for p in pieces) if len(p) >= 2]
+    if not pieces:
+        return None
+    return [strip(predicate[: starts[0]])] + [predicate[:verb_end] + p for p in pieces]
+
+
+def preposition_use(predicate: list[Token], i: int) -> bool:
+    """An -ing word used as a preposition ("following a battle with cancer"): no second verb."""
+    nxt = predicate[i + 1] if i + 1 < len(predicate) else None
+    return predicate[i].lower in VERBAL_PREPOSITIONS and nxt is not None and nxt.lower in DETERMINERS
 
 
 def phrase_starts(predicate: list[Token], starts: list[int]) -> list[int]:
@@ -435,7 +523,13 @@ def phrase_starts(predicate: list[Token], starts: list[int]) -> list[int]:
     # a phrase after the first adjunct may modify that adjunct's noun ("won the vote on campaign
     # against corruption"): it stands alone only when it can only be the verb's (a time, a
     # number, "during", "despite", ...); else it stays with the phrase before it
-    starts = [b for k, b in enumerate(starts) if k == 0 or verbal(predicate[b : (starts + [len(predicate)])[k + 1]])]
+    # (after a time phrase: "March 18 at a frat house", a date takes no phrase of its own)
+    kept: list[int] = []
+    for k, b in enumerate(starts):
+        piece = predicate[b : (starts + [len(predicate)])[k + 1]]
+        if not kept or verbal(piece) or time_piece(predicate[kept[-1] : b]):
+            kept.append(b)
+    starts = kept
     # a phrase holding a verb or a question word ("into what cause the blaze") is a clause: what
     # follows it ("30 years ago") may be that clause's, so it stays with it
     clausal = next(

@@ -90,6 +90,8 @@ def first_verb(tokens: list[Token], start: int = 1) -> int | None:
     for i in range(start, len(tokens)):
         if is_verb(tokens, i):
             word, nxt = tokens[i].lower, tokens[i + 1].lower if i + 1 < len(tokens) else ""
+            if verb_form(word) == "VBZ" and word not in AUXILIARIES and nxt in {"were", "are", "have"}:
+                continue  # "Air strikes were launched": a plural noun before its verb
             if (
                 word not in AUXILIARIES
                 and verb_form(word) is None
