@@ -7,7 +7,7 @@ import numpy as np
 
 from hits.triage import ranking_verdict
 from scoring.machine.data import Pairs
-from scoring.stats import calibration, machine_figures
+from scoring.stats import calibration, machine_figures, triage_crossfit
 
 CORRELATION_RESAMPLES = 1000
 
@@ -25,8 +25,28 @@ def clean(value):
     return value
 
 
+def crossfit_or_none(probability, human, summary, document, system, trained_documents=None, **options) -> dict | None:
+    """Triage's cross-fitted figures (scoring.stats.triage_crossfit) on the labelled pairs of the
+    documents the judge did not train on; None with fewer than two such documents."""
+    keep = ~np.isin(document, list(trained_documents or []))
+    try:
+        out = triage_crossfit.crossfit(
+            probability[keep], human[keep], summary[keep], document[keep], system[keep], **options
+        )
+    except ValueError:
+        return None
+    out["left_out_documents"] = len(trained_documents or [])
+    return out
+
+
 def figures(
-    pairs: Pairs, raw_scores: dict, probability: np.ndarray, sources: dict, system_names: dict, target: str | None
+    pairs: Pairs,
+    raw_scores: dict,
+    probability: np.ndarray,
+    sources: dict,
+    system_names: dict,
+    target: str | None,
+    trained_documents=None,
 ) -> dict:
     out: dict = {
         "pairs": len(pairs),
@@ -36,6 +56,7 @@ def figures(
         "correlations": None,
         "systems": {},
         "triage": [],
+        "triage_crossfit": None,
     }
     keys = pairs.keys()
     for name, labels in sources.items():
@@ -73,6 +94,9 @@ def figures(
         y = np.array([labels[k] for k, h in zip(keys, has, strict=False) if h], dtype=bool)
         out["triage"] = machine_figures.triage(
             probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has]
+        )
+        out["triage_crossfit"] = crossfit_or_none(
+            probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has], trained_documents
         )
     out["ranking"] = ranking_verdict(out)
     out["triage_saved"] = machine_figures.saved_at(out["triage"]) if out["triage"] else None

@@ -6,7 +6,7 @@ import numpy as np
 from hits.models import JudgeRun, MachineJudgment
 from hits.triage import ranking_verdict
 from scoring.machine.data import label_sources
-from scoring.machine.figures import clean
+from scoring.machine.figures import clean, crossfit_or_none
 from scoring.machine.judges import judge_class
 from scoring.stats import machine_figures
 
@@ -40,9 +40,11 @@ def run_json(run: JudgeRun) -> dict:
     }
 
 
-def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
+def triage_report(run: JudgeRun, *, label_round=None, grid=None, **criteria) -> dict:
     """The triage grid of a finished run against human labels (the run's calibration labels, or
-    those of `label_round`), from its stored probabilities."""
+    those of `label_round`), from its stored probabilities, and the cross-fitted threshold with its
+    held-out figures (`crossfit`: scoring.stats.triage_crossfit; `criteria`: folds, min_agreement,
+    max_change), leaving out the documents the judge trained on when it trained on a share."""
     dataset = run.batch.dataset
     sources = label_sources(dataset, label_round if label_round is not None else run.label_round)
     name = "round" if label_round is not None else run.calibration.get("target") or next(iter(sources), None)
@@ -71,6 +73,16 @@ def triage_report(run: JudgeRun, *, label_round=None, grid=None) -> dict:
             "ranking": ranking_verdict(run.figures),
             "rows": table,
             "saved_at_tau_0_95": machine_figures.saved_at(table, 0.95),
+            "crossfit": crossfit_or_none(
+                probability.astype(float),
+                human,
+                summary,
+                document,
+                system,
+                run.calibration.get("trained_documents"),
+                grid=grid or machine_figures.TRIAGE_GRID,
+                **criteria,
+            ),
         }
     )
 

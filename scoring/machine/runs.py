@@ -123,7 +123,15 @@ def _judge_and_store(run: JudgeRun, started: float) -> None:
         probability, record = calibrate(raw, judge.calibration_scale, pairs, work.labels)
     names = dict(dataset.systems.values_list("pk", "name"))
     figs = {
-        **figures(pairs, prediction.scores, probability, work.labels, names, record["target"]),
+        **figures(
+            pairs,
+            prediction.scores,
+            probability,
+            work.labels,
+            names,
+            record["target"],
+            trained_documents=record.get("trained_documents"),
+        ),
         **prediction.figures,
     }
     fitted = judge.model_to_store(figs)

@@ -139,6 +139,12 @@ def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
     scored(demo)
     systems = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
     assert "Machine: lexical v1" in systems and 'id="triage-table"' in systems
+    # The held-out figures the run stored (issue 43), read, not computed: saving with its interval, no tau
+    # with the demo's few systems.
+    held = run.figures["triage_crossfit"]["held_out"]
+    assert 'id="triage-crossfit"' in systems and held["system_kendall"] is None
+    assert f"{held['agreement'][0]:.4f} [{held['agreement'][1]:.4f}, {held['agreement'][2]:.4f}]" in systems
+    assert f"not shown: {held['systems']} systems, fewer than 20" in systems
     # On the 10 demo documents its system-level tau's CI reaches 0: not for ranking, refused unless overridden.
     assert run.figures["ranking"]["for_ranking"] is False and 'name="override"' in systems
     refused = lead_client.post(

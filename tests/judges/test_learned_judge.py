@@ -27,7 +27,7 @@ from scoring.runs.services import compute_scores
 from scoring.stats import calibration, learned
 
 from ..conftest import PASSWORD
-from .learned_data import tiny_dataset
+from .learned_data import QUALITY, tiny_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -222,3 +222,25 @@ def test_triage_defaults_to_the_datasets_own_run_not_a_transferred_one(tmp_path)
     MachineJudgment.objects.filter(run=lexical).delete()
     lexical.delete()
     assert triage_source(other) == moved
+
+
+def test_triage_report_cross_fits_its_threshold_off_the_documents_the_judge_trained_on(tmp_path):
+    dataset = tiny_dataset(tmp_path, "gold", seed=8, documents=20)
+    run = run_judge_run(start_judge_run(dataset, "learned", options={"train_share": 0.2}).pk)
+    assert run.status == "done", run.error
+    trained = run.calibration["trained_documents"]
+    assert len(trained) == 4 and run.calibration["labelled_pairs"] == 4 * 5 * len(QUALITY)
+    out = StringIO()
+    call_command("triage_report", "gold", "--json", "--folds", "4", stdout=out)
+    cross = json.loads(out.getvalue())["crossfit"]
+    assert cross["left_out_documents"] == 4 and cross["held_out"]["documents"] == 16
+    for fold in cross["folds"]:
+        assert not set(fold["chosen_on"]) & set(fold["applied_to"])
+        assert not set(fold["applied_to"]) & set(trained) and not set(fold["chosen_on"]) & set(trained)
+    value, low, high = cross["held_out"]["saved_share"]
+    assert low <= value <= high
+    assert cross["held_out"]["system_kendall"] is None  # a handful of systems: no tau
+    # The systems page reads the same figures, stored with the run.
+    assert run.figures["triage_crossfit"]["held_out"]["saved_share"] == cross["held_out"]["saved_share"]
+    with pytest.raises(CommandError, match="--folds is at least 2"):
+        call_command("triage_report", "gold", "--folds", "1")

@@ -112,6 +112,18 @@ class Budget:
         self.check(f"fitting fold {done} of {total}")
 
 
+def gold_share(has: np.ndarray, y: np.ndarray, document: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled pairs of a share of the labelled documents only (at least two; drawn with a
+    fixed seed): what a lab has from a gold round of that share. (has, y) restricted to them."""
+    documents = np.unique(document[has])
+    count = min(len(documents), max(2, round(share * len(documents))))
+    chosen = np.random.default_rng(0).choice(documents, count, replace=False)
+    keep = np.isin(document[has], chosen)
+    restricted = has.copy()
+    restricted[np.flatnonzero(has)[~keep]] = False
+    return restricted, y[keep]
+
+
 class LearnedJudge(Judge):
     name = "learned"
     version = f"features-v{FEATURE_VERSION}.model-v{learned.MODEL_VERSION}"
@@ -128,6 +140,7 @@ class LearnedJudge(Judge):
         cross_encoder: bool = False,
         ce_folds: int = packed.DEFAULT_FOLDS,
         ce_epochs: int = packed.DEFAULT_EPOCHS,
+        train_share: float = 1.0,
     ):
         model_from = int(model_from) if model_from not in (None, "") else None
         time_budget = default_time_budget() if time_budget is None else time_budget
@@ -135,6 +148,8 @@ class LearnedJudge(Judge):
             raise TypeError("folds must be at least 2, C and time_budget positive")
         if not isinstance(cross_encoder, bool) or int(ce_folds) < 2 or int(ce_epochs) < 1:
             raise TypeError("cross_encoder is true or false, ce_folds at least 2, ce_epochs at least 1")
+        if not 0 < float(train_share) <= 1:
+            raise TypeError("train_share is the share of the labelled documents to train on: above 0, at most 1")
         if cross_encoder and model_from is not None:
             raise TypeError(
                 "cross_encoder trains a new model; model_from reuses a run's (with its cross-encoder, if it has one)"
@@ -147,6 +162,8 @@ class LearnedJudge(Judge):
             "C": float(C),
             "model_from": model_from,
         }
+        if float(train_share) < 1:
+            params["train_share"] = float(train_share)
         if cross_encoder:
             params["cross_encoder"] = {
                 "base": CROSS_ENCODER_BASE,
@@ -163,6 +180,7 @@ class LearnedJudge(Judge):
         self.cross_encoder = cross_encoder
         self.ce_folds = int(ce_folds)
         self.ce_epochs = int(ce_epochs)
+        self.train_share = float(train_share)
         if cross_encoder:
             self.version = f"{type(self).version}.packed-ce-v1"
         self.featurizer: Featurizer | None = None
@@ -248,6 +266,8 @@ class LearnedJudge(Judge):
                 "(--model-from RUN)."
             )
         has, y = labelled(work.pairs, work.labels[name])
+        if self.train_share < 1:
+            has, y = gold_share(has, y, work.pairs.document, self.train_share)
         ce = self._train_cross_encoder(work, has, y, budget) if budget.stacked else None
         if ce is not None:
             x = np.column_stack([x, ce["logit"]])
@@ -295,6 +315,9 @@ class LearnedJudge(Judge):
             "folds": len(t["cv"]["fold_fits"]),
             "by": "document",
             "labelled_pairs": int(t["has"].sum()),
+            "trained_documents": sorted(np.unique(t["work"].pairs.document[t["has"]]).tolist())
+            if self.train_share < 1
+            else None,
             "fit": "the learned model itself: out-of-fold probabilities of its logistic regression (JudgeRun.fitted)",
         }
         return Prediction({"p": probability}, probability=probability, calibration=record)

@@ -1,5 +1,5 @@
 """python manage.py judge_dataset NAME --judge lexical|learned|nli|llm [--model-dir DIR] [--model-from RUN]
-[--cross-encoder [--ce-folds K] [--ce-epochs E]] [--time-budget SECONDS] [--round ID] [--device cpu|cuda] --json"""
+[--cross-encoder [--ce-folds K] [--ce-epochs E]] [--train-share F] [--time-budget SECONDS] [--round ID] [--device cpu|cuda] --json"""
 
 import json
 
@@ -22,6 +22,7 @@ JUDGE_OPTIONS = (
     "time_budget",
     "device",
     "batch_size",
+    "train_share",
 )
 
 
@@ -63,6 +64,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--round", type=int, help="the human round to calibrate against (default: expert labels, else crowd)"
+        )
+        parser.add_argument(
+            "--train-share",
+            type=float,
+            help="learned: train on the labels of this share of the labelled documents only (e.g. 0.1, a gold "
+            "round's); triage's cross-fitted figures then leave those documents out",
         )
         parser.add_argument("--device", choices=("cpu", "cuda"), help="embedding and nli (default cpu)")
         parser.add_argument("--batch-size", type=int, help="embedding and nli: pairs per forward pass")

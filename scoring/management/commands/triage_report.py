@@ -1,4 +1,5 @@
-"""python manage.py triage_report NAME [--judge-run ID] [--round ID] [--grid 0.8,0.9] --json"""
+"""python manage.py triage_report NAME [--judge-run ID] [--round ID] [--grid 0.8,0.9] [--folds K]
+[--min-agreement A] [--max-change D] --json"""
 
 import json
 
@@ -7,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from hits.models import JudgeRun
 from scoring.machine.reports import triage_report
 from scoring.machine.selectors import triage_source
+from scoring.stats import triage_crossfit
 
 from ._dataset import dataset_and_round
 
@@ -31,6 +33,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--grid", help="comma-separated confidences (default 0.5,0.6,0.7,0.8,0.85,0.875,0.9,0.925,0.95,0.99)"
         )
+        parser.add_argument(
+            "--folds",
+            type=int,
+            default=triage_crossfit.DEFAULT_FOLDS,
+            help="folds of documents: c is chosen on the others and applied to each (default 5)",
+        )
+        parser.add_argument(
+            "--min-agreement",
+            type=float,
+            default=triage_crossfit.DEFAULT_MIN_AGREEMENT,
+            help="the chosen c keeps agreement with the human labels at least this (default 0.97)",
+        )
+        parser.add_argument(
+            "--max-change",
+            type=float,
+            default=triage_crossfit.DEFAULT_MAX_CHANGE,
+            help="and the largest change of a system's score at most this (default 0.02)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options):
@@ -53,8 +73,17 @@ class Command(BaseCommand):
                 raise CommandError("--grid takes numbers separated by commas, e.g. 0.8,0.9.") from None
             if not grid or any(not 0.5 <= c <= 1 for c in grid):
                 raise CommandError("Every confidence in --grid must lie between 0.5 and 1.")
+        if options["folds"] < 2 or not 0 < options["min_agreement"] <= 1 or not 0 <= options["max_change"] <= 1:
+            raise CommandError("--folds is at least 2; --min-agreement lies in (0, 1]; --max-change in [0, 1].")
         try:
-            report = triage_report(run, label_round=label_round, grid=grid)
+            report = triage_report(
+                run,
+                label_round=label_round,
+                grid=grid,
+                folds=options["folds"],
+                min_agreement=options["min_agreement"],
+                max_change=options["max_change"],
+            )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
@@ -82,3 +111,27 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write("no confidence of the grid keeps the system tau >= 0.95")
+        self.stdout.write("(the grid and the line above are in sample: c chosen on the documents reported on)")
+        self._crossfit(report["crossfit"])
+
+    def _crossfit(self, cross):
+        if cross is None:
+            self.stdout.write("cross-fitted: fewer than two documents left to cross-fit on")
+            return
+        crit, held = cross["criteria"], cross["held_out"]
+        self.stdout.write(
+            f"cross-fitted ({len(cross['folds'])} folds of documents; c per fold chosen on the other folds for "
+            f"agreement >= {crit['min_agreement']} and largest system change <= {crit['max_system_change']}): "
+            "c = " + ", ".join("none" if f["c"] is None else f"{f['c']:g}" for f in cross["folds"])
+        )
+        for key, label in (
+            ("saved_share", "held-out saving"),
+            ("agreement", "agreement"),
+            ("max_system_change", "largest system change"),
+            ("system_kendall", "system tau"),
+        ):
+            if held[key] is not None:
+                value, low, high = held[key]
+                self.stdout.write(f"  {label}: {value:.4f} [{low:.4f}, {high:.4f}]")
+        if held["system_kendall"] is None:
+            self.stdout.write(f"  system tau not shown: {held['systems']} systems (fewer than 20)")
