@@ -11,5 +11,13 @@ class HitsConfig(AppConfig):
         `hits_` prefix); the registry imports them with the providers."""
         super().import_models()
         from hits.provider_interface import registry
+        from hits.ratings import models as rating_models  # noqa: F401  (a rating batch's answers)
 
         registry.load_all()
+
+    def ready(self):
+        from hits.services import ratings
+        from hits.signals import judgments_changed
+
+        # a rating batch's round holds exactly its counted ratings (hits.services.ratings.project)
+        judgments_changed.connect(ratings.on_judgments_changed, dispatch_uid="hits.services.ratings")

@@ -20,6 +20,8 @@ from config.errors import ServiceError
 from hits.allocation.policy import ADAPTIVE, KINDS, Policy
 from hits.money import DEFAULT_BUCKETS, Bucket, MoneyError, cents, check_buckets, parse_money
 from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.ratings import ACU, MAX_INSTRUCTIONS, PROTOCOLS
+from hits.ratings import KINDS as WORK_KINDS
 
 MAX_ASSIGNMENTS = 9  # MTurk charges another 20% from 10 assignments per HIT
 # MTurk: lifetime and auto-approval at most 365 and 30 days.
@@ -103,6 +105,36 @@ FIELDS = {
         BatchField(
             "name", "text", "Name", "", optional=True, help="Optional; a dated name is used otherwise.", max_length=200
         ),
+        BatchField(
+            "protocol",
+            "choice",
+            "Kind of work",
+            ACU,
+            choices=WORK_KINDS,
+            optional=True,
+            help="acu: one HIT per summary, its facts marked present or not. prior, ref_free, ref_based: a rating "
+            "batch (RoSE §5), one HIT per example with every summary of it rated 1-5: Prior shows no document, "
+            "Ref-free the document, Ref-based the reference.",
+        ),
+        BatchField(
+            "instructions",
+            "text",
+            "Rating instructions",
+            "",
+            optional=True,
+            max_length=MAX_INSTRUCTIONS,
+            help="A rating batch's instructions to workers; empty: RoSE's wording for its protocol.",
+        ),
+        BatchField(
+            "rating_round",
+            "text",
+            "Rating round",
+            "",
+            optional=True,
+            max_length=100,
+            help="A rating batch's ratings go to this rating round of the dataset (empty: “collected”), one "
+            "batch per protocol: give a Prior and a Ref-free batch the same round to compare them.",
+        ),
         BatchField("assignments", "int", "Assignments per HIT", 3, min=1, max=MAX_ASSIGNMENTS),
         BatchField("lifetime_hours", "float", "Lifetime (hours)", 168, min=0.1, max=MAX_LIFETIME_HOURS),
         BatchField(
@@ -183,6 +215,9 @@ class BatchSpec:
 
     name: str = FIELDS["name"].default
     provider: str = "inhouse"
+    protocol: str = FIELDS["protocol"].default
+    instructions: str = FIELDS["instructions"].default
+    rating_round: str = FIELDS["rating_round"].default
     assignments: int = FIELDS["assignments"].default
     lifetime_hours: float = FIELDS["lifetime_hours"].default
     assignment_minutes: float = FIELDS["assignment_minutes"].default
@@ -213,11 +248,19 @@ class BatchSpec:
             raise BatchError(str(exc)) from None
         if policy.kind == ADAPTIVE and self.provider != "inhouse" and not provider.supports(Capability.MORE_PLACES):
             raise BatchError(f"Adaptive allocation needs a provider that can add places; {self.provider} cannot.")
-        object.__setattr__(self, "buckets", tuple(self.buckets) or tuple(Bucket(*b) for b in DEFAULT_BUCKETS))
+        if self.rating:
+            _check_rating(self, policy)
+        defaults = RATING_BUCKETS if self.rating else DEFAULT_BUCKETS
+        object.__setattr__(self, "buckets", tuple(self.buckets) or tuple(Bucket(*b) for b in defaults))
         try:
             check_buckets(list(self.buckets))
         except ValueError as exc:
             raise BatchError(f"Pay buckets: {exc}.") from None
+
+    @property
+    def rating(self) -> bool:
+        """A rating batch (hits.ratings): one HIT per example, its summaries rated 1-5."""
+        return self.protocol in PROTOCOLS
 
     @property
     def policy(self) -> Policy:
@@ -235,6 +278,18 @@ class BatchSpec:
             provider_config=provider_config or {},
             **settings,
         )
+
+
+# A rating HIT pays by the number of summaries it asks about: RoSE paid $1 to $3, at $12/hour.
+RATING_BUCKETS = [(1, 6, Decimal("1.00")), (7, 12, Decimal("2.00")), (13, None, Decimal("3.00"))]
+
+
+def _check_rating(spec: BatchSpec, policy: Policy) -> None:
+    """A rating batch has fixed places and no gold (its HITs have no known answers)."""
+    if policy.kind == ADAPTIVE or spec.stop_after is not None:
+        raise BatchError("A rating batch has fixed allocation: every summary gets the assignments per HIT.")
+    if spec.gold_share:
+        raise BatchError("A rating batch has no gold HITs: set the gold share to 0.")
 
 
 def _check(spec: BatchField, value) -> None:

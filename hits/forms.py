@@ -24,6 +24,9 @@ class BatchForm(forms.Form):
     """A new crowd batch; the settings' limits and messages come from `hits.batch_fields`."""
 
     name = batch_form_field("name")
+    protocol = batch_form_field("protocol")
+    instructions = batch_form_field("instructions")
+    rating_round = batch_form_field("rating_round")
     provider = forms.ChoiceField(choices=())
     assignments = batch_form_field("assignments")
     systems = forms.ModelMultipleChoiceField(
@@ -49,7 +52,10 @@ class BatchForm(forms.Form):
     allocation_max_sd = batch_form_field("allocation_max_sd")
     stop_after = batch_form_field("stop_after")
     documents = forms.IntegerField(
-        min_value=1, required=False, label="Documents (first N approved)", help_text="Empty: every approved reference."
+        min_value=1,
+        required=False,
+        label="Documents (first N approved)",
+        help_text="Empty: every approved reference (a rating batch: the first N documents; empty: all).",
     )
     document_ids = forms.CharField(
         required=False,
@@ -78,6 +84,7 @@ class BatchForm(forms.Form):
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["systems"].queryset = dataset.systems.all()
+        self.fields["instructions"].widget = forms.Textarea(attrs={"rows": 3})
         # This dataset's tests and those shared by other datasets' leads (hits.selectors).
         self.fields["qualification_test"].queryset = tests_for_batches(dataset)
         self.fields["qualification_test"].label_from_instance = lambda t: (

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Cast
 
-from annotation.models import ACU, Dataset, Summary, System
+from annotation.models import ACU, Dataset, RatingRound, Summary, System
 
 
 class Worker(models.Model):
@@ -199,6 +199,14 @@ class Batch(models.Model):
     # Set by the lead: the handout serves published batches of one provider with a higher
     # priority first; batches of equal priority take turns (hits.services.handout).
     priority = models.SmallIntegerField(default=0, db_default=0)
+    # A rating batch (RoSE §5, hits/ratings): one HIT per example, every summary of it rated 1-5 under
+    # this protocol (prior, ref_free, ref_based) with these instructions (empty: the protocol's own);
+    # its counted ratings are its rating round's (annotation.ProtocolRating). Empty: an ACU batch.
+    protocol = models.CharField(max_length=10, blank=True, default="", db_default="")
+    instructions = models.TextField(blank=True, default="", db_default="")
+    rating_round = models.ForeignKey(
+        RatingRound, null=True, blank=True, related_name="batches", on_delete=models.PROTECT
+    )
 
     class Meta:
         ordering = ["dataset", "created_at"]

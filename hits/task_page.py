@@ -7,12 +7,16 @@ from django.utils import timezone
 
 from annotation.models import ReferenceSentence
 from hits.models import HIT, Assignment
+from hits.ratings import page as rating_page
 
 
-def content(hit: HIT) -> dict:
+def content(hit: HIT, seed: str = "") -> dict:
     """The task page's content for `hit` (its summary loaded): the summary, the reference's
     sentences (texts, in order) and the ACUs asked about (a triage HIT: only its own), read by
-    the summary's document, so the document and reference rows are not loaded."""
+    the summary's document, so the document and reference rows are not loaded. A rating HIT:
+    its example's summaries in the order of `seed` (the worker) and what its protocol shows."""
+    if hit.batch.protocol:
+        return rating_page.content(hit, seed)
     sentences = ReferenceSentence.objects.filter(reference__document_id=hit.summary.document_id).order_by("position")
     return {
         "summary": hit.summary,
@@ -31,6 +35,8 @@ _PAGE_FIELDS = (
     "hit__summary__text",
     "hit__summary__document_id",
     "hit__batch__kind",
+    "hit__batch__protocol",
+    "hit__batch__instructions",
 )
 
 
@@ -45,7 +51,7 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
     )
     if assignment is None:
         return None
-    return assignment, {"hit": assignment.hit, **content(assignment.hit)}
+    return assignment, {"hit": assignment.hit, **content(assignment.hit, str(worker_id))}
 
 
 def closed(assignment: Assignment) -> str:
@@ -60,16 +66,17 @@ def closed(assignment: Assignment) -> str:
     return ""
 
 
-def task_context(hit: HIT) -> dict:
-    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs."""
-    return {"hit": hit, "batch": hit.batch, **content(hit)}
+def task_context(hit: HIT, seed: str = "") -> dict:
+    """What a task page shows: the summary, the reference's sentences and the HIT's ACUs (a
+    rating HIT: its summaries in the order of `seed`, the worker)."""
+    return {"hit": hit, "batch": hit.batch, **content(hit, seed)}
 
 
 def session_task_context(assignment: Assignment, token: str, *, provider: str, done: int, total: int, **extra) -> dict:
     """The task page of a provider session's assignment (Prolific, panel): the in-house task page
     with the session's progress; `extra` adds the provider's own links."""
     return {
-        **task_context(assignment.hit),
+        **task_context(assignment.hit, str(assignment.worker_id)),
         "assignment": assignment,
         "preview": False,
         "embedded": True,

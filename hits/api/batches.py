@@ -98,6 +98,8 @@ class BatchSerializer(serializers.ModelSerializer):
             "dataset",
             "name",
             "kind",
+            "protocol",
+            "rating_round",
             "provider",
             "status",
             "assignments_per_hit",
@@ -217,6 +219,9 @@ PROVIDER_OPTIONS.update(
 class BatchCreateInput(StrictInput, serializers.Serializer):
     dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The dataset's id.")
     name = batch_serializer_field("name")
+    protocol = batch_serializer_field("protocol")
+    instructions = batch_serializer_field("instructions")
+    rating_round = batch_serializer_field("rating_round")
     provider = serializers.ChoiceField(choices=[], default="inhouse")
     assignments = batch_serializer_field("assignments")
     systems = serializers.ListField(
@@ -343,8 +348,9 @@ class BatchListCreate(generics.ListAPIView):
     @extend_schema(
         operation_id="batches_create",
         summary="Create a draft batch",
-        description="One HIT per system summary of the dataset's approved references (with ACUs). "
-        "Check the cost, then publish.",
+        description="An ACU batch: one HIT per system summary of the dataset's approved references (with ACUs). "
+        "A rating batch (protocol prior, ref_free or ref_based): one HIT per document, every summary of it "
+        "rated 1-5, the ratings collected in the rating round named. Check the cost, then publish.",
         request=BatchCreateInput,
         responses={201: BatchDetailSerializer, **error_responses(400)},
     )

@@ -20,6 +20,7 @@ from hits.money import Bucket, bucket_for, cents, check_buckets
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import tests_for_batches
+from hits.services import rating_batches
 from hits.services.money_budget import over_budget_message
 
 NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
@@ -42,12 +43,15 @@ def create_batch(
     spec: BatchSpec | None = None,
     systems=None,
     references=None,
+    documents=None,
     qualification_test=None,
     created_by=None,
     seed: int = 0,
 ) -> Batch:
     """A draft batch with one HIT per system summary of the chosen approved references, with the
-    settings of `spec` (hits.batch_fields.BatchSpec, valid once built; default: the defaults).
+    settings of `spec` (hits.batch_fields.BatchSpec, valid once built; default: the defaults). A
+    rating batch (`spec.rating`): one HIT per chosen document (`documents`; None: all) instead,
+    its ratings collected in the rating round `spec.rating_round` (hits.services.ratings).
 
     Adaptive allocation (hits/allocation/policy.py): each HIT (but gold HITs, which keep the
     assignments) starts with the minimum places; the assignments stay the fixed allocation the
@@ -60,7 +64,13 @@ def create_batch(
             "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
         )
     buckets = list(spec.buckets)
-    summaries, acu_counts = _chosen_summaries(dataset, systems, references)
+    if spec.rating:  # one HIT per example, its summaries rated (hits.ratings)
+        round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by)
+        anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
+    else:
+        round_ = None
+        summaries, acu_counts = _chosen_summaries(dataset, systems, references)
+        anchors = [(s, acu_counts[s.document.reference.pk]) for s in summaries]
     batch = Batch.objects.create(
         dataset=dataset,
         name=spec.name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
@@ -80,6 +90,9 @@ def create_batch(
         allocation_threshold=policy.threshold,
         allocation_max_sd=policy.max_sd,
         stop_after=spec.stop_after,
+        protocol=spec.protocol if spec.rating else "",
+        instructions=spec.instructions if spec.rating else "",
+        rating_round=round_,
     )
     if systems:
         batch.systems.set(systems)
@@ -87,7 +100,7 @@ def create_batch(
         [PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets]
     )
 
-    gold = _gold_answers(dataset, summaries, spec.gold_share, seed) if spec.gold_share > 0 else {}
+    gold = _gold_answers(dataset, [s for s, _ in anchors], spec.gold_share, seed) if spec.gold_share > 0 else {}
 
     def first_places(summary_id: int) -> int:
         return policy.min_places if policy.kind == ADAPTIVE and summary_id not in gold else spec.assignments
@@ -99,12 +112,12 @@ def create_batch(
                 summary=s,
                 max_assignments=first_places(s.pk),
                 open_places=first_places(s.pk),
-                acu_count=acu_counts[s.document.reference.pk],
-                reward=bucket_for(buckets, acu_counts[s.document.reference.pk]).reward,
+                acu_count=count,  # a rating HIT: the summaries it asks about
+                reward=bucket_for(buckets, count).reward,
                 gold_answers=gold.get(s.pk),
-                turn=i / len(summaries),
+                turn=i / len(anchors),
             )
-            for i, s in enumerate(summaries)
+            for i, (s, count) in enumerate(anchors)
         ],
         batch_size=2000,
     )

@@ -5,10 +5,13 @@ from decimal import Decimal
 
 from django.db.models import Count
 
-from annotation.models import ACU, Summary
+from annotation.models import ACU, Document, Summary
 from annotation.services.authoring import usable_for_crowd
+from hits.batch_fields import RATING_BUCKETS, BatchError
 from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents
 from hits.provider_interface import get_provider
+from hits.ratings import PROTOCOLS
+from hits.services import rating_batches
 
 
 class SampleError(ValueError):
@@ -37,22 +40,32 @@ def chosen_references(dataset, *, documents: int | None = None, document_ids: st
     return None  # all approved references
 
 
-def estimate(dataset, *, provider: str, assignments: int, systems=None, references=None, budget=None) -> dict:
-    refs = usable_for_crowd(dataset) if references is None else references
-    acu_counts = dict(
-        ACU.objects.filter(reference__in=refs).values_list("reference_id").annotate(n=Count("pk")).order_by()
-    )
-    summaries = Summary.objects.filter(document__reference__in=refs)
-    if systems:
-        summaries = summaries.filter(system__in=systems)
-    buckets = [Bucket(*b) for b in DEFAULT_BUCKETS]
+def estimate(
+    dataset,
+    *,
+    provider: str,
+    assignments: int,
+    systems=None,
+    references=None,
+    budget=None,
+    protocol: str = "",
+    documents=None,
+) -> dict:
+    """HITs, assignments and cost of a new batch with these choices; a rating batch (`protocol`,
+    hits.ratings): one HIT per chosen document (`documents`; None: all), paid by its summaries."""
+    if protocol in PROTOCOLS:
+        buckets = [Bucket(*b) for b in RATING_BUCKETS]
+        try:
+            counts = [n for _, n in rating_batches.example_anchors(dataset, protocol, systems, documents)]
+        except BatchError:
+            counts = []
+    else:
+        buckets = [Bucket(*b) for b in DEFAULT_BUCKETS]
+        counts = _acu_counts(dataset, systems, references)
     adapter = get_provider(provider)
     hits = 0
     rewards = fees = Decimal("0.00")
-    for reference_id in summaries.values_list("document__reference", flat=True):
-        n = acu_counts.get(reference_id)
-        if not n:
-            continue
+    for n in counts:
         reward = bucket_for(buckets, n).reward
         hits += 1
         rewards += reward * assignments
@@ -66,3 +79,34 @@ def estimate(dataset, *, provider: str, assignments: int, systems=None, referenc
         "total": total,
         "over_budget": budget is not None and total > budget,
     }
+
+
+def _acu_counts(dataset, systems, references) -> list[int]:
+    """The ACU count of each HIT an ACU batch of these choices would have (one per summary with ACUs)."""
+    refs = usable_for_crowd(dataset) if references is None else references
+    acu_counts = dict(
+        ACU.objects.filter(reference__in=refs).values_list("reference_id").annotate(n=Count("pk")).order_by()
+    )
+    summaries = Summary.objects.filter(document__reference__in=refs)
+    if systems:
+        summaries = summaries.filter(system__in=systems)
+    counts = (acu_counts.get(r) for r in summaries.values_list("document__reference", flat=True))
+    return [n for n in counts if n]
+
+
+def chosen_documents(dataset, *, documents: int | None = None, document_ids: str = ""):
+    """The documents a rating batch covers (no approved reference needed): those of the listed
+    ids, else the first `documents` in document order, else None (all)."""
+    docs = Document.objects.filter(dataset=dataset).order_by("position")
+    wanted = [x.strip() for x in document_ids.replace(",", "\n").splitlines() if x.strip()]
+    if wanted:
+        found = {d.external_id: d for d in docs.filter(external_id__in=wanted)}
+        missing = [w for w in wanted if w not in found]
+        if missing:
+            raise SampleError(
+                f"Not a document of this dataset: {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}."
+            )
+        return [found[w] for w in dict.fromkeys(wanted)]
+    if documents:
+        return list(docs[:documents])
+    return None

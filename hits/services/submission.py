@@ -18,8 +18,10 @@ from hits import versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE
 from hits.models import Assignment, Batch, Judgment
+from hits.ratings import page as rating_page
 from hits.release import release_overdue
 from hits.services import expert as expert_round
+from hits.services import ratings as rating_service
 
 logger = logging.getLogger(__name__)
 
@@ -103,12 +105,33 @@ def _check_complete(answers: dict[int, bool], wanted: set[int]) -> None:
         )
 
 
-def checked_answers(hit, answers) -> dict[int, bool]:
-    """Posted answers parsed and checked against the HIT (every ACU it asks about, nothing
-    else), for answers held before they become an assignment's (MTurk's task page)."""
-    parsed = _parse_answers(answers)
-    _check_complete(parsed, set(hit.task_acus().order_by().values_list("pk", flat=True)))
+def checked_answers(hit, answers) -> dict[int, bool] | dict[int, int]:
+    """Posted answers parsed and checked against the HIT (every ACU it asks about, or a rating
+    HIT's every summary, nothing else), for answers held before they become an assignment's
+    (MTurk's task page)."""
+    parsed = _parse(hit, answers)
+    _check(hit, parsed)
     return parsed
+
+
+def _parse(hit, answers):
+    """A rating HIT's {summary id: 1-5} (hits.ratings), an ACU HIT's {ACU id: present}."""
+    if not hit.batch.protocol:
+        return _parse_answers(answers)
+    try:
+        return rating_page.parse(answers)
+    except rating_page.RatingsRefused as exc:
+        raise SubmissionRefused(str(exc)) from None
+
+
+def _check(hit, parsed) -> None:
+    if not hit.batch.protocol:
+        _check_complete(parsed, set(hit.task_acus().order_by().values_list("pk", flat=True)))
+        return
+    try:
+        rating_page.check_complete(hit, parsed)
+    except rating_page.RatingsRefused as exc:
+        raise SubmissionRefused(str(exc)) from None
 
 
 def clamped_active_seconds(value, allowed: int) -> float | None:
@@ -126,6 +149,7 @@ _SUBMIT_FIELDS = [
     "hit__batch__assignment_duration_seconds",
     "hit__batch__allocation",
     "hit__batch__kind",
+    "hit__batch__protocol",
 ]
 
 
@@ -162,9 +186,10 @@ def submit_assignment(
     with its HIT and batch), the ids of the ACUs the HIT asks about, the judgments, the
     assignment's update and the round's version."""
     now = now or timezone.now()
-    parsed = _parse_answers(answers)
+    if not isinstance(answers, dict):
+        raise SubmissionRefused("The answers are missing.")
     try:
-        return _store(assignment_id, worker_id, parsed, comment, active_seconds, now, expert)
+        return _store(assignment_id, worker_id, answers, comment, active_seconds, now, expert)
     except _TimeRanOut as late:
         raise SubmissionRefused(_released(late.assignment, now), final=True) from None
 
@@ -186,7 +211,7 @@ def _released(assignment: Assignment, now) -> str:
     )
 
 
-def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment, active_seconds, now, expert):
+def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_seconds, now, expert):
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update(of=("self",))
@@ -199,23 +224,31 @@ def _store(assignment_id: int, worker_id: int, parsed: dict[int, bool], comment,
             raise SubmissionRefused("This task is not yours.", final=True)
         if assignment.hit.batch.kind == Batch.Kind.EXPERT and not expert_round.owns(expert, assignment):
             raise SubmissionRefused(EXPERT_ONLY, final=True)
+        rating = bool(assignment.hit.batch.protocol)  # a rating batch's HIT (hits.ratings)
+        parsed = _parse(assignment.hit, answers)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             # A repeat is the stored (complete) answers again, or refused.
-            stored = dict(assignment.judgments.values_list("acu_id", "present"))
+            if rating:
+                stored = rating_service.stored(assignment)
+            else:
+                stored = dict(assignment.judgments.values_list("acu_id", "present"))
             if stored == parsed:
                 return SubmissionResult(assignment, created=False)
             raise SubmissionRefused(
                 "This task was already submitted with other answers; it cannot be changed.", final=True
             )
-        _check_complete(parsed, set(assignment.hit.task_acus().order_by().values_list("pk", flat=True)))
+        _check(assignment.hit, parsed)
         if assignment.status == Assignment.Status.EXPIRED or (assignment.deadline and assignment.deadline <= now):
             raise _TimeRanOut(assignment)
-        Judgment.objects.bulk_create(
-            [
-                Judgment(assignment=assignment, acu_id=acu_id, present=present)
-                for acu_id, present in sorted(parsed.items())
-            ]
-        )
+        if rating:
+            rating_service.store(assignment, parsed)
+        else:
+            Judgment.objects.bulk_create(
+                [
+                    Judgment(assignment=assignment, acu_id=acu_id, present=present)
+                    for acu_id, present in sorted(parsed.items())
+                ]
+            )
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.comment = (comment or "").strip()[:MAX_COMMENT]

@@ -27,6 +27,7 @@ from hits.money import format_money
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.providers import sync as provider_sync
 from hits.providers.prolific import views as prolific_views
+from hits.ratings import PROTOCOLS
 from hits.selectors.figures import batch_figures, batch_progress, batch_spend
 from hits.selectors.waiting import waiting_places
 from hits.services import batches, estimate, money_budget, qualification, review
@@ -58,16 +59,14 @@ def batch_new(request, dataset_id: int):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            references = estimate.chosen_references(
-                dataset, documents=data["documents"], document_ids=data["document_ids"]
-            )
+            choice = _chosen(dataset, data)
             batch = batches.create_batch(
                 dataset=dataset,
                 spec=BatchSpec.from_data(data, provider_config=form.provider_config()),
                 systems=list(data["systems"]) or None,
                 qualification_test=data["qualification_test"],
                 created_by=request.user,
-                references=references,
+                **choice,
             )
         except (batches.BatchError, estimate.SampleError) as exc:
             form.add_error(None, str(exc))
@@ -77,6 +76,15 @@ def batch_new(request, dataset_id: int):
     return render(
         request, "hits/batch_new.html", {"dataset": dataset, "form": form}, status=400 if form.errors else 200
     )
+
+
+def _chosen(dataset, data) -> dict:
+    """The form's document choice: a rating batch's documents (hits.ratings: no approved reference
+    needed), an ACU batch's approved references."""
+    count, ids = data.get("documents"), data.get("document_ids") or ""
+    if data.get("protocol") in PROTOCOLS:
+        return {"documents": estimate.chosen_documents(dataset, documents=count, document_ids=ids)}
+    return {"references": estimate.chosen_references(dataset, documents=count, document_ids=ids)}
 
 
 @role_required(LEAD)
@@ -89,9 +97,7 @@ def batch_estimate(request, dataset_id: int):
     data = form.cleaned_data
     provider = data.get("provider") or "inhouse"
     try:
-        references = estimate.chosen_references(
-            dataset, documents=data.get("documents"), document_ids=data.get("document_ids") or ""
-        )
+        choice = _chosen(dataset, data)
     except estimate.SampleError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     figures = estimate.estimate(
@@ -102,8 +108,9 @@ def batch_estimate(request, dataset_id: int):
         if data.get("allocation") == "adaptive"
         else (data.get("assignments") or 3),
         systems=list(data.get("systems") or []) or None,
-        references=references,
         budget=data.get("budget"),
+        protocol=data.get("protocol") or "",
+        **choice,
     )
     figures.update({k: format_money(figures[k]) for k in ("rewards", "fees", "total")})
     figures["budget"] = format_money(data.get("budget")) if data.get("budget") is not None else None

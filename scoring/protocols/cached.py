@@ -1,9 +1,11 @@
-"""The report of a rating round as the page shows it, kept in the cache: a round's ratings do not
-change once stored (an import under the same name makes a new round), so the key is the round,
-what else the report reads (the latest scores run standing for ACU, the metric scores) and the
-part (the figures, or the power analysis, which costs seconds and is computed on a lead's ask)."""
+"""The report of a rating round as the page shows it, kept in the cache: the key is the round, its
+ratings (how many, and the newest row: a rating batch rewrites its round's rows as its counted
+ratings change, hits.services.ratings; an imported round never changes), what else the report
+reads (the latest scores run standing for ACU, the metric scores) and the part (the figures, or
+the power analysis, which costs seconds and is computed on a lead's ask)."""
 
 from django.core.cache import cache
+from django.db.models import Count, Max
 
 from annotation.models import RatingRound
 from scoring.models import MetricScore, ScoringRun
@@ -22,7 +24,8 @@ def _key(round_: RatingRound, part: str) -> str:
         .first()
     )
     metrics = MetricScore.objects.filter(dataset=round_.dataset_id).count()
-    return f"protocols:{round_.pk}:{run}:{metrics}:{part}"
+    ratings = round_.ratings.aggregate(n=Count("pk"), last=Max("pk"))
+    return f"protocols:{round_.pk}:{ratings['n']}:{ratings['last']}:{run}:{metrics}:{part}"
 
 
 def too_large(round_: RatingRound) -> bool:

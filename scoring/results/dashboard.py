@@ -53,7 +53,9 @@ def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
 
 def round_choices(dataset) -> list[dict]:
     """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}."""
-    return list(dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk").values("pk", "name"))
+    # not a rating batch's (its ratings are a rating round's, on the Protocols page)
+    rounds = dataset.batches.exclude(kind=Batch.Kind.MACHINE).filter(protocol="")
+    return list(rounds.order_by("created_at", "pk").values("pk", "name"))
 
 
 def systems_page(run, documents: str, machine_scores: dict) -> dict:

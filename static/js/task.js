@@ -1,5 +1,6 @@
 /* The ACU matching task: mark each fact Present or Not present, with the keyboard
-   (y/1 present, n/2/0 not present, ↑/↓ or k/j to move) or by tapping. Answers are kept in
+   (y/1 present, n/2/0 not present, ↑/↓ or k/j to move) or by tapping. A rating task
+   (data-kind="rating", hits.ratings): rate each summary 1-5 with the keys 1-5. Answers are kept in
    the browser until the server confirms it stored them, so a reload or a lost connection
    loses nothing. Active time (idle after one minute) goes with the submission. */
 (function () {
@@ -13,6 +14,9 @@
   const notice = document.getElementById("task-notice");
   const comment = document.getElementById("task-comment");
   const preview = form.dataset.preview === "true";
+  const rating = form.dataset.kind === "rating";
+  // A button's answer: a rating's score, or an ACU's present (true) / not present (false).
+  function valueOf(b) { return rating ? Number(b.dataset.value) : b.dataset.value === "1"; }
   const storageKey = form.dataset.storageKey;
   let current = 0, active = 0, last = Date.now(), sending = false;
   const answers = {};
@@ -51,11 +55,11 @@
       row.classList.toggle("current", i === current);
       row.classList.toggle("answered", value !== undefined);
       row.querySelectorAll("button[data-value]").forEach(function (b) {
-        b.setAttribute("aria-pressed", String(value === (b.dataset.value === "1")));
+        b.setAttribute("aria-pressed", String(value === valueOf(b)));
       });
     });
     const done = rows.filter(function (r) { return answers[r.dataset.acu] !== undefined; }).length;
-    progress.textContent = done + " of " + rows.length + " answered";
+    progress.textContent = done + " of " + rows.length + (rating ? " rated" : " answered");
     bar.value = done;
     if (submitBtn) submitBtn.disabled = preview || sending || done < rows.length;
   }
@@ -80,7 +84,7 @@
     const b = e.target.closest("button[data-value]");
     if (!b || submitted) return;
     e.preventDefault();
-    answer(rows.indexOf(b.closest(".acu-row")), b.dataset.value === "1");
+    answer(rows.indexOf(b.closest(".acu-row")), valueOf(b));
   });
   rows.forEach(function (row, i) { row.addEventListener("focus", function () { current = i; render(); }); });
 
@@ -91,7 +95,9 @@
     const tag = document.activeElement && document.activeElement.tagName;
     if (tag === "TEXTAREA" || tag === "INPUT") return;
     const k = e.key.toLowerCase();
-    if (k === "y" || k === "1") { e.preventDefault(); answer(current, true); }
+    if (rating && "12345".indexOf(k) >= 0 && k.length === 1) { e.preventDefault(); answer(current, Number(k)); }
+    else if (rating && (k === "y" || k === "n" || k === "0")) { /* no meaning in a rating task */ }
+    else if (k === "y" || k === "1") { e.preventDefault(); answer(current, true); }
     else if (k === "n" || k === "2" || k === "0") { e.preventDefault(); answer(current, false); }
     else if (k === "arrowdown" || k === "j") { e.preventDefault(); focusRow(current + 1); }
     else if (k === "arrowup" || k === "k") { e.preventDefault(); focusRow(current - 1); }
