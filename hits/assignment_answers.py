@@ -5,6 +5,8 @@ from collections import defaultdict
 from annotation.models import ACU
 from hits.gold import known_answers
 from hits.models import Assignment
+from hits.ratings.models import Rating
+from hits.ratings.page import example_summaries
 from hits.selectors import counted_judgments
 
 
@@ -13,6 +15,8 @@ def assignment_answers(assignment: Assignment) -> dict:
     (a tie is not present, as in scoring; None without other answers), and the expert label of an
     imported round or the HIT's gold answer where one exists."""
     hit = assignment.hit
+    if hit.batch.protocol:
+        return rating_answers(assignment)
     summary = hit.summary
     acus = list(ACU.objects.filter(reference=summary.document.reference).order_by("sentence__position", "position"))
     mine = dict(assignment.judgments.values_list("acu_id", "present"))
@@ -52,3 +56,29 @@ def assignment_answers(assignment: Assignment) -> dict:
         "with_expert": share("agrees_expert"),
         "answered": len(mine),
     }
+
+
+def rating_answers(assignment: Assignment) -> dict:
+    """A rating assignment (hits.ratings): per summary of the example, the worker's 1-5 score next
+    to the mean of the other counted workers' scores (submitted or approved, confirmed, not excluded)."""
+    hit = assignment.hit
+    mine = dict(Rating.objects.filter(assignment=assignment).values_list("summary_id", "score"))
+    others: dict[int, list[int]] = defaultdict(list)
+    counted = Rating.objects.filter(
+        assignment__hit=hit,
+        assignment__status__in=Assignment.COUNTED,
+        assignment__confirmed=True,
+        assignment__worker__excluded=False,
+    ).exclude(assignment=assignment)
+    for summary_id, score in counted.values_list("summary_id", "score"):
+        others[summary_id].append(score)
+    rows = [
+        {
+            "summary": s,
+            "score": mine.get(s.pk),
+            "others": sum(others[s.pk]) / len(others[s.pk]) if others[s.pk] else None,
+            "votes": len(others[s.pk]),
+        }
+        for s in example_summaries(hit.batch, hit.summary.document_id).select_related("system")
+    ]
+    return {"ratings": rows, "summary": hit.summary, "answered": len(mine), "rows": rows}

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -156,6 +157,14 @@ def test_a_rejection_takes_the_ratings_out_and_the_place_reopens(
     ratings = ProtocolRating.objects.filter(round=batch.rating_round, protocol="ref_based")
     assert ratings.count() == 8
     first = Assignment.objects.filter(hit__batch=batch).order_by("pk").first()
+    client.force_login(lead)
+    detail = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert 'id="rating-note"' in detail and 'id="make-expert"' not in detail
+    shown = client.get(reverse("assignment_review", args=[first.pk])).content.decode()
+    mine = dict(Rating.objects.filter(assignment=first).values_list("summary_id", "score"))
+    assert 'id="ratings"' in shown and "4</b> of 4 summaries rated" in shown
+    for summary in Summary.objects.filter(pk__in=mine):
+        assert escape(summary.text) in shown
     with django_capture_on_commit_callbacks(execute=True):
         review.reject(assignment_id=first.pk, feedback="Rated without reading.")
     assert ratings.count() == 4  # the rejected assignment's four ratings left the round

@@ -145,6 +145,8 @@ def mark_expert(batch: Batch) -> Batch:
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.kind != Batch.Kind.CROWD or batch.status != Batch.Status.DRAFT:
             raise ExpertError("Only a draft crowd batch can become an expert round; this one is not a draft.")
+        if batch.protocol:  # its HITs ask for ratings, not ACU labels (hits.ratings)
+            raise ExpertError("A rating batch cannot become an expert round: expert labels are ACU labels.")
         experts = min(batch.assignments_per_hit, MAX_EXPERTS)
         batch.buckets.all().delete()
         batch.hits.update(
