@@ -86,3 +86,30 @@ def test_a_restrictive_relative_clause_in_the_past_is_a_fact_of_its_own():
     ]:
         drafts = draft_sentence(sentence)
         assert len(drafts) == 1, (sentence, drafts)
+
+
+def test_a_list_after_a_preposition_in_the_subject_is_not_split_into_subjects():
+    # "Fans from Leeds and Hull": Hull did not cheer; the fans from both places did
+    drafts = draft_sentence("Fans from Leeds and Hull cheered .")
+    assert "Hull cheered." not in drafts
+    assert not any(d.endswith("were from Leeds.") for d in drafts)
+    drafts = draft_sentence("Goals from Ann Lee , Bo Tan and Cy Poe secured the win .")
+    assert not any(d.startswith(("Bo Tan", "Cy Poe")) or d == "Goals were from Ann Lee." for d in drafts), drafts
+    # a plain list of names still splits
+    assert draft_sentence("Ann Lee , Bo Tan and Cy Poe scored .") == [
+        "Ann Lee scored.",
+        "Bo Tan scored.",
+        "Cy Poe scored.",
+    ]
+
+
+def test_a_fronted_time_or_place_before_a_pronoun_leaves_the_pronoun_the_subject():
+    # not "Later was in the show he." nor a verb of a reduced relative ("Ann brought out") as the
+    # main verb: the pronoun is the subject and "brought out" stays with its noun
+    drafts = draft_sentence("Later in the show he ate a cake Ann brought out for the guests .")
+    assert drafts == ["He ate a cake Ann brought out for the guests."]
+    assert draft_sentence("On the radio she praised the team .") == ["She praised the team."]
+    # a reduced relative in a longer subject still passes to the subject's own verb
+    assert draft_sentence("Ten pupils she teaches were praised .") == ["Ten pupils she teaches were praised."]
+    # inside a quotation every word stays
+    assert "In the end I won the race" in draft_sentence("' In the end I won the race ' , said the runner .")[0]

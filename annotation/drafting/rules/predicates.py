@@ -17,6 +17,7 @@ from .words import (
     PARTICLES,
     QUOTES,
     SUBJECT_PLACE,
+    SUBJECT_PRONOUNS,
     SUBORDINATORS,
     TIME_SPANS,
     TIME_WORDS,
@@ -41,6 +42,8 @@ def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:
         return [subject]
     if len(parts) < 2 or not all(opens_conjunct(p[0]) for p in parts[1:]):
         return [subject]
+    if any(t.lower in PREPOSITIONS for p in parts[:-1] for t in p[1:]):
+        return [subject]  # "Fans from Leeds and Hull": the list may be inside the phrase
     return parts
 
 
@@ -80,6 +83,8 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
         return [[text_of(tokens, sentence)]]  # a headline without its subject ("Was five miles from ...")
     while subject and subject[-1].lower in ADVERBS:  # "X now assisting": the adverb goes with the verb
         predicate = [subject.pop()] + predicate
+    if fronted_phrase_then_pronoun(subject, tokens):
+        subject = subject[-1:]  # "Later in the program he hoarded ...": a fronted time or place, then the subject
     if not subject:
         return [[text_of(tokens, sentence)]]
     drafts: list[list[str]] = []
@@ -100,6 +105,18 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
     return drafts
 
 
+def fronted_phrase_then_pronoun(subject: list[Token], tokens: list[Token]) -> bool:
+    """ "Later in the program he", "On the show he": a time or place phrase before the subject
+    pronoun, without a comma (outside quotations: a quotation keeps every word)."""
+    return (
+        len(subject) >= 3
+        and subject[-1].lower in SUBJECT_PRONOUNS
+        and subject[0].lower in {"later", "earlier", "then", "on", "in", "at", "during"}
+        and not any(t.text in {",", "and", "or"} for t in subject)
+        and not any(t.text in QUOTES for t in tokens)
+    )
+
+
 def subject_end(tokens: list[Token]) -> int | None:
     """Where the subject ends: at the first verb, or in a headline-like clause without one after a
     leading list of names (which still splits); None when the clause has no subject to split."""
@@ -118,6 +135,8 @@ def subject_place(conjunct: list[Token], predicate: list[Token], sentence: str) 
     """A place or origin inside a short subject ("Students from the University of Surrey"): the
     head before it and the draft "S is/was PLACE"; else the whole conjunct and None."""
     place_at = next((i for i, t in enumerate(conjunct) if t.lower in SUBJECT_PLACE and i > 0), None)
+    if place_at is not None and any(t.text in QUOTES for t in conjunct[:place_at]):
+        return conjunct, None  # "' In the end I": a quotation's first words are no head
     if place_at is not None and 1 <= place_at <= 3 and len(conjunct) - place_at >= 2:
         head = conjunct[:place_at]
         return head, [text_of(head, sentence), be(head, is_past(predicate)), text_of(conjunct[place_at:], sentence)]

@@ -101,7 +101,9 @@ def first_verb(tokens: list[Token], start: int = 1) -> int | None:
                 continue
             if i >= 2 and tokens[i - 1].lower in PRONOUNS and tokens[i].lower not in AUXILIARIES:
                 later = next((j for j in range(i + 1, len(tokens)) if is_verb(tokens, j)), None)
-                if later is not None:
+                # "45 children she cares for were forced": the subject's own verb is an auxiliary;
+                # "Later in the program he hoarded ... Fallon brought out": "he" is the subject
+                if later is not None and tokens[later].lower in AUXILIARIES:
                     return later
             return i
     return None
