@@ -207,6 +207,8 @@ class Batch(models.Model):
     rating_round = models.ForeignKey(
         RatingRound, null=True, blank=True, related_name="batches", on_delete=models.PROTECT
     )
+    # None listed: every worker of the provider; else only these take its places (the demo's open batch).
+    reserved_for = models.ManyToManyField(Worker, blank=True, related_name="reserved_batches")
 
     class Meta:
         ordering = ["dataset", "created_at"]

@@ -24,6 +24,9 @@ def _pool(batch: Batch) -> dict:
     stopped = workers.filter(pk__in=stopped_ids).count()
     workers = workers.exclude(pk__in=stopped_ids)
     newcomers = users.filter(worker__isnull=True).count()
+    reserved = batch.reserved_for.values("pk")
+    if reserved.exists():  # reserved for named workers (hits.services.handout): nobody else may take it
+        workers, newcomers = workers.filter(pk__in=reserved), 0
     test = batch.qualification_test
     if test is None:
         return {"able": workers, "may_try": newcomers, "blocked": blocked, "stopped": stopped, "failed_out": 0}

@@ -53,6 +53,7 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
         Q(batch__status=Batch.Status.PUBLISHED, batch__provider=worker.provider, batch__expires_at__gt=now)
         & (Q(batch__qualification_test__isnull=True) | Exists(passed))
         & _not_stopped(worker)
+        & _not_reserved_for_others(worker)
     )
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
@@ -66,6 +67,22 @@ def _not_stopped(worker: Worker) -> Q:
         batch_id=OuterRef("batch_id"), worker_id=worker.pk, stopped_at__isnull=False
     )
     return Q(~Exists(stopped))
+
+
+def _not_reserved_for_others(worker: Worker) -> Q:
+    """Leaves out batches reserved for other workers (`Batch.reserved_for`, e.g. the demo's open
+    batch, for demo-worker only): a batch with no reservation is open to every worker."""
+    reserved = Batch.reserved_for.through.objects.filter(batch_id=OuterRef("batch_id"))
+    return Q(~Exists(reserved)) | Q(Exists(reserved.filter(worker_id=worker.pk)))
+
+
+def held_in_stopped_batch(worker: Worker) -> Assignment | None:
+    """The worker's open in-house assignment in a batch no longer handing out work (stopped): it
+    may still be submitted until its deadline, or given up for other work (`next_assignment`)."""
+    current = open_assignment(worker)
+    if current is None or current.external_id or current.hit.batch.status == Batch.Status.PUBLISHED:
+        return None
+    return current
 
 
 # The fair order (the partial index `hit_fair_pick`): higher batch priority first (copied on the HIT); then the HIT with the largest share of its
@@ -191,6 +208,9 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     worker end with one assignment, the others resuming it."""
     if worker.blocked:
         raise NoWork("Your account is blocked from new tasks.")
+    stale = held_in_stopped_batch(worker)
+    if stale is not None:  # the worker asked for other work: give the stopped batch's place up
+        release(Assignment.objects.filter(pk=stale.pk, status=Assignment.Status.ASSIGNED))
     for _ in range(3):
         now = timezone.now()
         try:

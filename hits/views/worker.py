@@ -43,13 +43,17 @@ def work(request):
     tests = qualification.offered_tests(Worker.Provider.INHOUSE)
     open_tests = [{"test": t, **qualification.attempt_status(worker, t)} for t in tests]
     recent = worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:20]
+    current = handout.open_assignment(worker)
+    stale = handout.held_in_stopped_batch(worker)
     return render(
         request,
         "hits/work.html",
         {
             "worker": worker,
             "tests": open_tests,
-            "current": handout.open_assignment(worker),
+            "current": None if stale else current,
+            "stale": stale,
+            "stale_token": task_token(stale) if stale else "",
             "recent": recent,
             "bonuses": worker.ledger.filter(kind=LedgerEntry.Kind.BONUS)
             .select_related("assignment__hit__summary__document")

@@ -237,13 +237,20 @@ def leaderboard(systems: dict) -> dict:
     }
 
 
+def power_bucket_label(bucket: dict) -> str:
+    """ "Δ 0.120–0.213 (3 pairs)"; one difference when the range is a point: "Δ 0.213 (1 pair)"."""
+    low, high = f"{bucket['min_difference']:.3f}", f"{bucket['max_difference']:.3f}"
+    span = low if low == high else f"{low}–{high}"
+    return f"Δ {span} ({bucket['pairs']} pair{'' if bucket['pairs'] == 1 else 's'})"
+
+
 def power_curve(outputs: dict) -> dict:
     sizes = outputs["sizes"]
     datasets = []
     for b in outputs["buckets"]:
         if not b["pairs"]:
             continue
-        label = f"Δ {b['min_difference']:.3f}–{b['max_difference']:.3f} ({b['pairs']} pairs)"
+        label = power_bucket_label(b)
         colour = BUCKET_COLOURS[b["bucket"] % len(BUCKET_COLOURS)]
         datasets.append(
             {

@@ -68,14 +68,12 @@ def _needs_shared_documents(matrix) -> bool:
     return bool(np.isnan(matrix).any()) or len(matrix) < MIN_POWER_DOCUMENTS
 
 
-def _power_outputs(result, names, docs) -> dict:
+def _power_outputs(result, names, docs, matrix) -> dict:
     buckets = power.bucket_rows(result)
-    if result.pair_documents is not None:
-        pair_n = result.pair_documents.tolist()
-        coverage = "shared"
-    else:
-        pair_n = [len(docs)] * len(result.pairs)
-        coverage = "complete"
+    pair_n = result.pair_documents.tolist() if result.pair_documents is not None else [len(docs)] * len(result.pairs)
+    # "shared" only when some system misses a document: too few documents alone also go pair by pair
+    # (`_needs_shared_documents`), yet every system was judged on every one of them.
+    coverage = "shared" if np.isnan(matrix).any() else "complete"
     pairs = list(zip(result.pairs.tolist(), pair_n, strict=True))
     small = [[names[a], names[b]] for (a, b), n in pairs if n < SMALL_SAMPLE]
     unpowered = [[names[a], names[b]] for (a, b), n in pairs if n < MIN_POWER_DOCUMENTS]
@@ -145,7 +143,7 @@ def run_power(run_id: int) -> ScoringRun:
                 progress=progress,
             )
         run.inputs = {"documents": len(docs), "systems": len(names)}
-        _finish(run, started, _power_outputs(result, names, docs))
+        _finish(run, started, _power_outputs(result, names, docs, matrix))
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
         _finish(run, started, error=f"{type(exc).__name__}: {exc}")
     return run
@@ -249,12 +247,13 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
         plan = _stored_plan(inputs)
         stored = {key: (_unpack_bits(value), value["used"]) for key, value in inputs["parts"].items()}
         results = {q: stored[_part_key(q)] for q in plan.parts}
-        result = power.combine_parts(_unpack(inputs["matrix"]), sizes, plan, results, n_trials=int(p["n_trials"]))
+        matrix = _unpack(inputs["matrix"])
+        result = power.combine_parts(matrix, sizes, plan, results, n_trials=int(p["n_trials"]))
         run.inputs = {"documents": inputs["documents"], "systems": inputs["systems"], "parts": len(results)}
         _finish(
             run,
             time.perf_counter() - (time.time() - inputs["started"]),
-            _power_outputs(result, inputs["names"], inputs["document_ids"]),
+            _power_outputs(result, inputs["names"], inputs["document_ids"], matrix),
         )
     return True
 

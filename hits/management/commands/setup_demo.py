@@ -16,6 +16,7 @@ from hits.services.people import create_user_with_role
 DEMO_FILE = Path(__file__).resolve().parents[3] / "annotation" / "demo" / "realsumm-demo.rose.jsonl"
 DEMO_NAME = "realsumm-demo"
 AUTHORING_NAME = "realsumm-demo-to-write"
+OPEN_BATCH = "Demo batch: open for demo-worker"
 # Two authors, so that a reference one writes has someone to review it.
 DEMO_USERS = [("demo-lead", "lead"), ("demo-author", "author"), ("demo-reviewer", "author"), ("demo-worker", "worker")]
 
@@ -33,6 +34,7 @@ class Command(BaseCommand):
             password = secrets.token_urlsafe(9)
             users[username] = create_user_with_role(username=username, password=password, role=role)
             lines.append(f"  {role:<7} {username:<12} password: {password}")
+        self._reserve_open_batch(users["demo-worker"])
         if not Dataset.objects.filter(name=AUTHORING_NAME).exists():
             self._authoring_demo(users["demo-author"], users["demo-reviewer"])
         self.stdout.write("Demo logins (new passwords on every start):\n" + "\n".join(lines))
@@ -49,12 +51,21 @@ class Command(BaseCommand):
             create_batch(dataset=dataset, spec=BatchSpec(name="Demo batch: simulated crowd"), systems=systems[:3])
         )
         simulate_crowd(done, workers=3, accuracy=0.9, spammers=1, seed=1)
-        publish_batch(
-            create_batch(dataset=dataset, spec=BatchSpec(name="Demo batch: open for demo-worker"), systems=systems[3:])
-        )
+        publish_batch(create_batch(dataset=dataset, spec=BatchSpec(name=OPEN_BATCH), systems=systems[3:]))
         self.stdout.write(
             "Demo batches: one completed by 4 simulated workers (one careless), one open for demo-worker."
         )
+
+    def _reserve_open_batch(self, user):
+        """The demo's open batch is demo-worker's alone: a lab's own workers (one who failed the lab's
+        test included) never get a demo task. Also run on demo databases made before the rule."""
+        from hits.models import Batch, Worker
+
+        worker, _ = Worker.objects.get_or_create(
+            provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
+        )
+        for batch in Batch.objects.filter(dataset__name=DEMO_NAME, name=OPEN_BATCH):
+            batch.reserved_for.set([worker])
 
     def _authoring_demo(self, author, reviewer):
         """Three references without ACUs, assigned to demo-author and proofread by demo-reviewer
