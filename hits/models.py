@@ -23,7 +23,7 @@ class Worker(models.Model):
         PANEL = "panel", "Participant panel"
         # Expert labels: imported with a dataset, or made on our task page in an expert round
         # (hits.services.expert); they are the gold (hits.gold), never a worker to pay or block.
-        IMPORTED = "imported", "Expert labels"
+        EXPERT = "expert", "Expert labels"
 
     provider = models.CharField(max_length=20, choices=Provider.choices)
     external_id = models.CharField(max_length=200)
@@ -44,6 +44,11 @@ class Worker(models.Model):
     @property
     def blocked(self) -> bool:
         return self.blocked_at is not None
+
+    @property
+    def is_expert(self) -> bool:
+        """Expert labels, not a crowd worker: nothing to pay, block, exclude or flag."""
+        return self.provider == self.Provider.EXPERT
 
     def __str__(self):
         return f"{self.provider}:{self.external_id}"
@@ -127,7 +132,11 @@ class Batch(models.Model):
 
     class Kind(models.TextChoices):
         CROWD = "crowd", "Crowd batch"
+        # Expert labels imported with a dataset (their workers' provider is `expert`).
         IMPORTED = "imported", "Imported labels"
+        # Crowd labels imported from an export of ours, each under its worker and provider: read-only,
+        # never gold (hits.services.dataset_import).
+        IMPORTED_CROWD = "imported_crowd", "Imported crowd labels"
         MACHINE = "machine", "Machine judge"
         # Authors and leads label summaries on the task page: no pay, no provider (hits.services.expert).
         EXPERT = "expert", "Expert labels (made here)"
@@ -135,6 +144,8 @@ class Batch(models.Model):
     # The rounds whose labels are the gold: known answers of qualification tests and gold HITs,
     # worker quality and the judges' expert target (hits.gold). One rule, read everywhere.
     EXPERT_KINDS = (Kind.IMPORTED, Kind.EXPERT)
+    # The rounds of crowd labels: batches made here and crowd labels imported from an export of ours.
+    CROWD_KINDS = (Kind.CROWD, Kind.IMPORTED_CROWD)
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -216,7 +227,7 @@ class Batch(models.Model):
 
     @property
     def read_only(self) -> bool:
-        return self.kind in (self.Kind.IMPORTED, self.Kind.MACHINE)
+        return self.kind in (self.Kind.IMPORTED, self.Kind.IMPORTED_CROWD, self.Kind.MACHINE)
 
     def __str__(self):
         return self.name

@@ -30,7 +30,7 @@ class Stage:
 def batch_stage(batch: Batch) -> Stage:
     """The stage a lead reads on the batch pages. The stored status says whether work is handed out;
     complete and paid follow from the assignments and the ledger, so no page has to write them."""
-    if batch.kind == Batch.Kind.IMPORTED:
+    if batch.kind in (Batch.Kind.IMPORTED, Batch.Kind.IMPORTED_CROWD):
         return Stage("imported", "Imported", EXPLAIN["imported"])
     if batch.kind == Batch.Kind.EXPERT:
         label = "Expert round" if batch.status == Batch.Status.PUBLISHED else "Expert round, closed"

@@ -88,7 +88,7 @@ def test_expert_labels_made_in_the_browser_become_the_gold(client, lead, author,
 
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.APPROVED  # like an imported label: nothing to review
-    assert assignment.worker.provider == Worker.Provider.IMPORTED
+    assert assignment.worker.provider == Worker.Provider.EXPERT
     assert assignment.worker.external_id == f"{dataset.name}/{author.username}"
     known = gold.known_answers(dataset)
     assert known == {assignment.hit.summary_id: {int(a): v for a, v in answers.items()}}
@@ -245,7 +245,7 @@ def test_the_expert_labels_are_never_a_flagged_worker(author, tmp_path):
             submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=opposite)
     run = compute_scores(dataset, None, trigger="test")
     rows = workers_table(run)["rows"]
-    experts = [r for r in rows if r["provider"] == Worker.Provider.IMPORTED]
+    experts = [r for r in rows if r["provider"] == Worker.Provider.EXPERT]
     assert len(experts) == 1 and experts[0]["agreement"] < 0.6 and experts[0]["flags"] == []
     assert workers_table(run)["flagged"] == 0
 
@@ -260,7 +260,7 @@ def test_a_draft_batch_marked_as_expert_is_labelled_unpaid(client, lead, author,
     response = client.post(reverse("expert_from_batch", args=[draft.pk]), follow=True)
     assert response.redirect_chain[-1][0] == reverse("expert_round", args=[draft.pk])
     batch = Batch.objects.get(pk=draft.pk)
-    assert (batch.kind, batch.status, batch.provider) == ("expert", "published", Worker.Provider.IMPORTED)
+    assert (batch.kind, batch.status, batch.provider) == ("expert", "published", Worker.Provider.EXPERT)
     assert batch.assignments_per_hit == 3 and not batch.buckets.exists()  # at most 3 experts, nothing to pay
     assert set(batch.hits.values_list("reward", "open_places")) == {(0, 3)}
     given = label_all(batch, author)

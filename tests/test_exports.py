@@ -17,7 +17,7 @@ import pytest
 
 from annotation.models import ACU, Dataset
 from hits.models import Assignment, Judgment, Worker
-from hits.selectors import counted_judgments
+from hits.selectors import counted_assignments, counted_judgments
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from scoring.results.exports import labels as label_arrays
@@ -43,13 +43,39 @@ def _reference_acus(dataset) -> dict[int, list]:
     return acus
 
 
+def reference_sources(dataset, batch, keys) -> dict | None:
+    """{(summary id, worker id): label source} of the counted work (a worker's first round), or
+    None when all of it is the one round imported with the dataset."""
+    assignments = list(
+        counted_assignments(dataset, batch).select_related("hit__batch", "worker").order_by("hit__batch_id", "pk")
+    )
+    rounds = {a.hit.batch for a in assignments}
+    if len(rounds) < 2 and all(b.kind == "imported" for b in rounds):
+        return None
+    sources: dict = {}
+    for a in assignments:
+        expert = a.worker.provider == "expert"
+        sources.setdefault(
+            (a.hit.summary_id, a.worker_id),
+            {
+                "round": a.hit.batch.name,
+                "kind": "crowd" if a.hit.batch.kind in ("crowd", "imported_crowd") else a.hit.batch.kind,
+                "provider": a.worker.provider,
+                "worker": keys.get(a.worker_id) if expert else a.worker.external_id,
+                "seconds": a.active_seconds,
+            },
+        )
+    return sources
+
+
 def reference_rose(dataset, batch=None) -> str:
     labels = labels_by_summary(dataset, batch)
-    several = any(len(workers) > 1 for workers in labels.values())
     keys = {
         w.pk: rose._annotator_key(w, dataset)
         for w in Worker.objects.filter(pk__in={w for p in labels.values() for w in p})
     }
+    sources = reference_sources(dataset, batch, keys) if labels else None
+    several = any(len(workers) > 1 for workers in labels.values()) or sources is not None
     acus_by_reference = _reference_acus(dataset)
     lines = []
     for doc in dataset.documents.order_by("position", "pk"):
@@ -84,6 +110,10 @@ def reference_rose(dataset, batch=None) -> str:
                 annotation["annotator_labels"] = {
                     keys[wid]: [int(judged[a.pk]) if a.pk in judged else None for a in acus]
                     for wid, judged in sorted(per_worker.items(), key=lambda kv: keys[kv[0]])
+                }
+            if sources is not None:
+                annotation["label_sources"] = {
+                    keys[wid]: sources[(summary.pk, wid)] for wid in sorted(per_worker, key=lambda w: keys[w])
                 }
             record["annotations"][summary.system.name] = annotation
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
@@ -151,7 +181,13 @@ def test_rose_export_is_the_reference_byte_for_byte(tricky):
     for batch in (None, crowd, imported_round(dataset)):
         assert "".join(rose_lines(dataset, batch)) == reference_rose(dataset, batch), batch
     text = "".join(rose_lines(dataset))
-    assert '"annotator_labels"' in text and "null" in text and "\\u0007" in text and "é ✓ 𝄞" in text
+    assert (
+        '"annotator_labels"' in text
+        and '"label_sources"' in text
+        and "null" in text
+        and "\\u0007" in text
+        and "é ✓ 𝄞" in text
+    )
 
 
 @pytest.mark.django_db

@@ -71,7 +71,7 @@ def test_the_bonus_reason_is_shown_to_the_worker(client, worker, lead):
 def test_imported_expert_labels_are_not_a_worker_with_buttons(client, lead):
     dataset, batch = simulated_round()
     expert = (
-        Worker.objects.filter(provider=Worker.Provider.IMPORTED, assignments__hit__batch__dataset=dataset)
+        Worker.objects.filter(provider=Worker.Provider.EXPERT, assignments__hit__batch__dataset=dataset)
         .distinct()
         .get()
     )

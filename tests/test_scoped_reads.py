@@ -150,7 +150,7 @@ def _stale_round(dataset, workers_per_hit=60):
         [HIT(batch=batch, summary=s, max_assignments=workers_per_hit, reward=Decimal("0.30")) for s in summaries]
     )
     crowd = Worker.objects.bulk_create(
-        [Worker(provider="imported", external_id=f"stale-{i}") for i in range(workers_per_hit)]
+        [Worker(provider="inhouse", external_id=f"stale-{i}") for i in range(workers_per_hit)]
     )
     now = timezone.now()
     assignments = Assignment.objects.bulk_create(

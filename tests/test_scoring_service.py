@@ -67,7 +67,7 @@ def test_same_seed_same_numbers_and_staleness(realsumm):
     assert first.outputs["systems"] == second.outputs["systems"]
     assert not is_stale(second, realsumm)
     assert current_scores(realsumm).pk == second.pk
-    for worker_id in Worker.objects.filter(provider="imported").values_list("pk", flat=True):
+    for worker_id in Worker.objects.filter(provider="expert").values_list("pk", flat=True):
         review.set_excluded(worker_id=worker_id, excluded=True)  # bumps the version of their rounds
     assert is_stale(second, realsumm)
     fresh = current_scores(realsumm)

@@ -60,8 +60,10 @@ def copy_text(value) -> str:
 
 
 def _numeric(field) -> bool:
+    """Whether the csv writer can write the column: a number that is never NULL (it would write
+    NULL as an empty text, which COPY does not read as a number)."""
     target = field.target_field if field.is_relation else field
-    return target.get_internal_type() in NUMERIC
+    return target.get_internal_type() in NUMERIC and not field.null
 
 
 def _constants(model, given: set[str], values: dict) -> dict:

@@ -3,6 +3,28 @@
 from dataclasses import dataclass, field
 
 
+@dataclass(frozen=True)
+class LabelSource:
+    """Where one annotator's labels of a summary came from, as our export writes it: the round
+    (`kind`: `imported` expert labels, an `expert` round, a `crowd` round), its name, the
+    worker's provider and id (an expert's name) and the active seconds (None: not known)."""
+
+    kind: str
+    round: str
+    provider: str
+    worker: str
+    seconds: float | None = None
+
+    @property
+    def expert(self) -> bool:
+        return self.kind in EXPERT_SOURCES
+
+
+# The kinds of label source whose labels are expert labels (the gold); `crowd` is the other one.
+EXPERT_SOURCES = ("imported", "expert")
+SOURCE_KINDS = (*EXPERT_SOURCES, "crowd")
+
+
 @dataclass
 class DocumentRecord:
     external_id: str
@@ -18,6 +40,9 @@ class DocumentRecord:
     reference_text: str = ""
     # the dataset's length-normalization strength, as our RoSE export writes it (None: not given)
     length_alpha: float | None = None
+    # sources[system][annotator]: where those labels came from (our export's label_sources; an
+    # annotator not named here gave imported expert labels)
+    sources: dict[str, dict[str, LabelSource]] = field(default_factory=dict)
 
 
 # Annotator name for formats that carry one label set per summary with no worker id.

@@ -7,7 +7,11 @@ else a paragraph split by a sentence splitter), `reference_acus` (list of string
 
 Extension (written by our export when a summary has several annotators, read back on
 import): `annotations[system]["annotator_labels"] = {annotator: [0/1/null, ...]}`, the
-labels of each worker; `acu_labels` then holds their majority.
+labels of each worker; `acu_labels` then holds their majority. With them our export writes
+`annotations[system]["label_sources"] = {annotator: {"round", "kind", "provider", "worker",
+"seconds"}}`: where each annotator's labels came from (`kind`: `imported` expert labels, an
+`expert` round, a `crowd` round under its worker's provider and id). An annotator it does not
+name gave imported expert labels.
 """
 
 import json
@@ -18,7 +22,7 @@ from config import bounded_json
 from ..text import split_sentences
 from .errors import DatasetImportError
 from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_alpha
-from .records import SINGLE_ANNOTATOR, DocumentRecord
+from .records import SINGLE_ANNOTATOR, SOURCE_KINDS, DocumentRecord, LabelSource
 from .textfile import decode
 
 _PLAIN = ({int}, {0, 1})
@@ -68,6 +72,7 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
     units = _units(obj, name, line)
     summaries = _summaries(obj, name, line)
     labels = _labels(obj, summaries, len(units), name, line)
+    sources = _sources(obj, labels, name, line)
     return DocumentRecord(
         str(raw_id).strip(),
         source.strip(),
@@ -78,6 +83,7 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         (name, line),
         reference_text=reference,
         length_alpha=_length_alpha(obj, name, line),
+        sources=sources,
     )
 
 
@@ -150,6 +156,52 @@ def _system_labels(system: str, annotation, unit_count: int, name: str, line: in
         where = f"annotations[{system!r}]['acu_labels']"
         return {SINGLE_ANNOTATOR: _label_list(annotation["acu_labels"], unit_count, where, name, line, False)}
     return None
+
+
+MAX_NAME = 200  # a round's name and a worker's id are stored in fields of 200 characters
+MAX_SECONDS = 366 * 24 * 3600
+
+
+def _sources(obj: dict, labels: dict[str, dict[str, list]], name: str, line: int) -> dict[str, dict[str, LabelSource]]:
+    """`label_sources` of each system's annotators, checked against its `annotator_labels`."""
+    found: dict[str, dict[str, LabelSource]] = {}
+    for system, annotation in (obj.get("annotations") or {}).items():
+        given = annotation.get("label_sources")
+        if given is None:
+            continue
+        where = f"annotations[{system!r}]['label_sources']"
+        if not isinstance(given, dict):
+            raise DatasetImportError(f"{where} must be an object {{annotator: source}}", name, line)
+        if annotation.get("annotator_labels") is None:
+            raise DatasetImportError(f"{where} needs the 'annotator_labels' they describe", name, line)
+        found[system] = {}
+        for annotator, source in given.items():
+            if annotator not in labels.get(system, {}):
+                raise DatasetImportError(f"{where} names {annotator!r}, who has no annotator_labels", name, line)
+            found[system][annotator] = _source(source, f"{where}[{annotator!r}]", name, line)
+    return found
+
+
+def _source(source, where: str, name: str, line: int) -> LabelSource:
+    if not isinstance(source, dict):
+        raise DatasetImportError(f"{where} must be an object", name, line)
+    kind, provider = source.get("kind"), source.get("provider")
+    if kind not in SOURCE_KINDS:
+        raise DatasetImportError(f"{where}['kind'] must be one of {', '.join(SOURCE_KINDS)}", name, line)
+    texts = {}
+    for key in ("round", "worker"):
+        value = source.get(key)
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+            raise DatasetImportError(f"{where}[{key!r}] must be a text of 1 to {MAX_NAME} characters", name, line)
+        texts[key] = value.strip()
+    if not isinstance(provider, str) or not provider:  # which providers: hits.services.dataset_import
+        raise DatasetImportError(f"{where}['provider'] must be a provider's name", name, line)
+    seconds = source.get("seconds")
+    if seconds is not None and (
+        not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds < MAX_SECONDS
+    ):
+        raise DatasetImportError(f"{where}['seconds'] must be a number of seconds (0 to a year) or null", name, line)
+    return LabelSource(kind, texts["round"], provider, texts["worker"], seconds)
 
 
 def read_rose(path: Path) -> list[DocumentRecord]:

@@ -1,7 +1,7 @@
 """Import a dataset: validate the records, then write documents, references, ACUs and any
 imported label rounds in one transaction: all of it or nothing."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 
@@ -11,7 +11,7 @@ from annotation.importing.foreign_keys import checked_as_a_set
 from annotation.importing.formats import check_alpha, guess_format, read_records
 from annotation.importing.limits import check_text
 from annotation.importing.protocols import read_protocol_file
-from annotation.importing.records import DocumentRecord
+from annotation.importing.records import DocumentRecord, LabelSource
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
 from annotation.services import ratings
 from annotation.text import attach_units_to_sentences, word_count
@@ -91,7 +91,7 @@ def delete_dataset(dataset: Dataset) -> None:
     """Delete a dataset with its imported labels; refused if it holds work done here (crowd
     batches, expert rounds labelled in the browser)."""
 
-    made_here = dataset.batches.exclude(kind=Batch.Kind.IMPORTED)
+    made_here = dataset.batches.exclude(kind__in=(Batch.Kind.IMPORTED, Batch.Kind.IMPORTED_CROWD))
     if made_here.exists():
         plural = {
             Batch.Kind.CROWD: "crowd batches",
@@ -178,55 +178,121 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
     )
 
 
-def _imported_workers(dataset: Dataset, annotators: list[str]) -> dict[str, int]:
-    """The imported-label worker of each annotator name ("<dataset>/<annotator>"), made if missing."""
-    keys = {f"{dataset.name}/{a}": a for a in annotators}
-    mine = Worker.objects.filter(provider=Worker.Provider.IMPORTED, external_id__in=keys)
-    found = set(mine.values_list("external_id", flat=True))
-    Worker.objects.bulk_create(
-        [Worker(provider=Worker.Provider.IMPORTED, external_id=k) for k in keys if k not in found],
-        ignore_conflicts=True,
-    )
-    return {keys[external_id]: pk for external_id, pk in mine.values_list("external_id", "pk")}
+EXPERT_ROUND = Batch.Kind.IMPORTED  # the batch kind of imported expert labels (and of the default round)
+CROWD_PROVIDERS = tuple(p for p in Worker.Provider.values if p != Worker.Provider.EXPERT)
 
 
-def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, int, int | None]:
-    """Imported labels become a read-only round: a batch of kind 'imported', one HIT per
-    labelled summary, one submitted-and-approved assignment per annotator."""
+@dataclass
+class _Round:
+    """One imported label round: its batch's name, kind and provider, and its labels as
+    (summary id, worker key, labels, the document's ACU ids, active seconds)."""
 
-    if not any(r.labels for r in records):
-        return 0, 0, None
-    annotator_names = sorted({a for r in records for per in r.labels.values() for a in per})
-    batch = Batch.objects.create(
-        dataset=dataset,
-        name=f"{dataset.name}: imported labels",
-        kind=Batch.Kind.IMPORTED,
-        provider=Worker.Provider.IMPORTED,
-        status=Batch.Status.COMPLETE,
-        assignments_per_hit=max(len(per) for r in records for per in r.labels.values()),
-    )
-    workers = _imported_workers(dataset, annotator_names)
+    name: str
+    kind: str
+    provider: str
+    items: list = field(default_factory=list)
 
-    hit_rows, pending, start = [], [], 0  # pending: (HIT index, worker, labels, the document's ACU ids)
+
+def _worker_key(dataset: Dataset, annotator: str, source: LabelSource | None) -> tuple[str, str]:
+    """(provider, external id) of the worker whose labels these are: an expert is named
+    "<dataset>/<name>" (expert labels belong to their dataset), a crowd worker keeps its own."""
+    if source is None or source.expert:
+        return Worker.Provider.EXPERT, f"{dataset.name}/{source.worker if source else annotator}"
+    return source.provider, source.worker
+
+
+def _rounds(dataset, records, documents, acus, summaries) -> list[_Round]:
+    """The labels grouped by the round they came from (the file's own labels: one round of
+    imported expert labels); raises DatasetImportError for a source that cannot be stored."""
+    rounds: dict[tuple[str, str, str], _Round] = {}
+    seen: set[tuple[str, int, tuple[str, str]]] = set()
+    start = 0
     for r, document in zip(records, documents, strict=True):
         unit_acus = acus[start : start + len(r.units)]
         start += len(r.units)
         for system, per_annotator in r.labels.items():
-            hit_rows.append((summaries[(document, system)], len(per_annotator)))
             for annotator, labels in per_annotator.items():
-                pending.append((len(hit_rows) - 1, workers[annotator], labels, unit_acus))
-    hits = insert_rows(HIT, ["summary", "max_assignments"], hit_rows, ids=True, batch=batch.pk)
+                source = r.sources.get(system, {}).get(annotator)
+                if source is not None and not source.expert and source.provider not in CROWD_PROVIDERS:
+                    raise DatasetImportError(
+                        f"the labels of {annotator!r} on {system!r} are crowd labels of provider "
+                        f"{source.provider!r}: a crowd provider is one of {', '.join(CROWD_PROVIDERS)}",
+                        *r.origin,
+                    )
+                expert = source is None or source.expert
+                name = source.round if source else f"{dataset.name}: imported labels"
+                kind = EXPERT_ROUND if expert else Batch.Kind.IMPORTED_CROWD
+                provider = Worker.Provider.EXPERT if expert else source.provider
+                worker = _worker_key(dataset, annotator, source)
+                if (name, summaries[(document, system)], worker) in seen:
+                    raise DatasetImportError(f"{worker[1]!r} labels {system!r} twice in round {name!r}", *r.origin)
+                seen.add((name, summaries[(document, system)], worker))
+                round_ = rounds.setdefault((name, kind, provider), _Round(name[:200], kind, provider))
+                round_.items.append(
+                    (summaries[(document, system)], worker, labels, unit_acus, source.seconds if source else None)
+                )
+    return list(rounds.values())
+
+
+def _workers(keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The worker of each (provider, external id), made if missing."""
+    found: dict[tuple[str, str], int] = {}
+    for provider in {p for p, _ in keys}:
+        ids = [e for p, e in keys if p == provider]
+        mine = Worker.objects.filter(provider=provider, external_id__in=ids)
+        have = set(mine.values_list("external_id", flat=True))
+        Worker.objects.bulk_create(
+            [Worker(provider=provider, external_id=e) for e in ids if e not in have], ignore_conflicts=True
+        )
+        found.update(((provider, e), pk) for e, pk in mine.values_list("external_id", "pk"))
+    return found
+
+
+def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, int, int | None]:
+    """Imported labels become read-only rounds, one per round they came from (the file's own
+    labels: one round of imported expert labels): a batch of kind 'imported' (expert labels,
+    workers of provider `expert`) or 'imported_crowd' (crowd labels under their worker), one HIT
+    per labelled summary, one approved assignment per annotator."""
+
+    if not any(r.labels for r in records):
+        return 0, 0, None
+    rounds = _rounds(dataset, records, documents, acus, summaries)
+    workers = _workers({w for round_ in rounds for _, w, _, _, _ in round_.items})
+    stored = [_store_round(dataset, round_, workers) for round_ in rounds]
+    return sum(n for _, n in stored), len(workers), stored[0][0]
+
+
+def _store_round(dataset, round_: _Round, workers: dict) -> tuple[int, int]:
+    """One round's batch, HITs, assignments and judgments; (batch id, judgments stored)."""
+    per_summary: dict[int, int] = {}
+    for summary, *_ in round_.items:
+        per_summary[summary] = per_summary.get(summary, 0) + 1
+    batch = Batch.objects.create(
+        dataset=dataset,
+        name=round_.name,
+        kind=round_.kind,
+        provider=round_.provider,
+        status=Batch.Status.COMPLETE,
+        assignments_per_hit=max(per_summary.values()),
+    )
+    hits = dict(
+        zip(
+            per_summary,
+            insert_rows(HIT, ["summary", "max_assignments"], list(per_summary.items()), ids=True, batch=batch.pk),
+            strict=True,
+        )
+    )
     assignments = insert_rows(
         Assignment,
-        ["hit", "worker"],
-        [(hits[h], w) for h, w, _, _ in pending],
+        ["hit", "worker", "active_seconds"],
+        [(hits[summary], workers[worker], seconds) for summary, worker, _, _, seconds in round_.items],
         ids=True,
         status=Assignment.Status.APPROVED,
         submitted_at=batch.created_at,
     )
     rows = (  # streamed into COPY; a label is 1/0, which PostgreSQL reads as a boolean
         (assignment, acu, label)
-        for assignment, (_, _, labels, unit_acus) in zip(assignments, pending, strict=True)
+        for assignment, (_, _, labels, unit_acus, _) in zip(assignments, round_.items, strict=True)
         for acu, label in zip(unit_acus, labels, strict=True)
         if label is not None
     )
@@ -234,7 +300,7 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
     with checked_as_a_set(Judgment):
         count = insert_rows(Judgment, ["assignment", "acu", "present"], rows)
     versions.bump(dataset.pk, batch.pk)
-    return count, len(workers), batch.pk
+    return batch.pk, count
 
 
 def import_upload(upload, *, name: str, fmt: str, replace: bool = False, created_by=None) -> ImportSummary:

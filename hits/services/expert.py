@@ -3,7 +3,7 @@ unpaid, with no provider.
 
 An expert round is a batch of kind `expert` whose HITs are the summaries chosen to become gold.
 Its work is stored exactly as imported expert labels are: one approved assignment per expert
-and summary, by a worker of provider `imported` named "<dataset>/<username>" (an imported
+and summary, by a worker of provider `expert` named "<dataset>/<username>" (an imported
 annotator is "<dataset>/<annotator>"). So hits.gold reads both alike, and every reader of the
 gold (qualification tests, gold HITs, worker quality, the judges' expert target) uses labels
 made here with no code of its own. No pay bucket, reward 0, and a submission is approved as it
@@ -107,7 +107,7 @@ def create_round(dataset, *, count, experts: int = 2, by=None, seed: int | None 
             dataset=dataset,
             name=f"{dataset.name}: expert labels {timezone.localtime(now):%Y-%m-%d %H:%M}",
             kind=Batch.Kind.EXPERT,
-            provider=Worker.Provider.IMPORTED,
+            provider=Worker.Provider.EXPERT,
             status=Batch.Status.PUBLISHED,
             assignments_per_hit=experts,
             lifetime_seconds=int(LIFETIME.total_seconds()),
@@ -154,7 +154,7 @@ def mark_expert(batch: Batch) -> Batch:
         )
         Batch.objects.filter(pk=batch.pk).update(
             kind=Batch.Kind.EXPERT,
-            provider=Worker.Provider.IMPORTED,
+            provider=Worker.Provider.EXPERT,
             status=Batch.Status.PUBLISHED,
             assignments_per_hit=experts,
             allocation="fixed",
@@ -185,8 +185,8 @@ def _expert_id(user, dataset) -> str:
 
 def expert_worker(user, dataset) -> Worker:
     """The user's expert-label worker of this dataset ("<dataset>/<username>", provider
-    `imported`), made on first use (get_or_create takes a parallel first request's row)."""
-    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.IMPORTED, external_id=_expert_id(user, dataset))
+    `expert`), made on first use (get_or_create takes a parallel first request's row)."""
+    worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.EXPERT, external_id=_expert_id(user, dataset))
     return worker
 
 
@@ -197,7 +197,7 @@ def owns(user, assignment: Assignment) -> bool:
     if user is None or not user.is_authenticated or not user_roles(user) & {LEAD, AUTHOR}:
         return False
     row = Assignment.objects.select_related("hit__batch__dataset", "worker").filter(pk=assignment.pk).first()
-    if row is None or row.hit.batch.kind != Batch.Kind.EXPERT or row.worker.provider != Worker.Provider.IMPORTED:
+    if row is None or row.hit.batch.kind != Batch.Kind.EXPERT or not row.worker.is_expert:
         return False
     return row.worker.external_id == _expert_id(user, row.hit.batch.dataset)
 

@@ -154,6 +154,8 @@ def send_bonus(
             return existing, False
         if a.status not in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED):
             raise ReviewError("Bonuses go to submitted or approved work.")
+        if batch.read_only:
+            raise ReviewError("Bonuses go to work done here: this work was imported with the dataset.")
         provider = get_provider(batch.provider)
         fee = provider.fee(amount, batch.assignments_per_hit)
         over = bonus_passes_budget(batch, cents(amount + (fee or 0)))
@@ -195,7 +197,7 @@ def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, 
         raise ReviewError("Say why the worker is blocked.")
     with transaction.atomic():
         worker = Worker.objects.select_for_update().get(pk=worker_id)
-        if worker.provider != Worker.Provider.IMPORTED:
+        if not worker.is_expert:  # expert labels have no provider to tell
             _provider_call(get_provider(worker.provider).block, worker, reason)
         worker.blocked_at = worker.blocked_at or timezone.now()
         worker.block_reason = reason

@@ -122,7 +122,7 @@ def batch_detail(request, batch_id: int):
     batch = get_object_or_404(Batch.objects.select_related("dataset", "qualification_test"), pk=batch_id)
     if batch.kind == Batch.Kind.EXPERT:  # no provider, no pay: its own page (hits/views/expert.py)
         return redirect("expert_round", batch_id=batch.pk)
-    if batch.kind == Batch.Kind.IMPORTED:  # read-only labels, listed on the dataset page
+    if batch.kind in (Batch.Kind.IMPORTED, Batch.Kind.IMPORTED_CROWD):  # read-only labels, listed on the dataset page
         return redirect("dataset_detail", dataset_id=batch.dataset_id)
     status = request.GET.get("status", "submitted")
     assignments = (

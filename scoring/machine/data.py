@@ -96,7 +96,7 @@ def label_sources(dataset, label_round=None) -> dict[str, dict[tuple[int, int], 
     expert = human_labels(dataset, kinds=Batch.EXPERT_KINDS)
     if expert:
         sources["expert"] = expert
-    crowd = human_labels(dataset, kinds=(Batch.Kind.CROWD,))
+    crowd = human_labels(dataset, kinds=Batch.CROWD_KINDS)
     if crowd:
         sources["crowd"] = crowd
     return sources

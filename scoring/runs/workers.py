@@ -45,7 +45,7 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
 
 def _flags(worker, seconds_median, overall, agree, compared: int, s: dict) -> list[str]:
     """A worker's flags, each with enough evidence (the thresholds above)."""
-    if worker.provider == Worker.Provider.IMPORTED:
+    if worker.is_expert:
         return []  # expert labels (imported or made in an expert round) are the gold, never flagged
     gold = s["gold_correct"] / s["gold_total"] if s["gold_total"] else None
     flags = []

@@ -2,11 +2,11 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.models import Dataset
 from annotation.services.ratings import export_ratings
-from scoring.protocols.selectors import pick_round
+
+from ._dataset import dataset_and_rating_round
 
 
 class Command(BaseCommand):
@@ -18,12 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="a file (default: standard output)")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["name"]).first()
-        if dataset is None:
-            raise CommandError(f"No dataset named {options['name']!r}.")
-        round_ = pick_round(dataset, options["rating_round"])
-        if round_ is None:
-            raise CommandError(f"Dataset {dataset.name!r} has no such rating round.")
+        _, round_ = dataset_and_rating_round(options["name"], options["rating_round"])
         text = json.dumps(export_ratings(round_), indent=1)
         if options["output"]:
             with open(options["output"], "w", encoding="utf-8") as out:

@@ -4,9 +4,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Dataset
 from scoring.protocols.report import Settings, build_report
-from scoring.protocols.selectors import pick_round, protocol_data
+from scoring.protocols.selectors import protocol_data
+
+from ._dataset import dataset_and_rating_round
 
 
 def _ci(entry) -> str:
@@ -31,12 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["name"]).first()
-        if dataset is None:
-            raise CommandError(f"No dataset named {options['name']!r}.")
-        round_ = pick_round(dataset, options["rating_round"])
-        if round_ is None:
-            raise CommandError(f"Dataset {dataset.name!r} has no such rating round (import ratings first).")
+        _, round_ = dataset_and_rating_round(options["name"], options["rating_round"])
         for key in ("resamples", "power_trials", "power_resamples", "min_examples"):
             if not 1 <= options[key] <= 1_000_000:
                 raise CommandError(f"--{key.replace('_', '-')} must be from 1 to 1,000,000")

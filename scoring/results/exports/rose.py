@@ -1,4 +1,9 @@
-"""Export a dataset as RoSE JSONL, with labels, ACU scores and normalized ACU scores.
+"""Export a dataset as RoSE JSONL, with labels, ACU scores and normalized ACU scores, and where
+each label came from: when a dataset's labels are more than the one round imported with it, each
+summary's `annotator_labels` (the source data of Krippendorff's alpha) comes with `label_sources`,
+per annotator the round, its kind (`imported` expert labels, an `expert` round, a `crowd` round),
+the provider and worker id and the active seconds, so that an import gives the same dataset back
+(hits.services.dataset_import).
 
 The labels are read first (aligned and voted on as arrays); the
 documents with their sentences, ACUs and summaries then follow in chunks of documents, so the
@@ -12,7 +17,8 @@ from collections import defaultdict
 import numpy as np
 
 from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary
-from hits.models import Worker
+from hits.models import Batch, Worker
+from hits.selectors import counted_assignments
 from scoring.results.exports.labels import ACU_ORDER, label_groups, label_matrix, label_texts, majorities
 from scoring.stats.aggregation import normalized_acu_score
 
@@ -20,10 +26,47 @@ DOCUMENTS_PER_CHUNK = 500
 
 
 def _annotator_key(worker: Worker, dataset: Dataset) -> str:
-    if worker.provider == Worker.Provider.IMPORTED:
-        prefix, _, rest = worker.external_id.partition("/")
-        return rest or worker.external_id
+    """An expert's name in the dataset ("<dataset>/<name>" stored), a crowd worker's provider and id."""
+    if worker.is_expert:
+        return worker.external_id.removeprefix(f"{dataset.name}/")
     return f"{worker.provider}:{worker.external_id}"
+
+
+def _source_kind(kind: str) -> str:
+    """A round's kind as the export names it: `imported` expert labels, an `expert` round, `crowd`."""
+    return "crowd" if kind in Batch.CROWD_KINDS else kind
+
+
+def _sources(dataset, batch, keys: dict[int, str]) -> dict[tuple[int, int], str] | None:
+    """{(summary id, worker id): the JSON of its label source}, or None when every label is of the
+    one round imported with the dataset (the file's own labels: nothing to tell)."""
+    assignments = counted_assignments(dataset, batch).order_by("hit__batch_id", "pk")
+    rounds = dict(Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("pk", "name").order_by())
+    kinds = dict(Batch.objects.filter(pk__in=rounds).values_list("pk", "kind"))
+    if len(rounds) < 2 and set(kinds.values()) <= {Batch.Kind.IMPORTED}:
+        return None
+    workers = {
+        pk: (provider, external_id)
+        for pk, provider, external_id in Worker.objects.filter(pk__in=assignments.values("worker_id")).values_list(
+            "pk", "provider", "external_id"
+        )
+    }
+    out: dict[tuple[int, int], str] = {}
+    for summary_id, worker_id, batch_id, seconds in assignments.values_list(
+        "hit__summary_id", "worker_id", "hit__batch_id", "active_seconds"
+    ):
+        if (summary_id, worker_id) in out:  # a worker's labels of a summary come from their first round
+            continue
+        provider, external_id = workers[worker_id]
+        source = {
+            "round": rounds[batch_id],
+            "kind": _source_kind(kinds[batch_id]),
+            "provider": provider,
+            "worker": keys.get(worker_id, external_id) if provider == Worker.Provider.EXPERT else external_id,
+            "seconds": seconds,
+        }
+        out[(summary_id, worker_id)] = json.dumps(source, ensure_ascii=False)
+    return out
 
 
 def _annotator_rank(dataset, keys: dict):
@@ -42,20 +85,28 @@ def _annotator_rank(dataset, keys: dict):
 
 def _labels(dataset, batch):
     """{summary_id: (JSON of its majority labels, ACU score, JSON of its annotator_labels
-    sorted by annotator, or None when no summary has several annotators)}."""
+    sorted by annotator, or None when no summary has several annotators and the labels need no
+    sources; JSON of their label_sources or None)}."""
     keys: dict[int, str] = {}
     groups = label_groups(dataset, batch, worker_rank=_annotator_rank(dataset, keys))
     matrix = label_matrix(groups)
     summary_ids, majority, count, scores, starts = majorities(groups, matrix)
     majority_texts = label_texts(majority, count)
-    if not (len(summary_ids) and np.diff(starts).max() > 1):  # one annotator each: no annotator_labels
-        return {s: (majority_texts[i], scores[i], None) for i, s in enumerate(summary_ids)}
+    sources = _sources(dataset, batch, keys) if len(summary_ids) else None
+    if sources is None and not (len(summary_ids) and np.diff(starts).max() > 1):
+        return {s: (majority_texts[i], scores[i], None, None) for i, s in enumerate(summary_ids)}
     texts = label_texts(matrix, groups.count)
     quoted = {pk: json.dumps(key, ensure_ascii=False) for pk, key in keys.items()}
-    pairs = [f"{quoted[w]}: {t}" for w, t in zip(groups.worker.tolist(), texts, strict=True)]
+    workers, summaries = groups.worker.tolist(), groups.summary.tolist()
+    pairs = [f"{quoted[w]}: {t}" for w, t in zip(workers, texts, strict=True)]
+    origins = [f"{quoted[w]}: {sources[(s, w)]}" for s, w in zip(summaries, workers, strict=True)] if sources else None
     bounds = starts.tolist()
+
+    def joined(items, i):
+        return "{" + ", ".join(items[bounds[i] : bounds[i + 1]]) + "}"
+
     return {
-        s: (majority_texts[i], scores[i], "{" + ", ".join(pairs[bounds[i] : bounds[i + 1]]) + "}")
+        s: (majority_texts[i], scores[i], joined(pairs, i), joined(origins, i) if origins else None)
         for i, s in enumerate(summary_ids)
     }
 
@@ -68,9 +119,13 @@ def _number(value: float) -> str:
 def _annotations(labelled, normalized) -> str:
     """The JSON of a record's "annotations" from the texts of `_labels`, as json.dumps writes it."""
     parts = []
-    for (system, _, (majority, score, annotators)), value in zip(labelled, normalized, strict=True):
+    for (system, _, (majority, score, annotators, sources)), value in zip(labelled, normalized, strict=True):
         text = f'{system}: {{"acu_labels": {majority}, "acu": {_number(score)}, "normalized_acu": {_number(value)}'
-        parts.append(text + (f', "annotator_labels": {annotators}}}' if annotators is not None else "}"))
+        if annotators is not None:
+            text += f', "annotator_labels": {annotators}'
+        if sources is not None:
+            text += f', "label_sources": {sources}'
+        parts.append(text + "}")
     return "{" + ", ".join(parts) + "}"
 
 
@@ -129,7 +184,8 @@ def rose_lines(dataset: Dataset, batch=None):
     """The RoSE JSONL lines of a dataset, one per document in dataset order.
 
     Per system with judgments: `acu_labels` (majority, a tie is not present), `acu`,
-    `normalized_acu`, and `annotator_labels` when some summary has several annotators.
+    `normalized_acu`, `annotator_labels` when some summary has several annotators or the labels
+    have sources, and `label_sources` when the labels are more than the round imported with them.
     """
     labels = _labels(dataset, batch)
     heads = _heads(dataset)
@@ -142,7 +198,7 @@ def rose_lines(dataset: Dataset, batch=None):
         ]
         normalized = (
             normalized_acu_score(
-                np.array([score for _, _, (_, score, _) in labelled]),
+                np.array([score for _, _, (_, score, _, _) in labelled]),
                 np.array([words for _, words, _ in labelled]),
                 reference_words,
                 dataset.length_alpha,

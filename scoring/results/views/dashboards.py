@@ -18,7 +18,7 @@ from annotation.importing import DatasetImportError
 from config.dispatch import dispatch, dispatch_long, lost_in_background
 from config.limits import large_upload
 from config.roles import LEAD, role_required
-from hits.models import Assignment, Worker
+from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.selectors import figures, quality_marks
 from hits.services import review
@@ -123,13 +123,13 @@ def workers(request, dataset_id: int):
     run, stale = dashboard.scores_run(dataset, batch, parts=("alpha",))
     table = dashboard.workers_table(run)
     qc, qc_run = machine_qc.machine_flags(dataset, batch)
-    # Imported expert labels are the gold, not a worker: no exclude, block or bonus for them.
-    experts = [r for r in table.get("rows", []) if r.get("provider") == Worker.Provider.IMPORTED]
+    # Expert labels are the gold, not a worker: no exclude, block or bonus for them.
+    experts = [r for r in table.get("rows", []) if r.get("provider") == Worker.Provider.EXPERT]
     marks = quality_marks(dataset, batch)  # stops and collusion flags of adaptive batches
     rows = [
         {**r, "machine_qc": qc.get(r["worker_id"]), "marks": marks.get(r["worker_id"], [])}
         for r in table.get("rows", [])
-        if r.get("provider") != Worker.Provider.IMPORTED
+        if r.get("provider") != Worker.Provider.EXPERT
     ]
     listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
     context = {
@@ -185,10 +185,8 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
     worker = Worker.objects.filter(pk=worker_id, assignments__hit__batch__dataset=dataset).distinct().first()
     if worker is None:
         raise Http404("No such worker in this dataset.")
-    if worker.provider == Worker.Provider.IMPORTED:
-        messages.error(
-            request, "These are the imported expert labels, not a worker: they cannot be excluded, blocked or paid."
-        )
+    if worker.is_expert:
+        messages.error(request, "These are expert labels, not a worker: they cannot be excluded, blocked or paid.")
         return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
     try:
         if action in ("exclude", "include"):
@@ -205,7 +203,12 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             messages.success(request, f"Blocked {worker.external_id}.")
         elif action == "bonus":
             assignment = (
-                Assignment.objects.filter(worker=worker, hit__batch__dataset=dataset, status__in=Assignment.COUNTED)
+                Assignment.objects.filter(
+                    worker=worker,
+                    hit__batch__dataset=dataset,
+                    status__in=Assignment.COUNTED,
+                    hit__batch__kind=Batch.Kind.CROWD,
+                )
                 .order_by("-submitted_at")
                 .first()
             )

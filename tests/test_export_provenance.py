@@ -1,0 +1,171 @@
+"""Issue 47 item 4: export then re-import gives back the same dataset. The RoSE export carries the
+source data of Krippendorff's alpha (each annotator's labels) and where each label came from
+(imported expert labels, an expert round, a crowd round under its provider and worker id), so
+that an import of it under another name has the same system scores, the same alphas, the same
+"N of M summaries have expert labels" and the same workers table: crowd labels come back as
+crowd labels under their worker, never as expert labels. Bad sources are refused whole."""
+
+import io
+import json
+import re
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.importing import DatasetImportError
+from annotation.models import Dataset
+from hits import gold
+from hits.models import HIT, Batch, Worker
+from hits.services import expert
+from hits.services.dataset_import import import_dataset
+from hits.services.simulate import simulate_crowd
+from scoring.results.dashboard import workers_table
+from scoring.results.exports.rose import export_rose
+from scoring.runs.services import compute_scores
+
+from .crowd_data import published_batch
+from .test_expert_labels import label_all
+from .test_expert_provider import partly_labelled
+
+pytestmark = [pytest.mark.portable, pytest.mark.django_db]
+
+# The workers table's columns an export carries (pay and gold answers stay with the batch made here).
+CARRIED = ("provider", "assignments", "labels", "agreement", "median_seconds", "flags", "rejected")
+
+
+def studied(tmp_path, author) -> Dataset:
+    """Imported expert labels on the first document, an expert round, and a crowd batch worked
+    by three simulated workers and a careless one."""
+    dataset = partly_labelled(tmp_path)
+    round_ = expert.create_round(dataset, count=4, experts=1, seed=0)
+    label_all(round_, author)
+    expert.stop_round(round_)
+    crowd = published_batch(dataset, assignments=3)
+    simulate_crowd(crowd, workers=3, accuracy=0.85, spammers=1, seed=7, prefix="crowd")
+    return dataset
+
+
+def figures(dataset) -> dict:
+    run = compute_scores(dataset, None, trigger="test")
+    rows = {}
+    for row in workers_table(run)["rows"]:
+        name = row["worker"].removeprefix(f"{dataset.name}/") if row["provider"] == "expert" else row["worker"]
+        rows[(row["provider"], name)] = {key: row[key] for key in CARRIED}
+    return {
+        "systems": run.outputs["systems"],
+        "alpha": run.outputs["alpha"],
+        "workers": rows,
+        "gold": gold.gold_summary_count(dataset),
+    }
+
+
+def exported(dataset, path) -> None:
+    call_command("export_dataset", dataset.name, "--format", "rose", "--output", str(path))
+
+
+def test_export_then_import_gives_the_same_figures(client, lead, author, tmp_path):
+    original = studied(tmp_path, author)
+    path = tmp_path / "study.jsonl"
+    exported(original, path)
+    record = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    sources = [s for a in record["annotations"].values() for s in a["label_sources"].values()]
+    assert {s["kind"] for s in sources} >= {"imported", "crowd"}
+    crowd_source = next(s for s in sources if s["kind"] == "crowd")
+    assert crowd_source["provider"] == "inhouse" and crowd_source["worker"].startswith("crowd-")
+    assert crowd_source["round"] == Batch.objects.get(dataset=original, kind="crowd").name
+
+    import_dataset(path, name="copy", fmt="rose")
+    copy = Dataset.objects.get(name="copy")
+    before, after = figures(original), figures(copy)
+    assert after["systems"] == before["systems"]
+    assert after["alpha"] == before["alpha"]
+    assert after["alpha"]["acu_level"] is not None and after["alpha"]["summary_level"] is not None
+    assert after["workers"] == before["workers"]
+    expert_summaries = HIT.objects.filter(batch__dataset=original, batch__kind__in=Batch.EXPERT_KINDS)
+    assert after["gold"] == before["gold"] == expert_summaries.values("summary").distinct().count() > 4
+    crowd_rows = [key for key in after["workers"] if key[0] == "inhouse"]
+    assert len(crowd_rows) == 4 and any(after["workers"][k]["flags"] for k in crowd_rows)
+
+    # Where each label came from: expert labels in read-only expert rounds, crowd labels in a
+    # read-only crowd round under their own workers, none of them gold.
+    kinds = sorted(copy.batches.values_list("kind", "provider"))
+    assert kinds == [("imported", "expert"), ("imported", "expert"), ("imported_crowd", "inhouse")]
+    crowd_workers = Worker.objects.filter(assignments__hit__batch__dataset=copy, provider="inhouse").distinct()
+    assert crowd_workers.count() == 4
+
+    client.force_login(lead)
+    for dataset, figure in ((original, before), (copy, after)):
+        page = client.get(reverse("dataset_detail", args=[dataset.pk])).content.decode()
+        assert re.search(rf"<b>{figure['gold']}</b> of \d+ summaries have expert labels", page)
+        workers_page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
+        assert "No worker has judged yet" not in workers_page
+        assert all(name in workers_page for _, name in crowd_rows)
+
+    # And the export of the copy carries the same labels from the same rounds.
+    again = tmp_path / "copy.jsonl"
+    exported(copy, again)
+    first = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    second = [json.loads(line) for line in again.read_text(encoding="utf-8").splitlines()]
+    for a, b in zip(first, second, strict=True):
+        for system, annotation in a["annotations"].items():
+            other = b["annotations"][system]
+            assert other["annotator_labels"] == annotation["annotator_labels"]
+            assert other["acu"] == annotation["acu"] and other["normalized_acu"] == annotation["normalized_acu"]
+            assert {k: s["round"] for k, s in other["label_sources"].items()} == {
+                k: s["round"] for k, s in annotation["label_sources"].items()
+            }
+
+
+def _with(path, change) -> str:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    change(record)
+    lines[0] = json.dumps(record)
+    return "\n".join(lines) + "\n"
+
+
+def _first_source(record) -> dict:
+    annotation = next(iter(record["annotations"].values()))
+    return next(iter(annotation["label_sources"].values()))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: _first_source(r).update(kind="gold"), r"\['kind'\] must be one of imported, expert, crowd"),
+        (lambda r: _first_source(r).update(round=""), r"\['round'\] must be a text of 1 to 200 characters"),
+        (lambda r: _first_source(r).update(seconds="fast"), r"\['seconds'\] must be a number of seconds"),
+        (
+            lambda r: next(iter(r["annotations"].values()))["label_sources"].update(nobody=_first_source(r)),
+            "names 'nobody', who has no annotator_labels",
+        ),
+        (
+            lambda r: [
+                s.update(provider="acme") for a in r["annotations"].values() for s in a["label_sources"].values()
+            ],
+            "a crowd provider is one of inhouse, mturk, prolific, panel",
+        ),
+    ],
+)
+def test_bad_label_sources_are_refused_whole(tmp_path, author, change, message):
+    dataset = partly_labelled(tmp_path)
+    crowd = published_batch(dataset, assignments=2)
+    simulate_crowd(crowd, workers=2, accuracy=0.9, seed=3, prefix="crowd")
+    path = tmp_path / "good.jsonl"
+    exported(dataset, path)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(_with(path, change), encoding="utf-8")
+    workers = Worker.objects.count()
+    with pytest.raises(DatasetImportError, match=message) as raised:
+        import_dataset(bad, name="bad", fmt="rose")
+    assert "line 1" in str(raised.value)
+    assert not Dataset.objects.filter(name="bad").exists() and Worker.objects.count() == workers
+
+
+def test_a_plain_file_export_carries_no_sources(tmp_path):
+    """The labels imported with a dataset, alone, are the file's own: its export stays RoSE's layout."""
+    dataset = partly_labelled(tmp_path)
+    buffer = io.StringIO()
+    export_rose(dataset, buffer)
+    assert "label_sources" not in buffer.getvalue()
