@@ -113,3 +113,13 @@ def test_a_fronted_time_or_place_before_a_pronoun_leaves_the_pronoun_the_subject
     assert draft_sentence("Ten pupils she teaches were praised .") == ["Ten pupils she teaches were praised."]
     # inside a quotation every word stays
     assert "In the end I won the race" in draft_sentence("' In the end I won the race ' , said the runner .")[0]
+
+
+def test_a_from_to_range_keeps_its_times_with_its_ends():
+    # not "Sales rose in 2010 to 9 %." nor "Sales rose from 5 % in 2014."
+    assert draft_sentence("Sales rose from 5 % in 2010 to 9 % in 2014 .") == [
+        "Sales rose from 5 % in 2010 to 9 % in 2014."
+    ]
+    assert draft_sentence("The name fell from 14th in 1990 to 900th in 2013 .") == [
+        "The name fell from 14th in 1990 to 900th in 2013."
+    ]

@@ -390,6 +390,8 @@ def split_adjuncts(predicate: list[Token]) -> list[list[Token]]:
     if agent_at(predicate, verb_end):
         starts = [verb_end] + starts  # "were launched by Saudi forces a month ago": the agent is a fact
     clause = subordinate_start(predicate, starts)
+    if from_to_range(predicate, starts, clause):
+        return [predicate]  # "fell from 147th in 1996 to 1,001st in 2013": each time is an end's
     if second_verb(predicate, quoted, verb_end, clause):
         return [predicate]  # a second verb: which word each adjunct belongs to is unclear
     starts = phrase_starts(predicate, [i for i in starts if i <= clause])
@@ -422,6 +424,16 @@ def agent_at(predicate: list[Token], i: int) -> bool:
         and predicate[i + 1].text not in QUOTES
         and verb_form(predicate[i + 1].lower) != "VBG"
     )
+
+
+def from_to_range(predicate: list[Token], starts: list[int], clause: int) -> bool:
+    """A "from ... to ..." range with a phrase inside it: the phrases belong to its ends."""
+    froms = [i for i in starts if i < clause and predicate[i].lower == "from"]
+    if not froms:
+        return False
+    to = next((k for k in range(froms[0] + 1, clause) if predicate[k].lower == "to"), None)
+    # a phrase between the ends ("from 14th in 1990 to ...") is the first end's
+    return to is not None and any(froms[0] < i < to for i in starts)
 
 
 def subordinate_start(predicate: list[Token], starts: list[int]) -> int:
