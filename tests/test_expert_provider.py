@@ -106,7 +106,7 @@ def test_the_migration_moves_imported_rows_to_the_expert_provider():
             "flagged": 0,
         },
     )
-    hits_0018 = _migration("hits", "0018_h41a_expert_provider")
+    hits_0018 = _migration("hits", "0020_h41a_expert_provider")
     scoring_0010 = _migration("scoring", "0010_h41a_expert_provider_rows")
 
     hits_0018.expert_labels_as_expert(apps, None)

@@ -27,7 +27,7 @@ def rows_say_imported(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0018_h41a_expert_provider"),
+        ("hits", "0020_h41a_expert_provider"),
         ("scoring", "0009_recompute_request_task"),
     ]
 

@@ -24,7 +24,7 @@ def expert_labels_as_imported(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0017_i42a_gold_evidence"),
+        ("hits", "0019_i47_reserved_batches"),
     ]
 
     operations = [
