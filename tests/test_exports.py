@@ -47,7 +47,10 @@ def reference_sources(dataset, batch, keys) -> dict | None:
     """{(summary id, worker id): label source} of the counted work (a worker's first round), or
     None when all of it is the one round imported with the dataset."""
     assignments = list(
-        counted_assignments(dataset, batch).select_related("hit__batch", "worker").order_by("hit__batch_id", "pk")
+        counted_assignments(dataset, batch)
+        .filter(hit__batch__protocol="")
+        .select_related("hit__batch", "worker")
+        .order_by("hit__batch_id", "pk")
     )
     rounds = {a.hit.batch for a in assignments}
     if len(rounds) < 2 and all(b.kind == "imported" for b in rounds):

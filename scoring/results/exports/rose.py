@@ -40,7 +40,8 @@ def _source_kind(kind: str) -> str:
 def _sources(dataset, batch, keys: dict[int, str]) -> dict[tuple[int, int], str] | None:
     """{(summary id, worker id): the JSON of its label source}, or None when every label is of the
     one round imported with the dataset (the file's own labels: nothing to tell)."""
-    assignments = counted_assignments(dataset, batch).order_by("hit__batch_id", "pk")
+    # ACU labels only: a rating batch's work (hits/ratings) is its rating round's, exported apart.
+    assignments = counted_assignments(dataset, batch).filter(hit__batch__protocol="").order_by("hit__batch_id", "pk")
     rounds = dict(Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("pk", "name").order_by())
     kinds = dict(Batch.objects.filter(pk__in=rounds).values_list("pk", "kind"))
     if len(rounds) < 2 and set(kinds.values()) <= {Batch.Kind.IMPORTED}:
