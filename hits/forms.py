@@ -12,6 +12,7 @@ from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_mon
 from .provider_interface import available_providers, provider_class
 from .provider_interface.options import form_field, form_field_name, form_value
 from .selectors import tests_for_batches
+from .services.qualification import FAILURE_BUDGET
 
 
 def _provider_choice(name: str) -> str:
@@ -134,7 +135,14 @@ class BucketsForm(forms.Form):
 
 class QualificationForm(forms.Form):
     name = forms.CharField(max_length=200, initial="ACU matching qualification")
-    items = forms.IntegerField(min_value=1, max_value=50, initial=5, help_text="Gold summaries in the test.")
+    items = forms.IntegerField(min_value=1, max_value=50, initial=5, help_text="Gold summaries on one attempt's sheet.")
+    pool = forms.IntegerField(
+        min_value=1,
+        max_value=200,
+        required=False,
+        help_text="Gold summaries each sheet is drawn from (default three times the sheet, or all the gold has), "
+        "so one sheet learned tells little about the next.",
+    )
     pass_score = forms.FloatField(
         min_value=0.05,
         max_value=1,
@@ -143,11 +151,22 @@ class QualificationForm(forms.Form):
     )
     max_attempts = forms.IntegerField(min_value=1, max_value=10, initial=2)
     retry_after_hours = forms.IntegerField(min_value=0, initial=24)
+    failure_budget = forms.IntegerField(
+        min_value=0,
+        required=False,
+        initial=15,
+        label="Failed attempts before the gold is redrawn",
+        help_text="When this many attempts at one pool fail, you are alerted and a fresh pool is drawn (0: never).",
+    )
     shared = forms.BooleanField(
         required=False,
         label="Offer to batches of other datasets",
         help_text="Their leads may then require it for a new batch (the items stay this dataset's summaries).",
     )
+
+    def clean_failure_budget(self):
+        value = self.cleaned_data.get("failure_budget")
+        return FAILURE_BUDGET if value is None else value
 
 
 class ExpertRoundForm(forms.Form):

@@ -111,13 +111,14 @@ def answer_key(item_id: int, acu_id) -> str:
     return f"{item_id}:{acu_id}"
 
 
-def test_items(test: QualificationTest, given: dict[str, bool] | None = None) -> list[dict]:
-    """The items as the worker sees them: summary, reference (its sentences, as on the task
-    page) and ACUs, without answers; `rows` pairs each ACU with its answer key and the answer
-    `given` on a refused sheet (kept, so the page shows it again)."""
+def test_items(test: QualificationTest, given: dict[str, bool] | None = None, sheet=None) -> list[dict]:
+    """The items of a `sheet` (its gold items: hits.sheets; the whole pool when None) as the
+    worker sees them: summary, reference (its sentences, as on the task page) and ACUs, without
+    answers; `rows` pairs each ACU with its answer key and the answer `given` on a refused sheet
+    (kept, so the page shows it again)."""
     given = given or {}
     items = []
-    for item in test.items.all():
+    for item in test.items.all() if sheet is None else sheet:
         summary = Summary.objects.select_related("document__reference").get(pk=item.summary_id)
         reference = summary.document.reference
         acus = list(reference.acus.order_by("sentence__position", "position"))

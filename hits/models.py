@@ -73,6 +73,12 @@ class QualificationTest(models.Model):
     shared = models.BooleanField(
         default=False, db_default=False, help_text="Offered to the batches of other datasets as well."
     )
+    # The items are a pool: each attempt shows a sheet of this many of them (hits.sheets; 0: all).
+    sheet_items = models.PositiveSmallIntegerField(default=0, db_default=0)
+    # Failed attempts at one pool before the lead is alerted and the pool redrawn (0: never).
+    failure_budget = models.PositiveIntegerField(default=15, db_default=15)
+    budget_spent_at = models.DateTimeField(null=True, blank=True)  # the alert, until the lead dismisses it
+    auto_rotations = models.PositiveIntegerField(default=0, db_default=0)
 
     def __str__(self):
         return self.name
@@ -115,6 +121,9 @@ class QualificationAttempt(models.Model):
     submitted_at = models.DateTimeField(auto_now_add=True)
     # The provider submission the attempt was made in (a Prolific screening submission), once each.
     external_id = models.CharField(max_length=100, blank=True, default="")
+    items = models.JSONField(default=list, blank=True)  # the gold items of its sheet (ids; [] before pools)
+    # The network it came from, keyed (hits.sheets.network), for a screening whose ids anyone can make up.
+    network = models.CharField(max_length=32, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["submitted_at"]

@@ -109,7 +109,7 @@ def test_a_qualification_test_and_gold_hits_are_built_from_browser_labels(author
     assert len(given) == 6
 
     test = qualification.build_test(dataset=dataset, name="q", items=3, seed=5)
-    assert test.items.count() == 3
+    assert test.items.count() == 6 and test.sheet_items == 3  # a pool of all six (three sheets wanted)
     for item in test.items.all():
         assert item.answers == given[item.summary_id]
     # A crowd batch gets gold HITs from them, and a worker's gold accuracy follows.

@@ -230,7 +230,7 @@ def test_a_session_ends_early_when_no_task_is_left_for_the_participant():
 
 def test_screening_pass_or_fail_and_a_failed_participant_gets_no_task(client):
     dataset = demo_dataset()
-    test = build_test(dataset=dataset, name="screen", items=1, pass_score=1.0, max_attempts=3)
+    test = build_test(dataset=dataset, name="screen", items=1, pool=1, pass_score=1.0, max_attempts=3)
     batch = open_panel(test=test, screened_out_url="https://panel.example/screened-out")
     item = test.items.get()
     right = {f"ans-{answer_key(item.pk, a)}": "1" if v else "0" for a, v in item.answers.items()}

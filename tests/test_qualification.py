@@ -27,16 +27,20 @@ def test_worker_must_pass_before_getting_hits_and_retry_waits():
     test = qualification.build_test(
         dataset=dataset, name="q", items=3, pass_score=0.8, max_attempts=2, retry_after_hours=1
     )
-    assert test.items.count() == 3
-    assert test.items.values("summary__document").distinct().count() == 3
+    # A pool of three sheets, one summary per document as far as the documents go; a sheet of 3.
+    documents = dataset.documents.count()
+    assert test.items.count() == 9 and test.sheet_items == 3
+    assert test.items.values("summary__document").distinct().count() == min(9, documents)
     batch = published_batch(dataset, qualification_test=test)
     (worker,) = make_workers(1)
+    assert len(qualification.worker_sheet(test, worker)) == 3
     with pytest.raises(handout.NoWork, match="qualification"):
         handout.next_assignment(worker, batch)
 
     wrong = {k: not v for k, v in perfect(test).items()}
     attempt = qualification.submit_attempt(test=test, worker=worker, answers=wrong)
-    assert not attempt.passed and attempt.score == 0 and attempt.total == len(wrong)
+    assert not attempt.passed and attempt.score == 0 and attempt.total < len(wrong)  # the sheet's facts only
+    assert len(attempt.items) == 3 and set(attempt.items) <= set(test.items.values_list("pk", flat=True))
     status = qualification.attempt_status(worker, test)
     assert not status["can_try"] and "try again after" in status["message"]
     with pytest.raises(qualification.QualificationError):

@@ -37,11 +37,12 @@ def label(dataset, user, count: int, every: int = 6, rule=None) -> None:
         submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=rule(a.hit.summary_id), expert=user)
 
 
-def sheet(test, answer=None) -> dict[str, bool]:
-    """Every fact answered `answer` (None: the true answer)."""
+def sheet(test, answer=None, worker=None) -> dict[str, bool]:
+    """Every fact of the test's pool (of `worker`'s sheet) answered `answer` (None: the true answer)."""
+    items = test.items.all() if worker is None else qualification.worker_sheet(test, worker)
     return {
         qualification.answer_key(item.pk, acu): truth if answer is None else answer
-        for item in test.items.all()
+        for item in items
         for acu, truth in item.answers.items()
     }
 
@@ -115,12 +116,13 @@ def test_an_incomplete_sheet_is_refused_with_its_answers_kept_and_costs_no_attem
     url = reverse("take_test", args=[test.pk])
 
     page = client.get(url).content.decode()
-    item = test.items.first()
+    mine = qualification.Worker.objects.get(user=worker)
+    item = qualification.worker_sheet(test, mine)[0]
     reference = Summary.objects.get(pk=item.summary_id).document.reference
     assert "Reference summary (context)" in page  # as on the task page
     assert all(s.text in page for s in reference.sentences.all())
 
-    full = sheet(test)
+    full = sheet(test, worker=mine)
     key, value = next(iter(full.items()))
     refused = client.post(url, {f"ans-{key}": "1" if value else "0"})
     body = refused.content.decode()

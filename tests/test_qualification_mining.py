@@ -28,12 +28,13 @@ def items_of(test) -> list[int]:
 def test_each_test_draws_its_own_gold_items_and_can_rotate_them():
     dataset = demo_dataset()
     assert len(known_answers(dataset)) >= 12  # enough to draw different samples of 4
-    tests = [qualification.build_test(dataset=dataset, name=f"q{i}", items=4) for i in range(6)]
+    # Pools of 4 (one sheet each) here: a pool larger than a sheet is test_qualification_pool's.
+    tests = [qualification.build_test(dataset=dataset, name=f"q{i}", items=4, pool=4) for i in range(6)]
     seeds = {t.seed for t in tests}
     assert len(seeds) == 6 and 0 not in seeds  # a random seed per test, stored
     assert len({tuple(items_of(t)) for t in tests}) > 1  # not one answer sheet for all
     # The stored seed reproduces the draw (an audit can tell which items a test had).
-    again = qualification.build_test(dataset=dataset, name="again", items=4, seed=tests[0].seed)
+    again = qualification.build_test(dataset=dataset, name="again", items=4, pool=4, seed=tests[0].seed)
     assert items_of(again) == items_of(tests[0])
 
     test = tests[0]
@@ -117,7 +118,7 @@ def test_the_rotate_command_draws_new_items():
     from django.core.management import call_command
     from django.core.management.base import CommandError
 
-    test = qualification.build_test(dataset=demo_dataset(), name="q", items=4, seed=7)
+    test = qualification.build_test(dataset=demo_dataset(), name="q", items=4, pool=4, seed=7)
     out = StringIO()
     call_command("rotate_qualification", str(test.pk), "--seed", "8", stdout=out)
     test.refresh_from_db()

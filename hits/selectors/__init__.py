@@ -136,3 +136,14 @@ def tests_for_batches(dataset) -> QuerySet[QualificationTest]:
         .annotate(other=Case(When(dataset=dataset, then=Value(0)), default=Value(1)))
         .order_by("other", "dataset__name", "name", "pk")
     )
+
+
+def alerted_tests(dataset):
+    """Qualification tests of the dataset, or required by its batches, that spent their budget of
+    failed attempts (hits.services.qualification) and whose alert the lead has not dismissed."""
+    return (
+        QualificationTest.objects.filter(budget_spent_at__isnull=False)
+        .filter(Q(dataset=dataset) | Q(batches__dataset=dataset))
+        .distinct()
+        .order_by("pk")
+    )

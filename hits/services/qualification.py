@@ -13,17 +13,22 @@ has one class only is refused. An incomplete sheet is refused with the answers k
 graded, so it costs no attempt.
 """
 
+import contextlib
 import random
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Summary
+from hits import sheets
 from hits.gold import answer_key, known_answers
 from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
+from hits.sheets import MIN_PER_CLASS as MIN_PER_CLASS  # re-exported: the class minimum of a sheet
+from hits.sheets import stratified
 
 
 class QualificationError(Exception):
@@ -35,9 +40,11 @@ class IncompleteSheet(QualificationError):
     the answers given again."""
 
 
-# A test holds at least this many facts of each class (present, not present) when the gold has
-# them: the stratified draw swaps items in until it does.
-MIN_PER_CLASS = 3
+# A test's pool holds this many times the items of one sheet (as many as the gold has, if fewer).
+POOL_FACTOR = 3
+# Failed attempts (since the last rotation) a test takes before it alerts the lead and draws a
+# fresh pool on its own.
+FAILURE_BUDGET = 15
 
 ONE_CLASS = (
     "Every gold fact of {dataset} is “{label}”: a test of them could be passed by answering one way "
@@ -63,14 +70,22 @@ def build_test(
     summary_ids=None,
     seed: int | None = None,
     shared: bool = False,
+    pool: int | None = None,
+    failure_budget: int = FAILURE_BUDGET,
 ) -> QualificationTest:
-    """A test of `items` gold summaries with known answers (expert labels, imported or made in
-    an expert round), drawn with `seed` (a fresh random seed when None; stored on the test).
-    `shared`: offered to the batches of other datasets too."""
+    """A test whose attempts show `items` gold summaries with known answers (expert labels,
+    imported or made in an expert round) each, drawn per attempt from a pool of `pool` of them
+    (POOL_FACTOR times `items` by default; as many as the gold has, if fewer) itself drawn with
+    `seed` (a fresh random seed when None; stored on the test). `shared`: offered to the batches
+    of other datasets too. `failure_budget`: failed attempts before the lead is alerted and the
+    pool redrawn (0: never)."""
     if not 0 < pass_score <= 1:
         raise QualificationError("The pass score is a share between 0 and 1.")
     if items < 1 or max_attempts < 1:
         raise QualificationError("A test needs at least one item and one attempt.")
+    pool = POOL_FACTOR * items if pool is None else pool
+    if pool < items or failure_budget < 0:
+        raise QualificationError("The pool holds at least one sheet of items, and the budget is not negative.")
     answers = known_answers(dataset, summary_ids)
     if not answers:
         raise QualificationError(NO_GOLD)
@@ -84,8 +99,10 @@ def build_test(
         retry_after_hours=retry_after_hours,
         seed=seed,
         shared=shared,
+        sheet_items=items,
+        failure_budget=failure_budget,
     )
-    _draw_items(test, answers, items, seed)
+    _draw_items(test, answers, pool, seed)
     return test
 
 
@@ -96,9 +113,9 @@ def _check_both_classes(dataset, answers: dict) -> None:
         raise QualificationError(ONE_CLASS.format(dataset=dataset.name, label=label, other=other))
 
 
-def _counts(sheets) -> tuple[int, int]:
+def _counts(answer_sheets) -> tuple[int, int]:
     """(present, not present) facts of answer sheets ({acu: bool} each)."""
-    values = [v for sheet in sheets for v in sheet.values()]
+    values = [v for sheet in answer_sheets for v in sheet.values()]
     return sum(values), len(values) - sum(values)
 
 
@@ -110,7 +127,7 @@ def class_balance(dataset) -> dict:
 
 
 def test_balance(test: QualificationTest) -> tuple[int, int]:
-    """(present, not present) facts of the test's items."""
+    """(present, not present) facts of the test's pool."""
     return _counts(test.items.values_list("answers", flat=True))
 
 
@@ -124,44 +141,13 @@ def _draw_items(test: QualificationTest, answers: dict, items: int, seed: int) -
     rest = sorted(set(answers) - set(firsts))
     chosen = rng.sample(firsts, min(items, len(firsts)))
     chosen += rng.sample(rest, min(items - len(chosen), len(rest)))
-    chosen = _stratified(chosen, answers, rng)
+    chosen = stratified(chosen, answers, rng)
     GoldItem.objects.bulk_create(
         [
             GoldItem(test=test, summary_id=sid, position=i, answers={str(a): v for a, v in answers[sid].items()})
             for i, sid in enumerate(chosen)
         ]
     )
-
-
-def _stratified(chosen: list[int], answers: dict, rng: random.Random) -> list[int]:
-    """The drawn items with both classes represented: while a class has fewer than
-    MIN_PER_CLASS facts in the sheet, one item is swapped for an unused gold summary, the swap
-    that most reduces the shortfall of both classes (ties in the seed's order); stops when no
-    swap helps."""
-    counts = {sid: (sum(answers[sid].values()), len(answers[sid]) - sum(answers[sid].values())) for sid in answers}
-    unused = sorted(set(answers) - set(chosen))
-    rng.shuffle(unused)
-    chosen = list(chosen)
-
-    def shortfall(present: int, absent: int) -> int:
-        return max(0, MIN_PER_CLASS - present) + max(0, MIN_PER_CLASS - absent)
-
-    while True:
-        present = sum(counts[sid][0] for sid in chosen)
-        absent = sum(counts[sid][1] for sid in chosen)
-        now = shortfall(present, absent)
-        if now == 0:
-            return chosen
-        best = None
-        for i, out in enumerate(chosen):
-            for j, into in enumerate(unused):
-                after = shortfall(present - counts[out][0] + counts[into][0], absent - counts[out][1] + counts[into][1])
-                if after < now and (best is None or after < best[0]):
-                    best = (after, i, j)
-        if best is None:
-            return chosen
-        _, i, j = best
-        chosen[i], unused[j] = unused[j], chosen[i]
 
 
 @transaction.atomic
@@ -252,30 +238,35 @@ class Grade:
         return sum(shares) / len(shares) if shares else 0.0
 
 
-def grade(test: QualificationTest, answers: dict[str, bool]) -> Grade:
-    """The sheet against the gold items; an unanswered fact counts as wrong."""
+def grade(items, answers: dict[str, bool]) -> Grade:
+    """The sheet (its gold items) against the answers; an unanswered fact counts as wrong."""
     tally = {True: [0, 0], False: [0, 0]}
-    for item in test.items.all():
+    for item in items:
         for acu_id, truth in item.answers.items():
             tally[truth][1] += 1
             tally[truth][0] += int(answers.get(answer_key(item.pk, acu_id)) is truth)
     return Grade(tally[True][0], tally[True][1], tally[False][0], tally[False][1])
 
 
-def unanswered(test: QualificationTest, answers: dict[str, bool]) -> tuple[int, int]:
-    """(facts without an answer, facts) of the sheet."""
-    keys = [answer_key(item.pk, acu_id) for item in test.items.all() for acu_id in item.answers]
+def unanswered(items, answers: dict[str, bool]) -> tuple[int, int]:
+    """(facts without an answer, facts) of the sheet (its gold items)."""
+    keys = [answer_key(item.pk, acu_id) for item in items for acu_id in item.answers]
     return sum(key not in answers for key in keys), len(keys)
 
 
-def check_complete(test: QualificationTest, answers: dict[str, bool]) -> None:
-    """Raise IncompleteSheet unless every fact of the test has an answer."""
-    missing, total = unanswered(test, answers)
+def check_complete(items, answers: dict[str, bool]) -> None:
+    """Raise IncompleteSheet unless every fact of the sheet (its gold items) has an answer."""
+    missing, total = unanswered(items, answers)
     if missing:
         raise IncompleteSheet(
             f"{missing} of {total} facts have no answer yet: answer every fact, then submit. "
             "Nothing was graded and no attempt was used; your answers are kept below."
         )
+
+
+def worker_sheet(test: QualificationTest, worker: Worker, network: str = "") -> list[GoldItem]:
+    """The gold items of the worker's next attempt (hits.sheets; `network`: drawn for that network)."""
+    return sheets.sheet(test, worker.provider, worker.external_id, network)
 
 
 def submit_attempt(
@@ -285,10 +276,13 @@ def submit_attempt(
     answers: dict[str, bool],
     max_attempts: int | None = None,
     external_id: str = "",
+    network: str = "",
 ) -> QualificationAttempt:
-    """Grade and store one attempt. `external_id` names the provider submission it was made
-    in (a Prolific screening submission): each is used for one attempt only. An incomplete
-    sheet raises IncompleteSheet and stores nothing."""
+    """Grade and store one attempt, against the sheet the worker was shown (`worker_sheet`; with
+    `network`, hits.sheets.network, the sheet of that network: a screening of made-up ids).
+    `external_id` names the provider submission it was made in (a Prolific screening
+    submission): each is used for one attempt only. An incomplete sheet raises IncompleteSheet
+    and stores nothing. A failed attempt spends the test's budget (`_spend_budget`)."""
     with transaction.atomic():
         Worker.objects.select_for_update().get(pk=worker.pk)  # one attempt at a time per worker
         status = attempt_status(worker, test, max_attempts=max_attempts)
@@ -296,15 +290,46 @@ def submit_attempt(
             raise QualificationError(status["message"])
         if external_id and test.attempts.filter(external_id=external_id).exists():
             raise QualificationError("This submission was used for an attempt already.")
-        check_complete(test, answers)
-        graded = grade(test, answers)
-        return QualificationAttempt.objects.create(
+        items = worker_sheet(test, worker, network)
+        check_complete(items, answers)
+        graded = grade(items, answers)
+        attempt = QualificationAttempt.objects.create(
             test=test,
             worker=worker,
             answers=answers,
+            items=[item.pk for item in items],
+            network=network,
             correct=graded.correct,
             total=graded.total,
             score=graded.score,
             passed=graded.score >= test.pass_score,
             external_id=external_id,
         )
+        if not attempt.passed:
+            _spend_budget(test)
+        return attempt
+
+
+def failures_since_rotation(test: QualificationTest) -> int:
+    """Failed attempts at the test's present pool (since it was built or last rotated)."""
+    return test.attempts.filter(passed=False, submitted_at__gt=test.rotated_at or test.created_at).count()
+
+
+def _spend_budget(test: QualificationTest) -> None:
+    """When the failed attempts at the present pool reach the test's budget, someone may be
+    reading the answers off pass/fail results: the pool is redrawn (`rotate_gold`, which starts
+    the count again) and the lead alerted (`budget_spent_at`, shown on their pages until they
+    dismiss it)."""
+    test = QualificationTest.objects.select_for_update().get(pk=test.pk)
+    if not test.failure_budget or failures_since_rotation(test) < test.failure_budget:
+        return
+    with contextlib.suppress(QualificationError):  # no gold left to draw: the alert still goes out
+        rotate_gold(test)
+    QualificationTest.objects.filter(pk=test.pk).update(
+        budget_spent_at=timezone.now(), auto_rotations=F("auto_rotations") + 1
+    )
+
+
+def dismiss_alert(test: QualificationTest) -> None:
+    """The lead has read the test's budget alert."""
+    QualificationTest.objects.filter(pk=test.pk).update(budget_spent_at=None)

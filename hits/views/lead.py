@@ -47,6 +47,7 @@ def batch_list(request, dataset_id: int):
             "dataset": dataset,
             "rows": rows,
             "tests": dataset.qualification_tests.all(),
+            "alerts": selectors.alerted_tests(dataset),
             "gold": gold.gold_summary_count(dataset),
         },
     )
@@ -391,8 +392,9 @@ def qualification_new(request, dataset_id: int):
             present, absent = qualification.test_balance(test)
             messages.success(
                 request,
-                f"Qualification test “{test.name}” with {test.items.count()} gold items created: "
-                f"{present} facts present and {absent} not present (scored by balanced accuracy).",
+                f"Qualification test “{test.name}” created: each attempt shows {min(test.sheet_items, test.items.count())}"
+                f" of {test.items.count()} gold items, {present} facts present and {absent} not present in all "
+                "(scored by balanced accuracy).",
             )
             return redirect("batch_list", dataset_id=dataset.pk)
     context = {
@@ -404,6 +406,16 @@ def qualification_new(request, dataset_id: int):
         "min_per_class": qualification.MIN_PER_CLASS,
     }
     return render(request, "hits/qualification_new.html", context)
+
+
+@role_required(LEAD)
+@require_POST
+def qualification_alert_seen(request, test_id: int):
+    """The lead dismisses a test's alert about its budget of failed attempts."""
+    test = get_object_or_404(QualificationTest, pk=test_id)
+    qualification.dismiss_alert(test)
+    messages.success(request, f"The alert about “{test.name}” is dismissed.")
+    return redirect("batch_list", dataset_id=test.dataset_id)
 
 
 @role_required(LEAD)

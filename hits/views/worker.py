@@ -180,7 +180,8 @@ def take_test(request, test_id: int):
         try:
             attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
         except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
-            context = {"test": test, "items": gold.test_items(test, answers), "error": str(exc)}
+            sheet = qualification.worker_sheet(test, worker)
+            context = {"test": test, "items": gold.test_items(test, answers, sheet), "error": str(exc)}
             return render(request, "hits/qualification.html", context, status=400)
         except qualification.QualificationError as exc:
             messages.error(request, str(exc))
@@ -199,4 +200,5 @@ def take_test(request, test_id: int):
     if not status["can_try"]:
         messages.info(request, status["message"])
         return redirect("work")
-    return render(request, "hits/qualification.html", {"test": test, "items": gold.test_items(test)})
+    items = gold.test_items(test, sheet=qualification.worker_sheet(test, worker))
+    return render(request, "hits/qualification.html", {"test": test, "items": items})

@@ -76,3 +76,12 @@ def login(page, base_url: str, username: str, password: str):
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
+
+
+def answer_test_sheet(page, test, right: bool = True):
+    """Answer the qualification sheet the page shows (a draw from the test's pool: hits.sheets),
+    every fact right (or every fact wrong)."""
+    truth = {f"{item.pk}:{acu}": present for item in test.items.all() for acu, present in item.answers.items()}
+    for name in page.eval_on_selector_all("input[name^='ans-'][value='1']", "els => els.map(e => e.name)"):
+        value = 1 if truth[name[4:]] == right else 0
+        page.check(f"input[name='{name}'][value='{value}']")

@@ -7,7 +7,7 @@ from hits.services.qualification import build_test
 
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset, published_batch
-from .conftest import login
+from .conftest import answer_test_sheet, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,9 +23,8 @@ def test_worker_qualifies_and_submits_lead_approves_and_pays_bonus(live_server, 
     login(page, live_server.url, worker.username, PASSWORD)
     page.wait_for_selector("h1:text('My work')")
     page.click("text=Take the test")
-    for item in test.items.all():
-        for acu_id, present in item.answers.items():
-            page.check(f"input[name='ans-{item.pk}:{acu_id}'][value='{1 if present else 0}']")
+    page.wait_for_selector("button:text('Submit the test')")
+    answer_test_sheet(page, test)
     page.click("button:text('Submit the test')")
     page.wait_for_selector(".messages li:has-text('You passed')")
 

@@ -17,7 +17,7 @@ from hits.services.qualification import build_test
 
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset
-from .conftest import login
+from .conftest import answer_test_sheet, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CODE = "CONNECT-ACU-7"
@@ -26,10 +26,7 @@ SCREENED_OUT = "https://connect.example/screened-out"
 
 
 def answer_screening(page, test, right: bool):
-    for item in test.items.all():
-        for acu_id, present in item.answers.items():
-            value = 1 if present == right else 0
-            page.check(f"input[name='ans-{item.pk}:{acu_id}'][value='{value}']")
+    answer_test_sheet(page, test, right)
     page.click("#submit-screening")
 
 

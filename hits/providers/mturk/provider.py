@@ -31,6 +31,7 @@ from hits.provider_interface.base import Capability, CrowdProvider, ProviderErro
 from hits.providers.mturk.client import MTurkError, call, make_client
 from hits.providers.mturk.config import OPTIONS, config
 from hits.providers.mturk.questions import answer_key, external_question, qualification_form
+from hits.sheets import draw
 
 logger = logging.getLogger(__name__)
 
@@ -379,6 +380,10 @@ class MTurkProvider(CrowdProvider):
                 return
 
 
+# MTurk grades its own test against one fixed sheet of the pool (its AnswerKey cannot vary by worker).
+ANSWER_KEY_SHEET = "mturk:answer-key"
+
+
 def qualification_items(test) -> list[dict]:
     return [
         {
@@ -387,7 +392,7 @@ def qualification_items(test) -> list[dict]:
             "acus": [(a.pk, a.text) for a in it["acus"]],
             "answers": it["item"].answers,
         }
-        for it in test_items(test)
+        for it in test_items(test, sheet=draw(test, ANSWER_KEY_SHEET))
     ]
 
 

@@ -33,7 +33,7 @@ from django.views.decorators.http import require_POST
 from config import ratelimit
 from config.json_body import JSONBodyError, read_json_body
 from config.security import allow_framing
-from hits import gold
+from hits import gold, sheets
 from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
@@ -234,7 +234,7 @@ def qualification(request, test_id: int):
     )
     context = {
         "test": test,
-        "items": gold.test_items(test),
+        "items": gold.test_items(test, sheet=sheets.sheet(test, Worker.Provider.MTURK, worker_id)),
         "mturk_worker": worker_id,
         "mturk_token": token,
         "env": "sandbox" if config(hit.batch)["sandbox"] else "production",
@@ -251,9 +251,10 @@ def qualification(request, test_id: int):
     elif request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
         try:
-            quals.check_complete(test, answers)
+            sheet = sheets.sheet(test, Worker.Provider.MTURK, worker_id)
+            quals.check_complete(sheet, answers)
         except quals.IncompleteSheet as exc:  # not held, not graded: the sheet comes back as it was
-            context.update(error=str(exc), items=gold.test_items(test, answers))
+            context.update(error=str(exc), items=gold.test_items(test, answers, sheet))
             return _frame_policy(render(request, "hits/qualification.html", context, status=400))
         context["result"] = _hold_test_answers(hit, test, assignment_id, worker_id, answers)
     return _frame_policy(render(request, "hits/qualification.html", context))

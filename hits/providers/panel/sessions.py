@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config import ratelimit
+from hits import sheets
 from hits.models import Assignment, Batch, QualificationAttempt, Worker
 from hits.providers.panel.config import config
 from hits.providers.panel.models import PanelSession
@@ -190,7 +191,9 @@ def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "
     if worker is None:
         _check_address("panel-screening", batch, address)
         worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PANEL, external_id=participant_id)
-    attempt = submit_attempt(test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS)
+    attempt = submit_attempt(
+        test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS, network=sheets.network(address)
+    )
     logger.info(
         "panel batch %s: %s %s the screening", batch.pk, participant_id, "passed" if attempt.passed else "failed"
     )

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from config import ratelimit
 from config.roles import LEAD, role_required
-from hits import gold
+from hits import gold, sheets
 from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
 from hits.providers.panel import payouts, sessions, tokens
@@ -130,7 +130,9 @@ def session_page(request, batch_id: int):
 def _screening_form(request, batch, pid, context, result: str = "", status: int = 200, given=None):
     test = batch.qualification_test
     worker = sessions.worker_of(pid)
-    context.update(test=test, items=gold.test_items(test, given), result=result)
+    net = sheets.network(ratelimit.client_address(request))  # made-up ids: the sheet is the network's
+    sheet = sheets.sheet(test, Worker.Provider.PANEL, pid, net)
+    context.update(test=test, items=gold.test_items(test, given, sheet), result=result)
     if worker is not None and not result:
         state = qualification.attempt_status(worker, test, max_attempts=sessions.ATTEMPTS)
         if not state["can_try"]:

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST
 from config import ratelimit
 from config.roles import LEAD, role_required
 from config.security import framable_by
-from hits import gold
+from hits import gold, sheets
 from hits.models import Assignment, Batch, Worker
 from hits.money import CENT, MoneyError, parse_money
 from hits.provider_interface import ProviderError
@@ -146,9 +146,11 @@ def screening(request, batch_id: int):
         return _message(request, "Open this test from Prolific (the link carries your participant id).")
     test, link = batch.qualification_test, completion_url(study.completion_code)
     assert test is not None  # filtered on qualification_test above
+    net = sheets.network(ratelimit.client_address(request))  # made-up ids: the sheet is the network's
+    sheet = sheets.sheet(test, Worker.Provider.PROLIFIC, pid, net)
     context = {
         "test": test,
-        "items": gold.test_items(test),
+        "items": gold.test_items(test, sheet=sheet),
         "pid": pid,
         "study_id": study_id,
         "session_id": session_id,
@@ -177,10 +179,17 @@ def screening(request, batch_id: int):
         worker = sessions.accepted_worker(pid)
         try:
             attempt = qualification.submit_attempt(
-                test=test, worker=worker, answers=answers, max_attempts=PANEL_ATTEMPTS, external_id=session_id
+                test=test,
+                worker=worker,
+                answers=answers,
+                max_attempts=PANEL_ATTEMPTS,
+                external_id=session_id,
+                network=net,
             )
         except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
-            context.update(result=str(exc), items=gold.test_items(test, answers))
+            context.update(
+                result=str(exc), items=gold.test_items(test, answers, qualification.worker_sheet(test, worker, net))
+            )
             return render(request, "hits/prolific_screening.html", context, status=400)
         except qualification.QualificationError as exc:
             context["result"] = str(exc)

@@ -20,7 +20,7 @@ from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
-from hits.selectors import figures, quality_marks
+from hits.selectors import alerted_tests, figures, quality_marks
 from hits.services import review
 from scoring import tasks
 from scoring.machine import pages as judge_pages
@@ -59,6 +59,7 @@ def _base(dataset, batch, section):
 def overview(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
     context = {**_base(dataset, batch, "overview"), **dashboard.overview(dataset, batch)}
+    context["test_alerts"] = alerted_tests(dataset)  # a qualification test's failure budget spent
     return render(request, "scoring/overview.html", context)
 
 
