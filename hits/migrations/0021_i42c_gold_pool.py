@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0018_h46_rating_batches"),
+        ("hits", "0020_h41a_expert_provider"),
     ]
 
     operations = [
