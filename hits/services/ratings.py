@@ -26,10 +26,11 @@ def store(assignment: Assignment, parsed: dict[int, int]) -> None:
     )
 
 
-def rater(worker_id: int) -> str:
-    """A worker's name among a rating round's raters (the same in every batch of the round, so the
-    Protocols page's annotator case study pairs their Prior and Ref-free ratings)."""
-    return f"worker-{worker_id}"
+def rater(provider: str, external_id: str) -> str:
+    """A worker's name among a rating round's raters, as the lead knows them (provider and id): the
+    same in every batch of the round, so the Protocols page's annotator case study pairs their
+    Prior and Ref-free ratings."""
+    return f"{provider}:{external_id}"[:100]
 
 
 def project(batch_id: int) -> int | None:
@@ -43,15 +44,15 @@ def project(batch_id: int) -> int | None:
         assignment__status__in=Assignment.COUNTED,
         assignment__confirmed=True,
         assignment__worker__excluded=False,
-    ).values_list("summary_id", "assignment__worker_id", "score")
+    ).values_list("summary_id", "assignment__worker__provider", "assignment__worker__external_id", "score")
     with transaction.atomic():
         # one projection of the round at a time (two batches' submissions may commit at once)
         RatingRound.objects.select_for_update().filter(pk=round_id).first()
         ProtocolRating.objects.filter(round_id=round_id, protocol=batch.protocol).delete()
         rows = ProtocolRating.objects.bulk_create(
             [
-                ProtocolRating(round_id=round_id, summary_id=s, protocol=batch.protocol, rater=rater(w), score=v)
-                for s, w, v in counted.order_by("summary_id", "assignment__worker_id")
+                ProtocolRating(round_id=round_id, summary_id=s, protocol=batch.protocol, rater=rater(p, w), score=v)
+                for s, p, w, v in counted.order_by("summary_id", "assignment__worker_id")
             ]
         )
     return len(rows)
