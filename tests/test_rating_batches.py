@@ -225,3 +225,22 @@ def test_rating_batch_settings_are_checked(lead):
     # the ACU default stays: no protocol, the RoSE ACU buckets
     acu = create_batch(dataset=dataset)
     assert acu.protocol == "" and acu.rating_round is None and acu.buckets.first().reward < 1
+
+
+def test_the_command_creates_a_rating_batch_and_the_simulated_crowd_refuses_it():
+    import io
+
+    from django.core.management import call_command
+
+    from hits.services.batches import publish_batch
+    from hits.services.simulate import simulate_crowd
+
+    dataset = demo_dataset()
+    out, err = io.StringIO(), io.StringIO()
+    call_command("create_batch", "demo", "--protocol", "ref_free", "--rating-round", "study", stdout=out, stderr=err)
+    batch = Batch.objects.get(pk=int(out.getvalue().strip()))
+    assert batch.protocol == "ref_free" and batch.rating_round.name == "study"
+    assert "10 HITs, 30 assignments, $30.00 rewards" in err.getvalue()  # 4 summaries each: $1.00
+    assert batch.hits.count() == dataset.documents.count()
+    with pytest.raises(ValueError, match="rating batch"):
+        simulate_crowd(publish_batch(batch), workers=3, accuracy=0.9)

@@ -36,6 +36,8 @@ def simulate_crowd(
         raise ValueError("accuracy is a probability between 0 and 1")
     if batch.status != Batch.Status.PUBLISHED:
         raise ValueError(f"batch {batch.pk} is {batch.get_status_display().lower()}; publish it first")
+    if batch.protocol:
+        raise ValueError(f"batch {batch.pk} is a rating batch: the simulated crowd answers ACU batches only")
     started = time.perf_counter()
     rng = random.Random(seed)
     truth = known_answers(batch.dataset)

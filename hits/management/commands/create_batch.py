@@ -1,4 +1,5 @@
-"""python manage.py create_batch DATASET --provider inhouse --assignments 3 [--systems a,b,c]"""
+"""python manage.py create_batch DATASET --provider inhouse --assignments 3 [--systems a,b,c]
+[--protocol prior|ref_free|ref_based --rating-round NAME] (a rating batch, hits.ratings)"""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -8,7 +9,10 @@ from hits.services.batches import BatchError, cost_estimate, create_batch
 
 
 class Command(BaseCommand):
-    help = "Create a draft batch (one HIT per system summary of the approved references); prints its id last."
+    help = (
+        "Create a draft batch (one HIT per system summary of the approved references; a rating batch: one HIT "
+        "per document, its summaries rated 1-5); prints its id last."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("dataset")
@@ -20,6 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("--gold-share", type=float, default=0.0)
         parser.add_argument("--lifetime-hours", type=float, default=168)
         parser.add_argument("--assignment-minutes", type=float, default=60)
+        parser.add_argument(
+            "--protocol", default="acu", help="acu (default), or a rating batch: prior, ref_free or ref_based"
+        )
+        parser.add_argument("--rating-round", default="", help="a rating batch's rating round (default: collected)")
 
     def handle(self, *args, **options):
         dataset = Dataset.objects.filter(name=options["dataset"]).first()
@@ -47,6 +55,8 @@ class Command(BaseCommand):
                 gold_share=options["gold_share"],
                 lifetime_hours=options["lifetime_hours"],
                 assignment_minutes=options["assignment_minutes"],
+                protocol=options["protocol"],
+                rating_round=options["rating_round"],
             )
             batch = create_batch(dataset=dataset, spec=spec, systems=systems, qualification_test=test)
         except BatchError as exc:
