@@ -35,5 +35,5 @@ urlpatterns = [
     path("redoc/", RedocView.as_view(url_name="api_schema"), name="api_redoc"),
     path("redoc/redoc.standalone.js", RedocBundle.as_view(), name="api_redoc_bundle"),
     # Anything else under /api/: a JSON 404
-    re_path(r"^.*$", api_not_found),
+    re_path(r"^[\s\S]*$", api_not_found),  # any character, a newline (%0A) too
 ]

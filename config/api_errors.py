@@ -151,6 +151,7 @@ _ERROR_TEXT = {
     406: "The Accept header asks for a type this endpoint does not produce.",
     413: "The upload is too large.",
     415: "Unsupported request body type.",
+    429: "Too many attempts: wait the `Retry-After` seconds (the message says how long).",
 }
 
 

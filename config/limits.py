@@ -49,7 +49,8 @@ class RequestSizeLimitMiddleware:
     def __call__(self, request):
         length = declared_length(request)
         if length is None:
-            return JsonResponse({"ok": False, "error": "The request's Content-Length is not a number."}, status=400)
+            message = "The request's Content-Length is not a number."
+            return JsonResponse({"ok": False, "error": message, "detail": message, "code": "invalid"}, status=400)
         # Most requests are small: only a large one needs the URL and the user (session) looked up.
         if length > min(settings.REQUEST_MAX_BYTES, settings.IMPORT_UPLOAD_MAX_BYTES):
             limit = _limit_for(request)
@@ -63,7 +64,8 @@ class RequestSizeLimitMiddleware:
                 )
                 if limit == settings.IMPORT_UPLOAD_MAX_BYTES:
                     message += " Use the import_dataset command for larger files."
-                response = JsonResponse({"ok": False, "error": message, "detail": message}, status=413)
+                body = {"ok": False, "error": message, "detail": message, "code": "too_large"}
+                response = JsonResponse(body, status=413)
                 response["Connection"] = "close"
                 return response
         return self.get_response(request)

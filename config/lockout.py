@@ -34,6 +34,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
 from django.core import signing
 from django.db.models import Max, Sum
+from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 
@@ -107,6 +108,12 @@ def refused_page(request, original_response=None, credentials=None):
     """AXES_LOCKOUT_CALLABLE: the sign-in page again, with the message, as HTTP 429."""
     wait = retry_after(request)
     logger.warning("sign-in lockout: refused %s %s", request.method, request.path_info)
+    if request.path_info.startswith("/api/"):  # the API answers JSON, with its code
+        text = message(wait)
+        body = {"ok": False, "error": text, "detail": text, "code": "locked_out"}
+        response = JsonResponse(body, status=429)
+        response["Retry-After"] = str(wait)
+        return response
     context = {"form": AuthenticationForm(request), "limit_message": message(wait)}
     response = render(request, "registration/login.html", context, status=429)
     response["Retry-After"] = str(wait)

@@ -119,7 +119,8 @@ def per_minute(what: str, *, account: Callable[[str, object], str]):
             if wait:
                 message = f"Too many {what} in a minute. Your work is safe; try again in {wait} seconds."
                 logger.warning("rate limit: refused %s %s from %s", request.method, group, client_address(request))
-                response = JsonResponse({"ok": False, "error": message, "detail": message}, status=429)
+                body = {"ok": False, "error": message, "detail": message, "code": "rate_limited"}
+                response = JsonResponse(body, status=429)
                 response["Retry-After"] = str(wait)
                 return response
             return view(request, *args, **kwargs)

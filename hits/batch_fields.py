@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from config.errors import ServiceError
@@ -56,6 +57,19 @@ class MoneyField(serializers.DecimalField):
         if value is None:
             return None
         return super().to_representation(cents(value))
+
+
+class MoneyFieldExtension(OpenApiSerializerFieldExtension):
+    """The schema of a MoneyField states what `parse_money` and the field take: ASCII digits (no
+    more than max_digits), at most two decimals, a minus only when the field allows one."""
+
+    target_class = MoneyField
+
+    def map_serializer_field(self, auto_schema, direction):
+        field = self.target
+        whole = field.max_digits - field.decimal_places
+        sign = "-?" if field.min_value is None or field.min_value < 0 else ""
+        return {"type": "string", "format": "decimal", "pattern": f"^{sign}[0-9]{{1,{whole}}}(?:\\.[0-9]{{1,2}})?$"}
 
 
 @dataclass(frozen=True)

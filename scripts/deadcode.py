@@ -40,6 +40,8 @@ FRAMEWORK_NAMES = [
     "max_page_size",  # DRF pagination
     "*Admin",  # admin classes, registered by decorator
     "*Config",  # AppConfig classes, found by Django
+    "*Extension",  # drf-spectacular extensions, found by subclassing
+    "map_serializer_field",
 ]
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -275,7 +275,9 @@ def test_dataset_list_is_paginated_with_counts(as_role, demo):
     assert client.get("/api/datasets/?page_size=100000").status_code == 200
     past = client.get("/api/datasets/?page=9")
     assert past.status_code == 404 and "Invalid page" in error_of(past)
-    assert client.get("/api/datasets/?page=abc").status_code == 404
+    # A page that is not a whole number from 1 is outside the schema: a 400 naming it (issue 45).
+    not_a_page = client.get("/api/datasets/?page=abc")
+    assert not_a_page.status_code == 400 and "page" in not_a_page.json()["fields"]
 
 
 def test_page_size_is_capped(as_role, demo, settings):

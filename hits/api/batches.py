@@ -6,7 +6,7 @@ Security behavior: leads only (the default permission `IsLead`). Refusals of the
 """
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -313,13 +313,11 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
 
 # --- views -------------------------------------------------------------------------------------
 
-DATASET_FILTER = OpenApiParameter(
-    "dataset", int, required=False, description="Only the batches of this dataset (its id)."
-)
-
 
 class DatasetFilter(serializers.Serializer):
-    dataset = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    dataset = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, help_text="Only the batches of this dataset (its id)."
+    )
 
 
 @extend_schema(tags=["batches"])
@@ -339,7 +337,7 @@ class BatchListCreate(generics.ListAPIView):
 
     @extend_schema(
         summary="List batches",
-        parameters=[DATASET_FILTER],
+        parameters=[DatasetFilter],
         responses={200: BatchSerializer(many=True), **error_responses(400, 404)},
     )
     def get(self, request, *args, **kwargs):

@@ -60,7 +60,7 @@ class LeadAuthToken(APIView):
         summary="Get your API token",
         tags=["auth"],
         request=Credentials,
-        responses={200: TokenSerializer, **error_responses(400, 403, auth=False)},
+        responses={200: TokenSerializer, **error_responses(400, 403, 429, auth=False)},
         auth=[],
     )
     def post(self, request):
@@ -71,7 +71,7 @@ class LeadAuthToken(APIView):
                 wait = lockout.retry_after(request)
                 message = lockout.message(wait)
                 return Response(
-                    {"ok": False, "error": message, "detail": message},
+                    {"ok": False, "error": message, "detail": message, "code": "locked_out"},
                     status=status.HTTP_429_TOO_MANY_REQUESTS,
                     headers={"Retry-After": str(wait)},
                 )
@@ -171,7 +171,7 @@ class DatasetList(generics.ListAPIView):
     def get_queryset(self):
         return datasets_with_counts()
 
-    @extend_schema(summary="List datasets", responses={200: DatasetSerializer(many=True), **error_responses(404)})
+    @extend_schema(summary="List datasets", responses={200: DatasetSerializer(many=True), **error_responses(400, 404)})
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 

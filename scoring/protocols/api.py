@@ -2,7 +2,7 @@
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
@@ -18,22 +18,19 @@ MAX_ID = 2**63 - 1
 
 
 class ProtocolQuery(serializers.Serializer):
-    rating_round = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
-    power = serializers.BooleanField(required=False, default=False)
+    rating_round = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, help_text="A rating round's id; default: the latest."
+    )
+    power = serializers.BooleanField(
+        required=False, default=False, help_text="Also the power analysis per protocol (seconds)."
+    )
 
 
 @extend_schema(tags=["results"])
 class DatasetProtocols(APIView):
     @extend_schema(
         summary="RoSE §5 protocol comparison of a rating round",
-        parameters=[
-            OpenApiParameter(
-                "rating_round", int, required=False, description="A rating round's id; default: the latest."
-            ),
-            OpenApiParameter(
-                "power", bool, required=False, description="Also the power analysis per protocol (seconds)."
-            ),
-        ],
+        parameters=[ProtocolQuery],
         responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)},
     )
     def get(self, request, dataset_id: int):

@@ -13,11 +13,12 @@ from django.http import FileResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.models import Dataset
@@ -31,17 +32,19 @@ from scoring.runs.selectors import alpha_trend
 
 MAX_ID = 2**63 - 1
 
-ROUND = OpenApiParameter(
-    "round",
-    int,
-    required=False,
-    description="Only this round of the dataset: a crowd batch or an imported label round (its id). "
-    "Default: all judgments of the dataset.",
-)
-
 
 class RoundQuery(serializers.Serializer):
-    round = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    round = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="Only this round of the dataset: a crowd batch or an imported label round (its id). "
+        "Default: all judgments of the dataset.",
+    )
+
+
+# The schema's query parameters are the validator itself (drf-spectacular explodes a serializer).
+ROUND = RoundQuery
 
 
 def dataset_and_round(request, dataset_id: int):
@@ -266,7 +269,15 @@ class JSONLinesRenderer(_Download):
 
 
 class DownloadView(JSONErrorsMixin, APIView):
-    """A file download; errors stay JSON whatever the Accept header asked for."""
+    """A file download; errors stay JSON whatever the Accept header asked for. `?format=` must be
+    one of the schema's choices (an unknown one is a 404 from the negotiation, an empty one a 400)."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        asked = request.query_params.get(api_settings.URL_FORMAT_OVERRIDE)
+        formats = [renderer.format for renderer in self.get_renderers()]
+        if asked is not None and asked not in formats:
+            raise ValidationError({"format": [f"Not one of {', '.join(formats)}."]})
 
 
 def _filename(dataset, batch, suffix: str) -> str:
