@@ -125,6 +125,17 @@ def _with(path, change) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _same_worker_twice(record) -> None:
+    crowd = [[s for s in a["label_sources"].values() if s["kind"] == "crowd"] for a in record["annotations"].values()]
+    first, second = next(sources for sources in crowd if len(sources) > 1)[:2]
+    second.update(provider=first["provider"], worker=first["worker"])
+
+
+def _sources_without_labels(record) -> None:
+    annotation = next(iter(record["annotations"].values()))
+    del annotation["annotator_labels"]
+
+
 def _first_source(record) -> dict:
     annotation = next(iter(record["annotations"].values()))
     return next(iter(annotation["label_sources"].values()))
@@ -146,6 +157,8 @@ def _first_source(record) -> dict:
             ],
             "a crowd provider is one of inhouse, mturk, prolific, panel",
         ),
+        (_same_worker_twice, r"labels '.+' twice in round"),
+        (_sources_without_labels, "needs the 'annotator_labels' they describe"),
     ],
 )
 def test_bad_label_sources_are_refused_whole(tmp_path, author, change, message):
@@ -169,3 +182,37 @@ def test_a_plain_file_export_carries_no_sources(tmp_path):
     buffer = io.StringIO()
     export_rose(dataset, buffer)
     assert "label_sources" not in buffer.getvalue()
+
+
+def test_an_unknown_in_house_worker_never_becomes_a_later_account(tmp_path):
+    """An export of another installation names in-house workers this one does not have: their labels
+    stay crowd labels under "<dataset>/<id>", which no username can be, so a later account named
+    like them starts with no work."""
+    from hits.services.people import create_user_with_role
+
+    dataset = partly_labelled(tmp_path)
+    crowd = published_batch(dataset, assignments=2)
+    simulate_crowd(crowd, workers=2, accuracy=0.9, seed=3, prefix="crowd")
+    path = tmp_path / "good.jsonl"
+    exported(dataset, path)
+
+    def stranger(record) -> None:
+        for annotation in record["annotations"].values():
+            for source in annotation["label_sources"].values():
+                if source["kind"] == "crowd" and source["worker"] == f"crowd-{crowd.pk}-1":
+                    source["worker"] = "stranger"
+
+    other = tmp_path / "other.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        stranger(record)
+    other.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_dataset(other, name="elsewhere", fmt="rose")
+    copy = Dataset.objects.get(name="elsewhere")
+    labelled = Worker.objects.filter(assignments__hit__batch__dataset=copy, provider="inhouse").distinct()
+    assert set(labelled.values_list("external_id", "user")) == {
+        ("elsewhere/stranger", None),
+        (f"crowd-{crowd.pk}-2", Worker.objects.get(external_id=f"crowd-{crowd.pk}-2").user_id),
+    }
+    user = create_user_with_role(username="stranger", password="a-long-test-password", role="worker")
+    assert not Worker.objects.get(user=user).assignments.exists()

@@ -234,17 +234,21 @@ def _rounds(dataset, records, documents, acus, summaries) -> list[_Round]:
     return list(rounds.values())
 
 
-def _workers(keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
-    """The worker of each (provider, external id), made if missing."""
+def _workers(dataset: Dataset, keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The worker of each (provider, external id), made if missing. An in-house worker with no row
+    here (an export of another installation) is stored as "<dataset>/<id>", a name no account can
+    have, so that their labels never become the work of a later account of that username."""
     found: dict[tuple[str, str], int] = {}
     for provider in {p for p, _ in keys}:
         ids = [e for p, e in keys if p == provider]
-        mine = Worker.objects.filter(provider=provider, external_id__in=ids)
-        have = set(mine.values_list("external_id", flat=True))
-        Worker.objects.bulk_create(
-            [Worker(provider=provider, external_id=e) for e in ids if e not in have], ignore_conflicts=True
-        )
-        found.update(((provider, e), pk) for e, pk in mine.values_list("external_id", "pk"))
+        mine = dict(Worker.objects.filter(provider=provider, external_id__in=ids).values_list("external_id", "pk"))
+        stored = {e: e for e in ids}
+        if provider == Worker.Provider.INHOUSE:
+            stored.update((e, f"{dataset.name}/{e}") for e in ids if e not in mine)
+        missing = [stored[e] for e in ids if e not in mine]
+        Worker.objects.bulk_create([Worker(provider=provider, external_id=e) for e in missing], ignore_conflicts=True)
+        mine.update(Worker.objects.filter(provider=provider, external_id__in=missing).values_list("external_id", "pk"))
+        found.update(((provider, e), mine[stored[e]]) for e in ids)
     return found
 
 
@@ -257,7 +261,7 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
     if not any(r.labels for r in records):
         return 0, 0, None
     rounds = _rounds(dataset, records, documents, acus, summaries)
-    workers = _workers({w for round_ in rounds for _, w, _, _, _ in round_.items})
+    workers = _workers(dataset, {w for round_ in rounds for _, w, _, _, _ in round_.items})
     stored = [_store_round(dataset, round_, workers) for round_ in rounds]
     return sum(n for _, n in stored), len(workers), stored[0][0]
 
