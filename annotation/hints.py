@@ -72,7 +72,10 @@ def reference_hints(sentences: list[tuple[str, list[str]]], usual_words: float, 
     # (sentence, kind, index, text): every ACU, then every draft of the reference.
     flat = [(si, "acu", ai, text) for si, (_, acus) in enumerate(sentences) for ai, text in enumerate(acus)]
     flat += [(si, "draft", di, text) for si, texts in enumerate(pending) for di, text in enumerate(texts)]
-    out = {"acu": [[[] for _ in acus] for _, acus in sentences], "draft": [[[] for _ in texts] for texts in pending]}
+    out: dict[str, list] = {
+        "acu": [[[] for _ in acus] for _, acus in sentences],
+        "draft": [[[] for _ in texts] for texts in pending],
+    }
     sentence_words = [content_words(sentence) for sentence, _ in sentences]
     for si, kind, index, text in flat:
         out[kind][si][index].extend(_text_hints(text, kind, sentence_words[si], usual_words))

@@ -25,6 +25,7 @@ urlpatterns = [
     path("expert/<int:batch_id>/next", expert.expert_next, name="expert_next"),
     path("expert/<int:batch_id>/stop", expert.expert_stop, name="expert_stop"),
     path("expert/<int:batch_id>/review", expert.expert_review, name="expert_review"),
+    path("expert/<int:batch_id>/referee", expert.expert_referee, name="expert_referee"),
     path("batches/<int:batch_id>/expert", expert.expert_from_batch, name="expert_from_batch"),
     path("expert/task/<str:token>/", expert.expert_task, name="expert_task"),
     path("expert/task/<str:token>/submit", expert.expert_task_submit, name="expert_task_submit"),

@@ -1,6 +1,7 @@
 """Issue 42, items 5 and 6: gold that cannot be forged. An expert round's task opens and submits
 only for its expert's signed-in session (the signed link alone stores nothing); rounds default
-to two experts per summary and a disagreement waits for a lead's decision before it is gold;
+to two experts per summary and a disagreement waits for a lead's decision (or a third expert's,
+an author of the dataset the lead names) before it is gold;
 authors see no labels of gold summaries."""
 
 import pytest
@@ -163,3 +164,63 @@ def test_two_experts_disagreement_waits_for_a_leads_review(client, make_user, le
     assert known[split_summary][acu_one] is True and known[split_summary][acu_two] is False
     assert ExpertDecision.objects.filter(decided_by=lead).count() == 2
     assert "No disagreement waits" in client.get(reverse("expert_review", args=[batch.pk])).content.decode()
+
+
+def test_a_third_expert_the_lead_names_decides_the_disagreements(client, make_user, lead, author, tmp_path):
+    from annotation.models import Reference
+
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    third = make_user("third-expert", "author")
+    # The dataset's own authors: `third` wrote its references, `author` proofread them.
+    Reference.objects.filter(document__dataset=dataset).update(writer=third, reviewer=author)
+    batch = expert.create_round(dataset, count=2, experts=2, seed=0)
+    first = label_round(batch, author)
+    second = make_user("second-expert", "author")
+    split_summary = first[0]
+    while True:
+        try:
+            a = expert.next_task(second, batch)
+        except handout.NoWork:
+            break
+        answers = truth(a.hit.summary_id)
+        if a.hit.summary_id == split_summary:  # the second expert disagrees on two facts
+            flipped = sorted(answers, key=int)[:2]
+            answers = {k: (not v if k in flipped else v) for k, v in answers.items()}
+        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=answers, expert=second)
+    assert split_summary not in gold.known_answers(dataset)
+    acu_one, acu_two = sorted(gold.disagreements(dataset)[split_summary])
+    round_url, review_url = reverse("expert_round", args=[batch.pk]), reverse("expert_review", args=[batch.pk])
+    referee_url = reverse("expert_referee", args=[batch.pk])
+
+    client.force_login(lead)
+    page = client.get(round_url).content.decode()
+    assert f'<option value="{third.pk}">third-expert</option>' in page
+    assert f'value="{second.pk}"' not in page  # not an author of this dataset
+    refused = client.post(referee_url, {"referee": second.pk}, follow=True)
+    assert "A third expert is one of the authors of" in " ".join(str(m) for m in refused.context["messages"])
+    assert expert.referee(Batch.objects.get(pk=batch.pk)) is None
+
+    # One of the disagreeing experts, named, cannot settle their own disagreement.
+    client.post(referee_url, {"referee": author.pk})
+    client.force_login(author)
+    assert 'name="acu-' not in client.get(review_url).content.decode()
+    client.post(review_url, {"summary": split_summary, f"acu-{acu_one}": "1", f"acu-{acu_two}": "0"})
+    assert not ExpertDecision.objects.exists() and split_summary not in gold.known_answers(dataset)
+
+    client.force_login(lead)
+    named = client.post(referee_url, {"referee": third.pk}, follow=True)
+    said = " ".join(str(m) for m in named.context["messages"])
+    assert "third-expert decides where this round's experts disagree" in said
+    client.force_login(author)  # no longer the third expert: the review is closed to them
+    assert client.get(review_url).status_code == 403
+    client.force_login(second)
+    assert client.get(review_url).status_code == 403
+
+    client.force_login(third)
+    page = client.get(round_url).content.decode()
+    assert "Third expert: <b>third-expert</b>" in page and f'href="{review_url}">decide them</a>' in page
+    assert client.get(review_url).content.decode().count('name="acu-') == 4  # two facts, two choices each
+    client.post(review_url, {"summary": split_summary, f"acu-{acu_one}": "1", f"acu-{acu_two}": "0"})
+    known = gold.known_answers(dataset)
+    assert known[split_summary][acu_one] is True and known[split_summary][acu_two] is False
+    assert ExpertDecision.objects.filter(decided_by=third).count() == 2

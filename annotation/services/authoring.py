@@ -277,7 +277,7 @@ def save_reference(
         if base_version != reference.version:
             raise VersionConflict(reference)
         own_sentences = {s.pk: s for s in reference.sentences.all()}
-        if sorted(s.get("id") for s in sentences) != sorted(own_sentences):
+        if sorted(s.get("id") for s in sentences) != sorted(own_sentences):  # type: ignore[type-var]
             raise AuthoringError("The sentences sent do not match this reference; reload the page.")
         save = _Save(reference, user)
         save.dismiss(dismissed or [])

@@ -13,11 +13,13 @@ is stored (hits.services.submission): no approval, so no ledger row, is ever wri
 import random
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import ACU, Reference, Summary
+from annotation.services import authoring
 from config.roles import AUTHOR, LEAD, user_roles
 from hits import versions
 from hits.gold import disagreements, expert_judgments
@@ -247,10 +249,60 @@ def stop_round(batch: Batch) -> Batch:
     return batch
 
 
-def review_items(batch: Batch) -> list[dict]:
-    """The round's summaries whose experts disagree on some ACU and no lead has decided yet:
-    each with its summary, reference sentences and the split ACUs with their votes."""
+def referee_candidates(dataset):
+    """Who a lead may name a round's third expert: the dataset's own authors (who write or
+    proofread its references), or, for a dataset with none (imported), every active author."""
+    own = authoring.dataset_authors(dataset)
+    return own if own.exists() else authoring.authors()
+
+
+def referee(batch: Batch):
+    """The round's third expert (a user), who decides its disagreements as a lead does; None
+    when only leads decide. An expert round has no provider: its provider_config holds it."""
+    user_id = (batch.provider_config or {}).get("referee")
+    return get_user_model().objects.filter(pk=user_id, is_active=True).first() if user_id else None
+
+
+def name_referee(batch: Batch, user_id: int | None) -> Batch:
+    """Name (or, with None, clear) the round's third expert; raises ExpertError unless they are
+    one of `referee_candidates`."""
+    config = {k: v for k, v in (batch.provider_config or {}).items() if k != "referee"}
+    if user_id is not None:
+        if not referee_candidates(batch.dataset).filter(pk=user_id).exists():
+            raise ExpertError(
+                f"A third expert is one of the authors of {batch.dataset.name}; choose one from the list."
+            )
+        config["referee"] = user_id
+    Batch.objects.filter(pk=batch.pk, kind=Batch.Kind.EXPERT).update(provider_config=config)
+    batch.refresh_from_db()
+    return batch
+
+
+def may_review(user, batch: Batch) -> bool:
+    """Whether `user` decides the round's disagreements: a lead, or the round's third expert."""
+    roles = user_roles(user) if user is not None and user.is_authenticated else set()
+    if LEAD in roles:
+        return True
+    chosen = referee(batch)
+    return AUTHOR in roles and chosen is not None and chosen.pk == user.pk
+
+
+def _labelled_by(user, batch: Batch) -> set[int]:
+    """The summaries of the round `user` labelled as one of its experts."""
+    return set(
+        Assignment.objects.filter(hit__batch=batch, worker__external_id=_expert_id(user, batch.dataset)).values_list(
+            "hit__summary_id", flat=True
+        )
+    )
+
+
+def review_items(batch: Batch, user=None) -> list[dict]:
+    """The round's summaries whose experts disagree on some ACU and no lead or third expert has
+    decided yet: each with its summary, reference sentences and the split ACUs with their votes
+    (for a third expert, `user`, not those they labelled themselves: another decides those)."""
     split = disagreements(batch.dataset, batch.hits.values_list("summary_id", flat=True))
+    if user is not None and LEAD not in user_roles(user):
+        split = {sid: acus for sid, acus in split.items() if sid not in _labelled_by(user, batch)}
     items = []
     for summary in Summary.objects.filter(pk__in=split).select_related("document__reference", "system"):
         acus = ACU.objects.filter(pk__in=split[summary.pk]).order_by("sentence__position", "position")
@@ -266,9 +318,15 @@ def review_count(batch: Batch) -> int:
 
 
 def decide(batch: Batch, summary_id: int, labels: dict[int, bool], by) -> int:
-    """A lead's labels for the split ACUs of a summary of the round (`review_items`); the
-    summary becomes gold once every split ACU is decided. Returns how many were decided;
-    raises ExpertError for an ACU that is not split in this round's summary."""
+    """A lead's or the third expert's (`may_review`) labels for the split ACUs of a summary of
+    the round (`review_items`); the summary becomes gold once every split ACU is decided.
+    Returns how many were decided; raises ExpertError for someone else, for a third expert who
+    labelled the summary (a disagreement is not settled by one of its sides) and for an ACU that
+    is not split in this round's summary."""
+    if not may_review(by, batch):
+        raise ExpertError("Only a lead or the round's third expert decides its disagreements.")
+    if LEAD not in user_roles(by) and summary_id in _labelled_by(by, batch):
+        raise ExpertError("You labelled this summary in this round: a lead decides where its experts disagree.")
     split = disagreements(batch.dataset, [summary_id]).get(summary_id, {})
     if not batch.hits.filter(summary_id=summary_id).exists() or not split:
         raise ExpertError("This summary has no disagreement left to decide in this round.")

@@ -8,6 +8,7 @@ token link refuses an expert round's task).
 """
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -66,8 +67,32 @@ def expert_round(request, batch_id: int):
             "dataset": batch.dataset,
             "progress": expert.round_progress(batch, request.user),
             "to_review": expert.review_count(batch),
+            "referee": expert.referee(batch),
+            "may_review": expert.may_review(request.user, batch),
+            "candidates": expert.referee_candidates(batch.dataset),
         },
     )
+
+
+@role_required(LEAD)
+@require_POST
+def expert_referee(request, batch_id: int):
+    """Name the round's third expert (an author of the dataset), or clear it."""
+    batch = _round(batch_id)
+    chosen = request.POST.get("referee", "")
+    try:
+        batch = expert.name_referee(batch, int(chosen) if chosen.isdigit() else None)
+    except expert.ExpertError as exc:
+        messages.error(request, str(exc))
+    else:
+        named = expert.referee(batch)
+        messages.success(
+            request,
+            f"{named.username} decides where this round's experts disagree (as a lead does)."
+            if named
+            else "Only leads decide where this round's experts disagree.",
+        )
+    return redirect("expert_round", batch_id=batch.pk)
 
 
 @role_required(LEAD, AUTHOR)
@@ -107,11 +132,14 @@ def expert_stop(request, batch_id: int):
 
 
 @never_cache
-@role_required(LEAD)
+@role_required(LEAD, AUTHOR)
 def expert_review(request, batch_id: int):
-    """Security behavior: leads. The round's summaries whose experts disagree: the lead picks the
-    label of each split ACU (POST), and the summary becomes gold once all are decided."""
+    """Security behavior: leads and the round's third expert (an author the lead named; not on
+    summaries they labelled). The round's summaries whose experts disagree: they pick the label
+    of each split ACU (POST), and the summary becomes gold once all are decided."""
     batch = _round(batch_id)
+    if not expert.may_review(request.user, batch):
+        raise PermissionDenied("A lead or the round's third expert decides its disagreements.")
     if request.method == "POST":
         summary_id = request.POST.get("summary")
         labels = {
@@ -131,7 +159,7 @@ def expert_review(request, batch_id: int):
     return render(
         request,
         "hits/expert_review.html",
-        {"batch": batch, "dataset": batch.dataset, "items": expert.review_items(batch)},
+        {"batch": batch, "dataset": batch.dataset, "items": expert.review_items(batch, request.user)},
     )
 
 
