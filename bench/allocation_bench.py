@@ -35,7 +35,19 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   ACUs): before each wave a worker whom gold shows near chance (hits.allocation.policy.at_chance)
   gets no more places and their judgments leave the aggregation; the HIT's next drawn worker
   takes the place.
-Every policy's labels: the anchored Dawid-Skene fit on what it bought (stopped workers left out);
+- `app+judge` (with `--judge learned`, issue 43): the lab's expert documents (`--expert-documents F`,
+  a share of the documents per seed) are the gold, and the learned judge (logistic regression over
+  the cheap pair features of scoring.machine.features) trains on their expert labels only; its
+  confidence is chosen on their out-of-fold probabilities (scoring.stats.triage_crossfit.choose,
+  `triage_report`'s agreement criterion) and applied to the other documents: the pairs it decides leave the
+  HITs (a HIT left with none is not posted). On what is left: the gold-anchored stop, and the
+  adaptive policy whose threshold the batch's first wave (the pilot, at fixed places) sets
+  (hits.allocation.policy.pilot_max_sd: a quantile of the pilot HITs' standard deviation of the ACU
+  share; later HITs start at JUDGE_MIN_PLACES and get places until as precise).
+  With `--judge`, every policy's gold HITs are the expert documents' summaries, and `judgments`
+  leaves them out (the lab pays for them in every policy alike).
+Every policy's labels: the anchored Dawid-Skene fit on what it bought (stopped workers left out;
+app+judge: the judge's label where it decided);
 collusion flags: scoring.stats.gold_evidence.collusion on the same judgments, as the last refit.
 
 Figures, means over the seeds: `judgments` the crowd ACU judgments paid (gold HITs included),
@@ -44,7 +56,10 @@ tau-b of the system scores (mean ACU share, gold pairs at their gold answers) ag
 `stopped` / `flagged` the mean number of workers of each kind stopped / in a flagged pair per run.
 
     .venv/bin/python bench/allocation_bench.py --crowd-spec bench/crowds/present.json --seeds 5 --json
+    .venv/bin/python bench/allocation_bench.py --crowd-spec bench/crowds/present.json --judge learned --expert-documents 0.1 --seeds 2 --json
 """
+
+from __future__ import annotations
 
 import argparse
 import json
@@ -60,9 +75,19 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hits.allocation.policy import ADAPTIVE, Policy, at_chance, pair_posteriors, settled, wants_place  # noqa: E402
+from hits.allocation.policy import (  # noqa: E402 - the path is set up first
+    ADAPTIVE,
+    Policy,
+    at_chance,
+    pair_posteriors,
+    pilot_max_sd,
+    settled,
+    share_sd,
+    wants_place,
+)
 from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
 from scoring.stats.gold_evidence import collusion, gold_evidence  # noqa: E402
+from scoring.stats.triage_crossfit import DEFAULT_MIN_AGREEMENT  # noqa: E402
 
 KINDS = ("honest", "biased", "spammer", "colluder")
 DRAWN = 10  # workers drawn per HIT, in order (the first free ones take its places)
@@ -71,6 +96,16 @@ ASSIGNMENTS = 3  # the batch form's default assignments per HIT: fixed-3, and go
 STOP_AFTER = 20  # app+stop: the opt-in stop after this many judgments on gold ACUs
 APP = Policy(ADAPTIVE)  # the shipped defaults of an adaptive batch
 POLICIES = ("fixed-3", "app", "app+stop")
+JUDGE_POLICY = "app+judge"
+# app+judge's triage criterion: triage_report's default agreement with the expert labels.
+TRIAGE_MIN_AGREEMENT = DEFAULT_MIN_AGREEMENT
+# Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): the triage criterion is the agreement alone (on
+# a tenth of the documents, 5, the largest change of a system's score is too noisy: no c passed 0.02
+# there), the pilot's quantile 0.75 and one place to start (of 0.6, 0.75, 0.9 and 1 or 2 places: the
+# fewest judgments with agreement at least fixed-3's on both crowds).
+TRIAGE_MAX_CHANGE = 1.0
+PILOT_QUANTILE = 0.75
+JUDGE_MIN_PLACES = 1
 
 
 def expert_labels(folder: Path, documents: slice = slice(None)):
@@ -83,6 +118,29 @@ def expert_labels(folder: Path, documents: slice = slice(None)):
             docs.append(d)
             labels.append(np.array([int(x) for x in lines[d].split("\t")], dtype=bool))
     return np.array(systems), np.array(docs), labels
+
+
+def judge_data(folder: Path, documents: slice, systems, docs, labels) -> JudgeData:
+    """The learned judge's features of every pair, in the order of expert_labels (units of
+    SCUs.txt against each system's summary of the document)."""
+    from scoring.machine.features import Featurizer
+
+    units = [line.rstrip("\n").split("\t") for line in (folder / "SCUs.txt").read_text(encoding="utf-8").splitlines()]
+    summaries = {
+        path.stem: path.read_text(encoding="utf-8").splitlines()
+        for path in sorted((folder / "summaries").glob("*.summary"))
+    }
+    pairs = []
+    for system, d, row in zip(systems.tolist(), docs.tolist(), labels, strict=True):
+        mine = [u for u in units[d] if u.strip()][: len(row)]
+        if len(mine) != len(row):
+            raise ValueError(f"document {d}: {len(mine)} units in SCUs.txt for {len(row)} labels of {system}")
+        pairs.extend((unit, summaries[system][d]) for unit in mine)
+    featurizer = Featurizer.over([summary for _, summary in pairs] + [unit for unit, _ in pairs])
+    sizes = np.array([len(x) for x in labels])
+    summary = np.repeat(np.arange(len(labels)), sizes)
+    system_codes = np.unique(systems, return_inverse=True)[1]
+    return JudgeData(featurizer.matrix(pairs), np.repeat(docs, sizes), summary, system_codes[summary])
 
 
 def read_spec(path: Path) -> dict:
@@ -161,6 +219,11 @@ class Run:
         self.places = np.zeros(len(crowd.sizes), dtype=int)
         self.taken = np.zeros(crowd.workers.shape, dtype=bool)  # HIT x drawn: took a place
         self.stopped = np.zeros(int(crowd.workers.max()) + 1, dtype=bool)
+        self.asked = np.ones(crowd.truth.size, dtype=bool)  # the pairs a HIT carries (triage: the uncertain ones)
+        self.machine: np.ndarray | None = None  # app+judge: the judge's label of the pairs it decides
+        self.threshold = APP.threshold
+        self.max_sd: float | None = None  # app+judge: the summary-level threshold its pilot wave set
+        self.policy = APP
         gold_pairs = crowd.gold_pairs
         self.gold = (gold_pairs, crowd.truth[gold_pairs])
 
@@ -179,6 +242,8 @@ class Run:
         first = np.cumsum(n) - n  # each place's first row
         items = np.repeat(c.starts[h] - first, n) + np.arange(int(n.sum()))  # the HIT's pairs, place by place
         slot = np.repeat(j, n)
+        asked = self.asked[items]
+        items, slot = items[asked], slot[asked]
         workers = c.workers[c.hit_of[items], slot]
         said = c.answers[slot, items]
         if counted_only:
@@ -211,14 +276,17 @@ class Run:
             mine = np.isin(c.hit_of[items], hits)
             p = pair_posteriors(items[mine], said[mine], sens[workers[mine]], spec[workers[mine]], prior, c.truth.size)
             judged = np.bincount(items[mine], minlength=c.truth.size) > 0
-            ok = settled(p, APP.threshold) | ~judged
-            all_settled = np.logical_and.reduceat(ok, c.starts)
+            if self.max_sd is None:
+                ok = settled(p, self.threshold) | ~judged
+                all_settled = np.logical_and.reduceat(ok, c.starts)
+            else:
+                all_settled = share_sd(np.where(judged, p, 0.0), c.starts) <= self.max_sd
             more = [
                 h
                 for h in hits
                 if not c.gold[h]
                 and self.taken[h].sum() == self.places[h]  # a place no one can take stays open
-                and wants_place(APP, int(self.places[h]), bool(all_settled[h]))
+                and wants_place(self.policy, int(self.places[h]), bool(all_settled[h]))
             ]
             if not more:
                 return
@@ -226,8 +294,52 @@ class Run:
             self.fill(np.array(more))
 
 
-def run_policy(crowd: Crowd, name: str) -> Run:
+@dataclass
+class JudgeData:
+    """What app+judge's learned judge reads: cheap features per pair (scoring.machine.features), the
+    pair's document and summary, and the lab's expert documents of this seed (gold)."""
+
+    x: np.ndarray
+    document: np.ndarray  # per pair
+    summary: np.ndarray  # per pair: its HIT
+    system: np.ndarray  # per pair: its system code
+    expert: np.ndarray | None = None  # per pair: of an expert document (set per seed)
+
+
+def triage(run: Run, judge: JudgeData) -> dict:
+    """app+judge's triage: the learned judge trained on the expert documents' labels only, its
+    confidence chosen there out of fold (scoring.stats.triage_crossfit.choose on the out-of-fold
+    probabilities), applied to the other documents: the pairs it decides leave the crowd's HITs."""
+    from scoring.stats import learned, triage_crossfit
+
+    c, gold = run.crowd, judge.expert
+    assert gold is not None
+    cv = learned.cross_validated(judge.x[gold], c.truth[gold], judge.document[gold])
+    probability = learned.predict(cv["fit"], judge.x)
+    chosen = triage_crossfit.choose(
+        cv["oof"],
+        c.truth[gold],
+        judge.summary[gold],
+        judge.document[gold],
+        judge.system[gold],
+        min_agreement=TRIAGE_MIN_AGREEMENT,
+        max_change=TRIAGE_MAX_CHANGE,
+    )
+    decided = np.zeros(c.truth.size, dtype=bool)
+    if chosen is not None:
+        decided = ~gold & ((probability >= chosen) | (probability <= 1 - chosen))
+    run.asked = ~decided
+    run.machine = np.where(decided, probability >= 0.5, False)
+    return {"c": chosen, "decided": float(decided[~gold].mean())}
+
+
+def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None) -> Run:
     run = Run(crowd)
+    if name == JUDGE_POLICY:
+        assert judge is not None
+        run.triage = triage(run, judge)  # type: ignore[attr-defined]
+        run.policy = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
+    carries = np.logical_or.reduceat(run.asked, crowd.starts)  # HITs left with a pair for the crowd
     wave_of = (np.arange(len(crowd.sizes)) * WAVES) // len(crowd.sizes)
     for w in range(WAVES):
         hits = np.flatnonzero(wave_of == w)
@@ -236,12 +348,29 @@ def run_policy(crowd: Crowd, name: str) -> Run:
             run.fill(hits)
             continue
         sens, spec, prior, evidence, _ = run.refit()
-        if name == "app+stop":
+        if name in ("app+stop", JUDGE_POLICY):
             run.stop(evidence)
-        run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, APP.min_places)
+        pilot = name == JUDGE_POLICY and w == 0  # its first wave at fixed places sets its threshold
+        start = ASSIGNMENTS if pilot else run.policy.min_places
+        run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
         run.fill(hits)
-        run.decide(hits, sens, spec, prior)
+        if pilot:
+            run.max_sd = pilot_threshold(run, hits[carries[hits] & ~crowd.gold[hits]])
+            continue
+        run.decide(hits[carries[hits]], sens, spec, prior)
     return run
+
+
+def pilot_threshold(run: Run, pilot: np.ndarray) -> float | None:
+    """The pilot's summary-level threshold (hits.allocation.policy.pilot_max_sd) after a refit."""
+    c = run.crowd
+    sens, spec, prior, _, (items, workers, said) = run.refit()
+    p = pair_posteriors(items, said, sens[workers], spec[workers], prior, c.truth.size)
+    judged = np.bincount(items, minlength=c.truth.size) > 0
+    posterior = np.where(judged, p, 0.0)
+    pairs = np.concatenate([np.arange(c.starts[h], c.starts[h] + c.sizes[h]) for h in pilot]) if len(pilot) else []
+    starts = np.concatenate([[0], np.cumsum(c.sizes[pilot])[:-1]]) if len(pilot) else np.zeros(0, dtype=int)
+    return pilot_max_sd(posterior[pairs], starts, quantile=PILOT_QUANTILE)
 
 
 def system_scores(systems, labels_flat, starts, sizes):
@@ -249,20 +378,25 @@ def system_scores(systems, labels_flat, starts, sizes):
     return np.array([per_summary[systems == n].mean() for n in np.unique(systems)])
 
 
-def figures(run: Run, systems, expert_systems) -> dict:
+def figures(run: Run, systems, expert_systems, count_gold: bool = True) -> dict:
     c = run.crowd
     _, _, _, evidence, (items, workers, said) = run.refit()
     fit = dawid_skene(items, workers, said, gold=run.gold)
     labels = np.zeros(c.truth.size, dtype=bool)
     labels[fit.items] = fit.labels
+    if run.machine is not None:
+        labels[~run.asked] = run.machine[~run.asked]
     scores = system_scores(systems, labels, c.starts, c.sizes)
     plain = ~c.gold[c.hit_of]
     flagged = np.zeros(run.stopped.size, dtype=bool)
     for flag in collusion(items, workers, said, evidence):
         flagged[[flag.first, flag.second]] = True
     all_items, _, _ = run.rows(counted_only=False)
+    if not count_gold:  # the expert documents are the lab's, paid in every policy alike: left out
+        all_items = all_items[~c.gold[c.hit_of[all_items]]]
     return {
         "judgments": int(all_items.size),
+        "triage": getattr(run, "triage", None),
         "agreement": float(np.mean(labels[plain] == c.truth[plain])),
         "tau": float(kendalltau(scores, expert_systems).statistic),
         "stopped": {k: int((run.stopped & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
@@ -270,8 +404,26 @@ def figures(run: Run, systems, expert_systems) -> dict:
     }
 
 
-def run(spec: dict, systems, docs, labels, *, seeds: int, first_seed: int = 0, policies=POLICIES) -> dict:
-    """{policy: [figures per seed]}."""
+def expert_documents(docs, share: float, rng) -> np.ndarray:
+    """The lab's expert (gold) documents of a seed: a share of the documents, at least two."""
+    uniques = np.unique(docs)
+    return rng.choice(uniques, min(len(uniques), max(2, round(share * len(uniques)))), replace=False)
+
+
+def run(
+    spec: dict,
+    systems,
+    docs,
+    labels,
+    *,
+    seeds: int,
+    first_seed: int = 0,
+    policies=POLICIES,
+    judge: JudgeData | None = None,
+    expert_share: float = 0.1,
+) -> dict:
+    """{policy: [figures per seed]}. With a judge: the gold HITs are the summaries of the expert
+    documents (a share of the documents, per seed), and `judgments` leaves them out."""
     truth = np.concatenate(labels)
     sizes = np.array([len(x) for x in labels])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -279,8 +431,12 @@ def run(spec: dict, systems, docs, labels, *, seeds: int, first_seed: int = 0, p
     out: dict[str, list[dict]] = {name: [] for name in policies}
     for seed in range(first_seed, first_seed + seeds):
         crowd = simulate_crowd(spec, docs, labels, np.random.default_rng(seed))
+        if judge is not None:
+            chosen = expert_documents(docs, expert_share, np.random.default_rng([seed, 1]))
+            crowd.gold = np.isin(docs, chosen)
+            judge.expert = crowd.gold[crowd.hit_of]
         for name in policies:
-            out[name].append(figures(run_policy(crowd, name), systems, expert_systems))
+            out[name].append(figures(run_policy(crowd, name, judge), systems, expert_systems, judge is None))
     return out
 
 
@@ -299,6 +455,12 @@ def means(results: dict) -> dict:
             "flagged": {k: float(np.mean([r["flagged"][k] for r in rows])) for k in KINDS},
             "seeds": len(rows),
         }
+        triaged = [r["triage"] for r in rows if r.get("triage")]
+        if triaged:
+            out[name]["triage"] = {
+                "c": [t["c"] for t in triaged],
+                "decided": float(np.mean([t["decided"] for t in triaged])),
+            }
     return out
 
 
@@ -330,7 +492,15 @@ def main():
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
     parser.add_argument("--documents", default=":", help="documents A:B of the label files (e.g. 50:100)")
-    parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES)
+    parser.add_argument("--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY), help="default: all")
+    parser.add_argument(
+        "--judge",
+        choices=("learned",),
+        help="adds app+judge: the learned judge on the expert documents' labels, triage, adaptive on the rest",
+    )
+    parser.add_argument(
+        "--expert-documents", type=float, default=0.1, help="with --judge: the share of documents with expert labels"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object (the means) instead of a table")
     args = parser.parse_args()
     try:
@@ -340,8 +510,24 @@ def main():
     systems, docs, labels = expert_labels(Path(args.data), documents_slice(args.documents))
     if not labels:
         parser.error(f"no labels/*.label under {args.data} (pass --data or set SHARED_DIR)")
+    if not 0 < args.expert_documents < 1:
+        parser.error("--expert-documents is a share of the documents: above 0, below 1 (e.g. 0.1)")
+    policies = args.policies or [*POLICIES, *([JUDGE_POLICY] if args.judge else [])]
+    if JUDGE_POLICY in policies and not args.judge:
+        parser.error(f"{JUDGE_POLICY} needs --judge learned")
     started = time.process_time()
-    results = run(spec, systems, docs, labels, seeds=args.seeds, first_seed=args.first_seed, policies=args.policies)
+    judge = judge_data(Path(args.data), documents_slice(args.documents), systems, docs, labels) if args.judge else None
+    results = run(
+        spec,
+        systems,
+        docs,
+        labels,
+        seeds=args.seeds,
+        first_seed=args.first_seed,
+        policies=policies,
+        judge=judge,
+        expert_share=args.expert_documents,
+    )
     summary = means(results)
     if args.json:
         print(json.dumps({"policies": summary}, indent=1))

@@ -22,6 +22,7 @@ from hits.allocation.policy import (
     at_chance,
     hit_settled,
     pair_posteriors,
+    pilot_max_sd,
     settled,
     share_sd,
     wants_place,
@@ -183,6 +184,51 @@ def test_the_bench_policies_buy_what_they_say_and_the_app_stops_only_on_gold(rea
     assert all(0.5 < m["agreement"] <= 1 and -1 <= m["tau"] <= 1 for m in summary.values())
     assert set(summary["app"]["stopped"]) == set(allocation_bench.KINDS)
     assert "| app+stop |" in allocation_bench.table(summary)
+
+
+def test_the_pilot_sets_the_summary_level_threshold_from_what_fixed_places_bought():
+    # Two pilot HITs: sd of the ACU share sqrt(sum p(1 - p)) / ACUs = 0.05 and 0.2 (by hand); the
+    # median settles between them, a higher quantile nearer the noisier one.
+    first = np.array([0.5, 0.0, 0.0, 0.0, 0.0])  # sqrt(0.25) / 5 = 0.1
+    second = np.array([0.5, 0.5, 0.5, 0.5])  # sqrt(1) / 4 = 0.25
+    p, starts = np.concatenate([first, second]), np.array([0, 5])
+    assert pilot_max_sd(p, starts) == pytest.approx((0.1 + 0.25) / 2)
+    assert pilot_max_sd(p, starts, quantile=1.0) == pytest.approx(0.25)
+    assert pilot_max_sd(p, starts, sizes=[10, 4], quantile=0.0) == pytest.approx(0.05)  # 10 ACUs, 5 machine-decided
+    assert pilot_max_sd([], np.zeros(0, dtype=int)) is None
+
+
+def test_app_with_the_judge_triages_on_expert_documents_and_pays_the_crowd_only_for_the_rest(
+    realsumm_path, monkeypatch
+):
+    monkeypatch.setattr(allocation_bench, "TRIAGE_MIN_AGREEMENT", 0.9)  # 6 expert documents of 6 systems: few pairs
+    systems, docs, labels = _bench_data(realsumm_path)
+    judge = allocation_bench.judge_data(Path(realsumm_path), slice(0, 20), systems, docs, labels)
+    assert judge.x.shape[0] == sum(map(len, labels))
+    spec = allocation_bench.read_spec(CROWDS / "present.json")
+    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(2))
+    experts = allocation_bench.expert_documents(docs, 0.3, np.random.default_rng(0))
+    crowd.gold = np.isin(docs, experts)
+    judge.expert = crowd.gold[crowd.hit_of]
+    run = allocation_bench.run_policy(crowd, "app+judge", judge)
+    assert len(experts) == 6 and run.triage["c"] is not None and 0 < run.triage["decided"] < 1
+    # What the judge decides no one is asked about; expert documents are never triaged.
+    items, _, _ = run.rows(counted_only=False)
+    assert not np.isin(items, np.flatnonzero(~run.asked)).any()
+    assert run.asked[judge.expert].all() and not run.asked.all()
+    # The first wave is the pilot at fixed places; it set the summary-level threshold.
+    places = run.taken.sum(axis=1)
+    first = np.flatnonzero(((np.arange(len(places)) * allocation_bench.WAVES) // len(places)) == 0)
+    carries = np.logical_or.reduceat(run.asked, crowd.starts)
+    assert (places[first][carries[first]] == 3).all() and (places[~carries] == 0).all()
+    assert run.max_sd is not None and 0 < run.max_sd < 0.5
+    # The bench's JSON with the judge: the expert documents' judgments are left out of every policy.
+    results = allocation_bench.run(spec, systems, docs, labels, seeds=1, policies=("fixed-3", "app+judge"), judge=judge)
+    summary = allocation_bench.means(results)
+    gold_pairs = sum(len(x) for x, d in zip(labels, docs, strict=True) if d in set(judge.document[judge.expert]))
+    assert summary["fixed-3"]["judgments"] == 3 * (sum(map(len, labels)) - gold_pairs)
+    assert summary["app+judge"]["judgments"] < summary["fixed-3"]["judgments"] * 1.7
+    assert len(summary["app+judge"]["triage"]["c"]) == 1
 
 
 # --- batches ---------------------------------------------------------------------------------

@@ -121,3 +121,20 @@ def wants_place(policy: Policy, places: int, all_settled: bool) -> bool:
     if policy.kind != ADAPTIVE or places >= policy.max_places:
         return False
     return places < policy.min_places or not all_settled
+
+
+def pilot_max_sd(posterior, starts, sizes=None, quantile: float = 0.5) -> float | None:
+    """The summary-level settling threshold a batch sets from its own pilot (issue 43): its first
+    wave bought at the batch's fixed places (fixed-3), refitted, gives each pilot HIT's standard
+    deviation of its ACU share (`share_sd`, over `sizes` ACUs each: by default the pairs from its
+    start to the next); the threshold is their median, the precision fixed places bought on a
+    typical HIT of this crowd. Later HITs stop once they are at least as precise, so a crowd that
+    answers well settles at the minimum and a noisy one buys more. None: no pilot HIT."""
+    p = np.asarray(posterior, dtype=float)
+    starts = np.asarray(starts, dtype=np.int64)
+    if not starts.size:
+        return None
+    variance = np.add.reduceat(p * (1 - p), starts)
+    counts = np.diff(np.append(starts, p.size)) if sizes is None else np.asarray(sizes, dtype=float)
+    value = float(np.quantile(np.sqrt(variance) / counts, quantile))
+    return min(max(value, 1e-6), 0.499)
