@@ -38,6 +38,22 @@ OPTIONS: tuple[Option, ...] = (
         help="Session: every HIT is priced alike and the panel pays tasks x price per approved participant.",
     ),
     Option(
+        "signature_secret",
+        "text",
+        "",
+        "panel's signing secret",
+        max_length=128,
+        help="Optional: where the panel signs its redirect, its secret; only links whose signature parameter is the "
+        "hex HMAC-SHA256 of the participant id under it are let in.",
+    ),
+    Option(
+        "signature_parameter",
+        "text",
+        "sig",
+        "signature parameter",
+        help="The query parameter that carries the panel's signature (with a signing secret).",
+    ),
+    Option(
         "screened_out_url",
         "text",
         "",

@@ -39,6 +39,8 @@ def section(batch, base_url: str = "") -> dict:
         "completion_url": completion_url(batch, f"TEST-{batch.pk}"),
         "session_pay": price * int(cfg["tasks_per_session"]) if cfg["pay_per"] == "session" else None,
         "sessions": rows,
+        "listed": cfg.get("allowed_ids") or [],
+        "signed": bool(cfg.get("signature_secret")),
         "counts": {
             status.label: batch.panel_sessions.filter(status=status.value).count() for status in PanelSession.Status
         },

@@ -10,4 +10,5 @@ urlpatterns = [
     path("panel/task/<str:token>/", views.task, name="panel_task"),
     path("batches/<int:batch_id>/panel/list/<str:kind>", views.payout_list, name="panel_list"),
     path("batches/<int:batch_id>/panel/paid", views.mark_paid, name="panel_paid"),
+    path("batches/<int:batch_id>/panel/participants", views.participant_list, name="panel_participants"),
 ]

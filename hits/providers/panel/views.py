@@ -22,7 +22,7 @@ from config.roles import LEAD, role_required
 from hits import gold, sheets
 from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
-from hits.providers.panel import payouts, sessions, tokens
+from hits.providers.panel import admission, payouts, sessions, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
 from hits.providers.panel.models import PanelSession
 from hits.services import qualification
@@ -49,13 +49,15 @@ def session_url(batch: Batch, participant_id: str) -> str:
 
 def entry(request, batch_id: int):
     """Security behavior: anyone with the study link (its per-study entry token) and a
-    participant id in the panel's parameter; writes nothing, only sends them to their own link."""
+    participant id in the panel's parameter, signed by the panel and on the lead's list where the
+    study asks for either (hits.providers.panel.admission); writes nothing, only sends them to their own link."""
     batch = _batch(batch_id)
     if batch is None:
         return _message(request, "This study is not known here.", 404)
     try:
         tokens.check_entry(batch.pk, request.GET.get("e", ""))
         pid = tokens.check_participant_id(request.GET.get(config(batch)["id_parameter"], ""))
+        admission.check_entry(batch, pid, request.GET)
     except tokens.TokenRefused as exc:
         logger.warning("panel batch %s: entry refused from %s: %s", batch.pk, ratelimit.client_address(request), exc)
         return _message(request, str(exc), 403)
@@ -90,6 +92,7 @@ def session_page(request, batch_id: int):
     params = request.POST if request.method == "POST" else request.GET
     try:
         pid = tokens.check_participant(batch.pk, params.get("pid", ""), params.get("t", ""))
+        admission.check_listed(batch, pid)
     except tokens.TokenRefused as exc:
         logger.warning(
             "panel batch %s: session link refused from %s: %s", batch.pk, ratelimit.client_address(request), exc
@@ -228,4 +231,23 @@ def mark_paid(request, batch_id: int):
             messages.success(request, f"Marked {count} ledger row(s), {format_money(amount)}, paid at the panel.")
         else:
             messages.info(request, "These lists were marked paid already: nothing more recorded.")
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
+def participant_list(request, batch_id: int):
+    """Security behavior: leads; stores the study's list of participant ids (empty: no list)."""
+    batch = get_object_or_404(Batch, pk=batch_id, provider="panel")
+    try:
+        count = admission.set_listed(
+            batch, admission.read_upload(request.FILES.get("file")) or request.POST.get("ids", "")
+        )
+    except admission.ListRefused as exc:
+        messages.error(request, f"The list was not stored: {exc}")
+    else:
+        if count:
+            messages.success(request, f"Only the {count} listed participant id(s) can start a session now.")
+        else:
+            messages.info(request, "No list: any participant id with the study link can start a session.")
     return redirect("batch_detail", batch_id=batch.pk)

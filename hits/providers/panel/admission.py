@@ -1,0 +1,91 @@
+"""Who may start a panel session (issue 45 item 5): the per-study link alone lets anyone name any
+participant id, so a study can ask for more, either or both of:
+
+- the panel's own signature: where the panel signs its redirect (a Qualtrics survey flow, a
+  panel with signed study links), the lead stores its secret as `signature_secret`; the study
+  link is then let in only with `signature_parameter` (default `sig`) set to the hex
+  HMAC-SHA256 of the participant id under that secret;
+- a list of ids the lead uploads: only listed ids get a session link, and a link made before the
+  list was uploaded no longer opens the session of an unlisted id.
+
+The batch page's *Test the link* id (`TEST-<batch>`) is always let in: it is the lead's own.
+"""
+
+import hashlib
+import hmac
+import re
+
+from hits.models import Batch
+from hits.providers.panel.config import PARTICIPANT_ID, config
+from hits.providers.panel.tokens import TokenRefused
+
+MAX_LISTED = 10_000
+AGAIN = "Open the study again from your panel."
+
+
+class ListRefused(ValueError):
+    """An id list the lead uploaded is refused; the message says which line and why."""
+
+
+def signature(secret: str, participant_id: str) -> str:
+    """What the panel puts in the link: hex HMAC-SHA256 of the participant id under the secret."""
+    return hmac.new(secret.encode(), participant_id.encode(), hashlib.sha256).hexdigest()
+
+
+def _is_test_id(batch: Batch, participant_id: str) -> bool:
+    return participant_id == f"TEST-{batch.pk}"
+
+
+def check_entry(batch: Batch, participant_id: str, query) -> None:
+    """At the study link: the panel's signature (when the study has its secret) and the list."""
+    cfg = config(batch)
+    secret = cfg.get("signature_secret") or ""
+    if secret and not _is_test_id(batch, participant_id):
+        given = (query.get(cfg.get("signature_parameter") or "sig") or "").strip().lower()
+        if not hmac.compare_digest(given.encode(), signature(secret, participant_id).encode()):
+            raise TokenRefused(f"This study link was not signed by the panel for this participant id. {AGAIN}")
+    check_listed(batch, participant_id)
+
+
+def check_listed(batch: Batch, participant_id: str) -> None:
+    """When the lead uploaded a list: only its ids (checked at the study link and on every session page)."""
+    listed = config(batch).get("allowed_ids") or []
+    if listed and participant_id not in listed and not _is_test_id(batch, participant_id):
+        raise TokenRefused(f"This participant id is not on this study's list of participants. {AGAIN}")
+
+
+def parse_ids(text: str) -> list[str]:
+    """One id a line (commas and spaces separate too); duplicates dropped; each checked like a
+    link's id; at most MAX_LISTED."""
+    ids = list(dict.fromkeys(part for part in re.split(r"[\s,;]+", text or "") if part))
+    if len(ids) > MAX_LISTED:
+        raise ListRefused(f"The list has {len(ids)} ids; at most {MAX_LISTED} can be listed.")
+    for number, pid in enumerate(ids, 1):
+        if not re.fullmatch(PARTICIPANT_ID, pid):
+            raise ListRefused(
+                f"Id {number} ({pid[:40]!r}) is not a participant id: letters, digits and . _ - @ : +, "
+                "at most 64, not beginning with - + @ ="
+            )
+    return ids
+
+
+def read_upload(upload) -> str:
+    """The text of an uploaded list (None: no file); at most MAX_LISTED lines' worth, UTF-8."""
+    if upload is None:
+        return ""
+    if upload.size > MAX_LISTED * 80:
+        raise ListRefused(f"The file is too large for {MAX_LISTED} ids.")
+    try:
+        return upload.read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ListRefused("The file is not UTF-8 text: save it as plain text, one id a line.") from None
+
+
+def set_listed(batch: Batch, text: str) -> int:
+    """Store the lead's list (an empty one: every id may start again); the number of ids listed."""
+    ids = parse_ids(text)
+    stored = dict(batch.provider_config or {})
+    stored["allowed_ids"] = ids
+    batch.provider_config = stored
+    batch.save(update_fields=["provider_config"])
+    return len(ids)
