@@ -8,6 +8,7 @@ from scoring.results import api as results
 
 urlpatterns = [
     path("datasets/<int:dataset_id>/scores/", results.DatasetScores.as_view(), name="api_scores"),
+    path("datasets/<int:dataset_id>/recompute/", results.DatasetRecompute.as_view(), name="api_recompute"),
     path("datasets/<int:dataset_id>/agreement/", results.DatasetAgreement.as_view(), name="api_agreement"),
     path("datasets/<int:dataset_id>/workers/", results.DatasetWorkers.as_view(), name="api_workers"),
     path(

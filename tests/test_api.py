@@ -90,6 +90,7 @@ def endpoints(demo, draft):
         ("publish", "post", f"/api/batches/{draft.pk}/publish/", {}, 202),  # a broker is set: queued
         ("sync", "post", f"/api/batches/{draft.pk}/sync/", {}, 200),  # in-house: nothing to sync
         ("scores", "get", f"/api/datasets/{demo.pk}/scores/", {}, 200),
+        ("recompute", "post", f"/api/datasets/{demo.pk}/recompute/", {}, 202),
         ("agreement", "get", f"/api/datasets/{demo.pk}/agreement/", {}, 200),
         ("workers", "get", f"/api/datasets/{demo.pk}/workers/", {}, 200),
         ("protocols", "get", f"/api/datasets/{demo.pk}/protocols/", {}, 404),  # no rating round yet
@@ -123,6 +124,7 @@ ENDPOINT_NAMES = [
     "publish",
     "sync",
     "scores",
+    "recompute",
     "agreement",
     "workers",
     "protocols",
@@ -567,6 +569,47 @@ def test_scores_agreement_and_workers(as_role, demo, crowd, eager_celery):
     assert row["provider"] == "inhouse" and row["assignments"] > 0 and row["labels"] > 0 and row["flags"] == []
 
 
+def test_recompute_is_asked_once_and_answers_the_run_state(as_role, demo, crowd, django_capture_on_commit_callbacks):
+    """With a broker: the first ask queues the round's recompute (after the commit), the next
+    joins it; both answer 202 with the stale run, and nothing is computed in the request."""
+    from hits import versions
+    from scoring.models import RecomputeRequest, ScoringRun
+
+    scored(demo, crowd)
+    versions.bump(demo.pk, crowd.pk)  # judgments changed since the stored run
+    runs = ScoringRun.objects.count()
+    client = as_role("lead")
+    path = f"/api/datasets/{demo.pk}/recompute/?round={crowd.pk}"
+    with django_capture_on_commit_callbacks() as queued:
+        first, second = client.post(path), client.post(path)
+    assert first.status_code == second.status_code == 202
+    body = first.json()
+    assert body["round"] == crowd.pk and body["stale"] is True and body["run"] and body["queued"] is True
+    assert body["dispatched"] is True and second.json()["dispatched"] is False and second.json()["queued"] is True
+    assert len(queued) == 1  # one task sent for the two asks
+    assert RecomputeRequest.objects.filter(dataset=demo, round_id=crowd.pk, queued=True).count() == 1
+    assert ScoringRun.objects.count() == runs
+    assert client.post(f"/api/datasets/{demo.pk}/recompute/?round=0").status_code == 400
+    assert client.post(f"/api/datasets/{demo.pk + 1000}/recompute/").status_code == 404
+
+
+def test_recompute_in_process_leaves_the_scores_current(as_role, demo, crowd, eager_celery):
+    """Without a broker (and no background threads) the recompute runs in the request: the
+    answer and the scores after it are current."""
+    from hits import versions
+
+    scored(demo)
+    versions.bump(demo.pk, crowd.pk)
+    client = as_role("lead")
+    before = client.get(f"/api/datasets/{demo.pk}/scores/").json()
+    assert before["stale"] is True
+    body = client.post(f"/api/datasets/{demo.pk}/recompute/").json()
+    assert body["dispatched"] is True and body["stale"] is False and body["queued"] is False
+    assert body["run"] != before["run"] and body["round"] is None
+    after = client.get(f"/api/datasets/{demo.pk}/scores/").json()
+    assert after["stale"] is False and after["run"] == body["run"]
+
+
 def test_exports_are_downloads(as_role, demo, crowd, eager_celery):
     scored(demo, crowd)
     client = as_role("lead")
@@ -651,6 +694,7 @@ def test_schema_documents_every_endpoint(as_role):
         "/api/datasets/import/",
         "/api/datasets/{dataset_id}/",
         "/api/datasets/{dataset_id}/scores/",
+        "/api/datasets/{dataset_id}/recompute/",
         "/api/datasets/{dataset_id}/agreement/",
         "/api/datasets/{dataset_id}/workers/",
         "/api/datasets/{dataset_id}/protocols/",

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics, serializers
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -28,6 +28,7 @@ from scoring.results.dashboard import ROSE_ALPHA, scores_run
 from scoring.results.exports.rose import rose_lines
 from scoring.results.exports.scores_json import scores_json
 from scoring.results.exports.tables import write_judgments_csv, write_scores_csv
+from scoring.runs.recompute import recompute_queued, request_recompute
 from scoring.runs.selectors import alpha_trend
 
 MAX_ID = 2**63 - 1
@@ -165,6 +166,35 @@ class DatasetScores(APIView):
                 pairwise=run.outputs.get("pairwise"),
             )
         return Response(ScoresSerializer(body).data)
+
+
+class RecomputeSerializer(RunInfoSerializer):
+    dispatched = serializers.BooleanField(
+        help_text="This request dispatched the recompute; false when it joined one already queued."
+    )
+    queued = serializers.BooleanField(help_text="A recompute of this scope waits to run (false once it has started).")
+
+
+@extend_schema(tags=["results"])
+class DatasetRecompute(APIView):
+    @extend_schema(
+        summary="Ask for a recompute of the scores (coalesced with one already queued)",
+        description="The write that made the scores stale has asked already; this asks again (the dashboard's "
+        "*Recompute now*). 202 with the run state: `stale` until the recompute has run (poll the scores).",
+        parameters=[ROUND],
+        request=None,
+        responses={202: RecomputeSerializer, **error_responses(400, 404)},
+    )
+    def post(self, request, dataset_id: int):
+        dataset, batch = dataset_and_round(request, dataset_id)
+        dispatched = request_recompute(dataset.pk, batch.pk if batch else None)
+        run, stale = scores_run(dataset, batch, parts=())
+        body = {
+            **_run_info(dataset, batch, run, stale),
+            "dispatched": dispatched,
+            "queued": recompute_queued(dataset.pk, batch.pk if batch else None),
+        }
+        return Response(RecomputeSerializer(body).data, status=status.HTTP_202_ACCEPTED)
 
 
 # --- agreement -----------------------------------------------------------------------------------

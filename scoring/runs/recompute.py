@@ -118,6 +118,13 @@ def request_recompute(dataset_id: int, batch_id: int | None = None) -> bool:
     )
 
 
+def recompute_queued(dataset_id: int, batch_id: int | None = None) -> bool:
+    """A recompute of this scope's scores is queued and has not started."""
+    return RecomputeRequest.objects.filter(
+        dataset_id=dataset_id, round_id=batch_id or 0, task=SCORES, queued=True
+    ).exists()
+
+
 def request_refit(dataset_id: int, batch_id: int, interval: int) -> bool:
     """Ask for a refit of an adaptive batch's worker estimates, `interval` seconds later with a
     broker (gathering the submissions of that time); True when this call dispatched it."""
