@@ -1,22 +1,14 @@
 """Forms of the annotation pages."""
 
 from django import forms
-from django.conf import settings
-from django.template.defaultfilters import filesizeformat
 
 from .importing import FORMATS
+from .uploads import FORMAT_CHOICES, upload_too_large
 
 
 class ImportDatasetForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
-    format = forms.ChoiceField(
-        choices=[
-            ("rose", "RoSE JSONL (.jsonl)"),
-            ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)"),
-            ("rose-protocols", "RoSE protocol comparison with its ratings (.json)"),
-        ],
-        initial="rose",
-    )
+    format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="rose")
     file = forms.FileField()
     replace = forms.BooleanField(required=False, help_text="Overwrite a dataset of the same name.")
 
@@ -28,9 +20,6 @@ class ImportDatasetForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
-            raise forms.ValidationError(
-                f"The file is {filesizeformat(upload.size)}; the limit is "
-                f"{filesizeformat(settings.IMPORT_UPLOAD_MAX_BYTES)}. Use the import_dataset command for larger files."
-            )
+        if refusal := upload_too_large(upload, "import_dataset"):
+            raise forms.ValidationError(refusal)
         return upload

@@ -8,6 +8,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_TAG = re.compile(r"<t>(.*?)</t>", re.DOTALL)
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)  # a letter or a digit
 
+# Forms of "be" and "have", the modal verbs and the common prepositions: function words here, and
+# the drafter's auxiliaries and prepositions (annotation/drafting/lexicon.py) start from them.
+BE_HAVE = ("is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had")
+PREPOSITIONS = (
+    "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "over", "under", "about", "after",
+    "before", "during", "since", "until",
+)  # fmt: skip
+MODALS = ("will", "would", "shall", "should", "can", "could", "may", "might", "must")
+
 # Function words carry no content; attaching a unit to a sentence by them would be noise.
 STOPWORDS = frozenset(
     [
@@ -18,26 +27,8 @@ STOPWORDS = frozenset(
         "or",
         "but",
         "nor",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
+        *PREPOSITIONS,
         "as",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "about",
-        "after",
-        "before",
-        "during",
-        "since",
-        "until",
         "than",
         "then",
         "that",
@@ -46,30 +37,12 @@ STOPWORDS = frozenset(
         "those",
         "there",
         "here",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "has",
-        "have",
-        "had",
+        *BE_HAVE,
         "having",
         "do",
         "does",
         "did",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
+        *MODALS,
         "it",
         "its",
         "it's",

@@ -19,6 +19,25 @@ from django.template.defaultfilters import filesizeformat
 from .importing.errors import DatasetImportError
 from .importing.formats import SINGLE_FILE_FORMATS
 
+# The import formats a lead picks on the Import page and in the API (FORMATS reads each).
+FORMAT_CHOICES = [
+    ("rose", "RoSE JSONL (.jsonl)"),
+    ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)"),
+    ("rose-protocols", "RoSE protocol comparison with its ratings (.json)"),
+]
+
+
+def upload_too_large(upload, command: str) -> str | None:
+    """The message refusing an upload over IMPORT_UPLOAD_MAX_BYTES (it names the command that
+    imports larger files), or None when it fits."""
+    limit = settings.IMPORT_UPLOAD_MAX_BYTES
+    if upload.size <= limit:
+        return None
+    return (
+        f"The file is {filesizeformat(upload.size)}; the limit is {filesizeformat(limit)}. "
+        f"Use the {command} command for larger files."
+    )
+
 
 def _bounds(archive: Path) -> int:
     """The most bytes this archive may expand to."""

@@ -19,6 +19,19 @@ class LeadAdminSite(admin.AdminSite):
         return request.user.is_active and has_role(request.user, LEAD)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View only: rows are written by the services."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class LeadAdminConfig(AdminConfig):
     default_site = "config.admin.LeadAdminSite"
 

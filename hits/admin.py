@@ -4,23 +4,11 @@ and the provider hear of every change)."""
 
 from django.contrib import admin, messages
 
+from config.admin import ReadOnlyAdmin
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
 
 from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, ProviderCall, Worker
 from .services import batches, review
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """View only: rows are written by the services."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Worker)

@@ -351,6 +351,19 @@ class _FiniteFloatField(serializers.FloatField):
         return value
 
 
+# The settings of the spec the batch form and the API take after the qualification test, in order.
+QUALITY_AND_ALLOCATION = (
+    "gold_share",
+    "budget",
+    "allocation",
+    "allocation_min",
+    "allocation_max",
+    "allocation_threshold",
+    "allocation_max_sd",
+    "stop_after",
+)
+
+
 def batch_form_field(name: str) -> forms.Field:
     """The batch form's field for a setting."""
     spec = FIELDS[name]

@@ -8,6 +8,7 @@ from django.utils import timezone
 from annotation.models import ReferenceSentence
 from hits.models import HIT, Assignment
 from hits.ratings import page as rating_page
+from hits.services.submission import SubmissionRefused, read_token
 
 
 def content(hit: HIT, seed: str = "") -> dict:
@@ -72,9 +73,27 @@ def task_context(hit: HIT, seed: str = "") -> dict:
     return {"hit": hit, "batch": hit.batch, **content(hit, seed)}
 
 
-def session_task_context(assignment: Assignment, token: str, *, provider: str, done: int, total: int, **extra) -> dict:
+def session_assignment(token: str, provider: str, session_model, key_field: str):
+    """(assignment, session) a provider session's signed task link names (Prolific, panel): the
+    assignment of a worker of `provider`, and the session of its batch and worker whose `key_field`
+    is the assignment's external id; (None, None) when the link is not valid."""
+    try:
+        assignment_id, worker_id = read_token(token)
+        assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch", "worker").get(
+            pk=assignment_id, worker_id=worker_id, worker__provider=provider
+        )
+        session = session_model.objects.get(
+            batch_id=assignment.hit.batch_id, worker_id=worker_id, **{key_field: assignment.external_id}
+        )
+    except (SubmissionRefused, Assignment.DoesNotExist, session_model.DoesNotExist):
+        return None, None
+    return assignment, session
+
+
+def session_task_context(assignment: Assignment, token: str, *, provider: str, progress, **extra) -> dict:
     """The task page of a provider session's assignment (Prolific, panel): the in-house task page
-    with the session's progress; `extra` adds the provider's own links."""
+    with the session's progress (tasks done, of how many); `extra` adds the provider's own links."""
+    done, total = progress
     return {
         **task_context(assignment.hit, str(assignment.worker_id)),
         "assignment": assignment,

@@ -1,27 +1,12 @@
 """Small word lists the rule-based drafter uses to find verbs, clause links and entities."""
 
+from ..text import BE_HAVE, MODALS
+from ..text import PREPOSITIONS as COMMON_PREPOSITIONS
+
 AUXILIARIES = frozenset(
     [
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
+        *BE_HAVE,
+        *MODALS,
         "do",
         "does",
         "did",
@@ -443,25 +428,7 @@ DETERMINERS = frozenset(
 )
 PREPOSITIONS = frozenset(
     [
-        "of",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "to",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "about",
-        "after",
-        "before",
-        "during",
-        "since",
-        "until",
+        *COMMON_PREPOSITIONS,
         "against",
         "among",
         "between",

@@ -161,9 +161,7 @@ def lift_stop(batch: Batch, worker_id: int, *, by=None) -> bool:
         )
         if lifted:
             versions.bump(batch.dataset_id, batch.pk)
-    if lifted:
-        logger.info("allocation batch=%s: the stop of worker=%s lifted by %s", batch.pk, worker_id, by or "the lead")
-    return bool(lifted)
+    return _lifted(batch, lifted, f"the stop of worker={worker_id}", by)
 
 
 def stopped_workers(batch: Batch):
@@ -204,8 +202,13 @@ def lift_flag(batch: Batch, flag_id: int, *, by=None) -> bool:
     lifted = CollusionFlag.objects.filter(batch_id=batch.pk, pk=flag_id, lifted_at__isnull=True).update(
         lifted_at=timezone.now()
     )
+    return _lifted(batch, lifted, f"collusion flag {flag_id}", by)
+
+
+def _lifted(batch: Batch, lifted: int, what: str, by) -> bool:
+    """A lead's lift, logged when it lifted something; True then."""
     if lifted:
-        logger.info("allocation batch=%s: collusion flag %s lifted by %s", batch.pk, flag_id, by or "the lead")
+        logger.info("allocation batch=%s: %s lifted by %s", batch.pk, what, by or "the lead")
     return bool(lifted)
 
 

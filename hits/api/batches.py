@@ -18,7 +18,7 @@ from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
 from hits import selectors, tasks
 from hits.allocation import service as allocation
-from hits.batch_fields import BatchSpec, MoneyField, batch_serializer_field
+from hits.batch_fields import QUALITY_AND_ALLOCATION, BatchSpec, MoneyField, batch_serializer_field
 from hits.models import Batch
 from hits.money import Bucket
 from hits.provider_interface import available_providers, provider_class
@@ -242,14 +242,8 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
         default=None,
         help_text="A qualification test of the dataset, or one another dataset offers to its batches.",
     )
-    gold_share = batch_serializer_field("gold_share")
-    budget = batch_serializer_field("budget")
-    allocation = batch_serializer_field("allocation")
-    allocation_min = batch_serializer_field("allocation_min")
-    allocation_max = batch_serializer_field("allocation_max")
-    allocation_threshold = batch_serializer_field("allocation_threshold")
-    allocation_max_sd = batch_serializer_field("allocation_max_sd")
-    stop_after = batch_serializer_field("stop_after")
+    # gold_share, budget, allocation ... stop_after: declared here, in this order (the class namespace)
+    vars().update({name: batch_serializer_field(name) for name in QUALITY_AND_ALLOCATION})
     buckets = BucketSerializer(
         many=True,
         required=False,

@@ -5,11 +5,9 @@ Thin views over the services the pages use (`importing.import_dataset`,
 `IsLead`), except the token endpoint, which checks the posted credentials and then the role.
 """
 
-from django.conf import settings
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
-from django.template.defaultfilters import filesizeformat
 from django.utils.decorators import method_decorator
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, parsers, serializers, status
@@ -22,6 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.importing import DatasetImportError
 from annotation.models import ACU, Dataset, Document, Summary, System
+from annotation.uploads import FORMAT_CHOICES, upload_too_large
 from config import lockout
 from config.api_errors import error_body, error_responses
 from config.api_input import StrictInput
@@ -194,11 +193,7 @@ class DatasetDetail(generics.RetrieveAPIView):
 class DatasetImportInput(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
     format = serializers.ChoiceField(
-        choices=[
-            ("rose", "RoSE JSONL (.jsonl)"),
-            ("pyramid", "Pyramid folder, zipped (.zip, .tar.gz)"),
-            ("rose-protocols", "RoSE protocol comparison with its ratings (.json)"),
-        ],
+        choices=FORMAT_CHOICES,
         default="rose",
         help_text="rose: a RoSE JSONL file (.jsonl); pyramid: a pyramid folder as .zip or .tar.gz; "
         "rose-protocols: RoSE's protocol-comparison .json with its ratings.",
@@ -209,12 +204,8 @@ class DatasetImportInput(StrictInput, serializers.Serializer):
     )
 
     def validate_file(self, upload):
-        limit = settings.IMPORT_UPLOAD_MAX_BYTES
-        if upload.size > limit:
-            raise serializers.ValidationError(
-                f"The file is {filesizeformat(upload.size)}; the limit is {filesizeformat(limit)}. "
-                "Use the import_dataset command for larger files."
-            )
+        if refusal := upload_too_large(upload, "import_dataset"):
+            raise serializers.ValidationError(refusal)
         return upload
 
 

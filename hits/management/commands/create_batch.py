@@ -4,6 +4,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Dataset
+from config.commands import found
 from hits.batch_fields import BatchSpec
 from hits.services.batches import BatchError, cost_estimate, create_batch
 
@@ -30,9 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--rating-round", default="", help="a rating batch's rating round (default: collected)")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"No dataset named {options['dataset']!r}.")
+        dataset = found(Dataset.objects, f"No dataset named {options['dataset']!r}.", name=options["dataset"])
         systems = None
         if options["systems"]:
             names = [n.strip() for n in options["systems"].split(",") if n.strip()]

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.commands import found
 from hits.models import Batch
 from hits.services.batches import BatchError, publish_batch
 
@@ -13,9 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("batch_id", type=int)
 
     def handle(self, *args, **options):
-        batch = Batch.objects.filter(pk=options["batch_id"]).first()
-        if batch is None:
-            raise CommandError(f"No batch {options['batch_id']}.")
+        batch = found(Batch.objects, f"No batch {options['batch_id']}.", pk=options["batch_id"])
         try:
             batch = publish_batch(batch)
         except BatchError as exc:

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.commands import found
 from hits.models import QualificationTest
 from hits.services.qualification import QualificationError, rotate_gold
 
@@ -17,9 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, help="a seed for the draw (default: a random one, stored)")
 
     def handle(self, *args, **options):
-        test = QualificationTest.objects.filter(pk=options["test"]).first()
-        if test is None:
-            raise CommandError(f"No qualification test {options['test']}.")
+        test = found(QualificationTest.objects, f"No qualification test {options['test']}.", pk=options["test"])
         try:
             test = rotate_gold(test, seed=options["seed"])
         except QualificationError as exc:

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.commands import found
 from hits.models import Batch
 from hits.services.simulate import simulate_crowd
 
@@ -17,9 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--spammers", type=int, default=0, help="extra workers who answer at random, fast")
 
     def handle(self, *args, **options):
-        batch = Batch.objects.filter(pk=options["batch_id"]).first()
-        if batch is None:
-            raise CommandError(f"No batch {options['batch_id']}.")
+        batch = found(Batch.objects, f"No batch {options['batch_id']}.", pk=options["batch_id"])
         if options["workers"] < 1:
             raise CommandError("--workers must be at least 1.")
         try:

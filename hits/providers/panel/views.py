@@ -26,8 +26,8 @@ from hits.providers.panel import admission, payouts, sessions, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
 from hits.providers.panel.models import PanelSession
 from hits.services import qualification
-from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.task_page import session_task_context
+from hits.services.submission import task_token
+from hits.task_page import session_assignment, session_task_context
 
 logger = logging.getLogger(__name__)
 
@@ -164,29 +164,21 @@ def _screen(request, batch, pid, address, context):
 
 
 def task(request, token: str):
-    """Security behavior: whoever holds the signed task link of a session's assignment (its
-    participant); the same task page as in-house workers, with the session's progress."""
-    try:
-        assignment_id, worker_id = read_token(token)
-        assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch", "worker").get(
-            pk=assignment_id, worker_id=worker_id, worker__provider=Worker.Provider.PANEL
-        )
-        session = PanelSession.objects.get(
-            batch_id=assignment.hit.batch_id, worker_id=worker_id, key=assignment.external_id
-        )
-    except (SubmissionRefused, Assignment.DoesNotExist, PanelSession.DoesNotExist):
+    """Security behavior: whoever holds the signed task link of a panel session's assignment (its
+    participant); the in-house task page with the session's progress and the panel's links."""
+    assignment, session = session_assignment(token, Worker.Provider.PANEL, PanelSession, "key")
+    if session is None:
         return _message(request, "This task link is not valid. Open the study again from your panel.", 404)
-    done, total = sessions.progress(session)
+    pid = session.worker.external_id
     context = session_task_context(
         assignment,
         token,
         provider="panel",
-        done=done,
-        total=total,
-        continue_url=session_url(session.batch, session.worker.external_id),
+        progress=sessions.progress(session),
+        continue_url=session_url(session.batch, pid),
         next_action=reverse("panel_session", args=[session.batch_id]),
-        pid=session.worker.external_id,
-        t=tokens.participant_token(session.batch_id, session.worker.external_id),
+        pid=pid,
+        t=tokens.participant_token(session.batch_id, pid),
     )
     return render(request, "hits/panel_task.html", context)
 

@@ -23,7 +23,7 @@ from config import ratelimit
 from config.roles import LEAD, role_required
 from config.security import framable_by
 from hits import gold, sheets
-from hits.models import Assignment, Batch, Worker
+from hits.models import Batch, Worker
 from hits.money import CENT, MoneyError, parse_money
 from hits.provider_interface import ProviderError
 from hits.providers.prolific import sessions
@@ -33,8 +33,8 @@ from hits.providers.prolific.decisions import REJECTION_CATEGORIES
 from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
-from hits.services.submission import SubmissionRefused, read_token, task_token
-from hits.task_page import session_task_context
+from hits.services.submission import task_token
+from hits.task_page import session_assignment, session_task_context
 
 
 def _message(request, message: str, status: int = 400, link: str = ""):
@@ -100,24 +100,12 @@ def session_next(request, token: str):
 def task(request, token: str):
     """Security behavior: whoever holds the signed task link of a session's assignment (its
     participant); the same task page as in-house workers, with the session's progress."""
-    try:
-        assignment_id, worker_id = read_token(token)
-        assignment = Assignment.objects.select_related("hit__summary__document__reference", "hit__batch", "worker").get(
-            pk=assignment_id, worker_id=worker_id, worker__provider=Worker.Provider.PROLIFIC
-        )
-        session = ProlificSession.objects.get(
-            batch_id=assignment.hit.batch_id, worker_id=worker_id, session_id=assignment.external_id
-        )
-    except (SubmissionRefused, Assignment.DoesNotExist, ProlificSession.DoesNotExist):
+    assignment, session = session_assignment(token, Worker.Provider.PROLIFIC, ProlificSession, "session_id")
+    if session is None:
         return _message(request, "This task link is not valid. Open the study again from Prolific.", 404)
-    done, total = sessions.progress(session)
+    next_url = reverse("prolific_next", args=[sessions.session_token(session)])
     context = session_task_context(
-        assignment,
-        token,
-        provider="prolific",
-        done=done,
-        total=total,
-        continue_url=reverse("prolific_next", args=[sessions.session_token(session)]),
+        assignment, token, provider="prolific", progress=sessions.progress(session), continue_url=next_url
     )
     return render(request, "hits/prolific_task.html", context)
 

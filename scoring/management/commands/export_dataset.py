@@ -4,9 +4,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.models import Dataset
+from config.commands import found
 from hits.models import Batch
 from scoring.results.exports.rose import export_rose
 
@@ -21,14 +22,11 @@ class Command(BaseCommand):
         parser.add_argument("--round", type=int, help="only the judgments of this batch or imported round")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["name"]).first()
-        if dataset is None:
-            raise CommandError(f"No dataset named {options['name']!r}.")
+        dataset = found(Dataset.objects, f"No dataset named {options['name']!r}.", name=options["name"])
         batch = None
         if options["round"] is not None:
-            batch = Batch.objects.filter(pk=options["round"], dataset=dataset).first()
-            if batch is None:
-                raise CommandError(f"Dataset {dataset.name!r} has no round {options['round']}.")
+            message = f"Dataset {dataset.name!r} has no round {options['round']}."
+            batch = found(Batch.objects, message, pk=options["round"], dataset=dataset)
         if options["output"] == "-":
             export_rose(dataset, self.stdout, batch)
             return

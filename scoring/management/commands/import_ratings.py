@@ -6,6 +6,7 @@ from annotation.importing import DatasetImportError
 from annotation.importing.protocols import read_protocol_file
 from annotation.models import Dataset
 from annotation.services.ratings import import_ratings
+from config.commands import found
 
 
 class Command(BaseCommand):
@@ -18,9 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="replace a rating round of the same name")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["name"]).first()
-        if dataset is None:
-            raise CommandError(f"No dataset named {options['name']!r}.")
+        dataset = found(Dataset.objects, f"No dataset named {options['name']!r}.", name=options["name"])
         try:
             result = import_ratings(
                 dataset, read_protocol_file(options["path"]), name=options["round_name"], replace=options["replace"]

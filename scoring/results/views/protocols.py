@@ -8,11 +8,9 @@ a lead asks for it."""
 import json
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
@@ -21,7 +19,7 @@ from annotation.importing import DatasetImportError
 from annotation.importing.protocols import read_protocol_file
 from annotation.models import Dataset, RatingRound
 from annotation.services.ratings import export_ratings, import_ratings
-from annotation.uploads import uploaded_dataset_path
+from annotation.uploads import upload_too_large, uploaded_dataset_path
 from config.limits import large_upload
 from config.roles import LEAD, role_required
 from scoring.protocols import cached
@@ -36,11 +34,8 @@ class RatingImportForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
-            raise forms.ValidationError(
-                f"The file is {filesizeformat(upload.size)}; the limit is "
-                f"{filesizeformat(settings.IMPORT_UPLOAD_MAX_BYTES)}. Use the import_ratings command."
-            )
+        if refusal := upload_too_large(upload, "import_ratings"):
+            raise forms.ValidationError(refusal)
         return upload
 
 
