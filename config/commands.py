@@ -10,3 +10,8 @@ def found(queryset, message: str, **lookup):
     if row is None:
         raise CommandError(message)
     return row
+
+
+def picked(options: dict, *names: str) -> dict:
+    """The command-line options `names`, by name, for a service taking the same keywords."""
+    return {name: options[name] for name in names}

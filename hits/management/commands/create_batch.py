@@ -4,9 +4,21 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Dataset
-from config.commands import found
+from config.commands import found, picked
 from hits.batch_fields import BatchSpec
 from hits.services.batches import BatchError, cost_estimate, create_batch
+
+# The options that are settings of the batch's spec (hits.batch_fields), by the same names.
+SPEC_OPTIONS = (
+    "name",
+    "provider",
+    "assignments",
+    "gold_share",
+    "lifetime_hours",
+    "assignment_minutes",
+    "protocol",
+    "rating_round",
+)
 
 
 class Command(BaseCommand):
@@ -47,16 +59,7 @@ class Command(BaseCommand):
                     f"Dataset {dataset.name!r} has no qualification test {options['qualification_test']}."
                 )
         try:
-            spec = BatchSpec(
-                name=options["name"],
-                provider=options["provider"],
-                assignments=options["assignments"],
-                gold_share=options["gold_share"],
-                lifetime_hours=options["lifetime_hours"],
-                assignment_minutes=options["assignment_minutes"],
-                protocol=options["protocol"],
-                rating_round=options["rating_round"],
-            )
+            spec = BatchSpec(**picked(options, *SPEC_OPTIONS))
             batch = create_batch(dataset=dataset, spec=spec, systems=systems, qualification_test=test)
         except BatchError as exc:
             raise CommandError(str(exc)) from None

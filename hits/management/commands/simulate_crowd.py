@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.commands import found
+from config.commands import found, picked
 from hits.models import Batch
 from hits.services.simulate import simulate_crowd
 
@@ -22,13 +22,7 @@ class Command(BaseCommand):
         if options["workers"] < 1:
             raise CommandError("--workers must be at least 1.")
         try:
-            report = simulate_crowd(
-                batch,
-                workers=options["workers"],
-                accuracy=options["accuracy"],
-                seed=options["seed"],
-                spammers=options["spammers"],
-            )
+            report = simulate_crowd(batch, **picked(options, "workers", "accuracy", "seed", "spammers"))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
