@@ -91,6 +91,25 @@ def set_active(*, user_id: int, active: bool, by=None):
     return user
 
 
+def set_role(*, user_id: int, role: str, by=None):
+    """Give a person another role (one role per account, as when added): a lead is staff, a worker gets
+    their in-house Worker row. Their work and history stay; a lead cannot change their own role."""
+    if role not in ROLES:
+        raise PeopleError(f"Choose a role: {', '.join(ROLES)}.")
+    user = _other_person(user_id, by)
+    with transaction.atomic():
+        user.groups.remove(*Group.objects.filter(name__in=ROLES).exclude(name=role))
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+        user.is_staff = role == LEAD
+        user.save(update_fields=["is_staff"])
+        if role == WORKER:
+            Worker.objects.get_or_create(
+                provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
+            )
+    logger.info("person %s now %s, by %s", user.pk, role, getattr(by, "pk", None))
+    return user
+
+
 def reset_password(*, user_id: int, by=None) -> tuple[object, str]:
     """A new random password for a person (shown once to the lead): (user, password)."""
     import secrets

@@ -1,5 +1,5 @@
 """The lead's People page: add authors, workers and leads with their role (no admin groups needed),
-deactivate or reactivate a person, reset a password.
+change a person's role, deactivate or reactivate a person, reset a password.
 
 Security behavior: leads only; every change is a POST; a generated password is shown once, to the lead who made it.
 """
@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from config.roles import LEAD, ROLES, role_required
-from hits.services.people import PeopleError, add_person, people_by_role, reset_password, set_active
+from hits.services.people import PeopleError, add_person, people_by_role, reset_password, set_active, set_role
 
 
 @role_required(LEAD)
@@ -59,6 +59,9 @@ def person_action(request, user_id: int, action: str):
         elif action == "reactivate":
             user = set_active(user_id=user_id, active=True, by=request.user)
             messages.success(request, f"{user.username} can sign in again.")
+        elif action == "role":
+            user = set_role(user_id=user_id, role=request.POST.get("role", ""), by=request.user)
+            messages.success(request, f"{user.username} is now {request.POST.get('role')}; their work stays.")
         elif action == "reset":
             user, password = reset_password(user_id=user_id, by=request.user)
             messages.success(request, f"New password for {user.username} (shown once): {password}")
