@@ -6,7 +6,7 @@ from django import forms
 
 from annotation.models import System
 
-from .batch_fields import QUALITY_AND_ALLOCATION, batch_form_field
+from .batch_fields import batch_form_field
 from .models import QualificationTest
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
 from .provider_interface import available_providers, provider_class
@@ -44,8 +44,14 @@ class BatchForm(forms.Form):
         required=False,
         help_text="This dataset's tests, and tests other datasets offer to its batches.",
     )
-    # gold_share, budget, allocation ... stop_after: declared here, in this order (the class namespace)
-    vars().update({name: batch_form_field(name) for name in QUALITY_AND_ALLOCATION})
+    gold_share = batch_form_field("gold_share")
+    budget = batch_form_field("budget")
+    allocation = batch_form_field("allocation")
+    allocation_min = batch_form_field("allocation_min")
+    allocation_max = batch_form_field("allocation_max")
+    allocation_threshold = batch_form_field("allocation_threshold")
+    allocation_max_sd = batch_form_field("allocation_max_sd")
+    stop_after = batch_form_field("stop_after")
     documents = forms.IntegerField(
         min_value=1,
         required=False,

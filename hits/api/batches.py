@@ -235,8 +235,14 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
         default=None,
         help_text="A qualification test of the dataset, or one another dataset offers to its batches.",
     )
-    # gold_share, budget, allocation ... stop_after: declared here, in this order (the class namespace)
-    vars().update({name: batch_serializer_field(name) for name in QUALITY_AND_ALLOCATION})
+    gold_share = batch_serializer_field("gold_share")
+    budget = batch_serializer_field("budget")
+    allocation = batch_serializer_field("allocation")
+    allocation_min = batch_serializer_field("allocation_min")
+    allocation_max = batch_serializer_field("allocation_max")
+    allocation_threshold = batch_serializer_field("allocation_threshold")
+    allocation_max_sd = batch_serializer_field("allocation_max_sd")
+    stop_after = batch_serializer_field("stop_after")
     buckets = BucketSerializer(
         many=True,
         required=False,
