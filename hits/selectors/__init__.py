@@ -8,10 +8,11 @@ excluded, and not stopped in the assignment's batch (a stop applies to that batc
 """
 
 from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, Value, When
+from django.db.models.functions import Concat
 from django.utils import timezone
 
-from annotation.models import ACU, Dataset, Document, Summary, System
-from hits.models import Assignment, Batch, CollusionFlag, Judgment, QualificationTest, WorkerEstimate
+from annotation.models import ACU, Dataset, Document, Reference, Summary, System
+from hits.models import Assignment, Batch, CollusionFlag, Judgment, QualificationTest, Worker, WorkerEstimate
 
 
 def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:
@@ -147,3 +148,23 @@ def alerted_tests(dataset):
         .distinct()
         .order_by("pk")
     )
+
+
+def expert_external_id(dataset_name: str, username: str) -> str:
+    """The external id of a user's expert labels in a dataset ("<dataset>/<username>", as an
+    imported annotator's): usernames hold no "/", so the dataset is all before the last one."""
+    return f"{dataset_name}/{username}"
+
+
+def insider_datasets(user_id: int, username: str) -> QuerySet[Dataset]:
+    """The datasets whose crowd work the account (`user_id`, `username`) must not take: those it
+    leads (created), writes or proofreads references of, or labelled gold of in an expert round
+    (its expert worker, `expert_external_id`). It knows their references or answers, so its
+    judgments would not be a crowd's (hits.services.handout). One query, no join that grows."""
+    references = Reference.objects.filter(document__dataset=OuterRef("pk")).filter(
+        Q(writer_id=user_id) | Q(reviewer_id=user_id)
+    )
+    labelled = Worker.objects.filter(
+        provider=Worker.Provider.EXPERT, external_id=Concat(OuterRef("name"), Value(expert_external_id("", username)))
+    )
+    return Dataset.objects.filter(Q(created_by_id=user_id) | Exists(references) | Exists(labelled))

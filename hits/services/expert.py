@@ -25,6 +25,7 @@ from hits import versions
 from hits.gold import disagreements, expert_judgments
 from hits.models import HIT, Assignment, Batch, ExpertDecision, Worker
 from hits.release import release_overdue
+from hits.selectors import expert_external_id
 from hits.services import handout
 
 MAX_SUMMARIES = 200
@@ -181,8 +182,8 @@ def secure_seed() -> int:
 
 
 def _expert_id(user, dataset) -> str:
-    """The external id of a user's expert labels in a dataset, as an imported annotator's."""
-    return f"{dataset.name}/{user.username}"
+    """The external id of a user's expert labels in a dataset (hits.selectors.expert_external_id)."""
+    return expert_external_id(dataset.name, user.username)
 
 
 def expert_worker(user, dataset) -> Worker:

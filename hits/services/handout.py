@@ -24,6 +24,7 @@ from django.utils import timezone
 from hits import places
 from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
 from hits.release import release, release_overdue
+from hits.selectors import insider_datasets
 from hits.services.qualification import is_qualified
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,26 @@ logger = logging.getLogger(__name__)
 
 class NoWork(Exception):
     """Nothing to hand out; the message says why."""
+
+
+INSIDER = (
+    "No task is open to you right now. The open batches of {datasets} are not offered to you: you lead it, write "
+    "its references or labelled its gold, and its authors and leads are no crowd for it."
+)
+
+
+def insider_open_batches(worker: Worker) -> list[str]:
+    """The names of the datasets with published batches of the worker's provider that are closed
+    to them as an insider (`_not_insider`), for the worker's page."""
+    if worker.user_id is None:
+        return []
+    return list(
+        insider_datasets(worker.user_id, _username(worker))
+        .filter(batches__status=Batch.Status.PUBLISHED, batches__provider=worker.provider)
+        .values_list("name", flat=True)
+        .order_by("name")
+        .distinct()
+    )
 
 
 def open_assignment(worker: Worker) -> Assignment | None:
@@ -54,6 +75,7 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
         & (Q(batch__qualification_test__isnull=True) | Exists(passed))
         & _not_stopped(worker)
         & _not_reserved_for_others(worker)
+        & _not_insider(worker)
     )
     return open_to & Q(batch_id=batch.pk) if batch is not None else open_to
 
@@ -67,6 +89,22 @@ def _not_stopped(worker: Worker) -> Q:
         batch_id=OuterRef("batch_id"), worker_id=worker.pk, stopped_at__isnull=False
     )
     return Q(~Exists(stopped))
+
+
+def _not_insider(worker: Worker) -> Q:
+    """Leaves out the batches of datasets the worker's account leads, writes or labelled gold of
+    (hits.selectors.insider_datasets): they know its references or answers, so they are no crowd
+    for it. A worker with no account (a Prolific or panel participant) costs no condition."""
+    if worker.user_id is None:
+        return Q()
+    return ~Q(batch__dataset_id__in=insider_datasets(worker.user_id, _username(worker)).values("pk"))
+
+
+def _username(worker: Worker) -> str:
+    """The account's username: an in-house worker's id is it (hits.views.worker.inhouse_worker)."""
+    if worker.provider == Worker.Provider.INHOUSE or worker.user is None:
+        return worker.external_id
+    return worker.user.username
 
 
 def _not_reserved_for_others(worker: Worker) -> Q:
@@ -227,6 +265,9 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     )
     if any(not is_qualified(worker, b) for b in unqualified):
         raise NoWork("No task is open to you right now. Pass the qualification test to get more.")
+    own = insider_open_batches(worker)
+    if own:
+        raise NoWork(INSIDER.format(datasets=", ".join(own)))
     raise NoWork("No task is waiting right now. Come back later.")
 
 

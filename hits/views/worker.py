@@ -54,6 +54,7 @@ def work(request):
             "current": None if stale else current,
             "stale": stale,
             "stale_token": task_token(stale) if stale else "",
+            "insider": handout.insider_open_batches(worker),
             "recent": recent,
             "bonuses": worker.ledger.filter(kind=LedgerEntry.Kind.BONUS)
             .select_related("assignment__hit__summary__document")
