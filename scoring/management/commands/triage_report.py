@@ -55,24 +55,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         dataset, label_round = dataset_and_round(options["name"], options["round"])
-        if options["judge_run"] is None:
-            run = triage_source(dataset)
-            if run is None:
-                raise CommandError(f"Dataset {dataset.name!r} has no finished judge run: run judge_dataset first.")
-        else:
-            run = JudgeRun.objects.filter(pk=options["judge_run"], batch__dataset=dataset).first()
-        if run is None:
-            raise CommandError(f"Dataset {dataset.name!r} has no judge run {options['judge_run']}.")
-        if run.status != JudgeRun.Status.DONE:
-            raise CommandError(f"Judge run {run.pk} is {run.status}, not done.")
-        grid = None
-        if options["grid"]:
-            try:
-                grid = [float(c) for c in options["grid"].split(",") if c.strip()]
-            except ValueError:
-                raise CommandError("--grid takes numbers separated by commas, e.g. 0.8,0.9.") from None
-            if not grid or any(not 0.5 <= c <= 1 for c in grid):
-                raise CommandError("Every confidence in --grid must lie between 0.5 and 1.")
+        run = self._run(dataset, options["judge_run"])
+        grid = self._grid(options["grid"])
         if options["folds"] < 2 or not 0 < options["min_agreement"] <= 1 or not 0 <= options["max_change"] <= 1:
             raise CommandError("--folds is at least 2; --min-agreement lies in (0, 1]; --max-change in [0, 1].")
         try:
@@ -89,6 +73,38 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report))
             return
+        self._table(run, report)
+        self._crossfit(report["crossfit"])
+
+    @staticmethod
+    def _run(dataset, pk):
+        """The judge run named, or the dataset's default triage source; done, or a clear error."""
+        if pk is None:
+            run = triage_source(dataset)
+            if run is None:
+                raise CommandError(f"Dataset {dataset.name!r} has no finished judge run: run judge_dataset first.")
+        else:
+            run = JudgeRun.objects.filter(pk=pk, batch__dataset=dataset).first()
+        if run is None:
+            raise CommandError(f"Dataset {dataset.name!r} has no judge run {pk}.")
+        if run.status != JudgeRun.Status.DONE:
+            raise CommandError(f"Judge run {run.pk} is {run.status}, not done.")
+        return run
+
+    @staticmethod
+    def _grid(text):
+        """--grid as a list of confidences in [0.5, 1], or None for the default grid."""
+        if not text:
+            return None
+        try:
+            grid = [float(c) for c in text.split(",") if c.strip()]
+        except ValueError:
+            raise CommandError("--grid takes numbers separated by commas, e.g. 0.8,0.9.") from None
+        if not grid or any(not 0.5 <= c <= 1 for c in grid):
+            raise CommandError("Every confidence in --grid must lie between 0.5 and 1.")
+        return grid
+
+    def _table(self, run, report):
         self.stdout.write(
             f"judge run {run.pk} ({run.judge} v{run.version}) against {report['labels']} labels, "
             f"{report['pairs']} labelled pairs"
@@ -112,7 +128,6 @@ class Command(BaseCommand):
         else:
             self.stdout.write("no confidence of the grid keeps the system tau >= 0.95")
         self.stdout.write("(the grid and the line above are in sample: c chosen on the documents reported on)")
-        self._crossfit(report["crossfit"])
 
     def _crossfit(self, cross):
         if cross is None:
