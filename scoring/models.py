@@ -103,3 +103,28 @@ class MetricScore(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["document", "system", "metric"], name="metric_score_unique"),
         ]
+
+
+class MetricUpload(models.Model):
+    """A metric file a lead uploaded, parsed by a task (scoring.runs.metric_uploads) with its
+    progress; the file's bytes are kept only until the task has read them."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Importing"
+        DONE = "done", "Imported"
+        FAILED = "failed", "Refused"
+
+    dataset = models.ForeignKey(Dataset, related_name="metric_uploads", on_delete=models.CASCADE)
+    name = models.CharField(max_length=255)
+    data = models.BinaryField(default=b"")
+    size = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    lines = models.PositiveIntegerField(default=0, help_text="Lines in the file.")
+    lines_read = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def percent(self) -> int:
+        return min(100, round(100 * self.lines_read / self.lines)) if self.lines else 0

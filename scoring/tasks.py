@@ -13,7 +13,7 @@ from config.dispatch import dispatch
 from hits.models import Batch
 from scoring.drafts.tasks import apply_budget  # noqa: F401  (defined beside its service; registered here)
 from scoring.machine.tasks import run_judge  # noqa: F401  (defined beside its service; registered here)
-from scoring.runs import recompute, services, statistics, worker_estimates
+from scoring.runs import metric_uploads, recompute, services, statistics, worker_estimates
 
 logger = logging.getLogger(__name__)
 
@@ -97,3 +97,9 @@ def compute_rouge_scores(dataset_id: int) -> str:
     except DatasetImportError as exc:
         return f"Nothing was computed: {exc}."
     return f"ROUGE computed for {result['summaries']} summaries ({', '.join(result['metrics'])})."
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def import_metric_upload(upload_id: int) -> str:
+    """A metric file uploaded on the Metrics page, read with its progress (scoring.runs.metric_uploads)."""
+    return metric_uploads.run(upload_id)

@@ -12,7 +12,8 @@ from scoring.models import MetricScore
 
 from .crowd_data import demo_dataset
 
-pytestmark = pytest.mark.django_db
+# The upload is parsed by a task (scoring.runs.metric_uploads): in process, in the request, here.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 def upload(client, dataset, name, text):

@@ -32,14 +32,28 @@ def import_metric_scores(dataset, path) -> dict:
     return import_metric_bytes(dataset, path.read_bytes(), path.name)
 
 
-def import_metric_bytes(dataset, data: bytes, name: str) -> dict:
-    """Scores from an uploaded or read file named `name` (.csv: CSV, else JSONL)."""
+def import_metric_bytes(dataset, data: bytes, name: str, progress=None) -> dict:
+    """Scores from an uploaded or read file named `name` (.csv: CSV, else JSONL); `progress(line)`,
+    when given, is told every PROGRESS_EVERY lines how far the reading is."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise DatasetImportError("the file is not UTF-8 text", name) from None
     entries = _csv_entries(text, name) if name.lower().endswith(".csv") else _jsonl_entries(text, name)
-    return _store(dataset, entries, name)
+    return _store(dataset, entries if progress is None else _reporting(entries, progress), name)
+
+
+PROGRESS_EVERY = 2000
+
+
+def _reporting(entries, progress):
+    """The entries unchanged, telling `progress` the line reached every PROGRESS_EVERY lines."""
+    told = 0
+    for entry in entries:
+        if entry[0] - told >= PROGRESS_EVERY:
+            told = entry[0]
+            progress(told)
+        yield entry
 
 
 def _jsonl_entries(text: str, name: str):

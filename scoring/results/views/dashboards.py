@@ -14,7 +14,6 @@ from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_POST
 
-from annotation.importing import DatasetImportError
 from config.dispatch import dispatch, dispatch_long, lost_in_background
 from config.limits import large_upload
 from config.roles import LEAD, role_required
@@ -28,8 +27,8 @@ from scoring.machine import qc as machine_qc
 from scoring.models import ScoringRun
 from scoring.results import charts, dashboard, leaderboard, worker_pages
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
-from scoring.runs import statistics
-from scoring.runs.metrics import CSV_COLUMNS, import_metric_bytes
+from scoring.runs import metric_uploads, statistics
+from scoring.runs.metrics import CSV_COLUMNS
 from scoring.runs.recompute import request_recompute
 from scoring.runs.services import SMALL_SAMPLE, compute_scores
 
@@ -241,6 +240,19 @@ def _metric_example(dataset) -> dict:
     }
 
 
+def _upload_state(dataset) -> dict | None:
+    """The latest metric upload, and whether its background thread was lost (a restarted server)."""
+    upload = metric_uploads.latest(dataset)
+    if upload is None:
+        return None
+    pending = upload.status in (upload.Status.QUEUED, upload.Status.RUNNING)
+    return {
+        "upload": upload,
+        "pending": pending,
+        "lost": pending and lost_in_background(tasks.import_metric_upload, upload.pk),
+    }
+
+
 @role_required(LEAD)
 def metrics(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
@@ -251,6 +263,7 @@ def metrics(request, dataset_id: int):
         {
             **_base(dataset, batch, "metrics"),
             "run": run,
+            "upload": _upload_state(dataset),
             "has_metrics": dataset.metric_scores.exists(),
             "metric_names": list(dataset.metric_scores.order_by().values_list("metric", flat=True).distinct()),
             "example": _metric_example(dataset),
@@ -276,13 +289,15 @@ def metrics_upload(request, dataset_id: int):
     elif upload.size > METRIC_UPLOAD_MAX_BYTES:
         messages.error(request, "Nothing was imported: a metric file is at most 50 MB.")
     else:
-        try:
-            result = import_metric_bytes(dataset, upload.read(), upload.name)
-        except DatasetImportError as exc:
-            messages.error(request, f"Nothing was imported. {exc}")
+        # Parsed by a task (a thread of the embedded server, or a worker): the page shows its progress.
+        stored = metric_uploads.start(dataset, upload.read(), upload.name)
+        ran, outcome = dispatch_long(tasks.import_metric_upload, stored.pk)
+        if not ran:
+            messages.info(request, f"Importing {stored.name} in the background: this page shows how far it is.")
+        elif str(outcome).startswith("Nothing"):
+            messages.error(request, outcome)
         else:
-            n = result["scores"]
-            messages.success(request, f"Imported {n} score{'' if n == 1 else 's'} of {', '.join(result['metrics'])}.")
+            messages.success(request, outcome)
     return redirect(reverse("dashboard_metrics", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
 
 
