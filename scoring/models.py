@@ -18,6 +18,8 @@ class ScoringRun(models.Model):
         SCORES = "scores", "Scores and agreement"
         POWER = "power", "Power analysis"
         METRICS = "metrics", "Metric correlations"
+        # A rating round's power per protocol (scoring/protocols/cached.py), asked for by a lead.
+        PROTOCOL_POWER = "protocol_power", "Power per rating protocol"
 
     class Status(models.TextChoices):
         RUNNING = "running", "Running"

@@ -59,6 +59,22 @@ def test_power_is_computed_on_a_leads_post_and_shown(client, lead, rose):
     assert response.status_code == 302
     page = client.get(url).content.decode()
     assert 'id="protocol-power-table"' in page and 'data-chart="power-ref_based"' in page
+    # Stored beside the other figures: once the cache is gone, the page and the API read the stored run.
+    from django.core.cache import cache
+
+    from scoring.models import ScoringRun
+
+    run = ScoringRun.objects.get(dataset=rose, kind=ScoringRun.Kind.PROTOCOL_POWER)
+    assert run.status == "done" and run.parameters["rating_round"] == pick(rose).pk
+    cache.clear()
+    page = client.get(url).content.decode()
+    assert 'id="protocol-power-table"' in page and 'data-chart="power-ref_based"' in page
+    cache.clear()
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=lead).key}")
+    report = api.get(f"/api/datasets/{rose.pk}/protocols/").json()
+    assert report["power"] == run.outputs["power"]
+    assert ScoringRun.objects.filter(kind=ScoringRun.Kind.PROTOCOL_POWER).count() == 1  # reads wrote no run
 
 
 def pick(dataset):

@@ -134,6 +134,11 @@ def _check(hit, parsed) -> None:
         raise SubmissionRefused(str(exc)) from None
 
 
+def has_answers(assignment: Assignment) -> bool:
+    """Whether the assignment's answers are stored: its judgments, or a rating batch's ratings."""
+    return assignment.judgments.exists() or assignment.ratings.exists()
+
+
 def clamped_active_seconds(value, allowed: int) -> float | None:
     """The page's measured seconds as a submission stores them (see _active_seconds)."""
     return _active_seconds(value, allowed)

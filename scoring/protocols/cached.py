@@ -4,8 +4,12 @@ ratings change, hits.services.ratings; an imported round never changes), what el
 reads (the latest scores run standing for ACU, the metric scores) and the part (the figures, or
 the power analysis, which costs seconds and is computed on a lead's ask)."""
 
+import time
+from dataclasses import asdict
+
 from django.core.cache import cache
 from django.db.models import Count, Max
+from django.utils import timezone
 
 from annotation.models import RatingRound
 from scoring.models import MetricScore, ScoringRun
@@ -42,11 +46,47 @@ def figures(round_: RatingRound) -> dict:
     return report
 
 
-def power(round_: RatingRound, compute: bool = False) -> dict | None:
-    """The power analysis per protocol if computed (``compute``: compute it now and keep it)."""
+def power(round_: RatingRound, compute: bool = False, store: bool = False) -> dict | None:
+    """The power analysis per protocol if computed: from the cache, else the stored run of the same
+    key (a ScoringRun of kind protocol_power, kept beside the other stored figures). ``compute``:
+    compute it now and keep it in the cache; ``store`` too (a lead's POST): as a stored run, which
+    outlives the cache."""
     key = _key(round_, "power")
     result = cache.get(key)
+    if result is None:
+        result = _stored_power(round_, key)
+        if result is not None:
+            cache.set(key, result, SECONDS)
     if result is None and compute:
+        started = time.perf_counter()
         result = build_report(protocol_data(round_), Settings(), with_power=True)["power"]
         cache.set(key, result, SECONDS)
+        if store:
+            ScoringRun.objects.create(
+                dataset_id=round_.dataset_id,
+                kind=ScoringRun.Kind.PROTOCOL_POWER,
+                status=ScoringRun.Status.DONE,
+                trigger="page",
+                parameters={"rating_round": round_.pk, **asdict(Settings())},
+                inputs={"key": key, "ratings": round_.ratings.count()},
+                outputs={"power": result},
+                progress=1.0,
+                finished_at=timezone.now(),
+                seconds=time.perf_counter() - started,
+            )
     return result
+
+
+def _stored_power(round_: RatingRound, key: str) -> dict | None:
+    outputs = (
+        ScoringRun.objects.filter(
+            dataset_id=round_.dataset_id,
+            kind=ScoringRun.Kind.PROTOCOL_POWER,
+            status=ScoringRun.Status.DONE,
+            inputs__key=key,
+        )
+        .order_by("-started_at", "-pk")
+        .values_list("outputs", flat=True)
+        .first()
+    )
+    return outputs["power"] if outputs else None

@@ -28,7 +28,7 @@ from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import MTurkProvider
 from hits.services import mirror, qualification
-from hits.services.submission import SubmissionRefused, submit_assignment
+from hits.services.submission import SubmissionRefused, has_answers, submit_assignment
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def _confirm(hit, record: dict) -> tuple[str, int | None]:
         ours = Assignment.objects.select_for_update().filter(hit=hit, external_id=record["AssignmentId"]).first()
         if ours is None:
             ours = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
-        if ours is None or (ours.worker_id == worker.pk and not ours.judgments.exists()):
+        if ours is None or (ours.worker_id == worker.pk and not has_answers(ours)):
             held = (
                 MTurkHeldSubmission.objects.select_for_update()
                 .filter(
@@ -112,7 +112,7 @@ def _confirm(hit, record: dict) -> tuple[str, int | None]:
             ours.confirmed = False
             ours.save(update_fields=["flag", "confirmed"])
             return "flagged", None
-        if not ours.judgments.exists():
+        if not has_answers(ours):
             ours.external_id, ours.status, ours.confirmed = record["AssignmentId"], status, False
             ours.flag = NO_ANSWERS.format(status=status)
             ours.save(update_fields=["external_id", "status", "confirmed", "flag"])

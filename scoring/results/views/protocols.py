@@ -139,7 +139,7 @@ def protocols_power(request, dataset_id: int):
     if cached.too_large(round_):
         messages.error(request, f"Over {cached.MAX_RATINGS} ratings: use protocol_report {dataset.name} --power.")
     else:
-        cached.power(round_, compute=True)
+        cached.power(round_, compute=True, store=True)
     return _back(dataset, round_.pk)
 
 
