@@ -173,6 +173,13 @@ def test_a_rejection_takes_the_ratings_out_and_the_place_reopens(
     first.hit.refresh_from_db()
     assert first.hit.open_places == 3  # the place went back to other workers
     assert not LedgerEntry.objects.filter(assignment=first).exists()
+    # Excluding the worker takes their other ratings out too; counting them again brings them back.
+    with django_capture_on_commit_callbacks(execute=True):
+        review.set_excluded(worker_id=first.worker_id, excluded=True)
+    assert ratings.count() == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        review.set_excluded(worker_id=first.worker_id, excluded=False)
+    assert ratings.count() == 4
 
 
 def test_bad_ratings_are_refused_with_a_message_and_repeats_are_idempotent(lead, worker):
