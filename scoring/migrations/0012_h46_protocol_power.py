@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0010_h41a_expert_provider_rows"),
+        ("scoring", "0011_metric_upload"),
     ]
 
     operations = [
