@@ -9,4 +9,4 @@ RUN SECRET_KEY=build-only python manage.py collectstatic --noinput -v0
 RUN useradd --create-home app
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120"]
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120", "--limit-request-line", "8190"]
