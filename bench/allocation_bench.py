@@ -28,9 +28,12 @@ Policies (HITs arrive in WAVES waves, as a batch is worked over time; before eac
 refit: Dawid-Skene anchored to gold on everything bought so far, scoring.stats.dawid_skene, and
 the workers' gold evidence, scoring.stats.gold_evidence):
 - `fixed-3`: 3 places per HIT.
-- `app`: the app's default adaptive policy as shipped (hits.batch_fields defaults: 2 places, one
-  more while an ACU of the HIT is unsettled at posterior 0.9, up to 5; gold HITs keep the batch's
-  3 assignments; no stop, as `stop_after` is off by default). hits.allocation.policy decides.
+- `app`: the app's default adaptive policy as shipped (hits.batch_fields defaults: 2 places, up to 5;
+  gold HITs keep the batch's 3 assignments; no stop, as `stop_after` is off by default). Its pilot
+  (hits.allocation.policy.pilot_size: the first 50 of 1,250 HITs, the first wave) gets 3 places; from
+  the next wave on, pilot_max_sd of the pilot's posteriors (after that wave's refit) is the
+  summary-level threshold (hit_policy): one more place while a HIT's sd of its ACU share is above it.
+  hits.allocation.policy decides, as in hits.allocation.service.
 - `app+stop`: the same with the batch's opt-in stop (`stop_after` STOP_AFTER judgments on gold
   ACUs): before each wave a worker whom gold shows near chance (hits.allocation.policy.at_chance)
   gets no more places and their judgments leave the aggregation; the HIT's next drawn worker
@@ -77,10 +80,13 @@ sys.path.insert(0, str(ROOT))
 
 from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     ADAPTIVE,
+    PILOT_QUANTILE,
     Policy,
     at_chance,
+    hit_policy,
     pair_posteriors,
     pilot_max_sd,
+    pilot_size,
     settled,
     share_sd,
     wants_place,
@@ -101,10 +107,10 @@ JUDGE_POLICY = "app+judge"
 TRIAGE_MIN_AGREEMENT = DEFAULT_MIN_AGREEMENT
 # Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): the triage criterion is the agreement alone (on
 # a tenth of the documents, 5, the largest change of a system's score is too noisy: no c passed 0.02
-# there), the pilot's quantile 0.75 and one place to start (of 0.6, 0.75, 0.9 and 1 or 2 places: the
-# fewest judgments with agreement at least fixed-3's on both crowds).
+# there), the pilot's quantile 0.75 and one place to start (of
+# 0.6, 0.75, 0.9 and 1 or 2 places: the fewest judgments with agreement at least fixed-3's on both crowds).
 TRIAGE_MAX_CHANGE = 1.0
-PILOT_QUANTILE = 0.75
+JUDGE_PILOT_QUANTILE = 0.75
 JUDGE_MIN_PLACES = 1
 
 
@@ -341,36 +347,54 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None) -> Run:
         run.policy = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
     carries = np.logical_or.reduceat(run.asked, crowd.starts)  # HITs left with a pair for the crowd
     wave_of = (np.arange(len(crowd.sizes)) * WAVES) // len(crowd.sizes)
+    in_pilot = np.arange(len(crowd.sizes)) < pilot_size(len(crowd.sizes))  # the app's pilot: its first HITs
     for w in range(WAVES):
         hits = np.flatnonzero(wave_of == w)
         if name == "fixed-3":
             run.places[hits] = ASSIGNMENTS
             run.fill(hits)
             continue
-        sens, spec, prior, evidence, _ = run.refit()
+        sens, spec, prior, evidence, rows = run.refit()
         if name in ("app+stop", JUDGE_POLICY):
             run.stop(evidence)
-        pilot = name == JUDGE_POLICY and w == 0  # its first wave at fixed places sets its threshold
-        start = ASSIGNMENTS if pilot else run.policy.min_places
-        run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
-        run.fill(hits)
-        if pilot:
-            run.max_sd = pilot_threshold(run, hits[carries[hits] & ~crowd.gold[hits]])
+        if name == JUDGE_POLICY:
+            pilot = w == 0  # its first wave at fixed places sets its threshold
+            start = ASSIGNMENTS if pilot else run.policy.min_places
+            run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
+            run.fill(hits)
+            if pilot:
+                run.max_sd = pilot_threshold(run, hits[carries[hits] & ~crowd.gold[hits]])
+                continue
+            run.decide(hits[carries[hits]], sens, spec, prior)
             continue
-        run.decide(hits[carries[hits]], sens, spec, prior)
+        # the app's rule (hits.allocation.service.policy_for): the pilot's HITs at fixed places, the
+        # others at the threshold the pilot's posteriors set once it is bought (fixed places before)
+        pilot = np.flatnonzero(in_pilot & ~crowd.gold)
+        bought = in_pilot.any() and wave_of[in_pilot].max() < w
+        sd = pilot_threshold(run, pilot, (sens, spec, prior, rows), PILOT_QUANTILE) if bought else None
+        for piloting, mine in ((True, hits[in_pilot[hits]]), (sd is None, hits[~in_pilot[hits]])):
+            run.policy = hit_policy(APP, ASSIGNMENTS, sd, piloting)
+            run.max_sd = run.policy.max_sd
+            run.places[mine] = np.where(crowd.gold[mine], ASSIGNMENTS, run.policy.min_places)
+            run.fill(mine)
+            run.decide(mine, sens, spec, prior)
     return run
 
 
-def pilot_threshold(run: Run, pilot: np.ndarray) -> float | None:
-    """The pilot's summary-level threshold (hits.allocation.policy.pilot_max_sd) after a refit."""
+def pilot_threshold(run: Run, pilot: np.ndarray, fit=None, quantile: float = JUDGE_PILOT_QUANTILE) -> float | None:
+    """The pilot's summary-level threshold (hits.allocation.policy.pilot_max_sd) after a refit
+    (`fit`: the wave's estimates, prior and rows, as the app reads them; None: refit now)."""
     c = run.crowd
-    sens, spec, prior, _, (items, workers, said) = run.refit()
+    if fit is None:
+        sens, spec, prior, _, (items, workers, said) = run.refit()
+    else:
+        sens, spec, prior, (items, workers, said) = fit
     p = pair_posteriors(items, said, sens[workers], spec[workers], prior, c.truth.size)
     judged = np.bincount(items, minlength=c.truth.size) > 0
     posterior = np.where(judged, p, 0.0)
     pairs = np.concatenate([np.arange(c.starts[h], c.starts[h] + c.sizes[h]) for h in pilot]) if len(pilot) else []
     starts = np.concatenate([[0], np.cumsum(c.sizes[pilot])[:-1]]) if len(pilot) else np.zeros(0, dtype=int)
-    return pilot_max_sd(posterior[pairs], starts, quantile=PILOT_QUANTILE)
+    return pilot_max_sd(posterior[pairs], starts, quantile=quantile)
 
 
 def system_scores(systems, labels_flat, starts, sizes):

@@ -25,9 +25,15 @@ aggregation (hits/allocation/service.py). The bound is computed from gold alone
 The app (hits/allocation/service.py, when a submission completes a HIT's places) and the
 simulation (bench/allocation_bench.py) use these same functions, so what the benchmark measures
 is the rule the app applies.
+
+The pilot (issue 43): when the lead sets no summary-level threshold, an adaptive batch of at least
+3 * PILOT_MIN HITs sets it from its own first HITs (`pilot_size` of them, by creation): they get the
+batch's fixed places (assignments per HIT), and once all of them are bought, `pilot_max_sd` of their
+posteriors (quantile PILOT_QUANTILE) is the summary-level threshold of every later HIT (`hit_policy`);
+until then every HIT gets the fixed places. A smaller batch keeps the per-ACU rule.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -41,6 +47,11 @@ ESTIMATE_RANGE = (0.01, 0.99)
 # A worker whose sensitivity + specificity - 1 is below this on gold (its upper credible bound) is at chance
 # (a spammer: about 0).
 AT_CHANCE = 0.2
+# The pilot (module docstring): a 25th of the batch's HITs, at least PILOT_MIN; the threshold is this
+# quantile of the pilot HITs' sd of the ACU share, chosen on REALSumm documents 0-49 (bench/RESULTS.md).
+PILOT_SHARE = 25
+PILOT_MIN = 10
+PILOT_QUANTILE = 0.5
 
 
 @dataclass(frozen=True)
@@ -138,3 +149,24 @@ def pilot_max_sd(posterior, starts, sizes=None, quantile: float = 0.5) -> float 
     counts = np.diff(np.append(starts, p.size)) if sizes is None else np.asarray(sizes, dtype=float)
     value = float(np.quantile(np.sqrt(variance) / counts, quantile))
     return min(max(value, 1e-6), 0.499)
+
+
+def pilot_size(hits: int) -> int:
+    """How many of an adaptive batch's first HITs (by creation) are its pilot: a PILOT_SHARE-th of
+    its `hits`, at least PILOT_MIN; 0 (no pilot) when it has fewer than 3 * PILOT_MIN HITs."""
+    if hits < 3 * PILOT_MIN:
+        return 0
+    return max(PILOT_MIN, -(-hits // PILOT_SHARE))
+
+
+def hit_policy(policy: Policy, assignments: int, pilot_sd: float | None, piloting: bool) -> Policy:
+    """The rule one non-gold HIT of a batch is decided by. A fixed batch, or one whose lead set the
+    summary-level threshold, keeps its policy. `piloting` (a pilot HIT, or any HIT before the pilot
+    is bought): the batch's fixed places, `assignments` (at most the maximum), no more. Otherwise the
+    summary-level rule at the pilot's threshold `pilot_sd` (None: no pilot, the policy as it is)."""
+    if policy.kind != ADAPTIVE or policy.max_sd is not None:
+        return policy
+    if piloting:
+        fixed = max(1, min(assignments, policy.max_places))
+        return Policy(ADAPTIVE, fixed, fixed, policy.threshold)
+    return policy if pilot_sd is None else replace(policy, max_sd=pilot_sd)

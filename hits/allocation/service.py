@@ -8,7 +8,9 @@ scoring/runs/worker_estimates.py; the fallback of hits.allocation.policy for wor
 is unsettled and the HIT holds fewer than the maximum places, one more place opens
 (hits.places.open_one_more). The HIT row is locked first (select_for_update), so a parallel
 handout or submission on the same HIT waits: no HIT is over-filled and no decision is lost.
-Gold HITs keep their places (their answers are known).
+Gold HITs keep their places (their answers are known). Without the lead's summary-level threshold,
+a large enough batch sets it from its pilot (hits.allocation.policy.hit_policy): `pilot_threshold`
+reads the pilot HITs' counted judgments with the current estimates, so it follows the refits.
 """
 
 import logging
@@ -23,10 +25,14 @@ from hits import places, versions
 from hits.allocation.policy import (
     ADAPTIVE,
     AT_CHANCE,
+    PILOT_QUANTILE,
     Policy,
     at_chance,
+    hit_policy,
     hit_settled,
     pair_posteriors,
+    pilot_max_sd,
+    pilot_size,
     settled,
     wants_place,
 )
@@ -49,12 +55,12 @@ def policy_of(batch: Batch) -> Policy:
     )
 
 
-def hit_posteriors(hit: HIT, batch: Batch) -> np.ndarray:
-    """P(present) of each ACU of the HIT that has counted judgments."""
-    rows = list(counted_judgments(hit=hit).values_list("acu_id", "assignment__worker_id", "present"))
+def posteriors(rows, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """From (HIT, ACU, worker, said) rows: P(present) of each (HIT, ACU) judged, in HIT then ACU
+    order, and each HIT's first index in it."""
     if not rows:
-        return np.array([])
-    acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
+        return np.array([]), np.zeros(0, dtype=np.int64)
+    hits, acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
     estimates = {
         w: (s, p)
         for w, s, p in WorkerEstimate.objects.filter(
@@ -64,9 +70,46 @@ def hit_posteriors(hit: HIT, batch: Batch) -> np.ndarray:
     nan = (float("nan"), float("nan"))
     sens = np.array([estimates.get(int(w), nan)[0] for w in workers], dtype=float)
     spec = np.array([estimates.get(int(w), nan)[1] for w in workers], dtype=float)
-    _, items = np.unique(acus, return_inverse=True)
+    keys, items = np.unique(np.stack([hits, acus], axis=1), axis=0, return_inverse=True)
     prior = batch.allocation_prior if batch.allocation_prior is not None else 0.5
-    return pair_posteriors(items, said.astype(bool), sens, spec, prior)
+    starts = np.flatnonzero(np.r_[True, keys[1:, 0] != keys[:-1, 0]])
+    return pair_posteriors(items.ravel(), said.astype(bool), sens, spec, prior), starts
+
+
+def hit_posteriors(hit: HIT, batch: Batch) -> np.ndarray:
+    """P(present) of each ACU of the HIT that has counted judgments."""
+    fields = ("assignment__hit_id", "acu_id", "assignment__worker_id", "present")
+    return posteriors(list(counted_judgments(hit=hit).values_list(*fields)), batch)[0]
+
+
+def pilot_threshold(batch: Batch, pilot: list[int], fixed: int) -> float | None:
+    """The summary-level threshold the batch's pilot HITs set (hits.allocation.policy.pilot_max_sd
+    of their posteriors now), once every one holds its fixed places, all worked and confirmed;
+    None before."""
+    pending = Q(assignments__status=Assignment.Status.ASSIGNED) | Q(
+        assignments__status__in=Assignment.COUNTED, assignments__confirmed=False
+    )
+    behind = HIT.objects.filter(pk__in=pilot).filter(Q(open_places__gt=0) | Q(max_assignments__lt=fixed) | pending)
+    if not pilot or behind.exists():
+        return None
+    fields = ("assignment__hit_id", "acu_id", "assignment__worker_id", "present")
+    rows = list(counted_judgments(batch=batch).filter(assignment__hit_id__in=pilot).values_list(*fields))
+    return pilot_max_sd(*posteriors(rows, batch), quantile=PILOT_QUANTILE)
+
+
+def policy_for(hit: HIT, batch: Batch) -> Policy:
+    """The rule this non-gold HIT is decided by: the batch's, or its pilot's (hit_policy)."""
+    policy = policy_of(batch)
+    size = pilot_size(batch.hits.count()) if policy.max_sd is None else 0
+    if not size:
+        return policy
+    first = list(batch.hits.order_by("pk").values_list("pk", "gold_answers")[:size])
+    pilot = [pk for pk, gold in first if not gold]
+    fixed = hit_policy(policy, batch.assignments_per_hit, None, piloting=True)
+    if hit.pk in pilot:
+        return fixed
+    threshold = pilot_threshold(batch, pilot, fixed.max_places)
+    return hit_policy(policy, batch.assignments_per_hit, threshold, piloting=threshold is None)
 
 
 def decide(hit_id: int) -> bool:
@@ -80,7 +123,7 @@ def decide(hit_id: int) -> bool:
     if hit.open_places or hit.assignments.filter(pending).exists():
         return False  # places still being worked (or answers the provider has not confirmed): they come first
     posterior = hit_posteriors(hit, batch)
-    policy = policy_of(batch)
+    policy = policy_for(hit, batch)
     all_settled = hit_settled(policy, posterior)
     if all_settled != hit.settled:
         HIT.objects.filter(pk=hit.pk).update(settled=all_settled)

@@ -1,0 +1,127 @@
+"""An adaptive batch sets its summary-level threshold from its own pilot (issue 43)."""
+
+import numpy as np
+import pytest
+
+from hits.allocation.policy import (
+    ADAPTIVE,
+    FIXED,
+    PILOT_MIN,
+    PILOT_QUANTILE,
+    Policy,
+    hit_policy,
+    pair_posteriors,
+    pilot_max_sd,
+    pilot_size,
+    wants_place,
+)
+from hits.allocation.service import pilot_threshold, policy_for
+from hits.models import HIT, Judgment
+from hits.services import handout
+from hits.services.submission import submit_assignment
+
+from .crowd_data import all_answers
+from .test_allocation import CROWDS, _bench_data, adaptive_batch, allocation_bench, no_refit, replay  # noqa: F401
+from .test_handout import make_workers
+
+
+def test_the_pilot_is_a_25th_of_the_batch_at_least_ten_hits_and_small_batches_have_none():
+    assert pilot_size(3 * PILOT_MIN - 1) == 0  # too small: the pilot would be a third of it
+    assert pilot_size(3 * PILOT_MIN) == PILOT_MIN
+    assert pilot_size(40) == 10 and pilot_size(250) == 10 and pilot_size(251) == 11
+    assert pilot_size(1250) == 50  # the bench's batch: its first wave of 25
+
+
+def test_hit_policy_gives_the_pilot_fixed_places_and_the_others_the_pilots_threshold():
+    shipped = Policy(ADAPTIVE, 2, 5, 0.9)
+    pilot = hit_policy(shipped, 3, None, piloting=True)
+    assert (pilot.min_places, pilot.max_places, pilot.max_sd) == (3, 3, None)
+    assert wants_place(pilot, 2, True) and not wants_place(pilot, 3, False)  # 3 places, settled or not
+    assert hit_policy(shipped, 7, None, piloting=True).max_places == 5  # never past the batch's maximum
+    after = hit_policy(shipped, 3, 0.07, piloting=False)
+    assert (after.min_places, after.max_places, after.max_sd) == (2, 5, 0.07)
+    assert hit_policy(shipped, 3, None, piloting=False) == shipped  # no pilot: the per-ACU rule
+    lead = Policy(ADAPTIVE, 2, 5, 0.9, max_sd=0.1)
+    assert hit_policy(lead, 3, 0.07, piloting=True) == lead  # the lead's own threshold wins
+    assert hit_policy(Policy(FIXED), 3, 0.07, piloting=False) == Policy(FIXED)
+
+
+def test_the_benchs_app_runs_the_apps_pilot(realsumm_path):
+    systems, docs, labels = _bench_data(realsumm_path)  # 120 summaries: a pilot of 10, in the first two waves
+    spec = allocation_bench.read_spec(CROWDS / "present.json")
+    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(3))
+    run = allocation_bench.run_policy(crowd, "app")
+    places = run.taken.sum(axis=1)
+    first = np.arange(len(places)) < pilot_size(len(places))
+    assert first.sum() == 10 and (places[first | crowd.gold] == 3).all()  # the pilot and gold: fixed places
+    assert run.max_sd is not None and 0 < run.max_sd < 0.5  # set by the pilot's posteriors
+    later = places[~first & ~crowd.gold]
+    assert later.min() == 2 and later.max() <= 5 and (later > 2).any()  # only where its threshold asks
+
+
+def submit(worker, batch, answer):
+    """One place of the batch for this worker; `answer(hit, j)` says absent on the HIT's first ACUs
+    (how many) at its j-th submitted place."""
+    assignment = handout.next_assignment(worker, batch)
+    hit = HIT.objects.get(pk=assignment.hit_id)
+    answers = all_answers(assignment, present=True)
+    done = hit.assignments.filter(submitted_at__isnull=False).count()
+    for key in sorted(answers, key=int)[: answer(hit, done)]:
+        answers[key] = False
+    submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=answers)
+
+
+def work_all(batch, workers, answer) -> None:
+    while sum(HIT.objects.filter(batch=batch).values_list("open_places", flat=True)):
+        submit(next(workers), batch, answer)
+
+
+def fallback_sd_of(hits) -> float:
+    """pilot_max_sd by hand from the HITs' judgments: no estimates (the fallback), prior 0.5."""
+    posteriors, starts = [], []
+    for hit in hits:
+        rows = list(Judgment.objects.filter(assignment__hit=hit).values_list("acu_id", "present").order_by("acu_id"))
+        acus, said = zip(*rows, strict=True)
+        items = np.unique(acus, return_inverse=True)[1]
+        starts.append(sum(len(p) for p in posteriors))
+        nan = np.full(len(said), np.nan)
+        posteriors.append(pair_posteriors(items, said, nan, nan, 0.5))
+    return pilot_max_sd(np.concatenate(posteriors), np.array(starts), quantile=PILOT_QUANTILE)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("no_refit")
+def test_an_adaptive_batch_opens_extra_places_only_where_its_pilots_threshold_says():
+    batch = adaptive_batch(allocation_min=2, allocation_max=5)  # the demo's 40 HITs, 3 assignments
+    hits = list(batch.hits.order_by("pk"))
+    assert len(hits) == 40 and pilot_size(40) == 10
+    pilot, later = hits[:10], hits[10:]
+    workers = iter(make_workers(200))
+    # The pilot is worked first (its wave): the others' places wait.
+    HIT.objects.filter(pk__in=[h.pk for h in later]).update(open_places=0)
+    assert pilot_threshold(batch, [h.pk for h in pilot], 3) is None  # not bought yet
+    # a noisy pilot: its third worker says absent on two ACUs (the per-ACU rule would open a fourth place)
+    work_all(batch, workers, lambda hit, j: 2 if j == 2 else 0)
+    for hit in pilot:
+        hit.refresh_from_db()
+        assert (hit.max_assignments, hit.extra_places) == (3, 1), hit.pk  # fixed places: agreeing or not
+    threshold = pilot_threshold(batch, [h.pk for h in pilot], 3)
+    assert threshold == pytest.approx(fallback_sd_of(pilot))
+    assert policy_for(later[0], batch) == Policy(ADAPTIVE, 2, 5, batch.allocation_threshold, threshold)
+    # The later HITs: every other one all agree; the others split 1 to 1 on their first ACU.
+    HIT.objects.filter(pk__in=[h.pk for h in later]).update(open_places=2)
+    index = {h.pk: i for i, h in enumerate(later)}
+    work_all(batch, workers, lambda hit, j: 1 if index[hit.pk] % 2 and j == 1 else 0)
+    rule = Policy(ADAPTIVE, 2, 5, batch.allocation_threshold, threshold)
+    places = []
+    for hit in later:
+        hit.refresh_from_db()
+        decisions = replay(hit, rule)
+        assert decisions == [True] * (len(decisions) - 1) + [False], hit.pk  # opened = what the threshold asked
+        assert hit.extra_places == len(decisions) - 1 and hit.settled
+        places.append(hit.max_assignments)
+    # Where the pilot's precision is reached at 2 places, no more is bought; a split HIT buys more.
+    assert min(places) == 2 and max(places) >= 3
+    agreeing = [p for h, p in zip(later, places, strict=True) if not index[h.pk] % 2]
+    split = [p for h, p in zip(later, places, strict=True) if index[h.pk] % 2]
+    assert max(agreeing) <= min(split)
