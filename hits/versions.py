@@ -19,9 +19,10 @@ from hits.models import Assignment, Batch, RoundVersion
 STRIPES = 16
 
 
-def bump(dataset_id: int, batch_id: int | None) -> None:
+def bump(dataset_id: int, batch_id: int | None, *, rating: bool | None = None) -> None:
     """The dataset's judgments (and, with a batch, that round's) changed: one statement on
-    one random stripe of each (concurrent submissions rarely wait for each other)."""
+    one random stripe of each (concurrent submissions rarely wait for each other). `rating`:
+    whether the batch is a rating batch, where the caller knows (None: the listeners look)."""
     rounds = [0] if not batch_id else [0, batch_id]
     stripe = random.randrange(STRIPES)
     mine = RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds, stripe=stripe)
@@ -30,11 +31,11 @@ def bump(dataset_id: int, batch_id: int | None) -> None:
         mine.update(version=F("version") + 1)  # again: a row bumped twice is still a new version
     # robust: a recompute that cannot be asked for is logged (the beat repairs it), never the
     # failure of the write that committed
-    transaction.on_commit(partial(_changed, dataset_id, batch_id), robust=True)
+    transaction.on_commit(partial(_changed, dataset_id, batch_id, rating), robust=True)
 
 
-def _changed(dataset_id: int, batch_id: int | None) -> None:
-    signals.judgments_changed.send(sender=RoundVersion, dataset_id=dataset_id, batch_id=batch_id)
+def _changed(dataset_id: int, batch_id: int | None, rating: bool | None) -> None:
+    signals.judgments_changed.send(sender=RoundVersion, dataset_id=dataset_id, batch_id=batch_id, rating=rating)
 
 
 def create_stripes(dataset_id: int, batch_id: int | None) -> None:

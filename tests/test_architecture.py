@@ -6,6 +6,8 @@ grimp (import-linter's graph library) reads every import, those inside functions
 import grimp
 import pytest
 
+from .test_package_cycles import strongly_connected
+
 PACKAGES = ("config", "annotation", "hits", "scoring")
 
 
@@ -15,39 +17,12 @@ def graph():
 
 
 def cycles(graph) -> list[set[str]]:
-    """Strongly connected components of more than one module (Tarjan's algorithm)."""
-    modules = sorted(m for m in graph.modules if m.split(".")[0] in PACKAGES)
-    index, low, on_stack, stack, found = {}, {}, set(), [], []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph.find_modules_directly_imported_by(v)):
-            if w.split(".")[0] not in PACKAGES:
-                continue
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = set()
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.add(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(component)
-
-    for m in modules:
-        if m not in index:
-            visit(m)
-    return found
+    """Strongly connected components of more than one project module."""
+    modules = [m for m in graph.modules if m.split(".")[0] in PACKAGES]
+    successors = {
+        m: {w for w in graph.find_modules_directly_imported_by(m) if w.split(".")[0] in PACKAGES} for m in modules
+    }
+    return [set(group) for group in strongly_connected(successors)]
 
 
 def test_no_import_cycle_among_project_modules(graph):

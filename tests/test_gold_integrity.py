@@ -116,6 +116,20 @@ def label_round(batch, user) -> list[int]:
         done.append(a.hit.summary_id)
 
 
+def second_expert_disagrees_on(split_summary, batch, second):
+    """`second` labels every summary of the round as the truth, but for two facts of `split_summary`."""
+    while True:
+        try:
+            a = expert.next_task(second, batch)
+        except handout.NoWork:
+            return
+        answers = truth(a.hit.summary_id)
+        if a.hit.summary_id == split_summary:
+            flipped = sorted(answers, key=int)[:2]
+            answers = {k: (not v if k in flipped else v) for k, v in answers.items()}
+        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=answers, expert=second)
+
+
 def test_two_experts_disagreement_waits_for_a_leads_review(client, make_user, lead, author, tmp_path):
     dataset = unlabelled_dataset(tmp_path, documents=1)
     client.force_login(lead)
@@ -128,18 +142,7 @@ def test_two_experts_disagreement_waits_for_a_leads_review(client, make_user, le
     assert len(first) == 2 and gold.known_answers(dataset) == {}  # one expert of two: no gold yet
     second = make_user("second-expert", "author")
     split_summary = first[0]
-    done = []
-    while True:
-        try:
-            a = expert.next_task(second, batch)
-        except handout.NoWork:
-            break
-        answers = truth(a.hit.summary_id)
-        if a.hit.summary_id == split_summary:  # the second expert disagrees on two facts
-            flipped = sorted(answers, key=int)[:2]
-            answers = {k: (not v if k in flipped else v) for k, v in answers.items()}
-        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=answers, expert=second)
-        done.append(a.hit.summary_id)
+    second_expert_disagrees_on(split_summary, batch, second)
     agreed = next(s for s in first if s != split_summary)
     known = gold.known_answers(dataset)
     assert set(known) == {agreed}  # the split summary waits for review
@@ -177,16 +180,7 @@ def test_a_third_expert_the_lead_names_decides_the_disagreements(client, make_us
     first = label_round(batch, author)
     second = make_user("second-expert", "author")
     split_summary = first[0]
-    while True:
-        try:
-            a = expert.next_task(second, batch)
-        except handout.NoWork:
-            break
-        answers = truth(a.hit.summary_id)
-        if a.hit.summary_id == split_summary:  # the second expert disagrees on two facts
-            flipped = sorted(answers, key=int)[:2]
-            answers = {k: (not v if k in flipped else v) for k, v in answers.items()}
-        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=answers, expert=second)
+    second_expert_disagrees_on(split_summary, batch, second)
     assert split_summary not in gold.known_answers(dataset)
     acu_one, acu_two = sorted(gold.disagreements(dataset)[split_summary])
     round_url, review_url = reverse("expert_round", args=[batch.pk]), reverse("expert_review", args=[batch.pk])

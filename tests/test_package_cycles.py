@@ -26,11 +26,17 @@ def package_imports(graph, app: str) -> dict[tuple[str, str], list[str]]:
 
 
 def package_cycles(edges) -> list[list[str]]:
-    """The strongly connected groups of more than one package (Tarjan's algorithm), sorted."""
+    """The strongly connected groups of more than one package, sorted."""
     successors: dict[str, set[str]] = {}
     for a, b in edges:
         successors.setdefault(a, set()).add(b)
         successors.setdefault(b, set())
+    return strongly_connected(successors)
+
+
+def strongly_connected(successors: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one node of a graph given as node -> successors
+    (every successor a node too), each sorted, in sorted order (Tarjan's algorithm)."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []
 
     def visit(v):

@@ -154,14 +154,18 @@ def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True)
 
 def _resumable(worker: Worker, now) -> Assignment | None:
     """The worker's open in-house assignment to resume; one past its deadline is released
-    here (the beat task may not have run yet) so its place reopens."""
+    here (the beat task may not have run yet) so its place reopens, and so is one held in a
+    batch that stopped handing out work: the worker asked for other work, so its place is given up.
+    Read only when the worker holds an assignment or no new place is open (off the common path)."""
     current = (
         Assignment.objects.filter(worker_id=worker.pk, status=Assignment.Status.ASSIGNED, external_id="")
         .select_related("hit__batch")
         .order_by("created_at")
         .first()
     )
-    if current is not None and current.deadline and current.deadline <= now:
+    if current is not None and (
+        (current.deadline and current.deadline <= now) or current.hit.batch.status != Batch.Status.PUBLISHED
+    ):
         release(Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED))
         return _resumable(worker, now)
     return current
@@ -246,9 +250,6 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
     worker end with one assignment, the others resuming it."""
     if worker.blocked:
         raise NoWork("Your account is blocked from new tasks.")
-    stale = held_in_stopped_batch(worker)
-    if stale is not None:  # the worker asked for other work: give the stopped batch's place up
-        release(Assignment.objects.filter(pk=stale.pk, status=Assignment.Status.ASSIGNED))
     for _ in range(3):
         now = timezone.now()
         try:

@@ -58,7 +58,10 @@ def project(batch_id: int) -> int | None:
     return len(rows)
 
 
-def on_judgments_changed(sender, dataset_id: int, batch_id: int | None = None, **kwargs) -> None:
-    """`hits.signals.judgments_changed` (after the commit): a rating batch's round follows its counted ratings."""
-    if batch_id:
+def on_judgments_changed(
+    sender, dataset_id: int, batch_id: int | None = None, rating: bool | None = None, **kwargs
+) -> None:
+    """`hits.signals.judgments_changed` (after the commit): a rating batch's round follows its counted
+    ratings (`rating` False: the writer knew it was an ACU batch, nothing to look up)."""
+    if batch_id and rating is not False:
         project(batch_id)

@@ -281,7 +281,9 @@ def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_se
             fields += ["gold_total", "gold_correct"]
         assignment.save(update_fields=fields)
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
-            versions.bump(assignment.hit.batch.dataset_id, assignment.hit.batch_id)
+            versions.bump(
+                assignment.hit.batch.dataset_id, assignment.hit.batch_id, rating=bool(assignment.hit.batch.protocol)
+            )
         if assignment.confirmed and assignment.hit.batch.allocation == ADAPTIVE:
             # the adaptive policy: maybe one more place, in this transaction (hits/allocation/service.py);
             # unconfirmed provider work is decided on when the sync confirms it
