@@ -1,5 +1,7 @@
 /* Tables with class "sortable": click (or Enter on) a header to sort by that column;
-   cells may carry data-value for the number to sort by. Click again to reverse. */
+   cells may carry data-value for the number to sort by. Click again to reverse.
+   Each header's label goes into a button (keyboard and screen readers reach it); the header
+   itself keeps its column-header role and carries aria-sort once its column is sorted. */
 (function () {
   "use strict";
   function value(cell) {
@@ -8,13 +10,16 @@
     return raw === "" || isNaN(n) ? raw.toLowerCase() : n;
   }
   document.querySelectorAll("table.sortable").forEach(function (table) {
-    table.querySelectorAll("thead th").forEach(function (th, index) {
-      th.tabIndex = 0;
-      th.setAttribute("role", "button");
-      th.setAttribute("aria-sort", "none");
+    const headers = table.querySelectorAll("thead th");
+    headers.forEach(function (th, index) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
       function sort() {
         const ascending = th.getAttribute("aria-sort") !== "ascending";
-        table.querySelectorAll("thead th").forEach(function (h) { h.setAttribute("aria-sort", "none"); });
+        headers.forEach(function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
         const body = table.tBodies[0];
         const rows = Array.from(body.rows);
@@ -28,8 +33,7 @@
         });
         rows.forEach(function (r) { body.appendChild(r); });
       }
-      th.addEventListener("click", sort);
-      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); } });
+      button.addEventListener("click", sort);
     });
   });
 })();

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from .axe_scan import AXE, Scanner, instrument
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -15,6 +17,8 @@ def browser():
 
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: run scripts/system_setup.sh")
+    if not AXE.exists():
+        pytest.fail(f"axe-core not found at {AXE}: run scripts/system_setup.sh (npm ci in tests/browser/axe)")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=CHROMIUM,
@@ -27,8 +31,22 @@ def browser():
                 "--no-first-run",
             ],
         )
+        instrument(browser, lambda: _SCANNER[0])
         yield browser
         browser.close()
+
+
+_SCANNER = [Scanner()]
+
+
+@pytest.fixture(autouse=True)
+def axe_scan():
+    """axe-core over every page this test opens: 0 WCAG 2.1 A/AA violations (axe_scan.py)."""
+    scanner = _SCANNER[0] = Scanner()
+    yield scanner
+    scanner.finish()
+    if scanner.found:
+        pytest.fail("WCAG 2.1 A/AA violations (axe-core):\n" + "\n".join(scanner.found), pytrace=False)
 
 
 def _polling_wait_for_function(page, expression: str, timeout: float = 15000, **_):

@@ -82,3 +82,13 @@ def test_lead_dashboards(live_server, page, shoot, lead, crowd_dataset):
     page.wait_for_function("document.querySelector('canvas[data-chart=power-chart]').width > 0")
     page.locator("#power").scroll_into_view_if_needed()
     shoot(page, "dashboard-systems")
+    # Sortable headers (issue 47, item 16): a button inside each column header sorts; the header keeps its
+    # column-header role and says how its column is sorted (axe-core refused aria-sort on role=button).
+    header = page.locator("#leaderboard thead th").nth(2)  # ACU score
+    assert header.get_attribute("role") is None and header.get_attribute("aria-sort") is None
+    header.locator("button.sort").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    header.locator("button.sort").press("Enter")
+    assert header.get_attribute("aria-sort") == "descending"
+    values = [float(v) for v in page.locator("#leaderboard tbody tr td:nth-child(3)").all_inner_texts()]
+    assert values == sorted(values, reverse=True)

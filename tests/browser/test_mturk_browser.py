@@ -24,7 +24,7 @@ class StandIn(BaseHTTPRequestHandler):
     posts: list = []
 
     def do_GET(self):
-        body = f'<!doctype html><title>MTurk stand-in</title><h1>Worker site</h1><iframe id="task" src="{self.frame_url}" width="1000" height="1400"></iframe>'
+        body = f'<!doctype html><html lang="en"><title>MTurk stand-in</title><h1>Worker site</h1><iframe id="task" title="Task" src="{self.frame_url}" width="1000" height="1400"></iframe>'
         self._send(body)
 
     def do_POST(self):

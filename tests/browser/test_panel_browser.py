@@ -45,7 +45,11 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
 
     def panel_site(route):  # stands in for the panel's pages (no network here)
         landed.append(route.request.url)
-        route.fulfill(status=200, content_type="text/html", body="<h1 id='panel-done'>Back at the panel</h1>")
+        route.fulfill(
+            status=200,
+            content_type="text/html",
+            body="<!doctype html><html lang='en'><title>Panel</title><h1 id='panel-done'>Back at the panel</h1>",
+        )
 
     page.route("https://connect.example/**", panel_site)
     page.on("dialog", lambda dialog: dialog.accept())

@@ -48,7 +48,11 @@ def test_a_session_of_three_hits_with_the_keyboard_then_back_to_prolific(live_se
 
     def prolific(route):  # stands in for Prolific's completion page (no network here)
         landed.append(route.request.url)
-        route.fulfill(status=200, content_type="text/html", body="<h1 id='prolific-done'>Submission complete</h1>")
+        route.fulfill(
+            status=200,
+            content_type="text/html",
+            body="<!doctype html><html lang='en'><title>Prolific</title><h1 id='prolific-done'>Submission complete</h1>",
+        )
 
     page.route("https://app.prolific.com/**", prolific)
     params = {"PROLIFIC_PID": "PID_BROWSER", "STUDY_ID": "STUDY1", "SESSION_ID": "d61e3e4761d18916449a2f6e"}
