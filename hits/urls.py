@@ -30,6 +30,7 @@ urlpatterns = [
     path("expert/task/<str:token>/", expert.expert_task, name="expert_task"),
     path("expert/task/<str:token>/submit", expert.expert_task_submit, name="expert_task_submit"),
     path("qualification/<int:test_id>/shared", lead.qualification_shared, name="qualification_shared"),
+    path("qualification/<int:test_id>/rotate", lead.qualification_rotate, name="qualification_rotate"),
     path("qualification/<int:test_id>/alert-seen", lead.qualification_alert_seen, name="qualification_alert_seen"),
     path("batches/<int:batch_id>/", lead.batch_detail, name="batch_detail"),
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from hits.gold import known_answers
-from hits.models import QualificationAttempt, Worker
+from hits.models import QualificationAttempt, QualificationTest, Worker
 from hits.providers.prolific.models import ProlificStudy
 from hits.providers.prolific.sessions import SessionRefused, start_session
 from hits.services import qualification
@@ -125,3 +125,22 @@ def test_the_rotate_command_draws_new_items():
     assert test.seed == 8 and "4 new gold items" in out.getvalue()
     with pytest.raises(CommandError, match="No qualification test"):
         call_command("rotate_qualification", "999999")
+
+
+def test_a_lead_draws_new_gold_from_the_page(client, lead, worker):
+    """Issue 47, dead end: the page's *Draw new gold* (a POST) does what `rotate_qualification` does."""
+    dataset = demo_dataset()
+    test = qualification.build_test(dataset=dataset, name="q", items=4, pool=4, seed=7)
+    client.force_login(lead)
+    url = reverse("qualification_rotate", args=[test.pk])
+    assert f'action="{url}"' in client.get(reverse("batch_list", args=[dataset.pk])).content.decode()
+    assert client.get(url).status_code == 405  # no GET writes
+
+    page = client.post(url, follow=True).content.decode()
+    test.refresh_from_db()
+    assert test.seed != 7 and test.rotated_at is not None and test.items.count() == 4
+    assert "“q” has new gold: 4 items drawn afresh" in page
+
+    client.force_login(worker)
+    client.post(url)
+    assert QualificationTest.objects.get(pk=test.pk).seed == test.seed  # only a lead draws

@@ -420,6 +420,23 @@ def qualification_alert_seen(request, test_id: int):
 
 @role_required(LEAD)
 @require_POST
+def qualification_rotate(request, test_id: int):
+    """Draw new gold for a test whose answer sheet leaked (the page's `rotate_qualification`)."""
+    test = get_object_or_404(QualificationTest, pk=test_id)
+    try:
+        test = qualification.rotate_gold(test)
+    except qualification.QualificationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"“{test.name}” has new gold: {test.items.count()} items drawn afresh. Passes already earned stay.",
+        )
+    return redirect("batch_list", dataset_id=test.dataset_id)
+
+
+@role_required(LEAD)
+@require_POST
 def qualification_shared(request, test_id: int):
     """Offer a test to the batches of other datasets (or stop offering it)."""
     test = get_object_or_404(QualificationTest, pk=test_id)
