@@ -12,13 +12,12 @@ from botocore.stub import ANY
 from annotation.models import ProtocolRating
 from hits.models import Assignment, LedgerEntry
 from hits.providers.mturk import provider as mturk
-from hits.providers.mturk import questions as mturk_xml
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.ratings.models import Rating
 from hits.services import batches
 
 from .crowd_data import batch_of, demo_dataset
-from .test_mturk import HIT_IDS, _sync_one, expect_balance, stub  # noqa: F401 - the Stubber fixture
+from .test_mturk import HIT_IDS, _sync_one, expect_balance, expect_hits, stub  # noqa: F401 - the Stubber fixture
 
 pytestmark = pytest.mark.django_db
 SUBMIT_TO = "https://workersandbox.mturk.com"
@@ -42,19 +41,7 @@ def published_ratings(stub):  # noqa: F811
             "QualificationRequirements": mturk.requirements(batch, None),
         },
     )
-    for hit, hit_id in zip(hits, HIT_IDS, strict=False):
-        stub.add_response(
-            "create_hit_with_hit_type",
-            {"HIT": {"HITId": hit_id, "HITTypeId": "TYPE0"}},
-            {
-                "HITTypeId": ANY,
-                "MaxAssignments": 3,
-                "LifetimeInSeconds": 7 * 24 * 3600,
-                "Question": mturk_xml.external_question("https://acu.example.org/mturk/task/"),
-                "RequesterAnnotation": f"acu-batch:{hit.batch_id};hit:{hit.pk}",
-                "UniqueRequestToken": mturk.request_token("hit", hit.pk),
-            },
-        )
+    expect_hits(stub, hits, HIT_IDS)
     return batches.publish_batch(batch)
 
 

@@ -292,13 +292,18 @@ def metrics_upload(request, dataset_id: int):
         # Parsed by a task (a thread of the embedded server, or a worker): the page shows its progress.
         stored = metric_uploads.start(dataset, upload.read(), upload.name)
         ran, outcome = dispatch_long(tasks.import_metric_upload, stored.pk)
-        if not ran:
-            messages.info(request, f"Importing {stored.name} in the background: this page shows how far it is.")
-        elif str(outcome).startswith("Nothing"):
-            messages.error(request, outcome)
-        else:
-            messages.success(request, outcome)
+        _told(request, ran, outcome, f"Importing {stored.name} in the background: this page shows how far it is.")
     return redirect(reverse("dashboard_metrics", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
+
+
+def _told(request, ran: bool, outcome, queued: str) -> None:
+    """The message of a metric task: queued, or its outcome (one that starts "Nothing" stored nothing)."""
+    if not ran:
+        messages.info(request, queued)
+    elif str(outcome).startswith("Nothing"):
+        messages.error(request, outcome)
+    else:
+        messages.success(request, outcome)
 
 
 @role_required(LEAD)
@@ -307,12 +312,7 @@ def metrics_rouge(request, dataset_id: int):
     """Security behavior: leads only. Computes ROUGE for the dataset (a task; in process without a broker)."""
     dataset, batch = _scope(request, dataset_id)
     ran, outcome = dispatch(tasks.compute_rouge_scores, dataset.pk)
-    if not ran:
-        messages.info(request, "Computing ROUGE in the background: reload this page in a minute.")
-    elif str(outcome).startswith("Nothing"):
-        messages.error(request, outcome)
-    else:
-        messages.success(request, outcome)
+    _told(request, ran, outcome, "Computing ROUGE in the background: reload this page in a minute.")
     return redirect(reverse("dashboard_metrics", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
 
 
