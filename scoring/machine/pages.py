@@ -17,37 +17,25 @@ def triage_chart(run: JudgeRun) -> dict | None:
     def series(key):
         return [{"x": r["c"], "y": r[key]} for r in rows if r.get(key) is not None]
 
+    lines = [
+        ("crowd judgments saved", "saved_share", ORANGE),
+        ("agreement with the human labels", "agreement", BLUE),
+        ("system-level Kendall τ with the human ranking", "system_kendall", GREEN),
+    ]
+    # A line with no value (τ is not measured with too few systems) gets no legend entry without a line.
+    datasets = [
+        {"label": label, "data": series(key), "borderColor": colour, "backgroundColor": colour, "showLine": True}
+        for label, key, colour in lines
+        if series(key)
+    ]
     return {
         "type": "scatter",
-        "data": {
-            "datasets": [
-                {
-                    "label": "crowd judgments saved",
-                    "data": series("saved_share"),
-                    "borderColor": ORANGE,
-                    "backgroundColor": ORANGE,
-                    "showLine": True,
-                },
-                {
-                    "label": "agreement with the human labels",
-                    "data": series("agreement"),
-                    "borderColor": BLUE,
-                    "backgroundColor": BLUE,
-                    "showLine": True,
-                },
-                {
-                    "label": "system-level Kendall τ with the human ranking",
-                    "data": series("system_kendall"),
-                    "borderColor": GREEN,
-                    "backgroundColor": GREEN,
-                    "showLine": True,
-                },
-            ]
-        },
+        "data": {"datasets": datasets},
         "options": {
             "scales": {
-                "x": {"min": 0.5, "max": 1, "title": {"display": True, "text": "confidence c"}},
-                "y": {"min": 0, "max": 1, "title": {"display": True, "text": "share"}},
+                # Every tick with the same digits ("0.0" to "1.0", not "0" beside "1.0"): static/js/charts.js.
+                "x": {"min": 0.5, "max": 1, "decimals": 2, "title": {"display": True, "text": "confidence c"}},
+                "y": {"min": 0, "max": 1, "decimals": 1, "title": {"display": True, "text": "share"}},
             },
             "plugins": {"title": {"display": True, "text": f"Triage with {run.judge} v{run.version} (run {run.pk})"}},
         },
