@@ -22,6 +22,13 @@ def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
     page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
+    # Issue 47, item 14: the model directory's hint ("nli only, e.g. /models/...") is not cut.
+    fits = page.evaluate(
+        "() => { const i = document.querySelector('#judge-model-dir'); const c = document.createElement('canvas')"
+        ".getContext('2d'); c.font = getComputedStyle(i).font; return c.measureText(i.placeholder).width"
+        " < i.clientWidth - 8; }"
+    )
+    assert fits, "the model directory's placeholder is cut"
 
     page.select_option("#judge-name", "lexical")
     page.click("#judge-form button[type=submit]")
@@ -64,6 +71,13 @@ def test_lead_trains_the_learned_judge_and_triage_uses_it(live_server, page, sho
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
     page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
+    # Issue 47, item 14: the model directory's hint ("nli only, e.g. /models/...") is not cut.
+    fits = page.evaluate(
+        "() => { const i = document.querySelector('#judge-model-dir'); const c = document.createElement('canvas')"
+        ".getContext('2d'); c.font = getComputedStyle(i).font; return c.measureText(i.placeholder).width"
+        " < i.clientWidth - 8; }"
+    )
+    assert fits, "the model directory's placeholder is cut"
     page.select_option("#judge-name", "learned")
     page.click("#judge-form button[type=submit]")
     row = page.wait_for_selector("#judge-runs tr[data-status=done]")
