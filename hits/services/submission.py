@@ -218,26 +218,12 @@ def _released(assignment: Assignment, now) -> str:
 
 def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_seconds, now, expert):
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("hit__batch", "hit__summary")
-            .only(*_SUBMIT_FIELDS)
-            .filter(pk=assignment_id)
-            .first()
-        )
-        if assignment is None or assignment.worker_id != worker_id:
-            raise SubmissionRefused("This task is not yours.", final=True)
-        if assignment.hit.batch.kind == Batch.Kind.EXPERT and not expert_round.owns(expert, assignment):
-            raise SubmissionRefused(EXPERT_ONLY, final=True)
+        assignment = _locked(assignment_id, worker_id, expert)
         rating = bool(assignment.hit.batch.protocol)  # a rating batch's HIT (hits.ratings)
         parsed = _parse(assignment.hit, answers)
         if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
             # A repeat is the stored (complete) answers again, or refused.
-            if rating:
-                stored = rating_service.stored(assignment)
-            else:
-                stored = dict(assignment.judgments.values_list("acu_id", "present"))
-            if stored == parsed:
+            if _stored_answers(assignment, rating) == parsed:
                 return SubmissionResult(assignment, created=False)
             raise SubmissionRefused(
                 "This task was already submitted with other answers; it cannot be changed.", final=True
@@ -254,44 +240,71 @@ def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_se
                     for acu_id, present in sorted(parsed.items())
                 ]
             )
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.submitted_at = now
-        assignment.comment = (comment or "").strip()[:MAX_COMMENT]
-        fields = ["status", "submitted_at", "comment"]
-        if assignment.hit.batch.kind == Batch.Kind.EXPERT:
-            # Expert work (hits.services.expert) is unpaid and not reviewed: approved as it is
-            # stored, like imported labels, so no approval ever writes a ledger row for it.
-            assignment.status = Assignment.Status.APPROVED
-            assignment.reviewed_at = now
-            fields.append("reviewed_at")
-        seconds = _active_seconds(active_seconds, assignment.hit.batch.assignment_duration_seconds)
-        if seconds is not None:
-            assignment.active_seconds = seconds
-            fields.append("active_seconds")
-        elif active_seconds is not None:
-            logger.info(
-                "assignment %s: active_seconds %r is not a finite number, not stored",
-                assignment.pk,
-                str(active_seconds)[:40],
-            )
-        gold = assignment.hit.gold_answers
-        if gold:
-            assignment.gold_total = len(gold)
-            assignment.gold_correct = sum(int(parsed.get(int(a)) is v) for a, v in gold.items())
-            fields += ["gold_total", "gold_correct"]
-        assignment.save(update_fields=fields)
+        assignment.save(update_fields=_submitted(assignment, parsed, comment, active_seconds, now))
+        batch = assignment.hit.batch
+        adaptive = batch.allocation == ADAPTIVE
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
-            versions.bump(
-                assignment.hit.batch.dataset_id, assignment.hit.batch_id, rating=bool(assignment.hit.batch.protocol)
-            )
-        if assignment.confirmed and assignment.hit.batch.allocation == ADAPTIVE:
+            versions.bump(batch.dataset_id, batch.pk, rating=rating)
+        if assignment.confirmed and adaptive:
             # the adaptive policy: maybe one more place, in this transaction (hits/allocation/service.py);
             # unconfirmed provider work is decided on when the sync confirms it
             allocation.decide(assignment.hit_id)
-        batch = assignment.hit.batch
-        adaptive = batch.allocation == ADAPTIVE
         transaction.on_commit(lambda: _after_submit(batch.pk, batch.dataset_id, adaptive=adaptive))
     return SubmissionResult(assignment, created=True)
+
+
+def _locked(assignment_id: int, worker_id: int, expert) -> Assignment:
+    """The worker's assignment, locked for the submission; refused when it is not theirs (or an
+    expert round's assignment outside its expert's session)."""
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("hit__batch", "hit__summary")
+        .only(*_SUBMIT_FIELDS)
+        .filter(pk=assignment_id)
+        .first()
+    )
+    if assignment is None or assignment.worker_id != worker_id:
+        raise SubmissionRefused("This task is not yours.", final=True)
+    if assignment.hit.batch.kind == Batch.Kind.EXPERT and not expert_round.owns(expert, assignment):
+        raise SubmissionRefused(EXPERT_ONLY, final=True)
+    return assignment
+
+
+def _stored_answers(assignment: Assignment, rating: bool) -> dict:
+    if rating:
+        return rating_service.stored(assignment)
+    return dict(assignment.judgments.values_list("acu_id", "present"))
+
+
+def _submitted(assignment: Assignment, parsed: dict, comment, active_seconds, now) -> list[str]:
+    """Set the submitted assignment's fields (status, time, comment, active time, gold score);
+    the names of the fields set."""
+    assignment.status = Assignment.Status.SUBMITTED
+    assignment.submitted_at = now
+    assignment.comment = (comment or "").strip()[:MAX_COMMENT]
+    fields = ["status", "submitted_at", "comment"]
+    if assignment.hit.batch.kind == Batch.Kind.EXPERT:
+        # Expert work (hits.services.expert) is unpaid and not reviewed: approved as it is
+        # stored, like imported labels, so no approval ever writes a ledger row for it.
+        assignment.status = Assignment.Status.APPROVED
+        assignment.reviewed_at = now
+        fields.append("reviewed_at")
+    seconds = _active_seconds(active_seconds, assignment.hit.batch.assignment_duration_seconds)
+    if seconds is not None:
+        assignment.active_seconds = seconds
+        fields.append("active_seconds")
+    elif active_seconds is not None:
+        logger.info(
+            "assignment %s: active_seconds %r is not a finite number, not stored",
+            assignment.pk,
+            str(active_seconds)[:40],
+        )
+    gold = assignment.hit.gold_answers
+    if gold:
+        assignment.gold_total = len(gold)
+        assignment.gold_correct = sum(int(parsed.get(int(a)) is v) for a, v in gold.items())
+        fields += ["gold_total", "gold_correct"]
+    return fields
 
 
 def _after_submit(batch_id: int, dataset_id: int | None = None, *, adaptive: bool = False) -> None:
