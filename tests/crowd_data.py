@@ -20,7 +20,9 @@ def demo_dataset(name="demo") -> Dataset:
 def batch_of(dataset, **options):
     """create_batch with the settings of a BatchSpec and the service's own arguments mixed, as tests write them."""
     chosen = {
-        key: options.pop(key) for key in ("systems", "references", "qualification_test", "seed") if key in options
+        key: options.pop(key)
+        for key in ("systems", "references", "documents", "qualification_test", "seed")
+        if key in options
     }
     return create_batch(dataset=dataset, spec=BatchSpec(**options), **chosen)
 
