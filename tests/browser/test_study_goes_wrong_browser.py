@@ -102,8 +102,7 @@ def test_a_study_that_goes_wrong(live_server, browser, shoot, lead, author, work
         page = open_as(browser, base, writer)
         for ref in Reference.objects.filter(document__dataset=dataset, writer=writer):
             page.goto(f"{base}/authoring/references/{ref.pk}/")
-            page.keyboard.press("n")
-            page.wait_for_selector("#editor .acu-new")
+            page.locator("#editor .acu-new").first.click()
             page.keyboard.type(ACUS[ref.document.external_id])
             page.keyboard.press("Enter")
             page.wait_for_selector("#save-state.saved")
@@ -119,6 +118,8 @@ def test_a_study_that_goes_wrong(live_server, browser, shoot, lead, author, work
             page.wait_for_selector(".messages li:has-text('Approved')")
         page.context.close()
     refs = Reference.objects.filter(document__dataset=dataset)
+    written = ACU.objects.filter(reference__document__dataset=dataset)
+    assert sorted(written.values_list("text", flat=True)) == sorted(ACUS.values())
     assert {r.status for r in refs} == {"approved"} and {r.reviewer for r in refs} == {author, other}
 
     # 3. A batch of 4 HITs x 2 places, published; a careful worker and a careless one (on a phone).
