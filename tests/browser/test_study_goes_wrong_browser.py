@@ -21,7 +21,7 @@ from hits.models import Assignment, Batch
 
 from .test_first_study_e2e_browser import fits, open_as
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DOCUMENTS = [
     ("harbour", "A storm closed the harbour on Monday. Ferries resume on Friday.", "A storm closed the harbour."),
