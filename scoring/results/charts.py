@@ -88,10 +88,24 @@ def tick_labels(axis: dict) -> list[str]:
     return [f"{v:.{d}f}" for v in values]
 
 
+def run_labels(times: list[str]) -> list[str]:
+    """Each run's time to the minute, to the second where runs share a minute, and numbered where
+    they still share a label: no two ticks of the agreement chart read the same."""
+    labels = [t[:16].replace("T", " ") for t in times]
+    if len(set(labels)) < len(labels):
+        labels = [t[:19].replace("T", " ") for t in times]
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out
+
+
 def alpha_trend(trend: list[dict], rose: dict) -> dict:
     """Both alphas per stored run (x = run number, labelled with its time), with the RoSE
     reference values as dashed lines across the whole range."""
-    labels = [t["at"][:16].replace("T", " ") for t in trend]
+    labels = run_labels([t["at"] for t in trend])
     xs = list(range(len(trend)))
     span = [-0.5, len(trend) - 0.5] if trend else [0, 1]
 
@@ -195,6 +209,7 @@ def leaderboard(systems: dict) -> dict:
                 {
                     "label": "ACU score",
                     "data": points("acu", "acu_ci", -DODGE),
+                    "clip": False,
                     "borderColor": BLUE,
                     "backgroundColor": BLUE,
                     "pointRadius": 4,
@@ -202,6 +217,7 @@ def leaderboard(systems: dict) -> dict:
                 {
                     "label": "Normalized ACU score",
                     "data": points("normalized_acu", "normalized_acu_ci", DODGE),
+                    "clip": False,
                     "borderColor": ORANGE,
                     "backgroundColor": ORANGE,
                     "pointRadius": 4,
@@ -312,6 +328,7 @@ def sampled_length_scatter(words: list, acu: list, normalized: list) -> dict:
                 {
                     "label": "ACU score",
                     "data": acu_points,
+                    "clip": False,
                     "borderColor": BLUE,
                     "backgroundColor": "rgba(36,87,197,0.35)",
                     "pointRadius": 2,
@@ -319,6 +336,7 @@ def sampled_length_scatter(words: list, acu: list, normalized: list) -> dict:
                 {
                     "label": "Normalized ACU score",
                     "data": norm,
+                    "clip": False,
                     "borderColor": ORANGE,
                     "backgroundColor": "rgba(217,130,43,0.35)",
                     "pointRadius": 2,

@@ -1,0 +1,42 @@
+"""Issue 47 (seen in the study walk's screenshots): the agreement chart's time ticks all differ
+when runs share a minute, and points on the edge of a score axis (a score of 1.0) are drawn
+whole, not cut at the plot's edge."""
+
+import pytest
+
+from scoring.results import charts
+
+pytestmark = pytest.mark.portable
+
+
+def test_runs_in_one_minute_get_distinct_tick_labels():
+    times = ["2026-12-05T10:46:01", "2026-12-05T10:46:07", "2026-12-05T10:46:07.5", "2026-12-05T10:47:00"]
+    labels = charts.run_labels(times)
+    assert labels == [
+        "2026-12-05 10:46:01",
+        "2026-12-05 10:46:07",
+        "2026-12-05 10:46:07 #2",
+        "2026-12-05 10:47:00",
+    ]
+    assert charts.run_labels(["2026-12-05T10:46:01", "2026-12-05T10:47:30"]) == [
+        "2026-12-05 10:46",
+        "2026-12-05 10:47",
+    ]
+    trend = charts.alpha_trend(
+        [{"at": f"2026-12-05T10:46:{i:02d}", "acu_level": 0.5, "summary_level": 0.6} for i in range(20)],
+        {"acu_level": 0.7528, "summary_level": 0.7571},
+    )
+    assert len(set(trend["xLabels"])) == 20
+
+
+def test_points_on_the_axis_edge_are_not_clipped():
+    systems = {
+        name: {"acu": v, "normalized_acu": v, "acu_ci": [v, v], "normalized_acu_ci": [v, v]}
+        for name, v in (("a", 1.0), ("b", 0.0))
+    }
+    board = charts.leaderboard(systems)
+    assert board["options"]["scales"]["y"]["max"] == 1  # the value sits on the edge of the axis
+    assert all(d["clip"] is False for d in board["data"]["datasets"])
+    scatter = charts.sampled_length_scatter([10, 20], [1.0, 0.5], [1.0, 0.4])
+    assert scatter["options"]["scales"]["y"]["max"] == 1
+    assert all(d["clip"] is False for d in scatter["data"]["datasets"])
