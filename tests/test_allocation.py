@@ -110,7 +110,7 @@ def test_without_estimates_the_posterior_follows_the_majority_margin():
 # --- the simulation --------------------------------------------------------------------------
 
 
-def _bench_data(realsumm_path, systems_kept=6):
+def bench_data(realsumm_path, systems_kept=6):
     systems, docs, labels = allocation_bench.expert_labels(Path(realsumm_path), slice(0, 20))
     keep = np.isin(systems, np.unique(systems)[:systems_kept])
     return systems[keep], docs[keep], [x for x, k in zip(labels, keep, strict=True) if k]
@@ -120,7 +120,7 @@ CROWDS = PROJECT / "bench" / "crowds"
 
 
 def test_the_simulated_crowd_follows_its_file(realsumm_path):
-    systems, docs, labels = _bench_data(realsumm_path)
+    systems, docs, labels = bench_data(realsumm_path)
     spec = allocation_bench.read_spec(CROWDS / "colluders.json")
     crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(0))
     kinds = allocation_bench.KINDS
@@ -158,7 +158,7 @@ def _written(path, change):
 
 
 def test_the_bench_policies_buy_what_they_say_and_the_app_stops_only_on_gold(realsumm_path):
-    systems, docs, labels = _bench_data(realsumm_path)
+    systems, docs, labels = bench_data(realsumm_path)
     spec = allocation_bench.read_spec(CROWDS / "half-spammers.json")
     spec |= {"workers": 20, "gold_share": 0.5}  # enough gold per worker in 120 HITs for the stop to see
     crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(1))
@@ -202,7 +202,7 @@ def test_app_with_the_judge_triages_on_expert_documents_and_pays_the_crowd_only_
     realsumm_path, monkeypatch
 ):
     monkeypatch.setattr(allocation_bench, "TRIAGE_MIN_AGREEMENT", 0.9)  # 6 expert documents of 6 systems: few pairs
-    systems, docs, labels = _bench_data(realsumm_path)
+    systems, docs, labels = bench_data(realsumm_path)
     judge = allocation_bench.judge_data(Path(realsumm_path), slice(0, 20), systems, docs, labels)
     assert judge.x.shape[0] == sum(map(len, labels))
     spec = allocation_bench.read_spec(CROWDS / "present.json")

@@ -21,7 +21,7 @@ from hits.services import handout
 from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers
-from .test_allocation import CROWDS, _bench_data, adaptive_batch, allocation_bench, no_refit, replay  # noqa: F401
+from .test_allocation import CROWDS, adaptive_batch, allocation_bench, bench_data, no_refit, replay  # noqa: F401
 from .test_handout import make_workers
 
 
@@ -47,7 +47,7 @@ def test_hit_policy_gives_the_pilot_fixed_places_and_the_others_the_pilots_thres
 
 
 def test_the_benchs_app_runs_the_apps_pilot(realsumm_path):
-    systems, docs, labels = _bench_data(realsumm_path)  # 120 summaries: a pilot of 10, in the first two waves
+    systems, docs, labels = bench_data(realsumm_path)  # 120 summaries: a pilot of 10, in the first two waves
     spec = allocation_bench.read_spec(CROWDS / "present.json")
     crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(3))
     run = allocation_bench.run_policy(crowd, "app")

@@ -429,7 +429,7 @@ def test_lead_sees_a_clear_message_when_mturk_is_unreachable(client, lead, monke
 # The qualification page on our own pages: tests/test_mturk_identity.py (identity proven by MTurk).
 
 
-def _sync_one(stub, batch, hit, records):
+def sync_one(stub, batch, hit, records):
     statuses = ["Submitted", "Approved", "Rejected"]
     for h in batch.hits.order_by("pk"):
         mine = records if h.pk == hit.pk else []
@@ -449,7 +449,7 @@ def test_an_approval_made_at_mturk_reaches_the_ledger_once(stub):
     hit = batch.hits.order_by("pk").first()
     mine = worked(batch, "WAUTO", "AAUTO", hit)
     record = {"AssignmentId": "AAUTO", "WorkerId": "WAUTO", "HITId": hit.external_id, "AssignmentStatus": "Approved"}
-    assert _sync_one(stub, batch, hit, [record])["confirmed"] == 1
+    assert sync_one(stub, batch, hit, [record])["confirmed"] == 1
     mine.refresh_from_db()
     assert mine.status == Assignment.Status.APPROVED and mine.confirmed
     rows = LedgerEntry.objects.filter(assignment=mine)
@@ -457,7 +457,7 @@ def test_an_approval_made_at_mturk_reaches_the_ledger_once(stub):
     reward, fee = rows.get(kind="reward").amount, rows.get(kind="fee").amount
     assert reward == hit.reward and fee == mturk.MTurkProvider().fee(hit.reward, batch.assignments_per_hit) > 0
     assert batch_spend(batch)["total"] == reward + fee
-    _sync_one(stub, batch, hit, [record])  # again: nothing more
+    sync_one(stub, batch, hit, [record])  # again: nothing more
     assert LedgerEntry.objects.filter(batch=batch).count() == 2
     review.approve(assignment_id=mine.pk)  # a later approve by the lead pays nothing more, calls nothing
     assert LedgerEntry.objects.filter(batch=batch).count() == 2
@@ -474,7 +474,7 @@ def test_a_rejection_made_at_mturk_is_mirrored_without_pay(stub):
         "AssignmentStatus": "Rejected",
         "RequesterFeedback": "Answers do not match the summary.",
     }
-    _sync_one(stub, batch, hit, [record])
+    sync_one(stub, batch, hit, [record])
     mine.refresh_from_db()
     assert mine.status == Assignment.Status.REJECTED and mine.feedback == "Answers do not match the summary."
     assert not LedgerEntry.objects.filter(batch=batch).exists()

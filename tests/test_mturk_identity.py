@@ -17,7 +17,7 @@ from hits.providers.mturk.sync import sync_batch
 from hits.selectors import counted_judgments
 from hits.services.qualification import answer_key, build_test
 
-from .test_mturk import _sync_one, published, stub  # noqa: F401 - the Stubber fixture
+from .test_mturk import published, stub, sync_one  # noqa: F401 - the Stubber fixture
 
 pytestmark = pytest.mark.django_db
 SUBMIT_TO = "https://workersandbox.mturk.com"
@@ -90,7 +90,7 @@ def test_held_answers_count_only_for_the_assignment_mturk_reports(stub, client):
     fourth = post_answers(client, open_task(client, hit, "FAKE3", "VICTIM"), answers_for(hit, False))
     assert fourth.status_code == 409 and "Too many" in fourth.json()["error"]
 
-    assert _sync_one(stub, batch, hit, [listed("REAL1", "VICTIM", hit)])["confirmed"] == 1
+    assert sync_one(stub, batch, hit, [listed("REAL1", "VICTIM", hit)])["confirmed"] == 1
     mine = Assignment.objects.get(hit=hit)
     assert (mine.worker.external_id, mine.external_id, mine.status, mine.confirmed) == (
         "VICTIM",
@@ -107,7 +107,7 @@ def test_held_answers_count_only_for_the_assignment_mturk_reports(stub, client):
 def test_an_assignment_mturk_reports_without_answers_is_flagged(stub, client):  # noqa: F811
     batch = published(stub)
     hit = batch.hits.order_by("pk").first()
-    assert _sync_one(stub, batch, hit, [listed("LOST1", "W1", hit, "Approved")])["flagged"] == 1
+    assert sync_one(stub, batch, hit, [listed("LOST1", "W1", hit, "Approved")])["flagged"] == 1
     lost = Assignment.objects.get(hit=hit)
     assert not lost.confirmed and "no answers were stored" in lost.flag
 
@@ -150,7 +150,7 @@ def test_an_anonymous_post_cannot_burn_a_workers_qualification_attempt(stub, cli
     )
     assert not QualificationAttempt.objects.exists() and not Worker.objects.filter(external_id="VICTIM").exists()
     # ... and MTurk never reports that assignment, so no attempt is used up.
-    _sync_one(stub, batch, hit, [])
+    sync_one(stub, batch, hit, [])
     assert not QualificationAttempt.objects.exists()
     # Any other test id is not open.
     assert client.get(f"/mturk/qualification/{test.pk + 999}/", {"workerId": "VICTIM"}).status_code == 404
@@ -204,7 +204,7 @@ def test_held_answers_mturk_never_reports_are_dropped_once_it_could_not(stub, cl
     MTurkHeldSubmission.objects.filter(assignment_id="OLD1").update(
         created_at=timezone.now() - timedelta(seconds=window + 60)
     )
-    _sync_one(stub, batch, hit, [])
+    sync_one(stub, batch, hit, [])
     assert list(MTurkHeldSubmission.objects.values_list("assignment_id", flat=True)) == ["NEW1"]
 
 

@@ -17,7 +17,7 @@ from hits.ratings.models import Rating
 from hits.services import batches
 
 from .crowd_data import batch_of, demo_dataset
-from .test_mturk import HIT_IDS, _sync_one, expect_balance, expect_hits, stub  # noqa: F401 - the Stubber fixture
+from .test_mturk import HIT_IDS, expect_balance, expect_hits, stub, sync_one  # noqa: F401 - the Stubber fixture
 
 pytestmark = pytest.mark.django_db
 SUBMIT_TO = "https://workersandbox.mturk.com"
@@ -73,7 +73,7 @@ def test_a_rating_batch_on_mturk_holds_counts_and_pays_once(stub, client, django
         "AssignmentStatus": "Submitted",
     }
     with django_capture_on_commit_callbacks(execute=True):
-        assert _sync_one(stub, batch, hit, [record])["confirmed"] == 1
+        assert sync_one(stub, batch, hit, [record])["confirmed"] == 1
     mine = Assignment.objects.get(hit=hit)
     assert mine.confirmed and dict(Rating.objects.filter(assignment=mine).values_list("summary_id", "score")) == {
         int(k): v for k, v in ratings.items()
@@ -84,7 +84,7 @@ def test_a_rating_batch_on_mturk_holds_counts_and_pays_once(stub, client, django
     approved = {**record, "AssignmentStatus": "Approved"}
     for _ in range(2):  # MTurk's approval mirrored, twice: paid once
         with django_capture_on_commit_callbacks(execute=True):
-            _sync_one(stub, batch, hit, [approved])
+            sync_one(stub, batch, hit, [approved])
     rows = LedgerEntry.objects.filter(assignment=mine)
     assert sorted(rows.values_list("kind", flat=True)) == ["fee", "reward"]
     assert rows.get(kind="reward").amount == hit.reward == 1
