@@ -1,7 +1,7 @@
 """Issue 44, more of the units experts write: each rule on made-up sentences, with the cases it
 must leave alone (a draft a hurried writer accepts must not change a meaning)."""
 
-from annotation.drafting.rules import draft_sentence
+from annotation.drafting.rules import draft_reference, draft_sentence
 from annotation.drafting.rules.draft import inserted
 
 
@@ -122,4 +122,78 @@ def test_a_from_to_range_keeps_its_times_with_its_ends():
     ]
     assert draft_sentence("The name fell from 14th in 1990 to 900th in 2013 .") == [
         "The name fell from 14th in 1990 to 900th in 2013."
+    ]
+
+
+def draft_one(sentence: str) -> list[str]:
+    """The drafts of a one-sentence reference (names and "X is Y" facts included)."""
+    return draft_reference([sentence])[0]
+
+
+def test_a_role_before_a_name_is_a_fact_and_the_name_stands_alone():
+    drafts = draft_one("Leeds striker Tom Bale scored twice on Sunday .")
+    assert drafts == ["Tom Bale scored twice.", "Tom Bale scored on Sunday.", "Tom Bale is a Leeds striker."]
+    drafts = draft_one("The doctor was helped by single mother Ann Lee .")
+    assert drafts == ["The doctor was helped by Ann Lee.", "Ann Lee is a single mother."]
+    assert "Kim Ray is a One Direction star." in draft_one("One Direction star Kim Ray sang .")
+    assert "Joe Bloggs is the Arsenal midfielder." in draft_one("The Arsenal midfielder Joe Bloggs trained .")
+    # an opener is no part of the role, and a word before a role that may belong to it keeps the
+    # role in the sentence ("Brazil 's star X": whose star?); a quotation keeps its words
+    assert not any("Yesterday" in d and " is " in d for d in draft_one("Yesterday Leeds striker Tom Bale scored ."))
+    assert draft_one("Brazil 's star Tom Bale scored .")[0] == "Brazil 's star Tom Bale scored."
+    assert (
+        draft_one("He said ' Leeds striker Tom Bale is great ' .")[0] == "He said ' Leeds striker Tom Bale is great '."
+    )
+
+
+def test_a_place_written_town_comma_region_is_a_fact():
+    assert "Frome is in Somerset." in draft_one("Ann Lee , 34 , from Frome , Somerset , won a prize .")
+    assert "Hama is in Syria." in draft_one("Photos show the ruins of a mosque in Hama in Syria .")
+    # a list of places, a month and a date are no town in a region
+    for sentence in [
+        "They toured in Italy , Spain and Turkey .",
+        "The team played in London in January .",
+        "He lived in Paris , Rome or Madrid .",
+    ]:
+        assert not any(" is in " in d for d in draft_one(sentence)), sentence
+
+
+def test_a_plain_list_of_three_nouns_gives_one_draft_per_noun():
+    assert draft_sentence("The shop sells bread , milk and eggs .") == [
+        "The shop sells bread.",
+        "The shop sells milk.",
+        "The shop sells eggs.",
+    ]
+    assert draft_sentence("He failed to address crime , poverty and rise of Boko Haram .") == [
+        "He failed to address crime.",
+        "He failed to address poverty.",
+        "He failed to address rise of Boko Haram.",
+    ]
+    # adjectives before a noun, a phrase after the list, names, and two items stay whole
+    for sentence in [
+        "Trends were sheer , metallic and shiny fabrics .",
+        "She bought a red , white and blue flag .",
+        "The shop sells bread , milk and eggs to locals .",
+    ]:
+        assert draft_sentence(sentence) == [sentence[:-2] + "."], sentence
+
+
+def test_a_second_participle_after_a_passive_shares_its_auxiliary_only_when_it_must():
+    assert draft_sentence("The man is handcuffed and blindfolded .") == [
+        "The man is handcuffed.",
+        "The man is blindfolded.",
+    ]
+    assert draft_sentence("The nurse was injured and taken to hospital .") == [
+        "The nurse was injured.",
+        "The nurse was taken to hospital.",
+    ]
+    # an active past verb takes the subject alone ("met", "went", "had" + its object)
+    assert draft_sentence("The pair were left homeless and met in a park .") == [
+        "The pair were left homeless.",
+        "The pair met in a park.",
+    ]
+    assert draft_sentence("The coach was sacked and went home .") == ["The coach was sacked.", "The coach went home."]
+    # "charged with murder": charged by the police, or charging someone? It stays whole
+    assert draft_sentence("The man was arrested on Tuesday and charged with murder .") == [
+        "The man was arrested on Tuesday and charged with murder."
     ]

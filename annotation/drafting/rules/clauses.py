@@ -2,7 +2,17 @@
 
 from dataclasses import dataclass
 
-from ..lexicon import AUXILIARIES, COORDINATORS, DETERMINERS, FRONT_SUBORDINATORS, NOT_VERBS, PREPOSITIONS
+from lemminflect import getAllLemmas, getInflection
+
+from ..lexicon import (
+    AUXILIARIES,
+    COORDINATORS,
+    DETERMINERS,
+    FRONT_SUBORDINATORS,
+    INTRANSITIVE,
+    NOT_VERBS,
+    PREPOSITIONS,
+)
 from .tokens import (
     Token,
     be,
@@ -21,6 +31,7 @@ from .words import (
     ADVERBS,
     BE,
     BOILERPLATE,
+    COLLECTIVE_VERBS,
     CONDITIONS,
     NAME_WORD,
     NEW_SENTENCE,
@@ -221,11 +232,47 @@ def split_shared_subject(
     if to and base and coordinator == "and":
         return [left] + split_coordination(left[: to[-1] + 1] + right)  # "hopes to build A and take B"
     group = group_end(left, verb)
-    if embeds_clause(left, group) or not finite(right, right_verb):
+    if embeds_clause(left, group):
         return [tokens]
+    reading = None
     if passive_group(left[verb:group]) and word not in AUXILIARIES and verb_form(word) in {"VBD", "VBN"}:
-        return [tokens]  # "was arrested on Tuesday and charged": "charged" may need the "was"
+        reading = participle_reading(right, right_verb)
+        if reading is None:
+            return [tokens]  # "was arrested and charged with ...": "charged" may need the "was"
+    if reading == "passive":  # "is handcuffed and blindfolded": "Man is blindfolded."
+        right = [t for t in left[verb:group] if t.lower in AUXILIARIES] + right
+    elif not finite(right, right_verb):
+        return [tokens]
     return [left] + split_coordination(left[:verb] + right)
+
+
+def participle_reading(right: list[Token], k: int) -> str | None:
+    """After a passive verb group and "and", whether the past form right[k] is active ("were left
+    homeless and met in a park", "... and had twins") or passive like the left side ("is
+    handcuffed and blindfolded", "was arrested and given bail"); None when either may be meant
+    ("was arrested and charged with murder" may be "charged" by the police or charging someone)."""
+    word = right[k].lower
+    tags = past_tags(word)
+    nxt = right[k + 1] if k + 1 < len(right) else None
+    if tags == {"VBD"} or lemma_of(word) in COLLECTIVE_VERBS | INTRANSITIVE:
+        return "active"
+    if nxt is not None and nxt.lower in {"the", "a", "an", "his", "her", "their", "him", "them", "its"}:
+        return "active" if "VBD" in tags else None
+    if tags == {"VBN"}:
+        return "passive"
+    if nxt is None or nxt.lower in SPLIT_SUBORDINATORS and first_verb(right[k + 2 :], 0) is not None:
+        return "passive"  # "Man is handcuffed and blindfolded as he is led ...": nothing else it may take
+    return None
+
+
+def lemma_of(word: str) -> str:
+    return (getAllLemmas(word, "VERB").get("VERB") or (word,))[0]
+
+
+def past_tags(word: str) -> set[str]:
+    """Which of the past tags (VBD, VBN) the word is ("met": both, "went": VBD, "given": VBN)."""
+    lemma = lemma_of(word)
+    return {tag for tag in ("VBD", "VBN") if word in getInflection(lemma, tag)}
 
 
 def own_clause(left: list[Token], right: list[Token], lead: list[Token], right_verb: int) -> bool:

@@ -3,6 +3,7 @@
 from ...text import content_words
 from .clauses import is_boilerplate, split_clauses, split_run_on
 from .embedded import embedded_clauses, modifier_facts, relative_facts
+from .lists import place_facts
 from .predicates import split_subject
 from .references import Entities, resolve_references
 from .tokens import finish, quotes_balanced, strip, text_of, tokenize
@@ -111,5 +112,6 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
         resolved, facts = resolve_references(sentence, known)
         drafts = draft_sentence(resolved)
         add(drafts, facts)
+        add(drafts, [finish([fact]) for fact in place_facts(tokenize(resolved), resolved)])
         out.append(tidy(drafts, resolved))
     return out

@@ -5,6 +5,7 @@ from lemminflect import getAllLemmas
 from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, INTRANSITIVE, OBJECT_OPTIONAL, PLURAL_TO_SINGULAR, PREPOSITIONS
 from .embedded import complement_at, embedded_start
+from .lists import split_noun_lists
 from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
 from .words import (
     ADJUNCT,
@@ -148,7 +149,8 @@ def predicate_variants(predicate: list[Token]) -> list[list[Token]]:
     return [
         a
         for e in split_entity_lists(predicate)
-        for w in split_word_pairs(e)
+        for n in split_noun_lists(e)
+        for w in split_word_pairs(n)
         for v in split_nominals(w)
         for a in split_adjuncts(v)
     ]

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
-from .tokens import Token, finish, first_verb, is_verb, strip, text_of, tokenize, verb_form
+from .tokens import Token, finish, first_verb, is_verb, quote_depths, strip, text_of, tokenize, verb_form
 from .words import (
     ADVERBS,
     INDEFINITE,
@@ -38,6 +38,9 @@ def names_in(tokens: list[Token]) -> list[str]:
     return runs
 
 
+Replacement = tuple[int, int, str]  # the tokens [start, end) and the text they are replaced with
+
+
 @dataclass
 class Entities:
     """What a reference has named so far: full names (for "Adam" -> "Charlie Adam") and the last
@@ -47,12 +50,15 @@ class Entities:
     person: str | None = None
 
 
-def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]:
+def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[tuple[str, Replacement | None]]:
     """ "X is Y" facts of a role written before a name inside the sentence ("Stoke City ace Charlie
-    Adam" -> "Charlie Adam is Stoke City ace", "single mother Gina Michelle" -> "Gina Michelle is
-    single mother")."""
+    Adam" -> "Charlie Adam is a Stoke City ace", "single mother Gina Michelle" -> "Gina Michelle is
+    a single mother", "Liverpool striker Daniel Sturridge" at the sentence's start), each with the
+    replacement that leaves the name alone in the sentence ("... trailing arm of Charlie Adam"),
+    or None where the words around the role may belong to it ("Chelsea 's star X", quotations)."""
 
-    facts = []
+    facts: list[tuple[str, Replacement | None]] = []
+    quoted = quote_depths(tokens)
     for i in range(1, len(tokens) - 1):
         t = tokens[i]
         if t.capitalised or t.lower not in PERSON_NOUNS or not NAME_WORD.match(tokens[i + 1].text):
@@ -61,24 +67,39 @@ def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[str]
         while end < len(tokens) and NAME_WORD.match(tokens[end].text) and end - i <= 3:
             end += 1
         start = role_start(tokens, i)
+        if start > 0 and tokens[start - 1].lower in {"the", "a", "an"}:
+            start -= 1  # "the Arsenal midfielder Jack Wilshere": "the" is the role's
         if unclear_role(tokens, start, i):
             continue
         name = " ".join(x.text for x in tokens[i + 1 : end])
         name = next((n for n in reversed(known.names) if n.endswith(" " + name)), name)
-        facts.append(finish([name, "is", role_phrase(tokens[start : i + 1], sentence)]))
+        fact = finish([name, "is", role_phrase(tokens[start : i + 1], sentence)])
+        alone = not any(quoted[start:end]) and (start == 0 or stands_before_role(tokens, start - 1))
+        facts.append((fact, (start, end, name) if alone else None))
     return facts
+
+
+def stands_before_role(tokens: list[Token], k: int) -> bool:
+    """tokens[k], just before a role and its name, is no word the role may belong with: a
+    preposition, a verb, "and" or a comma (not "Chelsea 's", not an adjective)."""
+    return tokens[k].lower in PREPOSITIONS | {"and", ",", ":", ";"} or is_verb(tokens, k)
+
+
+# Capitalised words that open a sentence without being part of a role: "Yesterday Chelsea star X".
+OPENERS = frozenset(["yesterday", "today", "tonight", "now", "meanwhile", "however", "also", "then", "but", "and"])
 
 
 def role_start(tokens: list[Token], i: int) -> int:
     """Where the role ending in the person noun tokens[i] starts: up to three words before it, names
-    (not the sentence's first word) or plain lower-case words that are no verbs."""
+    or plain lower-case words that are no verbs; the sentence's first word only when it is a name
+    ("Liverpool striker"), not an opener ("Yesterday", "But")."""
     start = i
     while start > 0 and start > i - 3:
         before = tokens[start - 1]
         describes = (
             before.capitalised
             and NAME_WORD.match(before.text)
-            and start - 1 > 0
+            and (start - 1 > 0 or leading_name(tokens))
             or before.text.isalpha()
             and not before.capitalised
             and before.lower not in STOPWORDS
@@ -90,13 +111,23 @@ def role_start(tokens: list[Token], i: int) -> int:
     return start
 
 
+def leading_name(tokens: list[Token]) -> bool:
+    """The sentence's first word is a name, not a word any sentence may open with."""
+    first = tokens[0]
+    return (
+        first.lower not in STOPWORDS | ADVERBS | TIME_WORDS | OPENERS | DETERMINERS
+        and verb_form(first.lower) is None
+        and bool(NAME_WORD.match(first.text))
+    )
+
+
 def unclear_role(tokens: list[Token], start: int, i: int) -> bool:
     """The words tokens[start:i+1] are no role that says who the name is."""
     if any(x.lower in TIME_WORDS for x in tokens[start:i]):
         return True  # "That same day mother Sandra Shemansky": a time, not a role
     if tokens[i].lower in RELATIONAL and start == i:
         return True  # "murdered husband Tom": "Tom is husband" says nothing of whose
-    # "One Direction star": where the name before the role starts is unclear
+    # "Yesterday One Direction star": where the name before the role starts is unclear
     return start > 0 and tokens[start].capitalised and tokens[start - 1].capitalised
 
 
@@ -109,8 +140,16 @@ def role_phrase(description: list[Token], sentence: str) -> str:
         words[0] = words[0].lower()
     plural = description[-1].lower.endswith("s") and not description[-1].lower.endswith("ss")
     if first.lower not in DETERMINERS and not plural:
-        words.insert(0, "an" if words[0][0].lower() in "aeiou" else "a")
+        words.insert(0, article(words[0]))
     return " ".join(words)
+
+
+def article(word: str) -> str:
+    """ "a" or "an" before the word, by its sound ("an ace", "a One Direction star", "a union")."""
+    lower = word.lower()
+    if lower.startswith(("one", "once", "uni", "use", "usu", "eu", "ukr")):
+        return "a"
+    return "an" if lower[0] in "aeiou" or lower.startswith(("hour", "honest", "heir")) else "a"
 
 
 def informative_role(subject: list[Token]) -> bool:
@@ -120,9 +159,6 @@ def informative_role(subject: list[Token]) -> bool:
     if subject[-1].lower in RELATIONAL:
         return False
     return any(t.lower not in DETERMINERS and t.lower not in PERSON_NOUNS for t in subject)
-
-
-Replacement = tuple[int, int, str]  # the tokens [start, end) and the text they are replaced with
 
 
 def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
@@ -147,10 +183,25 @@ def resolve_references(sentence: str, known: Entities) -> tuple[str, list[str]]:
     if len(tokens) > 3 and tokens[2].text == ":" and all(NAME_WORD.match(t.text) for t in tokens[:2]):
         replace[0] = (3, "")  # "Tim Stanley : Buhari won ...": the speaker's label goes
     replace.update(surnames(tokens, replace, known))
-    facts.extend(role_facts(tokens, sentence, known))
+    for fact, span in role_facts(tokens, sentence, known):
+        facts.append(fact)
+        if span is not None:
+            name_alone(replace, span)
     resolved = replaced(sentence, tokens, replace)
     remember(resolved, known)
     return resolved, facts
+
+
+def name_alone(replace: dict[int, tuple[int, str]], span: Replacement) -> None:
+    """The role before a name replaced by the name alone, unless another replacement crosses it
+    (one inside it, a surname given its first name, is replaced with it)."""
+    start, end, name = span
+    inside = [a for a, (b, _) in replace.items() if start <= a and b <= end]
+    if any(a < end and start < b for a, (b, _) in replace.items() if a not in inside):
+        return
+    for a in inside:
+        del replace[a]
+    replace[start] = (end, name)
 
 
 def subject_person(subject: list[Token], sentence: str, known: Entities) -> tuple[Replacement, str | None] | None:
