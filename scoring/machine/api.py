@@ -21,6 +21,47 @@ from scoring.machine.runs import JudgeRunError, start_judge_run
 MAX_ID = 2**63 - 1
 
 
+def _interval(help_text: str, **options) -> serializers.ListField:
+    """[value, low, high]: a figure with its 95% bootstrap interval over documents."""
+    child = serializers.FloatField(allow_null=True)
+    return serializers.ListField(child=child, min_length=3, max_length=3, help_text=help_text, **options)
+
+
+class CrossfitCriteriaSerializer(serializers.Serializer):
+    min_agreement = serializers.FloatField(help_text="Agreement with the human labels a fold's c must keep.")
+    max_system_change = serializers.FloatField(help_text="The largest change of a system's score it may cause.")
+    grid = serializers.ListField(child=serializers.FloatField(), help_text="The confidences c tried.")
+
+
+class CrossfitFoldSerializer(serializers.Serializer):
+    fold = serializers.IntegerField()
+    c = serializers.FloatField(
+        allow_null=True, help_text="The c chosen on the other folds; null: none kept the criteria."
+    )
+    chosen_on = serializers.ListField(child=serializers.IntegerField(), help_text="Document ids c was chosen on.")
+    applied_to = serializers.ListField(child=serializers.IntegerField(), help_text="Document ids c was applied to.")
+    saved_share = serializers.FloatField(help_text="Share of this fold's pairs the machine decides.")
+
+
+class CrossfitHeldOutSerializer(serializers.Serializer):
+    saved_share = _interval("Share of crowd judgments saved, held out.")
+    agreement = _interval("Agreement of the combined labels with the human labels.")
+    max_system_change = _interval("Largest change of any system's score.")
+    system_kendall = _interval("System-level Kendall tau; null with fewer than 20 systems.", allow_null=True)
+    documents = serializers.IntegerField()
+    systems = serializers.IntegerField()
+    pairs = serializers.IntegerField()
+
+
+class TriageCrossfitSerializer(serializers.Serializer):
+    criteria = CrossfitCriteriaSerializer()
+    folds = CrossfitFoldSerializer(many=True)
+    held_out = CrossfitHeldOutSerializer()
+    left_out_documents = serializers.IntegerField(
+        help_text="Documents the judge trained on, left out of these figures."
+    )
+
+
 class JudgeRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     round = serializers.IntegerField(help_text="The machine round (a batch of kind machine) holding its judgments.")
@@ -49,6 +90,12 @@ class JudgeRunSerializer(serializers.Serializer):
     triage = serializers.ListField(child=serializers.DictField(), allow_null=True, help_text="The triage grid over c.")
     triage_saved = serializers.DictField(
         allow_null=True, help_text="The triage row saving most while the system-level Kendall tau stays >= 0.95."
+    )
+    triage_crossfit = TriageCrossfitSerializer(
+        allow_null=True,
+        help_text="Triage's confidence chosen out of sample (issue 43): per fold the c chosen on the other folds' "
+        "documents and applied to that fold's, and the held-out figures with 95% bootstrap intervals over documents; "
+        "null without human labels on at least two documents the judge did not train on (or a run stored before).",
     )
     ranking = serializers.DictField(
         help_text='for_ranking: false ("not for ranking", refused for triage) when the system-level Kendall CI '

@@ -33,6 +33,7 @@ def run_json(run: JudgeRun) -> dict:
         "systems": run.figures.get("systems"),
         "triage": run.figures.get("triage"),
         "triage_saved": run.figures.get("triage_saved"),
+        "triage_crossfit": run.figures.get("triage_crossfit"),
         "ranking": ranking_verdict(run.figures),
         "trained_on": run.figures.get("trained_on"),
         "fitted": run.fitted or None,

@@ -173,6 +173,36 @@ def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
     assert "between 0.5 and 1" in response.content.decode()
 
 
+def test_the_api_run_carries_the_cross_fitted_triage_the_systems_page_shows(lead_client, demo, eager_celery):
+    """GET /api/judge-runs/{id}/ gives the held-out figures stored with the run (issue 43): each
+    fold's c with the documents it was chosen on and applied to, the saving with its interval, no
+    tau with the demo's few systems; the response matches the OpenAPI schema's description."""
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    stored = run.figures["triage_crossfit"]
+    body = lead_client.get(f"/api/judge-runs/{run.pk}/").json()
+    cross = body["triage_crossfit"]
+    assert cross == stored and cross["folds"] and cross["held_out"]["system_kendall"] is None
+    for fold in cross["folds"]:
+        assert not set(fold["chosen_on"]) & set(fold["applied_to"]), fold  # never chosen where reported
+    value, low, high = cross["held_out"]["saved_share"]
+    applied = [d for fold in cross["folds"] for d in fold["applied_to"]]
+    assert low <= value <= high and len(applied) == len(set(applied)) == cross["held_out"]["documents"] >= 2
+    # The systems page shows the same figures.
+    scored(demo)
+    systems = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
+    agreement = cross["held_out"]["agreement"]
+    assert f"{agreement[0]:.4f} [{agreement[1]:.4f}, {agreement[2]:.4f}]" in systems
+    # The schema describes the object, not a free dict.
+    schema = lead_client.get("/api/schema/?format=json").json()["components"]["schemas"]
+    described = schema["TriageCrossfit"]["properties"]
+    assert set(described) == set(cross) and "$ref" in str(described["held_out"])
+    assert set(schema["CrossfitHeldOut"]["properties"]) == set(cross["held_out"])
+    assert set(schema["CrossfitFold"]["properties"]) == set(cross["folds"][0])
+    # A run stored before the cross-fitted figures (or without labels for them) reads null.
+    JudgeRun.objects.filter(pk=run.pk).update(figures={k: v for k, v in run.figures.items() if k != "triage_crossfit"})
+    assert lead_client.get(f"/api/judge-runs/{run.pk}/").json()["triage_crossfit"] is None
+
+
 def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_client, demo, eager_celery):
     from hits.services.batches import publish_batch
     from hits.triage import create_triage_batch
