@@ -18,7 +18,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from config.errors import ServiceError
-from hits.allocation.policy import ADAPTIVE, KINDS, Policy
+from hits.allocation.policy import ADAPTIVE, KINDS, PILOT_MIN, PILOT_SHARE, Policy
 from hits.money import DEFAULT_BUCKETS, Bucket, MoneyError, cents, check_buckets, parse_money
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.ratings import ACU, MAX_INSTRUCTIONS, PROTOCOLS
@@ -199,8 +199,11 @@ FIELDS = {
             min=0.01,
             max=0.49,
             optional=True,
-            help="Optional: settle a HIT as a whole instead, when the standard deviation of its ACU share "
-            "(what a system score averages) is at most this (e.g. 0.105); the posterior above is then unused.",
+            help="Optional. Set: every HIT is settled as a whole when the standard deviation of its ACU share "
+            "(what a system score averages) is at most this (e.g. 0.105); the posterior above is then unused. "
+            f"Empty: a batch of {3 * PILOT_MIN} HITs or more sets it from its pilot (its first HITs, one in {PILOT_SHARE}, "
+            f"at least {PILOT_MIN}, worked at the assignments per HIT above; until then every HIT gets "
+            "those); a smaller batch settles each ACU at the posterior above.",
         ),
         BatchField(
             "stop_after",

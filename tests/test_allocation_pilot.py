@@ -1,7 +1,12 @@
 """An adaptive batch sets its summary-level threshold from its own pilot (issue 43)."""
 
+import html
+import math
+import re
+
 import numpy as np
 import pytest
+from django.urls import reverse
 
 from hits.allocation.policy import (
     ADAPTIVE,
@@ -15,7 +20,7 @@ from hits.allocation.policy import (
     pilot_size,
     wants_place,
 )
-from hits.allocation.service import pilot_threshold, policy_for
+from hits.allocation.service import PILOT_QUORUM, pilot_threshold, policy_for
 from hits.models import HIT, Judgment
 from hits.services import handout
 from hits.services.submission import submit_assignment
@@ -125,3 +130,78 @@ def test_an_adaptive_batch_opens_extra_places_only_where_its_pilots_threshold_sa
     agreeing = [p for h, p in zip(later, places, strict=True) if not index[h.pk] % 2]
     split = [p for h, p in zip(later, places, strict=True) if index[h.pk] % 2]
     assert max(agreeing) <= min(split)
+
+
+@pytest.mark.portable
+@pytest.mark.django_db
+@pytest.mark.usefixtures("no_refit")
+def test_a_stalled_pilot_hit_does_not_hold_the_batch_at_fixed_places():
+    """A pilot HIT no worker reaches (its places stay open): once PILOT_QUORUM of the pilot is
+    complete, the complete pilot HITs set the threshold; fewer, and every HIT keeps the fixed places."""
+    batch = adaptive_batch(allocation_min=2, allocation_max=5)
+    hits = list(batch.hits.order_by("pk"))
+    pilot, later = [h.pk for h in hits[:10]], hits[10:]
+    assert math.ceil(PILOT_QUORUM * len(pilot)) == 8
+    workers = iter(make_workers(200))
+    stalled = pilot[7:]  # three pilot HITs nobody takes
+    HIT.objects.filter(pk__in=[h.pk for h in later] + stalled).update(open_places=0)
+    work_all(batch, workers, lambda hit, j: 2 if j == 2 else 0)
+    HIT.objects.filter(pk__in=stalled).update(open_places=2)  # waiting for a worker, for good
+    assert pilot_threshold(batch, pilot, 3) is None  # 7 of 10 complete: too few
+    fixed = Policy(ADAPTIVE, 3, 3, batch.allocation_threshold)
+    assert policy_for(later[0], batch) == fixed
+    # One of them gets its workers: 8 of 10 complete, their median sets the threshold.
+    HIT.objects.filter(pk__in=stalled[1:]).update(open_places=0)
+    work_all(batch, workers, lambda hit, j: 2 if j == 2 else 0)
+    HIT.objects.filter(pk__in=stalled[1:]).update(open_places=2)
+    complete = HIT.objects.filter(pk__in=pilot[:8]).order_by("pk")
+    assert [h.max_assignments for h in complete] == [3] * 8
+    threshold = pilot_threshold(batch, pilot, 3)
+    assert threshold is not None and threshold == pytest.approx(fallback_sd_of(complete))
+    assert policy_for(later[0], batch) == Policy(ADAPTIVE, 2, 5, batch.allocation_threshold, threshold)
+    # The two still open stay pilot HITs: fixed places when they are worked.
+    assert policy_for(HIT.objects.get(pk=stalled[2]), batch) == fixed
+    # A place held but not submitted is behind too: the HIT is not complete while it is worked.
+    held = handout.next_assignment(next(workers), batch)
+    assert held.hit_id in stalled[1:]
+    assert pilot_threshold(batch, pilot, 3) == pytest.approx(threshold)  # the 8 are still complete
+
+
+@pytest.mark.portable
+@pytest.mark.django_db
+@pytest.mark.usefixtures("no_refit")
+def test_the_form_says_the_share_sd_is_optional_and_what_empty_does_and_the_batch_page_shows_the_pilot(client, lead):
+    dataset = adaptive_batch(publish=False, hits=2).dataset
+    client.force_login(lead)
+    form = client.get(reverse("batch_new", args=[dataset.pk])).content.decode()
+    field = re.search(r'<input[^>]*name="allocation_max_sd"[^>]*>', form).group(0)
+    assert "required" not in field and 'value="' not in field  # optional, empty by default
+    help_text = html.unescape(form)
+    assert "Empty: a batch of 30 HITs or more sets it from its pilot" in help_text
+    assert "a smaller batch settles each ACU at the posterior above" in help_text
+    # The API describes it the same way and does not require it.
+    schema = client.get("/api/schema/?format=json").json()["components"]["schemas"]
+    request = schema["BatchCreateInputRequest"]
+    assert (
+        "allocation_max_sd" not in request.get("required", [])
+        and request["properties"]["allocation_max_sd"]["nullable"]
+    )
+    assert "sets it from its pilot" in request["properties"]["allocation_max_sd"]["description"]
+
+    # A 40-HIT batch with the field empty: its page and the API say the pilot has not set it yet, then that it has.
+    batch = adaptive_batch(dataset, allocation_min=2, allocation_max=5)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert "The pilot sets the threshold: the first 10 HITs get 3 places each" in page
+    assert "Once 8 of them are worked" in page and "Not set yet" in page
+    pilot = [h.pk for h in batch.hits.order_by("pk")[:10]]
+    HIT.objects.filter(batch=batch).exclude(pk__in=pilot).update(open_places=0)
+    work_all(batch, iter(make_workers(60)), lambda hit, j: 0)
+    threshold = pilot_threshold(batch, pilot, 3)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert threshold is not None and f"Set now at <b>{threshold:.3f}</b>" in page
+    body = client.get(f"/api/batches/{batch.pk}/").json()["allocation_figures"]["pilot"]
+    assert body == {"hits": 10, "needed": 8, "places": 3, "threshold": pytest.approx(threshold)}
+    # The lead's own value: no pilot.
+    own = adaptive_batch(dataset, allocation_max_sd=0.1)
+    assert client.get(f"/api/batches/{own.pk}/").json()["allocation_figures"]["pilot"] is None
+    assert "The pilot sets" not in client.get(reverse("batch_detail", args=[own.pk])).content.decode()

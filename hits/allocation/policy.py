@@ -28,9 +28,10 @@ is the rule the app applies.
 
 The pilot (issue 43): when the lead sets no summary-level threshold, an adaptive batch of at least
 3 * PILOT_MIN HITs sets it from its own first HITs (`pilot_size` of them, by creation): they get the
-batch's fixed places (assignments per HIT), and once all of them are bought, `pilot_max_sd` of their
-posteriors (quantile PILOT_QUANTILE) is the summary-level threshold of every later HIT (`hit_policy`);
-until then every HIT gets the fixed places. A smaller batch keeps the per-ACU rule.
+batch's fixed places (assignments per HIT), and once most of them are bought (hits/allocation/service.py
+PILOT_QUORUM: a pilot HIT nobody reaches does not hold the batch), `pilot_max_sd` of those HITs' posteriors
+(quantile PILOT_QUANTILE) is the summary-level threshold of every later HIT (`hit_policy`); until then
+every HIT gets the fixed places. A smaller batch keeps the per-ACU rule.
 """
 
 from dataclasses import dataclass, replace

@@ -10,10 +10,13 @@ is unsettled and the HIT holds fewer than the maximum places, one more place ope
 handout or submission on the same HIT waits: no HIT is over-filled and no decision is lost.
 Gold HITs keep their places (their answers are known). Without the lead's summary-level threshold,
 a large enough batch sets it from its pilot (hits.allocation.policy.hit_policy): `pilot_threshold`
-reads the pilot HITs' counted judgments with the current estimates, so it follows the refits.
+reads the pilot HITs' counted judgments with the current estimates, so it follows the refits; it
+waits for PILOT_QUORUM of the pilot HITs, not all, so one pilot HIT that never gets its workers
+does not hold the whole batch at fixed places.
 """
 
 import logging
+import math
 from decimal import Decimal
 
 import numpy as np
@@ -43,6 +46,10 @@ from hits.release import release_overdue
 from hits.selectors import counted_judgments
 
 logger = logging.getLogger(__name__)
+
+# The share of the pilot's HITs that must be complete before their threshold is used (pilot_threshold):
+# 8 of a pilot of 10. The median of 8 HITs' precision is hardly noisier than of 10.
+PILOT_QUORUM = 0.8
 
 
 def policy_of(batch: Batch) -> Policy:
@@ -84,28 +91,42 @@ def hit_posteriors(hit: HIT, batch: Batch) -> np.ndarray:
 
 def pilot_threshold(batch: Batch, pilot: list[int], fixed: int) -> float | None:
     """The summary-level threshold the batch's pilot HITs set (hits.allocation.policy.pilot_max_sd
-    of their posteriors now), once every one holds its fixed places, all worked and confirmed;
-    None before."""
+    of their posteriors now) from those that are complete (their fixed places held, all worked and
+    confirmed), once at least PILOT_QUORUM of the pilot is: a pilot HIT that no worker reaches (none
+    eligible left) does not keep the rest of the batch at its fixed places for good, and the later
+    ones join the median as they complete. None before (every HIT keeps the fixed places)."""
     pending = Q(assignments__status=Assignment.Status.ASSIGNED) | Q(
         assignments__status__in=Assignment.COUNTED, assignments__confirmed=False
     )
     behind = HIT.objects.filter(pk__in=pilot).filter(Q(open_places__gt=0) | Q(max_assignments__lt=fixed) | pending)
-    if not pilot or behind.exists():
+    complete = set(pilot) - set(behind.values_list("pk", flat=True))
+    if not pilot or len(complete) < math.ceil(PILOT_QUORUM * len(pilot)):
         return None
     fields = ("assignment__hit_id", "acu_id", "assignment__worker_id", "present")
-    rows = list(counted_judgments(batch=batch).filter(assignment__hit_id__in=pilot).values_list(*fields))
+    rows = list(counted_judgments(batch=batch).filter(assignment__hit_id__in=complete).values_list(*fields))
     return pilot_max_sd(*posteriors(rows, batch), quantile=PILOT_QUANTILE)
+
+
+def pilot_of(batch: Batch, policy: Policy) -> tuple[list[int], Policy] | None:
+    """The batch's pilot HITs (its first pilot_size HITs by creation, gold left out) and the fixed
+    places they get; None when it has no pilot (fixed, the lead's own summary-level threshold, or
+    fewer than 3 * PILOT_MIN HITs)."""
+    if policy.kind != ADAPTIVE or policy.max_sd is not None:
+        return None
+    size = pilot_size(batch.hits.count())
+    if not size:
+        return None
+    first = list(batch.hits.order_by("pk").values_list("pk", "gold_answers")[:size])
+    return [pk for pk, gold in first if not gold], hit_policy(policy, batch.assignments_per_hit, None, piloting=True)
 
 
 def policy_for(hit: HIT, batch: Batch) -> Policy:
     """The rule this non-gold HIT is decided by: the batch's, or its pilot's (hit_policy)."""
     policy = policy_of(batch)
-    size = pilot_size(batch.hits.count()) if policy.max_sd is None else 0
-    if not size:
+    found = pilot_of(batch, policy)
+    if found is None:
         return policy
-    first = list(batch.hits.order_by("pk").values_list("pk", "gold_answers")[:size])
-    pilot = [pk for pk, gold in first if not gold]
-    fixed = hit_policy(policy, batch.assignments_per_hit, None, piloting=True)
+    pilot, fixed = found
     if hit.pk in pilot:
         return fixed
     threshold = pilot_threshold(batch, pilot, fixed.max_places)
@@ -291,10 +312,25 @@ def push_pending(batch: Batch) -> int:
     return sum(not push_places(pk) for pk in behind.values_list("pk", flat=True))
 
 
+def pilot_state(batch: Batch) -> dict | None:
+    """For the batch page: the pilot's HITs, how many are complete, how many must be, and the
+    threshold they set (None: not yet); None without a pilot."""
+    found = pilot_of(batch, policy_of(batch))
+    if found is None:
+        return None
+    pilot, fixed = found
+    return {
+        "hits": len(pilot),
+        "needed": math.ceil(PILOT_QUORUM * len(pilot)),
+        "places": fixed.max_places,
+        "threshold": pilot_threshold(batch, pilot, fixed.max_places),
+    }
+
+
 def figures(batch: Batch) -> dict | None:
     """An adaptive batch's places opened (and those beyond the minimum), its settled HITs and the
     money saved against fixed allocation with the batch's assignments per HIT (rewards and the
-    provider's fees; negative: spent more). None for a fixed batch."""
+    provider's fees; negative: spent more), and its pilot (pilot_state). None for a fixed batch."""
     if batch.allocation != ADAPTIVE:
         return None
     provider = get_provider(batch.provider)
@@ -317,4 +353,5 @@ def figures(batch: Batch) -> dict | None:
         "settled_hits": settled,
         "saved": cents(saved),
         "spent_more": cents(-saved) if saved < 0 else None,
+        "pilot": pilot_state(batch),
     }

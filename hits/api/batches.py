@@ -78,6 +78,15 @@ class SpendSerializer(serializers.Serializer):
     budget_left = MoneyField(allow_null=True, help_text="The budget minus the total; null: no budget.")
 
 
+class PilotSerializer(serializers.Serializer):
+    hits = serializers.IntegerField(help_text="The pilot's HITs: the batch's first, worked at its assignments per HIT.")
+    needed = serializers.IntegerField(help_text="How many of them must be complete before they set the threshold.")
+    places = serializers.IntegerField(help_text="The places each pilot HIT (and every HIT before the threshold) gets.")
+    threshold = serializers.FloatField(
+        allow_null=True, help_text="The summary-level threshold the complete pilot HITs set; null: not yet."
+    )
+
+
 class AllocationSerializer(serializers.Serializer):
     hits = serializers.IntegerField()
     places = serializers.IntegerField(help_text="Places opened, over all HITs.")
@@ -85,6 +94,11 @@ class AllocationSerializer(serializers.Serializer):
     fixed_places = serializers.IntegerField(help_text="HITs x assignments per HIT: what fixed allocation buys.")
     settled_hits = serializers.IntegerField(help_text="HITs whose last decision found every ACU settled.")
     saved = MoneyField(max_digits=12, help_text="Rewards and fees saved against fixed (negative: spent more).")
+    pilot = PilotSerializer(
+        allow_null=True,
+        help_text="The pilot that sets the summary-level threshold when allocation_max_sd is empty (30+ HITs); "
+        "null: no pilot.",
+    )
 
 
 class BatchSerializer(serializers.ModelSerializer):
