@@ -197,3 +197,29 @@ def test_a_second_participle_after_a_passive_shares_its_auxiliary_only_when_it_m
     assert draft_sentence("The man was arrested on Tuesday and charged with murder .") == [
         "The man was arrested on Tuesday and charged with murder."
     ]
+
+
+def test_a_bare_kin_noun_and_name_after_a_named_subject_says_whose_it_is():
+    assert "Tom is Ann Lee 's husband." in draft_one("Ann Lee murdered husband Tom in 1996 .")
+    assert "Lola is Ann Lee 's daughter." in draft_one(
+        "Ann Lee came up with the idea when pregnant with daughter , Lola , now two ."
+    )
+    # another person may own it: a name, a pronoun or a verb of saying between, or a word before the noun
+    for sentence in [
+        "Ann Lee said Jane killed husband Tom .",
+        "Ann Lee said she killed husband Tom .",
+        "Ann Lee praised her husband Tom .",
+        "Ann Lee met son Tom 's teacher .",
+        "The judge jailed husband Tom .",
+    ]:
+        assert not any("'s husband" in d or "'s son" in d for d in draft_one(sentence)), sentence
+
+
+def test_two_things_said_each_keep_their_speaker():
+    drafts = draft_sentence("Ann Lee says she felt faint and that it never happened before .")
+    assert drafts == ["Ann Lee says she felt faint.", "Ann Lee says it never happened before."]
+    # the second "that" may be another verb's: "knows that A and that B" is not "says B"
+    sentence = "Ann Lee says she knows that fans were angry and that they left ."
+    assert draft_sentence(sentence) == [sentence[:-2] + "."]
+    sentence = "Ann Lee says she knows fans were angry and that they left ."
+    assert draft_sentence(sentence) == [sentence[:-2] + "."]

@@ -307,6 +307,9 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
         if right_verb is None:
             continue
         left = strip(tokens[:i])
+        if tokens[verb].lower in REPORTING and tokens[i].lower == "and" and one_report(left, verb, right):
+            # "says she fell and that it never happened before": two things said, each with its speaker
+            return [left] + split_coordination(tokens[: verb + 1] + right[1:])
         if tokens[verb].lower in REPORTING or any(t.lower == "between" for t in left):
             return [tokens]  # "say there are differences between the gun and Taser used": inside the report
         lead = [t for t in right[:right_verb] if t.lower not in ADVERBS]
@@ -315,6 +318,18 @@ def split_coordination(tokens: list[Token]) -> list[list[Token]]:
         if own_clause(left, right, lead, right_verb):
             return [left] + split_coordination(right)
     return [tokens]
+
+
+def one_report(left: list[Token], verb: int, right: list[Token]) -> bool:
+    """ "says she fell and that ...": the left side reports one clause (one finite verb, no other
+    "that"), so the "that" on the right can only be the verb of saying's ("says he knows that A
+    and that B" is not "says B")."""
+    inner = range(verb + 1, len(left))
+    return (
+        right[0].lower == "that"
+        and sum(finite(left, k) for k in inner) == 1
+        and not any(left[k].lower == "that" for k in inner if k > verb + 1)
+    )
 
 
 def subordinate_clause(tokens: list[Token]) -> int | None:

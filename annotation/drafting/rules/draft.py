@@ -5,7 +5,7 @@ from .clauses import is_boilerplate, split_clauses, split_run_on
 from .embedded import embedded_clauses, modifier_facts, relative_facts
 from .lists import place_facts
 from .predicates import split_subject
-from .references import Entities, resolve_references
+from .references import Entities, kin_facts, resolve_references
 from .tokens import finish, quotes_balanced, strip, text_of, tokenize
 from .words import QUOTES
 
@@ -113,5 +113,6 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
         drafts = draft_sentence(resolved)
         add(drafts, facts)
         add(drafts, [finish([fact]) for fact in place_facts(tokenize(resolved), resolved)])
+        add(drafts, kin_facts(tokenize(resolved), resolved))
         out.append(tidy(drafts, resolved))
     return out

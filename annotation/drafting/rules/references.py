@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
-from .tokens import Token, finish, first_verb, is_verb, quote_depths, strip, text_of, tokenize, verb_form
+from .tokens import Token, finish, finite, first_verb, is_verb, quote_depths, strip, text_of, tokenize, verb_form
 from .words import (
     ADVERBS,
     INDEFINITE,
@@ -13,7 +13,9 @@ from .words import (
     NEW_SENTENCE,
     NOT_SURNAMES,
     PERSON_NOUNS,
+    QUOTES,
     RELATIONAL,
+    REPORTING,
     SUBJECT_PRONOUNS,
     TIME_WORDS,
     TITLES,
@@ -77,6 +79,53 @@ def role_facts(tokens: list[Token], sentence: str, known: Entities) -> list[tupl
         alone = not any(quoted[start:end]) and (start == 0 or stands_before_role(tokens, start - 1))
         facts.append((fact, (start, end, name) if alone else None))
     return facts
+
+
+# Kin and partners: a bare "husband Tom" after a name's verb is that name's ("murdered husband Tom").
+KIN = frozenset(
+    ["wife", "husband", "mother", "father", "girlfriend", "boyfriend", "daughter", "son", "partner"]
+    + ["brother", "sister", "fiancee", "fiancée", "grandson", "granddaughter", "twin"]
+)
+
+
+def kin_facts(tokens: list[Token], sentence: str) -> list[str]:
+    """ "Catherine Nevin murdered husband Tom" -> "Tom is Catherine Nevin 's husband.": a bare kin
+    noun ("husband", "daughter , Lola ,") and a name after the verb of a clause whose subject is a
+    name, when no other person may own it: no word before the noun ("the husband", "her
+    husband"), no name, pronoun or finite verb between the subject's verb and the noun ("Ann said
+    Jane killed husband Tom"), no verb of saying, outside quotations."""
+    verb = first_verb(tokens)
+    if verb is None or not 2 <= verb <= 4 or not all(NAME_WORD.match(t.text) for t in tokens[:verb]):
+        return []
+    if tokens[verb].lower in REPORTING or any(t.text in QUOTES for t in tokens):
+        return []
+    owner = " ".join(t.text for t in tokens[:verb])
+    out = []
+    for i in range(verb + 1, len(tokens) - 1):
+        between = tokens[verb + 1 : i]
+        if any(t.capitalised or t.lower in SUBJECT_PRONOUNS or finite(tokens, t.index) for t in between):
+            break
+        if tokens[i].lower not in KIN or not (tokens[i - 1].lower in PREPOSITIONS or is_verb(tokens, i - 1)):
+            continue
+        span = kin_name(tokens, i)
+        if span is not None:
+            out.append(finish([text_of(tokens[span[0] : span[1]], sentence), "is", owner, "'s", tokens[i].lower]))
+    return out
+
+
+def kin_name(tokens: list[Token], i: int) -> tuple[int, int] | None:
+    """The name right after the kin noun tokens[i] ("husband Tom", "daughter , Lola ,"), alone:
+    not "son Tom 's teacher", not "husband Tom and Jane"."""
+    start = i + 2 if tokens[i + 1].text == "," else i + 1
+    end = start
+    while end < len(tokens) and end - start < 3 and NAME_WORD.match(tokens[end].text):
+        end += 1
+    after = tokens[end].text if end < len(tokens) else ""
+    if end == start or after.lower() in {"'s", "'", "and", "&"}:
+        return None
+    if start > i + 1 and after != ",":
+        return None  # "daughter , Lola ," is set off by commas on both sides
+    return start, end
 
 
 def stands_before_role(tokens: list[Token], k: int) -> bool:
