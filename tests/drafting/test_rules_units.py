@@ -223,3 +223,25 @@ def test_two_things_said_each_keep_their_speaker():
     assert draft_sentence(sentence) == [sentence[:-2] + "."]
     sentence = "Ann Lee says she knows fans were angry and that they left ."
     assert draft_sentence(sentence) == [sentence[:-2] + "."]
+
+
+def test_a_report_is_split_inside_with_its_speaker_kept():
+    assert draft_sentence("Police said the man died in London after a fall .") == [
+        "Police said the man died in London.",
+        "Police said the man died after a fall.",
+    ]
+    # a phrase that may be the speaker's (when or where it was said) keeps the report whole, and
+    # the reported clause is never stated without its speaker
+    for sentence in [
+        "Police said the man died in hospital on Sunday .",
+        "Ann said Tom left the club in a statement after the game .",
+        "Ann said ' Tom left the club in May after the game ' .",
+    ]:
+        drafts = draft_sentence(sentence)
+        assert len(drafts) == 1 and drafts[0].startswith(("Police said", "Ann said")), (sentence, drafts)
+
+
+def test_a_describing_adjective_opening_a_headline_is_a_fact():
+    assert "The vase was ornate." in draft_sentence("Ornate vase , now on show , was made for a king .")
+    # a name is no adjective and a noun with a noun after it is no single noun
+    assert draft_sentence("Tiny Tim sang a song .") == ["Tiny Tim sang a song."]

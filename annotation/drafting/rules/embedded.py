@@ -137,15 +137,16 @@ def modifier_facts(tokens: list[Token], sentence: str) -> list[str]:
     past = tokens[verb].lower in {"was", "were", "had"} or verb_form(tokens[verb].lower) == "VBD"
     quoted = quote_depths(tokens)
     out = []
-    for i in range(1, len(tokens) - 1):
+    for i in range(len(tokens) - 1):
         adjective, noun = tokens[i], tokens[i + 1]
-        if quoted[i] or adjective.lower not in DESCRIBING or tokens[i - 1].lower not in NOUN_OPENERS:
+        opened = i == 0 or tokens[i - 1].lower in NOUN_OPENERS  # "Ornate bed , now on display , was made"
+        if quoted[i] or adjective.lower not in DESCRIBING or not opened:
             continue
         if not single_noun(tokens, i + 1):
             continue
         plural = noun.lower.endswith("s") and not noun.lower.endswith("ss")
         copula = ("were" if plural else "was") if past else ("are" if plural else "is")
-        out.append(f"The {noun.text} {copula} {adjective.text}")
+        out.append(f"The {noun.text} {copula} {adjective.lower}")
     return out
 
 

@@ -6,6 +6,7 @@ from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, INTRANSITIVE, OBJECT_OPTIONAL, PLURAL_TO_SINGULAR, PREPOSITIONS
 from .embedded import complement_at, embedded_start
 from .lists import split_noun_lists
+from .reports import split_report
 from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
 from .words import (
     ADJUNCT,
@@ -145,7 +146,11 @@ def subject_place(conjunct: list[Token], predicate: list[Token], sentence: str) 
 
 
 def predicate_variants(predicate: list[Token]) -> list[list[Token]]:
-    """The predicate split per listed name, word of a pair, noun phrase after "be" and adjunct."""
+    """The predicate split per listed name, word of a pair, noun phrase after "be" and adjunct;
+    inside what a verb of saying reports, with the speaker kept (`reports.split_report`)."""
+    reported = split_report(predicate, predicate_variants)
+    if reported is not None:
+        return reported
     return [
         a
         for e in split_entity_lists(predicate)
