@@ -245,3 +245,13 @@ def test_a_describing_adjective_opening_a_headline_is_a_fact():
     assert "The vase was ornate." in draft_sentence("Ornate vase , now on show , was made for a king .")
     # a name is no adjective and a noun with a noun after it is no single noun
     assert draft_sentence("Tiny Tim sang a song .") == ["Tiny Tim sang a song."]
+
+
+def test_a_month_after_a_preposition_is_no_modal_verb():
+    # "in May" read as the modal "may" made a second verb and kept the clause whole
+    assert draft_sentence("Tom Lee was jailed in May for fraud .") == [
+        "Tom Lee was jailed in May.",
+        "Tom Lee was jailed for fraud.",
+    ]
+    # the modal itself is still a verb
+    assert draft_sentence("Tom Lee may be jailed for fraud in May .")[0] == "Tom Lee may be jailed for fraud."

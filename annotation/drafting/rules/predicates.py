@@ -505,6 +505,8 @@ def no_verb_here(predicate: list[Token], i: int) -> bool:
     nxt = predicate[i + 1] if i + 1 < len(predicate) else None
     if t.lower == "aged" and nxt is not None and nxt.number:
         return True
+    if t.lower in MONTHS and t.capitalised and i > 0 and predicate[i - 1].lower in PREPOSITIONS:
+        return True  # "in May": a month, not the modal
     return (
         i >= 2
         and verb_form(t.lower) == "VBZ"
@@ -530,10 +532,8 @@ def object_dropped(predicate: list[Token], verb_end: int, starts: list[int]) -> 
     "Klopp will leave at the end of the season"), none repeating another; None otherwise."""
     if not starts or starts[0] <= verb_end or passive(predicate[:verb_end]):
         return None
-    words = [t.lower for t in predicate[:verb_end] if t.lower not in ADVERBS | {"not", "n't"}]
-    lemma = (getAllLemmas(words[-1], "VERB").get("VERB") or (words[-1],))[0] if words else ""
     obj = predicate[verb_end : starts[0]]
-    if lemma not in OBJECT_OPTIONAL or any(
+    if not object_optional(predicate[:verb_end]) or any(
         t.text in QUOTES or t.lower == "to" or is_verb(predicate, verb_end + k) for k, t in enumerate(obj)
     ):
         return None
@@ -542,6 +542,15 @@ def object_dropped(predicate: list[Token], verb_end: int, starts: list[int]) -> 
     if not pieces:
         return None
     return [strip(predicate[: starts[0]])] + [predicate[:verb_end] + p for p in pieces]
+
+
+def object_optional(group: list[Token]) -> bool:
+    """The verb group ends in a verb whose object may go ("will leave"), not in an infinitive
+    ("wants to leave the club in May": what is wanted keeps its object)."""
+    words = [t.lower for t in group if t.lower not in ADVERBS | {"not", "n't"}]
+    if not words or "to" in words:
+        return False
+    return (getAllLemmas(words[-1], "VERB").get("VERB") or (words[-1],))[0] in OBJECT_OPTIONAL
 
 
 def preposition_use(predicate: list[Token], i: int) -> bool:
