@@ -3,7 +3,9 @@ source data of Krippendorff's alpha (each annotator's labels) and where each lab
 (imported expert labels, an expert round, a crowd round under its provider and worker id), so
 that an import of it under another name has the same system scores, the same alphas, the same
 "N of M summaries have expert labels" and the same workers table: crowd labels come back as
-crowd labels under their worker, never as expert labels. Bad sources are refused whole."""
+crowd labels under their worker, never as expert labels, and the work that counts nowhere (a careless
+worker's rejected work, an excluded worker's) comes back as it was, with the gold accuracy and
+agreement the lead's decision rests on. Bad sources are refused whole."""
 
 import io
 import json
@@ -16,8 +18,9 @@ from django.urls import reverse
 from annotation.importing import DatasetImportError
 from annotation.models import Dataset
 from hits import gold
-from hits.models import HIT, Batch, Worker
-from hits.services import expert
+from hits.models import HIT, Assignment, Batch, Worker
+from hits.selectors import counted_judgments
+from hits.services import expert, review
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from scoring.results.dashboard import workers_table
@@ -30,19 +33,37 @@ from .test_expert_provider import partly_labelled
 
 pytestmark = [pytest.mark.portable, pytest.mark.django_db]
 
-# The workers table's columns an export carries (pay and gold answers stay with the batch made here).
-CARRIED = ("provider", "assignments", "labels", "agreement", "median_seconds", "flags", "rejected")
+# The workers table's columns an export carries (pay stays with the batch made here).
+CARRIED = (
+    "provider",
+    "assignments",
+    "labels",
+    "agreement",
+    "gold_accuracy",
+    "median_seconds",
+    "flags",
+    "rejected",
+    "blocked",
+    "excluded",
+)
+FEEDBACK = "Every fact marked at random in a few seconds."
 
 
 def studied(tmp_path, author) -> Dataset:
     """Imported expert labels on the first document, an expert round, and a crowd batch worked
-    by three simulated workers and a careless one."""
+    by three simulated workers and a careless one, whose work the lead rejects and whom the lead
+    blocks; the third careful worker is excluded."""
     dataset = partly_labelled(tmp_path)
     round_ = expert.create_round(dataset, count=4, experts=1, seed=0)
     label_all(round_, author)
     expert.stop_round(round_)
-    crowd = published_batch(dataset, assignments=3)
+    crowd = published_batch(dataset, assignments=3, gold_share=0.5)
     simulate_crowd(crowd, workers=3, accuracy=0.85, spammers=1, seed=7, prefix="crowd")
+    careless = Worker.objects.get(external_id=f"crowd-{crowd.pk}-spam1")
+    for pk in careless.assignments.values_list("pk", flat=True):
+        review.reject(assignment_id=pk, feedback=FEEDBACK)
+    review.block_worker(worker_id=careless.pk, reason="Careless: rejected work.")
+    review.set_excluded(worker_id=Worker.objects.get(external_id=f"crowd-{crowd.pk}-3").pk, excluded=True)
     return dataset
 
 
@@ -86,6 +107,16 @@ def test_export_then_import_gives_the_same_figures(client, lead, author, tmp_pat
     assert after["gold"] == before["gold"] == expert_summaries.values("summary").distinct().count() > 4
     crowd_rows = [key for key in after["workers"] if key[0] == "inhouse"]
     assert len(crowd_rows) == 4 and any(after["workers"][k]["flags"] for k in crowd_rows)
+    # The careless worker's row: all their work rejected, blocked, with the evidence measured on it.
+    careless = next(after["workers"][k] for k in crowd_rows if "spam" in k[1])
+    assert careless["rejected"] > 0 and careless["assignments"] == 0 and careless["blocked"]
+    assert careless["agreement"] is not None and careless["gold_accuracy"] is not None
+    assert any(after["workers"][k]["gold_accuracy"] is not None for k in crowd_rows)
+    assert sum(after["workers"][k]["excluded"] for k in crowd_rows) == 1
+    stored = Assignment.objects.filter(hit__batch__dataset=copy, worker__external_id__contains="spam")
+    assert set(stored.values_list("status", "feedback")) == {("rejected", FEEDBACK)}
+    assert stored.count() == careless["rejected"]
+    assert not counted_judgments(copy).filter(assignment__in=stored).exists()
 
     # Where each label came from: expert labels in read-only expert rounds, crowd labels in a
     # read-only crowd round under their own workers, none of them gold.
@@ -141,6 +172,29 @@ def _first_source(record) -> dict:
     return next(iter(annotation["label_sources"].values()))
 
 
+def _rejected(record, **change) -> None:
+    """A rejected copy of the first crowd annotator's labels as `uncounted_labels`, changed by `change`."""
+    annotation = next(a for a in record["annotations"].values() if "label_sources" in a)
+    annotator, source = next((k, s) for k, s in annotation["label_sources"].items() if s["kind"] == "crowd")
+    item = {"labels": annotation["annotator_labels"][annotator], "status": "rejected", "feedback": "No."}
+    annotation.setdefault("uncounted_labels", []).append({**item, **source, "round": "elsewhere", **change})
+
+
+BAD_UNCOUNTED = [
+    (lambda r: _rejected(r, status="pending"), r"\['status'\] must be one of rejected, approved"),
+    (lambda r: _rejected(r, status="approved"), "approved work of a worker not excluded"),
+    (lambda r: _rejected(r, gold={"correct": 5, "total": 2}), r"\['gold'\] must be"),
+    (lambda r: _rejected(r, blocked="yes"), r"\['blocked'\] must be true or false"),
+    (lambda r: _rejected(r, labels=[1]), r"\['labels'\] has 1 labels, but reference_acus has"),
+    (lambda r: _rejected(r, feedback="x" * 2000), "rejection feedback of .+ is over 1024 characters"),
+    (lambda r: _rejected(r, kind="expert", excluded=True), "expert labels are never blocked or excluded"),
+    (
+        lambda r: next(iter(r["annotations"].values())).update(uncounted_labels={"a": 1}),
+        r"\['uncounted_labels'\] must be a list of objects",
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -159,6 +213,7 @@ def _first_source(record) -> dict:
         ),
         (_same_worker_twice, r"labels '.+' twice in round"),
         (_sources_without_labels, "needs the 'annotator_labels' they describe"),
+        *BAD_UNCOUNTED,
     ],
 )
 def test_bad_label_sources_are_refused_whole(tmp_path, author, change, message):
@@ -216,3 +271,31 @@ def test_an_unknown_in_house_worker_never_becomes_a_later_account(tmp_path):
     }
     user = create_user_with_role(username="stranger", password="a-long-test-password", role="worker")
     assert not Worker.objects.get(user=user).assignments.exists()
+
+
+def test_a_worker_the_import_makes_takes_the_files_state(tmp_path):
+    """Rejected work of a worker this installation lacks comes back rejected, with its feedback, under
+    a worker blocked and excluded as the file says; a worker this installation has keeps its own state."""
+    dataset = partly_labelled(tmp_path)
+    crowd = published_batch(dataset, assignments=2)
+    simulate_crowd(crowd, workers=2, accuracy=0.9, seed=3, prefix="crowd")
+    path = tmp_path / "good.jsonl"
+    exported(dataset, path)
+    known = Worker.objects.get(external_id=f"crowd-{crowd.pk}-1")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        if any("label_sources" in a for a in record["annotations"].values()):
+            _rejected(record, worker="stranger", blocked=True, block_reason="Careless.", excluded=True)
+            _rejected(record, worker=known.external_id, round="later", blocked=True, excluded=True)
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_dataset(other, name="elsewhere", fmt="rose")
+    stranger = Worker.objects.get(external_id="elsewhere/stranger")
+    assert (stranger.blocked, stranger.block_reason, stranger.excluded) == (True, "Careless.", True)
+    assert set(stranger.assignments.values_list("status", "feedback")) == {("rejected", "No.")}
+    known.refresh_from_db()
+    assert not known.blocked and not known.excluded
+    copy = Dataset.objects.get(name="elsewhere")
+    rejected = Assignment.objects.filter(hit__batch__dataset=copy, status="rejected")
+    assert rejected.filter(worker=known).exists()
+    assert not counted_judgments(copy).filter(assignment__in=rejected).exists()

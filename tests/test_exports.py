@@ -43,7 +43,26 @@ def _reference_acus(dataset) -> dict[int, list]:
     return acus
 
 
-def reference_sources(dataset, batch, keys) -> dict | None:
+def reference_source(a: Assignment, dataset) -> dict:
+    """An assignment's label source: round, kind, worker, seconds, gold, the worker's state."""
+    expert = a.worker.provider == "expert"
+    source = {
+        "round": a.hit.batch.name,
+        "kind": "crowd" if a.hit.batch.kind in ("crowd", "imported_crowd") else a.hit.batch.kind,
+        "provider": a.worker.provider,
+        "worker": rose._annotator_key(a.worker, dataset) if expert else a.worker.external_id,
+        "seconds": a.active_seconds,
+    }
+    if a.gold_total:
+        source["gold"] = {"correct": a.gold_correct or 0, "total": a.gold_total}
+    if a.worker.blocked_at is not None:
+        source.update(blocked=True, block_reason=a.worker.block_reason)
+    if a.worker.excluded:
+        source["excluded"] = True
+    return source
+
+
+def reference_sources(dataset, batch) -> dict | None:
     """{(summary id, worker id): label source} of the counted work (a worker's first round), or
     None when all of it is the one round imported with the dataset."""
     assignments = list(
@@ -57,18 +76,31 @@ def reference_sources(dataset, batch, keys) -> dict | None:
         return None
     sources: dict = {}
     for a in assignments:
-        expert = a.worker.provider == "expert"
-        sources.setdefault(
-            (a.hit.summary_id, a.worker_id),
-            {
-                "round": a.hit.batch.name,
-                "kind": "crowd" if a.hit.batch.kind in ("crowd", "imported_crowd") else a.hit.batch.kind,
-                "provider": a.worker.provider,
-                "worker": keys.get(a.worker_id) if expert else a.worker.external_id,
-                "seconds": a.active_seconds,
-            },
-        )
+        sources.setdefault((a.hit.summary_id, a.worker_id), reference_source(a, dataset))
     return sources
+
+
+def reference_uncounted(dataset, batch, acus_by_reference) -> dict[int, list]:
+    """{summary id: its uncounted_labels}: rejected work, and excluded workers' counted work."""
+    scope = Assignment.objects.filter(hit__batch__dataset=dataset, hit__batch__protocol="", confirmed=True)
+    if batch is not None:
+        scope = scope.filter(hit__batch=batch)
+    out: dict[int, list] = {}
+    for a in scope.select_related("hit__batch", "hit__summary__document__reference", "worker").order_by(
+        "hit__summary_id", "hit__batch_id", "worker_id", "pk"
+    ):
+        if not (a.status == "rejected" or (a.status in Assignment.COUNTED and a.worker.excluded)):
+            continue
+        judged = dict(a.judgments.values_list("acu_id", "present"))
+        acus = acus_by_reference.get(a.hit.summary.document.reference.pk, [])
+        item = {
+            "labels": [int(judged[acu.pk]) if acu.pk in judged else None for acu in acus],
+            "status": "rejected" if a.status == "rejected" else "approved",
+            "feedback": a.feedback,
+            **reference_source(a, dataset),
+        }
+        out.setdefault(a.hit.summary_id, []).append(item)
+    return out
 
 
 def reference_rose(dataset, batch=None) -> str:
@@ -77,9 +109,10 @@ def reference_rose(dataset, batch=None) -> str:
         w.pk: rose._annotator_key(w, dataset)
         for w in Worker.objects.filter(pk__in={w for p in labels.values() for w in p})
     }
-    sources = reference_sources(dataset, batch, keys) if labels else None
+    sources = reference_sources(dataset, batch) if labels else None
     several = any(len(workers) > 1 for workers in labels.values()) or sources is not None
     acus_by_reference = _reference_acus(dataset)
+    uncounted = reference_uncounted(dataset, batch, acus_by_reference)
     lines = []
     for doc in dataset.documents.order_by("position", "pk"):
         reference = doc.reference
@@ -97,6 +130,8 @@ def reference_rose(dataset, batch=None) -> str:
             record["system_outputs"][summary.system.name] = summary.text
             per_worker = labels.get(summary.pk)
             if not per_worker:
+                if summary.pk in uncounted:
+                    record["annotations"][summary.system.name] = {"uncounted_labels": uncounted[summary.pk]}
                 continue
             present = [sum(1 for w in per_worker.values() if w.get(a.pk) is True) for a in acus]
             total = [sum(1 for w in per_worker.values() if a.pk in w) for a in acus]
@@ -118,6 +153,8 @@ def reference_rose(dataset, batch=None) -> str:
                 annotation["label_sources"] = {
                     keys[wid]: sources[(summary.pk, wid)] for wid in sorted(per_worker, key=lambda w: keys[w])
                 }
+            if summary.pk in uncounted:
+                annotation["uncounted_labels"] = uncounted[summary.pk]
             record["annotations"][summary.system.name] = annotation
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return "".join(lines)
@@ -187,6 +224,9 @@ def test_rose_export_is_the_reference_byte_for_byte(tricky):
     assert (
         '"annotator_labels"' in text
         and '"label_sources"' in text
+        and '"uncounted_labels"' in text
+        and '"excluded": true' in text
+        and '"status": "rejected"' in text
         and "null" in text
         and "\\u0007" in text
         and "é ✓ 𝄞" in text

@@ -14,11 +14,32 @@ class LabelSource:
     provider: str
     worker: str
     seconds: float | None = None
+    # The worker's gold record on this work, (correct, total) (None: no gold shown), and their
+    # state where the labels were made: blocked (with the lead's reason) and excluded.
+    gold: tuple[int, int] | None = None
+    blocked: bool = False
+    block_reason: str = ""
+    excluded: bool = False
 
     @property
     def expert(self) -> bool:
         return self.kind in EXPERT_SOURCES
 
+
+@dataclass(frozen=True)
+class UncountedLabels:
+    """Labels that count nowhere, as our export writes them (`uncounted_labels`): work the lead
+    rejected (`status` "rejected", with the `feedback` the worker was given), or the work of a
+    worker the lead excluded ("approved"); kept so that the workers table shows the evidence."""
+
+    labels: list
+    source: LabelSource
+    status: str
+    feedback: str = ""
+
+
+# The review states of uncounted labels: rejected work, or an excluded worker's approved work.
+UNCOUNTED_STATUSES = ("rejected", "approved")
 
 # The kinds of label source whose labels are expert labels (the gold); `crowd` is the other one.
 EXPERT_SOURCES = ("imported", "expert")
@@ -43,6 +64,8 @@ class DocumentRecord:
     # sources[system][annotator]: where those labels came from (our export's label_sources; an
     # annotator not named here gave imported expert labels)
     sources: dict[str, dict[str, LabelSource]] = field(default_factory=dict)
+    # uncounted[system]: labels that count nowhere (rejected work, excluded workers' work)
+    uncounted: dict[str, list[UncountedLabels]] = field(default_factory=dict)
 
 
 # Annotator name for formats that carry one label set per summary with no worker id.

@@ -10,8 +10,12 @@ import): `annotations[system]["annotator_labels"] = {annotator: [0/1/null, ...]}
 labels of each worker; `acu_labels` then holds their majority. With them our export writes
 `annotations[system]["label_sources"] = {annotator: {"round", "kind", "provider", "worker",
 "seconds"}}`: where each annotator's labels came from (`kind`: `imported` expert labels, an
-`expert` round, a `crowd` round under its worker's provider and id). An annotator it does not
-name gave imported expert labels.
+`expert` round, a `crowd` round under its worker's provider and id; optional: `gold`
+{"correct", "total"}, the worker's gold record on that work, and a crowd worker's state, `blocked`
+with `block_reason`, and `excluded`). An annotator it does not name gave imported expert labels.
+`annotations[system]["uncounted_labels"] = [{"labels", "status", "feedback", and the keys of a
+label source}]`: labels that count nowhere, work the lead rejected (`status` "rejected", with the
+`feedback` the worker was given) or the work of an excluded worker ("approved", `excluded` true).
 """
 
 import json
@@ -22,7 +26,7 @@ from config import bounded_json
 from ..text import split_sentences
 from .errors import DatasetImportError
 from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_alpha
-from .records import SINGLE_ANNOTATOR, SOURCE_KINDS, DocumentRecord, LabelSource
+from .records import SINGLE_ANNOTATOR, SOURCE_KINDS, UNCOUNTED_STATUSES, DocumentRecord, LabelSource, UncountedLabels
 from .textfile import decode
 
 _PLAIN = ({int}, {0, 1})
@@ -84,6 +88,7 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         reference_text=reference,
         length_alpha=_length_alpha(obj, name, line),
         sources=sources,
+        uncounted=_uncounted(obj, len(units), name, line),
     )
 
 
@@ -160,6 +165,7 @@ def _system_labels(system: str, annotation, unit_count: int, name: str, line: in
 
 MAX_NAME = 200  # a round's name and a worker's id are stored in fields of 200 characters
 MAX_SECONDS = 366 * 24 * 3600
+MAX_COUNT = 2**31 - 1  # gold counts are stored in integer fields
 
 
 def _sources(obj: dict, labels: dict[str, dict[str, list]], name: str, line: int) -> dict[str, dict[str, LabelSource]]:
@@ -201,7 +207,77 @@ def _source(source, where: str, name: str, line: int) -> LabelSource:
         not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds < MAX_SECONDS
     ):
         raise DatasetImportError(f"{where}['seconds'] must be a number of seconds (0 to a year) or null", name, line)
-    return LabelSource(kind, texts["round"], provider, texts["worker"], seconds)
+    state = _worker_state(source, kind, where, name, line)
+    return LabelSource(
+        kind, texts["round"], provider, texts["worker"], seconds, gold=_gold(source, where, name, line), **state
+    )
+
+
+def _gold(source: dict, where: str, name: str, line: int) -> tuple[int, int] | None:
+    """`gold` {"correct", "total"}: whole numbers, correct at most total (None when not given)."""
+    gold = source.get("gold")
+    if gold is None:
+        return None
+    counts = [gold.get(key) for key in ("correct", "total")] if isinstance(gold, dict) else []
+    if (
+        len(counts) != 2
+        or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= MAX_COUNT for c in counts)
+        or counts[0] > counts[1]
+    ):
+        raise DatasetImportError(f'{where}[\'gold\'] must be {{"correct": n, "total": m}} with 0 <= n <= m', name, line)
+    return counts[0], counts[1]
+
+
+def _worker_state(source: dict, kind: str, where: str, name: str, line: int) -> dict:
+    """A crowd worker's `blocked` (with `block_reason`) and `excluded`, each optional."""
+    state = {key: source.get(key, False) for key in ("blocked", "excluded")}
+    for key, value in state.items():
+        if not isinstance(value, bool):
+            raise DatasetImportError(f"{where}[{key!r}] must be true or false", name, line)
+    reason = source.get("block_reason", "")
+    if not isinstance(reason, str) or len(reason) > MAX_REASON:
+        raise DatasetImportError(
+            f"{where}['block_reason'] must be a text of at most {MAX_REASON} characters", name, line
+        )
+    if kind != "crowd" and (state["blocked"] or state["excluded"]):
+        raise DatasetImportError(f"{where} is an expert's: expert labels are never blocked or excluded", name, line)
+    return {**state, "block_reason": reason.strip() if state["blocked"] else ""}
+
+
+MAX_REASON = 10_000  # a block reason or a rejection's feedback
+
+
+def _uncounted(obj: dict, unit_count: int, name: str, line: int) -> dict[str, list[UncountedLabels]]:
+    """`uncounted_labels` of each system: labels that count nowhere, each with its source."""
+    found: dict[str, list[UncountedLabels]] = {}
+    for system, annotation in (obj.get("annotations") or {}).items():
+        given = annotation.get("uncounted_labels")
+        if given is None:
+            continue
+        where = f"annotations[{system!r}]['uncounted_labels']"
+        if not isinstance(given, list):
+            raise DatasetImportError(f"{where} must be a list of objects", name, line)
+        found[system] = [_uncounted_item(item, unit_count, f"{where}[{i}]", name, line) for i, item in enumerate(given)]
+    return found
+
+
+def _uncounted_item(item, unit_count: int, where: str, name: str, line: int) -> UncountedLabels:
+    if not isinstance(item, dict):
+        raise DatasetImportError(f"{where} must be an object", name, line)
+    labels = _label_list(item.get("labels"), unit_count, f"{where}['labels']", name, line, True)
+    source = _source(item, where, name, line)
+    status, feedback = item.get("status"), item.get("feedback", "")
+    if status not in UNCOUNTED_STATUSES:
+        raise DatasetImportError(f"{where}['status'] must be one of {', '.join(UNCOUNTED_STATUSES)}", name, line)
+    if status == "approved" and not source.excluded:
+        raise DatasetImportError(
+            f"{where} is approved work of a worker not excluded: labels that count go in 'annotator_labels'",
+            name,
+            line,
+        )
+    if not isinstance(feedback, str) or len(feedback) > MAX_REASON:
+        raise DatasetImportError(f"{where}['feedback'] must be a text of at most {MAX_REASON} characters", name, line)
+    return UncountedLabels(labels, source, status, feedback.strip())
 
 
 def read_rose(path: Path) -> list[DocumentRecord]:

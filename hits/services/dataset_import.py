@@ -4,6 +4,7 @@ imported label rounds in one transaction: all of it or nothing."""
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.importing.bulk import analyze, create_all, insert_rows
 from annotation.importing.errors import DatasetExists, DatasetImportError
@@ -18,6 +19,7 @@ from annotation.text import attach_units_to_sentences, word_count
 from annotation.uploads import uploaded_dataset_path
 from hits import versions
 from hits.models import HIT, Assignment, Batch, Judgment, Worker
+from hits.money import MAX_FEEDBACK
 
 
 @dataclass
@@ -180,17 +182,31 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
 
 EXPERT_ROUND = Batch.Kind.IMPORTED  # the batch kind of imported expert labels (and of the default round)
 CROWD_PROVIDERS = tuple(p for p in Worker.Provider.values if p != Worker.Provider.EXPERT)
+STATUSES = {"approved": Assignment.Status.APPROVED, "rejected": Assignment.Status.REJECTED}
+
+
+@dataclass
+class _Item:
+    """One annotator's labels of one summary, as one assignment: its review state (`status`,
+    the rejection's `feedback`), active seconds and gold record."""
+
+    summary: int
+    worker: tuple[str, str]
+    labels: list
+    acus: list
+    source: LabelSource | None
+    status: str = Assignment.Status.APPROVED
+    feedback: str = ""
 
 
 @dataclass
 class _Round:
-    """One imported label round: its batch's name, kind and provider, and its labels as
-    (summary id, worker key, labels, the document's ACU ids, active seconds)."""
+    """One imported label round: its batch's name, kind and provider, and its labels."""
 
     name: str
     kind: str
     provider: str
-    items: list = field(default_factory=list)
+    items: list[_Item] = field(default_factory=list)
 
 
 def _worker_key(dataset: Dataset, annotator: str, source: LabelSource | None) -> tuple[str, str]:
@@ -199,6 +215,31 @@ def _worker_key(dataset: Dataset, annotator: str, source: LabelSource | None) ->
     if source is None or source.expert:
         return Worker.Provider.EXPERT, f"{dataset.name}/{source.worker if source else annotator}"
     return source.provider, source.worker
+
+
+def _labelled(record: DocumentRecord):
+    """(system, annotator, labels, source, status, feedback) of each label set of a record: the
+    counted ones (annotator_labels), then those that count nowhere (uncounted_labels)."""
+    for system, per_annotator in record.labels.items():
+        for annotator, labels in per_annotator.items():
+            yield system, annotator, labels, record.sources.get(system, {}).get(annotator), "approved", ""
+    for system, uncounted in record.uncounted.items():
+        for item in uncounted:
+            yield system, item.source.worker, item.labels, item.source, item.status, item.feedback
+
+
+def _checked_source(annotator: str, system: str, source: LabelSource | None, feedback: str, origin) -> None:
+    """Refuses what the parser cannot judge: a crowd provider unknown here, feedback too long."""
+    if source is not None and not source.expert and source.provider not in CROWD_PROVIDERS:
+        raise DatasetImportError(
+            f"the labels of {annotator!r} on {system!r} are crowd labels of provider "
+            f"{source.provider!r}: a crowd provider is one of {', '.join(CROWD_PROVIDERS)}",
+            *origin,
+        )
+    if len(feedback) > MAX_FEEDBACK:
+        raise DatasetImportError(
+            f"the rejection feedback of {annotator!r} on {system!r} is over {MAX_FEEDBACK} characters", *origin
+        )
 
 
 def _rounds(dataset, records, documents, acus, summaries) -> list[_Round]:
@@ -210,58 +251,79 @@ def _rounds(dataset, records, documents, acus, summaries) -> list[_Round]:
     for r, document in zip(records, documents, strict=True):
         unit_acus = acus[start : start + len(r.units)]
         start += len(r.units)
-        for system, per_annotator in r.labels.items():
-            for annotator, labels in per_annotator.items():
-                source = r.sources.get(system, {}).get(annotator)
-                if source is not None and not source.expert and source.provider not in CROWD_PROVIDERS:
-                    raise DatasetImportError(
-                        f"the labels of {annotator!r} on {system!r} are crowd labels of provider "
-                        f"{source.provider!r}: a crowd provider is one of {', '.join(CROWD_PROVIDERS)}",
-                        *r.origin,
-                    )
-                expert = source is None or source.expert
-                name = source.round if source else f"{dataset.name}: imported labels"
-                kind = EXPERT_ROUND if expert else Batch.Kind.IMPORTED_CROWD
-                provider = Worker.Provider.EXPERT if expert else source.provider
-                worker = _worker_key(dataset, annotator, source)
-                if (name, summaries[(document, system)], worker) in seen:
-                    raise DatasetImportError(f"{worker[1]!r} labels {system!r} twice in round {name!r}", *r.origin)
-                seen.add((name, summaries[(document, system)], worker))
-                round_ = rounds.setdefault((name, kind, provider), _Round(name[:200], kind, provider))
-                round_.items.append(
-                    (summaries[(document, system)], worker, labels, unit_acus, source.seconds if source else None)
-                )
+        for system, annotator, labels, source, status, feedback in _labelled(r):
+            _checked_source(annotator, system, source, feedback, r.origin)
+            expert = source is None or source.expert
+            name = source.round if source else f"{dataset.name}: imported labels"
+            kind = EXPERT_ROUND if expert else Batch.Kind.IMPORTED_CROWD
+            provider = Worker.Provider.EXPERT if expert else source.provider
+            worker = _worker_key(dataset, annotator, source)
+            summary = summaries[(document, system)]
+            if (name, summary, worker) in seen:
+                raise DatasetImportError(f"{worker[1]!r} labels {system!r} twice in round {name!r}", *r.origin)
+            seen.add((name, summary, worker))
+            round_ = rounds.setdefault((name, kind, provider), _Round(name[:200], kind, provider))
+            round_.items.append(_Item(summary, worker, labels, unit_acus, source, STATUSES[status], feedback))
     return list(rounds.values())
 
 
-def _workers(dataset: Dataset, keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+def _workers(dataset: Dataset, states: dict[tuple[str, str], LabelSource | None]) -> dict[tuple[str, str], int]:
     """The worker of each (provider, external id), made if missing. An in-house worker with no row
     here (an export of another installation) is stored as "<dataset>/<id>", a name no account can
-    have, so that their labels never become the work of a later account of that username."""
+    have, so that their labels never become the work of a later account of that username. A worker
+    made here takes the state the file gives (blocked, excluded); one this installation has keeps
+    its own (a file never blocks or excludes a worker here)."""
     found: dict[tuple[str, str], int] = {}
-    for provider in {p for p, _ in keys}:
-        ids = [e for p, e in keys if p == provider]
+    for provider in {p for p, _ in states}:
+        ids = [e for p, e in states if p == provider]
         mine = dict(Worker.objects.filter(provider=provider, external_id__in=ids).values_list("external_id", "pk"))
         stored = {e: e for e in ids}
         if provider == Worker.Provider.INHOUSE:
             stored.update((e, f"{dataset.name}/{e}") for e in ids if e not in mine)
-        missing = [stored[e] for e in ids if e not in mine]
-        Worker.objects.bulk_create([Worker(provider=provider, external_id=e) for e in missing], ignore_conflicts=True)
-        mine.update(Worker.objects.filter(provider=provider, external_id__in=missing).values_list("external_id", "pk"))
+        missing = [e for e in ids if e not in mine]
+        now = timezone.now()
+        Worker.objects.bulk_create(
+            [_new_worker(provider, stored[e], states[(provider, e)], now) for e in missing], ignore_conflicts=True
+        )
+        made = [stored[e] for e in missing]
+        mine.update(Worker.objects.filter(provider=provider, external_id__in=made).values_list("external_id", "pk"))
         found.update(((provider, e), mine[stored[e]]) for e in ids)
     return found
+
+
+def _new_worker(provider: str, external_id: str, source: LabelSource | None, now) -> Worker:
+    if source is None or not source.blocked:
+        return Worker(provider=provider, external_id=external_id, excluded=bool(source and source.excluded))
+    return Worker(
+        provider=provider,
+        external_id=external_id,
+        excluded=source.excluded,
+        blocked_at=now,
+        block_reason=source.block_reason or "Blocked where the labels were made (imported).",
+    )
+
+
+def _worker_states(rounds: list[_Round]) -> dict[tuple[str, str], LabelSource | None]:
+    """Per worker one of its sources that says it is blocked or excluded, else any (None: expert labels)."""
+    states: dict[tuple[str, str], LabelSource | None] = {}
+    for item in (item for round_ in rounds for item in round_.items):
+        known = states.get(item.worker)
+        if known is None or not (known.blocked or known.excluded):
+            states[item.worker] = item.source
+    return states
 
 
 def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, int, int | None]:
     """Imported labels become read-only rounds, one per round they came from (the file's own
     labels: one round of imported expert labels): a batch of kind 'imported' (expert labels,
     workers of provider `expert`) or 'imported_crowd' (crowd labels under their worker), one HIT
-    per labelled summary, one approved assignment per annotator."""
+    per labelled summary, one assignment per annotator: approved, or rejected as it was (labels
+    that count nowhere come back so)."""
 
-    if not any(r.labels for r in records):
+    if not any(r.labels or r.uncounted for r in records):
         return 0, 0, None
     rounds = _rounds(dataset, records, documents, acus, summaries)
-    workers = _workers(dataset, {w for round_ in rounds for _, w, _, _, _ in round_.items})
+    workers = _workers(dataset, _worker_states(rounds))
     stored = [_store_round(dataset, round_, workers) for round_ in rounds]
     return sum(n for _, n in stored), len(workers), stored[0][0]
 
@@ -269,35 +331,46 @@ def _store_labels(dataset, records, documents, acus, summaries) -> tuple[int, in
 def _store_round(dataset, round_: _Round, workers: dict) -> tuple[int, int]:
     """One round's batch, HITs, assignments and judgments; (batch id, judgments stored)."""
     per_summary: dict[int, int] = {}
-    for summary, *_ in round_.items:
-        per_summary[summary] = per_summary.get(summary, 0) + 1
+    for item in round_.items:
+        counted = int(item.status == Assignment.Status.APPROVED)
+        per_summary[item.summary] = per_summary.get(item.summary, 0) + counted
     batch = Batch.objects.create(
         dataset=dataset,
         name=round_.name,
         kind=round_.kind,
         provider=round_.provider,
         status=Batch.Status.COMPLETE,
-        assignments_per_hit=max(per_summary.values()),
+        assignments_per_hit=max(1, *per_summary.values()),
     )
+    hit_rows = [(summary, max(1, places)) for summary, places in per_summary.items()]
     hits = dict(
         zip(
             per_summary,
-            insert_rows(HIT, ["summary", "max_assignments"], list(per_summary.items()), ids=True, batch=batch.pk),
+            insert_rows(HIT, ["summary", "max_assignments"], hit_rows, ids=True, batch=batch.pk),
             strict=True,
         )
     )
     assignments = insert_rows(
         Assignment,
-        ["hit", "worker", "active_seconds"],
-        [(hits[summary], workers[worker], seconds) for summary, worker, _, _, seconds in round_.items],
+        ["hit", "worker", "active_seconds", "status", "feedback", "gold_correct", "gold_total"],
+        [
+            (
+                hits[item.summary],
+                workers[item.worker],
+                item.source.seconds if item.source else None,
+                item.status,
+                item.feedback,
+                *(item.source.gold if item.source and item.source.gold else (None, None)),
+            )
+            for item in round_.items
+        ],
         ids=True,
-        status=Assignment.Status.APPROVED,
         submitted_at=batch.created_at,
     )
     rows = (  # streamed into COPY; a label is 1/0, which PostgreSQL reads as a boolean
         (assignment, acu, label)
-        for assignment, (_, _, labels, unit_acus, _) in zip(assignments, round_.items, strict=True)
-        for acu, label in zip(unit_acus, labels, strict=True)
+        for assignment, item in zip(assignments, round_.items, strict=True)
+        for acu, label in zip(item.acus, item.labels, strict=True)
         if label is not None
     )
     # The judgments' two foreign keys checked by one anti-join each, not a trigger per row.

@@ -220,9 +220,9 @@ def test_a_study_that_goes_wrong(live_server, browser, shoot, lead, author, work
     assert len(board) == 2 and all(re.search(r"\d\.\d{4}", row) for row in board), board
     assert all(re.fullmatch(r"-?\d\.\d{4}", a) for a in alpha), alpha  # both alphas measured, not "–"
     assert len(people) == 4 and any("carl-careless" in row for row in people), people
-    # The export carries the work that counts; the careless worker's rejected work is not in it, so
-    # the copy's workers table lacks that row (still open: issue 47, items 4 and 9). Every other
-    # figure of the three pages is the same.
-    kept = [row for row in people if "carl-careless" not in row]
-    assert seen["news-copy"] == (board, alpha, kept)
+    careless = next(row for row in people if "carl-careless" in row)
+    assert "4 rejected" in careless and re.search(r"\d\.\d{3}", careless), careless  # agreement measured
+    # The export carries the rejected work too: every figure of the three pages is the same, the
+    # careless worker's row (4 rejected, the agreement the decision rests on) included.
+    assert seen["news-copy"] == (board, alpha, people)
     lead_page.context.close()

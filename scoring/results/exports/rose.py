@@ -2,8 +2,10 @@
 each label came from: when a dataset's labels are more than the one round imported with it, each
 summary's `annotator_labels` (the source data of Krippendorff's alpha) comes with `label_sources`,
 per annotator the round, its kind (`imported` expert labels, an `expert` round, a `crowd` round),
-the provider and worker id and the active seconds, so that an import gives the same dataset back
-(hits.services.dataset_import).
+the provider and worker id, the active seconds, the gold record and the worker's state (blocked,
+excluded); and `uncounted_labels`, the work that counts nowhere (rejected, with the lead's feedback,
+or an excluded worker's), so that an import gives the same dataset back, its workers table
+included (hits.services.dataset_import).
 
 The labels are read first (aligned and voted on as arrays); the
 documents with their sentences, ACUs and summaries then follow in chunks of documents, so the
@@ -15,11 +17,20 @@ import math
 from collections import defaultdict
 
 import numpy as np
+from django.db.models import Count, Q
 
 from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary
-from hits.models import Batch, Worker
+from hits.models import Assignment, Batch, Judgment, Worker
 from hits.selectors import counted_assignments
-from scoring.results.exports.labels import ACU_ORDER, label_groups, label_matrix, label_texts, majorities
+from scoring.results.exports.labels import (
+    ACU_ORDER,
+    acu_places,
+    integer_rows,
+    label_groups,
+    label_matrix,
+    label_texts,
+    majorities,
+)
 from scoring.stats.aggregation import normalized_acu_score
 
 DOCUMENTS_PER_CHUNK = 500
@@ -37,37 +48,100 @@ def _source_kind(kind: str) -> str:
     return "crowd" if kind in Batch.CROWD_KINDS else kind
 
 
-def _sources(dataset, batch, keys: dict[int, str]) -> dict[tuple[int, int], str] | None:
+def _source(worker: Worker, dataset: Dataset, round_: str, kind: str, seconds, gold: tuple) -> dict:
+    """A label source as the export writes it: the round, its kind, the worker, the active seconds,
+    the gold record (when the work had gold) and a crowd worker's state (blocked, excluded)."""
+    source = {
+        "round": round_,
+        "kind": _source_kind(kind),
+        "provider": worker.provider,
+        "worker": _annotator_key(worker, dataset) if worker.is_expert else worker.external_id,
+        "seconds": seconds,
+    }
+    if gold[1]:
+        source["gold"] = {"correct": gold[0] or 0, "total": gold[1]}
+    if worker.blocked:
+        source.update(blocked=True, block_reason=worker.block_reason)
+    if worker.excluded:
+        source["excluded"] = True
+    return source
+
+
+def _rounds(assignments) -> dict[int, tuple[str, str]]:
+    """{batch id: (name, kind)} of the rounds of some assignments."""
+    rows = Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("pk", "name", "kind")
+    return {pk: (name, kind) for pk, name, kind in rows.order_by()}
+
+
+SOURCE_COLUMNS = ("hit__summary_id", "worker_id", "hit__batch_id", "active_seconds", "gold_correct", "gold_total")
+
+
+def _sources(dataset, batch) -> dict[tuple[int, int], str] | None:
     """{(summary id, worker id): the JSON of its label source}, or None when every label is of the
     one round imported with the dataset (the file's own labels: nothing to tell)."""
     # ACU labels only: a rating batch's work (hits/ratings) is its rating round's, exported apart.
     assignments = counted_assignments(dataset, batch).filter(hit__batch__protocol="").order_by("hit__batch_id", "pk")
-    rounds = dict(Batch.objects.filter(pk__in=assignments.values("hit__batch_id")).values_list("pk", "name").order_by())
-    kinds = dict(Batch.objects.filter(pk__in=rounds).values_list("pk", "kind"))
-    if len(rounds) < 2 and set(kinds.values()) <= {Batch.Kind.IMPORTED}:
+    rounds = _rounds(assignments)
+    if len(rounds) < 2 and {kind for _, kind in rounds.values()} <= {Batch.Kind.IMPORTED}:
         return None
-    workers = {
-        pk: (provider, external_id)
-        for pk, provider, external_id in Worker.objects.filter(pk__in=assignments.values("worker_id")).values_list(
-            "pk", "provider", "external_id"
-        )
-    }
+    workers = Worker.objects.in_bulk(list(assignments.values_list("worker_id", flat=True).distinct().order_by()))
     out: dict[tuple[int, int], str] = {}
-    for summary_id, worker_id, batch_id, seconds in assignments.values_list(
-        "hit__summary_id", "worker_id", "hit__batch_id", "active_seconds"
-    ):
+    for summary_id, worker_id, batch_id, seconds, *gold in assignments.values_list(*SOURCE_COLUMNS):
         if (summary_id, worker_id) in out:  # a worker's labels of a summary come from their first round
             continue
-        provider, external_id = workers[worker_id]
-        source = {
-            "round": rounds[batch_id],
-            "kind": _source_kind(kinds[batch_id]),
-            "provider": provider,
-            "worker": keys.get(worker_id, external_id) if provider == Worker.Provider.EXPERT else external_id,
-            "seconds": seconds,
-        }
+        source = _source(workers[worker_id], dataset, *rounds[batch_id], seconds, tuple(gold))
         out[(summary_id, worker_id)] = json.dumps(source, ensure_ascii=False)
     return out
+
+
+def uncounted_assignments(dataset, batch=None):
+    """The ACU work that counts nowhere but that the workers table shows: rejected work, and the
+    work of excluded workers."""
+    scope = Assignment.objects.filter(hit__batch__dataset=dataset, hit__batch__protocol="", confirmed=True)
+    scope = scope.filter(hit__batch=batch) if batch is not None else scope
+    return scope.filter(
+        Q(status=Assignment.Status.REJECTED) | Q(status__in=Assignment.COUNTED, worker__excluded=True)
+    ).order_by("hit__summary_id", "hit__batch_id", "worker_id", "pk")
+
+
+def _uncounted_labels(dataset, assignments, rows) -> dict[int, list]:
+    """{assignment id: its labels in the reference's ACU order, null where it judged none}."""
+    sizes = dict(
+        Summary.objects.filter(pk__in={row[1] for row in rows})
+        .annotate(n=Count("document__reference__acus"))
+        .values_list("pk", "n")
+    )
+    labels: dict[int, list] = {row[0]: [None] * sizes[row[1]] for row in rows}
+    judged = integer_rows(
+        Judgment.objects.filter(assignment__in=assignments)
+        .values_list("assignment_id", "acu_id", "present")
+        .order_by(),
+        3,
+    )
+    index = acu_places(dataset).of(judged[:, 1])[0].tolist()
+    for assignment, at, present in zip(judged[:, 0].tolist(), index, judged[:, 2].tolist(), strict=True):
+        labels[assignment][at] = present
+    return labels
+
+
+def _uncounted(dataset, batch) -> dict[int, str]:
+    """{summary id: the JSON of its `uncounted_labels`}: each uncounted assignment's labels, its
+    review state ("rejected", or "approved" work of an excluded worker), the rejection's feedback
+    and its source."""
+    assignments = uncounted_assignments(dataset, batch)
+    rows = list(assignments.values_list("pk", *SOURCE_COLUMNS, "status", "feedback"))
+    if not rows:
+        return {}
+    rounds = _rounds(assignments)
+    workers = Worker.objects.in_bulk(list({row[2] for row in rows}))
+    labels = _uncounted_labels(dataset, assignments, rows)
+    out: dict[int, list[str]] = defaultdict(list)
+    for pk, summary, worker_id, batch_id, seconds, g_ok, g_total, status, feedback in rows:
+        source = _source(workers[worker_id], dataset, *rounds[batch_id], seconds, (g_ok, g_total))
+        state = "rejected" if status == Assignment.Status.REJECTED else "approved"
+        item = {"labels": labels[pk], "status": state, "feedback": feedback, **source}
+        out[summary].append(json.dumps(item, ensure_ascii=False))
+    return {summary: "[" + ", ".join(items) + "]" for summary, items in out.items()}
 
 
 def _annotator_rank(dataset, keys: dict):
@@ -93,7 +167,7 @@ def _labels(dataset, batch):
     matrix = label_matrix(groups)
     summary_ids, majority, count, scores, starts = majorities(groups, matrix)
     majority_texts = label_texts(majority, count)
-    sources = _sources(dataset, batch, keys) if len(summary_ids) else None
+    sources = _sources(dataset, batch) if len(summary_ids) else None
     if sources is None and not (len(summary_ids) and np.diff(starts).max() > 1):
         return {s: (majority_texts[i], scores[i], None, None) for i, s in enumerate(summary_ids)}
     texts = label_texts(matrix, groups.count)
@@ -117,16 +191,25 @@ def _number(value: float) -> str:
     return repr(value) if math.isfinite(value) else json.dumps(value)
 
 
-def _annotations(labelled, normalized) -> str:
-    """The JSON of a record's "annotations" from the texts of `_labels`, as json.dumps writes it."""
+def _annotations(labelled, normalized, uncounted: dict[int, str]) -> str:
+    """The JSON of a record's "annotations" from the texts of `_labels` (per labelled summary) and
+    of `_uncounted` (per summary id), as json.dumps writes it."""
     parts = []
-    for (system, _, (majority, score, annotators, sources)), value in zip(labelled, normalized, strict=True):
-        text = f'{system}: {{"acu_labels": {majority}, "acu": {_number(score)}, "normalized_acu": {_number(value)}'
-        if annotators is not None:
-            text += f', "annotator_labels": {annotators}'
-        if sources is not None:
-            text += f', "label_sources": {sources}'
-        parts.append(text + "}")
+    at = 0
+    for pk, system, found in labelled:
+        fields = []
+        if found is not None:
+            majority, score, annotators, sources = found
+            value = normalized[at]
+            at += 1
+            fields.append(f'"acu_labels": {majority}, "acu": {_number(score)}, "normalized_acu": {_number(value)}')
+            if annotators is not None:
+                fields.append(f'"annotator_labels": {annotators}')
+            if sources is not None:
+                fields.append(f'"label_sources": {sources}')
+        if pk in uncounted:
+            fields.append(f'"uncounted_labels": {uncounted[pk]}')
+        parts.append(f"{system}: {{{', '.join(fields)}}}")
     return "{" + ", ".join(parts) + "}"
 
 
@@ -186,28 +269,32 @@ def rose_lines(dataset: Dataset, batch=None):
 
     Per system with judgments: `acu_labels` (majority, a tie is not present), `acu`,
     `normalized_acu`, `annotator_labels` when some summary has several annotators or the labels
-    have sources, and `label_sources` when the labels are more than the round imported with them.
+    have sources, `label_sources` when the labels are more than the round imported with them, and
+    `uncounted_labels` for the work that counts nowhere (rejected, or of an excluded worker).
     """
     labels = _labels(dataset, batch)
+    uncounted = _uncounted(dataset, batch)
     heads = _heads(dataset)
     quoted: dict[str, str] = {}
     for head, reference_words, summaries in heads:
-        labelled = [
-            (quoted.get(system) or quoted.setdefault(system, json.dumps(system, ensure_ascii=False)), words, labels[pk])
+        shown = [
+            (pk, quoted.get(system) or quoted.setdefault(system, json.dumps(system, ensure_ascii=False)), words)
             for pk, system, words in summaries
-            if pk in labels
+            if pk in labels or pk in uncounted
         ]
+        scored = [(labels[pk][1], words) for pk, _, words in shown if pk in labels]
         normalized = (
             normalized_acu_score(
-                np.array([score for _, _, (_, score, _, _) in labelled]),
-                np.array([words for _, words, _ in labelled]),
+                np.array([score for score, _ in scored]),
+                np.array([words for _, words in scored]),
                 reference_words,
                 dataset.length_alpha,
             ).tolist()
-            if labelled
+            if scored
             else []
         )
-        yield head + _annotations(labelled, normalized) + "}\n"
+        labelled = [(pk, system, labels.get(pk)) for pk, system, _ in shown]
+        yield head + _annotations(labelled, normalized, uncounted) + "}\n"
 
 
 def export_rose(dataset: Dataset, stream, batch=None) -> int:
