@@ -393,8 +393,26 @@
   });
   window.addEventListener("resize", growAll);
 
-  root.addEventListener("keydown", function (e) {
+  // Where the user types: a page shortcut never fires there (the key is the user's text).
+  function typingIn(el) {
+    return !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  // "n": to the new-ACU box (the one holding text kept from before a reload, else the first).
+  // The key is taken (preventDefault), so the "n" is not typed into the box it focuses.
+  function newAcuShortcut(e) {
+    if (e.key !== "n" || e.ctrlKey || e.metaKey || e.altKey || e.repeat || typingIn(e.target)) return false;
+    const box = root.querySelector(".acu-new.kept") || root.querySelector(".acu-new");
+    if (!box) return false;
+    e.preventDefault();
+    box.focus();
+    return true;
+  }
+
+  // On the document, not the editor: the page's shortcuts work before anything is focused.
+  document.addEventListener("keydown", function (e) {
     const t = e.target;
+    if (newAcuShortcut(e)) return;
     if ((e.ctrlKey || e.metaKey) && e.key === "s") { e.preventDefault(); if (dirty) save(); return; }
     if (editable && e.altKey && (e.key === "g" || e.key === "G" || e.code === "KeyG")) {
       e.preventDefault();
@@ -516,6 +534,7 @@
   setStatus("saved", editable ? "All changes saved" : "Read only");
   const kept = editable ? restoreNew() : 0;
   if (kept) setStatus("pending", "Text not yet added as an ACU was kept from before the reload (Enter adds it)");
-  const firstNew = root.querySelector(".acu-new.kept") || root.querySelector(".acu-new");
-  if (firstNew) firstNew.focus();
+  // Focus goes back only where text was being typed; else the page waits for the user (press n).
+  const keptBox = root.querySelector(".acu-new.kept");
+  if (keptBox) keptBox.focus();
 })();

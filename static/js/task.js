@@ -92,8 +92,8 @@
     last = Date.now();
     if (submitted) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const tag = document.activeElement && document.activeElement.tagName;
-    if (tag === "TEXTAREA" || tag === "INPUT") return;
+    const active = document.activeElement;
+    if (active && (active.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName))) return;
     const k = e.key.toLowerCase();
     if (rating && "12345".indexOf(k) >= 0 && k.length === 1) { e.preventDefault(); answer(current, Number(k)); }
     else if (rating && (k === "y" || k === "n" || k === "0")) { /* no meaning in a rating task */ }

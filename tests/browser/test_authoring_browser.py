@@ -43,8 +43,10 @@ def test_write_review_revise_approve(live_server, browser, shoot, author, lead, 
     # The writer: keyboard only.
     page = as_user(browser, live_server.url, author)
     page.goto(f"{live_server.url}/authoring/")
-    page.keyboard.press("n")
-    page.wait_for_selector("#editor .acu-new")
+    page.keyboard.press("n")  # the queue's next reference
+    page.wait_for_selector("#save-state.saved")
+    page.keyboard.press("n")  # the page's new ACU box
+    page.wait_for_selector("#editor .acu-new:focus")
     page.keyboard.type("Anuradha Koirala has been sleeping outdoors.")
     page.keyboard.press("Enter")
     page.keyboard.type("Young women and girls have been sleeping outdoors.")

@@ -243,7 +243,7 @@ def test_editor_wraps_long_drafts_and_keeps_new_acu_text(live_server, page, shoo
     # Text typed in the new-ACU box (not yet added) survives a reload and is restored where it was typed.
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(url)
-    page.wait_for_selector("#editor .acu-new:focus")
+    page.wait_for_selector("#save-state.saved")
     second = page.locator(".sentence-block").nth(1).locator(".acu-new")
     second.fill("Pushpa Basnet looks after 45 children")
     page.reload()

@@ -23,7 +23,7 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
 
     page = as_user(browser, live_server.url, author)
     page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
-    page.wait_for_selector("#editor .acu-new:focus")
+    page.wait_for_selector("#save-state.saved")
     page.keyboard.press("Alt+Shift+G")  # suggest for the whole reference
     page.wait_for_selector("li.draft .draft-text:focus")
     assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 4

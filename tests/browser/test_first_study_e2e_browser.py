@@ -170,8 +170,10 @@ def test_a_first_study_from_nothing(
     writer = open_as(browser, base, author)
     for doc in STUDY:
         writer.goto(f"{base}/authoring/")
-        writer.keyboard.press("n")
-        writer.wait_for_selector("#editor .acu-new")
+        writer.keyboard.press("n")  # the queue's next reference
+        writer.wait_for_selector("#save-state.saved")
+        writer.keyboard.press("n")  # the page's new ACU box
+        writer.wait_for_selector("#editor .acu-new:focus")
         first, second = doc["acus"]
         for text in first:
             writer.keyboard.type(text)

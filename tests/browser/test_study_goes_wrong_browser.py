@@ -102,7 +102,8 @@ def test_a_study_that_goes_wrong(live_server, browser, shoot, lead, author, work
         page = open_as(browser, base, writer)
         for ref in Reference.objects.filter(document__dataset=dataset, writer=writer):
             page.goto(f"{base}/authoring/references/{ref.pk}/")
-            page.locator("#editor .acu-new").first.click()
+            page.wait_for_selector("#save-state.saved")
+            page.keyboard.press("n")  # the new ACU box, the "n" not typed into it
             page.keyboard.type(ACUS[ref.document.external_id])
             page.keyboard.press("Enter")
             page.wait_for_selector("#save-state.saved")
