@@ -48,10 +48,18 @@ def test_a_datasets_authors_lead_and_experts_get_none_of_its_crowd_work(client, 
     a = expert.next_task(labeller, round_)
     submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=truth(a.hit.summary_id), expert=labeller)
 
-    for insider in (writer, proofreader, maker, labeller):
+    for insider, why in (
+        (writer, "you write or proofread its references"),
+        (proofreader, "you write or proofread its references"),
+        (maker, "you lead it"),
+        (labeller, "you labelled its gold"),
+    ):
         response, said = start(client, insider)
         assert "The open batches of own are not offered to you" in said, insider.username
-        assert "The batches of own are not offered to you" in response.content.decode()
+        # The page says which datasets are closed to them and why (their own reason only).
+        notice = response.content.decode().split('id="insider-batches"')[1].split("</div>")[0]
+        assert f"<li><b>own</b>: {why}.</li>" in notice, (insider.username, notice)
+        assert notice.count("<li>") == 1
         assert not Assignment.objects.filter(worker__user=insider).exists()
     # The same batch is open to a worker from outside.
     response, _ = start(client, outsider)

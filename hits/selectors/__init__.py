@@ -156,15 +156,32 @@ def expert_external_id(dataset_name: str, username: str) -> str:
     return f"{dataset_name}/{username}"
 
 
-def insider_datasets(user_id: int, username: str) -> QuerySet[Dataset]:
-    """The datasets whose crowd work the account (`user_id`, `username`) must not take: those it
-    leads (created), writes or proofreads references of, or labelled gold of in an expert round
-    (its expert worker, `expert_external_id`). It knows their references or answers, so its
-    judgments would not be a crowd's (hits.services.handout). One query, no join that grows."""
+def _insider_tests(user_id: int, username: str) -> tuple[Exists, Exists]:
+    """Whether the account writes or proofreads references of the dataset (OuterRef "pk"), and
+    whether it labelled its gold in an expert round (its expert worker, `expert_external_id`)."""
     references = Reference.objects.filter(document__dataset=OuterRef("pk")).filter(
         Q(writer_id=user_id) | Q(reviewer_id=user_id)
     )
     labelled = Worker.objects.filter(
         provider=Worker.Provider.EXPERT, external_id=Concat(OuterRef("name"), Value(expert_external_id("", username)))
     )
-    return Dataset.objects.filter(Q(created_by_id=user_id) | Exists(references) | Exists(labelled))
+    return Exists(references), Exists(labelled)
+
+
+def insider_datasets(user_id: int, username: str) -> QuerySet[Dataset]:
+    """The datasets whose crowd work the account (`user_id`, `username`) must not take: those it
+    leads (created), writes or proofreads references of, or labelled gold of in an expert round.
+    It knows their references or answers, so its judgments would not be a crowd's
+    (hits.services.handout). One query, no join that grows."""
+    authors, labelled = _insider_tests(user_id, username)
+    return Dataset.objects.filter(Q(created_by_id=user_id) | authors | labelled)
+
+
+def insider_why(user_id: int, username: str, datasets: QuerySet[Dataset]) -> list[tuple[str, bool, bool, bool]]:
+    """(name, leads it, writes or proofreads its references, labelled its gold) of each of these
+    insider datasets (`insider_datasets`, narrowed), by name: the worker's page says why."""
+    authors, labelled = _insider_tests(user_id, username)
+    rows = datasets.annotate(authors=authors, labelled=labelled).values_list(
+        "name", "created_by_id", "authors", "labelled"
+    )
+    return [(name, lead == user_id, bool(a), bool(b)) for name, lead, a, b in rows.order_by("name").distinct()]

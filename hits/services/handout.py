@@ -24,7 +24,7 @@ from django.utils import timezone
 from hits import places
 from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
 from hits.release import release, release_overdue
-from hits.selectors import insider_datasets
+from hits.selectors import insider_datasets, insider_why
 from hits.services.qualification import is_qualified
 
 logger = logging.getLogger(__name__)
@@ -34,24 +34,23 @@ class NoWork(Exception):
     """Nothing to hand out; the message says why."""
 
 
-INSIDER = (
-    "No task is open to you right now. The open batches of {datasets} are not offered to you: you lead it, write "
-    "its references or labelled its gold, and its authors and leads are no crowd for it."
-)
+INSIDER = "No task is open to you right now. The open batches of {datasets} are not offered to you (My work says why)."
 
 
-def insider_open_batches(worker: Worker) -> list[str]:
-    """The names of the datasets with published batches of the worker's provider that are closed
-    to them as an insider (`_not_insider`), for the worker's page."""
+def insider_open_batches(worker: Worker) -> list[tuple[str, str]]:
+    """The datasets with published batches of the worker's provider that are closed to them as an
+    insider (`_not_insider`), each with why ("you lead it", ...), for the worker's page."""
     if worker.user_id is None:
         return []
-    return list(
-        insider_datasets(worker.user_id, _username(worker))
-        .filter(batches__status=Batch.Status.PUBLISHED, batches__provider=worker.provider)
-        .values_list("name", flat=True)
-        .order_by("name")
-        .distinct()
+    username = _username(worker)
+    closed = insider_datasets(worker.user_id, username).filter(
+        batches__status=Batch.Status.PUBLISHED, batches__provider=worker.provider
     )
+    out = []
+    for name, *holds in insider_why(worker.user_id, username, closed):
+        reasons = ("you lead it", "you write or proofread its references", "you labelled its gold")
+        out.append((name, " and ".join(reason for reason, held in zip(reasons, holds, strict=True) if held)))
+    return out
 
 
 def open_assignment(worker: Worker) -> Assignment | None:
@@ -268,7 +267,7 @@ def next_assignment(worker: Worker, batch: Batch | None = None) -> Assignment:
         raise NoWork("No task is open to you right now. Pass the qualification test to get more.")
     own = insider_open_batches(worker)
     if own:
-        raise NoWork(INSIDER.format(datasets=", ".join(own)))
+        raise NoWork(INSIDER.format(datasets=", ".join(name for name, _ in own)))
     raise NoWork("No task is waiting right now. Come back later.")
 
 
