@@ -255,3 +255,20 @@ def test_a_month_after_a_preposition_is_no_modal_verb():
     ]
     # the modal itself is still a verb
     assert draft_sentence("Tom Lee may be jailed for fraud in May .")[0] == "Tom Lee may be jailed for fraud."
+
+
+def test_a_reason_or_time_clause_inside_a_report_is_reported_too():
+    assert draft_sentence("Ann Lee said she left because Tom was rude .") == [
+        "Ann Lee said she left.",
+        "Ann Lee said Tom was rude.",
+    ]
+    # never lifted out of a denial, a negation (its scope may hold the reason), a second clause
+    # inside the report, or a quotation; the reported clause never loses its speaker
+    for sentence in [
+        "The palace denied she left after he arrived .",
+        "Ann Lee said she did n't leave because Tom was rude .",
+        "Ann Lee said she knows Tom left because he was ill .",
+        "Ann Lee said ' I left because Tom was rude ' .",
+    ]:
+        drafts = draft_sentence(sentence)
+        assert len(drafts) == 1, (sentence, drafts)

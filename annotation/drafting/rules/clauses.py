@@ -366,14 +366,40 @@ def split_subordinate(tokens: list[Token]) -> list[list[Token]]:
         if v is None:
             continue
         main = strip(tokens[:s])
-        if embeds_clause(main, group):
+        speaker = reported_by(main, group) if embeds_clause(main, group) else []
+        if speaker is None:
             return [tokens]
         if tokens[s].lower == "when" and not (is_past(main) and is_past(tokens[s + 1 :])):
             return [tokens]
         if sum(x.text in QUOTES for x in main) % 2:
             return [tokens]
-        return [main] + split_subordinate(strip(tokens[s + 1 :]))
+        return [main] + split_subordinate(speaker + strip(tokens[s + 1 :]))
     return [tokens]
+
+
+# Verbs of saying whose report a reason or time clause cannot be lifted from: what is denied or
+# doubted is the whole ("denied she left after he arrived" does not deny that he arrived).
+NEGATIVE_REPORTS = frozenset(["deny", "denies", "denied", "doubt", "doubts", "doubted", "dispute", "disputes"])
+
+
+def reported_by(main: list[Token], group: int) -> list[Token] | None:
+    """The speaker and verb of saying ("Victim has said") when `main` is a report of one plain
+    clause ("her family may be forced to move"), so a subordinate clause after it is reported
+    too: "as they do n't feel safe" -> "Victim has said they do n't feel safe."; None otherwise
+    (another clause inside, a negation whose scope may hold the subordinate clause, a verb of
+    denying, a quotation)."""
+    verb = main[group - 1].lower
+    if verb not in REPORTING or verb in NEGATIVE_REPORTS or any(t.text in QUOTES for t in main):
+        return None
+    start = group + 1 if group < len(main) and main[group].lower == "that" else group
+    report = main[start:]
+    inner = first_verb(report, 1)
+    if inner is None or inner > 4 or any(t.text in {",", ";", ":"} for t in report[:inner]):
+        return None
+    if any(t.lower in {"not", "n't", "never", "no"} for t in report):
+        return None
+    groups = sum(finite(report, k) and not is_verb(report, k - 1) for k in range(1, len(report)))
+    return main[:group] if groups == 1 else None
 
 
 def semicolon_segments(tokens: list[Token]) -> list[list[Token]]:
