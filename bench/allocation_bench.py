@@ -47,8 +47,20 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   adaptive policy whose threshold the batch's first wave (the pilot, at fixed places) sets
   (hits.allocation.policy.pilot_max_sd: a quantile of the pilot HITs' standard deviation of the ACU
   share; later HITs start at JUDGE_MIN_PLACES and get places until as precise).
+- `pairs+judge` (with `--judge learned`, issue 43; **bench-only**, see bench/RESULTS.md): the same
+  judge and triage, and the judge as a voter too: its probability, Platt-scaled on its out-of-fold
+  probabilities of the expert documents (scoring.stats.learned.calibration), is each pair's prior
+  in the posterior the stop reads (hits.allocation.policy.pair_posteriors with the gold-anchored
+  estimates). Adaptive by pair: the gold HITs are handed out first (so the stop has gold evidence
+  early), every other HIT starts at one place, and while a HIT has an open pair
+  (hits.allocation.policy.open_pairs: its posterior not settled at the threshold, PairSettings)
+  it gets one more place, a new worker asking only its open pairs (up to the batch's most places),
+  so `judgments` counts only the pairs each place shows. The gold-anchored stop as in `app+judge`.
+  Labels: the posterior with the judge's prior and the last refit's estimates.
   With `--judge`, every policy's gold HITs are the expert documents' summaries, and `judgments`
-  leaves them out (the lab pays for them in every policy alike).
+  leaves them out (the lab pays for them in every policy alike). The JSON's `against_fixed_3`: per
+  policy, paired by seed, the share of judgments saved and the differences of agreement and tau,
+  each [mean, 95% t-interval low, high].
 Every policy's labels: the anchored Dawid-Skene fit on what it bought (stopped workers left out;
 app+judge: the judge's label where it decided);
 collusion flags: scoring.stats.gold_evidence.collusion on the same judgments, as the last refit.
@@ -60,6 +72,7 @@ tau-b of the system scores (mean ACU share, gold pairs at their gold answers) ag
 
     .venv/bin/python bench/allocation_bench.py --crowd-spec bench/crowds/present.json --seeds 5 --json
     .venv/bin/python bench/allocation_bench.py --crowd-spec bench/crowds/present.json --judge learned --expert-documents 0.1 --seeds 2 --json
+    .venv/bin/python bench/allocation_bench.py --crowd-spec bench/crowds/present.json --judge learned --policies fixed-3 pairs+judge --seeds 2 --json
 """
 
 from __future__ import annotations
@@ -84,6 +97,7 @@ from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     Policy,
     at_chance,
     hit_policy,
+    open_pairs,
     pair_posteriors,
     pilot_max_sd,
     pilot_size,
@@ -103,6 +117,22 @@ STOP_AFTER = 20  # app+stop: the opt-in stop after this many judgments on gold A
 APP = Policy(ADAPTIVE)  # the shipped defaults of an adaptive batch
 POLICIES = ("fixed-3", "app", "app+stop")
 JUDGE_POLICY = "app+judge"
+PAIRS_POLICY = "pairs+judge"
+
+
+@dataclass(frozen=True)
+class PairSettings:
+    """pairs+judge's settings. Chosen on documents 0-49, seeds 0-7 (bench/RESULTS.md): gold first and
+    no pilot wave (both cheaper at higher agreement), and of thresholds 0.7-0.8 the smallest whose
+    95% interval of agreement minus fixed-3's lay above 0 on both crowds."""
+
+    threshold: float = 0.75  # a pair is settled when its posterior is this sure
+    pilot_waves: int = 0  # first waves at fixed places (0: every HIT starts at one place)
+    gold_first: bool = True  # the gold HITs are handed out before the others
+    scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open
+
+
+PAIRS = PairSettings()
 # app+judge's triage criterion: triage_report's default agreement with the expert labels.
 TRIAGE_MIN_AGREEMENT = DEFAULT_MIN_AGREEMENT
 # Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): the triage criterion is the agreement alone (on
@@ -226,7 +256,10 @@ class Run:
         self.taken = np.zeros(crowd.workers.shape, dtype=bool)  # HIT x drawn: took a place
         self.stopped = np.zeros(int(crowd.workers.max()) + 1, dtype=bool)
         self.asked = np.ones(crowd.truth.size, dtype=bool)  # the pairs a HIT carries (triage: the uncertain ones)
+        self.open = self.asked  # the pairs a place filled now shows (by pair: the unsettled ones)
+        self.shown = np.zeros(crowd.answers.shape, dtype=bool)  # drawn x pairs: the j-th worker judged it
         self.machine: np.ndarray | None = None  # app+judge: the judge's label of the pairs it decides
+        self.prior: np.ndarray | None = None  # the judge's calibrated P(present) per pair
         self.threshold = APP.threshold
         self.max_sd: float | None = None  # app+judge: the summary-level threshold its pilot wave set
         self.policy = APP
@@ -238,18 +271,15 @@ class Run:
         for h in hits:
             free = np.flatnonzero(~self.taken[h] & ~self.stopped[self.crowd.workers[h]])
             need = self.places[h] - int(self.taken[h].sum())
-            self.taken[h, free[: max(need, 0)]] = True
+            new = free[: max(need, 0)]
+            self.taken[h, new] = True
+            pairs = slice(self.crowd.starts[h], self.crowd.starts[h] + self.crowd.sizes[h])
+            self.shown[new[:, None], np.arange(pairs.start, pairs.stop)] = self.open[pairs]
 
     def rows(self, counted_only: bool = True):
         """(pair, worker, said) of every judgment bought (counted_only: stopped workers left out)."""
         c = self.crowd
-        h, j = np.nonzero(self.taken)
-        n = c.sizes[h]
-        first = np.cumsum(n) - n  # each place's first row
-        items = np.repeat(c.starts[h] - first, n) + np.arange(int(n.sum()))  # the HIT's pairs, place by place
-        slot = np.repeat(j, n)
-        asked = self.asked[items]
-        items, slot = items[asked], slot[asked]
+        slot, items = np.nonzero(self.shown)
         workers = c.workers[c.hit_of[items], slot]
         said = c.answers[slot, items]
         if counted_only:
@@ -334,19 +364,50 @@ def triage(run: Run, judge: JudgeData) -> dict:
     decided = np.zeros(c.truth.size, dtype=bool)
     if chosen is not None:
         decided = ~gold & ((probability >= chosen) | (probability <= 1 - chosen))
-    run.asked = ~decided
+    run.asked = run.open = ~decided
     run.machine = np.where(decided, probability >= 0.5, False)
+    run.prior = learned.calibrated(probability, learned.calibration(cv["oof"], c.truth[gold]))
     return {"c": chosen, "decided": float(decided[~gold].mean())}
 
 
-def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None) -> Run:
+def decide_pairs(run: Run, hits: np.ndarray, sens, spec, pairs: PairSettings) -> None:
+    """pairs+judge within a wave: while a HIT has an open pair (hits.allocation.policy.open_pairs:
+    judged too few times, or its posterior with the judge's calibrated probability as its prior
+    not settled at the threshold), one more place showing only its open pairs."""
+    c = run.crowd
+    while True:
+        items, workers, said = run.rows()
+        p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
+        judged = np.bincount(items, minlength=c.truth.size)
+        run.open = run.asked & open_pairs(p, judged, pairs.threshold)
+        wants = np.logical_or.reduceat(run.open, c.starts)
+        if pairs.scope == "hit":  # the whole HIT again while any of its pairs is open
+            run.open = run.asked & wants[c.hit_of]
+        more = [
+            h
+            for h in hits
+            if not c.gold[h]
+            and wants[h]
+            and run.taken[h].sum() == run.places[h]  # a place no one can take stays open
+            and run.places[h] < run.policy.max_places
+        ]
+        if not more:
+            return
+        run.places[more] += 1
+        run.fill(np.array(more))
+
+
+def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: PairSettings = PAIRS) -> Run:
     run = Run(crowd)
-    if name == JUDGE_POLICY:
+    run.by_pair = name == PAIRS_POLICY  # type: ignore[attr-defined]
+    if name in (JUDGE_POLICY, PAIRS_POLICY):
         assert judge is not None
         run.triage = triage(run, judge)  # type: ignore[attr-defined]
         run.policy = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
     carries = np.logical_or.reduceat(run.asked, crowd.starts)  # HITs left with a pair for the crowd
     wave_of = (np.arange(len(crowd.sizes)) * WAVES) // len(crowd.sizes)
+    if name == PAIRS_POLICY and pairs.gold_first:  # the gold HITs handed out before the others
+        wave_of[np.argsort(~crowd.gold, kind="stable")] = wave_of.copy()
     in_pilot = np.arange(len(crowd.sizes)) < pilot_size(len(crowd.sizes))  # the app's pilot: its first HITs
     for w in range(WAVES):
         hits = np.flatnonzero(wave_of == w)
@@ -355,8 +416,17 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None) -> Run:
             run.fill(hits)
             continue
         sens, spec, prior, evidence, rows = run.refit()
-        if name in ("app+stop", JUDGE_POLICY):
+        if name in ("app+stop", JUDGE_POLICY, PAIRS_POLICY):
             run.stop(evidence)
+        if name == PAIRS_POLICY:
+            start = ASSIGNMENTS if w < pairs.pilot_waves else 1
+            run.open = run.asked
+            run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
+            run.fill(hits)
+            if w >= pairs.pilot_waves:
+                decide_pairs(run, hits[carries[hits]], sens, spec, pairs)
+            run.open = run.asked
+            continue
         if name == JUDGE_POLICY:
             pilot = w == 0  # its first wave at fixed places sets its threshold
             start = ASSIGNMENTS if pilot else run.policy.min_places
@@ -408,6 +478,11 @@ def figures(run: Run, systems, expert_systems, count_gold: bool = True) -> dict:
     fit = dawid_skene(items, workers, said, gold=run.gold)
     labels = np.zeros(c.truth.size, dtype=bool)
     labels[fit.items] = fit.labels
+    if run.prior is not None and getattr(run, "by_pair", False):
+        sens, spec, _, _, _ = run.refit()
+        p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
+        judged = np.bincount(items, minlength=c.truth.size) > 0
+        labels = np.where(judged, p >= 0.5, labels)
     if run.machine is not None:
         labels[~run.asked] = run.machine[~run.asked]
     scores = system_scores(systems, labels, c.starts, c.sizes)
@@ -445,6 +520,7 @@ def run(
     policies=POLICIES,
     judge: JudgeData | None = None,
     expert_share: float = 0.1,
+    pairs: PairSettings = PAIRS,
 ) -> dict:
     """{policy: [figures per seed]}. With a judge: the gold HITs are the summaries of the expert
     documents (a share of the documents, per seed), and `judgments` leaves them out."""
@@ -460,7 +536,7 @@ def run(
             crowd.gold = np.isin(docs, chosen)
             judge.expert = crowd.gold[crowd.hit_of]
         for name in policies:
-            out[name].append(figures(run_policy(crowd, name, judge), systems, expert_systems, judge is None))
+            out[name].append(figures(run_policy(crowd, name, judge, pairs), systems, expert_systems, judge is None))
     return out
 
 
@@ -485,6 +561,34 @@ def means(results: dict) -> dict:
                 "c": [t["c"] for t in triaged],
                 "decided": float(np.mean([t["decided"] for t in triaged])),
             }
+    return out
+
+
+def paired(results: dict, base: str = "fixed-3") -> dict:
+    """Each policy against `base`, paired by seed: the share of judgments saved and the differences
+    of agreement and tau, as means with 95% t-intervals over the seeds, and the seeds below base's
+    agreement."""
+    from scipy.stats import t as student
+
+    def interval(values) -> list[float]:
+        values = np.asarray(values, dtype=float)
+        mean = float(values.mean())
+        if values.size < 2:
+            return [mean, mean, mean]
+        half = float(student.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+        return [mean, mean - half, mean + half]
+
+    out = {}
+    for name, rows in results.items():
+        if name == base or base not in results:
+            continue
+        pairs = list(zip(results[base], rows, strict=True))
+        out[name] = {
+            "saved": interval([1 - r["judgments"] / b["judgments"] for b, r in pairs]),
+            "agreement_minus_base": interval([r["agreement"] - b["agreement"] for b, r in pairs]),
+            "tau_minus_base": interval([r["tau"] - b["tau"] for b, r in pairs]),
+            "seeds_below_base_agreement": sum(r["agreement"] < b["agreement"] for b, r in pairs),
+        }
     return out
 
 
@@ -516,7 +620,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
     parser.add_argument("--documents", default=":", help="documents A:B of the label files (e.g. 50:100)")
-    parser.add_argument("--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY), help="default: all")
+    parser.add_argument("--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY, PAIRS_POLICY), help="default: all")
     parser.add_argument(
         "--judge",
         choices=("learned",),
@@ -525,6 +629,10 @@ def main():
     parser.add_argument(
         "--expert-documents", type=float, default=0.1, help="with --judge: the share of documents with expert labels"
     )
+    parser.add_argument("--pair-threshold", type=float, default=PAIRS.threshold, help="pairs+judge: settled at")
+    parser.add_argument("--pair-pilot-waves", type=int, default=PAIRS.pilot_waves, help="pairs+judge: fixed waves")
+    parser.add_argument("--pair-gold-first", type=int, choices=(0, 1), default=int(PAIRS.gold_first))
+    parser.add_argument("--pair-scope", choices=("pair", "hit"), default=PAIRS.scope)
     parser.add_argument("--json", action="store_true", help="print one JSON object (the means) instead of a table")
     args = parser.parse_args()
     try:
@@ -537,8 +645,8 @@ def main():
     if not 0 < args.expert_documents < 1:
         parser.error("--expert-documents is a share of the documents: above 0, below 1 (e.g. 0.1)")
     policies = args.policies or [*POLICIES, *([JUDGE_POLICY] if args.judge else [])]
-    if JUDGE_POLICY in policies and not args.judge:
-        parser.error(f"{JUDGE_POLICY} needs --judge learned")
+    if {JUDGE_POLICY, PAIRS_POLICY} & set(policies) and not args.judge:
+        parser.error(f"{JUDGE_POLICY} and {PAIRS_POLICY} need --judge learned")
     started = time.process_time()
     judge = judge_data(Path(args.data), documents_slice(args.documents), systems, docs, labels) if args.judge else None
     results = run(
@@ -551,10 +659,11 @@ def main():
         policies=policies,
         judge=judge,
         expert_share=args.expert_documents,
+        pairs=PairSettings(args.pair_threshold, args.pair_pilot_waves, bool(args.pair_gold_first), args.pair_scope),
     )
     summary = means(results)
     if args.json:
-        print(json.dumps({"policies": summary}, indent=1))
+        print(json.dumps({"policies": summary, "against_fixed_3": paired(results)}, indent=1))
         return
     print(
         f"{args.crowd_spec}: {len(labels)} summaries, {sum(map(len, labels))} expert ACU labels (documents "

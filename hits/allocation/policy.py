@@ -76,19 +76,27 @@ class Policy:
             )
 
 
-def pair_posteriors(items, said, sensitivity, specificity, prior: float = 0.5, n_items: int | None = None):
+def pair_posteriors(items, said, sensitivity, specificity, prior=0.5, n_items: int | None = None):
     """P(present) per item from one row per judgment (item code, said present, the judging
-    worker's sensitivity and specificity; NaN: no estimate, FALLBACK_ACCURACY is used)."""
+    worker's sensitivity and specificity; NaN: no estimate, FALLBACK_ACCURACY is used). `prior`:
+    the batch's P(present), or one per item (a machine judge's calibrated probability: issue 43)."""
     items = np.asarray(items, dtype=np.int64)
     said = np.asarray(said, dtype=bool)
     low, high = ESTIMATE_RANGE
     sens = np.clip(np.nan_to_num(np.asarray(sensitivity, dtype=float), nan=FALLBACK_ACCURACY), low, high)
     spec = np.clip(np.nan_to_num(np.asarray(specificity, dtype=float), nan=FALLBACK_ACCURACY), low, high)
     weights = np.where(said, np.log(sens) - np.log1p(-spec), np.log1p(-sens) - np.log(spec))
-    prior = min(max(float(prior), low), high)
+    prior = np.clip(np.asarray(prior, dtype=float), low, high)
     n = int(items.max()) + 1 if n_items is None and items.size else (n_items or 0)
     log_odds = np.log(prior) - np.log1p(-prior) + np.bincount(items, weights=weights, minlength=n)
     return 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
+
+
+def open_pairs(posterior, judged, threshold: float, min_judged: int = 1):
+    """Which pairs a HIT's next place asks about (adaptive by pair, issue 43): those judged fewer
+    than `min_judged` times, and those whose posterior is not settled at `threshold`."""
+    judged = np.asarray(judged)
+    return (judged < min_judged) | ~settled(posterior, threshold)
 
 
 def settled(posterior, threshold: float):

@@ -91,6 +91,29 @@ def cross_validated(
     return {"oof": oof, "folds": fold_of, "fold_fits": fits, "fit": final}
 
 
+def calibration(oof, y) -> tuple[float, float]:
+    """Platt scaling of out-of-fold probabilities (issue 43): (slope, intercept) of the logistic
+    regression of the labels on logit(oof), so that expit(slope * logit(p) + intercept) is the
+    probability the labels bear out (a judge trained on few documents is over-confident: slope < 1).
+    One class only: (0, its log-odds), a constant."""
+    from sklearn.linear_model import LogisticRegression
+
+    p = np.clip(np.asarray(oof, dtype=float), 1e-6, 1 - 1e-6)
+    y = np.asarray(y, dtype=bool)
+    if y.min() == y.max():
+        rate = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
+        return 0.0, float(np.log(rate / (1 - rate)))
+    model = LogisticRegression(C=1e6, max_iter=1000).fit(np.log(p / (1 - p))[:, None], y)
+    return float(model.coef_[0, 0]), float(model.intercept_[0])
+
+
+def calibrated(probability, scaling: tuple[float, float]) -> np.ndarray:
+    """The probabilities under a Platt scaling from `calibration`."""
+    p = np.clip(np.asarray(probability, dtype=float), 1e-6, 1 - 1e-6)
+    slope, intercept = scaling
+    return expit(slope * np.log(p / (1 - p)) + intercept)
+
+
 def stored_model(fitted: dict, feature_names, feature_version: str, training: dict) -> dict:
     """The JSON form of a fitted model kept with its judge run."""
     return {
