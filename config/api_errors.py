@@ -1,9 +1,12 @@
 """Every REST API error as JSON: `{"error": "a clear message", "code": "...", ...}`.
 
-Validation errors add `"fields": {field: [messages]}`. The services' own refusals (an import
-that names the file and line, a refused batch, a provider that said no) become 400 with
-their message. Anything unexpected is logged and answered with a JSON 500 (re-raised with
-DEBUG on, for the debug page).
+Statuses say what happened: 400 for a request the schema refuses (malformed, a field out of
+its bounds, an unknown field), with `"fields": {field: [messages]}`; 422 for a schema-valid
+request whose contents cannot be processed (a name the dataset lacks, a rule between fields,
+a file that is not a dataset: `Unprocessable`, and the services' own refusals, `ServiceError`);
+409 (code `conflict`) for a request that conflicts with the state of what it names (publishing
+a batch that is not a draft). Anything unexpected is logged and answered with a JSON 500
+(re-raised with DEBUG on, for the debug page).
 """
 
 import logging
@@ -29,11 +32,20 @@ class TooLarge(exceptions.APIException):
 
 
 class ServiceRefused(exceptions.APIException):
-    """A service refused the request (bad options, wrong state): 400 with its message."""
+    """A service refused a well-formed request (a rule between options, a provider's no): 422 with its message."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_detail = "The request was refused."
     default_code = "refused"
+
+
+class Unprocessable(exceptions.APIException):
+    """A schema-valid request whose contents cannot be processed: a name or id the data lacks,
+    options for another provider. 422, with `fields` as a validation error has them."""
+
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_detail = "The request cannot be processed."
+    default_code = "unprocessable"
 
 
 def _messages(detail, prefix: str = "") -> list[str]:
@@ -65,39 +77,48 @@ def error_body(message: str, code: str, **extra) -> dict:
     return {"error": message, "code": code, **extra}
 
 
-def json_exception_handler(exc, context):
+def _as_api_exception(exc):
+    """Django's and the services' exceptions as the API's (others are returned as they are)."""
     if isinstance(exc, ServiceError):
-        exc = ServiceRefused(str(exc))
-    elif isinstance(exc, Http404):
-        exc = exceptions.NotFound(str(exc) or "Not found.")
-    elif isinstance(exc, PermissionDenied):
-        exc = exceptions.PermissionDenied(str(exc) or None)
-    elif isinstance(exc, RequestDataTooBig):
-        exc = TooLarge()
-    elif isinstance(exc, SuspiciousOperation):  # Django answers these with 400, not 500
-        exc = exceptions.ParseError(f"Bad request: {exc}")
+        return ServiceRefused(str(exc))
+    if isinstance(exc, Http404):
+        return exceptions.NotFound(str(exc) or "Not found.")
+    if isinstance(exc, PermissionDenied):
+        return exceptions.PermissionDenied(str(exc) or None)
+    if isinstance(exc, RequestDataTooBig):
+        return TooLarge()
+    if isinstance(exc, SuspiciousOperation):  # Django answers these with 400, not 500
+        return exceptions.ParseError(f"Bad request: {exc}")
+    return exc
 
+
+def _api_error_body(exc: exceptions.APIException) -> dict:
+    """The body of an APIException: per field (`fields`) for invalid or unprocessable input."""
+    messages = _messages(exc.detail)
+    if isinstance(exc, (exceptions.ValidationError, Unprocessable)) and isinstance(exc.detail, (dict, list)):
+        unprocessable = isinstance(exc, Unprocessable)
+        return error_body(
+            ("Not processed. " if unprocessable else "Invalid input. ")
+            + " ".join(m if m.endswith(".") else m + "." for m in messages),
+            "unprocessable" if unprocessable else "invalid",
+            fields=exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail},
+        )
+    codes = _codes(exc)
+    return error_body(
+        " ".join(messages) or str(exc.default_detail), codes if isinstance(codes, str) else exc.default_code
+    )
+
+
+def json_exception_handler(exc, context):
+    exc = _as_api_exception(exc)
     if isinstance(exc, exceptions.APIException):
         headers = {}
         if getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None):
             headers["Retry-After"] = "%d" % exc.wait  # noqa: UP031 - a %-template from elsewhere
-        codes = _codes(exc)
-        if isinstance(exc, exceptions.ValidationError):
-            messages = _messages(exc.detail)
-            data = error_body(
-                "Invalid input. " + " ".join(m if m.endswith(".") else m + "." for m in messages),
-                "invalid",
-                fields=exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail},
-            )
-        else:
-            messages = _messages(exc.detail)
-            data = error_body(
-                " ".join(messages) or str(exc.default_detail), codes if isinstance(codes, str) else exc.default_code
-            )
         set_rollback()
-        return Response(data, status=exc.status_code, headers=headers)
+        return Response(_api_error_body(exc), status=exc.status_code, headers=headers)
 
     if settings.DEBUG:
         return None  # Django's debug page shows the traceback
@@ -144,24 +165,28 @@ class ErrorSerializer(serializers.Serializer):
 
 
 _ERROR_TEXT = {
-    400: "Invalid input, or the service refused (the message says why).",
+    400: "Invalid input: outside the schema (the message and `fields` say where).",
     401: "No or invalid credentials: send `Authorization: Token <key>`.",
     403: "Signed in, but not a lead.",
     404: "Not found (an unknown id, a round of another dataset, a page past the end).",
+    409: "Conflicts with the current state of what it names (the message says which).",
     406: "The Accept header asks for a type this endpoint does not produce.",
     413: "The upload is too large.",
     415: "Unsupported request body type.",
+    422: "Valid by the schema, but its contents cannot be processed (the message says why).",
     429: "Too many attempts: wait the `Retry-After` seconds (the message says how long).",
 }
 
 
-def error_responses(*codes: int, auth: bool = True, json_key: bool = False) -> dict:
-    """`extend_schema(responses=...)` entries for `codes` (plus 401 and 403 with `auth`).
+def error_responses(*codes: int, auth: bool = True, json_key: bool = False, texts: dict | None = None) -> dict:
+    """`extend_schema(responses=...)` entries for `codes` (plus 401 and 403 with `auth`), described
+    by `texts` where given (what this endpoint's 409 or 422 means), else by the general text.
     `json_key` keys them by (code, "application/json"), for endpoints that also send files."""
     wanted = sorted({*codes, *((401, 403) if auth else ())})
+    texts = {**_ERROR_TEXT, **(texts or {})}
     return {
         ((c, "application/json") if json_key else c): OpenApiResponse(
-            ErrorSerializer, description=_ERROR_TEXT.get(c, "Error.")
+            ErrorSerializer, description=texts.get(c, "Error.")
         )
         for c in wanted
     }

@@ -33,9 +33,27 @@ def strict(serializer_class: type[serializers.Serializer]) -> type[serializers.S
     return type(serializer_class.__name__, (StrictInput, serializer_class), {"__module__": serializer_class.__module__})
 
 
+NO_NUL = "^[^\\u0000]*$"
+
+
+def _no_nul_in_strings(node) -> None:
+    """Every free-text string of a request body says it holds no NUL: DRF's CharField refuses one
+    (PostgreSQL cannot store it), so the schema must not offer it as valid."""
+    if isinstance(node, dict):
+        if node.get("type") == "string" and not {"pattern", "enum", "format"} & set(node):
+            node["pattern"] = NO_NUL
+        for value in node.values():
+            _no_nul_in_strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            _no_nul_in_strings(value)
+
+
 def closed_request_bodies(result, generator, request, public):
-    """drf-spectacular postprocessing hook: request components admit no other property."""
+    """drf-spectacular postprocessing hook: request components admit no other property, and
+    their free-text strings no NUL."""
     for name, component in result.get("components", {}).get("schemas", {}).items():
         if name.endswith("Request") and component.get("type") == "object":
             component["additionalProperties"] = False
+            _no_nul_in_strings(component)
     return result

@@ -316,7 +316,7 @@ def test_page_and_api_create_an_adaptive_batch(lead):
         {"dataset": dataset.pk, "allocation": "adaptive", "allocation_min": 5, "allocation_max": 3},
         format="json",
     )
-    assert refused.status_code == 400 and "minimum" in refused.content.decode()
+    assert refused.status_code == 422 and "minimum" in refused.content.decode()  # a rule between fields
     # the chosen policy of the simulation: summary-level from 1 place, workers at chance stopped
     chosen = api.post(
         "/api/batches/",
@@ -332,12 +332,12 @@ def test_page_and_api_create_an_adaptive_batch(lead):
     assert (chosen["allocation_min"], chosen["allocation_max_sd"], chosen["stop_after"]) == (1, 0.105, 50)
     page = client.get(reverse("batch_detail", args=[chosen["id"]])).content.decode()
     assert "standard deviation of its ACU share" in page and "No worker stopped." in page
-    for bad, word in (
-        ({"stop_after": 50}, "needs adaptive allocation"),
-        ({"allocation": "adaptive", "allocation_max_sd": 0.6}, "less than or equal to 0.49"),
+    for bad, word, status in (
+        ({"stop_after": 50}, "needs adaptive allocation", 422),  # a rule between fields
+        ({"allocation": "adaptive", "allocation_max_sd": 0.6}, "less than or equal to 0.49", 400),  # the schema's
     ):
         refused = api.post("/api/batches/", {"dataset": dataset.pk, **bad}, format="json")
-        assert refused.status_code == 400 and word in refused.content.decode(), refused.content
+        assert refused.status_code == status and word in refused.content.decode(), refused.content
 
 
 # --- the decision in the submission's transaction ---------------------------------------------

@@ -215,9 +215,13 @@ def test_token_endpoint_refuses_other_roles(role, request):
 def test_token_endpoint_with_wrong_or_missing_credentials(lead):
     client = APIClient()
     wrong = client.post("/api/token/", {"username": lead.username, "password": "nope"}, format="json")
-    assert wrong.status_code == 400 and "Unable to log in" in error_of(wrong)
+    # Well-formed credentials that match no account: 401, not the 400 of a malformed request.
+    assert wrong.status_code == 401 and "Unable to log in" in error_of(wrong)
+    assert wrong.json()["code"] == "invalid_credentials" and "fields" not in wrong.json()
+    unknown = client.post("/api/token/", {"username": "nobody-here", "password": PASSWORD}, format="json")
+    assert unknown.status_code == 401 and unknown.json() == wrong.json()  # nothing tells which one was wrong
     missing = client.post("/api/token/", {}, format="json")
-    assert missing.status_code == 400
+    assert missing.status_code == 400 and missing.json()["code"] == "invalid"
     assert set(missing.json()["fields"]) == {"username", "password"}
     assert "username: This field is required." in error_of(missing)
 
@@ -311,14 +315,14 @@ def test_import_upload_creates_the_dataset(as_role, lead):
     assert dataset.created_by == lead
 
 
-def test_bad_import_file_is_400_naming_file_and_line_and_writes_nothing(as_role, demo):
+def test_bad_import_file_is_422_naming_file_and_line_and_writes_nothing(as_role, demo):
     lines = DEMO_ROSE.read_text(encoding="utf-8").splitlines()
     broken = lines[0] + "\n" + lines[1][:-5] + "\n"  # line 2 is cut short: invalid JSON
     before = (Dataset.objects.count(), Document.objects.count(), Summary.objects.count(), Judgment.objects.count())
     response = as_role("lead").post(
         "/api/datasets/import/", {"name": "broken", "file": upload("broken.jsonl", broken.encode())}, format="multipart"
     )
-    assert response.status_code == 400
+    assert response.status_code == 422
     message = error_of(response)
     assert message.startswith("Nothing was imported.") and "broken.jsonl" in message and "line 2" in message
     body = response.json()
@@ -334,7 +338,8 @@ def test_bad_import_file_is_400_naming_file_and_line_and_writes_nothing(as_role,
 def test_import_refusals_are_json(as_role, demo, settings):
     client = as_role("lead")
     taken = client.post("/api/datasets/import/", {"name": "demo", "file": upload()}, format="multipart")
-    assert taken.status_code == 400 and "exists" in error_of(taken)
+    assert taken.status_code == 409 and "exists" in error_of(taken) and "replace=true" in error_of(taken)
+    assert taken.json()["code"] == "conflict"
     missing = client.post("/api/datasets/import/", {"name": "x", "format": "csv"}, format="multipart")
     assert missing.status_code == 400 and set(missing.json()["fields"]) == {"format", "file"}
     not_archive = client.post(
@@ -342,7 +347,12 @@ def test_import_refusals_are_json(as_role, demo, settings):
         {"name": "x", "format": "pyramid", "file": upload("p.zip", b"not a zip")},
         format="multipart",
     )
-    assert not_archive.status_code == 400 and "p.zip" in error_of(not_archive)
+    assert not_archive.status_code == 422 and "p.zip" in error_of(not_archive)
+    assert not_archive.json()["code"] == "import_failed"
+    empty = client.post("/api/datasets/import/", {"name": "x", "file": upload("e.jsonl", b"")}, format="multipart")
+    assert empty.status_code == 422 and empty.json()["code"] == "import_failed" and "e.jsonl" in error_of(empty)
+    nameless = client.post("/api/datasets/import/", {"name": " ", "file": upload()}, format="multipart")
+    assert nameless.status_code == 422 and "needs a name" in error_of(nameless)
     settings.IMPORT_UPLOAD_MAX_BYTES = 100
     too_big = client.post("/api/datasets/import/", {"name": "x", "file": upload()}, format="multipart")
     # Refused by its Content-Length before the body is read (config/limits.py).
@@ -443,29 +453,47 @@ def test_prolific_batch_keeps_its_options(as_role, demo):
     [
         ({"assignments": 12}, "assignments", "less than or equal to 9"),
         ({"assignments": 0}, "assignments", "greater than or equal to 1"),
-        ({"systems": ["no_such_system"]}, "systems", "no system 'no_such_system'"),
         ({"provider": "nobody"}, "provider", "not a valid choice"),
         ({"gold_share": 0.9}, "gold_share", "less than or equal to 0.5"),
         ({"lifetime_hours": "nan"}, "lifetime_hours", "valid number"),
         ({"budget": -1}, "budget", "greater than or equal to 0"),
-        ({"qualification_test": 12345}, "qualification_test", "no qualification test 12345"),
-        ({"mturk": {"sandbox": True}}, "mturk", "need provider mturk"),
-        ({"prolific": {"currency": "GBP"}}, "prolific", "need provider prolific"),
         ({"provider": "prolific", "prolific": {"hits_per_session": 0}}, "prolific", "greater than or equal to 1"),
         ({"provider": "mturk", "mturk": {"locales": ["USA"]}}, "mturk", "two-letter"),
-        ({"dataset": 999999}, "dataset", "No dataset with id 999999"),
     ],
 )
-def test_invalid_batch_options_are_400_json(payload, field, fragment, as_role, demo):
+def test_batch_options_outside_the_schema_are_400_json(payload, field, fragment, as_role, demo):
     body = {"dataset": demo.pk, **payload}
     response = as_role("lead").post("/api/batches/", body, format="json")
     assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
     assert fragment in error_of(response)
     assert field in response.json()["fields"]
     assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()
 
 
-def test_batch_service_refusals_are_400_json(as_role, demo):
+@pytest.mark.parametrize(
+    "payload, field, fragment",
+    [
+        ({"systems": ["no_such_system"]}, "systems", "no system 'no_such_system'"),
+        ({"qualification_test": 12345}, "qualification_test", "no qualification test 12345"),
+        ({"mturk": {"sandbox": True}}, "mturk", "need provider mturk"),
+        ({"prolific": {"currency": "GBP"}}, "prolific", "need provider prolific"),
+        ({"dataset": 999999}, "dataset", "No dataset with id 999999"),
+    ],
+)
+def test_schema_valid_batch_options_the_data_lacks_are_422_json(payload, field, fragment, as_role, demo):
+    """Names and ids the dataset does not hold, options for another provider: valid by the
+    schema, so not a 400, but nothing the server can make a batch of."""
+    body = {"dataset": demo.pk, **payload}
+    response = as_role("lead").post("/api/batches/", body, format="json")
+    assert response.status_code == 422
+    assert response.json()["code"] == "unprocessable"
+    assert fragment in error_of(response) and error_of(response).startswith("Not processed.")
+    assert field in response.json()["fields"]
+    assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()
+
+
+def test_batch_service_refusals_are_422_json(as_role, demo):
     client = as_role("lead")
     gap = client.post(
         "/api/batches/",
@@ -475,13 +503,19 @@ def test_batch_service_refusals_are_400_json(as_role, demo):
         },
         format="json",
     )
-    assert gap.status_code == 400 and error_of(gap) == "Pay buckets: buckets 1–5 and 9+ overlap or leave a gap."
+    assert gap.status_code == 422 and error_of(gap) == "Pay buckets: buckets 1–5 and 9+ overlap or leave a gap."
     assert gap.json()["code"] == "refused"
+    bounds = client.post(
+        "/api/batches/",
+        {"dataset": demo.pk, "allocation": "adaptive", "allocation_min": 5, "allocation_max": 3},
+        format="json",
+    )
+    assert bounds.status_code == 422 and bounds.json()["code"] == "refused" and "Allocation" in error_of(bounds)
     from annotation.models import Reference
 
     Reference.objects.filter(document__dataset=demo).update(status=Reference.Status.IN_REVIEW)
     nothing = client.post("/api/batches/", {"dataset": demo.pk}, format="json")
-    assert nothing.status_code == 400 and "No summary of an approved reference" in error_of(nothing)
+    assert nothing.status_code == 422 and "No summary of an approved reference" in error_of(nothing)
     garbled = client.post("/api/batches/", "{not json", content_type="application/json")
     assert garbled.status_code == 400 and "JSON parse error" in error_of(garbled)
     assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()
@@ -497,12 +531,13 @@ def test_publish_in_house_batch_in_process(as_role, draft, eager_celery):
     draft.refresh_from_db()
     assert draft.status == Batch.Status.PUBLISHED and draft.published_at is not None
     again = client.post(f"/api/batches/{draft.pk}/publish/")
-    assert again.status_code == 400 and error_of(again) == "The batch is already published."
+    assert again.status_code == 409 and error_of(again) == "The batch is already published."
+    assert again.json()["code"] == "conflict" and again.json()["batch"] == draft.pk
     status = client.get(f"/api/batches/{draft.pk}/").json()
     assert status["status"] == "published" and status["progress"]["left"] == status["progress"]["places"]
 
 
-def test_publish_failure_is_400_and_the_batch_stays_resumable(as_role, draft, eager_celery, monkeypatch):
+def test_publish_failure_is_422_and_the_batch_stays_resumable(as_role, draft, eager_celery, monkeypatch):
     from hits.provider_interface import ProviderError
     from hits.providers.inhouse import InHouseProvider
 
@@ -511,7 +546,7 @@ def test_publish_failure_is_400_and_the_batch_stays_resumable(as_role, draft, ea
 
     monkeypatch.setattr(InHouseProvider, "publish", refuse)
     response = as_role("lead").post(f"/api/batches/{draft.pk}/publish/")
-    assert response.status_code == 400
+    assert response.status_code == 422 and response.json()["code"] == "refused"
     assert "the provider is down" in error_of(response) and "publish again to resume" in error_of(response)
     draft.refresh_from_db()
     assert draft.status == Batch.Status.PUBLISHING and "the provider is down" in draft.last_error
@@ -529,7 +564,7 @@ def test_publish_with_a_broker_is_queued_202(as_role, draft, django_capture_on_c
 def test_imported_round_cannot_be_published(as_role, demo):
     imported = demo.batches.get(kind=Batch.Kind.IMPORTED)
     response = as_role("lead").post(f"/api/batches/{imported.pk}/publish/")
-    assert response.status_code == 400
+    assert response.status_code == 409 and response.json()["code"] == "conflict"
     assert error_of(response) == "Only a crowd batch is published; this round holds Imported labels."
     assert as_role("lead").post("/api/batches/999999/publish/").status_code == 404
 

@@ -90,3 +90,25 @@ def test_an_amount_outside_the_money_pattern_is_refused(client, amount):
     dataset = demo_dataset()
     response = client.post("/api/batches/", {"dataset": dataset.pk, "budget": amount}, format="json")
     assert response.status_code == 400 and "budget" in response.json()["fields"]
+
+
+@pytest.mark.parametrize(
+    "path, method, statuses",
+    [
+        ("/api/token/", "post", {"400", "401", "403", "429"}),
+        ("/api/datasets/import/", "post", {"400", "409", "413", "415", "422"}),
+        ("/api/datasets/{dataset_id}/judge-runs/", "post", {"400", "404", "422"}),
+        ("/api/batches/", "post", {"400", "422"}),
+        ("/api/batches/{batch_id}/publish/", "post", {"404", "409", "422"}),
+    ],
+)
+def test_schema_valid_requests_the_server_cannot_act_on_have_their_own_statuses_in_the_schema(
+    schema, path, method, statuses
+):
+    """Wrong credentials (401), a state conflict (409), contents that cannot be processed (422):
+    each declared where it can happen, with the error body, so a client need not read a 400 as
+    "my request was malformed" when it was not."""
+    responses = schema["paths"][path][method]["responses"]
+    assert statuses <= set(responses), (path, sorted(responses))
+    for status in statuses:
+        assert responses[status]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")

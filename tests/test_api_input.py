@@ -51,7 +51,7 @@ def test_batch_create_refuses_unknown_fields_and_creates_nothing(client, demo, e
     body = refused_naming(response, path[-1])
     node = body["fields"]
     for key in path:
-        node = node[int(key)] if key.isdigit() else node[key]
+        node = node[key]  # a list's items by their index, as strings (JSON object keys)
     assert node[0].startswith("Unknown field; this object takes ")
     if path == ["pay_buckets"]:  # the message names the field meant
         assert "buckets" in node[0].removeprefix("Unknown field")

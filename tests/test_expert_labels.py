@@ -164,7 +164,7 @@ def test_a_test_of_another_dataset_is_offered_only_when_its_lead_shares_it(clien
     refused = client.post(
         "/api/batches/", {"dataset": b.pk, "qualification_test": test.pk}, content_type="application/json"
     )
-    assert refused.status_code == 400 and "qualification_test" in refused.json()["fields"]
+    assert refused.status_code == 422 and "qualification_test" in refused.json()["fields"]
     assert not Batch.objects.filter(dataset=b).exists()
 
     client.post(reverse("qualification_shared", args=[test.pk]), {"shared": "1"})
@@ -293,9 +293,9 @@ def test_every_page_that_names_a_round_opens_for_an_expert_round(client, lead, a
     assert client.get(f"/api/batches/{batch.pk}/").status_code == 200
     assert client.get(reverse("dataset_detail", args=[dataset.pk])).status_code == 200
     cost = client.get(f"/api/batches/{batch.pk}/cost/")
-    assert cost.status_code == 400 and "this round is not a crowd batch" in cost.json()["error"]
+    assert cost.status_code == 409 and "this round is not a crowd batch" in cost.json()["error"]
     refused = client.post(f"/api/batches/{batch.pk}/publish/")
-    assert refused.status_code == 400
+    assert refused.status_code == 409 and refused.json()["code"] == "conflict"
     assert refused.json()["error"] == "Only a crowd batch is published; this round holds Expert labels (made here)."
 
 

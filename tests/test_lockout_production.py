@@ -76,7 +76,7 @@ def test_wrong_passwords_then_the_right_one_is_refused_on_the_sign_in_page(produ
 @pytest.mark.parametrize("spelling", [str, fullwidth], ids=["as-is", "fullwidth"])
 def test_wrong_passwords_then_the_right_one_is_refused_on_the_token_endpoint(production_form, client, lead, spelling):
     for i in range(WRONG):
-        assert _token(client, spelling(lead.username), "wrong", f"10.3.0.{i + 1}").status_code in (400, 429)
+        assert _token(client, spelling(lead.username), "wrong", f"10.3.0.{i + 1}").status_code in (401, 429)
     refused = _token(client, lead.username, PASSWORD, "10.4.0.1")
     assert (refused.status_code, "token" in refused.json()) == (429, False), refused.json()
     assert "Too many failed sign-ins" in refused.json()["detail"] and int(refused["Retry-After"]) > 0

@@ -1,8 +1,9 @@
 """REST API for leads: crowd batches (list, create, status, cost, publish).
 
 Thin views over `hits.batches` and `hits.tasks`, the services the batch pages use.
-Security behavior: leads only (the default permission `IsLead`). Refusals of the services
-(BatchError, ProviderError) come back as 400 JSON with their message.
+Security behavior: leads only (the default permission `IsLead`). Input outside the schema is a 400;
+names the dataset lacks and refusals of the services (BatchError, ProviderError) are 422 JSON with
+their message; publishing a batch that is not a draft is a 409.
 """
 
 from django.shortcuts import get_object_or_404
@@ -12,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Dataset
-from config.api_errors import error_body, error_responses
+from config.api_errors import Unprocessable, error_body, error_responses
 from config.api_input import StrictInput, strict
 from config.dispatch import dispatch
 from config.json_body import BoundedJSONParser
@@ -232,7 +233,7 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
     provider = serializers.ChoiceField(choices=[], default="inhouse")
     assignments = batch_serializer_field("assignments")
     systems = serializers.ListField(
-        child=serializers.CharField(max_length=200),
+        child=serializers.CharField(max_length=200, allow_blank=True),  # blank: no such system (422)
         required=False,
         default=list,
         max_length=1000,
@@ -257,10 +258,11 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
     allocation_threshold = batch_serializer_field("allocation_threshold")
     allocation_max_sd = batch_serializer_field("allocation_max_sd")
     stop_after = batch_serializer_field("stop_after")
-    buckets = BucketSerializer(
-        many=True,
+    # A ListField (not many=True): its length bounds reach the schema as minItems and maxItems.
+    buckets = serializers.ListField(
+        child=BucketSerializer(),
         required=False,
-        allow_empty=False,
+        min_length=1,
         max_length=100,
         help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.",
     )
@@ -274,16 +276,19 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
             if name not in self.fields:
                 self.fields[name] = options_class(required=False, help_text=f"Only with provider {name}.")
 
-    def validate(self, data):
+    def resolve(self) -> dict:
+        """The validated input with its names and ids resolved to the dataset's rows, after the
+        rules between fields: the schema cannot state these, so a miss is a 422 naming the field."""
+        data = dict(self.validated_data)
         dataset = Dataset.objects.filter(pk=data["dataset"]).first()
         if dataset is None:
-            raise serializers.ValidationError({"dataset": [f"No dataset with id {data['dataset']}."]})
+            raise Unprocessable({"dataset": [f"No dataset with id {data['dataset']}."]})
         data["dataset"] = dataset
         names = list(dict.fromkeys(data.get("systems") or []))
         systems = list(dataset.systems.filter(name__in=names))
         unknown = sorted(set(names) - {s.name for s in systems})
         if unknown:
-            raise serializers.ValidationError(
+            raise Unprocessable(
                 {"systems": [f"Dataset {dataset.name!r} has no system {', '.join(map(repr, unknown))}."]}
             )
         data["systems"] = systems
@@ -291,7 +296,7 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
         if test_id is not None:
             test = selectors.tests_for_batches(dataset).filter(pk=test_id).first()
             if test is None:
-                raise serializers.ValidationError(
+                raise Unprocessable(
                     {
                         "qualification_test": [
                             f"Dataset {dataset.name!r} has no qualification test {test_id} "
@@ -302,7 +307,7 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
             data["qualification_test"] = test
         for name in PROVIDER_OPTIONS:
             if name in data and data["provider"] != name:
-                raise serializers.ValidationError({name: [f"{name} options need provider {name}."]})
+                raise Unprocessable({name: [f"{name} options need provider {name}."]})
         options_class = PROVIDER_OPTIONS.get(data["provider"])
         if options_class is None:
             data["provider_config"] = {}
@@ -357,12 +362,24 @@ class BatchListCreate(generics.ListAPIView):
         "A rating batch (protocol prior, ref_free or ref_based): one HIT per document, every summary of it "
         "rated 1-5, the ratings collected in the rating round named. Check the cost, then publish.",
         request=BatchCreateInput,
-        responses={201: BatchDetailSerializer, **error_responses(400)},
+        responses={
+            201: BatchDetailSerializer,
+            **error_responses(
+                400,
+                422,
+                texts={
+                    422: "Valid by the schema, but not for this dataset or these settings: a system, qualification "
+                    "test or dataset it does not hold, provider options for another provider (code `unprocessable`, "
+                    "with `fields`), or a rule between fields (code `refused`: pay buckets that overlap, allocation "
+                    "bounds, no approved summary with ACUs to make HITs of)."
+                },
+            ),
+        },
     )
     def post(self, request):
         form = BatchCreateInput(data=request.data)
         form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
+        data = form.resolve()
         batch = batches.create_batch(
             dataset=data["dataset"],
             spec=BatchSpec.from_data(data, provider_config=data["provider_config"]),
@@ -408,7 +425,10 @@ class CostSerializer(serializers.Serializer):
 class BatchCost(APIView):
     @extend_schema(
         summary="Cost estimate by pay bucket, with the provider's fees",
-        responses={200: CostSerializer, **error_responses(400, 404)},
+        responses={
+            200: CostSerializer,
+            **error_responses(400, 404, 409, texts={409: "The round is not a crowd batch (code `conflict`)."}),
+        },
     )
     def get(self, request, batch_id: int):
         batch = get_object_or_404(Batch, pk=batch_id)
@@ -416,10 +436,10 @@ class BatchCost(APIView):
             return Response(
                 error_body(
                     f"{batch.get_kind_display()} have no cost: this round is not a crowd batch.",
-                    "refused",
+                    "conflict",
                     batch=batch.pk,
                 ),
-                status=status.HTTP_400_BAD_REQUEST,
+                status=status.HTTP_409_CONFLICT,
             )
         return Response(CostSerializer({"batch": batch.pk, **batches.cost_estimate(batch)}).data)
 
@@ -436,26 +456,36 @@ class BatchPublish(APIView):
         operation_id="batches_publish",
         summary="Publish a draft batch (or resume an interrupted publication)",
         description="200 when published in process; 202 when handed to the task queue (poll the batch for "
-        "`status` and `publishing`); 400 with the message when the provider or the batch refused "
-        "(the batch stays resumable: publish again).",
+        "`status` and `publishing`); 409 when the batch is not a draft (already published, or a round that "
+        "is not a crowd batch); 422 with the message when the provider or the batch refused (the batch "
+        "stays resumable: publish again).",
         request=None,
         responses={
             200: PublishResultSerializer,
             202: PublishResultSerializer,
-            **error_responses(400, 404),
+            **error_responses(
+                400,
+                404,
+                409,
+                422,
+                texts={
+                    409: "The batch is not a draft: already published, stopped or complete, or a round that is "
+                    "not a crowd batch (code `conflict`).",
+                    422: "The batch or its provider refused: no HITs, over its budget, the provider said no or "
+                    "could not be reached (code `refused`; publish again to resume).",
+                },
+            ),
         },
     )
     def post(self, request, batch_id: int):
         batch = get_object_or_404(Batch, pk=batch_id)
         # The publishing task checks again; these checks answer at once when it would be queued.
         if batch.kind != Batch.Kind.CROWD:
-            return Response(
-                error_body(batches.NOT_PUBLISHABLE.format(kind=batch.get_kind_display()), "refused", batch=batch.pk),
-                status=400,
-            )
+            message = batches.NOT_PUBLISHABLE.format(kind=batch.get_kind_display())
+            return Response(error_body(message, "conflict", batch=batch.pk), status=status.HTTP_409_CONFLICT)
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             message = f"The batch is already {batch.get_status_display().lower()}."
-            return Response(error_body(message, "refused", batch=batch.pk), status=400)
+            return Response(error_body(message, "conflict", batch=batch.pk), status=status.HTTP_409_CONFLICT)
         ran, outcome = dispatch(tasks.publish_batch, batch.pk)
         if not ran:
             body = {
@@ -465,7 +495,8 @@ class BatchPublish(APIView):
             }
             return Response(body, status=status.HTTP_202_ACCEPTED)
         if outcome != "published":
-            return Response(error_body(str(outcome), "refused", batch=batch.pk), status=status.HTTP_400_BAD_REQUEST)
+            body = error_body(str(outcome), "refused", batch=batch.pk)
+            return Response(body, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         body = {
             "outcome": "published",
             "message": "Published: workers can take its HITs now.",
@@ -487,9 +518,14 @@ class BatchSync(APIView):
         summary="Sync the batch with its provider now",
         description="Runs the batch's provider sync at once (MTurk assignments, Prolific submissions; decisions taken "
         "at the provider reach the ledger once) and answers with what changed. In-house batches have "
-        "nothing to sync. 400 with the provider's message when it cannot be reached.",
+        "nothing to sync. 422 with the provider's message when it refused or cannot be reached.",
         request=None,
-        responses={200: SyncResultSerializer, **error_responses(400, 404)},
+        responses={
+            200: SyncResultSerializer,
+            **error_responses(
+                400, 404, 422, texts={422: "The provider refused or could not be reached (code `refused`)."}
+            ),
+        },
     )
     def post(self, request, batch_id: int):
         batch = get_object_or_404(Batch, pk=batch_id)

@@ -18,7 +18,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.importing import DatasetImportError
+from annotation.importing import DatasetExists, DatasetImportError
 from annotation.models import ACU, Dataset, Document, Summary, System
 from annotation.uploads import FORMAT_CHOICES, upload_too_large
 from config import lockout
@@ -41,8 +41,14 @@ class TokenSerializer(serializers.Serializer):
 class Credentials(StrictInput, AuthTokenSerializer):
     """A username and password; the username folded as the sign-in page folds it (NFKC)."""
 
+    # Blank after trimming matches no account: a 401 as any other wrong username, not a 400.
+    username = serializers.CharField(label="Username", write_only=True, allow_blank=True)
+
     def validate_username(self, value: str) -> str:
         return lockout.fold_username(value)
+
+
+WRONG_CREDENTIALS = "Unable to log in with provided credentials: the username and password match no active account."
 
 
 class LeadAuthToken(APIView):
@@ -59,7 +65,21 @@ class LeadAuthToken(APIView):
         summary="Get your API token",
         tags=["auth"],
         request=Credentials,
-        responses={200: TokenSerializer, **error_responses(400, 403, 429, auth=False)},
+        responses={
+            200: TokenSerializer,
+            **error_responses(
+                400,
+                401,
+                403,
+                429,
+                auth=False,
+                texts={
+                    400: "A username or password missing or outside the schema (`fields` names it).",
+                    401: "The username and password do not match an active account (code `invalid_credentials`).",
+                    403: "The account is not a lead's.",
+                },
+            ),
+        },
         auth=[],
     )
     def post(self, request):
@@ -73,6 +93,11 @@ class LeadAuthToken(APIView):
                     {"ok": False, "error": message, "detail": message, "code": "locked_out"},
                     status=status.HTTP_429_TOO_MANY_REQUESTS,
                     headers={"Retry-After": str(wait)},
+                )
+            if set(serializer.errors) == {"non_field_errors"}:
+                # Both fields were well formed, so the credentials themselves were wrong.
+                return Response(
+                    error_body(WRONG_CREDENTIALS, "invalid_credentials"), status=status.HTTP_401_UNAUTHORIZED
                 )
             raise serializers.ValidationError(serializer.errors)
         user = serializer.validated_data["user"]
@@ -191,14 +216,18 @@ class DatasetDetail(generics.RetrieveAPIView):
 
 
 class DatasetImportInput(StrictInput, serializers.Serializer):
-    name = serializers.CharField(max_length=100, help_text="A short unique name, e.g. realsumm or cnndm-test.")
+    # Blank (after trimming) is valid by the schema: the import refuses a nameless dataset (422).
+    name = serializers.CharField(
+        max_length=100, allow_blank=True, help_text="A short unique name, e.g. realsumm or cnndm-test."
+    )
     format = serializers.ChoiceField(
         choices=FORMAT_CHOICES,
         default="rose",
         help_text="rose: a RoSE JSONL file (.jsonl); pyramid: a pyramid folder as .zip or .tar.gz; "
         "rose-protocols: RoSE's protocol-comparison .json with its ratings.",
     )
-    file = serializers.FileField(help_text="The dataset file.")
+    # An empty file is valid by the schema (a binary of any length): the import refuses it (422).
+    file = serializers.FileField(allow_empty_file=True, help_text="The dataset file.")
     replace = serializers.BooleanField(
         default=False, help_text="Overwrite a dataset of the same name (refused when it holds crowd batches)."
     )
@@ -219,8 +248,8 @@ class ImportResultSerializer(serializers.Serializer):
 
 @method_decorator(large_upload, name="dispatch")
 class DatasetImport(APIView):
-    """Upload a dataset (multipart). All or nothing: a bad file is refused with one message
-    naming the file, the line and the problem, and nothing is written."""
+    """Upload a dataset (multipart). All or nothing: a file whose contents are not a dataset is
+    refused (422) with one message naming the file, the line and the problem, and nothing is written."""
 
     parser_classes = [parsers.MultiPartParser, parsers.FormParser]
 
@@ -229,7 +258,21 @@ class DatasetImport(APIView):
         summary="Import a dataset (upload)",
         tags=["datasets"],
         request={"multipart/form-data": DatasetImportInput},
-        responses={201: ImportResultSerializer, **error_responses(400, 413, 415)},
+        responses={
+            201: ImportResultSerializer,
+            **error_responses(
+                400,
+                409,
+                413,
+                415,
+                422,
+                texts={
+                    409: "A dataset of that name exists and `replace` was not set (code `conflict`).",
+                    422: "The file's contents are not a dataset of its format (code `import_failed`, with the "
+                    "`file` and `line` at fault); nothing was written.",
+                },
+            ),
+        },
     )
     def post(self, request):
         form = DatasetImportInput(data=request.data)
@@ -239,9 +282,12 @@ class DatasetImport(APIView):
             summary = import_upload(
                 data["file"], name=data["name"], fmt=data["format"], replace=data["replace"], created_by=request.user
             )
+        except DatasetExists as exc:
+            message = f"Nothing was imported: {exc}. Choose another name, or send replace=true to overwrite it."
+            return Response(error_body(message, "conflict"), status=status.HTTP_409_CONFLICT)
         except DatasetImportError as exc:
             body = error_body(f"Nothing was imported. {exc}", "import_failed", file=exc.file, line=exc.line)
-            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+            return Response(body, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         dataset = get_object_or_404(datasets_with_counts(), pk=summary.dataset_id)
         result = {
             "message": str(summary),

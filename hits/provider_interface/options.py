@@ -120,10 +120,11 @@ def serializer_field(option: Option) -> serializers.Field:
             **common,
         )
     if option.kind == "codes":
+        # Anchored without a group where the pattern has no alternation: Schemathesis merges the
+        # length bounds into a pattern and repeats a trailing group ("^(?:[A-Za-z]{2}){2}$").
+        regex = f"^(?:{option.pattern})$" if "|" in option.pattern else f"^{option.pattern}$"
         return serializers.ListField(
-            child=serializers.RegexField(
-                f"^(?:{option.pattern})$", max_length=64, error_messages={"invalid": _invalid(option)}
-            ),
+            child=serializers.RegexField(regex, max_length=64, error_messages={"invalid": _invalid(option)}),
             default=list(option.default),
             max_length=option.max_items,
             **common,

@@ -153,9 +153,23 @@ class DatasetJudgeRuns(APIView):
     @extend_schema(
         summary="Start a judge run (a machine round)",
         description="201 when it ran in process (no broker), 202 when queued (poll the run for `progress`), "
-        "400 when the judge cannot run here (missing packages or model, no endpoint) or the input is invalid.",
+        "400 when the input is outside the schema, 422 when the judge cannot run here (missing packages or "
+        "model, no endpoint) or the dataset has nothing for it to judge.",
         request=StartJudgeRunSerializer,
-        responses={201: JudgeRunSerializer, 202: JudgeRunSerializer, **error_responses(400, 404)},
+        responses={
+            201: JudgeRunSerializer,
+            202: JudgeRunSerializer,
+            **error_responses(
+                400,
+                404,
+                422,
+                texts={
+                    422: "The judge cannot run here (its packages, model or LLM endpoint are missing on this "
+                    "server; a `model_from` run that is not a finished learned run) or the dataset has no ACUs "
+                    "(code `refused`)."
+                },
+            ),
+        },
     )
     def post(self, request, dataset_id: int):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
@@ -176,7 +190,7 @@ class DatasetJudgeRuns(APIView):
         try:
             run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
         except JudgeRunError as exc:
-            return Response(error_body(str(exc), "refused"), status=status.HTTP_400_BAD_REQUEST)
+            return Response(error_body(str(exc), "refused"), status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         ran = start_run(run)
         run.refresh_from_db()
         return Response(

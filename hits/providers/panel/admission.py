@@ -1,10 +1,10 @@
 """Who may start a panel session (issue 45 item 5): the per-study link alone lets anyone name any
 participant id, so a study can ask for more, either or both of:
 
-- the panel's own signature: where the panel signs its redirect (a Qualtrics survey flow, a
-  panel with signed study links), the lead stores its secret as `signature_secret`; the study
-  link is then let in only with `signature_parameter` (default `sig`) set to the hex
-  HMAC-SHA256 of the participant id under that secret;
+- a signature: the lead stores a secret as `signature_secret`; the study link is then let in
+  only with `signature_parameter` (default `sig`) set to the hex HMAC-SHA256 of the participant
+  id under that secret. The format is ours: neither Qualtrics nor CloudResearch Connect signs the
+  links they send participants to (docs/providers.md says how a Qualtrics survey can send it);
 - a list of ids the lead uploads: only listed ids get a session link, and a link made before the
   list was uploaded no longer opens the session of an unlisted id.
 

@@ -41,17 +41,18 @@ OPTIONS: tuple[Option, ...] = (
         "signature_secret",
         "text",
         "",
-        "panel's signing secret",
+        "signing secret",
         max_length=128,
-        help="Optional: where the panel signs its redirect, its secret; only links whose signature parameter is the "
-        "hex HMAC-SHA256 of the participant id under it are let in.",
+        help="Optional: a secret shared with what makes the participants' links (Qualtrics and Connect sign no "
+        "links themselves: a Qualtrics Web Service element can, see docs/providers.md); only links whose "
+        "signature parameter is the hex HMAC-SHA256 of the participant id under it are let in.",
     ),
     Option(
         "signature_parameter",
         "text",
         "sig",
         "signature parameter",
-        help="The query parameter that carries the panel's signature (with a signing secret).",
+        help="The query parameter that carries the signature (with a signing secret).",
     ),
     Option(
         "screened_out_url",
