@@ -272,3 +272,12 @@ def test_a_reason_or_time_clause_inside_a_report_is_reported_too():
     ]:
         drafts = draft_sentence(sentence)
         assert len(drafts) == 1, (sentence, drafts)
+
+
+def test_an_age_owning_the_subject_is_the_person_named_before():
+    drafts = draft_reference(["Tom Lee was jailed .", "The 65-year - old 's case expired in October ."])[1]
+    assert drafts == ["Tom Lee 's case expired in October.", "Tom Lee is the 65-year - old."]
+    # another owner is no one named before
+    assert draft_reference(["Tom Lee was jailed .", "The judge 's ruling was praised ."])[1] == [
+        "The judge 's ruling was praised."
+    ]

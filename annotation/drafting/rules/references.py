@@ -261,6 +261,9 @@ def subject_person(subject: list[Token], sentence: str, known: Entities) -> tupl
     first = subject[0]
     if len(subject) == 1 and first.lower in {"he", "she"}:
         return (0, 1, known.person), None
+    owner = next((k for k, t in enumerate(subject) if t.lower == "'s"), None)
+    if owner is not None and subject[owner - 1].lower == "old" and owner + 1 < len(subject):
+        subject = subject[:owner]  # "The 37-year - old 's foundation": the age names the owner
     if (
         len(subject) <= 6
         and person_head(subject)
