@@ -115,15 +115,24 @@ def place_facts(tokens: list[Token], sentence: str) -> list[str]:
         region_end = name_run(tokens, town_end + 1)
         if region_end == town_end + 1:
             continue
-        after = tokens[region_end] if region_end < len(tokens) else None
-        if after is not None and (
-            after.lower in {"and", "or", "&"} or after.text == "," and list_follows(tokens, region_end)
-        ):
-            continue  # "in Italy , Spain and Turkey": a list of places
+        if not place_ends(tokens, region_end):
+            continue
         town = text_of(tokens[i + 1 : town_end], sentence)
         region = text_of(tokens[town_end + 1 : region_end], sentence)
         out.append(f"{town} is in {region}")
     return out
+
+
+def place_ends(tokens: list[Token], k: int) -> bool:
+    """The phrase "Town , Region" ends at tokens[k]: the sentence ends, or punctuation or a
+    preposition follows; not a list ("in Italy , Spain and Turkey"), not a subject with its verb
+    ("in London , Scotland Yard said": the name after the comma is the speaker)."""
+    after = tokens[k] if k < len(tokens) else None
+    if after is None or after.text in {".", ";", ":", "-", ")"}:
+        return True
+    if after.text == ",":
+        return not list_follows(tokens, k)
+    return after.lower in PREPOSITIONS and not after.capitalised
 
 
 def list_follows(tokens: list[Token], comma: int) -> bool:
