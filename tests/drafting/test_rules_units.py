@@ -194,6 +194,8 @@ def test_a_second_participle_after_a_passive_shares_its_auxiliary_only_when_it_m
         "The pair met in a park.",
     ]
     assert draft_sentence("The coach was sacked and went home .") == ["The coach was sacked.", "The coach went home."]
+    # an agent makes it passive, even for a verb that is active elsewhere ("met in a park")
+    assert "The mayor was met by protesters." in draft_sentence("The mayor was booed and met by protesters .")
     # "charged with murder": charged by the police, or charging someone? It stays whole
     assert draft_sentence("The man was arrested on Tuesday and charged with murder .") == [
         "The man was arrested on Tuesday and charged with murder."

@@ -254,6 +254,8 @@ def participle_reading(right: list[Token], k: int) -> str | None:
     word = right[k].lower
     tags = past_tags(word)
     nxt = right[k + 1] if k + 1 < len(right) else None
+    if nxt is not None and nxt.lower == "by" and "VBN" in tags:
+        return "passive"  # "was booed and met by protesters": an agent
     if tags == {"VBD"} or lemma_of(word) in COLLECTIVE_VERBS | INTRANSITIVE:
         return "active"
     if nxt is not None and nxt.lower in {"the", "a", "an", "his", "her", "their", "him", "them", "its"}:
