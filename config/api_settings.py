@@ -47,6 +47,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["config.api_permissions.IsLead"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # No deep links: Swagger UI draws each operation's path as a link inside the button that opens
+    # it, a control inside a control (axe-core: nested-interactive). No syntax colours: its theme's
+    # red on grey is below WCAG AA contrast.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False, "syntaxHighlight": False},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Unknown input fields are refused (config/api_input.py): request bodies say so.
