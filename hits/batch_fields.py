@@ -18,7 +18,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from config.errors import ServiceError
-from hits.allocation.policy import ADAPTIVE, KINDS, PILOT_MIN, PILOT_SHARE, Policy
+from hits.allocation.policy import ADAPTIVE, ADAPTIVE_KINDS, KINDS, PAIRS, PILOT_MIN, PILOT_SHARE, Policy
 from hits.money import DEFAULT_BUCKETS, Bucket, MoneyError, cents, check_buckets, parse_money
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.ratings import ACU, MAX_INSTRUCTIONS, PROTOCOLS
@@ -173,7 +173,10 @@ FIELDS = {
             choices=KINDS,
             optional=True,
             help="fixed: every HIT gets the assignments above; adaptive: a HIT starts with the minimum and gets "
-            "one more place, up to the maximum, while any of its ACUs is unsettled.",
+            "one more place, up to the maximum, while any of its ACUs is unsettled; pairs (adaptive by ACU, in-house): "
+            "a HIT starts with the minimum and, while any of the summary's ACUs is unsettled, a new worker is asked "
+            "only those ACUs, up to the maximum places per summary (each such place paid by the bucket of the ACUs it "
+            "shows; gold HITs keep the assignments).",
         ),
         BatchField(
             "allocation_min", "int", "Adaptive: first places per HIT", 2, min=1, max=MAX_ASSIGNMENTS, optional=True
@@ -204,6 +207,18 @@ FIELDS = {
             f"Empty: a batch of {3 * PILOT_MIN} HITs or more sets it from its pilot (its first HITs, one in {PILOT_SHARE}, "
             f"at least {PILOT_MIN}, worked at the assignments per HIT above; until then every HIT gets "
             "those); a smaller batch settles each ACU at the posterior above.",
+        ),
+        BatchField(
+            "allocation_judge_run",
+            "int",
+            "Pairs: prior from judge run",
+            None,
+            min=1,
+            max=2**31 - 1,
+            optional=True,
+            help="Optional, pairs allocation only: the id of a finished, calibrated judge run of this dataset; its "
+            "probability that an ACU is present is that pair's prior, which the workers' answers then update (e.g. "
+            "the learned judge trained on your gold documents). Empty: every pair starts at the batch's prior.",
         ),
         BatchField(
             "stop_after",
@@ -246,6 +261,7 @@ class BatchSpec:
     allocation_max: int = FIELDS["allocation_max"].default
     allocation_threshold: float = FIELDS["allocation_threshold"].default
     allocation_max_sd: float | None = FIELDS["allocation_max_sd"].default
+    allocation_judge_run: int | None = FIELDS["allocation_judge_run"].default
     stop_after: int | None = FIELDS["stop_after"].default
     buckets: tuple[Bucket, ...] = ()
     provider_config: dict = field(default_factory=dict)
@@ -257,8 +273,14 @@ class BatchSpec:
             policy = self.policy
         except ValueError as exc:
             raise BatchError(f"Allocation: {exc}.") from None
-        if self.stop_after is not None and policy.kind != ADAPTIVE:
+        if self.stop_after is not None and policy.kind not in ADAPTIVE_KINDS:
             raise BatchError("Stopping workers at chance needs adaptive allocation (its worker estimates).")
+        if self.allocation_judge_run is not None and policy.kind != PAIRS:
+            raise BatchError("A judge run as the prior needs pairs allocation (adaptive by ACU).")
+        if policy.kind == PAIRS and self.provider != "inhouse":
+            raise BatchError(
+                "Pairs allocation (adaptive by ACU) needs the in-house provider: its follow-up HITs are made as answers arrive."
+            )
         try:
             provider = get_provider(self.provider)
         except ProviderError as exc:
@@ -303,7 +325,7 @@ RATING_BUCKETS = [(1, 6, Decimal("1.00")), (7, 12, Decimal("2.00")), (13, None, 
 
 def _check_rating(spec: BatchSpec, policy: Policy) -> None:
     """A rating batch has fixed places and no gold (its HITs have no known answers)."""
-    if policy.kind == ADAPTIVE or spec.stop_after is not None:
+    if policy.kind in ADAPTIVE_KINDS or spec.stop_after is not None:
         raise BatchError("A rating batch has fixed allocation: every summary gets the assignments per HIT.")
     if spec.gold_share:
         raise BatchError("A rating batch has no gold HITs: set the gold share to 0.")
@@ -363,6 +385,7 @@ QUALITY_AND_ALLOCATION = (
     "allocation_max",
     "allocation_threshold",
     "allocation_max_sd",
+    "allocation_judge_run",
     "stop_after",
 )
 

@@ -201,8 +201,9 @@ class Batch(models.Model):
     # `adaptive` (allocation_min first, one more per decision while an ACU of the HIT is
     # unsettled at allocation_threshold, up to allocation_max; hits/places.py opens them). The
     # labels are the values, as in the batch field spec (one enum in the API schema).
+    # `pairs` (adaptive by ACU, hits/allocation/service.py decide_pairs): follow-up HITs ask new workers only a summary's open ACUs.
     allocation = models.CharField(
-        max_length=10, choices=[("fixed", "fixed"), ("adaptive", "adaptive")], default="fixed"
+        max_length=10, choices=[("fixed", "fixed"), ("adaptive", "adaptive"), ("pairs", "pairs")], default="fixed"
     )
     allocation_min = models.PositiveSmallIntegerField(default=2)
     allocation_max = models.PositiveSmallIntegerField(default=5)
@@ -216,6 +217,10 @@ class Batch(models.Model):
     stop_after = models.PositiveIntegerField(null=True, blank=True)
     # The class prior of the batch's latest Dawid-Skene fit (empty: not fitted yet, 0.5 is used).
     allocation_prior = models.FloatField(null=True, blank=True)
+    # `pairs`: the judge run whose calibrated probability is each pair's prior (empty: allocation_prior).
+    allocation_judge_run = models.ForeignKey(
+        "JudgeRun", null=True, blank=True, related_name="prior_batches", on_delete=models.PROTECT
+    )
     # Set by the lead: the handout serves published batches of one provider with a higher
     # priority first; batches of equal priority take turns (hits.services.handout).
     priority = models.SmallIntegerField(default=0, db_default=0)
@@ -301,10 +306,15 @@ class HIT(models.Model):
     # The batch's priority, copied here (hits.services.batches.set_priority) so the handout's
     # fair order is one partial index of HIT columns (`hit_fair_pick`).
     priority = models.SmallIntegerField(default=0, db_default=0)
+    # 0: the summary's HIT in its batch; k > 0: its k-th follow-up (`pairs` allocation: one place asking
+    # only the summary's open ACUs, hits/allocation/service.py decide_pairs).
+    follow_up = models.PositiveSmallIntegerField(default=0, db_default=0)
 
     class Meta:
         verbose_name = "HIT"
-        constraints = [models.UniqueConstraint(fields=["batch", "summary"], name="hit_unique_summary")]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "summary", "follow_up"], name="hit_unique_summary_follow_up")
+        ]
         indexes = [
             # Only HITs with a free place, per batch, fullest-last: the handout's pick.
             models.Index(
@@ -366,25 +376,6 @@ class WorkerEstimate(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["batch", "worker"], name="worker_estimate_unique")]
-
-
-class CollusionFlag(models.Model):
-    """Two workers of an adaptive batch who agree with each other far above what their gold
-    accuracy explains (scoring.stats.gold_evidence.collusion): shown to the lead, who decides;
-    nothing is stopped or excluded by a flag. Lifted by the lead: not flagged again in this batch."""
-
-    batch = models.ForeignKey(Batch, related_name="collusion_flags", on_delete=models.CASCADE)
-    first = models.ForeignKey(Worker, related_name="+", on_delete=models.CASCADE)
-    second = models.ForeignKey(Worker, related_name="+", on_delete=models.CASCADE)
-    common = models.PositiveIntegerField()  # ACUs both judged
-    agreed = models.PositiveIntegerField()  # ... with the same answer
-    explained = models.FloatField()  # the most agreement their gold accuracy explains
-    p_value = models.FloatField()
-    flagged_at = models.DateTimeField(auto_now_add=True)
-    lifted_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["batch", "first", "second"], name="collusion_flag_unique")]
 
 
 class Assignment(models.Model):

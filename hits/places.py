@@ -54,3 +54,22 @@ def open_one_more(hit_id: int, most: int) -> bool:
             extra_places=F("extra_places") + 1,
         )
     )
+
+
+def open_follow_up(first: HIT, acu_ids: list[int], reward) -> HIT:
+    """A `pairs` batch's next place for a summary (inside the transaction of the submission that
+    decided it, its first HIT locked): a follow-up HIT of one place asking only `acu_ids`, paid
+    `reward` (the batch's bucket of that many ACUs), in the first HIT's turn and priority."""
+    follow_ups = HIT.objects.filter(batch_id=first.batch_id, summary_id=first.summary_id).count()
+    return HIT.objects.create(
+        batch_id=first.batch_id,
+        summary_id=first.summary_id,
+        follow_up=follow_ups,
+        acu_ids=acu_ids,
+        acu_count=len(acu_ids),
+        reward=reward,
+        max_assignments=1,
+        open_places=1,
+        turn=first.turn,
+        priority=first.priority,
+    )

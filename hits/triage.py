@@ -12,7 +12,7 @@ import logging
 
 from django.db import transaction
 
-from hits.allocation.policy import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.batch_fields import BatchSpec
 from hits.services.batches import BatchError, batch_buckets, create_batch
 
@@ -124,7 +124,7 @@ def create_triage_batch(
         hit.acu_count = len(hit.acu_ids)
         hit.reward = bucket_for(buckets, hit.acu_count).reward
         hit.gold_answers = None
-        if batch.allocation == ADAPTIVE:  # no gold HIT is left: every HIT starts at the minimum
+        if batch.allocation in ADAPTIVE_KINDS:  # no gold HIT is left: every HIT starts at the minimum
             hit.max_assignments = hit.open_places = batch.allocation_min
     HIT.objects.bulk_update(hits, ["acu_ids", "acu_count", "reward", "gold_answers", "max_assignments", "open_places"])
     logger.info(

@@ -11,9 +11,10 @@ from django.test import Client
 from django.urls import reverse
 
 from hits import versions
+from hits.allocation.models import CollusionFlag
 from hits.allocation.service import lift_stop, stop_at_chance
 from hits.gold import known_answers
-from hits.models import Assignment, CollusionFlag, Judgment, Worker, WorkerEstimate
+from hits.models import Assignment, Judgment, Worker, WorkerEstimate
 from hits.selectors import counted_judgments
 from hits.services import handout
 from hits.services.submission import read_token, submit_assignment

@@ -40,7 +40,13 @@ import numpy as np
 
 FIXED = "fixed"
 ADAPTIVE = "adaptive"
-KINDS = (FIXED, ADAPTIVE)
+# Adaptive by ACU (issue 43, bench/RESULTS.md `pairs+judge`): a HIT starts at `min_places`; while any of
+# the summary's pairs is open (`open_pairs`), one more place, a follow-up HIT asking a new worker only
+# those pairs, up to `max_places` in all (hits/allocation/service.py decide_pairs).
+PAIRS = "pairs"
+KINDS = (FIXED, ADAPTIVE, PAIRS)
+# The kinds whose places follow the crowd's answers: worker estimates, stops at chance, first places.
+ADAPTIVE_KINDS = (ADAPTIVE, PAIRS)
 FALLBACK_ACCURACY = 0.8
 # Estimates are clipped to this range so that one unlucky fit never makes a worker's answer
 # decide a pair alone (log-odds of at most about 4.6 per judgment).

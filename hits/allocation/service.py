@@ -17,6 +17,7 @@ does not hold the whole batch at fixed places.
 
 import logging
 import math
+from collections import Counter
 from decimal import Decimal
 
 import numpy as np
@@ -25,22 +26,26 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from hits import places, versions
+from hits.allocation.models import CollusionFlag
 from hits.allocation.policy import (
     ADAPTIVE,
+    ADAPTIVE_KINDS,
     AT_CHANCE,
+    PAIRS,
     PILOT_QUANTILE,
     Policy,
     at_chance,
     hit_policy,
     hit_settled,
+    open_pairs,
     pair_posteriors,
     pilot_max_sd,
     pilot_size,
     settled,
     wants_place,
 )
-from hits.models import HIT, Assignment, Batch, CollusionFlag, WorkerEstimate
-from hits.money import cents
+from hits.models import HIT, Assignment, Batch, MachineJudgment, WorkerEstimate
+from hits.money import Bucket, bucket_for, cents
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import counted_judgments
@@ -62,9 +67,15 @@ def policy_of(batch: Batch) -> Policy:
     )
 
 
-def posteriors(rows, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+def batch_prior(batch: Batch) -> float:
+    """The batch's P(present): its latest Dawid-Skene fit's, 0.5 before one."""
+    return batch.allocation_prior if batch.allocation_prior is not None else 0.5
+
+
+def posteriors(rows, batch: Batch, priors: dict[int, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """From (HIT, ACU, worker, said) rows: P(present) of each (HIT, ACU) judged, in HIT then ACU
-    order, and each HIT's first index in it."""
+    order, and each HIT's first index in it. The prior of a pair is the batch's (its last fit; 0.5
+    before), or its ACU's in `priors` (a judge run's calibrated probability: `pair_priors`)."""
     if not rows:
         return np.array([]), np.zeros(0, dtype=np.int64)
     hits, acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
@@ -78,7 +89,9 @@ def posteriors(rows, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
     sens = np.array([estimates.get(int(w), nan)[0] for w in workers], dtype=float)
     spec = np.array([estimates.get(int(w), nan)[1] for w in workers], dtype=float)
     keys, items = np.unique(np.stack([hits, acus], axis=1), axis=0, return_inverse=True)
-    prior = batch.allocation_prior if batch.allocation_prior is not None else 0.5
+    prior: float | np.ndarray = batch_prior(batch)
+    if priors:
+        prior = np.array([priors.get(int(acu), batch_prior(batch)) for acu in keys[:, 1]], dtype=float)
     starts = np.flatnonzero(np.r_[True, keys[1:, 0] != keys[:-1, 0]])
     return pair_posteriors(items.ravel(), said.astype(bool), sens, spec, prior), starts
 
@@ -138,6 +151,8 @@ def decide(hit_id: int) -> bool:
     asks for it. True when a place opened."""
     hit = HIT.objects.select_for_update(of=("self",)).select_related("batch").get(pk=hit_id)
     batch = hit.batch
+    if batch.allocation == PAIRS and not hit.gold_answers:
+        return decide_pairs(hit, batch)
     if batch.allocation != ADAPTIVE or hit.gold_answers:
         return False
     pending = Q(status=Assignment.Status.ASSIGNED) | Q(status__in=Assignment.COUNTED, confirmed=False)
@@ -167,6 +182,73 @@ def decide(hit_id: int) -> bool:
     return opened
 
 
+def pair_priors(batch: Batch, summary_id: int) -> dict[int, float]:
+    """{ACU id: the prior of its pair with this summary}: the calibrated probability of the batch's
+    judge run (`allocation_judge_run`, a `pairs` batch's choice); {} without one (the batch's prior)."""
+    if batch.allocation_judge_run_id is None:
+        return {}
+    rows = MachineJudgment.objects.filter(
+        run_id=batch.allocation_judge_run_id, summary_id=summary_id, probability__isnull=False
+    ).values_list("acu_id", "probability")
+    return {acu: float(p) for acu, p in rows if p is not None}
+
+
+def summary_posteriors(batch: Batch, summary_id: int, acu_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """For a `pairs` batch: P(present) of each of `acu_ids` with this summary from the counted
+    judgments of every HIT of the batch on it, with the pairs' priors (`pair_priors`), and how many
+    judgments each has. A pair nobody judged has its prior."""
+    fields = ("assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present")
+    rows = list(counted_judgments(batch=batch).filter(assignment__hit__summary_id=summary_id).values_list(*fields))
+    priors = pair_priors(batch, summary_id)
+    posterior, _ = posteriors(rows, batch, priors)
+    judged_acus = sorted({row[1] for row in rows})
+    found = dict(zip(judged_acus, posterior.tolist(), strict=True))
+    counts = Counter(row[1] for row in rows)
+    return (
+        np.array([found.get(a, priors.get(a, batch_prior(batch))) for a in acu_ids], dtype=float),
+        np.array([counts.get(a, 0) for a in acu_ids], dtype=np.int64),
+    )
+
+
+def decide_pairs(hit: HIT, batch: Batch) -> bool:
+    """A `pairs` batch (adaptive by ACU, issue 43): once no place of the summary's HITs in the batch
+    is being worked, its pairs' posteriors (`summary_posteriors`) say which of the first HIT's ACUs
+    are open (hits.allocation.policy.open_pairs at the batch's threshold); while any is and the
+    summary holds fewer than the maximum places, one follow-up HIT of one place asks a new worker
+    only those (hits.places.open_follow_up, paid by the bucket of that many ACUs; the handout never
+    gives a worker a summary twice in a batch). The first HIT is locked, so the summary's
+    decisions follow one another. True when a place opened."""
+    first = HIT.objects.select_for_update(of=("self",)).get(batch_id=batch.pk, summary_id=hit.summary_id, follow_up=0)
+    mine = HIT.objects.filter(batch_id=batch.pk, summary_id=hit.summary_id)
+    pending = Q(assignments__status=Assignment.Status.ASSIGNED) | Q(
+        assignments__status__in=Assignment.COUNTED, assignments__confirmed=False
+    )
+    if mine.filter(Q(open_places__gt=0) | pending).exists():
+        return False  # places still being worked (or answers not confirmed): they come first
+    asked = list(first.task_acus().values_list("pk", flat=True))
+    posterior, judged = summary_posteriors(batch, first.summary_id, asked)
+    still_open = [a for a, o in zip(asked, open_pairs(posterior, judged, batch.allocation_threshold), strict=True) if o]
+    if bool(still_open) == first.settled:
+        HIT.objects.filter(pk=first.pk).update(settled=not still_open)
+    held = mine.aggregate(n=Sum("max_assignments"))["n"] or 0
+    if not still_open or held >= batch.allocation_max:
+        return False
+    buckets = [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
+    follow_up = places.open_follow_up(first, still_open, bucket_for(buckets, len(still_open)).reward)
+    logger.info(
+        "allocation batch=%s summary=%s: %d of %d ACUs open at %.3g, follow-up HIT %s (place %d of at most %d)",
+        batch.pk,
+        first.summary_id,
+        len(still_open),
+        len(asked),
+        batch.allocation_threshold,
+        follow_up.pk,
+        held + 1,
+        batch.allocation_max,
+    )
+    return True
+
+
 def stop_at_chance(batch: Batch) -> list[int]:
     """The batch's opt-in stop (batch.stop_after): every worker whom gold shows near chance
     (hits.allocation.policy.at_chance on the stored gold evidence, after at least stop_after
@@ -176,7 +258,7 @@ def stop_at_chance(batch: Batch) -> list[int]:
     the worker-wide exclusion are untouched (the lead's decision). A task they are working on is
     not taken away (as at a lead's stop); places past their deadline go back now (hits.release).
     Pay is not touched. Returns the workers stopped."""
-    if batch.allocation != ADAPTIVE or not batch.stop_after:
+    if batch.allocation not in ADAPTIVE_KINDS or not batch.stop_after:
         return []
     rows = list(
         WorkerEstimate.objects.filter(

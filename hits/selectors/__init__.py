@@ -12,7 +12,8 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Reference, Summary, System
-from hits.models import Assignment, Batch, CollusionFlag, Judgment, QualificationTest, Worker, WorkerEstimate
+from hits.allocation.models import CollusionFlag
+from hits.models import Assignment, Batch, Judgment, QualificationTest, Worker, WorkerEstimate
 
 
 def counted(prefix: str = "", *, include_excluded: bool = False) -> Q:

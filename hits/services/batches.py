@@ -12,10 +12,10 @@ from django.utils import timezone
 from annotation.models import ACU, Summary
 from annotation.services.authoring import usable_for_crowd
 from hits import versions
-from hits.allocation.policy import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.batch_fields import BatchError, BatchSpec
 from hits.gold import known_answers
-from hits.models import HIT, Batch, PayBucket
+from hits.models import HIT, Batch, JudgeRun, PayBucket
 from hits.money import Bucket, bucket_for, cents, check_buckets
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
@@ -64,6 +64,7 @@ def create_batch(
             "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
         )
     buckets = list(spec.buckets)
+    prior_run = _prior_run(dataset, spec.allocation_judge_run)
     if spec.rating:  # one HIT per example, its summaries rated (hits.ratings)
         round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by)
         anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
@@ -89,6 +90,7 @@ def create_batch(
         allocation_max=policy.max_places,
         allocation_threshold=policy.threshold,
         allocation_max_sd=policy.max_sd,
+        allocation_judge_run=prior_run,
         stop_after=spec.stop_after,
         protocol=spec.protocol if spec.rating else "",
         instructions=spec.instructions if spec.rating else "",
@@ -103,7 +105,7 @@ def create_batch(
     gold = _gold_answers(dataset, [s for s, _ in anchors], spec.gold_share, seed) if spec.gold_share > 0 else {}
 
     def first_places(summary_id: int) -> int:
-        return policy.min_places if policy.kind == ADAPTIVE and summary_id not in gold else spec.assignments
+        return policy.min_places if policy.kind in ADAPTIVE_KINDS and summary_id not in gold else spec.assignments
 
     HIT.objects.bulk_create(
         [
@@ -122,6 +124,19 @@ def create_batch(
         batch_size=2000,
     )
     return batch
+
+
+def _prior_run(dataset, run_id: int | None) -> JudgeRun | None:
+    """A `pairs` batch's prior (hits.allocation.service.pair_priors): a finished, calibrated judge
+    run of the dataset; None when none is chosen."""
+    if run_id is None:
+        return None
+    run = JudgeRun.objects.filter(pk=run_id, batch__dataset=dataset).first()
+    if run is None:
+        raise BatchError(f"Judge run {run_id} is no run of the dataset {dataset.name}.")
+    if run.status != JudgeRun.Status.DONE or not run.calibration.get("target"):
+        raise BatchError(f"Judge run {run_id} has not finished with calibrated probabilities: it cannot be a prior.")
+    return run
 
 
 def _chosen_summaries(dataset, systems, references) -> tuple[list[Summary], dict[int, int]]:
@@ -191,13 +206,13 @@ class BucketCost:
 
 def most_places_per_hit(batch: Batch) -> int:
     """The most places a HIT of the batch can get: its assignments, or an adaptive batch's maximum."""
-    return batch.allocation_max if batch.allocation == ADAPTIVE else batch.assignments_per_hit
+    return batch.allocation_max if batch.allocation in ADAPTIVE_KINDS else batch.assignments_per_hit
 
 
 def most_places(batch: Batch, hits) -> int:
     """The most places these HITs can get: an adaptive batch's possible extra places counted
     (gold HITs keep the batch's assignments)."""
-    if batch.allocation != ADAPTIVE:
+    if batch.allocation not in ADAPTIVE_KINDS:
         return hits.count() * batch.assignments_per_hit
     gold = hits.filter(gold_answers__isnull=False).count()
     return gold * batch.assignments_per_hit + (hits.count() - gold) * batch.allocation_max

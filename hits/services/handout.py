@@ -131,10 +131,13 @@ FAIR_ORDER = ("-priority", "-open_share", "turn", "pk")
 
 def _eligible(worker: Worker, batch: Batch | None, now):
     """HITs with a place open to the worker: published, unexpired batches of their provider
-    whose qualification they hold and that have not stopped them, HITs they never had."""
-    return HIT.objects.filter(_open_to(worker, batch, now), open_places__gt=0).filter(
-        ~Exists(Assignment.objects.filter(hit_id=OuterRef("pk"), worker_id=worker.pk))
+    whose qualification they hold and that have not stopped them, of summaries they never had in
+    that batch (a `pairs` batch's follow-up HITs go to new workers; elsewhere a batch has one HIT
+    per summary, so this is "HITs they never had")."""
+    had = Assignment.objects.filter(
+        worker_id=worker.pk, hit__batch_id=OuterRef("batch_id"), hit__summary_id=OuterRef("summary_id")
     )
+    return HIT.objects.filter(_open_to(worker, batch, now), open_places__gt=0).filter(~Exists(had))
 
 
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from hits import versions
 from hits.allocation import service as allocation
-from hits.allocation.policy import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.models import Assignment, Batch, Judgment
 from hits.ratings import page as rating_page
 from hits.release import release_overdue
@@ -242,7 +242,7 @@ def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_se
             )
         assignment.save(update_fields=_submitted(assignment, parsed, comment, active_seconds, now))
         batch = assignment.hit.batch
-        adaptive = batch.allocation == ADAPTIVE
+        adaptive = batch.allocation in ADAPTIVE_KINDS
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
             versions.bump(batch.dataset_id, batch.pk, rating=rating)
         if assignment.confirmed and adaptive:

@@ -18,6 +18,7 @@ from config.dispatch import dispatch
 from config.roles import LEAD, role_required
 from hits import gold, selectors, tasks
 from hits.allocation import service as allocation
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.assignment_answers import assignment_answers
 from hits.batch_fields import BatchSpec
 from hits.calibration import calibration
@@ -106,7 +107,7 @@ def batch_estimate(request, dataset_id: int):
         provider=provider,
         # an adaptive batch at its most places, as the budget check counts it
         assignments=(data.get("allocation_max") or 5)
-        if data.get("allocation") == "adaptive"
+        if data.get("allocation") in ADAPTIVE_KINDS
         else (data.get("assignments") or 3),
         systems=list(data.get("systems") or []) or None,
         budget=data.get("budget"),
@@ -165,7 +166,7 @@ def batch_detail(request, batch_id: int):
             "progress": batch_progress(batch),
             "allocation": allocation.figures(batch),
             "stops": allocation.stopped_workers(batch) if batch.stop_after else None,
-            "collusion": allocation.collusion_flags(batch) if batch.allocation == "adaptive" else None,
+            "collusion": allocation.collusion_flags(batch) if batch.allocation in ADAPTIVE_KINDS else None,
             "spend": batch_spend(batch),
             "calibration": calibration(batch),
             "assignments": assignments[:500],

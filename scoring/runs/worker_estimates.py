@@ -19,7 +19,7 @@ import logging
 import numpy as np
 from django.db import transaction
 
-from hits.allocation.policy import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.allocation.service import flag_collusion, stop_at_chance
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
@@ -45,7 +45,7 @@ def refit_estimates(batch_id: int) -> int:
     """Fit Dawid-Skene anchored to the batch's gold to its counted judgments, store every worker's
     estimates, gold evidence and the batch's prior, flag pairs agreeing beyond their gold accuracy
     and apply the batch's stop; returns the number of workers estimated."""
-    batch = Batch.objects.filter(pk=batch_id, allocation=ADAPTIVE).first()
+    batch = Batch.objects.filter(pk=batch_id, allocation__in=ADAPTIVE_KINDS).first()
     if batch is None:
         return 0
     rows = list(

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from hits import places, versions
 from hits.allocation import service as allocation
-from hits.allocation.policy import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.models import Assignment, Batch, Worker
 from hits.provider_interface import ProviderError
 from hits.providers.mturk.config import config
@@ -129,7 +129,7 @@ def _mirror(hit, record: dict) -> str:
         outcome, assignment_id = _confirm(hit, record)
         places.refresh(hit_ids=[hit.pk])
         versions.bump(hit.batch.dataset_id, hit.batch_id)
-        if outcome == "confirmed" and hit.batch.allocation == ADAPTIVE:
+        if outcome == "confirmed" and hit.batch.allocation in ADAPTIVE_KINDS:
             allocation.decide(hit.pk)  # confirmed answers may settle the HIT or open a place
     decision = DECISIONS.get(record["AssignmentStatus"])
     if assignment_id is not None and decision:

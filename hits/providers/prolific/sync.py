@@ -44,7 +44,7 @@ from django.utils import timezone
 from config.json_body import parse_json_bytes
 from hits import versions
 from hits.allocation import service as allocation
-from hits.allocation.policy import ADAPTIVE
+from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
@@ -121,7 +121,7 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
             newly = sorted(set(answered.filter(confirmed=False).values_list("hit_id", flat=True)))
             if answered.filter(confirmed=False).update(confirmed=True):
                 versions.bump(batch.dataset_id, batch.pk)
-            if batch.allocation == ADAPTIVE:
+            if batch.allocation in ADAPTIVE_KINDS:
                 for hit_id in newly:  # confirmed answers may settle a HIT or open a place (HITs in id order)
                     allocation.decide(hit_id)
             if answered.exists():

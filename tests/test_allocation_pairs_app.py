@@ -1,0 +1,268 @@
+"""Adaptive allocation by ACU in the app (issue 43, `pairs`): a summary's first HIT asks a worker all
+its ACUs; while any of its pairs is open (hits.allocation.policy.open_pairs on the posterior with
+each pair's prior, a judge run's calibrated probability or the batch's), a follow-up HIT of one
+place asks a new worker only the open ones, paid by the bucket of the ACUs it shows."""
+
+import json
+from io import StringIO
+
+import numpy as np
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.models import Summary
+from hits.allocation.policy import PAIRS, pair_posteriors, settled
+from hits.allocation.service import summary_posteriors
+from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, LedgerEntry, MachineJudgment
+from hits.money import Bucket, bucket_for
+from hits.services import handout
+from hits.services.batches import publish_batch
+from hits.services.review import approve
+from hits.services.submission import submit_assignment
+from scoring.results.exports.rose import export_rose
+from scoring.runs.services import compute_scores
+
+from .crowd_data import batch_of, demo_dataset
+from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates
+from .test_handout import make_workers
+
+THRESHOLD = 0.9
+
+
+def pairs_batch(dataset, **options):
+    options = {
+        "assignments": 3,
+        "allocation": PAIRS,
+        "allocation_min": 1,
+        "allocation_max": 3,
+        "allocation_threshold": THRESHOLD,
+        **options,
+    }
+    return publish_batch(batch_of(dataset, **options))
+
+
+def said(worker_index: int, summary_id: int, acu_id: int) -> bool:
+    """The simulated crowd: the truth is a fixed function of the pair; a worker errs on about a
+    quarter of the pairs, a different quarter for each worker."""
+    truth = (summary_id + acu_id) % 3 != 0
+    wrong = (acu_id * 7 + summary_id * 3 + worker_index * 5) % 4 == 0
+    return truth != wrong
+
+
+def run_crowd(batch, workers) -> int:
+    """Every worker takes the batch's next place and answers the ACUs it shows, until no place is
+    left for anyone; returns the places worked."""
+    done = 0
+    while True:
+        worked = 0
+        for i, worker in enumerate(workers):
+            try:
+                assignment = handout.next_assignment(worker, batch)
+            except handout.NoWork:
+                continue
+            hit = assignment.hit
+            answers = {str(acu): said(i, hit.summary_id, acu) for acu in hit.task_acus().values_list("pk", flat=True)}
+            submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=answers)
+            worked += 1
+        if not worked:
+            return done
+        done += worked
+
+
+def open_by_hand(batch, summary_id: int, before_follow_up: int, acus: list[int]) -> list[int]:
+    """The ACUs a hand computation leaves open after the judgments of the summary's HITs before
+    this follow-up: fallback workers (0.8 / 0.8, no estimates), the batch prior 0.5."""
+    rows = list(
+        Judgment.objects.filter(
+            assignment__hit__batch=batch,
+            assignment__hit__summary_id=summary_id,
+            assignment__hit__follow_up__lt=before_follow_up,
+        ).values_list("acu_id", "present")
+    )
+    index = {a: i for i, a in enumerate(acus)}
+    items = [index[a] for a, _ in rows]
+    nan = [float("nan")] * len(rows)
+    posterior = pair_posteriors(items, [p for _, p in rows], nan, nan, 0.5, n_items=len(acus))
+    judged = np.bincount(items, minlength=len(acus))
+    return [a for a, p, n in zip(acus, posterior, judged, strict=True) if n == 0 or not settled([p], THRESHOLD)[0]]
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_simulated_crowd_asks_new_workers_only_the_open_acus_and_every_place_is_paid_once(no_refit):  # noqa: F811
+    dataset = demo_dataset()
+    batch = pairs_batch(dataset, gold_share=0.2)
+    gold = set(batch.hits.filter(gold_answers__isnull=False).values_list("summary_id", flat=True))
+    assert gold and set(batch.hits.filter(gold_answers__isnull=False).values_list("max_assignments", flat=True)) == {3}
+    assert set(batch.hits.filter(gold_answers__isnull=True).values_list("max_assignments", flat=True)) == {1}
+    workers = make_workers(6)
+    worked = run_crowd(batch, workers)
+
+    hits = list(batch.hits.order_by("summary_id", "follow_up"))
+    assert worked == Assignment.objects.filter(hit__batch=batch).count()
+    # the batch completes: no place open, none held, every one submitted
+    assert sum(h.open_places for h in hits) == 0
+    assert set(Assignment.objects.filter(hit__batch=batch).values_list("status", flat=True)) == {"submitted"}
+    # never a worker twice on a summary of the batch
+    seen = list(Assignment.objects.filter(hit__batch=batch).values_list("worker_id", "hit__summary_id"))
+    assert len(seen) == len(set(seen))
+    follow_ups = [h for h in hits if h.follow_up]
+    assert follow_ups, "the simulated crowd left some pairs open after one worker"
+    assert not {h.summary_id for h in follow_ups} & gold  # gold HITs keep their places, no follow-up
+    buckets = [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
+    firsts = {h.summary_id: h for h in hits if not h.follow_up}
+    shrank = False
+    for hit in follow_ups:
+        every = list(firsts[hit.summary_id].task_acus().values_list("pk", flat=True))
+        # a follow-up asks exactly the pairs the hand computation leaves open, nothing else
+        assert hit.acu_ids == open_by_hand(batch, hit.summary_id, hit.follow_up, every)
+        assert hit.max_assignments == 1 and hit.acu_count == len(hit.acu_ids)
+        assert hit.reward == bucket_for(buckets, hit.acu_count).reward  # paid by the bucket of what it shows
+        judged = set(Judgment.objects.filter(assignment__hit=hit).values_list("acu_id", flat=True))
+        assert judged == set(hit.acu_ids)
+        shrank |= len(hit.acu_ids) < len(every)
+    assert shrank, "some follow-up asked fewer ACUs than the summary has"
+    # a first HIT asks every ACU of its summary
+    for hit in firsts.values():
+        every = set(hit.task_acus().values_list("pk", flat=True))
+        for assignment in hit.assignments.all():
+            assert set(assignment.judgments.values_list("acu_id", flat=True)) == every
+    # each summary stopped because its pairs settled or it held the most places
+    for summary_id, first in firsts.items():
+        if summary_id in gold:
+            continue
+        mine = [h for h in hits if h.summary_id == summary_id]
+        every = list(first.task_acus().values_list("pk", flat=True))
+        still = open_by_hand(batch, summary_id, len(mine), every)
+        assert not still or sum(h.max_assignments for h in mine) == 3
+        assert HIT.objects.get(pk=first.pk).settled == (not still)
+
+    # money: one reward per approved assignment, at its HIT's reward, however often approved
+    assignments = list(Assignment.objects.filter(hit__batch=batch).select_related("hit"))
+    for assignment in assignments:
+        approve(assignment_id=assignment.pk)
+    for assignment in assignments[:3]:
+        approve(assignment_id=assignment.pk)
+    rewards = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD)
+    assert rewards.count() == len(assignments)
+    assert {(e.assignment_id, e.amount) for e in rewards} == {(a.pk, a.hit.reward) for a in assignments}
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_scores_and_export_read_a_summarys_labels_from_several_hits_as_from_one(no_refit):  # noqa: F811
+    dataset = demo_dataset()
+    batch = pairs_batch(dataset)
+    run_crowd(batch, make_workers(5))
+    assert batch.hits.filter(follow_up__gt=0).exists()
+    # the same labels, one HIT per summary: each worker's labels of a summary in one assignment
+    one = Batch.objects.create(dataset=dataset, name="one HIT each", status=Batch.Status.COMPLETE)
+    by_summary = {}
+    for summary_id in batch.hits.values_list("summary_id", flat=True).distinct():
+        by_summary[summary_id] = HIT.objects.create(batch=one, summary_id=summary_id, max_assignments=3)
+    for assignment in Assignment.objects.filter(hit__batch=batch).select_related("hit"):
+        copy = Assignment.objects.create(
+            hit=by_summary[assignment.hit.summary_id], worker_id=assignment.worker_id, status="submitted"
+        )
+        Judgment.objects.bulk_create(
+            Judgment(assignment=copy, acu_id=j.acu_id, present=j.present) for j in assignment.judgments.all()
+        )
+    pairs_run, one_run = compute_scores(dataset, batch), compute_scores(dataset, one)
+    assert pairs_run.status == one_run.status == "done"
+    assert pairs_run.outputs["systems"] and pairs_run.outputs["alpha"]
+    assert pairs_run.outputs == one_run.outputs  # system scores, both alphas, pairwise tests, counts
+
+    def records(round_):
+        out = StringIO()
+        export_rose(dataset, out, batch=round_)
+        rows = [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+        for row in rows:
+            for annotation in row.get("annotations", {}).values():
+                if isinstance(annotation, dict):
+                    annotation.pop("label_sources", None)
+        return rows
+
+    assert records(batch) == records(one)
+
+
+def judge_run(dataset, probabilities) -> JudgeRun:
+    machine = Batch.objects.create(dataset=dataset, name="learned", kind=Batch.Kind.MACHINE)
+    run = JudgeRun.objects.create(
+        batch=machine, judge="learned", status=JudgeRun.Status.DONE, calibration={"target": "expert labels"}
+    )
+    MachineJudgment.objects.bulk_create(
+        MachineJudgment(run=run, summary_id=s, acu_id=a, raw=p, probability=p) for (s, a), p in probabilities.items()
+    )
+    return run
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_the_judge_runs_probability_is_each_pairs_prior_and_the_first_worker_never_gets_the_follow_up(
+    no_refit,  # noqa: F811
+):
+    dataset = demo_dataset()
+    summary = Summary.objects.filter(system__dataset=dataset).order_by("pk").first()
+    acus = list(summary.document.reference.acus.order_by("sentence__position", "position").values_list("pk", flat=True))
+    assert len(acus) >= 4
+    priors = {acus[0]: 0.95, acus[1]: 0.95, acus[2]: 0.02}  # the rest: no probability, the batch prior
+    run = judge_run(dataset, {(summary.pk, a): p for a, p in priors.items()})
+    batch = pairs_batch(dataset, allocation_judge_run=run.pk)
+    assert batch.allocation_judge_run_id == run.pk
+    batch.hits.exclude(summary=summary).delete()
+    a, b, c = make_workers(3)
+    first = handout.next_assignment(a, batch)
+    answers = {str(acu): acu != acus[1] and acu != acus[2] for acu in acus}  # absent: ACUs 1 and 2
+    submit_assignment(assignment_id=first.pk, worker_id=a.pk, answers=answers)
+    # by hand, prior odds times 4 for "present" (0.8 / 0.8), a quarter for "absent":
+    # ACU 0: 19 * 4 = 76, P = 76/77 (settled); ACU 1: 19 / 4, P = 19/23 (open);
+    # ACU 2: (1/49) / 4, P = 1/197 (settled); the others: 1 * 4, P = 0.8 (open)
+    posterior, judged = summary_posteriors(batch, summary.pk, acus)
+    assert posterior.tolist() == pytest.approx([76 / 77, 19 / 23, 1 / 197] + [0.8] * (len(acus) - 3))
+    assert judged.tolist() == [1] * len(acus)
+    follow_up = batch.hits.get(follow_up=1)
+    assert follow_up.acu_ids == [acus[1], *acus[3:]]
+    # the summary's first worker is not handed its follow-up; a new worker gets only the open ACUs
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(a, batch)
+    second = handout.next_assignment(b, batch)
+    assert second.hit_id == follow_up.pk
+    assert list(second.hit.task_acus().values_list("pk", flat=True)) == follow_up.acu_ids
+    # b agrees on all: ACU 1 19/4 * 1/4... b says ACU 1 absent (1/4): odds 19/16 stays open; the rest settle
+    submit_assignment(
+        assignment_id=second.pk,
+        worker_id=b.pk,
+        answers={str(acu): acu != acus[1] for acu in follow_up.acu_ids},
+    )
+    third = batch.hits.get(follow_up=2)
+    assert third.acu_ids == [acus[1]]
+    # the same answers without the judge: ACUs 0 and 2 would be open after one worker too
+    plain = pairs_batch(dataset, name="no judge")
+    plain.hits.exclude(summary=summary).delete()
+    one = handout.next_assignment(c, plain)
+    submit_assignment(assignment_id=one.pk, worker_id=c.pk, answers=answers)
+    assert plain.hits.get(follow_up=1).acu_ids == acus
+
+
+@pytest.mark.django_db
+def test_the_api_creates_a_pairs_batch_with_a_judge_prior_and_refuses_what_does_not_fit(lead):
+    dataset = demo_dataset()
+    summary = Summary.objects.filter(system__dataset=dataset).first()
+    acu = summary.document.reference.acus.first()
+    run = judge_run(dataset, {(summary.pk, acu.pk): 0.9})
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    body = {"dataset": dataset.pk, "allocation": "pairs", "allocation_min": 1, "allocation_judge_run": run.pk}
+    created = api.post("/api/batches/", body, format="json")
+    assert created.status_code == 201, created.content
+    assert (created.json()["allocation"], created.json()["allocation_judge_run"]) == ("pairs", run.pk)
+    other = judge_run(demo_dataset("other"), {})
+    for bad, word in (
+        ({"allocation_judge_run": run.pk}, "needs pairs allocation"),
+        ({**body, "allocation_judge_run": other.pk}, "no run of the dataset"),
+        ({**body, "provider": "prolific"}, "needs the in-house provider"),
+    ):
+        refused = api.post("/api/batches/", {"dataset": dataset.pk, **bad}, format="json")
+        assert refused.status_code in (400, 422) and word in refused.content.decode(), refused.content
+    assert Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).count() == 1  # nothing half-written
