@@ -8,11 +8,14 @@ from io import StringIO
 
 import numpy as np
 import pytest
+from django.test import Client
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Summary
 from hits.allocation.policy import PAIRS, pair_posteriors, settled
+from hits.allocation.service import figures as allocation_figures
 from hits.allocation.service import summary_posteriors
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, LedgerEntry, MachineJudgment
 from hits.money import Bucket, bucket_for
@@ -138,6 +141,17 @@ def test_a_simulated_crowd_asks_new_workers_only_the_open_acus_and_every_place_i
         assert not still or sum(h.max_assignments for h in mine) == 3
         assert HIT.objects.get(pk=first.pk).settled == (not still)
 
+    # the batch page's figures: every place bought, follow-up places beyond the first, against fixed-3
+    figures = allocation_figures(batch)
+    assert (figures["hits"], figures["places"], figures["extra_places"]) == (
+        len(firsts),
+        sum(h.max_assignments for h in hits),
+        len(follow_ups),
+    )
+    fixed_cost = sum(3 * h.reward for h in firsts.values())
+    assert figures["saved"] == fixed_cost - sum(h.max_assignments * h.reward for h in hits) > 0
+    assert figures["settled_hits"] == sum(HIT.objects.get(pk=h.pk).settled for h in firsts.values())
+
     # money: one reward per approved assignment, at its HIT's reward, however often approved
     assignments = list(Assignment.objects.filter(hit__batch=batch).select_related("hit"))
     for assignment in assignments:
@@ -257,6 +271,10 @@ def test_the_api_creates_a_pairs_batch_with_a_judge_prior_and_refuses_what_does_
     created = api.post("/api/batches/", body, format="json")
     assert created.status_code == 201, created.content
     assert (created.json()["allocation"], created.json()["allocation_judge_run"]) == ("pairs", run.pk)
+    client = Client()
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[created.json()["id"]])).content.decode()
+    assert "Adaptive by ACU" in page and f"the probability of judge run {run.pk}" in page
     other = judge_run(demo_dataset("other"), {})
     for bad, word in (
         ({"allocation_judge_run": run.pk}, "needs pairs allocation"),

@@ -410,23 +410,29 @@ def pilot_state(batch: Batch) -> dict | None:
 
 
 def figures(batch: Batch) -> dict | None:
-    """An adaptive batch's places opened (and those beyond the minimum), its settled HITs and the
-    money saved against fixed allocation with the batch's assignments per HIT (rewards and the
-    provider's fees; negative: spent more), and its pilot (pilot_state). None for a fixed batch."""
-    if batch.allocation != ADAPTIVE:
+    """An adaptive batch's places opened (and those beyond the minimum; a `pairs` batch's: its
+    follow-up places), its settled HITs (a `pairs` batch's: its summaries' first HITs) and the
+    money saved against fixed allocation with the batch's assignments per HIT on every summary
+    (rewards and the provider's fees; negative: spent more), and its pilot (pilot_state). None
+    for a fixed batch."""
+    if batch.allocation not in ADAPTIVE_KINDS:
         return None
     provider = get_provider(batch.provider)
     fixed = batch.assignments_per_hit
     saved = Decimal("0.00")
     hits = places = extra = settled = 0
-    groups = batch.hits.values("reward", "max_assignments").annotate(
+    groups = batch.hits.values("reward", "max_assignments", "follow_up").annotate(
         n=Count("pk"), extra=Sum("extra_places"), settled=Count("pk", filter=Q(settled=True))
     )
     for row in groups.order_by():
         reward, n_places, n = row["reward"], row["max_assignments"], row["n"]
-        saved += (fixed - n_places) * n * reward
-        saved += n * (fixed * provider.fee(reward, fixed) - n_places * provider.fee(reward, n_places))
-        hits, places, extra, settled = hits + n, places + n * n_places, extra + row["extra"], settled + row["settled"]
+        saved -= n * n_places * (reward + provider.fee(reward, n_places))
+        places += n * n_places
+        if row["follow_up"]:
+            extra += n * n_places
+            continue
+        saved += n * fixed * (reward + provider.fee(reward, fixed))
+        hits, extra, settled = hits + n, extra + row["extra"], settled + row["settled"]
     return {
         "hits": hits,
         "places": places,

@@ -7,9 +7,9 @@ size of the database: the HIT is picked from the partial index of HITs with an o
 (`HIT.open_places`, kept in the same transaction) with `SELECT ... FOR UPDATE SKIP LOCKED`, so
 concurrent handouts take different HITs without waiting and no HIT gets more assignments than
 asked. Published batches of one provider share the workers: a lead-set priority first, then in
-turns (`FAIR_ORDER`). The (hit, worker) unique constraint means no worker ever gets the same HIT
-twice, and a partial unique constraint allows one open in-house assignment per worker, whatever
-clicks race. Places go back through hits.release.
+turns (`FAIR_ORDER`). No worker gets a summary twice in a batch (`_eligible`: a `pairs` batch's
+follow-up HITs go to new workers), the (hit, worker) unique constraint backing it per HIT, and
+a partial unique constraint allows one open in-house assignment per worker, whatever clicks race. Places go back through hits.release.
 """
 
 import logging
