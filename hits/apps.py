@@ -10,7 +10,7 @@ class HitsConfig(AppConfig):
         package (hits/providers/<name>/models.py) but belong to this app (their tables keep the
         `hits_` prefix); the registry imports them with the providers."""
         super().import_models()
-        from hits.allocation import models as allocation_models  # noqa: F401  (collusion flags)
+        from hits import collusion  # noqa: F401  (its model: collusion flags)
         from hits.provider_interface import registry
         from hits.ratings import models as rating_models  # noqa: F401  (a rating batch's answers)
 

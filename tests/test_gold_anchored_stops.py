@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from hits import versions
-from hits.allocation.models import CollusionFlag
 from hits.allocation.service import lift_stop, stop_at_chance
+from hits.collusion import CollusionFlag
 from hits.gold import known_answers
 from hits.models import Assignment, Judgment, Worker, WorkerEstimate
 from hits.selectors import counted_judgments

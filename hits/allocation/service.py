@@ -26,7 +26,6 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from hits import places, versions
-from hits.allocation.models import CollusionFlag
 from hits.allocation.policy import (
     ADAPTIVE,
     ADAPTIVE_KINDS,
@@ -44,6 +43,7 @@ from hits.allocation.policy import (
     settled,
     wants_place,
 )
+from hits.collusion import CollusionFlag
 from hits.models import HIT, Assignment, Batch, MachineJudgment, WorkerEstimate
 from hits.money import Bucket, bucket_for, cents
 from hits.provider_interface import Capability, ProviderError, get_provider

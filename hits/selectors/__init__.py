@@ -12,7 +12,7 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from annotation.models import ACU, Dataset, Document, Reference, Summary, System
-from hits.allocation.models import CollusionFlag
+from hits.collusion import CollusionFlag
 from hits.models import Assignment, Batch, Judgment, QualificationTest, Worker, WorkerEstimate
 
 

@@ -96,8 +96,8 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     # The batch stops workers at chance on gold (the lead's opt-in): the second worker's gold
     # evidence says chance (set here: one HIT holds too little gold), the refit's stop runs, and a
     # collusion flag of two workers; the batch page says who and why, and the lead lifts the stop.
-    from hits.allocation.models import CollusionFlag
     from hits.allocation.service import stop_at_chance
+    from hits.collusion import CollusionFlag
     from hits.models import Worker, WorkerEstimate
 
     Batch.objects.filter(pk=batch.pk).update(stop_after=10)

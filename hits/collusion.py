@@ -1,5 +1,5 @@
-"""The models of adaptive allocation that are no HIT's or batch's own columns (hits.models is at its size
-limit); they belong to the hits app (hits.apps imports them)."""
+"""The model of collusion flags (adaptive allocation, hits/allocation/service.py flag_collusion), beside
+hits.models, which is at its size limit; it belongs to the hits app (hits.apps imports it)."""
 
 from django.db import models
 
