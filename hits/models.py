@@ -303,8 +303,8 @@ class HIT(models.Model):
     # batches of equal priority the handout picks the emptiest HIT with the lowest turn, so
     # the batches take turns instead of the oldest going first.
     turn = models.FloatField(default=0.0, db_default=0.0)
-    # The batch's priority, copied here (hits.services.batches.set_priority) so the handout's
-    # fair order is one partial index of HIT columns (`hit_fair_pick`).
+    # The batch's priority doubled, plus 1 on a `pairs` batch's gold HIT (hits.services.batches.hit_priority),
+    # so the handout's fair order is one partial index of HIT columns (`hit_fair_pick`).
     priority = models.SmallIntegerField(default=0, db_default=0)
     # 0: the summary's HIT in its batch; k > 0: its k-th follow-up (`pairs` allocation: one place asking
     # only the summary's open ACUs, hits/allocation/service.py decide_pairs).

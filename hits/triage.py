@@ -14,7 +14,7 @@ from django.db import transaction
 
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.batch_fields import BatchSpec
-from hits.services.batches import BatchError, batch_buckets, create_batch
+from hits.services.batches import BatchError, batch_buckets, create_batch, hit_priority
 
 from .models import HIT, JudgeRun, MachineJudgment
 from .money import bucket_for
@@ -124,9 +124,12 @@ def create_triage_batch(
         hit.acu_count = len(hit.acu_ids)
         hit.reward = bucket_for(buckets, hit.acu_count).reward
         hit.gold_answers = None
+        hit.priority = hit_priority(batch, gold=False)
         if batch.allocation in ADAPTIVE_KINDS:  # no gold HIT is left: every HIT starts at the minimum
             hit.max_assignments = hit.open_places = batch.allocation_min
-    HIT.objects.bulk_update(hits, ["acu_ids", "acu_count", "reward", "gold_answers", "max_assignments", "open_places"])
+    HIT.objects.bulk_update(
+        hits, ["acu_ids", "acu_count", "reward", "gold_answers", "max_assignments", "open_places", "priority"]
+    )
     logger.info(
         "Triage batch %s from judge run %s at c=%s: %d HITs, %d uncertain pairs",
         batch.pk,

@@ -104,6 +104,11 @@ def test_a_simulated_crowd_asks_new_workers_only_the_open_acus_and_every_place_i
 
     hits = list(batch.hits.order_by("summary_id", "follow_up"))
     assert worked == Assignment.objects.filter(hit__batch=batch).count()
+    # gold first: the first two rounds of the six workers all went to gold HITs (3 places each), though
+    # the gold summaries' turns are spread through the batch and the other HITs' single places are open
+    order = list(Assignment.objects.filter(hit__batch=batch).order_by("pk").values_list("hit__summary_id", flat=True))
+    assert len(gold) >= 3 and order[:12] == [s for s in order[:12] if s in gold]
+    assert min(batch.hits.filter(summary_id__in=gold).values_list("turn", flat=True)) > 0
     # the batch completes: no place open, none held, every one submitted
     assert sum(h.open_places for h in hits) == 0
     assert set(Assignment.objects.filter(hit__batch=batch).values_list("status", flat=True)) == {"submitted"}

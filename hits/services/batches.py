@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotation.models import ACU, Summary
 from annotation.services.authoring import usable_for_crowd
 from hits import versions
-from hits.allocation.policy import ADAPTIVE_KINDS
+from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
 from hits.batch_fields import BatchError, BatchSpec
 from hits.gold import known_answers
 from hits.models import HIT, Batch, JudgeRun, PayBucket
@@ -118,6 +118,7 @@ def create_batch(
                 reward=bucket_for(buckets, count).reward,
                 gold_answers=gold.get(s.pk),
                 turn=i / len(anchors),
+                priority=hit_priority(batch, s.pk in gold),
             )
             for i, (s, count) in enumerate(anchors)
         ],
@@ -313,6 +314,13 @@ def stop_batch(batch: Batch) -> Batch:
 PRIORITY_RANGE = (-9, 9)
 
 
+def hit_priority(batch: Batch, gold: bool) -> int:
+    """A HIT's place in the handout's fair order (`HIT.priority`, its first key): twice its batch's
+    priority, so a higher-priority batch still comes first, plus 1 for a gold HIT of a `pairs` batch
+    (issue 43: its gold goes out first, so the workers' gold evidence comes early)."""
+    return 2 * batch.priority + (1 if gold and batch.allocation == PAIRS else 0)
+
+
 def set_priority(batch: Batch, value) -> Batch:
     """The lead's priority for the in-house handout: published batches of one provider with a
     higher priority get the workers first; equal priorities (0, the default) take turns."""
@@ -325,7 +333,10 @@ def set_priority(batch: Batch, value) -> Batch:
         raise BatchError(f"The priority must be a whole number from {low} to {high}.")
     with transaction.atomic():
         Batch.objects.filter(pk=batch.pk).update(priority=priority)
-        HIT.objects.filter(batch_id=batch.pk).exclude(priority=priority).update(priority=priority)
+        batch.priority = priority
+        for gold in (False, True):
+            hits = HIT.objects.filter(batch_id=batch.pk, gold_answers__isnull=not gold)
+            hits.exclude(priority=hit_priority(batch, gold)).update(priority=hit_priority(batch, gold))
     batch.refresh_from_db()
     return batch
 

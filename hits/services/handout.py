@@ -9,7 +9,8 @@ concurrent handouts take different HITs without waiting and no HIT gets more ass
 asked. Published batches of one provider share the workers: a lead-set priority first, then in
 turns (`FAIR_ORDER`). No worker gets a summary twice in a batch (`_eligible`: a `pairs` batch's
 follow-up HITs go to new workers), the (hit, worker) unique constraint backing it per HIT, and
-a partial unique constraint allows one open in-house assignment per worker, whatever clicks race. Places go back through hits.release.
+a partial unique constraint allows one open in-house assignment per worker, whatever clicks race.
+Places go back through hits.release.
 """
 
 import logging
@@ -122,7 +123,8 @@ def held_in_stopped_batch(worker: Worker) -> Assignment | None:
     return current
 
 
-# The fair order (the partial index `hit_fair_pick`): higher batch priority first (copied on the HIT); then the HIT with the largest share of its
+# The fair order (the partial index `hit_fair_pick`): higher batch priority first (on the HIT,
+# hits.services.batches.hit_priority: a `pairs` batch's gold HITs first within it); then the HIT with the largest share of its
 # places open, then the lowest turn (its place in its batch's order, as a share of the batch),
 # so batches of equal priority take turns in proportion to their size instead of the oldest
 # batch going first.
