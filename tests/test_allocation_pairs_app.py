@@ -26,7 +26,7 @@ from hits.services.submission import submit_assignment
 from scoring.results.exports.rose import export_rose
 from scoring.runs.services import compute_scores
 
-from .crowd_data import batch_of, demo_dataset
+from .crowd_data import at_once, batch_of, demo_dataset
 from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates
 from .test_handout import make_workers
 
@@ -289,3 +289,35 @@ def test_the_api_creates_a_pairs_batch_with_a_judge_prior_and_refuses_what_does_
         refused = api.post("/api/batches/", {"dataset": dataset.pk, **bad}, format="json")
         assert refused.status_code in (400, 422) and word in refused.content.decode(), refused.content
     assert Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).count() == 1  # nothing half-written
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_submissions_of_a_summary_open_one_follow_up_each_time(no_refit):  # noqa: F811
+    """Two places of each summary's first HIT submitted at once, disagreeing on every ACU: the
+    decisions follow one another (the first HIT is locked), so each summary gets exactly one
+    follow-up asking all its ACUs, never two and never none."""
+    dataset = demo_dataset()
+    batch = pairs_batch(dataset, allocation_min=2)
+    batch.hits.exclude(pk__in=list(batch.hits.order_by("pk").values_list("pk", flat=True)[:6])).delete()
+    workers = make_workers(12)
+    taken = [(w, handout.next_assignment(w, batch)) for w in workers]
+    assert sum(1 for _, a in taken if a is not None) == 12
+
+    def submit(index, worker, assignment):
+        acus = assignment.hit.task_acus().values_list("pk", flat=True)
+        answers = {str(acu): index % 2 == 0 for acu in acus}
+        submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=answers)
+        return assignment.pk
+
+    by_hit = {}
+    for worker, assignment in taken:
+        by_hit.setdefault(assignment.hit_id, []).append((worker, assignment))
+    assert all(len(pair) == 2 for pair in by_hit.values())
+    calls = [lambda i=i, w=w, a=a: submit(i, w, a) for pair in by_hit.values() for i, (w, a) in enumerate(pair)]
+    results, errors = at_once(*calls)
+    assert not errors and len(results) == 12
+    for first in batch.hits.filter(follow_up=0):
+        follow_ups = list(batch.hits.filter(summary_id=first.summary_id, follow_up__gt=0))
+        assert len(follow_ups) == 1
+        assert follow_ups[0].acu_ids == list(first.task_acus().values_list("pk", flat=True))
+        assert (follow_ups[0].max_assignments, follow_ups[0].open_places) == (1, 1)
