@@ -20,7 +20,7 @@ from hits.allocation.service import summary_posteriors
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, LedgerEntry, MachineJudgment
 from hits.money import Bucket, bucket_for
 from hits.services import handout
-from hits.services.batches import publish_batch
+from hits.services.batches import cost_estimate, publish_batch
 from hits.services.review import approve
 from hits.services.submission import submit_assignment
 from scoring.results.exports.rose import export_rose
@@ -156,6 +156,9 @@ def test_a_simulated_crowd_asks_new_workers_only_the_open_acus_and_every_place_i
     fixed_cost = sum(3 * h.reward for h in firsts.values())
     assert figures["saved"] == fixed_cost - sum(h.max_assignments * h.reward for h in hits) > 0
     assert figures["settled_hits"] == sum(HIT.objects.get(pk=h.pk).settled for h in firsts.values())
+    # the estimate (and the budget check) counts each summary once, at its most places, follow-ups or not
+    cost = cost_estimate(batch)
+    assert (cost["hits"], cost["assignments"]) == (len(firsts), 3 * len(firsts))
 
     # money: one reward per approved assignment, at its HIT's reward, however often approved
     assignments = list(Assignment.objects.filter(hit__batch=batch).select_related("hit"))

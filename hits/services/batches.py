@@ -225,8 +225,10 @@ def cost_estimate(batch: Batch) -> dict:
     provider = get_provider(batch.provider)
     rows = []
     for b in batch_buckets(batch):
-        count = bucket_hits(batch, b).count()
-        places = most_places(batch, bucket_hits(batch, b))
+        # a `pairs` batch's follow-up HITs are places of their summary, which its first HIT's most places count
+        first = bucket_hits(batch, b).filter(follow_up=0)
+        count = first.count()
+        places = most_places(batch, first)
         fee_each = provider.fee(b.reward, most_places_per_hit(batch))
         rows.append(BucketCost(b.label, b.reward, count, places, cents(b.reward * places), cents(fee_each * places)))
     rewards = sum((r.rewards for r in rows), Decimal("0.00"))
