@@ -140,3 +140,61 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
         context.close()
     odd.refresh_from_db()
     assert not odd.excluded
+
+
+def test_pairs_a_second_worker_sees_only_the_open_acus(
+    live_server, browser, shoot, lead, make_user, no_refit, eager_celery
+):
+    """Adaptive by ACU (issue 43): the lead picks `pairs` on the form; the first worker says every
+    ACU present but the first; at 0.9 with one 80%-accurate worker every ACU is open, so a follow-up
+    asks a second worker all of them; the second agrees on all but the first, so only the first is
+    open: the third worker's task shows that one ACU. The batch page says how it works."""
+    dataset = demo_dataset()
+    system = dataset.systems.order_by("name").first()
+    document = Document.objects.filter(dataset=dataset).order_by("position").first()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    page.on("dialog", lambda dialog: dialog.accept())
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/batches/new")
+    page.fill("#id_name", "pairs one summary")
+    page.check(f"input[name=systems][value='{system.pk}']")
+    page.fill("#id_document_ids", document.external_id)
+    page.select_option("#id_allocation", "pairs")
+    page.fill("#id_allocation_min", "1")
+    page.fill("#id_allocation_max", "3")
+    page.fill("#id_allocation_threshold", "0.9")
+    page.click("button:text('Create draft')")
+    page.wait_for_selector("h1:has-text('pairs one summary')")
+    page.click("#publish")
+    page.wait_for_selector("#batch-stage:has-text('Published')")
+    assert "Adaptive by ACU" in page.inner_text("#allocation-pairs")
+    context.close()
+    batch = Batch.objects.get(name="pairs one summary")
+    first = HIT.objects.get(batch=batch)
+    every = first.acu_count
+    shown = []
+    for i in range(3):
+        user = make_user(f"pairs-worker-{i}", "worker")
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(15000)
+        login(page, live_server.url, user.username, PASSWORD)
+        page.wait_for_selector("h1:text('My work')")
+        page.click("#start-next")
+        page.wait_for_selector(".acu-row.current")
+        shown.append(page.locator(".acu-row").count())
+        for row in range(shown[-1]):
+            page.keyboard.press("n" if (row == 0 and i == 0) else "y")
+        if i == 2:
+            shoot(page, "allocation-pairs-third-worker")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#task-notice:has-text('your answers are saved')")
+        context.close()
+    assert shown == [every, every, 1]
+    assert list(HIT.objects.filter(batch=batch).order_by("follow_up").values_list("acu_count", flat=True)) == [
+        every,
+        every,
+        1,
+    ]
