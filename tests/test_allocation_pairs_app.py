@@ -24,7 +24,7 @@ from hits.services.batches import cost_estimate, publish_batch
 from hits.services.review import approve
 from hits.services.submission import submit_assignment
 from scoring.results.exports.rose import export_rose
-from scoring.runs.services import compute_scores
+from scoring.runs.services import compute_scores, summary_scores_arrays
 
 from .crowd_data import at_once, batch_of, demo_dataset
 from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates
@@ -179,17 +179,8 @@ def test_scores_and_export_read_a_summarys_labels_from_several_hits_as_from_one(
     run_crowd(batch, make_workers(5))
     assert batch.hits.filter(follow_up__gt=0).exists()
     # the same labels, one HIT per summary: each worker's labels of a summary in one assignment
-    one = Batch.objects.create(dataset=dataset, name="one HIT each", status=Batch.Status.COMPLETE)
-    by_summary = {}
-    for summary_id in batch.hits.values_list("summary_id", flat=True).distinct():
-        by_summary[summary_id] = HIT.objects.create(batch=one, summary_id=summary_id, max_assignments=3)
-    for assignment in Assignment.objects.filter(hit__batch=batch).select_related("hit"):
-        copy = Assignment.objects.create(
-            hit=by_summary[assignment.hit.summary_id], worker_id=assignment.worker_id, status="submitted"
-        )
-        Judgment.objects.bulk_create(
-            Judgment(assignment=copy, acu_id=j.acu_id, present=j.present) for j in assignment.judgments.all()
-        )
+    # (a pairs round too: its labels are the same posteriors, over the same prior and no estimates)
+    one = one_hit_each(batch, PAIRS)
     pairs_run, one_run = compute_scores(dataset, batch), compute_scores(dataset, one)
     assert pairs_run.status == one_run.status == "done"
     assert pairs_run.outputs["systems"] and pairs_run.outputs["alpha"]
@@ -206,6 +197,25 @@ def test_scores_and_export_read_a_summarys_labels_from_several_hits_as_from_one(
         return rows
 
     assert records(batch) == records(one)
+
+
+def one_hit_each(batch, allocation: str) -> Batch:
+    """A round of the batch's dataset holding the batch's counted labels in one HIT per summary:
+    each worker's labels of a summary in one assignment."""
+    one = Batch.objects.create(
+        dataset=batch.dataset, name=f"one HIT each, {allocation}", status=Batch.Status.COMPLETE, allocation=allocation
+    )
+    by_summary = {}
+    for summary_id in batch.hits.values_list("summary_id", flat=True).distinct():
+        by_summary[summary_id] = HIT.objects.create(batch=one, summary_id=summary_id, max_assignments=3)
+    for assignment in Assignment.objects.filter(hit__batch=batch, status="submitted").select_related("hit"):
+        copy = Assignment.objects.create(
+            hit=by_summary[assignment.hit.summary_id], worker_id=assignment.worker_id, status="submitted"
+        )
+        Judgment.objects.bulk_create(
+            Judgment(assignment=copy, acu_id=j.acu_id, present=j.present) for j in assignment.judgments.all()
+        )
+    return one
 
 
 def judge_run(dataset, probabilities) -> JudgeRun:
@@ -259,6 +269,14 @@ def test_the_judge_runs_probability_is_each_pairs_prior_and_the_first_worker_nev
     )
     third = batch.hits.get(follow_up=2)
     assert third.acu_ids == [acus[1]]
+    # the round's labels are the posteriors: ACU 1 has odds 19/4 * 1/4 = 19/16 (P = 19/35, present)
+    # though both workers said absent; ACU 2 absent (1/197); the others 76/77 or 16/17, present
+    table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
+    assert table.ids[pos].tolist() == [summary.pk]
+    assert scores.tolist() == pytest.approx([(len(acus) - 1) / len(acus)])
+    # the same labels in a fixed round: the majority says ACU 1 is absent
+    _, _, _, majority, _ = summary_scores_arrays(dataset, one_hit_each(batch, "fixed"))
+    assert majority.tolist() == pytest.approx([(len(acus) - 2) / len(acus)])
     # the same answers without the judge: ACUs 0 and 2 would be open after one worker too
     plain = pairs_batch(dataset, name="no judge")
     plain.hits.exclude(summary=summary).delete()

@@ -72,10 +72,11 @@ def batch_prior(batch: Batch) -> float:
     return batch.allocation_prior if batch.allocation_prior is not None else 0.5
 
 
-def posteriors(rows, batch: Batch, priors: dict[int, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def posteriors(rows, batch: Batch, priors: dict[tuple[int, int], float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """From (HIT, ACU, worker, said) rows: P(present) of each (HIT, ACU) judged, in HIT then ACU
     order, and each HIT's first index in it. The prior of a pair is the batch's (its last fit; 0.5
-    before), or its ACU's in `priors` (a judge run's calibrated probability: `pair_priors`)."""
+    before), or its own in `priors` (keyed as the rows, e.g. (summary, ACU): a judge run's
+    calibrated probability, `pair_priors`)."""
     if not rows:
         return np.array([]), np.zeros(0, dtype=np.int64)
     hits, acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
@@ -91,7 +92,7 @@ def posteriors(rows, batch: Batch, priors: dict[int, float] | None = None) -> tu
     keys, items = np.unique(np.stack([hits, acus], axis=1), axis=0, return_inverse=True)
     prior: float | np.ndarray = batch_prior(batch)
     if priors:
-        prior = np.array([priors.get(int(acu), batch_prior(batch)) for acu in keys[:, 1]], dtype=float)
+        prior = np.array([priors.get((int(h), int(a)), batch_prior(batch)) for h, a in keys], dtype=float)
     starts = np.flatnonzero(np.r_[True, keys[1:, 0] != keys[:-1, 0]])
     return pair_posteriors(items.ravel(), said.astype(bool), sens, spec, prior), starts
 
@@ -182,15 +183,27 @@ def decide(hit_id: int) -> bool:
     return opened
 
 
-def pair_priors(batch: Batch, summary_id: int) -> dict[int, float]:
-    """{ACU id: the prior of its pair with this summary}: the calibrated probability of the batch's
-    judge run (`allocation_judge_run`, a `pairs` batch's choice); {} without one (the batch's prior)."""
+def pair_priors(batch: Batch, summary_id: int | None = None) -> dict[tuple[int, int], float]:
+    """{(summary id, ACU id): the prior of the pair} of one summary (None: of the batch's): the
+    calibrated probability of the batch's judge run (`allocation_judge_run`, a `pairs` batch's
+    choice); {} without one (every pair has the batch's prior)."""
     if batch.allocation_judge_run_id is None:
         return {}
-    rows = MachineJudgment.objects.filter(
-        run_id=batch.allocation_judge_run_id, summary_id=summary_id, probability__isnull=False
-    ).values_list("acu_id", "probability")
-    return {acu: float(p) for acu, p in rows if p is not None}
+    rows = MachineJudgment.objects.filter(run_id=batch.allocation_judge_run_id, probability__isnull=False)
+    if summary_id is not None:
+        rows = rows.filter(summary_id=summary_id)
+    else:
+        rows = rows.filter(summary_id__in=batch.hits.values("summary_id"))
+    return {(s, a): float(p) for s, a, p in rows.values_list("summary_id", "acu_id", "probability") if p is not None}
+
+
+def pair_labels(batch: Batch, rows) -> dict[tuple[int, int], bool]:
+    """A `pairs` batch's labels (issue 43): from its counted (summary, ACU, worker, said) rows, each
+    judged pair's label is its posterior (the workers' estimates over the pair's prior, as the
+    allocation reads it) above 0.5; exactly 0.5 is not present, as a tied majority."""
+    posterior, _ = posteriors(rows, batch, pair_priors(batch))
+    keys = sorted({(int(s), int(a)) for s, a, _, _ in rows})
+    return {key: p > 0.5 for key, p in zip(keys, posterior.tolist(), strict=True)}
 
 
 def summary_posteriors(batch: Batch, summary_id: int, acu_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -204,8 +217,9 @@ def summary_posteriors(batch: Batch, summary_id: int, acu_ids: list[int]) -> tup
     judged_acus = sorted({row[1] for row in rows})
     found = dict(zip(judged_acus, posterior.tolist(), strict=True))
     counts = Counter(row[1] for row in rows)
+    prior = batch_prior(batch)
     return (
-        np.array([found.get(a, priors.get(a, batch_prior(batch))) for a in acu_ids], dtype=float),
+        np.array([found.get(a, priors.get((summary_id, a), prior)) for a in acu_ids], dtype=float),
         np.array([counts.get(a, 0) for a in acu_ids], dtype=np.int64),
     )
 

@@ -19,10 +19,12 @@ from django.db.models import Max
 from django.utils import timezone
 
 from hits import versions
+from hits.allocation.policy import PAIRS
 from hits.models import Worker
 from hits.selectors import counted_judgments
 from scoring.models import ScoringRun, ScoringRunDetail
 from scoring.runs.data import load_judgments, load_summaries
+from scoring.runs.pairs import with_posterior_labels
 from scoring.runs.selectors import latest_run
 from scoring.runs.workers import worker_table
 from scoring.stats import agreement, bootstrap, dawid_skene, normalization
@@ -81,19 +83,23 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
     """Per judged summary: positions in the summary table, ACU score and normalized score.
 
     ``aggregation`` turns the judgments into ACU labels: "majority" (a tie is not present, RoSE)
-    or "dawid-skene" (``scoring.dawid_skene``)."""
+    or "dawid-skene" (``scoring.dawid_skene``). A `pairs` round's labels are its pairs' posteriors
+    (scoring.runs.pairs), a triage round's the machine's where it decided (scoring.runs.triage)."""
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
     table = load_summaries(dataset)
     if judgments is None:
         judgments = load_judgments(dataset, batch)
     scored = judgments
+    if batch is not None and batch.allocation == PAIRS and len(judgments):
+        # a `pairs` round: each pair's posterior label, the one its allocation settled on
+        scored = with_posterior_labels(batch, judgments)
     if batch is not None and batch.triage_run_id:
         # A triage round: machine labels where the machine decided (the returned judgments,
         # which the alphas read, stay the human ones).
         from scoring.runs.triage import with_machine_labels
 
-        scored = with_machine_labels(batch, judgments)
+        scored = with_machine_labels(batch, scored)
     if len(scored) == 0:
         return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
     rows = table.index(scored.summary)
