@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-from hits.batch_fields import BatchSpec
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -96,6 +94,7 @@ def run(args) -> None:
     from django.test import Client
 
     from annotation.models import Dataset
+    from hits.batch_fields import BatchSpec  # here: the tree's code (--tree) is importable only now
     from hits.models import Assignment
     from hits.services.batches import create_batch, publish_batch
     from hits.services.people import create_user_with_role

@@ -26,26 +26,34 @@ def no_refit():
     signals.submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.worker_estimates")
 
 
-def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
-    live_server, browser, shoot, lead, make_user, no_refit, eager_celery
-):
-    dataset = demo_dataset()
+def _new_one_summary_batch(browser, live_server, lead, dataset, name, allocation, places, threshold):
+    """The lead's new-batch form filled for one summary (the dataset's first system and document),
+    `allocation` with `places` (fewest, most) and the settling threshold: the lead's context and page."""
     system = dataset.systems.order_by("name").first()
     document = Document.objects.filter(dataset=dataset).order_by("position").first()
-
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15000)
     page.on("dialog", lambda dialog: dialog.accept())
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/batches/new")
-    page.fill("#id_name", "adaptive one summary")
+    page.fill("#id_name", name)
     page.check(f"input[name=systems][value='{system.pk}']")
     page.fill("#id_document_ids", document.external_id)
-    page.select_option("#id_allocation", "adaptive")
-    page.fill("#id_allocation_min", "3")
-    page.fill("#id_allocation_max", "5")
-    page.fill("#id_allocation_threshold", "0.9")
+    page.select_option("#id_allocation", allocation)
+    page.fill("#id_allocation_min", str(places[0]))
+    page.fill("#id_allocation_max", str(places[1]))
+    page.fill("#id_allocation_threshold", str(threshold))
+    return context, page
+
+
+def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
+    live_server, browser, shoot, lead, make_user, no_refit, eager_celery
+):
+    dataset = demo_dataset()
+    context, page = _new_one_summary_batch(
+        browser, live_server, lead, dataset, "adaptive one summary", "adaptive", (3, 5), 0.9
+    )
     page.wait_for_selector("#live-estimate:has-text('1 HITs · 5 assignments')")  # the most places
     shoot(page, "allocation-new-batch")
     page.click("button:text('Create draft')")
@@ -150,21 +158,9 @@ def test_pairs_a_second_worker_sees_only_the_open_acus(
     asks a second worker all of them; the second agrees on all but the first, so only the first is
     open: the third worker's task shows that one ACU. The batch page says how it works."""
     dataset = demo_dataset()
-    system = dataset.systems.order_by("name").first()
-    document = Document.objects.filter(dataset=dataset).order_by("position").first()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15000)
-    page.on("dialog", lambda dialog: dialog.accept())
-    login(page, live_server.url, lead.username, PASSWORD)
-    page.goto(f"{live_server.url}/datasets/{dataset.pk}/batches/new")
-    page.fill("#id_name", "pairs one summary")
-    page.check(f"input[name=systems][value='{system.pk}']")
-    page.fill("#id_document_ids", document.external_id)
-    page.select_option("#id_allocation", "pairs")
-    page.fill("#id_allocation_min", "1")
-    page.fill("#id_allocation_max", "3")
-    page.fill("#id_allocation_threshold", "0.9")
+    context, page = _new_one_summary_batch(
+        browser, live_server, lead, dataset, "pairs one summary", "pairs", (1, 3), 0.9
+    )
     page.click("button:text('Create draft')")
     page.wait_for_selector("h1:has-text('pairs one summary')")
     page.click("#publish")
