@@ -47,6 +47,18 @@ def _new_one_summary_batch(browser, live_server, lead, dataset, name, allocation
     return context, page
 
 
+def _worker_starts_next_task(browser, live_server, user):
+    """A worker signs in and presses *Start next task*: their context and the task page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    login(page, live_server.url, user.username, PASSWORD)
+    page.wait_for_selector("h1:text('My work')")
+    page.click("#start-next")
+    page.wait_for_selector(".acu-row.current")
+    return context, page
+
+
 def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     live_server, browser, shoot, lead, make_user, no_refit, eager_celery
 ):
@@ -68,13 +80,7 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     hit = HIT.objects.get(batch=batch)
     for i in range(3):  # all present, but the second worker says the first ACU is not there
         user = make_user(f"adaptive-worker-{i}", "worker")
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(15000)
-        login(page, live_server.url, user.username, PASSWORD)
-        page.wait_for_selector("h1:text('My work')")
-        page.click("#start-next")
-        page.wait_for_selector(".acu-row.current")
+        context, page = _worker_starts_next_task(browser, live_server, user)
         for row in range(page.locator(".acu-row").count()):
             page.keyboard.press("n" if (i == 1 and row == 0) else "y")
         page.keyboard.press("Enter")
@@ -173,13 +179,7 @@ def test_pairs_a_second_worker_sees_only_the_open_acus(
     shown = []
     for i in range(3):
         user = make_user(f"pairs-worker-{i}", "worker")
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(15000)
-        login(page, live_server.url, user.username, PASSWORD)
-        page.wait_for_selector("h1:text('My work')")
-        page.click("#start-next")
-        page.wait_for_selector(".acu-row.current")
+        context, page = _worker_starts_next_task(browser, live_server, user)
         shown.append(page.locator(".acu-row").count())
         for row in range(shown[-1]):
             page.keyboard.press("n" if (row == 0 and i == 0) else "y")
