@@ -168,14 +168,17 @@ MAX_SECONDS = 366 * 24 * 3600
 MAX_COUNT = 2**31 - 1  # gold counts are stored in integer fields
 
 
+def _given(obj: dict, key: str):
+    """(system, its annotation, the annotation's `key`, where it is) of each system whose annotation has `key`."""
+    for system, annotation in (obj.get("annotations") or {}).items():
+        if annotation.get(key) is not None:
+            yield system, annotation, annotation[key], f"annotations[{system!r}][{key!r}]"
+
+
 def _sources(obj: dict, labels: dict[str, dict[str, list]], name: str, line: int) -> dict[str, dict[str, LabelSource]]:
     """`label_sources` of each system's annotators, checked against its `annotator_labels`."""
     found: dict[str, dict[str, LabelSource]] = {}
-    for system, annotation in (obj.get("annotations") or {}).items():
-        given = annotation.get("label_sources")
-        if given is None:
-            continue
-        where = f"annotations[{system!r}]['label_sources']"
+    for system, annotation, given, where in _given(obj, "label_sources"):
         if not isinstance(given, dict):
             raise DatasetImportError(f"{where} must be an object {{annotator: source}}", name, line)
         if annotation.get("annotator_labels") is None:
@@ -250,11 +253,7 @@ MAX_REASON = 10_000  # a block reason or a rejection's feedback
 def _uncounted(obj: dict, unit_count: int, name: str, line: int) -> dict[str, list[UncountedLabels]]:
     """`uncounted_labels` of each system: labels that count nowhere, each with its source."""
     found: dict[str, list[UncountedLabels]] = {}
-    for system, annotation in (obj.get("annotations") or {}).items():
-        given = annotation.get("uncounted_labels")
-        if given is None:
-            continue
-        where = f"annotations[{system!r}]['uncounted_labels']"
+    for system, _, given, where in _given(obj, "uncounted_labels"):
         if not isinstance(given, list):
             raise DatasetImportError(f"{where} must be a list of objects", name, line)
         found[system] = [_uncounted_item(item, unit_count, f"{where}[{i}]", name, line) for i, item in enumerate(given)]

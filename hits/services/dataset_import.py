@@ -292,14 +292,14 @@ def _workers(dataset: Dataset, states: dict[tuple[str, str], LabelSource | None]
 
 
 def _new_worker(provider: str, external_id: str, source: LabelSource | None, now) -> Worker:
-    if source is None or not source.blocked:
-        return Worker(provider=provider, external_id=external_id, excluded=bool(source and source.excluded))
+    """A worker made by the import, in the state its source gives (blocked, excluded)."""
+    blocked = source is not None and source.blocked
     return Worker(
         provider=provider,
         external_id=external_id,
-        excluded=source.excluded,
-        blocked_at=now,
-        block_reason=source.block_reason or "Blocked where the labels were made (imported).",
+        excluded=source is not None and source.excluded,
+        blocked_at=now if blocked else None,
+        block_reason=(source.block_reason or "Blocked where the labels were made (imported).") if blocked else "",
     )
 
 
