@@ -1,5 +1,7 @@
 """Small word lists the rule-based drafter uses to find verbs, clause links and entities."""
 
+import re
+
 from ..text import BE_HAVE, MODALS
 from ..text import PREPOSITIONS as COMMON_PREPOSITIONS
 
@@ -499,3 +501,17 @@ OBJECT_OPTIONAL = frozenset(
         "study",
     ]
 )
+
+# Numbers written as words: "an impressive fourth", "a stunning two" name no thing.
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_LARGE = ["hundred", "thousand", "million", "billion", "trillion"]
+CARDINALS = frozenset([*_UNITS, *_TEENS, *_TENS, *_LARGE, "dozen", "zero"])
+ORDINALS = frozenset(
+    ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "twelfth"]
+    + [w + "th" for w in _TEENS if w != "twelve"]
+    + [w[:-1] + "ieth" for w in _TENS]
+    + [w + "th" for w in _LARGE]
+)
+ORDINAL_NUMBER = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)

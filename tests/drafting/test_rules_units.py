@@ -284,3 +284,40 @@ def test_an_age_owning_the_subject_is_the_person_named_before():
     assert draft_reference(["Tom Lee was jailed .", "The judge 's ruling was praised ."])[1] == [
         "The judge 's ruling was praised."
     ]
+
+
+def test_a_page_furniture_label_opening_a_sentence_is_no_part_of_a_draft():
+    assert draft_sentence("READ : It wo n't be long before Tom Lee wins a title .") == [
+        "It wo n't be long before Tom Lee wins a title."
+    ]
+    assert draft_sentence("VIDEO : The couple married in Rome .") == ["The couple married in Rome."]
+    assert draft_sentence("Video : Watch : The club sold its ground .") == ["The club sold its ground."]
+    # a sentence that is only furniture gives no draft, in a reference too
+    for sentence in ["READ :", "VIDEO : Scroll down for video .", "WATCH : CLICK HERE for all the latest news ."]:
+        assert draft_sentence(sentence) == []
+    assert draft_reference(["READ : .", "Tom Lee won the title ."]) == [[], ["Tom Lee won the title."]]
+    # not a speaker before a colon, nor a label's word not followed by its colon
+    assert draft_sentence("Attorney : Tom Lee assumed the gun was a toy .") == [
+        "Attorney : Tom Lee assumed the gun was a toy."
+    ]
+    assert draft_sentence("He did not read : the book was closed .") == ["He did not read : the book was closed."]
+    assert draft_sentence("Watch the label : it says poison .")[0].startswith("Watch the label")
+
+
+def test_an_adjective_describes_a_noun_never_a_number_or_another_word_class():
+    assert "The defeat was heavy." in draft_sentence("The side suffered a heavy defeat .")
+    # an ordinal, a number, a quantifier, a closed-class word or an adjective is no noun
+    for sentence in [
+        "Tom Lee finished an impressive fourth at the Masters .",
+        "Tom Lee finished an impressive 4th .",
+        "Tom Lee finished a remarkable twentieth .",
+        "The striker scored a stunning two .",
+        "The striker scored an impressive dozen .",
+        "The club had a famous many .",
+        "She found the big same .",
+        "She found the big one .",
+        "She wanted a huge enough .",
+    ]:
+        assert not any(d.startswith("The ") and " was " in d for d in draft_sentence(sentence)), sentence
+    # a word the lexicon does not know may be a noun
+    assert "The selfie was bizarre." in draft_sentence("Ann Lee posted a bizarre selfie .")

@@ -3,7 +3,8 @@
 `draft_reference(sentences)` drafts a whole reference sentence by sentence; `draft_sentence` one
 sentence (`draft`). Each step is a plain function, in a module of its own:
 
-1. `clauses.is_boilerplate`: page furniture the guidelines leave out ("CLICK HERE for ...") gives no unit;
+1. `clauses.without_furniture`: page furniture the guidelines leave out ("CLICK HERE for ...") gives no unit,
+   a furniture label opening a sentence ("READ : ...") goes;
 2. `references.resolve_references`: a name met earlier in the reference replaces "he"/"she", a role ("The
    Welshman", "German boss"), a surname alone ("Adam", "Mr Carroll") or a title before a name, and
    stands in for the missing subject of a headline ("Came up with idea ..."); the "X is Y" facts this

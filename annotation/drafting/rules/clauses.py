@@ -33,6 +33,7 @@ from .words import (
     BOILERPLATE,
     COLLECTIVE_VERBS,
     CONDITIONS,
+    FURNITURE,
     NAME_WORD,
     NEW_SENTENCE,
     PAST,
@@ -448,6 +449,18 @@ def is_boilerplate(sentence: str) -> bool:
     """A reference sentence the guidelines leave out ("CLICK HERE for all the latest Chelsea
     news.", "Scroll down for video"): page furniture, not a fact of the summary."""
     return bool(BOILERPLATE.search(sentence))
+
+
+def without_furniture(sentence: str) -> str:
+    """The sentence less the page-furniture labels that open it ("READ : It wo n't be long
+    before ..." -> "It wo n't be long before ..."; "VIDEO : ..."); "" when the sentence is
+    boilerplate ("READ MORE : ...") or nothing but furniture is left ("READ :", "VIDEO : Scroll
+    down for video"). Only known labels followed by a colon at the start: "Attorney : Bates assumed
+    ..." stays as it is."""
+    if is_boilerplate(sentence):
+        return ""
+    rest = FURNITURE.sub("", sentence, count=1)
+    return "" if is_boilerplate(rest) or not any(c.isalnum() for c in rest) else rest
 
 
 def comma_splice(tokens: list[Token], start: int, i: int) -> bool:

@@ -1,7 +1,7 @@
 """A sentence and a whole reference into drafts: the steps of the package in order."""
 
 from ...text import content_words
-from .clauses import is_boilerplate, split_clauses, split_run_on
+from .clauses import split_clauses, split_run_on, without_furniture
 from .embedded import embedded_clauses, modifier_facts, relative_facts
 from .lists import place_facts
 from .predicates import split_subject
@@ -12,8 +12,9 @@ from .words import QUOTES
 
 def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:
     """Draft ACUs of one reference sentence, in sentence order, without duplicates; nothing
-    for boilerplate the guidelines leave out."""
-    if is_boilerplate(sentence):
+    for boilerplate the guidelines leave out, and no page-furniture label ("READ : ...")."""
+    sentence = without_furniture(sentence)
+    if not sentence:
         return []
     pieces = split_run_on(sentence) if _depth == 0 else [sentence]
     if len(pieces) > 1:
@@ -106,7 +107,8 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
     known = Entities(names=[])
     out = []
     for sentence in sentences:
-        if is_boilerplate(sentence):
+        sentence = without_furniture(sentence)
+        if not sentence:
             out.append([])
             continue
         resolved, facts = resolve_references(sentence, known)

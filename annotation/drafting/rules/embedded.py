@@ -3,9 +3,55 @@
 from lemminflect import getAllLemmas, getInflection
 
 from ...text import STOPWORDS
-from ..lexicon import AUXILIARIES, PREPOSITIONS
+from ..lexicon import (
+    AUXILIARIES,
+    CARDINALS,
+    COORDINATORS,
+    DETERMINERS,
+    ORDINAL_NUMBER,
+    ORDINALS,
+    PREPOSITIONS,
+    RELATIVES,
+)
 from .tokens import Token, be, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
-from .words import DESCRIBING, FACTIVE, NONFINITE_LEAD, NOUN_OPENERS, QUOTES, REPORTING
+from .words import (
+    ADJUNCT,
+    ADVERBS,
+    COUNTS,
+    DESCRIBING,
+    FACTIVE,
+    INDEFINITE,
+    LOWER_FIRST,
+    NONFINITE_LEAD,
+    NOUN_OPENERS,
+    PARTICLES,
+    PRONOUNS,
+    QUOTES,
+    REPORTING,
+    SUBORDINATORS,
+    WH_WORDS,
+)
+
+# Closed classes of the lexicon and the rules' lists: never the noun an adjective describes.
+NOT_NOUNS = (
+    STOPWORDS
+    | DETERMINERS
+    | PREPOSITIONS
+    | ADJUNCT
+    | INDEFINITE
+    | RELATIVES
+    | COORDINATORS
+    | SUBORDINATORS
+    | PRONOUNS
+    | WH_WORDS
+    | PARTICLES
+    | ADVERBS
+    | COUNTS
+    | CARDINALS
+    | ORDINALS
+    | LOWER_FIRST
+    | DESCRIBING
+)
 
 
 def past_tense(word: str, plural: bool) -> str:
@@ -107,11 +153,22 @@ def second_verb_group(tokens: list[Token], verb: int) -> bool:
     )
 
 
+def may_be_noun(word: str) -> bool:
+    """`word` (lower case) may name a thing: not a number, an ordinal ("an impressive fourth",
+    "1st"), a word of a closed class (a determiner, pronoun, preposition, adverb of the lists,
+    "former"), nor a word lemminflect's lexicon knows only as another part of speech ("new",
+    "same", "quickly", "enough"); a word it does not know may be a noun ("selfie")."""
+    if not word.isalpha() or word in NOT_NOUNS or ORDINAL_NUMBER.match(word):
+        return False
+    readings = getAllLemmas(word)
+    return not readings or "NOUN" in readings
+
+
 def single_noun(tokens: list[Token], i: int) -> bool:
     """tokens[i] is a plain lower-case noun, not the first of a compound ("huge hedge fund")."""
     noun = tokens[i]
     after = tokens[i + 1] if i + 1 < len(tokens) else None
-    if not noun.text.isalpha() or noun.capitalised or is_verb(tokens, i) or noun.lower in DESCRIBING:
+    if noun.capitalised or is_verb(tokens, i) or not may_be_noun(noun.lower):
         return False
     return not (
         after is not None

@@ -111,6 +111,13 @@ BOILERPLATE = re.compile(
     r"sign up|subscribe|download the|like us on|do you know more|contact us|to see more|warning : graphic)\b",
     re.IGNORECASE,
 )
+# Page furniture labels that open a sentence of a news page ("READ : It wo n't be long ...",
+# "VIDEO : ..."): known labels followed by a colon; a speaker ("Attorney : ...") is no label.
+# ("READ MORE : ..." is BOILERPLATE: the whole sentence goes.)
+FURNITURE = re.compile(
+    r"^\W*(?:(?:read|video|watch|pictured|picture|photos|gallery|related|see also)\s*:\s*)+",
+    re.IGNORECASE,
+)
 
 
 NEW_SENTENCE = frozenset(["The", "He", "She", "They", "It", "His", "Her", "Their", "A", "An", "But", "This", "These"])
