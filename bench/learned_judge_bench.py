@@ -210,6 +210,51 @@ def packed_against_plain(pairs, labels, documents, n_documents: int) -> dict:
     return out
 
 
+def cross_encoder_row(args) -> None:
+    """--cross-encoder: the stacked judge on the first --documents documents."""
+    systems: list = []
+    pairs, documents, labels, references = load(Path(args.data), systems)
+    n = args.documents or max(documents) + 1
+    keep = [i for i, d in enumerate(documents) if d < n]
+    chosen = [pairs[i] for i in keep]
+    texts = sorted({s for _, s in chosen}) + references[:n]
+    row = stacked(
+        chosen,
+        [documents[i] for i in keep],
+        [labels[i] for i in keep],
+        [systems[i] for i in keep],
+        texts,
+        args.ce_folds,
+        args.epochs,
+        args.lr,
+        args.batch_tokens,
+        args.save_logits,
+    )
+    print(json.dumps(row), flush=True)
+
+
+def size_rows(args) -> None:
+    """The default run: the cost at each of --sizes documents, then --repeat copies of the whole set."""
+    import sklearn.linear_model  # noqa: F401 - imported before the first timing
+
+    pairs, documents, labels, references = load(Path(args.data))
+    summaries = sorted({s for _, s in pairs})
+    rows = []
+    for size in [int(s) for s in args.sizes.split(",")]:
+        keep = [i for i, d in enumerate(documents) if d < size]
+        chosen = [pairs[i] for i in keep]
+        texts = sorted({s for _, s in chosen}) + references[:size]
+        rows.append(measure(chosen, [documents[i] for i in keep], [labels[i] for i in keep], texts))
+        print(json.dumps(rows[-1]), flush=True)
+    if args.repeat > 1:
+        n_docs = max(documents) + 1
+        big_docs = [d + k * n_docs for k in range(args.repeat) for d in documents]
+        rows.append(
+            measure(pairs * args.repeat, big_docs, labels * args.repeat, (summaries + references) * args.repeat)
+        )
+        print(json.dumps(rows[-1]), flush=True)
+
+
 def main():
     from scoring.machine import packed  # its defaults (no torch at import)
 
@@ -233,44 +278,9 @@ def main():
         print(json.dumps(packed_against_plain(pairs, labels, documents, args.packed_vs_plain)), flush=True)
         return
     if args.cross_encoder:
-        systems: list = []
-        pairs, documents, labels, references = load(Path(args.data), systems)
-        n = args.documents or max(documents) + 1
-        keep = [i for i, d in enumerate(documents) if d < n]
-        chosen = [pairs[i] for i in keep]
-        texts = sorted({s for _, s in chosen}) + references[:n]
-        row = stacked(
-            chosen,
-            [documents[i] for i in keep],
-            [labels[i] for i in keep],
-            [systems[i] for i in keep],
-            texts,
-            args.ce_folds,
-            args.epochs,
-            args.lr,
-            args.batch_tokens,
-            args.save_logits,
-        )
-        print(json.dumps(row), flush=True)
+        cross_encoder_row(args)
         return
-    import sklearn.linear_model  # noqa: F401 - imported before the first timing
-
-    pairs, documents, labels, references = load(Path(args.data))
-    summaries = sorted({s for _, s in pairs})
-    rows = []
-    for size in [int(s) for s in args.sizes.split(",")]:
-        keep = [i for i, d in enumerate(documents) if d < size]
-        chosen = [pairs[i] for i in keep]
-        texts = sorted({s for _, s in chosen}) + references[:size]
-        rows.append(measure(chosen, [documents[i] for i in keep], [labels[i] for i in keep], texts))
-        print(json.dumps(rows[-1]), flush=True)
-    if args.repeat > 1:
-        n_docs = max(documents) + 1
-        big_docs = [d + k * n_docs for k in range(args.repeat) for d in documents]
-        rows.append(
-            measure(pairs * args.repeat, big_docs, labels * args.repeat, (summaries + references) * args.repeat)
-        )
-        print(json.dumps(rows[-1]), flush=True)
+    size_rows(args)
 
 
 if __name__ == "__main__":
