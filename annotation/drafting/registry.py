@@ -1,8 +1,11 @@
 """Which drafters exist: `get_drafter(name)` and the names usable now."""
 
+from django.conf import settings
+
 from ..llm import llm_configured
 from .base import Drafter, DrafterError
 from .llm import LLMDrafter
+from .parsed import draft_parsed_reference, load_parser
 from .rules import draft_reference
 
 
@@ -16,14 +19,30 @@ class RulesDrafter:
         return draft_reference(list(sentences))
 
 
+class ParsedDrafter:
+    """The rules over a dependency parse (`parsed.draft_parsed_reference`): the spaCy model named by
+    the DRAFTER_PARSER_MODEL setting (an installed package or a local directory)."""
+
+    name = "parsed"
+    whole_reference = True
+
+    def __init__(self, model: str | None = None):
+        self.model = model or settings.DRAFTER_PARSER_MODEL
+
+    def draft(self, sentences, context=None):
+        return draft_parsed_reference(list(sentences), load_parser(self.model))
+
+
 def available_drafters() -> list[str]:
     """Drafter names usable now: `llm` only when the endpoint is configured."""
-    return ["rules"] + (["llm"] if llm_configured() else [])
+    return ["rules", "parsed"] + (["llm"] if llm_configured() else [])
 
 
 def get_drafter(name: str, **options) -> Drafter:
     if name == "rules":
         return RulesDrafter()
+    if name == "parsed":
+        return ParsedDrafter(**options)
     if name == "llm":
         return LLMDrafter(**options)
-    raise DrafterError(f"Unknown drafter “{name}”: use rules or llm.")
+    raise DrafterError(f"Unknown drafter “{name}”: use rules, parsed or llm.")

@@ -1,5 +1,7 @@
 """A sentence and a whole reference into drafts: the steps of the package in order."""
 
+from collections.abc import Callable
+
 from ...text import content_words
 from .clauses import split_clauses, split_run_on, without_furniture
 from .embedded import embedded_clauses, modifier_facts, relative_facts
@@ -101,9 +103,10 @@ def add(drafts: list[str], new: list[str]) -> None:
             seen.add(text.lower())
 
 
-def draft_reference(sentences: list[str]) -> list[list[str]]:
-    """Draft ACUs of a whole reference, sentence by sentence: each sentence drafted after its
-    mentions are resolved against the names met before (`resolve_references`)."""
+def draft_reference(sentences: list[str], draft: Callable[[str], list[str]] = draft_sentence) -> list[list[str]]:
+    """Draft ACUs of a whole reference, sentence by sentence: each sentence drafted (by `draft`,
+    `draft_sentence` unless another drafter reuses these steps) after its mentions are resolved
+    against the names met before (`resolve_references`)."""
     known = Entities(names=[])
     out = []
     for sentence in sentences:
@@ -112,7 +115,7 @@ def draft_reference(sentences: list[str]) -> list[list[str]]:
             out.append([])
             continue
         resolved, facts = resolve_references(sentence, known)
-        drafts = draft_sentence(resolved)
+        drafts = draft(resolved)
         add(drafts, facts)
         add(drafts, [finish([fact]) for fact in place_facts(tokenize(resolved), resolved)])
         add(drafts, kin_facts(tokenize(resolved), resolved))

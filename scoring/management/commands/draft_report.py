@@ -17,7 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="dataset name")
-        parser.add_argument("--drafter", default="rules", choices=["rules", "llm"])
+        parser.add_argument("--drafter", default="rules", choices=["rules", "parsed", "llm"])
         parser.add_argument("--judge", default=None, help="lexical or embedding (default: embedding when installed)")
         parser.add_argument(
             "--budget",
