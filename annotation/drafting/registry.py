@@ -33,9 +33,12 @@ class ParsedDrafter:
         return draft_parsed_reference(list(sentences), load_parser(self.model))
 
 
+DEFAULT_DRAFTER = "parsed"  # issue 44: F1 0.712 vs the rules' 0.706 on REALSumm 0-49, as faithful
+
+
 def available_drafters() -> list[str]:
-    """Drafter names usable now: `llm` only when the endpoint is configured."""
-    return ["rules", "parsed"] + (["llm"] if llm_configured() else [])
+    """Drafter names usable now, the default first: `llm` only when the endpoint is configured."""
+    return ["parsed", "rules"] + (["llm"] if llm_configured() else [])
 
 
 def get_drafter(name: str, **options) -> Drafter:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from ..guidelines import guidelines_for
 from ..models import ACU, ACUChange, Dataset, DraftACU, DraftJob, Reference, ReferenceSentence
 from ..text import MAX_ACU_CHARS
-from . import DraftContext, DrafterError, get_drafter
+from . import DEFAULT_DRAFTER, DraftContext, DrafterError, get_drafter
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def draft_sentences(engine, sentences, context=None) -> dict[int, list[str]]:
     return out
 
 
-def suggest(*, reference_id: int, user, drafter: str = "rules", sentence_id: int | None = None) -> int:
+def suggest(*, reference_id: int, user, drafter: str = DEFAULT_DRAFTER, sentence_id: int | None = None) -> int:
     """Draft ACUs for one sentence (or every sentence) of the writer's reference.
 
     The drafter runs outside the transaction (an LLM may take seconds); raises DrafterError
@@ -166,7 +166,7 @@ def job_progress(job: DraftJob | None) -> dict | None:
 
 
 def fill_machine_units(
-    *, sentence_ids: list[int], drafter: str = "rules", drafts_by_sentence: dict | None = None
+    *, sentence_ids: list[int], drafter: str = DEFAULT_DRAFTER, drafts_by_sentence: dict | None = None
 ) -> int:
     """Put machine units (the drafter's drafts, marked `machine`) on sentences that have no
     ACU yet; sentences with ACUs keep theirs. `drafts_by_sentence` may carry drafts already

@@ -11,7 +11,7 @@ from config.json_body import JSONBodyError, read_json_body
 from config.roles import AUTHOR, LEAD, role_required
 
 from .. import lead_review, tasks
-from ..drafting import DrafterError, available_drafters
+from ..drafting import DEFAULT_DRAFTER, DrafterError, available_drafters
 from ..drafting import service as drafting
 from ..guidelines import guidelines_for
 from ..llm import LLMError
@@ -94,7 +94,7 @@ def save(request, reference_id: int):
 @require_POST
 def suggest(request, reference_id: int):
     """Security behavior: only the writer, while the reference is editable. JSON in
-    ({"drafter": "rules"|"llm", "sentence": id or null for the whole reference}), JSON out:
+    ({"drafter": "parsed"|"rules"|"llm", "sentence": id or null for the whole reference}), JSON out:
     the new state with the drafts; 400 with a message when the drafter cannot run."""
     try:
         body = _json_body(request)
@@ -102,7 +102,7 @@ def suggest(request, reference_id: int):
         made = drafting.suggest(
             reference_id=reference_id,
             user=request.user,
-            drafter=str(body.get("drafter") or "rules"),
+            drafter=str(body.get("drafter") or DEFAULT_DRAFTER),
             sentence_id=_whole_number(sentence, "The sentence") if sentence not in (None, "") else None,
         )
     except (authoring.AuthoringError, DrafterError, LLMError, TypeError, ValueError) as exc:
@@ -227,7 +227,7 @@ def overview(request, dataset_id: int):
                 dataset.save(update_fields=["guidelines"])
                 messages.success(request, "Guidelines saved.")
             elif "predraft" in request.POST:
-                drafter = request.POST.get("drafter", "rules")
+                drafter = request.POST.get("drafter", DEFAULT_DRAFTER)
                 if drafter not in available_drafters():
                     raise authoring.AuthoringError(f"The {drafter} drafter is not available here.")
                 job = DraftJob.objects.create(dataset=dataset, drafter=drafter, created_by=request.user)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from annotation.drafting import get_drafter
+from annotation.drafting import DEFAULT_DRAFTER, get_drafter
 from annotation.drafting.service import draft_context
 from annotation.models import ACU, Document, ReferenceSentence, Summary
 from annotation.text import attach_units_to_sentences
@@ -338,7 +338,7 @@ def _compare(tables, other, judge, Xk, docs, sub, other_sub, resamples: int) -> 
 def report(
     dataset,
     *,
-    drafter: str = "rules",
+    drafter: str = DEFAULT_DRAFTER,
     judge_name: str | None = None,
     budgets=BUDGET_SHARES,
     seed: int = 0,

@@ -284,3 +284,98 @@ def test_the_model_comes_from_the_setting_and_a_missing_one_is_a_clear_error(set
     settings.DRAFTER_PARSER_MODEL = str(tmp_path / "no-model-here")
     with pytest.raises(DrafterError, match="could not be loaded.*DRAFTER_PARSER_MODEL"):
         get_drafter("parsed").draft(["Ronnie Carroll died in London ."])
+
+
+def test_two_objects_joined_by_and_give_a_clause_each():
+    doc = parse("""
+One 1 nsubj NUM CD
+caused 1 ROOT VERB VBD
+boils 1 dobj NOUN NNS
+and 2 cc CCONJ CC
+spots 2 conj NOUN NNS
+. 1 punct PUNCT .
+""")
+    assert simple_sentences(doc) == ["One caused boils", "One caused spots"]
+
+
+def test_a_coordination_that_may_be_one_thing_or_share_a_modifier_stays():
+    inside_a_noun_phrase = """
+He 2 nsubjpass PRON PRP
+is 2 auxpass AUX VBZ
+surrounded 2 ROOT VERB VBN
+by 2 agent ADP IN
+men 3 pobj NOUN NNS
+with 4 prep ADP IN
+guns 5 pobj NOUN NNS
+and 6 cc CCONJ CC
+executioner 6 conj NOUN NN
+. 2 punct PUNCT .
+"""
+    two_names = """
+He 1 nsubj PRON PRP
+ran 1 ROOT VERB VBD
+for 1 prep ADP IN
+Hampstead 2 pobj PROPN NNP
+and 3 cc CCONJ CC
+Kilburn 3 conj PROPN NNP
+. 1 punct PUNCT .
+"""
+    shared_possessive = """
+She 1 nsubj PRON PRP
+insulted 1 ROOT VERB VBD
+her 3 poss PRON PRP$
+looks 1 dobj NOUN NNS
+and 3 cc CCONJ CC
+social 6 amod ADJ JJ
+status 3 conj NOUN NN
+. 1 punct PUNCT .
+"""
+    together = """
+They 1 nsubj PRON PRP
+mixed 1 ROOT VERB VBD
+sugar 1 dobj NOUN NN
+and 2 cc CCONJ CC
+salt 2 conj NOUN NN
+. 1 punct PUNCT .
+"""
+    for rows in (inside_a_noun_phrase, two_names, shared_possessive, together):
+        assert simple_sentences(parse(rows)) is None, rows
+
+
+ESPN = """
+ESPN 1 nsubj PROPN NNP
+suspended 1 ROOT VERB VBD
+the 3 det DET DT
+reporter 1 dobj NOUN NN
+on 1 prep ADP IN
+Friday 4 pobj PROPN NNP
+amid 1 prep ADP IN
+investigation 6 pobj NOUN NN
+. 1 punct PUNCT .
+"""
+
+
+def test_two_adjuncts_give_the_core_with_each_never_the_core_alone():
+    assert simple_sentences(parse(ESPN)) == [
+        "ESPN suspended the reporter on Friday",
+        "ESPN suspended the reporter amid investigation",
+    ]
+
+
+def test_adjuncts_stay_together_under_a_focus_word_or_beside_a_possible_argument():
+    only = """
+Rose 3 nsubjpass PROPN NNP
+was 3 auxpass AUX VBD
+only 3 advmod ADV RB
+bettered 3 ROOT VERB VBN
+six 5 nummod NUM CD
+times 3 npadvmod NOUN NNS
+at 3 prep ADP IN
+Augusta 6 pobj PROPN NNP
+in 3 prep ADP IN
+April 8 pobj PROPN NNP
+. 3 punct PUNCT .
+"""
+    argument = ESPN.replace("amid 1 prep ADP IN", "to 1 prep ADP IN").replace("investigation 6", "Leeds 6")
+    for rows in (only, argument):
+        assert simple_sentences(parse(rows)) is None, rows

@@ -6,7 +6,8 @@ sentence splits into simple sentences.
 that repeats another plus a modifier); each sentence is parsed and `clauses.simple_sentences`
 takes out of it what the parse makes unambiguous (a comma-set relative clause or apposition
 becomes a sentence about its noun; conjoined verbs of the main predicate one sentence each, with
-the shared subject), and the rules draft each simple sentence. Where the parse is unusual or
+the shared subject; `coordination`: two objects joined by "and" one each; `adjuncts`: two or more
+adjuncts of the verb, the core with each), and the rules draft each simple sentence. Where the parse is unusual or
 splits nothing, the rules draft the sentence as they would alone. `model.load_parser` loads the
 spaCy pipeline from an installed package or a local directory; nothing is downloaded.
 """

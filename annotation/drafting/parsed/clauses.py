@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .adjuncts import split_adjuncts
+from .coordination import split_objects
 from .spans import noun_phrase, quoted, set_off, subtree, text_of
 
 if TYPE_CHECKING:
@@ -159,7 +160,8 @@ def simple_sentences(doc: Doc) -> list[str] | None:
     clauses = split_conjoined(doc, roots[0], kept) or [(roots[0], kept)]
     sentences = []
     for verb, ids in clauses:
-        sentences += split_adjuncts(doc, verb, ids) or [text_of(doc, ids)]
+        for words in split_objects(doc, verb, ids) or [ids]:
+            sentences += split_adjuncts(doc, verb, words) or [text_of(doc, words)]
     if not facts and len(sentences) == 1:
         return None
     return sentences + facts

@@ -13,7 +13,7 @@ import numpy as np
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from annotation.drafting import get_drafter
+from annotation.drafting import DEFAULT_DRAFTER, get_drafter
 from annotation.drafting.service import draft_context, fill_machine_units
 from annotation.models import ACU, Dataset, DraftACU, Reference, ReferenceSentence, Summary
 from annotation.services import authoring
@@ -191,7 +191,7 @@ def apply_budget(
     *,
     dataset: Dataset,
     share: float,
-    drafter: str = "rules",
+    drafter: str = DEFAULT_DRAFTER,
     judge_name: str | None = None,
     author_ids: list[int] | None = None,
     progress=None,

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
-from annotation.drafting import available_drafters
+from annotation.drafting import DEFAULT_DRAFTER, available_drafters
 from annotation.models import Dataset, DraftJob
 from config.dispatch import dispatch
 from config.roles import LEAD, role_required
@@ -28,7 +28,7 @@ def budget(request, dataset_id: int):
     except ValueError:
         messages.error(request, "Give the budget as a percentage of sentences, e.g. 40.")
         return redirect("authoring_overview", dataset_id=dataset.pk)
-    drafter = request.POST.get("drafter", "rules")
+    drafter = request.POST.get("drafter", DEFAULT_DRAFTER)
     judge = request.POST.get("judge") or default_judge_name()
     criterion = request.POST.get("criterion", "abs")
     if not 0 <= share <= 1:

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.drafting import DrafterError
+from annotation.drafting import DEFAULT_DRAFTER, DrafterError
 from scoring.drafts.report import BUDGET_SHARES, report
 from scoring.drafts.unit_budget.regressor import RegressorUnavailable
 from scoring.machine.judges import JudgeUnavailable
@@ -17,7 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="dataset name")
-        parser.add_argument("--drafter", default="rules", choices=["rules", "parsed", "llm"])
+        parser.add_argument("--drafter", default=DEFAULT_DRAFTER, choices=["parsed", "rules", "llm"])
         parser.add_argument("--judge", default=None, help="lexical or embedding (default: embedding when installed)")
         parser.add_argument(
             "--budget",
@@ -36,7 +36,7 @@ class Command(BaseCommand):
             "--agreement-with",
             nargs="*",
             default=[],
-            choices=["rules", "llm"],
+            choices=["parsed", "rules", "llm"],
             help="other drafters whose agreement with --drafter is a regressor feature",
         )
         parser.add_argument(
