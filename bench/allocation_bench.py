@@ -53,9 +53,11 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   in the posterior the stop reads (hits.allocation.policy.pair_posteriors with the gold-anchored
   estimates). Adaptive by pair: the gold HITs are handed out first (so the stop has gold evidence
   early), every other HIT starts at one place, and while a HIT has an open pair
-  (hits.allocation.policy.open_pairs: its posterior not settled at the threshold, PairSettings)
-  it gets one more place, a new worker asking only its open pairs (up to the batch's most places),
-  so `judgments` counts only the pairs each place shows. The gold-anchored stop as in `app+judge`.
+  (hits.allocation.policy.open_pairs: its posterior not settled at the threshold, PairSettings, or
+  settled by the judge's prior where its crowd's own posterior, over the prior 0.5, does not lean the
+  same way: `--pair-crowd 0` drops that condition) it gets one more place, a new worker asking
+  only its open pairs (up to the batch's most places), so `judgments` counts only the pairs each
+  place shows. The gold-anchored stop as in `app+judge`.
   Labels: the posterior with the judge's prior and the last refit's estimates.
   With `--judge`, every policy's gold HITs are the expert documents' summaries, and `judgments`
   leaves them out (the lab pays for them in every policy alike). The JSON's `against_fixed_3`: per
@@ -123,13 +125,16 @@ PAIRS_POLICY = "pairs+judge"
 @dataclass(frozen=True)
 class PairSettings:
     """pairs+judge's settings. Chosen on documents 0-49, seeds 0-7 (bench/RESULTS.md): gold first and
-    no pilot wave (both cheaper at higher agreement), and of thresholds 0.7-0.8 the smallest whose
-    95% interval of agreement minus fixed-3's lay above 0 on both crowds."""
+    no pilot wave (both cheaper at higher agreement); the judge never settles a pair against or without
+    its crowd (`crowd`, issue 43: its system-level bias leaked into the labels on documents 50-99), and
+    with it, of thresholds 0.7, 0.725, 0.75 the smallest whose 95% interval of agreement minus fixed-3's
+    lay above 0 on both crowds with tau minus fixed-3's at least 0 on average on both."""
 
-    threshold: float = 0.75  # a pair is settled when its posterior is this sure
+    threshold: float = 0.725  # a pair is settled when its posterior is this sure
     pilot_waves: int = 0  # first waves at fixed places (0: every HIT starts at one place)
     gold_first: bool = True  # the gold HITs are handed out before the others
     scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open
+    crowd: bool = True  # a pair settles only where its crowd leans the same way (open_pairs' `crowd`)
 
 
 PAIRS = PairSettings()
@@ -379,7 +384,8 @@ def decide_pairs(run: Run, hits: np.ndarray, sens, spec, pairs: PairSettings) ->
         items, workers, said = run.rows()
         p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
         judged = np.bincount(items, minlength=c.truth.size)
-        run.open = run.asked & open_pairs(p, judged, pairs.threshold)
+        crowd = pair_posteriors(items, said, sens[workers], spec[workers], 0.5, c.truth.size) if pairs.crowd else None
+        run.open = run.asked & open_pairs(p, judged, pairs.threshold, crowd=crowd)
         wants = np.logical_or.reduceat(run.open, c.starts)
         if pairs.scope == "hit":  # the whole HIT again while any of its pairs is open
             run.open = run.asked & wants[c.hit_of]
@@ -633,6 +639,7 @@ def main():
     parser.add_argument("--pair-pilot-waves", type=int, default=PAIRS.pilot_waves, help="pairs+judge: fixed waves")
     parser.add_argument("--pair-gold-first", type=int, choices=(0, 1), default=int(PAIRS.gold_first))
     parser.add_argument("--pair-scope", choices=("pair", "hit"), default=PAIRS.scope)
+    parser.add_argument("--pair-crowd", type=int, choices=(0, 1), default=int(PAIRS.crowd))
     parser.add_argument("--json", action="store_true", help="print one JSON object (the means) instead of a table")
     args = parser.parse_args()
     try:
@@ -659,7 +666,13 @@ def main():
         policies=policies,
         judge=judge,
         expert_share=args.expert_documents,
-        pairs=PairSettings(args.pair_threshold, args.pair_pilot_waves, bool(args.pair_gold_first), args.pair_scope),
+        pairs=PairSettings(
+            args.pair_threshold,
+            args.pair_pilot_waves,
+            bool(args.pair_gold_first),
+            args.pair_scope,
+            bool(args.pair_crowd),
+        ),
     )
     summary = means(results)
     if args.json:

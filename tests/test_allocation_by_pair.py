@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.special import expit, logit
 
-from hits.allocation.policy import open_pairs, pair_posteriors
+from hits.allocation.policy import open_pairs, pair_posteriors, with_crowd
 from scoring.stats import learned
 
 from .test_allocation import CROWDS, allocation_bench, bench_data
@@ -35,6 +35,27 @@ def test_open_pairs_are_the_unsettled_and_the_judged_too_few_times():
     assert open_pairs(posterior, judged, 0.9).tolist() == [False, True, False, True]
     assert open_pairs(posterior, judged, 0.9, min_judged=2).tolist() == [True, True, False, True]
     assert open_pairs(posterior, judged, 0.96, min_judged=0).tolist() == [True, True, True, False]  # 0.95 < 0.96
+
+
+@pytest.mark.portable
+def test_a_judge_prior_never_settles_a_pair_against_or_without_its_crowd():
+    # fallback workers (0.8 / 0.8): "present" multiplies the odds by 4, "absent" by 1/4.
+    items, said = [0, 1, 2, 2, 3, 4], [False, True, True, False, False, True]
+    prior = [0.95, 0.95, 0.9, 0.2, 0.3]
+    nan = [float("nan")] * len(items)
+    posterior = pair_posteriors(items, said, nan, nan, prior=prior)
+    crowd = pair_posteriors(items, said, nan, nan, prior=0.5)
+    # pair 0: odds 19 / 4, P = 19/23 = 0.826, settled present at 0.75, but its one worker said absent (0.2);
+    # pair 1: 19 * 4 = 76, P = 76/77, its worker said present (0.8); pair 2: a tie (crowd 0.5) over odds 9,
+    # P = 0.9; pair 3: 1/4 * 1/4 = 1/16, P = 1/17, absent as its worker; pair 4: 3/7 * 4 = 12/7, P = 12/19.
+    assert posterior.tolist() == pytest.approx([19 / 23, 76 / 77, 0.9, 1 / 17, 12 / 19])
+    assert crowd.tolist() == pytest.approx([0.2, 0.8, 0.5, 0.2, 0.8])
+    judged = [1, 1, 2, 1, 1]
+    # the posterior alone settles pairs 0 and 2 by the judge's prior, against or without the crowd
+    assert open_pairs(posterior, judged, 0.75).tolist() == [False, False, False, False, True]
+    # with the crowd's own evidence they stay open: another worker is asked
+    assert open_pairs(posterior, judged, 0.75, crowd=crowd).tolist() == [True, False, True, False, True]
+    assert with_crowd(posterior, crowd).tolist() == [False, True, False, True, True]
 
 
 @pytest.mark.portable

@@ -237,46 +237,49 @@ def test_the_judge_runs_probability_is_each_pairs_prior_and_the_first_worker_nev
     dataset = demo_dataset()
     summary = Summary.objects.filter(system__dataset=dataset).order_by("pk").first()
     acus = list(summary.document.reference.acus.order_by("sentence__position", "position").values_list("pk", flat=True))
-    assert len(acus) >= 4
-    priors = {acus[0]: 0.95, acus[1]: 0.95, acus[2]: 0.02}  # the rest: no probability, the batch prior
+    assert len(acus) >= 5
+    priors = {acus[0]: 0.95, acus[1]: 0.95, acus[2]: 0.02, acus[3]: 0.99}  # the rest: no probability, the batch prior
     run = judge_run(dataset, {(summary.pk, a): p for a, p in priors.items()})
     batch = pairs_batch(dataset, allocation_judge_run=run.pk)
     assert batch.allocation_judge_run_id == run.pk
     batch.hits.exclude(summary=summary).delete()
     a, b, c = make_workers(3)
     first = handout.next_assignment(a, batch)
-    answers = {str(acu): acu != acus[1] and acu != acus[2] for acu in acus}  # absent: ACUs 1 and 2
+    answers = {str(acu): acu not in acus[1:4] for acu in acus}  # absent: ACUs 1, 2 and 3
     submit_assignment(assignment_id=first.pk, worker_id=a.pk, answers=answers)
     # by hand, prior odds times 4 for "present" (0.8 / 0.8), a quarter for "absent":
     # ACU 0: 19 * 4 = 76, P = 76/77 (settled); ACU 1: 19 / 4, P = 19/23 (open);
-    # ACU 2: (1/49) / 4, P = 1/197 (settled); the others: 1 * 4, P = 0.8 (open)
-    posterior, judged = summary_posteriors(batch, summary.pk, acus)
-    assert posterior.tolist() == pytest.approx([76 / 77, 19 / 23, 1 / 197] + [0.8] * (len(acus) - 3))
+    # ACU 2: (1/49) / 4, P = 1/197 (settled); ACU 3: 99 / 4, P = 99/103 = 0.961, settled by the prior
+    # but against its one worker's "absent" (the crowd alone: 0.2), so open; the others: 1 * 4, P = 0.8 (open)
+    posterior, judged, crowd = summary_posteriors(batch, summary.pk, acus)
+    assert posterior.tolist() == pytest.approx([76 / 77, 19 / 23, 1 / 197, 99 / 103] + [0.8] * (len(acus) - 4))
     assert judged.tolist() == [1] * len(acus)
+    assert crowd.tolist() == pytest.approx([0.8, 0.2, 0.2, 0.2] + [0.8] * (len(acus) - 4))
     follow_up = batch.hits.get(follow_up=1)
-    assert follow_up.acu_ids == [acus[1], *acus[3:]]
+    assert follow_up.acu_ids == [acus[1], acus[3], *acus[4:]]  # ACU 3 too: the judge never settles against the crowd
     # the summary's first worker is not handed its follow-up; a new worker gets only the open ACUs
     with pytest.raises(handout.NoWork):
         handout.next_assignment(a, batch)
     second = handout.next_assignment(b, batch)
     assert second.hit_id == follow_up.pk
     assert list(second.hit.task_acus().values_list("pk", flat=True)) == follow_up.acu_ids
-    # b agrees on all: ACU 1 19/4 * 1/4... b says ACU 1 absent (1/4): odds 19/16 stays open; the rest settle
+    # b says ACUs 1 and 3 absent (1/4): odds 19/16 (P = 19/35) and 99/16 (P = 99/115 = 0.861) stay open;
+    # the rest settle (16/17)
     submit_assignment(
         assignment_id=second.pk,
         worker_id=b.pk,
-        answers={str(acu): acu != acus[1] for acu in follow_up.acu_ids},
+        answers={str(acu): acu not in (acus[1], acus[3]) for acu in follow_up.acu_ids},
     )
     third = batch.hits.get(follow_up=2)
-    assert third.acu_ids == [acus[1]]
-    # the round's labels are the posteriors: ACU 1 has odds 19/4 * 1/4 = 19/16 (P = 19/35, present)
-    # though both workers said absent; ACU 2 absent (1/197); the others 76/77 or 16/17, present
+    assert third.acu_ids == [acus[1], acus[3]]
+    # the round's labels are the posteriors: ACUs 1 and 3 (P = 19/35, 99/115) are present though both
+    # workers said absent; ACU 2 absent (1/197); the others 76/77 or 16/17, present
     table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
     assert table.ids[pos].tolist() == [summary.pk]
     assert scores.tolist() == pytest.approx([(len(acus) - 1) / len(acus)])
-    # the same labels in a fixed round: the majority says ACU 1 is absent
+    # the same labels in a fixed round: the majority says ACUs 1 and 3 are absent
     _, _, _, majority, _ = summary_scores_arrays(dataset, one_hit_each(batch, "fixed"))
-    assert majority.tolist() == pytest.approx([(len(acus) - 2) / len(acus)])
+    assert majority.tolist() == pytest.approx([(len(acus) - 3) / len(acus)])
     # the same answers without the judge: ACUs 0 and 2 would be open after one worker too
     plain = pairs_batch(dataset, name="no judge")
     plain.hits.exclude(summary=summary).delete()

@@ -41,8 +41,9 @@ import numpy as np
 FIXED = "fixed"
 ADAPTIVE = "adaptive"
 # Adaptive by ACU (issue 43, bench/RESULTS.md `pairs+judge`): a HIT starts at `min_places`; while any of
-# the summary's pairs is open (`open_pairs`), one more place, a follow-up HIT asking a new worker only
-# those pairs, up to `max_places` in all (hits/allocation/service.py decide_pairs).
+# the summary's pairs is open (`open_pairs`: not settled, or settled by its prior where its crowd does not
+# lean the same way), one more place, a follow-up HIT asking a new worker only those pairs, up to
+# `max_places` in all (hits/allocation/service.py decide_pairs).
 PAIRS = "pairs"
 KINDS = (FIXED, ADAPTIVE, PAIRS)
 # The kinds whose places follow the crowd's answers: worker estimates, stops at chance, first places.
@@ -85,7 +86,8 @@ class Policy:
 def pair_posteriors(items, said, sensitivity, specificity, prior=0.5, n_items: int | None = None):
     """P(present) per item from one row per judgment (item code, said present, the judging
     worker's sensitivity and specificity; NaN: no estimate, FALLBACK_ACCURACY is used). `prior`:
-    the batch's P(present), or one per item (a machine judge's calibrated probability: issue 43)."""
+    the batch's P(present), or one per item (a machine judge's calibrated probability: issue 43), or
+    rows of those (one row of posteriors each, e.g. with the neutral 0.5: the crowd's own, open_pairs)."""
     items = np.asarray(items, dtype=np.int64)
     said = np.asarray(said, dtype=bool)
     low, high = ESTIMATE_RANGE
@@ -98,11 +100,22 @@ def pair_posteriors(items, said, sensitivity, specificity, prior=0.5, n_items: i
     return 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
 
 
-def open_pairs(posterior, judged, threshold: float, min_judged: int = 1):
+def open_pairs(posterior, judged, threshold: float, min_judged: int = 1, crowd=None):
     """Which pairs a HIT's next place asks about (adaptive by pair, issue 43): those judged fewer
-    than `min_judged` times, and those whose posterior is not settled at `threshold`."""
+    than `min_judged` times, those whose posterior is not settled at `threshold`, and, given `crowd`
+    (each pair's posterior from its judgments alone: the same estimates over the neutral prior 0.5),
+    those whose crowd does not lean the way their posterior is settled (`with_crowd`): a pair's
+    prior (a judge's) never settles it against, or without, its crowd."""
     judged = np.asarray(judged)
-    return (judged < min_judged) | ~settled(posterior, threshold)
+    still = (judged < min_judged) | ~settled(posterior, threshold)
+    return still if crowd is None else still | ~with_crowd(posterior, crowd)
+
+
+def with_crowd(posterior, crowd):
+    """Whether each pair's crowd leans the way its posterior does: both above 0.5 or both below
+    (a crowd at exactly 0.5, a tie or no judgment, leans no way)."""
+    p, c = np.asarray(posterior, dtype=float), np.asarray(crowd, dtype=float)
+    return ((p > 0.5) & (c > 0.5)) | ((p < 0.5) & (c < 0.5))
 
 
 def settled(posterior, threshold: float):

@@ -72,13 +72,16 @@ def batch_prior(batch: Batch) -> float:
     return batch.allocation_prior if batch.allocation_prior is not None else 0.5
 
 
-def posteriors(rows, batch: Batch, priors: dict[tuple[int, int], float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def posteriors(
+    rows, batch: Batch, priors: dict[tuple[int, int], float] | None = None, crowd: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """From (HIT, ACU, worker, said) rows: P(present) of each (HIT, ACU) judged, in HIT then ACU
     order, and each HIT's first index in it. The prior of a pair is the batch's (its last fit; 0.5
     before), or its own in `priors` (keyed as the rows, e.g. (summary, ACU): a judge run's
-    calibrated probability, `pair_priors`)."""
+    calibrated probability, `pair_priors`). With `crowd`, two rows: those posteriors, and the
+    crowd's own (the same judgments over the neutral prior 0.5: hits.allocation.policy.open_pairs)."""
     if not rows:
-        return np.array([]), np.zeros(0, dtype=np.int64)
+        return np.zeros((2, 0) if crowd else 0), np.zeros(0, dtype=np.int64)
     hits, acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
     estimates = {
         w: (s, p)
@@ -93,6 +96,8 @@ def posteriors(rows, batch: Batch, priors: dict[tuple[int, int], float] | None =
     prior: float | np.ndarray = batch_prior(batch)
     if priors:
         prior = np.array([priors.get((int(h), int(a)), batch_prior(batch)) for h, a in keys], dtype=float)
+    if crowd:
+        prior = np.stack([np.broadcast_to(prior, len(keys)), np.full(len(keys), 0.5)])
     starts = np.flatnonzero(np.r_[True, keys[1:, 0] != keys[:-1, 0]])
     return pair_posteriors(items.ravel(), said.astype(bool), sens, spec, prior), starts
 
@@ -206,21 +211,24 @@ def pair_labels(batch: Batch, rows) -> dict[tuple[int, int], bool]:
     return {key: p > 0.5 for key, p in zip(keys, posterior.tolist(), strict=True)}
 
 
-def summary_posteriors(batch: Batch, summary_id: int, acu_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def summary_posteriors(batch: Batch, summary_id: int, acu_ids: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For a `pairs` batch: P(present) of each of `acu_ids` with this summary from the counted
-    judgments of every HIT of the batch on it, with the pairs' priors (`pair_priors`), and how many
-    judgments each has. A pair nobody judged has its prior."""
+    judgments of every HIT of the batch on it, with the pairs' priors (`pair_priors`), how many
+    judgments each has, and the crowd's own P(present) (the same judgments over the prior 0.5). A
+    pair nobody judged has its prior, and 0.5 from its crowd."""
     fields = ("assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present")
     rows = list(counted_judgments(batch=batch).filter(assignment__hit__summary_id=summary_id).values_list(*fields))
     priors = pair_priors(batch, summary_id)
-    posterior, _ = posteriors(rows, batch, priors)
+    (posterior, crowd), _ = posteriors(rows, batch, priors, crowd=True)
     judged_acus = sorted({row[1] for row in rows})
     found = dict(zip(judged_acus, posterior.tolist(), strict=True))
+    alone = dict(zip(judged_acus, crowd.tolist(), strict=True))
     counts = Counter(row[1] for row in rows)
     prior = batch_prior(batch)
     return (
         np.array([found.get(a, priors.get((summary_id, a), prior)) for a in acu_ids], dtype=float),
         np.array([counts.get(a, 0) for a in acu_ids], dtype=np.int64),
+        np.array([alone.get(a, 0.5) for a in acu_ids], dtype=float),
     )
 
 
@@ -240,8 +248,9 @@ def decide_pairs(hit: HIT, batch: Batch) -> bool:
     if mine.filter(Q(open_places__gt=0) | pending).exists():
         return False  # places still being worked (or answers not confirmed): they come first
     asked = list(first.task_acus().values_list("pk", flat=True))
-    posterior, judged = summary_posteriors(batch, first.summary_id, asked)
-    still_open = [a for a, o in zip(asked, open_pairs(posterior, judged, batch.allocation_threshold), strict=True) if o]
+    posterior, judged, crowd = summary_posteriors(batch, first.summary_id, asked)
+    still = open_pairs(posterior, judged, batch.allocation_threshold, crowd=crowd)
+    still_open = [a for a, o in zip(asked, still, strict=True) if o]
     if bool(still_open) == first.settled:
         HIT.objects.filter(pk=first.pk).update(settled=not still_open)
     held = mine.aggregate(n=Sum("max_assignments"))["n"] or 0
