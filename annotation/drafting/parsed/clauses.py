@@ -35,6 +35,7 @@ AUXILIARIES = {"aux", "auxpass"}
 RELATIVE_PRONOUNS = {"who", "which", "that"}
 NON_FINITE = {"VBN", "VB", "VBG"}
 FINITE = {"VBD", "VBZ", "VBP"}
+JOINING = {"and", "but"}  # "could stay or leave" states neither
 OPENING = {"nsubj", "nsubjpass", "aux", "auxpass"}  # the only words allowed before a split verb
 
 
@@ -75,11 +76,12 @@ def deps(tokens, names: set[str]) -> list[Token]:
 
 
 def joined(verb: Token, conjunct: Token) -> bool:
-    """The conjunct is a verb joined to the main verb by the "and" right before it, with nothing
+    """The conjunct is a verb joined to the main verb by the "and" or "but" right before it (never
+    "or": "could stay or leave" states neither), with nothing
     but adverbs, subject and auxiliaries of its own before it ("suspected it had value and experts
     have ...": "and" joins "value" and "experts" in the parse, not the verbs)."""
     lead = [t for t in conjunct.lefts if t.dep_ not in {"cc", "punct", "advmod"} | SUBJECTS | AUXILIARIES]
-    cc = [t for t in verb.rights if t.dep_ == "cc" and t.i == conjunct.left_edge.i - 1]
+    cc = [t for t in verb.rights if t.dep_ == "cc" and t.i == conjunct.left_edge.i - 1 and t.text.lower() in JOINING]
     return not lead and bool(cc) and conjunct.pos_ in {"VERB", "AUX"}
 
 
