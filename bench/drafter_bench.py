@@ -1,7 +1,8 @@
-"""The rules drafter against a pyramid folder's human units, without Django or a database.
+"""The rules (or the parsed) drafter against a pyramid folder's human units, without Django or a database.
 
 Drafts every reference of the folder (its `<t> ... </t>` sentences, or the sentence splitter's
-when the references have no tags, as the importer does) with `annotation.drafting.rules`, then
+when the references have no tags, as the importer does) with `annotation.drafting.rules` (or
+`annotation.drafting.parsed`, `--drafter parsed`), then
 prints what `draft_report` prints for matching and correlation, on the lexical judge:
 
 - one-to-one matching of each reference's drafts to its human units (symmetric lexical similarity
