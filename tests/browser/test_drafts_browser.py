@@ -24,7 +24,7 @@ def test_author_drafts_accepts_edits_and_dismisses_by_keyboard(live_server, brow
     page = as_user(browser, live_server.url, author)
     page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
     page.wait_for_selector("#save-state.saved")
-    page.select_option("#drafter", "rules")  # not the default (parsed): this test reads the rules' order
+    page.select_option("#drafter", "rules")  # the default, chosen explicitly: this test reads the rules' order
     page.keyboard.press("Alt+Shift+G")  # suggest for the whole reference
     page.wait_for_selector("li.draft .draft-text:focus")
     assert page.locator(".sentence-block").nth(0).locator("li.draft").count() == 4
@@ -101,7 +101,7 @@ def test_lead_predrafts_and_applies_a_budget(live_server, browser, shoot, lead, 
     machine = writer.locator(".sentence-block:has(.badge.budget-machine)")
     if machine.count():
         assert (
-            machine.first.locator("li.acu.machine .machine-badge").first.inner_text() == "machine · parsed"
+            machine.first.locator("li.acu.machine .machine-badge").first.inner_text() == "machine · rules"
         )  # the default drafter pre-drafts
         assert machine.first.locator("li.draft").count() == 0  # the pre-drafts gave way to the machine units
     assert writer.locator(".sentence-block:has(.badge.budget-human) li.draft").count() >= 1

@@ -125,6 +125,6 @@ def test_unreachable_or_unconfigured_endpoint(settings, monkeypatch):
     with pytest.raises(DrafterError, match="cannot reach"):
         get_drafter("llm", retries=0).draft(["A ."])
     settings.LLM_BASE_URL = ""
-    assert available_drafters() == ["parsed", "rules"]
+    assert available_drafters() == ["rules", "parsed"]
     with pytest.raises(DrafterError, match="No language model is configured"):
         get_drafter("llm").draft(["A ."])

@@ -380,3 +380,30 @@ April 8 pobj PROPN NNP
     argument = ESPN.replace("amid 1 prep ADP IN", "to 1 prep ADP IN").replace("investigation 6", "Leeds 6")
     for rows in (only, argument):
         assert simple_sentences(parse(rows)) is None, rows
+
+
+def test_a_copula_keeps_its_prepositional_phrases_together():
+    # "on death row" is what "been" says, not an adjunct: split, "Tom has been since 2012." is no sentence
+    death_row = """
+Tom 2 nsubj PROPN NNP
+has 2 aux AUX VBZ
+been 2 ROOT AUX VBN
+on 2 prep ADP IN
+death 5 compound NOUN NN
+row 3 pobj NOUN NN
+in 2 prep ADP IN
+Bali 6 pobj PROPN NNP
+since 2 prep ADP IN
+2012 8 pobj NUM CD
+. 2 punct PUNCT .
+"""
+    assert simple_sentences(parse(death_row)) is None
+    # the same phrases after a verb that is not "be" are adjuncts, each with the core
+    jailed = death_row.replace("been 2 ROOT AUX VBN", "sat 2 ROOT VERB VBN").replace(
+        "has 2 aux AUX VBZ", "has 2 aux AUX VBZ"
+    )
+    assert simple_sentences(parse(jailed)) == [
+        "Tom has sat on death row",
+        "Tom has sat in Bali",
+        "Tom has sat since 2012",
+    ]

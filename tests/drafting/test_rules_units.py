@@ -321,3 +321,23 @@ def test_an_adjective_describes_a_noun_never_a_number_or_another_word_class():
         assert not any(d.startswith("The ") and " was " in d for d in draft_sentence(sentence)), sentence
     # a word the lexicon does not know may be a noun
     assert "The selfie was bizarre." in draft_sentence("Ann Lee posted a bizarre selfie .")
+
+
+def test_two_subjects_stay_together_before_a_singular_verb_or_a_verb_of_two_parties():
+    # a singular verb after two subjects: the subject ends elsewhere ("face" is the verb, not a name's word)
+    assert draft_sentence("Tom Smith and Ann Lee face charges in Leeds .") == [
+        "Tom Smith and Ann Lee face charges in Leeds."
+    ]
+    # a phrasal verb true of a pair only
+    assert draft_sentence("Tom Smith and Ann Lee face off in Las Vegas .") == [
+        "Tom Smith and Ann Lee face off in Las Vegas."
+    ]
+    assert draft_sentence("Tom Smith and Ann Lee square off on Sunday .") == [
+        "Tom Smith and Ann Lee square off on Sunday."
+    ]
+    # still split: a plural verb or a past tense true of each
+    assert draft_sentence("Tom Smith and Ann Lee were arrested .") == [
+        "Tom Smith was arrested.",
+        "Ann Lee was arrested.",
+    ]
+    assert len(draft_sentence("Tom Smith and Ann Lee visit Paris .")) == 2

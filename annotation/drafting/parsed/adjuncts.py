@@ -27,6 +27,7 @@ TIME_NOUNS = {
     "afternoon", "evening", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
     "season", "hour", "hours", "minute", "minutes",
 }  # fmt: skip
+BE_FORMS = {"be", "is", "are", "was", "were", "been", "being", "am", "'s", "'re"}
 FOCUS = {"only", "just", "even", "never", "also", "still", "almost", "nearly", "barely", "hardly", "not"}
 
 
@@ -43,6 +44,12 @@ def argument(token: Token) -> bool:
     return token.dep_ == "prep" and token.text.lower() in ARGUMENT_PREPOSITIONS
 
 
+def copula(verb: Token) -> bool:
+    """A form of "be": its prepositional phrase may be the predicate itself ("has been on death row
+    in Bali since 2012": "on death row" is no adjunct), so its clause is never split."""
+    return verb.text.lower() in BE_FORMS or verb.lemma_ == "be"
+
+
 def left_alone(doc: Doc, verb: Token, ids: set[int]) -> bool:
     """A negation or focus word on the verb, a quotation, or a comma after the verb."""
     if any(t.dep_ == "neg" or t.text.lower() in FOCUS for t in verb.children):
@@ -55,7 +62,7 @@ def split_adjuncts(doc: Doc, verb: Token, ids: set[int]) -> list[str] | None:
     after = [t for t in verb.rights if t.i in ids]
     adjuncts = [t for t in after if adjunct(t)]
     others = [t for t in after if t not in adjuncts and t.dep_ not in CORE]
-    if len(adjuncts) < 2 or others or any(argument(t) for t in adjuncts) or left_alone(doc, verb, ids):
+    if copula(verb) or len(adjuncts) < 2 or others or any(argument(t) for t in adjuncts) or left_alone(doc, verb, ids):
         return None
     spans = [subtree(t) & ids for t in adjuncts]
     return [text_of(doc, ids - set().union(*(s for s in spans if s is not own))) for own in spans]

@@ -12,6 +12,7 @@ from .words import (
     ADJUNCT,
     ADVERBS,
     BE,
+    COLLECTIVE_PHRASAL,
     COLLECTIVE_VERBS,
     COUNTS,
     MONTHS,
@@ -69,9 +70,12 @@ def collective(predicate: list[Token]) -> bool:
     words = {t.lower for t in predicate}
     if words & {"together", "each", "both", "one", "between", "jointly", "respectively"}:
         return True
-    head = next((t.lower for t in predicate if t.lower not in AUXILIARIES | ADVERBS | {"not", "n't"}), "")
+    lowers = [t.lower for t in predicate]
+    at = next((i for i, w in enumerate(lowers) if w not in AUXILIARIES | ADVERBS | {"not", "n't"}), len(lowers))
+    head = lowers[at] if at < len(lowers) else ""
     lemma = (getAllLemmas(head, "VERB").get("VERB") or (head,))[0]
-    return lemma in COLLECTIVE_VERBS
+    particle = lowers[at + 1] if at + 1 < len(lowers) else ""
+    return lemma in COLLECTIVE_VERBS or (lemma, particle) in COLLECTIVE_PHRASAL
 
 
 def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
@@ -91,8 +95,10 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
         return [[text_of(tokens, sentence)]]
     drafts: list[list[str]] = []
     conjuncts = subject_conjuncts(subject)
-    if len(conjuncts) > 1 and collective(predicate):
-        conjuncts = [subject]  # "Pair and friends met in a park": no one met alone
+    if len(conjuncts) > 1 and (collective(predicate) or verb_form(predicate[0].lower) == "VBZ"):
+        # "Pair and friends met in a park": no one met alone. A singular verb after two subjects
+        # means the subject ends elsewhere ("Tom and Ann face charges": "face" is the verb).
+        conjuncts = [subject]
     variants = predicate_variants(predicate)
     for conjunct in conjuncts:
         head, place = subject_place(conjunct, predicate, sentence)

@@ -375,6 +375,8 @@ COLLECTIVE_VERBS = frozenset(
         "differ",
     ]
 )
+# Phrasal verbs true of a group only ("X and Y face off"): the verb's lemma and its particle.
+COLLECTIVE_PHRASAL = frozenset([("face", "off"), ("square", "off")])
 # Words opening a condition or a question: what follows is not stated as a fact.
 CONDITIONS = frozenset(["if", "unless", "whether", "until"])
 # Roles of a person relative to another, or that another person of a story plays: never
