@@ -212,10 +212,21 @@ class Crowd:
     kind: np.ndarray  # per worker: index into KINDS
     sensitivity: np.ndarray  # per worker, as drawn (before hard pairs shrink it)
     specificity: np.ndarray
+    shrink: np.ndarray  # per pair: 1, or 1 - hard_shrink on a hard pair
+    shared: np.ndarray  # per pair: the colluders' answer of its ACU
 
     @property
     def gold_pairs(self) -> np.ndarray:
         return np.flatnonzero(self.gold[self.hit_of])
+
+    def said(self, workers: np.ndarray, pairs: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """What each of `workers` says of the pair beside it, from uniform draws `u`: a colluder the
+        shared answer of its ACU, the others by their sensitivity and specificity (shrunk toward 0.5
+        on a hard pair)."""
+        s = 0.5 + (self.sensitivity[workers] - 0.5) * self.shrink[pairs]
+        p = 0.5 + (self.specificity[workers] - 0.5) * self.shrink[pairs]
+        honest = np.where(self.truth[pairs], u < s, u >= p)
+        return np.where(self.kind[workers] == KINDS.index("colluder"), self.shared[pairs], honest)
 
 
 def simulate_crowd(spec: dict, docs, labels, rng) -> Crowd:
@@ -241,14 +252,13 @@ def simulate_crowd(spec: dict, docs, labels, rng) -> Crowd:
     shared = rng.random(acu_codes.max() + 1) < 0.5  # the colluders' answer per ACU
     chosen = np.argsort(rng.random((len(labels), n)), axis=1)[:, :DRAWN]
     answers = np.empty((DRAWN, truth.size), dtype=bool)
-    for j in range(DRAWN):
-        w = chosen[hit_of, j]
-        u = rng.random(truth.size)
-        s, p = 0.5 + (sens[w] - 0.5) * shrink, 0.5 + (spec_[w] - 0.5) * shrink
-        answers[j] = np.where(kind[w] == KINDS.index("colluder"), shared[acu_codes], np.where(truth, u < s, u >= p))
     gold = np.zeros(len(labels), dtype=bool)
+    crowd = Crowd(truth, hit_of, starts, sizes, gold, chosen, answers, kind, sens, spec_, shrink, shared[acu_codes])
+    every = np.arange(truth.size)
+    for j in range(DRAWN):
+        answers[j] = crowd.said(chosen[hit_of, j], every, rng.random(truth.size))
     gold[rng.choice(len(labels), round(float(spec["gold_share"]) * len(labels)), replace=False)] = True
-    return Crowd(truth, hit_of, starts, sizes, gold, chosen, answers, kind, sens, spec_)
+    return crowd
 
 
 class Run:

@@ -79,6 +79,20 @@ def _inputs(dataset, batch, judgments, version: int) -> dict:
     }
 
 
+def scored_judgments(batch, judgments):
+    """The votes a round's labels are read from: a `pairs` round's, each pair's posterior label
+    (the one its allocation settled on); a triage round's, the machine's label where the machine
+    decided; any other's, the judgments themselves (the alphas always read the human ones)."""
+    scored = judgments
+    if batch is not None and batch.allocation == PAIRS and len(judgments):
+        scored = with_posterior_labels(batch, judgments)
+    if batch is not None and batch.triage_run_id:
+        from scoring.runs.triage import with_machine_labels
+
+        scored = with_machine_labels(batch, scored)
+    return scored
+
+
 def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str = "majority"):
     """Per judged summary: positions in the summary table, ACU score and normalized score.
 
@@ -90,16 +104,7 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
     table = load_summaries(dataset)
     if judgments is None:
         judgments = load_judgments(dataset, batch)
-    scored = judgments
-    if batch is not None and batch.allocation == PAIRS and len(judgments):
-        # a `pairs` round: each pair's posterior label, the one its allocation settled on
-        scored = with_posterior_labels(batch, judgments)
-    if batch is not None and batch.triage_run_id:
-        # A triage round: machine labels where the machine decided (the returned judgments,
-        # which the alphas read, stay the human ones).
-        from scoring.runs.triage import with_machine_labels
-
-        scored = with_machine_labels(batch, scored)
+    scored = scored_judgments(batch, judgments)
     if len(scored) == 0:
         return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
     rows = table.index(scored.summary)

@@ -1,0 +1,144 @@
+"""bench/app_pairs_bench.py (issue 43): the app's `pairs` allocation and a fixed-3 batch worked by a
+simulated crowd through the app's own services, on a small slice of REALSumm (4 documents, 5
+systems, 12 workers, one seed). Properties, not figures: what is counted is what the app handed
+out, fixed-3 asks every pair three times, the answers are the crowd model's, the gold is the lab's
+expert documents, and the labels are the majority or the posterior as the app's scores read them."""
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hits.models import HIT, Assignment, Judgment, MachineJudgment, WorkerEstimate
+from hits.signals import judgments_changed, submission_stored
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import app_pairs_bench as bench  # noqa: E402 - the bench folder is on the path first
+
+DATA = ROOT.parent / "shared" / "data" / "realsumm"
+CROWD = {
+    "workers": 12,
+    "gold_share": 0.1,
+    "hard_share": 0.2,
+    "hard_shrink": 0.7,
+    "groups": [
+        {"kind": "honest", "share": 0.75, "sensitivity": {"beta": [8, 2]}, "specificity": {"beta": [8, 2]}},
+        {"kind": "spammer", "share": 0.25, "sensitivity": {"fixed": 1.0}, "specificity": {"fixed": 0.0}},
+    ],
+}
+
+
+@pytest.fixture
+def quiet():
+    """The bench's signals: no refit per submission (it refits per round), no score recomputes."""
+    bench.quiet_signals()
+    yield
+    from scoring.runs.recompute import on_judgments_changed
+    from scoring.tasks import refit_on_submission
+
+    submission_stored.connect(refit_on_submission, dispatch_uid="scoring.runs.worker_estimates")
+    judgments_changed.connect(on_judgments_changed, dispatch_uid="scoring.runs.recompute")
+
+
+def answers_of(batch) -> list[tuple[int, int, int, bool]]:
+    return list(
+        Judgment.objects.filter(assignment__hit__batch=batch).values_list(
+            "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present"
+        )
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+@pytest.mark.skipif(not (DATA / "labels").is_dir(), reason="the shared REALSumm folder is not here")
+def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet):
+    workers = bench.make_workers(CROWD["workers"], "t")
+    out = bench.run_seed(DATA, slice(50, 54), CROWD, 100, workers, 0.1, systems=5)
+    lab, crowd, u = out["lab"], out["crowd"], out["u"]
+    fixed, pairs = out["batches"]["fixed-3"], out["batches"]["pairs"]
+    index_of = {w.pk: i for i, w in enumerate(workers)}
+
+    # the lab's gold: the expert documents' summaries (2 of 4 documents), in both batches; the judge
+    # trained on their labels only, and it is the pairs batch's prior
+    expert_summaries = {
+        s for (s, _), d in zip(lab.keys, np.repeat(lab.docs, lab.sizes), strict=True) if d in lab.experts
+    }
+    assert len(lab.experts) == 2 and set(lab.experts) <= set(range(50, 54))
+    for batch in (fixed, pairs):
+        assert (
+            set(batch.hits.filter(gold_answers__isnull=False).values_list("summary_id", flat=True)) == expert_summaries
+        )
+    expert_pairs = sum(1 for s, _ in lab.keys if s in expert_summaries)
+    assert lab.judge_run.calibration["labelled_pairs"] == expert_pairs
+    assert pairs.allocation_judge_run_id == lab.judge_run.pk
+
+    for name, batch in (("fixed-3", fixed), ("pairs", pairs)):
+        # every place was taken and submitted; the judgments counted are the ACUs the handed-out
+        # non-gold tasks showed (a follow-up shows only its open ACUs)
+        assert sum(h.open_places for h in batch.hits.all()) == 0
+        assert set(Assignment.objects.filter(hit__batch=batch).values_list("status", flat=True)) == {"approved"}
+        shown = sum(
+            a.hit.acu_count
+            for a in Assignment.objects.filter(hit__batch=batch, hit__gold_answers__isnull=True).select_related("hit")
+        )
+        assert out[name]["judgments"] == shown == bench.crowd_judgments(batch)
+        # every answer is the simulated worker's (the crowd model, one draw per worker and pair)
+        for summary, acu, worker, present in answers_of(batch):
+            pair, w = lab.index[(summary, acu)], index_of[worker]
+            assert present == bool(crowd.said(np.array([w]), np.array([pair]), u[w, [pair]])[0])
+
+    # fixed-3: three workers on every non-gold pair
+    plain = [k for k in lab.keys if k[0] not in expert_summaries]
+    assert out["fixed-3"]["judgments"] == 3 * len(plain)
+    per_hit = Counter(Assignment.objects.filter(hit__batch=fixed).values_list("hit_id", flat=True))
+    assert set(per_hit.values()) == {3} and len(per_hit) == len({s for s, _ in lab.keys})
+    # pairs: fewer, each summary asked at least once in full, follow-ups asking fewer ACUs
+    assert len(plain) <= out["pairs"]["judgments"] < out["fixed-3"]["judgments"]
+    follow_ups = list(HIT.objects.filter(batch=pairs, follow_up__gt=0))
+    assert follow_ups and all(h.acu_count <= h.summary.document.reference.acus.count() for h in follow_ups)
+
+    # labels by hand: fixed-3 the majority of the three answers; agreement over the non-gold pairs
+    labels, judged = bench.round_labels(lab, fixed)
+    votes: dict[int, list[bool]] = {}
+    for summary, acu, _, present in answers_of(fixed):
+        votes.setdefault(lab.index[(summary, acu)], []).append(present)
+    for pair, said in votes.items():
+        assert len(said) == 3 and labels[pair] == (sum(said) >= 2)
+    truth, gold = lab.truth, np.repeat(np.isin(lab.docs, lab.experts), lab.sizes)
+    assert judged.all()
+    by_hand = np.mean([labels[p] == truth[p] for p in range(len(truth)) if not gold[p]])
+    assert out["fixed-3"]["agreement"] == pytest.approx(by_hand)
+    # pairs: a pair one counted worker judged, by hand: the judge run's probability as prior odds,
+    # times the worker's likelihood ratio from the batch's estimates (0.8 without one), clipped to 0.01-0.99
+    pair_labels, pair_judged = bench.round_labels(lab, pairs)
+    prior = {
+        lab.index[(s, a)]: min(max(p, 0.01), 0.99)
+        for s, a, p in MachineJudgment.objects.filter(run=lab.judge_run).values_list(
+            "summary_id", "acu_id", "probability"
+        )
+    }
+    estimates = {
+        w: (min(max(s, 0.01), 0.99), min(max(t, 0.01), 0.99))
+        for w, s, t, stopped in WorkerEstimate.objects.filter(batch=pairs).values_list(
+            "worker_id", "sensitivity", "specificity", "stopped_at"
+        )
+        if stopped is None
+    }
+    stopped = set(
+        WorkerEstimate.objects.filter(batch=pairs, stopped_at__isnull=False).values_list("worker_id", flat=True)
+    )
+    answered: dict[int, list[tuple[int, bool]]] = {}
+    for summary, acu, worker, present in answers_of(pairs):
+        if worker not in stopped:
+            answered.setdefault(lab.index[(summary, acu)], []).append((worker, present))
+    once = [(p, *said[0]) for p, said in answered.items() if len(said) == 1 and not gold[p]]
+    assert once
+    for pair, worker, present in once:
+        s, t = estimates.get(worker, (0.8, 0.8))
+        yes, no = prior[pair] * (s if present else 1 - s), (1 - prior[pair]) * (1 - t if present else t)
+        assert pair_judged[pair] and pair_labels[pair] == (yes > no)
+    assert out["pairs"]["agreement"] == pytest.approx(np.mean((pair_labels == truth)[~gold]))
