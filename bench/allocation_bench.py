@@ -57,7 +57,7 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   settled by the judge's prior where its crowd's own posterior, over the prior 0.5, does not lean the
   same way: `--pair-crowd 0` drops that condition) it gets one more place, a new worker asking
   only its open pairs (up to the batch's most places), so `judgments` counts only the pairs each
-  place shows. The gold-anchored stop as in `app+judge`.
+  place shows. `--pair-triage 0`: no triage, every pair goes to the crowd (the judge only a prior). The gold-anchored stop as in `app+judge`.
   Labels: the posterior with the judge's prior and the last refit's estimates.
   With `--judge`, every policy's gold HITs are the expert documents' summaries, and `judgments`
   leaves them out (the lab pays for them in every policy alike). The JSON's `against_fixed_3`: per
@@ -135,6 +135,7 @@ class PairSettings:
     gold_first: bool = True  # the gold HITs are handed out before the others
     scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open
     crowd: bool = True  # a pair settles only where its crowd leans the same way (open_pairs' `crowd`)
+    triage: bool = True  # the pairs the judge decides at its cross-fitted confidence leave the crowd's HITs
 
 
 PAIRS = PairSettings()
@@ -420,6 +421,9 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
         assert judge is not None
         run.triage = triage(run, judge)  # type: ignore[attr-defined]
         run.policy = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
+        if name == PAIRS_POLICY and not pairs.triage:  # every pair to the crowd: the judge only a prior
+            run.asked = run.open = np.ones(crowd.truth.size, dtype=bool)
+            run.machine = None
     carries = np.logical_or.reduceat(run.asked, crowd.starts)  # HITs left with a pair for the crowd
     wave_of = (np.arange(len(crowd.sizes)) * WAVES) // len(crowd.sizes)
     if name == PAIRS_POLICY and pairs.gold_first:  # the gold HITs handed out before the others
@@ -650,6 +654,7 @@ def main():
     parser.add_argument("--pair-gold-first", type=int, choices=(0, 1), default=int(PAIRS.gold_first))
     parser.add_argument("--pair-scope", choices=("pair", "hit"), default=PAIRS.scope)
     parser.add_argument("--pair-crowd", type=int, choices=(0, 1), default=int(PAIRS.crowd))
+    parser.add_argument("--pair-triage", type=int, choices=(0, 1), default=int(PAIRS.triage))
     parser.add_argument("--json", action="store_true", help="print one JSON object (the means) instead of a table")
     args = parser.parse_args()
     try:
@@ -682,6 +687,7 @@ def main():
             bool(args.pair_gold_first),
             args.pair_scope,
             bool(args.pair_crowd),
+            bool(args.pair_triage),
         ),
     )
     summary = means(results)
