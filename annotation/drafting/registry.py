@@ -5,7 +5,7 @@ from django.conf import settings
 from ..llm import llm_configured
 from .base import Drafter, DrafterError
 from .llm import LLMDrafter
-from .parsed import draft_parsed_reference, load_parser
+from .parsed import draft_parsed_reference, load_parser, parser_installed
 from .rules import draft_reference
 
 
@@ -40,8 +40,10 @@ DEFAULT_DRAFTER = "rules"
 
 
 def available_drafters() -> list[str]:
-    """Drafter names usable now, the default first: `llm` only when the endpoint is configured."""
-    return ["rules", "parsed"] + (["llm"] if llm_configured() else [])
+    """Drafter names usable now, the default first: `parsed` only when spaCy and its model are
+    installed (requirements-ml.txt), `llm` only when the endpoint is configured."""
+    parsed = ["parsed"] if parser_installed(settings.DRAFTER_PARSER_MODEL) else []
+    return ["rules"] + parsed + (["llm"] if llm_configured() else [])
 
 
 def get_drafter(name: str, **options) -> Drafter:

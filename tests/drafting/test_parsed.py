@@ -1,6 +1,8 @@
 """The `parsed` drafter's transformations on parses built by hand (no model), including the
 sentences they must leave whole; one slow test with the installed spaCy model."""
 
+import sys
+
 import pytest
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
@@ -280,10 +282,25 @@ def test_the_installed_model_splits_and_leaves_alone():
 
 
 def test_the_model_comes_from_the_setting_and_a_missing_one_is_a_clear_error(settings, tmp_path):
-    from annotation.drafting import DrafterError, get_drafter
+    from annotation.drafting import DrafterError, available_drafters, get_drafter
 
     settings.DRAFTER_PARSER_MODEL = str(tmp_path / "no-model-here")
     with pytest.raises(DrafterError, match="could not be loaded.*DRAFTER_PARSER_MODEL"):
+        get_drafter("parsed").draft(["Ronnie Carroll died in London ."])
+    assert "parsed" not in available_drafters()  # not offered where it cannot load
+    settings.DRAFTER_PARSER_MODEL = "no_such_spacy_package"
+    assert "parsed" not in available_drafters()
+    settings.DRAFTER_PARSER_MODEL = str(tmp_path)  # a directory the user names: offered, loaded when asked
+    assert "parsed" in available_drafters()
+
+
+def test_without_spacy_the_parsed_drafter_is_not_offered_and_says_what_to_install(settings, monkeypatch):
+    from annotation.drafting import DrafterError, available_drafters, get_drafter
+
+    monkeypatch.setitem(sys.modules, "spacy", None)  # as if requirements-ml.txt were not installed
+    assert available_drafters()[0] == "rules" and "parsed" not in available_drafters()
+    settings.DRAFTER_PARSER_MODEL = "a_model_not_loaded_before"  # load_parser caches what it loaded
+    with pytest.raises(DrafterError, match="install requirements-ml.txt"):
         get_drafter("parsed").draft(["Ronnie Carroll died in London ."])
 
 

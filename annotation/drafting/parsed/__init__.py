@@ -13,6 +13,6 @@ spaCy pipeline from an installed package or a local directory; nothing is downlo
 """
 
 from .draft import draft_parsed_reference, draft_parsed_sentence
-from .model import DEFAULT_MODEL, load_parser
+from .model import DEFAULT_MODEL, load_parser, parser_installed
 
-__all__ = ["DEFAULT_MODEL", "draft_parsed_reference", "draft_parsed_sentence", "load_parser"]
+__all__ = ["DEFAULT_MODEL", "draft_parsed_reference", "draft_parsed_sentence", "load_parser", "parser_installed"]
