@@ -632,14 +632,21 @@ def documents_slice(text: str) -> slice:
     return slice(int(start) if start else None, int(stop) if stop else None)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def crowd_arguments(description: str, seeds: int, first_seed: int, documents: str) -> argparse.ArgumentParser:
+    """The options this bench and app_pairs_bench.py share: the data, the crowd file, the seeds and
+    the documents (A:B of the label files, e.g. 50:100)."""
+    parser = argparse.ArgumentParser(description=description)
     shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
     parser.add_argument("--data", default=str(shared / "data" / "realsumm"), help="a pyramid folder with labels/")
     parser.add_argument("--crowd-spec", default=str(ROOT / "bench" / "crowds" / "present.json"), help="crowd JSON")
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
-    parser.add_argument("--documents", default=":", help="documents A:B of the label files (e.g. 50:100)")
+    parser.add_argument("--seeds", type=int, default=seeds)
+    parser.add_argument("--first-seed", type=int, default=first_seed, help="seeds first-seed .. first-seed + seeds - 1")
+    parser.add_argument("--documents", default=documents, help="documents A:B of the label files (e.g. 50:100)")
+    return parser
+
+
+def main():
+    parser = crowd_arguments(__doc__.split("\n")[0], seeds=5, first_seed=0, documents=":")
     parser.add_argument("--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY, PAIRS_POLICY), help="default: all")
     parser.add_argument(
         "--judge",

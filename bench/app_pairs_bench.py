@@ -46,7 +46,6 @@ PostgreSQL database `postgres://postgres@127.0.0.1:5432/acu_apppairs_bench`, cre
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -69,6 +68,7 @@ from allocation_bench import (  # noqa: E402 - the path is set up first
     PAIRS,
     STOP_AFTER,
     Crowd,
+    crowd_arguments,
     documents_slice,
     expert_documents,
     expert_labels,
@@ -381,13 +381,7 @@ def measure(args) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
-    parser.add_argument("--data", default=str(shared / "data" / "realsumm"), help="a pyramid folder with labels/")
-    parser.add_argument("--crowd-spec", default=str(ROOT / "bench" / "crowds" / "present.json"), help="crowd JSON")
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--first-seed", type=int, default=100, help="seeds first-seed .. first-seed + seeds - 1")
-    parser.add_argument("--documents", default="50:100", help="documents A:B of the folder")
+    parser = crowd_arguments(__doc__.split("\n")[0], seeds=3, first_seed=100, documents="50:100")
     parser.add_argument("--expert-documents", type=float, default=0.1, help="the share of documents with expert labels")
     parser.add_argument("--database", help="a database URL to create and drop (default: a throwaway SQLite file)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")

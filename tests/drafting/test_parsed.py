@@ -218,18 +218,7 @@ def test_a_restrictive_relative_clause_and_a_number_apposition_stay():
 
 def test_the_reference_carries_names_into_the_parsed_sentences():
     first = "Ronnie Carroll died in London ."
-    doc = parse(
-        """
-He 2 nsubjpass PRON PRP
-was 2 auxpass AUX VBD
-arrested 2 ROOT VERB VBN
-and 2 cc CCONJ CC
-charged 2 conj VERB VBN
-with 4 prep ADP IN
-murder 5 pobj NOUN NN
-. 2 punct PUNCT .
-"""
-    )
+    doc = parse(ARRESTED)
     docs = {}
 
     def nlp(sentence):  # the resolved sentence is parsed: "He" is Ronnie Carroll there
