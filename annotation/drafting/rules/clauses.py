@@ -2,8 +2,6 @@
 
 from dataclasses import dataclass
 
-from lemminflect import getAllLemmas, getInflection
-
 from ..lexicon import (
     AUXILIARIES,
     COORDINATORS,
@@ -13,6 +11,7 @@ from ..lexicon import (
     NOT_VERBS,
     PREPOSITIONS,
 )
+from .inflections import getAllLemmas, getInflection
 from .tokens import (
     Token,
     be,

@@ -1,7 +1,5 @@
 """Step 6: non-finite adjuncts as finite sentences of their own; where complement clauses start."""
 
-from lemminflect import getAllLemmas, getInflection
-
 from ...text import STOPWORDS
 from ..lexicon import (
     AUXILIARIES,
@@ -13,6 +11,7 @@ from ..lexicon import (
     PREPOSITIONS,
     RELATIVES,
 )
+from .inflections import getAllLemmas, getInflection
 from .tokens import Token, be, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
 from .words import (
     ADJUNCT,

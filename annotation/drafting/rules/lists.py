@@ -2,10 +2,9 @@
 corruption , poverty and rise of Boko Haram"), and "X is in Y" for a place written "Town , Region"
 or "Town in Country" after a preposition ("from West Linn , Oregon" -> "West Linn is in Oregon.")."""
 
-from lemminflect import getAllLemmas
-
 from ...text import STOPWORDS
 from ..lexicon import DETERMINERS, PREPOSITIONS
+from .inflections import getAllLemmas
 from .tokens import Token, is_verb, quote_depths, text_of, verb_form
 from .words import MONTHS, NAME_WORD, TIME_WORDS
 

@@ -1,10 +1,9 @@
 """Step 5: one clause into drafts: per subject conjunct, listed name, word of a pair and adjunct."""
 
-from lemminflect import getAllLemmas
-
 from ...text import STOPWORDS
 from ..lexicon import AUXILIARIES, DETERMINERS, INTRANSITIVE, OBJECT_OPTIONAL, PLURAL_TO_SINGULAR, PREPOSITIONS
 from .embedded import complement_at, embedded_start
+from .inflections import getAllLemmas
 from .lists import split_noun_lists
 from .reports import split_report
 from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
