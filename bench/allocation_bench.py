@@ -95,6 +95,7 @@ sys.path.insert(0, str(ROOT))
 
 from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     ADAPTIVE,
+    PAIRS_THRESHOLD,
     PILOT_QUANTILE,
     Policy,
     at_chance,
@@ -130,7 +131,7 @@ class PairSettings:
     with it, of thresholds 0.7, 0.725, 0.75 the smallest whose 95% interval of agreement minus fixed-3's
     lay above 0 on both crowds with tau minus fixed-3's at least 0 on average on both."""
 
-    threshold: float = 0.725  # a pair is settled when its posterior is this sure
+    threshold: float = PAIRS_THRESHOLD  # a pair is settled when its posterior is this sure (0.725)
     pilot_waves: int = 0  # first waves at fixed places (0: every HIT starts at one place)
     gold_first: bool = True  # the gold HITs are handed out before the others
     scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open

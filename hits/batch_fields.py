@@ -18,7 +18,18 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from config.errors import ServiceError
-from hits.allocation.policy import ADAPTIVE, ADAPTIVE_KINDS, KINDS, PAIRS, PILOT_MIN, PILOT_SHARE, Policy
+from hits.allocation.policy import (
+    ADAPTIVE,
+    ADAPTIVE_KINDS,
+    KINDS,
+    PAIRS,
+    PAIRS_MIN_PLACES,
+    PAIRS_THRESHOLD,
+    PILOT_MIN,
+    PILOT_SHARE,
+    Policy,
+    kind_defaults,
+)
 from hits.money import DEFAULT_BUCKETS, Bucket, MoneyError, cents, check_buckets, parse_money
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.ratings import ACU, MAX_INSTRUCTIONS, PROTOCOLS
@@ -176,11 +187,18 @@ FIELDS = {
             "one more place, up to the maximum, while any of its ACUs is unsettled; pairs (adaptive by ACU, in-house): "
             "a HIT starts with the minimum and, while any of the summary's ACUs is unsettled, a new worker is asked "
             "only those ACUs, up to the maximum places per summary (each such place paid by the bucket of the ACUs it "
-            "shows; gold HITs keep the assignments). Pairs was measured with 1 first place and the posterior 0.725 "
-            "(bench/RESULTS.md): enter those below, the defaults are fixed and adaptive allocation's.",
+            "shows; gold HITs keep the assignments). Left empty below, a pairs batch takes the setting it was "
+            f"measured with (bench/RESULTS.md): {PAIRS_MIN_PLACES} first place, the posterior {PAIRS_THRESHOLD}.",
         ),
         BatchField(
-            "allocation_min", "int", "Adaptive: first places per HIT", 2, min=1, max=MAX_ASSIGNMENTS, optional=True
+            "allocation_min",
+            "int",
+            "Adaptive: first places per HIT",
+            None,
+            min=1,
+            max=MAX_ASSIGNMENTS,
+            optional=True,
+            help=f"Empty: {Policy.min_places} (adaptive), {PAIRS_MIN_PLACES} (pairs, as measured).",
         ),
         BatchField(
             "allocation_max", "int", "Adaptive: most places per HIT", 5, min=1, max=MAX_ASSIGNMENTS, optional=True
@@ -189,11 +207,12 @@ FIELDS = {
             "allocation_threshold",
             "float",
             "Adaptive: settled at posterior",
-            0.9,
+            None,
             min=0.51,
             max=0.999,
             optional=True,
-            help="An ACU is settled when its Dawid-Skene posterior is at least this or at most 1 minus this.",
+            help="An ACU is settled when its Dawid-Skene posterior is at least this or at most 1 minus this. "
+            f"Empty: {Policy.threshold} (adaptive), {PAIRS_THRESHOLD} (pairs, as measured).",
         ),
         BatchField(
             "allocation_max_sd",
@@ -220,6 +239,20 @@ FIELDS = {
             help="Optional, pairs allocation only: the id of a finished, calibrated judge run of this dataset; its "
             "probability that an ACU is present is that pair's prior, which the workers' answers then update (e.g. "
             "the learned judge trained on your gold documents). Empty: every pair starts at the batch's prior.",
+        ),
+        BatchField(
+            "triage_confidence",
+            "float",
+            "Pairs: the judge run decides at confidence",
+            None,
+            min=0.51,
+            max=0.999,
+            optional=True,
+            help="Optional, pairs allocation with a judge run only: the pairs of non-gold HITs whose probability from "
+            "that run is at least this or at most 1 minus this are decided by the judge (its label: probability at "
+            "least 0.5) and leave the HITs, paid by the bucket of the ACUs left (a HIT left with none is not made); "
+            "gold HITs keep every ACU. Choose it on your gold documents out of fold (the judge run's cross-fitted "
+            "triage figures), e.g. 0.9. Empty: every pair goes to the crowd.",
         ),
         BatchField(
             "stop_after",
@@ -258,11 +291,12 @@ class BatchSpec:
     gold_share: float = FIELDS["gold_share"].default
     budget: Decimal | None = FIELDS["budget"].default
     allocation: str = FIELDS["allocation"].default
-    allocation_min: int = FIELDS["allocation_min"].default
+    allocation_min: int | None = FIELDS["allocation_min"].default  # None: the kind's (policy.kind_defaults)
     allocation_max: int = FIELDS["allocation_max"].default
-    allocation_threshold: float = FIELDS["allocation_threshold"].default
+    allocation_threshold: float | None = FIELDS["allocation_threshold"].default  # None: the kind's
     allocation_max_sd: float | None = FIELDS["allocation_max_sd"].default
     allocation_judge_run: int | None = FIELDS["allocation_judge_run"].default
+    triage_confidence: float | None = FIELDS["triage_confidence"].default
     stop_after: int | None = FIELDS["stop_after"].default
     buckets: tuple[Bucket, ...] = ()
     provider_config: dict = field(default_factory=dict)
@@ -276,12 +310,7 @@ class BatchSpec:
             raise BatchError(f"Allocation: {exc}.") from None
         if self.stop_after is not None and policy.kind not in ADAPTIVE_KINDS:
             raise BatchError("Stopping workers at chance needs adaptive allocation (its worker estimates).")
-        if self.allocation_judge_run is not None and policy.kind != PAIRS:
-            raise BatchError("A judge run as the prior needs pairs allocation (adaptive by ACU).")
-        if policy.kind == PAIRS and self.provider != "inhouse":
-            raise BatchError(
-                "Pairs allocation (adaptive by ACU) needs the in-house provider: its follow-up HITs are made as answers arrive."
-            )
+        _check_pairs(self, policy)
         try:
             provider = get_provider(self.provider)
         except ProviderError as exc:
@@ -304,8 +333,14 @@ class BatchSpec:
 
     @property
     def policy(self) -> Policy:
+        """The allocation; a first places or threshold left empty: the kind's default (`kind_defaults`)."""
+        first, threshold = kind_defaults(self.allocation)
         return Policy(
-            self.allocation, self.allocation_min, self.allocation_max, self.allocation_threshold, self.allocation_max_sd
+            self.allocation,
+            first if self.allocation_min is None else self.allocation_min,
+            self.allocation_max,
+            threshold if self.allocation_threshold is None else self.allocation_threshold,
+            self.allocation_max_sd,
         )
 
     @classmethod
@@ -322,6 +357,21 @@ class BatchSpec:
 
 # A rating HIT pays by the number of summaries it asks about: RoSE paid $1 to $3, at $12/hour.
 RATING_BUCKETS = [(1, 6, Decimal("1.00")), (7, 12, Decimal("2.00")), (13, None, Decimal("3.00"))]
+
+
+def _check_pairs(spec: BatchSpec, policy: Policy) -> None:
+    """What only pairs allocation takes: a judge run (the prior, and the triage's source), the in-house provider."""
+    if spec.allocation_judge_run is not None and policy.kind != PAIRS:
+        raise BatchError("A judge run as the prior needs pairs allocation (adaptive by ACU).")
+    if spec.triage_confidence is not None and (policy.kind != PAIRS or spec.allocation_judge_run is None):
+        raise BatchError(
+            "Triage in a batch needs pairs allocation and its judge run (the prior), whose labels decide the "
+            "pairs it is sure of; for a triage batch of another kind use the judge run's triage on the dashboard."
+        )
+    if policy.kind == PAIRS and spec.provider != "inhouse":
+        raise BatchError(
+            "Pairs allocation (adaptive by ACU) needs the in-house provider: its follow-up HITs are made as answers arrive."
+        )
 
 
 def _check_rating(spec: BatchSpec, policy: Policy) -> None:
@@ -387,6 +437,7 @@ QUALITY_AND_ALLOCATION = (
     "allocation_threshold",
     "allocation_max_sd",
     "allocation_judge_run",
+    "triage_confidence",
     "stop_after",
 )
 

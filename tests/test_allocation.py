@@ -35,7 +35,7 @@ from hits.selectors.figures import batch_progress
 from hits.services import handout
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.submission import submit_assignment
-from hits.triage import create_triage_batch
+from hits.services.triage import create_triage_batch
 from scoring.runs.worker_estimates import refit_estimates
 from scoring.stats.dawid_skene import dawid_skene
 

@@ -60,6 +60,10 @@ AT_CHANCE = 0.2
 PILOT_SHARE = 25
 PILOT_MIN = 10
 PILOT_QUANTILE = 0.5
+# A `pairs` batch's defaults (a lab that enters nothing gets them): the setting bench/RESULTS.md measured,
+# pairs+judge's (bench/allocation_bench.py PairSettings: 1 first place, the threshold chosen on documents 0-49).
+PAIRS_MIN_PLACES = 1
+PAIRS_THRESHOLD = 0.725
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,14 @@ class Policy:
             raise ValueError(
                 "the largest standard deviation of a HIT's ACU share must lie between 0 and 0.5 (e.g. 0.1)"
             )
+
+
+def kind_defaults(kind: str) -> tuple[int, float]:
+    """(first places, settling threshold) of a batch of this kind whose lead enters none: a `pairs`
+    batch's measured setting (PAIRS_MIN_PLACES, PAIRS_THRESHOLD), every other kind's `Policy` defaults."""
+    if kind == PAIRS:
+        return PAIRS_MIN_PLACES, PAIRS_THRESHOLD
+    return Policy.min_places, Policy.threshold
 
 
 def pair_posteriors(items, said, sensitivity, specificity, prior=0.5, n_items: int | None = None):

@@ -258,6 +258,7 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
     allocation_threshold = batch_serializer_field("allocation_threshold")
     allocation_max_sd = batch_serializer_field("allocation_max_sd")
     allocation_judge_run = batch_serializer_field("allocation_judge_run")
+    triage_confidence = batch_serializer_field("triage_confidence")
     stop_after = batch_serializer_field("stop_after")
     # A ListField (not many=True): its length bounds reach the schema as minItems and maxItems.
     buckets = serializers.ListField(

@@ -22,6 +22,7 @@ from hits.release import release_overdue
 from hits.selectors import tests_for_batches
 from hits.services import rating_batches
 from hits.services.money_budget import over_budget_message
+from hits.triage import carry_uncertain, check_triage_source, uncertain_pairs
 
 NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
 
@@ -55,7 +56,8 @@ def create_batch(
 
     Adaptive allocation (hits/allocation/policy.py): each HIT (but gold HITs, which keep the
     assignments) starts with the minimum places; the assignments stay the fixed allocation the
-    batch page compares its cost with."""
+    batch page compares its cost with. A `pairs` batch with `spec.triage_confidence`: its judge run
+    decides the pairs of non-gold HITs it is sure of (`_triage`)."""
     spec = spec or BatchSpec()
     policy = spec.policy
     if qualification_test is not None and not tests_for_batches(dataset).filter(pk=qualification_test.pk).exists():
@@ -65,6 +67,10 @@ def create_batch(
         )
     buckets = list(spec.buckets)
     prior_run = _prior_run(dataset, spec.allocation_judge_run)
+    if prior_run is not None and spec.triage_confidence is not None:
+        # a run "not for ranking" is logged, not refused: it is the batch's prior already, and its
+        # confidence is the lab's, chosen on its gold documents (the run's cross-fitted triage figures)
+        check_triage_source(prior_run, spec.triage_confidence, allow_not_for_ranking=True)
     if spec.rating:  # one HIT per example, its summaries rated (hits.ratings)
         round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by)
         anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
@@ -124,7 +130,24 @@ def create_batch(
         ],
         batch_size=2000,
     )
+    if prior_run is not None and spec.triage_confidence is not None:
+        _triage(batch, prior_run, spec.triage_confidence)
     return batch
+
+
+def _triage(batch: Batch, run: JudgeRun, confidence: float) -> None:
+    """A `pairs` batch's triage (hits/triage.py): the pairs its judge run is sure of at `confidence`
+    leave its non-gold HITs (a HIT left with none is deleted, the others paid by the bucket of what
+    they carry); the gold HITs keep every ACU, their answers and their priority. Scores read the
+    run's labels for the decided pairs (scoring/runs/triage.py)."""
+    batch.triage_run, batch.triage_confidence = run, confidence
+    batch.save(update_fields=["triage_run", "triage_confidence"])
+    plain = list(batch.hits.filter(gold_answers__isnull=True).select_related("summary"))
+    if plain and not carry_uncertain(batch, plain, uncertain_pairs(run, confidence)):
+        raise BatchError(
+            f"At c = {confidence:g} judge run {run.pk} decides every pair of the non-gold HITs: there is nothing "
+            "for the crowd. Choose a higher confidence."
+        )
 
 
 def _prior_run(dataset, run_id: int | None) -> JudgeRun | None:

@@ -108,7 +108,7 @@ def runs_json(request, dataset_id: int):
 def triage_batch(request, dataset_id: int, run_id: int):
     """Create a draft crowd batch of the pairs this run was unsure of at confidence c."""
     from hits.services.batches import BatchError
-    from hits.triage import create_triage_batch
+    from hits.services.triage import create_triage_batch
 
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     run = JudgeRun.objects.filter(pk=run_id, batch__dataset=dataset).first()

@@ -1,7 +1,9 @@
 """Scores of a triage round: the crowd's majority where the machine was unsure, the machine's
 label elsewhere. Machine labels enter as one vote per decided pair from a pseudo worker (id -1)
-on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's; the
-alphas and the workers table keep reading the human judgments only."""
+on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's (a `pairs`
+round's: its posterior); the pairs of a gold HIT (a `pairs` batch's triage keeps its gold HITs whole)
+are the crowd's, never the machine's. The alphas and the workers table keep reading the human
+judgments only."""
 
 import numpy as np
 
@@ -21,10 +23,11 @@ def _allowed_summaries(batch):
 
 
 def machine_votes(batch) -> Judgments:
+    """One vote per pair the machine decides, on the round's summaries but its gold HITs'."""
     labels = machine_labels(batch.triage_run, batch.triage_confidence)
     allowed = _allowed_summaries(batch)
-    if allowed is not None:
-        labels = {k: v for k, v in labels.items() if k[0] in allowed}
+    gold = set(batch.hits.filter(gold_answers__isnull=False).values_list("summary_id", flat=True))
+    labels = {k: v for k, v in labels.items() if k[0] not in gold and (allowed is None or k[0] in allowed)}
     keys = sorted(labels)
     summary = np.array([k[0] for k in keys], dtype=np.int64)
     acu = np.array([k[1] for k in keys], dtype=np.int64)

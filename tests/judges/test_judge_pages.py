@@ -205,7 +205,7 @@ def test_the_api_run_carries_the_cross_fitted_triage_the_systems_page_shows(lead
 
 def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_client, demo, eager_celery):
     from hits.services.batches import publish_batch
-    from hits.triage import create_triage_batch
+    from hits.services.triage import create_triage_batch
 
     run = run_judge_run(start_judge_run(demo, "lexical").pk)
     batch = publish_batch(create_triage_batch(run, confidence=0.7, assignments=2, allow_not_for_ranking=True))

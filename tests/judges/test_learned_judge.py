@@ -15,7 +15,7 @@ from annotation.models import Reference
 from config import extras
 from hits.models import Batch, JudgeRun, MachineJudgment
 from hits.services.batches import BatchError
-from hits.triage import create_triage_batch
+from hits.services.triage import create_triage_batch
 from scoring import tasks
 from scoring.machine import runs
 from scoring.machine.data import human_labels, load_pairs, reference_texts

@@ -15,7 +15,7 @@ from hits.selectors import counted_judgments
 from hits.services.batches import BatchError, publish_batch
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
-from hits.triage import create_triage_batch
+from hits.services.triage import create_triage_batch
 from scoring.machine import qc as machine_qc
 from scoring.machine.judges import get_judge
 from scoring.machine.judges.lexical import stems

@@ -1,0 +1,66 @@
+"""Triage batches (hits/triage.py): a crowd batch whose HITs carry only the ACUs a judge run is unsure of."""
+
+import logging
+
+from django.db import transaction
+
+from hits.allocation.policy import ADAPTIVE_KINDS
+from hits.batch_fields import BatchSpec
+from hits.models import HIT, JudgeRun
+from hits.services.batches import BatchError, create_batch, hit_priority
+from hits.triage import carry_uncertain, check_triage_source, uncertain_pairs
+
+logger = logging.getLogger(__name__)
+
+
+@transaction.atomic
+def create_triage_batch(
+    run: JudgeRun,
+    *,
+    confidence: float,
+    assignments: int = 3,
+    user=None,
+    name: str = "",
+    allow_not_for_ranking: bool = False,
+    **batch_options,
+):
+    """A draft crowd batch whose HITs carry only the ACUs the run is unsure of at `confidence`
+    (no gold HIT: every HIT is triaged; a `pairs` batch keeps its gold with `triage_confidence`).
+
+    A run marked "not for ranking" (hits.triage.ranking_verdict) is refused unless `allow_not_for_ranking`."""
+    check_triage_source(run, confidence, allow_not_for_ranking=allow_not_for_ranking)
+    uncertain = uncertain_pairs(run, confidence)
+    if not uncertain:
+        raise BatchError(f"At c = {confidence:g} the machine decides every pair: there is nothing for the crowd.")
+    chosen = {
+        key: batch_options.pop(key)
+        for key in ("systems", "references", "qualification_test", "seed")
+        if key in batch_options
+    }
+    spec = BatchSpec(
+        assignments=assignments,
+        name=name or f"triage of {run.judge} v{run.version} at c={confidence:g}",
+        **batch_options,
+    )
+    batch = create_batch(dataset=run.batch.dataset, spec=spec, created_by=user, **chosen)
+    batch.triage_run, batch.triage_confidence = run, confidence
+    batch.save(update_fields=["triage_run", "triage_confidence"])
+    hits = list(batch.hits.select_related("summary"))
+    for hit in hits:
+        hit.gold_answers = None
+        hit.priority = hit_priority(batch, gold=False)
+        if batch.allocation in ADAPTIVE_KINDS:  # no gold HIT is left: every HIT starts at the minimum
+            hit.max_assignments = hit.open_places = batch.allocation_min
+    HIT.objects.bulk_update(hits, ["gold_answers", "max_assignments", "open_places", "priority"])
+    kept = carry_uncertain(batch, hits, uncertain)
+    if not kept:
+        raise BatchError("None of the uncertain pairs belongs to an approved reference the crowd may see.")
+    logger.info(
+        "Triage batch %s from judge run %s at c=%s: %d HITs, %d uncertain pairs",
+        batch.pk,
+        run.pk,
+        confidence,
+        len(kept),
+        sum(len(v) for v in uncertain.values()),
+    )
+    return batch

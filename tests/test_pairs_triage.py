@@ -1,0 +1,273 @@
+"""Triage inside a `pairs` batch (issue 43): its judge run (`allocation_judge_run`) decides, at the
+batch's `triage_confidence`, the pairs of the non-gold HITs it is sure of; the gold HITs stay whole;
+the round's labels are the judge's for the decided pairs and the posterior for the rest. And a
+`pairs` batch's defaults are the setting it was measured with (1 first place, posterior 0.725)."""
+
+from decimal import Decimal
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.models import Summary
+from hits.allocation.policy import ADAPTIVE, FIXED, PAIRS
+from hits.batch_fields import BatchSpec
+from hits.forms import BatchForm
+from hits.gold import known_answers
+from hits.models import HIT, Batch, JudgeRun, Judgment, MachineJudgment
+from hits.money import Bucket
+from hits.services import handout
+from hits.services.batches import BatchError, publish_batch
+from hits.services.submission import submit_assignment
+from scoring.runs.data import load_judgments
+from scoring.runs.services import scored_judgments, summary_scores_arrays
+from scoring.runs.triage import decided_share
+
+from .crowd_data import batch_of, demo_dataset
+from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates (0.8)
+from .test_handout import make_workers
+
+C = 0.9
+# Pay by the ACUs a HIT carries: 1-3, 4-5, 6 or more.
+BUCKETS = (Bucket(1, 3, Decimal("0.10")), Bucket(4, 5, Decimal("0.20")), Bucket(6, None, Decimal("0.30")))
+# The judge's probability of a summary's i-th ACU (cycled): decided at 0.9 (0.95, 0.02, 0.08) or not (0.6, 0.3, 0.7).
+CYCLE = (0.6, 0.95, 0.3, 0.7, 0.08, 0.02)
+UNSURE = (0.6, 0.3, 0.7)
+
+
+def pay(acus: int) -> Decimal:
+    return next(b.reward for b in BUCKETS if b.holds(acus))
+
+
+def acus_of(summary) -> list[int]:
+    return list(summary.document.reference.acus.order_by("sentence__position", "position").values_list("pk", flat=True))
+
+
+def judge_run(dataset, decided_summary) -> tuple[JudgeRun, dict]:
+    """A finished, calibrated run judging every pair at CYCLE, but `decided_summary`, every pair of
+    which it is sure of (0.97)."""
+    machine = Batch.objects.create(dataset=dataset, name="learned", kind=Batch.Kind.MACHINE)
+    run = JudgeRun.objects.create(
+        batch=machine, judge="learned", status=JudgeRun.Status.DONE, calibration={"target": "expert"}
+    )
+    probability = {}
+    for summary in Summary.objects.filter(system__dataset=dataset).select_related("document__reference"):
+        for i, acu in enumerate(acus_of(summary)):
+            probability[(summary.pk, acu)] = 0.97 if summary.pk == decided_summary else CYCLE[i % len(CYCLE)]
+    MachineJudgment.objects.bulk_create(
+        MachineJudgment(run=run, summary_id=s, acu_id=a, raw=p, probability=p) for (s, a), p in probability.items()
+    )
+    return run, probability
+
+
+def triage_batch(dataset, run, **options):
+    return batch_of(
+        dataset,
+        name="pairs with triage",
+        assignments=3,
+        allocation=PAIRS,
+        allocation_max=3,
+        gold_share=0.2,
+        seed=7,
+        buckets=BUCKETS,
+        allocation_judge_run=run.pk,
+        triage_confidence=C,
+        **options,
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_the_judge_decides_only_non_gold_pairs_and_the_gold_hits_stay_whole():
+    dataset = demo_dataset()
+    untriaged = batch_of(dataset, allocation=PAIRS, gold_share=0.2, seed=7)  # the same gold draw, no triage
+    gold = set(untriaged.hits.filter(gold_answers__isnull=False).values_list("summary_id", flat=True))
+    plain = Summary.objects.filter(system__dataset=dataset).exclude(pk__in=gold).order_by("pk")
+    assert gold and plain.count() > 1
+    decided_summary = plain.first().pk
+    run, probability = judge_run(dataset, decided_summary)
+    batch = triage_batch(dataset, run)
+    assert (batch.triage_run_id, batch.triage_confidence) == (run.pk, C)
+    # the measured pairs defaults: nothing entered, 1 first place and the posterior 0.725
+    assert (batch.allocation_min, batch.allocation_threshold) == (1, 0.725)
+
+    hits = {h.summary_id: h for h in batch.hits.select_related("summary__document__reference")}
+    answers = known_answers(dataset, list(gold))
+    for summary_id in gold:  # whole: every ACU, the known answers, 3 places, first in the handout
+        hit = hits.pop(summary_id)
+        everything = acus_of(hit.summary)
+        assert list(hit.task_acus().values_list("pk", flat=True)) == everything
+        assert hit.acu_count == len(everything) and hit.reward == pay(len(everything))
+        assert hit.gold_answers == {str(a): v for a, v in answers[summary_id].items()}
+        assert (hit.max_assignments, hit.open_places, hit.priority) == (3, 3, 1)
+    assert decided_summary not in hits  # every pair decided: no HIT
+    assert set(hits) == set(plain.values_list("pk", flat=True)) - {decided_summary}
+    for hit in hits.values():  # the ACUs at 0.6, 0.3 and 0.7 only, in reference order, paid by their count
+        everything = acus_of(hit.summary)
+        open_ = [a for i, a in enumerate(everything) if CYCLE[i % len(CYCLE)] in UNSURE]
+        assert hit.acu_ids == open_ and hit.acu_count == len(open_)
+        assert hit.reward == pay(len(open_))
+        assert (hit.gold_answers, hit.max_assignments, hit.priority) == (None, 1, 0)
+        assert list(hit.task_acus().values_list("pk", flat=True)) == open_
+    # a triaged HIT is paid less than it would be whole
+    assert any(pay(h.acu_count) < pay(len(acus_of(h.summary))) for h in hits.values())
+    # the share the machine decided: every pair of the non-gold summaries at 0.95, 0.02, 0.08 or 0.97
+    decided = [k for k, p in probability.items() if k[0] not in gold and not 0.1 < p < 0.9]
+    assert decided_share(batch)["pairs"] == len(decided)
+
+
+def answer(worker_index: int, summary_id: int, acu_id: int) -> bool:
+    """The simulated workers: every worker says present on a gold HIT; elsewhere a fixed function."""
+    return (acu_id + worker_index) % 2 == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_triage_pairs_rounds_labels_are_the_judges_where_it_decided_and_the_posterior_elsewhere(
+    no_refit,  # noqa: F811
+):
+    dataset = demo_dataset()
+    plain_summary = Summary.objects.filter(system__dataset=dataset).order_by("pk").last()
+    run, probability = judge_run(dataset, decided_summary=None)
+    batch = publish_batch(triage_batch(dataset, run))
+    gold_hit = batch.hits.filter(gold_answers__isnull=False).order_by("pk").first()
+    plain_hit = batch.hits.get(summary=plain_summary)
+    assert plain_hit.gold_answers is None
+    batch.hits.exclude(pk__in=[gold_hit.pk, plain_hit.pk]).delete()
+    workers = make_workers(3)
+    for index, worker in enumerate(workers):
+        while True:
+            try:
+                assignment = handout.next_assignment(worker, batch)
+            except handout.NoWork:
+                break
+            hit = assignment.hit
+            shown = list(hit.task_acus().values_list("pk", flat=True))
+            said = {str(a): True if hit.gold_answers else answer(index, hit.summary_id, a) for a in shown}
+            submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers=said)
+
+    # the crowd judged only the pairs the judge left open on the non-gold HIT, every pair of the gold one
+    plain_acus, gold_acus = acus_of(plain_summary), acus_of(gold_hit.summary)
+    judged = set(
+        Judgment.objects.filter(assignment__hit__batch=batch).values_list("assignment__hit__summary_id", "acu_id")
+    )
+    left_open = {
+        (plain_summary.pk, a) for a, p in ((a, probability[(plain_summary.pk, a)]) for a in plain_acus) if 0.1 < p < 0.9
+    }
+    assert judged == left_open | {(gold_hit.summary_id, a) for a in gold_acus}
+
+    # labels by hand: a judged pair's posterior odds are its prior odds times 4 per "present" and a
+    # quarter per "absent" (the fallback 0.8, no refit); a decided pair's label is the judge's (P >= 0.5)
+    votes: dict[tuple[int, int], list[bool]] = {}
+    for s, a, present in Judgment.objects.filter(assignment__hit__batch=batch).values_list(
+        "assignment__hit__summary_id", "acu_id", "present"
+    ):
+        votes.setdefault((s, a), []).append(present)
+
+    def by_hand(key) -> bool:
+        p = probability[key]
+        if key not in votes:
+            return p >= 0.5
+        odds = p / (1 - p) * 4.0 ** (sum(votes[key]) - sum(not v for v in votes[key]))
+        return odds > 1
+
+    scored = scored_judgments(batch, load_judgments(dataset, batch))
+    labels = {}
+    for s, a, present in zip(scored.summary.tolist(), scored.acu.tolist(), scored.present.tolist(), strict=True):
+        labels.setdefault((s, a), []).append(present)
+    assert all(len(v) == 1 for v in labels.values())  # one vote per pair: the judge's or the posterior's
+    for key in [(plain_summary.pk, a) for a in plain_acus] + [(gold_hit.summary_id, a) for a in gold_acus]:
+        assert labels[key] == [by_hand(key)], key
+    # a gold pair the judge is sure is absent (0.08) but its 3 workers say present: odds 0.087 * 64, present
+    gold_08 = [(gold_hit.summary_id, a) for a in gold_acus if probability[(gold_hit.summary_id, a)] == 0.08]
+    assert gold_08 and all(labels[k] == [True] and len(votes[k]) == 3 for k in gold_08)
+    # a decided pair of the non-gold HIT is the judge's, though no worker saw it
+    decided = [k for k in labels if k[0] == plain_summary.pk and k not in votes]
+    assert decided and all(labels[k] == [probability[k] >= 0.5] for k in decided)
+
+    table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
+    score = dict(zip(table.ids[pos].tolist(), scores.tolist(), strict=True))
+    assert score[plain_summary.pk] == pytest.approx(
+        sum(by_hand((plain_summary.pk, a)) for a in plain_acus) / len(plain_acus)
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_triage_in_a_batch_refuses_what_does_not_fit(caplog):
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    pairs = {"allocation": PAIRS, "allocation_judge_run": run.pk}
+    for options, message in (
+        ({"triage_confidence": C}, "needs pairs allocation and its judge run"),
+        ({"allocation": PAIRS, "triage_confidence": C}, "needs pairs allocation and its judge run"),
+        ({"allocation": ADAPTIVE, "triage_confidence": C}, "needs pairs allocation and its judge run"),
+        ({**pairs, "triage_confidence": 0.5}, "must be between 0.51 and 0.999"),
+        ({**pairs, "triage_confidence": 1.0}, "must be between 0.51 and 0.999"),
+    ):
+        with pytest.raises(BatchError, match=message):
+            BatchSpec(**options)
+    run.status = JudgeRun.Status.RUNNING
+    run.save()
+    with pytest.raises(BatchError, match="has not finished with calibrated probabilities"):
+        batch_of(dataset, **pairs, triage_confidence=C)
+    run.status = JudgeRun.Status.DONE
+    run.save()
+    MachineJudgment.objects.filter(run=run).update(probability=0.99)
+    with pytest.raises(BatchError, match="decides every pair of the non-gold HITs: there is nothing for the crowd"):
+        batch_of(dataset, **pairs, triage_confidence=C)
+    assert not Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).exists()  # nothing half-written
+    MachineJudgment.objects.filter(run=run).update(probability=0.5)  # nothing decided: every HIT whole
+    # a run "not for ranking" (its system-level tau's interval reaches 0) is the batch's prior already:
+    # logged, not refused (its confidence is the lab's, chosen on its gold documents)
+    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}
+    run.save()
+    with caplog.at_level("WARNING", logger="hits.triage"):
+        batch = batch_of(dataset, **pairs, triage_confidence=C)
+    assert "despite not for ranking" in caplog.text
+    assert all(h.acu_count == len(acus_of(h.summary)) for h in batch.hits.all())
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_pairs_batch_defaults_to_its_measured_setting_and_other_kinds_keep_theirs():
+    assert (BatchSpec(allocation=PAIRS).policy.min_places, BatchSpec(allocation=PAIRS).policy.threshold) == (1, 0.725)
+    for kind in (FIXED, ADAPTIVE):
+        assert (BatchSpec(allocation=kind).policy.min_places, BatchSpec(allocation=kind).policy.threshold) == (2, 0.9)
+    entered = BatchSpec(allocation=PAIRS, allocation_min=2, allocation_threshold=0.8).policy
+    assert (entered.min_places, entered.threshold) == (2, 0.8)
+    dataset = demo_dataset()
+    batch = batch_of(dataset, allocation=PAIRS)
+    assert (batch.allocation_min, batch.allocation_threshold) == (1, 0.725)
+    assert set(HIT.objects.filter(batch=batch).values_list("max_assignments", flat=True)) == {1}
+    adaptive = batch_of(dataset, allocation=ADAPTIVE)
+    assert (adaptive.allocation_min, adaptive.allocation_threshold) == (2, 0.9)
+    # the form leaves them empty (the kind's default) and says which default a kind takes
+    form = BatchForm(dataset=dataset)
+    for name in ("allocation_min", "allocation_threshold"):
+        assert form.fields[name].initial is None and "pairs, as measured" in form.fields[name].help_text
+    assert "1 first place, the posterior 0.725" in form.fields["allocation"].help_text
+
+
+@pytest.mark.django_db
+def test_the_api_creates_a_triage_pairs_batch_with_the_pairs_defaults_and_refuses_triage_without_a_judge(lead):
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    body = {"dataset": dataset.pk, "allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": C}
+    created = api.post("/api/batches/", body, format="json")
+    assert created.status_code == 201, created.content
+    out = created.json()
+    assert (out["triage_confidence"], out["allocation_min"], out["allocation_threshold"]) == (C, 1, 0.725)
+    batch = Batch.objects.get(pk=out["id"])
+    assert batch.triage_run_id == run.pk and all(
+        h.acu_count < len(acus_of(h.summary)) for h in batch.hits.filter(gold_answers__isnull=True)
+    )
+    for bad, status, word in (
+        ({**body, "allocation_judge_run": None}, 422, "needs pairs allocation and its judge run"),
+        ({**body, "triage_confidence": 1.5}, 400, "less than or equal to 0.999"),
+    ):
+        refused = api.post("/api/batches/", bad, format="json")
+        assert refused.status_code == status and word in refused.content.decode(), refused.content
+    assert Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).count() == 1
