@@ -13,12 +13,18 @@ itself on REALSumm documents `--documents A:B` (default 50:100), per seed:
    trains on those expert labels (every labelled document: the expert ones) and judges every pair;
    its stored calibrated probability (out of fold on the expert documents, the fit on them for the
    others) is the `pairs` batch's prior (`allocation_judge_run`).
+   Triage, as the simulation's `pairs+judge`: the confidence is chosen on the expert documents only,
+   on their out-of-fold probabilities, by the function the simulation uses
+   (scoring.stats.triage_crossfit.choose with allocation_bench's TRIAGE_MIN_AGREEMENT and
+   TRIAGE_MAX_CHANGE); it is the `pairs` batch's `triage_confidence`, so the pairs of non-gold HITs
+   the judge is that sure of leave them (hits.triage) and the round's labels are the judge's there.
+   No confidence passes on the expert documents: no triage that seed. `--pair-triage 0`: no triage.
 3. Two in-house batches on every summary (hits.services.batches.create_batch, publish_batch), the
    expert documents' summaries their gold HITs (the gold share is theirs: the app draws its gold
    among the summaries with known answers, which are exactly those): `fixed-3` (3 assignments) and
-   `pairs` (allocation_min 1, allocation_max allocation_bench.APP.max_places, the threshold of
-   allocation_bench.PAIRS, the opt-in stop after allocation_bench.STOP_AFTER gold judgments, the
-   judge run as prior).
+   `pairs` (a pairs batch's defaults: 1 first place and the threshold of allocation_bench.PAIRS,
+   checked; allocation_max allocation_bench.APP.max_places, the opt-in stop after
+   allocation_bench.STOP_AFTER gold judgments, the judge run as prior and its triage).
 4. A simulated crowd works each batch through the services the views call: in rounds, every worker in
    a random order asks hits.services.handout for the next task, answers the ACUs it shows and submits
    (hits.services.submission: the `pairs` follow-up decision is taken there), and the work is approved
@@ -35,13 +41,15 @@ expert documents are the lab's); `agreement` of the round's labels (the app's: s
 .scored_judgments, the posterior label for `pairs`, the majority for fixed-3) with the expert labels
 on the non-gold pairs; `tau` Kendall's tau-b of the system scores (mean ACU share per summary, gold
 pairs at their expert labels, as allocation_bench) against the experts'; `stopped` / `flagged` the
-workers of each kind the app stopped / flagged. `against_fixed_3`: allocation_bench.paired (saved share
+workers of each kind the app stopped / flagged; `triage` (pairs) the chosen confidence `c` (None: no
+triage) and the share `decided` of the non-gold pairs the judge decided. `against_fixed_3`: allocation_bench.paired (saved share
 of judgments, differences of agreement and tau; mean and 95% t-interval over seeds).
 
 Database: a throwaway SQLite file (default; `--database` takes another URL, e.g. a throwaway
 PostgreSQL database `postgres://postgres@127.0.0.1:5432/acu_apppairs_bench`, created and dropped).
 
     .venv/bin/python bench/app_pairs_bench.py --crowd-spec bench/crowds/present.json --seeds 3 --first-seed 100 --json
+    .venv/bin/python bench/app_pairs_bench.py --crowd-spec bench/crowds/present.json --pair-triage 0 --seeds 1
 """
 
 from __future__ import annotations
@@ -67,6 +75,8 @@ from allocation_bench import (  # noqa: E402 - the path is set up first
     KINDS,
     PAIRS,
     STOP_AFTER,
+    TRIAGE_MAX_CHANGE,
+    TRIAGE_MIN_AGREEMENT,
     Crowd,
     crowd_arguments,
     documents_slice,
@@ -173,8 +183,33 @@ def learned_judge(lab: Lab):
     return run
 
 
-def batches(lab: Lab) -> dict:
-    """The two published in-house batches on every summary, the expert documents' summaries gold."""
+def triage_confidence(lab: Lab) -> float | None:
+    """pairs+judge's triage confidence (allocation_bench.triage) for the app's judge run: chosen on
+    the expert documents' pairs only, on the run's stored probabilities there (out of fold), by
+    scoring.stats.triage_crossfit.choose with the simulation's criterion; None: none passes."""
+    from hits.models import MachineJudgment
+    from scoring.stats.triage_crossfit import choose
+
+    rows = MachineJudgment.objects.filter(run=lab.judge_run).values_list("summary_id", "acu_id", "probability")
+    stored = {(s, a): p for s, a, p in rows}
+    expert = np.repeat(np.isin(lab.docs, lab.experts), lab.sizes)
+    keys = [k for k, e in zip(lab.keys, expert, strict=True) if e]
+    summary = np.repeat(np.arange(len(lab.sizes)), lab.sizes)[expert]
+    return choose(
+        np.array([stored[k] for k in keys], dtype=float),
+        lab.truth[expert],
+        summary,
+        np.repeat(lab.docs, lab.sizes)[expert],
+        np.repeat(lab.systems, lab.sizes)[expert],
+        min_agreement=TRIAGE_MIN_AGREEMENT,
+        max_change=TRIAGE_MAX_CHANGE,
+    )
+
+
+def batches(lab: Lab, triage: bool = True) -> dict:
+    """The two published in-house batches on every summary, the expert documents' summaries gold;
+    the `pairs` batch with its defaults (checked: 1 first place, pairs+judge's threshold) and, with
+    `triage`, the judge's triage at `triage_confidence`."""
     from hits.allocation.policy import FIXED
     from hits.allocation.policy import PAIRS as PAIRS_KIND
     from hits.batch_fields import BatchSpec
@@ -187,12 +222,13 @@ def batches(lab: Lab) -> dict:
         assignments=ASSIGNMENTS,
         gold_share=gold,
         allocation=PAIRS_KIND,
-        allocation_min=1,
         allocation_max=APP.max_places,
-        allocation_threshold=PAIRS.threshold,
         allocation_judge_run=lab.judge_run.pk,
+        triage_confidence=triage_confidence(lab) if triage else None,
         stop_after=STOP_AFTER,
     )
+    if (pairs.policy.min_places, pairs.policy.threshold) != (1, PAIRS.threshold):
+        raise RuntimeError("a pairs batch's defaults are not the setting pairs+judge measured")
     return {
         name: publish_batch(create_batch(dataset=lab.dataset, spec=spec))
         for name, spec in zip(POLICIES, (fixed, pairs), strict=True)
@@ -269,6 +305,16 @@ def crowd_judgments(batch) -> int:
     return Judgment.objects.filter(assignment__hit__batch=batch, assignment__hit__gold_answers__isnull=True).count()
 
 
+def triage_figures(lab: Lab, batch) -> dict | None:
+    """A triage round's confidence and the share of the non-gold pairs its judge decided."""
+    if batch.triage_run_id is None:
+        return None if batch.allocation == "fixed" else {"c": None, "decided": 0.0}
+    from scoring.runs.triage import machine_votes
+
+    plain = int(np.sum(lab.sizes[~np.isin(lab.docs, lab.experts)]))
+    return {"c": batch.triage_confidence, "decided": len(machine_votes(batch)) / plain}
+
+
 def figures(lab: Lab, batch, workers: list, crowd: Crowd) -> dict:
     from hits.collusion import CollusionFlag
     from hits.models import WorkerEstimate
@@ -290,13 +336,22 @@ def figures(lab: Lab, batch, workers: list, crowd: Crowd) -> dict:
         "unjudged": int((~judged & plain).sum()),
         "stopped": {k: sum(kind_of[w] == i for w in stopped) for i, k in enumerate(KINDS)},
         "flagged": {k: sum(kind_of[w] == i for w in flagged) for i, k in enumerate(KINDS)},
+        "triage": triage_figures(lab, batch),
     }
 
 
 def run_seed(
-    data: Path, documents: slice, spec: dict, seed: int, workers: list, expert_share: float = 0.1, systems=None
+    data: Path,
+    documents: slice,
+    spec: dict,
+    seed: int,
+    workers: list,
+    expert_share: float = 0.1,
+    systems=None,
+    triage: bool = True,
 ) -> dict:
-    """One seed through the app (`systems`: the first that many only): {policy: figures, "lab": Lab,
+    """One seed through the app (`systems`: the first that many only; `triage`: the pairs batch's
+    triage): {policy: figures, "lab": Lab,
     "batches": {policy: batch}, "crowd": Crowd, "u": the draws per (worker, pair)}."""
     first = documents.start or 0
     with tempfile.TemporaryDirectory() as folder:
@@ -311,7 +366,7 @@ def run_seed(
         raise ValueError(f"the crowd has {len(crowd.kind)} workers, {len(workers)} given")
     lab.judge_run = learned_judge(lab)
     u = np.random.default_rng([seed, 2]).random((len(crowd.kind), len(lab.keys)))
-    out: dict = {"lab": lab, "batches": batches(lab), "crowd": crowd, "u": u}
+    out: dict = {"lab": lab, "batches": batches(lab, triage), "crowd": crowd, "u": u}
     for name, batch in out["batches"].items():
         work(batch, workers, crowd, lab, u, np.random.default_rng([seed, 3]))
         out[name] = figures(lab, batch, workers, crowd)
@@ -372,10 +427,12 @@ def measure(args) -> dict:
     results: dict[str, list[dict]] = {name: [] for name in POLICIES}
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         started = time.perf_counter()
-        out = run_seed(Path(args.data), documents, spec, seed, workers, args.expert_documents)
+        out = run_seed(
+            Path(args.data), documents, spec, seed, workers, args.expert_documents, triage=bool(args.pair_triage)
+        )
         for name in POLICIES:
             results[name].append(out[name])
-        row = {name: {k: out[name][k] for k in ("judgments", "agreement", "tau")} for name in POLICIES}
+        row = {name: {k: out[name][k] for k in ("judgments", "agreement", "tau", "triage")} for name in POLICIES}
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s {json.dumps(row)}", file=sys.stderr, flush=True)
     return results
 
@@ -383,6 +440,14 @@ def measure(args) -> dict:
 def main() -> None:
     parser = crowd_arguments(__doc__.split("\n")[0], seeds=3, first_seed=100, documents="50:100")
     parser.add_argument("--expert-documents", type=float, default=0.1, help="the share of documents with expert labels")
+    parser.add_argument(
+        "--pair-triage",
+        type=int,
+        choices=(0, 1),
+        default=1,
+        help="1 (default): the pairs batch triages with its judge run at the confidence chosen on the expert "
+        "documents; 0: every pair goes to the crowd (the judge only a prior)",
+    )
     parser.add_argument("--database", help="a database URL to create and drop (default: a throwaway SQLite file)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args()
@@ -413,13 +478,15 @@ def main() -> None:
     against = paired(results)
     if args.json:
         per_seed = {
-            name: [{k: r[k] for k in ("judgments", "agreement", "tau")} for r in rows] for name, rows in results.items()
+            name: [{k: r[k] for k in ("judgments", "agreement", "tau", "triage")} for r in rows]
+            for name, rows in results.items()
         }
         print(json.dumps({"policies": summary, "against_fixed_3": against, "per_seed": per_seed}, indent=1))
         return
     print(
         f"{args.crowd_spec}: documents {args.documents}, seeds {args.first_seed}..{args.first_seed + args.seeds - 1}, "
-        f"expert documents {args.expert_documents:g}; {time.perf_counter() - started:.0f} s"
+        f"expert documents {args.expert_documents:g}, pair triage {args.pair_triage}; "
+        f"{time.perf_counter() - started:.0f} s"
     )
     print(table(summary, against))
 

@@ -19,7 +19,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import app_pairs_bench as bench  # noqa: E402 - the bench folder is on the path first
 
+from scoring.stats.triage_crossfit import choose  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data" / "realsumm"
+C = 0.8
 CROWD = {
     "workers": 12,
     "gold_share": 0.1,
@@ -55,8 +58,11 @@ def answers_of(batch) -> list[tuple[int, int, int, bool]]:
 @pytest.mark.django_db
 @pytest.mark.portable
 @pytest.mark.skipif(not (DATA / "labels").is_dir(), reason="the shared REALSumm folder is not here")
-def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet):
+def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet, monkeypatch):
     workers = bench.make_workers(CROWD["workers"], "t")
+    chosen = bench.triage_confidence
+    # on 2 expert documents of 5 systems no confidence passes (below): the triage at 0.8 instead
+    monkeypatch.setattr(bench, "triage_confidence", lambda lab: C)
     out = bench.run_seed(DATA, slice(50, 54), CROWD, 100, workers, 0.1, systems=5)
     lab, crowd, u = out["lab"], out["crowd"], out["u"]
     fixed, pairs = out["batches"]["fixed-3"], out["batches"]["pairs"]
@@ -75,6 +81,46 @@ def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet
     expert_pairs = sum(1 for s, _ in lab.keys if s in expert_summaries)
     assert lab.judge_run.calibration["labelled_pairs"] == expert_pairs
     assert pairs.allocation_judge_run_id == lab.judge_run.pk
+    # the pairs batch's defaults, the setting pairs+judge measured
+    assert (pairs.allocation_min, pairs.allocation_threshold) == (1, 0.725)
+
+    # triage: the judge's confidence chosen on the expert documents only (choose on their stored,
+    # out-of-fold probabilities, allocation_bench's criterion)
+    probability = {
+        (s, a): p
+        for s, a, p in MachineJudgment.objects.filter(run=lab.judge_run).values_list(
+            "summary_id", "acu_id", "probability"
+        )
+    }
+    expert = np.array([s in expert_summaries for s, _ in lab.keys])
+    c_by_hand = choose(
+        np.array([probability[k] for k in lab.keys])[expert],
+        lab.truth[expert],
+        np.repeat(np.arange(len(lab.sizes)), lab.sizes)[expert],
+        np.repeat(lab.docs, lab.sizes)[expert],
+        np.repeat(lab.systems, lab.sizes)[expert],
+        min_agreement=0.97,
+        max_change=1.0,
+    )
+    assert chosen(lab) == c_by_hand
+    # here none passes, by hand: at the grid's largest c, 0.99, the judge's labels where it decides and
+    # the expert labels elsewhere agree with the expert labels on less than 0.97 of the expert pairs
+    p, truth = np.array([probability[k] for k in lab.keys])[expert], lab.truth[expert]
+    sure = (p >= 0.99) | (p <= 0.01)
+    assert c_by_hand is None and sure.any() and np.mean(np.where(sure, p >= 0.5, truth) == truth) < 0.97
+    # at 0.8: the non-gold HITs carry only the pairs the judge is unsure of, the gold HITs every pair
+    assert (pairs.triage_run_id, pairs.triage_confidence) == (lab.judge_run.pk, C)
+    unsure = {k for k in lab.keys if k[0] not in expert_summaries and 1 - C < probability[k] < C}
+    carried = set()
+    for hit in pairs.hits.filter(follow_up=0):
+        acus = set(hit.task_acus().values_list("pk", flat=True))
+        if hit.gold_answers is None:
+            carried |= {(hit.summary_id, a) for a in acus}
+        else:
+            assert len(acus) == hit.summary.document.reference.acus.count()
+    decided = {k for k in lab.keys if k[0] not in expert_summaries} - unsure
+    assert carried == unsure and decided
+    assert out["pairs"]["triage"] == {"c": C, "decided": pytest.approx(len(decided) / (len(decided) + len(unsure)))}
 
     for name, batch in (("fixed-3", fixed), ("pairs", pairs)):
         # every place was taken and submitted; the judgments counted are the ACUs the handed-out
@@ -96,8 +142,8 @@ def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet
     assert out["fixed-3"]["judgments"] == 3 * len(plain)
     per_hit = Counter(Assignment.objects.filter(hit__batch=fixed).values_list("hit_id", flat=True))
     assert set(per_hit.values()) == {3} and len(per_hit) == len({s for s, _ in lab.keys})
-    # pairs: fewer, each summary asked at least once in full, follow-ups asking fewer ACUs
-    assert len(plain) <= out["pairs"]["judgments"] < out["fixed-3"]["judgments"]
+    # pairs: fewer, each summary asked at least once all the pairs the judge left, follow-ups asking fewer ACUs
+    assert len(unsure) <= out["pairs"]["judgments"] < out["fixed-3"]["judgments"]
     follow_ups = list(HIT.objects.filter(batch=pairs, follow_up__gt=0))
     assert follow_ups and all(h.acu_count <= h.summary.document.reference.acus.count() for h in follow_ups)
 
@@ -141,4 +187,12 @@ def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet
         s, t = estimates.get(worker, (0.8, 0.8))
         yes, no = prior[pair] * (s if present else 1 - s), (1 - prior[pair]) * (1 - t if present else t)
         assert pair_judged[pair] and pair_labels[pair] == (yes > no)
+    # a pair the judge decided: its label (probability at least 0.5), no worker asked
+    for key in decided:
+        assert pair_judged[lab.index[key]] and pair_labels[lab.index[key]] == (probability[key] >= 0.5)
+        assert not any(p == lab.index[key] for p in answered)
     assert out["pairs"]["agreement"] == pytest.approx(np.mean((pair_labels == truth)[~gold]))
+
+    # last (the round's labels read these probabilities): the non-expert ones never move the confidence
+    MachineJudgment.objects.filter(run=lab.judge_run).exclude(summary_id__in=expert_summaries).update(probability=0.5)
+    assert chosen(lab) == c_by_hand
