@@ -93,6 +93,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hits.allocation import system_triage  # noqa: E402 - the path is set up first
 from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     ADAPTIVE,
     PAIRS_THRESHOLD,
@@ -137,6 +138,8 @@ class PairSettings:
     scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open
     crowd: bool = True  # a pair settles only where its crowd leans the same way (open_pairs' `crowd`)
     triage: bool = True  # the pairs the judge decides at its cross-fitted confidence leave the crowd's HITs
+    systems: str = "none"  # triage aware of systems (hits.allocation.system_triage.RULES)
+    system_setting: float = 0.0  # its setting: recalibrate's strength, gate's needed accuracy, cap's factor
 
 
 PAIRS = PairSettings()
@@ -359,31 +362,44 @@ class JudgeData:
     expert: np.ndarray | None = None  # per pair: of an expert document (set per seed)
 
 
-def triage(run: Run, judge: JudgeData) -> dict:
+def triage(run: Run, judge: JudgeData, systems: str = "none", setting: float = 0.0) -> dict:
     """app+judge's triage: the learned judge trained on the expert documents' labels only, its
     confidence chosen there out of fold (scoring.stats.triage_crossfit.choose on the out-of-fold
-    probabilities), applied to the other documents: the pairs it decides leave the crowd's HITs."""
+    probabilities), applied to the other documents: the pairs it decides leave the crowd's HITs.
+    `systems` (pairs+judge): a triage aware of systems, hits.allocation.system_triage's rule of that
+    name with its `setting`; the prior is the judge's Platt-scaled probability whatever the rule."""
     from scoring.stats import learned, triage_crossfit
 
     c, gold = run.crowd, judge.expert
     assert gold is not None
-    cv = learned.cross_validated(judge.x[gold], c.truth[gold], judge.document[gold])
+    truth, system, document = c.truth[gold], judge.system[gold], judge.document[gold]
+    n_systems = int(judge.system.max()) + 1
+    cv = learned.cross_validated(judge.x[gold], truth, document)
     probability = learned.predict(cv["fit"], judge.x)
+    run.prior = learned.calibrated(probability, learned.calibration(cv["oof"], truth))
+    oof = cv["oof"]
+    if systems == "recalibrate":  # c chosen on offsets fitted without each pair's document
+        offsets = system_triage.system_offsets(oof, truth, system, setting, n_systems)
+        oof = system_triage.crossfit_recalibrated(oof, truth, system, document, setting, n_systems)
+        probability = system_triage.recalibrated(probability, judge.system, offsets)
     chosen = triage_crossfit.choose(
-        cv["oof"],
-        c.truth[gold],
+        oof,
+        truth,
         judge.summary[gold],
-        judge.document[gold],
-        judge.system[gold],
+        document,
+        system,
         min_agreement=TRIAGE_MIN_AGREEMENT,
         max_change=TRIAGE_MAX_CHANGE,
     )
-    decided = np.zeros(c.truth.size, dtype=bool)
-    if chosen is not None:
-        decided = ~gold & ((probability >= chosen) | (probability <= 1 - chosen))
+    decided = ~gold & system_triage.decided_at(probability, chosen)
+    if systems == "gate":
+        decided &= system_triage.triaging_systems(oof, truth, system, chosen, setting, n_systems)[judge.system]
+    if systems == "cap":
+        decided[~gold] = system_triage.capped(
+            probability[~gold], decided[~gold], judge.system[~gold], setting, n_systems
+        )
     run.asked = run.open = ~decided
     run.machine = np.where(decided, probability >= 0.5, False)
-    run.prior = learned.calibrated(probability, learned.calibration(cv["oof"], c.truth[gold]))
     return {"c": chosen, "decided": float(decided[~gold].mean())}
 
 
@@ -420,7 +436,8 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
     run.by_pair = name == PAIRS_POLICY  # type: ignore[attr-defined]
     if name in (JUDGE_POLICY, PAIRS_POLICY):
         assert judge is not None
-        run.triage = triage(run, judge)  # type: ignore[attr-defined]
+        systems = (pairs.systems, pairs.system_setting) if name == PAIRS_POLICY else ("none", 0.0)
+        run.triage = triage(run, judge, *systems)  # type: ignore[attr-defined]
         run.policy = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
         if name == PAIRS_POLICY and not pairs.triage:  # every pair to the crowd: the judge only a prior
             run.asked = run.open = np.ones(crowd.truth.size, dtype=bool)
@@ -504,7 +521,10 @@ def figures(run: Run, systems, expert_systems, count_gold: bool = True) -> dict:
         p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
         judged = np.bincount(items, minlength=c.truth.size) > 0
         labels = np.where(judged, p >= 0.5, labels)
+    triaged_at_truth = None  # tau with the pairs the judge decided at their expert labels: its triage's share
     if run.machine is not None:
+        scores = system_scores(systems, np.where(run.asked, labels, c.truth), c.starts, c.sizes)
+        triaged_at_truth = float(kendalltau(scores, expert_systems).statistic)
         labels[~run.asked] = run.machine[~run.asked]
     scores = system_scores(systems, labels, c.starts, c.sizes)
     plain = ~c.gold[c.hit_of]
@@ -519,6 +539,7 @@ def figures(run: Run, systems, expert_systems, count_gold: bool = True) -> dict:
         "triage": getattr(run, "triage", None),
         "agreement": float(np.mean(labels[plain] == c.truth[plain])),
         "tau": float(kendalltau(scores, expert_systems).statistic),
+        "tau_triaged_at_truth": triaged_at_truth,
         "stopped": {k: int((run.stopped & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
         "flagged": {k: int((flagged & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
     }
@@ -581,6 +602,7 @@ def means(results: dict) -> dict:
             out[name]["triage"] = {
                 "c": [t["c"] for t in triaged],
                 "decided": float(np.mean([t["decided"] for t in triaged])),
+                "tau_triaged_at_truth": float(np.mean([r["tau_triaged_at_truth"] for r in rows])),
             }
     return out
 
@@ -663,6 +685,15 @@ def main():
     parser.add_argument("--pair-scope", choices=("pair", "hit"), default=PAIRS.scope)
     parser.add_argument("--pair-crowd", type=int, choices=(0, 1), default=int(PAIRS.crowd))
     parser.add_argument("--pair-triage", type=int, choices=(0, 1), default=int(PAIRS.triage))
+    parser.add_argument(
+        "--pair-system-triage", choices=system_triage.RULES, default=PAIRS.systems, help="triage aware of systems"
+    )
+    parser.add_argument(
+        "--pair-system-setting",
+        type=float,
+        default=PAIRS.system_setting,
+        help="recalibrate: strength in pairs; gate: needed accuracy; cap: factor of the overall share",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object (the means) instead of a table")
     args = parser.parse_args()
     try:
@@ -696,6 +727,8 @@ def main():
             args.pair_scope,
             bool(args.pair_crowd),
             bool(args.pair_triage),
+            args.pair_system_triage,
+            args.pair_system_setting,
         ),
     )
     summary = means(results)
