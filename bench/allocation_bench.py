@@ -130,7 +130,9 @@ class PairSettings:
     no pilot wave (both cheaper at higher agreement); the judge never settles a pair against or without
     its crowd (`crowd`, issue 43: its system-level bias leaked into the labels on documents 50-99), and
     with it, of thresholds 0.7, 0.725, 0.75 the smallest whose 95% interval of agreement minus fixed-3's
-    lay above 0 on both crowds with tau minus fixed-3's at least 0 on average on both."""
+    lay above 0 on both crowds with tau minus fixed-3's at least 0 on average on both. The triage aware of
+    systems (`systems`, issue 43): of recalibrate 20 / 100, gate 0.6 / 0.75 and cap 1.0 / 1.5, all of which
+    met that agreement and tau rule on both crowds, the largest mean saving (cap 1.5)."""
 
     threshold: float = PAIRS_THRESHOLD  # a pair is settled when its posterior is this sure (0.725)
     pilot_waves: int = 0  # first waves at fixed places (0: every HIT starts at one place)
@@ -138,8 +140,8 @@ class PairSettings:
     scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open
     crowd: bool = True  # a pair settles only where its crowd leans the same way (open_pairs' `crowd`)
     triage: bool = True  # the pairs the judge decides at its cross-fitted confidence leave the crowd's HITs
-    systems: str = "none"  # triage aware of systems (hits.allocation.system_triage.RULES)
-    system_setting: float = 0.0  # its setting: recalibrate's strength, gate's needed accuracy, cap's factor
+    systems: str = "cap"  # triage aware of systems (hits.allocation.system_triage.RULES)
+    system_setting: float = 1.5  # its setting: recalibrate's strength, gate's needed accuracy, cap's factor
 
 
 PAIRS = PairSettings()
