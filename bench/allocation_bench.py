@@ -57,7 +57,11 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   settled by the judge's prior where its crowd's own posterior, over the prior 0.5, does not lean the
   same way: `--pair-crowd 0` drops that condition) it gets one more place, a new worker asking
   only its open pairs (up to the batch's most places), so `judgments` counts only the pairs each
-  place shows. `--pair-triage 0`: no triage, every pair goes to the crowd (the judge only a prior). The gold-anchored stop as in `app+judge`.
+  place shows. `--pair-triage 0`: no triage, every pair goes to the crowd (the judge only a prior).
+  The triage is aware of systems (`--pair-system-triage RULE --pair-system-setting X`, the rules of
+  hits.allocation.system_triage, read from the expert documents' labels of every system; default cap
+  1.5: no system has more than 1.5 times the triaged share of all pairs, its most confident kept;
+  `none` is the triage before). The gold-anchored stop as in `app+judge`.
   Labels: the posterior with the judge's prior and the last refit's estimates.
   With `--judge`, every policy's gold HITs are the expert documents' summaries, and `judgments`
   leaves them out (the lab pays for them in every policy alike). The JSON's `against_fixed_3`: per
