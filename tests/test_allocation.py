@@ -6,6 +6,7 @@ the worker estimates' refit, the budget at the most places and the batch page's 
 import sys
 from decimal import Decimal
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -119,6 +120,32 @@ def bench_data(realsumm_path, systems_kept=6):
 CROWDS = PROJECT / "bench" / "crowds"
 
 
+class JudgedCrowd(NamedTuple):
+    spec: dict
+    systems: np.ndarray
+    docs: np.ndarray
+    labels: list
+    crowd: object
+    judge: object
+    experts: np.ndarray
+
+
+def judged_crowd(realsumm_path, monkeypatch, crowd_file: str) -> JudgedCrowd:
+    """The small bench of these tests with a judge: 20 documents of 6 systems, the crowd file's crowd
+    (seed 2), the expert documents a 0.3 share of them (seed 0: 6 documents) as gold and as the
+    judge's training pairs."""
+    monkeypatch.setattr(allocation_bench, "TRIAGE_MIN_AGREEMENT", 0.9)  # 6 expert documents of 6 systems: few pairs
+    systems, docs, labels = bench_data(realsumm_path)
+    judge = allocation_bench.judge_data(Path(realsumm_path), slice(0, 20), systems, docs, labels)
+    assert judge.x.shape[0] == sum(map(len, labels))
+    spec = allocation_bench.read_spec(CROWDS / crowd_file)
+    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(2))
+    experts = allocation_bench.expert_documents(docs, 0.3, np.random.default_rng(0))
+    crowd.gold = np.isin(docs, experts)
+    judge.expert = crowd.gold[crowd.hit_of]
+    return JudgedCrowd(spec, systems, docs, labels, crowd, judge, experts)
+
+
 def test_the_simulated_crowd_follows_its_file(realsumm_path):
     systems, docs, labels = bench_data(realsumm_path)
     spec = allocation_bench.read_spec(CROWDS / "colluders.json")
@@ -201,17 +228,9 @@ def test_the_pilot_sets_the_summary_level_threshold_from_what_fixed_places_bough
 def test_app_with_the_judge_triages_on_expert_documents_and_pays_the_crowd_only_for_the_rest(
     realsumm_path, monkeypatch
 ):
-    monkeypatch.setattr(allocation_bench, "TRIAGE_MIN_AGREEMENT", 0.9)  # 6 expert documents of 6 systems: few pairs
-    systems, docs, labels = bench_data(realsumm_path)
-    judge = allocation_bench.judge_data(Path(realsumm_path), slice(0, 20), systems, docs, labels)
-    assert judge.x.shape[0] == sum(map(len, labels))
-    spec = allocation_bench.read_spec(CROWDS / "present.json")
-    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(2))
-    experts = allocation_bench.expert_documents(docs, 0.3, np.random.default_rng(0))
-    crowd.gold = np.isin(docs, experts)
-    judge.expert = crowd.gold[crowd.hit_of]
+    spec, systems, docs, labels, crowd, judge, experts = judged_crowd(realsumm_path, monkeypatch, "present.json")
     run = allocation_bench.run_policy(crowd, "app+judge", judge)
-    assert len(experts) == 6 and run.triage["c"] is not None and 0 < run.triage["decided"] < 1
+    assert run.triage["c"] is not None and 0 < run.triage["decided"] < 1
     # What the judge decides no one is asked about; expert documents are never triaged.
     items, _, _ = run.rows(counted_only=False)
     assert not np.isin(items, np.flatnonzero(~run.asked)).any()

@@ -2,8 +2,6 @@
 takes the judge's calibrated probability as each pair's prior, and a HIT's next place asks only
 about the pairs still open."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.special import expit, logit
@@ -11,7 +9,7 @@ from scipy.special import expit, logit
 from hits.allocation.policy import open_pairs, pair_posteriors, with_crowd
 from scoring.stats import learned
 
-from .test_allocation import CROWDS, allocation_bench, bench_data
+from .test_allocation import allocation_bench, judged_crowd
 
 
 @pytest.mark.portable
@@ -74,13 +72,7 @@ def test_platt_scaling_undoes_an_over_confident_judge():
 
 
 def test_by_pair_later_places_show_only_open_pairs_and_gold_is_never_left_out(realsumm_path, monkeypatch):
-    monkeypatch.setattr(allocation_bench, "TRIAGE_MIN_AGREEMENT", 0.9)  # 6 expert documents of 6 systems
-    systems, docs, labels = bench_data(realsumm_path)
-    judge = allocation_bench.judge_data(Path(realsumm_path), slice(0, 20), systems, docs, labels)
-    spec = allocation_bench.read_spec(CROWDS / "no-spammers-hard.json")
-    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(2))
-    crowd.gold = np.isin(docs, allocation_bench.expert_documents(docs, 0.3, np.random.default_rng(0)))
-    judge.expert = crowd.gold[crowd.hit_of]
+    spec, systems, docs, labels, crowd, judge, _ = judged_crowd(realsumm_path, monkeypatch, "no-spammers-hard.json")
     run = allocation_bench.run_policy(crowd, allocation_bench.PAIRS_POLICY, judge)
     assert run.prior is not None and run.prior.min() > 0 and run.prior.max() < 1
     places = run.taken.sum(axis=1)

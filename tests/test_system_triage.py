@@ -2,14 +2,13 @@
 say it may for that system (hits.allocation.system_triage), values computed by hand."""
 
 from math import log, sqrt
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from hits.allocation import system_triage
 
-from .test_allocation import CROWDS, allocation_bench, bench_data
+from .test_allocation import allocation_bench, judged_crowd
 
 
 @pytest.mark.portable
@@ -72,13 +71,7 @@ def test_the_cap_keeps_each_systems_most_confident_pairs_up_to_its_share():
 
 
 def test_the_bench_triages_by_system_as_the_rule_says(realsumm_path, monkeypatch):
-    monkeypatch.setattr(allocation_bench, "TRIAGE_MIN_AGREEMENT", 0.9)  # 6 expert documents of 6 systems
-    systems, docs, labels = bench_data(realsumm_path)
-    judge = allocation_bench.judge_data(Path(realsumm_path), slice(0, 20), systems, docs, labels)
-    spec = allocation_bench.read_spec(CROWDS / "no-spammers-hard.json")
-    crowd = allocation_bench.simulate_crowd(spec, docs, labels, np.random.default_rng(2))
-    crowd.gold = np.isin(docs, allocation_bench.expert_documents(docs, 0.3, np.random.default_rng(0)))
-    judge.expert = crowd.gold[crowd.hit_of]
+    spec, systems, docs, labels, crowd, judge, _ = judged_crowd(realsumm_path, monkeypatch, "no-spammers-hard.json")
 
     def triaged(rule: str, setting: float) -> np.ndarray:
         run = allocation_bench.Run(crowd)
