@@ -7,7 +7,7 @@ from django import forms
 from annotation.models import System
 
 from .batch_fields import batch_form_field
-from .models import QualificationTest
+from .models import JudgeRun, QualificationTest
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
 from .provider_interface import available_providers, provider_class
 from .provider_interface.options import form_field, form_field_name, form_value
@@ -19,6 +19,20 @@ def _provider_choice(name: str) -> str:
     """'name: label', and why not to choose it where the provider is closed."""
     provider = provider_class(name)
     return f"{name}: {provider.label}" + (f" (closed: {provider.closed})" if provider.closed else "")
+
+
+def _judge_run_choice(field: forms.Field, dataset) -> forms.TypedChoiceField:
+    """The judge-run field as a list of the dataset's runs with probabilities (newest first), so a lead
+    picks a run by its judge and date instead of typing its id; the service checks the choice again."""
+    runs = [r for r in JudgeRun.objects.filter(batch__dataset=dataset).order_by("-pk") if r.has_probabilities]
+    choices = [("", "none: every pair starts at the batch's prior")] + [
+        (r.pk, f"run {r.pk}: {r.judge} v{r.version}" + (f", {r.finished_at:%Y-%m-%d}" if r.finished_at else ""))
+        for r in runs
+    ]
+    help_text = field.help_text.replace("the id of a finished", "a finished")
+    return forms.TypedChoiceField(
+        choices=choices, coerce=int, empty_value=None, required=False, label=field.label, help_text=help_text
+    )
 
 
 class BatchForm(forms.Form):
@@ -93,6 +107,7 @@ class BatchForm(forms.Form):
         self.fields["qualification_test"].label_from_instance = lambda t: (
             t.name if t.dataset_id == dataset.pk else f"{t.name} (from {t.dataset.name})"
         )
+        self.fields["allocation_judge_run"] = _judge_run_choice(self.fields["allocation_judge_run"], dataset)
         self.fields["provider"].choices = [(p, _provider_choice(p)) for p in available_providers()]
         # Each provider's option fields, from the one schema the API and the defaults also use.
         for name in available_providers():

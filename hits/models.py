@@ -555,6 +555,11 @@ class JudgeRun(models.Model):
     def __str__(self):
         return f"{self.judge} v{self.version} ({self.model or 'no model'})"
 
+    @property
+    def has_probabilities(self) -> bool:
+        """Finished and calibrated on human labels: its scores are probabilities (a prior, a triage)."""
+        return self.status == self.Status.DONE and bool(self.calibration.get("target"))
+
 
 class MachineJudgment(models.Model):
     """A judge's answer for one (summary, ACU) pair: its raw score and, once calibrated, the

@@ -271,3 +271,44 @@ def test_the_api_creates_a_triage_pairs_batch_with_the_pairs_defaults_and_refuse
         refused = api.post("/api/batches/", bad, format="json")
         assert refused.status_code == status and word in refused.content.decode(), refused.content
     assert Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_a_triage_pairs_batch(client, lead):
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    unfinished, _ = judge_run(dataset, None)
+    unfinished.status = JudgeRun.Status.RUNNING
+    unfinished.save()
+    uncalibrated, _ = judge_run(dataset, None)
+    uncalibrated.calibration = {}
+    uncalibrated.save()
+    elsewhere, _ = judge_run(demo_dataset(name="another"), None)
+    field = BatchForm(dataset=dataset).fields["allocation_judge_run"]
+    assert [value for value, _ in field.choices] == ["", run.pk]  # none of the other three
+    assert dict(field.choices)[run.pk] == f"run {run.pk}: learned v1"
+    assert "the id of" not in field.help_text and "finished, calibrated judge run" in field.help_text
+    form = {
+        "name": "pairs from the page",
+        "provider": "inhouse",
+        "assignments": 3,
+        "lifetime_hours": 168,
+        "assignment_minutes": 60,
+        "auto_approve_hours": 72,
+        "gold_share": 0.2,
+        "allocation": PAIRS,
+        "allocation_max": 3,
+        "allocation_judge_run": run.pk,
+        "triage_confidence": C,
+    }
+    client.force_login(lead)
+    for bad in (elsewhere.pk, uncalibrated.pk):  # not offered: refused by the form, nothing made
+        page = client.post(f"/datasets/{dataset.pk}/batches/new", {**form, "allocation_judge_run": bad})
+        assert page.status_code == 400 and "Select a valid choice" in page.content.decode()
+    assert not Batch.objects.filter(name="pairs from the page").exists()
+    response = client.post(f"/datasets/{dataset.pk}/batches/new", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    batch = Batch.objects.get(name="pairs from the page")
+    assert (batch.allocation_judge_run_id, batch.triage_run_id, batch.triage_confidence) == (run.pk, run.pk, C)
+    assert (batch.allocation_min, batch.allocation_threshold) == (1, 0.725)

@@ -158,7 +158,7 @@ def _prior_run(dataset, run_id: int | None) -> JudgeRun | None:
     run = JudgeRun.objects.filter(pk=run_id, batch__dataset=dataset).first()
     if run is None:
         raise BatchError(f"Judge run {run_id} is no run of the dataset {dataset.name}.")
-    if run.status != JudgeRun.Status.DONE or not run.calibration.get("target"):
+    if not run.has_probabilities:
         raise BatchError(f"Judge run {run_id} has not finished with calibrated probabilities: it cannot be a prior.")
     return run
 
