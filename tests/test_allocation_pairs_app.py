@@ -199,6 +199,17 @@ def test_scores_and_export_read_a_summarys_labels_from_several_hits_as_from_one(
     assert records(batch) == records(one)
 
 
+def exported(dataset, round_, summary) -> dict:
+    """The RoSE export's annotation of `summary` in the export of `round_`."""
+    out = StringIO()
+    export_rose(dataset, out, batch=round_)
+    for line in out.getvalue().splitlines():
+        record = json.loads(line)
+        if record["example_id"] == summary.document.external_id:
+            return record["annotations"][summary.system.name]
+    raise AssertionError(f"summary {summary.pk} is not in the export")
+
+
 def one_hit_each(batch, allocation: str) -> Batch:
     """A round of the batch's dataset holding the batch's counted labels in one HIT per summary:
     each worker's labels of a summary in one assignment."""
@@ -278,8 +289,18 @@ def test_the_judge_runs_probability_is_each_pairs_prior_and_the_first_worker_nev
     assert table.ids[pos].tolist() == [summary.pk]
     assert scores.tolist() == pytest.approx([(len(acus) - 1) / len(acus)])
     # the same labels in a fixed round: the majority says ACUs 1 and 3 are absent
-    _, _, _, majority, _ = summary_scores_arrays(dataset, one_hit_each(batch, "fixed"))
+    fixed = one_hit_each(batch, "fixed")
+    _, _, _, majority, _ = summary_scores_arrays(dataset, fixed)
     assert majority.tolist() == pytest.approx([(len(acus) - 3) / len(acus)])
+    # the round's export carries the labels and score its scores read; the answers stay beside them
+    row = exported(dataset, batch, summary)
+    assert row["acu_labels"] == [1, 1, 0, 1] + [1] * (len(acus) - 4)
+    assert row["acu"] == pytest.approx((len(acus) - 1) / len(acus))
+    assert sorted(str(labels[:4]) for labels in row["annotator_labels"].values()) == [
+        "[1, 0, 0, 0]",
+        "[None, 0, None, 0]",
+    ]
+    assert exported(dataset, fixed, summary)["acu_labels"] == [1, 0, 0, 0] + [1] * (len(acus) - 4)
     # the same answers without the judge: ACUs 0 and 2 would be open after one worker too
     plain = pairs_batch(dataset, name="no judge")
     plain.hits.exclude(summary=summary).delete()

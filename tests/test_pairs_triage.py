@@ -25,6 +25,7 @@ from scoring.runs.triage import decided_share
 
 from .crowd_data import batch_of, demo_dataset
 from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates (0.8)
+from .test_allocation_pairs_app import exported
 from .test_handout import make_workers
 
 C = 0.9
@@ -190,6 +191,11 @@ def test_a_triage_pairs_rounds_labels_are_the_judges_where_it_decided_and_the_po
     assert score[plain_summary.pk] == pytest.approx(
         sum(by_hand((plain_summary.pk, a)) for a in plain_acus) / len(plain_acus)
     )
+    # the round's export carries the same labels (the judge's where it decided), the answers beside them
+    for summary, acus in ((plain_summary, plain_acus), (gold_hit.summary, gold_acus)):
+        row = exported(dataset, batch, summary)
+        assert row["acu_labels"] == [int(by_hand((summary.pk, a))) for a in acus]
+        assert row["acu"] == pytest.approx(score[summary.pk])
 
 
 @pytest.mark.django_db

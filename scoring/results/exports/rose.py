@@ -20,6 +20,7 @@ import numpy as np
 from django.db.models import Count, Q
 
 from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary
+from hits.allocation.policy import PAIRS
 from hits.models import Assignment, Batch, Judgment, Worker
 from hits.selectors import counted_assignments
 from scoring.results.exports.labels import (
@@ -31,6 +32,8 @@ from scoring.results.exports.labels import (
     label_texts,
     majorities,
 )
+from scoring.runs.data import load_judgments
+from scoring.runs.services import scored_judgments
 from scoring.stats.aggregation import normalized_acu_score
 
 DOCUMENTS_PER_CHUNK = 500
@@ -158,6 +161,24 @@ def _annotator_rank(dataset, keys: dict):
     return rank
 
 
+def _round_labels(dataset, batch, summary_ids: list[int], count: np.ndarray) -> tuple[np.ndarray, list[float]]:
+    """The labels and ACU scores of the round's scores (scoring.runs.services.scored_judgments: a
+    `pairs` round's posteriors, a triage round's machine labels where it decided) for these
+    summaries, one row each in ACU order as `majorities` gives them; the annotators' own labels
+    are exported beside them unchanged."""
+    scored = scored_judgments(batch, load_judgments(dataset, batch))
+    keep = np.isin(scored.summary, summary_ids)
+    row = np.searchsorted(np.array(summary_ids), scored.summary[keep])  # label_groups orders summaries by id
+    index, _, _ = acu_places(dataset).of(scored.acu[keep])
+    width = int(count.max()) if len(count) else 0
+    present = np.zeros((len(summary_ids), width), dtype=np.int32)
+    total = np.zeros((len(summary_ids), width), dtype=np.int32)
+    np.add.at(present, (row, index), scored.present[keep].astype(np.int32))
+    np.add.at(total, (row, index), 1)
+    labels = (2 * present > total).astype(np.int8)  # one vote per pair here; a tie is not present
+    return labels, (labels.sum(axis=1) / np.maximum(count, 1)).tolist()
+
+
 def _labels(dataset, batch):
     """{summary_id: (JSON of its majority labels, ACU score, JSON of its annotator_labels
     sorted by annotator, or None when no summary has several annotators and the labels need no
@@ -166,6 +187,8 @@ def _labels(dataset, batch):
     groups = label_groups(dataset, batch, worker_rank=_annotator_rank(dataset, keys))
     matrix = label_matrix(groups)
     summary_ids, majority, count, scores, starts = majorities(groups, matrix)
+    if batch is not None and (batch.allocation == PAIRS or batch.triage_run_id):
+        majority, scores = _round_labels(dataset, batch, summary_ids, count)
     majority_texts = label_texts(majority, count)
     sources = _sources(dataset, batch) if len(summary_ids) else None
     if sources is None and not (len(summary_ids) and np.diff(starts).max() > 1):
@@ -267,7 +290,8 @@ def _heads(dataset):
 def rose_lines(dataset: Dataset, batch=None):
     """The RoSE JSONL lines of a dataset, one per document in dataset order.
 
-    Per system with judgments: `acu_labels` (majority, a tie is not present), `acu`,
+    Per system with judgments: `acu_labels` (majority, a tie is not present; a round's export
+    of a `pairs` or triage round: the labels its scores read, `_round_labels`), `acu`,
     `normalized_acu`, `annotator_labels` when some summary has several annotators or the labels
     have sources, `label_sources` when the labels are more than the round imported with them, and
     `uncounted_labels` for the work that counts nowhere (rejected, or of an excluded worker).
