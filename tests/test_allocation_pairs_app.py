@@ -17,8 +17,10 @@ from annotation.models import Summary
 from hits.allocation.policy import PAIRS, pair_posteriors, settled
 from hits.allocation.service import figures as allocation_figures
 from hits.allocation.service import summary_posteriors
+from hits.api.batches import BatchSerializer
 from hits.models import HIT, Assignment, Batch, JudgeRun, Judgment, LedgerEntry, MachineJudgment
 from hits.money import Bucket, bucket_for
+from hits.selectors import batches_with_counts
 from hits.services import handout
 from hits.services.batches import cost_estimate, publish_batch
 from hits.services.review import approve
@@ -159,6 +161,9 @@ def test_a_simulated_crowd_asks_new_workers_only_the_open_acus_and_every_place_i
     # the estimate (and the budget check) counts each summary once, at its most places, follow-ups or not
     cost = cost_estimate(batch)
     assert (cost["hits"], cost["assignments"]) == (len(firsts), 3 * len(firsts))
+    # the API's batch: its HITs one per summary, the follow-ups apart
+    body = BatchSerializer(batches_with_counts().get(pk=batch.pk)).data
+    assert (body["hits"], body["follow_up_hits"]) == (len(firsts), len(follow_ups))
 
     # money: one reward per approved assignment, at its HIT's reward, however often approved
     assignments = list(Assignment.objects.filter(hit__batch=batch).select_related("hit"))

@@ -103,7 +103,12 @@ class AllocationSerializer(serializers.Serializer):
 
 
 class BatchSerializer(serializers.ModelSerializer):
-    hits = serializers.IntegerField(source="n_hits", read_only=True)
+    hits = serializers.IntegerField(
+        source="n_hits", read_only=True, help_text="The batch's HITs as it was made: one per summary."
+    )
+    follow_up_hits = serializers.IntegerField(
+        source="n_follow_ups", read_only=True, help_text="A pairs batch's follow-up HITs (its later places) so far."
+    )
     budget = MoneyField(max_digits=10, read_only=True, allow_null=True, help_text="Dollars; null: no budget.")
 
     class Meta:
@@ -119,6 +124,7 @@ class BatchSerializer(serializers.ModelSerializer):
             "status",
             "assignments_per_hit",
             "hits",
+            "follow_up_hits",
             *QUALITY_AND_ALLOCATION,
             "created_at",
             "published_at",

@@ -104,8 +104,16 @@ def dataset_counts(dataset_ids: list[int] | None = None) -> dict[int, dict[str, 
 
 
 def batches_with_counts() -> QuerySet[Batch]:
-    """Batches with their dataset and number of HITs (`n_hits`), oldest first."""
-    return Batch.objects.select_related("dataset").annotate(n_hits=Count("hits")).order_by("pk")
+    """Batches with their dataset, number of HITs (`n_hits`: one per summary, as the batch was made)
+    and of follow-up HITs (`n_follow_ups`: a `pairs` batch's later places), oldest first."""
+    return (
+        Batch.objects.select_related("dataset")
+        .annotate(
+            n_hits=Count("hits", filter=Q(hits__follow_up=0)),
+            n_follow_ups=Count("hits", filter=Q(hits__follow_up__gt=0)),
+        )
+        .order_by("pk")
+    )
 
 
 def workers_shared_with(batch: Batch) -> dict:
