@@ -441,6 +441,16 @@ PREPOSITIONS = frozenset(
         "within",
     ]
 )
+# Prepositions the rules never split at (rarer, or heads of phrases the rules keep whole); with
+# PREPOSITIONS, every preposition a sentence's phrases can open with (the parsed drafter's test
+# whether a sentence is worth parsing).
+OTHER_PREPOSITIONS = frozenset(
+    [
+        *("above", "along", "amid", "amidst", "around", "behind", "below", "beneath", "beside", "besides"),
+        *("beyond", "despite", "down", "except", "inside", "off", "outside", "past", "per", "throughout"),
+        *("till", "toward", "towards", "underneath", "upon", "via"),
+    ]
+)
 RELATIVES = frozenset(["who", "which", "whom", "whose", "where"])
 FRONT_SUBORDINATORS = frozenset(
     ["after", "when", "while", "although", "though", "because", "as", "if", "since", "before", "once", "despite"]

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-from ..lexicon import PREPOSITIONS
+from ..lexicon import OTHER_PREPOSITIONS, PREPOSITIONS
 from ..rules.clauses import is_boilerplate
 from ..rules.draft import add, draft_reference, draft_sentence
 from ..rules.references import Entities, resolve_references
@@ -40,16 +40,9 @@ def draft_parsed_reference(sentences: list[str], nlp: Language) -> list[list[str
     return draft_reference(sentences, lambda s: draft_parsed_sentence(s, docs[s]) if s in docs else draft_sentence(s))
 
 
-MORE_PREPOSITIONS = {
-    *("above", "along", "amid", "amidst", "around", "behind", "below", "beneath", "beside", "besides"),
-    *("beyond", "despite", "down", "except", "inside", "off", "outside", "past", "per", "throughout"),
-    *("till", "toward", "towards", "underneath", "upon", "via"),
-}
-
-
 def may_split(sentence: str) -> bool:
     """The sentence has what a split needs (a comma, "and"/"but", or two prepositions or time
     nouns): the others are not parsed (the parser's time is most of the drafter's)."""
     words = sentence.lower().split()
-    heads = sum(w in PREPOSITIONS or w in MORE_PREPOSITIONS or w in TIME_NOUNS for w in words)
+    heads = sum(w in PREPOSITIONS or w in OTHER_PREPOSITIONS or w in TIME_NOUNS for w in words)
     return "," in words or "and" in words or "but" in words or heads >= 2
