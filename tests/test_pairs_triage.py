@@ -318,3 +318,9 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
     batch = Batch.objects.get(name="pairs from the page")
     assert (batch.allocation_judge_run_id, batch.triage_run_id, batch.triage_confidence) == (run.pk, run.pk, C)
     assert (batch.allocation_min, batch.allocation_threshold) == (1, 0.725)
+    # the batch page says when the run alone is not fit for ranking (its system tau's interval reaches 0)
+    assert 'id="triage-verdict"' not in client.get(f"/batches/{batch.pk}/").content.decode()
+    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}
+    run.save()
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    assert 'id="triage-verdict">The run alone is not for ranking' in page

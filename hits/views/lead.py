@@ -33,6 +33,7 @@ from hits.selectors.figures import batch_figures, batch_progress, batch_spend
 from hits.selectors.waiting import waiting_places
 from hits.services import batches, estimate, money_budget, qualification, review
 from hits.stages import batch_stage
+from hits.triage import ranking_verdict
 
 
 @role_required(LEAD)
@@ -169,6 +170,7 @@ def batch_detail(request, batch_id: int):
             "collusion": allocation.collusion_flags(batch) if batch.allocation in ADAPTIVE_KINDS else None,
             "spend": batch_spend(batch),
             "calibration": calibration(batch),
+            "triage_verdict": ranking_verdict(batch.triage_run.figures) if batch.triage_run_id else None,
             "assignments": assignments[:500],
             "status_filter": status,
             "statuses": ["submitted", "approved", "rejected", "assigned", "expired", "all"],
