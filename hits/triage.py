@@ -1,9 +1,10 @@
 """Triage: spend crowd money only where a machine judge is unsure.
 
 From a finished judge run and a confidence c, the pairs with P(present) >= c or <= 1 - c are
-decided by the machine (label: P >= 0.5); every other pair goes to the crowd (`uncertain_pairs`,
-`machine_labels`: the one rule). A HIT then carries only its summary's uncertain ACUs (`HIT.acu_ids`)
-and is paid by the bucket of the number of ACUs it carries (`carry_uncertain`). Two kinds of batch
+decided by the machine (label: P >= 0.5); every other pair goes to the crowd, a pair the run has
+no probability for included (`decided_pairs`, `machine_labels`: the one rule, `_decided`). A HIT
+then carries only its summary's undecided ACUs (`HIT.acu_ids`) and is paid by the bucket of the
+number of ACUs it carries (`carry_undecided`). Two kinds of batch
 triage: a triage batch (hits/services/triage.py `create_triage_batch`: every HIT, no gold) and a
 `pairs` batch with `triage_confidence` (hits/services/batches.py: its gold HITs stay whole, its
 other HITs are triaged by its judge run, `allocation_judge_run`). Scores of the round combine both
@@ -63,27 +64,28 @@ def check_triage_source(run: JudgeRun, confidence: float, *, allow_not_for_ranki
         logger.warning("Triage from judge run %s despite %s (overridden)", run.pk, verdict["reason"])
 
 
-def _unsure(confidence: float) -> Q:
-    """The pairs the machine leaves to the crowd at this confidence: 1 - c < P < c."""
-    return Q(probability__gt=1 - confidence, probability__lt=confidence)
+def _decided(confidence: float) -> Q:
+    """The pairs the machine decides at this confidence: P >= c or P <= 1 - c (never a pair without
+    a probability: it goes to the crowd)."""
+    return Q(probability__gte=confidence) | Q(probability__lte=1 - confidence)
 
 
 def decided(probability: float, confidence: float) -> bool:
     return probability >= confidence or probability <= 1 - confidence
 
 
-def uncertain_pairs(run: JudgeRun, confidence: float) -> dict[int, list[int]]:
-    """{summary id: [acu ids the machine is unsure of]} at this confidence."""
-    out: dict[int, list[int]] = {}
-    rows = MachineJudgment.objects.filter(_unsure(confidence), run=run)
-    for summary_id, acu_id in rows.values_list("summary_id", "acu_id").order_by("summary_id", "acu_id"):
-        out.setdefault(summary_id, []).append(acu_id)
+def decided_pairs(run: JudgeRun, confidence: float) -> dict[int, set[int]]:
+    """{summary id: {acu ids the machine decides}} at this confidence."""
+    out: dict[int, set[int]] = {}
+    rows = MachineJudgment.objects.filter(_decided(confidence), run=run)
+    for summary_id, acu_id in rows.values_list("summary_id", "acu_id").order_by():
+        out.setdefault(summary_id, set()).add(acu_id)
     return out
 
 
 def machine_labels(run: JudgeRun, confidence: float, summary_ids=None) -> dict[tuple[int, int], bool]:
     """{(summary id, acu id): machine label} of the pairs the machine decides at this confidence."""
-    rows = MachineJudgment.objects.filter(run=run).exclude(_unsure(confidence))
+    rows = MachineJudgment.objects.filter(_decided(confidence), run=run)
     if summary_ids is not None:
         rows = rows.filter(summary_id__in=list(summary_ids))
     return {
@@ -92,9 +94,10 @@ def machine_labels(run: JudgeRun, confidence: float, summary_ids=None) -> dict[t
     }
 
 
-def carry_uncertain(batch, hits: list, uncertain: dict[int, list[int]]) -> list:
-    """Each of these HITs of the batch carries only its summary's `uncertain` ACUs (in reference
-    order), paid by the bucket of their count; a HIT left with none is deleted. Returns the kept HITs.
+def carry_undecided(batch, hits: list, decided_acus: dict[int, set[int]]) -> list:
+    """Each of these HITs of the batch carries only its summary's ACUs the machine has not decided
+    (`decided_pairs`; in reference order), paid by the bucket of their count; a HIT left with none
+    is deleted. Returns the kept HITs.
     (`hits` with their summaries selected: one query for every HIT's ACUs.)"""
     buckets = [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
     documents = {h.summary.document_id for h in hits}
@@ -106,8 +109,8 @@ def carry_uncertain(batch, hits: list, uncertain: dict[int, list[int]]) -> list:
         order.setdefault(document_id, []).append(acu_id)
     kept, empty = [], []
     for hit in hits:
-        mine = set(uncertain.get(hit.summary_id, ()))
-        hit.acu_ids = [a for a in order.get(hit.summary.document_id, []) if a in mine]
+        done = decided_acus.get(hit.summary_id, set())
+        hit.acu_ids = [a for a in order.get(hit.summary.document_id, []) if a not in done]
         if not hit.acu_ids:
             empty.append(hit.pk)
             continue

@@ -19,6 +19,7 @@ from hits.money import Bucket
 from hits.services import handout
 from hits.services.batches import BatchError, publish_batch
 from hits.services.submission import submit_assignment
+from hits.services.triage import create_triage_batch
 from scoring.runs.data import load_judgments
 from scoring.runs.services import scored_judgments, summary_scores_arrays
 from scoring.runs.triage import decided_share
@@ -324,3 +325,19 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
     run.save()
     page = client.get(f"/batches/{batch.pk}/").content.decode()
     assert 'id="triage-verdict">The run alone is not for ranking' in page
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_pair_the_run_has_no_probability_for_goes_to_the_crowd_in_both_triages():
+    dataset = demo_dataset()
+    run, probability = judge_run(dataset, decided_summary=None)
+    summary = Summary.objects.filter(system__dataset=dataset).order_by("pk").last()
+    acus = acus_of(summary)
+    sure = next(a for i, a in enumerate(acus) if CYCLE[i % len(CYCLE)] not in UNSURE)  # decided at 0.9
+    MachineJudgment.objects.filter(run=run, summary=summary, acu_id=sure).delete()  # e.g. an ACU added later
+    expected = [a for i, a in enumerate(acus) if CYCLE[i % len(CYCLE)] in UNSURE or a == sure]
+    in_pairs = triage_batch(dataset, run).hits.filter(summary=summary).first()
+    standalone = create_triage_batch(run, confidence=C).hits.get(summary=summary)
+    for hit in (in_pairs, standalone):
+        assert hit is not None and hit.acu_ids == expected and hit.acu_count == len(expected)

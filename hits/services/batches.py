@@ -22,7 +22,7 @@ from hits.release import release_overdue
 from hits.selectors import tests_for_batches
 from hits.services import rating_batches
 from hits.services.money_budget import over_budget_message
-from hits.triage import carry_uncertain, check_triage_source, uncertain_pairs
+from hits.triage import carry_undecided, check_triage_source, decided_pairs
 
 NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
 
@@ -143,7 +143,7 @@ def _triage(batch: Batch, run: JudgeRun, confidence: float) -> None:
     batch.triage_run, batch.triage_confidence = run, confidence
     batch.save(update_fields=["triage_run", "triage_confidence"])
     plain = list(batch.hits.filter(gold_answers__isnull=True).select_related("summary"))
-    if plain and not carry_uncertain(batch, plain, uncertain_pairs(run, confidence)):
+    if plain and not carry_undecided(batch, plain, decided_pairs(run, confidence)):
         raise BatchError(
             f"At c = {confidence:g} judge run {run.pk} decides every pair of the non-gold HITs: there is nothing "
             "for the crowd. Choose a higher confidence."

@@ -8,7 +8,7 @@ from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.batch_fields import BatchSpec
 from hits.models import HIT, JudgeRun
 from hits.services.batches import BatchError, create_batch, hit_priority
-from hits.triage import carry_uncertain, check_triage_source, uncertain_pairs
+from hits.triage import carry_undecided, check_triage_source, decided_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -29,9 +29,6 @@ def create_triage_batch(
 
     A run marked "not for ranking" (hits.triage.ranking_verdict) is refused unless `allow_not_for_ranking`."""
     check_triage_source(run, confidence, allow_not_for_ranking=allow_not_for_ranking)
-    uncertain = uncertain_pairs(run, confidence)
-    if not uncertain:
-        raise BatchError(f"At c = {confidence:g} the machine decides every pair: there is nothing for the crowd.")
     chosen = {
         key: batch_options.pop(key)
         for key in ("systems", "references", "qualification_test", "seed")
@@ -52,15 +49,19 @@ def create_triage_batch(
         if batch.allocation in ADAPTIVE_KINDS:  # no gold HIT is left: every HIT starts at the minimum
             hit.max_assignments = hit.open_places = batch.allocation_min
     HIT.objects.bulk_update(hits, ["gold_answers", "max_assignments", "open_places", "priority"])
-    kept = carry_uncertain(batch, hits, uncertain)
+    decided_acus = decided_pairs(run, confidence)
+    kept = carry_undecided(batch, hits, decided_acus)
     if not kept:
-        raise BatchError("None of the uncertain pairs belongs to an approved reference the crowd may see.")
+        raise BatchError(
+            f"At c = {confidence:g} the machine decides every pair of the chosen summaries: there is nothing for "
+            "the crowd. Choose a higher confidence."
+        )
     logger.info(
-        "Triage batch %s from judge run %s at c=%s: %d HITs, %d uncertain pairs",
+        "Triage batch %s from judge run %s at c=%s: %d HITs, %d pairs for the crowd",
         batch.pk,
         run.pk,
         confidence,
         len(kept),
-        sum(len(v) for v in uncertain.values()),
+        sum(h.acu_count for h in kept),
     )
     return batch
