@@ -608,8 +608,10 @@ def means(results: dict) -> dict:
             out[name]["triage"] = {
                 "c": [t["c"] for t in triaged],
                 "decided": float(np.mean([t["decided"] for t in triaged])),
-                "tau_triaged_at_truth": float(np.mean([r["tau_triaged_at_truth"] for r in rows])),
             }
+            at_truth = [r["tau_triaged_at_truth"] for r in rows if "tau_triaged_at_truth" in r]  # the simulation's
+            if at_truth:
+                out[name]["triage"]["tau_triaged_at_truth"] = float(np.mean(at_truth))
     return out
 
 

@@ -196,3 +196,10 @@ def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet
     # last (the round's labels read these probabilities): the non-expert ones never move the confidence
     MachineJudgment.objects.filter(run=lab.judge_run).exclude(summary_id__in=expert_summaries).update(probability=0.5)
     assert chosen(lab) == c_by_hand
+
+    # the figures the bench prints at the end, over this seed's rows (the simulation's extra key absent)
+    summary = bench.means({name: [out[name]] for name in bench.POLICIES})
+    assert summary["pairs"]["triage"] == {"c": [C], "decided": out["pairs"]["triage"]["decided"]}
+    assert summary["pairs"]["judgments"] == out["pairs"]["judgments"] and "triage" not in summary["fixed-3"]
+    against = bench.paired({name: [out[name]] for name in bench.POLICIES})["pairs"]
+    assert against["saved"][0] == pytest.approx(1 - out["pairs"]["judgments"] / out["fixed-3"]["judgments"])
