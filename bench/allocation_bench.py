@@ -603,15 +603,22 @@ def means(results: dict) -> dict:
             "flagged": {k: float(np.mean([r["flagged"][k] for r in rows])) for k in KINDS},
             "seeds": len(rows),
         }
-        triaged = [r["triage"] for r in rows if r.get("triage")]
-        if triaged:
-            out[name]["triage"] = {
-                "c": [t["c"] for t in triaged],
-                "decided": float(np.mean([t["decided"] for t in triaged])),
-            }
-            at_truth = [r["tau_triaged_at_truth"] for r in rows if "tau_triaged_at_truth" in r]  # the simulation's
-            if at_truth:
-                out[name]["triage"]["tau_triaged_at_truth"] = float(np.mean(at_truth))
+        triage = triage_means(rows)
+        if triage:
+            out[name]["triage"] = triage
+    return out
+
+
+def triage_means(rows: list[dict]) -> dict | None:
+    """The triage of a policy's seeds: the chosen c per seed, the mean share decided and (the
+    simulation's) the mean tau with the triaged pairs at their truth; None without triage."""
+    triaged = [r["triage"] for r in rows if r.get("triage")]
+    if not triaged:
+        return None
+    out = {"c": [t["c"] for t in triaged], "decided": float(np.mean([t["decided"] for t in triaged]))}
+    at_truth = [r["tau_triaged_at_truth"] for r in rows if "tau_triaged_at_truth" in r]
+    if at_truth:
+        out["tau_triaged_at_truth"] = float(np.mean(at_truth))
     return out
 
 
