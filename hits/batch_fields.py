@@ -236,7 +236,7 @@ FIELDS = {
             min=1,
             max=2**31 - 1,
             optional=True,
-            help="Optional, pairs allocation only: the id of a finished, calibrated judge run of this dataset; its "
+            help="Optional, pairs allocation only: a finished, calibrated judge run of this dataset (its id in the API); its "
             "probability that an ACU is present is that pair's prior, which the workers' answers then update (e.g. "
             "the learned judge trained on your gold documents). Empty: every pair starts at the batch's prior.",
         ),

@@ -2,7 +2,7 @@
 
 from statistics import median
 
-from hits.services.batches import batch_buckets
+from hits.money import batch_buckets
 
 from .models import Assignment
 from .money import hourly_rate, reward_for_rate

@@ -29,9 +29,8 @@ def _judge_run_choice(field: forms.Field, dataset) -> forms.TypedChoiceField:
         (r.pk, f"run {r.pk}: {r.judge} v{r.version}" + (f", {r.finished_at:%Y-%m-%d}" if r.finished_at else ""))
         for r in runs
     ]
-    help_text = field.help_text.replace("the id of a finished", "a finished")
     return forms.TypedChoiceField(
-        choices=choices, coerce=int, empty_value=None, required=False, label=field.label, help_text=help_text
+        choices=choices, coerce=int, empty_value=None, required=False, label=field.label, help_text=field.help_text
     )
 
 

@@ -128,6 +128,11 @@ def check_buckets(buckets: list[Bucket]) -> None:
             raise ValueError(f"buckets {buckets[i - 1].label} and {b.label} overlap or leave a gap")
 
 
+def batch_buckets(batch) -> list[Bucket]:
+    """A batch's pay buckets (its PayBucket rows) as Buckets."""
+    return [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
+
+
 def bucket_for(buckets: list[Bucket], acu_count: int) -> Bucket:
     for b in buckets:
         if b.holds(acu_count):

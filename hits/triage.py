@@ -19,7 +19,7 @@ from annotation.models import ACU
 from hits.batch_fields import BatchError
 
 from .models import HIT, JudgeRun, MachineJudgment
-from .money import Bucket, bucket_for
+from .money import batch_buckets, bucket_for
 
 logger = logging.getLogger(__name__)
 
@@ -70,10 +70,6 @@ def _decided(confidence: float) -> Q:
     return Q(probability__gte=confidence) | Q(probability__lte=1 - confidence)
 
 
-def decided(probability: float, confidence: float) -> bool:
-    return probability >= confidence or probability <= 1 - confidence
-
-
 def decided_pairs(run: JudgeRun, confidence: float) -> dict[int, set[int]]:
     """{summary id: {acu ids the machine decides}} at this confidence."""
     out: dict[int, set[int]] = {}
@@ -99,7 +95,7 @@ def carry_undecided(batch, hits: list, decided_acus: dict[int, set[int]]) -> lis
     (`decided_pairs`; in reference order), paid by the bucket of their count; a HIT left with none
     is deleted. Returns the kept HITs.
     (`hits` with their summaries selected: one query for every HIT's ACUs.)"""
-    buckets = [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
+    buckets = batch_buckets(batch)
     documents = {h.summary.document_id for h in hits}
     rows = ACU.objects.filter(reference__document_id__in=documents).order_by(
         "reference__document_id", "sentence__position", "position"

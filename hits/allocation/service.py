@@ -45,7 +45,7 @@ from hits.allocation.policy import (
 )
 from hits.collusion import CollusionFlag
 from hits.models import HIT, Assignment, Batch, MachineJudgment, WorkerEstimate
-from hits.money import Bucket, bucket_for, cents
+from hits.money import batch_buckets, bucket_for, cents
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import counted_judgments
@@ -256,7 +256,7 @@ def decide_pairs(hit: HIT, batch: Batch) -> bool:
     held = mine.aggregate(n=Sum("max_assignments"))["n"] or 0
     if not still_open or held >= batch.allocation_max:
         return False
-    buckets = [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
+    buckets = batch_buckets(batch)
     follow_up = places.open_follow_up(first, still_open, bucket_for(buckets, len(still_open)).reward)
     logger.info(
         "allocation batch=%s summary=%s: %d of %d ACUs open at %.3g, follow-up HIT %s (place %d of at most %d)",

@@ -16,7 +16,7 @@ from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
 from hits.batch_fields import BatchError, BatchSpec
 from hits.gold import known_answers
 from hits.models import HIT, Batch, JudgeRun, PayBucket
-from hits.money import Bucket, bucket_for, cents, check_buckets
+from hits.money import Bucket, batch_buckets, bucket_for, cents, check_buckets
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import tests_for_batches
@@ -25,10 +25,6 @@ from hits.services.money_budget import over_budget_message
 from hits.triage import carry_undecided, check_triage_source, decided_pairs
 
 NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
-
-
-def batch_buckets(batch: Batch) -> list[Bucket]:
-    return [Bucket(b.min_acus, b.max_acus, b.reward) for b in batch.buckets.all()]
 
 
 def bucket_hits(batch: Batch, bucket):
