@@ -194,3 +194,34 @@ def test_pairs_a_second_worker_sees_only_the_open_acus(
         every,
         1,
     ]
+
+
+def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_triage(
+    live_server, browser, shoot, lead, eager_celery
+):
+    from ..test_pairs_triage import judge_run
+
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}  # alone: not for ranking
+    run.save()
+    context, page = _new_one_summary_batch(
+        browser, live_server, lead, dataset, "pairs with triage", "pairs", (1, 3), 0.725
+    )
+    options = page.locator("#id_allocation_judge_run option").all_inner_texts()
+    assert options == ["none: every pair starts at the batch's prior", f"run {run.pk}: learned v1"]
+    page.select_option("#id_allocation_judge_run", str(run.pk))
+    page.fill("#id_triage_confidence", "0.9")
+    page.wait_for_selector("#live-estimate:has-text('1 HITs · 3 assignments')")  # the most places, before triage
+    page.locator("#id_allocation_judge_run").scroll_into_view_if_needed()
+    shoot(page, "allocation-pairs-judge-run")
+    page.click("button:text('Create draft')")
+    page.wait_for_selector("h1:has-text('pairs with triage')")
+    batch = Batch.objects.get(name="pairs with triage")
+    assert (batch.allocation_judge_run_id, batch.triage_run_id, batch.triage_confidence) == (run.pk, run.pk, 0.9)
+    note = page.locator("#triage-note")
+    assert f"judge run {run.pk} was unsure of at c = 0.9" in note.inner_text()
+    assert page.locator("#triage-verdict").inner_text().startswith("The run alone is not for ranking")
+    note.scroll_into_view_if_needed()
+    shoot(page, "allocation-pairs-triage-note")
+    context.close()
