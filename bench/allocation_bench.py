@@ -115,7 +115,7 @@ from hits.allocation.policy import (  # noqa: E402 - the path is set up first
 )
 from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
 from scoring.stats.gold_evidence import collusion, gold_evidence  # noqa: E402
-from scoring.stats.triage_crossfit import DEFAULT_MIN_AGREEMENT  # noqa: E402
+from scoring.stats.triage_crossfit import SUGGEST_MAX_CHANGE, SUGGEST_MIN_AGREEMENT  # noqa: E402
 
 KINDS = ("honest", "biased", "spammer", "colluder")
 DRAWN = 10  # workers drawn per HIT, in order (the first free ones take its places)
@@ -149,13 +149,13 @@ class PairSettings:
 
 
 PAIRS = PairSettings()
-# app+judge's triage criterion: triage_report's default agreement with the expert labels.
-TRIAGE_MIN_AGREEMENT = DEFAULT_MIN_AGREEMENT
-# Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): the triage criterion is the agreement alone (on
-# a tenth of the documents, 5, the largest change of a system's score is too noisy: no c passed 0.02
-# there), the pilot's quantile 0.75 and one place to start (of
-# 0.6, 0.75, 0.9 and 1 or 2 places: the fewest judgments with agreement at least fixed-3's on both crowds).
-TRIAGE_MAX_CHANGE = 1.0
+# app+judge's triage criterion: the app's own (a judge run's suggested confidence,
+# scoring.stats.triage_crossfit.suggest): agreement 0.97 alone, chosen on documents 0-49, seeds 0-1.
+TRIAGE_MIN_AGREEMENT = SUGGEST_MIN_AGREEMENT
+TRIAGE_MAX_CHANGE = SUGGEST_MAX_CHANGE
+# Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): the pilot's quantile 0.75 and one place to
+# start (of 0.6, 0.75, 0.9 and 1 or 2 places: the fewest judgments with agreement at least fixed-3's
+# on both crowds).
 JUDGE_PILOT_QUANTILE = 0.75
 JUDGE_MIN_PLACES = 1
 

@@ -13,10 +13,10 @@ itself on REALSumm documents `--documents A:B` (default 50:100), per seed:
    trains on those expert labels (every labelled document: the expert ones) and judges every pair;
    its stored calibrated probability (out of fold on the expert documents, the fit on them for the
    others) is the `pairs` batch's prior (`allocation_judge_run`).
-   Triage, as the simulation's `pairs+judge`: the confidence is chosen on the expert documents only,
-   on their out-of-fold probabilities, by the function the simulation uses
-   (scoring.stats.triage_crossfit.choose with allocation_bench's TRIAGE_MIN_AGREEMENT and
-   TRIAGE_MAX_CHANGE); it is the `pairs` batch's `triage_confidence`, so the pairs of non-gold HITs
+   Triage, as the simulation's `pairs+judge`: the confidence is the run's own suggestion
+   (figures.triage_suggestion, what a lab reads off the systems page or the API), chosen on the
+   expert documents only, on their out-of-fold probabilities, by the rule the simulation uses
+   (scoring.stats.triage_crossfit.suggest); it is the `pairs` batch's `triage_confidence`, so the pairs of non-gold HITs
    the judge is that sure of leave them (hits.triage) and the round's labels are the judge's there.
    No confidence passes on the expert documents: no triage that seed. `--pair-triage 0`: no triage.
 3. Two in-house batches on every summary (hits.services.batches.create_batch, publish_batch), the
@@ -75,8 +75,6 @@ from allocation_bench import (  # noqa: E402 - the path is set up first
     KINDS,
     PAIRS,
     STOP_AFTER,
-    TRIAGE_MAX_CHANGE,
-    TRIAGE_MIN_AGREEMENT,
     Crowd,
     crowd_arguments,
     documents_slice,
@@ -184,26 +182,12 @@ def learned_judge(lab: Lab):
 
 
 def triage_confidence(lab: Lab) -> float | None:
-    """pairs+judge's triage confidence (allocation_bench.triage) for the app's judge run: chosen on
-    the expert documents' pairs only, on the run's stored probabilities there (out of fold), by
-    scoring.stats.triage_crossfit.choose with the simulation's criterion; None: none passes."""
-    from hits.models import MachineJudgment
-    from scoring.stats.triage_crossfit import choose
-
-    rows = MachineJudgment.objects.filter(run=lab.judge_run).values_list("summary_id", "acu_id", "probability")
-    stored = {(s, a): p for s, a, p in rows}
-    expert = np.repeat(np.isin(lab.docs, lab.experts), lab.sizes)
-    keys = [k for k, e in zip(lab.keys, expert, strict=True) if e]
-    summary = np.repeat(np.arange(len(lab.sizes)), lab.sizes)[expert]
-    return choose(
-        np.array([stored[k] for k in keys], dtype=float),
-        lab.truth[expert],
-        summary,
-        np.repeat(lab.docs, lab.sizes)[expert],
-        np.repeat(lab.systems, lab.sizes)[expert],
-        min_agreement=TRIAGE_MIN_AGREEMENT,
-        max_change=TRIAGE_MAX_CHANGE,
-    )
+    """pairs+judge's triage confidence for the app's judge run: the run's own suggestion, as a lab
+    reads it off the systems page or the API (figures.triage_suggestion: chosen on the expert
+    documents' out-of-fold probabilities only by scoring.stats.triage_crossfit.suggest, the
+    simulation's criterion); None: none passes."""
+    suggestion = lab.judge_run.figures.get("triage_suggestion")
+    return suggestion["c"] if suggestion else None
 
 
 def batches(lab: Lab, triage: bool = True) -> dict:

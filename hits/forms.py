@@ -21,14 +21,20 @@ def _provider_choice(name: str) -> str:
     return f"{name}: {provider.label}" + (f" (closed: {provider.closed})" if provider.closed else "")
 
 
+def _judge_run_label(run: JudgeRun) -> str:
+    """A run as the list names it: id, judge, version, date and the triage confidence it suggests."""
+    label = f"run {run.pk}: {run.judge} v{run.version}" + (f", {run.finished_at:%Y-%m-%d}" if run.finished_at else "")
+    suggestion = (run.figures or {}).get("triage_suggestion")
+    if suggestion:
+        label += ", no triage suggested" if suggestion["c"] is None else f", triage suggested at {suggestion['c']:g}"
+    return label
+
+
 def _judge_run_choice(field: forms.Field, dataset) -> forms.TypedChoiceField:
     """The judge-run field as a list of the dataset's runs with probabilities (newest first), so a lead
     picks a run by its judge and date instead of typing its id; the service checks the choice again."""
     runs = [r for r in JudgeRun.objects.filter(batch__dataset=dataset).order_by("-pk") if r.has_probabilities]
-    choices = [("", "none: every pair starts at the batch's prior")] + [
-        (r.pk, f"run {r.pk}: {r.judge} v{r.version}" + (f", {r.finished_at:%Y-%m-%d}" if r.finished_at else ""))
-        for r in runs
-    ]
+    choices = [("", "none: every pair starts at the batch's prior")] + [(r.pk, _judge_run_label(r)) for r in runs]
     return forms.TypedChoiceField(
         choices=choices, coerce=int, empty_value=None, required=False, label=field.label, help_text=field.help_text
     )

@@ -295,6 +295,11 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
     field = BatchForm(dataset=dataset).fields["allocation_judge_run"]
     assert [value for value, _ in field.choices] == ["", run.pk]  # none of the other three
     assert dict(field.choices)[run.pk] == f"run {run.pk}: learned v1"
+    # With the confidence the run suggests for triage (figures.triage_suggestion), the list says it.
+    for c, said in ((0.875, "triage suggested at 0.875"), (None, "no triage suggested")):
+        JudgeRun.objects.filter(pk=run.pk).update(figures={"triage_suggestion": {"c": c}})
+        field = BatchForm(dataset=dataset).fields["allocation_judge_run"]
+        assert dict(field.choices)[run.pk] == f"run {run.pk}: learned v1, {said}"
     assert "the id of" not in field.help_text and "finished, calibrated judge run" in field.help_text
     form = {
         "name": "pairs from the page",

@@ -62,6 +62,17 @@ class TriageCrossfitSerializer(serializers.Serializer):
     )
 
 
+class TriageSuggestionSerializer(serializers.Serializer):
+    c = serializers.FloatField(
+        allow_null=True, help_text="The confidence to triage at; null: the judge decides nothing."
+    )
+    documents = serializers.IntegerField(help_text="The documents it was chosen on.")
+    pairs = serializers.IntegerField()
+    decided_share = serializers.FloatField(help_text="The share of those pairs the judge decides at c.")
+    criteria = serializers.DictField(help_text="min_agreement and max_system_change of the choice.")
+    chosen_on = serializers.CharField(help_text="The documents the judge trained on, or every labelled document.")
+
+
 class JudgeRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     round = serializers.IntegerField(help_text="The machine round (a batch of kind machine) holding its judgments.")
@@ -96,6 +107,13 @@ class JudgeRunSerializer(serializers.Serializer):
         help_text="Triage's confidence chosen out of sample (issue 43): per fold the c chosen on the other folds' "
         "documents and applied to that fold's, and the held-out figures with 95% bootstrap intervals over documents; "
         "null without human labels on at least two documents the judge did not train on (or a run stored before).",
+    )
+    triage_suggestion = TriageSuggestionSerializer(
+        allow_null=True,
+        help_text="The confidence to triage new documents at (issue 43; a pairs batch's triage_confidence): the "
+        "smallest c keeping agreement with the expert labels at least 0.97, chosen on the documents with "
+        "out-of-fold probabilities (a learned judge's training documents, else every labelled document); null "
+        "without human labels (or a run stored before).",
     )
     ranking = serializers.DictField(
         help_text='for_ranking: false ("not for ranking", refused for triage) when the system-level Kendall CI '

@@ -39,6 +39,19 @@ def crossfit_or_none(probability, human, summary, document, system, trained_docu
     return out
 
 
+def suggestion_or_none(probability, human, summary, document, system, trained_documents=None) -> dict | None:
+    """The confidence the run suggests for triage (scoring.stats.triage_crossfit.suggest), chosen on
+    the labelled pairs whose probabilities are out of fold: the documents a learned judge trained on
+    (its gold round), else every labelled document (their calibration is out of fold by document).
+    None without labelled pairs there."""
+    keep = np.isin(document, list(trained_documents)) if trained_documents else np.ones(len(human), dtype=bool)
+    if not keep.any():
+        return None
+    out = triage_crossfit.suggest(probability[keep], human[keep], summary[keep], document[keep], system[keep])
+    out["chosen_on"] = "the documents the judge trained on" if trained_documents else "the labelled documents"
+    return out
+
+
 def figures(
     pairs: Pairs,
     raw_scores: dict,
@@ -57,6 +70,7 @@ def figures(
         "systems": {},
         "triage": [],
         "triage_crossfit": None,
+        "triage_suggestion": None,
     }
     keys = pairs.keys()
     for name, labels in sources.items():
@@ -96,6 +110,9 @@ def figures(
             probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has]
         )
         out["triage_crossfit"] = crossfit_or_none(
+            probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has], trained_documents
+        )
+        out["triage_suggestion"] = suggestion_or_none(
             probability[has], y, pairs.summary[has], pairs.document[has], pairs.system[has], trained_documents
         )
     out["ranking"] = ranking_verdict(out)

@@ -6,7 +6,7 @@ import numpy as np
 from hits.models import JudgeRun, MachineJudgment
 from hits.triage import ranking_verdict
 from scoring.machine.data import label_sources
-from scoring.machine.figures import clean, crossfit_or_none
+from scoring.machine.figures import clean, crossfit_or_none, suggestion_or_none
 from scoring.machine.judges import judge_class
 from scoring.stats import machine_figures
 
@@ -34,6 +34,7 @@ def run_json(run: JudgeRun) -> dict:
         "triage": run.figures.get("triage"),
         "triage_saved": run.figures.get("triage_saved"),
         "triage_crossfit": run.figures.get("triage_crossfit"),
+        "triage_suggestion": run.figures.get("triage_suggestion"),
         "ranking": ranking_verdict(run.figures),
         "trained_on": run.figures.get("trained_on"),
         "fitted": run.fitted or None,
@@ -45,7 +46,9 @@ def triage_report(run: JudgeRun, *, label_round=None, grid=None, **criteria) -> 
     """The triage grid of a finished run against human labels (the run's calibration labels, or
     those of `label_round`), from its stored probabilities, and the cross-fitted threshold with its
     held-out figures (`crossfit`: scoring.stats.triage_crossfit; `criteria`: folds, min_agreement,
-    max_change), leaving out the documents the judge trained on when it trained on a share."""
+    max_change), leaving out the documents the judge trained on when it trained on a share, and the
+    confidence suggested for new documents (`suggestion`: scoring.stats.triage_crossfit.suggest, on
+    the documents the judge trained on when it trained on a share)."""
     dataset = run.batch.dataset
     sources = label_sources(dataset, label_round if label_round is not None else run.label_round)
     name = "round" if label_round is not None else run.calibration.get("target") or next(iter(sources), None)
@@ -83,6 +86,9 @@ def triage_report(run: JudgeRun, *, label_round=None, grid=None, **criteria) -> 
                 run.calibration.get("trained_documents"),
                 grid=grid or machine_figures.TRIAGE_GRID,
                 **criteria,
+            ),
+            "suggestion": suggestion_or_none(
+                probability.astype(float), human, summary, document, system, run.calibration.get("trained_documents")
             ),
         }
     )

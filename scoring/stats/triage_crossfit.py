@@ -29,6 +29,13 @@ DEFAULT_MIN_AGREEMENT = 0.97
 DEFAULT_MAX_CHANGE = 0.02
 MIN_SYSTEMS_FOR_TAU = 20  # one swapped pair moves tau by at most 2 / (20 * 19) = 0.005
 RESAMPLES = 1000
+# The confidence a run suggests for the lab's new documents (`suggest`) and the one app+judge uses
+# (bench/allocation_bench.py): chosen on the documents with expert labels, a gold round of a tenth
+# of the documents or so. Its criterion is the agreement alone, chosen on REALSumm documents 0-49,
+# seeds 0-1 (bench/RESULTS.md): on 5 documents the largest change of a system's score is too noisy
+# to bound (no c kept it within 0.02 there), so the bound is off (1.0: a share cannot move more).
+SUGGEST_MIN_AGREEMENT = DEFAULT_MIN_AGREEMENT
+SUGGEST_MAX_CHANGE = 1.0
 
 
 def _combined(probability, human, c):
@@ -52,6 +59,31 @@ def choose(probability, human, summary, document, system, grid=TRIAGE_GRID, *, m
             break
         best = float(c)
     return best
+
+
+def suggest(probability, human, summary, document, system, grid=TRIAGE_GRID) -> dict:
+    """The confidence to triage new documents at, chosen by `choose` with the SUGGEST_ criterion on
+    these labelled pairs (their probabilities out of fold), with what it was chosen on. c None: no
+    c of the grid keeps the agreement, so the judge should decide nothing."""
+    probability, human = np.asarray(probability, dtype=float), np.asarray(human, dtype=bool)
+    c = choose(
+        probability,
+        human,
+        np.asarray(summary),
+        np.asarray(document),
+        np.asarray(system),
+        grid,
+        min_agreement=SUGGEST_MIN_AGREEMENT,
+        max_change=SUGGEST_MAX_CHANGE,
+    )
+    decided, _ = _combined(probability, human, c)
+    return {
+        "c": c,
+        "documents": len(np.unique(np.asarray(document))),
+        "pairs": len(human),
+        "decided_share": float(decided.mean()) if len(human) else 0.0,
+        "criteria": {"min_agreement": SUGGEST_MIN_AGREEMENT, "max_system_change": SUGGEST_MAX_CHANGE},
+    }
 
 
 def fold_of_documents(document, folds: int, seed: int = 0) -> dict:

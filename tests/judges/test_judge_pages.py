@@ -198,9 +198,22 @@ def test_the_api_run_carries_the_cross_fitted_triage_the_systems_page_shows(lead
     assert set(described) == set(cross) and "$ref" in str(described["held_out"])
     assert set(schema["CrossfitHeldOut"]["properties"]) == set(cross["held_out"])
     assert set(schema["CrossfitFold"]["properties"]) == set(cross["folds"][0])
+    # The confidence the run suggests for new documents: in the API as stored, described by the schema,
+    # on the systems page and as the standalone triage's default c.
+    suggestion = body["triage_suggestion"]
+    assert suggestion == run.figures["triage_suggestion"] and suggestion["chosen_on"] == "the labelled documents"
+    assert set(schema["TriageSuggestion"]["properties"]) == set(suggestion)
+    assert 'id="triage-suggestion"' in systems
+    if suggestion["c"] is None:
+        assert "no c keeps the agreement" in systems and 'name="confidence" value="0.9"' in systems
+    else:
+        assert f"c = {suggestion['c']}," in systems and f'name="confidence" value="{suggestion["c"]}"' in systems
     # A run stored before the cross-fitted figures (or without labels for them) reads null.
-    JudgeRun.objects.filter(pk=run.pk).update(figures={k: v for k, v in run.figures.items() if k != "triage_crossfit"})
-    assert lead_client.get(f"/api/judge-runs/{run.pk}/").json()["triage_crossfit"] is None
+    JudgeRun.objects.filter(pk=run.pk).update(
+        figures={k: v for k, v in run.figures.items() if k not in ("triage_crossfit", "triage_suggestion")}
+    )
+    before = lead_client.get(f"/api/judge-runs/{run.pk}/").json()
+    assert before["triage_crossfit"] is None and before["triage_suggestion"] is None
 
 
 def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_client, demo, eager_celery):

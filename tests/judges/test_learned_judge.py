@@ -9,22 +9,23 @@ from io import StringIO
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.urls import reverse
 
 from annotation.models import Reference
 from config import extras
-from hits.models import Batch, JudgeRun, MachineJudgment
+from hits.models import Batch, JudgeRun, Judgment, MachineJudgment
 from hits.services.batches import BatchError
 from hits.services.triage import create_triage_batch
 from scoring import tasks
 from scoring.machine import runs
-from scoring.machine.data import human_labels, load_pairs, reference_texts
+from scoring.machine.data import human_labels, label_sources, load_pairs, reference_texts
 from scoring.machine.features import FEATURE_NAMES, Featurizer
 from scoring.machine.judges import learned as learned_judge
 from scoring.machine.runs import run_judge_run, start_judge_run
 from scoring.machine.selectors import triage_source
 from scoring.runs.services import compute_scores
-from scoring.stats import calibration, learned
+from scoring.stats import calibration, learned, triage_crossfit
 
 from ..conftest import PASSWORD
 from .learned_data import QUALITY, tiny_dataset
@@ -244,3 +245,40 @@ def test_triage_report_cross_fits_its_threshold_off_the_documents_the_judge_trai
     assert run.figures["triage_crossfit"]["held_out"]["saved_share"] == cross["held_out"]["saved_share"]
     with pytest.raises(CommandError, match="--folds is at least 2"):
         call_command("triage_report", "gold", "--folds", "1")
+
+
+def test_the_run_suggests_its_triage_confidence_from_the_documents_it_trained_on_only(tmp_path):
+    """figures.triage_suggestion (the c a lab gives its pairs batch): chosen on the training
+    documents' out-of-fold probabilities; the other documents' labels never move it."""
+    dataset = tiny_dataset(tmp_path, "gold", seed=8, documents=20)
+    run = run_judge_run(start_judge_run(dataset, "learned", options={"train_share": 0.2}).pk)
+    assert run.status == "done", run.error
+    trained = run.calibration["trained_documents"]
+    labels = label_sources(dataset)[run.calibration["target"]]
+    rows = [
+        r
+        for r in MachineJudgment.objects.filter(run=run).values_list(
+            "summary_id", "acu_id", "probability", "summary__document_id", "summary__system_id"
+        )
+        if r[3] in trained and (r[0], r[1]) in labels
+    ]
+    summary, acu, probability, document, system = (np.array(col) for col in zip(*rows, strict=True))
+    human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist(), strict=True)])
+    suggestion = run.figures["triage_suggestion"]
+    by_hand = triage_crossfit.suggest(probability, human, summary, document, system)
+    assert suggestion == {**by_hand, "chosen_on": suggestion["chosen_on"]} and suggestion["c"] is not None
+    assert suggestion["documents"] == 4 and suggestion["chosen_on"] == "the documents the judge trained on"
+    out = StringIO()
+    call_command("triage_report", "gold", "--json", stdout=out)
+    assert json.loads(out.getvalue())["suggestion"] == suggestion
+    # The other 16 documents' labels all flipped: the report's suggestion does not move, its
+    # in-sample grid (on every labelled document) does.
+    others = Judgment.objects.filter(assignment__hit__summary__document__dataset=dataset).exclude(
+        assignment__hit__summary__document_id__in=trained
+    )
+    assert others.update(present=ExpressionWrapper(Q(present=False), output_field=BooleanField()))
+    again = StringIO()
+    call_command("triage_report", "gold", "--json", stdout=again)
+    moved = json.loads(again.getvalue())
+    assert moved["suggestion"] == suggestion
+    assert moved["rows"] != json.loads(out.getvalue())["rows"]

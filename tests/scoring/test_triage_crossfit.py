@@ -72,3 +72,25 @@ def test_one_document_cannot_be_cross_fitted():
     probability, human, summary, document, system = _pairs(documents=1)
     with pytest.raises(ValueError, match="at least two documents"):
         triage_crossfit.crossfit(probability, human, summary, document, system)
+
+
+def test_the_suggested_confidence_is_the_rule_on_these_pairs_with_the_agreement_alone():
+    """A run's suggestion (figures.triage_suggestion, the c app+judge and a pairs batch use): the
+    smallest c keeping agreement >= 0.97 at every larger c, the system change not bounded."""
+    probability, human, summary, document, system = _pairs(documents=10, seed=3)
+    out = triage_crossfit.suggest(probability, human, summary, document, system)
+    by_hand = None
+    for c in sorted(triage_crossfit.TRIAGE_GRID, reverse=True):
+        decided = (probability >= c) | (probability <= 1 - c)
+        if np.mean(np.where(decided, probability >= 0.5, human) == human) < 0.97:
+            break
+        by_hand = c
+    assert by_hand is not None and out["c"] == by_hand
+    decided = (probability >= by_hand) | (probability <= 1 - by_hand)
+    assert out["decided_share"] == pytest.approx(decided.mean()) and 0 < out["decided_share"] < 1
+    assert (out["documents"], out["pairs"]) == (10, human.size)
+    assert out["criteria"] == {"min_agreement": 0.97, "max_system_change": 1.0}
+    # A machine sure and wrong on every pair: no c keeps the agreement, and nothing is decided.
+    wrong = np.where(human, 0.001, 0.999)
+    none = triage_crossfit.suggest(wrong, human, summary, document, system)
+    assert none["c"] is None and none["decided_share"] == 0.0

@@ -75,6 +75,7 @@ class Command(BaseCommand):
             return
         self._table(run, report)
         self._crossfit(report["crossfit"])
+        self._suggestion(report["suggestion"])
 
     @staticmethod
     def _run(dataset, pk):
@@ -150,3 +151,13 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {label}: {value:.4f} [{low:.4f}, {high:.4f}]")
         if held["system_kendall"] is None:
             self.stdout.write(f"  system tau not shown: {held['systems']} systems (fewer than 20)")
+
+    def _suggestion(self, suggestion):
+        if suggestion is None:
+            return
+        c = "none (the judge should decide nothing)" if suggestion["c"] is None else f"{suggestion['c']:g}"
+        self.stdout.write(
+            f"suggested for new documents (a pairs batch's triage confidence): c = {c}, chosen on "
+            f"{suggestion['chosen_on']} ({suggestion['documents']}) for agreement >= "
+            f"{suggestion['criteria']['min_agreement']}; the judge decides {suggestion['decided_share']:.3f} of their pairs"
+        )
