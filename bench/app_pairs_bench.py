@@ -18,6 +18,7 @@ itself on REALSumm documents `--documents A:B` (default 50:100), per seed:
    expert documents only, on their out-of-fold probabilities, by the rule the simulation uses
    (scoring.stats.triage_crossfit.suggest); it is the `pairs` batch's `triage_confidence`, so the pairs of non-gold HITs
    the judge is that sure of leave them (hits.triage) and the round's labels are the judge's there.
+   A run marked not for ranking is taken with the batch's override (`triage_allow_not_for_ranking`).
    No confidence passes on the expert documents: no triage that seed. `--pair-triage 0`: no triage.
 3. Two in-house batches on every summary (hits.services.batches.create_batch, publish_batch), the
    expert documents' summaries their gold HITs (the gold share is theirs: the app draws its gold
@@ -201,6 +202,7 @@ def batches(lab: Lab, triage: bool = True) -> dict:
 
     gold = float(np.isin(lab.docs, lab.experts).mean())
     fixed = BatchSpec(name="fixed-3", assignments=ASSIGNMENTS, gold_share=gold, allocation=FIXED)
+    c = triage_confidence(lab) if triage else None
     pairs = BatchSpec(
         name="pairs",
         assignments=ASSIGNMENTS,
@@ -208,7 +210,10 @@ def batches(lab: Lab, triage: bool = True) -> dict:
         allocation=PAIRS_KIND,
         allocation_max=APP.max_places,
         allocation_judge_run=lab.judge_run.pk,
-        triage_confidence=triage_confidence(lab) if triage else None,
+        triage_confidence=c,
+        # the lab's override: a run trained on a few gold documents may be marked not for ranking
+        # (its system tau's CI reaches 0), and c is chosen on those documents out of fold
+        triage_allow_not_for_ranking=c is not None,
         stop_after=STOP_AFTER,
     )
     if (pairs.policy.min_places, pairs.policy.threshold) != (1, PAIRS.threshold):

@@ -85,7 +85,8 @@ class MoneyFieldExtension(OpenApiSerializerFieldExtension):
 
 @dataclass(frozen=True)
 class BatchField:
-    """One setting; `kind` is text, int, float (finite), money (two decimals) or choice (one of `choices`)."""
+    """One setting; `kind` is text, int, float (finite), money (two decimals), choice (one of `choices`)
+    or bool (a tick box; unticked: False)."""
 
     name: str
     kind: str
@@ -115,6 +116,8 @@ class BatchField:
         if self.kind == "text":
             out["max_length"] = f"Ensure this value has at most {self.max_length} characters."
             del out["invalid"]
+        if self.kind == "bool":
+            out["invalid"] = "Must be true or false."
         if self.kind == "money":
             out["max_digits"] = f"Ensure that there are no more than {self.max_digits} digits in total."
             out["max_decimal_places"] = "Ensure that there are no more than 2 decimal places."
@@ -255,6 +258,17 @@ FIELDS = {
             "triage figures), e.g. 0.9. Empty: every pair goes to the crowd.",
         ),
         BatchField(
+            "triage_allow_not_for_ranking",
+            "bool",
+            "Pairs: triage from a judge run marked not for ranking",
+            False,
+            optional=True,
+            help="Optional, with the triage above only: tick to triage from a run marked not for ranking (its "
+            "system-level Kendall tau's 95% CI with the human scores reaches 0, so its labels could reorder the "
+            "systems), e.g. with the confidence the run suggests, chosen on your gold documents. Unticked, such a run "
+            "is refused for triage, as on the dashboard.",
+        ),
+        BatchField(
             "stop_after",
             "int",
             "Adaptive: stop workers at chance on gold after",
@@ -297,6 +311,7 @@ class BatchSpec:
     allocation_max_sd: float | None = FIELDS["allocation_max_sd"].default
     allocation_judge_run: int | None = FIELDS["allocation_judge_run"].default
     triage_confidence: float | None = FIELDS["triage_confidence"].default
+    triage_allow_not_for_ranking: bool = FIELDS["triage_allow_not_for_ranking"].default
     stop_after: int | None = FIELDS["stop_after"].default
     buckets: tuple[Bucket, ...] = ()
     provider_config: dict = field(default_factory=dict)
@@ -368,6 +383,11 @@ def _check_pairs(spec: BatchSpec, policy: Policy) -> None:
             "Triage in a batch needs pairs allocation and its judge run (the prior), whose labels decide the "
             "pairs it is sure of; for a triage batch of another kind use the judge run's triage on the dashboard."
         )
+    if spec.triage_allow_not_for_ranking and spec.triage_confidence is None:
+        raise BatchError(
+            "Triage from a judge run marked not for ranking is allowed only with triage: set the confidence "
+            "at which the judge run decides, or untick it."
+        )
     if policy.kind == PAIRS and spec.provider != "inhouse":
         raise BatchError(
             "Pairs allocation (adaptive by ACU) needs the in-house provider: its follow-up HITs are made as answers arrive."
@@ -396,6 +416,10 @@ def _check(spec: BatchField, value) -> None:
     if spec.kind == "choice":
         if value not in spec.choices:
             raise BatchError(f"{what} is one of: {', '.join(spec.choices)}.")
+        return
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise BatchError(f"{what} is true or false.")
         return
     if isinstance(value, float) and not math.isfinite(value):
         raise BatchError(f"{what} must be a number.")
@@ -438,6 +462,7 @@ QUALITY_AND_ALLOCATION = (
     "allocation_max_sd",
     "allocation_judge_run",
     "triage_confidence",
+    "triage_allow_not_for_ranking",
     "stop_after",
 )
 
@@ -455,6 +480,8 @@ def batch_form_field(name: str) -> forms.Field:
         return forms.CharField(max_length=spec.max_length, **common)
     if spec.kind == "choice":
         return forms.ChoiceField(choices=[(c, c) for c in spec.choices], initial=spec.default, **common)
+    if spec.kind == "bool":
+        return forms.BooleanField(initial=spec.default, **common)
     limits = {"min_value": spec.min, "max_value": spec.max}
     if spec.kind == "int":
         return forms.IntegerField(initial=spec.default, **limits, **common)
@@ -475,6 +502,8 @@ def batch_serializer_field(name: str) -> serializers.Field:
         )
     if spec.kind == "choice":
         return serializers.ChoiceField(choices=list(spec.choices), default=spec.default, **common)
+    if spec.kind == "bool":
+        return serializers.BooleanField(default=spec.default, **common)
     limits = {"min_value": spec.min, "max_value": spec.max}
     empty: dict[str, Any] = {"required": False, "allow_null": True} if spec.optional else {}
     if spec.kind == "int":

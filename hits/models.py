@@ -197,6 +197,8 @@ class Batch(models.Model):
         "JudgeRun", null=True, blank=True, related_name="triage_batches", on_delete=models.PROTECT
     )
     triage_confidence = models.FloatField(null=True, blank=True)
+    # The lead allowed a triage run marked "not for ranking" (hits.triage.check_triage_source).
+    triage_allow_not_for_ranking = models.BooleanField(default=False)
     # How many places a HIT gets (hits/allocation/policy.py): `fixed` (assignments_per_hit each) or
     # `adaptive` (allocation_min first, one more per decision while an ACU of the HIT is
     # unsettled at allocation_threshold, up to allocation_max; hits/places.py opens them). The

@@ -42,10 +42,16 @@ def ranking_verdict(figures: dict | None) -> dict:
     return {"for_ranking": True, "reason": interval}
 
 
-def check_triage_source(run: JudgeRun, confidence: float, *, allow_not_for_ranking: bool = False) -> None:
+def check_triage_source(
+    run: JudgeRun,
+    confidence: float,
+    *,
+    allow_not_for_ranking: bool = False,
+    override: str = "tick “use it although it is not for ranking”",
+) -> None:
     """Refuse (BatchError) a triage from this run at this confidence: a run not finished or not
     calibrated, a confidence outside (0.5, 1), a run marked "not for ranking" (`ranking_verdict`)
-    unless `allow_not_for_ranking` (then logged)."""
+    unless `allow_not_for_ranking`, the lead's override (then logged; `override` says how to give it)."""
     if run.status != JudgeRun.Status.DONE:
         raise BatchError("The judge run has not finished; triage needs its probabilities.")
     if not 0.5 < confidence < 1:
@@ -58,7 +64,7 @@ def check_triage_source(run: JudgeRun, confidence: float, *, allow_not_for_ranki
     if verdict["for_ranking"] is False and not allow_not_for_ranking:
         raise BatchError(
             f"Judge run {run.pk} ({run.judge}) is {verdict['reason']}: its labels could reorder the systems. "
-            "Pick another judge, or override explicitly."
+            f"Pick another judge, or {override}."
         )
     if verdict["for_ranking"] is False:
         logger.warning("Triage from judge run %s despite %s (overridden)", run.pk, verdict["reason"])

@@ -86,6 +86,8 @@ def test_limits_and_defaults_come_from_the_spec():
         assert api[name].default == spec.default
         if spec.kind == "choice":
             assert [c for c, _ in form[name].choices] == list(spec.choices) == list(api[name].choices)
+        elif spec.kind == "bool":  # a tick box, unticked by default
+            assert form[name].initial is api[name].default is spec.default is False
         elif name == "allocation_judge_run":  # the form lists the dataset's runs (test_pairs_triage)
             assert (api[name].min_value, api[name].max_value) == (spec.min, spec.max)
         elif spec.kind != "text":

@@ -3,6 +3,8 @@ batch's `triage_confidence`, the pairs of the non-gold HITs it is sure of; the g
 the round's labels are the judge's for the decided pairs and the posterior for the rest. And a
 `pairs` batch's defaults are the setting it was measured with (1 first place, posterior 0.725)."""
 
+import html
+import re
 from decimal import Decimal
 
 import pytest
@@ -30,6 +32,10 @@ from .test_allocation_pairs_app import exported
 from .test_handout import make_workers
 
 C = 0.9
+NOT_FOR_RANKING = (
+    r"is not for ranking: system-level Kendall tau 0\.100, 95% CI \[-0\.200, 0\.400\] includes 0 .*"
+    r"Pick another judge, or tick “Pairs: triage from a judge run marked not for ranking”"
+)
 # Pay by the ACUs a HIT carries: 1-3, 4-5, 6 or more.
 BUCKETS = (Bucket(1, 3, Decimal("0.10")), Bucket(4, 5, Decimal("0.20")), Bucket(6, None, Decimal("0.30")))
 # The judge's probability of a summary's i-th ACU (cycled): decided at 0.9 (0.95, 0.02, 0.08) or not (0.6, 0.3, 0.7).
@@ -211,6 +217,7 @@ def test_triage_in_a_batch_refuses_what_does_not_fit(caplog):
         ({"allocation": ADAPTIVE, "triage_confidence": C}, "needs pairs allocation and its judge run"),
         ({**pairs, "triage_confidence": 0.5}, "must be between 0.51 and 0.999"),
         ({**pairs, "triage_confidence": 1.0}, "must be between 0.51 and 0.999"),
+        ({**pairs, "triage_allow_not_for_ranking": True}, "not for ranking is allowed only with triage"),
     ):
         with pytest.raises(BatchError, match=message):
             BatchSpec(**options)
@@ -225,13 +232,17 @@ def test_triage_in_a_batch_refuses_what_does_not_fit(caplog):
         batch_of(dataset, **pairs, triage_confidence=C)
     assert not Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).exists()  # nothing half-written
     MachineJudgment.objects.filter(run=run).update(probability=0.5)  # nothing decided: every HIT whole
-    # a run "not for ranking" (its system-level tau's interval reaches 0) is the batch's prior already:
-    # logged, not refused (its confidence is the lab's, chosen on its gold documents)
+    # a run "not for ranking" (its system-level tau's interval reaches 0): refused, as for a triage
+    # batch, unless the lead allows it; then taken and logged
     run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}
     run.save()
+    with pytest.raises(BatchError, match=NOT_FOR_RANKING):
+        batch_of(dataset, **pairs, triage_confidence=C)
+    assert not Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD).exists()  # nothing half-written
     with caplog.at_level("WARNING", logger="hits.triage"):
-        batch = batch_of(dataset, **pairs, triage_confidence=C)
+        batch = batch_of(dataset, **pairs, triage_confidence=C, triage_allow_not_for_ranking=True)
     assert "despite not for ranking" in caplog.text
+    assert (batch.triage_run_id, batch.triage_allow_not_for_ranking) == (run.pk, True)
     assert all(h.acu_count == len(acus_of(h.summary)) for h in batch.hits.all())
 
 
@@ -330,6 +341,64 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
     run.save()
     page = client.get(f"/batches/{batch.pk}/").content.decode()
     assert 'id="triage-verdict">The run alone is not for ranking' in page
+
+
+@pytest.mark.django_db
+def test_the_page_and_the_api_refuse_triage_from_a_run_not_for_ranking_unless_the_lead_allows_it(client, lead):
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}  # its system tau's CI reaches 0
+    run.save()
+    form = {
+        "name": "pairs from the page",
+        "provider": "inhouse",
+        "assignments": 3,
+        "lifetime_hours": 168,
+        "assignment_minutes": 60,
+        "auto_approve_hours": 72,
+        "gold_share": 0,
+        "allocation": PAIRS,
+        "allocation_judge_run": run.pk,
+        "triage_confidence": C,
+    }
+    client.force_login(lead)
+    new = f"/datasets/{dataset.pk}/batches/new"
+    unticked = {k: v for k, v in form.items() if k != "triage_confidence"}
+    for data, message in (
+        (form, NOT_FOR_RANKING),
+        ({**unticked, "triage_allow_not_for_ranking": "on"}, "not for ranking is allowed only with triage"),
+    ):
+        page = client.post(new, data)
+        errors = page.context["form"].non_field_errors()
+        assert page.status_code == 400 and len(errors) == 1 and re.search(message, errors[0]), errors
+        assert html.escape(errors[0], quote=False) in page.content.decode()  # shown as it is, no stack trace
+    assert not Batch.objects.filter(kind=Batch.Kind.CROWD).exists()  # nothing half-made
+    assert client.post(new, {**form, "triage_allow_not_for_ranking": "on"}).status_code == 302
+    batch = Batch.objects.get(name="pairs from the page")
+    assert (batch.triage_run_id, batch.triage_allow_not_for_ranking) == (run.pk, True)
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    assert 'id="triage-verdict">The run alone is not for ranking' in page
+
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    body = {"dataset": dataset.pk, "allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": C}
+    for bad, status, field, message in (
+        (body, 422, "error", NOT_FOR_RANKING),
+        ({**body, "triage_allow_not_for_ranking": "maybe"}, 400, "fields", "Must be true or false."),
+        (
+            {**body, "triage_confidence": None, "triage_allow_not_for_ranking": True},
+            422,
+            "error",
+            "not for ranking is allowed only with triage",
+        ),
+    ):
+        refused = api.post("/api/batches/", bad, format="json")
+        assert refused.status_code == status and re.search(message, str(refused.json()[field])), refused.content
+    assert Batch.objects.filter(kind=Batch.Kind.CROWD).count() == 1
+    created = api.post("/api/batches/", {**body, "triage_allow_not_for_ranking": True}, format="json")
+    assert created.status_code == 201, created.content
+    assert (created.json()["triage_allow_not_for_ranking"], created.json()["triage_confidence"]) == (True, C)
+    assert Batch.objects.get(pk=created.json()["id"]).triage_run_id == run.pk
 
 
 @pytest.mark.django_db

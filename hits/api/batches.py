@@ -265,6 +265,7 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
     allocation_max_sd = batch_serializer_field("allocation_max_sd")
     allocation_judge_run = batch_serializer_field("allocation_judge_run")
     triage_confidence = batch_serializer_field("triage_confidence")
+    triage_allow_not_for_ranking = batch_serializer_field("triage_allow_not_for_ranking")
     stop_after = batch_serializer_field("stop_after")
     # A ListField (not many=True): its length bounds reach the schema as minItems and maxItems.
     buckets = serializers.ListField(
@@ -379,7 +380,8 @@ class BatchListCreate(generics.ListAPIView):
                     422: "Valid by the schema, but not for this dataset or these settings: a system, qualification "
                     "test or dataset it does not hold, provider options for another provider (code `unprocessable`, "
                     "with `fields`), or a rule between fields (code `refused`: pay buckets that overlap, allocation "
-                    "bounds, no approved summary with ACUs to make HITs of)."
+                    "bounds, no approved summary with ACUs to make HITs of, triage from a judge run marked not for "
+                    "ranking without `triage_allow_not_for_ranking`)."
                 },
             ),
         },

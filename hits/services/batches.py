@@ -13,7 +13,7 @@ from annotation.models import ACU, Summary
 from annotation.services.authoring import usable_for_crowd
 from hits import versions
 from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
-from hits.batch_fields import BatchError, BatchSpec
+from hits.batch_fields import FIELDS, BatchError, BatchSpec
 from hits.gold import known_answers
 from hits.models import HIT, Batch, JudgeRun, PayBucket
 from hits.money import Bucket, batch_buckets, bucket_for, cents, check_buckets
@@ -53,7 +53,8 @@ def create_batch(
     Adaptive allocation (hits/allocation/policy.py): each HIT (but gold HITs, which keep the
     assignments) starts with the minimum places; the assignments stay the fixed allocation the
     batch page compares its cost with. A `pairs` batch with `spec.triage_confidence`: its judge run
-    decides the pairs of non-gold HITs it is sure of (`_triage`)."""
+    decides the pairs of non-gold HITs it is sure of (`_triage`); a run marked "not for ranking" only
+    with `spec.triage_allow_not_for_ranking`."""
     spec = spec or BatchSpec()
     policy = spec.policy
     if qualification_test is not None and not tests_for_batches(dataset).filter(pk=qualification_test.pk).exists():
@@ -64,9 +65,13 @@ def create_batch(
     buckets = list(spec.buckets)
     prior_run = _prior_run(dataset, spec.allocation_judge_run)
     if prior_run is not None and spec.triage_confidence is not None:
-        # a run "not for ranking" is logged, not refused: it is the batch's prior already, and its
-        # confidence is the lab's, chosen on its gold documents (the run's cross-fitted triage figures)
-        check_triage_source(prior_run, spec.triage_confidence, allow_not_for_ranking=True)
+        # a run "not for ranking" is refused unless the lead allowed it, as for a triage batch (then logged)
+        check_triage_source(
+            prior_run,
+            spec.triage_confidence,
+            allow_not_for_ranking=spec.triage_allow_not_for_ranking,
+            override=f"tick “{FIELDS['triage_allow_not_for_ranking'].label}” (triage_allow_not_for_ranking)",
+        )
     if spec.rating:  # one HIT per example, its summaries rated (hits.ratings)
         round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by)
         anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
@@ -93,6 +98,7 @@ def create_batch(
         allocation_threshold=policy.threshold,
         allocation_max_sd=policy.max_sd,
         allocation_judge_run=prior_run,
+        triage_allow_not_for_ranking=spec.triage_allow_not_for_ranking,
         stop_after=spec.stop_after,
         protocol=spec.protocol if spec.rating else "",
         instructions=spec.instructions if spec.rating else "",

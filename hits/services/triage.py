@@ -41,7 +41,8 @@ def create_triage_batch(
     )
     batch = create_batch(dataset=run.batch.dataset, spec=spec, created_by=user, **chosen)
     batch.triage_run, batch.triage_confidence = run, confidence
-    batch.save(update_fields=["triage_run", "triage_confidence"])
+    batch.triage_allow_not_for_ranking = allow_not_for_ranking
+    batch.save(update_fields=["triage_run", "triage_confidence", "triage_allow_not_for_ranking"])
     hits = list(batch.hits.select_related("summary"))
     for hit in hits:
         hit.gold_answers = None

@@ -216,9 +216,19 @@ def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_t
     page.locator("#id_allocation_judge_run").scroll_into_view_if_needed()
     shoot(page, "allocation-pairs-judge-run")
     page.click("button:text('Create draft')")
+    # the run alone is not for ranking: refused, as on the dashboard, until the lead ticks the override
+    page.wait_for_selector("#batch-form div[role=alert]:has-text('is not for ranking')")
+    assert (
+        "tick “Pairs: triage from a judge run marked not for ranking”"
+        in page.locator("#batch-form div[role=alert]").inner_text()
+    )
+    assert not Batch.objects.filter(name="pairs with triage").exists()
+    page.check("#id_triage_allow_not_for_ranking")
+    page.click("button:text('Create draft')")
     page.wait_for_selector("h1:has-text('pairs with triage')")
     batch = Batch.objects.get(name="pairs with triage")
     assert (batch.allocation_judge_run_id, batch.triage_run_id, batch.triage_confidence) == (run.pk, run.pk, 0.9)
+    assert batch.triage_allow_not_for_ranking
     note = page.locator("#triage-note")
     assert f"judge run {run.pk} was unsure of at c = 0.9" in note.inner_text()
     assert page.locator("#triage-verdict").inner_text().startswith("The run alone is not for ranking")
