@@ -254,8 +254,8 @@ FIELDS = {
             help="Optional, pairs allocation with a judge run only: the pairs of non-gold HITs whose probability from "
             "that run is at least this or at most 1 minus this are decided by the judge (its label: probability at "
             "least 0.5) and leave the HITs, paid by the bucket of the ACUs left (a HIT left with none is not made); "
-            "gold HITs keep every ACU. Choose it on your gold documents out of fold (the judge run's cross-fitted "
-            "triage figures), e.g. 0.9. Empty: every pair goes to the crowd.",
+            "gold HITs keep every ACU. Give it the c the judge run suggests (the run list above says it: chosen on "
+            "your gold documents out of fold), e.g. 0.9. Empty: every pair goes to the crowd.",
         ),
         BatchField(
             "triage_allow_not_for_ranking",
