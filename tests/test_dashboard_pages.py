@@ -226,3 +226,11 @@ def test_the_fixed_filter_reads_as_floatformat_for_any_value():
     for value in (0.12345, 1.0, 0.0, -0.0004, -0.12345, None, "", "x", 3, float("nan"), float("inf")):
         for digits in (1, 3, 4):
             assert fixed_filter(value, digits) == floatformat(value, digits), (value, digits)
+
+
+def test_the_percent_filter_keeps_a_small_share_visible():
+    from scoring.templatetags.numbers import percent
+
+    assert [percent(v) for v in (0.0, 0.0042, 0.163, 1.0)] == ["0.0%", "0.4%", "16.3%", "100.0%"]
+    assert percent(0.12345, 2) == "12.35%"
+    assert [percent(v) for v in (None, "x", float("nan"))] == ["-", "-", "-"]

@@ -41,3 +41,11 @@ def interval(values, digits=3):
     return format_html(
         '<span class="hint ci">[{}, {}]</span>', fixed_text(low, int(digits)), fixed_text(high, int(digits))
     )
+
+
+@register.filter
+def percent(share, digits=1):
+    """A share in [0, 1] as a percentage with `digits` decimals ("0.4%"), where `widthratio` would
+    round a small share to 0%; anything not a finite number reads "-"."""
+    number = _bound(share)
+    return "-" if number is None else f"{number * 100:.{int(digits)}f}%"

@@ -97,8 +97,19 @@ def test_lead_trains_the_learned_judge_and_triage_uses_it(live_server, page, sho
     assert f"[{low:.3f}, {high:.3f}]" in page.inner_text(f"#machine-{run.pk} td:nth-child(6)")
     assert f"From judge run #{run.pk} (learned v1)" in page.inner_text("#triage-source")
     assert page.locator("input[name=override]").count() == 0  # fit for ranking: no override offered
+    # The confidence the run suggests for new documents (issue 43) is said and is the triage form's c.
+    run.refresh_from_db()
+    suggestion = run.figures["triage_suggestion"]
+    said = page.inner_text("#triage-suggestion")
+    assert f"Chosen on the labelled documents ({suggestion['documents']})" in said
+    assert page.input_value("input[name=confidence]") == (str(suggestion["c"]) if suggestion["c"] else "0.9")
+    assert (f"c = {suggestion['c']}," in said) if suggestion["c"] else ("no c keeps the agreement" in said)
+    assert f"decides {suggestion['decided_share'] * 100:.1f}% of the pairs" in said or suggestion["c"] is None
     page.locator("#machine").scroll_into_view_if_needed()
     shoot(page, "learned-judge-systems-page")
+    page.locator("#triage-suggestion").screenshot(
+        path=str(shoot(page, "learned-judge-systems-page").parent / "learned-judge-triage-suggestion.png")
+    )
 
 
 @pytest.mark.slow
