@@ -99,7 +99,7 @@ def machine_labels(run: JudgeRun, confidence: float, summary_ids=None) -> dict[t
 def carry_undecided(batch, hits: list, decided_acus: dict[int, set[int]]) -> list:
     """Each of these HITs of the batch carries only its summary's ACUs the machine has not decided
     (`decided_pairs`; in reference order), paid by the bucket of their count; a HIT left with none
-    is deleted. Returns the kept HITs.
+    is deleted and its summary recorded as decided (`Batch.decided_summaries`). Returns the kept HITs.
     (`hits` with their summaries selected: one query for every HIT's ACUs.)"""
     buckets = batch_buckets(batch)
     documents = {h.summary.document_id for h in hits}
@@ -119,6 +119,7 @@ def carry_undecided(batch, hits: list, decided_acus: dict[int, set[int]]) -> lis
         hit.acu_count = len(hit.acu_ids)
         hit.reward = bucket_for(buckets, hit.acu_count).reward
         kept.append(hit)
+    batch.decided_summaries.add(*(h.summary_id for h in hits if h.pk in set(empty)))
     HIT.objects.filter(pk__in=empty).delete()
     HIT.objects.bulk_update(kept, ["acu_ids", "acu_count", "reward"])
     return kept

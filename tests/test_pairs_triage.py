@@ -108,7 +108,8 @@ def test_the_judge_decides_only_non_gold_pairs_and_the_gold_hits_stay_whole():
         assert hit.acu_count == len(everything) and hit.reward == pay(len(everything))
         assert hit.gold_answers == {str(a): v for a, v in answers[summary_id].items()}
         assert (hit.max_assignments, hit.open_places, hit.priority) == (3, 3, 1)
-    assert decided_summary not in hits  # every pair decided: no HIT
+    assert decided_summary not in hits  # every pair decided: no HIT, recorded as decided by the batch
+    assert list(batch.decided_summaries.values_list("pk", flat=True)) == [decided_summary]
     assert set(hits) == set(plain.values_list("pk", flat=True)) - {decided_summary}
     for hit in hits.values():  # the ACUs at 0.6, 0.3 and 0.7 only, in reference order, paid by their count
         everything = acus_of(hit.summary)
@@ -121,7 +122,7 @@ def test_the_judge_decides_only_non_gold_pairs_and_the_gold_hits_stay_whole():
     assert any(pay(h.acu_count) < pay(len(acus_of(h.summary))) for h in hits.values())
     # the share the machine decided: every pair of the non-gold summaries at 0.95, 0.02, 0.08 or 0.97
     decided = [k for k, p in probability.items() if k[0] not in gold and not 0.1 < p < 0.9]
-    assert decided_share(batch)["pairs"] == len(decided)
+    assert decided_share(batch)["pairs"] == len(decided) and decided_share(batch)["of"] == len(probability)
 
 
 def answer(worker_index: int, summary_id: int, acu_id: int) -> bool:
@@ -415,3 +416,43 @@ def test_a_pair_the_run_has_no_probability_for_goes_to_the_crowd_in_both_triages
     standalone = create_triage_batch(run, confidence=C).hits.get(summary=summary)
     for hit in (in_pairs, standalone):
         assert hit is not None and hit.acu_ids == expected and hit.acu_count == len(expected)
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_the_judges_labels_count_on_the_batchs_summaries_only_and_its_saving_counts_the_triage():
+    """A triage batch over some references: the round's machine labels, its decided share and its
+    scores stay on the summaries it covers (its HITs' and those it decided wholly), never the
+    dataset's others; the batch page's saving is against fixed allocation on each of those
+    summaries with all its ACUs (the triage's saving included) and its settled HITs leave gold out."""
+    from hits.allocation.service import figures
+
+    dataset = demo_dataset()
+    references = [d.reference for d in dataset.documents.order_by("position")[:2]]
+    covered = Summary.objects.filter(document__reference__in=references)
+    decided_summary = covered.order_by("pk").last().pk
+    run, probability = judge_run(dataset, decided_summary)
+    batch = batch_of(
+        dataset,
+        assignments=3,
+        allocation=PAIRS,
+        buckets=BUCKETS,
+        allocation_judge_run=run.pk,
+        triage_confidence=C,
+        references=references,
+    )
+    assert set(batch.hits.values_list("summary_id", flat=True)) | {decided_summary} == set(
+        covered.values_list("pk", flat=True)
+    )
+    mine = set(covered.values_list("pk", flat=True))
+    scored = scored_judgments(batch, load_judgments(dataset, batch))
+    assert set(scored.summary.tolist()) == mine  # the others had machine labels before
+    share = decided_share(batch)
+    assert share["of"] == sum(1 for s, _ in probability if s in mine)
+    assert share["pairs"] == sum(1 for (s, _), p in probability.items() if s in mine and not 0.1 < p < 0.9)
+    # What the page says: a first place on each HIT against 3 whole HITs on each covered summary.
+    out = figures(batch)
+    whole = sum(3 * pay(len(acus_of(s))) for s in covered.select_related("document__reference"))
+    spent = sum(h.max_assignments * h.reward for h in batch.hits.all())
+    assert out["saved"] == whole - spent and out["fixed_places"] == 3 * len(mine)
+    assert (out["gold_hits"], out["settling_hits"]) == (0, batch.hits.count())

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
+from annotation.models import ACU
 from hits import places, versions
 from hits.allocation.policy import (
     ADAPTIVE,
@@ -48,7 +49,7 @@ from hits.models import HIT, Assignment, Batch, MachineJudgment, WorkerEstimate
 from hits.money import batch_buckets, bucket_for, cents
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
-from hits.selectors import counted_judgments
+from hits.selectors import counted_judgments, covered_summaries
 
 logger = logging.getLogger(__name__)
 
@@ -432,35 +433,62 @@ def pilot_state(batch: Batch) -> dict | None:
     }
 
 
+def _fixed_untriaged(batch: Batch, provider, fixed: int) -> tuple[int, Decimal]:
+    """The places and money fixed allocation would spend on every summary a triage batch covers
+    (hits.selectors.covered_summaries: those the judge decided wholly too), each HIT with all its ACUs."""
+    buckets = batch_buckets(batch)
+    counts = (
+        ACU.objects.filter(reference__document__summaries__in=covered_summaries(batch))
+        .values_list("reference__document__summaries")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    cost = Decimal("0.00")
+    for _, n in counts:
+        reward = bucket_for(buckets, n).reward
+        cost += fixed * (reward + provider.fee(reward, fixed))
+    return len(counts) * fixed, cost
+
+
 def figures(batch: Batch) -> dict | None:
-    """An adaptive batch's places opened (and those beyond the minimum; a `pairs` batch's: its
-    follow-up places), its settled HITs (a `pairs` batch's: its summaries' first HITs) and the
-    money saved against fixed allocation with the batch's assignments per HIT on every summary
-    (rewards and the provider's fees; negative: spent more), and its pilot (pilot_state). None
-    for a fixed batch."""
+    """An adaptive batch's places opened (and those the allocation added: beyond the minimum, a
+    `pairs` batch's follow-up places), its settled HITs among those that can settle (not gold: a
+    gold HIT keeps its places), and the money saved against fixed allocation with the batch's
+    assignments per HIT on every summary (rewards and the provider's fees; negative: spent more;
+    with triage, against every summary the batch covers with all its ACUs, so the triage's saving
+    counts), and its pilot (pilot_state). None for a fixed batch."""
     if batch.allocation not in ADAPTIVE_KINDS:
         return None
     provider = get_provider(batch.provider)
     fixed = batch.assignments_per_hit
-    saved = Decimal("0.00")
-    hits = places = extra = settled = 0
+    spent = baseline = Decimal("0.00")
+    hits = gold = places = extra = settled = 0
     groups = batch.hits.values("reward", "max_assignments", "follow_up").annotate(
-        n=Count("pk"), extra=Sum("extra_places"), settled=Count("pk", filter=Q(settled=True))
+        n=Count("pk"),
+        extra=Sum("extra_places"),
+        settled=Count("pk", filter=Q(settled=True)),
+        gold=Count("pk", filter=Q(gold_answers__isnull=False)),
     )
     for row in groups.order_by():
         reward, n_places, n = row["reward"], row["max_assignments"], row["n"]
-        saved -= n * n_places * (reward + provider.fee(reward, n_places))
+        spent += n * n_places * (reward + provider.fee(reward, n_places))
         places += n * n_places
         if row["follow_up"]:
             extra += n * n_places
             continue
-        saved += n * fixed * (reward + provider.fee(reward, fixed))
-        hits, extra, settled = hits + n, extra + row["extra"], settled + row["settled"]
+        baseline += n * fixed * (reward + provider.fee(reward, fixed))
+        hits, gold, extra, settled = hits + n, gold + row["gold"], extra + row["extra"], settled + row["settled"]
+    fixed_places = hits * fixed
+    if batch.triage_run_id is not None:
+        fixed_places, baseline = _fixed_untriaged(batch, provider, fixed)
+    saved = baseline - spent
     return {
         "hits": hits,
+        "gold_hits": gold,
+        "settling_hits": hits - gold,
         "places": places,
         "extra_places": extra,
-        "fixed_places": hits * fixed,
+        "fixed_places": fixed_places,
         "settled_hits": settled,
         "saved": cents(saved),
         "spent_more": cents(-saved) if saved < 0 else None,

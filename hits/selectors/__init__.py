@@ -194,3 +194,11 @@ def insider_why(user_id: int, username: str, datasets: QuerySet[Dataset]) -> lis
         "name", "created_by_id", "authors", "labelled"
     )
     return [(name, lead == user_id, bool(a), bool(b)) for name, lead, a, b in rows.order_by("name").distinct()]
+
+
+def covered_summaries(batch: Batch) -> set[int]:
+    """The summaries a round covers: its HITs' and, with triage, those the judge decided wholly
+    (their HITs were not made: `Batch.decided_summaries`). A triage round's machine labels count
+    on these only (scoring/runs/triage.py)."""
+    hits = set(batch.hits.values_list("summary_id", flat=True).distinct().order_by())
+    return hits | set(batch.decided_summaries.values_list("pk", flat=True))

@@ -7,27 +7,18 @@ judgments only."""
 
 import numpy as np
 
+from hits.selectors import covered_summaries
 from hits.triage import machine_labels
 from scoring.runs.data import Judgments
 
 MACHINE_WORKER = -1
 
 
-def _allowed_summaries(batch):
-    """The summaries of the batch's systems (None: every system)."""
-    if not batch.systems.exists():
-        return None
-    from annotation.models import Summary
-
-    return set(Summary.objects.filter(system__in=batch.systems.all()).values_list("pk", flat=True))
-
-
 def machine_votes(batch) -> Judgments:
-    """One vote per pair the machine decides, on the round's summaries but its gold HITs'."""
-    labels = machine_labels(batch.triage_run, batch.triage_confidence)
-    allowed = _allowed_summaries(batch)
+    """One vote per pair the machine decides, on the summaries the round covers (its HITs' and
+    those it decided wholly) but its gold HITs'."""
     gold = set(batch.hits.filter(gold_answers__isnull=False).values_list("summary_id", flat=True))
-    labels = {k: v for k, v in labels.items() if k[0] not in gold and (allowed is None or k[0] in allowed)}
+    labels = machine_labels(batch.triage_run, batch.triage_confidence, covered_summaries(batch) - gold)
     keys = sorted(labels)
     summary = np.array([k[0] for k in keys], dtype=np.int64)
     acu = np.array([k[1] for k in keys], dtype=np.int64)
@@ -47,13 +38,11 @@ def with_machine_labels(batch, judgments: Judgments) -> Judgments:
 
 
 def decided_share(batch) -> dict:
-    """How much of the round the machine decided: its pairs among the run's pairs of the round's systems."""
+    """How much of the round the machine decided: its pairs among the run's pairs of the summaries
+    the round covers."""
     from hits.models import MachineJudgment
 
-    pairs = MachineJudgment.objects.filter(run=batch.triage_run)
-    if batch.systems.exists():
-        pairs = pairs.filter(summary__system__in=batch.systems.all())
-    total = pairs.count()
+    total = MachineJudgment.objects.filter(run=batch.triage_run, summary_id__in=covered_summaries(batch)).count()
     decided = len(machine_votes(batch))
     return {
         "run": batch.triage_run_id,

@@ -102,7 +102,7 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     assert page.inner_text("#allocation-places") == "4"
     assert page.inner_text("#allocation-settled") == "0"
     section = page.inner_text("#allocation")
-    assert "1 beyond the first; fixed: 3" in section
+    assert "1 added as answers came in; fixed: 3" in section
     assert f"spent ${hit.reward:.2f} more against 3 assignments per HIT" in section
     shoot(page, "allocation-batch-page")
     context.close()
