@@ -21,6 +21,7 @@ from scoring import tasks
 from scoring.machine import runs
 from scoring.machine.data import human_labels, label_sources, load_pairs, reference_texts
 from scoring.machine.features import FEATURE_NAMES, Featurizer
+from scoring.machine.figures import SUGGEST_GRID
 from scoring.machine.judges import learned as learned_judge
 from scoring.machine.runs import run_judge_run, start_judge_run
 from scoring.machine.selectors import triage_source
@@ -265,7 +266,7 @@ def test_the_run_suggests_its_triage_confidence_from_the_documents_it_trained_on
     summary, acu, probability, document, system = (np.array(col) for col in zip(*rows, strict=True))
     human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist(), strict=True)])
     suggestion = run.figures["triage_suggestion"]
-    by_hand = triage_crossfit.suggest(probability, human, summary, document, system)
+    by_hand = triage_crossfit.suggest(probability, human, summary, document, system, grid=SUGGEST_GRID)
     assert suggestion == {**by_hand, "chosen_on": suggestion["chosen_on"]} and suggestion["c"] is not None
     assert suggestion["documents"] == 4 and suggestion["chosen_on"] == "the documents the judge trained on"
     out = StringIO()
@@ -282,3 +283,21 @@ def test_the_run_suggests_its_triage_confidence_from_the_documents_it_trained_on
     moved = json.loads(again.getvalue())
     assert moved["suggestion"] == suggestion
     assert moved["rows"] != json.loads(out.getvalue())["rows"]
+
+
+def test_a_run_never_suggests_a_confidence_a_pairs_batch_refuses():
+    """A judge right and sure on every labelled pair keeps the agreement at every c of the triage
+    grid, 0.5 too; the run suggests the smallest c a pairs batch's triage confidence takes (its
+    field's limits, hits.batch_fields), never 0.5, which the batch form and the API refuse (review,
+    issue 43)."""
+    from hits.batch_fields import FIELDS, batch_form_field
+    from scoring.machine.figures import suggestion_or_none
+
+    human = np.array([True, False] * 20)
+    probability = np.where(human, 0.97, 0.03)
+    summary, document, system = np.arange(40) // 4, np.arange(40) // 8, np.arange(40) // 4 % 2
+    suggestion = suggestion_or_none(probability, human, summary, document, system)
+    field = FIELDS["triage_confidence"]
+    assert suggestion["c"] == 0.6 and field.min <= suggestion["c"] <= field.max
+    assert batch_form_field("triage_confidence").clean(str(suggestion["c"])) == 0.6
+    assert suggestion["decided_share"] == 1.0
