@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -20,13 +21,14 @@ from hits.models import HIT, Batch, JudgeRun, Judgment, MachineJudgment
 from hits.money import Bucket
 from hits.services import handout
 from hits.services.batches import BatchError, publish_batch
+from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment
 from hits.services.triage import create_triage_batch
 from scoring.runs.data import load_judgments
 from scoring.runs.services import scored_judgments, summary_scores_arrays
 from scoring.runs.triage import decided_share
 
-from .crowd_data import batch_of, demo_dataset
+from .crowd_data import batch_of, demo_dataset, scored
 from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates (0.8)
 from .test_allocation_pairs_app import exported
 from .test_handout import make_workers
@@ -342,6 +344,22 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
     run.save()
     page = client.get(f"/batches/{batch.pk}/").content.decode()
     assert 'id="triage-verdict">The run alone is not for ranking' in page
+
+
+@pytest.mark.django_db
+def test_the_systems_page_of_a_triage_pairs_round_says_the_posterior_decides_the_rest(client, lead):
+    """In a pairs round the pairs the judge left to the crowd take their posterior, not the majority
+    of their answers (review, issue 43); a triage batch of fixed places keeps the majority
+    (tests/judges/test_judge_pages.py)."""
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    batch = publish_batch(triage_batch(dataset, run))
+    simulate_crowd(batch, workers=3, accuracy=0.9, seed=1)
+    scored(dataset, batch)
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_systems", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    assert 'id="machine-decided"' in page and "the crowd's posterior decides the rest" in page
+    assert "majority decides" not in page
 
 
 @pytest.mark.django_db

@@ -226,6 +226,7 @@ def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_clien
     scored(demo, batch)
     page = lead_client.get(reverse("dashboard_systems", args=[demo.pk]) + f"?round={batch.pk}").content.decode()
     assert 'id="machine-decided"' in page and f"judge run {run.pk}, c = 0.7" in page
+    assert "the crowd's majority decides the rest" in page  # fixed places; a pairs round: its posterior
 
 
 def test_workers_page_shows_the_machine_qc_column(lead_client, demo, eager_celery):
