@@ -6,7 +6,7 @@ from django import forms
 
 from annotation.models import System
 
-from .batch_fields import batch_form_field
+from .batch_fields import FIELDS, batch_form_field
 from .models import JudgeRun, QualificationTest
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
 from .provider_interface import available_providers, provider_class
@@ -122,6 +122,30 @@ class BatchForm(forms.Form):
                 field = form_field(provider.label, option)
                 field.provider = name  # the page shows only the chosen provider's fields
                 self.fields[form_field_name(name, option)] = field
+
+
+class TriageBatchForm(forms.Form):
+    """The systems page's triage batch from a judge run: its confidence and assignments read by the
+    batch form's and the API's own field specs (`hits.batch_fields`), so the limits and messages
+    are theirs; the assignments left out take the batch's default."""
+
+    confidence = batch_form_field("triage_confidence")
+    assignments = batch_form_field("assignments")
+    override = forms.BooleanField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["confidence"].label = "Confidence c"
+        self.fields["confidence"].required = True
+        self.fields["assignments"].required = False
+
+    def clean_assignments(self) -> int:
+        value = self.cleaned_data.get("assignments")
+        return FIELDS["assignments"].default if value is None else value
+
+    def refusal(self) -> str:
+        """The errors as one message for the page: each field's label, then its messages."""
+        return "; ".join(f"{self.fields[f].label}: {' '.join(e)}" for f, e in self.errors.items())
 
 
 _SPAN = re.compile(r"(?P<low>\d{1,9})(?:-(?P<high>\d{1,9})|\+)", re.ASCII)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Dataset
 from config.roles import LEAD, role_required
+from hits.forms import TriageBatchForm
 from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
 from scoring.machine.background import lost, start_run
@@ -106,7 +107,8 @@ def runs_json(request, dataset_id: int):
 @role_required(LEAD)
 @require_POST
 def triage_batch(request, dataset_id: int, run_id: int):
-    """Create a draft crowd batch of the pairs this run was unsure of at confidence c."""
+    """Create a draft crowd batch of the pairs this run was unsure of at confidence c (its values
+    read as the batch form reads them: hits.forms.TriageBatchForm)."""
     from hits.services.batches import BatchError
     from hits.services.triage import create_triage_batch
 
@@ -114,19 +116,22 @@ def triage_batch(request, dataset_id: int, run_id: int):
     run = JudgeRun.objects.filter(pk=run_id, batch__dataset=dataset).first()
     if run is None:
         raise Http404("No such judge run in this dataset.")
+    back = reverse("dashboard_systems", args=[dataset.pk]) + "#triage"
+    form = TriageBatchForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form.refusal())
+        return redirect(back)
     try:
-        confidence = float(request.POST.get("confidence", "0.9"))
-        assignments = int(request.POST.get("assignments", "3"))
         batch = create_triage_batch(
             run,
-            confidence=confidence,
-            assignments=assignments,
+            confidence=form.cleaned_data["confidence"],
+            assignments=form.cleaned_data["assignments"],
             user=request.user,
-            allow_not_for_ranking=request.POST.get("override") == "1",
+            allow_not_for_ranking=form.cleaned_data["override"],
         )
-    except (ValueError, BatchError) as exc:
-        messages.error(request, str(exc) or "Invalid confidence or assignments.")
-        return redirect(reverse("dashboard_systems", args=[dataset.pk]) + "#triage")
+    except BatchError as exc:
+        messages.error(request, str(exc))
+        return redirect(back)
     messages.success(
         request, f"Draft triage batch {batch.pk} created: {batch.hits.count()} HITs carry the uncertain ACUs."
     )

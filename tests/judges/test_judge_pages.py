@@ -170,7 +170,33 @@ def test_triage_batch_from_the_systems_page(lead_client, demo, eager_celery):
     )
     # A refusal goes back with a message.
     response = lead_client.post(reverse("judge_triage_batch", args=[demo.pk, run.pk]), {"confidence": "2"}, follow=True)
-    assert "between 0.5 and 1" in response.content.decode()
+    assert "Confidence c: Ensure this value is less than or equal to 0.999." in response.content.decode()
+
+
+def test_the_systems_page_triage_form_reads_its_values_as_the_batch_form_does(lead_client, demo, eager_celery):
+    """The confidence and the assignments of the systems page's triage batch are read by the batch
+    form's and the API's field specs (hits.batch_fields): the same limits and messages, never a
+    Python error; 0.9999, refused by the batch form and the API, is refused here too (review, issue 43)."""
+    from hits.batch_fields import FIELDS
+
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    url = reverse("judge_triage_batch", args=[demo.pk, run.pk])
+    confidence, assignments = FIELDS["triage_confidence"].messages(), FIELDS["assignments"].messages()
+    for posted, said in (
+        ({"confidence": "abc"}, f"Confidence c: {confidence['invalid']}"),
+        ({"confidence": "0.9999"}, f"Confidence c: {confidence['max_value']}"),
+        ({"confidence": "0.5"}, f"Confidence c: {confidence['min_value']}"),
+        ({"confidence": "0.7", "assignments": "x"}, f"Assignments per HIT: {assignments['invalid']}"),
+        ({"confidence": "0.7", "assignments": "10"}, f"Assignments per HIT: {assignments['max_value']}"),
+    ):
+        page = lead_client.post(url, {**posted, "override": "1"}, follow=True).content.decode()
+        assert said in page, posted
+        assert "could not convert" not in page and "invalid literal" not in page
+    assert not Batch.objects.filter(triage_run=run).exists()
+    # Within the limits it is made; the assignments left out: the batch's default.
+    lead_client.post(url, {"confidence": "0.999", "override": "1"})
+    batch = Batch.objects.get(triage_run=run)
+    assert (batch.triage_confidence, batch.assignments_per_hit) == (0.999, FIELDS["assignments"].default)
 
 
 def test_the_api_run_carries_the_cross_fitted_triage_the_systems_page_shows(lead_client, demo, eager_celery):
