@@ -135,8 +135,12 @@ class TriageBatchForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["confidence"].label = "Confidence c"
-        self.fields["confidence"].required = True
+        confidence, spec = self.fields["confidence"], FIELDS["triage_confidence"]
+        confidence.label, confidence.required = "Confidence c", True
+        confidence.error_messages["required"] = (
+            f"Give the confidence at which the judge run decides, between {spec.min} and {spec.max} (the c the run "
+            "suggests); when it suggests none, the judge should decide nothing: make no triage batch from it."
+        )
         self.fields["assignments"].required = False
 
     def clean_assignments(self) -> int:

@@ -102,7 +102,7 @@ def test_lead_trains_the_learned_judge_and_triage_uses_it(live_server, page, sho
     suggestion = run.figures["triage_suggestion"]
     said = page.inner_text("#triage-suggestion")
     assert f"Chosen on the labelled documents ({suggestion['documents']})" in said
-    assert page.input_value("input[name=confidence]") == (str(suggestion["c"]) if suggestion["c"] else "0.9")
+    assert page.input_value("input[name=confidence]") == (str(suggestion["c"]) if suggestion["c"] else "")
     assert (f"c = {suggestion['c']}," in said) if suggestion["c"] else ("no c keeps the agreement" in said)
     assert f"decides {suggestion['decided_share'] * 100:.1f}% of the pairs" in said or suggestion["c"] is None
     page.locator("#machine").scroll_into_view_if_needed()

@@ -2,6 +2,8 @@
 refusals as messages, the systems page for a triage round, triage batches from the page, the
 workers page's machine QC column; leads only."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -199,6 +201,24 @@ def test_the_systems_page_triage_form_reads_its_values_as_the_batch_form_does(le
     assert (batch.triage_confidence, batch.assignments_per_hit) == (0.999, FIELDS["assignments"].default)
 
 
+def test_the_triage_form_leaves_the_confidence_empty_when_the_run_suggests_none(lead_client, demo, eager_celery):
+    """A run that suggests no triage (no c keeps the agreement) recommends no c: the form's
+    confidence is empty with a placeholder saying so, and an empty confidence is refused with a
+    message saying what to give (review, issue 43)."""
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    scored(demo)
+    none = {**run.figures["triage_suggestion"], "c": None, "decided_share": 0.0}
+    JudgeRun.objects.filter(pk=run.pk).update(figures={**run.figures, "triage_suggestion": none})
+    page = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
+    assert "no c keeps the agreement, so the judge should decide nothing" in page
+    field = re.search(r'<input name="confidence"[^>]*>', page).group(0)
+    assert "value=" not in field and 'placeholder="none suggested"' in field
+    url = reverse("judge_triage_batch", args=[demo.pk, run.pk])
+    refused = lead_client.post(url, {"confidence": "", "override": "1"}, follow=True).content.decode()
+    assert "Confidence c: Give the confidence at which the judge run decides, between 0.51 and 0.999" in refused
+    assert not Batch.objects.filter(triage_run=run).exists()
+
+
 def test_the_api_run_carries_the_cross_fitted_triage_the_systems_page_shows(lead_client, demo, eager_celery):
     """GET /api/judge-runs/{id}/ gives the held-out figures stored with the run (issue 43): each
     fold's c with the documents it was chosen on and applied to, the saving with its interval, no
@@ -231,7 +251,7 @@ def test_the_api_run_carries_the_cross_fitted_triage_the_systems_page_shows(lead
     assert set(schema["TriageSuggestion"]["properties"]) == set(suggestion)
     assert 'id="triage-suggestion"' in systems
     if suggestion["c"] is None:
-        assert "no c keeps the agreement" in systems and 'name="confidence" value="0.9"' in systems
+        assert "no c keeps the agreement" in systems and 'name="confidence" placeholder="none suggested"' in systems
     else:
         assert f"c = {suggestion['c']}," in systems and f'name="confidence" value="{suggestion["c"]}"' in systems
     # A run stored before the cross-fitted figures (or without labels for them) reads null.
