@@ -1,4 +1,6 @@
-"""Triage aware of systems (issue 43). Pure numpy, no Django: the app and bench/allocation_bench.py share it.
+"""Triage aware of systems (issue 43), measured by the bench only. Pure numpy, no Django:
+bench/allocation_bench.py (`pairs+judge`'s `--pair-system-triage`) and tests/test_system_triage.py
+import it; the app does not, and its triage (hits.triage) has no per-system rule or cap.
 
 Triage lets a judge decide the pairs it is sure of (P >= c or P <= 1 - c, label P >= 0.5) and the crowd
 never sees them. A judge's errors are not spread evenly over the systems (a paraphrasing system's
