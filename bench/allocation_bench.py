@@ -394,6 +394,7 @@ def triage(run: Run, judge: JudgeData, systems: str = "none", setting: float = 0
         judge.summary[gold],
         document,
         system,
+        triage_crossfit.SUGGEST_GRID,  # the app's: the cs a pairs batch takes
         min_agreement=TRIAGE_MIN_AGREEMENT,
         max_change=TRIAGE_MAX_CHANGE,
     )

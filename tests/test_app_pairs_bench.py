@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import app_pairs_bench as bench  # noqa: E402 - the bench folder is on the path first
 
-from scoring.stats.triage_crossfit import choose  # noqa: E402
+from scoring.stats.triage_crossfit import SUGGEST_GRID, choose  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "realsumm"
 C = 0.8
@@ -99,6 +99,7 @@ def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet
         np.repeat(np.arange(len(lab.sizes)), lab.sizes)[expert],
         np.repeat(lab.docs, lab.sizes)[expert],
         np.repeat(lab.systems, lab.sizes)[expert],
+        SUGGEST_GRID,
         min_agreement=0.97,
         max_change=1.0,
     )

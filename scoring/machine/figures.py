@@ -5,16 +5,11 @@ import math
 
 import numpy as np
 
-from hits.batch_fields import FIELDS
 from hits.triage import ranking_verdict
 from scoring.machine.data import Pairs
 from scoring.stats import calibration, machine_figures, triage_crossfit
 
 CORRELATION_RESAMPLES = 1000
-# The confidences a run may suggest: the triage grid's within the limits of a pairs batch's triage
-# confidence, so the app never suggests a c it refuses (0.5 is no confidence a batch takes).
-_TRIAGE_CONFIDENCE = FIELDS["triage_confidence"]
-SUGGEST_GRID = tuple(c for c in machine_figures.TRIAGE_GRID if _TRIAGE_CONFIDENCE.min <= c <= _TRIAGE_CONFIDENCE.max)
 
 
 def clean(value):
@@ -48,13 +43,11 @@ def suggestion_or_none(probability, human, summary, document, system, trained_do
     """The confidence the run suggests for triage (scoring.stats.triage_crossfit.suggest), chosen on
     the labelled pairs whose probabilities are out of fold: the documents a learned judge trained on
     (its gold round), else every labelled document (their calibration is out of fold by document);
-    over SUGGEST_GRID, the cs a pairs batch takes. None without labelled pairs there."""
+    over triage_crossfit.SUGGEST_GRID, the cs a pairs batch takes. None without labelled pairs there."""
     keep = np.isin(document, list(trained_documents)) if trained_documents else np.ones(len(human), dtype=bool)
     if not keep.any():
         return None
-    out = triage_crossfit.suggest(
-        probability[keep], human[keep], summary[keep], document[keep], system[keep], grid=SUGGEST_GRID
-    )
+    out = triage_crossfit.suggest(probability[keep], human[keep], summary[keep], document[keep], system[keep])
     out["chosen_on"] = "the documents the judge trained on" if trained_documents else "the labelled documents"
     return out
 

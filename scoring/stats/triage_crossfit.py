@@ -36,6 +36,9 @@ RESAMPLES = 1000
 # to bound (no c kept it within 0.02 there), so the bound is off (1.0: a share cannot move more).
 SUGGEST_MIN_AGREEMENT = DEFAULT_MIN_AGREEMENT
 SUGGEST_MAX_CHANGE = 1.0
+# The confidences it chooses among: the grid's that a pairs batch's triage_confidence takes
+# (0.51-0.999, hits.batch_fields; a test holds the two together): 0.5 would decide every pair.
+SUGGEST_GRID = tuple(c for c in TRIAGE_GRID if 0.51 <= c <= 0.999)
 
 
 def _combined(probability, human, c):
@@ -61,7 +64,7 @@ def choose(probability, human, summary, document, system, grid=TRIAGE_GRID, *, m
     return best
 
 
-def suggest(probability, human, summary, document, system, grid=TRIAGE_GRID) -> dict:
+def suggest(probability, human, summary, document, system, grid=SUGGEST_GRID) -> dict:
     """The confidence to triage new documents at, chosen by `choose` with the SUGGEST_ criterion on
     these labelled pairs (their probabilities out of fold), with what it was chosen on. c None: no
     c of the grid keeps the agreement, so the judge should decide nothing."""

@@ -21,12 +21,12 @@ from scoring import tasks
 from scoring.machine import runs
 from scoring.machine.data import human_labels, label_sources, load_pairs, reference_texts
 from scoring.machine.features import FEATURE_NAMES, Featurizer
-from scoring.machine.figures import SUGGEST_GRID
 from scoring.machine.judges import learned as learned_judge
 from scoring.machine.runs import run_judge_run, start_judge_run
 from scoring.machine.selectors import triage_source
 from scoring.runs.services import compute_scores
 from scoring.stats import calibration, learned, triage_crossfit
+from scoring.stats.machine_figures import TRIAGE_GRID
 
 from ..conftest import PASSWORD
 from .learned_data import QUALITY, tiny_dataset
@@ -266,7 +266,7 @@ def test_the_run_suggests_its_triage_confidence_from_the_documents_it_trained_on
     summary, acu, probability, document, system = (np.array(col) for col in zip(*rows, strict=True))
     human = np.array([labels[(s, a)] for s, a in zip(summary.tolist(), acu.tolist(), strict=True)])
     suggestion = run.figures["triage_suggestion"]
-    by_hand = triage_crossfit.suggest(probability, human, summary, document, system, grid=SUGGEST_GRID)
+    by_hand = triage_crossfit.suggest(probability, human, summary, document, system)
     assert suggestion == {**by_hand, "chosen_on": suggestion["chosen_on"]} and suggestion["c"] is not None
     assert suggestion["documents"] == 4 and suggestion["chosen_on"] == "the documents the judge trained on"
     out = StringIO()
@@ -301,3 +301,6 @@ def test_a_run_never_suggests_a_confidence_a_pairs_batch_refuses():
     assert suggestion["c"] == 0.6 and field.min <= suggestion["c"] <= field.max
     assert batch_form_field("triage_confidence").clean(str(suggestion["c"])) == 0.6
     assert suggestion["decided_share"] == 1.0
+    # The grid the suggestion (and app+judge in bench/allocation_bench.py) chooses among is the
+    # triage grid within that field's limits: one rule, held here.
+    assert tuple(c for c in TRIAGE_GRID if field.min <= c <= field.max) == triage_crossfit.SUGGEST_GRID
