@@ -13,7 +13,7 @@ other HITs are triaged by its judge run, `allocation_judge_run`). Scores of the 
 
 import logging
 
-from django.db.models import Q
+from django.db.models import Count, F, Q
 
 from annotation.models import ACU
 from hits.batch_fields import BatchError
@@ -83,6 +83,18 @@ def decided_pairs(run: JudgeRun, confidence: float) -> dict[int, set[int]]:
     for summary_id, acu_id in rows.values_list("summary_id", "acu_id").order_by():
         out.setdefault(summary_id, set()).add(acu_id)
     return out
+
+
+def decided_counts(run: JudgeRun, confidence: float, summary_ids) -> dict[int, int]:
+    """{summary id: how many of its document's ACUs the machine decides at this confidence}: the
+    `decided_pairs` of these summaries counted in one query (a new batch's plan, hits.services.batch_plan)."""
+    rows = MachineJudgment.objects.filter(
+        _decided(confidence),
+        run=run,
+        summary_id__in=list(summary_ids),
+        acu__reference__document_id=F("summary__document_id"),
+    )
+    return dict(rows.values_list("summary_id").annotate(n=Count("pk")).order_by())
 
 
 def machine_labels(run: JudgeRun, confidence: float, summary_ids=None) -> dict[tuple[int, int], bool]:

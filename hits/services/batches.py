@@ -1,26 +1,21 @@
 """Creating, pricing, publishing and stopping batches."""
 
-import random
-from dataclasses import dataclass
+from collections import Counter
 from datetime import timedelta
-from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from annotation.models import ACU, Summary
-from annotation.services.authoring import usable_for_crowd
 from hits import versions
 from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
 from hits.batch_fields import FIELDS, BatchError, BatchSpec
-from hits.gold import known_answers
 from hits.models import HIT, Batch, JudgeRun, PayBucket
-from hits.money import Bucket, batch_buckets, bucket_for, cents, check_buckets
+from hits.money import Bucket, batch_buckets, bucket_for, check_buckets
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import tests_for_batches
-from hits.services import rating_batches
+from hits.services import batch_plan, rating_batches
 from hits.services.money_budget import over_budget_message
 from hits.triage import carry_undecided, check_triage_source, decided_pairs
 
@@ -63,7 +58,7 @@ def create_batch(
             "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
         )
     buckets = list(spec.buckets)
-    prior_run = _prior_run(dataset, spec.allocation_judge_run)
+    prior_run = batch_plan.prior_run(dataset, spec.allocation_judge_run)
     if prior_run is not None and spec.triage_confidence is not None:
         # a run "not for ranking" is refused unless the lead allowed it, as for a triage batch (then logged)
         check_triage_source(
@@ -72,13 +67,9 @@ def create_batch(
             allow_not_for_ranking=spec.triage_allow_not_for_ranking,
             override=f"tick “{FIELDS['triage_allow_not_for_ranking'].label}” (triage_allow_not_for_ranking)",
         )
-    if spec.rating:  # one HIT per example, its summaries rated (hits.ratings)
-        round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by)
-        anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
-    else:
-        round_ = None
-        summaries, acu_counts = _chosen_summaries(dataset, systems, references)
-        anchors = [(s, acu_counts[s.document.reference.pk]) for s in summaries]
+    # the HITs, as the new batch form's live estimate counted them (hits.services.estimate)
+    plan = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents, seed=seed)
+    round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by) if spec.rating else None
     batch = Batch.objects.create(
         dataset=dataset,
         name=spec.name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
@@ -110,25 +101,23 @@ def create_batch(
         [PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets]
     )
 
-    gold = _gold_answers(dataset, [s for s, _ in anchors], spec.gold_share, seed) if spec.gold_share > 0 else {}
-
-    def first_places(summary_id: int) -> int:
-        return policy.min_places if policy.kind in ADAPTIVE_KINDS and summary_id not in gold else spec.assignments
+    def first_places(gold: bool) -> int:
+        return policy.min_places if policy.kind in ADAPTIVE_KINDS and not gold else spec.assignments
 
     HIT.objects.bulk_create(
         [
             HIT(
                 batch=batch,
-                summary=s,
-                max_assignments=first_places(s.pk),
-                open_places=first_places(s.pk),
-                acu_count=count,  # a rating HIT: the summaries it asks about
-                reward=bucket_for(buckets, count).reward,
-                gold_answers=gold.get(s.pk),
-                turn=i / len(anchors),
-                priority=hit_priority(batch, s.pk in gold),
+                summary_id=h.summary_id,
+                max_assignments=first_places(h.gold is not None),
+                open_places=first_places(h.gold is not None),
+                acu_count=h.acu_count,  # a rating HIT: the summaries it asks about
+                reward=bucket_for(buckets, h.acu_count).reward,
+                gold_answers=h.gold,
+                turn=i / len(plan.hits),
+                priority=hit_priority(batch, h.gold is not None),
             )
-            for i, (s, count) in enumerate(anchors)
+            for i, h in enumerate(plan.hits)
         ],
         batch_size=2000,
     )
@@ -139,63 +128,14 @@ def create_batch(
 
 def _triage(batch: Batch, run: JudgeRun, confidence: float) -> None:
     """A `pairs` batch's triage (hits/triage.py): the pairs its judge run is sure of at `confidence`
-    leave its non-gold HITs (a HIT left with none is deleted, the others paid by the bucket of what
-    they carry); the gold HITs keep every ACU, their answers and their priority. Scores read the
-    run's labels for the decided pairs (scoring/runs/triage.py)."""
+    leave its non-gold HITs, each of which then lists the ACUs it carries (the plan, batch_plan.plan,
+    made no HIT the run decides whole and counted and priced what the others carry); the gold HITs
+    keep every ACU, their answers and their priority. Scores read the run's labels for the decided
+    pairs (scoring/runs/triage.py)."""
     batch.triage_run, batch.triage_confidence = run, confidence
     batch.save(update_fields=["triage_run", "triage_confidence"])
     plain = list(batch.hits.filter(gold_answers__isnull=True).select_related("summary"))
-    if plain and not carry_undecided(batch, plain, decided_pairs(run, confidence)):
-        raise BatchError(
-            f"At c = {confidence:g} judge run {run.pk} decides every pair of the non-gold HITs: there is nothing "
-            "for the crowd. Choose a higher confidence."
-        )
-
-
-def _prior_run(dataset, run_id: int | None) -> JudgeRun | None:
-    """A `pairs` batch's prior (hits.allocation.service.pair_priors): a finished, calibrated judge
-    run of the dataset; None when none is chosen."""
-    if run_id is None:
-        return None
-    run = JudgeRun.objects.filter(pk=run_id, batch__dataset=dataset).first()
-    if run is None:
-        raise BatchError(f"Judge run {run_id} is no run of the dataset {dataset.name}.")
-    if not run.has_probabilities:
-        raise BatchError(f"Judge run {run_id} has not finished with calibrated probabilities: it cannot be a prior.")
-    return run
-
-
-def _chosen_summaries(dataset, systems, references) -> tuple[list[Summary], dict[int, int]]:
-    """The summaries (of the chosen systems, all when none) of the chosen approved references (all
-    when None) that have ACUs, in document and system order, and each reference's ACU count."""
-    approved = usable_for_crowd(dataset)
-    if references is not None:
-        wanted = {r.pk for r in references}
-        not_ok = wanted - set(approved.filter(pk__in=wanted).values_list("pk", flat=True))
-        if not_ok:
-            raise BatchError(f"{len(not_ok)} of the chosen references are not approved yet.")
-        approved = approved.filter(pk__in=wanted)
-    summaries = Summary.objects.filter(document__reference__in=approved).select_related("document__reference")
-    if systems:
-        summaries = summaries.filter(system__in=systems)
-    acu_counts = dict(
-        ACU.objects.filter(reference__in=approved).values_list("reference_id").annotate(n=Count("pk")).order_by()
-    )
-    chosen = [
-        s for s in summaries.order_by("document__position", "system__name") if acu_counts.get(s.document.reference.pk)
-    ]
-    if not chosen:
-        raise BatchError("No summary of an approved reference with ACUs matches this choice.")
-    return chosen, acu_counts
-
-
-def _gold_answers(dataset, summaries: list[Summary], share: float, seed: int) -> dict[int, dict[str, bool]]:
-    """A share of the summaries with known answers (drawn with `seed`) as gold: {summary id: {ACU id: label}}."""
-    answers = known_answers(dataset, [s.pk for s in summaries])
-    candidates = [s.pk for s in summaries if s.pk in answers]
-    rng = random.Random(seed)
-    chosen = rng.sample(candidates, min(len(candidates), round(share * len(summaries))))
-    return {sid: {str(a): v for a, v in answers[sid].items()} for sid in chosen}
+    carry_undecided(batch, plain, decided_pairs(run, confidence))
 
 
 @transaction.atomic
@@ -216,57 +156,17 @@ def set_buckets(batch: Batch, buckets: list[Bucket]) -> None:
         bucket_hits(batch, b).update(reward=b.reward)
 
 
-@dataclass
-class BucketCost:
-    label: str
-    reward: Decimal
-    hits: int
-    assignments: int
-    rewards: Decimal
-    fees: Decimal
-
-    @property
-    def total(self) -> Decimal:
-        return self.rewards + self.fees
-
-
-def most_places_per_hit(batch: Batch) -> int:
-    """The most places a HIT of the batch can get: its assignments, or an adaptive batch's maximum."""
-    return batch.allocation_max if batch.allocation in ADAPTIVE_KINDS else batch.assignments_per_hit
-
-
-def most_places(batch: Batch, hits) -> int:
-    """The most places these HITs can get: an adaptive batch's possible extra places counted
-    (gold HITs keep the batch's assignments)."""
-    if batch.allocation not in ADAPTIVE_KINDS:
-        return hits.count() * batch.assignments_per_hit
-    gold = hits.filter(gold_answers__isnull=False).count()
-    return gold * batch.assignments_per_hit + (hits.count() - gold) * batch.allocation_max
-
-
 def cost_estimate(batch: Batch) -> dict:
     """HITs, assignments and cost by pay bucket, the provider's fees included; an adaptive batch
-    at its most places (what the budget check must count)."""
-    provider = get_provider(batch.provider)
-    rows = []
-    for b in batch_buckets(batch):
-        # a `pairs` batch's follow-up HITs are places of their summary, which its first HIT's most places count
-        first = bucket_hits(batch, b).filter(follow_up=0)
-        count = first.count()
-        places = most_places(batch, first)
-        fee_each = provider.fee(b.reward, most_places_per_hit(batch))
-        rows.append(BucketCost(b.label, b.reward, count, places, cents(b.reward * places), cents(fee_each * places)))
-    rewards = sum((r.rewards for r in rows), Decimal("0.00"))
-    fees = sum((r.fees for r in rows), Decimal("0.00"))
-    return {
-        "buckets": rows,
-        "hits": sum(r.hits for r in rows),
-        "assignments": sum(r.assignments for r in rows),
-        "rewards": rewards,
-        "fees": fees,
-        "total": rewards + fees,
-        "provider": provider.label,
-    }
+    at its most places (what the budget check counts; gold HITs at the assignments per HIT),
+    priced as the new batch form's live estimate prices its plan (batch_plan.price)."""
+    # a `pairs` batch's follow-up HITs are places of their summary, which its first HIT's most places count
+    first = batch.hits.filter(follow_up=0)
+    counts: Counter = Counter()
+    for gold in (True, False):
+        rows = first.filter(gold_answers__isnull=not gold).values_list("acu_count").annotate(n=Count("pk"))
+        counts.update({(acu_count, gold): n for acu_count, n in rows.order_by()})
+    return batch_plan.price(batch.provider, batch_buckets(batch), counts, batch_plan.Places.of_batch(batch))
 
 
 def publish_batch(batch: Batch) -> Batch:

@@ -1,17 +1,10 @@
 """What a batch would be before it exists: its references (by document count or an explicit list), HITs,
-assignments and cost with the default pay buckets (reads only; the new batch form's live count)."""
+assignments and cost, the draft's own figures (reads only; the new batch form's live count)."""
 
-from decimal import Decimal
-
-from django.db.models import Count
-
-from annotation.models import ACU, Document, Summary
+from annotation.models import Document
 from annotation.services.authoring import usable_for_crowd
-from hits.batch_fields import RATING_BUCKETS, BatchError
-from hits.money import DEFAULT_BUCKETS, Bucket, bucket_for, cents
-from hits.provider_interface import get_provider
-from hits.ratings import PROTOCOLS
-from hits.services import rating_batches
+from hits.batch_fields import BatchSpec
+from hits.services import batch_plan
 
 
 class SampleError(ValueError):
@@ -40,58 +33,16 @@ def chosen_references(dataset, *, documents: int | None = None, document_ids: st
     return None  # all approved references
 
 
-def estimate(
-    dataset,
-    *,
-    provider: str,
-    assignments: int,
-    systems=None,
-    references=None,
-    budget=None,
-    protocol: str = "",
-    documents=None,
-) -> dict:
-    """HITs, assignments and cost of a new batch with these choices; a rating batch (`protocol`,
-    hits.ratings): one HIT per chosen document (`documents`; None: all), paid by its summaries."""
-    if protocol in PROTOCOLS:
-        buckets = [Bucket(*b) for b in RATING_BUCKETS]
-        try:
-            counts = [n for _, n in rating_batches.example_anchors(dataset, protocol, systems, documents)]
-        except BatchError:
-            counts = []
-    else:
-        buckets = [Bucket(*b) for b in DEFAULT_BUCKETS]
-        counts = _acu_counts(dataset, systems, references)
-    adapter = get_provider(provider)
-    hits = 0
-    rewards = fees = Decimal("0.00")
-    for n in counts:
-        reward = bucket_for(buckets, n).reward
-        hits += 1
-        rewards += reward * assignments
-        fees += adapter.fee(reward, assignments) * assignments
-    total = cents(rewards) + cents(fees)
-    return {
-        "hits": hits,
-        "assignments": hits * assignments,
-        "rewards": cents(rewards),
-        "fees": cents(fees),
-        "total": total,
-        "over_budget": budget is not None and total > budget,
-    }
-
-
-def _acu_counts(dataset, systems, references) -> list[int]:
-    """The ACU count of each HIT an ACU batch of these choices would have (one per summary with ACUs)."""
-    refs = usable_for_crowd(dataset) if references is None else references
-    acu_counts = dict(
-        ACU.objects.filter(reference__in=refs).values_list("reference_id").annotate(n=Count("pk")).order_by()
-    )
-    summaries = Summary.objects.filter(document__reference__in=refs)
-    if systems:
-        summaries = summaries.filter(system__in=systems)
-    counts = (acu_counts.get(r) for r in summaries.values_list("document__reference", flat=True))
-    return [n for n in counts if n]
+def estimate(dataset, spec: BatchSpec, *, systems=None, references=None, documents=None) -> dict:
+    """HITs, assignments (their most places) and cost of a new batch with these settings and choices:
+    the draft's own estimate (`cost_estimate`, what publishing checks against the budget) before the
+    draft exists, priced from the plan `create_batch` writes (hits.services.batch_plan: gold HITs, a
+    `pairs` batch's triage). Writes nothing; BatchError when creating the draft would be refused so."""
+    planned = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents)
+    cost = batch_plan.price(spec.provider, list(spec.buckets), planned.counts(), batch_plan.Places.of_spec(spec))
+    figures = {k: cost[k] for k in ("hits", "assignments", "rewards", "fees", "total")}
+    figures["over_budget"] = spec.budget is not None and cost["total"] > spec.budget
+    return figures
 
 
 def chosen_documents(dataset, *, documents: int | None = None, document_ids: str = ""):

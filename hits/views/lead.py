@@ -92,29 +92,22 @@ def _chosen(dataset, data) -> dict:
 
 @role_required(LEAD)
 def batch_estimate(request, dataset_id: int):
-    """The new batch form's live count: HITs, assignments and cost for the choices so far (GET, writes nothing).
+    """The new batch form's live count: HITs, assignments and cost for the choices so far, the figures the
+    draft will have (hits.services.estimate; GET, writes nothing), or why creating it would be refused.
     Security behavior: leads only."""
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     form = BatchForm(request.GET, dataset=dataset)
     form.is_valid()  # partial input still gives a count: fields with errors fall back to their defaults
-    data = form.cleaned_data
-    provider = data.get("provider") or "inhouse"
+    data = {**form.cleaned_data, "provider": form.cleaned_data.get("provider") or "inhouse"}
     try:
-        choice = _chosen(dataset, data)
-    except estimate.SampleError as exc:
+        figures = estimate.estimate(
+            dataset,
+            BatchSpec.from_data(data),
+            systems=list(data.get("systems") or []) or None,
+            **_chosen(dataset, data),
+        )
+    except (batches.BatchError, estimate.SampleError) as exc:
         return JsonResponse({"error": str(exc)}, status=400)
-    figures = estimate.estimate(
-        dataset,
-        provider=provider,
-        # an adaptive batch at its most places, as the budget check counts it
-        assignments=(data.get("allocation_max") or 5)
-        if data.get("allocation") in ADAPTIVE_KINDS
-        else (data.get("assignments") or 3),
-        systems=list(data.get("systems") or []) or None,
-        budget=data.get("budget"),
-        protocol=data.get("protocol") or "",
-        **choice,
-    )
     figures.update({k: format_money(figures[k]) for k in ("rewards", "fees", "total")})
     figures["budget"] = format_money(data.get("budget")) if data.get("budget") is not None else None
     return JsonResponse(figures)
