@@ -2,11 +2,14 @@
 form, three workers disagree on its one summary, the summary gets a fourth place and the batch
 page shows the places opened, the settled HITs and the money against fixed."""
 
+from decimal import Decimal
+
 import pytest
 
 from annotation.models import Document
 from hits import signals
 from hits.models import HIT, Batch
+from hits.services.batches import cost_estimate
 
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset
@@ -212,7 +215,8 @@ def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_t
     assert options == ["none: every pair starts at the batch's prior", f"run {run.pk}: learned v1"]
     page.select_option("#id_allocation_judge_run", str(run.pk))
     page.fill("#id_triage_confidence", "0.9")
-    page.wait_for_selector("#live-estimate:has-text('1 HITs · 3 assignments')")  # the most places, before triage
+    # the most places, after the triage (it keeps 6 of the summary's 10 ACUs: the same pay bucket), as the draft counts
+    page.wait_for_selector("#live-estimate:has-text('1 HITs · 3 assignments · $0.75')")
     page.locator("#id_allocation_judge_run").scroll_into_view_if_needed()
     shoot(page, "allocation-pairs-judge-run")
     page.click("button:text('Create draft')")
@@ -233,6 +237,8 @@ def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_t
     batch = Batch.objects.get(name="pairs with triage")
     assert (batch.allocation_judge_run_id, batch.triage_run_id, batch.triage_confidence) == (run.pk, run.pk, 0.9)
     assert batch.triage_allow_not_for_ranking
+    cost = cost_estimate(batch)
+    assert (cost["hits"], cost["assignments"], cost["total"]) == (1, 3, Decimal("0.75"))  # the live estimate's
     note = page.locator("#triage-note")
     assert f"judge run {run.pk} was unsure of at c = 0.9" in note.inner_text()
     assert page.locator("#triage-verdict").inner_text().startswith("The run alone is not for ranking")
