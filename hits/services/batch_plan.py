@@ -1,10 +1,11 @@
 """A new batch's plan: the HITs it will hold (which summaries, which of them gold, how many ACUs each
 carries after its triage) and what they cost at their most places, computed once.
 
-`create_batch` writes its HITs from the plan; the new batch form's live estimate prices the same plan
-without writing anything (`hits.services.estimate`). Both prices come from `price`, which the draft's
-`cost_estimate` also reads its HIT rows through, so the figure the form shows is the one publishing
-checks against the budget."""
+`create_batch` writes its HITs from the plan (and triages them with hits.triage.carry_undecided, which
+leaves them as the plan's `kept`); the new batch form's live estimate prices the same plan without
+writing anything (`hits.services.estimate`). Both prices come from `price`, which the draft's
+`cost_estimate` reads its HIT rows through, so the figure the form shows is the one publishing checks
+against the budget."""
 
 import random
 from collections import Counter
@@ -35,12 +36,13 @@ class PlannedHIT:
 
 @dataclass(frozen=True)
 class Plan:
-    hits: list[PlannedHIT]
+    hits: list[PlannedHIT]  # as created, one per chosen summary, every ACU
+    kept: list[PlannedHIT]  # after the triage (a `pairs` batch with triage_confidence), else `hits`
     judge_run: JudgeRun | None = None  # a `pairs` batch's prior, and its triage's source with a confidence
 
     def counts(self) -> Counter:
-        """{(ACU count, gold): HITs}: what `price` reads."""
-        return Counter((h.acu_count, h.gold is not None) for h in self.hits)
+        """{(ACU count, gold): HITs} of the draft (after the triage): what `price` reads."""
+        return Counter((h.acu_count, h.gold is not None) for h in self.kept)
 
 
 @dataclass(frozen=True)
@@ -122,18 +124,20 @@ def plan(dataset, spec: BatchSpec, *, systems=None, references=None, documents=N
     the gold HITs keep every ACU."""
     if spec.rating:
         anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
-        return Plan([PlannedHIT(s.pk, n) for s, n in anchors])
+        hits = [PlannedHIT(s.pk, n) for s, n in anchors]
+        return Plan(hits, hits)
     run = prior_run(dataset, spec.allocation_judge_run)
     summaries = _chosen_summaries(dataset, systems, references)
     gold = _gold_answers(dataset, [s for s, _ in summaries], spec.gold_share, seed) if spec.gold_share > 0 else {}
     hits = [PlannedHIT(s, n, gold.get(s)) for s, n in summaries]
     if run is None or spec.triage_confidence is None:
-        return Plan(hits, run)
-    return Plan(_triaged(hits, run, spec.triage_confidence), run)
+        return Plan(hits, hits, run)
+    return Plan(hits, _triaged(hits, run, spec.triage_confidence), run)
 
 
 def _triaged(hits: list[PlannedHIT], run: JudgeRun, confidence: float) -> list[PlannedHIT]:
-    """The HITs after the triage: a non-gold HIT carries the ACUs the run has not decided, none: not made."""
+    """The HITs after the triage, as `carry_undecided` leaves them: a non-gold HIT carries the ACUs of its
+    document the run has not decided (`decided_counts`, one query), a HIT left with none is not made."""
     plain = [h.summary_id for h in hits if h.gold is None]
     decided = decided_counts(run, confidence, plain)
     kept = [

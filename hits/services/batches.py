@@ -67,7 +67,7 @@ def create_batch(
             allow_not_for_ranking=spec.triage_allow_not_for_ranking,
             override=f"tick “{FIELDS['triage_allow_not_for_ranking'].label}” (triage_allow_not_for_ranking)",
         )
-    # the HITs, as the new batch form's live estimate counted them (hits.services.estimate)
+    # the HITs (after `_triage`: the plan's `kept`), as the new batch form's live estimate counted them
     plan = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents, seed=seed)
     round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by) if spec.rating else None
     batch = Batch.objects.create(
@@ -128,10 +128,10 @@ def create_batch(
 
 def _triage(batch: Batch, run: JudgeRun, confidence: float) -> None:
     """A `pairs` batch's triage (hits/triage.py): the pairs its judge run is sure of at `confidence`
-    leave its non-gold HITs, each of which then lists the ACUs it carries (the plan, batch_plan.plan,
-    made no HIT the run decides whole and counted and priced what the others carry); the gold HITs
-    keep every ACU, their answers and their priority. Scores read the run's labels for the decided
-    pairs (scoring/runs/triage.py)."""
+    leave its non-gold HITs (a HIT left with none is deleted, the others paid by the bucket of what
+    they carry), which become the plan's `kept`, the HITs the live estimate priced (batch_plan.plan
+    has refused a triage that leaves the crowd nothing); the gold HITs keep every ACU, their answers
+    and their priority. Scores read the run's labels for the decided pairs (scoring/runs/triage.py)."""
     batch.triage_run, batch.triage_confidence = run, confidence
     batch.save(update_fields=["triage_run", "triage_confidence"])
     plain = list(batch.hits.filter(gold_answers__isnull=True).select_related("summary"))
