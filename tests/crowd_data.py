@@ -17,6 +17,16 @@ def demo_dataset(name="demo") -> Dataset:
     return Dataset.objects.get(name=name)
 
 
+# The new batch form's fields at their defaults (in-house): tests add the fields they set.
+BATCH_FORM = {
+    "provider": "inhouse",
+    "assignments": 3,
+    "lifetime_hours": 168,
+    "assignment_minutes": 60,
+    "auto_approve_hours": 72,
+}
+
+
 def batch_of(dataset, **options):
     """create_batch with the settings of a BatchSpec and the service's own arguments mixed, as tests write them."""
     chosen = {

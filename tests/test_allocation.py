@@ -40,7 +40,7 @@ from hits.services.triage import create_triage_batch
 from scoring.runs.worker_estimates import refit_estimates
 from scoring.stats.dawid_skene import dawid_skene
 
-from .crowd_data import all_answers, at_once, batch_of, demo_dataset
+from .crowd_data import BATCH_FORM, all_answers, at_once, batch_of, demo_dataset
 from .test_handout import make_workers
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -295,11 +295,7 @@ def test_page_and_api_create_an_adaptive_batch(lead):
     client.force_login(lead)
     form = {
         "name": "adaptive by page",
-        "provider": "inhouse",
-        "assignments": 3,
-        "lifetime_hours": 168,
-        "assignment_minutes": 60,
-        "auto_approve_hours": 72,
+        **BATCH_FORM,
         "gold_share": 0,
         "allocation": "adaptive",
         "allocation_min": 2,

@@ -12,7 +12,7 @@ from hits.batch_fields import FIELDS
 from hits.forms import BatchForm
 from hits.models import Batch
 
-from .crowd_data import demo_dataset
+from .crowd_data import BATCH_FORM, demo_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -46,11 +46,7 @@ def _page_form(field, value) -> dict:
     """What the batch page's form would accept otherwise, with `field` set to `value`."""
     data = {
         "name": "",
-        "provider": "inhouse",
-        "assignments": 3,
-        "lifetime_hours": 168,
-        "assignment_minutes": 60,
-        "auto_approve_hours": 72,
+        **BATCH_FORM,
         "gold_share": 0,
     }
     return {**data, field: value}

@@ -19,17 +19,13 @@ from hits.money import format_money
 from hits.services.batches import cost_estimate, publish_batch
 from hits.services.money_budget import over_budget_message
 
-from .crowd_data import batch_of, demo_dataset
+from .crowd_data import BATCH_FORM, batch_of, demo_dataset
 from .test_pairs_triage import judge_run
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 FORM = {
-    "provider": "inhouse",
-    "assignments": 3,
-    "lifetime_hours": 168,
-    "assignment_minutes": 60,
-    "auto_approve_hours": 72,
+    **BATCH_FORM,
     "gold_share": 0,
     "allocation": "fixed",
 }

@@ -28,7 +28,7 @@ from scoring.runs.data import load_judgments
 from scoring.runs.services import scored_judgments, summary_scores_arrays
 from scoring.runs.triage import decided_share
 
-from .crowd_data import batch_of, demo_dataset, scored
+from .crowd_data import BATCH_FORM, batch_of, demo_dataset, scored
 from .test_allocation import no_refit  # noqa: F401 - the fixture: no refit, the fallback estimates (0.8)
 from .test_allocation_pairs_app import exported
 from .test_handout import make_workers
@@ -317,11 +317,7 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
     assert "the id of" not in field.help_text and "finished, calibrated judge run" in field.help_text
     form = {
         "name": "pairs from the page",
-        "provider": "inhouse",
-        "assignments": 3,
-        "lifetime_hours": 168,
-        "assignment_minutes": 60,
-        "auto_approve_hours": 72,
+        **BATCH_FORM,
         "gold_share": 0.2,
         "allocation": PAIRS,
         "allocation_max": 3,
@@ -370,11 +366,7 @@ def test_the_page_and_the_api_refuse_triage_from_a_run_not_for_ranking_unless_th
     run.save()
     form = {
         "name": "pairs from the page",
-        "provider": "inhouse",
-        "assignments": 3,
-        "lifetime_hours": 168,
-        "assignment_minutes": 60,
-        "auto_approve_hours": 72,
+        **BATCH_FORM,
         "gold_share": 0,
         "allocation": PAIRS,
         "allocation_judge_run": run.pk,
