@@ -242,6 +242,7 @@ def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_t
     note = page.locator("#triage-note")
     assert f"judge run {run.pk} was unsure of at c = 0.9" in note.inner_text()
     assert page.locator("#triage-verdict").inner_text().startswith("The run alone is not for ranking")
+    assert "1 place opened (0 added as answers came in; fixed: 3)" in page.inner_text("#allocation")
     note.scroll_into_view_if_needed()
     shoot(page, "allocation-pairs-triage-note")
     context.close()
