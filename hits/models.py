@@ -199,8 +199,7 @@ class Batch(models.Model):
     triage_confidence = models.FloatField(null=True, blank=True)
     # The lead allowed a triage run marked "not for ranking" (hits.triage.check_triage_source).
     triage_allow_not_for_ranking = models.BooleanField(default=False)
-    # The summaries the triage decided wholly, whose HITs were not made (hits.triage.carry_undecided):
-    # with its HITs' summaries, the summaries the round covers (hits.selectors.covered_summaries).
+    # Summaries the triage decided wholly, HITs not made (hits.selectors.covered_summaries reads them).
     decided_summaries = models.ManyToManyField("annotation.Summary", related_name="+", blank=True)
     # How many places a HIT gets (hits/allocation/policy.py): `fixed` (assignments_per_hit each) or
     # `adaptive` (allocation_min first, one more per decision while an ACU of the HIT is
