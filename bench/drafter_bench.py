@@ -40,11 +40,32 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from annotation.drafting.base import DrafterError
 from annotation.drafting.parsed import DEFAULT_MODEL, draft_parsed_reference, load_parser
 from annotation.drafting.rules import draft_reference, verb_form
 from annotation.text import attach_units_to_sentences, has_sentence_tags, reference_sentences
 from scoring.drafts import comparison, quality
 from scoring.machine.judges.lexical import LexicalJudge
+
+PYRAMID_PARTS = ("references.txt", "SCUs.txt", "summaries", "labels")
+
+
+def read_folder_or_exit(folder: Path):
+    """`read_folder`, or a one-line message when the folder is missing, not a pyramid folder or unreadable."""
+    if not folder.is_dir():
+        sys.exit(f"{folder}: no such folder (a pyramid folder holds {', '.join(PYRAMID_PARTS)})")
+    missing = [name for name in PYRAMID_PARTS if not (folder / name).exists()]
+    if missing:
+        sys.exit(f"{folder} is not a pyramid folder: {', '.join(missing)} missing")
+    try:
+        out = read_folder(folder)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        sys.exit(f"{folder}: cannot read the pyramid folder: {exc}")
+    if not out[0] or not out[3]:
+        sys.exit(f"{folder}: no references or no system summaries to score")
+    if len(out[2]) != len(out[0]):
+        sys.exit(f"{folder}: SCUs.txt has {len(out[2])} lines for {len(out[0])} references (one line per reference)")
+    return out
 
 
 def read_folder(folder: Path):
@@ -68,7 +89,10 @@ def read_folder(folder: Path):
 
 
 def read_units(path: Path) -> list[list[str]]:
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        sys.exit(f"Cannot read the unit file {path}: {getattr(exc, 'strerror', None) or exc}")
     return [[u.strip() for u in line.split("\t") if u.strip()] for line in lines]
 
 
@@ -122,7 +146,9 @@ def document_range(text: str | None, n: int) -> range:
         a, b = (int(x) for x in text.split(":"))
     except ValueError:
         sys.exit(f"--documents takes START:END (document positions, END excluded), e.g. 50:100; got {text!r}")
-    if not 0 <= a < b or a >= n:
+    if not 0 <= a < b:
+        sys.exit(f"--documents takes START:END with 0 <= START < END, e.g. 50:100; got {text!r}")
+    if a >= n:
         sys.exit(f"--documents {text}: the folder has documents 0 to {n - 1}")
     return range(a, min(b, n))
 
@@ -142,8 +168,10 @@ def main():
         help="the parsed drafter's spaCy model (installed package or directory)",
     )
     args = parser.parse_args()
+    if args.errors < 0 or args.resamples < 1:
+        sys.exit("--errors takes a count of 0 or more, --resamples one of 1 or more")
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    refs, tagged, units, systems, summaries, labels = read_folder(args.folder)
+    refs, tagged, units, systems, summaries, labels = read_folder_or_exit(args.folder)
     if tagged < len(refs):
         print(
             f"note: {len(refs) - tagged} of {len(refs)} references have no <t> ... </t> tags: "
@@ -154,7 +182,10 @@ def main():
     judge = LexicalJudge()
     verb_form("drove")  # lemminflect loads its tables once per process (~2-4 s)
     if args.drafter == "parsed":
-        nlp = load_parser(args.parser_model)
+        try:
+            nlp = load_parser(args.parser_model)
+        except DrafterError as exc:
+            sys.exit(str(exc))
         nlp("A sentence to warm the parser up .")
         draft = lambda sentences: draft_parsed_reference(sentences, nlp)  # noqa: E731
     else:

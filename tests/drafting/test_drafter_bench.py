@@ -101,3 +101,27 @@ def test_the_comparison_is_the_micro_figures_with_paired_document_intervals():
     assert compare(a, b, n_resamples=500, rng=3) == compare(a, b, n_resamples=500, rng=3)
     with pytest.raises(ValueError, match="same documents"):
         compare(a, sample(3, n=10), n_resamples=10)
+
+
+def bench_refusal(*args) -> str:
+    """The bench's message for bad input: a non-zero exit with one line on stderr, no traceback."""
+    done = subprocess.run([sys.executable, str(BENCH), *map(str, args)], capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0, done.stdout
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def test_the_bench_refuses_bad_input_with_one_line(realsumm_path, tmp_path):
+    assert "no such folder" in bench_refusal(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "references.txt" in bench_refusal(empty)
+    assert "not a pyramid folder" in bench_refusal(empty)
+    assert "STUs.txt" in bench_refusal(realsumm_path, "--documents", "50:100", "--against", tmp_path / "STUs.txt")
+    assert "START < END" in bench_refusal(realsumm_path, "--documents", "5:2")
+    assert "0 to 99" in bench_refusal(realsumm_path, "--documents", "200:300")
+    assert "--resamples" in bench_refusal(realsumm_path, "--against", realsumm_path / "SCUs.txt", "--resamples", "0")
+    assert "--errors" in bench_refusal(realsumm_path, "--errors", "-1")
+    assert "nosuchmodel" in bench_refusal(realsumm_path, "--drafter", "parsed", "--parser-model", "nosuchmodel")
