@@ -220,3 +220,18 @@ def test_report_against_a_file_with_intervals_on_a_range_of_documents(tmp_path, 
     for bad in ("8:2", "two:eight"):
         with pytest.raises(CommandError, match="--documents takes START:END"):
             call_command("draft_report", dataset.name, "--judge", "lexical", "--documents", bad)
+
+
+def test_report_refuses_counts_and_ranges_it_cannot_use(capsys):
+    """Bad counts and a range past the dataset's documents are a clear message; one document
+    gives the matching, with a note instead of a budget curve (it needs two documents to cross-fit)."""
+    dataset = demo_dataset()
+    for flag, value in (("--errors", "-1"), ("--resamples", "0"), ("--random-draws", "0")):
+        with pytest.raises(CommandError, match=f"{flag} takes"):
+            call_command("draft_report", dataset.name, "--judge", "lexical", flag, value)
+    with pytest.raises(CommandError, match="has documents 0 to 9"):
+        call_command("draft_report", dataset.name, "--judge", "lexical", "--documents", "20:30")
+    call_command("draft_report", dataset.name, "--judge", "lexical", "--documents", "0:1", "--budget", "0.5")
+    printed = capsys.readouterr().out
+    assert "1 documents" in printed and "matching" in printed
+    assert "needs two or more documents" in printed

@@ -413,6 +413,10 @@ def report(
         other_sub = (doc_of, hs[sel], hc[sel], ods[sel], odc[sel])
         out["against"]["all_units"] = curve.correlations(Xk, curve.mixed_scores(*other_sub, ~every, len(docs)))
         out["against"]["comparison"] = _compare(tables, other, judge, Xk, docs, sub, other_sub, resamples)
+    if len(docs) < 2:  # the regressor is cross-fitted by document
+        out["budget"] = []
+        out["note"] = "The budget curve needs two or more documents with human judgments."
+        return out
     F = feature_matrix(tables, [drafts_of(dataset, tables, name) for name in agreement_with])[sel]
     predicted = regressor.out_of_fold(F, errors[sel], doc_of, seed=seed)
     out["regressor"] = {

@@ -79,9 +79,21 @@ class Command(BaseCommand):
                 ) from None
             if not 0 <= start < end:
                 raise CommandError("--documents takes START:END with 0 <= START < END, e.g. 50:100.")
+            count = dataset.documents.count()
+            if start >= count:
+                raise CommandError(
+                    f"--documents {start}:{end}: dataset {dataset.name!r} has documents 0 to {count - 1}."
+                )
             documents = range(start, end)
         if any(not 0 <= b <= 1 for b in budgets):
             raise CommandError("--budget takes shares between 0 and 1, e.g. 0.5 for half of the sentences.")
+        for flag, key, least in (
+            ("--errors", "errors", 0),
+            ("--resamples", "resamples", 1),
+            ("--random-draws", "random_draws", 1),
+        ):
+            if opts[key] < least:
+                raise CommandError(f"{flag} takes a whole number of {least} or more.")
         try:
             out = report(
                 dataset,
@@ -137,6 +149,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Lite2.x criterion: mean sentence error {l2['sentence_error_mean']:.4f} (median {l2['sentence_error_median']:.4f})"
         )
+        if "note" in out:
+            self.stdout.write(out["note"])
         for row in out.get("sentence_errors", []):
             self.stdout.write(f"\n{row['errors']} errors: {row['sentence']}")
             self.stdout.write("  missed human ACUs: " + (" | ".join(row["missed_human_acus"]) or "-"))
