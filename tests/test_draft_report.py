@@ -235,3 +235,28 @@ def test_report_refuses_counts_and_ranges_it_cannot_use(capsys):
     printed = capsys.readouterr().out
     assert "1 documents" in printed and "matching" in printed
     assert "needs two or more documents" in printed
+
+
+def test_the_budget_ranks_sentences_by_the_features_its_regressor_learned():
+    """The budget's regressor is trained on `feature_matrix` (the drafts' score in each system
+    summary: the mean over the sentence's drafts); the sentences it ranks get the same features,
+    not the spread over every (draft, summary) pair."""
+    from annotation.drafting import get_drafter
+    from scoring.drafts.report import feature_matrix
+    from scoring.drafts.unit_budget import features
+
+    dataset = demo_dataset()
+    judge = get_judge("lexical")
+    tables = build_tables(dataset, drafter="rules", judge=judge)
+    sentences = list(
+        ReferenceSentence.objects.filter(pk__in=tables.sentence_ids)
+        .select_related("reference__document")
+        .order_by("reference__document__position", "position")
+    )
+    drafts = budget_service._draft_sentences(dataset, sentences, get_drafter("rules"))
+    assert drafts == tables.drafts and any(len(d) > 1 for d in drafts)
+    scores = budget_service._draft_scores(sentences, drafts, judge)
+    ranked = np.array(
+        [features.sentence_features(s.text, d, sc) for s, d, sc in zip(sentences, drafts, scores, strict=True)]
+    )
+    assert ranked == pytest.approx(feature_matrix(tables))

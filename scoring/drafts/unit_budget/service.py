@@ -117,7 +117,8 @@ def _open_sentences(dataset: Dataset) -> list[ReferenceSentence]:
 
 
 def _draft_scores(sentences, drafts, judge) -> list[np.ndarray]:
-    """Per sentence, the machine score of its drafts in each system summary of its document."""
+    """Per sentence, the machine score of its drafts in each system summary of its document: the
+    mean over its drafts per summary, as `report.feature_matrix` gives the regressor's training rows."""
     summaries = defaultdict(list)
     for doc, text in Summary.objects.filter(document__in={s.reference.document_id for s in sentences}).values_list(
         "document_id", "text"
@@ -133,7 +134,10 @@ def _draft_scores(sentences, drafts, judge) -> list[np.ndarray]:
     per = [[] for _ in sentences]
     for owner, value in zip(owners, p, strict=False):
         per[owner].append(value)
-    return [np.array(v) if v else np.zeros(1) for v in per]
+    return [
+        np.array(v).reshape(len(texts), -1).mean(axis=0) if v else np.zeros(1)
+        for v, texts in zip(per, drafts, strict=False)
+    ]
 
 
 def _draft_sentences(dataset, sentences, engine) -> list[list[str]]:
