@@ -20,6 +20,7 @@
   let dismissed = [];
   let version = state.version;
   let dirty = false, saving = false, stopped = false, timer = null, retryDelay = 1000, dragged = null;
+  let refused = false;  // the last save was refused (400): its changes are only on this page
 
   function h(tag, attrs, children) {
     const node = document.createElement(tag);
@@ -212,11 +213,13 @@
       }
       if (!resp.ok) {
         stopped = resp.status === 403 || resp.status === 404;
+        refused = !stopped;
         setStatus("error", "Not saved");
         showAlert(data.error || "The change could not be saved (" + resp.status + ").", true);
         return;
       }
       version = data.version;
+      refused = false;
       dismissed = dismissed.filter(function (id) { return body.dismissed.indexOf(id) < 0; });
       applySaved(sent, data);
       renderHistory(data.history);
@@ -520,7 +523,7 @@
   }
 
   window.addEventListener("beforeunload", function (e) {
-    if (dirty || saving || (editable && !stopped && !storageWorks && unsavedNewText())) { e.preventDefault(); e.returnValue = ""; }
+    if (dirty || saving || refused || (editable && !stopped && !storageWorks && unsavedNewText())) { e.preventDefault(); e.returnValue = ""; }
   });
 
   const suggestAll = document.getElementById("suggest-all");

@@ -108,3 +108,40 @@ def test_lead_predrafts_and_applies_a_budget(live_server, browser, shoot, lead, 
     shoot(writer, "drafts-budget-editor")
     writer.context.close()
     page.context.close()
+
+
+LEAVING_WARNS = "() => { const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; }"
+
+
+def test_a_draft_accepted_while_a_save_is_refused_is_not_lost(live_server, browser, author, tmp_path):
+    """A refused save (an ACU over 1,000 characters) keeps the accepted draft on the page, and
+    leaving the page asks first while the refusal stands; once the text is fixed both are stored."""
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+    page = as_user(browser, live_server.url, author)
+    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    page.wait_for_selector("#save-state.saved")
+    page.keyboard.press("Alt+Shift+G")
+    page.wait_for_selector("li.draft .draft-text:focus")
+    first = page.locator(".sentence-block").nth(0)
+    draft = first.locator("li.draft .draft-text").first.input_value()
+    first.locator(".acu-new").fill("y" * 1200)
+    first.locator(".acu-new").press("Enter")
+    page.wait_for_selector("#save-state.error")
+    first.locator("li.draft .accept").first.click()
+    page.wait_for_selector("#save-state.error")
+    assert "at most 1,000 are allowed" in page.inner_text("#editor-alert")
+    assert acu_texts(page, 0) == ["y" * 1200, draft]
+    assert not ACU.objects.filter(reference=reference).exists()
+    assert page.evaluate(LEAVING_WARNS)  # the refused changes are only on this page
+
+    first.locator("li.acu .acu-text").nth(0).fill("A short ACU.")
+    wait_saved(page)
+    assert not page.evaluate(LEAVING_WARNS)
+    assert list(ACU.objects.filter(reference=reference).order_by("position").values_list("text", "drafter")) == [
+        ("A short ACU.", ""),
+        (draft, "rules"),
+    ]
+    assert ACUChange.objects.filter(reference=reference, action="accept", drafter="rules").count() == 1
+    page.context.close()
