@@ -239,3 +239,23 @@ def test_rules_drafts_of_one_sentence_name_who_the_reference_means(reference, au
     )
     theirs = list(ACU.objects.filter(sentence=opening, machine=True).values_list("text", flat=True))
     assert theirs and not any("Calzaghe" in t for t in theirs)
+
+
+def test_a_save_with_a_draft_id_that_is_no_whole_number_is_refused_with_a_message(client, author, reference):
+    """The editor sends each accepted draft's id; anything else is refused with a message (never
+    Python's int() error) and never taken as another draft (1.5 or true were draft 1)."""
+    client.login(username=author.username, password=PASSWORD)
+    post_json(client, reverse("authoring_suggest", args=[reference.pk]), {"drafter": "rules"})
+    draft = DraftACU.objects.filter(reference=reference).order_by("pk").first()
+    for bad in ("abc", 1.5, True, {"id": draft.pk}, [draft.pk]):
+        resp = post_json(
+            client, reverse("authoring_save", args=[reference.pk]), payload(reference, [(bad, draft.text)])
+        )
+        assert resp.status_code == 400, bad
+        assert resp.json()["error"] == "A draft id must be a whole number; reload the page.", bad
+    assert not ACU.objects.exists() and not ACUChange.objects.exists()
+    assert DraftACU.objects.get(pk=draft.pk).status == "pending"
+    resp = post_json(
+        client, reverse("authoring_save", args=[reference.pk]), payload(reference, [(str(draft.pk), draft.text)])
+    )
+    assert resp.status_code == 200 and ACU.objects.get().drafter == draft.drafter
