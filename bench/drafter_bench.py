@@ -153,6 +153,18 @@ def document_range(text: str | None, n: int) -> range:
     return range(a, min(b, n))
 
 
+def check_counts(args) -> None:
+    if args.errors < 0 or args.resamples < 1:
+        sys.exit("--errors takes a count of 0 or more, --resamples one of 1 or more")
+
+
+def load_parser_or_exit(model: str):
+    try:
+        return load_parser(model)
+    except DrafterError as exc:
+        sys.exit(str(exc))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path)
@@ -168,8 +180,7 @@ def main():
         help="the parsed drafter's spaCy model (installed package or directory)",
     )
     args = parser.parse_args()
-    if args.errors < 0 or args.resamples < 1:
-        sys.exit("--errors takes a count of 0 or more, --resamples one of 1 or more")
+    check_counts(args)
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     refs, tagged, units, systems, summaries, labels = read_folder_or_exit(args.folder)
     if tagged < len(refs):
@@ -182,10 +193,7 @@ def main():
     judge = LexicalJudge()
     verb_form("drove")  # lemminflect loads its tables once per process (~2-4 s)
     if args.drafter == "parsed":
-        try:
-            nlp = load_parser(args.parser_model)
-        except DrafterError as exc:
-            sys.exit(str(exc))
+        nlp = load_parser_or_exit(args.parser_model)
         nlp("A sentence to warm the parser up .")
         draft = lambda sentences: draft_parsed_reference(sentences, nlp)  # noqa: E731
     else:

@@ -12,6 +12,32 @@ from scoring.machine.judges import JudgeUnavailable
 from ._dataset import dataset_and_round
 
 
+def _documents(text: str | None, dataset) -> range | None:
+    """The --documents range START:END of the dataset's document positions, or a CommandError."""
+    if not text:
+        return None
+    try:
+        start, end = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise CommandError("--documents takes START:END, document positions with END excluded, e.g. 50:100.") from None
+    if not 0 <= start < end:
+        raise CommandError("--documents takes START:END with 0 <= START < END, e.g. 50:100.")
+    count = dataset.documents.count()
+    if start >= count:
+        raise CommandError(f"--documents {start}:{end}: dataset {dataset.name!r} has documents 0 to {count - 1}.")
+    return range(start, end)
+
+
+def _check_counts(opts) -> None:
+    for flag, key, least in (
+        ("--errors", "errors", 0),
+        ("--resamples", "resamples", 1),
+        ("--random-draws", "random_draws", 1),
+    ):
+        if opts[key] < least:
+            raise CommandError(f"{flag} takes a whole number of {least} or more.")
+
+
 class Command(BaseCommand):
     help = __doc__
 
@@ -69,31 +95,10 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         dataset, _ = dataset_and_round(opts["name"], None)
         budgets = tuple(opts["budget"] or BUDGET_SHARES)
-        documents = None
-        if opts["documents"]:
-            try:
-                start, end = (int(x) for x in opts["documents"].split(":"))
-            except ValueError:
-                raise CommandError(
-                    "--documents takes START:END, document positions with END excluded, e.g. 50:100."
-                ) from None
-            if not 0 <= start < end:
-                raise CommandError("--documents takes START:END with 0 <= START < END, e.g. 50:100.")
-            count = dataset.documents.count()
-            if start >= count:
-                raise CommandError(
-                    f"--documents {start}:{end}: dataset {dataset.name!r} has documents 0 to {count - 1}."
-                )
-            documents = range(start, end)
+        documents = _documents(opts["documents"], dataset)
         if any(not 0 <= b <= 1 for b in budgets):
             raise CommandError("--budget takes shares between 0 and 1, e.g. 0.5 for half of the sentences.")
-        for flag, key, least in (
-            ("--errors", "errors", 0),
-            ("--resamples", "resamples", 1),
-            ("--random-draws", "random_draws", 1),
-        ):
-            if opts[key] < least:
-                raise CommandError(f"{flag} takes a whole number of {least} or more.")
+        _check_counts(opts)
         try:
             out = report(
                 dataset,
