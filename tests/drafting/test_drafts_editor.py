@@ -259,3 +259,27 @@ def test_a_save_with_a_draft_id_that_is_no_whole_number_is_refused_with_a_messag
         client, reverse("authoring_save", args=[reference.pk]), payload(reference, [(str(draft.pk), draft.text)])
     )
     assert resp.status_code == 200 and ACU.objects.get().drafter == draft.drafter
+
+
+def test_the_lead_page_words_slower_drafts_and_the_last_budget_as_people_read_them(client, lead, dataset, author):
+    """Writing with drafts slower than without reads "% more", not "-50% saved"; the last budget's
+    share reads as the percentage the lead typed ("40% of sentences"), not "0.40"."""
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk])
+    refs = list(Reference.objects.filter(writer=author).order_by("document__position"))
+    DraftACU.objects.create(
+        reference=refs[0], sentence=refs[0].sentences.first(), position=0, drafter="rules", text="A b."
+    )
+    for ref, seconds in zip(refs[:2], [180, 120], strict=True):
+        AuthoringTime.objects.create(reference=ref, user=author, kind="writing", seconds=seconds)
+    DraftJob.objects.create(
+        dataset=dataset,
+        kind=DraftJob.Kind.BUDGET,
+        drafter="rules",
+        status=DraftJob.Status.DONE,
+        params={"share": 0.4, "authors": [], "judge": "lexical", "criterion": "abs"},
+        result={"human": 4, "machine": 6, "machine_units": 9, "method": "by length", "judge": "lexical"},
+    )
+    client.login(username=lead.username, password=PASSWORD)
+    page = " ".join(client.get(reverse("authoring_overview", args=[dataset.pk])).content.decode().split())
+    assert '<b id="time-saved">50%</b> more time' in page and "-50%" not in page
+    assert "Last budget (40% of sentences)" in page
