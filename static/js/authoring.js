@@ -425,6 +425,7 @@
     }
     if (t.classList.contains("draft-text")) {
       const li = t.closest("li.draft");
+      if (!editable && (e.key === "Enter" || e.key === "Escape")) return;  // read only: drafts stay as they are
       if (e.key === "Enter" && e.shiftKey) { e.preventDefault(); acceptAll(li.closest(".sentence-block")); }
       else if (e.key === "Enter") { e.preventDefault(); acceptDraft(li, false); }
       else if (e.key === "Escape") { e.preventDefault(); dismissDraft(li); }

@@ -2,6 +2,7 @@
 
 import pytest
 
+from annotation.drafting import service as drafting
 from annotation.models import ACU, ACUChange, DraftACU, Reference, ReferenceSentence
 from annotation.services import authoring
 
@@ -144,4 +145,29 @@ def test_a_draft_accepted_while_a_save_is_refused_is_not_lost(live_server, brows
         (draft, "rules"),
     ]
     assert ACUChange.objects.filter(reference=reference, action="accept", drafter="rules").count() == 1
+    page.context.close()
+
+
+def test_the_read_only_page_keeps_its_drafts_under_the_keys(live_server, browser, author, make_user, tmp_path):
+    """Another author reads the reference: Enter or Escape on a draft accepts or dismisses nothing
+    (the page is read only: no save is tried, nothing is refused)."""
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+    drafting.suggest(reference_id=reference.pk, user=author, drafter="rules")
+    pending = DraftACU.objects.filter(reference=reference, status="pending").count()
+    reader = make_user("bea-author", "author")
+    page = as_user(browser, live_server.url, reader)
+    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    page.wait_for_selector("#save-state:has-text('Read only')")
+    drafts = page.locator(".sentence-block").nth(0).locator("li.draft")
+    before = drafts.count()
+    assert before > 1
+    drafts.first.locator(".draft-text").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(500)
+    assert drafts.count() == before and page.locator("li.acu").count() == 0
+    assert page.inner_text("#save-state") == "Read only" and page.locator("#editor-alert").is_hidden()
+    assert DraftACU.objects.filter(reference=reference, status="pending").count() == pending
     page.context.close()
