@@ -1,6 +1,8 @@
 """Playwright driving Debian's Chromium (/usr/bin/chromium); screenshots land in test-artifacts/."""
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,22 @@ def axe_scan():
     scanner.finish()
     if scanner.found:
         pytest.fail("WCAG 2.1 A/AA violations (axe-core):\n" + "\n".join(scanner.found), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def server_quiet():
+    """After the test, before its database is flushed: the live server finishes the requests a
+    closing page sent (activity.js's beacon on pagehide, a last autosave) and the embedded
+    server's background tasks (config.dispatch's "task-..." threads). A request still writing
+    deadlocked the flush (one run in a few of tests/browser/test_drafts_browser.py)."""
+    yield
+    time.sleep(0.3)  # the beacon leaves the closing page asynchronously
+    deadline = time.monotonic() + 60
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and (
+            "process_request_thread" in thread.name or thread.name.startswith("task-")
+        ):
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def _polling_wait_for_function(page, expression: str, timeout: float = 15000, **_):
