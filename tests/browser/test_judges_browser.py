@@ -1,8 +1,6 @@
 """A lead starts a machine judge run from the dataset page, watches its progress finish and
 finds the machine score beside the human one on the systems page."""
 
-import threading
-
 import pytest
 
 from annotation.models import Dataset
@@ -16,20 +14,7 @@ from .conftest import login
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def background_done():
-    """After the test, wait for the embedded server's background tasks (config.dispatch: threads named
-    "task-..."; the recompute after a judge run waits its countdown) before the database is flushed:
-    a task still writing then deadlocked the flush in one CI run."""
-    yield
-    for thread in threading.enumerate():
-        if thread.name.startswith("task-"):
-            thread.join(timeout=120)
-
-
-def test_lead_starts_a_judge_run_and_sees_machine_beside_human(
-    background_done, live_server, page, shoot, lead, eager_celery, settings
-):
+def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page, shoot, lead, eager_celery, settings):
     settings.LONG_TASKS_IN_BACKGROUND = True  # as the embedded server runs it (eager_celery turns it off)
     import_dataset(DEMO_ROSE, name="realsumm-demo", fmt="rose")
     dataset = Dataset.objects.get(name="realsumm-demo")
