@@ -52,19 +52,23 @@ def axe_scan():
 
 
 @pytest.fixture(autouse=True)
-def server_quiet():
+def server_quiet(request):
     """After the test, before its database is flushed: the live server finishes the requests a
     closing page sent (activity.js's beacon on pagehide, a last autosave) and the embedded
     server's background tasks (config.dispatch's "task-..." threads). A request still writing
-    deadlocked the flush (one run in a few of tests/browser/test_drafts_browser.py)."""
+    deadlocked the flush (one run in a few of tests/browser/test_drafts_browser.py). The browser's
+    contexts are closed first, so the server's idle keep-alive connections end rather than wait."""
     yield
-    time.sleep(0.3)  # the beacon leaves the closing page asynchronously
-    deadline = time.monotonic() + 120  # a recompute after a judge run waits its countdown first
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
+    time.sleep(0.2)  # the beacon leaves the closing page asynchronously
+    start = time.monotonic()
     for thread in threading.enumerate():
-        if thread is not threading.current_thread() and (
-            "process_request_thread" in thread.name or thread.name.startswith("task-")
-        ):
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if thread.name.startswith("task-"):  # a recompute after a judge run waits its countdown first
+            thread.join(timeout=max(0.0, start + 120 - time.monotonic()))
+        elif "process_request_thread" in thread.name:
+            thread.join(timeout=max(0.0, start + 3 - time.monotonic()))
 
 
 def _polling_wait_for_function(page, expression: str, timeout: float = 15000, **_):
