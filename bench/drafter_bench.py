@@ -44,7 +44,7 @@ from annotation.drafting.base import DrafterError
 from annotation.drafting.parsed import DEFAULT_MODEL, draft_parsed_reference, load_parser
 from annotation.drafting.rules import draft_reference, verb_form
 from annotation.text import attach_units_to_sentences, has_sentence_tags, reference_sentences
-from scoring.drafts import comparison, quality
+from scoring.drafts import comparison, documents, quality
 from scoring.machine.judges.lexical import LexicalJudge
 
 PYRAMID_PARTS = ("references.txt", "SCUs.txt", "summaries", "labels")
@@ -143,14 +143,9 @@ def document_range(text: str | None, n: int) -> range:
     if not text:
         return range(n)
     try:
-        a, b = (int(x) for x in text.split(":"))
-    except ValueError:
-        sys.exit(f"--documents takes START:END (document positions, END excluded), e.g. 50:100; got {text!r}")
-    if not 0 <= a < b:
-        sys.exit(f"--documents takes START:END with 0 <= START < END, e.g. 50:100; got {text!r}")
-    if a >= n:
-        sys.exit(f"--documents {text}: the folder has documents 0 to {n - 1}")
-    return range(a, min(b, n))
+        return documents.document_range(text, n, "the folder")
+    except ValueError as exc:
+        sys.exit(str(exc))
 
 
 def check_counts(args) -> None:

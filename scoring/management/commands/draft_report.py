@@ -5,6 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.drafting import DEFAULT_DRAFTER, DrafterError
+from scoring.drafts.documents import document_range
 from scoring.drafts.report import BUDGET_SHARES, report
 from scoring.drafts.unit_budget.regressor import RegressorUnavailable
 from scoring.machine.judges import JudgeUnavailable
@@ -17,15 +18,9 @@ def _documents(text: str | None, dataset) -> range | None:
     if not text:
         return None
     try:
-        start, end = (int(x) for x in text.split(":"))
-    except ValueError:
-        raise CommandError("--documents takes START:END, document positions with END excluded, e.g. 50:100.") from None
-    if not 0 <= start < end:
-        raise CommandError("--documents takes START:END with 0 <= START < END, e.g. 50:100.")
-    count = dataset.documents.count()
-    if start >= count:
-        raise CommandError(f"--documents {start}:{end}: dataset {dataset.name!r} has documents 0 to {count - 1}.")
-    return range(start, end)
+        return document_range(text, dataset.documents.count(), f"dataset {dataset.name!r}")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _check_counts(opts) -> None:
