@@ -10,8 +10,11 @@ def main():
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
+    from config.dispatch import finish_background
+
     try:
         execute_from_command_line(sys.argv)
+        finish_background()  # a command's background tasks (embedded mode) would die with it
     except ImproperlyConfigured as exc:  # a setting from the environment: the message says which and why
         sys.exit(f"Configuration error: {exc}")
 

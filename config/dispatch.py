@@ -108,3 +108,17 @@ def _start_thread(task, args: tuple, countdown: int | None = None) -> None:
     with _lock:  # before the thread starts: the page after the redirect must find it
         _background.add(key)
     threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
+
+
+def finish_background() -> int:
+    """Wait for the task threads this process started; returns how many it waited for. A command
+    of the embedded mode (`manage.py setup_demo`, `import_dataset`, ...) calls it before exiting
+    (manage.py): its recomputes would otherwise die with the process, and its dataset's pages
+    would say "being recomputed" with nothing running."""
+    waited = 0
+    while threads := [t for t in threading.enumerate() if t.name.startswith("task-") and t.is_alive()]:
+        logger.info("waiting for %s before exiting", ", ".join(sorted(t.name for t in threads)))
+        for thread in threads:
+            thread.join()
+        waited += len(threads)
+    return waited
