@@ -710,3 +710,21 @@ def test_without_an_https_address_nothing_is_created(api, settings):
     with pytest.raises(batches.BatchError, match="Set PUBLIC_BASE_URL to this site's https:// address"):
         batches.publish_batch(batch)
     assert len(api.calls) == 0
+
+
+def test_a_bonus_from_the_batch_page_whose_pay_answer_was_lost_is_never_sent_again(api):
+    """The lead's bonus on one HIT (review.send_bonus, as the batch page sends it): Prolific's pay
+    call fails with a 503 (it may have paid); sending the same form again must not pay again."""
+    batch = published(api)
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    assignment = session.assignments().first()
+    setup = api.post(API + "submissions/bonus-payments/", json={"id": "BULK3", "total_amount": 66})
+    pay = api.post(API + "bulk-bonus-payments/BULK3/pay/", status=503)
+    form = {"assignment_id": assignment.pk, "amount": "0.50", "reason": "Thanks", "token": "tok-lost"}
+    with pytest.raises(review.ReviewError, match=r"server error \(503\)"):
+        review.send_bonus(**form)
+    assert ProlificBonus.objects.get(key="assignment:tok-lost").state == "sent"
+    with pytest.raises(review.ReviewError, match="never sent twice"):
+        review.send_bonus(**form)
+    assert setup.call_count == 1 and pay.call_count == 1
+    assert not LedgerEntry.objects.filter(kind="bonus").exists()

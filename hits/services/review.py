@@ -162,18 +162,29 @@ def send_bonus(
         if over and not over_budget:
             logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
             raise OverBudget(over)
-        _provider_call(provider.send_bonus, a, amount, reason, token)
-        entry, created = record_with_fee(
-            key=key,
-            kind=LedgerEntry.Kind.BONUS,
-            assignment=a,
-            worker=a.worker,
-            batch=batch,
-            amount=amount,
-            fee=fee,
-            by=by,
-            note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
-        )
+        refused: ProviderError | None = None
+        try:
+            provider.send_bonus(a, amount, reason, token)
+        except ProviderError as exc:
+            # Leave the atomic block normally: what the provider adapter recorded about the call (a
+            # Prolific bulk bonus whose pay call was sent, the failed call's log) is committed, so a
+            # retry of the form never pays again; the ledger has no row, as nothing is known paid.
+            refused = exc
+        else:
+            entry, created = record_with_fee(
+                key=key,
+                kind=LedgerEntry.Kind.BONUS,
+                assignment=a,
+                worker=a.worker,
+                batch=batch,
+                amount=amount,
+                fee=fee,
+                by=by,
+                note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
+            )
+    if refused is not None:
+        logger.warning("provider refused send_bonus: %s", refused)
+        raise ReviewError(str(refused))
     return entry, created
 
 
