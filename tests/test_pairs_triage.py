@@ -8,6 +8,8 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -466,3 +468,17 @@ def test_the_judges_labels_count_on_the_batchs_summaries_only_and_its_saving_cou
     spent = sum(h.max_assignments * h.reward for h in batch.hits.all())
     assert out["saved"] == whole - spent and out["fixed_places"] == 3 * len(mine)
     assert (out["gold_hits"], out["settling_hits"]) == (0, batch.hits.count())
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_creating_a_triage_batch_reads_its_judge_run_once():
+    """create_batch takes the judge run its plan read (batch_plan.plan), not a second read of it."""
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, Summary.objects.filter(system__dataset=dataset).order_by("pk").first().pk)
+    table = JudgeRun._meta.db_table
+    with CaptureQueriesContext(connection) as queries:
+        batch = triage_batch(dataset, run)
+    reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"]]
+    assert batch.triage_run_id == run.pk
+    assert len(reads) == 1, reads

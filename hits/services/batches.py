@@ -58,7 +58,10 @@ def create_batch(
             "its batches: its lead can tick “Offer to batches of other datasets” on its dataset's batches page."
         )
     buckets = list(spec.buckets)
-    prior_run = batch_plan.prior_run(dataset, spec.allocation_judge_run)
+    # the HITs (after `_triage`: the plan's `kept`), as the new batch form's live estimate counted them,
+    # and the judge run the plan read (the prior; read once)
+    plan = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents, seed=seed)
+    prior_run = plan.judge_run
     if prior_run is not None and spec.triage_confidence is not None:
         # a run "not for ranking" is refused unless the lead allowed it, as for a triage batch (then logged)
         check_triage_source(
@@ -67,8 +70,6 @@ def create_batch(
             allow_not_for_ranking=spec.triage_allow_not_for_ranking,
             override=f"tick “{FIELDS['triage_allow_not_for_ranking'].label}” (triage_allow_not_for_ranking)",
         )
-    # the HITs (after `_triage`: the plan's `kept`), as the new batch form's live estimate counted them
-    plan = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents, seed=seed)
     round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by) if spec.rating else None
     batch = Batch.objects.create(
         dataset=dataset,
