@@ -10,11 +10,13 @@ in for MTurk and fails the test on any call it was not given)."""
 import pytest
 from django.core.cache import cache
 
-from hits.models import Assignment, QualificationAttempt, Worker
+from hits.models import Assignment, LedgerEntry, QualificationAttempt, Worker
 from hits.providers.mturk import client as mturk_client
 from hits.providers.mturk.models import MTurkHeldSubmission
+from hits.providers.mturk.provider import MTurkProvider
 from hits.providers.mturk.sync import sync_batch
 from hits.selectors import counted_judgments
+from hits.selectors.figures import batch_spend
 from hits.services.qualification import answer_key, build_test
 
 from .test_mturk import published, stub, sync_one  # noqa: F401 - the Stubber fixture
@@ -110,6 +112,29 @@ def test_an_assignment_mturk_reports_without_answers_is_flagged(stub, client):  
     assert sync_one(stub, batch, hit, [listed("LOST1", "W1", hit, "Approved")])["flagged"] == 1
     lost = Assignment.objects.get(hit=hit)
     assert not lost.confirmed and "no answers were stored" in lost.flag
+
+
+def test_an_approval_at_mturk_of_work_without_answers_here_reaches_the_ledger_once(stub, client):  # noqa: F811
+    """MTurk approved (auto-approval) an assignment whose answers never reached us: MTurk paid its
+    reward and fee, so the ledger records them, once; its work still does not count. A rejected
+    one costs nothing."""
+    batch = published(stub)
+    first, second = batch.hits.order_by("pk")[:2]
+    records = [listed("LOST1", "W1", first, "Approved")]
+    assert sync_one(stub, batch, first, records)["flagged"] == 1
+    lost = Assignment.objects.get(hit=first)
+    assert lost.status == Assignment.Status.APPROVED and not lost.confirmed
+    rows = LedgerEntry.objects.filter(assignment=lost)
+    assert sorted(rows.values_list("kind", "amount")) == [
+        ("fee", MTurkProvider().fee(first.reward, batch.assignments_per_hit)),
+        ("reward", first.reward),
+    ]
+    assert batch_spend(batch)["total"] == first.reward + MTurkProvider().fee(first.reward, batch.assignments_per_hit)
+    sync_one(stub, batch, first, records)  # again: nothing more
+    assert LedgerEntry.objects.filter(batch=batch).count() == 2
+    assert not counted_judgments(batch.dataset, batch).exists()
+    assert sync_one(stub, batch, second, [listed("LOST2", "W2", second, "Rejected")])["flagged"] == 1
+    assert LedgerEntry.objects.filter(batch=batch).count() == 2
 
 
 def test_the_mturk_client_has_bounded_retries_and_timeouts(monkeypatch):

@@ -60,19 +60,41 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
         a.reviewed_at = timezone.now()
         a.reviewed_by = by
         a.save(update_fields=["status", "reviewed_at", "reviewed_by"])
-        batch = a.hit.batch
-        record_with_fee(
-            key=f"reward:{a.pk}",
-            kind=LedgerEntry.Kind.REWARD,
-            assignment=a,
-            worker=a.worker,
-            batch=batch,
-            amount=a.hit.reward,
-            fee=provider.fee(a.hit.reward, batch.assignments_per_hit),
-            by=by,
-            note=provider.payment_note,
-        )
+        _record_reward(a, provider, by)
     return a
+
+
+def _record_reward(a: Assignment, provider, by=None) -> None:
+    """The reward of approved work and the provider's fee on it, in the ledger once (keyed by the assignment)."""
+    batch = a.hit.batch
+    record_with_fee(
+        key=f"reward:{a.pk}",
+        kind=LedgerEntry.Kind.REWARD,
+        assignment=a,
+        worker=a.worker,
+        batch=batch,
+        amount=a.hit.reward,
+        fee=provider.fee(a.hit.reward, batch.assignments_per_hit),
+        by=by,
+        note=provider.payment_note,
+    )
+
+
+def paid_at_provider(*, assignment_id: int) -> bool:
+    """The provider approved, and so paid, work whose answers never reached us (an assignment kept
+    approved but unconfirmed, so it counts nowhere): its reward and fee reach the ledger once all
+    the same. True when the assignment is approved here."""
+    with transaction.atomic():
+        a = (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("hit__batch", "worker")
+            .filter(pk=assignment_id, status=Assignment.Status.APPROVED)
+            .first()
+        )
+        if a is None:
+            return False
+        _record_reward(a, get_provider(a.hit.batch.provider))
+    return True
 
 
 def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = False) -> Assignment:

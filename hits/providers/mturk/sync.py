@@ -27,7 +27,7 @@ from hits.provider_interface import ProviderError
 from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import MTurkProvider
-from hits.services import mirror, qualification
+from hits.services import mirror, qualification, review
 from hits.services.submission import SubmissionRefused, has_answers, submit_assignment
 
 logger = logging.getLogger(__name__)
@@ -134,8 +134,24 @@ def _mirror(hit, record: dict) -> str:
     decision = DECISIONS.get(record["AssignmentStatus"])
     if assignment_id is not None and decision:
         mirror.provider_decided(assignment_id, decision, feedback=record.get("RequesterFeedback") or "", source="MTurk")
+    elif outcome == "flagged" and decision == "approved":
+        _paid_without_answers(hit, record)
     _grade_held_test(hit, record)
     return outcome
+
+
+def _paid_without_answers(hit, record: dict) -> None:
+    """MTurk approved (so paid, with its fee) an assignment of the reported worker whose answers
+    never reached us, kept flagged and approved here: the ledger records the payment once."""
+    paid = Assignment.objects.filter(
+        hit=hit,
+        external_id=record["AssignmentId"],
+        worker__provider=Worker.Provider.MTURK,
+        worker__external_id=record["WorkerId"],
+        status=Assignment.Status.APPROVED,
+    ).values_list("pk", flat=True)
+    for assignment_id in paid:
+        review.paid_at_provider(assignment_id=assignment_id)
 
 
 def _grade_held_test(hit, record: dict) -> None:
