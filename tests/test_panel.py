@@ -433,3 +433,35 @@ def test_bad_input_gets_a_message_never_a_server_error(client):
     assert not QualificationAttempt.objects.filter(test=test).exists()
     for response in cases:
         assert b"Traceback" not in response.content
+
+
+def test_paying_per_session_every_reader_prices_a_hit_at_the_mean_reward_rounded_up():
+    """One rule (provider_interface.base.alike_price): a HIT of a batch paid per session costs the
+    mean of the batch's rewards rounded up to the cent. The panel's publishing, its batch section
+    and a Prolific session plan all read it."""
+    from hits.provider_interface.base import alike_price
+    from hits.providers.panel.selectors import section
+    from hits.providers.prolific.config import config as prolific_config
+    from hits.providers.prolific.plans import session_plan
+
+    dataset = demo_dataset()
+    drafts = []
+    for provider, cfg in (
+        ("panel", {"panel_name": "Connect", "id_parameter": "participantId", "tasks_per_session": 2}),
+        ("prolific", {"hits_per_session": 2}),
+    ):
+        draft = batches.create_batch(
+            dataset=dataset,
+            spec=BatchSpec(provider=provider, assignments=1, provider_config=cfg),
+            systems=list(dataset.systems.filter(name="abs_bart_out")),
+        )
+        first = draft.hits.order_by("pk").first()
+        HIT.objects.filter(batch=draft).update(reward=Decimal("0.15"))
+        HIT.objects.filter(pk=first.pk).update(reward=Decimal("0.16"))  # the mean: 0.15 and a fraction of a cent
+        assert draft.hits.count() >= 3 and alike_price(draft.hits) == Decimal("0.16")
+        drafts.append(draft)
+    panel, prolific = drafts
+    assert section(panel)["session_pay"] == Decimal("0.32")  # 2 x 0.16
+    assert session_plan(prolific, prolific_config(prolific)).per_hit_reward == Decimal("0.16")
+    batches.publish_batch(panel)
+    assert set(HIT.objects.filter(batch=panel).values_list("reward", flat=True)) == {Decimal("0.16")}

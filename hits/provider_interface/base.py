@@ -7,13 +7,24 @@ half-written (the services write our side only after the provider call succeeded
 call is idempotent so a retry finishes what a crash interrupted).
 """
 
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
+
+from django.db.models import Avg
 
 from config.errors import ServiceError
+from hits.money import CENT
 
 
 class ProviderError(ServiceError):
     """The provider refused or could not be reached; the message is for the lead."""
+
+
+def alike_price(hits) -> Decimal:
+    """Paying per session (a Prolific study, a panel paying per session), every HIT of a batch is
+    priced alike: the mean of the rewards of `hits` (the batch's HITs) rounded up to the cent, so a
+    session of K HITs pays K times that. Publishing, the session plan and the batch page read it."""
+    mean = hits.aggregate(r=Avg("reward"))["r"] or Decimal("0")
+    return Decimal(mean).quantize(CENT, rounding=ROUND_CEILING)
 
 
 class Capability:

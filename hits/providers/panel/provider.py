@@ -9,13 +9,10 @@ the ledger rows they write are marked "to pay at the panel".
 """
 
 import re
-from decimal import ROUND_CEILING, Decimal
-
-from django.db.models import Avg
+from decimal import Decimal
 
 from hits.models import HIT
-from hits.money import CENT
-from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
+from hits.provider_interface.base import Capability, CrowdProvider, ProviderError, alike_price
 from hits.providers.panel import idle, selectors
 from hits.providers.panel.config import ID_PARAMETER, OPTIONS, config
 
@@ -35,8 +32,7 @@ def check_options(batch) -> None:
 def price_alike(batch) -> Decimal:
     """Paying per session, every HIT costs the mean of the batch's rewards rounded up to the
     cent, so a session of K tasks pays K times that (the panel's study reward)."""
-    mean = batch.hits.aggregate(r=Avg("reward"))["r"] or Decimal("0")
-    price = Decimal(mean).quantize(CENT, rounding=ROUND_CEILING)
+    price = alike_price(batch.hits)
     HIT.objects.filter(batch=batch).exclude(reward=price).update(reward=price)
     return price
 

@@ -1,13 +1,10 @@
 """What the batch page shows for a panel batch (reads only): the study link, sessions, lists."""
 
-from decimal import ROUND_CEILING, Decimal
-
 from django.conf import settings
-from django.db.models import Avg
 from django.urls import reverse
 
 from hits.models import Assignment
-from hits.money import CENT
+from hits.provider_interface.base import alike_price
 from hits.providers.panel import payouts, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
 from hits.providers.panel.models import PanelSession
@@ -29,8 +26,7 @@ def section(batch, base_url: str = "") -> dict:
     for s in batch.panel_sessions.select_related("worker").order_by("-created_at")[:300]:
         answered = s.assignments().filter(status__in=DONE).count()
         rows.append({"session": s, "done": answered, "total": s.size})
-    mean = batch.hits.aggregate(r=Avg("reward"))["r"] or Decimal("0")
-    price = Decimal(mean).quantize(CENT, rounding=ROUND_CEILING)  # as publishing prices them
+    price = alike_price(batch.hits)  # as publishing prices them
     return {
         "cfg": cfg,
         "link": study_link(batch, base_url),

@@ -2,13 +2,14 @@
 
 import math
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 from statistics import median
 
 from django.db.models import Avg, Sum
 
 from hits.models import Assignment
 from hits.money import CENT
+from hits.provider_interface.base import alike_price
 from hits.providers.prolific.models import ProlificStudy
 
 
@@ -62,8 +63,7 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
     else:
         k = round(float(cfg["session_minutes"]) * 60 / seconds)
     k = max(1, min(k, hit_count or 1))  # more would need a HIT twice
-    mean_reward = batch.hits.aggregate(r=Avg("reward"))["r"] or Decimal("0")
-    per_hit = Decimal(mean_reward).quantize(CENT, rounding=ROUND_CEILING)
+    per_hit = alike_price(batch.hits)
     return SessionPlan(
         hits_per_session=k,
         seconds_per_hit=seconds,
