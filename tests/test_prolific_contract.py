@@ -6,6 +6,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import time
 from datetime import timedelta
 from decimal import Decimal
@@ -728,3 +729,26 @@ def test_a_bonus_from_the_batch_page_whose_pay_answer_was_lost_is_never_sent_aga
         review.send_bonus(**form)
     assert setup.call_count == 1 and pay.call_count == 1
     assert not LedgerEntry.objects.filter(kind="bonus").exists()
+
+
+def test_a_gbp_batch_shows_its_money_in_pounds_on_every_page(client, lead):
+    """A Prolific account in GBP pays in pounds: the batch page (estimate, spend, budget), the
+    ledger and the assignment page read £, as the Prolific section does, never $."""
+    from django.urls import reverse
+
+    from hits.ledger import record
+
+    batch = prolific_batch(currency="GBP")
+    batch.budget = Decimal("50.00")
+    batch.save(update_fields=["budget"])
+    worker = Worker.objects.create(provider="prolific", external_id="5ab0000000000000000000aa")
+    hit = batch.hits.order_by("pk").first()
+    assignment = Assignment.objects.create(hit=hit, worker=worker, status=Assignment.Status.APPROVED)
+    record(
+        key="reward:gbp", kind="reward", assignment=assignment, worker=worker, batch=batch, amount=hit.reward, by=None
+    )
+    client.force_login(lead)
+    for name, arg in (("batch_ledger", batch.pk), ("batch_detail", batch.pk), ("assignment_review", assignment.pk)):
+        page = client.get(reverse(name, args=[arg])).content.decode()
+        assert f"£{hit.reward:.2f}" in page, name
+        assert not re.search(r"\$\d", page), (name, re.findall(r".{40}\$\d.{10}", page)[:3])

@@ -57,6 +57,10 @@ class CrowdProvider:
         """The provider's fee on a payment of `amount` (reward or bonus)."""
         return Decimal("0.00")
 
+    def currency(self, batch) -> str:
+        """The currency the batch's rewards, bonuses, fees and budget are in (pages show its sign)."""
+        return "USD"
+
     def publish(self, batch) -> None:
         """Make the batch's HITs available to workers."""
         raise NotImplementedError

@@ -9,6 +9,7 @@ from django.db import transaction
 from config.errors import ServiceError
 from hits.models import Batch
 from hits.money import MAX_BUDGET, MoneyError, cents, format_money, parse_money
+from hits.provider_interface import get_provider
 from hits.selectors.figures import batch_spend
 
 logger = logging.getLogger(__name__)
@@ -18,13 +19,19 @@ class BudgetError(ServiceError):
     """A refusal because of the budget, with a message for the lead."""
 
 
+def batch_money(batch: Batch, amount) -> str:
+    """An amount of the batch's money as its pages show it, in its provider's currency ('£0.25')."""
+    return format_money(amount, get_provider(batch.provider).currency(batch))
+
+
 def over_budget_message(batch: Batch, estimate: Decimal) -> str | None:
     """Why the batch may not be published, or None when its estimate fits its budget (or it has none)."""
     if batch.budget is None or cents(estimate) <= cents(batch.budget):
         return None
+    cost, budget = batch_money(batch, estimate), batch_money(batch, batch.budget)
     return (
-        f"The estimated cost {format_money(estimate)} exceeds the budget {format_money(batch.budget)}: "
-        f"raise the budget to at least {format_money(estimate)}, or lower the rewards or assignments."
+        f"The estimated cost {cost} exceeds the budget {budget}: "
+        f"raise the budget to at least {cost}, or lower the rewards or assignments."
     )
 
 
@@ -58,6 +65,6 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
     if after <= batch.budget:
         return None
     return (
-        f"This bonus takes the batch's spend to {format_money(after)}, over its budget of "
-        f"{format_money(batch.budget)}. Tick “Pay over the budget” to send it anyway."
+        f"This bonus takes the batch's spend to {batch_money(batch, after)}, over its budget of "
+        f"{batch_money(batch, batch.budget)}. Tick “Pay over the budget” to send it anyway."
     )

@@ -179,6 +179,7 @@ def batch_detail(request, batch_id: int):
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
             .select_related("worker", "hit__summary__system", "hit__summary__document")
             .order_by("-submitted_at", "-pk")[:500],
+            "currency": provider.currency(batch),
             "over_budget": money_budget.over_budget_message(batch, cost["total"])
             if batch.status == Batch.Status.DRAFT
             else None,
@@ -217,7 +218,9 @@ def batch_action(request, batch_id: int, action: str):
             batch = money_budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
             messages.success(
                 request,
-                f"Budget set to {format_money(batch.budget)}." if batch.budget is not None else "Budget removed.",
+                f"Budget set to {money_budget.batch_money(batch, batch.budget)}."
+                if batch.budget is not None
+                else "Budget removed.",
             )
         elif action == "buckets":
             form = BucketsForm(request.POST)
@@ -249,6 +252,7 @@ def assignment_review(request, assignment_id: int):
         {
             "assignment": assignment,
             "batch": batch,
+            "currency": get_provider(batch.provider).currency(batch),
             "answers": assignment_answers(assignment),
             "bonus_token": secrets.token_urlsafe(16),
             "here": request.path,
@@ -312,7 +316,8 @@ def bonus(request, batch_id: int):
         messages.error(request, str(exc) or "Invalid amount.")
     else:
         if created:
-            messages.success(request, f"Bonus of {format_money(entry.amount)} sent to {assignment.worker.external_id}.")
+            amount = money_budget.batch_money(batch, entry.amount)
+            messages.success(request, f"Bonus of {amount} sent to {assignment.worker.external_id}.")
         else:
             messages.info(request, "That bonus was already sent; nothing was paid twice.")
     return redirect(_back(request, batch))
@@ -372,7 +377,8 @@ def _int(value) -> int | None:
 def ledger(request, batch_id: int):
     batch = get_object_or_404(Batch, pk=batch_id)
     entries = batch.ledger.select_related("worker", "assignment", "created_by")
-    return render(request, "hits/ledger.html", {"batch": batch, "entries": entries, "spend": batch_spend(batch)})
+    context = {"batch": batch, "entries": entries, "spend": batch_spend(batch)}
+    return render(request, "hits/ledger.html", {**context, "currency": get_provider(batch.provider).currency(batch)})
 
 
 @role_required(LEAD)

@@ -229,6 +229,10 @@ class ProlificProvider(CrowdProvider):
         rate = Decimal(getattr(settings, "PROLIFIC_FEE_RATE", "0.333"))
         return cents(Decimal(amount) * rate) if Decimal(amount) > 0 else Decimal("0.00")
 
+    def currency(self, batch) -> str:
+        """The Prolific account's currency (the batch option): Prolific pays rewards and bonuses in it."""
+        return config(batch)["currency"]
+
     def cost(self, batch) -> dict:
         """The session plan and Prolific's cost calculator total for it (and the screening)."""
         main = ProlificStudy.objects.filter(batch=batch, kind="main").first()

@@ -18,9 +18,9 @@ from config.dispatch import dispatch, dispatch_long, lost_in_background
 from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits.models import Assignment, Batch, Worker
-from hits.money import format_money
 from hits.selectors import alerted_tests, figures, quality_marks
 from hits.services import review
+from hits.services.money_budget import batch_money
 from scoring import tasks
 from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
@@ -217,7 +217,7 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
             messages.success(
                 request,
-                f"Bonus of {format_money(entry.amount)} sent to {worker.external_id}."
+                f"Bonus of {batch_money(entry.batch, entry.amount)} sent to {worker.external_id}."
                 if created
                 else "That bonus was already sent.",
             )
