@@ -478,3 +478,27 @@ def test_a_rejection_made_at_mturk_is_mirrored_without_pay(stub):
     mine.refresh_from_db()
     assert mine.status == Assignment.Status.REJECTED and mine.feedback == "Answers do not match the summary."
     assert not LedgerEntry.objects.filter(batch=batch).exists()
+
+
+def test_a_refused_approval_is_listed_on_the_batch_page_and_pays_nothing(stub):
+    """MTurk refuses an approval (the account is short of funds): the lead gets the message, the
+    assignment stays submitted with no ledger row, and the refused call stays in the batch's
+    provider calls (the batch page's list), as a refused publish does; so does a refused block."""
+    batch = published(stub)
+    a = worked(batch)
+    stub.add_client_error("approve_assignment", service_error_code="RequestError", service_message="Insufficient funds")
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": {"AssignmentId": "ASSIGN1", "AssignmentStatus": "Submitted"}},
+        {"AssignmentId": "ASSIGN1"},
+    )
+    with pytest.raises(review.ReviewError, match="Insufficient funds"):
+        review.approve(assignment_id=a.pk)
+    assert Assignment.objects.get(pk=a.pk).status == "submitted" and not LedgerEntry.objects.exists()
+    refused = batch.provider_calls.filter(action="approve_assignment", ok=False)
+    assert refused.count() == 1 and "Insufficient funds" in refused.get().error
+    stub.add_client_error("create_worker_block", service_error_code="ServiceFault", service_message="Try later")
+    with pytest.raises(review.ReviewError, match="Try later"):
+        review.block_worker(worker_id=a.worker_id, reason="Random answers")
+    assert batch.provider_calls.filter(action="create_worker_block", ok=False).count() == 1
+    assert not Worker.objects.get(pk=a.worker_id).blocked

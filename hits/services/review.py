@@ -30,17 +30,23 @@ class ReviewError(ServiceError):
     """A refused review or payment action, with a message for the lead."""
 
 
-def _provider_call(fn, *args):
+def _refusal(fn, *args) -> str | None:
+    """Call the provider; its refusal as a message, else None. The caller raises it as a ReviewError
+    only after leaving its transaction, so what the provider adapter recorded of the call is kept:
+    the refused call in the batch's provider calls (the batch page's list), a Prolific bonus whose pay
+    call was sent (never sent again); our own rows are left as they were."""
     try:
         fn(*args)
     except ProviderError as exc:
         logger.warning("provider refused %s: %s", getattr(fn, "__name__", fn), exc)
-        raise ReviewError(str(exc)) from None
+        return str(exc)
+    return None
 
 
 def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assignment:
     """Approve submitted work and record its reward and fee once. `at_provider`: the provider
     approved it already (MTurk's auto-approval, a Prolific decision), so it is not called again."""
+    refused = None
     with transaction.atomic():
         a = (
             Assignment.objects.select_for_update(of=("self",))
@@ -55,12 +61,13 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
             )
         provider = get_provider(a.hit.batch.provider)
         if not at_provider:
-            _provider_call(provider.approve, a)
-        a.status = Assignment.Status.APPROVED
-        a.reviewed_at = timezone.now()
-        a.reviewed_by = by
-        a.save(update_fields=["status", "reviewed_at", "reviewed_by"])
-        _record_reward(a, provider, by)
+            refused = _refusal(provider.approve, a)
+        if refused is None:
+            a.status, a.reviewed_at, a.reviewed_by = Assignment.Status.APPROVED, timezone.now(), by
+            a.save(update_fields=["status", "reviewed_at", "reviewed_by"])
+            _record_reward(a, provider, by)
+    if refused is not None:
+        raise ReviewError(refused)
     return a
 
 
@@ -105,6 +112,7 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
         raise ReviewError("A rejection needs feedback telling the worker why.")
     if len(feedback) > MAX_FEEDBACK:
         raise ReviewError(f"Feedback is limited to {MAX_FEEDBACK} characters ({len(feedback)} given).")
+    refused = None
     with transaction.atomic():
         a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch").get(pk=assignment_id)
         if a.status == Assignment.Status.REJECTED:
@@ -114,16 +122,24 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
                 f"Only submitted work can be rejected; this assignment is {a.get_status_display().lower()}."
             )
         if not at_provider:
-            _provider_call(get_provider(a.hit.batch.provider).reject, a, feedback)
-        # A rejected assignment gives its place back (reopened for another worker).
-        a.status, a.feedback, a.reviewed_at, a.reviewed_by = Assignment.Status.REJECTED, feedback, timezone.now(), by
-        release(
-            Assignment.objects.filter(pk=a.pk),
-            status=a.status,
-            feedback=a.feedback,
-            reviewed_at=a.reviewed_at,
-            reviewed_by=a.reviewed_by,
-        )
+            refused = _refusal(get_provider(a.hit.batch.provider).reject, a, feedback)
+        if refused is None:
+            # A rejected assignment gives its place back (reopened for another worker).
+            a.status, a.feedback, a.reviewed_at, a.reviewed_by = (
+                Assignment.Status.REJECTED,
+                feedback,
+                timezone.now(),
+                by,
+            )
+            release(
+                Assignment.objects.filter(pk=a.pk),
+                status=a.status,
+                feedback=a.feedback,
+                reviewed_at=a.reviewed_at,
+                reviewed_by=a.reviewed_by,
+            )
+    if refused is not None:
+        raise ReviewError(refused)
     return a
 
 
@@ -184,15 +200,9 @@ def send_bonus(
         if over and not over_budget:
             logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
             raise OverBudget(over)
-        refused: ProviderError | None = None
-        try:
-            provider.send_bonus(a, amount, reason, token)
-        except ProviderError as exc:
-            # Leave the atomic block normally: what the provider adapter recorded about the call (a
-            # Prolific bulk bonus whose pay call was sent, the failed call's log) is committed, so a
-            # retry of the form never pays again; the ledger has no row, as nothing is known paid.
-            refused = exc
-        else:
+        # refused: no ledger row, nothing is known paid; a Prolific pay call sent is kept as sent
+        refused = _refusal(provider.send_bonus, a, amount, reason, token)
+        if refused is None:
             entry, created = record_with_fee(
                 key=key,
                 kind=LedgerEntry.Kind.BONUS,
@@ -205,8 +215,7 @@ def send_bonus(
                 note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
             )
     if refused is not None:
-        logger.warning("provider refused send_bonus: %s", refused)
-        raise ReviewError(str(refused))
+        raise ReviewError(refused)
     return entry, created
 
 
@@ -228,18 +237,22 @@ def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, 
     reason = (reason or "").strip()
     if not reason:
         raise ReviewError("Say why the worker is blocked.")
+    refused = None
     with transaction.atomic():
         worker = Worker.objects.select_for_update().get(pk=worker_id)
         if not worker.is_expert:  # expert labels have no provider to tell
-            _provider_call(get_provider(worker.provider).block, worker, reason)
-        worker.blocked_at = worker.blocked_at or timezone.now()
-        worker.block_reason = reason
-        worker.save(update_fields=["blocked_at", "block_reason"])
-        # Work they hold but have not submitted goes back to the pool.
-        release(worker.assignments.filter(status=Assignment.Status.ASSIGNED))
-        if exclude_pending:
-            exclusion.set_excluded(worker.pk, True)
-            worker.excluded = True
+            refused = _refusal(get_provider(worker.provider).block, worker, reason)
+        if refused is None:
+            worker.blocked_at = worker.blocked_at or timezone.now()
+            worker.block_reason = reason
+            worker.save(update_fields=["blocked_at", "block_reason"])
+            # Work they hold but have not submitted goes back to the pool.
+            release(worker.assignments.filter(status=Assignment.Status.ASSIGNED))
+            if exclude_pending:
+                exclusion.set_excluded(worker.pk, True)
+                worker.excluded = True
+    if refused is not None:
+        raise ReviewError(refused)
     return worker
 
 
