@@ -170,3 +170,31 @@ def test_budget_refused_with_a_message(client, lead, budget, words):
     assert words in " ".join(str(m) for m in get_messages(response.wsgi_request))
     batch.refresh_from_db()
     assert batch.budget is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_approval_and_a_bonus_on_one_assignment_at_once_both_go_through(monkeypatch, lead):
+    """The lead approves an assignment (or auto-approval does) while a bonus on it is sent: the
+    approval holds the assignment and then writes its ledger row (which names the batch), the bonus
+    holds the batch and waits for the assignment. Neither may deadlock the other: both are paid,
+    once each."""
+    import time
+
+    from hits.providers.inhouse import InHouseProvider
+
+    batch = published_batch(assignments=3)
+    (a,) = submitted_assignments(batch, 1)
+
+    def slow_approve(self, assignment):  # the provider call, the assignment held: the bonus comes now
+        time.sleep(1.5)
+
+    monkeypatch.setattr(InHouseProvider, "approve", slow_approve)
+
+    def bonus():
+        time.sleep(0.5)  # the approval holds the assignment by now
+        return review.send_bonus(assignment_id=a.pk, amount="0.50", reason="Careful work", token="both", by=lead)
+
+    results, errors = at_once(lambda: review.approve(assignment_id=a.pk, by=lead), bonus)
+    assert errors == []
+    kinds = sorted(LedgerEntry.objects.filter(assignment=a).values_list("kind", flat=True))
+    assert kinds == ["bonus", "reward"]

@@ -179,7 +179,9 @@ def send_bonus(
     key = f"bonus:{token}"
     with transaction.atomic():
         batch_id = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch_id", flat=True).get()
-        batch = Batch.objects.select_for_update().get(pk=batch_id)  # the batch's money, one bonus at a time
+        # The batch's money, one bonus at a time. NO KEY UPDATE: an approval holding the assignment
+        # may still write its ledger row, which names the batch (FOR UPDATE deadlocked with it).
+        batch = Batch.objects.select_for_update(no_key=True).get(pk=batch_id)
         a = (
             Assignment.objects.select_for_update(of=("self",))
             .select_related("hit__batch", "worker")
