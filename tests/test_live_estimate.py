@@ -142,3 +142,12 @@ def test_a_choice_the_draft_would_refuse_is_told_not_counted(lead_client):
     created = lead_client.post(reverse("batch_new", args=[dataset.pk]), {**form, "name": "draft"})
     assert "decides every pair of the non-gold HITs" in created.content.decode()
     assert not Batch.objects.filter(name="draft").exists()
+
+
+def test_the_live_estimate_of_a_gbp_prolific_batch_reads_in_pounds(lead_client):
+    """The new batch form's live count reads in the currency the draft's pages will: a Prolific
+    account in GBP gives £, as the batch page of the draft does."""
+    dataset = demo_dataset()
+    figures = live(lead_client, dataset, {**FORM, "provider": "prolific", "prolific_currency": "GBP", "budget": "10"})
+    assert figures["total"].startswith("£") and figures["budget"] == "£10.00"
+    assert live(lead_client, dataset, {**FORM, "budget": "10"})["budget"] == "$10.00"

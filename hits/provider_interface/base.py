@@ -58,7 +58,8 @@ class CrowdProvider:
         return Decimal("0.00")
 
     def currency(self, batch) -> str:
-        """The currency the batch's rewards, bonuses, fees and budget are in (pages show its sign)."""
+        """The currency the batch's rewards, bonuses, fees and budget are in (pages show its sign);
+        `batch` may be a batch or the spec of one (their `provider_config`)."""
         return "USD"
 
     def publish(self, batch) -> None:

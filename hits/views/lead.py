@@ -99,17 +99,20 @@ def batch_estimate(request, dataset_id: int):
     form = BatchForm(request.GET, dataset=dataset)
     form.is_valid()  # partial input still gives a count: fields with errors fall back to their defaults
     data = {**form.cleaned_data, "provider": form.cleaned_data.get("provider") or "inhouse"}
+    # the provider's options when they are valid so far (the currency they pay in), else its defaults
+    spec = BatchSpec.from_data(data, provider_config=getattr(form, "_provider_config", None))
     try:
         figures = estimate.estimate(
             dataset,
-            BatchSpec.from_data(data),
+            spec,
             systems=list(data.get("systems") or []) or None,
             **_chosen(dataset, data),
         )
     except (batches.BatchError, estimate.SampleError) as exc:
         return JsonResponse({"error": str(exc)}, status=400)
-    figures.update({k: format_money(figures[k]) for k in ("rewards", "fees", "total")})
-    figures["budget"] = format_money(data.get("budget")) if data.get("budget") is not None else None
+    currency = get_provider(spec.provider).currency(spec)  # as the draft's pages will show it
+    figures.update({k: format_money(figures[k], currency) for k in ("rewards", "fees", "total")})
+    figures["budget"] = format_money(data.get("budget"), currency) if data.get("budget") is not None else None
     return JsonResponse(figures)
 
 
