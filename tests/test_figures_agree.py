@@ -137,3 +137,37 @@ def test_the_batch_page_list_dashboard_live_poll_and_api_show_the_same_figures(c
 
     for where, figures in seen.items():
         assert figures == {k: want[k] for k in figures}, where
+
+
+def test_the_dataset_overview_never_adds_pounds_to_dollars(client, lead):
+    """A dataset with an in-house batch (dollars) and a Prolific batch paid in pounds: the overview's
+    spend card gives each currency its own total and budget, as each batch page does; it once read
+    one "$" figure adding both."""
+    from hits.batch_fields import BatchSpec
+    from hits.ledger import record
+    from hits.models import Worker
+
+    dataset = demo_dataset()
+    systems = list(dataset.systems.order_by("name"))
+    dollars = batches.create_batch(
+        dataset=dataset, spec=BatchSpec(name="here", budget=Decimal("20.00")), systems=systems[:1]
+    )
+    pounds = batches.create_batch(
+        dataset=dataset,
+        spec=BatchSpec(
+            name="prolific", provider="prolific", budget=Decimal("30.00"), provider_config={"currency": "GBP"}
+        ),
+        systems=systems[1:2],
+    )
+    for n, (batch, amount) in enumerate(((dollars, Decimal("1.25")), (pounds, Decimal("2.50")))):
+        worker = Worker.objects.create(provider=batch.provider, external_id=f"5ab00000000000000000000{n}")
+        hit = batch.hits.order_by("pk").first()
+        paid = Assignment.objects.create(hit=hit, worker=worker, status=Assignment.Status.APPROVED)
+        record(key=f"reward:{n}", kind="reward", assignment=paid, worker=worker, batch=batch, amount=amount, by=None)
+    client.force_login(lead)
+    page = client.get(reverse("dashboard", args=[dataset.pk])).content.decode()
+    assert _text(r'id="spend-total">([^<]+)<', page) == "$1.25"
+    assert _text(r'id="budget-left">([^<]+)<', page) == "$18.75"
+    assert _text(r'id="spend-total-gbp">([^<]+)<', page) == "£2.50"
+    assert _text(r'id="budget-left-gbp">([^<]+)<', page) == "£27.50"
+    assert "$3.75" not in page and "$50.00" not in page

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from hits import tallies
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
+from hits.provider_interface import get_provider
 
 RATE_WINDOW = timedelta(hours=1)
 STATUSES = tuple(Assignment.Status.values)
@@ -50,6 +51,7 @@ def batch_figures(batches: QuerySet[Batch] | list[Batch], now=None) -> dict[int,
             "overdue": 0,
             "open": b.status == Batch.Status.PUBLISHED and (b.expires_at is None or b.expires_at > now),
             "budget": b.budget,
+            "currency": get_provider(b.provider).currency(b),
         }
         for b in batches
     }
@@ -159,9 +161,9 @@ def combine(figures: list[dict], now=None) -> dict:
 
 
 def money(figures: list[dict]) -> dict:
-    """Spend by kind and in total over these batches' figures, their budget (None when no batch
-    has one), the share of it spent and what is left of it."""
-    totals = _zero_spend()
+    """Spend by kind and in total over these batches' figures (of one currency), their budget
+    (None when no batch has one), the share of it spent and what is left of it."""
+    totals: dict = _zero_spend()
     for f in figures:
         for kind, amount in f["spend"].items():
             totals[kind] += amount
@@ -171,7 +173,19 @@ def money(figures: list[dict]) -> dict:
     totals["budget"] = budget
     totals["budget_left"] = budget - totals["total"] if budget is not None else None
     totals["share"] = round(100 * float(totals["total"] / budget), 1) if budget else None
+    totals["currency"] = figures[0].get("currency", "USD") if figures else "USD"
     return totals
+
+
+def money_by_currency(figures: list[dict]) -> list[dict]:
+    """`money` of these batches' figures, one per currency their providers pay in (a Prolific batch
+    in pounds beside an in-house one in dollars is never summed into one figure); dollars first,
+    and one in dollars when there is no batch."""
+    groups: dict[str, list[dict]] = {}
+    for f in figures:
+        groups.setdefault(f.get("currency", "USD"), []).append(f)
+    order = sorted(groups, key=lambda c: (c != "USD", c))
+    return [money(groups[c]) for c in order] or [money([])]
 
 
 def scope_batches(dataset, batch=None) -> QuerySet[Batch]:
@@ -192,14 +206,19 @@ def spend(batches) -> dict:
     """Spend by kind and in total of a scope of batches, its budget, share spent and budget left."""
     batches = list(batches)
     counts = _counts([b.pk for b in batches], timezone.now())
-    return money([{"spend": counts[b.pk]["spend"], "budget": b.budget} for b in batches])
+    return money(
+        [
+            {"spend": counts[b.pk]["spend"], "budget": b.budget, "currency": get_provider(b.provider).currency(b)}
+            for b in batches
+        ]
+    )
 
 
-def scope_figures(batches, now=None) -> tuple[dict, dict]:
-    """(progress, spend) of a scope, from one read of its figures."""
+def scope_figures(batches, now=None) -> tuple[dict, list[dict]]:
+    """(progress, spend per currency) of a scope, from one read of its figures."""
     now = now or timezone.now()
     figures = list(batch_figures(batches, now).values())
-    return combine(figures, now), money(figures)
+    return combine(figures, now), money_by_currency(figures)
 
 
 def batch_progress(batch: Batch) -> dict:

@@ -105,10 +105,10 @@ def trend_chart(dataset, batch, run) -> dict:
 def overview(dataset, batch=None) -> dict:
     run, stale = scores_run(dataset, batch, parts=("alpha",))
     alpha = run.outputs.get("alpha") if run else None
-    progress, spend = figures.scope_figures(figures.scope_batches(dataset, batch))
+    progress, spends = figures.scope_figures(figures.scope_batches(dataset, batch))
     return {
         "progress": progress,
-        "spend": spend,
+        "spends": spends,
         "authoring": authoring_states(dataset),
         "alpha": alpha,
         "rose_alpha": ROSE_ALPHA,
