@@ -228,13 +228,22 @@ def permutation_test(H, A, B, granularity="system", method="kendall", n_permutat
     only strictly larger ones). With ``standardize`` each metric is z-scored over all its scores
     first (Deutsch et al. 2021), so that swapping does not mix scales; that leaves the observed
     correlations unchanged. RoSE's scripts do not standardize (``standardize=False``). This is
-    one direction only: ``metric_comparison.compare_metrics`` puts the better metric first.
+    one direction only: ``metric_comparison.compare_metrics`` puts the better metric first. A NaN
+    correlation (a metric constant across systems, a single system) counts as 0, as in RoSE's
+    ``_cal_*`` and ``metric_comparison.bootstrap_p``.
     """
     H, A, B = complete(H), complete(A), complete(B)
     if standardize:
         A, B = _zscore(A), _zscore(B)
     n = H.shape[0]
-    observed = correlate(H, A, granularity, method) - correlate(H, B, granularity, method)
+
+    def corr(X, Y):  # a NaN correlation (a constant side, one system) counts as 0, as RoSE's
+        return np.nan_to_num(METHODS[method](X, Y), nan=0.0)
+
+    if granularity == "summary":
+        observed = summary_level(H, A, method) - summary_level(H, B, method)
+    else:
+        observed = float(corr(H.mean(axis=0), A.mean(axis=0)) - corr(H.mean(axis=0), B.mean(axis=0)))
     rng = np.random.default_rng(rng)
     if granularity == "summary":
         gap = _rows(H, A, method) - _rows(H, B, method)  # swapping document i flips its sign
@@ -247,7 +256,7 @@ def permutation_test(H, A, B, granularity="system", method="kendall", n_permutat
             deltas = np.where(swap, -gap, gap).sum(axis=1) / n
         else:
             moved = swap.astype(float) @ shift  # how much each system's mean moves from A to B
-            deltas = METHODS[method](human, mean_a + moved) - METHODS[method](human, mean_b - moved)
+            deltas = corr(human, mean_a + moved) - corr(human, mean_b - moved)
         exceed += np.count_nonzero(deltas >= observed - CORR_TIE)
     return observed, exceed / n_permutations
 

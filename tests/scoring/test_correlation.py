@@ -142,3 +142,28 @@ def test_modified_kendall_matches_loop():
     x, y = np.random.default_rng(6).random((2, 9))
     assert modified_kendall(x, y) == pytest.approx(stats.kendalltau(x, y).statistic)
     assert pairs_by_difference(human, 0.1).tolist() == [[0, 3], [0, 4], [1, 3], [2, 3]]
+
+
+@pytest.mark.parametrize("method", ["pearson", "kendall"])
+def test_system_level_permutation_counts_an_undefined_correlation_as_zero(method):
+    """A metric constant across systems (or a single system) has no system-level correlation; RoSE
+    and the bootstrap count it as 0. The permutation test compared every permutation with a NaN
+    observed difference, never reached it and gave p = 0: "significant" with nothing to test."""
+    rng = np.random.default_rng(3)
+    H, A = matrices(rng, n=40, m=6)
+    constant = np.full(H.shape, 0.5)
+    delta, p = permutation_test(H, A, constant, "system", method, n_permutations=400, rng=1)
+    assert delta == pytest.approx(system_level(H, A, method), abs=1e-12)  # corr(H, constant) counts as 0
+
+    Az, Cz = (A - A.mean()) / A.std(), constant - constant.mean()
+    swaps = np.random.default_rng(1).random((400, len(H))) < 0.5
+    exceed = 0
+    for swap in swaps:
+        A2, C2 = np.where(swap[:, None], Cz, Az), np.where(swap[:, None], Az, Cz)
+        moved = np.nan_to_num([system_level(H, A2, method), system_level(H, C2, method)], nan=0.0)
+        exceed += moved[0] - moved[1] >= delta - 1e-12
+    assert p == exceed / 400
+
+    one = H[:, :1]  # one system: nothing to correlate, nothing significant
+    delta, p = permutation_test(one, A[:, :1], 2 * A[:, :1] + 1, "system", method, n_permutations=200, rng=1)
+    assert (delta, p) == (0.0, 1.0)
