@@ -152,3 +152,18 @@ def test_the_import_page_and_api_take_the_protocol_format(client, lead):
     )
     assert created.status_code == 201, created.content[:300]
     assert ProtocolRating.objects.filter(round__dataset__name="from-api").count() == 3600
+
+
+def test_power_on_too_few_documents_is_refused_and_said(client, lead, tmp_path):
+    """Five examples: the page names each protocol's n and gives no power (the dashboards' rule),
+    where it showed power near 1 at 200 documents from resampling five."""
+    few = tmp_path / "five.json"
+    few.write_text(json.dumps(json.loads(ROSE.read_text())[:5]))
+    call_command("import_dataset", str(few), "--name", "five", "--format", "rose-protocols", stdout=io.StringIO())
+    dataset = Dataset.objects.get(name="five")
+    client.force_login(lead)
+    client.post(reverse("protocols_power", args=[dataset.pk]), {"rating_round": pick(dataset).pk})
+    response = client.get(reverse("dashboard_protocols", args=[dataset.pk]))
+    page = response.content.decode()
+    assert response.context["power_charts"] == [] and 'data-chart="power-' not in page
+    assert "Prior: no power, 5 documents rated for every system, fewer than the 10" in page

@@ -57,9 +57,9 @@ def human_matrix_partial(dataset, batch=None):
     return [table.system_names[s] for s in systems.tolist()], docs, matrix
 
 
-# Fewer documents than this behind a pair: its power is not computed (resampling 3 documents
-# thousands of times gave power 1.0); fewer than SMALL_SAMPLE: computed and flagged.
-MIN_POWER_DOCUMENTS = 10
+# Fewer documents than this behind a pair: its power is not computed (power.MIN_DOCUMENTS, the
+# rule the protocol comparison reads too); fewer than SMALL_SAMPLE: computed and flagged.
+MIN_POWER_DOCUMENTS = power.MIN_DOCUMENTS
 
 
 def _needs_shared_documents(matrix) -> bool:

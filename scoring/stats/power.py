@@ -29,6 +29,10 @@ from scipy.special import ndtr
 from .bootstrap import _limit, _settle, all_pairs, bootstrap_test, chunk_schedule, complete
 
 ROSE_SIZES = (10, 50, 100, 200, 300, 500, 700, 1000, 10000)
+# Fewer documents than this behind a system pair: no power is computed for it (resampling 3
+# documents thousands of times tells nothing about 1,000: it gave power 1.0). One rule for the
+# dashboards (scoring.runs.statistics) and the protocol comparison (scoring.stats.protocols).
+MIN_DOCUMENTS = 10
 
 
 @dataclass

@@ -26,7 +26,7 @@ import numpy as np
 from .agreement import alpha_interval
 from .bootstrap import percentile_interval, resample_counts, resample_indices, system_cis
 from .correlation import correlation_ci, row_correlations_partial
-from .power import bucket_rows, power_analysis
+from .power import MIN_DOCUMENTS, bucket_rows, power_analysis
 
 
 def complete_rows(*matrices) -> np.ndarray:
@@ -97,17 +97,18 @@ def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> lis
 
 def power(scores, sizes=(10, 50, 100, 200), n_trials=200, n_resamples=1000, alpha=0.05, n_buckets=5, rng=None) -> dict:
     """``power.power_analysis`` on the complete documents: power per sample size for each bucket
-    of system-pair differences (RoSE Fig. 7, in the dashboards' form), and over all pairs."""
+    of system-pair differences (RoSE Fig. 7, in the dashboards' form), and over all pairs. Fewer
+    than ``power.MIN_DOCUMENTS`` complete documents (the dashboards' rule) give no power."""
     (scores,), _, keep = _restricted(scores)
-    if keep.sum() < 2 or scores.shape[1] < 2:
-        return {"sizes": list(sizes), "buckets": [], "mean": [], "documents": int(keep.sum())}
+    documents = int(keep.sum())
+    empty = {"sizes": list(sizes), "buckets": [], "mean": [], "documents": documents, "min_documents": MIN_DOCUMENTS}
+    if documents < MIN_DOCUMENTS or scores.shape[1] < 2:
+        return empty
     result = power_analysis(scores[keep], sizes, n_trials, n_resamples, alpha, n_buckets, rng)
-    buckets = bucket_rows(result)
-    return {
+    return empty | {
         "sizes": [int(n) for n in result.sizes],
-        "buckets": buckets,
+        "buckets": bucket_rows(result),
         "mean": result.power.mean(axis=1).tolist(),
-        "documents": int(keep.sum()),
     }
 
 

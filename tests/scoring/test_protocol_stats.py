@@ -99,3 +99,19 @@ def test_mix_recovers_known_weights():
     assert got["length"]["low"] <= 0.6 <= got["length"]["high"]
     assert got["acu"]["low"] <= 0.2 <= got["acu"]["high"]
     assert got["length"]["high"] - got["length"]["low"] < 0.1
+
+
+def test_power_needs_the_dashboards_minimum_of_documents():
+    """The dashboards give no power to a pair sharing fewer than 10 documents (3 documents
+    resampled to 200 gave power near 1); the protocols' power computed it from any 2."""
+    from scoring.stats.power import MIN_DOCUMENTS
+
+    rng = np.random.default_rng(2)
+    scores = np.round(rng.uniform(1, 5, (MIN_DOCUMENTS - 1, 4)) * 3) / 3
+    few = stats.power(scores, sizes=(10, 200), n_trials=20, n_resamples=200, rng=0)
+    assert (few["mean"], few["buckets"]) == ([], [])
+    assert (few["documents"], few["min_documents"]) == (MIN_DOCUMENTS - 1, MIN_DOCUMENTS)
+
+    enough = np.vstack([scores, scores[:1]])  # one more document: the analysis runs
+    result = stats.power(enough, sizes=(10, 200), n_trials=20, n_resamples=200, rng=0)
+    assert len(result["mean"]) == 2 and result["documents"] == MIN_DOCUMENTS

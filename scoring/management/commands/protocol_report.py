@@ -72,7 +72,10 @@ class Command(BaseCommand):
                 f"vs others' Ref-free {case['mean']['others']:.3f}"
             )
         for name, p in (report["power"] or {}).items():
+            if not p["mean"]:
+                out(f"power {labels[name]}: none, {p['documents']} documents rated for every system")
+                continue
             out(
-                f"power {labels[name]}: "
+                f"power {labels[name]} ({p['documents']} documents): "
                 + ", ".join(f"{n} docs {v:.2f}" for n, v in zip(p["sizes"], p["mean"], strict=False))
             )

@@ -91,6 +91,15 @@ def _power_charts(report: dict, power: dict | None) -> list[dict]:
     ]
 
 
+def _power_too_few(report: dict, power: dict | None) -> list[dict]:
+    """The protocols given no power: fewer complete documents than the dashboards' minimum."""
+    return [
+        {"label": report["labels"][name], "documents": result["documents"], "min": result.get("min_documents")}
+        for name, result in (power or {}).items()
+        if not result["buckets"]
+    ]
+
+
 @role_required(LEAD)
 def protocols(request, dataset_id: int):
     dataset = get_object_or_404(Dataset, pk=dataset_id)
@@ -120,6 +129,7 @@ def protocols(request, dataset_id: int):
             "rankings": _rankings(report),
             "power": power,
             "power_charts": _power_charts(report, power),
+            "power_too_few": _power_too_few(report, power),
         }
     return render(request, "scoring/protocols.html", context)
 
