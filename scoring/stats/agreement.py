@@ -78,17 +78,25 @@ def acu_level_alpha(summary_ids, acu_ids, worker_ids, present) -> float:
 
 
 def _worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts):
-    """(summary code, summary keys, worker, score) per (summary, worker) pair."""
+    """(summary code, summary keys, worker, score) per (summary, worker) pair of a worker who
+    judged every ACU judged in that summary.
+
+    A worker who judged only some of them (a `pairs` round's follow-up HIT asks only the open
+    ACUs) has no score of the summary: present / |A| over a few ACUs would read as a low score
+    and as disagreement with the workers who judged them all.
+    """
     s_codes, (summaries,) = group_codes(summary_ids)
+    _, (pair_summaries, _) = group_codes(s_codes, acu_ids)
+    judged = np.bincount(pair_summaries, minlength=len(summaries))  # distinct ACUs judged per summary
     if acu_counts is None:
-        _, (pair_summaries, _) = group_codes(s_codes, acu_ids)
-        per_summary = np.bincount(pair_summaries, minlength=len(summaries)).astype(float)
+        per_summary = judged.astype(float)
     else:
         per_summary = np.zeros(len(summaries))
         per_summary[s_codes] = np.asarray(acu_counts, dtype=float)
     sw, (sw_summary, sw_worker) = group_codes(s_codes, worker_ids)
     hits = np.bincount(sw, weights=np.asarray(present, dtype=float), minlength=len(sw_summary))
-    return sw_summary, summaries, sw_worker, hits / per_summary[sw_summary]
+    whole = np.bincount(sw, minlength=len(sw_summary)) == judged[sw_summary]  # one row per (summary, ACU, worker)
+    return sw_summary[whole], summaries, sw_worker[whole], (hits / per_summary[sw_summary])[whole]
 
 
 def summary_worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts=None):
@@ -96,7 +104,8 @@ def summary_worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts=
 
     The score is (ACUs the worker judged present) / |A|, with ``acu_counts`` (optional, one value
     per judgment row) = |A|, the number of ACUs of the summary's reference; by default the
-    number of distinct ACUs judged in that summary by anyone.
+    number of distinct ACUs judged in that summary by anyone. Only workers who judged every ACU
+    judged in the summary have a score of it.
     """
     codes, summaries, workers, scores = _worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts)
     return summaries[codes], workers, scores
@@ -105,7 +114,8 @@ def summary_worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts=
 def summary_level_alpha(summary_ids, acu_ids, worker_ids, present, acu_counts=None) -> float:
     """Summary-level alpha: units are summaries, values each worker's score, interval metric.
 
-    ``acu_counts`` as in ``summary_worker_scores``.
+    ``acu_counts`` as in ``summary_worker_scores``; a worker who judged only some of a summary's
+    ACUs gives it no value.
     """
     codes, _, _, scores = _worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts)
     return alpha_interval(codes, scores)

@@ -99,17 +99,40 @@ def test_summary_level_helper_matches_krippendorff(given_counts):
     sizes = {si: len(judged[si]) + (si % 3 if given_counts else 0) for si in judged}
     counts = np.array([sizes[si] for si in s.tolist()]) if given_counts else None
 
+    by_worker = defaultdict(set)
+    for si, ai, wi in zip(s.tolist(), a.tolist(), w.tolist(), strict=True):
+        by_worker[si, wi].add(ai)
+    # A worker has a score of a summary only when they judged every ACU judged in it.
+    whole = {key: k for key, k in present.items() if by_worker[key] == judged[key[0]]}
+    assert 0 < len(whole) < len(present)
+
     summaries = sorted(judged)
     matrix = np.full((w.max() + 1, len(summaries)), np.nan)
-    for (si, wi), k in present.items():
+    for (si, wi), k in whole.items():
         matrix[wi, summaries.index(si)] = k / sizes[si]
     expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
     assert summary_level_alpha(s, a, w, p, acu_counts=counts) == pytest.approx(expected, abs=1e-9)
 
     keys, workers, scores = summary_worker_scores(s, a, w, p, acu_counts=counts)
-    assert len(scores) == len(present)
+    assert len(scores) == len(whole)
     for si, wi, v in zip(keys.tolist(), workers.tolist(), scores.tolist(), strict=False):
         assert v == pytest.approx(present[si, wi] / sizes[si], abs=1e-15)
+
+
+def test_summary_level_leaves_out_a_worker_who_judged_only_some_acus():
+    """A `pairs` round's follow-up HIT asks a new worker only a summary's open ACUs. Two workers
+    judged every ACU and agree; a third judged one ACU of each summary, agreeing with them. Read as
+    a score (present / |A|), the third worker's 1/|A| or 0 looked like a disagreement (alpha 0.46)."""
+    rows = []
+    for summary, share in enumerate([0.0, 0.25, 0.5, 0.75, 1.0, 0.5]):
+        labels = np.arange(4) < round(4 * share)  # 4 ACUs, the first `share` of them present
+        for worker in (1, 2):
+            rows += [(summary, acu, worker, bool(labels[acu])) for acu in range(4)]
+        rows.append((summary, 0, 3, bool(labels[0])))  # the follow-up: ACU 0 only
+    s, a, w, p = (np.array(col) for col in zip(*rows, strict=True))
+    assert summary_level_alpha(s, a, w, p, acu_counts=np.full(len(s), 4)) == pytest.approx(1.0, abs=1e-12)
+    keys, workers, scores = summary_worker_scores(s, a, w, p, acu_counts=np.full(len(s), 4))
+    assert set(workers.tolist()) == {1, 2} and len(scores) == 12
 
 
 def test_interval_with_many_distinct_values_matches_krippendorff():
