@@ -482,3 +482,24 @@ def test_creating_a_triage_batch_reads_its_judge_run_once():
     reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"]]
     assert batch.triage_run_id == run.pk
     assert len(reads) == 1, reads
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_the_aggregation_comparison_of_a_triage_round_reads_the_rounds_labels():
+    """The systems page's *Majority vote and Dawid–Skene* table says its majority column is the
+    scores above. In a triage round those count the judge's labels where it decided; the table
+    recomputed a majority of the human answers alone, so every pair the judge decided present
+    counted as absent and the column sat below the leaderboard."""
+    from scoring.runs.services import compute_scores
+
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    batch = publish_batch(triage_batch(dataset, run))
+    simulate_crowd(batch, workers=3, accuracy=0.9, seed=1)
+    for aggregation in ("majority", "dawid-skene"):
+        outputs = compute_scores(dataset, batch, n_resamples=50, aggregation=aggregation).outputs
+        comparison = outputs["aggregations"]["systems"]
+        assert comparison.keys() == outputs["systems"].keys()
+        for name, system in outputs["systems"].items():
+            assert comparison[name][aggregation] == pytest.approx(system["acu"], abs=1e-12), (aggregation, name)

@@ -104,9 +104,15 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
     table = load_summaries(dataset)
     if judgments is None:
         judgments = load_judgments(dataset, batch)
-    scored = scored_judgments(batch, judgments)
+    pos, scores, normalized = _scored_arrays(dataset, table, scored_judgments(batch, judgments), aggregation)
+    return table, judgments, pos, scores, normalized
+
+
+def _scored_arrays(dataset, table, scored, aggregation: str):
+    """(positions, ACU scores, normalized scores) of the summaries ``scored`` (the round's votes,
+    ``scored_judgments``) labels under ``aggregation``."""
     if len(scored) == 0:
-        return table, judgments, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
+        return np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0)
     rows = table.index(scored.summary)
     if aggregation == "dawid-skene":
         summaries, scores = dawid_skene.acu_scores_by_summary(
@@ -118,7 +124,7 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
         )
     pos = table.index(summaries)
     normalized = normalized_acu_score(scores, table.words[pos], table.reference_words[pos], dataset.length_alpha)
-    return table, judgments, pos, scores, normalized
+    return pos, scores, normalized
 
 
 def compute_scores(
@@ -264,7 +270,9 @@ def _system_rows(names, means, low, high, norm_means, norm_low, norm_high):
 
 def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dict:
     """System scores under both aggregations (majority and Dawid-Skene), their difference and
-    how many (summary, ACU) labels the two disagree on."""
+    how many (summary, ACU) labels the two disagree on. ``judgments`` are the votes the round's
+    labels are read from (``scored_judgments``: a triage round's machine labels, a pairs round's
+    posteriors), so the primary aggregation's column is the leaderboard's score."""
     summaries, _, majority, _, _ = acu_labels(judgments.summary, judgments.acu, judgments.present)
     _, _, ds_labels, fit = dawid_skene.pair_labels(
         judgments.summary, judgments.acu, judgments.worker, judgments.present
@@ -388,8 +396,10 @@ def _counts(table, pos, judgments, figures: dict, batch) -> dict:
 def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "majority"):
     version = signature(dataset, batch)  # read first: a change after it makes this run stale, never lost
     everyone = load_judgments(dataset, batch, include_excluded=True)
-    counted = everyone.subset(~everyone.excluded)
-    table, judgments, pos, scores, normalized = summary_scores_arrays(dataset, batch, counted, aggregation)
+    judgments = everyone.subset(~everyone.excluded)
+    table = load_summaries(dataset)
+    scored = scored_judgments(batch, judgments)
+    pos, scores, normalized = _scored_arrays(dataset, table, scored, aggregation)
     inputs = _inputs(dataset, batch, judgments, version)
     rng = np.random.default_rng(seed)
     figures = {"systems": {}, "pairwise": None, "common": None, "complete_documents": 0, "documents_differ": False}
@@ -397,7 +407,7 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
     if len(pos):
         figures = _system_figures(table, pos, scores, normalized, n_resamples, rng)
         length_choice = _length_choice(dataset, scores, table.words[pos], table.reference_words[pos])
-        comparison = _other_aggregation(table, judgments, aggregation, figures["systems"])
+        comparison = _other_aggregation(table, scored, aggregation, figures["systems"])
     alphas = _alphas(table, judgments)
     summaries = {
         "ids": table.ids[pos].tolist(),
