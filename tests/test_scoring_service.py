@@ -192,3 +192,54 @@ def test_alpha_without_flagged_workers_is_computed_from_the_workers_left(spammer
     }
     assert table["alpha_without_flagged"] == pytest.approx(expected, abs=1e-12)
     assert (table["alpha_without_flagged"] == outputs["alpha"]) == (not spammers)
+
+
+def test_each_alpha_comes_with_the_units_behind_it(client, lead):
+    """A `pairs` round: follow-up workers judge only open ACUs, so only the summaries two workers
+    judged whole (its gold HITs) carry the summary-level alpha. The overview and the API showed the
+    alphas beside RoSE's without saying how few units were behind them."""
+    from collections import defaultdict
+
+    from django.urls import reverse
+
+    from hits.allocation.policy import PAIRS
+    from hits.models import Judgment
+    from hits.services.batches import publish_batch
+    from hits.services.simulate import simulate_crowd
+
+    from .crowd_data import batch_of, demo_dataset
+
+    dataset = demo_dataset()
+    batch = publish_batch(batch_of(dataset, allocation=PAIRS, gold_share=0.2, seed=7))
+    simulate_crowd(batch, workers=4, accuracy=0.8, seed=3)
+    run = compute_scores(dataset, batch, n_resamples=50)
+
+    labels, acus, by_worker = defaultdict(int), defaultdict(set), defaultdict(set)
+    for summary, acu, worker in Judgment.objects.filter(assignment__hit__batch=batch).values_list(
+        "assignment__hit__summary_id", "acu_id", "assignment__worker_id"
+    ):
+        labels[summary, acu] += 1
+        acus[summary].add(acu)
+        by_worker[summary, worker].add(acu)
+    whole = defaultdict(int)
+    for (summary, _), judged in by_worker.items():
+        whole[summary] += judged == acus[summary]
+    expected = {
+        "acu_level": sum(n >= 2 for n in labels.values()),
+        "summary_level": sum(n >= 2 for n in whole.values()),
+    }
+    assert run.outputs["alpha_units"] == expected
+    assert 0 < expected["summary_level"] < len(acus)  # not every summary has two whole scores
+
+    client.force_login(lead)
+    page = client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    assert f'id="alpha-summary-units">{expected["summary_level"]}<' in page
+    assert f'id="alpha-acu-units">{expected["acu_level"]}<' in page
+    client.logout()
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.create(user=lead).key
+    body = client.get(
+        f"/api/datasets/{dataset.pk}/agreement/?round={batch.pk}", HTTP_AUTHORIZATION=f"Token {token}"
+    ).json()
+    assert body["alpha_units"] == expected

@@ -208,8 +208,18 @@ class TrendPointSerializer(serializers.Serializer):
     judgments = serializers.IntegerField(allow_null=True)
 
 
+class AlphaUnitsSerializer(serializers.Serializer):
+    acu_level = serializers.IntegerField(
+        help_text="(Summary, ACU) pairs judged at least twice: the n of the ACU-level alpha."
+    )
+    summary_level = serializers.IntegerField(
+        help_text="Summaries scored by at least two workers who judged all their ACUs: the n of the summary-level alpha."
+    )
+
+
 class AgreementSerializer(RunInfoSerializer):
     alpha = AlphaSerializer()
+    alpha_units = AlphaUnitsSerializer(allow_null=True, help_text="The units behind each alpha (null: an older run).")
     alpha_without_flagged = AlphaSerializer(allow_null=True, help_text="Leaving out flagged and excluded workers.")
     flagged = serializers.IntegerField(help_text="Workers with a quality flag.")
     rose_alpha = AlphaSerializer(help_text="RoSE's figures on CNN/DM, for comparison.")
@@ -225,12 +235,13 @@ class DatasetAgreement(APIView):
     )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, stale = scores_run(dataset, batch, parts=("alpha", "workers"))
+        run, stale = scores_run(dataset, batch, parts=("alpha", "alpha_units", "workers"))
         outputs = run.outputs if run else {}
         workers = outputs.get("workers") or {}
         body = {
             **_run_info(dataset, batch, run, stale),
             "alpha": outputs.get("alpha") or {"acu_level": None, "summary_level": None},
+            "alpha_units": outputs.get("alpha_units") if run else {"acu_level": 0, "summary_level": 0},
             "alpha_without_flagged": workers.get("alpha_without_flagged"),
             "flagged": workers.get("flagged", 0),
             "rose_alpha": ROSE_ALPHA,

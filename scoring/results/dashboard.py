@@ -103,7 +103,7 @@ def trend_chart(dataset, batch, run) -> dict:
 
 
 def overview(dataset, batch=None) -> dict:
-    run, stale = scores_run(dataset, batch, parts=("alpha",))
+    run, stale = scores_run(dataset, batch, parts=("alpha", "alpha_units"))
     alpha = run.outputs.get("alpha") if run else None
     progress, spends = figures.scope_figures(figures.scope_batches(dataset, batch))
     return {
@@ -111,6 +111,7 @@ def overview(dataset, batch=None) -> dict:
         "spends": spends,
         "authoring": authoring_states(dataset),
         "alpha": alpha,
+        "alpha_units": run.outputs.get("alpha_units") if run else None,
         "rose_alpha": ROSE_ALPHA,
         "trend_chart": trend_chart(dataset, batch, run),
         "run": run.pk if run else None,

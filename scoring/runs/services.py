@@ -356,6 +356,20 @@ def _common_comparison(names, sub, norm_sub, n_resamples: int, rng) -> dict:
     return common
 
 
+def _alpha_units(table, judgments) -> dict:
+    """The n of each alpha: (summary, ACU) pairs judged twice or more, summaries with two or more
+    workers' scores (0 without judgments)."""
+    if not len(judgments):
+        return {"acu_level": 0, "summary_level": 0}
+    rows = table.index(judgments.summary)
+    return {
+        "acu_level": agreement.acu_level_units(judgments.summary, judgments.acu),
+        "summary_level": agreement.summary_level_units(
+            judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
+        ),
+    }
+
+
 def _alphas(table, judgments) -> dict:
     """Both alphas over the counted judgments (None without judgments)."""
     if not len(judgments):
@@ -421,6 +435,7 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
         "aggregation": aggregation,
         "systems": figures["systems"],
         "alpha": alphas,
+        "alpha_units": _alpha_units(table, judgments),
         "counts": _counts(table, pos, judgments, figures, batch),
         "pairwise": figures["pairwise"],
         "common": figures["common"],

@@ -56,6 +56,12 @@ def _alpha(units, values, level: str) -> float:
     return 1.0 - (n - 1) * observed / expected
 
 
+def pairable_units(units) -> int:
+    """How many units have two or more labels: the units an alpha is computed on (its n)."""
+    codes, _ = _codes_1d(units)
+    return int(np.count_nonzero(np.bincount(codes) >= 2)) if codes.size else 0
+
+
 def alpha_nominal(units, values) -> float:
     """Krippendorff's alpha, nominal metric, from one (unit, value) entry per label (values
     compared as given: booleans and integers are grouped without sorting)."""
@@ -119,3 +125,15 @@ def summary_level_alpha(summary_ids, acu_ids, worker_ids, present, acu_counts=No
     """
     codes, _, _, scores = _worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts)
     return alpha_interval(codes, scores)
+
+
+def acu_level_units(summary_ids, acu_ids) -> int:
+    """The (summary, ACU) pairs judged at least twice: the n of ``acu_level_alpha``."""
+    units, _ = group_codes(summary_ids, acu_ids)
+    return pairable_units(units)
+
+
+def summary_level_units(summary_ids, acu_ids, worker_ids, present, acu_counts=None) -> int:
+    """The summaries with at least two workers' scores: the n of ``summary_level_alpha``."""
+    codes, _, _, _ = _worker_scores(summary_ids, acu_ids, worker_ids, present, acu_counts)
+    return pairable_units(codes)
