@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -167,3 +168,28 @@ def test_power_on_too_few_documents_is_refused_and_said(client, lead, tmp_path):
     page = response.content.decode()
     assert response.context["power_charts"] == [] and 'data-chart="power-' not in page
     assert "Prior: no power, 5 documents rated for every system, fewer than the 10" in page
+
+
+def test_a_figure_on_fewer_documents_than_the_round_says_its_n(client, lead, tmp_path):
+    """Prior rated on 20 of the 100 examples: its correlations, its length correlation and its
+    ranking rest on 20 documents while the page's header says 100; each now names its n."""
+    data = json.loads(ROSE.read_text())
+    for example in data[20:]:
+        for ratings in example["annotations"].values():
+            ratings["prior"] = []
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(data))
+    call_command("import_dataset", str(path), "--name", "partial", "--format", "rose-protocols", stdout=io.StringIO())
+    dataset = Dataset.objects.get(name="partial")
+    client.force_login(lead)
+    response = client.get(reverse("dashboard_protocols", args=[dataset.pk]))
+    report = response.context["report"]
+    assert report["documents"] == 100
+    entry = next(e for e in report["correlations"]["system"] if {e["a"], e["b"]} == {"prior", "ref_free"})
+    assert entry["documents"] == 20
+    assert all(row["documents"] == 20 for row in report["rankings"]["prior"])
+    page = response.content.decode()
+    shown = re.findall(r'<small class="n"[^>]*>n = (\d+)</small>', page)
+    # Prior against 3 measures at 2 levels (both cells of the square tables), against length at 2
+    # levels, what Prior follows and the Prior ranking.
+    assert shown.count("20") == 2 * 2 * 3 + 2 + 1 + 1 and set(shown) == {"20"}

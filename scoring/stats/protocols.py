@@ -82,7 +82,8 @@ def with_measure(measures: dict, other, granularity: str, method="pearson", n_re
 
 
 def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> list[dict]:
-    """Systems best first by their mean over the complete documents, with ``bootstrap.system_cis``."""
+    """Systems best first by their mean over the complete documents, with ``bootstrap.system_cis``
+    and that number of documents."""
     (scores,), columns, keep = _restricted(scores)
     systems = [name for name, kept in zip(systems, columns, strict=True) if kept]
     if not keep.any():
@@ -90,7 +91,14 @@ def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> lis
     means, low, high = system_cis(scores[keep], n_resamples, confidence, rng)
     order = np.argsort(-means, kind="stable")
     return [
-        {"rank": r + 1, "system": systems[j], "mean": float(means[j]), "low": float(low[j]), "high": float(high[j])}
+        {
+            "rank": r + 1,
+            "system": systems[j],
+            "mean": float(means[j]),
+            "low": float(low[j]),
+            "high": float(high[j]),
+            "documents": int(keep.sum()),
+        }
         for r, j in enumerate(order)
     ]
 

@@ -16,6 +16,12 @@ def _ci(entry) -> str:
     return f"{entry['value']:+.3f} [{entry['low']:+.3f}, {entry['high']:+.3f}]"
 
 
+def _n(entry, report) -> str:
+    """The documents behind a figure when fewer than the round's."""
+    n = (entry or {}).get("documents")
+    return f" (n = {n})" if n is not None and n != report["documents"] else ""
+
+
 class Command(BaseCommand):
     help = "RoSE §5's protocol comparison of a dataset's rating round (the Protocols page), as text or --json."
 
@@ -60,9 +66,9 @@ class Command(BaseCommand):
         for level in ("summary", "system"):
             out(f"{level}-level {report['settings']['method']} correlations (95% CI):")
             for e in report["correlations"][level]:
-                out(f"  {labels[e['a']]} vs {labels[e['b']]}: {_ci(e)}")
+                out(f"  {labels[e['a']]} vs {labels[e['b']]}: {_ci(e)}{_n(e, report)}")
             for name, e in report["length"][level].items():
-                out(f"  {labels[name]} vs length: {_ci(e)}")
+                out(f"  {labels[name]} vs length: {_ci(e)}{_n(e, report)}")
         for name, ranking in report["rankings"].items():
             out(f"ranking by {labels[name]}: " + ", ".join(r["system"] for r in ranking))
         case = report["case_study"]

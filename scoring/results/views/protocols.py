@@ -64,7 +64,10 @@ def _rankings(report: dict) -> dict:
     names = list(report["rankings"])
     depth = max((len(r) for r in report["rankings"].values()), default=0)
     return {
-        "columns": [report["labels"][n] for n in names],
+        # each protocol's label and the documents behind its ranking (its complete documents)
+        "headers": [
+            (report["labels"][n], report["rankings"][n][0]["documents"] if report["rankings"][n] else 0) for n in names
+        ],
         "rows": [
             {
                 "rank": k + 1,
