@@ -140,6 +140,27 @@ def test_metric_import_and_correlations(realsumm, tmp_path, capsys):
     assert {system_test["a"], system_test["b"]} == {"noise", "oracle"} and 0 <= system_test["p"] <= 1
 
 
+def test_a_metric_missing_a_judged_summary_is_named_not_dropped_silently(realsumm, tmp_path, capsys, client, lead):
+    """A metric without a score for one judged summary cannot be correlated; it vanished from the
+    table and the command's output while the page listed it as stored."""
+    from django.urls import reverse
+
+    path = metric_file(tmp_path, realsumm, np.random.default_rng(0))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    del lines[3]["noise"][next(iter(lines[3]["noise"]))]  # one summary without a noise score
+    path.write_text("\n".join(json.dumps(v) for v in lines))
+    call_command("import_metric_scores", "realsumm", str(path))
+    capsys.readouterr()
+    call_command("metric_correlations", "realsumm", "--json", "--resamples", "50", "--permutations", "50")
+    result = json.loads(capsys.readouterr().out)
+    assert list(result["metrics"]) == ["oracle"] and result["left_out"] == {"noise": 1}
+    call_command("metric_correlations", "realsumm", "--resamples", "50", "--permutations", "50")
+    assert "noise: left out, no score for 1 judged summaries" in capsys.readouterr().out
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_metrics", args=[realsumm.pk])).content.decode()
+    assert 'id="metrics-left-out"' in page and "noise (1 missing)" in page
+
+
 def test_metric_import_errors_write_nothing(realsumm, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"example_id": "cnndm1017", "m": {"ghost": 0.5}}\n')

@@ -258,9 +258,10 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
     return True
 
 
-def metric_matrices(dataset, names, docs, judged=None):
+def metric_matrices(dataset, names, docs, judged=None, left_out=None):
     """{metric: documents x systems} aligned with the human matrix; metrics missing a score where
-    the humans judged (``judged``, a boolean matrix; default every cell) are left out."""
+    the humans judged (``judged``, a boolean matrix; default every cell) are left out, and
+    ``left_out`` (a dict, if given) gets how many judged summaries each of them misses."""
     judged = np.ones((len(docs), len(names)), dtype=bool) if judged is None else judged
     system_ids = dict(dataset.systems.values_list("name", "pk"))
     column = {system_ids[n]: j for j, n in enumerate(names)}
@@ -275,8 +276,11 @@ def metric_matrices(dataset, names, docs, judged=None):
         ):
             if doc in row and system in column:
                 M[row[doc], column[system]] = value
-        if not np.isnan(M[judged]).any():
+        missing = int(np.isnan(M[judged]).sum())
+        if not missing:
             out[metric] = M
+        elif left_out is not None:
+            left_out[metric] = missing
     return out
 
 
@@ -303,7 +307,8 @@ def metric_correlations(
         )
     # Partial coverage: each correlation on the documents its systems share (n reported); the
     # metric comparison tests on the documents judged for every system, when there are any.
-    metrics = metric_matrices(dataset, names, docs, judged)
+    left_out: dict[str, int] = {}
+    metrics = metric_matrices(dataset, names, docs, judged, left_out)
     rng = np.random.default_rng(seed)
     table, sizes = {}, []
     for metric, X in metrics.items():
@@ -332,6 +337,7 @@ def metric_correlations(
         "complete_documents": int(complete.sum()),
         "coverage": "shared",
         "systems": names,
+        "left_out": left_out,
         "method": method,
         "small_sample": bool((sizes and min(sizes) < SMALL_SAMPLE) or (tests and int(complete.sum()) < SMALL_SAMPLE)),
     }
@@ -376,7 +382,8 @@ def _metric_tests(H, metrics, n_permutations, n_resamples, rng, method) -> list[
 
 def _metric_correlations_complete(names, docs, H, dataset, n_resamples, n_permutations, seed, significance, method):
     """Every system judged on every document: RoSE's computation on the whole matrix."""
-    metrics = metric_matrices(dataset, names, docs)
+    left_out: dict[str, int] = {}
+    metrics = metric_matrices(dataset, names, docs, left_out=left_out)
     rng = np.random.default_rng(seed)
     table = {}
     for metric, X in metrics.items():
@@ -402,6 +409,7 @@ def _metric_correlations_complete(names, docs, H, dataset, n_resamples, n_permut
         "complete_documents": len(docs),
         "coverage": "complete",
         "systems": names,
+        "left_out": left_out,
         "method": method,
         "small_sample": len(docs) < SMALL_SAMPLE,
     }

@@ -50,6 +50,8 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
+        for metric, missing in (result.get("left_out") or {}).items():
+            self.stdout.write(f"{metric}: left out, no score for {missing} judged summaries")
         for metric, levels in result["metrics"].items():
             for level, methods in levels.items():
                 cells = "  ".join(
