@@ -38,3 +38,18 @@ def test_picks_the_smallest_absolute_correlation():
 def test_constant_lengths_are_an_error():
     with pytest.raises(ValueError):
         choose_alpha(np.array([0.2, 0.4]), np.array([10, 10]), np.array([20, 20]))
+
+
+def test_no_summary_longer_than_its_reference_picks_no_alpha():
+    """Alpha only penalizes summaries longer than their reference. Without one, every alpha gives
+    the same scores and the same correlation; the grid's first value was reported as the least
+    correlated one, "at the edge of the grid: the best value may lie beyond it"."""
+    rng = np.random.default_rng(0)
+    score, words, reference = rng.random(200), rng.integers(10, 40, 200), np.full(200, 50)
+    words[:3] = 60  # longer than the reference, but scored 0: nothing to penalize either
+    score[:3] = 0.0
+    with pytest.raises(ValueError, match="longer than its reference"):
+        choose_alpha(score, words, reference)
+    score[0] = 0.5  # one longer summary with a score: alpha matters again
+    alpha, corr = choose_alpha(score, words, reference)
+    assert len(set(np.round(corr, 12))) > 1 and alpha in DEFAULT_GRID
