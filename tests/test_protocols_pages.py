@@ -193,3 +193,36 @@ def test_a_figure_on_fewer_documents_than_the_round_says_its_n(client, lead, tmp
     # Prior against 3 measures at 2 levels (both cells of the square tables), against length at 2
     # levels, what Prior follows and the Prior ranking.
     assert shown.count("20") == 2 * 2 * 3 + 2 + 1 + 1 and set(shown) == {"20"}
+
+
+def test_replacing_a_metrics_scores_refreshes_the_protocols_figures(rose, tmp_path):
+    """A file of the same metrics replaces their scores with as many rows: the cache key counted
+    the rows only, so the page kept the replaced scores' correlations for a day."""
+    import numpy as np
+    from django.core.cache import cache
+
+    from scoring.protocols import cached
+    from scoring.protocols.report import Settings, build_report
+    from scoring.protocols.selectors import protocol_data
+    from scoring.runs.metrics import import_metric_scores
+
+    cache.clear()
+    data = json.loads(ROSE.read_text())
+    rng = np.random.default_rng(0)
+
+    def metric_file(name, score):
+        lines = [
+            json.dumps({"example_id": ex["example_id"], "m": {s: score(ex, s) for s in ex["annotations"]}})
+            for ex in data
+        ]
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    import_metric_scores(rose, metric_file("noise.jsonl", lambda ex, s: float(rng.random())))
+    round_ = pick(rose)
+    first = cached.figures(round_)["metrics"]["m"]["system"]["prior"]["value"]
+    import_metric_scores(rose, metric_file("length.jsonl", lambda ex, s: len(ex["system_outputs"][s].split())))
+    fresh = build_report(protocol_data(round_), Settings(), with_power=False)["metrics"]["m"]["system"]["prior"]
+    assert fresh["value"] != first
+    assert cached.figures(round_)["metrics"]["m"]["system"]["prior"] == fresh

@@ -1,7 +1,7 @@
 """The report of a rating round as the page shows it, kept in the cache: the key is the round, its
 ratings (how many, and the newest row: a rating batch rewrites its round's rows as its counted
 ratings change, hits.services.ratings; an imported round never changes), what else the report
-reads (the latest scores run standing for ACU, the metric scores) and the part (the figures, or
+reads (the latest scores run standing for ACU, the metric scores: how many and the newest row) and the part (the figures, or
 the power analysis, which costs seconds and is computed on a lead's ask)."""
 
 import time
@@ -27,9 +27,11 @@ def _key(round_: RatingRound, part: str) -> str:
         .values_list("pk", flat=True)
         .first()
     )
-    metrics = MetricScore.objects.filter(dataset=round_.dataset_id).count()
+    # How many metric scores and the newest row: a file of the same metrics replaces their rows
+    # (deleted, then inserted anew) with as many.
+    metrics = MetricScore.objects.filter(dataset=round_.dataset_id).aggregate(n=Count("pk"), last=Max("pk"))
     ratings = round_.ratings.aggregate(n=Count("pk"), last=Max("pk"))
-    return f"protocols:{round_.pk}:{ratings['n']}:{ratings['last']}:{run}:{metrics}:{part}"
+    return f"protocols:{round_.pk}:{ratings['n']}:{ratings['last']}:{run}:{metrics['n']}:{metrics['last']}:{part}"
 
 
 def too_large(round_: RatingRound) -> bool:
