@@ -41,7 +41,7 @@ class PowerResult:
     pairs: np.ndarray  # (P x 2) system indices, the better system (higher mean) first
     differences: np.ndarray  # (P,) mean score difference over all documents, >= 0
     power: np.ndarray  # (len(sizes) x P) share of trials with p < alpha
-    buckets: np.ndarray  # (P,) bucket of each pair, 0 = smallest differences
+    buckets: np.ndarray  # (P,) bucket of each pair, 0 = smallest differences (-1: a pair given no power)
     bucket_power: np.ndarray  # (len(sizes) x n_buckets) mean power of the pairs in each bucket
     resamples: np.ndarray  # (len(sizes),) bootstrap resample-columns evaluated (cost diagnostic)
     pair_documents: np.ndarray | None = None  # (P,) documents each pair shares (partial coverage)
@@ -171,10 +171,14 @@ def power_analysis_partial(
         resamples += result.resamples
         if progress is not None:
             progress(p + 1, n_pairs)
-    buckets = difference_buckets(np.nan_to_num(differences, nan=-1.0), n_buckets)
+    # Quintiles of the analysed pairs' differences; a pair without power is in no bucket (-1), so a
+    # bucket's pairs, its range of differences and its mean power describe the same pairs.
+    analysed = shared_n >= max(min_documents, 1)
+    buckets = np.full(n_pairs, -1, dtype=np.int64)
+    buckets[analysed] = difference_buckets(differences[analysed], n_buckets)
     bucket_power = np.full((len(sizes), n_buckets), np.nan)
     for bucket in range(n_buckets):
-        members = (buckets == bucket) & ~np.isnan(power[0] if len(sizes) else differences)
+        members = buckets == bucket
         if members.any():
             bucket_power[:, bucket] = power[:, members].mean(axis=1)
     return PowerResult(np.asarray(sizes), pairs, differences, power, buckets, bucket_power, resamples, shared_n)

@@ -60,3 +60,30 @@ def test_pairs_orientation_and_buckets():
     for b in range(5):
         assert np.allclose(result.bucket_power[:, b], result.power[:, result.buckets == b].mean(axis=1))
     assert difference_buckets(np.array([3.0, 1.0, 2.0]), 3).tolist() == [2, 0, 1]
+
+
+def test_partial_buckets_hold_only_the_pairs_given_power():
+    """Two systems judged on disjoint documents share none: their pair has no difference and no
+    power. It sat in the smallest-difference bucket, whose range became null (the systems page's
+    power chart then failed formatting it) and whose pair count included a pair without power."""
+    from scoring.results.charts import power_curve
+    from scoring.runs.services import _clean
+    from scoring.stats.power import bucket_rows, power_analysis_partial
+
+    rng = np.random.default_rng(0)
+    scores = rng.random((60, 4)) + np.linspace(0, 0.3, 4)
+    scores[:30, 0] = np.nan
+    scores[30:, 1] = np.nan  # systems 0 and 1 share no document
+    result = power_analysis_partial(scores, sizes=(10, 50), n_trials=20, n_resamples=200, rng=0, min_documents=10)
+    analysed = ~np.isnan(result.power[0])
+    assert analysed.sum() == 5 and result.pair_documents[~analysed].tolist() == [0]
+    rows = _clean(bucket_rows(result))
+    assert sum(row["pairs"] for row in rows) == 5
+    for row in rows:
+        members = result.differences[analysed & (result.buckets == row["bucket"])]
+        assert row["pairs"] == len(members)
+        if len(members):
+            assert (row["min_difference"], row["max_difference"]) == (members.min(), members.max())
+            assert row["power"] == result.power[:, analysed & (result.buckets == row["bucket"])].mean(axis=1).tolist()
+    chart = power_curve({"sizes": [10, 50], "buckets": rows})
+    assert len(chart["data"]["datasets"]) == 1 + sum(1 for row in rows if row["pairs"])
