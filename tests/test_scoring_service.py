@@ -264,3 +264,7 @@ def test_each_alpha_comes_with_the_units_behind_it(client, lead):
         f"/api/datasets/{dataset.pk}/agreement/?round={batch.pk}", HTTP_AUTHORIZATION=f"Token {token}"
     ).json()
     assert body["alpha_units"] == expected
+    scores = client.get(
+        f"/api/datasets/{dataset.pk}/scores/?round={batch.pk}", HTTP_AUTHORIZATION=f"Token {token}"
+    ).json()
+    assert scores["alpha_units"] == expected

@@ -132,9 +132,19 @@ class PairwiseSerializer(serializers.Serializer):
     )
 
 
+class AlphaUnitsSerializer(serializers.Serializer):
+    acu_level = serializers.IntegerField(
+        help_text="(Summary, ACU) pairs judged at least twice: the n of the ACU-level alpha."
+    )
+    summary_level = serializers.IntegerField(
+        help_text="Summaries scored by at least two workers who judged all their ACUs: the n of the summary-level alpha."
+    )
+
+
 class ScoresSerializer(RunInfoSerializer):
     systems = serializers.DictField(child=SystemScoreSerializer(), help_text="By system name.")
     alpha = AlphaSerializer()
+    alpha_units = AlphaUnitsSerializer(allow_null=True, help_text="The units behind each alpha (null: an older run).")
     counts = CountsSerializer()
     pairwise = PairwiseSerializer(allow_null=True)
 
@@ -151,17 +161,22 @@ class DatasetScores(APIView):
     )
     def get(self, request, dataset_id: int):
         dataset, batch = dataset_and_round(request, dataset_id)
-        run, stale = scores_run(dataset, batch, parts=("systems", "alpha", "counts", "pairwise"))
+        run, stale = scores_run(dataset, batch, parts=("systems", "alpha", "alpha_units", "counts", "pairwise"))
         body = _run_info(dataset, batch, run, stale)
         if run is None:
             body.update(
-                systems={}, alpha={"acu_level": None, "summary_level": None}, counts=EMPTY_COUNTS, pairwise=None
+                systems={},
+                alpha={"acu_level": None, "summary_level": None},
+                alpha_units={"acu_level": 0, "summary_level": 0},
+                counts=EMPTY_COUNTS,
+                pairwise=None,
             )
         else:
             result = scores_json(run)
             body.update(
                 systems=result["systems"],
                 alpha=result["alpha"],
+                alpha_units=result["alpha_units"],
                 counts=result["counts"],
                 pairwise=run.outputs.get("pairwise"),
             )
@@ -206,15 +221,6 @@ class TrendPointSerializer(serializers.Serializer):
     acu_level = serializers.FloatField(allow_null=True)
     summary_level = serializers.FloatField(allow_null=True)
     judgments = serializers.IntegerField(allow_null=True)
-
-
-class AlphaUnitsSerializer(serializers.Serializer):
-    acu_level = serializers.IntegerField(
-        help_text="(Summary, ACU) pairs judged at least twice: the n of the ACU-level alpha."
-    )
-    summary_level = serializers.IntegerField(
-        help_text="Summaries scored by at least two workers who judged all their ACUs: the n of the summary-level alpha."
-    )
 
 
 class AgreementSerializer(RunInfoSerializer):

@@ -21,6 +21,7 @@ def scores_json(run: ScoringRun) -> dict:
         },
         "aggregation": out.get("aggregation", "majority"),
         "alpha": out["alpha"],
+        "alpha_units": out.get("alpha_units"),
         "counts": out["counts"],
         # As the stored run holds them: paired p-values on the documents each pair shares (with that
         # n), and the comparison on the documents judged for every system when coverage differs.
