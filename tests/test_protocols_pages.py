@@ -50,6 +50,7 @@ def test_the_page_shows_alpha_matrices_rankings_and_case_study(client, lead, ros
     assert "0.926" in page and "0.831" in page and "0.861" in page and "-0.247" in page and "0.764" in page
     # Means without rater ids: no alpha, no case study, said so
     assert "Needs each rater's own Prior and Ref-free ratings" in page
+    assert 'id="protocol-small-sample"' not in page  # 100 documents
 
 
 def test_power_is_computed_on_a_leads_post_and_shown(client, lead, rose):
@@ -168,6 +169,8 @@ def test_power_on_too_few_documents_is_refused_and_said(client, lead, tmp_path):
     page = response.content.decode()
     assert response.context["power_charts"] == [] and 'data-chart="power-' not in page
     assert "Prior: no power, 5 documents rated for every system, fewer than the 10" in page
+    # the dashboards' small-sample warning, which the protocols page did not give
+    assert 'id="protocol-small-sample"' in page and "fewer than 30 documents (5)" in page
 
 
 def test_a_figure_on_fewer_documents_than_the_round_says_its_n(client, lead, tmp_path):

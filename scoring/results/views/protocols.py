@@ -25,6 +25,7 @@ from config.roles import LEAD, role_required
 from scoring.protocols import cached
 from scoring.protocols.selectors import pick_round, rounds
 from scoring.results import charts, dashboard
+from scoring.runs.services import SMALL_SAMPLE
 
 
 class RatingImportForm(forms.Form):
@@ -130,6 +131,7 @@ def protocols(request, dataset_id: int):
                 for n in report["length"]["summary"]
             ],
             "rankings": _rankings(report),
+            "small_threshold": SMALL_SAMPLE,
             "power": power,
             "power_charts": _power_charts(report, power),
             "power_too_few": _power_too_few(report, power),
