@@ -161,6 +161,27 @@ def test_a_metric_missing_a_judged_summary_is_named_not_dropped_silently(realsum
     assert 'id="metrics-left-out"' in page and "noise (1 missing)" in page
 
 
+def test_an_undefined_correlation_reads_as_a_dash_on_the_metrics_page(realsumm, tmp_path, client, lead):
+    """A metric constant over every summary has no correlation: the table said "[, ]" with no value."""
+    import re
+
+    from django.urls import reverse
+
+    path = metric_file(tmp_path, realsumm, np.random.default_rng(0))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        line["noise"] = dict.fromkeys(line["noise"], 0.5)  # constant: no correlation is defined
+    path.write_text("\n".join(json.dumps(v) for v in lines))
+    call_command("import_metric_scores", "realsumm", str(path))
+    call_command("metric_correlations", "realsumm", "--resamples", "50", "--permutations", "50")
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_metrics", args=[realsumm.pk])).content.decode()
+    table = page[page.index('id="metric-table"') : page.index("</table>", page.index('id="metric-table"'))]
+    system = re.findall(r"<tr><td>noise</td><td>system</td>.*?</tr>", table)
+    assert len(system) == 1 and "[, ]" not in table
+    assert system[0].count(">–</span>") == 3, system  # summary level: RoSE counts each NaN as 0
+
+
 def test_metric_import_errors_write_nothing(realsumm, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"example_id": "cnndm1017", "m": {"ghost": 0.5}}\n')
