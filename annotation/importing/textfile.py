@@ -1,17 +1,24 @@
 """Reading text files line by line with errors that name the file and line."""
 
+import codecs
 from pathlib import Path
 
 from .errors import DatasetImportError
 
 
 def decode(data: bytes, name: str) -> str:
+    """UTF-8 text; a leading byte order mark (Excel's and Notepad's "UTF-8 with BOM") is not part
+    of it (it would else become part of the first document id, unit or summary)."""
+    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
+        raise DatasetImportError("the file is UTF-16 text; save it as UTF-8", name, 1)
+    skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        return data.decode("utf-8")
+        return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        start = exc.start + skipped
+        line = data[:start].count(b"\n") + 1
         raise DatasetImportError(
-            f"bytes that are not UTF-8 at byte {exc.start} ({data[exc.start : exc.start + 4]!r})", name, line
+            f"bytes that are not UTF-8 at byte {start} ({data[start : start + 4]!r})", name, line
         ) from None
 
 
