@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import ACU, Reference, ReviewComment
-from annotation.services.authoring import AuthoringError, authors
+from annotation.services.authoring import AuthoringError, authors, check_seen
 
 logger = logging.getLogger(__name__)
 
@@ -16,10 +16,11 @@ def possible_reviewers(reference: Reference):
     return authors().exclude(pk=reference.writer_id)
 
 
-def _in_review(reference_id: int) -> Reference:
+def _in_review(reference_id: int, base_version: int | None = None) -> Reference:
     reference = Reference.objects.select_for_update().get(pk=reference_id)
     if reference.status != Reference.Status.IN_REVIEW:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
+    check_seen(reference, base_version)
     return reference
 
 
@@ -36,11 +37,12 @@ def assign_reviewer(*, reference_id: int, reviewer_id: int, by) -> Reference:
     return reference
 
 
-def lead_approve(*, reference_id: int, by) -> Reference:
-    """Approve as the lead: the ACUs can go into crowd tasks."""
+def lead_approve(*, reference_id: int, by, base_version: int | None = None) -> Reference:
+    """Approve as the lead: the ACUs can go into crowd tasks (refused when the reference changed
+    since the page showed `base_version`)."""
     now = timezone.now()
     with transaction.atomic():
-        reference = _in_review(reference_id)
+        reference = _in_review(reference_id, base_version)
         reference.acus.update(status=ACU.Status.APPROVED, updated_at=now)
         reference.comments.filter(resolved_at__isnull=True).update(resolved_at=now)
         reference.status = Reference.Status.APPROVED
@@ -51,13 +53,13 @@ def lead_approve(*, reference_id: int, by) -> Reference:
     return reference
 
 
-def lead_send_back(*, reference_id: int, by, text: str) -> Reference:
+def lead_send_back(*, reference_id: int, by, text: str, base_version: int | None = None) -> Reference:
     """Send the reference back to its writer with the lead's comment."""
     text = (text or "").strip()
     if not text:
         raise AuthoringError("Say what the writer should change.")
     with transaction.atomic():
-        reference = _in_review(reference_id)
+        reference = _in_review(reference_id, base_version)
         ReviewComment.objects.create(reference=reference, author=by, text=text)
         reference.status = Reference.Status.CHANGES
         reference.version += 1

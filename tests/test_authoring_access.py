@@ -5,7 +5,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.models import Reference
+from annotation import lead_review
+from annotation.models import ACU, Reference
 from annotation.services import authoring
 
 from .authoring_data import unauthored_dataset
@@ -120,3 +121,56 @@ def test_time_reports_only_for_own_work(client, author, setup):
     client_for(client, author)
     assert client.post(url, {"seconds": 10}).status_code == 200
     assert reference.times.get().seconds == 10
+
+
+def _resubmitted_after_a_lead_sent_it_back(client, lead, author, setup):
+    """A reference in review whose reviewer's page is from before a lead sent it back and the
+    writer revised and resubmitted it: (reference, reviewer, the page's version)."""
+    dataset, reference, other = setup
+    authoring.assign_references(dataset=dataset, author_ids=[other.pk], count=1)
+    sentences = json.loads(save_payload(reference))["sentences"]
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0, sentences=sentences)
+    authoring.submit_for_review(reference_id=reference.pk, user=author)
+    client_for(client, other)
+    page = client.get(reverse("authoring_review", args=[reference.pk]))
+    reference.refresh_from_db()
+    shown = reference.version
+    assert f'name="version" value="{shown}"' in page.content.decode()
+    lead_review.lead_send_back(reference_id=reference.pk, by=lead, text="Split the first ACU.")
+    reference.refresh_from_db()
+    sentences[0]["acus"] = [{"id": None, "text": "A fact the reviewer never read."}]
+    authoring.save_reference(
+        reference_id=reference.pk, user=author, base_version=reference.version, sentences=sentences
+    )
+    authoring.submit_for_review(reference_id=reference.pk, user=author)
+    reference.refresh_from_db()
+    assert reference.reviewer == other and reference.status == Reference.Status.IN_REVIEW
+    return reference, other, shown
+
+
+def test_a_decision_from_a_review_page_opened_before_a_revision_is_refused(client, lead, author, setup):
+    """The reviewer's Approve from a page opened before the revision approved ACUs nobody proofread
+    and sent them to the crowd."""
+    reference, reviewer, shown = _resubmitted_after_a_lead_sent_it_back(client, lead, author, setup)
+    url = reverse("authoring_review_action", args=[reference.pk, "approve"])
+    response = client.post(url, {"version": shown}, follow=True)
+    assert "changed since you opened it" in response.content.decode()
+    reference.refresh_from_db()
+    assert reference.status == Reference.Status.IN_REVIEW
+    assert not ACU.objects.filter(reference=reference, status=ACU.Status.APPROVED).exists()
+    page = client.get(reverse("authoring_review", args=[reference.pk]))  # read it again, then decide
+    assert "A fact the reviewer never read." in page.content.decode()
+    client.post(url, {"version": reference.version})
+    reference.refresh_from_db()
+    assert reference.status == Reference.Status.APPROVED
+
+
+def test_the_lead_approving_from_a_stale_review_page_is_refused(client, lead, author, setup):
+    reference, _, shown = _resubmitted_after_a_lead_sent_it_back(client, lead, author, setup)
+    client_for(client, lead)
+    response = client.post(
+        reverse("authoring_lead_action", args=[reference.pk, "approve"]), {"version": shown}, follow=True
+    )
+    assert "changed since you opened it" in response.content.decode()
+    reference.refresh_from_db()
+    assert reference.status == Reference.Status.IN_REVIEW

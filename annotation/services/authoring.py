@@ -458,7 +458,24 @@ def submit_for_review(*, reference_id: int, user) -> Reference:
     return reference
 
 
-def _reviewable(reference_id: int, user) -> Reference:
+class StaleReview(AuthoringError):
+    """A decision taken on a page of a reference that has changed since it was opened."""
+
+    def __init__(self):
+        super().__init__(
+            "This reference changed since you opened it; nothing was decided. "
+            "Read its current ACUs below and decide again."
+        )
+
+
+def check_seen(reference: Reference, base_version: int | None) -> None:
+    """Refuses a decision on a reference whose version is not the one its page showed (None: a
+    caller that shows no page, nothing to check)."""
+    if base_version is not None and base_version != reference.version:
+        raise StaleReview()
+
+
+def _reviewable(reference_id: int, user, base_version: int | None = None) -> Reference:
     reference = Reference.objects.select_for_update().get(pk=reference_id)
     if reference.writer_id == user.pk:
         raise AuthoringError("You wrote this reference; another author must review it.")
@@ -466,6 +483,7 @@ def _reviewable(reference_id: int, user) -> Reference:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
     if reference.reviewer_id not in (None, user.pk):
         raise AuthoringError("This reference is assigned to another reviewer.")
+    check_seen(reference, base_version)
     if reference.reviewer_id is None:
         if not dataset_authors(reference.document.dataset).filter(pk=user.pk).exists():
             raise AuthoringError("Only the authors of this dataset proofread its references; ask the lead.")
@@ -493,9 +511,9 @@ def add_comment(*, reference_id: int, user, text: str, acu_id: int | None = None
         )
 
 
-def request_changes(*, reference_id: int, user) -> Reference:
+def request_changes(*, reference_id: int, user, base_version: int | None = None) -> Reference:
     with transaction.atomic():
-        reference = _reviewable(reference_id, user)
+        reference = _reviewable(reference_id, user, base_version)
         if not reference.comments.filter(resolved_at__isnull=True).exists():
             raise AuthoringError("Add at least one comment saying what to change.")
         reference.status = Reference.Status.CHANGES
@@ -504,10 +522,11 @@ def request_changes(*, reference_id: int, user) -> Reference:
     return reference
 
 
-def approve(*, reference_id: int, user) -> Reference:
-    """Approve the reference and its ACUs: from now on they can go into crowd tasks."""
+def approve(*, reference_id: int, user, base_version: int | None = None) -> Reference:
+    """Approve the reference and its ACUs: from now on they can go into crowd tasks. With
+    `base_version` (the review page's), refused when the reference changed since (StaleReview)."""
     with transaction.atomic():
-        reference = _reviewable(reference_id, user)
+        reference = _reviewable(reference_id, user, base_version)
         reference.acus.update(status=ACU.Status.APPROVED, updated_at=timezone.now())
         reference.comments.filter(resolved_at__isnull=True).update(resolved_at=timezone.now())
         reference.status = Reference.Status.APPROVED

@@ -188,7 +188,10 @@ def review(request, reference_id: int):
 @role_required(AUTHOR)
 @require_POST
 def review_action(request, reference_id: int, action: str):
-    """Security behavior: the reviewer (never the writer). Actions: comment, changes, approve."""
+    """Security behavior: the reviewer (never the writer). Actions: comment, changes, approve
+    (a decision names the version the page showed, refused when the reference changed since)."""
+    seen = request.POST.get("version", "")
+    seen = int(seen) if seen.isdecimal() else None
     try:
         if action == "comment":
             acu_id = request.POST.get("acu") or None
@@ -201,10 +204,10 @@ def review_action(request, reference_id: int, action: str):
             messages.success(request, "Comment saved.")
             return redirect("authoring_review", reference_id=reference_id)
         if action == "changes":
-            authoring.request_changes(reference_id=reference_id, user=request.user)
+            authoring.request_changes(reference_id=reference_id, user=request.user, base_version=seen)
             messages.success(request, "Sent back to the writer with your comments.")
         elif action == "approve":
-            authoring.approve(reference_id=reference_id, user=request.user)
+            authoring.approve(reference_id=reference_id, user=request.user, base_version=seen)
             messages.success(request, "Approved: its ACUs can now be used in crowd tasks.")
         else:
             messages.error(request, "Unknown action.")

@@ -15,6 +15,7 @@ from config.roles import LEAD, role_required
 @role_required(LEAD)
 @require_POST
 def lead_action(request, reference_id: int, action: str):
+    seen = _int(request.POST.get("version"))  # the version the page showed: a decision on it only
     try:
         if action == "assign":
             reference = lead_review.assign_reviewer(
@@ -22,10 +23,12 @@ def lead_action(request, reference_id: int, action: str):
             )
             messages.success(request, f"{reference.reviewer.username} now reviews this reference.")
         elif action == "approve":
-            lead_review.lead_approve(reference_id=reference_id, by=request.user)
+            lead_review.lead_approve(reference_id=reference_id, by=request.user, base_version=seen)
             messages.success(request, "Approved: its ACUs can now be used in crowd tasks.")
         elif action == "changes":
-            lead_review.lead_send_back(reference_id=reference_id, by=request.user, text=request.POST.get("text", ""))
+            lead_review.lead_send_back(
+                reference_id=reference_id, by=request.user, text=request.POST.get("text", ""), base_version=seen
+            )
             messages.success(request, "Sent back to the writer with your comment.")
         else:
             messages.error(request, "Unknown action.")
