@@ -1,13 +1,9 @@
 """python manage.py export_dataset NAME --format rose --output FILE"""
 
-import os
-import tempfile
-from pathlib import Path
-
 from django.core.management.base import BaseCommand
 
 from annotation.models import Dataset
-from config.commands import found
+from config.commands import found, output_file
 from hits.models import Batch
 from scoring.results.exports.rose import export_rose
 
@@ -30,14 +26,6 @@ class Command(BaseCommand):
         if options["output"] == "-":
             export_rose(dataset, self.stdout, batch)
             return
-        target = Path(options["output"])
-        # Write beside the target and rename, so a failed export never leaves half a file.
-        fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", suffix=".partial")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as stream:
-                count = export_rose(dataset, stream, batch)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        self.stderr.write(f"Wrote {count} documents of {dataset.name!r} to {target}")
+        with output_file(options["output"]) as stream:
+            count = export_rose(dataset, stream, batch)
+        self.stderr.write(f"Wrote {count} documents of {dataset.name!r} to {options['output']}")

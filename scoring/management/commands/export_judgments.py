@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
+from config.commands import output_file
 from scoring.results.exports.tables import write_judgments_csv
 
 from ._dataset import dataset_and_round
@@ -17,6 +18,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         dataset, batch = dataset_and_round(options["name"], options["round"])
-        with open(options["output"], "w", encoding="utf-8", newline="") as stream:
+        with output_file(options["output"], newline="") as stream:
             count = write_judgments_csv(dataset, stream, batch)
         self.stderr.write(f"Wrote {count} judgments to {options['output']}")

@@ -5,6 +5,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from annotation.services.ratings import export_ratings
+from config.commands import output_file
 
 from ._dataset import dataset_and_rating_round
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
         _, round_ = dataset_and_rating_round(options["name"], options["rating_round"])
         text = json.dumps(export_ratings(round_), indent=1)
         if options["output"]:
-            with open(options["output"], "w", encoding="utf-8") as out:
+            with output_file(options["output"]) as out:
                 out.write(text)
         else:
             self.stdout.write(text)

@@ -1,0 +1,66 @@
+"""The export commands' --output: a file others may read as any file the user writes, written
+whole or not at all, and a path that cannot be written refused with a message, not a traceback."""
+
+import os
+import stat
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from hits.services.dataset_import import import_dataset
+
+from .conftest import DEMO_ROSE
+
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
+
+EXPORTS = [
+    ("export_dataset", "--format", "rose"),
+    ("export_judgments",),
+]
+
+
+@pytest.fixture
+def demo():
+    import_dataset(DEMO_ROSE, name="demo", fmt="rose")
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+@pytest.mark.parametrize("command", EXPORTS)
+def test_an_export_file_gets_the_permissions_of_any_new_file(tmp_path, demo, umask_022, command):
+    """export_dataset wrote its file private to its owner (0600, mkstemp's): a colleague on the lab's
+    machine could not read the exported dataset."""
+    path = tmp_path / "out"
+    call_command(command[0], "demo", *command[1:], "--output", str(path))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # nothing partial left beside it
+
+
+@pytest.mark.parametrize("command", EXPORTS)
+def test_an_output_path_that_cannot_be_written_is_refused_with_a_message(tmp_path, demo, command):
+    """A missing folder or a folder as --output ended in FileNotFoundError or IsADirectoryError
+    with a traceback."""
+    for target, reason in ((tmp_path / "no-such-folder" / "out", "No such file or directory"), (tmp_path, "directory")):
+        with pytest.raises(CommandError, match=rf"Cannot write {target}: .*{reason}"):
+            call_command(command[0], "demo", *command[1:], "--output", str(target))
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no partial file left
+
+
+def test_a_failed_export_leaves_the_old_file_as_it_was(tmp_path, demo, monkeypatch):
+    path = tmp_path / "judgments.csv"
+    path.write_text("the last good export\n")
+
+    def broken(dataset, stream, batch):
+        stream.write("worker,example_id\nhalf a file")
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr("scoring.management.commands.export_judgments.write_judgments_csv", broken)
+    with pytest.raises(RuntimeError):
+        call_command("export_judgments", "demo", "--output", str(path))
+    assert path.read_text() == "the last good export\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["judgments.csv"]
