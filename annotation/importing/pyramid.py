@@ -20,6 +20,14 @@ PER_DOCUMENT_FILES = ("ids.txt", "documents.txt", "references.txt")
 UNITS_FILE = "SCUs.txt"
 
 
+def _files(folder: Path, suffix: str) -> list[Path]:
+    """The folder's files ending in `suffix`, by name; hidden ones are not data (an archive made on
+    a Mac holds an AppleDouble "._SYSTEM.summary" beside each file with extended attributes)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob(f"*{suffix}") if not p.name.startswith("."))
+
+
 def _check_count(lines: list[str], expected: int, name: str) -> None:
     if len(lines) != expected:
         raise DatasetImportError(
@@ -54,7 +62,7 @@ def _unit_lines(root: Path, documents: int) -> list[str]:
     path = root / UNITS_FILE
     lines = read_lines(path, UNITS_FILE) if path.is_file() else []
     if not any(line.strip() for line in lines):
-        labels = sorted((root / "labels").glob("*.label")) if (root / "labels").is_dir() else []
+        labels = _files(root / "labels", ".label")
         if labels:
             state = "empty" if path.is_file() else "missing"
             raise DatasetImportError(
@@ -113,7 +121,7 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
 
     summaries_dir = root / "summaries"
     labels_dir = root / "labels"
-    summary_files = sorted(summaries_dir.glob("*.summary")) if summaries_dir.is_dir() else []
+    summary_files = _files(summaries_dir, ".summary")
     systems = [p.stem for p in summary_files]
     for path in summary_files:
         name = f"summaries/{path.name}"
@@ -122,7 +130,7 @@ def read_pyramid(root: Path) -> list[DocumentRecord]:
         for i, text in enumerate(lines):
             records[i].summaries[path.stem] = _nonempty(text, name, i + 1, "summary").strip()
 
-    label_files = sorted(labels_dir.glob("*.label")) if labels_dir.is_dir() else []
+    label_files = _files(labels_dir, ".label")
     for path in label_files:
         name = f"labels/{path.name}"
         if path.stem not in systems:
