@@ -36,8 +36,10 @@ from .tricky_data import tricky_file
 
 def _reference_acus(dataset) -> dict[int, list]:
     acus: dict[int, list] = {}
-    for acu in ACU.objects.filter(reference__document__dataset=dataset).order_by(
-        "reference_id", "sentence__position", "position", "pk"
+    for acu in (
+        ACU.objects.filter(reference__document__dataset=dataset)
+        .select_related("sentence")
+        .order_by("reference_id", "sentence__position", "position", "pk")
     ):
         acus.setdefault(acu.reference_id, []).append(acu)
     return acus
@@ -122,6 +124,7 @@ def reference_rose(dataset, batch=None) -> str:
             "source": doc.source,
             "reference": "\n".join(s.text for s in reference.sentences.order_by("position")),
             "reference_acus": [a.text for a in acus],
+            "reference_acu_sentences": [a.sentence.position for a in acus],
             "system_outputs": {},
             "length_alpha": dataset.length_alpha,
             "annotations": {},

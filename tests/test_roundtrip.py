@@ -7,10 +7,12 @@ import pytest
 from django.core.management import call_command
 
 from annotation.importing import DatasetImportError
-from annotation.models import Dataset
+from annotation.models import Dataset, Reference
+from annotation.services import authoring
 from hits.services.dataset_import import import_dataset
 from scoring.results.exports.rose import export_rose
 
+from .authoring_data import unauthored_dataset
 from .conftest import DEMO_ROSE, REALSUMM_ROSE
 from .snapshots import dataset_snapshot
 
@@ -106,3 +108,47 @@ def test_export_carries_alpha_and_an_import_of_it_keeps_it(tmp_path):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(DatasetImportError, match="line 2: 'length_alpha' differs"):
         import_dataset(path, name="mixed", fmt="rose")
+
+
+@pytest.mark.django_db
+def test_acus_an_author_wrote_come_back_under_the_sentence_they_were_written_under(tmp_path, author, make_user):
+    """The export did not say which sentence an ACU belongs to, and the import put each under the
+    sentence it shares most words with: "Anuradha Koirala was a CNN Hero.", written under the
+    third sentence ("Seven other CNN Heroes ..."), came back under the first, and the ACU order of
+    the copy's export changed with it."""
+    dataset = unauthored_dataset(tmp_path, name="written", documents=1)
+    reviewer = make_user("bea-author", "author")
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], reviewer_id=reviewer.pk)
+    reference = Reference.objects.get(document__dataset=dataset)
+    texts = [
+        ["Anuradha Koirala has been sleeping outdoors."],
+        ["Pushpa Basnet was forced to evacuate her residence."],
+        ["Anuradha Koirala was a CNN Hero.", "Seven other CNN Heroes were assisting relief efforts."],
+    ]
+    sentences = [
+        {"id": s.pk, "acus": [{"id": None, "text": t} for t in acus]}
+        for s, acus in zip(reference.sentences.order_by("position"), texts, strict=True)
+    ]
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0, sentences=sentences)
+    authoring.submit_for_review(reference_id=reference.pk, user=author)
+    authoring.approve(reference_id=reference.pk, user=reviewer)
+
+    out = tmp_path / "written.jsonl"
+    out.write_text(export_text("written"), encoding="utf-8")
+    assert json.loads(out.read_text())["reference_acu_sentences"] == [0, 1, 2, 2]
+    import_dataset(out, name="copy", fmt="rose")
+    copy = Dataset.objects.get(name="copy")
+    assert dataset_snapshot(copy) == dataset_snapshot(Dataset.objects.get(name="written"))
+    assert export_text("copy") == out.read_text(encoding="utf-8")
+
+
+@pytest.mark.django_db
+def test_a_sentence_index_that_is_not_one_of_the_reference_is_refused(tmp_path):
+    record = json.loads(DEMO_ROSE.read_text().splitlines()[0])
+    for bad in ([0] * (len(record["reference_acus"]) - 1), [3] * len(record["reference_acus"]), "0"):
+        record["reference_acu_sentences"] = bad
+        path = tmp_path / "bad.jsonl"
+        path.write_text(json.dumps(record) + "\n")
+        with pytest.raises(DatasetImportError, match=r"bad\.jsonl, line 1: 'reference_acu_sentences' must hold one"):
+            import_dataset(path, name="bad", fmt="rose")
+    assert not Dataset.objects.exists()

@@ -66,6 +66,9 @@ class DocumentRecord:
     sources: dict[str, dict[str, LabelSource]] = field(default_factory=dict)
     # uncounted[system]: labels that count nowhere (rejected work, excluded workers' work)
     uncounted: dict[str, list[UncountedLabels]] = field(default_factory=dict)
+    # the sentence (index in `sentences`) of each unit, as our RoSE export writes it (None: not
+    # given, each unit goes to the sentence it shares most content words with)
+    unit_sentences: list[int] | None = None
 
 
 # Annotator name for formats that carry one label set per summary with no worker id.

@@ -16,6 +16,8 @@ with `block_reason`, and `excluded`). An annotator it does not name gave importe
 `annotations[system]["uncounted_labels"] = [{"labels", "status", "feedback", and the keys of a
 label source}]`: labels that count nowhere, work the lead rejected (`status` "rejected", with the
 `feedback` the worker was given) or the work of an excluded worker ("approved", `excluded` true).
+`reference_acu_sentences` = [sentence index from 0, ...], one per ACU: the sentence each ACU was
+written under (without it, each goes to the sentence it shares most content words with).
 """
 
 import json
@@ -89,7 +91,27 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         length_alpha=_length_alpha(obj, name, line),
         sources=sources,
         uncounted=_uncounted(obj, len(units), name, line),
+        unit_sentences=_unit_sentences(obj, len(units), len(sentences), name, line),
     )
+
+
+def _unit_sentences(obj: dict, unit_count: int, sentence_count: int, name: str, line: int) -> list[int] | None:
+    """`reference_acu_sentences`, when given: the sentence (from 0) each unit was written under."""
+    given = obj.get("reference_acu_sentences")
+    if given is None:
+        return None
+    if (
+        not isinstance(given, list)
+        or len(given) != unit_count
+        or not all(type(i) is int and 0 <= i < sentence_count for i in given)
+    ):
+        raise DatasetImportError(
+            f"'reference_acu_sentences' must hold one sentence index (0 to {sentence_count - 1}) per "
+            f"reference_acus entry ({unit_count})",
+            name,
+            line,
+        )
+    return given
 
 
 def _length_alpha(obj: dict, name: str, line: int):

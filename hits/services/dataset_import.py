@@ -152,7 +152,8 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
         ref_sentences = sentences[start : start + len(r.sentences)]
         start += len(r.sentences)
         next_position = [0] * len(ref_sentences)
-        for unit, s in zip(r.units, attach_units_to_sentences(r.units, r.sentences), strict=True):
+        attached = r.unit_sentences if r.unit_sentences is not None else attach_units_to_sentences(r.units, r.sentences)
+        for unit, s in zip(r.units, attached, strict=True):
             acu_rows.append((ref, ref_sentences[s], next_position[s], unit))
             next_position[s] += 1
     acus = insert_rows(

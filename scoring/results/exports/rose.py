@@ -254,19 +254,25 @@ def _heads(dataset):
                 "pk", "external_id", "source", "reference__word_count"
             )
         }
-        sentences, acus, summaries = defaultdict(list), defaultdict(list), defaultdict(list)
+        sentences, acus, acu_sentences, summaries = (
+            defaultdict(list),
+            defaultdict(list),
+            defaultdict(list),
+            defaultdict(list),
+        )
         for ref, text in (
             ReferenceSentence.objects.filter(reference_id__in=ref_ids)
             .order_by("reference_id", "position")
             .values_list("reference_id", "text")
         ):
             sentences[ref].append(text)
-        for ref, text in (
+        for ref, text, sentence in (
             ACU.objects.filter(reference_id__in=ref_ids)
             .order_by("reference_id", *ACU_ORDER)
-            .values_list("reference_id", "text")
+            .values_list("reference_id", "text", "sentence__position")
         ):
             acus[ref].append(text)
+            acu_sentences[ref].append(sentence)
         for doc, *summary in Summary.objects.filter(document_id__in=doc_ids).values_list(
             "document_id", "system__name", "text", "word_count", "pk"
         ):
@@ -279,6 +285,7 @@ def _heads(dataset):
                 "source": source,
                 "reference": "\n".join(sentences[ref]),
                 "reference_acus": acus[ref],
+                "reference_acu_sentences": acu_sentences[ref],  # the sentence each was written under
                 "system_outputs": {system: text for system, text, _, _ in ordered},
                 "length_alpha": alpha,
                 "annotations": {},
