@@ -186,7 +186,9 @@ def split_sentences(text: str) -> list[str]:
     or digit is merged into its neighbour (``merge_fragments``), so every sentence has content
     and the words of the sentences are the words of the text."""
     if "\n" in text.strip():
-        return merge_fragments(text, [line for line in text.splitlines() if line.strip()])
+        # Only line breaks end a line: str.splitlines also cuts at U+2028, U+0085 (a cp1252 "…" read
+        # as Latin-1, common in news text), form feeds and other separators inside a sentence.
+        return merge_fragments(text, [line for line in _LINE_BREAK.split(text) if line.strip()])
     return merge_fragments(text, [s for piece in _pieces(text) for s in _segmenter().segment(piece)])
 
 

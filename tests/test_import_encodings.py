@@ -2,6 +2,7 @@
 mark; a UTF-16 file is refused with a message that says so."""
 
 import codecs
+import json
 import shutil
 
 import pytest
@@ -63,3 +64,18 @@ def test_bytes_that_are_not_utf8_after_a_byte_order_mark_are_named_at_their_plac
     offset = 3 + len(lines[0]) + len(lines[1]) + 2 + 20
     with pytest.raises(CommandError, match=rf"bad\.jsonl, line 3: bytes that are not UTF-8 at byte {offset} "):
         call_command("import_dataset", str(path), "--name", "bad", "--format", "rose")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\x0c", "\x1e"])
+def test_a_rose_reference_is_cut_into_sentences_at_its_line_breaks_only(tmp_path, separator):
+    """str.splitlines also cut a sentence at U+0085 (a cp1252 ellipsis read as Latin-1, common in
+    news text), U+2028, a form feed or a record separator: one sentence became two."""
+    record = json.loads(DEMO_ROSE.read_text(encoding="utf-8").splitlines()[0])
+    record["reference"] = f"The fund grew{separator} then it shrank .\r\nThe second sentence ."
+    path = tmp_path / "lines.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    import_dataset(path, name="lines", fmt="rose")
+    document = Dataset.objects.get(name="lines").documents.get()
+    texts = list(document.reference.sentences.values_list("text", flat=True))
+    assert texts == ["The fund grew then it shrank .", "The second sentence ."]
