@@ -2,11 +2,14 @@
 whole or not at all, and a path that cannot be written refused with a message, not a traceback."""
 
 import os
+import re
 import stat
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.models import Dataset
+from hits.models import Batch
 from hits.services.dataset_import import import_dataset
 
 from .conftest import DEMO_ROSE
@@ -64,3 +67,19 @@ def test_a_failed_export_leaves_the_old_file_as_it_was(tmp_path, demo, monkeypat
         call_command("export_judgments", "demo", "--output", str(path))
     assert path.read_text() == "the last good export\n"
     assert [p.name for p in tmp_path.iterdir()] == ["judgments.csv"]
+
+
+@pytest.mark.parametrize(
+    "kind, protocol, says",
+    [(Batch.Kind.MACHINE, "", "is a machine round"), (Batch.Kind.CROWD, "prior", "is a rating batch (prior)")],
+)
+def test_exporting_a_round_without_acu_labels_is_refused_with_a_message(tmp_path, demo, kind, protocol, says):
+    """export_dataset --round of a judge run's machine round (or of a rating batch) wrote "100
+    documents" with no labels at all: a copy imported from it had lost every label."""
+    round_ = Batch.objects.create(dataset=Dataset.objects.get(name="demo"), name="r", kind=kind, protocol=protocol)
+    path = tmp_path / "round.jsonl"
+    with pytest.raises(CommandError, match=f"Round {round_.pk} {re.escape(says)}"):
+        call_command("export_dataset", "demo", "--output", str(path), "--round", str(round_.pk))
+    assert not path.exists()
+    with pytest.raises(CommandError, match="Dataset 'demo' has no round 0"):
+        call_command("export_dataset", "demo", "--output", str(path), "--round", "0")

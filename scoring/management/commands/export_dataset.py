@@ -1,11 +1,11 @@
 """python manage.py export_dataset NAME --format rose --output FILE"""
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Dataset
-from config.commands import found, output_file
-from hits.models import Batch
+from config.commands import output_file
 from scoring.results.exports.rose import export_rose
+
+from ._dataset import dataset_and_round
 
 
 class Command(BaseCommand):
@@ -18,11 +18,14 @@ class Command(BaseCommand):
         parser.add_argument("--round", type=int, help="only the judgments of this batch or imported round")
 
     def handle(self, *args, **options):
-        dataset = found(Dataset.objects, f"No dataset named {options['name']!r}.", name=options["name"])
-        batch = None
-        if options["round"] is not None:
-            message = f"Dataset {dataset.name!r} has no round {options['round']}."
-            batch = found(Batch.objects, message, pk=options["round"], dataset=dataset)
+        # A machine round (a judge run) or a rating batch holds no ACU labels to export: refused
+        # with a message, not written as a file without labels.
+        dataset, batch = dataset_and_round(options["name"], options["round"])
+        if batch is not None and batch.protocol:
+            raise CommandError(
+                f"Round {batch.pk} is a rating batch ({batch.protocol}): it holds ratings, not ACU labels; "
+                "export its rating round with `export_ratings`."
+            )
         if options["output"] == "-":
             export_rose(dataset, self.stdout, batch)
             return
