@@ -220,3 +220,25 @@ def test_command_line_failure_exits_non_zero_without_a_traceback(tmp_path, rose_
     assert result.returncode != 0
     assert "bad.jsonl, line 2: invalid JSON" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.django_db
+def test_replace_refuses_to_destroy_acus_written_here(tmp_path, author):
+    """--replace (or the Import page's Replace box) deleted every ACU the dataset's authors had
+    written, with their history and the reviewers' comments, without a word."""
+    from annotation.models import ACUChange, Reference
+    from annotation.services import authoring
+
+    from .authoring_data import unauthored_dataset
+
+    dataset = unauthored_dataset(tmp_path, name="to-write", documents=2)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+    sentences = [{"id": s.pk, "acus": []} for s in reference.sentences.all()]
+    sentences[0]["acus"] = [{"id": None, "text": "Koirala sleeps outdoors."}]
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0, sentences=sentences)
+    before = row_counts()
+    with pytest.raises(CommandError, match=r"'to-write' has ACUs its authors wrote here \(1 reference\(s\)\)"):
+        call_command("import_dataset", str(DEMO_ROSE), "--name", "to-write", "--format", "rose", "--replace")
+    assert row_counts() == before and ACUChange.objects.count() == 1
+    assert ACU.objects.get(reference=reference).text == "Koirala sleeps outdoors."

@@ -13,7 +13,7 @@ from annotation.importing.formats import check_alpha, guess_format, read_records
 from annotation.importing.limits import check_text
 from annotation.importing.protocols import read_protocol_file
 from annotation.importing.records import DocumentRecord, LabelSource
-from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary, System
+from annotation.models import ACU, ACUChange, Dataset, Document, Reference, ReferenceSentence, Summary, System
 from annotation.services import ratings
 from annotation.text import attach_units_to_sentences, word_count
 from annotation.uploads import uploaded_dataset_path
@@ -91,7 +91,7 @@ def _carried_alpha(records: list[DocumentRecord]) -> float | None:
 
 def delete_dataset(dataset: Dataset) -> None:
     """Delete a dataset with its imported labels; refused if it holds work done here (crowd
-    batches, expert rounds labelled in the browser)."""
+    batches, expert rounds labelled in the browser, ACUs its authors wrote)."""
 
     made_here = dataset.batches.exclude(kind__in=(Batch.Kind.IMPORTED, Batch.Kind.IMPORTED_CROWD))
     if made_here.exists():
@@ -104,6 +104,13 @@ def delete_dataset(dataset: Dataset) -> None:
         raise DatasetImportError(
             f"dataset {dataset.name!r} has {kinds} ({', '.join(made_here.values_list('name', flat=True)[:5])}); "
             "replacing it would destroy their judgments. Import under a new name instead."
+        )
+    written = ACUChange.objects.filter(reference__document__dataset=dataset).exclude(action=ACUChange.Action.MACHINE)
+    if written.exists():
+        references = written.values("reference").distinct().count()
+        raise DatasetImportError(
+            f"dataset {dataset.name!r} has ACUs its authors wrote here ({references} reference(s)); replacing it "
+            "would destroy them. Export it first and import under a new name instead."
         )
     # Delete bottom-up in single queries: judgments PROTECT their ACUs.
     Judgment.objects.filter(assignment__hit__batch__dataset=dataset).delete()
