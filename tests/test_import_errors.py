@@ -242,3 +242,46 @@ def test_replace_refuses_to_destroy_acus_written_here(tmp_path, author):
         call_command("import_dataset", str(DEMO_ROSE), "--name", "to-write", "--format", "rose", "--replace")
     assert row_counts() == before and ACUChange.objects.count() == 1
     assert ACU.objects.get(reference=reference).text == "Koirala sleeps outdoors."
+
+
+@pytest.mark.postgres_only("row locks: SQLite serializes writers instead")
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_of_one_name_at_once_end_with_a_message_not_a_traceback():
+    """A double-clicked Import, or two leads importing one name: the second import found no
+    dataset of the name, then failed on the unique name with an IntegrityError (a traceback in the
+    command, a 500 on the page and in the API)."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    inserted, committed = threading.Event(), threading.Event()
+
+    def first_import():
+        try:
+            with transaction.atomic():
+                Dataset.objects.create(name="twice", source_format="rose")
+                inserted.set()
+                with connection.cursor() as cursor:  # until the second import waits on the name
+                    for _ in range(200):
+                        cursor.execute(
+                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            "AND datname = current_database() AND pid <> pg_backend_pid()"
+                        )
+                        if cursor.fetchone()[0]:
+                            break
+                        time.sleep(0.05)
+            committed.set()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=first_import)
+    thread.start()
+    assert inserted.wait(30)
+    try:
+        with pytest.raises(CommandError, match="another import of a dataset named 'twice' finished"):
+            call_command("import_dataset", str(DEMO_ROSE), "--name", "twice", "--format", "rose")
+    finally:
+        thread.join()
+    assert committed.is_set()
+    assert Dataset.objects.filter(name="twice").count() == 1 and not Document.objects.exists()

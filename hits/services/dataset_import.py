@@ -3,7 +3,7 @@ imported label rounds in one transaction: all of it or nothing."""
 
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.importing.bulk import analyze, create_all, insert_rows
@@ -125,7 +125,13 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
     """Write the records in dependency order as plain rows (COPY on PostgreSQL, no model
     instances): documents, references, sentences, ACUs, systems, summaries, then the labels."""
     extra = {"length_alpha": length_alpha} if length_alpha is not None else {}
-    dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by, **extra)
+    try:
+        with transaction.atomic():  # another import of the name may have committed since the check
+            dataset = Dataset.objects.create(name=name, source_format=fmt, created_by=created_by, **extra)
+    except IntegrityError:
+        raise DatasetImportError(
+            f"another import of a dataset named {name!r} finished while this one ran; nothing was imported"
+        ) from None
     documents = insert_rows(
         Document,
         ["dataset", "external_id", "position", "source"],
