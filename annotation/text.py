@@ -179,6 +179,14 @@ def merge_fragments(text: str, pieces: list[str]) -> list[str]:
     return [" ".join(m[2].split()) for m in merged]
 
 
+def line_sentences(text: str) -> list[str]:
+    """One sentence per line of the text, as our RoSE export writes a reference (a line without a
+    letter or digit is merged into its neighbour). Only line breaks end a line: str.splitlines
+    also cuts at U+2028, U+0085 (a cp1252 "…" read as Latin-1, common in news text), form feeds
+    and other separators inside a sentence."""
+    return merge_fragments(text, [line for line in _LINE_BREAK.split(text) if line.strip()])
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of a plain reference: one per line where it has line breaks (RoSE's CNN/DM
     records), otherwise split by pysbd's rule-based sentence boundary detection. pysbd may cut
@@ -186,9 +194,7 @@ def split_sentences(text: str) -> list[str]:
     or digit is merged into its neighbour (``merge_fragments``), so every sentence has content
     and the words of the sentences are the words of the text."""
     if "\n" in text.strip():
-        # Only line breaks end a line: str.splitlines also cuts at U+2028, U+0085 (a cp1252 "…" read
-        # as Latin-1, common in news text), form feeds and other separators inside a sentence.
-        return merge_fragments(text, [line for line in _LINE_BREAK.split(text) if line.strip()])
+        return line_sentences(text)
     return merge_fragments(text, [s for piece in _pieces(text) for s in _segmenter().segment(piece)])
 
 

@@ -152,3 +152,28 @@ def test_a_sentence_index_that_is_not_one_of_the_reference_is_refused(tmp_path):
         with pytest.raises(DatasetImportError, match=r"bad\.jsonl, line 1: 'reference_acu_sentences' must hold one"):
             import_dataset(path, name="bad", fmt="rose")
     assert not Dataset.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_reference_of_one_sentence_comes_back_as_one_sentence(tmp_path):
+    """A pyramid reference with one tagged sentence that the sentence splitter cuts in two was
+    exported as one line without a line break, and its import split it: two sentences, and the
+    ACU under the first."""
+    folder = tmp_path / "one"
+    (folder / "summaries").mkdir(parents=True)
+    (folder / "ids.txt").write_text("d1\nd2\n")
+    (folder / "documents.txt").write_text("Smith won the race and retired to Spain .\nJones lost .\n")
+    (folder / "references.txt").write_text(
+        "<t> Smith won the race . He then retired to Spain . </t>\n<t> Jones lost . </t> <t> He wept . </t>\n"
+    )
+    (folder / "SCUs.txt").write_text("Smith won the race.\tSmith retired to Spain.\nJones lost.\n")
+    (folder / "summaries" / "sys.summary").write_text("Smith retired .\nJones wept .\n")
+    import_dataset(folder, name="one", fmt="pyramid")
+    out = tmp_path / "one.jsonl"
+    out.write_text(export_text("one"), encoding="utf-8")
+    import_dataset(out, name="again", fmt="rose")
+    again = Dataset.objects.get(name="again")
+    assert list(again.documents.get(external_id="d1").reference.sentences.values_list("text", flat=True)) == [
+        "Smith won the race . He then retired to Spain ."
+    ]
+    assert dataset_snapshot(again) == dataset_snapshot(Dataset.objects.get(name="one"))

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from config import bounded_json
 
-from ..text import split_sentences
+from ..text import line_sentences, split_sentences
 from .errors import DatasetImportError
 from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_alpha
 from .records import SINGLE_ANNOTATOR, SOURCE_KINDS, UNCOUNTED_STATUSES, DocumentRecord, LabelSource, UncountedLabels
@@ -72,7 +72,9 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         raise DatasetImportError("'example_id' is missing or empty", name, line)
     source = _text(obj, "source", name, line)
     reference = _text(obj, "reference", name, line)
-    sentences = split_sentences(reference)
+    # A line of our export (it says where each ACU was written) holds one sentence per line, even
+    # a reference of one sentence, which the sentence splitter might cut in two.
+    sentences = line_sentences(reference) if "reference_acu_sentences" in obj else split_sentences(reference)
     if not sentences:
         raise DatasetImportError("'reference' has no sentence with a letter or digit", name, line)
     units = _units(obj, name, line)
