@@ -125,6 +125,7 @@ def reference_rose(dataset, batch=None) -> str:
             "reference": "\n".join(s.text for s in reference.sentences.order_by("position")),
             "reference_acus": [a.text for a in acus],
             "reference_acu_sentences": [a.sentence.position for a in acus],
+            "reference_approved": reference.status == "approved",
             "system_outputs": {},
             "length_alpha": dataset.length_alpha,
             "annotations": {},

@@ -177,3 +177,38 @@ def test_a_reference_of_one_sentence_comes_back_as_one_sentence(tmp_path):
         "Smith won the race . He then retired to Spain ."
     ]
     assert dataset_snapshot(again) == dataset_snapshot(Dataset.objects.get(name="one"))
+
+
+@pytest.mark.django_db
+def test_acus_not_yet_proofread_come_back_as_drafts_not_approved(tmp_path, author):
+    """An export taken while an author was still writing, imported again, made the unproofread ACUs
+    approved ones (imported units are approved), ready for crowd batches."""
+    dataset = unauthored_dataset(tmp_path, name="half-written", documents=2)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+    sentences = [{"id": s.pk, "acus": []} for s in reference.sentences.order_by("position")]
+    sentences[0]["acus"] = [{"id": None, "text": "Anuradha Koirala has been sleeping outdoors."}]
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0, sentences=sentences)
+
+    out = tmp_path / "half.jsonl"
+    out.write_text(export_text("half-written"), encoding="utf-8")
+    assert [json.loads(line)["reference_approved"] for line in out.read_text().splitlines()] == [False, False]
+    import_dataset(out, name="copy", fmt="rose")
+    copy = Dataset.objects.get(name="copy")
+    assert dataset_snapshot(copy) == dataset_snapshot(Dataset.objects.get(name="half-written"))
+    assert not authoring.usable_for_crowd(copy).exists()
+    # An author of the copy goes on writing it.
+    authoring.assign_references(dataset=copy, author_ids=[author.pk], count=1)
+    mine = Reference.objects.get(writer=author, document__dataset=copy)
+    assert mine.acus.get().text == "Anuradha Koirala has been sleeping outdoors."
+    authoring.submit_for_review(reference_id=mine.pk, user=author)
+
+
+@pytest.mark.django_db
+def test_reference_approved_must_be_true_or_false(tmp_path):
+    record = json.loads(DEMO_ROSE.read_text().splitlines()[0])
+    record["reference_approved"] = "no"
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(DatasetImportError, match=r"bad\.jsonl, line 1: 'reference_approved' must be true or false"):
+        import_dataset(path, name="bad", fmt="rose")

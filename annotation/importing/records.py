@@ -69,6 +69,9 @@ class DocumentRecord:
     # the sentence (index in `sentences`) of each unit, as our RoSE export writes it (None: not
     # given, each unit goes to the sentence it shares most content words with)
     unit_sentences: list[int] | None = None
+    # whether the units were proofread and approved (our export's `reference_approved`; a file
+    # without it: its units are approved ACUs)
+    approved: bool = True
 
 
 # Annotator name for formats that carry one label set per summary with no worker id.

@@ -18,6 +18,8 @@ label source}]`: labels that count nowhere, work the lead rejected (`status` "re
 `feedback` the worker was given) or the work of an excluded worker ("approved", `excluded` true).
 `reference_acu_sentences` = [sentence index from 0, ...], one per ACU: the sentence each ACU was
 written under (without it, each goes to the sentence it shares most content words with).
+`reference_approved` = false: the ACUs were not yet proofread and approved (they come back as
+drafts of a reference an author goes on writing; without it, imported ACUs are approved).
 """
 
 import json
@@ -94,7 +96,16 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         sources=sources,
         uncounted=_uncounted(obj, len(units), name, line),
         unit_sentences=_unit_sentences(obj, len(units), len(sentences), name, line),
+        approved=_approved(obj, name, line),
     )
+
+
+def _approved(obj: dict, name: str, line: int) -> bool:
+    """`reference_approved`: false when the ACUs were still being written or proofread."""
+    approved = obj.get("reference_approved", True)
+    if not isinstance(approved, bool):
+        raise DatasetImportError("'reference_approved' must be true or false", name, line)
+    return approved
 
 
 def _unit_sentences(obj: dict, unit_count: int, sentence_count: int, name: str, line: int) -> list[int] | None:

@@ -121,6 +121,18 @@ def delete_dataset(dataset: Dataset) -> None:
     dataset.delete()
 
 
+ACU_STATUS = {True: ACU.Status.APPROVED, False: ACU.Status.DRAFT}
+
+
+def _reference_status(record: DocumentRecord) -> str:
+    """Imported units were written and checked elsewhere (approved), unless our export says they
+    were still being written or proofread: then an author goes on writing them, as a reference
+    without any units waits for its authors."""
+    if not record.units:
+        return Reference.Status.TODO
+    return Reference.Status.APPROVED if record.approved else Reference.Status.WRITING
+
+
 def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, length_alpha=None) -> ImportSummary:
     """Write the records in dependency order as plain rows (COPY on PostgreSQL, no model
     instances): documents, references, sentences, ACUs, systems, summaries, then the labels."""
@@ -142,13 +154,8 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
         Reference,
         ["document", "word_count", "status"],
         [
-            # |r| of the reference as given, never of its re-split sentences. Imported units were
-            # written and checked elsewhere; a reference without any goes to the authors.
-            (
-                d,
-                word_count(r.reference_text or " ".join(r.sentences)),
-                Reference.Status.APPROVED if r.units else Reference.Status.TODO,
-            )
+            # |r| of the reference as given, never of its re-split sentences.
+            (d, word_count(r.reference_text or " ".join(r.sentences)), _reference_status(r))
             for d, r in zip(documents, records, strict=True)
         ],
         ids=True,
@@ -167,11 +174,9 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
         next_position = [0] * len(ref_sentences)
         attached = r.unit_sentences if r.unit_sentences is not None else attach_units_to_sentences(r.units, r.sentences)
         for unit, s in zip(r.units, attached, strict=True):
-            acu_rows.append((ref, ref_sentences[s], next_position[s], unit))
+            acu_rows.append((ref, ref_sentences[s], next_position[s], unit, ACU_STATUS[r.approved]))
             next_position[s] += 1
-    acus = insert_rows(
-        ACU, ["reference", "sentence", "position", "text"], acu_rows, ids=True, status=ACU.Status.APPROVED
-    )
+    acus = insert_rows(ACU, ["reference", "sentence", "position", "text", "status"], acu_rows, ids=True)
 
     system_names = sorted({s for r in records for s in r.summaries})
     systems = {s.name: s.pk for s in create_all([System(dataset=dataset, name=n) for n in system_names])}

@@ -19,7 +19,7 @@ from collections import defaultdict
 import numpy as np
 from django.db.models import Count, Q
 
-from annotation.models import ACU, Dataset, Document, ReferenceSentence, Summary
+from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary
 from hits.allocation.policy import PAIRS
 from hits.models import Assignment, Batch, Judgment, Worker
 from hits.selectors import counted_assignments
@@ -251,7 +251,7 @@ def _heads(dataset):
         docs = {
             pk: rest
             for pk, *rest in Document.objects.filter(pk__in=doc_ids).values_list(
-                "pk", "external_id", "source", "reference__word_count"
+                "pk", "external_id", "source", "reference__word_count", "reference__status"
             )
         }
         sentences, acus, acu_sentences, summaries = (
@@ -278,7 +278,7 @@ def _heads(dataset):
         ):
             summaries[doc].append(summary)
         for doc, ref in chunk:
-            external_id, source, reference_words = docs[doc]
+            external_id, source, reference_words, status = docs[doc]
             ordered = sorted(summaries[doc])
             record = {
                 "example_id": external_id,
@@ -286,6 +286,7 @@ def _heads(dataset):
                 "reference": "\n".join(sentences[ref]),
                 "reference_acus": acus[ref],
                 "reference_acu_sentences": acu_sentences[ref],  # the sentence each was written under
+                "reference_approved": status == Reference.Status.APPROVED,  # else still being written
                 "system_outputs": {system: text for system, text, _, _ in ordered},
                 "length_alpha": alpha,
                 "annotations": {},
