@@ -83,3 +83,25 @@ def test_exporting_a_round_without_acu_labels_is_refused_with_a_message(tmp_path
     assert not path.exists()
     with pytest.raises(CommandError, match="Dataset 'demo' has no round 0"):
         call_command("export_dataset", "demo", "--output", str(path), "--round", "0")
+
+
+@pytest.mark.parametrize(
+    "kind, protocol, says",
+    [(Batch.Kind.MACHINE, "", "is a machine round"), (Batch.Kind.CROWD, "prior", "is a rating batch (prior)")],
+)
+@pytest.mark.parametrize("export", ["rose.jsonl", "judgments.csv"])
+def test_the_apis_export_of_a_round_without_acu_labels_is_refused_with_a_message(
+    demo, lead, kind, protocol, says, export
+):
+    """The API's exports read the commands' rule: a machine round or a rating batch gave a RoSE file
+    of every document with no labels (and a judgments CSV of none), status 200."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    dataset = Dataset.objects.get(name="demo")
+    round_ = Batch.objects.create(dataset=dataset, name="r", kind=kind, protocol=protocol)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    response = client.get(f"/api/datasets/{dataset.pk}/exports/{export}?round={round_.pk}")
+    assert response.status_code == 400
+    assert f"Round {round_.pk} {says}" in str(response.json())

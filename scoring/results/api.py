@@ -26,6 +26,7 @@ from config.api_errors import JSONErrorsMixin, error_responses
 from hits.models import Batch
 from scoring.results.dashboard import ROSE_ALPHA, scores_run
 from scoring.results.exports.rose import rose_lines
+from scoring.results.exports.rounds import without_acu_labels
 from scoring.results.exports.scores_json import scores_json
 from scoring.results.exports.tables import write_judgments_csv, write_scores_csv
 from scoring.runs.recompute import recompute_queued, request_recompute
@@ -59,6 +60,16 @@ def dataset_and_round(request, dataset_id: int):
     batch = Batch.objects.filter(pk=round_id, dataset=dataset).first()
     if batch is None:
         raise NotFound(f"Dataset {dataset.name!r} has no round {round_id} (a batch or an imported label set).")
+    return dataset, batch
+
+
+def labelled_round(request, dataset_id: int):
+    """`dataset_and_round` of an export of ACU labels: a round without any (a machine round, a
+    rating batch) is a 400 saying where its figures are, never a file without labels."""
+    dataset, batch = dataset_and_round(request, dataset_id)
+    refused = without_acu_labels(batch)
+    if refused:
+        raise ValidationError({"round": [refused]})
     return dataset, batch
 
 
@@ -366,7 +377,7 @@ class JudgmentsCSV(DownloadView):
         "Columns: worker, example_id, system, acu_index, label (counted judgments only).",
     )
     def get(self, request, dataset_id: int):
-        dataset, batch = dataset_and_round(request, dataset_id)
+        dataset, batch = labelled_round(request, dataset_id)
         return _csv_download(
             lambda out: write_judgments_csv(dataset, out, batch=batch), _filename(dataset, batch, "judgments.csv")
         )
@@ -406,7 +417,7 @@ class RoseJSONL(DownloadView):
         "One JSON object per document, as the import reads it (labels: majority of the counted judgments).",
     )
     def get(self, request, dataset_id: int):
-        dataset, batch = dataset_and_round(request, dataset_id)
+        dataset, batch = labelled_round(request, dataset_id)
         response = StreamingHttpResponse(rose_lines(dataset, batch), content_type="application/x-ndjson; charset=utf-8")
         response["Content-Disposition"] = content_disposition_header(True, _filename(dataset, batch, "rose.jsonl"))
         return response

@@ -6,6 +6,7 @@ from django.core.management.base import CommandError
 from annotation.models import Dataset
 from hits.models import Batch
 from scoring.protocols.selectors import pick_round
+from scoring.results.exports.rounds import without_acu_labels
 
 
 def named_dataset(name: str) -> Dataset:
@@ -31,9 +32,7 @@ def dataset_and_round(name: str, round_id: int | None):
         batch = Batch.objects.filter(pk=round_id, dataset=dataset).first()
         if batch is None:
             raise CommandError(f"Dataset {name!r} has no round {round_id} (a batch or an imported label set).")
-        if batch.kind == Batch.Kind.MACHINE:
-            raise CommandError(
-                f"Round {round_id} is a machine round (a judge run): it holds no human judgments; "
-                'its figures are in `judge_dataset` and under "machine" in `compute_scores --json`.'
-            )
+        refused = without_acu_labels(batch)
+        if refused:
+            raise CommandError(refused)
     return dataset, batch

@@ -1,6 +1,6 @@
 """python manage.py export_dataset NAME --format rose --output FILE"""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from config.commands import output_file
 from scoring.results.exports.rose import export_rose
@@ -18,14 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--round", type=int, help="only the judgments of this batch or imported round")
 
     def handle(self, *args, **options):
-        # A machine round (a judge run) or a rating batch holds no ACU labels to export: refused
-        # with a message, not written as a file without labels.
-        dataset, batch = dataset_and_round(options["name"], options["round"])
-        if batch is not None and batch.protocol:
-            raise CommandError(
-                f"Round {batch.pk} is a rating batch ({batch.protocol}): it holds ratings, not ACU labels; "
-                "export its rating round with `export_ratings`."
-            )
+        dataset, batch = dataset_and_round(options["name"], options["round"])  # a round with ACU labels
         if options["output"] == "-":
             export_rose(dataset, self.stdout, batch)
             return
