@@ -77,6 +77,9 @@ class SpendSerializer(serializers.Serializer):
     total = MoneyField()
     budget = MoneyField(allow_null=True, help_text="The batch's budget; null: none.")
     budget_left = MoneyField(allow_null=True, help_text="The budget minus the total; null: no budget.")
+    currency = serializers.CharField(
+        help_text="The currency of these amounts (and of the batch's rewards): USD, or a Prolific account's (GBP)."
+    )
 
 
 class PilotSerializer(serializers.Serializer):
@@ -206,6 +209,7 @@ class BatchDetailSerializer(BatchSerializer):
                 "total": paid["total"],
                 "budget": paid["budget"],
                 "budget_left": paid["budget_left"],
+                "currency": paid["currency"],
             }
         ).data
 

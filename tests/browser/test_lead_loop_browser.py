@@ -235,6 +235,7 @@ def test_5_money_reads_with_two_decimals_and_a_sign_everywhere(live_server, brow
         "total": f"{spent:.2f}",
         "budget": "10.00",
         "budget_left": f"{Decimal('10.00') - spent:.2f}",
+        "currency": "USD",
     }
     page.context.close()
 
