@@ -6,7 +6,13 @@ no import cycle between the two.
 """
 
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
-from hits.provider_interface.registry import available_providers, get_provider, provider_class, register
+from hits.provider_interface.registry import (
+    available_providers,
+    get_provider,
+    money_currency,
+    provider_class,
+    register,
+)
 
 __all__ = [
     "Capability",
@@ -14,6 +20,7 @@ __all__ = [
     "ProviderError",
     "available_providers",
     "get_provider",
+    "money_currency",
     "provider_class",
     "register",
 ]

@@ -39,6 +39,15 @@ def get_provider(name: str) -> CrowdProvider:
     return provider_class(name)()
 
 
+def money_currency(batch) -> str:
+    """The currency a batch's (or a batch spec's) rewards, bonuses, fees and budget are in: its
+    provider's (a Prolific account's GBP); USD where no crowd provider pays (an expert or imported
+    round). Every page, message and API figure of money reads it."""
+    if batch.provider not in _PROVIDERS:
+        return "USD"
+    return get_provider(batch.provider).currency(batch)
+
+
 def available_providers() -> list[str]:
     return sorted(_PROVIDERS)
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from hits import tallies
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
-from hits.provider_interface import get_provider
+from hits.provider_interface import money_currency
 
 RATE_WINDOW = timedelta(hours=1)
 STATUSES = tuple(Assignment.Status.values)
@@ -51,7 +51,7 @@ def batch_figures(batches: QuerySet[Batch] | list[Batch], now=None) -> dict[int,
             "overdue": 0,
             "open": b.status == Batch.Status.PUBLISHED and (b.expires_at is None or b.expires_at > now),
             "budget": b.budget,
-            "currency": get_provider(b.provider).currency(b),
+            "currency": money_currency(b),
         }
         for b in batches
     }
@@ -206,12 +206,7 @@ def spend(batches) -> dict:
     """Spend by kind and in total of a scope of batches, its budget, share spent and budget left."""
     batches = list(batches)
     counts = _counts([b.pk for b in batches], timezone.now())
-    return money(
-        [
-            {"spend": counts[b.pk]["spend"], "budget": b.budget, "currency": get_provider(b.provider).currency(b)}
-            for b in batches
-        ]
-    )
+    return money([{"spend": counts[b.pk]["spend"], "budget": b.budget, "currency": money_currency(b)} for b in batches])
 
 
 def scope_figures(batches, now=None) -> tuple[dict, list[dict]]:

@@ -9,7 +9,7 @@ from django.db import transaction
 from config.errors import ServiceError
 from hits.models import Batch
 from hits.money import MAX_BUDGET, MoneyError, cents, format_money, parse_money
-from hits.provider_interface import get_provider
+from hits.provider_interface import money_currency
 from hits.selectors.figures import batch_spend
 
 logger = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ class BudgetError(ServiceError):
 
 def batch_money(batch: Batch, amount) -> str:
     """An amount of the batch's money as its pages show it, in its provider's currency ('£0.25')."""
-    return format_money(amount, get_provider(batch.provider).currency(batch))
+    return format_money(amount, money_currency(batch))
 
 
 def over_budget_message(batch: Batch, estimate: Decimal) -> str | None:

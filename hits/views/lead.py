@@ -25,7 +25,7 @@ from hits.calibration import calibration
 from hits.forms import BatchForm, BucketsForm, QualificationForm
 from hits.models import Assignment, Batch, QualificationTest, Worker
 from hits.money import format_money
-from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.provider_interface import Capability, ProviderError, get_provider, money_currency
 from hits.providers import sync as provider_sync
 from hits.providers.prolific import views as prolific_views
 from hits.ratings import PROTOCOLS
@@ -110,7 +110,7 @@ def batch_estimate(request, dataset_id: int):
         )
     except (batches.BatchError, estimate.SampleError) as exc:
         return JsonResponse({"error": str(exc)}, status=400)
-    currency = get_provider(spec.provider).currency(spec)  # as the draft's pages will show it
+    currency = money_currency(spec)  # as the draft's pages will show it
     figures.update({k: format_money(figures[k], currency) for k in ("rewards", "fees", "total")})
     figures["budget"] = format_money(data.get("budget"), currency) if data.get("budget") is not None else None
     return JsonResponse(figures)
@@ -182,7 +182,7 @@ def batch_detail(request, batch_id: int):
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
             .select_related("worker", "hit__summary__system", "hit__summary__document")
             .order_by("-submitted_at", "-pk")[:500],
-            "currency": provider.currency(batch),
+            "currency": money_currency(batch),
             "over_budget": money_budget.over_budget_message(batch, cost["total"])
             if batch.status == Batch.Status.DRAFT
             else None,
@@ -255,7 +255,7 @@ def assignment_review(request, assignment_id: int):
         {
             "assignment": assignment,
             "batch": batch,
-            "currency": get_provider(batch.provider).currency(batch),
+            "currency": money_currency(batch),
             "answers": assignment_answers(assignment),
             "bonus_token": secrets.token_urlsafe(16),
             "here": request.path,
@@ -381,7 +381,7 @@ def ledger(request, batch_id: int):
     batch = get_object_or_404(Batch, pk=batch_id)
     entries = batch.ledger.select_related("worker", "assignment", "created_by")
     context = {"batch": batch, "entries": entries, "spend": batch_spend(batch)}
-    return render(request, "hits/ledger.html", {**context, "currency": get_provider(batch.provider).currency(batch)})
+    return render(request, "hits/ledger.html", {**context, "currency": money_currency(batch)})
 
 
 @role_required(LEAD)
