@@ -32,12 +32,12 @@ def choose_alpha(scores, summary_words, reference_words, grid=DEFAULT_GRID, meth
 
     A ValueError when alpha changes no score (no summary with a nonzero score is longer than its
     reference: every alpha would tie) or the correlation is undefined."""
-    longer = np.asarray(summary_words, dtype=float) > np.asarray(reference_words, dtype=float)
-    if not np.any(longer & (np.asarray(scores, dtype=float) != 0)):
-        raise ValueError("no summary with a nonzero score is longer than its reference: alpha changes no score")
     corr = length_correlations(scores, summary_words, reference_words, grid, method)
     if np.all(np.isnan(corr)):
         raise ValueError("normalized scores or lengths are constant: the correlation is undefined")
+    longer = np.asarray(summary_words, dtype=float) > np.asarray(reference_words, dtype=float)
+    if not np.any(longer & (np.asarray(scores, dtype=float) != 0)):
+        raise ValueError("no summary with a nonzero score is longer than its reference: alpha changes no score")
     best = int(np.nanargmin(np.abs(corr)))
     return float(np.asarray(grid, dtype=float)[best]), corr
 
