@@ -188,12 +188,17 @@ def is_qualified(worker: Worker, batch) -> bool:
     return test_id is None or QualificationAttempt.objects.filter(test_id=test_id, worker=worker, passed=True).exists()
 
 
+BLOCKED = "Your account is blocked from new tasks and tests."
+
+
 def attempt_status(worker: Worker | None, test: QualificationTest, *, max_attempts: int | None = None) -> dict:
-    """Whether the worker passed, may try (again), or must wait / has no attempts left
-    (`max_attempts` overrides the test's, e.g. one for a panel participant)."""
+    """Whether the worker passed, may try (again), or must wait / has no attempts left / is
+    blocked (`max_attempts` overrides the test's, e.g. one for a panel participant)."""
     attempts = list(test.attempts.filter(worker=worker)) if worker is not None else []
     if any(a.passed for a in attempts):
         return {"passed": True, "can_try": False, "message": "You passed this test.", "attempts": attempts}
+    if worker is not None and worker.blocked:  # no more work of any kind, a test included
+        return {"passed": False, "can_try": False, "message": BLOCKED, "attempts": attempts}
     if len(attempts) >= (max_attempts or test.max_attempts):
         return {
             "passed": False,

@@ -149,8 +149,8 @@ def screening(request, batch_id: int):
     worker = Worker.objects.filter(provider=Worker.Provider.PROLIFIC, external_id=pid).first()
     status = qualification.attempt_status(worker, test, max_attempts=PANEL_ATTEMPTS)
     if status["attempts"] or not status["can_try"]:
-        passed = status["passed"]
-        context.update(result=_panel_result(passed, again=True), finished=True)
+        result = _panel_result(status["passed"], again=True) if status["attempts"] else status["message"]
+        context.update(result=result, finished=True)
         return render(request, "hits/prolific_screening.html", context)
     if request.method == "POST":
         window = settings.PROLIFIC_ADDRESS_WINDOW
