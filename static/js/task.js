@@ -133,12 +133,15 @@
       }
       if (data.final) {
         // No retry can succeed (the time ran out, or the task is not this worker's any more):
-        // stop offering Submit and offer the next task instead.
+        // stop offering Submit and offer the way on instead (the next task, or a session's
+        // Continue: every page's `.after-task`, as the page shows it when opened again).
         try { localStorage.removeItem(storageKey); } catch (e) {}
         say(data.error, "error");
         form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
-        const next = document.getElementById("after-submit");
-        if (next) { next.hidden = false; next.querySelectorAll("button").forEach(function (b) { b.disabled = false; }); }
+        document.querySelectorAll(".after-task").forEach(function (next) {
+          next.hidden = false;
+          next.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+        });
         return;
       }
       sending = false;

@@ -136,3 +136,25 @@ def test_the_lead_sees_the_study_and_its_sessions(live_server, page, shoot, lead
     failures = panel.locator("#prolific-group-failures")
     assert "not added to the participant group" in failures.inner_text() and "MADEUP_PASS" in failures.inner_text()
     shoot(page, "prolific-lead-panel")
+
+
+def test_a_task_refused_for_good_still_offers_the_way_on(live_server, page):
+    """A submission no retry can succeed with (here the session's time ran out while the page was
+    open) must not leave the participant on a page with every button off and no way on: the
+    session's Continue shows, as it does when the page is opened again, and says what happened."""
+    batch = open_prolific_batch()
+    params = {"PROLIFIC_PID": "PID_LATE", "STUDY_ID": "STUDY1", "SESSION_ID": "aa1e3e4761d18916449a2f6e"}
+    page.goto(f"{live_server.url}/prolific/batch/{batch.pk}/?{urlencode(params)}")
+    page.locator("#session-progress").filter(has_text="Task 1 of 3").wait_for()
+    page.locator(".acu-row.current").first.wait_for()
+    for _ in range(page.locator(".acu-row").count()):
+        page.keyboard.press("y")
+    session = ProlificSession.objects.get(session_id=params["SESSION_ID"])
+    late = timezone.now() - timedelta(seconds=1)
+    session.assignments().update(deadline=late)
+    ProlificSession.objects.filter(pk=session.pk).update(deadline=late)
+    page.keyboard.press("Enter")
+    page.locator("#task-notice").filter(has_text="ran out").wait_for()
+    assert page.locator("#continue").is_visible()
+    page.locator("#continue a").click()
+    assert "return the study on Prolific" in page.locator("#prolific-message").inner_text()
