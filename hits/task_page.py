@@ -8,7 +8,7 @@ from django.utils import timezone
 from annotation.models import ReferenceSentence
 from hits.models import HIT, Assignment
 from hits.ratings import page as rating_page
-from hits.services.submission import SubmissionRefused, read_token
+from hits.services.submission import SubmissionRefused, read_token, taken_back
 
 
 def content(hit: HIT, seed: str = "") -> dict:
@@ -57,9 +57,10 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
 
 def closed(assignment: Assignment) -> str:
     """Why the task can no longer be answered: "submitted", "expired" (released, or held past its
-    deadline and not yet released: it must not open as a live task), or "" while it is open."""
+    deadline and not yet released: it must not open as a live task), "withdrawn" (released before
+    its deadline: its worker was blocked, its session gave its places back), or "" while it is open."""
     if assignment.status == Assignment.Status.EXPIRED:
-        return "expired"
+        return "withdrawn" if taken_back(assignment, timezone.now()) else "expired"
     if assignment.status != Assignment.Status.ASSIGNED:
         return "submitted"
     if assignment.deadline is not None and assignment.deadline <= timezone.now():

@@ -50,3 +50,29 @@ def test_a_blocked_prolific_participant_is_not_screened_into_the_study(client, s
     assert "Passed" not in posted
     assert not QualificationAttempt.objects.filter(test=test).exists()
     assert not ProlificGroupMember.objects.exists()
+
+
+def test_a_task_taken_back_from_a_blocked_worker_does_not_say_its_time_ran_out(client):
+    """Blocking a worker gives their held task back at once, long before its deadline: its page
+    and a submission say it was taken back, not that its time ran out (at a time still to come)."""
+    import json
+
+    from hits.services import handout, review
+    from hits.services.submission import task_token
+
+    from .crowd_data import all_answers
+    from .test_handout import make_workers
+
+    batch = published_batch(gold_share=0.0)
+    (me,) = make_workers(1)
+    assignment = handout.next_assignment(me, batch)
+    token = task_token(assignment)
+    review.block_worker(worker_id=me.pk, reason="copied answers")
+
+    page = client.get(reverse("task", args=[token])).content.decode()
+    assert 'id="task-expired"' in page and "ran out at" not in page and "taken back" in page
+    assert 'data-done="expired"' in page  # the page offers no Submit, as for an expired task
+    sent = client.post(
+        reverse("task_submit", args=[token]), json.dumps({"answers": all_answers(assignment)}), "application/json"
+    ).json()
+    assert not sent["ok"] and sent["final"] and "ran out at" not in sent["error"] and "taken back" in sent["error"]

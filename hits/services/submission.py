@@ -207,13 +207,24 @@ class _TimeRanOut(Exception):
 
 def _released(assignment: Assignment, now) -> str:
     """Release a late assignment's place at once (and its batch's other overdue ones, as the
-    handout would) and say what happened."""
+    handout would) and say what happened (one released before its deadline was taken back)."""
     release_overdue(now=now, batch_id=assignment.hit.batch_id)
+    if assignment.status == Assignment.Status.EXPIRED and taken_back(assignment, now):
+        return (
+            "This task was taken back before its time ran out, so these answers were not stored and its place "
+            "went to other workers."
+        )
     when = f" at {timezone.localtime(assignment.deadline):%H:%M}" if assignment.deadline else ""
     return (
         f"The time for this task ran out{when}, so these answers were not stored and the task went back "
         "to the other workers. Take a new task."
     )
+
+
+def taken_back(assignment: Assignment, now) -> bool:
+    """Whether a released assignment went back before its deadline (its worker was blocked, its
+    session gave its places back), not because its time ran out."""
+    return assignment.deadline is not None and assignment.deadline > now
 
 
 def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_seconds, now, expert):
