@@ -6,7 +6,9 @@ from django.urls import reverse
 
 from hits.providers.prolific.models import ProlificSession
 from hits.providers.prolific.sessions import session_token
+from hits.services.submission import submit_assignment
 
+from .crowd_data import all_answers
 from .test_access import ROLES
 from .test_prolific_sessions import open_batch
 
@@ -76,7 +78,27 @@ def test_a_session_whose_tasks_were_taken_back_ends_with_a_message(client):
     session = ProlificSession.objects.get(session_id="500000000000000000000001")
     review.block_worker(worker_id=session.worker_id, reason="Automated answers")
     response = client.get(next_url)
-    assert response.status_code == 410 and "ran out" in response.content.decode()
+    # Blocked long before the session's deadline: told so, not that the time ran out.
+    shown = response.content.decode()
+    assert response.status_code == 410 and "cannot take these tasks" in shown and "ran out" not in shown
+    params = {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000001"}
+    again = client.get(start, params, follow=True)  # opening the study again: the same
+    assert again.status_code == 409 and "cannot take these tasks" in again.content.decode()
     assert not Assignment.objects.filter(external_id="500000000000000000000001", status="assigned").exists()
     assert ProlificSession.objects.get(pk=session.pk).status == "abandoned"
     assert session.deadline > timezone.now()
+
+
+def test_a_participant_blocked_after_finishing_still_gets_the_completion_code(client):
+    from hits.services import review
+
+    batch = open_batch(k=1)
+    start = reverse("prolific_start", args=[batch.pk])
+    params = {"PROLIFIC_PID": "P1", "STUDY_ID": "STUDY1", "SESSION_ID": "500000000000000000000002"}
+    client.get(start, params)
+    session = ProlificSession.objects.get(session_id=params["SESSION_ID"])
+    (assignment,) = session.assignments()
+    submit_assignment(assignment_id=assignment.pk, worker_id=session.worker_id, answers=all_answers(assignment))
+    review.block_worker(worker_id=session.worker_id, reason="Too fast later")
+    page = client.get(start, params, follow=True)
+    assert page.status_code == 200 and "completion code" in page.content.decode()

@@ -39,6 +39,9 @@ PID_MAX_LENGTH = 64
 _PID = re.compile(r"[A-Za-z0-9_-]+")
 
 
+BLOCKED = "Your participant id cannot take these tasks. Please return the study on Prolific."
+
+
 class SessionRefused(Exception):
     """No session for this participant; the message is for them."""
 
@@ -111,7 +114,7 @@ def start_session(
     if existing is not None:
         return _resume(existing, known)
     if known is not None and known.blocked:
-        raise SessionRefused("Your participant id cannot take these tasks. Please return the study on Prolific.")
+        raise SessionRefused(BLOCKED)
     if batch.status != Batch.Status.PUBLISHED or (batch.expires_at and batch.expires_at <= now):
         raise SessionRefused("This study is closed. Please return it on Prolific; you will not be penalised.")
     if batch.qualification_test_id and (known is None or not is_qualified(known, batch)):
@@ -174,6 +177,8 @@ def _resume(session: ProlificSession, worker: Worker | None) -> ProlificSession:
     if worker is None or session.worker_id != worker.pk:
         raise SessionRefused("This Prolific session belongs to another participant.")
     if session.status == ProlificSession.Status.ABANDONED:
+        if worker.blocked:  # its tasks went back when they were blocked, before its time ran out
+            raise SessionRefused(BLOCKED)
         raise SessionRefused(
             "The time for this session ran out and its tasks went to others. Please return the study on Prolific."
         )

@@ -88,6 +88,8 @@ def session_next(request, token: str):
     assignment = None if over else sessions.next_assignment(session)
     if assignment is None:  # time ran out, or its tasks were taken back (e.g. a blocked participant)
         sessions.release(session)
+        if session.worker.blocked:
+            return _message(request, sessions.BLOCKED, 410)
         return _message(
             request,
             "The time for this session ran out and its tasks went to others. Please return the study on Prolific.",
