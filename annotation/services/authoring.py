@@ -354,7 +354,7 @@ class _Save:
 
     def create(self, sentence, position: int, text: str, draft_id) -> None:
         """A new ACU, written or an accepted draft (maybe edited: the old text is the drafter's)."""
-        if draft_id not in (None, "") and (type(draft_id) not in (int, str) or not str(draft_id).isdigit()):
+        if draft_id not in (None, "") and (type(draft_id) not in (int, str) or not str(draft_id).isdecimal()):
             raise AuthoringError("A draft id must be a whole number; reload the page.")
         draft = self.drafts.pop(int(draft_id), None) if draft_id else None
         acu = ACU.objects.create(

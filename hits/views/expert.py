@@ -81,7 +81,7 @@ def expert_referee(request, batch_id: int):
     batch = _round(batch_id)
     chosen = request.POST.get("referee", "")
     try:
-        batch = expert.name_referee(batch, int(chosen) if chosen.isdigit() else None)
+        batch = expert.name_referee(batch, int(chosen) if chosen.isdecimal() else None)
     except expert.ExpertError as exc:
         messages.error(request, str(exc))
     else:
@@ -145,10 +145,10 @@ def expert_review(request, batch_id: int):
         labels = {
             int(key[4:]): value == "1"
             for key, value in request.POST.items()
-            if key.startswith("acu-") and key[4:].isdigit() and value in ("0", "1")
+            if key.startswith("acu-") and key[4:].isdecimal() and value in ("0", "1")
         }
         try:
-            if not summary_id or not summary_id.isdigit() or not labels:
+            if not summary_id or not summary_id.isdecimal() or not labels:
                 raise expert.ExpertError("Choose Present or Not present for the facts, then Decide.")
             done = expert.decide(batch, int(summary_id), labels, request.user)
         except expert.ExpertError as exc:

@@ -278,7 +278,7 @@ def _back(request, batch) -> str:
 def review_assignments(request, batch_id: int):
     """Approve or reject the ticked assignments (one or many)."""
     batch = get_object_or_404(Batch, pk=batch_id)
-    ids = [int(x) for x in request.POST.getlist("assignment") if x.isdigit()]
+    ids = [int(x) for x in request.POST.getlist("assignment") if x.isdecimal()]
     ids = list(Assignment.objects.filter(hit__batch=batch, pk__in=ids).values_list("pk", flat=True))
     if not ids:
         messages.error(request, "Tick at least one assignment.")

@@ -62,7 +62,7 @@ def start(request, dataset_id: int):
     label_round = None
     round_id = request.POST.get("round", "")
     if round_id:
-        label_round = Batch.objects.filter(pk=round_id, dataset=dataset).first() if round_id.isdigit() else None
+        label_round = Batch.objects.filter(pk=round_id, dataset=dataset).first() if round_id.isdecimal() else None
         if label_round is None:
             messages.error(request, "No such round in this dataset.")
             return redirect(back)
@@ -75,7 +75,7 @@ def start(request, dataset_id: int):
     }
     options, _ = judge_options(judge, given)  # each judge takes its own; the others' fields are left out
     if "model_from" in options:
-        if not options["model_from"].isdigit():
+        if not options["model_from"].isdecimal():
             messages.error(request, "Model from run takes a judge run number.")
             return redirect(back)
         options["model_from"] = int(options["model_from"])

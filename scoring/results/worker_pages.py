@@ -64,7 +64,7 @@ def parse_sort(value: str | None) -> str:
 
 
 def parse_page(value: str | None) -> int:
-    return int(value) if value and value.isdigit() and 0 < len(value) < 10 else 1
+    return int(value) if value and value.isdecimal() and 0 < len(value) < 10 else 1
 
 
 def sort_rows(rows: list[dict], sort: str) -> list[dict]:
@@ -149,7 +149,7 @@ def back_query(params) -> str:
     """The table's state from a request's GET (after an action, the lead lands on the same page)."""
     round_id = params.get("round")
     state = {
-        "round": round_id if round_id and str(round_id).isdigit() else None,
+        "round": round_id if round_id and str(round_id).isdecimal() else None,
         "sort": parse_sort(params.get("sort")),
         "q": (params.get("q") or "").strip()[:MAX_QUERY],
         "page": parse_page(params.get("page")),

@@ -295,7 +295,7 @@ def study_action(request, batch_id: int, action: str):
 def review_sessions(request, batch_id: int):
     """Security behavior: leads; approve, reject or bonus the ticked sessions of this batch."""
     batch = get_object_or_404(Batch, pk=batch_id, provider="prolific")
-    ids = [int(x) for x in request.POST.getlist("session") if x.isdigit()]
+    ids = [int(x) for x in request.POST.getlist("session") if x.isdecimal()]
     action = request.POST.get("action")
     if not ids:
         messages.error(request, "Tick at least one session.")

@@ -46,7 +46,7 @@ def parse_answers(answer, count: int) -> list[float]:
         if p is None:
             continue
         ident = entry.get("id", position + 1)
-        if isinstance(ident, str) and ident.strip().isdigit():
+        if isinstance(ident, str) and ident.strip().isdecimal():
             ident = int(ident)
         if isinstance(ident, int):
             by_id[ident] = p

@@ -35,7 +35,7 @@ from scoring.runs.services import SMALL_SAMPLE, compute_scores
 
 def _scope(request, dataset_id):
     round_id = request.GET.get("round") or request.POST.get("round")
-    asked = int(round_id) if round_id and str(round_id).isdigit() and len(str(round_id)) < 19 else None
+    asked = int(round_id) if round_id and str(round_id).isdecimal() and len(str(round_id)) < 19 else None
     dataset, batch = dashboard.scope_rows(dataset_id, asked)
     if dataset is None:
         raise Http404("No Dataset matches the given query.")
@@ -324,7 +324,7 @@ def start_statistics(request, dataset_id: int, kind: str):
     if kind == "power":
         params = {**statistics.POWER_DEFAULTS}
         for key in ("n_trials", "n_resamples"):
-            if request.POST.get(key, "").isdigit():
+            if request.POST.get(key, "").isdecimal():
                 params[key] = max(10, min(int(request.POST[key]), 100_000 if key == "n_resamples" else 5000))
         run = statistics.start(dataset, ScoringRun.Kind.POWER, params, batch)
         ran, _ = dispatch_long(tasks.run_power_analysis, run.pk)

@@ -42,7 +42,7 @@ class RatingImportForm(forms.Form):
 
 def _round(request, dataset):
     asked = request.GET.get("rating_round") or request.POST.get("rating_round")
-    if asked and not (asked.isdigit() and len(asked) < 19):
+    if asked and not (asked.isdecimal() and len(asked) < 19):
         raise Http404("No such rating round.")
     round_ = pick_round(dataset, int(asked) if asked else None)
     if asked and round_ is None:
