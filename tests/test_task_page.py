@@ -13,10 +13,10 @@ from annotation.models import ACU
 from hits import task_page
 from hits.models import HIT, Assignment
 from hits.services import handout
-from hits.services.submission import task_token
+from hits.services.submission import submit_assignment, task_token
 from hits.views.worker import inhouse_worker
 
-from .crowd_data import published_batch
+from .crowd_data import all_answers, published_batch
 
 # The loop templates/hits/task.html had when the rows were written inline.
 OLD_ROWS = """    <ol class="acu-rows">
@@ -203,3 +203,20 @@ def test_a_parallel_first_visit_gets_the_row_the_other_created(db, make_user, mo
     monkeypatch.setattr(QuerySet, "first", first_read_misses)
     assert inhouse_worker(user).pk == first.pk and misses
     assert Worker.objects.filter(external_id=user.username).count() == 1
+
+
+def test_the_task_page_says_how_long_the_worker_has(handed_out, client):
+    """The in-house task page named no deadline: a worker learned it only when a late submission was
+    refused ("its time ran out at 15:00")."""
+    from django.utils import timezone
+
+    html = _page(client, handed_out)
+    shown = re.search(r'id="task-deadline">Submit within <time datetime="([^"]+)">([^<]+)</time>', html)
+    assert shown, "the deadline line"
+    assert shown[1] == handed_out.deadline.isoformat()
+    assert handed_out.deadline > timezone.now()
+    assert re.fullmatch(r"\d+\W(hour|minute)s?(,\W\d+\W(hour|minute)s?)?", shown[2]), shown[2]
+    submit_assignment(
+        assignment_id=handed_out.pk, worker_id=handed_out.worker_id, answers=all_answers(handed_out)
+    )  # submitted: no deadline to meet
+    assert 'id="task-deadline"' not in client.get(reverse("task", args=[task_token(handed_out)])).content.decode()
