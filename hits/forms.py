@@ -87,6 +87,9 @@ class BatchForm(forms.Form):
         help_text="Document ids, one per line or comma-separated; overrides the count.",
     )
 
+    # The chosen provider's options once clean() read them valid (None before, or when they are not).
+    provider_options: dict | None = None
+
     def provider_config(self) -> dict:
         """The chosen provider's options, from its schema (the other providers' fields are ignored)."""
         provider = provider_class(self.cleaned_data["provider"])
@@ -99,7 +102,7 @@ class BatchForm(forms.Form):
         if self.errors or "provider" not in data:
             return data
         try:
-            self._provider_config = self.provider_config()
+            self.provider_options = self.provider_config()
         except forms.ValidationError as exc:
             self.add_error(None, exc)
         return data

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from config.dispatch import _start_thread, finish_background
+from config.dispatch import dispatch, finish_background
 
 from .conftest import PROJECT
 
@@ -25,9 +25,11 @@ class _Task:
         self.ran.set()
 
 
-def test_finish_background_waits_for_a_task_thread_and_its_countdown():
+@pytest.mark.django_db(transaction=True)  # on_commit runs at once outside a transaction
+def test_finish_background_waits_for_a_task_thread_and_its_countdown(eager_celery, settings):
+    settings.LONG_TASKS_IN_BACKGROUND = True  # the embedded server's threads
     task = _Task()
-    _start_thread(task, (1,), countdown=1)
+    assert dispatch(task, 1, countdown=1, background=True) == (False, None)
     assert not task.ran.is_set()  # still counting down
     assert finish_background() == 1
     assert task.ran.is_set()

@@ -100,7 +100,7 @@ def batch_estimate(request, dataset_id: int):
     form.is_valid()  # partial input still gives a count: fields with errors fall back to their defaults
     data = {**form.cleaned_data, "provider": form.cleaned_data.get("provider") or "inhouse"}
     # the provider's options when they are valid so far (the currency they pay in), else its defaults
-    spec = BatchSpec.from_data(data, provider_config=getattr(form, "_provider_config", None))
+    spec = BatchSpec.from_data(data, provider_config=form.provider_options)
     try:
         figures = estimate.estimate(
             dataset,

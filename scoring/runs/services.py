@@ -40,14 +40,14 @@ SCATTER_DIGITS = 4  # a score on the chart's 0-1 axis to 1/10,000: far below a p
 logger = logging.getLogger(__name__)
 
 
-def _clean(value):
+def json_safe(value):
     """JSON-safe numbers, recursively: NaN or infinity (an undefined alpha, say) becomes null."""
     if isinstance(value, float):
         return None if math.isnan(value) or math.isinf(value) else value
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 
@@ -154,7 +154,7 @@ def compute_scores(
     )
     try:
         outputs, run.inputs = _scores(dataset, batch, seed, n_resamples, aggregation)
-        outputs = _clean(outputs)
+        outputs = json_safe(outputs)
         detail = ScoringRunDetail(**{part: outputs.pop(part) for part in ScoringRunDetail.PARTS})
         run.outputs = outputs
         run.status = ScoringRun.Status.DONE
@@ -249,8 +249,8 @@ def _length_choice(dataset, scores, words, reference_words):
         )
     return {
         "chosen": dataset.length_alpha,
-        "least_correlated": _clean(float(best_alpha)),
-        "correlations": [[a, _clean(float(c))] for a, c in zip(grid, correlations, strict=False)],
+        "least_correlated": json_safe(float(best_alpha)),
+        "correlations": [[a, json_safe(float(c))] for a, c in zip(grid, correlations, strict=False)],
         "at_grid_edge": edge,
         "grid": list(grid),
     }
@@ -376,10 +376,10 @@ def _alphas(table, judgments) -> dict:
         return {"acu_level": None, "summary_level": None}
     rows = table.index(judgments.summary)
     return {
-        "acu_level": _clean(
+        "acu_level": json_safe(
             agreement.acu_level_alpha(judgments.summary, judgments.acu, judgments.worker, judgments.present)
         ),
-        "summary_level": _clean(
+        "summary_level": json_safe(
             agreement.summary_level_alpha(
                 judgments.summary, judgments.acu, judgments.worker, judgments.present, acu_counts=table.acu_count[rows]
             )

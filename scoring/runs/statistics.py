@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scoring.models import MetricScore, ScoringRun
-from scoring.runs.services import SMALL_SAMPLE, _clean, _partial_matrix, _system_matrix, summary_scores_arrays
+from scoring.runs.services import SMALL_SAMPLE, _partial_matrix, _system_matrix, json_safe, summary_scores_arrays
 from scoring.stats import correlation, metric_comparison, power
 
 # Worker processes a split power analysis is planned for (docker-compose's worker runs with
@@ -30,7 +30,7 @@ def start(dataset, kind: str, parameters: dict, batch=None, trigger: str = "page
 
 
 def _finish(run: ScoringRun, started: float, outputs: dict = None, error: str = "") -> None:
-    run.outputs = _clean(outputs or {})
+    run.outputs = json_safe(outputs or {})
     run.error = error
     run.status = ScoringRun.Status.FAILED if error else ScoringRun.Status.DONE
     run.progress = 1.0

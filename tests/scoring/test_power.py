@@ -67,7 +67,7 @@ def test_partial_buckets_hold_only_the_pairs_given_power():
     power. It sat in the smallest-difference bucket, whose range became null (the systems page's
     power chart then failed formatting it) and whose pair count included a pair without power."""
     from scoring.results.charts import power_curve
-    from scoring.runs.services import _clean
+    from scoring.runs.services import json_safe
     from scoring.stats.power import bucket_rows, power_analysis_partial
 
     rng = np.random.default_rng(0)
@@ -77,7 +77,7 @@ def test_partial_buckets_hold_only_the_pairs_given_power():
     result = power_analysis_partial(scores, sizes=(10, 50), n_trials=20, n_resamples=200, rng=0, min_documents=10)
     analysed = ~np.isnan(result.power[0])
     assert analysed.sum() == 5 and result.pair_documents[~analysed].tolist() == [0]
-    rows = _clean(bucket_rows(result))
+    rows = json_safe(bucket_rows(result))
     assert sum(row["pairs"] for row in rows) == 5
     for row in rows:
         members = result.differences[analysed & (result.buckets == row["bucket"])]
