@@ -188,20 +188,20 @@ def scatter_sample(words: list, acu: list, normalized: list, sample: int = SCATT
     return {"words": list(words[::step]), "acu": rounded(acu), "normalized_acu": rounded(normalized)}
 
 
-def _document_mean(table, pos, mine, values) -> float:
+def document_mean(table, pos, mine, values) -> float:
     """Mean of one system's summary values, summed in document order (reproducible to the bit)."""
     order = np.argsort([table.document_position[d] for d in table.document[pos][mine].tolist()], kind="stable")
     return float(np.mean(values[mine][order]))
 
 
-def _system_matrix(table, pos, values):
+def system_matrix(table, pos, values):
     """documents x systems matrix over the documents every system was judged on."""
-    systems, docs, matrix = _partial_matrix(table, pos, values)
+    systems, docs, matrix = partial_matrix(table, pos, values)
     keep = ~np.isnan(matrix).any(axis=1)
     return systems, [d for d, k in zip(docs, keep.tolist(), strict=False) if k], matrix[keep]
 
 
-def _partial_matrix(table, pos, values):
+def partial_matrix(table, pos, values):
     """(systems, documents, documents x systems matrix) over every judged document, NaN where
     a system was not judged; documents and systems sorted by id."""
     system_of, document_of = table.system[pos], table.document[pos]
@@ -284,7 +284,7 @@ def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dic
         present = np.bincount(pair_summary.ravel(), weights=labels.astype(float), minlength=len(keys))
         scores = present / table.acu_count[pos]
         by_aggregation[name] = {
-            table.system_names[sid]: _document_mean(table, pos, table.system[pos] == sid, scores)
+            table.system_names[sid]: document_mean(table, pos, table.system[pos] == sid, scores)
             for sid in np.unique(table.system[pos]).tolist()
         }
     rows = {}
@@ -305,8 +305,8 @@ def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> di
     """Each system's scores with their CIs on its own judged documents, the paired tests on the
     documents each pair shares, and the comparison on the documents judged for every system
     when coverage differs (``common``)."""
-    systems, docs, acu_matrix = _partial_matrix(table, pos, scores)
-    _, _, norm_matrix = _partial_matrix(table, pos, normalized)
+    systems, docs, acu_matrix = partial_matrix(table, pos, scores)
+    _, _, norm_matrix = partial_matrix(table, pos, normalized)
     names = [table.system_names[s] for s in systems.tolist()]
     # Each system on its own judged documents: score, CI and n agree.
     _, acu_low, acu_high, n = bootstrap.system_cis_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
@@ -321,8 +321,8 @@ def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> di
     systems_out = {}
     for i, (sid, name) in enumerate(zip(systems.tolist(), names, strict=False)):
         mine = table.system[pos] == sid
-        acu = _document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
-        norm = _document_mean(table, pos, mine, normalized)
+        acu = document_mean(table, pos, mine, scores)  # in document order, reproducible to the bit
+        norm = document_mean(table, pos, mine, normalized)
         systems_out[name] = {
             "acu": acu,
             "normalized_acu": norm,

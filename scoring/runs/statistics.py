@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scoring.models import MetricScore, ScoringRun
-from scoring.runs.services import SMALL_SAMPLE, _partial_matrix, _system_matrix, json_safe, summary_scores_arrays
+from scoring.runs.services import SMALL_SAMPLE, json_safe, partial_matrix, summary_scores_arrays, system_matrix
 from scoring.stats import correlation, metric_comparison, power
 
 # Worker processes a split power analysis is planned for (docker-compose's worker runs with
@@ -43,7 +43,7 @@ def human_matrix(dataset, batch=None):
     table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
     if not len(pos):
         raise ValueError("no judgments to analyse yet")
-    systems, docs, matrix = _system_matrix(table, pos, scores)
+    systems, docs, matrix = system_matrix(table, pos, scores)
     return [table.system_names[s] for s in systems.tolist()], docs, matrix
 
 
@@ -53,7 +53,7 @@ def human_matrix_partial(dataset, batch=None):
     table, _, pos, scores, _ = summary_scores_arrays(dataset, batch)
     if not len(pos):
         raise ValueError("no judgments to analyse yet")
-    systems, docs, matrix = _partial_matrix(table, pos, scores)
+    systems, docs, matrix = partial_matrix(table, pos, scores)
     return [table.system_names[s] for s in systems.tolist()], docs, matrix
 
 

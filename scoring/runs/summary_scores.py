@@ -25,7 +25,7 @@ def summary_scores(dataset, batch=None) -> dict[int, tuple[float, float]]:
 
 def system_scores(dataset, batch=None) -> list[SystemScore]:
     """Per system: mean over its judged documents (in document order) of the summary scores."""
-    from scoring.runs.services import _document_mean, summary_scores_arrays
+    from scoring.runs.services import document_mean, summary_scores_arrays
 
     table, _, pos, scores, normalized = summary_scores_arrays(dataset, batch)
     result = []
@@ -35,8 +35,8 @@ def system_scores(dataset, batch=None) -> list[SystemScore]:
             SystemScore(
                 table.system_names[sid],
                 int(mine.sum()),
-                _document_mean(table, pos, mine, scores),
-                _document_mean(table, pos, mine, normalized),
+                document_mean(table, pos, mine, scores),
+                document_mean(table, pos, mine, normalized),
                 float(np.mean(table.words[pos][mine])),
             )
         )

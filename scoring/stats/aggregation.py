@@ -33,7 +33,7 @@ def normalized_acu_score(score, summary_words, reference_words, alpha: float):
 # into dense group codes so that per-group sums are np.bincount calls instead of Python loops.
 
 
-def _codes_1d(key):
+def codes_1d(key):
     """(codes, uniques) of one key array: codes index the sorted uniques."""
     key = np.asarray(key)
     if key.size == 0:
@@ -58,7 +58,7 @@ def _codes_1d(key):
         # Runs of equal keys (rows as the database returns them, grouped by assignment): only
         # one key per run needs sorting.
         starts = np.flatnonzero(np.concatenate([[True], change]))
-        run_codes, uniques = _codes_1d(key[starts])
+        run_codes, uniques = codes_1d(key[starts])
         return np.repeat(run_codes, np.diff(np.append(starts, key.size))), uniques
     ordered = bool(np.all(key[1:] >= key[:-1]))
     perm = None if ordered else np.argsort(key)
@@ -84,9 +84,9 @@ def _combine(codes, n_first, more, n_more):
         local = more - low[codes]
         width = int(local.max()) + 1
         if n_first * width <= 4 * codes.size + 1024:
-            combined, kept = _codes_1d(codes * width + local)
+            combined, kept = codes_1d(codes * width + local)
             return combined, kept // width, low[kept // width] + kept % width
-    combined, kept = _codes_1d(codes.astype(np.int64) * n_more + more)
+    combined, kept = codes_1d(codes.astype(np.int64) * n_more + more)
     return combined, kept // n_more, kept % n_more
 
 
@@ -96,10 +96,10 @@ def group_codes(*keys):
     Returns ``(codes, uniques)``: ``codes[i]`` in ``0..g-1`` numbers the distinct key tuples in
     lexicographic order; ``uniques`` is a tuple of arrays (one per key) of length ``g``.
     """
-    codes, first = _codes_1d(keys[0])
+    codes, first = codes_1d(keys[0])
     uniques = [first]
     for key in keys[1:]:
-        more, values = _codes_1d(key)
+        more, values = codes_1d(key)
         codes, first_code, more_code = _combine(codes, len(uniques[0]), more, len(values))
         uniques = [u[first_code] for u in uniques] + [values[more_code]]
     return codes, tuple(uniques)
@@ -124,13 +124,13 @@ def acu_scores_by_summary(summary_ids, acu_ids, present, acu_counts=None):
     summary's reference; by default the number of distinct ACUs judged in that summary.
     """
     summaries, _, label, _, _ = acu_labels(summary_ids, acu_ids, present)
-    per_pair, keys = _codes_1d(summaries)
+    per_pair, keys = codes_1d(summaries)
     present_acus = np.bincount(per_pair, weights=label.astype(float), minlength=len(keys))
     if acu_counts is None:
         denominators = np.bincount(per_pair, minlength=len(keys)).astype(float)
     else:
         # Same set of summaries, so the codes index the same sorted keys.
-        s_codes, _ = _codes_1d(summary_ids)
+        s_codes, _ = codes_1d(summary_ids)
         denominators = np.zeros(len(keys))
         denominators[s_codes] = np.asarray(acu_counts, dtype=float)
     return keys, present_acus / denominators

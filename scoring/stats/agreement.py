@@ -21,21 +21,21 @@ unit, a single value overall) are NaN, never an exception.
 
 import numpy as np
 
-from .aggregation import _codes_1d, group_codes
+from .aggregation import codes_1d, group_codes
 
 
 def _pairable(units, values):
     """(unit codes, values, labels per unit) of the units with two or more labels."""
-    codes, _ = _codes_1d(units)
+    codes, _ = codes_1d(units)
     sizes = np.bincount(codes)
     keep = sizes[codes] >= 2
-    unit_codes, _ = _codes_1d(codes[keep])
+    unit_codes, _ = codes_1d(codes[keep])
     return unit_codes, np.asarray(values)[keep], np.bincount(unit_codes).astype(float)
 
 
 def _alpha(units, values, level: str) -> float:
     unit_codes, values, m = _pairable(units, values)
-    value_codes, domain = _codes_1d(values)
+    value_codes, domain = codes_1d(values)
     if m.size == 0 or len(domain) < 2:
         return float("nan")  # no pairable unit, or a single value overall: undefined
     n = float(m.sum())
@@ -58,7 +58,7 @@ def _alpha(units, values, level: str) -> float:
 
 def pairable_units(units) -> int:
     """How many units have two or more labels: the units an alpha is computed on (its n)."""
-    codes, _ = _codes_1d(units)
+    codes, _ = codes_1d(units)
     return int(np.count_nonzero(np.bincount(codes) >= 2)) if codes.size else 0
 
 

@@ -108,7 +108,7 @@ class BootstrapTest:
     used: np.ndarray
 
 
-def _limit(alpha: float, n_resamples: int) -> int:
+def significance_limit(alpha: float, n_resamples: int) -> int:
     """Smallest count of resamples not above 0 with count / n_resamples >= alpha (not significant)."""
     k = max(0, int(np.floor(alpha * n_resamples)) - 1)
     while k / n_resamples < alpha:
@@ -116,7 +116,7 @@ def _limit(alpha: float, n_resamples: int) -> int:
     return k
 
 
-def _settle(below, done: int, total: int, limit: int, delta: float):
+def settled_columns(below, done: int, total: int, limit: int, delta: float):
     """Which columns' full-run decisions are settled after ``done`` of ``total`` resamples.
 
     The remaining ``total - done`` resamples are Bernoulli(p) draws. p is bounded by a one-sided
@@ -156,13 +156,13 @@ def bootstrap_test(
     ``columns(cols)`` returns the (n x len(cols)) differences of the requested columns; every
     column is tested on the same resamples (``resample_indices``), p = share of resamples whose
     mean difference is not above 0 (scoring.md, "Statistics"; a tie counts against A). With ``early_stop`` a column stops
-    once its decision is settled (``_settle``): after each chunk, with ``delta = error / (2 *
+    once its decision is settled (``settled_columns``): after each chunk, with ``delta = error / (2 *
     chunks)``, so each early decision equals the full run's (same rng) except with probability
     at most ``error``. Settled columns are dropped from later products.
     """
     schedule = chunk_schedule(n, n_resamples, cells=cells)
     delta = error / (2 * len(schedule))
-    limit = _limit(alpha, n_resamples)
+    limit = significance_limit(alpha, n_resamples)
     below = np.zeros(n_columns, dtype=np.int64)
     used = np.zeros(n_columns, dtype=np.int64)
     significant = np.zeros(n_columns, dtype=bool)
@@ -179,7 +179,7 @@ def bootstrap_test(
         done += len(idx)
         used[active] = done
         if early_stop or done == n_resamples:
-            settled, sig = _settle(below[active], done, n_resamples, limit, delta)
+            settled, sig = settled_columns(below[active], done, n_resamples, limit, delta)
             significant[active[settled]] = sig[settled]
             active = active[~settled]
             if active.size == 0:

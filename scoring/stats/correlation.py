@@ -96,14 +96,14 @@ def kendall(x, y):
 METHODS = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
 
 
-def _rows(X, Y, method):
+def row_correlations(X, Y, method):
     r = METHODS[method](X, Y)
     return np.nan_to_num(r, nan=0.0)  # RoSE: a NaN correlation counts as 0
 
 
 def summary_level(X, Y, method: str = "pearson") -> float:
     """Mean over documents of corr(X[i, :], Y[i, :]); NaN rows count as 0."""
-    return float(_rows(X, Y, method).mean())
+    return float(row_correlations(X, Y, method).mean())
 
 
 def system_level(X, Y, method: str = "pearson") -> float:
@@ -125,7 +125,7 @@ def bootstrap_correlations(X, Y, granularity="system", method="kendall", n_resam
     """
     X, Y = complete(X), complete(Y)
     n = X.shape[0]
-    rows = _rows(X, Y, method) if granularity == "summary" else None
+    rows = row_correlations(X, Y, method) if granularity == "summary" else None
     out = []
     for idx in resample_indices(n, n_resamples, rng):
         counts = resample_counts(idx, n)
@@ -246,7 +246,7 @@ def permutation_test(H, A, B, granularity="system", method="kendall", n_permutat
         observed = float(corr(H.mean(axis=0), A.mean(axis=0)) - corr(H.mean(axis=0), B.mean(axis=0)))
     rng = np.random.default_rng(rng)
     if granularity == "summary":
-        gap = _rows(H, A, method) - _rows(H, B, method)  # swapping document i flips its sign
+        gap = row_correlations(H, A, method) - row_correlations(H, B, method)  # swapping document i flips its sign
     else:
         human, mean_a, mean_b, shift = H.mean(axis=0), A.mean(axis=0), B.mean(axis=0), (B - A) / n
     exceed, chunk = 0, max(1, (1 << 22) // n)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .aggregation import _codes_1d, group_codes, majority_present
+from .aggregation import codes_1d, group_codes, majority_present
 
 
 @dataclass
@@ -45,8 +45,8 @@ def dawid_skene(
     ``gold``: ``(gold item keys, their answers)``; those of the judged items are clamped to their
     answer (module docstring). Stops when no posterior moves by ``tol`` or more in one iteration,
     or after ``max_iter`` iterations (``converged`` says which)."""
-    items, item_keys = _codes_1d(np.asarray(item_ids))
-    workers, worker_keys = _codes_1d(np.asarray(worker_ids))
+    items, item_keys = codes_1d(np.asarray(item_ids))
+    workers, worker_keys = codes_1d(np.asarray(worker_ids))
     said = np.asarray(present, dtype=bool)
     y = said.astype(float)
     n_items, n_workers = len(item_keys), len(worker_keys)
@@ -127,9 +127,9 @@ def acu_scores_by_summary(summary_ids, acu_ids, worker_ids, present, acu_counts)
     """Un-normalized ACU score of every judged summary under Dawid-Skene labels:
     ``(summaries, scores)``, as ``aggregation.acu_scores_by_summary`` does for the majority."""
     summaries, _, labels, _ = pair_labels(summary_ids, acu_ids, worker_ids, present)
-    per_pair, keys = _codes_1d(summaries)
+    per_pair, keys = codes_1d(summaries)
     present_acus = np.bincount(per_pair, weights=labels.astype(float), minlength=len(keys))
-    s_codes, _ = _codes_1d(summary_ids)
+    s_codes, _ = codes_1d(summary_ids)
     denominators = np.zeros(len(keys))
     denominators[s_codes] = np.asarray(acu_counts, dtype=float)
     return keys, present_acus / denominators

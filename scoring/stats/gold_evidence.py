@@ -29,7 +29,7 @@ import numpy as np
 from scipy.special import betainc
 from scipy.stats import beta, binom
 
-from .aggregation import _codes_1d
+from .aggregation import codes_1d
 
 LEVEL = 0.95  # credible level of the intervals
 # Credible level of the upper bound on J the stop reads. A batch looks at every worker again at
@@ -91,7 +91,7 @@ def gold_evidence(
     items' keys and answers."""
     items = np.asarray(item_ids)
     said = np.asarray(present, dtype=bool)
-    workers, keys = _codes_1d(np.asarray(worker_ids))
+    workers, keys = codes_1d(np.asarray(worker_ids))
     gold_items, gold_present = np.asarray(gold_items), np.asarray(gold_present, dtype=bool)
     order = np.argsort(gold_items, kind="stable")
     gold_items, gold_present = gold_items[order], gold_present[order]
@@ -147,7 +147,7 @@ def collusion(
 ) -> list[CollusionFlag]:
     """Pairs of workers agreeing beyond what their gold accuracy explains (module docstring),
     from one row per judgment (a worker judges an item once) and `gold_evidence` of the same rows."""
-    items, _ = _codes_1d(np.asarray(item_ids))
+    items, _ = codes_1d(np.asarray(item_ids))
     workers = np.searchsorted(evidence.workers, np.asarray(worker_ids))
     said = np.asarray(present, dtype=bool)
     order = np.lexsort((workers, items))

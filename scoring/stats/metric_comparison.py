@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bootstrap import complete, resample_counts, resample_indices
-from .correlation import CORR_TIE, METHODS, _rows, correlate, permutation_test
+from .correlation import CORR_TIE, METHODS, correlate, permutation_test, row_correlations
 
 LEVELS = ("summary", "system")
 
@@ -45,7 +45,7 @@ def bootstrap_p(H, better, worse, granularity="system", method="kendall", n_resa
     H, better, worse = complete(H), complete(better), complete(worse)
     n = H.shape[0]
     corr = METHODS[method]
-    gap = _rows(H, better, method) - _rows(H, worse, method) if granularity == "summary" else None
+    gap = row_correlations(H, better, method) - row_correlations(H, worse, method) if granularity == "summary" else None
     not_above = 0
     for idx in resample_indices(n, n_resamples, rng):
         counts = resample_counts(idx, n)

@@ -14,7 +14,7 @@ What makes RoSE's defaults (B = 100,000, T = 1,000, n up to 10,000, 66 pairs) tr
   its own documents (the trials' documents are independent of the resamples), so the power
   estimate stays unbiased; only the tiny Monte Carlo noise of B resamples is shared.
 - only the decision p < alpha matters, so a column stops as soon as its decision is settled
-  beyond doubt (error probability <= ``error`` per decision, see ``bootstrap._settle``) and is
+  beyond doubt (error probability <= ``error`` per decision, see ``bootstrap.settled_columns``) and is
   dropped from later products. Columns with p near alpha still run all B resamples.
 Nothing is approximated by a normal distribution: every p comes from actual resampling.
 """
@@ -26,7 +26,7 @@ from itertools import pairwise
 import numpy as np
 from scipy.special import ndtr
 
-from .bootstrap import _limit, _settle, all_pairs, bootstrap_test, chunk_schedule, complete
+from .bootstrap import all_pairs, bootstrap_test, chunk_schedule, complete, settled_columns, significance_limit
 
 ROSE_SIZES = (10, 50, 100, 200, 300, 500, 700, 1000, 10000)
 # Fewer documents than this behind a system pair: no power is computed for it (resampling 3
@@ -225,15 +225,15 @@ def _trial_docs(n_docs: int, n: int, n_trials: int, seed: int, index: int) -> np
 
 def _settle_curve(n: int, n_resamples: int, alpha: float, error: float):
     """(p grid, resamples after which ``bootstrap_test`` settles a column whose share of
-    resamples not above 0 is exactly p after every chunk), by its own rule (``_settle``)."""
+    resamples not above 0 is exactly p after every chunk), by its own rule (``settled_columns``)."""
     schedule = chunk_schedule(n, n_resamples)
-    delta, limit = error / (2 * len(schedule)), _limit(alpha, n_resamples)
+    delta, limit = error / (2 * len(schedule)), significance_limit(alpha, n_resamples)
     grid = np.unique(np.concatenate([np.linspace(0, 1, 501), alpha + np.linspace(-0.01, 0.01, 201)]).clip(0, 1))
     runs = np.full(len(grid), n_resamples)
     active, done = np.arange(len(grid)), 0
     for size in schedule:
         done += size
-        settled, _ = _settle(np.round(grid[active] * done).astype(np.int64), done, n_resamples, limit, delta)
+        settled, _ = settled_columns(np.round(grid[active] * done).astype(np.int64), done, n_resamples, limit, delta)
         runs[active[settled]] = done
         active = active[~settled]
         if active.size == 0:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .aggregation import _codes_1d, group_codes, majority_present
+from .aggregation import codes_1d, group_codes, majority_present
 
 
 @dataclass
@@ -57,7 +57,7 @@ def worker_quality(summary_ids, acu_ids, worker_ids, present, gold=None) -> Work
     compared = others_total > 0
     agree = compared & (present == others_majority)
 
-    w, workers = _codes_1d(worker_ids)
+    w, workers = codes_1d(worker_ids)
     k = len(workers)
     n_compared = np.bincount(w, weights=compared, minlength=k)
     if gold is None:

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from scoring.stats.bootstrap import (
-    _limit,
     bootstrap_test,
     chunk_schedule,
     paired_bootstrap,
     resample_indices,
+    significance_limit,
     system_cis,
 )
 
@@ -67,7 +67,7 @@ def test_ties_count_against_significance():
 
 def test_limit():
     for alpha, b in [(0.05, 100_000), (0.05, 1000), (0.05, 7), (0.01, 333), (0.1, 10)]:
-        k = _limit(alpha, b)
+        k = significance_limit(alpha, b)
         assert (k - 1) / b < alpha <= k / b
 
 

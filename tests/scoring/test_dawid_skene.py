@@ -4,14 +4,14 @@ updates: the per-(worker, answer) bincount and weight table change how it is com
 import numpy as np
 import pytest
 
-from scoring.stats.aggregation import _codes_1d, majority_present
+from scoring.stats.aggregation import codes_1d, majority_present
 from scoring.stats.dawid_skene import dawid_skene
 
 
 def reference(item_ids, worker_ids, present, max_iter=100, tol=1e-4, smoothing=0.01):
     """The EM of Dawid and Skene (1979) for two classes, written out pass by pass."""
-    items, _ = _codes_1d(np.asarray(item_ids))
-    workers, _ = _codes_1d(np.asarray(worker_ids))
+    items, _ = codes_1d(np.asarray(item_ids))
+    workers, _ = codes_1d(np.asarray(worker_ids))
     said = np.asarray(present, dtype=bool)
     y = said.astype(float)
     n_items, n_workers = items.max() + 1, workers.max() + 1
