@@ -58,8 +58,8 @@ def test_the_late_worker_is_told_the_truth_and_the_place_reopens_at_once():
         submit_assignment(assignment_id=taken.pk, worker_id=late.pk, answers=all_answers(taken))
     deadline = timezone.localtime(Assignment.objects.get(pk=taken.pk).deadline)
     assert str(refused.value) == (
-        f"The time for this task ran out at {deadline:%H:%M}, so these answers were not stored and the task "
-        "went back to the other workers. Take a new task."
+        f"The time for this task ran out at {deadline:%H:%M %Z}, so these answers were not stored and the task "
+        "went back to the other workers."
     )
     assert refused.value.final  # no retry can succeed: the page stops offering Submit
     taken.refresh_from_db()

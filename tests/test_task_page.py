@@ -161,9 +161,12 @@ def test_an_expired_task_says_it_expired_and_never_opens_as_live(handed_out, cli
 
     from django.utils import timezone
 
-    Assignment.objects.filter(pk=handed_out.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+    deadline = timezone.now() - timedelta(minutes=1)
+    Assignment.objects.filter(pk=handed_out.pk).update(deadline=deadline)
     html = _page(client, handed_out)
     assert 'id="task-expired"' in html and "This task expired" in html and "not paid" in html
+    # the time with its zone: a worker elsewhere reads "14:02 UTC", not a bare "14:02"
+    assert f"its time ran out at {timezone.localtime(deadline):%H:%M %Z} and" in html
     assert 'id="submit-task"' not in html and "already submitted" not in html
     Assignment.objects.filter(pk=handed_out.pk).update(status=Assignment.Status.EXPIRED)
     html = _page(client, handed_out)

@@ -213,7 +213,7 @@ def attempt_status(worker: Worker | None, test: QualificationTest, *, max_attemp
                 "passed": False,
                 "can_try": False,
                 "attempts": attempts,
-                "message": f"You can try again after {timezone.localtime(ready):%Y-%m-%d %H:%M}.",
+                "message": f"You can try again after {timezone.localtime(ready):%Y-%m-%d %H:%M %Z}.",
             }
     return {"passed": False, "can_try": True, "message": "", "attempts": attempts}
 

@@ -214,10 +214,10 @@ def _released(assignment: Assignment, now) -> str:
             "This task was taken back before its time ran out, so these answers were not stored and its place "
             "went to other workers."
         )
-    when = f" at {timezone.localtime(assignment.deadline):%H:%M}" if assignment.deadline else ""
+    when = f" at {timezone.localtime(assignment.deadline):%H:%M %Z}" if assignment.deadline else ""
     return (
         f"The time for this task ran out{when}, so these answers were not stored and the task went back "
-        "to the other workers. Take a new task."
+        "to the other workers."
     )
 
 
