@@ -73,19 +73,20 @@ sys.path.insert(0, str(ROOT / "bench"))
 from allocation_bench import (  # noqa: E402 - the path is set up first
     APP,
     ASSIGNMENTS,
-    KINDS,
     PAIRS,
     STOP_AFTER,
+    expert_documents,
+    system_scores,
+)
+from allocation_report import means, paired  # noqa: E402
+from simulated_crowd import (  # noqa: E402
+    KINDS,
     Crowd,
     crowd_arguments,
     documents_slice,
-    expert_documents,
     expert_labels,
-    means,
-    paired,
     read_spec,
     simulate_crowd,
-    system_scores,
 )
 
 POLICIES = ("fixed-3", "pairs")
