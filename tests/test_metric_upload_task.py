@@ -38,6 +38,17 @@ def test_the_reader_reports_its_progress_every_so_many_lines():
     assert seen == [PROGRESS_EVERY, 2 * PROGRESS_EVERY] and result["scores"] == 2 * PROGRESS_EVERY + 5
 
 
+def test_an_example_id_with_spaces_is_read_as_the_dataset_import_reads_it():
+    """A JSONL file whose example_id is padded (" 17 ") was refused as unknown, while the dataset's own
+    import trims ids (and the CSV reader trims every cell)."""
+    dataset = demo_dataset()
+    document = dataset.documents.order_by("position").first()
+    system = dataset.systems.order_by("name").first().name
+    line = json.dumps({"example_id": f"  {document.external_id} ", "padded": {system: 0.5}})
+    assert import_metric_bytes(dataset, line.encode(), "padded.jsonl")["scores"] == 1
+    assert MetricScore.objects.get(dataset=dataset).document_id == document.pk
+
+
 def test_the_request_only_stores_the_file_and_the_task_reads_it_with_progress(client, lead):
     """With a broker (the suite's default) the request queues the task and answers at once."""
     dataset = demo_dataset()

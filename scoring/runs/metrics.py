@@ -120,7 +120,7 @@ def _store(dataset, entries, name: str) -> dict:
     systems = dict(dataset.systems.values_list("name", "pk"))
     rows, metrics, seen = [], set(), set()
     for lineno, example_id, metric, system, value in entries:
-        document = documents.get(str(example_id))
+        document = documents.get(str(example_id).strip())  # ids are trimmed on import, as the dataset's were
         if document is None:
             raise DatasetImportError(f"unknown example_id {example_id!r}", name, lineno)
         if not str(metric).strip() or len(str(metric)) > 100:
