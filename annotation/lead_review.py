@@ -16,8 +16,12 @@ def possible_reviewers(reference: Reference):
     return authors().exclude(pk=reference.writer_id)
 
 
-def _in_review(reference_id: int, base_version: int | None = None) -> Reference:
+def _in_review(reference_id: int, base_version: int | None = None, by=None) -> Reference:
+    """The reference in review, locked; refused to `by` when they wrote it (a lead who also writes
+    never decides on their own ACUs)."""
     reference = Reference.objects.select_for_update().get(pk=reference_id)
+    if by is not None and reference.writer_id == by.pk:
+        raise AuthoringError("You wrote this reference; another author or lead must review it.")
     if reference.status != Reference.Status.IN_REVIEW:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
     check_seen(reference, base_version)
@@ -42,7 +46,7 @@ def lead_approve(*, reference_id: int, by, base_version: int | None = None) -> R
     since the page showed `base_version`)."""
     now = timezone.now()
     with transaction.atomic():
-        reference = _in_review(reference_id, base_version)
+        reference = _in_review(reference_id, base_version, by)
         reference.acus.update(status=ACU.Status.APPROVED, updated_at=now)
         reference.comments.filter(resolved_at__isnull=True).update(resolved_at=now)
         reference.status = Reference.Status.APPROVED
@@ -59,7 +63,7 @@ def lead_send_back(*, reference_id: int, by, text: str, base_version: int | None
     if not text:
         raise AuthoringError("Say what the writer should change.")
     with transaction.atomic():
-        reference = _in_review(reference_id, base_version)
+        reference = _in_review(reference_id, base_version, by)
         ReviewComment.objects.create(reference=reference, author=by, text=text)
         reference.status = Reference.Status.CHANGES
         reference.version += 1

@@ -442,10 +442,17 @@ def _pick_reviewer(reference: Reference):
     )
 
 
-def submit_for_review(*, reference_id: int, user) -> Reference:
+def submit_for_review(*, reference_id: int, user, base_version: int | None = None) -> Reference:
+    """Send the reference to review. With `base_version` (the writer's page's), refused when the
+    reference changed since: a reviewer's comments sent back meanwhile are read, not resolved unseen."""
     with transaction.atomic():
         reference = Reference.objects.select_for_update().get(pk=reference_id)
         check_writer(reference, user)
+        if base_version is not None and base_version != reference.version:
+            raise AuthoringError(
+                "This reference changed since this page was opened (in another tab, or a reviewer sent it "
+                "back); nothing was sent. Read it below, then send it again."
+            )
         if not reference.acus.exists():
             raise AuthoringError("Write at least one ACU before sending the reference to review.")
         reference.reviewer = _pick_reviewer(reference)

@@ -2,8 +2,9 @@
 review page, and the lead's authoring overview with assignment and guidelines."""
 
 from django.contrib import messages
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from config import extras
@@ -37,6 +38,7 @@ def _whole_number(value, what: str) -> int:
         raise authoring.AuthoringError(f"{what} must be a whole number.") from None
 
 
+@never_cache  # Back after a submission or decision: the current state, not the page before it
 @role_required(AUTHOR)
 def queue(request):
     """Security behavior: authors; shows only their own references and reviews."""
@@ -47,6 +49,7 @@ def queue(request):
     )
 
 
+@never_cache  # Back after a submission or decision: the current state, not the page before it
 @role_required(AUTHOR, LEAD)
 def write(request, reference_id: int):
     """Security behavior: the reference's writer edits; leads and other authors get a
@@ -132,14 +135,23 @@ def record_time(request, reference_id: int):
 
 
 @role_required(AUTHOR)
-@require_POST
 def submit(request, reference_id: int):
-    """Security behavior: only the writer; sends the reference to another author's review."""
+    """Security behavior: only the writer; sends the reference to another author's review (the
+    version the page showed, refused when it changed since). A GET (the sign-in page's way back
+    after a session ended on *Done*) sends nothing and opens the reference."""
+    if request.method != "POST":
+        messages.info(request, "Nothing was sent yet: check the ACUs, then press Done again.")
+        return redirect("authoring_write", reference_id=reference_id)
+    seen = request.POST.get("version", "")
     try:
-        reference = authoring.submit_for_review(reference_id=reference_id, user=request.user)
+        reference = authoring.submit_for_review(
+            reference_id=reference_id, user=request.user, base_version=int(seen) if seen.isdecimal() else None
+        )
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
         return redirect("authoring_write", reference_id=reference_id)
+    except Reference.DoesNotExist:
+        raise Http404("No such reference.") from None
     if reference.reviewer:
         messages.success(request, f"Sent to review ({reference.reviewer.username}).")
     else:
@@ -151,6 +163,7 @@ def submit(request, reference_id: int):
     return redirect("authoring_queue")
 
 
+@never_cache  # Back after a submission or decision: the current state, not the page before it
 @role_required(AUTHOR, LEAD)
 def review(request, reference_id: int):
     """Security behavior: the assigned reviewer (or any author but the writer, who claims
@@ -186,20 +199,23 @@ def review(request, reference_id: int):
 
 
 @role_required(AUTHOR)
-@require_POST
 def review_action(request, reference_id: int, action: str):
     """Security behavior: the reviewer (never the writer). Actions: comment, changes, approve
-    (a decision names the version the page showed, refused when the reference changed since)."""
+    (a decision names the version the page showed, refused when the reference changed since).
+    A GET (the sign-in page's way back after a session ended) decides nothing."""
+    if request.method != "POST":
+        messages.info(request, "Nothing was saved or decided yet: do it again.")
+        return redirect("authoring_review", reference_id=reference_id)
     seen = request.POST.get("version", "")
     seen = int(seen) if seen.isdecimal() else None
     try:
         if action == "comment":
-            acu_id = request.POST.get("acu") or None
+            acu_id = request.POST.get("acu", "")
             authoring.add_comment(
                 reference_id=reference_id,
                 user=request.user,
                 text=request.POST.get("text", ""),
-                acu_id=int(acu_id) if acu_id else None,
+                acu_id=_whole_number(acu_id, "The ACU") if acu_id else None,
             )
             messages.success(request, "Comment saved.")
             return redirect("authoring_review", reference_id=reference_id)
@@ -215,6 +231,8 @@ def review_action(request, reference_id: int, action: str):
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
         return redirect("authoring_review", reference_id=reference_id)
+    except Reference.DoesNotExist:
+        raise Http404("No such reference.") from None
     return redirect("authoring_queue")
 
 

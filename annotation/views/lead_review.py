@@ -1,20 +1,24 @@
 """The lead's decisions on a reference in review (assign a reviewer, approve, send back).
 
-Security behavior: leads only; every action is a POST and returns to the review page.
+Security behavior: leads only (never on a reference they wrote); every action is a POST and
+returns to the review page (a GET, the sign-in page's way back after a session ended, decides nothing).
 """
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect
-from django.views.decorators.http import require_POST
 
 from annotation import lead_review
+from annotation.models import Reference
 from annotation.services.authoring import AuthoringError
 from config.roles import LEAD, role_required
 
 
 @role_required(LEAD)
-@require_POST
 def lead_action(request, reference_id: int, action: str):
+    if request.method != "POST":
+        messages.info(request, "Nothing was decided yet: do it again.")
+        return redirect("authoring_review", reference_id=reference_id)
     seen = _int(request.POST.get("version"))  # the version the page showed: a decision on it only
     try:
         if action == "assign":
@@ -34,6 +38,8 @@ def lead_action(request, reference_id: int, action: str):
             messages.error(request, "Unknown action.")
     except AuthoringError as exc:
         messages.error(request, str(exc))
+    except Reference.DoesNotExist:
+        raise Http404("No such reference.") from None
     return redirect("authoring_review", reference_id=reference_id)
 
 
