@@ -11,16 +11,26 @@
   const state = JSON.parse(document.getElementById("reference-state").textContent);
   const editable = root.dataset.editable === "true";
   const saveUrl = root.dataset.saveUrl;
-  const csrf = document.querySelector("[name=csrfmiddlewaretoken]").value;
+  const pageCsrf = document.querySelector("[name=csrfmiddlewaretoken]").value;
+  // The CSRF token of the cookie: signing in again (in another tab, after the session ended)
+  // renews it, and the token this page was rendered with is refused from then on.
+  function csrf() {
+    const found = document.cookie.split("; ").find(function (c) { return c.indexOf("csrftoken=") === 0; });
+    return found ? decodeURIComponent(found.slice("csrftoken=".length)) : pageCsrf;
+  }
+  const loginUrl = root.dataset.loginUrl;
   const statusEl = document.getElementById("save-state");
   const alertEl = document.getElementById("editor-alert");
   const suggestUrl = root.dataset.suggestUrl;
   const drafterEl = document.getElementById("drafter");
   const historyEl = document.getElementById("history-list");
   let dismissed = [];
+  const submitForm = document.getElementById("submit-form");
+  const submitVersion = submitForm ? submitForm.querySelector("[name=version]") : null;
   let version = state.version;
   let dirty = false, saving = false, stopped = false, timer = null, retryDelay = 1000, dragged = null;
   let refused = false;  // the last save was refused (400): its changes are only on this page
+  let retrying = false;  // a save is due again later (offline or signed out): no quicker one
 
   function h(tag, attrs, children) {
     const node = document.createElement(tag);
@@ -165,6 +175,10 @@
   function applySaved(sent, data) {
     const byId = {};
     data.sentences.forEach(function (s) { byId[s.id] = s; });
+    // A row this save did not send (emptied) was deleted on the server: typed in again, it is a new ACU.
+    const kept = new Set();
+    sent.forEach(function (s) { s.items.forEach(function (li) { kept.add(li); }); });
+    root.querySelectorAll("li.acu").forEach(function (li) { if (!kept.has(li)) li.dataset.id = ""; });
     sent.forEach(function (s) {
       const saved = byId[s.id];
       s.items.forEach(function (li, j) {
@@ -180,9 +194,32 @@
     });
   }
 
+  // A save answered by the sign-in page (the session ended): the changes stay here, unsaved, and
+  // are sent again until the person has signed in again (in another tab), never dropped.
+  function signedOut(resp) {
+    return resp.status === 401 || (resp.redirected && new URL(resp.url).pathname === loginUrl);
+  }
+
+  function showSignedOut() {
+    alertEl.hidden = false;
+    alertEl.textContent = "You are signed out (your session ended): your latest changes are not saved, but they are kept on this page. ";
+    alertEl.appendChild(h("a", { href: loginUrl + "?next=" + encodeURIComponent(window.location.pathname), target: "_blank", rel: "noopener", text: "Sign in again in a new tab" }));
+    alertEl.appendChild(document.createTextNode(", then come back: they are saved then. Do not reload this page before."));
+  }
+
+  function retryLater(kind, text) {
+    dirty = true;
+    retrying = true;
+    setStatus(kind, text);
+    clearTimeout(timer);
+    timer = setTimeout(save, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 30000);
+  }
+
   async function save() {
     if (saving || stopped || !dirty) return;
     clearTimeout(timer);
+    retrying = false;
     saving = true;
     dirty = false;
     setStatus("saving", "Saving…");
@@ -200,8 +237,13 @@
     try {
       const resp = await fetch(saveUrl, {
         method: "POST", credentials: "same-origin", body: JSON.stringify(body),
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
       });
+      if (signedOut(resp)) {
+        showSignedOut();
+        retryLater("error", "Not saved: signed out");
+        return;
+      }
       const data = await resp.json().catch(function () { return {}; });
       if (resp.status === 409) {
         stopped = true;
@@ -213,12 +255,13 @@
       }
       if (!resp.ok) {
         stopped = resp.status === 403 || resp.status === 404;
-        refused = !stopped;
+        refused = true;  // its changes are only on this page: leaving it asks first
         setStatus("error", "Not saved");
         showAlert(data.error || "The change could not be saved (" + resp.status + ").", true);
         return;
       }
       version = data.version;
+      if (submitVersion) submitVersion.value = String(version);
       refused = false;
       dismissed = dismissed.filter(function (id) { return body.dismissed.indexOf(id) < 0; });
       applySaved(sent, data);
@@ -232,13 +275,10 @@
       alertEl.hidden = true;
       setStatus(dirty ? "pending" : "saved", dirty ? "Unsaved changes…" : "All changes saved");
     } catch (err) {
-      dirty = true;
-      setStatus("offline", "Offline: retrying…");
-      setTimeout(save, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 30000);
+      retryLater("offline", "Offline: retrying…");
     } finally {
       saving = false;
-      if (dirty && !stopped) schedule(200);
+      if (dirty && !stopped && !retrying) schedule(200);
     }
   }
 
@@ -316,7 +356,7 @@
       save();
       const wait = setInterval(function () {
         if (!saving && !dirty) { clearInterval(wait); resolve(); }
-        else if (!saving && dirty) save();
+        else if (!saving && dirty && !retrying) save();
         if (stopped) { clearInterval(wait); resolve(); }
       }, 100);
     });
@@ -332,8 +372,13 @@
       const resp = await fetch(suggestUrl, {
         method: "POST", credentials: "same-origin",
         body: JSON.stringify({ drafter: drafter, sentence: sentenceId }),
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
       });
+      if (signedOut(resp)) {
+        setStatus("error", "No drafts: signed out");
+        showSignedOut();
+        return;
+      }
       const data = await resp.json().catch(function () { return {}; });
       if (!resp.ok) {
         setStatus("error", "No drafts");
@@ -509,19 +554,22 @@
     schedule(0);
   });
 
-  const submitForm = document.getElementById("submit-form");
   if (submitForm) {
     submitForm.addEventListener("submit", function (e) {
+      submitForm.querySelector("[name=csrfmiddlewaretoken]").value = csrf();
       if (!dirty && !saving) return;
       e.preventDefault();
       setStatus("saving", "Saving before sending…");
       const wait = setInterval(function () {
-        if (!saving && !dirty) { clearInterval(wait); submitForm.submit(); }
-        else if (!saving && dirty) save();
+        if (!saving && !dirty) { clearInterval(wait); submitForm.querySelector("[name=csrfmiddlewaretoken]").value = csrf(); submitForm.submit(); }
+        else if (!saving && dirty && !retrying) save();
         if (stopped) clearInterval(wait);
       }, 150);
     });
   }
+
+  // Back from signing in again in another tab (or back online): the due save goes at once.
+  window.addEventListener("focus", function () { if (retrying && !saving) save(); });
 
   window.addEventListener("beforeunload", function (e) {
     if (dirty || saving || refused || (editable && !stopped && !storageWorks && unsavedNewText())) { e.preventDefault(); e.returnValue = ""; }
