@@ -17,7 +17,7 @@ and publishing stays resumable (HITs already created keep their ids).
 import hashlib
 import logging
 from datetime import UTC, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, Decimal
 
 from django.conf import settings
 from django.db import transaction
@@ -59,6 +59,15 @@ def request_token(kind: str, key) -> str:
     return token[:MAX_TOKEN]
 
 
+def percent_at_least(share: float) -> int:
+    """A share (0-1) as MTurk's whole-number percentage, rounded up. The requirement's bar is
+    `percent_at_least(pass_score)` (a pass score of 82.5% needs 83, never 82, which a worker
+    below the pass score reaches), and a passed worker is granted `percent_at_least(score)`,
+    which always meets it (rounded to the nearest, a score of exactly 82.5% was granted 82).
+    Through the float's shortest decimal, so 0.29 is 29, not 28.999... rounded up to 29."""
+    return int((Decimal(repr(float(share))) * 100).to_integral_value(ROUND_CEILING))
+
+
 def task_url() -> str:
     base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
     if not base.startswith("https://"):
@@ -94,7 +103,7 @@ def requirements(batch, qualification_type_id: str | None = None) -> list[dict]:
             }
         )
     if qualification_type_id:
-        pass_percent = int(Decimal(str(batch.qualification_test.pass_score * 100)).quantize(Decimal(1), ROUND_HALF_UP))
+        pass_percent = percent_at_least(batch.qualification_test.pass_score)
         reqs.append(
             {
                 "QualificationTypeId": qualification_type_id,
@@ -179,26 +188,30 @@ class MTurkProvider(CrowdProvider):
                 Test=qualification_form(test.name, "Mark every fact Present or Not present.", items),
                 AnswerKey=answer_key(items),
                 TestDurationInSeconds=1800,
-                RetryDelayInSeconds=test.retry_after_hours * 3600,
             )
+            if test.max_attempts > 1:
+                # MTurk: "If not specified, retries are disabled" (one attempt); with a delay a
+                # worker may retry after it, as often as they like (MTurk counts no attempts).
+                params["RetryDelayInSeconds"] = test.retry_after_hours * 3600
         result = self._call(batch, cfg["sandbox"], "create_qualification_type", target=test.name, **params)
         test.external_ids = {**test.external_ids, env: result["QualificationType"]["QualificationTypeId"]}
         test.save(update_fields=["external_ids"])
         return test.external_ids[env]
 
-    def grant_qualification(self, test, worker, score: float, sandbox: bool) -> None:
-        """After a test taken on our own pages: give the worker the score as a percentage."""
+    def grant_qualification(self, test, worker, score: float, sandbox: bool, batch=None) -> None:
+        """After a test taken on our own pages: give the worker the score as a percentage (rounded
+        up, `percent_at_least`). The call, refused or not, is listed on `batch`'s page."""
         type_id = test.external_ids.get(environment(sandbox))
         if not type_id:
             raise ProviderError("This test has no MTurk qualification type yet; publish a batch that uses it first.")
         self._call(
-            None,
+            batch,
             sandbox,
             "associate_qualification_with_worker",
             target=worker.external_id,
             QualificationTypeId=type_id,
             WorkerId=worker.external_id,
-            IntegerValue=int(round(score * 100)),
+            IntegerValue=percent_at_least(score),
             SendNotification=False,
         )
 

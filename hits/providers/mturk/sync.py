@@ -156,7 +156,9 @@ def _paid_without_answers(hit, record: dict) -> None:
 
 def _grade_held_test(hit, record: dict) -> None:
     """Qualification answers held for this assignment: graded now MTurk reported it, and the
-    qualification granted on a pass (a refused grant stays on the batch page's call list)."""
+    qualification granted on a pass. The grant call is listed on the batch page; a refused one
+    keeps the held row, so the next sync (which lists the assignment again) grants it, until
+    `drop_stale_held` ends the wait; the attempt is graded once (its external id)."""
     held = MTurkHeldSubmission.objects.filter(
         hit=hit,
         assignment_id=record["AssignmentId"],
@@ -168,18 +170,24 @@ def _grade_held_test(hit, record: dict) -> None:
             row.delete()
             continue
         worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=row.worker_id)
+        external_id = f"mturk:{row.assignment_id}"
         try:
-            attempt = qualification.submit_attempt(
-                test=row.test, worker=worker, answers=row.answers, external_id=f"mturk:{row.assignment_id}"
-            )
-            logger.info(
-                "MTurk worker %s: qualification test %s graded %.2f", worker.external_id, row.test_id, attempt.score
-            )
+            attempt = row.test.attempts.filter(worker=worker, external_id=external_id).first()
+            if attempt is None:
+                attempt = qualification.submit_attempt(
+                    test=row.test, worker=worker, answers=row.answers, external_id=external_id
+                )
+                logger.info(
+                    "MTurk worker %s: qualification test %s graded %.2f", worker.external_id, row.test_id, attempt.score
+                )
             if attempt.passed:
                 MTurkProvider().grant_qualification(
-                    row.test, worker, attempt.score, sandbox=config(hit.batch)["sandbox"]
+                    row.test, worker, attempt.score, sandbox=config(hit.batch)["sandbox"], batch=hit.batch
                 )
-        except (qualification.QualificationError, ProviderError) as exc:
+        except ProviderError as exc:  # kept: the next sync grants it
+            logger.warning("MTurk worker %s: qualification not granted yet: %s", worker.external_id, exc)
+            continue
+        except qualification.QualificationError as exc:
             logger.warning("MTurk worker %s: held qualification answers not applied: %s", worker.external_id, exc)
         row.delete()
 

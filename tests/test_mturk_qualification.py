@@ -1,0 +1,145 @@
+"""Our qualification test as MTurk maps it: the retry rule of a test MTurk grades, the pass bar
+as a whole percentage, and the grant after a test taken on our pages (botocore's Stubber checks
+each call against the service model and fails on any call it was not given)."""
+
+import pytest
+from botocore.stub import ANY
+
+from hits.models import ProviderCall, QualificationAttempt
+from hits.providers.mturk import provider as mturk
+from hits.providers.mturk.models import MTurkHeldSubmission
+from hits.providers.mturk.sync import sync_batch
+from hits.services.qualification import build_test
+
+from .crowd_data import demo_dataset
+from .test_mturk import mturk_batch, stub  # noqa: F401 - the Stubber fixture
+from .test_mturk_identity import _our_pages_test, listed
+
+pytestmark = pytest.mark.django_db
+STATUSES = ["Submitted", "Approved", "Rejected"]
+
+
+def expect_type(stub, test, **extra):  # noqa: F811
+    stub.add_response(
+        "create_qualification_type",
+        {"QualificationType": {"QualificationTypeId": "QUALTYPE9", "Name": "x"}},
+        {
+            "Name": f"{test.name} (#{test.pk})",
+            "Description": ANY,
+            "QualificationTypeStatus": "Active",
+            "Keywords": ANY,
+            "Test": ANY,
+            "AnswerKey": ANY,
+            "TestDurationInSeconds": 1800,
+            **extra,
+        },
+    )
+
+
+def test_a_one_attempt_test_graded_by_mturk_cannot_be_retaken_there(stub):  # noqa: F811
+    """MTurk: without RetryDelayInSeconds "retries are disabled"; with it a worker retries after
+    the delay as often as they like. A test of one attempt sent a delay, so MTurk workers could
+    retake it (against a fixed AnswerKey) every day."""
+    dataset = demo_dataset()
+    once = build_test(dataset=dataset, name="Once", items=2, max_attempts=1, retry_after_hours=24)
+    expect_type(stub, once)  # no RetryDelayInSeconds
+    assert (
+        mturk.MTurkProvider().qualification_type(mturk_batch(dataset=dataset, qualification_test=once)) == "QUALTYPE9"
+    )
+
+    twice = build_test(dataset=dataset, name="Twice", items=2, max_attempts=2, retry_after_hours=6)
+    expect_type(stub, twice, RetryDelayInSeconds=6 * 3600)
+    mturk.MTurkProvider().qualification_type(mturk_batch(dataset=dataset, qualification_test=twice))
+
+
+@pytest.mark.parametrize(
+    "share, percent", [(0.8, 80), (0.29, 29), (0.575, 58), (0.825, 83), (0.845, 85), (1.0, 100), (0.7999, 80)]
+)
+def test_shares_become_whole_percentages_rounded_up(share, percent):
+    assert mturk.percent_at_least(share) == percent
+
+
+def test_the_pass_bar_is_never_below_the_pass_score(stub):  # noqa: F811
+    """A pass score of 57.5% asked MTurk for 57 (0.575 * 100 is 57.4999... in floats): a worker at
+    57% passed there."""
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.575)
+    batch = mturk_batch(dataset=dataset, qualification_test=test)
+    assert mturk.requirements(batch, "QUALTYPE9")[-1]["IntegerValues"] == [58]
+
+
+def test_a_worker_who_passed_is_granted_at_least_the_bar(stub):  # noqa: F811
+    """Pass score 82.5%, score exactly 82.5%: passed here, but granted round(82.5) = 82 while the
+    HITs required 83, so the worker who passed could not work."""
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.825)
+    test.external_ids = {"mturk-sandbox": "QUALTYPE9"}
+    test.save()
+    batch = mturk_batch(dataset=dataset, qualification_test=test)
+    bar = mturk.requirements(batch, "QUALTYPE9")[-1]["IntegerValues"][0]
+    from hits.models import Worker
+
+    worker = Worker.objects.create(provider="mturk", external_id="A1PASSED")
+    stub.add_response(
+        "associate_qualification_with_worker",
+        {},
+        {"QualificationTypeId": "QUALTYPE9", "WorkerId": "A1PASSED", "IntegerValue": bar, "SendNotification": False},
+    )
+    mturk.MTurkProvider().grant_qualification(test, worker, 0.825, sandbox=True)
+
+
+def _sync(stub, batch, hit, records, grant=None):  # noqa: F811
+    for h in batch.hits.order_by("pk"):
+        mine = records if h.pk == hit.pk else []
+        stub.add_response(
+            "list_assignments_for_hit",
+            {"Assignments": mine, "NumResults": len(mine)},
+            {"HITId": h.external_id, "MaxResults": 100, "AssignmentStatuses": STATUSES},
+        )
+        if mine and grant is not None:
+            grant()
+    return sync_batch(batch)
+
+
+def test_a_refused_grant_is_on_the_batch_page_and_retried_by_the_next_sync(stub, client):  # noqa: F811
+    """A passed worker's grant that MTurk refused (a ServiceFault) was logged with no batch, so the
+    lead never saw it, and the held answers were dropped, so no sync granted it again: the worker
+    had passed and could never work."""
+    batch, test, hit, answers = _our_pages_test(stub)
+    url = f"/mturk/qualification/{test.pk}/"
+    page = client.get(url, {"workerId": "A9WORKER", "assignmentId": "QA1", "hitId": hit.external_id})
+    assert (
+        "Your answers are saved" in client.post(url, {"token": page.context["mturk_token"], **answers}).content.decode()
+    )
+    params = {
+        "QualificationTypeId": "QUALTYPE3",
+        "WorkerId": "A9WORKER",
+        "IntegerValue": 100,
+        "SendNotification": False,
+    }
+
+    def refused():
+        stub.add_client_error(
+            "associate_qualification_with_worker",
+            service_error_code="ServiceFault",
+            service_message="Try again later",
+            http_status_code=500,
+            expected_params=params,
+        )
+
+    _sync(stub, batch, hit, [listed("QA1", "A9WORKER", hit)], grant=refused)
+    call = ProviderCall.objects.get(action="associate_qualification_with_worker")
+    assert call.batch_id == batch.pk and not call.ok and "Try again later" in call.error
+    assert QualificationAttempt.objects.get(worker__external_id="A9WORKER").passed
+    assert MTurkHeldSubmission.objects.filter(kind="qualification").count() == 1
+
+    _sync(
+        stub,
+        batch,
+        hit,
+        [listed("QA1", "A9WORKER", hit)],
+        grant=lambda: stub.add_response("associate_qualification_with_worker", {}, params),
+    )
+    assert batch.provider_calls.filter(action="associate_qualification_with_worker", ok=True).count() == 1
+    assert QualificationAttempt.objects.filter(worker__external_id="A9WORKER").count() == 1  # graded once
+    assert not MTurkHeldSubmission.objects.filter(kind="qualification").exists()
