@@ -4,28 +4,38 @@ from statistics import median
 
 from hits.money import batch_buckets
 
-from .models import Assignment
+from .models import HIT, Assignment
 from .money import hourly_rate, reward_for_rate
 
 
 def calibration(batch) -> list[dict]:
-    """Per bucket: submitted assignments measured, median seconds per HIT, the hourly pay the
-    current reward gives, and the reward that would meet the batch's target rate."""
+    """Per bucket: the reward its HITs pay, submitted assignments measured, median seconds per
+    HIT, the hourly pay that reward gives, and the reward that would meet the batch's target rate.
+
+    The reward is what the bucket's HITs pay, which is the bucket's unless a provider paying per
+    session priced every HIT alike (Prolific, a panel paying per session: the mean, see
+    `alike_price`); the effective rate is read from it, not from the bucket's nominal reward."""
     seconds_by_count: dict[int, list[float]] = {}
     for acu_count, seconds in Assignment.objects.filter(
         hit__batch=batch, status__in=Assignment.COUNTED, active_seconds__gt=0
     ).values_list("hit__acu_count", "active_seconds"):
         seconds_by_count.setdefault(acu_count, []).append(seconds)
+    rewards_by_count: dict[int, set] = {}
+    for acu_count, reward in HIT.objects.filter(batch=batch).values_list("acu_count", "reward").distinct():
+        rewards_by_count.setdefault(acu_count, set()).add(reward)
     rows = []
     for bucket in batch_buckets(batch):
         times = [s for n, ts in seconds_by_count.items() if bucket.holds(n) for s in ts]
+        paid = {r for n, rs in rewards_by_count.items() if bucket.holds(n) for r in rs}
+        reward = paid.pop() if len(paid) == 1 else bucket.reward
         med = median(times) if times else None
         rows.append(
             {
                 "bucket": bucket,
+                "reward": reward,
                 "measured": len(times),
                 "median_seconds": med,
-                "hourly": hourly_rate(bucket.reward, med) if med else None,
+                "hourly": hourly_rate(reward, med) if med else None,
                 "proposed": reward_for_rate(batch.target_hourly_rate, med) if med else None,
             }
         )

@@ -1,0 +1,45 @@
+"""The calibration table on the batch page: the hourly pay a bucket's HITs give, read from the
+reward they pay, and the reward that meets the batch's target (hits/calibration.py)."""
+
+from decimal import Decimal
+
+import pytest
+
+from hits.calibration import calibration
+from hits.models import HIT, Assignment
+from hits.money import hourly_rate, reward_for_rate
+
+from .test_panel import open_panel, worked
+
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
+
+
+def test_a_batch_paid_per_session_shows_the_hourly_pay_of_the_price_it_pays(client, lead):
+    """A panel paying per session prices every HIT alike (the mean of the buckets, rounded up);
+    the calibration table showed each bucket's nominal reward and the $/hour it would give, not
+    what the HITs pay: $0.15 for a 1-5 ACU HIT paid $0.35 read as a third of its real rate."""
+    batch = open_panel(k=2, assignments=2, systems=("abs_bart_out", "ext_bart_out"))
+    price = HIT.objects.filter(batch=batch).values_list("reward", flat=True).distinct().get()
+    worked(batch, "P1")
+    Assignment.objects.filter(hit__batch=batch, status=Assignment.Status.SUBMITTED).update(active_seconds=60)
+    rows = [row for row in calibration(batch) if row["measured"]]
+    assert rows and any(row["bucket"].reward != price for row in rows)  # the case that was wrong
+    for row in rows:
+        assert row["reward"] == price
+        assert row["hourly"] == hourly_rate(price, 60) == (price * 60).quantize(Decimal("0.01"))
+        assert row["proposed"] == reward_for_rate(batch.target_hourly_rate, 60)
+    client.force_login(lead)
+    page = client.get(f"/batches/{batch.pk}/")
+    assert page.status_code == 200
+    assert [r["hourly"] for r in page.context["calibration"] if r["measured"]] == [r["hourly"] for r in rows]
+    assert f"${price}" in page.content.decode()
+
+
+def test_a_bucket_paying_its_own_reward_reads_as_before():
+    batch = open_panel(k=2, assignments=2, pay_per="hit")
+    worked(batch, "P1")
+    Assignment.objects.filter(hit__batch=batch, status=Assignment.Status.SUBMITTED).update(active_seconds=45)
+    for row in calibration(batch):
+        assert row["reward"] == row["bucket"].reward
+        if row["measured"]:
+            assert row["hourly"] == hourly_rate(row["bucket"].reward, 45)
