@@ -18,6 +18,7 @@ import random
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from django.db import transaction
 from django.db.models import F
@@ -241,6 +242,15 @@ class Grade:
     def score(self) -> float:
         shares = [right / n for right, n in ((self.present_right, self.present), (self.absent_right, self.absent)) if n]
         return sum(shares) / len(shares) if shares else 0.0
+
+
+def percent_text(share, *, pass_mark: bool = False) -> str:
+    """A score or pass mark (a share, 0-1) as people read it: "80%", "79.5%". A score is rounded
+    down and a pass mark up, to a tenth of a percent, so a failed score never reads as the mark
+    (rounded to whole percents, 79.5% failing a mark of 80% read "80%, 80% needed")."""
+    rounding = ROUND_CEILING if pass_mark else ROUND_FLOOR
+    value = (Decimal(repr(float(share))) * 100).quantize(Decimal("0.1"), rounding)
+    return f"{value.normalize():f}%"
 
 
 def grade(items, answers: dict[str, bool]) -> Grade:

@@ -189,13 +189,14 @@ def take_test(request, test_id: int):
             return redirect("work")
         if attempt.passed:
             messages.success(
-                request, f"You passed the qualification test ({attempt.score:.0%}). You can now take tasks."
+                request,
+                f"You passed the qualification test ({qualification.percent_text(attempt.score)}). You can now take tasks.",
             )
         else:
             messages.error(
                 request,
-                f"Not passed: {attempt.score:.0%} (the mean of the shares right on present and on not-present "
-                f"facts), {test.pass_score:.0%} needed.",
+                f"Not passed: {qualification.percent_text(attempt.score)} (the mean of the shares right on present and on not-present "
+                f"facts), {qualification.percent_text(test.pass_score, pass_mark=True)} needed.",
             )
         return redirect("work")
     if not status["can_try"]:
