@@ -116,6 +116,9 @@ def check_buckets(buckets: list[Bucket]) -> None:
     """Buckets must be ordered, not overlap, leave no gap, and pay a positive amount."""
     if not buckets:
         raise ValueError("at least one pay bucket is needed")
+    if buckets[0].min_acus != 1:
+        # adaptive follow-ups and triage leave HITs with as few as one ACU
+        raise ValueError(f"the first bucket starts at 1 ACU, not {buckets[0].min_acus}")
     for i, b in enumerate(buckets):
         if b.reward <= 0:
             raise ValueError(f"bucket {b.label} pays nothing")
@@ -126,6 +129,11 @@ def check_buckets(buckets: list[Bucket]) -> None:
             raise ValueError(f"bucket {buckets[i - 1].label} is open-ended but not the last")
         if i and previous_end is not None and b.min_acus != previous_end + 1:
             raise ValueError(f"buckets {buckets[i - 1].label} and {b.label} overlap or leave a gap")
+
+
+def unpaid_counts(buckets: list[Bucket], acu_counts) -> list[int]:
+    """The ACU counts (of a batch's HITs) that no bucket pays, in order."""
+    return sorted({n for n in acu_counts if not any(b.holds(n) for b in buckets)})
 
 
 def batch_buckets(batch) -> list[Bucket]:

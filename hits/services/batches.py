@@ -11,7 +11,7 @@ from hits import versions
 from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
 from hits.batch_fields import FIELDS, BatchError, BatchSpec
 from hits.models import HIT, Batch, JudgeRun, PayBucket
-from hits.money import Bucket, batch_buckets, bucket_for, check_buckets
+from hits.money import Bucket, batch_buckets, bucket_for, check_buckets, unpaid_counts
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.release import release_overdue
 from hits.selectors import tests_for_batches
@@ -62,6 +62,7 @@ def create_batch(
     # and the judge run the plan read (the prior; read once)
     plan = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents, seed=seed)
     prior_run = plan.judge_run
+    _check_paid(buckets, [h.acu_count for h in plan.hits])
     if prior_run is not None and spec.triage_confidence is not None:
         # a run "not for ranking" is refused unless the lead allowed it, as for a triage batch (then logged)
         check_triage_source(
@@ -139,6 +140,18 @@ def _triage(batch: Batch, run: JudgeRun, confidence: float) -> None:
     carry_undecided(batch, plain, decided_pairs(run, confidence))
 
 
+def _check_paid(buckets: list[Bucket], acu_counts) -> None:
+    """Every HIT is paid by a bucket: a HIT no bucket holds was left at its old reward (or, when
+    the batch was made, refused with a server error)."""
+    unpaid = unpaid_counts(buckets, acu_counts)
+    if unpaid:
+        counts = ", ".join(str(n) for n in unpaid[:10])
+        raise BatchError(
+            f"Pay buckets: no bucket pays the HITs of {counts} ACUs; end the last bucket open-ended "
+            f"(as “21+ 0.55”) or make it reach {unpaid[-1]}."
+        )
+
+
 @transaction.atomic
 def set_buckets(batch: Batch, buckets: list[Bucket]) -> None:
     """Replace a draft batch's pay buckets and reprice its HITs."""
@@ -149,6 +162,7 @@ def set_buckets(batch: Batch, buckets: list[Bucket]) -> None:
         check_buckets(buckets)
     except ValueError as exc:
         raise BatchError(f"Pay buckets: {exc}.") from None
+    _check_paid(buckets, batch.hits.values_list("acu_count", flat=True))
     batch.buckets.all().delete()
     PayBucket.objects.bulk_create(
         [PayBucket(batch=batch, min_acus=b.min_acus, max_acus=b.max_acus, reward=b.reward) for b in buckets]
