@@ -143,3 +143,22 @@ def test_a_refused_grant_is_on_the_batch_page_and_retried_by_the_next_sync(stub,
     assert batch.provider_calls.filter(action="associate_qualification_with_worker", ok=True).count() == 1
     assert QualificationAttempt.objects.filter(worker__external_id="A9WORKER").count() == 1  # graded once
     assert not MTurkHeldSubmission.objects.filter(kind="qualification").exists()
+
+
+def test_requirements_are_mturks_documented_system_qualifications(stub):  # noqa: F811
+    """Written out, not derived from `requirements` (the HIT type tests compare it with itself)."""
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    batch = mturk_batch(dataset=dataset, qualification_test=test)
+    guarded = {"Comparator": "GreaterThanOrEqualTo", "ActionsGuarded": "DiscoverPreviewAndAccept"}
+    assert mturk.requirements(batch, "QUALTYPE9") == [
+        {"QualificationTypeId": "000000000000000000L0", "IntegerValues": [98], **guarded},
+        {"QualificationTypeId": "00000000000000000040", "IntegerValues": [10000], **guarded},
+        {
+            "QualificationTypeId": "00000000000000000071",
+            "Comparator": "In",
+            "LocaleValues": [{"Country": "US"}, {"Country": "GB"}],
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        },
+        {"QualificationTypeId": "QUALTYPE9", "IntegerValues": [80], **guarded},
+    ]
