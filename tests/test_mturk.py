@@ -366,6 +366,40 @@ def test_approving_twice_at_mturk_is_success_when_mturk_says_approved(stub):
     assert Assignment.objects.get(pk=a.pk).status == "approved"
 
 
+def test_a_rejection_mturk_made_though_its_answer_was_lost_is_success(stub):
+    """botocore retries a call whose answer was lost (a read timeout, a 5xx); MTurk refuses the
+    repeat of a rejection it made ("can be called with a status of: Submitted"). The lead was told
+    the rejection failed though the worker was rejected at MTurk; approve already read the
+    assignment back, reject now does too."""
+    batch = published(stub)
+    a = worked(batch)
+    feedback = "Answers contradict the summary."
+    stub.add_client_error(
+        "reject_assignment",
+        service_error_code="RequestError",
+        service_message="This operation can be called with a status of: Submitted",
+        expected_params={"AssignmentId": "ASSIGN1", "RequesterFeedback": feedback},
+    )
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": {"AssignmentId": "ASSIGN1", "AssignmentStatus": "Rejected"}},
+        {"AssignmentId": "ASSIGN1"},
+    )
+    review.reject(assignment_id=a.pk, feedback=feedback)
+    assert Assignment.objects.get(pk=a.pk).status == Assignment.Status.REJECTED
+
+    b = worked(batch, "A2W", "ASSIGN2", batch.hits.order_by("pk")[1])
+    stub.add_client_error("reject_assignment", service_error_code="RequestError", service_message="Not yours")
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": {"AssignmentId": "ASSIGN2", "AssignmentStatus": "Submitted"}},
+        {"AssignmentId": "ASSIGN2"},
+    )
+    with pytest.raises(review.ReviewError, match="Not yours"):
+        review.reject(assignment_id=b.pk, feedback=feedback)
+    assert Assignment.objects.get(pk=b.pk).status == Assignment.Status.SUBMITTED
+
+
 # ---- our own formatting, which the Stubber does not check ----------------------------
 
 
