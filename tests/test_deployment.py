@@ -204,3 +204,58 @@ def test_caddy_serves_plain_http_on_localhost_and_https_for_the_domain(block):
     else:
         domain = _documented_env_blocks()["domain"]["DOMAIN"]
         assert server["listen"] == [":443"] and f'"host": ["{domain}"]' in proxied
+
+
+# ---- the image's build context (Dockerfile: COPY . .) -------------------------------------
+
+
+def _dockerignore_excludes(path: str) -> bool:
+    """Whether .dockerignore keeps `path` (relative, with /) out of the build context, by Docker's
+    rules: a pattern matches the path or one of its parent folders, `*` and `?` within one name,
+    `**` any number of folders, `!` takes a match back, the last matching pattern decides."""
+
+    def regex(pattern: str) -> re.Pattern:
+        out, i = "", 0
+        while i < len(pattern):
+            if pattern.startswith("**/", i):
+                out, i = out + "(?:.*/)?", i + 3
+            elif pattern.startswith("**", i):
+                out, i = out + ".*", i + 2
+            else:
+                out += {"*": "[^/]*", "?": "[^/]"}.get(pattern[i], re.escape(pattern[i]))
+                i += 1
+        return re.compile(out + r"\Z")
+
+    parts = path.split("/")
+    candidates = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    excluded = False
+    for line in (PROJECT / ".dockerignore").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        pattern = regex(line.lstrip("!").strip("/"))
+        if any(pattern.match(candidate) for candidate in candidates):
+            excluded = not negated
+    return excluded
+
+
+def test_the_build_context_leaves_out_secrets_and_local_state_and_keeps_the_code():
+    """The .env of docs/deploy.md (SECRET_KEY, the Prolific token, AWS keys) was copied into the
+    image by `COPY . .` (it was not in .dockerignore), and so was a checkout's media/ (fine-tuned
+    judge models, 180 MB a run)."""
+    for path in (
+        ".env",
+        ".env.production",
+        "media/judge-models/run-1/fold-0/model.safetensors",
+        ".venv/bin/python",
+        ".git/config",
+        "db.sqlite3-wal",
+        "staticfiles/staticfiles.json",
+        "tests/browser/axe/node_modules/axe-core/axe.min.js",
+        "hits/__pycache__/tasks.cpython-311.pyc",
+    ):
+        assert _dockerignore_excludes(path), f"{path} would be copied into the image"
+    tracked = subprocess.run(["git", "ls-files"], cwd=PROJECT, capture_output=True, text=True, check=True).stdout
+    left_out = [path for path in tracked.splitlines() if _dockerignore_excludes(path)]
+    assert left_out == [], "files of the repository left out of the image"

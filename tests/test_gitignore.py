@@ -1,4 +1,4 @@
-"""run.sh's SQLite files (WAL mode) stay out of git (issue 47, item 15)."""
+"""run.sh's SQLite files (WAL mode) and a deployment's .env (its SECRET_KEY and tokens) stay out of git."""
 
 import subprocess
 from pathlib import Path
@@ -8,7 +8,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name", ["db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm", "db.sqlite3-journal"])
-def test_the_sqlite_database_and_its_wal_files_are_ignored(name):
+@pytest.mark.parametrize("name", ["db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm", "db.sqlite3-journal", ".env"])
+def test_local_state_and_secrets_are_ignored(name):
     result = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT, check=False)
     assert result.returncode == 0, f"{name} is not in .gitignore"
