@@ -34,6 +34,13 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", f"https://{DOMAIN}" if D
 # X-Forwarded-For (the client's address, config/ratelimit.py) and X-Forwarded-Proto (HTTPS)
 # read; anyone else's are dropped (config.security.TrustedProxyHeadersMiddleware).
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+if (DOMAIN or TRUSTED_PROXIES) and not env_str("SECRET_KEY"):
+    # A deployed site (a public name, or a proxy in front) with a key per process: every gunicorn
+    # worker would sign with its own, and users would be signed out at random between requests.
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: a deployed site (DOMAIN or TRUSTED_PROXIES set) needs one key shared by "
+        "every process, e.g. SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')."
+    )
 if env_bool("BEHIND_PROXY") and not TRUSTED_PROXIES:
     raise ImproperlyConfigured(
         "BEHIND_PROXY=1 is replaced by TRUSTED_PROXIES: give the proxy's addresses or networks "
@@ -282,6 +289,13 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 # trains for tens of CPU-minutes. Its limit also stays below the visibility timeout; the learned
 # judge's default time budget is 120 s less (the run then stores its judgments).
 JUDGE_TASK_TIME_LIMIT = env_int("JUDGE_TASK_TIME_LIMIT", CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] - 300)
+for _name, _limit in (("CELERY_TASK_TIME_LIMIT", CELERY_TASK_TIME_LIMIT), ("JUDGE_TASK_TIME_LIMIT", JUDGE_TASK_TIME_LIMIT)):
+    if not 60 < _limit < CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
+        raise ImproperlyConfigured(
+            f"{_name}={_limit} must be more than 60 s (its soft limit is 60 s less) and less than "
+            f"CELERY_VISIBILITY_TIMEOUT={CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout']}: a task still "
+            "running past the visibility timeout is handed to a second worker. Raise both together."
+        )
 CELERY_BEAT_SCHEDULE: dict = {
     "repair-stale-recomputes": {"task": "scoring.tasks.repair_stale_recomputes", "schedule": 60.0},
     "expire-abandoned-assignments": {"task": "hits.tasks.expire_abandoned_assignments", "schedule": 60.0},

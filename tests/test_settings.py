@@ -69,6 +69,10 @@ def test_celery_broker_is_the_real_redis():
         ("DEBUG", "ture", "true"),
         ("DB_CONN_MAX_AGE", "sixty", "whole number"),
         ("LOG_LEVEL", "LOUD", "DEBUG, INFO"),
+        # A task limit past the visibility timeout: the task would be handed to a second worker.
+        ("CELERY_TASK_TIME_LIMIT", "7200", "CELERY_VISIBILITY_TIMEOUT=3600"),
+        ("JUDGE_TASK_TIME_LIMIT", "5400", "CELERY_VISIBILITY_TIMEOUT=3600"),
+        ("CELERY_VISIBILITY_TIMEOUT", "1200", "CELERY_TASK_TIME_LIMIT=1800"),
     ],
 )
 @pytest.mark.slow
@@ -97,3 +101,23 @@ def test_the_api_settings_are_not_overwritten():
     assert (
         "rest_framework.authentication.TokenAuthentication" in settings.REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"]
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deployed", [{"DOMAIN": "acu.example.org"}, {"TRUSTED_PROXIES": "10.0.0.5"}])
+def test_a_deployed_site_without_a_secret_key_does_not_start(deployed):
+    """Without SECRET_KEY each process made its own key: gunicorn's three workers signed sessions
+    with three keys, and a lead who signed in was signed out on most of the next requests."""
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env.update(deployed, DJANGO_SETTINGS_MODULE="config.settings")
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=PROJECT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "SECRET_KEY is not set" in result.stderr
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=PROJECT,
+        env={**env, "SECRET_KEY": "x" * 50},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
