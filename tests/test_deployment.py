@@ -295,3 +295,15 @@ def test_every_documented_setting_in_the_env_file_reaches_the_app_containers():
                 assert environment.get(name) == NOT_FROM_ENV_FILE[name], (service, name)
             elif name != "SECRET_KEY":
                 assert environment.get(name) == env_file[name], f"{name} in .env does not reach {service}"
+
+
+def test_the_worker_and_beat_start_after_the_web_containers_migrate():
+    """On an upgrade (`docker compose up -d --build`) the worker and beat started with the new code
+    as soon as PostgreSQL and Redis were up, while the web container still migrated: queued and
+    scheduled tasks ran on tables not yet migrated."""
+    services = _rendered({})["services"]
+    assert services["web"]["command"].startswith('sh -c "python manage.py migrate --noinput &&')
+    assert "healthcheck" in services["web"]
+    for name in ("worker", "beat"):
+        assert services[name]["depends_on"]["web"] == {"condition": "service_healthy"}, name
+        assert {"postgres", "redis"} <= set(services[name]["depends_on"]), name

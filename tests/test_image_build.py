@@ -3,7 +3,9 @@
 commands started as processes against PostgreSQL and Redis on a freshly created database,
 where leads hold every permission of our apps after the first `migrate`."""
 
+import json
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -181,3 +183,66 @@ def test_compose_commands_start_and_roles_are_right_on_the_first_migrate(fresh_d
     )
     assert check.returncode == 0, check.stderr[-2000:]
     assert check.stdout.strip().splitlines()[-1] == "['annotation', 'auth', 'hits', 'scoring'] 0"
+
+
+def _deploy_section(title: str) -> list[str]:
+    """The command lines of the ```bash blocks under this heading of docs/deploy.md."""
+    text = (PROJECT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+    return [line for block in section.split("```bash\n")[1:] for line in block.split("```")[0].splitlines() if line]
+
+
+def _here(line: str, service: str, url: str) -> str:
+    """A documented `docker compose exec -T <service> ...` line as the same command on this machine:
+    PostgreSQL's tools against the database at `url` instead of the compose file's `acu`."""
+    prefix = f"docker compose exec -T {service} "
+    assert line.startswith(prefix), line
+    command = line.removeprefix(prefix)
+    if service == "web":
+        return command.replace("python manage.py", f"{shlex.quote(sys.executable)} manage.py")
+    db = settings.DATABASES["default"]
+    name = url.rsplit("/", 1)[1]
+    server = f"-h {db['HOST'] or '127.0.0.1'} -p {db['PORT'] or 5432} -U {db['USER']}"
+    command = command.replace("-U acu", server).replace("-d acu", f"-d {name}")
+    return re.sub(r" acu$", f" {name}", command)
+
+
+def test_the_documented_backup_and_restore_run_and_restore_the_data(fresh_database, tmp_path):
+    """docs/deploy.md had no backup or restore at all; its commands, run as written on this
+    machine's PostgreSQL (the compose file's user and database swapped for the test's)."""
+    backup = _deploy_section("Backups and restore")
+    dump, export = backup[0], backup[1]
+    restore = backup[2:]
+    assert restore[0] == "docker compose stop caddy web worker beat" and restore[-1] == "docker compose up -d"
+    process_env = env(DATABASE_URL=fresh_database, CELERY_BROKER_URL="", LONG_TASKS_IN_BACKGROUND="0")
+
+    def run(command: str) -> str:
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=PROJECT, env=process_env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    run(f"{shlex.quote(sys.executable)} manage.py migrate --noinput -v0")
+    run(
+        f"{shlex.quote(sys.executable)} manage.py import_dataset annotation/demo/realsumm-demo.rose.jsonl "
+        "--name realsumm-demo --format rose"
+    )
+    run(f"cd {tmp_path} && " + _here(dump, "postgres", fresh_database))
+    (dumped,) = tmp_path.glob("acu-*.dump")
+    exported = run(_here(export, "web", fresh_database).replace("> realsumm-demo.jsonl", ""))
+    assert len([json.loads(line) for line in exported.splitlines()]) == 10
+
+    # Changed after the backup: the restore brings the dump's state back.
+    run(
+        f"{shlex.quote(sys.executable)} manage.py shell -c \"from annotation.models import Dataset; Dataset.objects.update(name='renamed')\""
+    )
+    restore_file = re.search(r"< (\S+\.dump)", "\n".join(restore)).group(1)
+    dumped.rename(tmp_path / restore_file)
+    for line in restore[1:-1]:
+        if line.startswith("docker compose exec -T postgres "):
+            run(f"cd {tmp_path} && " + _here(line, "postgres", fresh_database))
+        else:
+            assert line == "docker compose exec -T redis redis-cli -n 1 FLUSHDB", line  # the compose file's cache
+    assert run(_here(export, "web", fresh_database).replace("> realsumm-demo.jsonl", "")) == exported
+    run(f"{shlex.quote(sys.executable)} manage.py migrate --check")
