@@ -65,6 +65,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz/ for the container's health check, before the host check and the HTTPS redirect.
+    "config.health.HealthCheckMiddleware",
     # Checks a kept database connection before a request that cannot be retried (config/db_retry.py).
     "config.db_retry.HealthCheckMiddleware",
     # Drops X-Forwarded-* unless the peer is one of TRUSTED_PROXIES (config/security.py).
@@ -256,7 +258,6 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _ON_DOMAIN)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUSTED_PROXIES else None
 # HTTPS hardening: off on a local site (plain http://), on with a DOMAIN (python manage.py check --deploy).
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _ON_DOMAIN)
-SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if _ON_DOMAIN else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _ON_DOMAIN)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _ON_DOMAIN)

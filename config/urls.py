@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.http import HttpResponse, HttpResponsePermanentRedirect
+from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 
@@ -12,8 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages without the icon link (e.g. a JSON response).
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("img/favicon.svg"))),
-    # The container's health check (docker-compose.yml): answers on plain HTTP (SECURE_REDIRECT_EXEMPT).
-    path("healthz/", lambda request: HttpResponse("ok", content_type="text/plain"), name="healthz"),
+    # /healthz/, the container's health check, is answered by config.health's middleware.
     path("api/", include("config.api")),
     # Signing in again only sets the session again: retried after a dropped connection.
     # Its lockout: django-axes (config/lockout.py, settings AXES_*).

@@ -115,6 +115,7 @@ print(json.dumps({
     "proxied": get(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_PROTO="https", HTTP_X_FORWARDED_FOR="198.51.100.1"),
     "session_cookie_secure": settings.SESSION_COOKIE_SECURE,
     "health": Client().get(os.environ["HEALTH_PATH"], HTTP_HOST="127.0.0.1:8000", REMOTE_ADDR="127.0.0.1").status_code,
+    "page_by_address": Client().get("/accounts/login/", HTTP_HOST="127.0.0.1:8000", REMOTE_ADDR="127.0.0.1").status_code,
 }))
 """
 
@@ -307,3 +308,14 @@ def test_the_worker_and_beat_start_after_the_web_containers_migrate():
     for name in ("worker", "beat"):
         assert services[name]["depends_on"]["web"] == {"condition": "service_healthy"}, name
         assert {"postgres", "redis"} <= set(services[name]["depends_on"]), name
+
+
+def test_the_health_check_answers_when_allowed_hosts_names_only_the_site():
+    """ALLOWED_HOSTS set to the site's names (a second name, as docs/configuration.md allows) left
+    out 127.0.0.1, the host of the container's own health check: 400, never healthy, and Caddy,
+    the worker and beat, which wait for it, never started. Only the health check is answered so."""
+    block = {**_documented_env_blocks()["domain"], "ALLOWED_HOSTS": "acu.example.org,www.acu.example.org"}
+    seen = _requests(_web_environment(block))
+    assert seen["health"] == 200
+    assert seen["proxied"]["status"] == 200
+    assert seen["page_by_address"] == 400  # any other page: the host is still checked
