@@ -440,7 +440,8 @@ def main() -> None:
                     f"loadbench{args.port}@%h",
                 ],
                 cwd=args.tree,
-                env={**env, "OPENBLAS_NUM_THREADS": "1"},  # as docker-compose.yml runs the worker
+                # One BLAS thread as docker-compose.yml runs the worker; its log (settings.LOGGING) quiet.
+                env={**env, "OPENBLAS_NUM_THREADS": "1", "LOG_LEVEL": "WARNING"},
                 stdout=subprocess.DEVNULL,
             )
         )

@@ -1,9 +1,10 @@
 """The Celery app; configuration comes from Django settings under the CELERY_ prefix."""
 
+import logging.config
 import os
 
 from celery import Celery
-from celery.signals import task_prerun
+from celery.signals import setup_logging, task_prerun
 
 from config.db_retry import check_connections
 
@@ -15,3 +16,13 @@ app.autodiscover_tasks()
 
 # A task reusing a kept database connection checks it first, as a request does.
 task_prerun.connect(check_connections)
+
+
+@setup_logging.connect
+def use_django_logging(**kwargs) -> None:
+    """The worker and beat log as the web does, by settings.LOGGING: LOG_LEVEL, one line format,
+    task tokens redacted. Without this receiver Celery replaced the root logger's handlers with its
+    own at its --loglevel, so LOG_LEVEL and the redaction did not reach the worker's log."""
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)

@@ -12,7 +12,7 @@ def read_in_fresh_process(expression: str, *, drop=(), **env) -> str:
     """The last line printed by `print(<expression>)` after django.setup() in a new Python
     process, with the variables in `drop` removed from this environment and `env` added."""
     environ = {k: v for k, v in os.environ.items() if k not in set(drop)}
-    code = f"import json, django; from django.conf import settings; django.setup(); print({expression})"
+    code = f"import json, logging, django; from django.conf import settings; django.setup(); print({expression})"
     out = subprocess.run(
         [sys.executable, "-c", code],
         cwd=PROJECT,

@@ -121,3 +121,17 @@ def test_a_deployed_site_without_a_secret_key_does_not_start(deployed):
         text=True,
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_the_celery_worker_and_beat_log_by_the_settings():
+    """LOG_LEVEL=WARNING left the worker logging every task at INFO, and its lines went through a
+    handler of Celery's instead of settings.LOGGING's (no token redaction): Celery's logging set-up
+    (as the worker and beat run it, with --loglevel INFO) now leaves the root logger as Django set it."""
+    out = read_in_fresh_process(
+        "(__import__('config.celery').celery.app.log.setup(loglevel='INFO'), "
+        "[logging.getLevelName(logging.getLogger().level), "
+        "[type(f).__name__ for h in logging.getLogger().handlers for f in h.filters]])[1]",
+        LOG_LEVEL="WARNING",
+    )
+    assert out == "['WARNING', ['RedactTokensFilter']]"
