@@ -18,7 +18,6 @@ app.autodiscover_tasks()
 task_prerun.connect(check_connections)
 
 
-@setup_logging.connect
 def use_django_logging(**kwargs) -> None:
     """The worker and beat log as the web does, by settings.LOGGING: LOG_LEVEL, one line format,
     task tokens redacted. Without this receiver Celery replaced the root logger's handlers with its
@@ -26,3 +25,6 @@ def use_django_logging(**kwargs) -> None:
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+
+
+setup_logging.connect(use_django_logging)

@@ -290,7 +290,10 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 # trains for tens of CPU-minutes. Its limit also stays below the visibility timeout; the learned
 # judge's default time budget is 120 s less (the run then stores its judgments).
 JUDGE_TASK_TIME_LIMIT = env_int("JUDGE_TASK_TIME_LIMIT", CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] - 300)
-for _name, _limit in (("CELERY_TASK_TIME_LIMIT", CELERY_TASK_TIME_LIMIT), ("JUDGE_TASK_TIME_LIMIT", JUDGE_TASK_TIME_LIMIT)):
+for _name, _limit in (
+    ("CELERY_TASK_TIME_LIMIT", CELERY_TASK_TIME_LIMIT),
+    ("JUDGE_TASK_TIME_LIMIT", JUDGE_TASK_TIME_LIMIT),
+):
     if not 60 < _limit < CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
         raise ImproperlyConfigured(
             f"{_name}={_limit} must be more than 60 s (its soft limit is 60 s less) and less than "

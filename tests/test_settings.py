@@ -110,7 +110,9 @@ def test_a_deployed_site_without_a_secret_key_does_not_start(deployed):
     with three keys, and a lead who signed in was signed out on most of the next requests."""
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update(deployed, DJANGO_SETTINGS_MODULE="config.settings")
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=PROJECT, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=PROJECT, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and "SECRET_KEY is not set" in result.stderr
     done = subprocess.run(
