@@ -308,6 +308,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     "auto-approve-submissions": {"task": "hits.tasks.auto_approve_submissions", "schedule": 600.0},
     "compact-tallies": {"task": "hits.tasks.compact_tallies", "schedule": 60.0},
     "sync-provider-batches": {"task": "hits.tasks.sync_provider_batches", "schedule": 300.0},
+    "clear-expired-sessions": {"task": "hits.tasks.clear_expired_sessions", "schedule": 86400.0},
 }
 
 # Seconds a recompute waits after the first submission of a burst (coalescing window).

@@ -60,3 +60,12 @@ def compact_tallies() -> int:
     from hits import tallies
 
     return tallies.compact() + reference_tallies.compact()
+
+
+@shared_task(acks_late=True, **DB_RETRY)
+def clear_expired_sessions() -> None:
+    """Beat, daily: delete the sessions past their expiry (Django's `clearsessions`; nothing else
+    removes them from the database)."""
+    from django.core.management import call_command
+
+    call_command("clearsessions")

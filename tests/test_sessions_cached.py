@@ -188,3 +188,22 @@ def test_the_next_task_request_reads_no_session_row_with_redis_sessions(redis_se
     with CaptureQueriesContext(connection) as captured:
         assert client.get(reply["Location"]).status_code == 200
     assert len(_statements(captured)) == 3 and not _session_queries(captured), _statements(captured)
+
+
+@pytest.mark.django_db
+def test_beat_deletes_the_expired_sessions_once_a_day():
+    """Expired sessions stayed in the database for ever: nothing ran Django's clearsessions."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from hits.tasks import clear_expired_sessions
+
+    (entry,) = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == clear_expired_sessions.name]
+    assert entry["schedule"] == 86400.0
+    now = timezone.now()
+    Session.objects.create(session_key="e" * 32, session_data="", expire_date=now - timedelta(seconds=1))
+    Session.objects.create(session_key="l" * 32, session_data="", expire_date=now + timedelta(days=1))
+    clear_expired_sessions.apply().get()
+    assert list(Session.objects.values_list("session_key", flat=True)) == ["l" * 32]
