@@ -1,7 +1,8 @@
 """Request bodies are refused by their declared size before a byte of them is read.
 
-Only a view marked `@large_upload` (the dataset import, page and API) may receive up to
-IMPORT_UPLOAD_MAX_BYTES, and only from a signed-in user (or an API client with a token): every other request, and any anonymous one,
+Only a view marked `@large_upload` (the dataset import, page and API; every one is a lead's) may
+receive up to IMPORT_UPLOAD_MAX_BYTES, and only from a lead: signed in, or with a lead's API token
+(a made-up `Authorization` header opens nothing): every other request, and any anonymous one,
 may send REQUEST_MAX_BYTES. Django reads no further than Content-Length, so a body is never
 read beyond the limit; DATA_UPLOAD_MAX_MEMORY_SIZE bounds what form fields may hold.
 """
@@ -12,8 +13,11 @@ from django.conf import settings
 from django.http import JsonResponse
 from django.template.defaultfilters import filesizeformat
 from django.urls import Resolver404, resolve
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 
 from .db_retry import reconnecting
+from .roles import LEAD, has_role
 
 logger = logging.getLogger(__name__)
 
@@ -32,12 +36,32 @@ def declared_length(request) -> int | None:
         return None
 
 
+def _sender(request):
+    """The user a large request comes from: its API token's (when the token is valid) or the session's."""
+    if request.headers.get("Authorization"):
+        try:
+            found = TokenAuthentication().authenticate(request)
+        except AuthenticationFailed:
+            return None
+        if found is not None:
+            return found[0]
+    return request.user
+
+
+def _from_lead(request) -> bool:
+    def holds_lead() -> bool:
+        user = _sender(request)
+        return user is not None and has_role(user, LEAD)
+
+    return reconnecting(holds_lead, False)
+
+
 def _limit_for(request) -> int:
     try:
         large = getattr(resolve(request.path_info).func, "large_upload", False)
     except Resolver404:
         large = False
-    if large and (request.headers.get("Authorization") or reconnecting(lambda: request.user.is_authenticated, False)):
+    if large and _from_lead(request):
         return settings.IMPORT_UPLOAD_MAX_BYTES
     return settings.REQUEST_MAX_BYTES
 

@@ -164,3 +164,42 @@ def test_very_long_paragraphs_are_split_in_bounded_pieces():
     sentences = annotation_text.split_sentences(paragraph)
     assert len(sentences) == 3704 and sentences[0] == sentence.strip()
     assert max(map(len, annotation_text._pieces("x" * 10_000))) <= annotation_text.SPLIT_PIECE
+
+
+@pytest.mark.parametrize("authorization", ["Token not-a-token", "Bearer x", "Basic eDp5"])
+def test_a_made_up_authorization_header_does_not_open_the_import_limit(client, authorization):
+    # Anyone could send `Authorization: ...`: the import limit (and Django reading a 50 MB
+    # multipart body to check its CSRF token) was given to every request that carried one.
+    response = client.generic(
+        "POST",
+        reverse("dataset_import"),
+        b"x",
+        content_type="multipart/form-data; boundary=x",
+        CONTENT_LENGTH=str(50 * 1024 * 1024),
+        HTTP_AUTHORIZATION=authorization,
+    )
+    assert response.status_code == 413 and "Nothing was received" in response.json()["error"]
+
+
+def test_the_import_limit_is_for_leads_signed_in_or_with_their_token(client, lead, author, worker, settings):
+    from rest_framework.authtoken.models import Token
+
+    settings.REQUEST_MAX_BYTES = 1000  # the demo file is larger; the import limit (1 GiB) is not
+
+    def post(name, **extra):
+        upload = SimpleUploadedFile("demo.jsonl", DEMO_ROSE.read_bytes())
+        return client.post(reverse("dataset_import"), {"name": name, "format": "rose", "file": upload}, **extra)
+
+    for user in (author, worker):  # signed in, but none of the large-upload views is theirs
+        client.force_login(user)
+        assert post("by-" + user.username).status_code == 413
+        client.logout()
+    worker_token = Token.objects.create(user=worker)
+    assert post("by-token", HTTP_AUTHORIZATION=f"Token {worker_token.key}").status_code == 413
+    lead_token = Token.objects.create(user=lead)
+    # Past the size check with the lead's token: the page itself still wants the session (login).
+    response = post("by-lead-token", HTTP_AUTHORIZATION=f"Token {lead_token.key}")
+    assert response.status_code == 302 and "login" in response["Location"]
+    client.force_login(lead)
+    assert post("by-lead").status_code == 302
+    assert list(Dataset.objects.values_list("name", flat=True)) == ["by-lead"]
