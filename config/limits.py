@@ -21,6 +21,10 @@ from .roles import LEAD, has_role
 
 logger = logging.getLogger(__name__)
 
+# The development server (run.sh) refuses hop-by-hop headers from the application (a 500); it
+# reads the rest of the body itself and closes the connection when it must.
+WSGIREF = "WSGIServer/"
+
 
 def large_upload(view):
     """Marks a view that may receive up to IMPORT_UPLOAD_MAX_BYTES (read by the middleware, as
@@ -90,6 +94,7 @@ class RequestSizeLimitMiddleware:
                     message += " Use the import_dataset command for larger files."
                 body = {"ok": False, "error": message, "detail": message, "code": "too_large"}
                 response = JsonResponse(body, status=413)
-                response["Connection"] = "close"
+                if not request.META.get("SERVER_SOFTWARE", "").startswith(WSGIREF):
+                    response["Connection"] = "close"  # gunicorn: do not read the body to keep the connection
                 return response
         return self.get_response(request)

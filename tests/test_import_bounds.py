@@ -203,3 +203,24 @@ def test_the_import_limit_is_for_leads_signed_in_or_with_their_token(client, lea
     client.force_login(lead)
     assert post("by-lead").status_code == 302
     assert list(Dataset.objects.values_list("name", flat=True)) == ["by-lead"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_oversized_request_is_a_413_under_the_development_server_too(live_server, settings):
+    # run.sh serves with Django's development server (wsgiref), which refuses an application's
+    # hop-by-hop header: the refusal's `Connection: close` turned the 413 into a bare 500.
+    import http.client
+    from urllib.parse import urlsplit
+
+    settings.REQUEST_MAX_BYTES = 1000
+    address = urlsplit(live_server.url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    connection.request(
+        "POST",
+        reverse("login"),
+        body=b"username=" + b"x" * 5000,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    response = connection.getresponse()
+    assert response.status == 413 and "Nothing was received" in json.loads(response.read())["error"]
+    connection.close()
