@@ -278,3 +278,30 @@ def test_exports_of_a_dataset_without_judgments():
     assert "".join(rose_lines(dataset)) == reference_rose(dataset)
     assert '"annotations": {}}' in next(iter(rose_lines(dataset)))
     assert "".join(iter_judgments_csv(dataset)) == "worker,example_id,system,acu_index,label\r\n"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "name",
+    ["résumé ✓ 数据", "q\"; filename*=UTF-8''report.html; x=\""],
+)
+def test_download_names_of_any_dataset_name(client, lead, name, eager_celery, django_capture_on_commit_callbacks):
+    """The pages' downloads name the file as the API's do (RFC 6266): a name outside Latin-1 was
+    sent RFC 2047-encoded (`=?utf-8?b?...?=`, which no browser reads as a file name) and a quote
+    in a name ended the file name early and could add a `filename*` the browser prefers."""
+    from django.urls import reverse
+    from django.utils.http import content_disposition_header
+
+    with django_capture_on_commit_callbacks(execute=True):  # the import's recompute: the scores to export
+        import_dataset(DEMO_ROSE, name=name, fmt="rose")
+    dataset = Dataset.objects.get(name=name)
+    client.force_login(lead)
+    downloads = {
+        reverse("dataset_export", args=[dataset.pk]): f"{name}.rose.jsonl",
+        reverse("dashboard_export", args=[dataset.pk, "judgments.csv"]): f"{name}-judgments.csv",
+        reverse("dashboard_export", args=[dataset.pk, "scores.csv"]): f"{name}-scores.csv",
+    }
+    for url, filename in downloads.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response["Content-Disposition"] == content_disposition_header(True, filename), url

@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpRespon
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from config.dispatch import dispatch, dispatch_long, lost_in_background
@@ -350,7 +351,7 @@ def export(request, dataset_id: int, what: str):
     suffix = f"-round{batch.pk}" if batch else ""
     if what == "judgments.csv":  # streamed from a server-side cursor
         response = StreamingHttpResponse(iter_judgments_csv(dataset, batch), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
+        response["Content-Disposition"] = content_disposition_header(True, f"{dataset.name}{suffix}-{what}")
         return response
     if what == "scores.csv":
         run, _ = dashboard.scores_run(dataset, batch, parts=())
@@ -360,5 +361,5 @@ def export(request, dataset_id: int, what: str):
     else:
         raise Http404("Unknown export.")
     response = HttpResponse(stream.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{dataset.name}{suffix}-{what}"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{dataset.name}{suffix}-{what}")
     return response

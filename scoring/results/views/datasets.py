@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportDatasetForm
@@ -154,5 +155,5 @@ def dataset_export(request, dataset_id: int):
     """Security behavior: leads only; downloads the dataset with its labels as RoSE JSONL."""
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     response = StreamingHttpResponse(rose_lines(dataset), content_type="application/x-ndjson; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{dataset.name}.rose.jsonl"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{dataset.name}.rose.jsonl")
     return response
