@@ -46,7 +46,7 @@ from hits.models import Batch
 from hits.services import handout
 from hits.services.people import create_user_with_role
 from hits.services.submission import submit_assignment
-from hits.views.worker import inhouse_worker
+from hits.services.people import inhouse_worker
 from scoring.runs import services
 
 dataset = Dataset.objects.get(name="realsumm")

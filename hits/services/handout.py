@@ -101,7 +101,7 @@ def _not_insider(worker: Worker) -> Q:
 
 
 def _username(worker: Worker) -> str:
-    """The account's username: an in-house worker's id is it (hits.views.worker.inhouse_worker)."""
+    """The account's username: an in-house worker's id is it (hits.services.people.inhouse_worker)."""
     if worker.provider == Worker.Provider.INHOUSE or worker.user is None:
         return worker.external_id
     return worker.user.username

@@ -4,7 +4,7 @@ import logging
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from config.roles import LEAD, ROLES, WORKER
 from config.usernames import fold_username, lookalike_of, mixed_scripts_message
@@ -33,8 +33,34 @@ def create_user_with_role(*, username: str, password: str, role: str, email: str
         user.save()
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     if role == WORKER:
-        Worker.objects.get_or_create(provider=Worker.Provider.INHOUSE, external_id=username, defaults={"user": user})
+        inhouse_worker(user)
     return user
+
+
+def inhouse_worker(user) -> Worker:
+    """The account's in-house Worker row (created on first need), found by the account, never by
+    its name: a username given again after its account was deleted, or taken by a renamed account,
+    does not open another person's earnings, tasks, block or qualification. Its id (`external_id`)
+    follows the account's username (hits.services.handout reads the username from it); a row that
+    holds the name and is not this account's (a deleted account's history) is kept under
+    "name~row id"."""
+    worker = Worker.objects.filter(provider=Worker.Provider.INHOUSE, user=user).first()
+    if worker is not None and worker.external_id == user.username:
+        return worker
+    try:
+        with transaction.atomic():
+            holders = Worker.objects.filter(provider=Worker.Provider.INHOUSE, external_id=user.username)
+            for other in holders.exclude(user=user).select_for_update():
+                other.external_id = f"{other.external_id}~{other.pk}"
+                other.save(update_fields=["external_id"])
+                logger.info("in-house worker %s kept apart: its username went to account %s", other.pk, user.pk)
+            if worker is not None:  # the account was renamed
+                worker.external_id = user.username
+                worker.save(update_fields=["external_id"])
+                return worker
+            return Worker.objects.create(provider=Worker.Provider.INHOUSE, external_id=user.username, user=user)
+    except IntegrityError:  # a parallel first request of the same account created it
+        return Worker.objects.get(provider=Worker.Provider.INHOUSE, user=user)
 
 
 class PeopleError(ValueError):
@@ -103,9 +129,7 @@ def set_role(*, user_id: int, role: str, by=None):
         user.is_staff = role == LEAD
         user.save(update_fields=["is_staff"])
         if role == WORKER:
-            Worker.objects.get_or_create(
-                provider=Worker.Provider.INHOUSE, external_id=user.username, defaults={"user": user}
-            )
+            inhouse_worker(user)
     logger.info("person %s now %s, by %s", user.pk, role, getattr(by, "pk", None))
     return user
 

@@ -1,7 +1,6 @@
 """Worker pages: the work page, the task page (token-authorized) and the qualification test."""
 
 from django.contrib import messages
-from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,22 +16,10 @@ from config.json_body import JSONBodyError, read_json_body
 from config.roles import LEAD, WORKER, role_required
 from hits import gold, task_page
 from hits.services import expert, handout, qualification
+from hits.services.people import inhouse_worker
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
 
 from ..models import HIT, Assignment, Batch, LedgerEntry, Worker
-
-
-def inhouse_worker(user) -> Worker:
-    """The user's in-house worker row, created on their first visit. Read fresh on every
-    request, so a block applies at once."""
-    worker = Worker.objects.filter(provider=Worker.Provider.INHOUSE, external_id=user.username).first()
-    if worker is not None:
-        return worker
-    try:  # the first visit (not read again: the row was just missing)
-        with transaction.atomic():
-            return Worker.objects.create(provider=Worker.Provider.INHOUSE, external_id=user.username, user=user)
-    except IntegrityError:  # a parallel first request of the same user created it
-        return Worker.objects.get(provider=Worker.Provider.INHOUSE, external_id=user.username)
 
 
 @never_cache  # back to it after a task: the current state, not the page before the submission
