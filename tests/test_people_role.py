@@ -48,3 +48,21 @@ def test_only_a_lead_changes_roles(client, author, worker):
     response = client.post(f"/people/{worker.pk}/role/", {"role": LEAD})
     assert response.status_code in (302, 403)
     assert roles_of(worker) == ["worker"]
+
+
+@pytest.mark.parametrize("action,data", [("reset", {}), ("deactivate", {}), ("role", {"role": "worker"})])
+def test_a_lead_cannot_take_over_or_demote_a_superuser_on_the_people_page(client, lead, action, data):
+    # The admin refuses a lead any change to a superuser's account (config/user_admin.py); the
+    # People page did not: a lead reset a superuser's password (shown to them) and signed in as it.
+    from django.contrib.auth import get_user_model
+
+    root = get_user_model().objects.create_superuser("root", "root@example.org", "root-password-123456")
+    client.force_login(lead)
+    page = client.post(f"/people/{root.pk}/{action}/", data, follow=True).content.decode()
+    assert "Only a superuser" in page and "New password" not in page
+    root.refresh_from_db()
+    assert root.check_password("root-password-123456") and root.is_active and root.is_staff and root.is_superuser
+    # A superuser still can.
+    other = get_user_model().objects.create_superuser("admin2", "a2@example.org", "admin2-password-123456")
+    client.force_login(other)
+    assert "New password for root" in client.post(f"/people/{root.pk}/reset/", follow=True).content.decode()

@@ -104,6 +104,8 @@ def _other_person(user_id: int, by):
         raise PeopleError("No such person.")
     if by is not None and user.pk == by.pk:
         raise PeopleError("You cannot do that to your own account here.")
+    if by is not None and user.is_superuser and not by.is_superuser:  # as in the admin (config/user_admin.py)
+        raise PeopleError("Only a superuser can change a superuser's account.")
     return user
 
 
