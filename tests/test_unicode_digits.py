@@ -32,3 +32,17 @@ def test_a_superscript_ticked_as_an_assignment_is_no_server_error(client, lead):
     client.force_login(lead)
     response = client.post(reverse("batch_review", args=[batch.pk]), {"assignment": ["²"], "action": "approve"})
     assert response.status_code == 302  # back to the batch: "Tick at least one assignment."
+
+
+def test_the_list_filter_a_review_returns_to_is_quoted(client, lead):
+    """The bulk review sent the lead back to `?status=` + the posted filter as typed: a line break in it
+    made the redirect a 500 (found by the security review); now it is URL-encoded."""
+    batch = batches.create_batch(dataset=demo_dataset())
+    client.force_login(lead)
+    response = client.post(
+        reverse("batch_review", args=[batch.pk]),
+        {"assignment": ["1"], "action": "approve", "status_filter": "submitted\r\nX-Injected: 1"},
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith("?status=submitted%0D%0AX-Injected%3A+1")
+    assert "X-Injected" not in response.headers

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
@@ -295,9 +295,8 @@ def review_assignments(request, batch_id: int):
             messages.error(request, e)
     if request.POST.get("next"):
         return redirect(_back(request, batch))
-    return redirect(
-        f"{reverse('batch_detail', args=[batch.pk])}?status={request.POST.get('status_filter', 'submitted')}"
-    )
+    shown = urlencode({"status": request.POST.get("status_filter", "submitted")})  # back to the list it came from
+    return redirect(f"{reverse('batch_detail', args=[batch.pk])}?{shown}")
 
 
 @role_required(LEAD)
