@@ -94,6 +94,11 @@ def import_ratings(
         if existing is not None:
             if not replace:
                 raise DatasetImportError(f"dataset {dataset.name!r} has a rating round named {name!r}")
+            if existing.batches.exists():  # its ratings are collected by rating batches, kept with their pay
+                raise DatasetImportError(
+                    f"the rating round {name!r} is filled by rating batches of dataset {dataset.name!r}; "
+                    "it cannot be replaced: import under another round name"
+                )
             existing.delete()
         round_ = RatingRound.objects.create(dataset=dataset, name=name, created_by=created_by)
         ratings, acu_scores, rated = _rows(examples, _summaries(dataset), round_)

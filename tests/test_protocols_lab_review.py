@@ -1,0 +1,82 @@
+"""The rating protocols flow as a lab that publishes its numbers meets it (RoSE §5): figures that
+are undefined read as undefined, power says why it is missing, tied systems share a rank, a round
+filled by rating batches is never replaced by an import, and ratings leave the ACU scores (and the
+stored power of other rounds) as they are."""
+
+import io
+import json
+
+import pytest
+from django.core.cache import cache
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from annotation.models import ProtocolRating, RatingRound, Summary
+from hits import versions
+from hits.models import Assignment, Batch
+from hits.ratings.page import example_summaries
+from scoring.models import ScoringRun
+from scoring.protocols import cached
+from scoring.runs.services import compute_scores
+from scoring.stats.protocols import ranking
+
+from .crowd_data import BATCH_FORM, demo_dataset
+
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
+
+
+def collected_round(dataset, name: str, systems=None, raters=("r1", "r2", "r3")) -> RatingRound:
+    """A round of Prior and Ref-free ratings by named raters of every summary (of `systems`), each
+    rater following the summary's length with an offset of their own."""
+    round_ = RatingRound.objects.create(dataset=dataset, name=name, kind=RatingRound.Kind.CROWD)
+    summaries = Summary.objects.filter(document__dataset=dataset)
+    if systems:
+        summaries = summaries.filter(system__name__in=systems)
+    rows = []
+    for summary in summaries:
+        for k, rater in enumerate(raters):
+            for protocol in ("prior", "ref_free"):
+                score = min(5, max(1, 1 + summary.word_count // 20 + (k + len(protocol) + summary.pk) % 3 - 1))
+                rows.append(ProtocolRating(round=round_, summary=summary, protocol=protocol, rater=rater, score=score))
+    ProtocolRating.objects.bulk_create(rows)
+    return round_
+
+
+def protocols_page(client, dataset, round_) -> str:
+    response = client.get(reverse("dashboard_protocols", args=[dataset.pk]), {"rating_round": round_.pk})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_replacing_a_round_that_rating_batches_fill_is_refused_with_a_message(client, lead, tmp_path):
+    dataset = demo_dataset()
+    client.force_login(lead)
+    form = {
+        **BATCH_FORM,
+        "gold_share": 0,
+        "allocation": "fixed",
+        "name": "Prior study",
+        "protocol": "prior",
+        "rating_round": "study",
+    }
+    assert client.post(reverse("batch_new", args=[dataset.pk]), form).status_code == 302
+    batch = Batch.objects.get(name="Prior study")
+    path = tmp_path / "ratings.json"
+    imported = collected_round(dataset, "imported")
+    call_command("export_ratings", dataset.name, "--rating-round", str(imported.pk), "--output", str(path))
+
+    with path.open("rb") as upload:
+        response = client.post(
+            reverse("protocols_import", args=[dataset.pk]), {"file": upload, "name": "study", "replace": "on"}
+        )
+    assert response.status_code == 302
+    page = client.get(response.url).content.decode()
+    assert "Nothing was imported" in page and "filled by rating batches" in page
+    with pytest.raises(CommandError, match="filled by rating batches"):
+        call_command("import_ratings", dataset.name, str(path), "--round-name", "study", "--replace")
+    batch.refresh_from_db()
+    assert batch.rating_round.name == "study" and batch.rating_round.kind == RatingRound.Kind.CROWD
+    # a round no batch fills is replaced as before
+    call_command(
+        "import_ratings", dataset.name, str(path), "--round-name", "imported", "--replace", stdout=io.StringIO()
+    )
