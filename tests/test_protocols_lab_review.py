@@ -48,6 +48,38 @@ def protocols_page(client, dataset, round_) -> str:
     return response.content.decode()
 
 
+def test_one_system_round_reads_dash_for_undefined_correlations_and_says_why_it_has_no_power(client, lead):
+    dataset = demo_dataset()
+    system = dataset.systems.order_by("name").first().name
+    round_ = collected_round(dataset, "one", systems=[system])
+    client.force_login(lead)
+    page = protocols_page(client, dataset, round_)
+    # a correlation across one system is undefined: "–", not an empty value and interval "[, ]"
+    assert "[, ]" not in page
+    assert "1 systems" in page  # "10 documents × 1 systems"
+    response = client.post(reverse("protocols_power", args=[dataset.pk]), {"rating_round": round_.pk})
+    assert response.status_code == 302
+    page = protocols_page(client, dataset, round_)
+    notices = [line for line in page.splitlines() if "power-too-few" in line]
+    assert notices and all("1 system rated" in line for line in notices), notices
+    assert "fewer than the 10 a power analysis needs" not in page  # 10 documents were rated: not the reason
+    out = io.StringIO()
+    call_command("protocol_report", dataset.name, "--rating-round", str(round_.pk), "--power", stdout=out)
+    assert "power Prior: none, 1 system rated (no pair of systems to tell apart)" in out.getvalue()
+
+
+def test_a_round_of_one_document_shows_no_empty_intervals(client, lead):
+    dataset = demo_dataset()
+    round_ = collected_round(dataset, "few")
+    ProtocolRating.objects.filter(round=round_).exclude(
+        summary__document=dataset.documents.order_by("position").first()
+    ).delete()
+    client.force_login(lead)
+    page = protocols_page(client, dataset, round_)
+    assert "1 documents × 4 systems" in page and 'id="protocol-small-sample"' in page
+    assert "[, ]" not in page
+
+
 def test_replacing_a_round_that_rating_batches_fill_is_refused_with_a_message(client, lead, tmp_path):
     dataset = demo_dataset()
     client.force_login(lead)

@@ -106,10 +106,18 @@ def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> lis
 def power(scores, sizes=(10, 50, 100, 200), n_trials=200, n_resamples=1000, alpha=0.05, n_buckets=5, rng=None) -> dict:
     """``power.power_analysis`` on the complete documents: power per sample size for each bucket
     of system-pair differences (RoSE Fig. 7, in the dashboards' form), and over all pairs. Fewer
-    than ``power.MIN_DOCUMENTS`` complete documents (the dashboards' rule) give no power."""
+    than ``power.MIN_DOCUMENTS`` complete documents (the dashboards' rule), or fewer than two systems
+    rated (no pair to tell apart), give no power; ``systems`` says how many were rated."""
     (scores,), _, keep = _restricted(scores)
     documents = int(keep.sum())
-    empty = {"sizes": list(sizes), "buckets": [], "mean": [], "documents": documents, "min_documents": MIN_DOCUMENTS}
+    empty = {
+        "sizes": list(sizes),
+        "buckets": [],
+        "mean": [],
+        "documents": documents,
+        "systems": int(scores.shape[1]),
+        "min_documents": MIN_DOCUMENTS,
+    }
     if documents < MIN_DOCUMENTS or scores.shape[1] < 2:
         return empty
     result = power_analysis(scores[keep], sizes, n_trials, n_resamples, alpha, n_buckets, rng)

@@ -78,6 +78,9 @@ class Command(BaseCommand):
                 f"vs others' Ref-free {case['mean']['others']:.3f}"
             )
         for name, p in (report["power"] or {}).items():
+            if not p["mean"] and p.get("systems", 2) < 2:
+                out(f"power {labels[name]}: none, {p['systems']} system rated (no pair of systems to tell apart)")
+                continue
             if not p["mean"]:
                 out(f"power {labels[name]}: none, {p['documents']} documents rated for every system")
                 continue

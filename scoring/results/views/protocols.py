@@ -96,9 +96,15 @@ def _power_charts(report: dict, power: dict | None) -> list[dict]:
 
 
 def _power_too_few(report: dict, power: dict | None) -> list[dict]:
-    """The protocols given no power: fewer complete documents than the dashboards' minimum."""
+    """The protocols given no power: fewer complete documents than the dashboards' minimum, or a
+    single system rated (a stored run from before ``systems`` was kept reads as two or more)."""
     return [
-        {"label": report["labels"][name], "documents": result["documents"], "min": result.get("min_documents")}
+        {
+            "label": report["labels"][name],
+            "documents": result["documents"],
+            "min": result.get("min_documents"),
+            "systems": result.get("systems", 2),
+        }
         for name, result in (power or {}).items()
         if not result["buckets"]
     ]
