@@ -80,6 +80,21 @@ def test_a_round_of_one_document_shows_no_empty_intervals(client, lead):
     assert "[, ]" not in page
 
 
+def test_tied_means_share_a_rank_listed_by_name():
+    # 3.6533... three ways as sums of thirds round it (RoSE's Ref-free: ctrlsum, brio-ext, matchsum)
+    thirds = ([11, 12, 10, 13], [12, 11, 13, 10], [13, 10, 12, 11])  # each system's sum: 46 thirds
+    scores = [[row[i] / 3 for row in thirds] for i in range(4)]  # 4 documents x 3 systems
+    rows = ranking(scores, ["c", "b", "a"], n_resamples=50, rng=0)
+    assert [(r["rank"], r["system"], r["tied"]) for r in rows] == [(1, "c", True), (1, "b", True), (1, "a", True)]
+    rows = ranking([[3.0, 2.0, 2.0, 1.0]] * 3, ["w", "y", "x", "z"], n_resamples=50, rng=0)
+    assert [(r["rank"], r["system"], r["tied"]) for r in rows] == [
+        (1, "w", False),
+        (2, "y", True),
+        (2, "x", True),
+        (4, "z", False),
+    ]
+
+
 def test_replacing_a_round_that_rating_batches_fill_is_refused_with_a_message(client, lead, tmp_path):
     dataset = demo_dataset()
     client.force_login(lead)

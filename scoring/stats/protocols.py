@@ -25,7 +25,7 @@ import numpy as np
 
 from .agreement import alpha_interval
 from .bootstrap import percentile_interval, resample_counts, resample_indices, system_cis
-from .correlation import correlation_ci, row_correlations_partial
+from .correlation import REL_TIE, correlation_ci, row_correlations_partial
 from .power import MIN_DOCUMENTS, bucket_rows, power_analysis
 
 
@@ -81,18 +81,35 @@ def with_measure(measures: dict, other, granularity: str, method="pearson", n_re
     return {name: correlation_entry(m, other, granularity, method, n_resamples, rng) for name, m in measures.items()}
 
 
+def tie_ranks(means) -> tuple[np.ndarray, np.ndarray]:
+    """(order best first, the rank at each position): means within ``correlation.REL_TIE`` of each
+    other are tied (equal means of 1-5 ratings differ by the rounding of their sums) and share the
+    rank of the first of them (1, 2, 2, 4), listed in their given order (the systems' names)."""
+    means = np.asarray(means, dtype=float)
+    tolerance = REL_TIE * max(float(np.abs(means).max(initial=0.0)), 1.0)
+    ranks = np.empty(len(means), dtype=int)  # per system
+    previous = -1
+    for position, j in enumerate(np.argsort(-means, kind="stable")):
+        tied = previous >= 0 and means[previous] - means[j] <= tolerance
+        ranks[j] = ranks[previous] if tied else position + 1
+        previous = j
+    order = np.lexsort((np.arange(len(means)), ranks))
+    return order, ranks[order]
+
+
 def ranking(scores, systems, n_resamples=1000, confidence=0.95, rng=None) -> list[dict]:
     """Systems best first by their mean over the complete documents, with ``bootstrap.system_cis``
-    and that number of documents."""
+    and that number of documents; tied means share a rank (``tie_ranks``, ``tied`` True)."""
     (scores,), columns, keep = _restricted(scores)
     systems = [name for name, kept in zip(systems, columns, strict=True) if kept]
     if not keep.any():
         return []
     means, low, high = system_cis(scores[keep], n_resamples, confidence, rng)
-    order = np.argsort(-means, kind="stable")
+    order, ranks = tie_ranks(means)
     return [
         {
-            "rank": r + 1,
+            "rank": int(ranks[r]),
+            "tied": int((ranks == ranks[r]).sum()) > 1,
             "system": systems[j],
             "mean": float(means[j]),
             "low": float(low[j]),

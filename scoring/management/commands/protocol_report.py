@@ -22,6 +22,16 @@ def _n(entry, report) -> str:
     return f" (n = {n})" if n is not None and n != report["documents"] else ""
 
 
+def _ranked(ranking) -> str:
+    """Systems best first, tied ones (the same rank) joined by " = "."""
+    text = ""
+    for k, row in enumerate(ranking):
+        if k:
+            text += " = " if row["rank"] == ranking[k - 1]["rank"] else ", "
+        text += row["system"]
+    return text
+
+
 class Command(BaseCommand):
     help = "RoSE §5's protocol comparison of a dataset's rating round (the Protocols page), as text or --json."
 
@@ -70,7 +80,7 @@ class Command(BaseCommand):
             for name, e in report["length"][level].items():
                 out(f"  {labels[name]} vs length: {_ci(e)}{_n(e, report)}")
         for name, ranking in report["rankings"].items():
-            out(f"ranking by {labels[name]}: " + ", ".join(r["system"] for r in ranking))
+            out(f"ranking by {labels[name]}: " + _ranked(ranking))
         case = report["case_study"]
         if case and case["raters"]:
             out(
