@@ -22,7 +22,12 @@ STRIPES = 16
 def bump(dataset_id: int, batch_id: int | None, *, rating: bool | None = None) -> None:
     """The dataset's judgments (and, with a batch, that round's) changed: one statement on
     one random stripe of each (concurrent submissions rarely wait for each other). `rating`:
-    whether the batch is a rating batch, where the caller knows (None: the listeners look)."""
+    whether the batch is a rating batch, where the caller knows (None: the listeners look). A
+    rating batch's ratings are no judgments: they leave the versions (and so the ACU scores runs)
+    as they are, and only the listeners hear of them (its rating round follows them)."""
+    if rating:
+        transaction.on_commit(partial(_changed, dataset_id, batch_id, rating), robust=True)
+        return
     rounds = [0] if not batch_id else [0, batch_id]
     stripe = random.randrange(STRIPES)
     mine = RoundVersion.objects.filter(dataset_id=dataset_id, round_id__in=rounds, stripe=stripe)

@@ -127,3 +127,48 @@ def test_replacing_a_round_that_rating_batches_fill_is_refused_with_a_message(cl
     call_command(
         "import_ratings", dataset.name, str(path), "--round-name", "imported", "--replace", stdout=io.StringIO()
     )
+
+
+def test_a_rating_submission_leaves_the_acu_scores_and_another_rounds_stored_power(
+    client, lead, make_user, django_capture_on_commit_callbacks, eager_celery
+):
+    dataset = demo_dataset()
+    run = compute_scores(dataset, n_resamples=100)
+    studied = collected_round(dataset, "studied")
+    cache.clear()
+    stored = cached.power(studied, compute=True, store=True)
+    assert stored and stored["prior"]["mean"]
+    version = versions.current(dataset.pk)
+    runs = ScoringRun.objects.filter(kind=ScoringRun.Kind.SCORES).count()
+
+    client.force_login(lead)
+    form = {
+        **BATCH_FORM,
+        "gold_share": 0,
+        "allocation": "fixed",
+        "name": "Ref-free study",
+        "protocol": "ref_free",
+        "rating_round": "next",
+    }
+    assert client.post(reverse("batch_new", args=[dataset.pk]), form).status_code == 302
+    batch = Batch.objects.get(name="Ref-free study")
+    assert client.post(reverse("batch_action", args=[batch.pk, "publish"])).status_code == 302
+    client.force_login(make_user("rita-rater", "worker"))
+    response = client.post(reverse("work_next"))
+    token = response.url.rstrip("/").split("/")[-1]
+    assignment = Assignment.objects.get(worker__external_id="rita-rater")
+    answers = {str(s.pk): 3 for s in example_summaries(batch, assignment.hit.summary.document_id)}
+    with django_capture_on_commit_callbacks(execute=True):
+        stored_answers = client.post(
+            reverse("task_submit", args=[token]), json.dumps({"answers": answers}), content_type="application/json"
+        )
+    assert stored_answers.status_code == 200 and stored_answers.json()["ok"]
+    assert ProtocolRating.objects.filter(round__name="next").count() == len(answers)  # the round follows
+
+    # ratings are no ACU judgments: the ACU scores run stays current, nothing is recomputed
+    assert versions.current(dataset.pk) == version
+    assert ScoringRun.objects.filter(kind=ScoringRun.Kind.SCORES).count() == runs
+    assert ScoringRun.objects.filter(kind=ScoringRun.Kind.SCORES, dataset=dataset).first().pk == run.pk
+    # and the other round's power, stored on a lead's click, is still read (cache gone)
+    cache.clear()
+    assert cached.power(studied) == stored

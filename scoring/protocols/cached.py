@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotation.models import RatingRound
 from scoring.models import MetricScore, ScoringRun
+from scoring.runs.selectors import latest_run
 
 from .report import Settings, build_report
 from .selectors import protocol_data
@@ -22,11 +23,10 @@ MAX_RATINGS = 200_000  # the page computes on load only rounds this small (RoSE'
 
 
 def _key(round_: RatingRound, part: str) -> str:
-    run = (
-        ScoringRun.objects.filter(dataset=round_.dataset_id, kind=ScoringRun.Kind.SCORES, status=ScoringRun.Status.DONE)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    # the scores run standing for ACU (the dataset's, as selectors.protocol_data reads it), not the
+    # newest of any scope: another round's run would change the key and lose the stored power
+    scores = latest_run(round_.dataset, None, ScoringRun.Kind.SCORES, parts=())
+    run = scores.pk if scores is not None else None
     # How many metric scores and the newest row: a file of the same metrics replaces their rows
     # (deleted, then inserted anew) with as many.
     metrics = MetricScore.objects.filter(dataset=round_.dataset_id).aggregate(n=Count("pk"), last=Max("pk"))

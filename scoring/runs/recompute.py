@@ -171,10 +171,15 @@ def repair_stuck(now=None) -> int:
     return repaired
 
 
-def on_judgments_changed(sender, dataset_id: int, batch_id: int | None = None, **kwargs) -> None:
+def on_judgments_changed(
+    sender, dataset_id: int, batch_id: int | None = None, rating: bool | None = None, **kwargs
+) -> None:
     """A write that changed counted judgments committed (`hits.signals.judgments_changed`): ask
     for the recompute of the dataset's scores and, with a round, of the round's (coalesced; a
-    task that finds its scope's run current stores none). The pages only read the stored runs."""
+    task that finds its scope's run current stores none). The pages only read the stored runs.
+    A rating batch's ratings (`rating` True) change no ACU score: nothing to recompute."""
+    if rating:
+        return
     request_recompute(dataset_id)
     if batch_id:
         request_recompute(dataset_id, batch_id)

@@ -128,7 +128,7 @@ def _mirror(hit, record: dict) -> str:
     with transaction.atomic():  # the confirmation, the HIT's places and the round's version together
         outcome, assignment_id = _confirm(hit, record)
         places.refresh(hit_ids=[hit.pk])
-        versions.bump(hit.batch.dataset_id, hit.batch_id)
+        versions.bump(hit.batch.dataset_id, hit.batch_id, rating=bool(hit.batch.protocol))
         if outcome == "confirmed" and hit.batch.allocation in ADAPTIVE_KINDS:
             allocation.decide(hit.pk)  # confirmed answers may settle the HIT or open a place
     decision = DECISIONS.get(record["AssignmentStatus"])

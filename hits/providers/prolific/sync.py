@@ -112,7 +112,7 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
             session.confirmed = False
             session.save(update_fields=["flag", "confirmed"])
             if session.assignments().filter(confirmed=True).update(confirmed=False):
-                versions.bump(batch.dataset_id, batch.pk)
+                versions.bump(batch.dataset_id, batch.pk, rating=bool(batch.protocol))
             return "flagged"
         session.submission_status = status
         outcome = "in progress"
@@ -120,7 +120,7 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
             answered = session.assignments().exclude(status__in=[Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED])
             newly = sorted(set(answered.filter(confirmed=False).values_list("hit_id", flat=True)))
             if answered.filter(confirmed=False).update(confirmed=True):
-                versions.bump(batch.dataset_id, batch.pk)
+                versions.bump(batch.dataset_id, batch.pk, rating=bool(batch.protocol))
             if batch.allocation in ADAPTIVE_KINDS:
                 for hit_id in newly:  # confirmed answers may settle a HIT or open a place (HITs in id order)
                     allocation.decide(hit_id)
