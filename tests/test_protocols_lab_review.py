@@ -5,6 +5,7 @@ stored power of other rounds) as they are."""
 
 import io
 import json
+import re
 
 import pytest
 from django.core.cache import cache
@@ -172,3 +173,13 @@ def test_a_rating_submission_leaves_the_acu_scores_and_another_rounds_stored_pow
     # and the other round's power, stored on a lead's click, is still read (cache gone)
     cache.clear()
     assert cached.power(studied) == stored
+
+
+def test_a_protocol_with_one_rater_per_summary_says_why_it_has_no_alpha(client, lead):
+    dataset = demo_dataset()
+    round_ = collected_round(dataset, "single", raters=("r1",))
+    client.force_login(lead)
+    page = protocols_page(client, dataset, round_)
+    rows = re.findall(r"<tr><td>(Prior|Ref-free)</td><td class=\"num\">([^<]*)</td>", page)
+    assert rows == [("Prior", "–"), ("Ref-free", "–")]
+    assert "while no summary has ratings from two raters" in page  # not only "a round of means"
