@@ -16,12 +16,15 @@ from annotation.models import ProtocolRating, RatingRound, Summary
 from hits import versions
 from hits.models import Assignment, Batch
 from hits.ratings.page import example_summaries
+from hits.services import handout
+from hits.services.submission import submit_assignment
+from hits.views.worker import inhouse_worker
 from scoring.models import ScoringRun
 from scoring.protocols import cached
 from scoring.runs.services import compute_scores
 from scoring.stats.protocols import ranking
 
-from .crowd_data import BATCH_FORM, demo_dataset
+from .crowd_data import BATCH_FORM, demo_dataset, published_batch
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
@@ -183,3 +186,26 @@ def test_a_protocol_with_one_rater_per_summary_says_why_it_has_no_alpha(client, 
     rows = re.findall(r"<tr><td>(Prior|Ref-free)</td><td class=\"num\">([^<]*)</td>", page)
     assert rows == [("Prior", "–"), ("Ref-free", "–")]
     assert "while no summary has ratings from two raters" in page  # not only "a round of means"
+
+
+def test_a_worker_rates_an_example_under_prior_before_seeing_its_article(worker):
+    dataset = demo_dataset()
+    # the order docs/protocols.md and the browser walk use: the Ref-free batch first, then Prior
+    free = published_batch(dataset, protocol="ref_free", rating_round="study")
+    prior = published_batch(dataset, protocol="prior", rating_round="study")
+    assert (free.priority, prior.priority) == (0, 1)
+    me = inhouse_worker(worker)
+    seen: list[tuple[str, int]] = []
+    while True:
+        try:
+            assignment = handout.next_assignment(me)
+        except handout.NoWork:
+            break
+        hit = assignment.hit
+        answers = {str(s.pk): 3 for s in example_summaries(hit.batch, hit.summary.document_id)}
+        submit_assignment(assignment_id=assignment.pk, worker_id=me.pk, answers=answers)
+        seen.append((hit.batch.protocol, hit.summary.document_id))
+    assert len(seen) == 20
+    for protocol, document in seen:
+        if protocol == "prior":  # no Ref-free page of this example before it
+            assert ("ref_free", document) not in seen[: seen.index((protocol, document))], seen

@@ -13,6 +13,7 @@ from hits.batch_fields import FIELDS, BatchError, BatchSpec
 from hits.models import HIT, Batch, JudgeRun, PayBucket
 from hits.money import Bucket, batch_buckets, bucket_for, check_buckets, unpaid_counts
 from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.ratings import PRIOR
 from hits.release import release_overdue
 from hits.selectors import tests_for_batches
 from hits.services import batch_plan, rating_batches
@@ -96,6 +97,9 @@ def create_batch(
         protocol=spec.protocol if spec.rating else "",
         instructions=spec.instructions if spec.rating else "",
         rating_round=round_,
+        # Prior's raters must not have seen the example's article or reference (on a Ref-free or
+        # Ref-based page of the same examples): its HITs go out first (the lead may change it)
+        priority=PRIOR_PRIORITY if spec.rating and spec.protocol == PRIOR else 0,
     )
     if systems:
         batch.systems.set(systems)
@@ -254,6 +258,7 @@ def stop_batch(batch: Batch) -> Batch:
 
 
 PRIORITY_RANGE = (-9, 9)
+PRIOR_PRIORITY = 1  # a Prior rating batch's priority at creation: above the default 0 of the others
 
 
 def hit_priority(batch: Batch, gold: bool) -> int:
