@@ -67,6 +67,7 @@ def test_one_system_round_reads_dash_for_undefined_correlations_and_says_why_it_
     notices = [line for line in page.splitlines() if "power-too-few" in line]
     assert notices and all("1 system rated" in line for line in notices), notices
     assert "fewer than the 10 a power analysis needs" not in page  # 10 documents were rated: not the reason
+    assert 'id="protocol-power-table"' not in page  # no protocol has power: no table of headings alone
     out = io.StringIO()
     call_command("protocol_report", dataset.name, "--rating-round", str(round_.pk), "--power", stdout=out)
     assert "power Prior: none, 1 system rated (no pair of systems to tell apart)" in out.getvalue()
