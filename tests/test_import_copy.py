@@ -104,3 +104,16 @@ def test_import_refreshes_the_planner_statistics():
     assert estimates[Judgment._meta.db_table] == Judgment.objects.count() > 0
     assert estimates[Assignment._meta.db_table] == Assignment.objects.count() > 0
     assert estimates[Summary._meta.db_table] == Summary.objects.count() > 0
+
+
+@pytest.mark.django_db
+def test_an_import_with_debug_on_reads_the_file():
+    """With DEBUG=1 on PostgreSQL, Django wraps the cursor in CursorDebugWrapper, whose copy_expert takes
+    no keyword arguments: every import (and `setup_demo`) failed with "copy_expert() got an unexpected
+    keyword argument 'size'" (found by the rating-protocols review)."""
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:  # the debug cursor, as DEBUG=1 gives
+        import_dataset(DEMO_ROSE, name="debug-cursor")
+    assert Summary.objects.filter(document__dataset__name="debug-cursor").exists()
+    assert connection.vendor != "postgresql" or any("COPY" in q["sql"] for q in queries.captured_queries)

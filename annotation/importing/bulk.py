@@ -178,7 +178,7 @@ def insert_rows(model, fields: list[str], rows: Iterable[Sequence], *, ids: bool
     # wrap_database_errors: a failed COPY raises Django's IntegrityError, DataError..., as execute does.
     with connection.cursor() as cursor, connection.wrap_database_errors:
         cursor.copy_expert(
-            f"COPY {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)}) FROM STDIN", reader, size=1 << 18
+            f"COPY {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)}) FROM STDIN", reader, 1 << 18
         )
     return keys if keys is not None else reader.count
 
