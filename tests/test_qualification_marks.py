@@ -30,7 +30,7 @@ def test_scores_round_down_and_pass_marks_up(share, score, mark):
     assert qualification.percent_text(share, pass_mark=True) == mark
 
 
-def test_a_worker_who_failed_is_not_told_they_had_what_was_needed(client, worker):
+def test_a_worker_who_failed_is_not_told_they_had_what_was_needed(client, worker, monkeypatch):
     """A score just under the mark (one fact wrong) read "Not passed: 90% ..., 90% needed" and
     the work page "Attempt 1: 90% right (not passed)" beside "pass with 90%"."""
     dataset = demo_dataset()
@@ -45,6 +45,9 @@ def test_a_worker_who_failed_is_not_told_they_had_what_was_needed(client, worker
     mark = score + 0.0004  # just above: the score fails
     QualificationTest.objects.filter(pk=test.pk).update(pass_score=mark)
     assert f"{score:.0%}" == f"{mark:.0%}"  # the case: whole percents read alike
+    # So close to the mark one sheet is not evidence enough to fail: this one is made the last
+    # sheet allowed, which decides on its score.
+    monkeypatch.setattr(qualification, "MAX_UNDECIDED", 0)
     client.force_login(worker)
     posted = client.post(
         reverse("take_test", args=[test.pk]), {f"ans-{k}": "1" if v else "0" for k, v in answers.items()}, follow=True
@@ -54,4 +57,4 @@ def test_a_worker_who_failed_is_not_told_they_had_what_was_needed(client, worker
     assert shown != needed
     assert f"Not passed: {shown} (" in text and f"{needed} needed" in text
     work = html.unescape(client.get(reverse("work")).content.decode())
-    assert f"Attempt 1: {shown} right (not passed)" in work and f"pass with {needed} (" in work
+    assert f"Sheet 1: {shown} right (not passed)" in work and f"pass with {needed} (" in work

@@ -107,8 +107,17 @@ class QualificationAttempt(models.Model):
     answers = models.JSONField(default=dict)
     correct = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+    # The score the decision was taken on: the balanced accuracy of this sheet together with the
+    # worker's undecided sheets just before it (hits.services.qualification.submit_attempt).
     score = models.FloatField(default=0)
     passed = models.BooleanField(default=False)
+    # False: not decided yet (the evidence was too thin to fail): no attempt used, no wait.
+    decided = models.BooleanField(default=True, db_default=True)
+    # This sheet's facts right and shown per class (the evidence the next sheet adds to).
+    present_right = models.PositiveIntegerField(default=0, db_default=0)
+    present = models.PositiveIntegerField(default=0, db_default=0)
+    absent_right = models.PositiveIntegerField(default=0, db_default=0)
+    absent = models.PositiveIntegerField(default=0, db_default=0)
     submitted_at = models.DateTimeField(auto_now_add=True)
     # The provider submission the attempt was made in (a Prolific screening submission), once each.
     external_id = models.CharField(max_length=100, blank=True, default="")
@@ -121,7 +130,7 @@ class QualificationAttempt(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["test", "external_id"],
-                condition=~models.Q(external_id=""),
+                condition=~models.Q(external_id="") & models.Q(decided=True),
                 name="qualification_attempt_once_per_submission",
             )
         ]

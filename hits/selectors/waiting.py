@@ -33,7 +33,10 @@ def _pool(batch: Batch) -> dict:
     attempts = QualificationAttempt.objects.filter(test=test)
     passed = attempts.filter(passed=True).values("worker")
     others = workers.exclude(pk__in=passed).annotate(
-        tries=Count("qualification_attempts", filter=Q(qualification_attempts__test=test))
+        tries=Count(  # attempts used: an undecided sheet uses none
+            "qualification_attempts",
+            filter=Q(qualification_attempts__test=test, qualification_attempts__decided=True),
+        )
     )
     failed_out = others.filter(tries__gte=test.max_attempts).count()
     return {

@@ -11,6 +11,12 @@ everywhere scores 50% however sparse the gold; the draw is stratified so a test 
 classes (at least MIN_PER_CLASS facts of each when the gold has them), and a test whose gold
 has one class only is refused. An incomplete sheet is refused with the answers kept, never
 graded, so it costs no attempt.
+
+A worker fails only on evidence (hits.qualification_bound): a sheet passes when its score
+reaches the pass score, fails when the upper 95% credible bound of the score is below it, and is
+otherwise not decided yet: stored, no attempt used, no wait, a fresh sheet at once; the next
+sheet is judged on its counts together with those undecided sheets. After MAX_UNDECIDED
+undecided sheets in a row the next one decides on the combined score.
 """
 
 import contextlib
@@ -28,6 +34,7 @@ from annotation.models import Summary
 from hits import sheets
 from hits.gold import answer_key, known_answers
 from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
+from hits.qualification_bound import balanced_accuracy, verdict
 from hits.sheets import MIN_PER_CLASS as MIN_PER_CLASS  # re-exported: the class minimum of a sheet
 from hits.sheets import stratified
 
@@ -43,9 +50,16 @@ class IncompleteSheet(QualificationError):
 
 # A test's pool holds this many times the items of one sheet (as many as the gold has, if fewer).
 POOL_FACTOR = 3
-# Failed attempts (since the last rotation) a test takes before it alerts the lead and draws a
-# fresh pool on its own.
+# Sheets not passed (failed or not decided yet, since the last rotation) a test takes before it
+# alerts the lead and draws a fresh pool on its own.
 FAILURE_BUDGET = 15
+# Undecided sheets in a row before the next sheet decides on the combined score (pass or fail).
+MAX_UNDECIDED = 3
+
+UNDECIDED = (
+    "Not decided yet: your answers so far do not show whether you reach the pass mark. "
+    "Answer one more sheet; this does not use an attempt."
+)
 
 ONE_CLASS = (
     "Every gold fact of {dataset} is “{label}”: a test of them could be passed by answering one way "
@@ -192,31 +206,35 @@ def is_qualified(worker: Worker, batch) -> bool:
 BLOCKED = "Your account is blocked from new tasks and tests."
 
 
+def undecided_run(attempts) -> list[QualificationAttempt]:
+    """The undecided attempts at the end of `attempts` (in order): the evidence the next sheet adds to."""
+    run: list[QualificationAttempt] = []
+    for attempt in reversed(attempts):
+        if attempt.decided:
+            break
+        run.insert(0, attempt)
+    return run
+
+
 def attempt_status(worker: Worker | None, test: QualificationTest, *, max_attempts: int | None = None) -> dict:
     """Whether the worker passed, may try (again), or must wait / has no attempts left / is
-    blocked (`max_attempts` overrides the test's, e.g. one for a panel participant)."""
+    blocked (`max_attempts` overrides the test's, e.g. one for a panel participant). Only decided
+    attempts are used (`used`) and start the wait; `pending`: undecided sheets awaiting the next."""
     attempts = list(test.attempts.filter(worker=worker)) if worker is not None else []
+    decided = [a for a in attempts if a.decided]
+    base = {"passed": False, "can_try": False, "attempts": attempts, "used": len(decided), "pending": 0}
     if any(a.passed for a in attempts):
-        return {"passed": True, "can_try": False, "message": "You passed this test.", "attempts": attempts}
+        return {**base, "passed": True, "message": "You passed this test."}
     if worker is not None and worker.blocked:  # no more work of any kind, a test included
-        return {"passed": False, "can_try": False, "message": BLOCKED, "attempts": attempts}
-    if len(attempts) >= (max_attempts or test.max_attempts):
-        return {
-            "passed": False,
-            "can_try": False,
-            "message": "You have used all attempts of this test.",
-            "attempts": attempts,
-        }
-    if attempts:
-        ready = attempts[-1].submitted_at + timedelta(hours=test.retry_after_hours)
+        return {**base, "message": BLOCKED}
+    if len(decided) >= (max_attempts or test.max_attempts):
+        return {**base, "message": "You have used all attempts of this test."}
+    pending = len(undecided_run(attempts))
+    if decided and not pending:
+        ready = decided[-1].submitted_at + timedelta(hours=test.retry_after_hours)
         if ready > timezone.now():
-            return {
-                "passed": False,
-                "can_try": False,
-                "attempts": attempts,
-                "message": f"You can try again after {timezone.localtime(ready):%Y-%m-%d %H:%M %Z}.",
-            }
-    return {"passed": False, "can_try": True, "message": "", "attempts": attempts}
+            return {**base, "message": f"You can try again after {timezone.localtime(ready):%Y-%m-%d %H:%M %Z}."}
+    return {**base, "can_try": True, "pending": pending, "message": UNDECIDED if pending else ""}
 
 
 @dataclass(frozen=True)
@@ -240,8 +258,7 @@ class Grade:
 
     @property
     def score(self) -> float:
-        shares = [right / n for right, n in ((self.present_right, self.present), (self.absent_right, self.absent)) if n]
-        return sum(shares) / len(shares) if shares else 0.0
+        return balanced_accuracy(self.present_right, self.present, self.absent_right, self.absent)
 
 
 def percent_text(share, *, pass_mark: bool = False) -> str:
@@ -296,18 +313,21 @@ def submit_attempt(
     """Grade and store one attempt, against the sheet the worker was shown (`worker_sheet`; with
     `network`, hits.sheets.network, the sheet of that network: a screening of made-up ids).
     `external_id` names the provider submission it was made in (a Prolific screening
-    submission): each is used for one attempt only. An incomplete sheet raises IncompleteSheet
-    and stores nothing. A failed attempt spends the test's budget (`_spend_budget`)."""
+    submission): each is used for one decided attempt only (undecided sheets before it may share
+    it). An incomplete sheet raises IncompleteSheet and stores nothing. The decision is taken on
+    this sheet's counts with those of the undecided sheets just before it (`decide`). A sheet not
+    passed (failed or undecided) spends the test's budget (`_spend_budget`)."""
     with transaction.atomic():
         Worker.objects.select_for_update().get(pk=worker.pk)  # one attempt at a time per worker
         status = attempt_status(worker, test, max_attempts=max_attempts)
         if not status["can_try"]:
             raise QualificationError(status["message"])
-        if external_id and test.attempts.filter(external_id=external_id).exists():
+        if external_id and test.attempts.filter(external_id=external_id, decided=True).exists():
             raise QualificationError("This submission was used for an attempt already.")
         items = worker_sheet(test, worker, network)
         check_complete(items, answers)
         graded = grade(items, answers)
+        score, passed = decide(test, graded, undecided_run(status["attempts"]))
         attempt = QualificationAttempt.objects.create(
             test=test,
             worker=worker,
@@ -316,8 +336,13 @@ def submit_attempt(
             network=network,
             correct=graded.correct,
             total=graded.total,
-            score=graded.score,
-            passed=graded.score >= test.pass_score,
+            score=score,
+            passed=passed is True,
+            decided=passed is not None,
+            present_right=graded.present_right,
+            present=graded.present,
+            absent_right=graded.absent_right,
+            absent=graded.absent,
             external_id=external_id,
         )
         if not attempt.passed:
@@ -325,14 +350,28 @@ def submit_attempt(
         return attempt
 
 
+def decide(test: QualificationTest, graded: Grade, earlier) -> tuple[float, bool | None]:
+    """(score, passed: True, False or None for not decided yet) of a sheet with the undecided
+    sheets `earlier` just before it: their per-class counts are added up; the MAX_UNDECIDED+1-th
+    sheet in a row decides on the combined score."""
+    present_right = graded.present_right + sum(a.present_right for a in earlier)
+    present = graded.present + sum(a.present for a in earlier)
+    absent_right = graded.absent_right + sum(a.absent_right for a in earlier)
+    absent = graded.absent + sum(a.absent for a in earlier)
+    final = len(earlier) >= MAX_UNDECIDED
+    passed = verdict(present_right, present, absent_right, absent, test.pass_score, final=final)
+    return balanced_accuracy(present_right, present, absent_right, absent), passed
+
+
 def failures_since_rotation(test: QualificationTest) -> int:
-    """Failed attempts at the test's present pool (since it was built or last rotated)."""
+    """Sheets not passed (failed or not decided yet: each showed gold) at the test's present
+    pool (since it was built or last rotated)."""
     return test.attempts.filter(passed=False, submitted_at__gt=test.rotated_at or test.created_at).count()
 
 
 def _spend_budget(test: QualificationTest) -> None:
-    """When the failed attempts at the present pool reach the test's budget, someone may be
-    reading the answers off pass/fail results: the pool is redrawn (`rotate_gold`, which starts
+    """When the sheets not passed at the present pool reach the test's budget, someone may be
+    reading the answers off the results: the pool is redrawn (`rotate_gold`, which starts
     the count again) and the lead alerted (`budget_spent_at`, shown on their pages until they
     dismiss it)."""
     test = QualificationTest.objects.select_for_update().get(pk=test.pk)

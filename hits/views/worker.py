@@ -174,6 +174,8 @@ def take_test(request, test_id: int):
         except qualification.QualificationError as exc:
             messages.error(request, str(exc))
             return redirect("work")
+        if not attempt.decided:  # no attempt used: a fresh sheet at once (the page says why)
+            return redirect("take_test", test.pk)
         if attempt.passed:
             messages.success(
                 request,
@@ -190,4 +192,4 @@ def take_test(request, test_id: int):
         messages.info(request, status["message"])
         return redirect("work")
     items = gold.test_items(test, sheet=qualification.worker_sheet(test, worker))
-    return render(request, "hits/qualification.html", {"test": test, "items": items})
+    return render(request, "hits/qualification.html", {"test": test, "items": items, "note": status["message"]})

@@ -257,6 +257,8 @@ def qualification(request, test_id: int):
             context.update(error=str(exc), items=gold.test_items(test, answers, sheet))
             return _frame_policy(render(request, "hits/qualification.html", context, status=400))
         context["result"] = _hold_test_answers(hit, test, assignment_id, worker_id, answers)
+    else:
+        context["note"] = status["message"]  # not decided yet: one more sheet
     return _frame_policy(render(request, "hits/qualification.html", context))
 
 

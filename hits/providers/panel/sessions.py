@@ -182,7 +182,7 @@ def _continue(session: PanelSession, batch: Batch, now, address: str = "") -> As
 
 
 def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "") -> QualificationAttempt:
-    """One screening attempt (pass or fail); the Worker row is made only once the address bound
+    """One screening attempt (pass, fail or not decided yet: one more sheet); the Worker row is made only once the address bound
     allows it. QualificationError (from the service) says when no attempt is left."""
     test = batch.qualification_test
     if test is None:
@@ -195,6 +195,9 @@ def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "
         test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS, network=sheets.network(address)
     )
     logger.info(
-        "panel batch %s: %s %s the screening", batch.pk, participant_id, "passed" if attempt.passed else "failed"
+        "panel batch %s: %s %s the screening",
+        batch.pk,
+        participant_id,
+        "passed" if attempt.passed else "failed" if attempt.decided else "has not decided yet",
     )
     return attempt

@@ -140,6 +140,8 @@ def _screening_form(request, batch, pid, context, result: str = "", status: int 
         state = qualification.attempt_status(worker, test, max_attempts=sessions.ATTEMPTS)
         if not state["can_try"]:
             context.update(result=state["message"], finished=True, link=config(batch)["screened_out_url"])
+        else:
+            context["result"] = state["message"]  # not decided yet: one more sheet
     return render(request, "hits/panel_screening.html", context, status=status)
 
 
@@ -151,6 +153,8 @@ def _screen(request, batch, pid, address, context):
         return _screening_form(request, batch, pid, context, result=str(exc), status=400, given=answers)
     except qualification.QualificationError as exc:
         return _screening_form(request, batch, pid, context, result=str(exc), status=409)
+    if not attempt.decided:  # no attempt used: a fresh sheet at once
+        return _screening_form(request, batch, pid, context, result=qualification.UNDECIDED)
     if attempt.passed:
         context["passed"] = True
         return render(request, "hits/panel_welcome.html", context)

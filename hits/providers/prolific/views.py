@@ -118,10 +118,11 @@ def screening(request, batch_id: int):
     """Security behavior: a Prolific participant taking the qualification test on our pages.
     The ids are checked first (nothing is written for a malformed or made-up link); a
     participant gets one attempt, each screening submission (SESSION_ID) one attempt, and at most
-    PROLIFIC_SESSIONS_PER_ADDRESS attempts per study come from one address; the result is pass or
-    fail only (no score, so attempts cannot be used to read the answers). Passing records them for
-    the participant group the main study requires; they are added only after Prolific confirms
-    that screening submission is theirs."""
+    PROLIFIC_SESSIONS_PER_ADDRESS attempts per study come from one address (a sheet after a not
+    decided one continues its attempt: not counted again); the result is pass, fail or not
+    decided yet (one more sheet), never a score, so attempts cannot be used to read the answers.
+    Passing records them for the participant group the main study requires; they are added only
+    after Prolific confirms that screening submission is theirs."""
     batch = Batch.objects.filter(pk=batch_id, provider="prolific", qualification_test__isnull=False).first()
     study = (
         ProlificStudy.objects.filter(batch_id=batch_id, kind=ProlificStudy.Kind.SCREENING).exclude(study_id="").first()
@@ -150,44 +151,55 @@ def screening(request, batch_id: int):
     # No Worker row for a participant who has not made an attempt (made-up ids write nothing).
     worker = Worker.objects.filter(provider=Worker.Provider.PROLIFIC, external_id=pid).first()
     status = qualification.attempt_status(worker, test, max_attempts=PANEL_ATTEMPTS)
-    if status["attempts"] or not status["can_try"]:
-        result = _panel_result(status["passed"], again=True) if status["attempts"] else status["message"]
+    if status["used"] or not status["can_try"]:
+        result = _panel_result(status["passed"], again=True) if status["used"] else status["message"]
         context.update(result=result, finished=True)
         return render(request, "hits/prolific_screening.html", context)
-    if request.method == "POST":
-        window = settings.PROLIFIC_ADDRESS_WINDOW
-        address = ratelimit.client_address(request)
-        if address and ratelimit.count("prolific-screening", f"{study.pk}|{address}", window) > (
-            settings.PROLIFIC_SESSIONS_PER_ADDRESS
-        ):
-            return _message(
-                request,
-                "Too many attempts at this test came from your network. Please return the study on Prolific.",
-                429,
-            )
-        answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
-        worker = sessions.accepted_worker(pid)
-        try:
-            attempt = qualification.submit_attempt(
-                test=test,
-                worker=worker,
-                answers=answers,
-                max_attempts=PANEL_ATTEMPTS,
-                external_id=session_id,
-                network=net,
-            )
-        except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
-            context.update(
-                result=str(exc), items=gold.test_items(test, answers, qualification.worker_sheet(test, worker, net))
-            )
-            return render(request, "hits/prolific_screening.html", context, status=400)
-        except qualification.QualificationError as exc:
-            context["result"] = str(exc)
-        else:
-            if attempt.passed:
-                _join_group(batch, study, worker, session_id)
-            context["result"] = _panel_result(attempt.passed)
-        context["finished"] = True
+    context["result"] = status["message"]  # not decided yet: one more sheet
+    if request.method != "POST":
+        return render(request, "hits/prolific_screening.html", context)
+    if not status["pending"] and _over_address_bound(request, study):  # a sheet after an undecided one is not new
+        return _message(
+            request, "Too many attempts at this test came from your network. Please return the study on Prolific.", 429
+        )
+    return _screen(request, batch, study, context, net)
+
+
+def _over_address_bound(request, study) -> bool:
+    """Counts a new attempt from the request's address: past PROLIFIC_SESSIONS_PER_ADDRESS in the window?"""
+    address = ratelimit.client_address(request)
+    window = settings.PROLIFIC_ADDRESS_WINDOW
+    return bool(address) and (
+        ratelimit.count("prolific-screening", f"{study.pk}|{address}", window) > settings.PROLIFIC_SESSIONS_PER_ADDRESS
+    )
+
+
+def _screen(request, batch, study, context: dict, net: str):
+    """Grades the posted sheet: passed (recorded for the group), failed, not decided yet (a fresh
+    sheet at once, no attempt used), refused, or incomplete (the sheet back as it was)."""
+    test, pid, session_id = context["test"], context["pid"], context["session_id"]
+    answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
+    worker = sessions.accepted_worker(pid)
+    try:
+        attempt = qualification.submit_attempt(
+            test=test, worker=worker, answers=answers, max_attempts=PANEL_ATTEMPTS, external_id=session_id, network=net
+        )
+    except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
+        context.update(
+            result=str(exc), items=gold.test_items(test, answers, qualification.worker_sheet(test, worker, net))
+        )
+        return render(request, "hits/prolific_screening.html", context, status=400)
+    except qualification.QualificationError as exc:
+        context["result"] = str(exc)
+    else:
+        if not attempt.decided:  # no attempt used: a fresh sheet at once
+            sheet = qualification.worker_sheet(test, worker, net)
+            context.update(result=qualification.UNDECIDED, items=gold.test_items(test, sheet=sheet))
+            return render(request, "hits/prolific_screening.html", context)
+        if attempt.passed:
+            _join_group(batch, study, worker, session_id)
+        context["result"] = _panel_result(attempt.passed)
+    context["finished"] = True
     return render(request, "hits/prolific_screening.html", context)
 
 
