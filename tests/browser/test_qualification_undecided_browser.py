@@ -1,0 +1,48 @@
+"""A sheet a hair under the pass mark on few facts, in the browser at 1280 and 390 px: the worker
+reads "Not decided yet" above a fresh sheet, and *My work* lists the sheet as not decided, no
+attempt used. Every page is axe-scanned (conftest)."""
+
+import pytest
+from django.urls import reverse
+
+from hits.models import QualificationAttempt, QualificationTest
+from hits.services import qualification
+from hits.views.worker import inhouse_worker
+
+from ..conftest import PASSWORD
+from ..crowd_data import demo_dataset, published_batch
+from .conftest import answer_test_sheet, login
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_sheet_too_close_to_call_asks_for_one_more(live_server, page, shoot, worker, width):
+    page.set_viewport_size({"width": width, "height": 860})
+    dataset = demo_dataset(f"undecided-{width}")
+    test = qualification.build_test(dataset=dataset, name="Screening", items=2, max_attempts=1, failure_budget=0)
+    published_batch(dataset, assignments=3, qualification_test=test)
+    sheet = qualification.worker_sheet(test, inhouse_worker(worker))
+    facts = [(item.pk, acu, truth) for item in sheet for acu, truth in item.answers.items()]
+    wrong = next(f for f in facts if f[2])  # one present fact answered wrong
+    right = {qualification.answer_key(pk, acu): truth for pk, acu, truth in facts}
+    right[qualification.answer_key(wrong[0], wrong[1])] = False
+    QualificationTest.objects.filter(pk=test.pk).update(pass_score=qualification.grade(sheet, right).score + 0.001)
+
+    login(page, live_server.url, worker.username, PASSWORD)
+    page.goto(live_server.url + reverse("take_test", args=[test.pk]))
+    answer_test_sheet(page, test)
+    page.check(f"input[name='ans-{wrong[0]}:{wrong[1]}'][value='0']")
+    page.click("button[type=submit].big")
+    page.wait_for_selector("#test-note")
+    assert page.inner_text("#test-note") == qualification.UNDECIDED
+    assert page.is_visible("button[type=submit].big")  # a fresh sheet, at once
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+    shoot(page, f"qualification-undecided-{width}")
+    assert QualificationAttempt.objects.get(test=test).decided is False
+
+    page.goto(live_server.url + reverse("work"))
+    text = page.inner_text("main")
+    assert "not decided yet; no attempt used" in text and "Answer one more sheet" in text
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+    shoot(page, f"qualification-undecided-work-{width}")
