@@ -162,3 +162,34 @@ def test_requirements_are_mturks_documented_system_qualifications(stub):  # noqa
         },
         {"QualificationTypeId": "QUALTYPE9", "IntegerValues": [80], **guarded},
     ]
+
+
+def test_an_undecided_sheet_on_our_pages_is_answered_again_from_a_new_hit(stub, client):  # noqa: F811
+    """A sheet a hair under the mark is graded not decided yet by the sync (no grant, no attempt
+    used); the worker's next test page (a new HIT's assignment) says so above a fresh sheet, and
+    the graded assignment's page takes no second sheet (its answers would never be graded)."""
+    from hits.models import QualificationTest
+    from hits.services import qualification
+    from hits.sheets import sheet as sheet_of
+
+    batch, test, hit, _ = _our_pages_test(stub)
+    sheet = sheet_of(test, "mturk", "A9UNSURE")
+    truth = {qualification.answer_key(i.pk, a): v for i in sheet for a, v in i.answers.items()}
+    flipped = next(k for k, v in truth.items() if v)  # one present fact answered wrong
+    given = {**truth, flipped: False}
+    QualificationTest.objects.filter(pk=test.pk).update(pass_score=qualification.grade(sheet, given).score + 0.001)
+    url = f"/mturk/qualification/{test.pk}/"
+    page = client.get(url, {"workerId": "A9UNSURE", "assignmentId": "QA1", "hitId": hit.external_id})
+    form = {f"ans-{k}": "1" if v else "0" for k, v in given.items()}
+    assert "Your answers are saved" in client.post(url, {"token": page.context["mturk_token"], **form}).content.decode()
+    _sync(stub, batch, hit, [listed("QA1", "A9UNSURE", hit)])  # no grant call: the stub refuses any other
+    attempt = QualificationAttempt.objects.get(worker__external_id="A9UNSURE")
+    assert not attempt.decided and not attempt.passed and attempt.external_id == "mturk:QA1"
+
+    again = client.get(url, {"workerId": "A9UNSURE", "assignmentId": "QA1", "hitId": hit.external_id})
+    body = again.content.decode()
+    assert "Open the test again from a new HIT" in body and "Submit the test" not in body
+    fresh = client.get(url, {"workerId": "A9UNSURE", "assignmentId": "QA2", "hitId": hit.external_id})
+    body = fresh.content.decode()
+    assert qualification.UNDECIDED in body and "Submit the test" in body
+    assert {i["item"].pk for i in fresh.context["items"]} == {i.pk for i in sheet_of(test, "mturk", "A9UNSURE")}

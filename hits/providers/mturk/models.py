@@ -26,6 +26,11 @@ class MTurkHeldSubmission(models.Model):
     active_seconds = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    @staticmethod
+    def attempt_id(assignment_id: str) -> str:
+        """The external id of the qualification attempt graded from an assignment's answers (once)."""
+        return f"mturk:{assignment_id}"
+
     class Meta:
         constraints = [
             models.UniqueConstraint(

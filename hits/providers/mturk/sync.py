@@ -170,7 +170,7 @@ def _grade_held_test(hit, record: dict) -> None:
             row.delete()
             continue
         worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.MTURK, external_id=row.worker_id)
-        external_id = f"mturk:{row.assignment_id}"
+        external_id = MTurkHeldSubmission.attempt_id(row.assignment_id)
         try:
             attempt = row.test.attempts.filter(worker=worker, external_id=external_id).first()
             if attempt is None:

@@ -244,10 +244,13 @@ def qualification(request, test_id: int):
         hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.QUALIFICATION
     ).exists()
     status = quals.attempt_status(known, test)
+    attempt_id = MTurkHeldSubmission.attempt_id(assignment_id)
     if held:
         context["result"] = HELD_MESSAGE
     elif not status["can_try"]:
         context["result"] = status["message"]
+    elif any(a.external_id == attempt_id for a in status["attempts"]):  # one sheet per assignment
+        context["result"] = f"{status['message']} {GRADED_MESSAGE}".strip()
     elif request.method == "POST":
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
         try:
@@ -313,6 +316,8 @@ def _hold_test_answers(hit: HIT, test, assignment_id: str, worker_id: str, answe
 
 
 QUAL_SALT = "hits.mturk.qualification"
+# An assignment whose sheet was graded not decided yet: the next sheet is answered in another HIT.
+GRADED_MESSAGE = "The answers of this HIT were graded. Open the test again from a new HIT."
 HELD_MESSAGE = (
     "Your answers are saved. Submit the HIT on MTurk: the test is graded, and the qualification granted "
     "if you pass, once MTurk reports your submitted assignment (within minutes)."
