@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from .errors import ServiceError
+from .json_body import BodyTooLarge
 
 logger = logging.getLogger("django.request")
 
@@ -86,7 +87,7 @@ def _as_api_exception(exc):
     if isinstance(exc, PermissionDenied):
         return exceptions.PermissionDenied(str(exc) or None)
     if isinstance(exc, RequestDataTooBig):
-        return TooLarge()
+        return TooLarge(str(exc) if isinstance(exc, BodyTooLarge) else None)
     if isinstance(exc, SuspiciousOperation):  # Django answers these with 400, not 500
         return exceptions.ParseError(f"Bad request: {exc}")
     return exc
@@ -103,6 +104,10 @@ def _api_error_body(exc: exceptions.APIException) -> dict:
             "unprocessable" if unprocessable else "invalid",
             fields=exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail},
         )
+    if isinstance(exc, exceptions.ParseError):
+        # A body that is not JSON (or not within the reader's bounds) is outside the schema: `invalid`,
+        # the one code of a 400 (docs/api.md), not DRF's `parse_error`.
+        return error_body(" ".join(messages) or str(exc.default_detail), "invalid")
     codes = _codes(exc)
     return error_body(
         " ".join(messages) or str(exc.default_detail), codes if isinstance(codes, str) else exc.default_code

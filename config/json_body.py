@@ -4,7 +4,8 @@ Every JSON body is read with the same bounds: at most DATA_UPLOAD_MAX_MEMORY_SIZ
 own limit), nested at most MAX_DEPTH levels, integers of at most MAX_INT_DIGITS digits, UTF-8, and
 (for `read_json_body`) a JSON object at the top. Anything else is a `JSONBodyError` (a ValueError)
 with a message for the person, which pages answer with a JSON 400 and the API's parser turns into
-DRF's ParseError (a JSON 400 through config.api_errors). A body nested 100,000 deep is refused
+DRF's ParseError (a JSON 400, code `invalid`, through config.api_errors; a body over the size limit
+is the API's 413, `too_large`). A body nested 100,000 deep is refused
 without recursion ever reaching Python's limit (config.bounded_json).
 """
 
@@ -21,6 +22,10 @@ MAX_INT_DIGITS = 30
 
 class JSONBodyError(ValueError):
     """A request body that is not acceptable JSON; the message says why."""
+
+
+class BodyTooLarge(RequestDataTooBig):
+    """Django's body limit reached by a JSON body, with a message for the person (the API's 413)."""
 
 
 def _limit() -> int:
@@ -65,9 +70,10 @@ class BoundedJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         limit = _limit()
         raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            # Django's body limit, as a form body over it: the API's 413 (`too_large`), not a 400.
+            raise BodyTooLarge(f"The request body is too large (at most {limit:,} bytes).")
         try:
-            if len(raw) > limit:
-                raise JSONBodyError(f"The request body is too large (at most {limit:,} bytes).")
             return parse_json_bytes(raw) if raw else {}
         except JSONBodyError as exc:
             raise ParseError(str(exc)) from None

@@ -88,3 +88,31 @@ def test_the_schema_documents_the_token_endpoints_429(api):
     responses = api.get("/api/schema/?format=json").json()["paths"]["/api/token/"]["post"]["responses"]
     assert "429" in responses
     assert responses["429"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("{bad", "not valid JSON"),
+        ("[" * 40 + "]" * 40, "nested too deeply"),
+        ('{"dataset": 1' + "0" * 40 + "}", "too many digits"),
+        (b'{"name": "\xff"}', "not UTF-8"),
+    ],
+)
+def test_a_body_that_is_not_json_is_a_400_with_the_code_invalid(api, body, words):
+    # docs/api.md: a 400's code is `invalid`, malformed JSON included (it was DRF's `parse_error`).
+    body = _error(api.post("/api/batches/", body, content_type="application/json"), 400, "invalid")
+    assert words in body["error"]
+
+
+def test_a_json_body_over_djangos_limit_is_a_413_with_its_code(api, settings):
+    # The request limit lets it through (REQUEST_MAX_BYTES above Django's); the JSON reader's own bound is a
+    # 413 as a form body over it is, not the 400 of a malformed request.
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    settings.REQUEST_MAX_BYTES = 100_000
+    body = _error(
+        api.post("/api/batches/", json.dumps({"dataset": 1, "name": "x" * 2000}), content_type="application/json"),
+        413,
+        "too_large",
+    )
+    assert "at most 1,000 bytes" in body["error"]
