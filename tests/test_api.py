@@ -770,3 +770,10 @@ def test_docs_pages_use_the_sidecar_assets(as_role):
         and b"cdn.redoc.ly" not in bundle.content
         and b"/static/img/redoc-logo-mini.svg" in bundle.content
     )
+
+
+@pytest.mark.parametrize("body", ["[1]", '"demo-lead"', "null", "42"])
+def test_token_endpoint_a_body_that_is_no_object_is_a_400(lead, body):
+    # Not credentials at all: the 400 of a malformed request (it was the 401 of wrong credentials).
+    response = APIClient().post("/api/token/", body, content_type="application/json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid", response.content

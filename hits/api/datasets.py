@@ -48,6 +48,14 @@ class Credentials(StrictInput, AuthTokenSerializer):
         return lockout.fold_username(value)
 
 
+def _wrong_credentials(errors) -> bool:
+    """The credentials matched no account (AuthTokenSerializer's `authorization` refusal), as
+    opposed to a body that is no object of credentials at all (a JSON list, string or null: a 400)."""
+    return set(errors) == {"non_field_errors"} and all(
+        getattr(error, "code", None) == "authorization" for error in errors["non_field_errors"]
+    )
+
+
 WRONG_CREDENTIALS = "Unable to log in with provided credentials: the username and password match no active account."
 
 
@@ -94,7 +102,7 @@ class LeadAuthToken(APIView):
                     status=status.HTTP_429_TOO_MANY_REQUESTS,
                     headers={"Retry-After": str(wait)},
                 )
-            if set(serializer.errors) == {"non_field_errors"}:
+            if _wrong_credentials(serializer.errors):
                 # Both fields were well formed, so the credentials themselves were wrong.
                 return Response(
                     error_body(WRONG_CREDENTIALS, "invalid_credentials"), status=status.HTTP_401_UNAUTHORIZED
