@@ -6,7 +6,7 @@ Security behavior: leads only (the default permission `IsLead`).
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -128,10 +128,6 @@ class JudgeRunSerializer(serializers.Serializer):
     seconds = serializers.FloatField(allow_null=True)
 
 
-class JudgeRunListSerializer(serializers.Serializer):
-    results = JudgeRunSerializer(many=True)
-
-
 class StartJudgeRunSerializer(StrictInput, serializers.Serializer):
     judge = serializers.ChoiceField(choices=JUDGE_NAMES)
     model_dir = serializers.CharField(
@@ -158,15 +154,19 @@ class StartJudgeRunSerializer(StrictInput, serializers.Serializer):
 
 
 @extend_schema(tags=["machine judges"])
-class DatasetJudgeRuns(APIView):
+class DatasetJudgeRuns(generics.GenericAPIView):
+    """A dataset's judge runs, newest first, paginated as every list (all of them, page by page)."""
+
+    serializer_class = JudgeRunSerializer
+
     @extend_schema(
         summary="The dataset's judge runs, newest first",
-        responses={200: JudgeRunListSerializer, **error_responses(404)},
+        responses={200: JudgeRunSerializer(many=True), **error_responses(400, 404)},
     )
     def get(self, request, dataset_id: int):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
-        runs = JudgeRun.objects.filter(batch__dataset=dataset).order_by("-created_at", "-pk")[:100]
-        return Response(JudgeRunListSerializer({"results": [run_state(r) for r in runs]}).data)
+        page = self.paginate_queryset(JudgeRun.objects.filter(batch__dataset=dataset).order_by("-created_at", "-pk"))
+        return self.get_paginated_response(JudgeRunSerializer([run_state(r) for r in page], many=True).data)
 
     @extend_schema(
         summary="Start a judge run (a machine round)",
