@@ -814,3 +814,21 @@ def test_every_list_operation_is_paginated_in_the_schema(as_role):
         "/api/datasets/{dataset_id}/workers/",
         "/api/datasets/{dataset_id}/judge-runs/",
     }
+
+
+def test_protocols_of_a_dataset_without_ratings_says_what_to_do(as_role, demo):
+    # It said "has no such rating round" when none was asked for.
+    client = as_role("lead")
+    none_yet = client.get(f"/api/datasets/{demo.pk}/protocols/")
+    assert none_yet.status_code == 404 and "no rating round yet: import ratings" in error_of(none_yet)
+    named = client.get(f"/api/datasets/{demo.pk}/protocols/?rating_round=7")
+    assert named.status_code == 404 and error_of(named) == f"Dataset {demo.name!r} has no rating round 7."
+
+
+def test_the_nli_judge_without_a_model_names_the_apis_field(as_role, demo, monkeypatch):
+    # The refusal named only the command's --model-dir to an API client.
+    from config import extras
+
+    monkeypatch.setattr(extras, "not_installed", lambda name: "")
+    response = as_role("lead").post(f"/api/datasets/{demo.pk}/judge-runs/", {"judge": "nli"}, format="json")
+    assert response.status_code == 422 and "the API's model_dir" in error_of(response)

@@ -37,9 +37,14 @@ class DatasetProtocols(APIView):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
         query = ProtocolQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        round_ = pick_round(dataset, query.validated_data.get("rating_round"))
+        asked = query.validated_data.get("rating_round")
+        round_ = pick_round(dataset, asked)
         if round_ is None:
-            raise NotFound(f"Dataset {dataset.name!r} has no such rating round.")
+            raise NotFound(
+                f"Dataset {dataset.name!r} has no rating round {asked}."
+                if asked is not None
+                else f"Dataset {dataset.name!r} has no rating round yet: import ratings or create a rating batch first."
+            )
         if cached.too_large(round_):
             raise serializers.ValidationError(
                 {"rating_round": f"over {cached.MAX_RATINGS} ratings: use the protocol_report command"}

@@ -89,7 +89,8 @@ class NLIJudge(Judge):
         if not self.model:
             return (
                 False,
-                "The nli judge needs a local model directory (--model-dir), e.g. a copy of shiyue/roberta-large-tac08.",
+                "The nli judge needs a local model directory (the page's Model directory, the API's model_dir, "
+                "the command's --model-dir), e.g. a copy of shiyue/roberta-large-tac08.",
             )
         if not (Path(self.model) / "config.json").is_file():
             return False, f"{self.model} is not a model directory (no config.json there)."
