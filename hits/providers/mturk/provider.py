@@ -321,38 +321,22 @@ class MTurkProvider(CrowdProvider):
 
     # ---- review -----------------------------------------------------------------------
     def approve(self, assignment) -> None:
-        batch = assignment.hit.batch
-        sandbox = config(batch)["sandbox"]
-        try:
-            self._call(
-                batch, sandbox, "approve_assignment", target=assignment.external_id, AssignmentId=assignment.external_id
-            )
-        except MTurkError:
-            # Approving twice fails at MTurk; if it is approved there already, that is success.
-            status = self._call(
-                batch, sandbox, "get_assignment", target=assignment.external_id, AssignmentId=assignment.external_id
-            )["Assignment"]["AssignmentStatus"]
-            if status != "Approved":
-                raise
+        self._review(assignment, "approve_assignment", "Approved")
 
     def reject(self, assignment, feedback: str) -> None:
+        self._review(assignment, "reject_assignment", "Rejected", RequesterFeedback=feedback[:1024])
+
+    def _review(self, assignment, operation: str, done: str, **params) -> None:
+        """Approve or reject at MTurk. A repeat fails there (approving twice, or botocore retrying a
+        call whose first answer was lost); if MTurk already shows the assignment `done`, that is success."""
         batch = assignment.hit.batch
         sandbox = config(batch)["sandbox"]
+        target = assignment.external_id
         try:
-            self._call(
-                batch,
-                sandbox,
-                "reject_assignment",
-                target=assignment.external_id,
-                AssignmentId=assignment.external_id,
-                RequesterFeedback=feedback[:1024],
-            )
+            self._call(batch, sandbox, operation, target=target, AssignmentId=target, **params)
         except MTurkError:
-            # A retried call (its first answer lost) fails once MTurk rejected it: that is success.
-            status = self._call(
-                batch, sandbox, "get_assignment", target=assignment.external_id, AssignmentId=assignment.external_id
-            )["Assignment"]["AssignmentStatus"]
-            if status != "Rejected":
+            answer = self._call(batch, sandbox, "get_assignment", target=target, AssignmentId=target)
+            if answer["Assignment"]["AssignmentStatus"] != done:
                 raise
 
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
