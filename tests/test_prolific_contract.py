@@ -752,5 +752,6 @@ def test_a_gbp_batch_shows_its_money_in_pounds_on_every_page(client, lead):
         page = client.get(reverse(name, args=[arg])).content.decode()
         assert f"£{hit.reward:.2f}" in page, name
         assert not re.search(r"\$\d", page), (name, re.findall(r".{40}\$\d.{10}", page)[:3])
+        assert "$/hour" not in page, name  # the calibration table's heading said dollars too
     spend = client.get(f"/api/batches/{batch.pk}/").json()["spend"]
     assert spend["currency"] == "GBP" and spend["total"] == f"{hit.reward:.2f}"  # the API says which
