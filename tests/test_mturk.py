@@ -302,6 +302,35 @@ def test_unconfirmed_submission_does_not_count_until_sync(stub):
     assert counted_judgments(batch.dataset, batch).count() == a.judgments.count()
 
 
+def test_a_bonus_retried_after_a_day_is_not_paid_twice(stub):
+    """MTurk deduplicates a bonus's UniqueRequestToken for 24 hours only: a retry, a day after a call
+    whose answer was lost (it paid at MTurk, nothing reached the ledger), paid the worker again. The
+    Reason carries a reference of the form's token; a bonus already paid with it is recorded, not sent."""
+    batch = published(stub)
+    first = worked(batch, "A1W", "ASG1", batch.hits.order_by("pk").first())
+    stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG1"})
+    review.approve(assignment_id=first.pk)
+    digest = __import__("hashlib").sha256(b"form-88").hexdigest()[:32]
+    earlier = {"WorkerId": "A1W", "AssignmentId": "ASG1", "BonusAmount": "0.50", "GrantTime": datetime(2026, 1, 1)}
+    stub.add_response(
+        "list_bonus_payments",
+        {
+            "NumResults": 2,
+            "NextToken": "p2",
+            "BonusPayments": [{**earlier, "Reason": "Another bonus (ref 0123456789)"}],
+        },
+        {"AssignmentId": "ASG1", "MaxResults": 100},
+    )
+    stub.add_response(
+        "list_bonus_payments",
+        {"NumResults": 1, "BonusPayments": [{**earlier, "Reason": f"Careful work (ref {digest[:10]})"}]},
+        {"AssignmentId": "ASG1", "MaxResults": 100, "NextToken": "p2"},
+    )
+    entry, created = review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-88")
+    assert created and entry.amount == Decimal("0.50")  # recorded once, no send_bonus call (Stubber holds it)
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1
+
+
 def test_approve_reject_bonus_retry_block_and_expire(stub):
     batch = published(stub)
     hits = list(batch.hits.order_by("pk"))
@@ -317,20 +346,23 @@ def test_approve_reject_bonus_retry_block_and_expire(stub):
     )
     review.reject(assignment_id=second.pk, feedback="Answers contradict the summary.")
 
-    token = mturk.request_token("bonus", __import__("hashlib").sha256(b"form-77").hexdigest()[:32])
+    digest = __import__("hashlib").sha256(b"form-77").hexdigest()[:32]
     bonus_params = {
         "WorkerId": "A1W",
         "AssignmentId": "ASG1",
         "BonusAmount": "0.50",
-        "Reason": "Careful work",
-        "UniqueRequestToken": token,
+        "Reason": f"Careful work (ref {digest[:10]})",
+        "UniqueRequestToken": mturk.request_token("bonus", digest),
     }
+    paid = {"AssignmentId": "ASG1", "MaxResults": 100}
+    stub.add_response("list_bonus_payments", {"NumResults": 0, "BonusPayments": []}, paid)
     stub.add_client_error(
         "send_bonus", service_error_code="ServiceFault", service_message="Try again", expected_params=bonus_params
     )
     with pytest.raises(review.ReviewError):
         review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")
     assert not LedgerEntry.objects.filter(kind="bonus").exists()
+    stub.add_response("list_bonus_payments", {"NumResults": 0, "BonusPayments": []}, paid)
     stub.add_response("send_bonus", {}, bonus_params)  # the retry carries the same token
     review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")
     review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-77")  # no call

@@ -340,22 +340,41 @@ class MTurkProvider(CrowdProvider):
                 raise
 
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
+        """Pay a bonus once per form `token`. MTurk deduplicates a UniqueRequestToken for 24 hours
+        only, so a retry a day after a call whose answer was lost would pay again: the Reason carries
+        a reference of the token, and a bonus of the assignment already paid with it is not sent again."""
         batch = assignment.hit.batch
+        sandbox = config(batch)["sandbox"]
+        digest = hashlib.sha256(token.encode()).hexdigest()[:32]
+        reason = f"{reason} (ref {digest[:10]})"
+        if reason in self._bonus_reasons(sandbox, assignment.external_id):
+            return  # paid at MTurk already (a retry whose first call's answer was lost)
         try:
             self._call(
                 batch,
-                config(batch)["sandbox"],
+                sandbox,
                 "send_bonus",
                 target=assignment.external_id,
                 WorkerId=assignment.worker.external_id,
                 AssignmentId=assignment.external_id,
                 BonusAmount=money_string(amount),
                 Reason=reason,
-                UniqueRequestToken=request_token("bonus", hashlib.sha256(token.encode()).hexdigest()[:32]),
+                UniqueRequestToken=request_token("bonus", digest),
             )
         except MTurkError as exc:
             if "already" not in str(exc).lower():  # a repeated token: MTurk already paid it
                 raise
+
+    def _bonus_reasons(self, sandbox: bool, assignment_id: str) -> set[str]:
+        """The Reasons of the bonuses MTurk paid for an assignment (ListBonusPayments, page by page)."""
+        reasons: set[str] = set()
+        params: dict = {"AssignmentId": assignment_id, "MaxResults": 100}
+        while True:
+            page = call(self.client(sandbox), "list_bonus_payments", **params)
+            reasons.update(p.get("Reason", "") for p in page.get("BonusPayments", []))
+            if not page.get("NextToken") or not page.get("BonusPayments"):
+                return reasons
+            params["NextToken"] = page["NextToken"]
 
     def block(self, worker, reason: str) -> None:
         """Block the worker in the environment of the batch they last worked in."""
