@@ -12,6 +12,7 @@ from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.providers.mturk import client as mturk_client
 from hits.providers.mturk import provider as mturk
 from hits.providers.mturk import questions as mturk_xml
+from hits.providers.mturk.config import config as mturk_config
 from hits.providers.mturk.sync import sync_batch
 from hits.selectors.figures import batch_spend
 from hits.services import batches, review
@@ -329,6 +330,22 @@ def test_a_bonus_retried_after_a_day_is_not_paid_twice(stub):
     entry, created = review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-88")
     assert created and entry.amount == Decimal("0.50")  # recorded once, no send_bonus call (Stubber holds it)
     assert LedgerEntry.objects.filter(kind="bonus").count() == 1
+
+
+def test_a_worker_of_both_environments_is_blocked_in_both(stub):
+    """block() used the environment of the worker's last batch only: a worker who also worked in the
+    sandbox (or the other way round) stayed free to work in production."""
+    live = published(stub)
+    a = worked(live, "A9W", "ASG9", live.hits.order_by("pk").first())
+    trial = mturk_batch(dataset=live.dataset)
+    trial.provider_config = {**trial.provider_config, "sandbox": not mturk_config(live)["sandbox"]}
+    trial.save(update_fields=["provider_config"])
+    Assignment.objects.create(hit=trial.hits.order_by("pk").first(), worker=a.worker, external_id="ASG10")
+    for _ in range(2):
+        stub.add_response("create_worker_block", {}, {"WorkerId": "A9W", "Reason": "Random answers"})
+    review.block_worker(worker_id=a.worker_id, reason="Random answers")
+    for batch in (live, trial):
+        assert batch.provider_calls.filter(action="create_worker_block", ok=True).count() == 1
 
 
 def test_approve_reject_bonus_retry_block_and_expire(stub):

@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from hits.gold import test_items
-from hits.models import ProviderCall
+from hits.models import Batch, ProviderCall
 from hits.money import cents, money_string
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.mturk.client import MTurkError, call, make_client
@@ -377,13 +377,21 @@ class MTurkProvider(CrowdProvider):
             params["NextToken"] = page["NextToken"]
 
     def block(self, worker, reason: str) -> None:
-        """Block the worker in the environment of the batch they last worked in."""
-        last = worker.assignments.select_related("hit__batch").order_by("-created_at").first()
-        batch = last.hit.batch if last else None
-        sandbox = config(batch)["sandbox"] if batch else True
-        self._call(
-            batch, sandbox, "create_worker_block", target=worker.external_id, WorkerId=worker.external_id, Reason=reason
-        )
+        """Block the worker in each MTurk environment (sandbox, production) they worked in for us,
+        recorded on the newest such batch of each (the sandbox, with no batch, when none): a worker
+        of both was blocked only where their last batch ran."""
+        newest: dict[bool, object] = {}
+        for batch in Batch.objects.filter(hits__assignments__worker=worker).distinct().order_by("-created_at", "-pk"):
+            newest.setdefault(config(batch)["sandbox"], batch)
+        for sandbox, batch in sorted(newest.items()) or [(True, None)]:
+            self._call(
+                batch,
+                sandbox,
+                "create_worker_block",
+                target=worker.external_id,
+                WorkerId=worker.external_id,
+                Reason=reason,
+            )
 
     # ---- sync -------------------------------------------------------------------------
     def list_assignments(self, batch, hit_external_id: str):
