@@ -162,7 +162,7 @@ def test_a_rejection_takes_the_ratings_out_and_the_place_reopens(
     detail = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
     assert 'id="rating-note"' in detail and 'id="make-expert"' not in detail
     # its pay buckets count the summaries a HIT asks to rate, not ACUs
-    assert '<thead><tr><th>Summaries</th>' in detail and "<th>ACUs</th>" not in detail
+    assert "<thead><tr><th>Summaries</th>" in detail and "<th>ACUs</th>" not in detail
     shown = client.get(reverse("assignment_review", args=[first.pk])).content.decode()
     mine = dict(Rating.objects.filter(assignment=first).values_list("summary_id", "score"))
     assert 'id="ratings"' in shown and "4</b> of 4 summaries rated" in shown

@@ -380,12 +380,12 @@ class MTurkProvider(CrowdProvider):
         """Block the worker in each MTurk environment (sandbox, production) they worked in for us,
         recorded on the newest such batch of each (the sandbox, with no batch, when none): a worker
         of both was blocked only where their last batch ran."""
-        newest: dict[bool, object] = {}
+        newest: dict[bool, Batch | None] = {}
         for batch in Batch.objects.filter(hits__assignments__worker=worker).distinct().order_by("-created_at", "-pk"):
             newest.setdefault(config(batch)["sandbox"], batch)
-        for sandbox, batch in sorted(newest.items()) or [(True, None)]:
+        for sandbox, recorded_on in sorted(newest.items()) or [(True, None)]:
             self._call(
-                batch,
+                recorded_on,
                 sandbox,
                 "create_worker_block",
                 target=worker.external_id,
