@@ -12,6 +12,8 @@ import logging
 import os
 import re
 import time
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import requests
 
@@ -21,6 +23,7 @@ DEFAULT_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 5.0
 BACKOFF = 0.5  # seconds, doubled per retry
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER = 60.0  # seconds: a server's Retry-After beyond this is waited this long only
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -82,6 +85,22 @@ def _error_detail(response: requests.Response) -> str:
     return str(body)[:300]
 
 
+def retry_after(response: requests.Response) -> float:
+    """The seconds a 429/5xx answer's Retry-After header asks to wait (seconds or an HTTP date),
+    at most MAX_RETRY_AFTER; 0 without a readable header."""
+    raw = (response.headers.get("Retry-After") or "").strip()
+    if not raw:
+        return 0.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            seconds = (parsedate_to_datetime(raw) - datetime.now(UTC)).total_seconds()
+        except (TypeError, ValueError):
+            return 0.0
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER) if seconds == seconds else 0.0
+
+
 def parse_json_content(content: str):
     """The JSON object or list in a model's answer (a ```json fence around it is tolerated)."""
     if not isinstance(content, str) or not content.strip():
@@ -103,7 +122,7 @@ def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float 
     """Send `messages` to the chat endpoint asking for a JSON object and return it parsed.
 
     Timeouts, refused connections, 429 and 5xx answers are retried `retries` times with
-    backoff; anything else (not configured, a 4xx, a malformed answer) raises LLMError at once.
+    backoff, waiting at least what a 429/5xx answer's Retry-After asks (capped); anything else (not configured, a 4xx, a malformed answer) raises LLMError at once.
     """
     if not llm_configured():
         raise LLMError(
@@ -124,10 +143,11 @@ def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float 
         "temperature": temperature,
         "response_format": {"type": "json_object"},
     }
-    last_problem = ""
+    last_problem, wait = "", 0.0
     for attempt in range(retries + 1):
         if attempt:
-            time.sleep(BACKOFF * 2 ** (attempt - 1))
+            time.sleep(max(BACKOFF * 2 ** (attempt - 1), wait))
+        wait = 0.0
         try:
             response = requests.post(
                 url, json=payload, headers=headers, timeout=(min(CONNECT_TIMEOUT, read_timeout), read_timeout)
@@ -144,6 +164,7 @@ def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float 
             raise LLMError(f"The request to the language model at {url} failed: {exc}") from None
         if response.status_code in RETRY_STATUSES:
             last_problem = f"{url} answered HTTP {response.status_code}: {_error_detail(response)}"
+            wait = retry_after(response)
             logger.warning(
                 "LLM call failed with HTTP %d (attempt %d of %d)", response.status_code, attempt + 1, retries + 1
             )

@@ -5,8 +5,10 @@ messages a lead gets when the endpoint is not configured, refuses or cannot be r
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import numpy as np
 import pytest
 
 from annotation import llm
@@ -30,8 +32,8 @@ class StandIn:
     def base(self):
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def reply(self, status=200, content=None, body=None, delay=0.0):
-        self.replies.append((status, content, body, delay))
+    def reply(self, status=200, content=None, body=None, delay=0.0, headers=None):
+        self.replies.append((status, content, body, delay, headers or {}))
 
     def _handler(self):
         standin = self
@@ -43,9 +45,14 @@ class StandIn:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 standin.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "json": json.loads(self.rfile.read(length))}
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers),
+                        "json": json.loads(self.rfile.read(length)),
+                        "at": time.monotonic(),
+                    }
                 )
-                status, content, body, delay = standin.replies[min(len(standin.requests), len(standin.replies)) - 1]
+                status, content, body, delay, headers = standin.replies[min(len(standin.requests), len(standin.replies)) - 1]
                 if delay:
                     threading.Event().wait(delay)
                 if body is None:
@@ -59,6 +66,8 @@ class StandIn:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
@@ -187,3 +196,62 @@ def test_llm_judge_missing_answer_is_unavailable(standin):
     standin.reply(content=json.dumps({"answers": [{"id": 1, "present": True}]}))
     with pytest.raises(JudgeUnavailable, match=r"no usable answer for facts \[2\]"):
         get_judge("llm").judge([("a", "S"), ("b", "S")])
+
+
+def test_429_waits_for_retry_after(standin):
+    """A rate-limited lab saw its run fail: 429 answers were retried after 0.5 s and 1 s whatever
+    the server's Retry-After said, so all retries hit the same limit window."""
+    standin.reply(status=429, body={"error": {"message": "rate limit"}}, headers={"Retry-After": "1"})
+    standin.reply(content='{"ok": true}')
+    assert chat_json(MESSAGES, retries=1) == {"ok": True}
+    assert len(standin.requests) == 2
+    assert standin.requests[1]["at"] - standin.requests[0]["at"] >= 0.95
+
+
+def test_retry_after_is_read_and_capped():
+    response = llm.requests.Response()
+    for raw, expected in (("2", 2.0), ("", 0.0), ("soon", 0.0), ("-5", 0.0), ("99999", llm.MAX_RETRY_AFTER)):
+        response.headers["Retry-After"] = raw
+        assert llm.retry_after(response) == expected
+    response.headers["Retry-After"] = "Wed, 21 Oct 2015 07:28:00 GMT"  # in the past: no wait
+    assert llm.retry_after(response) == 0.0
+
+
+def test_llm_judge_run_asks_once_per_summary_across_chunks(standin, monkeypatch):
+    """A lab's llm run sent some summaries twice, each time with part of their ACUs: the run's
+    progress chunks (256 pairs) cut through summaries, and the judge asked per chunk."""
+    from scoring.machine.data import Pairs
+    from scoring.machine.judges import base
+
+    monkeypatch.setattr(base, "CHUNK_PAIRS", 4)
+
+    def answer(count):
+        return json.dumps({"answers": [{"id": i + 1, "present": True, "confidence": 0.7} for i in range(count)]})
+
+    standin.reply(content=answer(3))
+    pairs = Pairs(
+        summary=np.array([10, 10, 10, 20, 20, 20]),
+        acu=np.arange(6),
+        document=np.zeros(6, dtype=int),
+        system=np.array([1, 1, 1, 2, 2, 2]),
+        acu_texts=[f"fact {i}" for i in range(6)],
+        summary_texts={10: "Summary ten.", 20: "Summary twenty."},
+    )
+    progress = []
+    work = base.Work(
+        pairs=pairs,
+        labels={},
+        texts=[],
+        progress=lambda share, done=None: progress.append(done),
+        run_id=1,
+        dataset_id=1,
+        dataset_name="d",
+        label_round=None,
+        started=0.0,
+    )
+    prediction = get_judge("llm").predict(work)
+    assert prediction.scores["p"].tolist() == [0.7] * 6
+    assert len(standin.requests) == 2
+    prompts = [r["json"]["messages"][1]["content"] for r in standin.requests]
+    assert all("3. fact" in p for p in prompts)
+    assert progress == [6]

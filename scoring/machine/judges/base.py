@@ -20,6 +20,15 @@ class JudgeUnavailable(Exception):
     options); the message tells the lead what to install or set."""
 
 
+def _chunk_end(summary: np.ndarray, start: int) -> int:
+    """The end of the chunk of about CHUNK_PAIRS rows from `start`, never inside a summary: a
+    judge asking per summary (the llm judge) sees each summary's ACUs together, in one request."""
+    stop = min(len(summary), start + CHUNK_PAIRS)
+    while stop < len(summary) and summary[stop] == summary[stop - 1]:
+        stop += 1
+    return stop
+
+
 @dataclass
 class Work:
     """One judge run's work as its judge sees it: the dataset's (summary, ACU) pairs
@@ -101,12 +110,14 @@ class Judge:
         """Every raw score of every pair, chunk by chunk, with the run's progress after each."""
         pairs, n = work.pairs, len(work.pairs)
         out = {name: np.empty(n, dtype=float) for name in self.score_names}
-        for start in range(0, n, CHUNK_PAIRS):
-            rows = range(start, min(n, start + CHUNK_PAIRS))
+        start = 0
+        while start < n:
+            rows = range(start, _chunk_end(pairs.summary, start))
             scores = self.scores(pairs.texts(rows))
             for name in self.score_names:
                 out[name][start : rows.stop] = np.asarray(scores[name], dtype=float)
             work.progress(PREDICT_END * rows.stop / n, rows.stop)
+            start = rows.stop
         return Prediction(out)
 
     def model_to_store(self, figures: dict) -> dict:
