@@ -306,3 +306,20 @@ def test_machine_qc_flags_are_computed_once_per_version_of_the_judgments(demo, e
     review.reject(assignment_id=done.pk, feedback="careless")  # the judgments changed: computed again
     again, _ = machine_qc.machine_flags(demo, crowd)
     assert len(computed) == 2 and again == real(demo, crowd, machine_qc.qc_run(demo))
+
+
+def test_an_unreadable_model_directory_is_a_message_on_the_page_the_api_and_the_command(lead_client, demo):
+    """A lead who pasted a long text as the nli judge's model directory got a 500 (the command a
+    stack trace): checking for its config.json raised OSError (file name too long)."""
+    from django.core.management import CommandError, call_command
+
+    bad = "/" + "m" * 300
+    response = lead_client.post(reverse("judge_start", args=[demo.pk]), {"judge": "nli", "model_dir": bad}, follow=True)
+    assert response.status_code == 200 and "Cannot read the model directory" in response.content.decode()
+    response = lead_client.post(
+        f"/api/datasets/{demo.pk}/judge-runs/", {"judge": "nli", "model_dir": bad}, content_type="application/json"
+    )
+    assert response.status_code == 422 and "Cannot read the model directory" in response.json()["error"]
+    with pytest.raises(CommandError, match="Cannot read the model directory"):
+        call_command("judge_dataset", demo.name, "--judge", "nli", "--model-dir", bad)
+    assert not JudgeRun.objects.exists()

@@ -92,8 +92,12 @@ class NLIJudge(Judge):
                 "The nli judge needs a local model directory (the page's Model directory, the API's model_dir, "
                 "the command's --model-dir), e.g. a copy of shiyue/roberta-large-tac08.",
             )
-        if not (Path(self.model) / "config.json").is_file():
-            return False, f"{self.model} is not a model directory (no config.json there)."
+        try:
+            found = (Path(self.model) / "config.json").is_file()
+        except OSError as exc:  # a name too long, a folder not readable
+            return False, f"Cannot read the model directory {self.model[:200]}: {exc.strerror or exc}."
+        if not found:
+            return False, f"{self.model[:200]} is not a model directory (no config.json there)."
         return True, ""
 
     def _loaded(self):
