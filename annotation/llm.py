@@ -31,6 +31,10 @@ class LLMError(Exception):
     """The language model could not give a usable answer; the message is for the lead."""
 
 
+class LLMAnswerError(LLMError):
+    """The model answered, but not with the JSON asked for (asking again may help)."""
+
+
 def _setting(name: str, default: str = "") -> str:
     try:
         from django.conf import settings
@@ -104,7 +108,7 @@ def retry_after(response: requests.Response) -> float:
 def parse_json_content(content: str):
     """The JSON object or list in a model's answer (a ```json fence around it is tolerated)."""
     if not isinstance(content, str) or not content.strip():
-        raise LLMError("The language model returned an empty answer instead of JSON.")
+        raise LLMAnswerError("The language model returned an empty answer instead of JSON.")
     text = content.strip()
     fenced = _FENCE.match(text)
     if fenced:
@@ -112,9 +116,9 @@ def parse_json_content(content: str):
     try:
         value = json.loads(text)
     except ValueError:
-        raise LLMError(f"The language model's answer is not valid JSON: {content[:200]!r}") from None
+        raise LLMAnswerError(f"The language model's answer is not valid JSON: {content[:200]!r}") from None
     if not isinstance(value, (dict, list)):
-        raise LLMError(f"The language model answered {value!r}; a JSON object or list was expected.")
+        raise LLMAnswerError(f"The language model answered {value!r}; a JSON object or list was expected.")
     return value
 
 

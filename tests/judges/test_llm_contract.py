@@ -255,3 +255,19 @@ def test_llm_judge_run_asks_once_per_summary_across_chunks(standin, monkeypatch)
     prompts = [r["json"]["messages"][1]["content"] for r in standin.requests]
     assert all("3. fact" in p for p in prompts)
     assert progress == [6]
+
+
+def test_llm_judge_asks_again_after_a_malformed_answer(standin):
+    """A lab's llm run of hundreds of summaries failed, and stored nothing, because the model
+    once answered prose instead of JSON: a malformed answer was not asked again."""
+    standin.reply(content="Sure! Fact 1 is present.")
+    standin.reply(content=json.dumps({"answers": [{"id": 1, "present": True, "confidence": 0.8}]}))
+    assert get_judge("llm").judge([("a", "S")]).tolist() == [0.8]
+    assert len(standin.requests) == 2
+
+
+def test_llm_judge_gives_up_on_malformed_answers_with_a_message(standin):
+    standin.reply(content=json.dumps({"answers": []}))
+    with pytest.raises(JudgeUnavailable, match=r"no usable answer for facts \[1\] of 1\. \(asked 3 times\)"):
+        get_judge("llm", retries=2).judge([("a", "S")])
+    assert len(standin.requests) == 3

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from annotation.llm import LLMError, chat_json, llm_configured, llm_settings
+from annotation.llm import LLMAnswerError, LLMError, chat_json, llm_configured, llm_settings
 
 from .base import Judge, JudgeUnavailable
 
@@ -39,7 +39,7 @@ def parse_answers(answer, count: int) -> list[float]:
     """P(present) per fact from the model's JSON; a missing or unreadable fact is an error."""
     entries = answer.get("answers") if isinstance(answer, dict) else answer
     if not isinstance(entries, list):
-        raise LLMError(f"The language model's JSON has no 'answers' list: {json.dumps(answer)[:200]}")
+        raise LLMAnswerError(f"The language model's JSON has no 'answers' list: {json.dumps(answer)[:200]}")
     by_id: dict[int, float] = {}
     for position, entry in enumerate(entries):
         p = _probability(entry)
@@ -52,7 +52,7 @@ def parse_answers(answer, count: int) -> list[float]:
             by_id[ident] = p
     missing = [i for i in range(1, count + 1) if i not in by_id]
     if missing:
-        raise LLMError(f"The language model gave no usable answer for facts {missing[:10]} of {count}.")
+        raise LLMAnswerError(f"The language model gave no usable answer for facts {missing[:10]} of {count}.")
     return [by_id[i] for i in range(1, count + 1)]
 
 
@@ -92,11 +92,21 @@ class LLMJudge(Judge):
                 {"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": _user_prompt(summary, acus)},
             ]
+            values[indexes] = self._ask(messages, len(acus))
+        return {"p": values}
+
+    def _ask(self, messages: list[dict], count: int) -> list[float]:
+        """P(present) per fact; an answer that is not the JSON asked for is asked again, up to
+        `retries` times (HTTP failures are retried by chat_json)."""
+        for attempt in range(self.retries + 1):
             try:
                 answer = chat_json(
                     messages, temperature=self.params["temperature"], timeout=self.timeout, retries=self.retries
                 )
-                values[indexes] = parse_answers(answer, len(acus))
+                return parse_answers(answer, count)
+            except LLMAnswerError as exc:
+                if attempt == self.retries:
+                    raise JudgeUnavailable(f"{exc} (asked {self.retries + 1} times)") from None
             except LLMError as exc:
                 raise JudgeUnavailable(str(exc)) from None
-        return {"p": values}
+        raise JudgeUnavailable("The language model was not asked.")  # retries < 0
