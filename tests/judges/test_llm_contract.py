@@ -52,7 +52,9 @@ class StandIn:
                         "at": time.monotonic(),
                     }
                 )
-                status, content, body, delay, headers = standin.replies[min(len(standin.requests), len(standin.replies)) - 1]
+                status, content, body, delay, headers = standin.replies[
+                    min(len(standin.requests), len(standin.replies)) - 1
+                ]
                 if delay:
                     threading.Event().wait(delay)
                 if body is None:
