@@ -28,8 +28,20 @@ def expert_judgments(dataset):
 
 
 def gold_summary_count(dataset) -> int:
-    """How many summaries of the dataset have expert labels (known answers): one query."""
-    return expert_judgments(dataset).order_by().values("assignment__hit__summary_id").distinct().count()
+    """How many summaries of the dataset are gold (`known_answers`): those with expert labels, less
+    those of expert rounds made here still waiting for an expert or for a decision (one query for
+    imported labels; the summaries labelled here are read in full)."""
+    labelled = expert_judgments(dataset).order_by().values("assignment__hit__summary_id").distinct().count()
+    made_here = set(
+        expert_judgments(dataset)
+        .filter(assignment__hit__batch__kind=Batch.Kind.EXPERT)
+        .order_by()
+        .values_list("assignment__hit__summary_id", flat=True)
+        .distinct()
+    )
+    if not made_here:
+        return labelled
+    return labelled - len(made_here - set(known_answers(dataset, made_here)))
 
 
 def gold_summary_ids(dataset) -> set[int]:
@@ -71,6 +83,9 @@ def disagreements(dataset, summary_ids=None) -> dict[int, dict[int, tuple[int, i
     """{summary: {acu: (present votes, votes)}} of the ACUs whose experts disagreed in an expert
     round made here and that no lead has decided yet: their summaries are no gold until then."""
     votes, made_here = _votes(dataset, summary_ids)
+    # A summary some expert has yet to label is not reviewed: the decision comes after every vote
+    # (and whoever decides cannot label it afterwards).
+    made_here -= _waiting(dataset, made_here) if made_here else set()
     decided = set(ExpertDecision.objects.filter(summary_id__in=made_here).values_list("summary_id", "acu_id"))
     out: dict[int, dict[int, tuple[int, int]]] = {}
     for sid in made_here:

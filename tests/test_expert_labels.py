@@ -98,7 +98,7 @@ def test_expert_labels_made_in_the_browser_become_the_gold(client, lead, author,
     # The judges' expert target reads them too.
     assert "expert" in label_sources(dataset)
     page = client.get(reverse("dataset_detail", args=[dataset.pk]))
-    assert re.search(r"<b>1</b> of 12 summaries have expert labels", page.content.decode())
+    assert re.search(r"<b>1</b> of 12 summaries are gold", page.content.decode())
     assert "5 of 6 summaries left" in page.content.decode()
 
 

@@ -2,7 +2,7 @@
 source data of Krippendorff's alpha (each annotator's labels) and where each label came from
 (imported expert labels, an expert round, a crowd round under its provider and worker id), so
 that an import of it under another name has the same system scores, the same alphas, the same
-"N of M summaries have expert labels" and the same workers table: crowd labels come back as
+"N of M summaries are gold" and the same workers table: crowd labels come back as
 crowd labels under their worker, never as expert labels, and the work that counts nowhere (a careless
 worker's rejected work, an excluded worker's) comes back as it was, with the gold accuracy and
 agreement the lead's decision rests on. Bad sources are refused whole."""
@@ -128,7 +128,7 @@ def test_export_then_import_gives_the_same_figures(client, lead, author, tmp_pat
     client.force_login(lead)
     for dataset, figure in ((original, before), (copy, after)):
         page = client.get(reverse("dataset_detail", args=[dataset.pk])).content.decode()
-        assert re.search(rf"<b>{figure['gold']}</b> of \d+ summaries have expert labels", page)
+        assert re.search(rf"<b>{figure['gold']}</b> of \d+ summaries are gold", page)
         workers_page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
         assert "No worker has judged yet" not in workers_page
         assert all(name in workers_page for _, name in crowd_rows)

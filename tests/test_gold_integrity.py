@@ -218,3 +218,47 @@ def test_a_third_expert_the_lead_names_decides_the_disagreements(client, make_us
     known = gold.known_answers(dataset)
     assert known[split_summary][acu_one] is True and known[split_summary][acu_two] is False
     assert ExpertDecision.objects.filter(decided_by=third).count() == 2
+
+
+def test_the_gold_count_counts_only_summaries_whose_answers_are_known(client, make_user, lead, author, tmp_path):
+    """Lab review: the dataset page said "2 of 12 summaries have expert labels" and offered to build
+    a qualification test while the round's second expert had labelled nothing (no gold yet)."""
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    batch = expert.create_round(dataset, count=2, experts=2, seed=0)
+    first = label_round(batch, author)
+    assert gold.gold_summary_count(dataset) == 0 == len(gold.known_answers(dataset))
+    client.force_login(lead)
+    page = client.get(reverse("dataset_detail", args=[dataset.pk])).content.decode()
+    assert "<b>0</b> of" in page and "Build a qualification test from the gold" not in page
+    second_expert_disagrees_on(first[0], batch, make_user("second-expert", "author"))
+    assert gold.gold_summary_count(dataset) == 1 == len(gold.known_answers(dataset))  # the split one waits
+    acus = gold.disagreements(dataset)[first[0]]
+    expert.decide(batch, first[0], dict.fromkeys(acus, True), lead)
+    assert gold.gold_summary_count(dataset) == 2 == len(gold.known_answers(dataset))
+
+
+def test_a_disagreement_is_reviewed_only_once_every_expert_has_labelled(client, make_user, lead, author, tmp_path):
+    """Lab review: in a round of three experts, two who split on a fact put the summary on the review
+    page at once; the third expert the lead named decided it and was then handed the same summary
+    to label, so they both reviewed and labelled it."""
+    from annotation.models import Reference
+
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    third = make_user("third-expert", "author")
+    Reference.objects.filter(document__dataset=dataset).update(writer=third)
+    batch = expert.create_round(dataset, count=1, experts=3, seed=0)
+    expert.name_referee(batch, third.pk)
+    (summary,) = label_round(batch, author)
+    second_expert_disagrees_on(summary, batch, make_user("second-expert", "author"))
+    assert gold.disagreements(dataset) == {} and expert.review_count(batch) == 0  # the third expert's vote is missing
+    assert expert.review_items(batch, third) == []
+    with pytest.raises(expert.ExpertError, match="no disagreement left"):
+        expert.decide(batch, summary, {int(k): True for k in truth(summary)}, third)
+    assert not ExpertDecision.objects.exists()
+    client.force_login(third)
+    assert 'name="acu-' not in client.get(reverse("expert_review", args=[batch.pk])).content.decode()
+    # The third expert labels it as one of its experts; now a lead (not they) decides.
+    a = expert.next_task(third, batch)
+    submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=truth(summary), expert=third)
+    assert expert.review_count(batch) == 1 and expert.review_items(batch, third) == []
+    assert len(expert.review_items(batch, lead)) == 1

@@ -155,7 +155,7 @@ def test_a_first_study_from_nothing(
         "3 systems",
         "9 summaries",
     ]
-    assert lead_page.inner_text("#gold-count").startswith("0 of 9 summaries have expert labels")
+    assert lead_page.inner_text("#gold-count").startswith("0 of 9 summaries are gold")
     assert "write and proofread the ACUs first" in lead_page.inner_text("#gold-wait")  # nothing to label yet
     shoot(lead_page, "i27-study-01-imported")
 
@@ -239,7 +239,7 @@ def test_a_first_study_from_nothing(
 
     # 5. The lead builds a qualification test from the gold and a batch that requires it.
     lead_page.goto(f"{base}/datasets/{dataset.pk}/")
-    assert lead_page.inner_text("#gold-count").startswith("9 of 9 summaries have expert labels")
+    assert lead_page.inner_text("#gold-count").startswith("9 of 9 summaries are gold")
     lead_page.click("text=Build a qualification test from the gold")
     lead_page.fill("#id_items", "3")
     lead_page.click("button:text('Create test')")
@@ -336,7 +336,7 @@ def test_the_expert_pages_fit_a_phone_and_a_desktop(live_server, browser, shoot,
     base = live_server.url
     page = open_as(browser, base, lead, width=width)
     page.goto(f"{base}/datasets/{dataset.pk}/#gold")
-    assert page.inner_text("#gold-count").startswith("0 of 8 summaries have expert labels")
+    assert page.inner_text("#gold-count").startswith("0 of 8 summaries are gold")
     assert page.input_value("#id_count") == "8"  # what is there to label, below the 10 wanted
     fits(page, width)
     shoot(page, f"i27-expert-gold-offer-{width}")
