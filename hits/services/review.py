@@ -18,10 +18,10 @@ from config.errors import ServiceError
 from hits import exclusion
 from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, Worker
-from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, parse_money
+from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, format_money, parse_money
 from hits.provider_interface import ProviderError, get_provider
 from hits.release import release
-from hits.services.money_budget import bonus_passes_budget
+from hits.services.money_budget import batch_money, bonus_passes_budget
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +170,9 @@ def send_bonus(
     try:
         amount = parse_money(amount, what="The bonus", minimum=CENT, maximum=MAX_BONUS)
     except MoneyError as exc:
-        raise ReviewError(f"{exc} A bonus is between $0.01 and ${MAX_BONUS}.") from None
+        batch = Batch.objects.filter(hits__assignments__pk=assignment_id).first()
+        low, high = (batch_money(batch, m) if batch else format_money(m) for m in (CENT, MAX_BONUS))
+        raise ReviewError(f"{exc} A bonus is between {low} and {high}.") from None
     reason = (reason or "").strip()
     if not reason:
         raise ReviewError("Tell the worker what the bonus is for.")

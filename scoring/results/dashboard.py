@@ -10,6 +10,7 @@ from django.core.cache import caches
 from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
 from hits.models import Batch
+from hits.provider_interface import money_currency
 from hits.selectors import figures
 from scoring.models import ScoringRun
 from scoring.results import charts, leaderboard, worker_pages
@@ -75,6 +76,13 @@ def systems_page(run, documents: str, machine_scores: dict) -> dict:
     }
 
 
+def worker_currencies(run) -> dict[str, str]:
+    """{provider: currency} of the run's crowd batches (the round's, or the dataset's): a worker's
+    effective rate is in the money their provider pays (a Prolific account's GBP reads "£")."""
+    batches = [run.batch] if run.batch_id else Batch.objects.filter(dataset_id=run.dataset_id, kind=Batch.Kind.CROWD)
+    return {b.provider: money_currency(b) for b in batches}
+
+
 def workers_table(run) -> dict:
     """The run's stored workers table (its "workers" part: rows, flagged, alpha without the flagged),
     each row with the texts of its number cells (`worker_pages.shown`), cached by run: the page
@@ -86,7 +94,9 @@ def workers_table(run) -> dict:
         stored = run_parts(run.pk, ("workers",)).get("workers", {})
         if not stored.get("rows"):
             return stored
-        return {**stored, "rows": [{**r, "shown": worker_pages.shown(r)} for r in stored["rows"]]}
+        paid_in = worker_currencies(run)
+        rows = [{**r, "shown": worker_pages.shown(r, paid_in.get(r.get("provider"), "USD"))} for r in stored["rows"]]
+        return {**stored, "rows": rows}
 
     return caches["pages"].get_or_set(f"dashboard:workers:{run.pk}", table, RUN_CACHE_SECONDS)
 

@@ -31,7 +31,7 @@ DEFAULT_SORT = "-flags"  # flagged workers first (most flags first), then by wor
 KEPT = ("round", "sort", "q", "page")  # the table's state, kept by its links and after an action
 
 
-def shown(row: dict) -> dict:
+def shown(row: dict, currency: str = "USD") -> dict:
     """The texts of a row's number cells ("–" for none), as the page prints them: formatted once
     per run (`scoring.results.dashboard.workers_table` caches them), not per request."""
 
@@ -42,7 +42,7 @@ def shown(row: dict) -> dict:
         "agreement": text(row["agreement"], 3),
         "gold_accuracy": text(row["gold_accuracy"], 3),
         "median_seconds": text(row["median_seconds"], 0),
-        "hourly": "–" if row["hourly"] is None else format_money(row["hourly"]),
+        "hourly": "–" if row["hourly"] is None else format_money(row["hourly"], currency),
     }
 
 

@@ -203,12 +203,11 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             review.block_worker(worker_id=worker.pk, reason=request.POST.get("reason", ""), by=request.user)
             messages.success(request, f"Blocked {worker.external_id}.")
         elif action == "bonus":
+            # The latest work of the page's round (the dataset's on the dataset-wide page).
+            scope = {"hit__batch": batch} if batch else {"hit__batch__dataset": dataset}
             assignment = (
                 Assignment.objects.filter(
-                    worker=worker,
-                    hit__batch__dataset=dataset,
-                    status__in=Assignment.COUNTED,
-                    hit__batch__kind=Batch.Kind.CROWD,
+                    worker=worker, status__in=Assignment.COUNTED, hit__batch__kind=Batch.Kind.CROWD, **scope
                 )
                 .order_by("-submitted_at")
                 .first()

@@ -1,0 +1,73 @@
+"""Lab review of the lead's review of work on the workers page: money in the round's own
+currency, and a bonus from a round's page paid on that round's work."""
+
+import re
+import secrets
+
+import pytest
+from django.urls import reverse
+
+from hits.models import Assignment, Batch, LedgerEntry, Worker
+from hits.services import review
+from hits.services.review import ReviewError
+
+from .crowd_data import scored, simulated_round
+
+pytestmark = pytest.mark.django_db
+
+
+def as_prolific_gbp(batch) -> None:
+    """The round's batch and its workers on Prolific, whose account pays in pounds."""
+    Batch.objects.filter(pk=batch.pk).update(provider="prolific", provider_config={"currency": "GBP"})
+    Worker.objects.filter(assignments__hit__batch=batch).update(provider="prolific")
+
+
+def test_the_workers_page_shows_a_prolific_rate_in_pounds(client, lead):
+    """Lab review: a Prolific (GBP) round's workers page headed its rate column "$ / hour" and
+    printed each worker's rate in dollars."""
+    dataset, batch = simulated_round()
+    as_prolific_gbp(batch)
+    scored(dataset, batch)
+    client.force_login(lead)
+    for query in ("", f"?round={batch.pk}"):
+        page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + query).content.decode()
+        assert "Rate / hour" in page and "$ / hour" not in page
+        rates = re.findall(r'<td class="num">([^<]*)</td>\s*<td>', page)
+        assert rates and all(r.startswith("£") or r == "–" for r in rates), rates
+        assert any(r.startswith("£") for r in rates)
+        assert 'placeholder="$"' not in page
+
+
+def test_a_refused_bonus_amount_names_the_batchs_currency(lead):
+    """Lab review: a Prolific (GBP) bonus of "abc" was refused with "A bonus is between $0.01 and $...",
+    the wrong money."""
+    dataset, batch = simulated_round()
+    as_prolific_gbp(batch)
+    assignment = Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED).first()
+    with pytest.raises(ReviewError, match=r"between £0\.01 and £"):
+        review.send_bonus(assignment_id=assignment.pk, amount="abc", reason="x", token=secrets.token_hex(8), by=lead)
+    assert not LedgerEntry.objects.filter(kind=LedgerEntry.Kind.BONUS).exists()
+
+
+def test_a_bonus_from_a_rounds_workers_page_pays_that_rounds_work(client, lead):
+    """Lab review: on a round's workers page (?round=), Bonus attached the money to the worker's latest
+    work of the dataset, so it was paid and counted in another round (its budget, its currency)."""
+    from .crowd_data import published_batch
+
+    dataset, first = simulated_round()
+    worker = Worker.objects.filter(assignments__hit__batch=first).order_by("pk").first()
+    own = Assignment.objects.filter(worker=worker, hit__batch=first, status__in=Assignment.COUNTED).first()
+    second = published_batch(dataset)
+    later = Assignment.objects.create(
+        hit=second.hits.first(), worker=worker, status=Assignment.Status.SUBMITTED, submitted_at=own.submitted_at
+    )
+    Assignment.objects.filter(pk=later.pk).update(submitted_at=own.submitted_at.replace(year=own.submitted_at.year + 1))
+    scored(dataset, first)
+    client.force_login(lead)
+    url = reverse("dashboard_worker_action", args=[dataset.pk, worker.pk, "bonus"]) + f"?round={first.pk}"
+    said = client.post(url, {"amount": "0.50", "reason": "careful work", "token": "t-1"}, follow=True)
+    assert "Bonus of $0.50 sent" in " ".join(str(m) for m in said.context["messages"])
+    entry = LedgerEntry.objects.get(kind=LedgerEntry.Kind.BONUS)
+    assert entry.batch_id == first.pk and entry.assignment.hit.batch_id == first.pk
+    client.post(url, {"amount": "0.50", "reason": "careful work", "token": "t-1"})  # a double click
+    assert LedgerEntry.objects.filter(kind=LedgerEntry.Kind.BONUS).count() == 1
