@@ -82,3 +82,25 @@ def test_auto_approval_after_the_delay(submitted):
     assert review.auto_approve_due(now=timezone.now() + timedelta(hours=73)) == 1
     submitted.refresh_from_db()
     assert submitted.status == "approved" and LedgerEntry.objects.filter(kind="reward").count() == 1
+
+
+def test_a_second_bulk_approve_from_a_stale_page_says_nothing_was_paid_twice(submitted, client, lead):
+    """Lab review: a second press of Approve (a stale page, a double click) said "Approved 1
+    assignment(s)." again, as if it had paid again; a reject of it all refused said nothing done."""
+    from django.urls import reverse
+
+    client.force_login(lead)
+    url = reverse("batch_review", args=[submitted.hit.batch_id])
+    form = {"assignment": [submitted.pk], "action": "approve"}
+
+    def said(response) -> list[str]:
+        return [str(m) for m in response.context["messages"]]
+
+    first = said(client.post(url, form, follow=True))
+    assert len(first) == 1 and first[0].startswith("Approved 1 assignment")
+    again = said(client.post(url, form, follow=True))
+    assert again == ["1 assignment was approved already: nothing changed and nothing was paid or recorded twice."]
+    assert LedgerEntry.objects.filter(assignment=submitted, kind="reward").count() == 1
+    refused = said(client.post(url, {**form, "action": "reject", "feedback": "late"}, follow=True))
+    assert len(refused) == 1 and "Only submitted work can be rejected" in refused[0]
+    assert not any(m.startswith("Approved") for m in refused)

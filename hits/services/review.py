@@ -144,14 +144,18 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
 
 
 def bulk(action, assignment_ids, **kwargs) -> tuple[int, list[str]]:
-    """Apply approve or reject to many assignments; returns (done, error messages)."""
+    """Apply approve or reject to many assignments; returns (done, error messages). `done` counts
+    only the assignments this call changed: one already decided so (a stale page, a double click)
+    is neither done again nor an error, so len(ids) - done - len(errors) were decided already."""
     done, errors = 0, []
     for assignment_id in assignment_ids:
+        before = Assignment.objects.filter(pk=assignment_id).values_list("status", flat=True).first()
         try:
-            action(assignment_id=assignment_id, **kwargs)
-            done += 1
+            after = action(assignment_id=assignment_id, **kwargs)
         except (ReviewError, Assignment.DoesNotExist) as exc:
             errors.append(f"Assignment {assignment_id}: {exc}")
+        else:
+            done += int(after.status != before)
     return done, errors
 
 

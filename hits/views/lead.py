@@ -282,21 +282,34 @@ def review_assignments(request, batch_id: int):
     ids = list(Assignment.objects.filter(hit__batch=batch, pk__in=ids).values_list("pk", flat=True))
     if not ids:
         messages.error(request, "Tick at least one assignment.")
-    elif request.POST.get("action") == "approve":
-        done, errors = review.bulk(review.approve, ids, by=request.user)
-        messages.success(request, f"Approved {done} assignment(s).")
-        for e in errors:
-            messages.error(request, e)
-    elif request.POST.get("action") == "reject":
-        done, errors = review.bulk(review.reject, ids, feedback=request.POST.get("feedback", ""), by=request.user)
-        if done:
-            messages.success(request, f"Rejected {done} assignment(s).")
-        for e in errors[:5]:
-            messages.error(request, e)
+    elif request.POST.get("action") in ("approve", "reject"):
+        approving = request.POST.get("action") == "approve"
+        if approving:
+            done, errors = review.bulk(review.approve, ids, by=request.user)
+        else:
+            done, errors = review.bulk(review.reject, ids, feedback=request.POST.get("feedback", ""), by=request.user)
+        _say_reviewed(request, "approved" if approving else "rejected", done, len(ids) - done - len(errors), errors)
     if request.POST.get("next"):
         return redirect(_back(request, batch))
     shown = urlencode({"status": request.POST.get("status_filter", "submitted")})  # back to the list it came from
     return redirect(f"{reverse('batch_detail', args=[batch.pk])}?{shown}")
+
+
+def _say_reviewed(request, decided: str, done: int, already: int, errors: list[str]) -> None:
+    """What a bulk approve or reject did: how many changed, how many were so already (a stale page
+    or a second click: nothing paid or recorded twice), and the first refusals."""
+    if done:
+        messages.success(request, f"{decided.capitalize()} {done} assignment{'s' if done != 1 else ''}.")
+    if already:
+        messages.info(
+            request,
+            f"{already} assignment{'s were' if already != 1 else ' was'} {decided} already: nothing changed "
+            "and nothing was paid or recorded twice.",
+        )
+    for e in errors[:5]:
+        messages.error(request, e)
+    if len(errors) > 5:
+        messages.error(request, f"…and {len(errors) - 5} more not {decided}.")
 
 
 @role_required(LEAD)
