@@ -29,7 +29,7 @@ MAX_BUDGET = Decimal("99999999.99")  # Batch.budget holds 10 digits
 # Dollars and cents as people write them: "2", "2.5", "2.50", ".50", "$2.50", "1,000.00" (commas
 # only between groups of three digits), "-2" (refused by `minimum` unless a caller allows it). Nothing
 # else: no exponent, underscore, NaN or infinity.
-_AMOUNT = re.compile(r"\$?(?P<number>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)", re.ASCII)
+_AMOUNT = re.compile(r"[$£]?(?P<number>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)", re.ASCII)
 
 
 class MoneyError(ValueError):
@@ -51,7 +51,7 @@ def parse_money(value, *, what: str = "The amount", minimum=Decimal("0.00"), max
     if isinstance(value, Decimal | int):
         number = Decimal(value)
         if not number.is_finite():
-            raise MoneyError(f"{what} must be a number of dollars and cents, not {value}.")
+            raise MoneyError(f"{what} must be an amount of money with cents, not {value}.")
         shown = str(value)
     else:
         shown = str(value).strip()
@@ -59,16 +59,20 @@ def parse_money(value, *, what: str = "The amount", minimum=Decimal("0.00"), max
             raise MoneyError(f"{what} is too long to be an amount of money.")
         match = _AMOUNT.fullmatch(shown)
         if match is None:
-            if re.fullmatch(r"\$?\d+,\d{1,2}", shown, re.ASCII):
+            if re.fullmatch(r"[$£]?\d+,\d{1,2}", shown, re.ASCII):
                 raise MoneyError(
-                    f"{what} “{shown}” has a decimal comma: write dollars and cents with a point, as "
-                    f"{shown.lstrip('$').replace(',', '.')}."
+                    f"{what} “{shown}” has a decimal comma: write the amount with a point for the cents, as "
+                    f"{shown.lstrip('$£').replace(',', '.')}."
                 )
-            raise MoneyError(f"{what} “{shown}” is not an amount of money: write dollars and cents, as 1.50.")
+            raise MoneyError(
+                f"{what} “{shown}” is not an amount of money: write it with a point for the cents, as 1.50."
+            )
         try:
             number = Decimal(match["number"].replace(",", ""))
         except InvalidOperation:
-            raise MoneyError(f"{what} “{shown}” is not an amount of money: write dollars and cents, as 1.50.") from None
+            raise MoneyError(
+                f"{what} “{shown}” is not an amount of money: write it with a point for the cents, as 1.50."
+            ) from None
     exact = number.quantize(CENT, rounding=ROUND_HALF_UP)
     if exact != number:
         raise MoneyError(f"{what} “{shown}” has a fraction of a cent; amounts are whole cents, never rounded.")

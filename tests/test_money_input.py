@@ -73,7 +73,15 @@ def test_pay_over_the_budget_is_the_only_way_past_it(lead):
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("1", "1.00"), ("1.5", "1.50"), ("1.500", "1.50"), (".25", "0.25"), ("$0.50", "0.50"), ("1,000.25", "1000.25")],
+    [
+        ("1", "1.00"),
+        ("1.5", "1.50"),
+        ("1.500", "1.50"),
+        (".25", "0.25"),
+        ("$0.50", "0.50"),
+        ("1,000.25", "1000.25"),
+        ("£0.50", "0.50"),
+    ],
 )
 def test_amounts_people_write(text, expected):
     assert parse_money(text) == Decimal(expected)
@@ -92,6 +100,7 @@ def test_amounts_people_write(text, expected):
         ("100.004", "fraction of a cent"),
         ("1,50", "decimal comma"),
         ("$0,5", "decimal comma"),
+        ("£0,5", "decimal comma"),
         ("١٠", "not an amount of money"),  # Arabic-Indic digits
     ],
 )

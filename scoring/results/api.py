@@ -279,7 +279,10 @@ class WorkerRowSerializer(serializers.Serializer):
     agreement = serializers.FloatField(allow_null=True, help_text="Agreement with the others' majority.")
     gold_accuracy = serializers.FloatField(allow_null=True)
     median_seconds = serializers.FloatField(allow_null=True)
-    hourly = serializers.FloatField(allow_null=True, help_text="Effective dollars per hour.")
+    hourly = serializers.FloatField(
+        allow_null=True,
+        help_text="Effective pay per hour, in the money its provider pays in (USD, or GBP for a Prolific account in pounds).",
+    )
     flags = serializers.ListField(child=serializers.CharField(), help_text="too fast, low agreement, failed gold")
     excluded = serializers.BooleanField()
     blocked = serializers.BooleanField()
