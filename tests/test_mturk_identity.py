@@ -145,7 +145,8 @@ def test_the_mturk_client_has_bounded_retries_and_timeouts(monkeypatch):
     assert (config.connect_timeout, config.read_timeout) == (5, 20)
 
 
-def _our_pages_test(stub):  # noqa: F811
+def our_pages_test(stub):  # noqa: F811 - the Stubber fixture, passed in
+    """A published MTurk batch whose test is graded on our pages: (batch, test, HIT, right answers)."""
     batch = published(stub)
     test = build_test(dataset=batch.dataset, name="ACU test", items=2, pass_score=0.8)
     test.external_ids = {"mturk-sandbox": "QUALTYPE3"}
@@ -162,7 +163,7 @@ def _our_pages_test(stub):  # noqa: F811
 
 
 def test_an_anonymous_post_cannot_burn_a_workers_qualification_attempt(stub, client):  # noqa: F811
-    batch, test, hit, answers = _our_pages_test(stub)
+    batch, test, hit, answers = our_pages_test(stub)
     url = f"/mturk/qualification/{test.pk}/"
     assert client.post(url, {"workerId": "VICTIM", "env": "sandbox", **answers}).status_code == 403
     assert client.post(url, {"token": "forged", **answers}).status_code == 403
@@ -182,7 +183,7 @@ def test_an_anonymous_post_cannot_burn_a_workers_qualification_attempt(stub, cli
 
 
 def test_a_worker_mturk_reports_is_graded_and_granted(stub, client):  # noqa: F811
-    batch, test, hit, answers = _our_pages_test(stub)
+    batch, test, hit, answers = our_pages_test(stub)
     url = f"/mturk/qualification/{test.pk}/"
     page = client.get(url, {"workerId": "A9WORKER", "assignmentId": "QA1", "hitId": hit.external_id})
     assert page.status_code == 200 and "frame-ancestors" in page["Content-Security-Policy"]

@@ -13,7 +13,7 @@ from hits.services.qualification import build_test
 
 from .crowd_data import demo_dataset
 from .test_mturk import mturk_batch, stub  # noqa: F401 - the Stubber fixture
-from .test_mturk_identity import _our_pages_test, listed
+from .test_mturk_identity import listed, our_pages_test
 
 pytestmark = pytest.mark.django_db
 STATUSES = ["Submitted", "Approved", "Rejected"]
@@ -105,7 +105,7 @@ def test_a_refused_grant_is_on_the_batch_page_and_retried_by_the_next_sync(stub,
     """A passed worker's grant that MTurk refused (a ServiceFault) was logged with no batch, so the
     lead never saw it, and the held answers were dropped, so no sync granted it again: the worker
     had passed and could never work."""
-    batch, test, hit, answers = _our_pages_test(stub)
+    batch, test, hit, answers = our_pages_test(stub)
     url = f"/mturk/qualification/{test.pk}/"
     page = client.get(url, {"workerId": "A9WORKER", "assignmentId": "QA1", "hitId": hit.external_id})
     assert (
@@ -172,7 +172,7 @@ def test_an_undecided_sheet_on_our_pages_is_answered_again_from_a_new_hit(stub, 
     from hits.services import qualification
     from hits.sheets import sheet as sheet_of
 
-    batch, test, hit, _ = _our_pages_test(stub)
+    batch, test, hit, _ = our_pages_test(stub)
     sheet = sheet_of(test, "mturk", "A9UNSURE")
     truth = {qualification.answer_key(i.pk, a): v for i in sheet for a, v in i.answers.items()}
     flipped = next(k for k, v in truth.items() if v)  # one present fact answered wrong
