@@ -6,7 +6,9 @@ Per example: ``example_id``, ``source``, ``reference``, ``system_outputs`` ({sys
 annotations but not in the outputs, ``gold`` or ``reference``, is the reference summary rated as
 one more system (RoSE's LLM file rates it so). Optional keys of our export, read back:
 ``annotations[system]["raters"] = {protocol: {rater: score}}`` (each rater's own 1-5 score) and
-``annotations[system]["ratings"]`` (how many ratings a mean holds; default 3, as RoSE's).
+``annotations[system]["ratings"] = {protocol: n}`` (how many ratings each protocol's mean holds;
+default 3, as RoSE's). Files of the earlier export give one whole number under ``ratings``, which
+is read as the count of every protocol of that summary.
 
 The reader returns plain records, checked and bounded; nothing is written here.
 """
@@ -38,7 +40,7 @@ class RatedSummary:
     system: str
     scores: dict[str, float] = field(default_factory=dict)  # protocol -> mean score (1-5)
     raters: dict[str, dict[str, float]] = field(default_factory=dict)  # protocol -> rater -> score
-    ratings: int = DEFAULT_RATINGS
+    ratings: dict[str, int] = field(default_factory=dict)  # protocol -> how many ratings its mean holds
     acu: float | None = None
     normalized_acu: float | None = None
 
@@ -83,14 +85,32 @@ def _rated(system: str, annotation, index: int) -> RatedSummary:
             setattr(rated, key, _number(annotation[key], 0, 1, f"{where}[{key!r}]"))
     if (rated.acu is None) != (rated.normalized_acu is None):
         raise DatasetImportError(f"{where} has one of 'acu' and 'normalized_acu' without the other")
-    ratings = annotation.get("ratings", DEFAULT_RATINGS)
-    if isinstance(ratings, bool) or not isinstance(ratings, int) or not 1 <= ratings <= MAX_RATERS:
-        raise DatasetImportError(f"{where}['ratings'] must be a whole number from 1 to {MAX_RATERS}")
-    rated.ratings = ratings
+    rated.ratings = _counts(annotation.get("ratings", DEFAULT_RATINGS), set(rated.scores), where)
     rated.raters.update(_raters(annotation.get("raters") or {}, where))
     if not rated.scores and not rated.raters and rated.acu is None:
         raise DatasetImportError(f"{where} holds no rating and no ACU score")
     return rated
+
+
+def _count(value, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_RATERS:
+        raise DatasetImportError(f"{where} must be a whole number from 1 to {MAX_RATERS}")
+    return value
+
+
+def _counts(ratings, protocols: set[str], where: str) -> dict[str, int]:
+    """`ratings`: {protocol: n}, each protocol's own count (missing: DEFAULT_RATINGS); or, as the
+    earlier export wrote it, one number standing for every protocol of the summary."""
+    if not isinstance(ratings, dict):
+        count = _count(ratings, f"{where}['ratings']")
+        return dict.fromkeys(sorted(protocols), count)
+    if not set(ratings) <= set(PROTOCOLS):
+        raise DatasetImportError(
+            f"{where}['ratings'] must be a whole number or an object {{protocol: number of ratings}} "
+            f"of the protocols {', '.join(PROTOCOLS)}"
+        )
+    counts = {p: _count(n, f"{where}['ratings'][{p!r}]") for p, n in ratings.items()}
+    return {p: counts.get(p, DEFAULT_RATINGS) for p in sorted(protocols)}
 
 
 def _raters(raters, where: str) -> dict[str, dict[str, float]]:

@@ -62,7 +62,9 @@ def _rows(examples: list[ProtocolExample], summaries, round_: RatingRound):
                 if protocol in item.raters:  # the raters' own scores stand; their mean is derived
                     continue
                 ratings.append(
-                    ProtocolRating(round=round_, summary_id=pk, protocol=protocol, score=score, ratings=item.ratings)
+                    ProtocolRating(
+                        round=round_, summary_id=pk, protocol=protocol, score=score, ratings=item.ratings[protocol]
+                    )
                 )
             for protocol, per_rater in item.raters.items():
                 for rater, score in per_rater.items():
@@ -109,8 +111,9 @@ def import_ratings(
 
 def export_ratings(round_: RatingRound) -> list[dict]:
     """The round as a protocol file (a list of examples), which ``import_ratings`` reads back:
-    per summary the mean score of each protocol (and how many ratings it holds), each rater's own
-    score under ``raters``, and the ACU scores."""
+    per summary the mean score of each protocol, how many ratings each protocol's mean holds under
+    ``ratings`` ({protocol: n}: the protocols of a summary may hold different numbers), each
+    rater's own score under ``raters``, and the ACU scores."""
     by_summary: dict[int, dict] = {}
     rows = round_.ratings.values_list("summary_id", "protocol", "rater", "score", "ratings").order_by("pk")
     for summary_id, protocol, rater, score, ratings in rows:
@@ -119,14 +122,16 @@ def export_ratings(round_: RatingRound) -> list[dict]:
             entry.setdefault("raters", {}).setdefault(protocol, {})[rater] = score
         else:
             entry[protocol] = score
-            entry["ratings"] = ratings
+            entry.setdefault("ratings", {})[protocol] = ratings
     for summary_id, acu, normalized in round_.acu_scores.values_list("summary_id", "acu", "normalized_acu"):
         by_summary.setdefault(summary_id, {}).update(acu=acu, normalized_acu=normalized)
     for entry in by_summary.values():  # a mean of the raters' scores where only raters were stored
         for protocol, per_rater in entry.get("raters", {}).items():
             if protocol not in entry:
                 entry[protocol] = sum(per_rater.values()) / len(per_rater)
-                entry["ratings"] = len(per_rater)
+                entry.setdefault("ratings", {})[protocol] = len(per_rater)
+        if "ratings" in entry:
+            entry["ratings"] = {p: entry["ratings"][p] for p in PROTOCOLS if p in entry["ratings"]}
     summaries = (
         Summary.objects.filter(pk__in=by_summary)
         .select_related("document__reference", "system")
