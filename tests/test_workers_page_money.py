@@ -71,3 +71,28 @@ def test_a_bonus_from_a_rounds_workers_page_pays_that_rounds_work(client, lead):
     assert entry.batch_id == first.pk and entry.assignment.hit.batch_id == first.pk
     client.post(url, {"amount": "0.50", "reason": "careful work", "token": "t-1"})  # a double click
     assert LedgerEntry.objects.filter(kind=LedgerEntry.Kind.BONUS).count() == 1
+
+
+def test_the_workers_page_blocks_and_excludes_in_one_step_as_the_batch_page_does(client, lead):
+    """Lab review: the workers page's Block form had no "also leave their judgments out of scoring",
+    which the batch page's block form has; a lead had to block, then exclude, in two posts."""
+    dataset, batch = simulated_round()
+    scored(dataset, batch)
+    worker = Worker.objects.filter(assignments__hit__batch=batch, external_id__contains="spam").distinct().get()
+    ledger_before = list(LedgerEntry.objects.order_by("pk").values_list("pk", "amount", "kind"))
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
+    row = re.search(rf'<tr data-worker="{worker.external_id}">.*?</tr>', page, re.S).group(0)
+    block_form = re.search(r'<form method="post" action="[^"]*/block[^"]*".*?</form>', row, re.S).group(0)
+    assert 'name="exclude" value="1"' in block_form and "Also leave all their judgments out of scoring" in block_form
+    action = reverse("dashboard_worker_action", args=[dataset.pk, worker.pk, "block"])
+    response = client.post(action, {"reason": "spam", "exclude": "1"}, follow=True)
+    worker.refresh_from_db()
+    assert worker.blocked_at is not None and worker.block_reason == "spam" and worker.excluded
+    shown = [str(m) for m in response.context["messages"]]
+    assert any("left their judgments out of scoring; scores recomputed" in m for m in shown), shown
+    assert list(LedgerEntry.objects.order_by("pk").values_list("pk", "amount", "kind")) == ledger_before
+    other = Worker.objects.filter(assignments__hit__batch=batch).exclude(pk=worker.pk).distinct().first()
+    client.post(reverse("dashboard_worker_action", args=[dataset.pk, other.pk, "block"]), {"reason": "slow"})
+    other.refresh_from_db()
+    assert other.blocked_at is not None and not other.excluded  # unticked: blocked only

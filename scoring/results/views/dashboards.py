@@ -181,7 +181,8 @@ def recompute(request, dataset_id: int):
 @role_required(LEAD)
 @require_POST
 def worker_action(request, dataset_id: int, worker_id: int, action: str):
-    """Exclude from or include in scoring (and recompute at once), block, or bonus."""
+    """Exclude from or include in scoring (and recompute at once), block (with ``exclude=1``: and
+    exclude, as the batch page's block form), or bonus."""
     dataset, batch = _scope(request, dataset_id)
     worker = Worker.objects.filter(pk=worker_id, assignments__hit__batch__dataset=dataset).distinct().first()
     if worker is None:
@@ -192,16 +193,24 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
     try:
         if action in ("exclude", "include"):
             review.set_excluded(worker_id=worker.pk, excluded=action == "exclude")
-            run = compute_scores(dataset, batch, trigger="exclusion")
-            alpha = run.outputs["alpha"]
             messages.success(
                 request,
                 f"{worker.external_id} {'excluded from' if action == 'exclude' else 'counted again in'} "
-                f"scoring; scores recomputed (ACU-level α {alpha['acu_level']}).",
+                f"scoring; {_recomputed(dataset, batch)}.",
             )
         elif action == "block":
-            review.block_worker(worker_id=worker.pk, reason=request.POST.get("reason", ""), by=request.user)
-            messages.success(request, f"Blocked {worker.external_id}.")
+            # The batch page's block form's rule (hits.services.review.block_worker): "exclude" also
+            # leaves all the worker's judgments out of scoring; recomputed at once, as Exclude is.
+            exclude = request.POST.get("exclude") == "1"
+            review.block_worker(
+                worker_id=worker.pk, reason=request.POST.get("reason", ""), exclude_pending=exclude, by=request.user
+            )
+            messages.success(
+                request,
+                f"Blocked {worker.external_id} and left their judgments out of scoring; {_recomputed(dataset, batch)}."
+                if exclude
+                else f"Blocked {worker.external_id}.",
+            )
         elif action == "bonus":
             # The latest work of the page's round (the dataset's on the dataset-wide page).
             scope = {"hit__batch": batch} if batch else {"hit__batch__dataset": dataset}
@@ -226,6 +235,12 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid input.")
     return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
+
+
+def _recomputed(dataset, batch) -> str:
+    """Recompute the page's scope after an exclusion changed what counts; the message's tail."""
+    alpha = compute_scores(dataset, batch, trigger="exclusion").outputs["alpha"]
+    return f"scores recomputed (ACU-level α {alpha['acu_level']})"
 
 
 def _metric_example(dataset) -> dict:
