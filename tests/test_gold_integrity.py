@@ -262,3 +262,54 @@ def test_a_disagreement_is_reviewed_only_once_every_expert_has_labelled(client, 
     submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=truth(summary), expert=third)
     assert expert.review_count(batch) == 1 and expert.review_items(batch, third) == []
     assert len(expert.review_items(batch, lead)) == 1
+
+
+def test_a_lead_does_not_decide_a_disagreement_they_are_a_side_of(client, make_user, lead, author, tmp_path):
+    """Lab review: a lead who labelled a summary in an expert round decided its disagreement with the
+    other expert, so the gold rested on one side of the split. A second person decides it (another
+    lead, or a third expert); the lead decides alone only where nobody else could."""
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    batch = expert.create_round(dataset, count=1, experts=2, seed=0)
+    (summary,) = label_round(batch, lead)
+    second_expert_disagrees_on(summary, batch, author)
+    acus = {int(k): True for k in gold.disagreements(dataset)[summary]}
+    review_url = reverse("expert_review", args=[batch.pk])
+    form = {"summary": summary, **{f"acu-{k}": "1" for k in acus}}
+    other_lead = make_user("lead-two", "lead")
+
+    client.force_login(lead)
+    page = client.get(review_url).content.decode()
+    assert 'name="acu-' not in page and 'id="left-to-others"' in page and "1 summary you labelled waits" in page
+    said = " ".join(str(m) for m in client.post(review_url, form, follow=True).context["messages"])
+    assert "a second person decides where its experts disagree" in said and "another lead" in said
+    with pytest.raises(expert.ExpertError, match="a second person decides"):
+        expert.decide(batch, summary, acus, lead)
+    assert not ExpertDecision.objects.exists() and summary not in gold.known_answers(dataset)
+
+    # An author who did not label it could be named the third expert: still not the lead's to decide.
+    other_lead.is_active = False
+    other_lead.save()
+    spare = make_user("spare-author", "author")
+    with pytest.raises(expert.ExpertError, match="a second person decides"):
+        expert.decide(batch, summary, acus, lead)
+
+    # Nobody else: every other lead or author is gone or a side. The lead decides, and is told so.
+    spare.is_active = False
+    spare.save()
+    page = client.get(review_url).content.decode()
+    assert 'name="acu-' in page and "your decision stands alone" in page and 'id="left-to-others"' not in page
+    client.post(review_url, form)
+    assert ExpertDecision.objects.filter(summary_id=summary, decided_by=lead).count() == len(acus)
+    assert summary in gold.known_answers(dataset)
+
+
+def test_another_lead_decides_what_the_labelling_lead_may_not(make_user, lead, author, tmp_path):
+    dataset = unlabelled_dataset(tmp_path, documents=1)
+    batch = expert.create_round(dataset, count=1, experts=2, seed=0)
+    (summary,) = label_round(batch, lead)
+    second_expert_disagrees_on(summary, batch, author)
+    other_lead = make_user("lead-two", "lead")
+    assert [it["summary"].pk for it in expert.review_items(batch, other_lead)] == [summary]
+    acus = {int(k): False for k in gold.disagreements(dataset)[summary]}
+    assert expert.decide(batch, summary, acus, other_lead) == len(acus)
+    assert summary in gold.known_answers(dataset)

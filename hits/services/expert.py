@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import ACU, Reference, Summary
@@ -297,20 +297,68 @@ def _labelled_by(user, batch: Batch) -> set[int]:
     )
 
 
+def _second_people(user, batch: Batch) -> set[str]:
+    """The expert ids of the people other than `user` who could decide the round's disagreements:
+    the other active leads, the round's third expert and whoever a lead may name one
+    (`referee_candidates`)."""
+    leads = get_user_model().objects.filter(Q(groups__name=LEAD) | Q(is_superuser=True), is_active=True)
+    people = set(leads.values_list("username", flat=True))
+    people |= set(referee_candidates(batch.dataset).values_list("username", flat=True))
+    chosen = referee(batch)
+    if chosen is not None:
+        people.add(chosen.username)
+    people.discard(user.username)
+    return {expert_external_id(batch.dataset.name, name) for name in people}
+
+
+def _sides(batch: Batch, summary_ids) -> dict[int, set[str]]:
+    """Per summary of the round, the expert ids of the experts it was handed to (its sides)."""
+    sides: dict[int, set[str]] = {}
+    rows = Assignment.objects.filter(hit__batch=batch, hit__summary_id__in=list(summary_ids)).values_list(
+        "hit__summary_id", "worker__external_id"
+    )
+    for summary_id, external_id in rows:
+        sides.setdefault(summary_id, set()).add(external_id)
+    return sides
+
+
+def decides_alone(user, batch: Batch, summary_ids) -> dict[int, bool]:
+    """Per summary `user` labelled in the round, whether they may still decide its disagreement: a
+    lead only, and only when no second person could (every other lead, the third expert and every
+    author a lead may name labelled it too, or there is none). A summary `user` did not label is
+    not in the answer; a third expert never decides one they labelled (see docs/leads.md)."""
+    mine = _labelled_by(user, batch) & set(summary_ids)
+    if not mine:
+        return {}
+    if LEAD not in user_roles(user):
+        return dict.fromkeys(mine, False)
+    others = _second_people(user, batch)
+    return {sid: not (others - sides) for sid, sides in _sides(batch, mine).items()}
+
+
 def review_items(batch: Batch, user=None) -> list[dict]:
     """The round's summaries whose experts disagree on some ACU and no lead or third expert has
-    decided yet: each with its summary, reference sentences and the split ACUs with their votes
-    (for a third expert, `user`, not those they labelled themselves: another decides those)."""
+    decided yet: each with its summary, reference sentences and the split ACUs with their votes.
+    Not those `user` labelled themselves (a second person decides those), except where a lead is the
+    only one who can (`decides_alone`: the item says so)."""
     split = disagreements(batch.dataset, batch.hits.values_list("summary_id", flat=True))
-    if user is not None and LEAD not in user_roles(user):
-        split = {sid: acus for sid, acus in split.items() if sid not in _labelled_by(user, batch)}
+    alone = decides_alone(user, batch, split) if user is not None else {}
+    split = {sid: acus for sid, acus in split.items() if alone.get(sid, True)}
     items = []
     for summary in Summary.objects.filter(pk__in=split).select_related("document__reference", "system"):
         acus = ACU.objects.filter(pk__in=split[summary.pk]).order_by("sentence__position", "position")
         rows = [{"acu": a, "present": split[summary.pk][a.pk][0], "votes": split[summary.pk][a.pk][1]} for a in acus]
         sentences = summary.document.reference.sentences.order_by("position").values_list("text", flat=True)
-        items.append({"summary": summary, "rows": rows, "sentences": list(sentences)})
+        items.append(
+            {"summary": summary, "rows": rows, "sentences": list(sentences), "alone": alone.get(summary.pk, False)}
+        )
     return items
+
+
+def left_to_others(batch: Batch, user) -> int:
+    """How many of the round's disagreements wait for someone other than `user`, who labelled them."""
+    split = disagreements(batch.dataset, batch.hits.values_list("summary_id", flat=True))
+    return sum(1 for may in decides_alone(user, batch, split).values() if not may)
 
 
 def review_count(batch: Batch) -> int:
@@ -321,13 +369,18 @@ def review_count(batch: Batch) -> int:
 def decide(batch: Batch, summary_id: int, labels: dict[int, bool], by) -> int:
     """A lead's or the third expert's (`may_review`) labels for the split ACUs of a summary of
     the round (`review_items`); the summary becomes gold once every split ACU is decided.
-    Returns how many were decided; raises ExpertError for someone else, for a third expert who
-    labelled the summary (a disagreement is not settled by one of its sides) and for an ACU that
-    is not split in this round's summary."""
+    Returns how many were decided; raises ExpertError for someone else, for a person who labelled
+    the summary (a disagreement is not settled by one of its sides; a lead may only where no
+    second person could, `decides_alone`) and for an ACU that is not split in this round's summary."""
     if not may_review(by, batch):
         raise ExpertError("Only a lead or the round's third expert decides its disagreements.")
-    if LEAD not in user_roles(by) and summary_id in _labelled_by(by, batch):
-        raise ExpertError("You labelled this summary in this round: a lead decides where its experts disagree.")
+    if not decides_alone(by, batch, [summary_id]).get(summary_id, True):
+        if LEAD not in user_roles(by):
+            raise ExpertError("You labelled this summary in this round: a lead decides where its experts disagree.")
+        raise ExpertError(
+            "You labelled this summary in this round: a second person decides where its experts disagree. "
+            "Ask another lead, or name a third expert (an author of the dataset) on the round page."
+        )
     split = disagreements(batch.dataset, [summary_id]).get(summary_id, {})
     if not batch.hits.filter(summary_id=summary_id).exists() or not split:
         raise ExpertError("This summary has no disagreement left to decide in this round.")

@@ -134,8 +134,8 @@ def expert_stop(request, batch_id: int):
 @never_cache
 @role_required(LEAD, AUTHOR)
 def expert_review(request, batch_id: int):
-    """Security behavior: leads and the round's third expert (an author the lead named; not on
-    summaries they labelled). The round's summaries whose experts disagree: they pick the label
+    """Security behavior: leads and the round's third expert (an author the lead named); neither on
+    summaries they labelled, except a lead where no second person could decide (expert.decides_alone). The round's summaries whose experts disagree: they pick the label
     of each split ACU (POST), and the summary becomes gold once all are decided."""
     batch = _round(batch_id)
     if not expert.may_review(request.user, batch):
@@ -159,7 +159,12 @@ def expert_review(request, batch_id: int):
     return render(
         request,
         "hits/expert_review.html",
-        {"batch": batch, "dataset": batch.dataset, "items": expert.review_items(batch, request.user)},
+        {
+            "batch": batch,
+            "dataset": batch.dataset,
+            "items": expert.review_items(batch, request.user),
+            "left_to_others": expert.left_to_others(batch, request.user),
+        },
     )
 
 
