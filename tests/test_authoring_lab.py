@@ -100,6 +100,29 @@ def test_a_button_pressed_after_the_session_ended_comes_back_to_its_page(client,
     assert reference.status == Reference.Status.IN_REVIEW
 
 
+def test_the_get_after_sign_in_is_handled_once_for_every_authoring_button():
+    """The three authoring buttons (Done, the reviewer's and the lead's decisions) each repeated the
+    lines that turn a GET after sign-in into a message and the way back; one decorator does it now,
+    and every one of them goes through it to its page."""
+    from pathlib import Path
+
+    from django.urls import resolve
+
+    import annotation.views
+
+    expected = {
+        "authoring_submit": ([1], "authoring_write"),
+        "authoring_review_action": ([1, "approve"], "authoring_review"),
+        "authoring_lead_action": ([1, "approve"], "authoring_review"),
+    }
+    for name, (args, page) in expected.items():
+        view = resolve(reverse(name, args=args)).func
+        assert getattr(view, "get_goes_back_to", None) == page, name
+    views = Path(annotation.views.__file__).parent
+    repeated = [p.name for p in views.glob("*.py") if 'request.method != "POST"' in p.read_text()]
+    assert repeated == ["after_sign_in.py"]
+
+
 def test_a_lead_who_wrote_the_reference_cannot_approve_it(client, lead, setup):
     """The review page turned the writer away, but the lead's approve accepted their own ACUs."""
     _, reference, _ = setup

@@ -18,6 +18,7 @@ from ..guidelines import guidelines_for
 from ..llm import LLMError
 from ..models import AuthoringTime, Dataset, DraftJob, Reference
 from ..services import authoring, authoring_progress
+from .after_sign_in import get_goes_back
 
 
 def _json_body(request) -> dict:
@@ -135,13 +136,11 @@ def record_time(request, reference_id: int):
 
 
 @role_required(AUTHOR)
+@get_goes_back("authoring_write", "Nothing was sent yet: check the ACUs, then press Done again.")
 def submit(request, reference_id: int):
     """Security behavior: only the writer; sends the reference to another author's review (the
     version the page showed, refused when it changed since). A GET (the sign-in page's way back
     after a session ended on *Done*) sends nothing and opens the reference."""
-    if request.method != "POST":
-        messages.info(request, "Nothing was sent yet: check the ACUs, then press Done again.")
-        return redirect("authoring_write", reference_id=reference_id)
     seen = request.POST.get("version", "")
     try:
         reference = authoring.submit_for_review(
@@ -199,13 +198,11 @@ def review(request, reference_id: int):
 
 
 @role_required(AUTHOR)
+@get_goes_back("authoring_review", "Nothing was saved or decided yet: do it again.")
 def review_action(request, reference_id: int, action: str):
     """Security behavior: the reviewer (never the writer). Actions: comment, changes, approve
     (a decision names the version the page showed, refused when the reference changed since).
     A GET (the sign-in page's way back after a session ended) decides nothing."""
-    if request.method != "POST":
-        messages.info(request, "Nothing was saved or decided yet: do it again.")
-        return redirect("authoring_review", reference_id=reference_id)
     seen = request.POST.get("version", "")
     seen = int(seen) if seen.isdecimal() else None
     try:

@@ -11,14 +11,13 @@ from django.shortcuts import redirect
 from annotation import lead_review
 from annotation.models import Reference
 from annotation.services.authoring import AuthoringError
+from annotation.views.after_sign_in import get_goes_back
 from config.roles import LEAD, role_required
 
 
 @role_required(LEAD)
+@get_goes_back("authoring_review", "Nothing was decided yet: do it again.")
 def lead_action(request, reference_id: int, action: str):
-    if request.method != "POST":
-        messages.info(request, "Nothing was decided yet: do it again.")
-        return redirect("authoring_review", reference_id=reference_id)
     seen = _int(request.POST.get("version"))  # the version the page showed: a decision on it only
     try:
         if action == "assign":
