@@ -39,7 +39,10 @@ def test_five_complete_documents_say_too_few_not_partial_coverage(client, lead):
 def test_a_bucket_of_one_pair_reads_as_one_difference():
     one = {"bucket": 0, "pairs": 1, "min_difference": 0.2131, "max_difference": 0.2134, "power": [0.5]}
     many = {"bucket": 1, "pairs": 3, "min_difference": 0.05, "max_difference": 0.12, "power": [0.9]}
-    assert power_bucket_label(one) == "Δ 0.213 (1 pair)"
-    assert power_bucket_label(many) == "Δ 0.050–0.120 (3 pairs)"
-    chart = power_curve({"sizes": [10, 50], "buckets": [one, many]})
-    assert [d["label"] for d in chart["data"]["datasets"]][:2] == ["Δ 0.213 (1 pair)", "Δ 0.050–0.120 (3 pairs)"]
+    assert power_bucket_label(one, "ACU score") == "Δ ACU score 0.213 (1 pair)"
+    assert power_bucket_label(many, "ACU score") == "Δ ACU score 0.050–0.120 (3 pairs)"
+    chart = power_curve({"sizes": [10, 50], "buckets": [one, many]})  # a run stored before `score` was kept
+    assert [d["label"] for d in chart["data"]["datasets"]][:2] == [
+        "Δ ACU score 0.213 (1 pair)",
+        "Δ ACU score 0.050–0.120 (3 pairs)",
+    ]

@@ -253,20 +253,26 @@ def leaderboard(systems: dict) -> dict:
     }
 
 
-def power_bucket_label(bucket: dict) -> str:
-    """ "Δ 0.120–0.213 (3 pairs)"; one difference when the range is a point: "Δ 0.213 (1 pair)"."""
+def power_bucket_label(bucket: dict, score: str = "score") -> str:
+    """ "Δ ACU score 0.120–0.213 (3 pairs)"; one difference when the range is a point: "Δ ACU score
+    0.213 (1 pair)". Δ is the pairs' difference in mean ``score``: the effect the power is of."""
     low, high = f"{bucket['min_difference']:.3f}", f"{bucket['max_difference']:.3f}"
     span = low if low == high else f"{low}–{high}"
-    return f"Δ {span} ({bucket['pairs']} pair{'' if bucket['pairs'] == 1 else 's'})"
+    return f"Δ {score} {span} ({bucket['pairs']} pair{'' if bucket['pairs'] == 1 else 's'})"
 
 
-def power_curve(outputs: dict) -> dict:
+def power_curve(outputs: dict, score: str | None = None) -> dict:
+    """Power against documents, one line per bucket of pairs, labelled with what the power is of:
+    the one-sided paired bootstrap test (the better system of a pair against the other) at the
+    run's alpha, for the pairs' difference in mean ``score`` (default: the run's ``score``)."""
     sizes = outputs["sizes"]
+    alpha = outputs.get("alpha", 0.05)  # runs stored before alpha was kept ran at 0.05
+    score = score or outputs.get("score", "ACU score")
     datasets = []
     for b in outputs["buckets"]:
         if not b["pairs"]:
             continue
-        label = power_bucket_label(b)
+        label = power_bucket_label(b, score)
         colour = BUCKET_COLOURS[b["bucket"] % len(BUCKET_COLOURS)]
         datasets.append(
             {
@@ -301,10 +307,21 @@ def power_curve(outputs: dict) -> dict:
                     "ticks": {"autoSkip": False, "minRotation": 0, "maxRotation": 0},
                     "title": {"display": True, "text": "documents"},
                 },
-                "y": {"min": 0, "max": 1, "title": {"display": True, "text": "power (p < 0.05)"}},
+                "y": {
+                    "min": 0,
+                    "max": 1,
+                    "title": {"display": True, "text": f"power: share of trials with p < {alpha:g}"},
+                },
             },
             "plugins": {
-                "title": {"display": True, "text": "Power of the paired bootstrap test by difference between systems"}
+                "title": {
+                    "display": True,
+                    # two lines: one would run past a phone's canvas
+                    "text": [
+                        f"Power of the one-sided paired bootstrap test (α = {alpha:g})",
+                        f"by difference in mean {score}",
+                    ],
+                }
             },
         },
     }

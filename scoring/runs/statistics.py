@@ -21,8 +21,33 @@ from scoring.stats import correlation, metric_comparison, power
 # in two parts of equal estimated cost and keeps every other size whole.
 POWER_WORKERS = 2
 POWER_DEFAULTS = {"sizes": list(power.ROSE_SIZES), "n_trials": 1000, "n_resamples": 100_000, "seed": 0}
+POWER_ALPHA = 0.05  # the analysis' alpha (power.power_analysis's default), stored with its outputs
+# The dashboard form's fields: (name on the page, lowest, highest).
+POWER_LIMITS = {"n_trials": ("Trials", 10, 5000), "n_resamples": ("Resamples", 10, 100_000)}
 METRIC_DEFAULTS = {"n_resamples": 1000, "n_permutations": 1000, "seed": 0, "method": "kendall"}
 METHODS = ("pearson", "spearman", "kendall")
+
+
+class PowerFormError(ValueError):
+    """A power-analysis form value that is not a whole number in its range; the message says which."""
+
+
+def power_parameters(form) -> dict:
+    """The power analysis's parameters from the dashboard's form: POWER_DEFAULTS with the trials and
+    resamples typed there (empty: the default; "1,000" reads as 1000). Raises PowerFormError naming
+    the field and its range: a typo never starts a run of other figures than the lead asked for."""
+    params = {**POWER_DEFAULTS}
+    for key, (label, low, high) in POWER_LIMITS.items():
+        typed = str(form.get(key, "")).strip()
+        if not typed:
+            continue
+        digits = typed.replace(",", "").replace("_", "").replace(" ", "").replace("\u202f", "")
+        if not (digits.isascii() and digits.isdecimal()) or not low <= int(digits) <= high:
+            raise PowerFormError(
+                f"{label} must be a whole number from {low:,} to {high:,}, not {typed[:20]!r}; no power analysis was started."
+            )
+        params[key] = int(digits)
+    return params
 
 
 def start(dataset, kind: str, parameters: dict, batch=None, trigger: str = "page") -> ScoringRun:
@@ -93,6 +118,8 @@ def _power_outputs(result, names, docs, matrix) -> dict:
         "pairs": [[names[a], names[b]] for a, b in result.pairs.tolist()],
         "pair_power": result.power.T.tolist(),
         "differences": result.differences.tolist(),
+        "alpha": POWER_ALPHA,
+        "score": "ACU score",  # what a pair's difference is a difference of (human_matrix_partial)
     }
 
 
@@ -129,6 +156,7 @@ def run_power(run_id: int) -> ScoringRun:
                 sizes=sizes,
                 n_trials=int(p["n_trials"]),
                 n_resamples=int(p["n_resamples"]),
+                alpha=POWER_ALPHA,
                 rng=int(p["seed"]),
                 min_documents=MIN_POWER_DOCUMENTS,
                 progress=pair_progress,
@@ -139,6 +167,7 @@ def run_power(run_id: int) -> ScoringRun:
                 sizes=sizes,
                 n_trials=int(p["n_trials"]),
                 n_resamples=int(p["n_resamples"]),
+                alpha=POWER_ALPHA,
                 rng=int(p["seed"]),
                 progress=progress,
             )
@@ -179,7 +208,9 @@ def plan_power(run_id: int, workers: int = POWER_WORKERS) -> list[list[int]]:
             run_power(run_id)
             return []
         sizes = [int(n) for n in p["sizes"]]
-        plan = power.power_plan(matrix, sizes, int(p["n_trials"]), int(p["n_resamples"]), workers, seed=int(p["seed"]))
+        plan = power.power_plan(
+            matrix, sizes, int(p["n_trials"]), int(p["n_resamples"]), workers, alpha=POWER_ALPHA, seed=int(p["seed"])
+        )
     except Exception as exc:  # noqa: BLE001 - stored on the run for the lead
         _finish(run, time.perf_counter(), error=f"{type(exc).__name__}: {exc}")
         return []
@@ -225,6 +256,7 @@ def run_power_part(run_id: int, part: list[int]) -> bool:
         _stored_plan(run.inputs).columns((index, number)),
         n_trials=int(p["n_trials"]),
         n_resamples=int(p["n_resamples"]),
+        alpha=POWER_ALPHA,
         seed=int(p["seed"]),
     )
     packed = {

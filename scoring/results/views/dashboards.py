@@ -112,6 +112,7 @@ def systems(request, dataset_id: int):
         ),
         "power_chart": charts.power_curve(power.outputs) if power and power.status == "done" else None,
         "power_defaults": statistics.POWER_DEFAULTS,
+        "power_limits": {key: f"{low:,}–{high:,}" for key, (_, low, high) in statistics.POWER_LIMITS.items()},
         **machine,
         "machine_decided": out.get("counts", {}).get("machine_decided"),
     }
@@ -337,10 +338,11 @@ def start_statistics(request, dataset_id: int, kind: str):
     """Start a power analysis or a metric-correlation run as a Celery task."""
     dataset, batch = _scope(request, dataset_id)
     if kind == "power":
-        params = {**statistics.POWER_DEFAULTS}
-        for key in ("n_trials", "n_resamples"):
-            if request.POST.get(key, "").isdecimal():
-                params[key] = max(10, min(int(request.POST[key]), 100_000 if key == "n_resamples" else 5000))
+        try:
+            params = statistics.power_parameters(request.POST)
+        except statistics.PowerFormError as exc:
+            messages.error(request, str(exc))
+            return redirect(reverse("dashboard_systems", args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
         run = statistics.start(dataset, ScoringRun.Kind.POWER, params, batch)
         ran, _ = dispatch_long(tasks.run_power_analysis, run.pk)
         target = "dashboard_systems"

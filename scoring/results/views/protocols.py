@@ -87,7 +87,7 @@ def _power_charts(report: dict, power: dict | None) -> list[dict]:
             "name": name,
             "chart_id": f"power-{name}",
             "label": report["labels"][name],
-            "chart": charts.power_curve(result),
+            "chart": charts.power_curve(result, f"{report['labels'][name]} score"),
             "result": result,
         }
         for name, result in power.items()
