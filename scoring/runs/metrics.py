@@ -13,8 +13,10 @@ from pathlib import Path
 from django.db import transaction
 
 from annotation.importing import DatasetImportError
+from annotation.importing.textfile import decode
 from annotation.models import Reference, Summary
 from config import bounded_json
+from config.csv_cells import original_text
 from config.json_body import MAX_DEPTH, MAX_INT_DIGITS
 from scoring.models import MetricScore
 
@@ -35,12 +37,20 @@ def import_metric_scores(dataset, path) -> dict:
 def import_metric_bytes(dataset, data: bytes, name: str, progress=None) -> dict:
     """Scores from an uploaded or read file named `name` (.csv: CSV, else JSONL); `progress(line)`,
     when given, is told every PROGRESS_EVERY lines how far the reading is."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DatasetImportError("the file is not UTF-8 text", name) from None
-    entries = _csv_entries(text, name) if name.lower().endswith(".csv") else _jsonl_entries(text, name)
+    text = decode(data, name, advice="save the sheet as “CSV UTF-8” (.csv)")
+    entries = _csv_entries(text, name) if _is_csv(name, text) else _jsonl_entries(text, name)
     return _store(dataset, entries if progress is None else _reporting(entries, progress), name)
+
+
+def _is_csv(name: str, text: str) -> bool:
+    """.csv and .tsv files are CSV, .jsonl, .ndjson and .json files JSONL; a file of another name
+    (scores.txt) is JSONL when it begins with an object, else CSV."""
+    suffix = Path(name).suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        return True
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return False
+    return not text.lstrip().startswith("{")
 
 
 PROGRESS_EVERY = 2000
@@ -91,20 +101,53 @@ def _csv_entries(text: str, name: str):
         raise DatasetImportError(f"not a CSV file ({exc})", name) from None
 
 
+# Excel saves "CSV" with the separator of the computer's region: a semicolon where the decimal
+# mark is a comma (most of continental Europe), a tab as "Unicode text"; each is read.
+SEPARATORS = (",", ";", "\t")
+
+
+def _cells(row: list[str]) -> list[str]:
+    """The row's cells trimmed, without the empty ones a spreadsheet leaves after the last column."""
+    cells = [cell.strip() for cell in row]
+    while cells and not cells[-1]:
+        cells.pop()
+    return cells
+
+
+def _separator(first_line: str, name: str) -> str:
+    for separator in SEPARATORS:
+        header = next(csv.reader([first_line], delimiter=separator), [])
+        if tuple(cell.lower() for cell in _cells(header)) == CSV_COLUMNS:
+            return separator
+    raise DatasetImportError(
+        f"the first line must be the header {','.join(CSV_COLUMNS)} (separated by commas, semicolons or tabs),"
+        f" not {first_line[:80]!r}",
+        name,
+        1,
+    )
+
+
+def _score(raw: str, separator: str) -> float:
+    """The cell as a number; with semicolons between cells, a decimal comma (0,25) is a decimal mark."""
+    if separator == ";" and raw.count(",") == 1 and "." not in raw:
+        raw = raw.replace(",", ".")
+    return float(raw)
+
+
 def _csv_rows(text: str, name: str):
-    reader = csv.reader(io.StringIO(text))
-    header = [h.strip() for h in next(reader, [])]
-    if tuple(header) != CSV_COLUMNS:
-        raise DatasetImportError(f"the first line must be the header {','.join(CSV_COLUMNS)}", name, 1)
+    separator = _separator(text.split("\n", 1)[0].rstrip("\r"), name)
+    reader = csv.reader(io.StringIO(text), delimiter=separator)
+    next(reader, None)
     for row in reader:
         lineno = reader.line_num
-        if not any(cell.strip() for cell in row):
+        cells = _cells(row)
+        if not cells:
             continue
-        if len(row) != len(CSV_COLUMNS):
-            raise DatasetImportError(f"{len(row)} columns, {len(CSV_COLUMNS)} expected", name, lineno)
-        example_id, system, metric, raw = (cell.strip() for cell in row)
+        if len(cells) != len(CSV_COLUMNS):
+            raise DatasetImportError(f"{len(cells)} columns, {len(CSV_COLUMNS)} expected", name, lineno)
+        example_id, system, metric, raw = cells
         try:
-            value = float(raw)
+            value = _score(raw, separator)
         except ValueError:
             raise DatasetImportError(f"score of {system!r} under {metric!r} is not a number", name, lineno) from None
         yield lineno, example_id, metric, system, value
@@ -115,18 +158,31 @@ def _has_control_characters(text: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
 
 
+def _known_name(known: dict, cell):
+    """The cell as the dataset names it: a cell our CSV exports protected from spreadsheets
+    ('-123 for the id -123, see config.csv_cells) is read as the name it stands for."""
+    if not isinstance(cell, str) or cell in known:
+        return cell
+    return original_text(cell)
+
+
+def _known(known: dict, cell):
+    return known.get(_known_name(known, cell))
+
+
 def _store(dataset, entries, name: str) -> dict:
     documents = dict(dataset.documents.values_list("external_id", "pk"))
     systems = dict(dataset.systems.values_list("name", "pk"))
     rows, metrics, seen = [], set(), set()
     for lineno, example_id, metric, system, value in entries:
-        document = documents.get(str(example_id).strip())  # ids are trimmed on import, as the dataset's were
+        document = _known(documents, str(example_id).strip())  # ids are trimmed on import, as the dataset's were
         if document is None:
             raise DatasetImportError(f"unknown example_id {example_id!r}", name, lineno)
         if not str(metric).strip() or len(str(metric)) > 100:
             raise DatasetImportError("a metric name is 1 to 100 characters", name, lineno)
         if _has_control_characters(str(metric)):
             raise DatasetImportError(f"the metric name {metric!r} has a control character", name, lineno)
+        system = _known_name(systems, system)
         if system not in systems:
             raise DatasetImportError(f"unknown system {system!r} under {metric!r}", name, lineno)
         if (

@@ -1,0 +1,78 @@
+"""Files a lab really uploads: a metric sheet saved by Excel (semicolons and decimal commas, tabs,
+empty trailing columns, Windows-1252 bytes, a workbook), our own scores.csv read back. Each
+imports as meant or is refused naming what it is, storing nothing."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from annotation.models import Dataset
+from hits.services.dataset_import import import_dataset
+from scoring.models import MetricScore
+from scoring.runs.services import compute_scores
+
+from .conftest import DEMO_ROSE
+from .crowd_data import demo_dataset
+
+# The upload is parsed by a task (scoring.runs.metric_uploads): in process, in the request, here.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+
+
+def upload_metrics(client, dataset, name: str, data: bytes) -> str:
+    url = reverse("dashboard_metrics_upload", args=[dataset.pk])
+    return client.post(url, {"file": SimpleUploadedFile(name, data)}, follow=True).content.decode()
+
+
+def test_a_metric_sheet_saved_by_excel_imports_its_numbers(client, lead):
+    """Refused before with 'the first line must be the header': Excel's CSV in a region with a
+    decimal comma (semicolons), its "Unicode text" read as tabs, and trailing empty columns."""
+    dataset = demo_dataset()
+    client.force_login(lead)
+    pairs = [(d.external_id, s.name) for d in dataset.documents.order_by("position") for s in dataset.systems.all()]
+    saved = {
+        "semicolons.csv": "Example_ID;System;Metric;Score\r\n" + "".join(f"{d};{s};m1;-0,25\r\n" for d, s in pairs),
+        "tabs.tsv": "example_id\tsystem\tmetric\tscore\n" + "".join(f"{d}\t{s}\tm2;x\t-0.25\n" for d, s in pairs),
+        "columns.csv": "example_id,system,metric,score,,\n" + "".join(f"{d},{s},m3,-0.25,,\n" for d, s in pairs),
+    }
+    for name, text in saved.items():
+        page = upload_metrics(client, dataset, name, text.encode())
+        assert f"Imported {len(pairs)} scores of" in page, name
+    values = set(MetricScore.objects.filter(dataset=dataset).values_list("metric", "value"))
+    assert values == {("m1", -0.25), ("m2;x", -0.25), ("m3", -0.25)}
+
+
+def test_a_workbook_or_a_windows_1252_sheet_is_refused_saying_what_it_is(client, lead):
+    dataset = demo_dataset()
+    client.force_login(lead)
+    document, system = dataset.documents.first().external_id, dataset.systems.first().name
+    text = f"example_id,system,metric,score\n{document},{system},bleu,0.5\n{document},{system},précision,0.5\n"
+    page = upload_metrics(client, dataset, "scores.csv", text.encode("cp1252"))
+    assert "scores.csv, line 3: bytes that are not UTF-8" in page and "save the file as UTF-8" in page
+    page = upload_metrics(client, dataset, "scores.xlsx", b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 64)
+    assert "scores.xlsx: the file is a zip archive (a zipped folder, or an .xlsx or .ods workbook)" in page
+    assert "save the sheet as “CSV UTF-8” (.csv)" in page
+    assert not MetricScore.objects.filter(dataset=dataset).exists()
+
+
+def test_ids_our_scores_csv_protected_from_spreadsheets_are_read_back_as_the_ids(client, lead, tmp_path):
+    """A document id -42 is written '-42 in scores.csv (no formula in Excel); a metric sheet made
+    from that file's columns was refused with unknown example_id "'-42"."""
+    lines = DEMO_ROSE.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0]) | {"example_id": "-42"}
+    path = tmp_path / "ids.jsonl"
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    import_dataset(path, name="ids", fmt="rose")
+    dataset = Dataset.objects.get(name="ids")
+    compute_scores(dataset, None, n_resamples=20, trigger="test")
+    client.force_login(lead)
+    scores = client.get(reverse("dashboard_export", args=[dataset.pk, "scores.csv"])).content.decode()
+    rows = list(csv.DictReader(io.StringIO(scores)))
+    assert "'-42" in {row["example_id"] for row in rows} and float(rows[0]["acu"]) >= 0
+    sheet = "example_id,system,metric,score\n" + "".join(f"{r['example_id']},{r['system']},len,-1\n" for r in rows)
+    page = upload_metrics(client, dataset, "from-scores.csv", sheet.encode())
+    assert f"Imported {len(rows)} scores of len." in page
+    assert MetricScore.objects.filter(dataset=dataset, document__external_id="-42", value=-1.0).exists()
