@@ -93,12 +93,21 @@ def _safe_name(name: str) -> str:
     return cleaned[:60] or "upload.jsonl"
 
 
-def _find_root(folder: Path) -> Path:
-    """The folder holding ids.txt (archives often wrap everything in one top folder)."""
-    candidates = sorted(folder.rglob("ids.txt"), key=lambda p: len(p.parts))
+def _find_root(folder: Path, original_name: str = "") -> Path:
+    """The folder holding ids.txt (archives often wrap everything in one top folder). An archive
+    of several pyramid folders (a dataset and its copy, two datasets) is refused naming them:
+    which one was meant is not for the import to guess."""
+    candidates = sorted(
+        (p.parent for p in folder.rglob("ids.txt") if "__MACOSX" not in p.parts), key=lambda p: (len(p.parts), str(p))
+    )
     if not candidates:
-        raise DatasetImportError("the archive holds no ids.txt (a pyramid folder needs one)")
-    return candidates[0].parent
+        raise DatasetImportError("the archive holds no ids.txt (a pyramid folder needs one)", original_name or None)
+    if len(candidates) > 1:
+        names = ", ".join(f"{p.relative_to(folder).as_posix() or '.'}/" for p in candidates[:5])
+        raise DatasetImportError(
+            f"the archive holds {len(candidates)} pyramid folders ({names}); upload an archive of one", original_name
+        )
+    return candidates[0]
 
 
 def _unpack(archive: Path, target: Path, original_name: str) -> None:
@@ -133,6 +142,6 @@ def uploaded_dataset_path(upload, fmt: str):
                 _unpack(saved, unpacked, original_name)
             except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
                 raise DatasetImportError(f"cannot unpack the archive: {exc}", original_name) from None
-            yield _find_root(unpacked)
+            yield _find_root(unpacked, original_name)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -1,10 +1,13 @@
 """Files a lab really uploads: a metric sheet saved by Excel (semicolons and decimal commas, tabs,
-empty trailing columns, Windows-1252 bytes, a workbook), our own scores.csv read back. Each
-imports as meant or is refused naming what it is, storing nothing."""
+empty trailing columns, Windows-1252 bytes, a workbook), our own scores.csv read back, a zipped
+pyramid folder on the RoSE form, an indented JSON file or JSON Lines on the wrong format, an
+archive of two pyramid folders. Each imports as meant or is refused naming what it is, storing
+nothing."""
 
 import csv
 import io
 import json
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -76,3 +79,30 @@ def test_ids_our_scores_csv_protected_from_spreadsheets_are_read_back_as_the_ids
     page = upload_metrics(client, dataset, "from-scores.csv", sheet.encode())
     assert f"Imported {len(rows)} scores of len." in page
     assert MetricScore.objects.filter(dataset=dataset, document__external_id="-42", value=-1.0).exists()
+
+
+def import_page(client, fmt: str, name: str, data: bytes) -> str:
+    form = {"name": "lab", "format": fmt, "file": SimpleUploadedFile(name, data)}
+    response = client.post(reverse("dataset_import"), form)
+    assert response.status_code == 400
+    return response.content.decode()
+
+
+def test_a_file_on_the_wrong_format_is_named_for_what_it_is(client, lead, realsumm_path):
+    client.force_login(lead)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for folder in ("realsumm", "realsumm copy"):
+            for part in ("ids.txt", "documents.txt"):
+                zf.write(realsumm_path / part, f"{folder}/{part}")
+    page = import_page(client, "rose", "realsumm.zip", archive.getvalue())
+    assert "realsumm.zip: the file is a zip archive" in page and "imports as “Pyramid folder”" in page
+    page = import_page(client, "pyramid", "realsumm.zip", archive.getvalue())
+    assert "realsumm.zip: the archive holds 2 pyramid folders (realsumm/, realsumm copy/)" in page
+
+    record = json.loads(DEMO_ROSE.read_text(encoding="utf-8").splitlines()[0])
+    page = import_page(client, "rose", "record.json", json.dumps(record, indent=2).encode())
+    assert "record.json, line 1: invalid JSON" in page and "looks like one indented JSON document" in page
+    page = import_page(client, "rose-protocols", "demo.jsonl", DEMO_ROSE.read_bytes())
+    assert "demo.jsonl, line 2: invalid JSON: Extra data" in page and "this file looks like JSON Lines" in page
+    assert not Dataset.objects.exists()

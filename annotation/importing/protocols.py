@@ -176,7 +176,13 @@ def read_protocol_file(path: Path) -> list[ProtocolExample]:
     try:
         data = bounded_json.loads(text, max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS)
     except json.JSONDecodeError as exc:
-        raise DatasetImportError(f"invalid JSON: {exc.msg} (column {exc.colno})", path.name, exc.lineno) from None
+        problem = f"invalid JSON: {exc.msg} (column {exc.colno})"
+        if exc.msg == "Extra data" and text.lstrip().startswith("{"):
+            problem += (
+                "; a protocol file is one JSON array of examples, and this file looks like JSON Lines"
+                " (one object per line, as a RoSE JSONL dataset file)"
+            )
+        raise DatasetImportError(problem, path.name, exc.lineno) from None
     except (bounded_json.TooDeep, bounded_json.NumberTooLong) as exc:
         raise DatasetImportError(f"invalid file: {exc}", path.name) from None
     if not isinstance(data, list) or not data:

@@ -314,12 +314,23 @@ def _uncounted_item(item, unit_count: int, where: str, name: str, line: int) -> 
     return UncountedLabels(labels, source, status, feedback.strip())
 
 
+def _not_jsonl(line: str) -> str:
+    """What a line that is only a bracket says: the file is one indented JSON document (a protocol
+    comparison file, a pretty-printed record), not JSON Lines."""
+    if line.strip() not in ("[", "{", "[{"):
+        return ""
+    return (
+        "; JSONL holds one JSON object per line, and this file looks like one indented JSON document"
+        " (a RoSE protocol comparison file imports as “RoSE protocol comparison”)"
+    )
+
+
 def read_rose(path: Path) -> list[DocumentRecord]:
     path = Path(path)
     name = path.name
     if not path.is_file():
         raise DatasetImportError("file is missing (the rose format is one .jsonl file)", str(path))
-    text = decode(path.read_bytes(), name)
+    text = decode(path.read_bytes(), name, advice="a pyramid folder's .zip or .tar.gz imports as “Pyramid folder”")
     records: list[DocumentRecord] = []
     seen: dict[str, int] = {}
     for lineno, raw in enumerate(text.split("\n"), start=1):
@@ -328,7 +339,9 @@ def read_rose(path: Path) -> list[DocumentRecord]:
         try:
             obj = bounded_json.loads(raw, max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS)
         except json.JSONDecodeError as exc:
-            raise DatasetImportError(f"invalid JSON: {exc.msg} (column {exc.colno})", name, lineno) from None
+            raise DatasetImportError(
+                f"invalid JSON: {exc.msg} (column {exc.colno}){_not_jsonl(raw)}", name, lineno
+            ) from None
         except bounded_json.TooDeep as exc:
             raise DatasetImportError(f"invalid record: {exc}", name, lineno) from None
         except bounded_json.NumberTooLong as exc:
