@@ -7,13 +7,16 @@ nothing."""
 import csv
 import io
 import json
+import re
 import zipfile
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation.models import Dataset
+from config.csv_cells import FORMULA_START, original_text
 from hits.services.dataset_import import import_dataset
 from scoring.models import MetricScore
 from scoring.runs.services import compute_scores
@@ -106,3 +109,38 @@ def test_a_file_on_the_wrong_format_is_named_for_what_it_is(client, lead, realsu
     page = import_page(client, "rose-protocols", "demo.jsonl", DEMO_ROSE.read_bytes())
     assert "demo.jsonl, line 2: invalid JSON: Extra data" in page and "this file looks like JSON Lines" in page
     assert not Dataset.objects.exists()
+
+
+def documented_columns(what: str) -> str:
+    """The header docs/scoring.md gives for a download (`judgments.csv` `worker,...`)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "scoring.md").read_text(encoding="utf-8")
+    return re.search(rf"`{re.escape(what)}` `([^`]+)`", text).group(1)
+
+
+def test_a_semicolon_in_a_name_starts_no_formula_cell_where_excel_splits_at_semicolons(client, lead, tmp_path):
+    """OWASP: a separator inside the text starts a new cell. Excel with a decimal comma splits a
+    CSV at semicolons, and a system name `bart;=cmd|...;` put a formula in a cell of its own."""
+    hostile = "bart;=cmd|' /C calc'!A0;"
+    lines = DEMO_ROSE.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    for record in records:
+        old = sorted(record["system_outputs"])[0]
+        record["system_outputs"][hostile] = record["system_outputs"].pop(old)
+        record["annotations"][hostile] = record["annotations"].pop(old)
+    path = tmp_path / "semicolon.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    import_dataset(path, name="semicolon", fmt="rose")
+    dataset = Dataset.objects.get(name="semicolon")
+    compute_scores(dataset, None, n_resamples=20, trigger="test")
+    client.force_login(lead)
+    for what in ("judgments.csv", "scores.csv"):
+        response = client.get(reverse("dashboard_export", args=[dataset.pk, what]))
+        text = b"".join(response.streaming_content if response.streaming else [response.content]).decode()
+        for separator in (";", ","):  # a region with a decimal comma, and one with a decimal point
+            for row in csv.reader(io.StringIO(text), delimiter=separator):
+                assert not any(cell.startswith(FORMULA_START) for cell in row), (what, separator, row)
+        rows = list(csv.reader(io.StringIO(text)))
+        assert ",".join(rows[0]) == documented_columns(what)
+        assert hostile in {original_text(cell) for row in rows for cell in row}
+        numbers = [row[-1] for row in rows[1:]]
+        assert numbers and all(cell.replace(".", "").replace("e-", "").isdigit() for cell in numbers), what
