@@ -11,6 +11,7 @@ import logging
 
 from django.conf import settings
 from django.http import JsonResponse
+from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.urls import Resolver404, resolve
 from rest_framework.authentication import TokenAuthentication
@@ -26,11 +27,18 @@ logger = logging.getLogger(__name__)
 WSGIREF = "WSGIServer/"
 
 
-def large_upload(view):
+def large_upload(view=None, *, command: str = "import_dataset"):
     """Marks a view that may receive up to IMPORT_UPLOAD_MAX_BYTES (read by the middleware, as
-    `csrf_exempt` is by CSRF's; on a class-based view: `method_decorator(large_upload, "dispatch")`)."""
-    view.large_upload = True
-    return view
+    `csrf_exempt` is by CSRF's; on a class-based view: `method_decorator(large_upload, "dispatch")`).
+    `command` is the management command a refusal names for larger files
+    (`@large_upload(command="import_ratings")`)."""
+
+    def mark(marked):
+        marked.large_upload = True
+        marked.larger_files_command = command
+        return marked
+
+    return mark if view is None else mark(view)
 
 
 def declared_length(request) -> int | None:
@@ -60,14 +68,26 @@ def _from_lead(request) -> bool:
     return reconnecting(holds_lead, False)
 
 
-def _limit_for(request) -> int:
+def _limit_for(request) -> tuple[int, str]:
+    """The most bytes this request may send, and the command that imports larger files ("": none)."""
     try:
-        large = getattr(resolve(request.path_info).func, "large_upload", False)
+        view = resolve(request.path_info).func
     except Resolver404:
-        large = False
-    if large and _from_lead(request):
-        return settings.IMPORT_UPLOAD_MAX_BYTES
-    return settings.REQUEST_MAX_BYTES
+        view = None
+    if getattr(view, "large_upload", False) and _from_lead(request):
+        return settings.IMPORT_UPLOAD_MAX_BYTES, getattr(view, "larger_files_command", "import_dataset")
+    return settings.REQUEST_MAX_BYTES, ""
+
+
+def _wants_page(request) -> bool:
+    """A browser's form post (not the API): the refusal is a page, not JSON text on a blank screen."""
+    return not request.path_info.startswith("/api/") and "text/html" in request.headers.get("Accept", "")
+
+
+def _refusal(request, message: str):
+    if _wants_page(request):
+        return render(request, "413.html", {"message": message}, status=413)
+    return JsonResponse({"ok": False, "error": message, "detail": message, "code": "too_large"}, status=413)
 
 
 class RequestSizeLimitMiddleware:
@@ -81,7 +101,7 @@ class RequestSizeLimitMiddleware:
             return JsonResponse({"ok": False, "error": message, "detail": message, "code": "invalid"}, status=400)
         # Most requests are small: only a large one needs the URL and the user (session) looked up.
         if length > min(settings.REQUEST_MAX_BYTES, settings.IMPORT_UPLOAD_MAX_BYTES):
-            limit = _limit_for(request)
+            limit, command = _limit_for(request)
             if length > limit:
                 logger.warning(
                     "refused a %s-byte %s to %s (limit %s)", length, request.method, request.path_info, limit
@@ -90,10 +110,9 @@ class RequestSizeLimitMiddleware:
                     f"The request is {filesizeformat(length)}; the limit here is {filesizeformat(limit)}. "
                     "Nothing was received or stored."
                 )
-                if limit == settings.IMPORT_UPLOAD_MAX_BYTES:
-                    message += " Use the import_dataset command for larger files."
-                body = {"ok": False, "error": message, "detail": message, "code": "too_large"}
-                response = JsonResponse(body, status=413)
+                if command:
+                    message += f" Use the {command} command for larger files."
+                response = _refusal(request, message)
                 if not request.META.get("SERVER_SOFTWARE", "").startswith(WSGIREF):
                     response["Connection"] = "close"  # gunicorn: do not read the body to keep the connection
                 return response

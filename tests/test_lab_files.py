@@ -144,3 +144,25 @@ def test_a_semicolon_in_a_name_starts_no_formula_cell_where_excel_splits_at_semi
         assert hostile in {original_text(cell) for row in rows for cell in row}
         numbers = [row[-1] for row in rows[1:]]
         assert numbers and all(cell.replace(".", "").replace("e-", "").isdigit() for cell in numbers), what
+
+
+def test_a_file_too_large_sent_from_a_page_is_refused_on_a_page_naming_the_command_for_it(client, lead, settings):
+    """A browser got the middleware's JSON (`{"ok": false, ...}` on a blank screen), and every
+    page named import_dataset, also the metric and rating uploads. The API keeps its JSON."""
+    settings.IMPORT_UPLOAD_MAX_BYTES = 5000
+    client.force_login(lead)
+    pages = {
+        reverse("dataset_import"): "import_dataset",
+        reverse("dashboard_metrics_upload", args=[1]): "import_metric_scores",
+        reverse("protocols_import", args=[1]): "import_ratings",
+    }
+    for url, command in pages.items():
+        upload = SimpleUploadedFile("big.jsonl", b"x" * 9000)
+        response = client.post(url, {"name": "big", "file": upload}, HTTP_ACCEPT="text/html,application/xhtml+xml")
+        assert response.status_code == 413 and response["Content-Type"].startswith("text/html"), url
+        page = response.content.decode()
+        assert "the limit here is 4.9" in page and f"Use the {command} command for larger files." in page, url
+    upload = SimpleUploadedFile("big.jsonl", b"x" * 9000)
+    api = client.post(reverse("api_dataset_import"), {"name": "big", "file": upload}, HTTP_ACCEPT="text/html")
+    assert api.status_code == 413 and api.json()["code"] == "too_large"
+    assert not Dataset.objects.exists()

@@ -293,7 +293,7 @@ def metrics(request, dataset_id: int):
 METRIC_UPLOAD_MAX_BYTES = 50 * 1024 * 1024  # read into memory: far above a metric file's size
 
 
-@large_upload  # more than REQUEST_MAX_BYTES; bounded below
+@large_upload(command="import_metric_scores")  # more than REQUEST_MAX_BYTES; bounded below
 @role_required(LEAD)
 @require_POST
 def metrics_upload(request, dataset_id: int):

@@ -164,7 +164,7 @@ def protocols_power(request, dataset_id: int):
     return _back(dataset, round_.pk)
 
 
-@large_upload
+@large_upload(command="import_ratings")
 @require_POST
 @role_required(LEAD)
 def protocols_import(request, dataset_id: int):
