@@ -166,3 +166,12 @@ def test_a_file_too_large_sent_from_a_page_is_refused_on_a_page_naming_the_comma
     api = client.post(reverse("api_dataset_import"), {"name": "big", "file": upload}, HTTP_ACCEPT="text/html")
     assert api.status_code == 413 and api.json()["code"] == "too_large"
     assert not Dataset.objects.exists()
+
+
+def test_a_dataset_file_on_the_metric_form_is_named_as_one(client, lead):
+    """It said "'source' must map systems to scores" (the first key of a RoSE record that is not a metric)."""
+    dataset = demo_dataset()
+    client.force_login(lead)
+    page = upload_metrics(client, dataset, "realsumm.jsonl", DEMO_ROSE.read_bytes())
+    assert "realsumm.jsonl, line 1: this is a line of a RoSE dataset file" in page
+    assert not MetricScore.objects.filter(dataset=dataset).exists()

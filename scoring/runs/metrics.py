@@ -80,18 +80,27 @@ def _jsonl_entries(text: str, name: str):
             raise DatasetImportError(message, name, lineno) from None
         except ValueError as exc:
             raise DatasetImportError(f"invalid JSON: {getattr(exc, 'msg', exc)}", name, lineno) from None
-        if not isinstance(obj, dict) or "example_id" not in obj:
-            raise DatasetImportError("each line needs an object with example_id", name, lineno)
-        per_metric = (
-            obj.get("metrics")
-            if isinstance(obj.get("metrics"), dict)
-            else {k: v for k, v in obj.items() if k != "example_id"}
-        )
-        for metric, by_system in per_metric.items():
+        for metric, by_system in _per_metric(obj, name, lineno).items():
             if not isinstance(by_system, dict):
                 raise DatasetImportError(f"{metric!r} must map systems to scores", name, lineno)
             for system, value in by_system.items():
                 yield lineno, obj["example_id"], metric, system, value
+
+
+def _per_metric(obj, name: str, lineno: int) -> dict:
+    """A JSONL line's {metric: {system: score}}; a line of a RoSE dataset file is named as such."""
+    if not isinstance(obj, dict) or "example_id" not in obj:
+        raise DatasetImportError("each line needs an object with example_id", name, lineno)
+    if "system_outputs" in obj or "reference_acus" in obj:
+        raise DatasetImportError(
+            "this is a line of a RoSE dataset file (it has system_outputs or reference_acus), not metric scores;"
+            " a dataset is imported on the Import page",
+            name,
+            lineno,
+        )
+    if isinstance(obj.get("metrics"), dict):
+        return obj["metrics"]
+    return {k: v for k, v in obj.items() if k != "example_id"}
 
 
 def _csv_entries(text: str, name: str):
