@@ -113,6 +113,25 @@ def test_the_list_comes_as_a_file_and_a_bad_one_is_refused_with_its_line(client,
     assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == []
 
 
+def test_a_panels_csv_export_lists_its_participant_id_column_only(client, lead):
+    """Every cell of an export was listed before (its header words, dates, statuses): anyone who
+    named themselves "Status" at the study link passed the list."""
+    batch = open_panel()
+    client.force_login(lead)
+    export = (
+        "\ufeffSubmission id,Participant id,Status,Started at\r\n"
+        "64ab01,5f1c2d,APPROVED,2026-01-01T10:00:00Z\r\n"
+        "64ab02,5f1c2e,RETURNED,2026-01-01T10:05:00Z\r\n"
+    )
+    upload = SimpleUploadedFile("prolific_export.csv", export.encode())
+    page = client.post(reverse("panel_participants", args=[batch.pk]), {"file": upload}, follow=True)
+    assert "Only the 2 listed participant id(s)" in page.content.decode()
+    assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ["5f1c2d", "5f1c2e"]
+    client.logout()
+    refused = client.get(study_link(batch, "Status"))
+    assert refused.status_code == 403 and "is not on this study" in refused.content.decode()
+
+
 def test_only_leads_store_a_list(client, make_user):
     batch = open_panel()
     client.force_login(make_user("w", "worker"))

@@ -11,6 +11,7 @@ participant id, so a study can ask for more, either or both of:
 The batch page's *Test the link* id (`TEST-<batch>`) is always let in: it is the lead's own.
 """
 
+import csv
 import hashlib
 import hmac
 import re
@@ -54,9 +55,35 @@ def check_listed(batch: Batch, participant_id: str) -> None:
         raise TokenRefused(f"This participant id is not on this study's list of participants. {AGAIN}")
 
 
+# The header of a participant id column in a panel's or a survey's CSV export ("Participant id").
+ID_HEADER = re.compile(r"participant[ _-]?id|participantid|pid|prolific[ _-]?pid|id", re.IGNORECASE)
+
+
+def _id_column(text: str) -> str | None:
+    """The ids of a CSV export with a header naming a participant id column ("Submission id,
+    Participant id,Status,..."), one a line; None when the first line names no such column.
+    Every cell of such a file was listed before: its header words, dates and statuses, so anyone
+    naming themselves "Status" passed the list."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines:
+        return None
+    separator = max(",;\t", key=lines[0].count)
+    rows = list(csv.reader(lines, delimiter=separator))
+    header = [cell.strip() for cell in rows[0]]
+    named = [i for i, cell in enumerate(header) if ID_HEADER.fullmatch(cell)]
+    if not named:
+        return None
+    # A panel's own column wins over a generic "id" (a submission's).
+    column = next((i for i in named if header[i].lower() != "id"), named[0])
+    return "\n".join(row[column] for row in rows[1:] if len(row) > column)
+
+
 def parse_ids(text: str) -> list[str]:
-    """One id a line (commas and spaces separate too); duplicates dropped; each checked like a
-    link's id; at most MAX_LISTED."""
+    """One id a line (commas and spaces separate too), or the participant id column of a CSV
+    export with a header; duplicates dropped; each checked like a link's id; at most MAX_LISTED."""
+    column = _id_column(text or "")
+    if column is not None:
+        text = column
     ids = list(dict.fromkeys(part for part in re.split(r"[\s,;]+", text or "") if part))
     if len(ids) > MAX_LISTED:
         raise ListRefused(f"The list has {len(ids)} ids; at most {MAX_LISTED} can be listed.")
