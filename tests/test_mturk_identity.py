@@ -255,3 +255,42 @@ def test_held_answers_are_capped_per_hit_at_a_multiple_of_its_places(stub, clien
     # Another HIT is not affected.
     ok = post_answers(client, open_task(client, other, "B1", "W1"), answers_for(other, True))
     assert ok.status_code == 200 and MTurkHeldSubmission.objects.filter(hit=other).count() == 1
+
+
+def test_a_hit_whose_answers_are_held_but_not_handed_to_mturk_can_still_be_submitted(stub, client):  # noqa: F811
+    """The answers are stored here, then the frame posts the assignment to MTurk; when that post
+    never happened (the tab closed, the connection dropped), opening the HIT again said "already
+    submitted" with no way to hand it to MTurk: the HIT stayed unsubmitted, unpaid and uncounted.
+    The page offers the hand-back; once MTurk reports the assignment, it does not any more."""
+    batch = published(stub)
+    hit = batch.hits.order_by("pk").first()
+    assert post_answers(client, open_task(client, hit, "REAL1", "A9WORKER"), answers_for(hit, True)).json()["ok"]
+    again = open_task(client, hit, "REAL1", "A9WORKER")
+    html = again.content.decode()
+    assert 'id="hand-back-submit"' in html and f'action="{SUBMIT_TO}/mturk/externalSubmit"' in html
+    assert '<form id="external-submit" method="post" action="' + SUBMIT_TO + '/mturk/externalSubmit">' in html  # shown
+    assert 'name="assignmentId" value="REAL1"' in html
+    # A fresh assignment of the same HIT shows the task, its hand-back form hidden until stored.
+    fresh = open_task(client, hit, "REAL2", "A9OTHER").content.decode()
+    assert 'id="hand-back"' not in fresh and f'action="{SUBMIT_TO}/mturk/externalSubmit" hidden>' in fresh
+    # Reported by MTurk: submitted there, nothing more to hand in.
+    assert sync_one(stub, batch, hit, [listed("REAL1", "A9WORKER", hit)])["confirmed"] == 1
+    reported = open_task(client, hit, "REAL1", "A9WORKER").content.decode()
+    assert "already submitted" in reported and 'id="hand-back"' not in reported
+
+
+def test_a_preview_speaks_to_the_worker(stub, client):  # noqa: F811
+    """MTurk's preview told the worker "Preview: this is what workers see", the lead's wording."""
+    hit = published(stub).hits.order_by("pk").first()
+    preview = client.get("/mturk/task/", {"hitId": hit.external_id, "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"})
+    assert "accept the HIT on MTurk to answer it" in preview.content.decode()
+    assert "what workers see" not in preview.content.decode()
+
+
+def test_a_malformed_hit_id_is_a_plain_404(stub, client):  # noqa: F811
+    """A hitId holding a NUL made the database refuse the query: a 500 instead of the page that
+    says the HIT is not known."""
+    hit = published(stub).hits.order_by("pk").first()
+    for bad in ("\x00", hit.external_id + "\x00", "<script>"):
+        page = client.get("/mturk/task/", {"hitId": bad, "assignmentId": "A1", "workerId": "W1"})
+        assert page.status_code == 404 and "This HIT is not known here" in page.content.decode()

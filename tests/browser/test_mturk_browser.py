@@ -80,7 +80,7 @@ def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, st
         return page.frame_locator("#task")
 
     frame = open_frame("ASSIGNMENT_ID_NOT_AVAILABLE")
-    frame.locator("text=Preview: this is what workers see").wait_for()
+    frame.locator("text=Preview: accept the HIT on MTurk to answer it.").wait_for()  # worded for a worker, not a lead
     assert frame.locator("#submit-task").count() == 0
     assert frame.locator(".topbar").count() == 0
     assert not Assignment.objects.filter(hit=hit).exists()

@@ -89,10 +89,13 @@ def task(request):
     HITs, and answers can only be posted back to an MTurk worker site. Display only: no AWS
     call and no row is written for a page view."""
     params = request.GET
-    hit = (
+    hit_id = params.get("hitId", "")
+    hit = (  # an id MTurk never gives (a NUL, punctuation) is not looked up: the database refuses some
         HIT.objects.select_related("summary__document__reference", "batch")
-        .filter(external_id=params.get("hitId", "")[:64], batch__provider=Worker.Provider.MTURK)
+        .filter(external_id=hit_id, batch__provider=Worker.Provider.MTURK)
         .first()
+        if MTURK_ID.fullmatch(hit_id)
+        else None
     )
     if hit is None:
         return _error(request, "This HIT is not known here. Return it and contact the requester.", 404)
@@ -120,11 +123,14 @@ def task(request):
     held = MTurkHeldSubmission.objects.filter(
         hit=hit, assignment_id=assignment_id, worker_id=worker_id, kind=MTurkHeldSubmission.Kind.TASK
     ).exists()
-    done = held or (ours is not None and ours.status not in (Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED))
+    reported = ours is not None and ours.status not in (Assignment.Status.ASSIGNED, Assignment.Status.EXPIRED)
     context.update(
         assignment=ours,
         preview=False,
-        done=done,
+        done=held or reported,
+        # Stored here but not reported by MTurk: the hand-back to MTurk may not have happened (the
+        # tab closed, the connection dropped); the page offers it again, or the HIT is never submitted.
+        hand_back=held and not reported,
         submit_url=reverse("mturk_submit", args=[_held_token(hit, assignment_id, worker_id)]),
         storage_key=f"mturk-{assignment_id}",
         external_submit=f"{submit_to}/mturk/externalSubmit",
