@@ -53,10 +53,14 @@ def work(request):
 
 @retry_on_reconnect  # resumes the worker's open assignment: repeating it is harmless
 @role_required(WORKER)
-@require_POST
 @ratelimit.per_minute("requests for a new task", account=ratelimit.signed_in_user)
 def start_next(request):
-    """Security behavior: workers; hands out (or resumes) one assignment for the caller."""
+    """Security behavior: workers; hands out (or resumes) one assignment for the caller. A GET
+    (the sign-in page's way back after the session ended on *Next task*) hands out nothing and
+    opens the work page, whose button continues."""
+    if request.method != "POST":
+        messages.info(request, "No task was handed out yet: press the button on this page to go on.")
+        return redirect("work")
     try:
         assignment = handout.next_assignment(inhouse_worker(request.user))
     except handout.NoWork as exc:
