@@ -32,3 +32,54 @@ def test_next_task_pressed_after_the_session_ended_comes_back_to_the_work_page(c
     started = client.post(reverse("work_next"))  # the button on that page goes on
     assert started.status_code == 302 and started["Location"].startswith("/task/")
     assert started["Location"] != reverse("task", args=[task_token(assignment)])
+
+
+def test_every_answer_on_the_qualification_sheet_is_named_by_its_fact(client, worker):
+    """Each radio was labelled only "Present" or "Not present": a screen reader said which choice,
+    never which fact. Each pair is now a radio group named by its fact's text."""
+    from html.parser import HTMLParser
+
+    from hits.services.qualification import build_test
+
+    from .crowd_data import demo_dataset
+
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="Screening", items=2)
+    published_batch(dataset, qualification_test=test)
+    client.force_login(worker)
+    html = client.get(reverse("take_test", args=[test.pk])).content.decode()
+
+    class Sheet(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.texts, self.groups, self.radios, self.inside, self.group_of = {}, [], [], None, None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if "id" in a:
+                self.inside = a["id"]
+                self.texts[a["id"]] = ""
+            if a.get("role") == "radiogroup":
+                self.group_of = a.get("aria-labelledby")
+                self.groups.append(self.group_of)
+            if tag == "input" and a.get("type") == "radio":
+                self.radios.append(self.group_of)
+
+        def handle_endtag(self, tag):
+            if tag == "span":
+                self.inside = None
+
+        def handle_data(self, data):
+            if self.inside:
+                self.texts[self.inside] += data
+
+    sheet = Sheet()
+    sheet.feed(html)
+    assert sheet.radios and None not in sheet.radios  # every radio inside a named group
+    assert len(sheet.groups) == len(sheet.radios) // 2 == len(set(sheet.groups))
+    from annotation.models import ACU
+
+    summaries = test.items.values_list("summary_id", flat=True)
+    facts = set(ACU.objects.filter(reference__document__summaries__in=summaries).values_list("text", flat=True))
+    named = [sheet.texts[group].strip() for group in sheet.groups]
+    assert all(name in facts for name in named), named  # each group is named by its fact's text
