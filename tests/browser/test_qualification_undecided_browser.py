@@ -37,6 +37,14 @@ def test_a_sheet_too_close_to_call_asks_for_one_more(live_server, page, shoot, w
     page.wait_for_selector("#test-note")
     assert page.inner_text("#test-note") == qualification.UNDECIDED
     assert page.is_visible("button[type=submit].big")  # a fresh sheet, at once
+    # Each radio sits beside its word inside a tap-sized label (it was a lone 13 px circle on a
+    # line of its own above the word: the form rule gave every input the full width).
+    boxes = page.eval_on_selector_all(
+        ".acu-row.static .choices label",
+        """labels => labels.map(l => { const r = l.getBoundingClientRect(), i = l.querySelector('input').getBoundingClientRect();
+           return {h: r.height, inLine: i.top >= r.top && i.bottom <= r.bottom && i.right < r.left + r.width / 2, iw: i.width}; })""",
+    )
+    assert boxes and all(b["inLine"] and b["h"] >= 40 and b["iw"] < 30 for b in boxes), boxes[:2]
     assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
     shoot(page, f"qualification-undecided-{width}")
     assert QualificationAttempt.objects.get(test=test).decided is False
