@@ -83,3 +83,32 @@ def test_every_answer_on_the_qualification_sheet_is_named_by_its_fact(client, wo
     facts = set(ACU.objects.filter(reference__document__summaries__in=summaries).values_list("text", flat=True))
     named = [sheet.texts[group].strip() for group in sheet.groups]
     assert all(name in facts for name in named), named  # each group is named by its fact's text
+
+
+def test_a_task_link_past_its_time_says_it_expired_and_submit_stops(client, worker, settings):
+    """A worker who left the task open past its deadline (and the link's margin) got "This task
+    link is not valid. It may have been copied incompletely." (a 404) on reload, and a Submit
+    that kept offering a retry that could never succeed, the answers kept in the browser for good.
+    Now the page says the link expired and what happened to the work (410), and the refusal is
+    final: the page stops offering Submit and offers the next task."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.TASK_TOKEN_MARGIN = 0
+    batch = published_batch()
+    assignment = handout.next_assignment(inhouse_worker(worker), batch)
+    Assignment.objects.filter(pk=assignment.pk).update(deadline=timezone.now() - timedelta(minutes=5))
+    assignment.refresh_from_db()
+    token = task_token(assignment)
+    page = client.get(reverse("task", args=[token]))
+    assert page.status_code == 410
+    text = page.content.decode()
+    assert "This task link has expired" in text and "copied incompletely" not in text
+    assert "Answers submitted before then are saved" in text
+    sent = client.post(
+        reverse("task_submit", args=[token]), {"answers": all_answers(assignment)}, content_type="application/json"
+    )
+    assert sent.status_code == 409 and sent.json()["final"] is True and "expired" in sent.json()["error"]
+    # A link that is not one of ours still says so.
+    assert "copied incompletely" in client.get(reverse("task", args=[token[:-3] + "xyz"])).content.decode()

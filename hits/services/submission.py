@@ -51,6 +51,12 @@ def task_token(assignment: Assignment) -> str:
     return signing.dumps({"a": assignment.pk, "w": assignment.worker_id, "e": expires}, salt=TOKEN_SALT, compress=True)
 
 
+EXPIRED_LINK = (
+    "This task link has expired: the task's time ran out. Answers submitted before then are saved; "
+    "nothing more can be sent with this link. Open your work page for the next task."
+)
+
+
 def read_token(token: str, max_age_seconds: int | None = None) -> tuple[int, int]:
     """(assignment id, worker id) of a token; raises SubmissionRefused if it was tampered with
     or has expired (links without an expiry, from earlier releases, last TASK_TOKEN_MAX_AGE)."""
@@ -61,11 +67,11 @@ def read_token(token: str, max_age_seconds: int | None = None) -> tuple[int, int
         ids = int(data["a"]), int(data["w"])
         expires = data.get("e")
     except signing.SignatureExpired:
-        raise SubmissionRefused("This task link has expired. Open the task again from your work page.") from None
+        raise SubmissionRefused(EXPIRED_LINK, final=True) from None
     except (signing.BadSignature, KeyError, TypeError, ValueError, AttributeError):
         raise SubmissionRefused("This task link is not valid. Open the task again from your work page.") from None
     if expires is not None and (not isinstance(expires, int) or expires < timezone.now().timestamp()):
-        raise SubmissionRefused("This task link has expired. Open the task again from your work page.")
+        raise SubmissionRefused(EXPIRED_LINK, final=True)  # past the assignment's deadline: no retry can succeed
     return ids
 
 

@@ -75,8 +75,9 @@ def task(request, token: str):
     session needed, so the page also works inside a provider's iframe."""
     try:
         assignment_id, worker_id = read_token(token)
-    except SubmissionRefused:
-        return render(request, "hits/task_invalid.html", status=404)
+    except SubmissionRefused as exc:  # expired (410: it says what happened) or not a link of ours
+        context = {"message": str(exc), "expired": exc.final}
+        return render(request, "hits/task_invalid.html", context, status=410 if exc.final else 404)
     page = task_page.assignment_page(assignment_id, worker_id)
     if page is None:
         return render(request, "hits/task_invalid.html", status=404)
