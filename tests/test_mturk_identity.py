@@ -270,6 +270,7 @@ def test_a_hit_whose_answers_are_held_but_not_handed_to_mturk_can_still_be_submi
     assert 'id="hand-back-submit"' in html and f'action="{SUBMIT_TO}/mturk/externalSubmit"' in html
     assert '<form id="external-submit" method="post" action="' + SUBMIT_TO + '/mturk/externalSubmit">' in html  # shown
     assert 'name="assignmentId" value="REAL1"' in html
+    assert 'href="/work/"' not in html  # inside MTurk's frame: no link to our in-house work page
     # A fresh assignment of the same HIT shows the task, its hand-back form hidden until stored.
     fresh = open_task(client, hit, "REAL2", "A9OTHER").content.decode()
     assert 'id="hand-back"' not in fresh and f'action="{SUBMIT_TO}/mturk/externalSubmit" hidden>' in fresh

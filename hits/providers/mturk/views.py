@@ -100,6 +100,7 @@ def task(request):
     if hit is None:
         return _error(request, "This HIT is not known here. Return it and contact the requester.", 404)
     context = task_context(hit, params.get("workerId", "")[:64])  # a rating HIT: the order of this worker
+    context["embedded"] = True  # inside MTurk's frame: no link to our work page, which is for in-house accounts
     assignment_id = params.get("assignmentId", "")
     if not assignment_id or assignment_id == ASSIGNMENT_NOT_AVAILABLE:
         context.update(preview=True, done=False, accept_hint=True)
