@@ -112,3 +112,25 @@ def test_a_task_link_past_its_time_says_it_expired_and_submit_stops(client, work
     assert sent.status_code == 409 and sent.json()["final"] is True and "expired" in sent.json()["error"]
     # A link that is not one of ours still says so.
     assert "copied incompletely" in client.get(reverse("task", args=[token[:-3] + "xyz"])).content.decode()
+
+
+def test_a_sheet_posted_with_other_fields_is_graded_and_stores_only_its_answers(client, worker):
+    """A qualification sheet posted with a field the sheet does not have (a NUL in its name, as a
+    bad proxy or a hand-made post sends) was a 500: the attempt stored every posted 'ans-' field
+    and the database refused the NUL. Only the answers to the sheet's facts are graded and stored."""
+    from hits.models import QualificationAttempt
+    from hits.services import qualification
+
+    from .crowd_data import demo_dataset
+
+    dataset = demo_dataset()
+    test = qualification.build_test(dataset=dataset, name="Screening", items=2)
+    published_batch(dataset, qualification_test=test)
+    client.force_login(worker)
+    sheet = qualification.worker_sheet(test, inhouse_worker(worker))
+    right = {qualification.answer_key(i.pk, acu): truth for i in sheet for acu, truth in i.answers.items()}
+    posted = {f"ans-{key}": "1" if truth else "0" for key, truth in right.items()}
+    response = client.post(reverse("take_test", args=[test.pk]), {**posted, "ans-\x00": "1", "ans-9999:1": "0"})
+    assert response.status_code == 302 and response["Location"] == reverse("work")
+    attempt = QualificationAttempt.objects.get(test=test)
+    assert attempt.passed and attempt.answers == right  # the sheet's answers, nothing else

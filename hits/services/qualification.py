@@ -286,14 +286,17 @@ def unanswered(items, answers: dict[str, bool]) -> tuple[int, int]:
     return sum(key not in answers for key in keys), len(keys)
 
 
-def check_complete(items, answers: dict[str, bool]) -> None:
-    """Raise IncompleteSheet unless every fact of the sheet (its gold items) has an answer."""
+def check_complete(items, answers: dict[str, bool]) -> dict[str, bool]:
+    """The answers to the sheet's facts (its gold items), nothing else a form carried (another
+    field's name, a NUL the database refuses to store); IncompleteSheet unless every fact has one."""
     missing, total = unanswered(items, answers)
     if missing:
         raise IncompleteSheet(
             f"{missing} of {total} facts have no answer yet: answer every fact, then submit. "
             "Nothing was graded and no attempt was used; your answers are kept below."
         )
+    keys = {answer_key(item.pk, acu_id) for item in items for acu_id in item.answers}
+    return {key: value for key, value in answers.items() if key in keys}
 
 
 def worker_sheet(test: QualificationTest, worker: Worker, network: str = "") -> list[GoldItem]:
@@ -325,7 +328,7 @@ def submit_attempt(
         if external_id and test.attempts.filter(external_id=external_id, decided=True).exists():
             raise QualificationError("This submission was used for an attempt already.")
         items = worker_sheet(test, worker, network)
-        check_complete(items, answers)
+        answers = check_complete(items, answers)
         graded = grade(items, answers)
         score, passed = decide(test, graded, undecided_run(status["attempts"]))
         attempt = QualificationAttempt.objects.create(

@@ -262,7 +262,7 @@ def qualification(request, test_id: int):
         answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
         try:
             sheet = sheets.sheet(test, Worker.Provider.MTURK, worker_id)
-            quals.check_complete(sheet, answers)
+            answers = quals.check_complete(sheet, answers)  # the sheet's facts only: held as they are
         except quals.IncompleteSheet as exc:  # not held, not graded: the sheet comes back as it was
             context.update(error=str(exc), items=gold.test_items(test, answers, sheet))
             return _frame_policy(render(request, "hits/qualification.html", context, status=400))
