@@ -2,6 +2,7 @@
 participant tokens, places taken only when a task starts, idle places given back, screening,
 completion, and paying at the panel from the lists the ledger makes."""
 
+import re
 from datetime import timedelta
 from decimal import Decimal
 from urllib.parse import parse_qs, urlparse
@@ -465,3 +466,22 @@ def test_paying_per_session_every_reader_prices_a_hit_at_the_mean_reward_rounded
     assert session_plan(prolific, prolific_config(prolific)).per_hit_reward == Decimal("0.16")
     batches.publish_batch(panel)
     assert set(HIT.objects.filter(batch=panel).values_list("reward", flat=True)) == {Decimal("0.16")}
+
+
+def test_the_task_page_says_how_long_the_participant_has(client, settings):
+    """A panel task unanswered for PANEL_IDLE_SECONDS goes back to the pool, and its answers are
+    then refused; no panel shows that time, and the page did not either, so a participant who read
+    slowly lost the task's answers unwarned. The page says by when to submit (the idle limit, or
+    the deadline when sooner), and not once the task is submitted."""
+    settings.PANEL_IDLE_SECONDS = 900
+    batch = open_panel(k=2, assignments=1)
+    page = client.get(start(client, batch, "SLOW-1")["Location"])
+    held = Assignment.objects.get(worker__external_id="SLOW-1")
+    html = page.content.decode()
+    shown = re.search(r'id="task-deadline">Submit within <time datetime="([^"]+)">([^<]+)</time>', html)
+    assert shown, "no time shown on the panel task page"
+    limit = held.created_at + timedelta(seconds=900)
+    assert shown.group(1) == timezone.localtime(limit).isoformat() and "minutes" in shown.group(2)
+    assert "not stored" in html
+    submit_assignment(assignment_id=held.pk, worker_id=held.worker_id, answers=all_answers(held))
+    assert 'id="task-deadline"' not in client.get(page.wsgi_request.path).content.decode()

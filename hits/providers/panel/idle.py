@@ -19,6 +19,13 @@ from hits.release import release
 logger = logging.getLogger(__name__)
 
 
+def given_back_at(assignment: Assignment):
+    """When a held panel task goes back to the pool unanswered: PANEL_IDLE_SECONDS after it
+    started (release_idle), or its deadline if that comes first. Its page tells the participant."""
+    idle_at = assignment.created_at + timedelta(seconds=settings.PANEL_IDLE_SECONDS)
+    return min(idle_at, assignment.deadline) if assignment.deadline else idle_at
+
+
 def release_idle(now=None) -> int:
     """Expire the held tasks of idle sessions; returns how many places were given back."""
     now = now or timezone.now()

@@ -22,7 +22,7 @@ from config.roles import LEAD, role_required
 from hits import gold, sheets
 from hits.models import Assignment, Batch, Worker
 from hits.money import format_money
-from hits.providers.panel import admission, payouts, sessions, tokens
+from hits.providers.panel import admission, idle, payouts, sessions, tokens
 from hits.providers.panel.config import completion_code, completion_url, config
 from hits.providers.panel.models import PanelSession
 from hits.services import qualification
@@ -183,6 +183,7 @@ def task(request, token: str):
         next_action=reverse("panel_session", args=[session.batch_id]),
         pid=pid,
         t=tokens.participant_token(session.batch_id, pid),
+        submit_by=idle.given_back_at(assignment),  # no panel shows a task's time: the page says it
     )
     return render(request, "hits/panel_task.html", context)
 
