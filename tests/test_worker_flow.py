@@ -134,3 +134,18 @@ def test_a_sheet_posted_with_other_fields_is_graded_and_stores_only_its_answers(
     assert response.status_code == 302 and response["Location"] == reverse("work")
     attempt = QualificationAttempt.objects.get(test=test)
     assert attempt.passed and attempt.answers == right  # the sheet's answers, nothing else
+
+
+def test_a_form_from_before_signing_in_again_says_what_happened(worker):
+    """Signing in again (another tab, after the session ended) renews the form token, so *Next task*
+    on a page opened before answered Django's bare "Forbidden (403) CSRF verification failed.
+    Request aborted.". The page now says the form expired, that nothing was sent and what to do."""
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(worker)
+    response = client.post(reverse("work_next"), {"csrfmiddlewaretoken": "stale" * 8})
+    assert response.status_code == 403
+    text = response.content.decode()
+    assert "This form has expired" in text and "Nothing was sent" in text
+    assert "CSRF verification failed" not in text
