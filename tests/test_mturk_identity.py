@@ -295,3 +295,13 @@ def test_a_malformed_hit_id_is_a_plain_404(stub, client):  # noqa: F811
     for bad in ("\x00", hit.external_id + "\x00", "<script>"):
         page = client.get("/mturk/task/", {"hitId": bad, "assignmentId": "A1", "workerId": "W1"})
         assert page.status_code == 404 and "This HIT is not known here" in page.content.decode()
+
+
+def test_a_comment_holding_a_nul_is_held_without_it(stub, client):  # noqa: F811
+    """The held answers' comment kept a NUL the database refuses: a 500 to the page's post."""
+    hit = published(stub).hits.order_by("pk").first()
+    page = open_task(client, hit, "REAL1", "A9WORKER")
+    body = {"answers": answers_for(hit, True), "comment": "odd\x00 text"}
+    posted = client.post(page.context["submit_url"], body, content_type="application/json")
+    assert posted.status_code == 200 and posted.json()["ok"]
+    assert MTurkHeldSubmission.objects.get(assignment_id="REAL1").comment == "odd text"

@@ -149,3 +149,18 @@ def test_a_form_from_before_signing_in_again_says_what_happened(worker):
     text = response.content.decode()
     assert "This form has expired" in text and "Nothing was sent" in text
     assert "CSRF verification failed" not in text
+
+
+def test_a_comment_holding_a_nul_does_not_lose_the_answers(client, worker):
+    """A comment with a NUL in it (pasted from a PDF) made the database refuse the submission: the
+    page said "The submission was not understood; try again", and every retry failed alike, so the
+    answers were never stored. The NUL is dropped and the answers are stored."""
+    import json
+
+    batch = published_batch()
+    assignment = handout.next_assignment(inhouse_worker(worker), batch)
+    body = json.dumps({"answers": all_answers(assignment), "comment": "Fact 3 is\x00 unclear"})
+    sent = client.post(reverse("task_submit", args=[task_token(assignment)]), body, content_type="application/json")
+    assert sent.status_code == 200 and sent.json()["ok"], sent.content
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.comment == "Fact 3 is unclear"

@@ -145,6 +145,12 @@ def has_answers(assignment: Assignment) -> bool:
     return assignment.judgments.exists() or assignment.ratings.exists()
 
 
+def clean_comment(comment) -> str:
+    """The worker's comment as stored: text, without NUL (pasted from a PDF, or a hand-made post:
+    the database refuses it, and the answers with it), at most MAX_COMMENT characters."""
+    return str(comment or "").replace("\x00", "").strip()[:MAX_COMMENT]
+
+
 def clamped_active_seconds(value, allowed: int) -> float | None:
     """The page's measured seconds as a submission stores them (see _active_seconds)."""
     return _active_seconds(value, allowed)
@@ -298,7 +304,7 @@ def _submitted(assignment: Assignment, parsed: dict, comment, active_seconds, no
     the names of the fields set."""
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now
-    assignment.comment = (comment or "").strip()[:MAX_COMMENT]
+    assignment.comment = clean_comment(comment)
     fields = ["status", "submitted_at", "comment"]
     if assignment.hit.batch.kind == Batch.Kind.EXPERT:
         # Expert work (hits.services.expert) is unpaid and not reviewed: approved as it is

@@ -38,7 +38,7 @@ from hits.models import HIT, Assignment, Batch, Worker
 from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import ASSIGNMENT_NOT_AVAILABLE
-from hits.services.submission import MAX_COMMENT, SubmissionRefused, checked_answers, clamped_active_seconds
+from hits.services.submission import SubmissionRefused, checked_answers, clamped_active_seconds, clean_comment
 from hits.task_page import task_context
 
 # MTurk's AssignmentId, WorkerId and HITId: upper-case letters and digits, at most 64.
@@ -200,7 +200,7 @@ def hold(hit: HIT, assignment_id: str, worker_id: str, answers, comment=None, ac
             worker_id,
             assignment_id=assignment_id,
             answers=stored,
-            comment=str(comment or "").strip()[:MAX_COMMENT],
+            comment=clean_comment(comment),
             active_seconds=clamped_active_seconds(active_seconds, hit.batch.assignment_duration_seconds),
         )
     except IntegrityError:  # a second tab stored it a moment ago
