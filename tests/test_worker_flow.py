@@ -164,3 +164,18 @@ def test_a_comment_holding_a_nul_does_not_lose_the_answers(client, worker):
     assert sent.status_code == 200 and sent.json()["ok"], sent.content
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED and assignment.comment == "Fact 3 is unclear"
+
+
+def test_a_rating_task_says_how_long_the_worker_has(client, worker):
+    """The in-house ACU task says by when to submit; a rating task's head (hits.ratings) did not,
+    so a rater learned the deadline only when a late submission was refused."""
+    from hits.batch_fields import BatchSpec
+    from hits.services.batches import create_batch, publish_batch
+
+    from .crowd_data import demo_dataset
+
+    publish_batch(create_batch(dataset=demo_dataset(), spec=BatchSpec(protocol="prior")))
+    assignment = handout.next_assignment(inhouse_worker(worker))
+    html = client.get(reverse("task", args=[task_token(assignment)])).content.decode()
+    assert 'id="rating-instructions"' in html  # the rating task's page
+    assert f'id="task-deadline">Submit within <time datetime="{assignment.deadline.isoformat()}">' in html
