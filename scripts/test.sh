@@ -21,7 +21,11 @@ export PYTHONHASHSEED=${PYTHONHASHSEED:-0}
 
 echo "== PostgreSQL lane"
 postgres=0
-DATABASE_URL=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/acu_eval} .venv/bin/python -m pytest "$@" || postgres=$?
+# In TEST_PROCESSES processes (pytest-xdist; default 2, this machine's cores), a test file to a
+# process (each has its own test database; module fixtures are built once); TEST_PROCESSES=0 runs
+# in this process.
+DATABASE_URL=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/acu_eval} .venv/bin/python -m pytest \
+    -n "${TEST_PROCESSES:-2}" --dist loadfile "$@" || postgres=$?
 
 echo "== SQLite lane (tests marked portable)"
 sqlite_dir=$(mktemp -d)

@@ -83,7 +83,8 @@ def test_task_links_expire_after_the_deadline_plus_a_margin(client, taken, setti
     Assignment.objects.filter(pk=taken.pk).update(deadline=timezone.now() - timedelta(hours=2))
     taken.refresh_from_db()
     expired = task_token(taken)
-    assert client.get(reverse("task", args=[expired])).status_code == 404
+    # Past its time the page says the link expired (410), not that it is unknown.
+    assert client.get(reverse("task", args=[expired])).status_code == 410
     refused = client.post(reverse("task_submit", args=[expired]), b"{}", content_type="application/json")
     assert refused.status_code == 409 and "expired" in refused.json()["error"]
     # A link without an expiry (as earlier releases made them), signed 400 days ago.
@@ -91,7 +92,7 @@ def test_task_links_expire_after_the_deadline_plus_a_margin(client, taken, setti
     monkeypatch.setattr(signing.time, "time", lambda: real_time() - 400 * 86400)
     old = signing.dumps({"a": taken.pk, "w": taken.worker_id}, salt=TOKEN_SALT, compress=True)
     monkeypatch.setattr(signing.time, "time", real_time)
-    assert client.get(reverse("task", args=[old])).status_code == 404
+    assert client.get(reverse("task", args=[old])).status_code == 410
 
 
 def test_task_tokens_never_reach_the_log(client, taken, capsys):

@@ -11,6 +11,7 @@ from .axe_scan import AXE, Scanner, instrument
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+BROWSER_TIMEOUT_MS = 60_000  # each wait's limit (page.set_default_timeout)
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +72,7 @@ def server_quiet(request):
             thread.join(timeout=max(0.0, start + 3 - time.monotonic()))
 
 
-def _polling_wait_for_function(page, expression: str, timeout: float = 15000, **_):
+def _polling_wait_for_function(page, expression: str, timeout: float = BROWSER_TIMEOUT_MS, **_):
     """page.wait_for_function that also works under the site's CSP: Playwright's own polls by
     evaluating a string in the page, which `script-src` without 'unsafe-eval' refuses as soon
     as the condition is not true at once. page.evaluate goes through DevTools, which the CSP
@@ -93,7 +94,9 @@ def _polling_wait_for_function(page, expression: str, timeout: float = 15000, **
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
-    page.set_default_timeout(15000)
+    # Generous: a wait only lasts this long when something is wrong, and CI may run on a busy
+    # machine, where a page's answer plus its axe scan can take several seconds.
+    page.set_default_timeout(BROWSER_TIMEOUT_MS)
     page.wait_for_function = lambda expression, **kw: _polling_wait_for_function(page, expression, **kw)
     yield page
     context.close()

@@ -107,7 +107,7 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     assert code_202.startswith(CODE + "-")
     page.locator("#completion-code").filter(has_text=code_202).wait_for()
     shoot(page, "panel-complete")
-    page.wait_for_url(DONE.format(code=code_202), timeout=20000)
+    page.wait_for_url(DONE.format(code=code_202))
     page.locator("#panel-done").wait_for()
 
     # ---- participant 3 passes, works one task, leaves, returns with the same link, finishes
@@ -121,7 +121,7 @@ def test_a_panel_study_from_link_to_payment(live_server, page, shoot, lead, eage
     work_task(page, 2, 2)
     code_303 = completion_code(batch, "WORK-303")
     page.locator("#completion-code").filter(has_text=code_303).wait_for()
-    page.wait_for_url(DONE.format(code=code_303), timeout=20000)
+    page.wait_for_url(DONE.format(code=code_303))
     assert landed == [DONE.format(code=code_202), DONE.format(code=code_303)] and code_202 != code_303
     assert set(PanelSession.objects.values_list("worker__external_id", "status")) == {
         ("WORK-202", "completed"),
