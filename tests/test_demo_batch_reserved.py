@@ -5,6 +5,7 @@ import io
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from annotation.models import Dataset
 from hits.models import Assignment, Batch, QualificationTest, Worker
@@ -59,6 +60,9 @@ def test_a_task_of_a_stopped_batch_no_longer_holds_the_worker(client):
     page = client.get("/work/").content.decode()
     assert "Continue my task" not in page and "Start next task" in page
     assert 'id="stopped-task"' in page and "first" in page  # says which batch, and that it can still be finished
+    held.refresh_from_db()
+    until = timezone.localtime(held.deadline)
+    assert f"until {until:%Y-%m-%d %H:%M} {until:%Z}" in page  # the deadline with its time zone
 
     response = client.post("/work/next")
     assert response.status_code == 302
