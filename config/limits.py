@@ -18,6 +18,7 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from .db_retry import reconnecting
+from .replies import wants_page
 from .roles import LEAD, has_role
 
 logger = logging.getLogger(__name__)
@@ -79,13 +80,8 @@ def _limit_for(request) -> tuple[int, str]:
     return settings.REQUEST_MAX_BYTES, ""
 
 
-def _wants_page(request) -> bool:
-    """A browser's form post (not the API): the refusal is a page, not JSON text on a blank screen."""
-    return not request.path_info.startswith("/api/") and "text/html" in request.headers.get("Accept", "")
-
-
 def _refusal(request, message: str):
-    if _wants_page(request):
+    if wants_page(request):
         return render(request, "413.html", {"message": message}, status=413)
     return JsonResponse({"ok": False, "error": message, "detail": message, "code": "too_large"}, status=413)
 

@@ -30,7 +30,10 @@ from functools import lru_cache, wraps
 from django.conf import settings
 from django.core.cache import cache
 from django.http import JsonResponse
+from django.shortcuts import render
 from django_ratelimit.core import get_usage
+
+from .replies import wants_page
 
 logger = logging.getLogger(__name__)
 
@@ -119,8 +122,11 @@ def per_minute(what: str, *, account: Callable[[str, object], str]):
             if wait:
                 message = f"Too many {what} in a minute. Your work is safe; try again in {wait} seconds."
                 logger.warning("rate limit: refused %s %s from %s", request.method, group, client_address(request))
-                body = {"ok": False, "error": message, "detail": message, "code": "rate_limited"}
-                response = JsonResponse(body, status=429)
+                if wants_page(request):  # a form's button (Start next task): a page, not JSON text
+                    response = render(request, "429.html", {"message": message}, status=429)
+                else:
+                    body = {"ok": False, "error": message, "detail": message, "code": "rate_limited"}
+                    response = JsonResponse(body, status=429)
                 response["Retry-After"] = str(wait)
                 return response
             return view(request, *args, **kwargs)

@@ -100,3 +100,21 @@ def test_a_direct_client_cannot_pass_for_https(behind_proxy, client, settings):
     direct = client.get(url, REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_PROTO="https")
     assert direct.status_code == 301 and direct["Location"].startswith("https://")
     assert client.get(url, REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_PROTO="https").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_rate_limited_button_answers_the_browser_with_a_page_and_scripts_with_json(client, make_user, settings):
+    """*Start next task* is a form's button: past the limit the browser gets a page saying how long
+    to wait (it showed the JSON text); a script's fetch (no HTML in Accept) still reads JSON."""
+    settings.RATE_LIMIT_WORK_PER_MINUTE = (2, 1000)
+    published_batch()
+    client.force_login(make_user("hasty-worker", "worker"))
+    address = {"REMOTE_ADDR": f"203.0.113.{next(_unique)}"}
+    html = {"HTTP_ACCEPT": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    assert _next_task_codes(client, [{**address, **html}] * 2) == [302, 302]
+    page = client.post(reverse("work_next"), **address, **html)
+    assert page.status_code == 429 and page["Content-Type"].startswith("text/html") and page["Retry-After"]
+    text = page.content.decode()
+    assert 'id="too-many"' in text and "Too many requests for a new task in a minute" in text
+    script = client.post(reverse("work_next"), **address, HTTP_ACCEPT="*/*")
+    assert script.status_code == 429 and script.json()["code"] == "rate_limited"
