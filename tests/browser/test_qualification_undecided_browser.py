@@ -3,6 +3,7 @@ reads "Not decided yet" above a fresh sheet, and *My work* lists the sheet as no
 attempt used. Every page is axe-scanned (conftest)."""
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from hits.models import QualificationAttempt, QualificationTest
@@ -54,3 +55,31 @@ def test_a_sheet_too_close_to_call_asks_for_one_more(live_server, page, shoot, w
     assert "not decided yet; no attempt used" in text and "Answer one more sheet" in text
     assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
     shoot(page, f"qualification-undecided-work-{width}")
+
+
+def test_a_sheet_sent_after_the_session_ended_keeps_its_answers_through_the_sign_in(live_server, page, worker):
+    """The worker answers the whole sheet, the session ends (the cookies go), Submit leads to the
+    sign-in page; signed in again, the sheet comes back with every answer (kept in the browser,
+    static/js/sheet.js) and one press grades it. Before, it came back blank."""
+    page.set_viewport_size({"width": 390, "height": 860})
+    dataset = demo_dataset("session-ends")
+    test = qualification.build_test(dataset=dataset, name="Screening", items=2, max_attempts=1, failure_budget=0)
+    published_batch(dataset, assignments=3, qualification_test=test)
+    login(page, live_server.url, worker.username, PASSWORD)
+    page.goto(live_server.url + reverse("take_test", args=[test.pk]))
+    answer_test_sheet(page, test)
+    total = page.locator("input[name^='ans-'][value='1']").count()
+    page.context.clear_cookies(name=settings.SESSION_COOKIE_NAME)  # the session ended while the sheet was open
+    page.click("button[type=submit].big")
+    page.wait_for_selector("#id_username")
+    assert not QualificationAttempt.objects.filter(test=test).exists()  # nothing graded yet
+    page.fill("#id_username", worker.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector("form.qualification")
+    assert page.locator("input[name^='ans-']:checked").count() == total  # every answer is back
+    page.click("button[type=submit].big")
+    page.wait_for_selector("form.qualification", state="detached")
+    assert QualificationAttempt.objects.get(test=test).passed is True
+    # Graded, the page keeps nothing: a later sheet of this test starts empty.
+    assert page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('sheet:')).length") == 0
