@@ -398,7 +398,7 @@ def test_bulk_approve_pays_each_hit_once(api):
         match=[
             AUTH,
             matchers.json_params_matcher(
-                {"study_id": "STUDY1", "submission_ids": ["5ab000000000000000000001", "5ab000000000000000000002"]},
+                {"submission_ids": ["5ab000000000000000000001", "5ab000000000000000000002"]},
                 strict_match=True,
             ),
         ],
@@ -417,6 +417,30 @@ def test_bulk_approve_pays_each_hit_once(api):
     assert sum(e.amount for e in rewards) == Decimal(study.reward_cents * 2) / 100  # ledger = Prolific's rewards
     assert prolific_sync.approve_sessions(batch, [one.pk, two.pk]) == (2, [])  # again: no call, nothing paid twice
     assert LedgerEntry.objects.filter(batch=batch, kind="reward").count() == 6
+
+
+def test_bulk_approve_sends_at_most_the_recommended_ids_a_call_and_keeps_the_parts_approved(api, monkeypatch):
+    """Prolific recommends at most 1,000 ids a bulk call (here 1, patched): one call a part; a part
+    Prolific refuses stops there, the parts before it stay approved and paid, and approving again
+    sends only what is left."""
+    monkeypatch.setattr(prolific_sync, "BULK_APPROVE_MAX", 1)
+    batch = published(api)
+    one, two = (
+        worked_session(batch, "PID1", "5ab000000000000000000001"),
+        worked_session(batch, "PID2", "5ab000000000000000000002"),
+    )
+    reviewable(api, batch, one, two)
+    url = API + "submissions/bulk-approve/"
+    first = matchers.json_params_matcher({"submission_ids": ["5ab000000000000000000001"]}, strict_match=True)
+    second = matchers.json_params_matcher({"submission_ids": ["5ab000000000000000000002"]}, strict_match=True)
+    api.post(url, json={"message": "scheduled"}, match=[AUTH, first])
+    api.post(url, json={"error": {"detail": "Try again later."}}, status=400, match=[AUTH, second])
+    done, errors = prolific_sync.approve_sessions(batch, [one.pk, two.pk])
+    assert done == 1 and len(errors) == 1 and "Try again later" in errors[0], errors
+    assert LedgerEntry.objects.filter(batch=batch, kind="reward").count() == 3  # the first session's HITs
+    api.post(url, json={"message": "scheduled"}, match=[AUTH, second])
+    assert prolific_sync.approve_sessions(batch, [one.pk, two.pk]) == (2, [])
+    assert LedgerEntry.objects.filter(batch=batch, kind="reward").count() == 6  # each HIT paid once
 
 
 def test_approving_one_hit_approves_its_submission_once(api):

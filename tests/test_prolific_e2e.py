@@ -131,11 +131,7 @@ def test_prolific_batch_from_creation_to_scores(client, lead, settings, monkeypa
         api.post(
             API + "submissions/bulk-approve/",
             json={},
-            match=[
-                matchers.json_params_matcher(
-                    {"study_id": "STUDY1", "submission_ids": [r["id"] for r in records]}, strict_match=True
-                )
-            ],
+            match=[matchers.json_params_matcher({"submission_ids": [r["id"] for r in records]}, strict_match=True)],
         )
         page = client.post(
             f"/batches/{batch.pk}/prolific/review",

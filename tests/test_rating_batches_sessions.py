@@ -161,9 +161,7 @@ def test_a_ref_free_batch_on_prolific_counts_once_prolific_reports_and_pays_once
         json={},
         match=[
             AUTH,
-            matchers.json_params_matcher(
-                {"study_id": "STUDY1", "submission_ids": [r["id"] for r in records]}, strict_match=True
-            ),
+            matchers.json_params_matcher({"submission_ids": [r["id"] for r in records]}, strict_match=True),
         ],
     )
     for _ in range(2):  # approved twice: one call to Prolific, each assignment paid once

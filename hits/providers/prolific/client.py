@@ -192,10 +192,10 @@ class ProlificClient:
             "POST", f"submissions/{segment(submission_id)}/transition/", json={"action": action, **fields}
         )
 
-    def bulk_approve(self, study_id: str, submission_ids: list[str]) -> dict:
-        return self.request(
-            "POST", "submissions/bulk-approve/", json={"study_id": study_id, "submission_ids": submission_ids}
-        )
+    def bulk_approve(self, submission_ids: list[str]) -> dict:
+        # The documented body is one of {study_id, participant_ids} or {submission_ids} (the one
+        # Prolific recommends); at most sync.BULK_APPROVE_MAX ids a call, as they recommend.
+        return self.request("POST", "submissions/bulk-approve/", json={"submission_ids": submission_ids})
 
     # ---- bonuses ------------------------------------------------------------------------
     def setup_bonuses(self, study_id: str, csv_bonuses: str) -> dict:

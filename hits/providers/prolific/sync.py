@@ -12,8 +12,9 @@ Prolific facts: GET /api/v1/submissions/?study=ID&page_size=N, pages linked by _
 TIMED-OUT, AWAITING REVIEW, APPROVED, RETURNED, REJECTED, SCREENED OUT (/submission-object);
 POST /api/v1/submissions/{id}/transition/ is idempotent, and REJECT needs a message of at least
 100 characters and a rejection_category (/transition-submission; the category values are those
-of Prolific's own CLI, prolific-oss/cli); POST /api/v1/submissions/bulk-approve/ {study_id,
-submission_ids} (https://docs.prolific.com/api-reference/submissions); bonuses are set up with
+of Prolific's own CLI, prolific-oss/cli); POST /api/v1/submissions/bulk-approve/ {submission_ids}
+(one of its two documented bodies, the recommended one; at most 1,000 ids a call:
+/api-reference/submissions/bulk-approve-submissions); bonuses are set up with
 POST /api/v1/submissions/bonus-payments/ {study_id, csv_bonuses "<submission_id>,<amount>\n"}
 and paid with POST /api/v1/bulk-bonus-payments/{id}/pay/, which is "not idempotent"
 (/api-reference/bonuses/create-bonus-payments, /pay-bonus-payments); hooks
@@ -49,7 +50,7 @@ from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.provider_interface import ProviderError
-from hits.providers.prolific.decisions import check_rejection, main_study_id, mark_decision
+from hits.providers.prolific.decisions import check_rejection, mark_decision
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider
@@ -324,6 +325,10 @@ def _waiting(session) -> str:
     )
 
 
+# Prolific recommends at most this many submission ids in one bulk approval.
+BULK_APPROVE_MAX = 1000
+
+
 def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]]:
     """Approve sessions with one bulk call, then pay their HITs (and any rest) once each."""
     sessions = list(batch.prolific_sessions.filter(pk__in=session_ids).select_related("worker", "batch").order_by("pk"))
@@ -334,19 +339,16 @@ def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]
         elif not s.decision:
             problem = _waiting(s)
             errors.append(problem) if problem else ready.append(s)
-    if ready:
+    for start in range(0, len(ready), BULK_APPROVE_MAX):
+        part = ready[start : start + BULK_APPROVE_MAX]
         try:
             ProlificProvider().call(
-                batch,
-                "bulk approve",
-                f"{len(ready)} submissions",
-                "bulk_approve",
-                main_study_id(batch),
-                [s.session_id for s in ready],
+                batch, "bulk approve", f"{len(part)} submissions", "bulk_approve", [s.session_id for s in part]
             )
-        except ProviderError as exc:
-            return 0, errors + [str(exc)]
-        for s in ready:
+        except ProviderError as exc:  # the parts before it stand (approved and paid below)
+            errors.append(str(exc))
+            break
+        for s in part:
             mark_decision(s, "approved")
     approved = [s for s in sessions if s.decision == "approved"]
     for s in approved:
