@@ -17,7 +17,8 @@ REST_FRAMEWORK = {
         # A lead signed in on the site can use the docs page and its "Try it out".
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["config.api_permissions.IsLead"],
+    # IsLead first: an anonymous caller gets 401 before anything about its query (config/api_query.py).
+    "DEFAULT_PERMISSION_CLASSES": ["config.api_permissions.IsLead", "config.api_query.KnownQueryParameters"],
     "DEFAULT_PAGINATION_CLASS": "config.api_pagination.LeadPagination",
     "PAGE_SIZE": API_PAGE_SIZE,
     # JSON only: every answer, error pages included, is JSON (downloads set their own type).

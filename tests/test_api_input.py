@@ -93,3 +93,22 @@ def test_schema_request_bodies_admit_no_other_property(client):
     requests = {name: s for name, s in schemas.items() if name.endswith("Request")}
     assert {"BatchCreateInputRequest", "BucketRequest", "StartJudgeRunRequest", "CredentialsRequest"} <= set(requests)
     assert all(s["additionalProperties"] is False for s in requests.values()), requests
+
+
+@pytest.mark.parametrize(
+    "url, typo, known",
+    [
+        ("/api/datasets/{id}/scores/?rond=2", "rond", "round"),  # the dataset-wide figures came back
+        ("/api/datasets/{id}/workers/?round=1&pagesize=5", "pagesize", "page_size"),
+        ("/api/datasets/{id}/?round=1", "round", "none"),
+    ],
+)
+def test_a_query_parameter_the_operation_does_not_take_is_refused_naming_it(client, demo, url, typo, known):
+    """A misspelt query parameter was ignored: the answer held other figures than asked for."""
+    body = refused_naming(client.get(url.format(id=demo.pk)), typo)
+    assert body["fields"][typo][0].startswith("Unknown query parameter") and known in body["fields"][typo][0]
+    assert client.get(f"/api/datasets/{demo.pk}/workers/?page_size=5").status_code == 200  # what it takes, it takes
+
+
+def test_an_anonymous_caller_with_an_unknown_query_parameter_gets_401_not_the_parameter_list(demo):
+    assert APIClient().get(f"/api/datasets/{demo.pk}/scores/?rond=2").status_code == 401
