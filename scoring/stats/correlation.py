@@ -2,7 +2,8 @@
 
 ``X`` (humans) and ``Y`` (a metric) are complete n documents x m systems matrices (RoSE
 appendix C). Summary level: mean over documents of corr(X[i, :], Y[i, :]), a NaN (constant row)
-counting as 0; system level: corr of the column means. corr is Pearson, Spearman or Kendall
+counting as 0 (but when every row is NaN the reported correlation is NaN: undefined, not 0);
+system level: corr of the column means. corr is Pearson, Spearman or Kendall
 tau-b, all vectorized along the last axis so that thousands of resamples are one call.
 Kendall and Spearman treat two values of a vector as tied when they differ by at most 1e-12
 times the vector's largest magnitude, so that rounding noise in means (which differ by
@@ -136,8 +137,19 @@ def bootstrap_correlations(X, Y, granularity="system", method="kendall", n_resam
     return np.concatenate(out)
 
 
+def undefined_everywhere(X, Y, method: str) -> bool:
+    """Whether no document has a defined correlation (humans or metric constant across the systems
+    of every document): RoSE's NaN-as-0 rule would then publish a summary-level 0 with a [0, 0]
+    interval for a correlation that is not there; the tables show it as undefined instead."""
+    return bool(np.isnan(METHODS[method](np.asarray(X, dtype=float), np.asarray(Y, dtype=float))).all())
+
+
 def correlation_ci(X, Y, granularity="system", method="kendall", n_resamples=1000, confidence=0.95, rng=None):
-    """``(value, low, high)``: the correlation and its percentile bootstrap CI over documents."""
+    """``(value, low, high)``: the correlation and its percentile bootstrap CI over documents.
+
+    Summary level with no document whose correlation is defined: NaN (undefined), not RoSE's 0."""
+    if granularity == "summary" and undefined_everywhere(complete(X), complete(Y), method):
+        return float("nan"), float("nan"), float("nan")
     samples = bootstrap_correlations(X, Y, granularity, method, n_resamples, rng)
     low, high = percentile_interval(samples, confidence)
     return correlate(X, Y, granularity, method), float(low), float(high)
@@ -150,9 +162,10 @@ def correlation_ci(X, Y, granularity="system", method="kendall", n_resamples=100
 # documents that system was judged on. Both report the documents behind them.
 
 
-def row_correlations_partial(X, Y, method: str = "pearson") -> np.ndarray:
+def row_correlations_partial(X, Y, method: str = "pearson", nan_as_zero: bool = True) -> np.ndarray:
     """Per document: corr(X[i, judged], Y[i, judged]) over its judged systems (a NaN correlation
-    counts as 0, as RoSE's), NaN for a document with fewer than two judged systems."""
+    counts as 0, as RoSE's, unless ``nan_as_zero`` is False), NaN for a document with fewer than
+    two judged systems."""
     X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
     judged = ~np.isnan(X)
     out = np.full(len(X), np.nan)
@@ -164,7 +177,8 @@ def row_correlations_partial(X, Y, method: str = "pearson") -> np.ndarray:
         if pattern.sum() < 2:
             continue
         rows = inverse == k
-        out[rows] = np.nan_to_num(METHODS[method](X[rows][:, pattern], Y[rows][:, pattern]), nan=0.0)
+        r = METHODS[method](X[rows][:, pattern], Y[rows][:, pattern])
+        out[rows] = np.nan_to_num(r, nan=0.0) if nan_as_zero else r
     return out
 
 
@@ -188,6 +202,8 @@ def correlation_ci_partial(
         rows = row_correlations_partial(X, Y, method)
         rows = rows[~np.isnan(rows)]
         n = len(rows)
+        if n and np.isnan(row_correlations_partial(X, Y, method, nan_as_zero=False)).all():
+            return float("nan"), float("nan"), float("nan"), n
         if n == 0:
             return float("nan"), float("nan"), float("nan"), 0
         samples = np.concatenate([resample_counts(idx, n) @ rows / n for idx in resample_indices(n, n_resamples, rng)])

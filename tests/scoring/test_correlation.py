@@ -167,3 +167,23 @@ def test_system_level_permutation_counts_an_undefined_correlation_as_zero(method
     one = H[:, :1]  # one system: nothing to correlate, nothing significant
     delta, p = permutation_test(one, A[:, :1], 2 * A[:, :1] + 1, "system", method, n_permutations=200, rng=1)
     assert (delta, p) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def test_summary_level_of_a_constant_metric_is_undefined_not_zero(method):
+    """A metric giving every summary the same score has no correlation with the humans: the table
+    must read it as undefined (NaN, shown "–"), not publish 0.000 [0.000, 0.000]. One document with
+    a defined correlation keeps RoSE's NaN-as-0 average over the others."""
+    from scoring.stats.correlation import correlation_ci_partial
+
+    X, _ = matrices(np.random.default_rng(5), n=12, m=5)
+    constant = np.full_like(X, 0.5)
+    assert all(np.isnan(v) for v in correlation_ci(X, constant, "summary", method, n_resamples=50, rng=0))
+    partial = X.copy()
+    partial[0, :2] = np.nan
+    value, low, high, n = correlation_ci_partial(partial, constant, "summary", method, n_resamples=50, rng=0)
+    assert np.isnan(value) and np.isnan(low) and np.isnan(high) and n == 12
+    one = constant.copy()
+    one[3] = X[3]  # one document with a defined correlation (1 with the humans)
+    value, low, high = correlation_ci(X, one, "summary", method, n_resamples=50, rng=0)
+    assert value == pytest.approx(1 / 12) and low <= value <= high
