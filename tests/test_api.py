@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -16,6 +17,7 @@ from hits.batch_fields import BatchSpec
 from hits.models import Batch, Judgment
 from hits.services.batches import create_batch
 from hits.services.simulate import simulate_crowd
+from scoring.models import ScoringRun
 
 from .conftest import DEMO_ROSE, PASSWORD
 from .crowd_data import demo_dataset, published_batch, scored
@@ -579,6 +581,30 @@ def crowd(demo):
     )
     simulate_crowd(batch, workers=3, accuracy=0.9, seed=1)
     return batch
+
+
+def test_scores_state_what_their_intervals_and_tests_are(as_role, demo, crowd, eager_celery, client, lead):
+    """A lab quoting the API or the systems page must be able to say what an interval and a p-value
+    are: 95% percentile bootstrap over documents with its resamples, the paired test's sides and
+    that the pairs are not corrected for multiple comparisons (4 systems: 6 pairs)."""
+    scored(demo, crowd)
+    methods = as_role("lead").get(f"/api/datasets/{demo.pk}/scores/").json()["methods"]
+    resamples = ScoringRun.objects.filter(dataset=demo, batch=None, kind="scores").latest("pk").parameters["n_resamples"]
+    assert methods["ci"] == {
+        "level": 0.95,
+        "method": "percentile bootstrap",
+        "resampled": "documents",
+        "resamples": resamples,
+        "seed": 0,
+    }
+    pairwise = methods["pairwise"]
+    assert pairwise["test"] == "paired bootstrap" and pairwise["resamples"] == resamples
+    assert pairwise["pairs"] == 6 and pairwise["multiple_comparisons"] == "none"
+    assert "one-sided" in pairwise["sides"] and pairwise["expected_false_pairs_at_0_05"] == 0.6
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
+    assert f"95% CI: percentile bootstrap over documents ({resamples} resamples, seed 0)" in page
+    assert "No correction for multiple comparisons: of the 6 pairs" in page and "about 0.6 if no pair" in page
 
 
 def test_scores_agreement_and_workers(as_role, demo, crowd, eager_celery):

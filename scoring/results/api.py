@@ -158,6 +158,11 @@ class ScoresSerializer(RunInfoSerializer):
     alpha_units = AlphaUnitsSerializer(allow_null=True, help_text="The units behind each alpha (null: an older run).")
     counts = CountsSerializer()
     pairwise = PairwiseSerializer(allow_null=True)
+    methods = serializers.JSONField(
+        allow_null=True,
+        help_text="What the figures are: the CIs' level, method and what they resample (documents), the paired "
+        "test's sides, resamples and multiple comparisons (none corrected), as the systems page states them.",
+    )
 
 
 EMPTY_COUNTS = {"judgments": 0, "summaries": 0, "documents": 0, "complete_documents": 0, "systems": 0, "workers": 0}
@@ -181,6 +186,7 @@ class DatasetScores(APIView):
                 alpha_units={"acu_level": 0, "summary_level": 0},
                 counts=EMPTY_COUNTS,
                 pairwise=None,
+                methods=None,
             )
         else:
             result = scores_json(run)
@@ -190,6 +196,7 @@ class DatasetScores(APIView):
                 alpha_units=result["alpha_units"],
                 counts=result["counts"],
                 pairwise=run.outputs.get("pairwise"),
+                methods=result["methods"],
             )
         return Response(ScoresSerializer(body).data)
 

@@ -73,6 +73,7 @@ def systems_page(run, documents: str, machine_scores: dict) -> dict:
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "scatter_chart": charts.stored_length_scatter(out["length_scatter"]) if out.get("length_scatter") else None,
         "normalization": out.get("length_normalization"),
+        "methods": leaderboard.methods(run.parameters, len(view["matrix_names"])),
     }
 
 

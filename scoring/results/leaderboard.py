@@ -27,6 +27,41 @@ SYSTEMS_PARTS = (
 SYSTEMS_HEAD = ("systems", "counts")
 
 
+CI_LEVEL = 0.95  # the level of every interval of a scores run (bootstrap.system_cis_partial's default)
+FALSE_ALARMS = 2 * 0.05  # share of pairs without a real difference showing a p < 0.05 cell, either direction
+
+
+def methods(parameters: dict, systems: int) -> dict:
+    """What a scores run's figures are, stated once for the systems page and the scores JSON: the
+    interval's level, method and what it resamples; the paired test's sides and the comparisons
+    it makes without correcting for them (RoSE's test, scoring.md, "Statistics")."""
+    resamples = parameters.get("n_resamples")
+    pairs = systems * (systems - 1) // 2
+    return {
+        "system_score": "mean over the documents the system was judged on of its summary scores",
+        "ci": {
+            "level": CI_LEVEL,
+            "method": "percentile bootstrap",
+            "resampled": "documents",
+            "resamples": resamples,
+            "seed": parameters.get("seed"),
+        },
+        "pairwise": {
+            "test": "paired bootstrap",
+            "resampled": "documents both systems share",
+            "resamples": resamples,
+            "p": "p[A][B] = share of resamples whose mean of A - B is not above 0",
+            "sides": (
+                "one-sided per cell (A better than B); the cell of the system with the higher mean, "
+                "chosen after seeing the data, is a two-sided test at twice its level"
+            ),
+            "pairs": pairs,
+            "multiple_comparisons": "none",
+            "expected_false_pairs_at_0_05": round(FALSE_ALARMS * pairs, 1),
+        },
+    }
+
+
 def fixed(value, digits: int) -> str:
     """`value` with exactly `digits` decimals, rounded half up on its shortest decimal form, as the
     template filter floatformat (without its localization machinery, 40 times cheaper); "" for None."""

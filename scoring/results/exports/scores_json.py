@@ -4,6 +4,7 @@ figures of the run, and beside them (never mixed in) the newest finished judge r
 from scoring.machine.reports import machine_summary
 from scoring.machine.selectors import latest_runs
 from scoring.models import ScoringRun
+from scoring.results.leaderboard import methods
 
 
 def scores_json(run: ScoringRun) -> dict:
@@ -27,6 +28,9 @@ def scores_json(run: ScoringRun) -> dict:
         # n), and the comparison on the documents judged for every system when coverage differs.
         "pairwise": out.get("pairwise"),
         "common": out.get("common"),
+        # What the figures above are: the intervals' level and method, the tests' sides and the
+        # multiple comparisons, as the systems page states them.
+        "methods": methods(run.parameters, len(out["systems"])),
         "run": run.pk,
         "machine": machine_json(run.dataset),
     }
