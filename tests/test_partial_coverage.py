@@ -3,6 +3,7 @@ power on the documents each pair shares, n reported, small samples flagged, neve
 compute_scores --json carries what the stored run carries."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -62,6 +63,26 @@ def test_metric_correlations_on_partial_coverage(partial, capsys):
     assert out["significance"] == [] and "judged for every system" in out["significance_note"]
     call_command("metric_correlations", "demo", "--resamples", "100", "--permutations", "20")  # the text form
     assert "no document is judged for every system" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_the_metrics_page_gives_each_correlation_its_own_n(partial, client, lead):
+    """Partial coverage: a document with one judged system has no summary-level correlation, so the
+    two levels rest on different documents (9 and 10); the page gave one n for the whole table."""
+    first = partial.documents.order_by("position").first()
+    assignments = Assignment.objects.filter(hit__summary__document=first).exclude(
+        hit__summary__system__name=partial.systems.order_by("name").last().name
+    )
+    Judgment.objects.filter(assignment__in=assignments).delete()
+    assignments.delete()
+    call_command("metric_correlations", "demo", "--resamples", "50", "--permutations", "10")
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_metrics", args=[partial.pk])).content.decode()
+    table = page[page.index('id="metric-table"') : page.index("</table>", page.index('id="metric-table"'))]
+    for level, n in (("summary", 9), ("system", 10)):
+        row = re.findall(rf"<tr><td>rouge</td><td>{level}</td>.*?</tr>", table, re.S)
+        assert len(row) == 1 and row[0].count(f'data-n="{n}">n {n}</small>') == 3, (level, row)
+    assert "95% percentile bootstrap CIs over documents" in page
 
 
 @pytest.mark.django_db

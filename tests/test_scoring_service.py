@@ -179,7 +179,11 @@ def test_an_undefined_correlation_reads_as_a_dash_on_the_metrics_page(realsumm, 
     table = page[page.index('id="metric-table"') : page.index("</table>", page.index('id="metric-table"'))]
     system = re.findall(r"<tr><td>noise</td><td>system</td>.*?</tr>", table)
     assert len(system) == 1 and "[, ]" not in table
-    assert system[0].count(">–</span>") == 3, system  # summary level: RoSE counts each NaN as 0
+    assert system[0].count(">–</span>") == 3, system
+    # Summary level: RoSE counts a NaN row as 0, but with every row NaN there is no correlation
+    # to publish; it read 0.000 [0.000, 0.000].
+    summary = re.findall(r"<tr><td>noise</td><td>summary</td>.*?</tr>", table)
+    assert len(summary) == 1 and summary[0].count(">–</span>") == 3 and "0.000" not in summary[0], summary
 
 
 def test_metric_import_errors_write_nothing(realsumm, tmp_path):
