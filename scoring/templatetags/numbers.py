@@ -49,3 +49,23 @@ def percent(share, digits=1):
     round a small share to 0%; anything not a finite number reads "-"."""
     number = _bound(share)
     return "-" if number is None else f"{number * 100:.{int(digits)}f}%"
+
+
+@register.filter
+def pvalue(p, draws):
+    """A resampling p-value as a lab may quote it: none of ``draws`` resamples or permutations on
+    the other side reads "< 1/draws" ("< 0.001" of 1,000), never "0.000", which would claim p = 0;
+    below 0.001 with enough digits to show its count ("0.0004" of 10,000); else 3 decimals. A
+    missing or NaN p reads "–"."""
+    number = _bound(p)
+    try:
+        total = int(draws)
+    except (TypeError, ValueError):
+        total = 0
+    if number is None:
+        return "–"
+    if number == 0 and total > 0:
+        return f"< {1 / total:g}"
+    if 0 < number < 0.001 and total > 0:
+        return f"{number:.{max(3, len(str(total)) - 1)}f}"
+    return fixed_text(number, 3)
