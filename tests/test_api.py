@@ -589,7 +589,9 @@ def test_scores_state_what_their_intervals_and_tests_are(as_role, demo, crowd, e
     that the pairs are not corrected for multiple comparisons (4 systems: 6 pairs)."""
     scored(demo, crowd)
     methods = as_role("lead").get(f"/api/datasets/{demo.pk}/scores/").json()["methods"]
-    resamples = ScoringRun.objects.filter(dataset=demo, batch=None, kind="scores").latest("pk").parameters["n_resamples"]
+    resamples = (
+        ScoringRun.objects.filter(dataset=demo, batch=None, kind="scores").latest("pk").parameters["n_resamples"]
+    )
     assert methods["ci"] == {
         "level": 0.95,
         "method": "percentile bootstrap",
