@@ -601,11 +601,13 @@ def test_scores_state_what_their_intervals_and_tests_are(as_role, demo, crowd, e
     }
     pairwise = methods["pairwise"]
     assert pairwise["test"] == "paired bootstrap" and pairwise["resamples"] == resamples
+    assert pairwise["score"] == "ACU score (un-normalized)"
     assert pairwise["pairs"] == 6 and pairwise["multiple_comparisons"] == "none"
     assert "one-sided" in pairwise["sides"] and pairwise["expected_false_pairs_at_0_05"] == 0.6
     client.force_login(lead)
     page = client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
     assert f"95% CI: percentile bootstrap over documents ({resamples} resamples, seed 0)" in page
+    assert "resamples, on the ACU score (un-normalized). The cell in row A" in page
     assert "No correction for multiple comparisons: of the 6 pairs" in page and "about 0.6 if no pair" in page
 
 

@@ -48,6 +48,7 @@ def methods(parameters: dict, systems: int) -> dict:
         },
         "pairwise": {
             "test": "paired bootstrap",
+            "score": "ACU score (un-normalized)",
             "resampled": "documents both systems share",
             "resamples": resamples,
             "p": "p[A][B] = share of resamples whose mean of A - B is not above 0",
