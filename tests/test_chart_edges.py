@@ -40,3 +40,23 @@ def test_points_on_the_axis_edge_are_not_clipped():
     scatter = charts.sampled_length_scatter([10, 20], [1.0, 0.5], [1.0, 0.4])
     assert scatter["options"]["scales"]["y"]["max"] == 1
     assert all(d["clip"] is False for d in scatter["data"]["datasets"])
+
+
+def test_the_leaderboard_png_says_what_its_intervals_are_and_their_n():
+    """The chart's PNG download travels alone (into a slide, a paper): its title said "95% bootstrap
+    confidence intervals" without what was resampled or how many documents."""
+    from scoring.results.charts import leaderboard
+
+    def system(acu, documents):
+        return {
+            "acu": acu,
+            "acu_ci": [acu - 0.1, acu + 0.1],
+            "normalized_acu": acu,
+            "normalized_acu_ci": None,
+            "documents": documents,
+        }
+
+    title = leaderboard({"a": system(0.5, 100), "b": system(0.4, 100)})["options"]["plugins"]["title"]["text"]
+    assert title == ["System scores, 95% percentile bootstrap CIs", "over documents (n = 100 per system)"]
+    title = leaderboard({"a": system(0.5, 50), "b": system(0.4, 100)})["options"]["plugins"]["title"]["text"]
+    assert title[1] == "over documents (n = 50–100 per system)"

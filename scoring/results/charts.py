@@ -172,6 +172,17 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
     }
 
 
+def leaderboard_title(systems: dict) -> list[str]:
+    """The leaderboard chart's title, which its PNG download carries alone: what the intervals are
+    and the documents behind the scores (one n, or the range when systems were judged on
+    different documents)."""
+    counts = sorted({s["documents"] for s in systems.values() if s.get("documents") is not None})
+    n = "" if not counts else f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    documents = f" (n = {n} per system)" if n else ""
+    # Two lines (Chart.js draws a list as lines), so that a phone's narrow chart does not clip it.
+    return ["System scores, 95% percentile bootstrap CIs", f"over documents{documents}"]
+
+
 DODGE = 0.18  # the two scores of a system sit this far (in categories) left and right of its tick
 
 
@@ -245,7 +256,7 @@ def leaderboard(systems: dict) -> dict:
             },
             "layout": {"padding": {"top": 8, "left": 8, "right": 16}},
             "plugins": {
-                "title": {"display": True, "text": "System scores with 95% bootstrap confidence intervals"},
+                "title": {"display": True, "text": leaderboard_title(systems)},
                 "legend": {"display": True, "position": "top"},
             },
         },
