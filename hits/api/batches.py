@@ -6,8 +6,12 @@ names the dataset lacks and refusals of the services (BatchError, ProviderError)
 their message; publishing a batch that is not a draft is a 409.
 """
 
+import hashlib
+import json
+import re
+
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -338,6 +342,30 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
 
 # --- views -------------------------------------------------------------------------------------
 
+# 1 to 255 visible ASCII characters (a UUID, a job id): the key a client sends again with a retry.
+IDEMPOTENCY_KEY = r"^[!-~]{1,255}$"
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    pattern=IDEMPOTENCY_KEY,
+    description="Optional: a key of the client's (1-255 visible ASCII characters, e.g. a UUID). A request "
+    "sent again with the same key and body (a retry after a timeout) is answered with the batch the first "
+    "one made (201, header `Idempotent-Replayed: true`) instead of making another; the same key with "
+    "another body is a 422 (`idempotency_key_reused`). Keys are the lead's own.",
+)
+
+
+def idempotency(request) -> tuple[str | None, str]:
+    """The request's Idempotency-Key (None: not sent) and its body's digest (its JSON, keys sorted)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not re.fullmatch(IDEMPOTENCY_KEY, key):
+        raise serializers.ValidationError(
+            {"Idempotency-Key": ["Send 1 to 255 visible ASCII characters (no spaces), e.g. a UUID."]}
+        )
+    body = json.dumps(request.data, sort_keys=True, separators=(",", ":"), default=str)
+    return key, hashlib.sha256(body.encode()).hexdigest()
+
 
 class DatasetFilter(serializers.Serializer):
     dataset = serializers.IntegerField(
@@ -375,6 +403,7 @@ class BatchListCreate(generics.ListAPIView):
         "A rating batch (protocol prior, ref_free or ref_based): one HIT per document, every summary of it "
         "rated 1-5, the ratings collected in the rating round named. Check the cost, then publish.",
         request=BatchCreateInput,
+        parameters=[IDEMPOTENCY_HEADER],
         responses={
             201: BatchDetailSerializer,
             **error_responses(
@@ -385,23 +414,32 @@ class BatchListCreate(generics.ListAPIView):
                     "test or dataset it does not hold, provider options for another provider (code `unprocessable`, "
                     "with `fields`), or a rule between fields (code `refused`: pay buckets that overlap, allocation "
                     "bounds, no approved summary with ACUs to make HITs of, triage from a judge run marked not for "
-                    "ranking without `triage_allow_not_for_ranking`)."
+                    "ranking without `triage_allow_not_for_ranking`), or an `Idempotency-Key` already used with "
+                    "another body (code `idempotency_key_reused`)."
                 },
             ),
         },
     )
     def post(self, request):
+        key, body_digest = idempotency(request)
         form = BatchCreateInput(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.resolve()
-        batch = batches.create_batch(
-            dataset=data["dataset"],
-            spec=BatchSpec.from_data(data, provider_config=data["provider_config"]),
-            systems=data["systems"] or None,
-            qualification_test=data["qualification_test"],
-            created_by=request.user,
-        )
-        return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED)
+        try:
+            batch, made = batches.create_batch_once(
+                key=key,
+                body_digest=body_digest,
+                dataset=data["dataset"],
+                spec=BatchSpec.from_data(data, provider_config=data["provider_config"]),
+                systems=data["systems"] or None,
+                qualification_test=data["qualification_test"],
+                created_by=request.user,
+            )
+        except batches.KeyReused as exc:
+            body = error_body(str(exc), "idempotency_key_reused")
+            return Response(body, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
+        headers = {} if made else {"Idempotent-Replayed": "true"}
+        return Response(batch_detail_data(batch.pk), status=status.HTTP_201_CREATED, headers=headers)
 
 
 @extend_schema(tags=["batches"])

@@ -10,7 +10,7 @@ their buckets and HITs (`batches`), the work (`work`), money and provider calls 
 judges (`judges`). Import them from here.
 """
 
-from hits.models.batches import HIT, OPEN_SHARE, Batch, PayBucket, RoundVersion
+from hits.models.batches import HIT, OPEN_SHARE, Batch, BatchRequest, PayBucket, RoundVersion
 from hits.models.judges import JudgeRun, MachineJudgment
 from hits.models.money import LedgerEntry, ProviderCall, Tally
 from hits.models.work import Assignment, Judgment, WorkerEstimate
@@ -21,6 +21,7 @@ __all__ = [
     "OPEN_SHARE",
     "Assignment",
     "Batch",
+    "BatchRequest",
     "ExpertDecision",
     "GoldItem",
     "JudgeRun",

@@ -240,3 +240,19 @@ class RoundVersion(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["dataset", "round_id", "stripe"], name="round_version_unique")]
+
+
+class BatchRequest(models.Model):
+    """A `POST /api/batches/` sent with an `Idempotency-Key`: the key (per lead), a digest of the
+    body it came with and the batch it made, so a retried request is answered with that batch
+    instead of making a second draft (hits.services.batches.create_batch_once). Written in the
+    transaction that makes the batch: a request that fails leaves no key behind."""
+
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE)
+    key = models.CharField(max_length=255)
+    body_digest = models.CharField(max_length=64)
+    batch = models.ForeignKey(Batch, null=True, related_name="+", on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["created_by", "key"], name="batch_request_key_unique")]

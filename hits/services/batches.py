@@ -10,7 +10,7 @@ from django.utils import timezone
 from hits import versions
 from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
 from hits.batch_fields import FIELDS, BatchError, BatchSpec
-from hits.models import HIT, Batch, JudgeRun, PayBucket
+from hits.models import HIT, Batch, BatchRequest, JudgeRun, PayBucket
 from hits.money import Bucket, batch_buckets, bucket_for, check_buckets, unpaid_counts
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.ratings import PRIOR
@@ -21,6 +21,35 @@ from hits.services.money_budget import over_budget_message
 from hits.triage import carry_undecided, check_triage_source, decided_pairs
 
 NOT_PUBLISHABLE = "Only a crowd batch is published; this round holds {kind}."
+
+
+class KeyReused(BatchError):
+    """An idempotency key sent again with another request body."""
+
+
+def create_batch_once(*, key: str | None, body_digest: str, created_by, **spec) -> tuple[Batch, bool]:
+    """`create_batch` for a client that may send its request again (a retry after a timeout):
+    with a `key`, the lead's first request with that key makes the batch and a repeat gets the
+    same batch back, `(batch, False)`, instead of a second draft. The key is stored with the batch
+    in one transaction: a request that failed made nothing and left no key, so its retry runs
+    afresh. A repeat waits for a first request still running (the key's unique row) and then
+    answers with its batch. The same key with another body (`body_digest`) is refused."""
+    if key is None:
+        return create_batch(created_by=created_by, **spec), True
+    with transaction.atomic():
+        request, made = BatchRequest.objects.get_or_create(
+            created_by=created_by, key=key, defaults={"body_digest": body_digest}
+        )
+        if not made:
+            if request.body_digest != body_digest:
+                raise KeyReused(
+                    f"The Idempotency-Key {key!r} was already used for another request body: "
+                    "send a new key for a new batch, or the same body to get the batch it made."
+                )
+            return request.batch, False
+        request.batch = create_batch(created_by=created_by, **spec)
+        request.save(update_fields=["batch"])
+        return request.batch, True
 
 
 def bucket_hits(batch: Batch, bucket):
