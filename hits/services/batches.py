@@ -272,7 +272,9 @@ def stop_batch(batch: Batch) -> Batch:
     """Stop handing out new work; submitted work can still be reviewed. Work held at the stop
     keeps its deadline (it may still be submitted, as at MTurk and Prolific); places already
     past their deadline go back now (hits.release), so the stopped batch's figures are final
-    without waiting for the beat."""
+    without waiting for the beat. Only a published (or publishing) crowd batch stops: any other is
+    refused with its state, never told "Stopped" while nothing changed."""
+    _require_state(batch, (Batch.Status.PUBLISHED, Batch.Status.PUBLISHING), "stopped")
     try:
         get_provider(batch.provider).stop(batch)
     except ProviderError as exc:
@@ -284,6 +286,17 @@ def stop_batch(batch: Batch) -> Batch:
     release_overdue(batch_id=batch.pk)
     batch.refresh_from_db()
     return batch
+
+
+def _require_state(batch: Batch, states: tuple, done: str) -> None:
+    """Refuse an action on a batch in a state it does not apply to, saying which state it is in."""
+    if batch.kind != Batch.Kind.CROWD:
+        raise BatchError(f"Only a crowd batch can be {done}; this round holds {batch.get_kind_display().lower()}.")
+    if batch.status not in states:
+        allowed = " or ".join(Batch.Status(s).label.lower() for s in states)
+        raise BatchError(
+            f"This batch is in state “{batch.get_status_display()}”: only a {allowed} batch can be {done}."
+        )
 
 
 PRIORITY_RANGE = (-9, 9)
@@ -318,7 +331,9 @@ def set_priority(batch: Batch, value) -> Batch:
 
 
 def extend_batch(batch: Batch, hours: float) -> Batch:
-    """Keep the batch open `hours` longer from now (at the provider too)."""
+    """Keep the batch open `hours` longer from now (at the provider too): a published or stopped
+    crowd batch (a draft's time starts when it is published)."""
+    _require_state(batch, (Batch.Status.PUBLISHED, Batch.Status.STOPPED), "extended")
     provider = get_provider(batch.provider)
     if provider.supports(Capability.EXTEND):
         try:

@@ -206,8 +206,8 @@ def batch_action(request, batch_id: int, action: str):
         elif action == "sync":
             messages.success(request, provider_sync.sync_batch(batch)["summary"])
         elif action == "extend":
-            hours = float(request.POST.get("hours", "24"))
-            if not 0 < hours <= 24 * 365:
+            hours = _hours(request.POST.get("hours", "24"))
+            if hours is None or not 0 < hours <= 24 * 365:
                 raise batches.BatchError("Extend by 1 hour to 1 year.")
             batches.extend_batch(batch, hours)
             messages.success(request, f"Extended by {hours:g} hours.")
@@ -379,6 +379,15 @@ def worker_action(request, batch_id: int, action: str):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
     return redirect("batch_detail", batch_id=batch.pk)
+
+
+def _hours(value) -> float | None:
+    """A number of hours from a form (None when it is not one: "abc", "nan")."""
+    try:
+        hours = float(value)
+    except (TypeError, ValueError):
+        return None
+    return hours if hours == hours else None
 
 
 def _int(value) -> int | None:
