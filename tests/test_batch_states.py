@@ -1,11 +1,15 @@
 """A lead's stop and extend on a batch in a state they do not apply to: a clear message, nothing
-changed, never "Stopped" or "Extended" for a batch that was not (hits.services.batches)."""
+changed, never "Stopped" or "Extended" for a batch that was not (hits.services.batches); and the
+batch's times (open until, auto-approval, the ledger's rows) written with their time zone."""
+
+from datetime import timedelta
 
 import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
+from django.utils import timezone
 
-from hits.models import Batch
+from hits.models import Batch, LedgerEntry
 
 from .crowd_data import batch_of, demo_dataset, published_batch
 
@@ -58,3 +62,54 @@ def test_extend_by_something_not_hours_says_what_to_give(client, lead, hours):
     assert said(response) == "Extend by 1 hour to 1 year."
     batch.refresh_from_db()
     assert batch.expires_at == before
+
+
+# --- times: each with its time zone -----------------------------------------------------------
+
+
+def submitted_work(worker):
+    from hits.services import handout
+    from hits.services.submission import submit_assignment
+    from hits.views.worker import inhouse_worker
+
+    from .crowd_data import all_answers
+
+    batch = published_batch(demo_dataset())
+    w = inhouse_worker(worker)
+    assignment = handout.next_assignment(w, batch)
+    submit_assignment(assignment_id=assignment.pk, worker_id=w.pk, answers=all_answers(assignment))
+    assignment.refresh_from_db()
+    return batch, assignment
+
+
+def test_the_batch_page_says_until_when_it_is_open_and_when_work_approves_itself(client, lead, settings):
+    settings.TIME_ZONE = "Europe/Berlin"
+    batch = published_batch(demo_dataset(), auto_approve_hours=48)
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    local = timezone.localtime(batch.expires_at)
+    assert f'open until <b><time datetime="{local.isoformat()}">{local:%Y-%m-%d %H:%M} {local.tzname()}</time>' in page
+    assert "approved by itself 48 h after its submission" in page
+
+    extended = act(client, batch, "extend", hours="24")
+    batch.refresh_from_db()
+    local = timezone.localtime(batch.expires_at)
+    assert said(extended) == f"Extended by 24 hours: open until {local:%Y-%m-%d %H:%M} {local.tzname()}."
+
+
+def test_submitted_work_says_when_it_approves_itself_and_the_ledger_names_its_zone(client, lead, worker, settings):
+    settings.TIME_ZONE = "America/New_York"
+    batch, assignment = submitted_work(worker)
+    client.force_login(lead)
+    page = client.get(reverse("assignment_review", args=[assignment.pk])).content.decode()
+    due = timezone.localtime(assignment.submitted_at + timedelta(seconds=batch.auto_approve_seconds))
+    assert f"{due:%Y-%m-%d %H:%M} {due.tzname()}</time>" in page and 'id="auto-approve-at"' in page
+
+    client.post(reverse("batch_review", args=[batch.pk]), {"assignment": [assignment.pk], "action": "approve"})
+    page = client.get(reverse("assignment_review", args=[assignment.pk])).content.decode()
+    assert 'id="auto-approve-at"' not in page  # decided: nothing waits
+    ledger = client.get(reverse("batch_ledger", args=[batch.pk])).content.decode()
+    entry = LedgerEntry.objects.get(batch=batch, kind="reward")
+    when = timezone.localtime(entry.created_at)
+    assert f"{when:%Y-%m-%d %H:%M:%S} {when.tzname()}</time>" in ledger
+    assert '<div class="table-scroll" tabindex="0"><table class="data" id="ledger">' in ledger  # scrolls at 390 px

@@ -269,13 +269,21 @@ def set_excluded(*, worker_id: int, excluded: bool) -> Worker:
     return Worker.objects.get(pk=worker_id)
 
 
+def auto_approve_at(assignment: Assignment):
+    """When submitted work is approved by itself: its submission plus its batch's auto-approval delay
+    (the beat task looks every 10 minutes); None for work not waiting for a decision."""
+    if assignment.status != Assignment.Status.SUBMITTED or assignment.submitted_at is None:
+        return None
+    return assignment.submitted_at + timedelta(seconds=assignment.hit.batch.auto_approve_seconds)
+
+
 def auto_approve_due(now=None) -> int:
     """Approve submitted work older than its batch's auto-approval delay."""
     now = now or timezone.now()
     due = [
         a.pk
         for a in Assignment.objects.filter(status=Assignment.Status.SUBMITTED).select_related("hit__batch")
-        if a.submitted_at and a.submitted_at + timedelta(seconds=a.hit.batch.auto_approve_seconds) <= now
+        if (at := auto_approve_at(a)) is not None and at <= now
     ]
     done, _ = bulk(approve, due)
     return done

@@ -10,6 +10,8 @@ from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
@@ -209,8 +211,8 @@ def batch_action(request, batch_id: int, action: str):
             hours = _hours(request.POST.get("hours", "24"))
             if hours is None or not 0 < hours <= 24 * 365:
                 raise batches.BatchError("Extend by 1 hour to 1 year.")
-            batches.extend_batch(batch, hours)
-            messages.success(request, f"Extended by {hours:g} hours.")
+            batch = batches.extend_batch(batch, hours)
+            messages.success(request, f"Extended by {hours:g} hours: open until {_when(batch.expires_at)}.")
         elif action == "stop":
             batches.stop_batch(batch)
             messages.success(request, "Stopped: no new HITs are handed out.")
@@ -257,6 +259,7 @@ def assignment_review(request, assignment_id: int):
             "batch": batch,
             "currency": money_currency(batch),
             "answers": assignment_answers(assignment),
+            "auto_approve_at": review.auto_approve_at(assignment),
             "bonus_token": secrets.token_urlsafe(16),
             "here": request.path,
         },
@@ -379,6 +382,11 @@ def worker_action(request, batch_id: int, action: str):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
     return redirect("batch_detail", batch_id=batch.pk)
+
+
+def _when(moment) -> str:
+    """A moment as the pages write it, in the site's time zone and naming it."""
+    return date_format(timezone.localtime(moment), "Y-m-d H:i T")
 
 
 def _hours(value) -> float | None:
