@@ -1,5 +1,6 @@
 """`POST /api/batches/` retried by a lab's script: an `Idempotency-Key` makes one draft, whatever
-the number of retries; the same key with another body is refused (docs/api.md)."""
+the number of retries; the same key with another body is refused (docs/api.md). And the amounts
+the API gives for a batch say their currency."""
 
 import pytest
 from rest_framework.authtoken.models import Token
@@ -66,3 +67,15 @@ def test_a_malformed_key_is_a_400_naming_the_header(demo, lead, key):
     response = client_of(lead).post("/api/batches/", body(demo), format="json", HTTP_IDEMPOTENCY_KEY=key)
     assert response.status_code == 400 and "Idempotency-Key" in response.json()["fields"]
     assert not Batch.objects.filter(dataset=demo, kind=Batch.Kind.CROWD).exists()
+
+
+@pytest.mark.parametrize(
+    "options, currency", [({}, "USD"), ({"provider": "prolific", "prolific": {"currency": "GBP"}}, "GBP")]
+)
+def test_the_batch_and_its_cost_say_their_currency(demo, lead, options, currency):
+    client = client_of(lead)
+    made = client.post("/api/batches/", body(demo, budget="20.00", **options), format="json")
+    assert made.status_code == 201, made.content
+    assert made.json()["currency"] == made.json()["spend"]["currency"] == currency
+    cost = client.get(f"/api/batches/{made.json()['id']}/cost/").json()
+    assert cost["currency"] == currency and cost["total"].count(".") == 1 and len(cost["total"].split(".")[1]) == 2

@@ -26,7 +26,7 @@ from hits.allocation import service as allocation
 from hits.batch_fields import QUALITY_AND_ALLOCATION, BatchSpec, MoneyField, batch_serializer_field
 from hits.models import Batch
 from hits.money import Bucket
-from hits.provider_interface import available_providers, provider_class
+from hits.provider_interface import available_providers, money_currency, provider_class
 from hits.provider_interface.options import serializer_class
 from hits.providers import sync as provider_sync
 from hits.selectors import figures
@@ -71,7 +71,11 @@ class BucketSerializer(StrictInput, serializers.Serializer):
         default=None,
         help_text="Empty: no upper bound (only the last bucket).",
     )
-    reward = MoneyField(max_digits=6, min_value=0, help_text="Dollars per HIT.")
+    reward = MoneyField(
+        max_digits=6,
+        min_value=0,
+        help_text="Per HIT, in the batch's currency (USD; GBP for a Prolific account in GBP).",
+    )
 
 
 class SpendSerializer(serializers.Serializer):
@@ -116,7 +120,9 @@ class BatchSerializer(serializers.ModelSerializer):
     follow_up_hits = serializers.IntegerField(
         source="n_follow_ups", read_only=True, help_text="A pairs batch's follow-up HITs (its later places) so far."
     )
-    budget = MoneyField(max_digits=10, read_only=True, allow_null=True, help_text="Dollars; null: no budget.")
+    budget = MoneyField(
+        max_digits=10, read_only=True, allow_null=True, help_text="In the batch's `currency`; null: no budget."
+    )
 
     class Meta:
         model = Batch
@@ -151,9 +157,14 @@ class BatchDetailSerializer(BatchSerializer):
     publishing = serializers.SerializerMethodField()
     spend = serializers.SerializerMethodField()
     allocation_figures = serializers.SerializerMethodField(help_text="An adaptive batch's figures; null: fixed.")
+    currency = serializers.SerializerMethodField(
+        help_text="The currency of the batch's amounts (budget, rewards, target rate, spend): USD, or a Prolific "
+        "account's (GBP)."
+    )
 
     class Meta(BatchSerializer.Meta):
         fields = BatchSerializer.Meta.fields + [
+            "currency",
             "systems",
             "lifetime_hours",
             "assignment_minutes",
@@ -168,6 +179,9 @@ class BatchDetailSerializer(BatchSerializer):
             "allocation_figures",
         ]
         read_only_fields = fields
+
+    def get_currency(self, batch) -> str:
+        return money_currency(batch)
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_systems(self, batch) -> list[str]:
@@ -468,9 +482,10 @@ class CostSerializer(serializers.Serializer):
     buckets = BucketCostSerializer(many=True)
     hits = serializers.IntegerField()
     assignments = serializers.IntegerField()
-    rewards = MoneyField(max_digits=12, help_text="Dollars, as a string.")
+    rewards = MoneyField(max_digits=12, help_text="In `currency`, as a decimal string.")
     fees = MoneyField(max_digits=12)
     total = MoneyField(max_digits=12)
+    currency = serializers.CharField(help_text="The currency of these amounts: USD, or a Prolific account's (GBP).")
 
 
 @extend_schema(tags=["batches"])
@@ -493,7 +508,8 @@ class BatchCost(APIView):
                 ),
                 status=status.HTTP_409_CONFLICT,
             )
-        return Response(CostSerializer({"batch": batch.pk, **batches.cost_estimate(batch)}).data)
+        estimate = {"batch": batch.pk, **batches.cost_estimate(batch), "currency": money_currency(batch)}
+        return Response(CostSerializer(estimate).data)
 
 
 class PublishResultSerializer(serializers.Serializer):
