@@ -3,6 +3,7 @@ changed, never "Stopped" or "Extended" for a batch that was not (hits.services.b
 batch's times (open until, auto-approval, the ledger's rows) written with their time zone."""
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.contrib.messages import get_messages
@@ -113,3 +114,36 @@ def test_submitted_work_says_when_it_approves_itself_and_the_ledger_names_its_zo
     when = timezone.localtime(entry.created_at)
     assert f"{when:%Y-%m-%d %H:%M:%S} {when.tzname()}</time>" in ledger
     assert '<div class="table-scroll" tabindex="0"><table class="data" id="ledger">' in ledger  # scrolls at 390 px
+
+
+# --- publish with a broker: a refusal is told at once, never "publishing" that never comes ------------
+
+
+def test_publishing_a_draft_over_its_budget_with_a_broker_is_refused_at_once(
+    client, lead, django_capture_on_commit_callbacks
+):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    draft = batch_of(demo_dataset(), budget=Decimal("0.01"))
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = api.post(f"/api/batches/{draft.pk}/publish/")
+    assert response.status_code == 422 and response.json()["code"] == "refused", response.content
+    assert "exceeds the budget $0.01" in response.json()["error"] and not callbacks
+
+    client.force_login(lead)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        page = act(client, draft, "publish")
+    assert "exceeds the budget $0.01" in said(page) and "background" not in said(page) and not callbacks
+    draft.refresh_from_db()
+    assert draft.status == Batch.Status.DRAFT
+
+
+def test_publishing_a_published_batch_again_with_a_broker_says_so(client, lead, django_capture_on_commit_callbacks):
+    batch = published_batch(demo_dataset())
+    client.force_login(lead)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        page = act(client, batch, "publish")
+    assert said(page) == "The batch is already published." and not callbacks

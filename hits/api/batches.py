@@ -554,6 +554,9 @@ class BatchPublish(APIView):
         if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
             message = f"The batch is already {batch.get_status_display().lower()}."
             return Response(error_body(message, "conflict", batch=batch.pk), status=status.HTTP_409_CONFLICT)
+        refused = batches.publish_refusal(batch)
+        if refused:
+            return Response(error_body(refused, "refused", batch=batch.pk), status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         ran, outcome = dispatch(tasks.publish_batch, batch.pk)
         if not ran:
             body = {

@@ -217,6 +217,22 @@ def cost_estimate(batch: Batch) -> dict:
     return batch_plan.price(batch.provider, batch_buckets(batch), counts, batch_plan.Places.of_batch(batch))
 
 
+def publish_refusal(batch: Batch) -> str | None:
+    """Why the batch cannot be published (not a crowd batch, published already, no HITs, a draft over
+    its budget), else None. `publish_batch` asks it under the batch's lock; a page or the API asks it
+    before queuing the publication, so the lead hears it at once instead of a "publishing" that never
+    comes."""
+    if batch.kind != Batch.Kind.CROWD:
+        return NOT_PUBLISHABLE.format(kind=batch.get_kind_display())
+    if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
+        return f"The batch is already {batch.get_status_display().lower()}."
+    if not batch.hits.exists():
+        return "The batch has no HITs."
+    if batch.status == Batch.Status.DRAFT:
+        return over_budget_message(batch, cost_estimate(batch)["total"])
+    return None
+
+
 def publish_batch(batch: Batch) -> Batch:
     """Hand the batch to its provider (or resume an interrupted publication).
 
@@ -226,16 +242,9 @@ def publish_batch(batch: Batch) -> Batch:
     """
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
-        if batch.kind != Batch.Kind.CROWD:
-            raise BatchError(NOT_PUBLISHABLE.format(kind=batch.get_kind_display()))
-        if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
-            raise BatchError(f"The batch is already {batch.get_status_display().lower()}.")
-        if not batch.hits.exists():
-            raise BatchError("The batch has no HITs.")
-        if batch.status == Batch.Status.DRAFT:
-            refused = over_budget_message(batch, cost_estimate(batch)["total"])
-            if refused:
-                raise BatchError(refused)
+        refused = publish_refusal(batch)
+        if refused:
+            raise BatchError(refused)
         batch.status = Batch.Status.PUBLISHING
         batch.save(update_fields=["status"])
         versions.create_stripes(batch.dataset_id, batch.pk)  # before any submission can race to create them

@@ -198,6 +198,8 @@ def batch_action(request, batch_id: int, action: str):
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         if action == "publish":
+            if refused := batches.publish_refusal(batch):
+                raise batches.BatchError(refused)
             ran, outcome = dispatch(tasks.publish_batch, batch.pk)
             if not ran:
                 messages.info(request, "Publishing in the background; this page shows its progress.")
