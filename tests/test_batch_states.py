@@ -90,7 +90,7 @@ def test_the_batch_page_says_until_when_it_is_open_and_when_work_approves_itself
     page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
     local = timezone.localtime(batch.expires_at)
     assert f'open until <b><time datetime="{local.isoformat()}">{local:%Y-%m-%d %H:%M} {local.tzname()}</time>' in page
-    assert "approved by itself 48 h after its submission" in page
+    assert "approves itself 48 h after submission" in page
 
     extended = act(client, batch, "extend", hours="24")
     batch.refresh_from_db()

@@ -118,11 +118,11 @@ def test_the_matrix_cells_say_p_n_and_level_and_escape_names():
         },
     }
     row = leaderboard.systems_view(outputs)["matrix"][0]
-    html = render_to_string("scoring/_significance_row.html", {"row": row})
+    html = render_to_string("scoring/_significance_row.html", {"row": row, "resamples": 10_000})
     assert html.strip() == (
         "<tr><th>&lt;b&gt;A&lt;/b&gt;</th>"
-        '<td class="sig self" title="&lt;b&gt;A&lt;/b&gt; better than &lt;b&gt;A&lt;/b&gt;: p = "></td>'
-        '<td class="sig strong" data-n="12" title="&lt;b&gt;A&lt;/b&gt; better than B&amp;C: p = 0.0045,'
+        '<td class="sig self" title="&lt;b&gt;A&lt;/b&gt; better than &lt;b&gt;A&lt;/b&gt;: p: –"></td>'
+        '<td class="sig strong" data-n="12" title="&lt;b&gt;A&lt;/b&gt; better than B&amp;C: p: 0.004,'
         ' n = 12 shared documents">0.004*</td></tr>'
     )
 
