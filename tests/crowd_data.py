@@ -87,3 +87,21 @@ def scored(dataset, batch=None) -> None:
 
     for scope in (None, batch) if batch else (None,):
         current_scores(dataset, scope, trigger="test", parts=())
+
+
+def just_short(sheet) -> tuple[dict[str, bool], float]:
+    """Answers to the qualification `sheet` with one fact wrong, and a pass mark they fall just
+    short of without the bound deciding (hits.qualification_bound): halfway between their score
+    and its upper bound. The wrong fact is one that keeps the bound above the score (a class of
+    few facts, all right, pulls the bound below the score: that sheet would fail outright)."""
+    from hits.qualification_bound import upper_bound
+    from hits.services import qualification
+
+    truth = {qualification.answer_key(item.pk, acu): value for item in sheet for acu, value in item.answers.items()}
+    for key in truth:
+        given = {**truth, key: not truth[key]}
+        graded = qualification.grade(sheet, given)
+        bound = upper_bound(graded.present_right, graded.present, graded.absent_right, graded.absent)
+        if bound > graded.score + 0.002:
+            return given, (graded.score + bound) / 2
+    raise AssertionError("no single wrong answer leaves this sheet undecided")

@@ -11,7 +11,7 @@ from hits.services import qualification
 from hits.views.worker import inhouse_worker
 
 from ..conftest import PASSWORD
-from ..crowd_data import demo_dataset, published_batch
+from ..crowd_data import demo_dataset, just_short, published_batch
 from .conftest import answer_test_sheet, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,16 +24,19 @@ def test_a_sheet_too_close_to_call_asks_for_one_more(live_server, page, shoot, w
     test = qualification.build_test(dataset=dataset, name="Screening", items=2, max_attempts=1, failure_budget=0)
     published_batch(dataset, assignments=3, qualification_test=test)
     sheet = qualification.worker_sheet(test, inhouse_worker(worker))
-    facts = [(item.pk, acu, truth) for item in sheet for acu, truth in item.answers.items()]
-    wrong = next(f for f in facts if f[2])  # one present fact answered wrong
-    right = {qualification.answer_key(pk, acu): truth for pk, acu, truth in facts}
-    right[qualification.answer_key(wrong[0], wrong[1])] = False
-    QualificationTest.objects.filter(pk=test.pk).update(pass_score=qualification.grade(sheet, right).score + 0.001)
+    given, mark = just_short(sheet)  # one fact wrong, a hair under the mark, not decided
+    wrong = next(
+        (item.pk, acu, given[qualification.answer_key(item.pk, acu)])
+        for item in sheet
+        for acu, truth in item.answers.items()
+        if given[qualification.answer_key(item.pk, acu)] != truth
+    )
+    QualificationTest.objects.filter(pk=test.pk).update(pass_score=mark)
 
     login(page, live_server.url, worker.username, PASSWORD)
     page.goto(live_server.url + reverse("take_test", args=[test.pk]))
     answer_test_sheet(page, test)
-    page.check(f"input[name='ans-{wrong[0]}:{wrong[1]}'][value='0']")
+    page.check(f"input[name='ans-{wrong[0]}:{wrong[1]}'][value='{int(wrong[2])}']")
     page.click("button[type=submit].big")
     page.wait_for_selector("#test-note")
     assert page.inner_text("#test-note") == qualification.UNDECIDED
