@@ -210,3 +210,52 @@ def test_a_worker_rates_an_example_under_prior_before_seeing_its_article(worker)
     for protocol, document in seen:
         if protocol == "prior":  # no Ref-free page of this example before it
             assert ("ref_free", document) not in seen[: seen.index((protocol, document))], seen
+
+
+def test_a_reopened_prior_place_never_goes_to_a_worker_who_has_seen_the_example(worker, make_user):
+    """Priority orders the pages; a Prior place that reopens later (a worker gave it back, an
+    expiry, an extra place) must still skip a rater who held a page with the example's article or
+    reference, submitted or not, in any batch of any protocol but Prior (docs/protocols.md)."""
+    from hits.release import release
+
+    dataset = demo_dataset()
+    free = published_batch(dataset, protocol="ref_free", rating_round="study")
+    acu = published_batch(dataset)
+    me = inhouse_worker(worker)
+    done = handout.next_assignment(me, free)
+    answers = {str(s.pk): 3 for s in example_summaries(free, done.hit.summary.document_id)}
+    submit_assignment(assignment_id=done.pk, worker_id=me.pk, answers=answers)
+    given_up = handout.next_assignment(me, acu)  # an ACU page shows the reference's facts
+    while given_up.hit.summary.document_id == done.hit.summary.document_id:
+        release(Assignment.objects.filter(pk=given_up.pk))
+        given_up = handout.next_assignment(me, acu)
+    release(Assignment.objects.filter(pk=given_up.pk))  # held, never submitted
+    seen = {done.hit.summary.document_id, given_up.hit.summary.document_id}
+
+    prior = published_batch(dataset, protocol="prior", rating_round="study")
+    rated = []
+    while True:
+        try:
+            assignment = handout.next_assignment(me, prior)
+        except handout.NoWork:
+            break
+        document = assignment.hit.summary.document_id
+        answers = {str(s.pk): 3 for s in example_summaries(prior, document)}
+        submit_assignment(assignment_id=assignment.pk, worker_id=me.pk, answers=answers)
+        rated.append(document)
+    examples = set(prior.hits.values_list("summary__document_id", flat=True))
+    assert seen <= examples
+    assert sorted(rated) == sorted(examples - seen)
+    # a rater who has seen nothing still gets the examples this one was kept from
+    fresh = inhouse_worker(make_user("fresh-rater", "worker"))
+    kept = []
+    while True:
+        try:
+            assignment = handout.next_assignment(fresh, prior)
+        except handout.NoWork:
+            break
+        kept.append(assignment.hit.summary.document_id)
+        release(Assignment.objects.filter(pk=assignment.pk))
+        if len(kept) > len(examples):
+            break
+    assert seen <= set(kept)

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from hits import places
 from hits.models import HIT, OPEN_SHARE, Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
+from hits.ratings import PRIOR
 from hits.release import release, release_overdue
 from hits.selectors import insider_datasets, insider_why
 from hits.services.qualification import is_qualified
@@ -139,7 +140,21 @@ def _eligible(worker: Worker, batch: Batch | None, now):
     had = Assignment.objects.filter(
         worker_id=worker.pk, hit__batch_id=OuterRef("batch_id"), hit__summary_id=OuterRef("summary_id")
     )
-    return HIT.objects.filter(_open_to(worker, batch, now), open_places__gt=0).filter(~Exists(had))
+    return HIT.objects.filter(_open_to(worker, batch, now), open_places__gt=0).filter(
+        ~Exists(had), _unseen_for_prior(worker)
+    )
+
+
+def _unseen_for_prior(worker: Worker) -> Q:
+    """A Prior rating HIT (the summaries alone: what a rater likes before seeing the input) only
+    for a worker who never held a place showing its document's article, reference or ACUs (a
+    place of any other batch on that document: Ref-free, Ref-based, ACU matching), whether
+    submitted or not: the Prior batch's priority puts it first, this keeps a place reopened later
+    (returned, expired, an extra place) from a rater who has seen the example (docs/protocols.md)."""
+    seen = Assignment.objects.filter(
+        worker_id=worker.pk, hit__summary__document_id=OuterRef("summary__document_id")
+    ).exclude(hit__batch__protocol=PRIOR)
+    return ~Q(batch__protocol=PRIOR) | ~Exists(seen)
 
 
 def _pick(worker: Worker, batch: Batch | None, now, *, skip_locked: bool = True) -> HIT | None:
