@@ -145,7 +145,7 @@ def _eligible(worker: Worker, batch: Batch | None, now):
     )
 
 
-def _unseen_for_prior(worker: Worker) -> Q:
+def _unseen_for_prior(worker: Worker) -> Q | Combinable:
     """A Prior rating HIT (the summaries alone: what a rater likes before seeing the input) only
     for a worker who never held a place showing its document's article, reference or ACUs (a
     place of any other batch on that document: Ref-free, Ref-based, ACU matching), whether
