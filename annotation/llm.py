@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
@@ -30,9 +31,40 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 class LLMError(Exception):
     """The language model could not give a usable answer; the message is for the lead."""
 
+    requests = 0  # the HTTP requests sent before it failed (what a run counts as calls made)
+
 
 class LLMAnswerError(LLMError):
     """The model answered, but not with the JSON asked for (asking again may help)."""
+
+
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+@dataclass
+class ChatReply:
+    """One answer of the chat endpoint: its content, the token `usage` the server reported
+    ({prompt_tokens, completion_tokens, total_tokens}; None when it reported none: unknown, not
+    zero) and the HTTP `requests` it took (1, plus one per retry)."""
+
+    content: str
+    usage: dict | None
+    requests: int
+
+
+def _usage(body: dict) -> dict | None:
+    """The response's `usage` counts that are whole numbers; None without any."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    counts = {
+        key: int(usage[key])
+        for key in USAGE_KEYS
+        if isinstance(usage.get(key), int) and not isinstance(usage.get(key), bool) and usage[key] >= 0
+    }
+    if counts and "total_tokens" not in counts and {"prompt_tokens", "completion_tokens"} <= counts.keys():
+        counts["total_tokens"] = counts["prompt_tokens"] + counts["completion_tokens"]
+    return counts or None
 
 
 def _setting(name: str, default: str = "") -> str:
@@ -123,7 +155,21 @@ def parse_json_content(content: str):
 
 
 def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float | None = None, retries: int = 2):
-    """Send `messages` to the chat endpoint asking for a JSON object and return it parsed.
+    """Send `messages` to the chat endpoint asking for a JSON object and return it parsed (`chat`)."""
+    return parse_json_content(chat(messages, temperature=temperature, timeout=timeout, retries=retries).content)
+
+
+def _failed(message: str, requests_sent: int) -> LLMError:
+    error = LLMError(message)
+    error.requests = requests_sent
+    return error
+
+
+def chat(
+    messages: list[dict], *, temperature: float = 0.0, timeout: float | None = None, retries: int = 2
+) -> ChatReply:
+    """Send `messages` to the chat endpoint asking for a JSON object; its answer (unparsed), usage
+    and the requests it took.
 
     Timeouts, refused connections, 429 and 5xx answers are retried `retries` times with
     backoff, waiting at least what a 429/5xx answer's Retry-After asks (capped); anything else (not configured, a 4xx, a malformed answer) raises LLMError at once.
@@ -165,7 +211,7 @@ def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float 
             logger.warning("LLM endpoint unreachable (attempt %d of %d): %s", attempt + 1, retries + 1, url)
             continue
         except requests.RequestException as exc:
-            raise LLMError(f"The request to the language model at {url} failed: {exc}") from None
+            raise _failed(f"The request to the language model at {url} failed: {exc}", attempt + 1) from None
         if response.status_code in RETRY_STATUSES:
             last_problem = f"{url} answered HTTP {response.status_code}: {_error_detail(response)}"
             wait = retry_after(response)
@@ -176,16 +222,17 @@ def chat_json(messages: list[dict], *, temperature: float = 0.0, timeout: float 
         if response.status_code >= 400:
             hint = " Check LLM_API_KEY." if response.status_code in (401, 403) else ""
             hint = hint or (" Check LLM_MODEL and LLM_BASE_URL." if response.status_code == 404 else "")
-            raise LLMError(
+            raise _failed(
                 f"The language model refused the request (HTTP {response.status_code}): "
-                f"{_error_detail(response)}.{hint}"
+                f"{_error_detail(response)}.{hint}",
+                attempt + 1,
             )
         try:
             body = response.json()
             content = body["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise LLMError(
-                f"{url} did not answer like an OpenAI-compatible chat API (no choices[0].message.content)."
+            raise _failed(
+                f"{url} did not answer like an OpenAI-compatible chat API (no choices[0].message.content).", attempt + 1
             ) from None
-        return parse_json_content(content)
-    raise LLMError(f"The language model gave no answer after {retries + 1} attempts: {last_problem}.")
+        return ChatReply(content=content, usage=_usage(body), requests=attempt + 1)
+    raise _failed(f"The language model gave no answer after {retries + 1} attempts: {last_problem}.", retries + 1)

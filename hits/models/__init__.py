@@ -11,7 +11,7 @@ judges (`judges`). Import them from here.
 """
 
 from hits.models.batches import HIT, OPEN_SHARE, Batch, BatchRequest, PayBucket, RoundVersion
-from hits.models.judges import JudgeRun, MachineJudgment
+from hits.models.judges import JudgeRun, LLMAnswer, MachineJudgment
 from hits.models.money import LedgerEntry, ProviderCall, Tally
 from hits.models.work import Assignment, Judgment, WorkerEstimate
 from hits.models.workers import ExpertDecision, GoldItem, QualificationAttempt, QualificationTest, Worker
@@ -26,6 +26,7 @@ __all__ = [
     "GoldItem",
     "JudgeRun",
     "Judgment",
+    "LLMAnswer",
     "LedgerEntry",
     "MachineJudgment",
     "PayBucket",

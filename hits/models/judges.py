@@ -48,6 +48,10 @@ class JudgeRun(models.Model):
     # Started from a page or the API of the embedded server, on its background thread
     # (config/dispatch.dispatch_long): if that server stops mid-run the run never ends by itself.
     in_background = models.BooleanField(default=False)
+    # The llm judge's spending and progress by summary (scoring/machine/answers.py): calls,
+    # retries, replies, replies_without_usage, prompt/completion/total_tokens (null: the endpoint
+    # reported none, unknown), summaries, answered, reused, resumed; empty for other judges.
+    llm_usage = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -77,3 +81,23 @@ class MachineJudgment(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "summary", "acu"], name="machine_judgment_unique")]
+
+
+class LLMAnswer(models.Model):
+    """What the llm judge's endpoint answered for one summary of a run, stored as it arrives (a
+    chunk at a time) so that a run interrupted by a crash, a stopped worker, Ctrl-C or an endpoint
+    outage resumes without asking again. `key` is a digest of everything that determines the
+    answer (model, endpoint, temperature, prompt version, the messages with the summary and its
+    ACUs' texts): an answer is reused only for the very same question."""
+
+    run = models.ForeignKey(JudgeRun, related_name="llm_answers", on_delete=models.CASCADE)
+    key = models.CharField(max_length=64)
+    # P(present) per fact, in the order the prompt numbers them.
+    probabilities = models.JSONField()
+    # The usage the endpoint reported for this answer (null: none reported) and the requests it took.
+    usage = models.JSONField(null=True, blank=True)
+    requests = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "key"], name="llm_answer_unique")]

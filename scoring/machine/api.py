@@ -14,9 +14,9 @@ from annotation.models import Dataset
 from config.api_errors import error_body, error_responses
 from config.api_input import StrictInput
 from hits.models import Batch, JudgeRun
-from scoring.machine.background import run_state, start_run
+from scoring.machine.background import run_state, start_or_resume, start_run
 from scoring.machine.judges import JUDGE_NAMES, judge_options
-from scoring.machine.runs import JudgeRunError, start_judge_run
+from scoring.machine.runs import JudgeRunError
 
 MAX_ID = 2**63 - 1
 
@@ -73,6 +73,22 @@ class TriageSuggestionSerializer(serializers.Serializer):
     chosen_on = serializers.CharField(help_text="The documents the judge trained on, or every labelled document.")
 
 
+class LLMUsageSerializer(serializers.Serializer):
+    calls = serializers.IntegerField(help_text="HTTP requests sent to the endpoint, over every start of the run.")
+    retries = serializers.IntegerField(help_text="Requests beyond a summary's first (timeouts, 429/5xx, bad JSON).")
+    replies = serializers.IntegerField(help_text="Answers received.")
+    replies_without_usage = serializers.IntegerField(help_text="Answers without a `usage`: their tokens are unknown.")
+    prompt_tokens = serializers.IntegerField(
+        allow_null=True, help_text="Summed over the answers that reported it; null: none did (unknown, not zero)."
+    )
+    completion_tokens = serializers.IntegerField(allow_null=True)
+    total_tokens = serializers.IntegerField(allow_null=True)
+    summaries = serializers.IntegerField(allow_null=True, help_text="Summaries (questions) of the run.")
+    answered = serializers.IntegerField(help_text="Summaries answered so far in the current pass.")
+    reused = serializers.IntegerField(help_text="Of those, answered from the stored answers (not asked again).")
+    resumed = serializers.IntegerField(help_text="Times the run was resumed.")
+
+
 class JudgeRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     round = serializers.IntegerField(help_text="The machine round (a batch of kind machine) holding its judgments.")
@@ -126,6 +142,12 @@ class JudgeRunSerializer(serializers.Serializer):
         allow_null=True, help_text="learned: the fitted model (features, coefficients, training size and figures)."
     )
     seconds = serializers.FloatField(allow_null=True)
+    llm = LLMUsageSerializer(
+        allow_null=True,
+        help_text="llm: what the run asked and spent (null for the other judges). Its answers are stored as "
+        "they arrive: starting the same run again (same dataset, model, prompt, options and round) after it "
+        "failed or stopped resumes it and asks only the summaries without an answer.",
+    )
 
 
 class StartJudgeRunSerializer(StrictInput, serializers.Serializer):
@@ -170,7 +192,10 @@ class DatasetJudgeRuns(generics.GenericAPIView):
 
     @extend_schema(
         summary="Start a judge run (a machine round)",
-        description="201 when it ran in process (no broker), 202 when queued (poll the run for `progress`), "
+        description="201 when it ran in process (no broker), 202 when queued (poll the run for `progress`); "
+        "an llm run repeating a failed or stopped one with the same settings resumes that one (its `llm.resumed` "
+        "counts up, and only the summaries without a stored answer are asked), and is refused (422) while that "
+        "one still runs; "
         "400 when the input is outside the schema, 422 when the judge cannot run here (missing packages or "
         "model, no endpoint) or the dataset has nothing for it to judge.",
         request=StartJudgeRunSerializer,
@@ -206,7 +231,9 @@ class DatasetJudgeRuns(generics.GenericAPIView):
             data["judge"], {k: data.get(k) for k in ("model_dir", "device", "model_from", "cross_encoder")}
         )
         try:
-            run = start_judge_run(dataset, data["judge"], options=options, label_round=label_round, user=request.user)
+            run, _ = start_or_resume(
+                dataset, data["judge"], options=options, label_round=label_round, user=request.user
+            )
         except JudgeRunError as exc:
             return Response(error_body(str(exc), "refused"), status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         ran = start_run(run)

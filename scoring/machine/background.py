@@ -9,6 +9,7 @@ from config.dispatch import dispatch_long, in_background, lost_in_background
 from hits.models import JudgeRun
 from scoring.machine import tasks
 from scoring.machine.reports import run_json
+from scoring.machine.runs import JudgeRunError, resume_judge_run, start_judge_run, unfinished_twin
 
 
 def start_run(run: JudgeRun) -> bool:
@@ -24,6 +25,26 @@ def lost(run: JudgeRun) -> bool:
     never end by itself, and is shown as stopped, to start again."""
     unfinished = run.status in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING)
     return run.in_background and unfinished and lost_in_background(tasks.run_judge, run.pk)
+
+
+def resumable(run: JudgeRun) -> bool:
+    """An unfinished run nothing runs any more: failed (an endpoint outage, Ctrl-C) or lost."""
+    return run.status == JudgeRun.Status.FAILED or lost(run)
+
+
+def start_or_resume(dataset, judge_name: str, *, options: dict, label_round=None, user=None):
+    """(run, runs.Resume or None): the page's and the API's start. A run of a judge that keeps its
+    answers (the llm judge) repeating an unfinished one with the same settings resumes that one
+    instead of paying for every answer again; while that one still runs, JudgeRunError."""
+    twin = unfinished_twin(dataset, judge_name, options=options, label_round=label_round)
+    if twin is not None and not resumable(twin):
+        raise JudgeRunError(
+            f"Judge run {twin.pk} ({twin.judge}, {twin.model}) with the same settings is still {twin.status}: "
+            "its answers are stored as they arrive; follow its progress rather than paying for them twice."
+        )
+    if twin is not None:
+        return twin, resume_judge_run(twin)
+    return start_judge_run(dataset, judge_name, options=options, label_round=label_round, user=user), None
 
 
 def run_state(run: JudgeRun) -> dict:

@@ -5,6 +5,7 @@ import numpy as np
 
 from hits.models import JudgeRun, MachineJudgment
 from hits.triage import ranking_verdict
+from scoring.machine.answers import usage_json
 from scoring.machine.data import label_sources
 from scoring.machine.figures import clean, crossfit_or_none, suggestion_or_none
 from scoring.machine.judges import judge_class
@@ -39,6 +40,7 @@ def run_json(run: JudgeRun) -> dict:
         "trained_on": run.figures.get("trained_on"),
         "fitted": run.fitted or None,
         "seconds": run.seconds,
+        "llm": usage_json(run),
     }
 
 

@@ -4,13 +4,17 @@ with its figures (scoring.machine.figures).
 
 A run is a Batch of kind `machine` with a JudgeRun (judge, model, parameters, version) and one
 MachineJudgment per pair; it never writes human Judgment rows. Its judgments and figures are
-written in one transaction at the end, so a failed or interrupted run leaves none behind.
-Every judge is driven the same way (scoring.machine.judges.base.Judge); none by its name.
+written in one transaction at the end, so a failed or interrupted run leaves none behind. A judge
+that pays per answer (`Judge.resumable`: the llm judge) has its answers stored as they arrive
+(scoring.machine.answers): its failed or interrupted run is resumed (`resume_judge_run`) and asks
+only what it has no answer for. Every judge is driven the same way (scoring.machine.judges.base.Judge);
+none by its name.
 """
 
 import logging
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -20,6 +24,7 @@ from django.utils import timezone
 from annotation.llm import LLMError
 from annotation.models import ACU
 from hits.models import Batch, JudgeRun, MachineJudgment
+from scoring.machine.answers import RunAnswers, answered
 from scoring.machine.calibration import calibrate
 from scoring.machine.data import Pairs, label_sources, load_pairs, reference_texts
 from scoring.machine.figures import clean, figures
@@ -68,7 +73,67 @@ def start_judge_run(dataset, judge_name: str, *, options: dict | None = None, la
     return run
 
 
-def _work(run: JudgeRun, pairs: Pairs, started: float) -> Work:
+@dataclass
+class Resume:
+    """A run taken up again: how many of its summaries it has an answer for already."""
+
+    run: JudgeRun
+    answered: int
+    summaries: int
+
+    def message(self) -> str:
+        return f"Resuming run {self.run.pk}: {self.answered:,} of {self.summaries:,} summaries already answered"
+
+
+def unfinished_twin(dataset, judge_name: str, *, options: dict | None = None, label_round=None) -> JudgeRun | None:
+    """The latest unfinished run (failed, queued or running) of a resumable judge that a new run
+    with these settings would repeat: same dataset, judge, model, parameters (endpoint,
+    temperature, prompt version), judge version, options and label round. None for other judges."""
+    options = {k: v for k, v in (options or {}).items() if v not in (None, "")}
+    try:
+        judge = get_judge(judge_name, **options)
+    except JudgeUnavailable:
+        return None
+    if not judge.resumable:
+        return None
+    runs = JudgeRun.objects.filter(
+        batch__dataset=dataset,
+        judge=judge_name,
+        model=judge.model,
+        judge_version=judge.version,
+        label_round=label_round,
+    ).exclude(status=JudgeRun.Status.DONE)
+    return next((r for r in runs.order_by("-pk") if r.params == judge.params and r.options == options), None)
+
+
+def resume_judge_run(run: JudgeRun) -> Resume:
+    """Queue an unfinished run of a resumable judge again, to continue from its stored answers;
+    JudgeRunError when it is finished, its judge keeps no answers, or the judge would now ask
+    another model or endpoint (start a new run for that: its answers would not be reused)."""
+    if run.status == JudgeRun.Status.DONE:
+        raise JudgeRunError(f"Judge run {run.pk} is finished; there is nothing to resume.")
+    try:
+        judge = run_judge(run.judge, **run.options)
+    except JudgeUnavailable as exc:
+        raise JudgeRunError(str(exc)) from None
+    if not judge.resumable:
+        raise JudgeRunError(f"The {run.judge} judge keeps no answers to resume from: start a new run.")
+    if (judge.model, judge.params, judge.version) != (run.model, run.params, run.judge_version):
+        raise JudgeRunError(
+            f"Judge run {run.pk} asked {run.model} ({run.params}); the judge would now ask {judge.model} "
+            f"({judge.params}): start a new run (none of its answers would be reused)."
+        )
+    answered_now, summaries = answered(run, judge, load_pairs(run.batch.dataset))
+    usage = {**run.llm_usage, "resumed": run.llm_usage.get("resumed", 0) + 1}
+    JudgeRun.objects.filter(pk=run.pk).update(
+        status=JudgeRun.Status.QUEUED, error="", finished_at=None, in_background=False, llm_usage=usage
+    )
+    run.refresh_from_db()
+    logger.info("Judge run %s resumed: %d of %d summaries answered", run.pk, answered_now, summaries)
+    return Resume(run, answered_now, summaries)
+
+
+def _work(run: JudgeRun, judge: Judge, pairs: Pairs, started: float) -> Work:
     dataset = run.batch.dataset
 
     def progress(share: float, pairs_done: int | None = None) -> None:
@@ -85,6 +150,7 @@ def _work(run: JudgeRun, pairs: Pairs, started: float) -> Work:
         dataset_name=dataset.name,
         label_round=run.label_round_id,
         started=started,
+        answers=RunAnswers(run.pk) if judge.resumable else None,
     )
 
 
@@ -113,7 +179,7 @@ def _judge_and_store(run: JudgeRun, started: float) -> None:
     pairs = load_pairs(dataset)
     if not len(pairs):
         raise JudgeUnavailable(f"{dataset.name} has no (summary, ACU) pairs to judge.")
-    work = _work(run, pairs, started)
+    work = _work(run, judge, pairs, started)
     JudgeRun.objects.filter(pk=run.pk).update(pairs_total=len(pairs), pairs_done=0, progress=0.0)
     judge.fit(work)
     prediction = judge.predict(work)
@@ -168,6 +234,9 @@ def run_judge_run(run_id: int) -> JudgeRun:
     except Exception as exc:
         logger.exception("Judge run %s failed", run_id)
         _fail(run_id, f"The judge failed: {type(exc).__name__}: {exc}", started)
+    except KeyboardInterrupt:  # Ctrl-C of judge_dataset: the answers received so far are stored
+        _fail(run_id, "Interrupted (Ctrl-C).", started)
+        raise
     return JudgeRun.objects.get(pk=run_id)
 
 

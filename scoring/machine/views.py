@@ -16,10 +16,11 @@ from config.roles import LEAD, role_required
 from hits.forms import TriageBatchForm
 from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
-from scoring.machine.background import lost, start_run
+from scoring.machine.answers import usage_json
+from scoring.machine.background import lost, start_or_resume, start_run
 from scoring.machine.judges import judge_availability, judge_options
 from scoring.machine.reports import run_identity
-from scoring.machine.runs import JudgeRunError, start_judge_run
+from scoring.machine.runs import JudgeRunError
 
 
 def _next(request, fallback: str) -> str:
@@ -50,6 +51,7 @@ def run_row(run: JudgeRun) -> dict:
         "auc": expert.get("auc"),
         "kappa": expert.get("kappa"),
         "ranking": ranking_verdict(run.figures),
+        "llm": usage_json(run),
         "systems_url": reverse("dashboard_systems", args=[run.batch.dataset_id]) + f"#machine-{run.pk}",
     }
 
@@ -80,10 +82,12 @@ def start(request, dataset_id: int):
             return redirect(back)
         options["model_from"] = int(options["model_from"])
     try:
-        run = start_judge_run(dataset, judge, options=options, label_round=label_round, user=request.user)
+        run, resume = start_or_resume(dataset, judge, options=options, label_round=label_round, user=request.user)
     except JudgeRunError as exc:
         messages.error(request, str(exc))
         return redirect(back)
+    if resume is not None:
+        messages.info(request, resume.message() + ".")
     ran = start_run(run)
     run.refresh_from_db()
     if ran and run.status == JudgeRun.Status.FAILED:

@@ -4,9 +4,6 @@ messages a lead gets when the endpoint is not configured, refuses or cannot be r
 
 import json
 import socket
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -16,85 +13,6 @@ from annotation.llm import LLMError, chat_json, llm_configured
 from scoring.machine.judges import JudgeUnavailable, get_judge
 
 pytestmark = pytest.mark.slow
-
-
-class StandIn:
-    """Answers queued replies in order (then repeats the last); records every request."""
-
-    def __init__(self):
-        self.requests = []
-        self.replies = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def base(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def reply(self, status=200, content=None, body=None, delay=0.0, headers=None):
-        self.replies.append((status, content, body, delay, headers or {}))
-
-    def _handler(self):
-        standin = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length", 0))
-                standin.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": dict(self.headers),
-                        "json": json.loads(self.rfile.read(length)),
-                        "at": time.monotonic(),
-                    }
-                )
-                status, content, body, delay, headers = standin.replies[
-                    min(len(standin.requests), len(standin.replies)) - 1
-                ]
-                if delay:
-                    threading.Event().wait(delay)
-                if body is None:
-                    body = {
-                        "id": "x",
-                        "object": "chat.completion",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
-                    }
-                data = json.dumps(body).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        return Handler
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def standin(settings):
-    server = StandIn()
-    settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY, settings.LLM_TIMEOUT = (
-        server.base,
-        "tiny-judge",
-        "sk-test",
-        "5",
-    )
-    llm.BACKOFF = 0.01
-    yield server
-    server.close()
-    llm.BACKOFF = 0.5
 
 
 MESSAGES = [{"role": "user", "content": "Is it there?"}]

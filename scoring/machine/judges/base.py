@@ -34,7 +34,8 @@ class Work:
     """One judge run's work as its judge sees it: the dataset's (summary, ACU) pairs
     (scoring.machine.data.Pairs), its human labels by source ({(summary, acu): bool} per
     round/expert/crowd, the calibration target first), its texts (summaries and references),
-    and `progress(share, pairs_done=None)` that stores the run's progress (0-1)."""
+    `progress(share, pairs_done=None)` that stores the run's progress (0-1), and where a judge
+    that pays per answer keeps them (`answers`: scoring.machine.answers.RunAnswers; the llm judge)."""
 
     pairs: Any
     labels: dict
@@ -45,6 +46,7 @@ class Work:
     dataset_name: str
     label_round: int | None
     started: float  # time.perf_counter() when the run started (its time budget counts from there)
+    answers: Any = None
 
 
 @dataclass
@@ -77,6 +79,9 @@ class Judge:
     calibration_scale: str = "linear"
     # A judge that learns from labelled pairs: triage prefers its runs (scoring.machine.selectors).
     trains: bool = False
+    # A judge whose answers a run stores as they arrive (Work.answers), so that an interrupted run
+    # is resumed rather than started again (the llm judge: every answer is paid for).
+    resumable: bool = False
 
     def __init__(self, model: str = "", params: dict | None = None):
         self.model = model

@@ -1,13 +1,15 @@
 """The LLM judge: an OpenAI-compatible chat model answers, per summary, which ACUs it states."""
 
+import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotation.llm import LLMAnswerError, LLMError, chat_json, llm_configured, llm_settings
+from annotation.llm import USAGE_KEYS, LLMAnswerError, LLMError, chat, llm_configured, llm_settings, parse_json_content
 
-from .base import Judge, JudgeUnavailable
+from .base import PREDICT_END, Judge, JudgeUnavailable, Prediction, Work, _chunk_end
 
 PROMPT_VERSION = "1"
 SYSTEM_PROMPT = (
@@ -56,11 +58,48 @@ def parse_answers(answer, count: int) -> list[float]:
     return [by_id[i] for i in range(1, count + 1)]
 
 
+@dataclass
+class Spend:
+    """What asking the endpoint cost over a stretch of a run: HTTP requests (`calls`), those beyond
+    the first of each question (`retries`: timeouts, 429/5xx, answers asked again), the answers
+    received (`replies`) and those without a `usage` (unknown: not counted as zero), the token
+    counts summed over the replies that gave them, and the summaries answered and reused."""
+
+    calls: int = 0
+    retries: int = 0
+    replies: int = 0
+    replies_without_usage: int = 0
+    tokens: dict = field(default_factory=dict)
+    answered: int = 0
+    reused: int = 0
+
+    def reply(self, usage: dict | None) -> None:
+        self.replies += 1
+        if usage is None:
+            self.replies_without_usage += 1
+            return
+        for key in USAGE_KEYS:
+            if key in usage:
+                self.tokens[key] = self.tokens.get(key, 0) + usage[key]
+
+
+@dataclass
+class Question:
+    """One request of the judge: the messages for a summary and its facts, the rows they answer,
+    and `key`, the digest of all that determines the answer (model, endpoint, temperature, prompt
+    version and the messages), under which a run stores it."""
+
+    messages: list
+    rows: list
+    key: str
+
+
 class LLMJudge(Judge):
     name = "llm"
     version = PROMPT_VERSION
     score_names = ("p",)
     calibration_scale = "logit"
+    resumable = True
 
     def __init__(self, temperature: float = 0.0, retries: int = 2, timeout: float | None = None):
         settings = llm_settings()
@@ -80,33 +119,93 @@ class LLMJudge(Judge):
             return False, "Set LLM_BASE_URL and LLM_MODEL (and LLM_API_KEY if needed) to use the llm judge."
         return True, ""
 
+    def question(self, summary: str, acus: list[str], rows: list) -> Question:
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": _user_prompt(summary, acus)},
+        ]
+        determined_by = {"model": self.model, "params": self.params, "messages": messages}
+        key = hashlib.sha256(json.dumps(determined_by, sort_keys=True).encode()).hexdigest()
+        return Question(messages, rows, key)
+
+    def questions(self, pairs, rows: range) -> list[Question]:
+        """One question per summary (by id) of these rows of a run's pairs, in order."""
+        groups: dict[int, list[int]] = {}
+        for i in rows:
+            groups.setdefault(int(pairs.summary[i]), []).append(i)
+        return [
+            self.question(pairs.summary_texts[s], [pairs.acu_texts[i] for i in members], members)
+            for s, members in groups.items()
+        ]
+
     def scores(self, pairs: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
         # One request per summary with all its ACUs, as a crowd worker sees them.
         groups: dict[str, list[int]] = {}
         for i, (_, summary) in enumerate(pairs):
             groups.setdefault(summary, []).append(i)
         values = np.empty(len(pairs), dtype=float)
+        spend = Spend()
         for summary, indexes in groups.items():
-            acus = [pairs[i][0] for i in indexes]
-            messages = [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": _user_prompt(summary, acus)},
-            ]
-            values[indexes] = self._ask(messages, len(acus))
+            q = self.question(summary, [pairs[i][0] for i in indexes], indexes)
+            values[indexes] = self._ask(q.messages, len(indexes), spend)[0]
         return {"p": values}
 
-    def _ask(self, messages: list[dict], count: int) -> list[float]:
-        """P(present) per fact; an answer that is not the JSON asked for is asked again, up to
-        `retries` times (HTTP failures are retried by chat_json)."""
+    def predict(self, work: Work) -> Prediction:
+        """Every pair's P(present), a chunk of summaries at a time: a summary whose answer the run
+        has stored (`work.answers`, an interrupted run resumed) is not asked again; the answers a
+        chunk received are stored with what they cost at its end, or when it fails midway."""
+        pairs, n, store = work.pairs, len(work.pairs), work.answers
+        values = np.empty(n, dtype=float)
+        if store is not None:
+            store.begin(len(set(pairs.summary.tolist())))
+        start = 0
+        while start < n:
+            stop = _chunk_end(pairs.summary, start)
+            questions = self.questions(pairs, range(start, stop))
+            known = store.stored([q.key for q in questions]) if store is not None else {}
+            fresh: dict[str, tuple[list[float], dict | None, int]] = {}
+            spend = Spend()
+            try:
+                for q in questions:
+                    if q.key in known:
+                        spend.reused += 1
+                    elif q.key not in fresh:
+                        fresh[q.key] = self._ask(q.messages, len(q.rows), spend)
+                    values[q.rows] = known[q.key] if q.key in known else fresh[q.key][0]
+                    spend.answered += 1
+            finally:
+                if store is not None:
+                    store.store(fresh, spend)
+            work.progress(PREDICT_END * stop / n, stop)
+            start = stop
+        return Prediction({"p": values})
+
+    def _ask(self, messages: list[dict], count: int, spend: Spend) -> tuple[list[float], dict | None, int]:
+        """P(present) per fact, the usage summed over the replies (None: none reported) and the
+        requests it took; an answer that is not the JSON asked for is asked again, up to `retries`
+        times (HTTP failures are retried by annotation.llm.chat)."""
+        usage: dict | None = None
+        requests = 0
         for attempt in range(self.retries + 1):
             try:
-                answer = chat_json(
+                reply = chat(
                     messages, temperature=self.params["temperature"], timeout=self.timeout, retries=self.retries
                 )
-                return parse_answers(answer, count)
+            except LLMError as exc:
+                spend.calls += exc.requests
+                spend.retries += max(exc.requests - 1, 0) + (1 if attempt else 0)
+                raise JudgeUnavailable(str(exc)) from None
+            requests += reply.requests
+            spend.calls += reply.requests
+            spend.retries += reply.requests - 1 + (1 if attempt else 0)
+            spend.reply(reply.usage)
+            if reply.usage is not None:
+                usage = usage or {}
+                for key, value in reply.usage.items():
+                    usage[key] = usage.get(key, 0) + value
+            try:
+                return parse_answers(parse_json_content(reply.content), count), usage, requests
             except LLMAnswerError as exc:
                 if attempt == self.retries:
                     raise JudgeUnavailable(f"{exc} (asked {self.retries + 1} times)") from None
-            except LLMError as exc:
-                raise JudgeUnavailable(str(exc)) from None
         raise JudgeUnavailable("The language model was not asked.")  # retries < 0

@@ -1,14 +1,20 @@
 """python manage.py judge_dataset NAME --judge lexical|learned|nli|llm [--model-dir DIR] [--model-from RUN]
-[--cross-encoder [--ce-folds K] [--ce-epochs E]] [--train-share F] [--time-budget SECONDS] [--round ID] [--device cpu|cuda] --json"""
+[--cross-encoder [--ce-folds K] [--ce-epochs E]] [--train-share F] [--time-budget SECONDS] [--round ID] [--device cpu|cuda]
+[--resume RUN | --new] --json
+
+An llm run that failed or was interrupted is resumed by the same command: it asks only the
+summaries it has no stored answer for (scoring.machine.runs.resume_judge_run)."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from hits.models import JudgeRun
+from scoring.machine.background import resumable
 from scoring.machine.judges import RUN_JUDGE_NAMES, judges_taking
 from scoring.machine.judges import judge_options as sort_options
 from scoring.machine.reports import run_json
-from scoring.machine.runs import JudgeRunError, start_judge_run
+from scoring.machine.runs import JudgeRunError, resume_judge_run, run_judge_run, start_judge_run, unfinished_twin
 
 from ._dataset import dataset_and_round
 
@@ -24,6 +30,21 @@ JUDGE_OPTIONS = (
     "batch_size",
     "train_share",
 )
+
+
+def _count(value) -> str:
+    return "unknown" if value is None else f"{value:,}"
+
+
+def usage_line(u: dict) -> str:
+    """The llm run's spending in one line; tokens no answer reported are unknown, not 0."""
+    tokens = f"tokens: {_count(u['prompt_tokens'])} prompt, {_count(u['completion_tokens'])} completion, {_count(u['total_tokens'])} total"
+    if u["replies_without_usage"] and u["total_tokens"] is not None:
+        tokens += f" (at least: {u['replies_without_usage']:,} of {u['replies']:,} answers reported no usage)"
+    elif u["total_tokens"] is None:
+        tokens += " (the endpoint reported no usage)"
+    reused = f", {u['reused']:,} reused from stored answers" if u["reused"] else ""
+    return f"llm: {u['calls']:,} calls, {u['retries']:,} retries{reused}; {tokens}"
 
 
 def _figure(value, digits: int = 4) -> str:
@@ -73,6 +94,17 @@ class Command(BaseCommand):
         )
         parser.add_argument("--device", choices=("cpu", "cuda"), help="embedding and nli (default cpu)")
         parser.add_argument("--batch-size", type=int, help="embedding and nli: pairs per forward pass")
+        parser.add_argument(
+            "--resume",
+            type=int,
+            metavar="RUN",
+            help="llm: resume this unfinished run (one still marked running whose process is gone: a crash)",
+        )
+        parser.add_argument(
+            "--new",
+            action="store_true",
+            help="llm: start a new run even if a failed one with the same settings could be resumed",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options):
@@ -91,12 +123,22 @@ class Command(BaseCommand):
                 f"--{option.replace('_', '-')} is for the {' and '.join(takers)} judge{'s' if len(takers) > 1 else ''} only."
             )
         try:
-            run = start_judge_run(dataset, options["judge"], options=judge_options, label_round=label_round)
+            run = self._start(dataset, options, judge_options, label_round)
         except JudgeRunError as exc:
             raise CommandError(str(exc)) from None
-        from scoring.machine.runs import run_judge_run
-
-        run = run_judge_run(run.pk)
+        try:
+            run = run_judge_run(run.pk)
+        except KeyboardInterrupt:
+            run.refresh_from_db()
+            usage = run.llm_usage
+            kept = (
+                f" with {usage.get('answered', 0):,} of {usage.get('summaries', 0):,} summaries answered"
+                if usage
+                else ""
+            )
+            raise CommandError(
+                f"Interrupted: judge run {run.pk} stopped{kept}; run the same command again to resume it."
+            ) from None
         result = run_json(run)
         if options["json"]:
             self.stdout.write(json.dumps(result))
@@ -105,11 +147,45 @@ class Command(BaseCommand):
         if run.status != run.Status.DONE:
             raise CommandError(f"Judge run {run.pk} failed: {run.error}")
 
+    def _start(self, dataset, options, judge_options, label_round):
+        """A new run, or the unfinished one these settings repeat (said on stderr with --json)."""
+        if options["resume"] is not None and options["new"]:
+            raise CommandError("--resume takes up a run; --new starts another: give one of them.")
+        if options["resume"] is not None:
+            run = JudgeRun.objects.filter(pk=options["resume"], batch__dataset=dataset).first()
+            if run is None:
+                raise CommandError(f"{dataset.name} has no judge run {options['resume']}.")
+            return self._resume(run, options)
+        twin = (
+            None
+            if options["new"]
+            else unfinished_twin(dataset, options["judge"], options=judge_options, label_round=label_round)
+        )
+        if twin is None:
+            return start_judge_run(dataset, options["judge"], options=judge_options, label_round=label_round)
+        if not resumable(twin):
+            raise CommandError(
+                f"Judge run {twin.pk} with the same settings is still marked {twin.status}. If nothing runs it any "
+                f"more (a crashed command, a stopped worker), resume it with --resume {twin.pk}; --new starts "
+                "another run that asks every summary again."
+            )
+        return self._resume(twin, options)
+
+    def _resume(self, run, options):
+        resume = resume_judge_run(run)
+        if options["json"]:  # stdout is one JSON object
+            self.stderr.write(resume.message(), style_func=lambda text: text)
+        else:
+            self.stdout.write(resume.message())
+        return resume.run
+
     def _print(self, r):
         self.stdout.write(
             f"judge run {r['id']} (round {r['round']}): {r['judge']} v{r['version']} {r['model']}, "
             f"{r['pairs']} pairs, {r['status']}"
         )
+        if r.get("llm"):
+            self.stdout.write("  " + usage_line(r["llm"]))
         for name, c in (r["classification"] or {}).items():
             self.stdout.write(
                 f"  vs {name:<7} accuracy {_figure(c['accuracy'])}  balanced {_figure(c['balanced_accuracy'])}"

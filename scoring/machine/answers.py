@@ -1,0 +1,79 @@
+"""Where a judge that pays per answer (the llm judge) keeps a run's answers and what they cost:
+`hits.LLMAnswer` rows, one per question, and the run's totals in `JudgeRun.llm_usage`, written a
+chunk at a time in one transaction each, so that an interrupted run resumes from what it has and
+every call is counted once. Reads for reports: `usage_json`."""
+
+from django.db import transaction
+
+from annotation.llm import USAGE_KEYS
+from hits.models import JudgeRun, LLMAnswer
+
+COUNTS = ("calls", "retries", "replies", "replies_without_usage")
+
+
+def _add_spend(usage: dict, spend) -> dict:
+    usage = dict(usage)
+    for name in COUNTS:
+        usage[name] = usage.get(name, 0) + getattr(spend, name)
+    for key in USAGE_KEYS:
+        if key in spend.tokens:
+            usage[key] = (usage.get(key) or 0) + spend.tokens[key]
+        else:
+            usage.setdefault(key, None)  # no reply reported it: unknown, not zero
+    usage["answered"] = usage.get("answered", 0) + spend.answered
+    usage["reused"] = usage.get("reused", 0) + spend.reused
+    return usage
+
+
+class RunAnswers:
+    """The stored answers of one judge run (Work.answers)."""
+
+    def __init__(self, run_id: int):
+        self.run_id = run_id
+
+    def begin(self, summaries: int) -> None:
+        """A pass over the run's summaries starts (first or resumed): none answered yet in it."""
+        with transaction.atomic():
+            run = JudgeRun.objects.select_for_update().only("llm_usage").get(pk=self.run_id)
+            usage = {**run.llm_usage, "summaries": summaries, "answered": 0, "reused": 0}
+            JudgeRun.objects.filter(pk=self.run_id).update(llm_usage=usage)
+
+    def stored(self, keys: list[str]) -> dict[str, list[float]]:
+        rows = LLMAnswer.objects.filter(run_id=self.run_id, key__in=keys).values_list("key", "probabilities")
+        return dict(rows)
+
+    def store(self, fresh: dict, spend) -> None:
+        """A chunk's new answers ({key: (probabilities, usage, requests)}) and what it cost."""
+        with transaction.atomic():
+            run = JudgeRun.objects.select_for_update().only("llm_usage").get(pk=self.run_id)
+            LLMAnswer.objects.bulk_create(
+                [
+                    LLMAnswer(run_id=self.run_id, key=key, probabilities=p, usage=usage, requests=requests)
+                    for key, (p, usage, requests) in fresh.items()
+                ],
+                ignore_conflicts=True,
+            )
+            JudgeRun.objects.filter(pk=self.run_id).update(llm_usage=_add_spend(run.llm_usage, spend))
+
+
+def answered(run: JudgeRun, judge, pairs) -> tuple[int, int]:
+    """(summaries of `pairs` whose answer the run has stored for the very same question, summaries)."""
+    questions = judge.questions(pairs, range(len(pairs)))
+    keys = set(LLMAnswer.objects.filter(run=run).values_list("key", flat=True))
+    return sum(q.key in keys for q in questions), len(questions)
+
+
+def usage_json(run: JudgeRun) -> dict | None:
+    """What a run's page, the API and `judge_dataset --json` show of its spending (null for a
+    judge that does not pay per answer): token counts are null when the endpoint reported none."""
+    usage = run.llm_usage
+    if not usage:
+        return None
+    return {
+        **{name: usage.get(name, 0) for name in COUNTS},
+        **{key: usage.get(key) for key in USAGE_KEYS},
+        "summaries": usage.get("summaries"),
+        "answered": usage.get("answered", 0),
+        "reused": usage.get("reused", 0),
+        "resumed": usage.get("resumed", 0),
+    }

@@ -1,0 +1,75 @@
+"""A local stand-in of an OpenAI-compatible chat server (127.0.0.1, a thread of http.server)
+for the llm client and judge tests; the `standin` fixture (tests/judges/conftest.py) points the
+LLM_* settings at it."""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class StandIn:
+    """Answers queued replies in order (then repeats the last); records every request."""
+
+    def __init__(self):
+        self.requests = []
+        self.replies = []
+        # respond(request JSON) -> a reply tuple as `reply` queues it, instead of the queue (or None)
+        self.respond = None
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def reply(self, status=200, content=None, body=None, delay=0.0, headers=None):
+        self.replies.append((status, content, body, delay, headers or {}))
+
+    def _handler(self):
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                standin.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers),
+                        "json": json.loads(self.rfile.read(length)),
+                        "at": time.monotonic(),
+                    }
+                )
+                reply = standin.respond(standin.requests[-1]["json"]) if standin.respond else None
+                status, content, body, delay, headers = (
+                    reply or standin.replies[min(len(standin.requests), len(standin.replies)) - 1]
+                )
+                if delay:
+                    threading.Event().wait(delay)
+                if body is None:
+                    body = {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                    }
+                data = json.dumps(body).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        return Handler
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()

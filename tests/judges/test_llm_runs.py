@@ -1,0 +1,221 @@
+"""Durable llm judge runs against the stand-in endpoint (tests/judges/llm_standin.py): the
+answers are stored a chunk at a time, an interrupted run (endpoint outage, Ctrl-C) resumes and
+asks only the summaries without an answer, ending with the same figures as an uninterrupted run;
+answers are keyed by what determines them (model, prompt, texts); token usage is summed per run,
+a missing `usage` shown as unknown."""
+
+import hashlib
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import ACU
+from hits.models import JudgeRun, LLMAnswer, MachineJudgment
+from scoring.machine.judges import base
+from scoring.machine.judges import llm as llm_judge
+
+from ..conftest import PASSWORD
+from .learned_data import tiny_dataset
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+SUMMARIES = 24  # 6 documents x 4 systems, 5 ACUs each: 120 pairs
+
+
+class Endpoint:
+    """Answers each question from its text (a fact copied into the summary is likely present), so
+    that the same question always gets the same answer; optionally fails (HTTP 500) once it has
+    answered `fail_after` questions, and leaves `usage` out of the answers `usage_for` refuses."""
+
+    def __init__(self, standin):
+        self.standin, self.fail_after, self.answered = standin, None, []
+        self.usage_for = lambda prompt: True
+        standin.respond = self
+
+    def __call__(self, request):
+        if self.fail_after is not None and len(self.answered) >= self.fail_after:
+            return (500, None, {"error": {"message": "upstream down"}}, 0.0, {})
+        prompt = request["messages"][1]["content"]
+        summary, facts = prompt.split("\n\nFacts:\n")
+        answers = []
+        for line in facts.splitlines():
+            number, fact = line.split(". ", 1)
+            jitter = int(hashlib.md5(fact.encode()).hexdigest()[:4], 16) / 65536 / 5
+            p = (0.75 if fact in summary else 0.05) + jitter
+            answers.append({"id": int(number), "present": p > 0.5, "confidence": round(p, 6)})
+        body = {
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps({"answers": answers})}}]
+        }
+        if self.usage_for(prompt):
+            body["usage"] = {
+                "prompt_tokens": len(prompt),
+                "completion_tokens": 7 * len(answers),
+                "total_tokens": len(prompt) + 7 * len(answers),
+            }
+        self.answered.append({"prompt": prompt, "model": request["model"], "usage": body.get("usage")})
+        return (200, None, body, 0.0, {})
+
+
+@pytest.fixture
+def endpoint(standin, monkeypatch):
+    monkeypatch.setattr(base, "CHUNK_PAIRS", 10)  # 2 summaries a chunk: 12 chunks
+    return Endpoint(standin)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    return tiny_dataset(tmp_path, "tiny", seed=3, documents=6)
+
+
+def judge(*args, fails=False):
+    out, err = StringIO(), StringIO()
+    if fails:
+        with pytest.raises(CommandError) as raised:
+            call_command("judge_dataset", "tiny", "--judge", "llm", *args, stdout=out, stderr=err)
+        return str(raised.value), err.getvalue()
+    call_command("judge_dataset", "tiny", "--judge", "llm", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def judgments(run):
+    return {
+        (s, a): (raw, p)
+        for s, a, raw, p in MachineJudgment.objects.filter(run=run).values_list(
+            "summary_id", "acu_id", "raw", "probability"
+        )
+    }
+
+
+def test_an_interrupted_run_resumes_asking_only_what_it_lacks_and_ends_as_an_uninterrupted_one(tiny, endpoint):
+    """A lab's llm run that failed near its end (an endpoint outage) kept nothing: starting it
+    again paid for every summary again."""
+    endpoint.fail_after = 6  # three chunks answered, the fourth's first question meets the outage
+    message, _ = judge("--json", fails=True)
+    run = JudgeRun.objects.get()
+    assert run.status == "failed" and "upstream down" in message
+    assert LLMAnswer.objects.filter(run=run).count() == 6
+    asked_before = [a["prompt"] for a in endpoint.answered]
+
+    endpoint.fail_after = None
+    out, err = judge("--json")
+    assert err.strip() == f"Resuming run {run.pk}: 6 of 24 summaries already answered"
+    result = json.loads(out)
+    assert result["id"] == run.pk and result["status"] == "done" and result["pairs"] == 120
+    asked_after = [a["prompt"] for a in endpoint.answered[6:]]
+    assert len(asked_after) == SUMMARIES - 6 and not set(asked_after) & set(asked_before)
+    usage = result["llm"]
+    # 24 answers, the three requests of the failed question (two retries), one resume.
+    assert (usage["calls"], usage["retries"], usage["replies"], usage["resumed"]) == (27, 2, 24, 1)
+    assert (usage["summaries"], usage["answered"], usage["reused"]) == (24, 24, 6)
+
+    # The same settings once more, uninterrupted: a new run asking all 24, with the same figures.
+    out, _ = judge("--json")
+    again = json.loads(out)
+    assert again["id"] != run.pk and again["version"] == 2 and len(endpoint.answered) == 24 + SUMMARIES
+    assert again["llm"]["calls"] == 24 and again["llm"]["reused"] == 0
+    assert judgments(run) == judgments(JudgeRun.objects.get(pk=again["id"]))
+    assert result["classification"] == again["classification"] and result["calibration"] == again["calibration"]
+
+
+def test_ctrl_c_stores_the_answers_received_and_the_same_command_resumes(tiny, endpoint, monkeypatch):
+    real, calls = llm_judge.chat, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 5:  # mid-chunk: the chunk's first answer is stored with the rest
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(llm_judge, "chat", interrupted)
+    message, _ = judge(fails=True)
+    run = JudgeRun.objects.get()
+    assert (
+        message
+        == f"Interrupted: judge run {run.pk} stopped with 4 of 24 summaries answered; run the same command again to resume it."
+    )
+    assert run.status == "failed" and LLMAnswer.objects.filter(run=run).count() == 4
+    out, _ = judge()
+    assert out.startswith(f"Resuming run {run.pk}: 4 of 24 summaries already answered\n")
+    assert len(endpoint.answered) == SUMMARIES
+    assert JudgeRun.objects.get(pk=run.pk).status == "done"
+
+
+def test_a_changed_model_or_text_is_asked_again(tiny, endpoint, settings):
+    endpoint.fail_after = 6
+    judge(fails=True)
+    first = JudgeRun.objects.get()
+    endpoint.fail_after = None
+    # An ACU of the first document edited: that document's answered summaries are asked again.
+    acu = (
+        ACU.objects.filter(reference__document__dataset=tiny)
+        .order_by("reference__document__position", "position")
+        .first()
+    )
+    ACU.objects.filter(pk=acu.pk).update(text=acu.text + " Indeed")
+    out, _ = judge()
+    assert out.startswith(f"Resuming run {first.pk}: 2 of 24 summaries already answered\n")
+    assert len(endpoint.answered) == 6 + 22
+
+    # Another model: a new run asks every summary, none of the stored answers is reused.
+    settings.LLM_MODEL = "other-judge"
+    endpoint.fail_after = 6 + 22 + 4
+    judge(fails=True)
+    other = JudgeRun.objects.latest("pk")
+    assert other.pk != first.pk and other.model == "other-judge"
+    endpoint.fail_after = None
+    settings.LLM_MODEL = "tiny-judge"
+    message, _ = judge("--resume", str(other.pk), fails=True)
+    assert "the judge would now ask tiny-judge" in message and "start a new run" in message
+    settings.LLM_MODEL = "other-judge"
+    out, _ = judge()
+    assert out.startswith(f"Resuming run {other.pk}: 4 of 24 summaries already answered\n")
+    asked = endpoint.answered[28:]
+    assert len(asked) == SUMMARIES and {a["model"] for a in asked} == {"other-judge"}
+
+
+def test_usage_is_summed_and_missing_usage_is_unknown(tiny, endpoint, lead):
+    endpoint.usage_for = lambda prompt: "sys_a" not in prompt and hash(prompt) % 3 != 0
+    out, _ = judge("--json")
+    usage = json.loads(out)["llm"]
+    given = [a["usage"] for a in endpoint.answered if a["usage"]]
+    assert 0 < len(given) < SUMMARIES
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        assert usage[key] == sum(u[key] for u in given)
+    assert usage["replies_without_usage"] == SUMMARIES - len(given) and usage["calls"] == SUMMARIES
+
+    endpoint.usage_for = lambda prompt: False
+    out, _ = judge()
+    assert "tokens: unknown prompt, unknown completion, unknown total (the endpoint reported no usage)" in out
+    run = JudgeRun.objects.latest("pk")
+    client = APIClient()
+    client.force_authenticate(lead)
+    shown = client.get(f"/api/judge-runs/{run.pk}/").json()["llm"]
+    assert shown["prompt_tokens"] is None and shown["total_tokens"] is None
+    assert (shown["calls"], shown["replies"], shown["replies_without_usage"]) == (SUMMARIES, SUMMARIES, SUMMARIES)
+
+
+def test_the_page_resumes_a_failed_run_and_the_api_refuses_a_twin_of_a_running_one(
+    tiny, endpoint, lead, client, eager_celery
+):
+    endpoint.fail_after = 6
+    judge(fails=True)
+    run = JudgeRun.objects.get()
+    endpoint.fail_after = None
+    client.login(username=lead.username, password=PASSWORD)
+    response = client.post(reverse("judge_start", args=[tiny.pk]), {"judge": "llm"}, follow=True)
+    page = response.content.decode()
+    assert f"Resuming run {run.pk}: 6 of 24 summaries already answered." in page
+    assert JudgeRun.objects.get().status == "done" and len(endpoint.answered) == SUMMARIES
+    row = client.get(reverse("judge_runs_json", args=[tiny.pk])).json()["runs"][0]
+    assert row["llm"]["reused"] == 6 and row["llm"]["resumed"] == 1
+
+    JudgeRun.objects.filter(pk=run.pk).update(status="running")  # as if it still ran elsewhere
+    api = APIClient()
+    api.force_authenticate(lead)
+    response = api.post(f"/api/datasets/{tiny.pk}/judge-runs/", {"judge": "llm"}, format="json")
+    assert response.status_code == 422 and "still running" in response.json()["error"]
+    assert JudgeRun.objects.count() == 1
