@@ -3,7 +3,10 @@
 chunk at a time in one transaction each, so that an interrupted run resumes from what it has and
 every call is counted once. Reads for reports: `usage_json`."""
 
+from datetime import datetime
+
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.llm import USAGE_KEYS
 from hits.models import JudgeRun, LLMAnswer
@@ -22,6 +25,7 @@ def _add_spend(usage: dict, spend) -> dict:
             usage.setdefault(key, None)  # no reply reported it: unknown, not zero
     usage["answered"] = usage.get("answered", 0) + spend.answered
     usage["reused"] = usage.get("reused", 0) + spend.reused
+    usage["beat"] = timezone.now().isoformat()
     return usage
 
 
@@ -35,7 +39,13 @@ class RunAnswers:
         """A pass over the run's summaries starts (first or resumed): none answered yet in it."""
         with transaction.atomic():
             run = JudgeRun.objects.select_for_update().only("llm_usage").get(pk=self.run_id)
-            usage = {**run.llm_usage, "summaries": summaries, "answered": 0, "reused": 0}
+            usage = {
+                **run.llm_usage,
+                "summaries": summaries,
+                "answered": 0,
+                "reused": 0,
+                "beat": timezone.now().isoformat(),
+            }
             JudgeRun.objects.filter(pk=self.run_id).update(llm_usage=usage)
 
     def stored(self, keys: list[str]) -> dict[str, list[float]]:
@@ -54,6 +64,14 @@ class RunAnswers:
                 ignore_conflicts=True,
             )
             JudgeRun.objects.filter(pk=self.run_id).update(llm_usage=_add_spend(run.llm_usage, spend))
+
+
+def silent_for(run: JudgeRun) -> float | None:
+    """Seconds since the run last stored a chunk of answers (or began a pass); None before any."""
+    beat = run.llm_usage.get("beat")
+    if not beat:
+        return None
+    return (timezone.now() - datetime.fromisoformat(beat)).total_seconds()
 
 
 def answered(run: JudgeRun, judge, pairs) -> tuple[int, int]:

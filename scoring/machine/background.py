@@ -5,9 +5,12 @@ holding the request for a training of many minutes, or in the request with
 LONG_TASKS_IN_BACKGROUND off. Over the service (scoring.machine.runs) and its task (scoring.machine.tasks), which never
 import this module."""
 
+from django.conf import settings
+
 from config.dispatch import dispatch_long, in_background, lost_in_background
 from hits.models import JudgeRun
 from scoring.machine import tasks
+from scoring.machine.answers import silent_for
 from scoring.machine.reports import run_json
 from scoring.machine.runs import JudgeRunError, resume_judge_run, start_judge_run, unfinished_twin
 
@@ -28,8 +31,13 @@ def lost(run: JudgeRun) -> bool:
 
 
 def resumable(run: JudgeRun) -> bool:
-    """An unfinished run nothing runs any more: failed (an endpoint outage, Ctrl-C) or lost."""
-    return run.status == JudgeRun.Status.FAILED or lost(run)
+    """An unfinished run nothing runs any more: failed (an endpoint outage, Ctrl-C), lost, or
+    marked running but silent (no chunk of answers stored) for longer than a judge task may run
+    (JUDGE_TASK_TIME_LIMIT: a worker or a command that died with it)."""
+    if run.status == JudgeRun.Status.FAILED or lost(run):
+        return True
+    silent = silent_for(run) if run.status == JudgeRun.Status.RUNNING else None
+    return silent is not None and silent > settings.JUDGE_TASK_TIME_LIMIT
 
 
 def start_or_resume(dataset, judge_name: str, *, options: dict, label_round=None, user=None):

@@ -124,7 +124,7 @@ def resume_judge_run(run: JudgeRun) -> Resume:
             f"({judge.params}): start a new run (none of its answers would be reused)."
         )
     answered_now, summaries = answered(run, judge, load_pairs(run.batch.dataset))
-    usage = {**run.llm_usage, "resumed": run.llm_usage.get("resumed", 0) + 1}
+    usage = {**run.llm_usage, "resumed": run.llm_usage.get("resumed", 0) + 1, "beat": timezone.now().isoformat()}
     JudgeRun.objects.filter(pk=run.pk).update(
         status=JudgeRun.Status.QUEUED, error="", finished_at=None, in_background=False, llm_usage=usage
     )

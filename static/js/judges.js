@@ -28,6 +28,16 @@
       const bar = document.createElement("progress"); bar.max = 1; bar.value = r.progress;
       bar.setAttribute("aria-label", "progress of run " + r.id);
       p.append(bar, document.createTextNode(" " + r.pairs_done + " / " + r.pairs + " pairs"));
+      if (r.llm) {
+        /* An llm run's calls and tokens (a count the endpoint did not report is unknown, not 0). */
+        const u = r.llm, usage = document.createElement("small");
+        const count = function (x) { return x === null || x === undefined ? "unknown" : Number(x).toLocaleString("en"); };
+        usage.className = "llm-usage";
+        usage.textContent = count(u.calls) + " calls, " + count(u.retries) + " retries" +
+          (u.reused ? ", " + count(u.reused) + " reused" : "") + (u.resumed ? ", resumed " + u.resumed + "×" : "") +
+          "; tokens " + count(u.total_tokens) + (u.total_tokens !== null && u.replies_without_usage ? " at least" : "");
+        p.append(document.createElement("br"), usage);
+      }
       tr.append(p, cell(fixed(r.accuracy, 3), "num accuracy"), cell(fixed(r.auc, 3), "num"), cell(fixed(r.kappa, 3), "num"));
       const link = document.createElement("td");
       if (r.status === "done") { const a = document.createElement("a"); a.href = r.systems_url; a.textContent = "scores"; link.append(a); }

@@ -148,3 +148,44 @@ def test_lead_trains_the_learned_judge_with_the_cross_encoder(
     assert "learned v1 · logreg-features-v1+packed-minilm-l6-ce" in row.inner_text()
     page.locator("#machine-judges").scroll_into_view_if_needed()
     shoot(page, "cross-encoder-run-1280")
+
+
+def test_lead_resumes_an_llm_run_from_the_page(
+    live_server, page, shoot, lead, eager_celery, settings, tmp_path, monkeypatch
+):
+    """An llm run that met an endpoint outage is started again from the page: it resumes, asks
+    only the summaries without an answer, and the list of runs shows its calls and tokens."""
+    from annotation import llm
+    from scoring.machine.judges import base
+
+    from ..judges.learned_data import tiny_dataset
+    from ..judges.llm_standin import JudgeEndpoint, StandIn
+
+    standin = StandIn()
+    settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY = standin.base, "tiny-judge", "sk-test"
+    monkeypatch.setattr(llm, "BACKOFF", 0.01)
+    monkeypatch.setattr(base, "CHUNK_PAIRS", 10)
+    endpoint = JudgeEndpoint(standin)
+    endpoint.fail_after = 6
+    try:
+        dataset = tiny_dataset(tmp_path, "tiny-llm", seed=3, documents=6)
+        compute_scores(dataset, n_resamples=100)
+        login(page, live_server.url, lead.username, PASSWORD)
+        page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
+        page.select_option("#judge-name", "llm")
+        page.click("#judge-form button[type=submit]")
+        page.wait_for_selector("#judge-runs tr[data-status=failed]")
+        run = JudgeRun.objects.get()
+        endpoint.fail_after = None
+        page.select_option("#judge-name", "llm")
+        page.click("#judge-form button[type=submit]")
+        row = page.wait_for_selector(f"#judge-run-{run.pk}[data-status=done]")
+        assert f"Resuming run {run.pk}: 6 of 24 summaries already answered." in page.inner_text(".messages")
+        assert JudgeRun.objects.count() == 1 and len(endpoint.answered) == 24
+        total = sum(a["usage"]["total_tokens"] for a in endpoint.answered)
+        usage = row.query_selector(".llm-usage").inner_text()
+        assert usage == f"27 calls, 2 retries, 6 reused, resumed 1×; tokens {total:,}"
+        page.locator("#machine-judges").scroll_into_view_if_needed()
+        shoot(page, "llm-judge-resumed-dataset-page")
+    finally:
+        standin.close()

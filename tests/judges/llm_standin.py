@@ -2,6 +2,7 @@
 for the llm client and judge tests; the `standin` fixture (tests/judges/conftest.py) points the
 LLM_* settings at it."""
 
+import hashlib
 import json
 import threading
 import time
@@ -73,3 +74,37 @@ class StandIn:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class JudgeEndpoint:
+    """The llm judge's endpoint: answers each question from its text (a fact copied into the summary is likely present), so
+    that the same question always gets the same answer; optionally fails (HTTP 500) once it has
+    answered `fail_after` questions, and leaves `usage` out of the answers `usage_for` refuses."""
+
+    def __init__(self, standin):
+        self.standin, self.fail_after, self.answered = standin, None, []
+        self.usage_for = lambda prompt: True
+        standin.respond = self
+
+    def __call__(self, request):
+        if self.fail_after is not None and len(self.answered) >= self.fail_after:
+            return (500, None, {"error": {"message": "upstream down"}}, 0.0, {})
+        prompt = request["messages"][1]["content"]
+        summary, facts = prompt.split("\n\nFacts:\n")
+        answers = []
+        for line in facts.splitlines():
+            number, fact = line.split(". ", 1)
+            jitter = int(hashlib.md5(fact.encode()).hexdigest()[:4], 16) / 65536 / 5
+            p = (0.75 if fact in summary else 0.05) + jitter
+            answers.append({"id": int(number), "present": p > 0.5, "confidence": round(p, 6)})
+        body = {
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps({"answers": answers})}}]
+        }
+        if self.usage_for(prompt):
+            body["usage"] = {
+                "prompt_tokens": len(prompt),
+                "completion_tokens": 7 * len(answers),
+                "total_tokens": len(prompt) + 7 * len(answers),
+            }
+        self.answered.append({"prompt": prompt, "model": request["model"], "usage": body.get("usage")})
+        return (200, None, body, 0.0, {})

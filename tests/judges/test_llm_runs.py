@@ -4,13 +4,14 @@ asks only the summaries without an answer, ending with the same figures as an un
 answers are keyed by what determines them (model, prompt, texts); token usage is summed per run,
 a missing `usage` shown as unknown."""
 
-import hashlib
 import json
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import ACU
@@ -20,50 +21,17 @@ from scoring.machine.judges import llm as llm_judge
 
 from ..conftest import PASSWORD
 from .learned_data import tiny_dataset
+from .llm_standin import JudgeEndpoint
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 SUMMARIES = 24  # 6 documents x 4 systems, 5 ACUs each: 120 pairs
 
 
-class Endpoint:
-    """Answers each question from its text (a fact copied into the summary is likely present), so
-    that the same question always gets the same answer; optionally fails (HTTP 500) once it has
-    answered `fail_after` questions, and leaves `usage` out of the answers `usage_for` refuses."""
-
-    def __init__(self, standin):
-        self.standin, self.fail_after, self.answered = standin, None, []
-        self.usage_for = lambda prompt: True
-        standin.respond = self
-
-    def __call__(self, request):
-        if self.fail_after is not None and len(self.answered) >= self.fail_after:
-            return (500, None, {"error": {"message": "upstream down"}}, 0.0, {})
-        prompt = request["messages"][1]["content"]
-        summary, facts = prompt.split("\n\nFacts:\n")
-        answers = []
-        for line in facts.splitlines():
-            number, fact = line.split(". ", 1)
-            jitter = int(hashlib.md5(fact.encode()).hexdigest()[:4], 16) / 65536 / 5
-            p = (0.75 if fact in summary else 0.05) + jitter
-            answers.append({"id": int(number), "present": p > 0.5, "confidence": round(p, 6)})
-        body = {
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps({"answers": answers})}}]
-        }
-        if self.usage_for(prompt):
-            body["usage"] = {
-                "prompt_tokens": len(prompt),
-                "completion_tokens": 7 * len(answers),
-                "total_tokens": len(prompt) + 7 * len(answers),
-            }
-        self.answered.append({"prompt": prompt, "model": request["model"], "usage": body.get("usage")})
-        return (200, None, body, 0.0, {})
-
-
 @pytest.fixture
 def endpoint(standin, monkeypatch):
     monkeypatch.setattr(base, "CHUNK_PAIRS", 10)  # 2 summaries a chunk: 12 chunks
-    return Endpoint(standin)
+    return JudgeEndpoint(standin)
 
 
 @pytest.fixture
@@ -199,7 +167,7 @@ def test_usage_is_summed_and_missing_usage_is_unknown(tiny, endpoint, lead):
 
 
 def test_the_page_resumes_a_failed_run_and_the_api_refuses_a_twin_of_a_running_one(
-    tiny, endpoint, lead, client, eager_celery
+    tiny, endpoint, lead, client, eager_celery, settings
 ):
     endpoint.fail_after = 6
     judge(fails=True)
@@ -213,9 +181,19 @@ def test_the_page_resumes_a_failed_run_and_the_api_refuses_a_twin_of_a_running_o
     row = client.get(reverse("judge_runs_json", args=[tiny.pk])).json()["runs"][0]
     assert row["llm"]["reused"] == 6 and row["llm"]["resumed"] == 1
 
-    JudgeRun.objects.filter(pk=run.pk).update(status="running")  # as if it still ran elsewhere
+    # A twin of a run that still runs (it stored a chunk a moment ago) is refused, not paid twice.
+    JudgeRun.objects.filter(pk=run.pk).update(status="running")
+    settings.JUDGE_TASK_TIME_LIMIT = 600
     api = APIClient()
     api.force_authenticate(lead)
     response = api.post(f"/api/datasets/{tiny.pk}/judge-runs/", {"judge": "llm"}, format="json")
     assert response.status_code == 422 and "still running" in response.json()["error"]
     assert JudgeRun.objects.count() == 1
+    # Silent for longer than a judge task may run: its worker died with it, and it is taken up.
+    stale = JudgeRun.objects.get(pk=run.pk)
+    stale.llm_usage["beat"] = (timezone.now() - timedelta(seconds=601)).isoformat()
+    JudgeRun.objects.filter(pk=run.pk).update(llm_usage=stale.llm_usage, status="running")
+    response = api.post(f"/api/datasets/{tiny.pk}/judge-runs/", {"judge": "llm"}, format="json")
+    assert response.status_code == 201 and response.json()["id"] == run.pk
+    assert response.json()["llm"]["resumed"] == 2 and response.json()["llm"]["reused"] == SUMMARIES
+    assert len(endpoint.answered) == SUMMARIES and JudgeRun.objects.count() == 1
