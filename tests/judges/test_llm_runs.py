@@ -4,6 +4,7 @@ asks only the summaries without an answer, ending with the same figures as an un
 answers are keyed by what determines them (model, prompt, texts); token usage is summed per run,
 a missing `usage` shown as unknown."""
 
+import hashlib
 import json
 from datetime import timedelta
 from io import StringIO
@@ -146,7 +147,7 @@ def test_a_changed_model_or_text_is_asked_again(tiny, endpoint, settings):
 
 
 def test_usage_is_summed_and_missing_usage_is_unknown(tiny, endpoint, lead):
-    endpoint.usage_for = lambda prompt: "sys_a" not in prompt and hash(prompt) % 3 != 0
+    endpoint.usage_for = lambda prompt: hashlib.md5(prompt.encode()).digest()[0] % 3 != 0  # some answers only
     out, _ = judge("--json")
     usage = json.loads(out)["llm"]
     given = [a["usage"] for a in endpoint.answered if a["usage"]]
@@ -197,3 +198,28 @@ def test_the_page_resumes_a_failed_run_and_the_api_refuses_a_twin_of_a_running_o
     assert response.status_code == 201 and response.json()["id"] == run.pk
     assert response.json()["llm"]["resumed"] == 2 and response.json()["llm"]["reused"] == SUMMARIES
     assert len(endpoint.answered) == SUMMARIES and JudgeRun.objects.count() == 1
+
+
+def test_a_run_left_running_by_a_crash_is_taken_up_with_resume_and_new_starts_afresh(tiny, endpoint):
+    endpoint.fail_after = 6
+    judge(fails=True)
+    run = JudgeRun.objects.get()
+    JudgeRun.objects.filter(pk=run.pk).update(status="running")  # as a judge_dataset killed (-9) leaves it
+    endpoint.fail_after = None
+    message, _ = judge(fails=True)
+    assert f"Judge run {run.pk} with the same settings is still marked running" in message
+    assert f"resume it with --resume {run.pk}" in message and len(endpoint.answered) == 6
+    message, _ = judge("--resume", str(run.pk), "--new", fails=True)
+    assert "give one of them" in message
+    message, _ = judge("--resume", "999999", fails=True)
+    assert message == "tiny has no llm judge run 999999."
+    out, _ = judge("--resume", str(run.pk))
+    assert out.startswith(f"Resuming run {run.pk}: 6 of 24 summaries already answered\n")
+    assert "llm: 27 calls, 2 retries, 6 reused from stored answers; tokens: " in out
+    assert len(endpoint.answered) == SUMMARIES
+    # --new with a failed twin: a fresh run that asks every summary.
+    endpoint.fail_after = SUMMARIES + 2
+    judge(fails=True)
+    endpoint.fail_after = None
+    out, _ = judge("--new", "--json")
+    assert json.loads(out)["llm"]["reused"] == 0 and len(endpoint.answered) == 2 * SUMMARIES + 2

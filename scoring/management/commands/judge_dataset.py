@@ -153,8 +153,8 @@ class Command(BaseCommand):
             raise CommandError("--resume takes up a run; --new starts another: give one of them.")
         if options["resume"] is not None:
             run = JudgeRun.objects.filter(pk=options["resume"], batch__dataset=dataset).first()
-            if run is None:
-                raise CommandError(f"{dataset.name} has no judge run {options['resume']}.")
+            if run is None or run.judge != options["judge"]:
+                raise CommandError(f"{dataset.name} has no {options['judge']} judge run {options['resume']}.")
             return self._resume(run, options)
         twin = (
             None
