@@ -24,7 +24,7 @@ from ..conftest import PASSWORD
 from .learned_data import tiny_dataset
 from .llm_standin import JudgeEndpoint
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.portable]
 
 SUMMARIES = 24  # 6 documents x 4 systems, 5 ACUs each: 120 pairs
 
