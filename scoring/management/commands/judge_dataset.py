@@ -131,13 +131,11 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             run.refresh_from_db()
             usage = run.llm_usage
-            kept = (
-                f" with {usage.get('answered', 0):,} of {usage.get('summaries', 0):,} summaries answered"
-                if usage
-                else ""
-            )
+            if not usage:  # a judge that keeps no answers: a new run starts from the beginning
+                raise CommandError(f"Interrupted: judge run {run.pk} stopped; nothing of it is kept.") from None
             raise CommandError(
-                f"Interrupted: judge run {run.pk} stopped{kept}; run the same command again to resume it."
+                f"Interrupted: judge run {run.pk} stopped with {usage.get('answered', 0):,} of "
+                f"{usage.get('summaries', 0):,} summaries answered; run the same command again to resume it."
             ) from None
         result = run_json(run)
         if options["json"]:
