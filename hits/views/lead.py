@@ -7,6 +7,7 @@ import dataclasses
 import secrets
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -407,11 +408,16 @@ def _int(value) -> int | None:
         return None
 
 
+LEDGER_PAGE_SIZE = 100
+
+
 @role_required(LEAD)
 def ledger(request, batch_id: int):
     batch = get_object_or_404(Batch, pk=batch_id)
-    entries = batch.ledger.select_related("worker", "assignment", "created_by")
-    context = {"batch": batch, "entries": entries, "spend": batch_spend(batch)}
+    # Oldest first, as a ledger reads (the model's order); the totals are the batch's, over every row.
+    entries = batch.ledger.select_related("worker", "assignment", "created_by").order_by("created_at", "pk")
+    page = Paginator(entries, LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"batch": batch, "page": page, "spend": batch_spend(batch)}
     return render(request, "hits/ledger.html", {**context, "currency": money_currency(batch)})
 
 
