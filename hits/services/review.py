@@ -12,6 +12,7 @@ import logging
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, IntegerField
 from django.utils import timezone
 
 from config.errors import ServiceError
@@ -271,19 +272,36 @@ def set_excluded(*, worker_id: int, excluded: bool) -> Worker:
 
 def auto_approve_at(assignment: Assignment):
     """When submitted work is approved by itself: its submission plus its batch's auto-approval delay
-    (the beat task looks every 10 minutes); None for work not waiting for a decision."""
+    (the beat task looks every 10 minutes); None for work not waiting for a decision.
+    `auto_approve_due_query` is this rule in SQL (tests/test_auto_approve_query.py holds them equal)."""
     if assignment.status != Assignment.Status.SUBMITTED or assignment.submitted_at is None:
         return None
     return assignment.submitted_at + timedelta(seconds=assignment.hit.batch.auto_approve_seconds)
 
 
+# submitted_at + the batch's delay, computed by the database (PostgreSQL: integer * interval; SQLite:
+# microseconds through Django's duration functions). The delay is cast to a plain integer first:
+# SQLite's duration arithmetic refuses a PositiveIntegerField operand.
+_DELAY = ExpressionWrapper(
+    ExpressionWrapper(F("hit__batch__auto_approve_seconds"), output_field=IntegerField()) * timedelta(seconds=1),
+    output_field=DurationField(),
+)
+_DUE_AT = ExpressionWrapper(F("submitted_at") + _DELAY, output_field=DateTimeField())
+
+
+def auto_approve_due_query(now):
+    """The submitted assignments `auto_approve_at` finds due at `now`, selected by the database."""
+    return (
+        Assignment.objects.filter(status=Assignment.Status.SUBMITTED, submitted_at__isnull=False)
+        .alias(due_at=_DUE_AT)
+        .filter(due_at__lte=now)
+    )
+
+
 def auto_approve_due(now=None) -> int:
-    """Approve submitted work older than its batch's auto-approval delay."""
+    """Approve submitted work older than its batch's auto-approval delay (only the due rows are read;
+    `approve` locks each and pays it once, so a second run or a lead's approval meanwhile pays nothing)."""
     now = now or timezone.now()
-    due = [
-        a.pk
-        for a in Assignment.objects.filter(status=Assignment.Status.SUBMITTED).select_related("hit__batch")
-        if (at := auto_approve_at(a)) is not None and at <= now
-    ]
+    due = list(auto_approve_due_query(now).order_by("submitted_at", "pk").values_list("pk", flat=True))
     done, _ = bulk(approve, due)
     return done
