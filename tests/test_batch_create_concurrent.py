@@ -1,0 +1,121 @@
+"""Two copies of one `POST /api/batches/` with the same Idempotency-Key at the same moment (a
+client's retry fired while the first request still runs): PostgreSQL's unique key on
+(lead, key) holds the second until the first commits; then it answers with the first's batch."""
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from hits.models import Batch, BatchRequest
+from hits.services import batches
+
+from .crowd_data import demo_dataset
+from .test_batch_create_retry import body, client_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _waiting_on_a_lock(timeout: float) -> bool:
+    """Whether another connection to the test database waits for a row lock (within timeout s)."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return True
+            time.sleep(0.05)
+    return False
+
+
+def test_two_requests_with_one_key_at_once_make_one_batch(lead, monkeypatch):
+    demo = demo_dataset()
+    inside, release = threading.Event(), threading.Event()
+    original = batches.create_batch
+    calls = []
+
+    def held_create_batch(**kwargs):
+        """The first request stops inside its transaction, its key's row written but not committed."""
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            inside.set()
+            assert release.wait(30), "the test never let the first request go"
+        return original(**kwargs)
+
+    monkeypatch.setattr(batches, "create_batch", held_create_batch)
+    replies = {}
+
+    def send(name):
+        try:
+            replies[name] = client_of(lead).post(
+                "/api/batches/", body(demo), format="json", HTTP_IDEMPOTENCY_KEY="job-at-once"
+            )
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=send, args=("first",), name="first")
+    first.start()
+    assert inside.wait(30)
+    second = threading.Thread(target=send, args=("second",), name="second")
+    second.start()
+    overlapped = _waiting_on_a_lock(10)  # the second request blocks on the first's key row
+    release.set()
+    first.join(60)
+    second.join(60)
+
+    assert overlapped, "the second request never waited for the first"
+    assert calls == ["first"]  # the second made nothing
+    a, b = replies["first"], replies["second"]
+    assert a.status_code == b.status_code == 201, (a.content, b.content)
+    assert a.json()["id"] == b.json()["id"] and a.json() == b.json()
+    assert b.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in a.headers
+    assert Batch.objects.filter(dataset=demo, kind=Batch.Kind.CROWD).count() == 1
+    assert BatchRequest.objects.get(key="job-at-once").batch_id == a.json()["id"]
+
+
+def test_a_second_request_waiting_on_a_first_that_fails_makes_the_batch(lead, monkeypatch):
+    """The first request fails after writing its key (its transaction rolls back, leaving no key):
+    the one waiting behind it makes the batch, once."""
+    demo = demo_dataset()
+    inside, release = threading.Event(), threading.Event()
+    original = batches.create_batch
+    calls = []
+
+    def failing_first(**kwargs):
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            inside.set()
+            assert release.wait(30)
+            raise batches.BatchError("No approved summary with ACUs to make HITs of.")
+        return original(**kwargs)
+
+    monkeypatch.setattr(batches, "create_batch", failing_first)
+    replies = {}
+
+    def send(name):
+        try:
+            replies[name] = client_of(lead).post(
+                "/api/batches/", body(demo), format="json", HTTP_IDEMPOTENCY_KEY="job-fails-first"
+            )
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=send, args=("first",), name="first")
+    first.start()
+    assert inside.wait(30)
+    second = threading.Thread(target=send, args=("second",), name="second")
+    second.start()
+    overlapped = _waiting_on_a_lock(10)
+    release.set()
+    first.join(60)
+    second.join(60)
+
+    assert overlapped and calls == ["first", "second"]
+    assert replies["first"].status_code == 422 and replies["second"].status_code == 201
+    assert "Idempotent-Replayed" not in replies["second"].headers
+    assert Batch.objects.filter(dataset=demo, kind=Batch.Kind.CROWD).count() == 1
+    assert BatchRequest.objects.get(key="job-fails-first").batch_id == replies["second"].json()["id"]
