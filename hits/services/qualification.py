@@ -48,6 +48,15 @@ class IncompleteSheet(QualificationError):
     the answers given again."""
 
 
+class AlreadyGraded(QualificationError):
+    """A sheet sent again after it was graded (a double click on Submit, a resent form): nothing
+    is graded again; `attempt` is the attempt it was graded as, whose result the person is shown."""
+
+    def __init__(self, attempt):
+        super().__init__("This sheet was graded already.")
+        self.attempt = attempt
+
+
 # A test's pool holds this many times the items of one sheet (as many as the gold has, if fewer).
 POOL_FACTOR = 3
 # Sheets not passed (failed or not decided yet, since the last rotation) a test takes before it
@@ -299,6 +308,12 @@ def check_complete(items, answers: dict[str, bool]) -> dict[str, bool]:
     return {key: value for key, value in answers.items() if key in keys}
 
 
+def sheet_number(worker: Worker, test: QualificationTest) -> int:
+    """The number of the sheet `worker_sheet` shows the worker now (their attempts so far): the
+    form carries it, so a second post of the same page is known (`submit_attempt`'s `sheet`)."""
+    return test.attempts.filter(worker=worker).count()
+
+
 def worker_sheet(test: QualificationTest, worker: Worker, network: str = "") -> list[GoldItem]:
     """The gold items of the worker's next attempt (hits.sheets; `network`: drawn for that network)."""
     return sheets.sheet(test, worker.provider, worker.external_id, network)
@@ -312,6 +327,7 @@ def submit_attempt(
     max_attempts: int | None = None,
     external_id: str = "",
     network: str = "",
+    sheet: int | None = None,
 ) -> QualificationAttempt:
     """Grade and store one attempt, against the sheet the worker was shown (`worker_sheet`; with
     `network`, hits.sheets.network, the sheet of that network: a screening of made-up ids).
@@ -319,10 +335,17 @@ def submit_attempt(
     submission): each is used for one decided attempt only (undecided sheets before it may share
     it). An incomplete sheet raises IncompleteSheet and stores nothing. The decision is taken on
     this sheet's counts with those of the undecided sheets just before it (`decide`). A sheet not
-    passed (failed or undecided) spends the test's budget (`_spend_budget`)."""
+    passed (failed or undecided) spends the test's budget (`_spend_budget`).
+
+    `sheet`: the number of the sheet the page showed (`sheet_number` when it was drawn); a sheet
+    graded already (a second post of one page, even one sent at the same moment: the worker's row
+    lock orders them) raises AlreadyGraded with its attempt instead of being graded against the next
+    sheet."""
     with transaction.atomic():
         Worker.objects.select_for_update().get(pk=worker.pk)  # one attempt at a time per worker
         status = attempt_status(worker, test, max_attempts=max_attempts)
+        if sheet is not None and 0 <= sheet < len(status["attempts"]):
+            raise AlreadyGraded(status["attempts"][sheet])
         if not status["can_try"]:
             raise QualificationError(status["message"])
         if external_id and test.attempts.filter(external_id=external_id, decided=True).exists():

@@ -160,41 +160,65 @@ def submit_json(request, token: str, *, expert_user=None, next_url: str | None =
 @role_required(WORKER)
 def take_test(request, test_id: int):
     """Security behavior: workers; only a test offered to in-house workers (one of a published
-    in-house batch); grades their own attempt; answers are never shown."""
+    in-house batch); grades their own attempt; answers are never shown. The form carries the
+    sheet's number: a second post of one sheet (a double click) shows the first one's result."""
     test = get_object_or_404(qualification.offered_tests(Worker.Provider.INHOUSE), pk=test_id)
     worker = inhouse_worker(request.user)
-    status = qualification.attempt_status(worker, test)
     if request.method == "POST":
         answers = {
             key[4:]: value == "1"
             for key, value in request.POST.items()
             if key.startswith("ans-") and value in ("0", "1")
         }
+        sheet = request.POST.get("sheet", "")
         try:
-            attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers)
+            attempt = qualification.submit_attempt(
+                test=test, worker=worker, answers=answers, sheet=int(sheet) if sheet.isdigit() else None
+            )
+        except qualification.AlreadyGraded as exc:  # sent again: the result it had, told once
+            return _attempt_result(request, test, exc.attempt, again=True)
         except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
-            sheet = qualification.worker_sheet(test, worker)
-            context = {"test": test, "items": gold.test_items(test, answers, sheet), "error": str(exc)}
+            context = {
+                "test": test,
+                "items": gold.test_items(test, answers, qualification.worker_sheet(test, worker)),
+                "sheet_number": qualification.sheet_number(worker, test),
+                "error": str(exc),
+            }
             return render(request, "hits/qualification.html", context, status=400)
         except qualification.QualificationError as exc:
             messages.error(request, str(exc))
             return redirect("work")
-        if not attempt.decided:  # no attempt used: a fresh sheet at once (the page says why)
-            return redirect("take_test", test.pk)
-        if attempt.passed:
-            messages.success(
-                request,
-                f"You passed the qualification test ({qualification.percent_text(attempt.score)}). You can now take tasks.",
-            )
-        else:
-            messages.error(
-                request,
-                f"Not passed: {qualification.percent_text(attempt.score)} (the mean of the shares right on present and on not-present "
-                f"facts), {qualification.percent_text(test.pass_score, pass_mark=True)} needed.",
-            )
-        return redirect("work")
+        return _attempt_result(request, test, attempt)
+    status = qualification.attempt_status(worker, test)
     if not status["can_try"]:
         messages.info(request, status["message"])
         return redirect("work")
     items = gold.test_items(test, sheet=qualification.worker_sheet(test, worker))
-    return render(request, "hits/qualification.html", {"test": test, "items": items, "note": status["message"]})
+    context = {"test": test, "items": items, "note": status["message"], "sheet_number": len(status["attempts"])}
+    return render(request, "hits/qualification.html", context)
+
+
+def _attempt_result(request, test, attempt, *, again: bool = False):
+    """Where a graded sheet leads: a sheet not decided yet to a fresh one at once (no attempt
+    used; the page says why), a decided one to the work page with its result. `again`: the sheet
+    was posted a second time; its result is added only if the first post's is not still waiting
+    to be shown (the browser dropped the first answer for the second)."""
+    if not attempt.decided:
+        return redirect("take_test", test.pk)
+    score = qualification.percent_text(attempt.score)
+    if attempt.passed:
+        level, text = messages.SUCCESS, f"You passed the qualification test ({score}). You can now take tasks."
+    else:
+        needed = qualification.percent_text(test.pass_score, pass_mark=True)
+        level = messages.ERROR
+        text = (
+            f"Not passed: {score} (the mean of the shares right on present and on not-present facts), {needed} needed."
+        )
+    if again:
+        storage = messages.get_messages(request)
+        waiting = [m.message for m in storage]
+        storage.used = False  # read, not shown: they stay for the next page
+        if text in waiting:
+            return redirect("work")
+    messages.add_message(request, level, text)
+    return redirect("work")

@@ -6,6 +6,26 @@
    in-house sheet lands, loads this with data-forget="all": it forgets every kept sheet. */
 (function () {
   "use strict";
+  /* Submit sends the sheet once: a double click would post it twice (the server shows the first
+     post's result for the second, hits.views.worker.take_test, but one post is what is meant).
+     Back to the page from the browser's history: the button works again. */
+  const sheetForm = document.querySelector("form.qualification");
+  if (sheetForm) {
+    const buttons = function () { return sheetForm.querySelectorAll("button[type=submit]"); };
+    sheetForm.addEventListener("submit", function (e) {
+      if (sheetForm.dataset.sent) { e.preventDefault(); return; }
+      sheetForm.dataset.sent = "1";
+      buttons().forEach(function (b) { b.disabled = true; b.setAttribute("aria-busy", "true"); });
+    });
+    window.addEventListener("pageshow", function (e) {
+      if (!e.persisted) return;
+      delete sheetForm.dataset.sent;
+      buttons().forEach(function (b) { b.disabled = false; b.removeAttribute("aria-busy"); });
+    });
+  }
+})();
+(function () {
+  "use strict";
   const script = document.currentScript;
   const forgetAll = Boolean(script && script.dataset.forget === "all");
   const prefix = forgetAll ? "sheet:" : "sheet:" + window.location.pathname + ":";
