@@ -69,15 +69,22 @@ def _from_lead(request) -> bool:
     return reconnecting(holds_lead, False)
 
 
+def view_limit(view, *, from_lead: bool) -> tuple[int, str]:
+    """The most bytes a request to `view` may send, and the command that imports larger files
+    ("": none): the middleware's rule, and the limit upload forms check in the browser
+    (annotation.templatetags.uploads, static/js/upload_limit.js)."""
+    if getattr(view, "large_upload", False) and from_lead:
+        return settings.IMPORT_UPLOAD_MAX_BYTES, getattr(view, "larger_files_command", "import_dataset")
+    return settings.REQUEST_MAX_BYTES, ""
+
+
 def _limit_for(request) -> tuple[int, str]:
     """The most bytes this request may send, and the command that imports larger files ("": none)."""
     try:
         view = resolve(request.path_info).func
     except Resolver404:
         view = None
-    if getattr(view, "large_upload", False) and _from_lead(request):
-        return settings.IMPORT_UPLOAD_MAX_BYTES, getattr(view, "larger_files_command", "import_dataset")
-    return settings.REQUEST_MAX_BYTES, ""
+    return view_limit(view, from_lead=getattr(view, "large_upload", False) and _from_lead(request))
 
 
 def _refusal(request, message: str):

@@ -1,0 +1,43 @@
+"""An import upload over the server's limit is refused in the browser before a byte is sent:
+behind gunicorn the server's refusal closes the connection, which a browser may show as
+"connection reset" instead of the "File too large" page (static/js/upload_limit.js)."""
+
+import pytest
+
+from annotation.models import Dataset
+from tests.conftest import DEMO_ROSE, PASSWORD
+
+from .conftest import login
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_file_over_the_limit_is_refused_before_sending(live_server, browser, shoot, lead, settings, width):
+    settings.IMPORT_UPLOAD_MAX_BYTES = 256 * 1024  # the demo file (about 60 KB) fits, 300 KB does not
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    login(page, live_server.url, lead.username, PASSWORD)
+    url = f"{live_server.url}/datasets/import/"
+    page.goto(url)
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.fill("#id_name", "too-big")
+    page.set_input_files(
+        "#id_file", files=[{"name": "big.jsonl", "mimeType": "application/x-ndjson", "buffer": b"x" * 300 * 1024}]
+    )
+    note = page.locator(".upload-too-large")
+    note.wait_for()  # told on choosing the file
+    expected = "The file is 300.0 KB; the limit here is 256.0 KB. Nothing was sent. Use the import_dataset command for larger files."
+    assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    page.click("button:text('Import')")
+    page.wait_for_timeout(300)
+    assert posts == [] and page.url == url and note.is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shoot(page, f"import-too-large-{width}")
+
+    # A file that fits: the message goes, the import runs.
+    page.set_input_files("#id_file", str(DEMO_ROSE))
+    assert not note.is_visible()
+    page.click("button:text('Import')")
+    page.wait_for_selector(".messages li")
+    assert Dataset.objects.filter(name="too-big").exists() and len(posts) == 1

@@ -1,0 +1,47 @@
+"""Upload forms say what the server takes from them (data-max-bytes, data-larger-command, for
+static/js/upload_limit.js): the request size middleware's own limit for their view."""
+
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from .crowd_data import demo_dataset
+
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
+
+
+def _form_limits(page: str, form_id: str) -> tuple[int, str]:
+    tag = re.search(rf'<form [^>]*id="{form_id}"[^>]*>', page)
+    assert tag, form_id
+    limit = re.search(r'data-max-bytes="(\d+)"', tag.group(0))
+    command = re.search(r'data-larger-command="([^"]*)"', tag.group(0))
+    assert limit and command, tag.group(0)
+    return int(limit.group(1)), command.group(1)
+
+
+def test_each_import_form_carries_the_limit_its_view_has(client, lead, settings):
+    settings.IMPORT_UPLOAD_MAX_BYTES = 123_456
+    dataset = demo_dataset()
+    client.force_login(lead)
+    pages = {
+        "dataset-import": (reverse("dataset_import"), "import_dataset"),
+        "rating-import": (reverse("dashboard_protocols", args=[dataset.pk]), "import_ratings"),
+        "metrics-upload": (reverse("dashboard_metrics", args=[dataset.pk]), "import_metric_scores"),
+    }
+    for form_id, (url, command) in pages.items():
+        page = client.get(url).content.decode()
+        assert _form_limits(page, form_id) == (123_456, command)
+        assert "js/upload_limit.js" in page
+
+
+def test_the_limit_a_form_shows_is_the_one_the_server_applies(client, lead, settings):
+    client.force_login(lead)
+    page = client.get(reverse("dataset_import")).content.decode()
+    limit, _ = _form_limits(page, "dataset-import")
+    settings.IMPORT_UPLOAD_MAX_BYTES = limit = 20_000  # the page reads the setting each time
+    assert _form_limits(client.get(reverse("dataset_import")).content.decode(), "dataset-import")[0] == limit
+    over = SimpleUploadedFile("big.jsonl", b"x" * (limit + 1))
+    response = client.post(reverse("dataset_import"), {"name": "big", "format": "rose", "file": over})
+    assert response.status_code == 413 and "the limit here is 19.5\xa0KB" in response.json()["error"]
