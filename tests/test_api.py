@@ -604,11 +604,38 @@ def test_scores_state_what_their_intervals_and_tests_are(as_role, demo, crowd, e
     assert pairwise["score"] == "ACU score (un-normalized)"
     assert pairwise["pairs"] == 6 and pairwise["multiple_comparisons"] == "none"
     assert "one-sided" in pairwise["sides"] and pairwise["expected_false_pairs_at_0_05"] == 0.6
+    holm = pairwise["holm"]
+    assert holm["key"] == "p_holm" and holm["method"] == "Holm (1979) step-down" and holm["pairs"] == 6
+    assert holm["controls"] == "family-wise error rate" and holm["zero_reads_below"] == 12 / resamples
     client.force_login(lead)
-    page = client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
+    url = reverse("dashboard_systems", args=[demo.pk])
+    page = client.get(url).content.decode()
     assert f"95% CI: percentile bootstrap over documents ({resamples} resamples, seed 0)" in page
-    assert "resamples, on the ACU score (un-normalized). The cell in row A" in page
-    assert "No correction for multiple comparisons: of the 6 pairs" in page and "about 0.6 if no pair" in page
+    assert "resamples, on the ACU score (un-normalized). The cell in row A, column B tests whether A" in page
+    # By default the matrix reads the Holm-adjusted p, the raw p in each cell's tooltip.
+    assert "Corrected for multiple comparisons: Holm's step-down method over the 6 system pairs" in page
+    assert "about 0.6 if no pair" in page and "No correction for multiple comparisons" not in page
+    assert page.count(", Holm-adjusted p: ") == 12 and 'href="/datasets/' in page and "?p=raw#significance" in page
+    raw = client.get(url, {"p": "raw"}).content.decode()
+    assert "No correction for multiple comparisons: of the 6 pairs" in raw and "about 0.6 if no pair" in raw
+    assert "The Holm-adjusted p (over the 6 pairs) is in each cell's tooltip" in raw
+
+
+def test_scores_carry_holm_adjusted_p_values_beside_the_raw_ones(as_role, demo, crowd, eager_celery):
+    """The API keeps `p` and `n` as they were and adds `p_holm` (Holm over the 6 pairs of
+    the two-sided p) and `holm_pairs`."""
+    from scoring.stats.multiple_testing import pairwise_holm
+
+    scored(demo, crowd)
+    pairwise = as_role("lead").get(f"/api/datasets/{demo.pk}/scores/").json()["pairwise"]
+    assert {"systems", "p", "n", "p_holm", "holm_pairs"} <= pairwise.keys() and pairwise["holm_pairs"] == 6
+    p = [[float("nan") if v is None else v for v in row] for row in pairwise["p"]]
+    expected, _ = pairwise_holm(p)
+    for i, row in enumerate(pairwise["p_holm"]):
+        for j, v in enumerate(row):
+            assert (v is None) if i == j else v == pytest.approx(expected[i][j])
+            if i != j:
+                assert pairwise["p"][i][j] <= v <= 1 or v == 1
 
 
 def test_scores_agreement_and_workers(as_role, demo, crowd, eager_celery):

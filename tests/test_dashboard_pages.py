@@ -97,6 +97,25 @@ def test_the_systems_page_draws_the_stored_scatter_sample(crowd, client, lead):
     assert drawn == json.loads(json.dumps(expected))
 
 
+def test_the_systems_page_warns_when_its_resamples_cannot_resolve_the_family(crowd, client, lead):
+    """50 resamples over the round's pairs: an adjusted p of 0 only says "below 2 x pairs / 50",
+    above 0.05, so no cell can read significant; the page says so and how many resamples would do;
+    the toggle keeps the round and shows the raw p."""
+    dataset, batch = crowd
+    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    pairs = leaderboard.with_holm(run.outputs["pairwise"])["holm_pairs"]
+    client.force_login(lead)
+    url = reverse("dashboard_systems", args=[dataset.pk])
+    page = client.get(url, {"round": batch.pk}).content.decode()
+    assert f"Too few resamples for {pairs} pairs: with 50 resamples," in page
+    assert f"at least {40 * pairs + 1} resamples" in page
+    matrix = page[page.index('id="significance-matrix"') :].split("</table>")[0]
+    assert 'class="sig strong"' not in matrix and 'class="sig yes"' not in matrix
+    assert f'href="{url}?round={batch.pk}&amp;p=raw#significance"' in page
+    raw = client.get(url, {"round": batch.pk, "p": "raw"}).content.decode()
+    assert "Too few resamples" not in raw and f'href="{url}?round={batch.pk}#significance"' in raw
+
+
 def test_fixed_reads_as_floatformat():
     rng = random.Random(14)
     values = [rng.random() for _ in range(2000)] + [k / 10_000 for k in range(0, 10_001, 7)] + [0.0125, 0.0005, 1.0]
@@ -118,13 +137,80 @@ def test_the_matrix_cells_say_p_n_and_level_and_escape_names():
         },
     }
     row = leaderboard.systems_view(outputs)["matrix"][0]
-    html = render_to_string("scoring/_significance_row.html", {"row": row, "resamples": 10_000})
+    context = {"row": row, "resamples": 10_000, "below": 0.0002, "marked": "holm"}
+    html = render_to_string("scoring/_significance_row.html", context)
+    # One pair: its Holm-adjusted p is the two-sided p, 2 x 0.00449.
     assert html.strip() == (
         "<tr><th>&lt;b&gt;A&lt;/b&gt;</th>"
         '<td class="sig self" title="&lt;b&gt;A&lt;/b&gt; better than &lt;b&gt;A&lt;/b&gt;: p: –"></td>'
         '<td class="sig strong" data-n="12" title="&lt;b&gt;A&lt;/b&gt; better than B&amp;C: p: 0.004,'
-        ' n = 12 shared documents">0.004*</td></tr>'
+        ' Holm-adjusted p: 0.009, n = 12 shared documents">0.009*</td></tr>'
     )
+    raw = render_to_string("scoring/_significance_row.html", {**context, "marked": "raw"})
+    assert ' n = 12 shared documents">0.004*</td>' in raw
+
+
+def _four_systems() -> dict:
+    """Four systems, best first; raw one-sided p of the favoured direction 0.001, 0.01, 0.02,
+    0.3, 0.4, and none for C-D (no shared document): 5 pairs in the family. Two-sided 0.002,
+    0.02, 0.04, 0.6, 0.8; Holm: 0.01, 0.08, 0.12, 1.0, 1.0 (0.6 x 2 = 1.2, capped)."""
+    names = ["A", "B", "C", "D"]
+    favoured = {(0, 1): 0.01, (0, 2): 0.001, (0, 3): 0.02, (1, 2): 0.3, (1, 3): 0.4}
+    p = [[None] * 4 for _ in range(4)]
+    n = [[30] * 4 for _ in range(4)]
+    for (i, j), v in favoured.items():
+        p[i][j], p[j][i] = v, 1 - v
+    n[2][3] = n[3][2] = 0
+    return {
+        "systems": {name: {"acu": 0.6 - 0.1 * k} for k, name in enumerate(names)},
+        "pairwise": {"systems": names, "p": p, "n": n},
+    }
+
+
+def test_the_matrix_marks_significance_at_the_holm_adjusted_p_by_default():
+    """Raw p of A over B is 0.01 (coloured significant before); Holm over the 5 pairs with a
+    test makes it 0.08: not significant unless the lead asks for the raw p."""
+    outputs = _four_systems()
+    view = leaderboard.systems_view(outputs)
+    assert view["marked"] == "holm" and view["holm_pairs"] == 5
+    cells = {(row["system"], c["against"]): c for row in view["matrix"] for c in row["cells"]}
+    assert cells["A", "B"]["p"] == 0.01 and cells["A", "B"]["p_holm"] == pytest.approx(0.08)
+    assert cells["A", "C"]["p_holm"] == pytest.approx(0.01) and cells["A", "D"]["p_holm"] == pytest.approx(0.12)
+    assert cells["B", "C"]["p_holm"] == cells["B", "D"]["p_holm"] == 1.0
+    assert cells["B", "A"]["p_holm"] == 1.0  # against the direction the data favour
+    assert cells["C", "D"]["p_holm"] is None and cells["C", "D"]["level"] is None
+    assert [cells["A", x]["level"] for x in "BCD"] == ["no", "yes", "no"]
+    raw = leaderboard.systems_view(outputs, marked="raw")
+    raw_cells = {(row["system"], c["against"]): c for row in raw["matrix"] for c in row["cells"]}
+    assert raw["marked"] == "raw" and [raw_cells["A", x]["level"] for x in "BCD"] == ["yes", "strong", "yes"]
+    # Stored runs keep their keys: with_holm only adds p_holm and holm_pairs.
+    assert outputs["pairwise"].keys() == {"systems", "p", "n"}
+    added = leaderboard.with_holm(outputs["pairwise"])
+    assert (
+        added.keys() - outputs["pairwise"].keys() == {"p_holm", "holm_pairs"} and added["p"] is outputs["pairwise"]["p"]
+    )
+
+
+def test_the_common_documents_matrix_is_adjusted_over_its_own_pairs():
+    outputs = _four_systems()
+    outputs["common"] = {
+        "documents": 40,
+        "systems": outputs["systems"],
+        "pairwise": {"systems": ["A", "B"], "p": [[None, 0.02], [0.98, None]]},
+    }
+    outputs["counts"] = {"documents_differ": True}
+    view = leaderboard.systems_view(outputs, "common")
+    assert view["holm_pairs"] == 1 and view["matrix"][0]["cells"][1]["p_holm"] == pytest.approx(0.04)
+    methods = leaderboard.methods({"n_resamples": 1000}, 2, view["holm_pairs"])
+    assert methods["pairwise"]["holm"]["pairs"] == 1 and methods["pairwise"]["holm"]["zero_reads_below"] == 0.002
+
+
+def test_the_methods_state_the_holm_correction():
+    holm = leaderboard.methods({"n_resamples": 10_000, "seed": 0}, 4)["pairwise"]["holm"]
+    assert holm["key"] == "p_holm" and holm["method"] == "Holm (1979) step-down"
+    assert holm["controls"] == "family-wise error rate" and holm["pairs"] == 6 and holm["level"] == 0.05
+    assert holm["zero_reads_below"] == pytest.approx(2 * 6 / 10_000)
+    assert leaderboard.methods({"n_resamples": 10_000}, 4, 5)["pairwise"]["holm"]["pairs"] == 5
 
 
 # --- workers page -----------------------------------------------------------------------------
@@ -234,3 +320,21 @@ def test_the_percent_filter_keeps_a_small_share_visible():
     assert [percent(v) for v in (0.0, 0.0042, 0.163, 1.0)] == ["0.0%", "0.4%", "16.3%", "100.0%"]
     assert percent(0.12345, 2) == "12.35%"
     assert [percent(v) for v in (None, "x", float("nan"))] == ["-", "-", "-"]
+
+
+def test_an_adjusted_p_of_zero_is_coloured_by_the_bound_its_resamples_give_it():
+    """No resample on the other side: the Holm-adjusted p is 0, but it only says "below 2 x pairs
+    / resamples" (5 pairs here); too few resamples cannot show that pair significant."""
+    outputs = _four_systems()
+    p = outputs["pairwise"]["p"]
+    p[0][2], p[2][0] = 0.0, 1.0
+
+    def a_over_c(resamples):
+        view = leaderboard.systems_view(outputs, resamples=resamples)
+        return next(c for c in view["matrix"][0]["cells"] if c["against"] == "C")
+
+    assert a_over_c(100)["p_holm"] == 0 and a_over_c(100)["level"] == "no"  # below 0.1
+    assert a_over_c(500)["level"] == "yes" and a_over_c(10_000)["level"] == "strong"  # below 0.02, 0.001
+    assert leaderboard.systems_view(outputs, marked="raw", resamples=100)["matrix"][0]["cells"][2]["level"] == "strong"
+    assert leaderboard.holm_method(5, 100)["resamples_to_resolve"] == 201
+    assert leaderboard.holm_method(300, 10_000)["resamples_to_resolve"] == 12_001

@@ -104,3 +104,15 @@ def test_the_significance_matrix_reads_p_zero_as_below_one_over_the_resamples():
     row = {"system": "a", "cells": [{"p": 0.0, "level": "strong", "against": "b", "n": 100, "small": False}]}
     html = render_to_string("scoring/_significance_row.html", {"row": row, "resamples": 10000})
     assert ">&lt; 0.0001</td>" in html and "0.000<" not in html
+
+
+def test_pvalue_holm_filter_reads_zero_as_its_bound():
+    """A Holm-adjusted 0 (no resample on the other side) stands for "below 2 x pairs / resamples",
+    never for 0 nor for the raw bound "< 1/resamples"."""
+    from scoring.templatetags.numbers import pvalue_holm
+
+    assert pvalue_holm(0.0, 0.0012) == "< 0.0012" and pvalue_holm(0.0, 0.06) == "< 0.06"
+    assert pvalue_holm(0.00004, 0.0012) == "0.00004" and pvalue_holm(0.0372, 0.01) == "0.037"
+    assert (
+        pvalue_holm(1.0, 0.01) == "1.000" and pvalue_holm(None, 0.01) == "–" and pvalue_holm(float("nan"), 0.01) == "–"
+    )

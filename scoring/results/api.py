@@ -141,6 +141,13 @@ class PairwiseSerializer(serializers.Serializer):
         required=False,
         help_text="Documents each pair shares, systems x systems.",
     )
+    p_holm = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
+        help_text="Holm-adjusted p-values, systems x systems: each pair's two-sided p (twice the smaller one-sided "
+        "`p`) adjusted by Holm's step-down method over the `holm_pairs` pairs; `p_holm[A][B]` is the adjusted p "
+        "that A is better than B (1 against the direction the data favour), null where `p` is.",
+    )
+    holm_pairs = serializers.IntegerField(help_text="The pairs with a test: the family `p_holm` is adjusted over.")
 
 
 class AlphaUnitsSerializer(serializers.Serializer):
@@ -161,7 +168,8 @@ class ScoresSerializer(RunInfoSerializer):
     methods = serializers.JSONField(
         allow_null=True,
         help_text="What the figures are: the CIs' level, method and what they resample (documents), the paired "
-        "test's sides, resamples and multiple comparisons (none corrected), as the systems page states them.",
+        "test's sides, resamples and multiple comparisons (`p` uncorrected; `holm`: the Holm correction of "
+        "`p_holm`), as the systems page states them.",
     )
 
 
@@ -195,7 +203,7 @@ class DatasetScores(APIView):
                 alpha=result["alpha"],
                 alpha_units=result["alpha_units"],
                 counts=result["counts"],
-                pairwise=run.outputs.get("pairwise"),
+                pairwise=result["pairwise"],
                 methods=result["methods"],
             )
         return Response(ScoresSerializer(body).data)

@@ -381,16 +381,27 @@ def sampled_length_scatter(words: list, acu: list, normalized: list) -> dict:
     }
 
 
-def significance_cells(pairwise: dict | None, systems: dict) -> tuple[list[str], list[dict]]:
+def _level(value) -> str | None:
+    return None if value is None else ("strong" if value < 0.01 else "yes" if value < 0.05 else "no")
+
+
+def significance_cells(
+    pairwise: dict | None, systems: dict, marked: str = "holm", holm_zero: float | None = None
+) -> tuple[list[str], list[dict]]:
     """The coloured p-value matrix, best system first: the cell (a, b) is the share of
     resamples in which a's mean is not above b's (a tie counts against a), so a small value
-    says a is better than b; ``n`` is the number of documents the pair shares. A pair without
-    a shared document has no p."""
+    says a is better than b; ``p_holm`` its Holm-adjusted p over the family of pairs (when the
+    pairwise tests carry it, `leaderboard.with_holm`); ``n`` is the number of documents the pair
+    shares. ``marked`` ("holm" or "raw") is the p the colour (``level``) reads; an adjusted p of 0
+    (no resample on the other side) is coloured by the bound it stands for, ``holm_zero``
+    (`leaderboard.holm_method`'s ``zero_reads_below``), which too few resamples leave above 0.05.
+    A pair without a shared document has no p."""
     if not pairwise:
         return [], []
     index = {n: i for i, n in enumerate(pairwise["systems"])}
     names = sorted(pairwise["systems"], key=lambda n: -systems[n]["acu"])
     p = pairwise["p"]
+    holm = pairwise.get("p_holm")
     shared = pairwise.get("n")
     rows = []
     for a in names:
@@ -398,8 +409,12 @@ def significance_cells(pairwise: dict | None, systems: dict) -> tuple[list[str],
         for b in names:
             i, j = index[a], index[b]
             value = p[i][j] if i != j else None
+            adjusted = holm[i][j] if holm and i != j else None
             n = shared[i][j] if shared and i != j else None
-            level = None if value is None else ("strong" if value < 0.01 else "yes" if value < 0.05 else "no")
-            cells.append({"p": value, "level": level, "against": b, "n": n})
+            if marked == "holm" and holm:
+                level = _level(holm_zero if adjusted == 0 and holm_zero else adjusted)
+            else:
+                level = _level(value)
+            cells.append({"p": value, "p_holm": adjusted, "level": level, "against": b, "n": n})
         rows.append({"system": a, "cells": cells})
     return names, rows

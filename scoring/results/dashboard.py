@@ -59,21 +59,22 @@ def round_choices(dataset) -> list[dict]:
     return list(rounds.order_by("created_at", "pk").values("pk", "name"))
 
 
-def systems_page(run, documents: str, machine_scores: dict) -> dict:
+def systems_page(run, documents: str, machine_scores: dict, marked: str = "holm") -> dict:
     """What the systems page shows of a run beyond the parts read with it (`SYSTEMS_HEAD`): the
-    leaderboard and matrix (`leaderboard.systems_view`), with each system's machine scores, their
+    leaderboard and matrix (`leaderboard.systems_view`, its cells marked at the Holm-adjusted or
+    the raw p: ``marked``), with each system's machine scores, their
     chart, the length scatter and normalization. Read and built only when the page's fragments of
     this run are not cached (templates/scoring/systems.html)."""
     rest = tuple(p for p in leaderboard.SYSTEMS_PARTS if p not in run.outputs)
     out = {**run.outputs, **run_parts(run.pk, rest)}
-    view = leaderboard.systems_view(out, documents)
+    view = leaderboard.systems_view(out, documents, marked, run.parameters.get("n_resamples"))
     return {
         **view,
         "systems": [(name, s, machine_scores.get(name, [])) for name, s in view["systems"]],
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "scatter_chart": charts.stored_length_scatter(out["length_scatter"]) if out.get("length_scatter") else None,
         "normalization": out.get("length_normalization"),
-        "methods": leaderboard.methods(run.parameters, len(view["matrix_names"])),
+        "methods": leaderboard.methods(run.parameters, len(view["matrix_names"]), view["holm_pairs"]),
     }
 
 

@@ -6,10 +6,12 @@ Reads run outputs only (no queries, no writes); the rows are rendered by templat
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
+import numpy as np
 from django.template.defaultfilters import floatformat
 
 from scoring.results.charts import significance_cells
 from scoring.runs.services import SMALL_SAMPLE
+from scoring.stats.multiple_testing import pairwise_holm
 
 # The parts of a scores run's outputs the systems page shows (the others are not read).
 SYSTEMS_PARTS = (
@@ -29,12 +31,49 @@ SYSTEMS_HEAD = ("systems", "counts")
 
 CI_LEVEL = 0.95  # the level of every interval of a scores run (bootstrap.system_cis_partial's default)
 FALSE_ALARMS = 2 * 0.05  # share of pairs without a real difference showing a p < 0.05 cell, either direction
+FAMILY_LEVEL = 0.05  # the family-wise level the systems page marks the Holm-adjusted cells at
 
 
-def methods(parameters: dict, systems: int) -> dict:
+def with_holm(pairwise: dict | None) -> dict | None:
+    """A stored run's paired tests with their Holm-adjusted p-values over the family of system
+    pairs (`multiple_testing.pairwise_holm`): ``p_holm`` beside ``p`` (same shape, null where
+    ``p`` is) and ``holm_pairs``, the pairs adjusted over (those with a test). Computed on
+    reading, so runs stored before it have them too; ``p`` and the other keys are unchanged."""
+    if not pairwise or not pairwise.get("p"):
+        return pairwise
+    p = np.array([[np.nan if v is None else v for v in row] for row in pairwise["p"]], dtype=float)
+    adjusted, family = pairwise_holm(p)
+    p_holm = [[None if math.isnan(v) else v for v in row] for row in adjusted.tolist()]
+    return {**pairwise, "p_holm": p_holm, "holm_pairs": family}
+
+
+def holm_method(family: int, resamples) -> dict:
+    """What ``p_holm`` is: the correction, the p-values it adjusts, the family and its size, the
+    level the systems page marks, and the bound an adjusted p of 0 stands for (no resample on the
+    other side: each two-sided p below 2/resamples, so each adjusted one below that times the family)."""
+    return {
+        "key": "p_holm",
+        "method": "Holm (1979) step-down",
+        "controls": "family-wise error rate",
+        "family": "system pairs with a paired test",
+        "pairs": family,
+        "adjusts": "each pair's two-sided p, min(1, 2 min(p[A][B], p[B][A]))",
+        "p_holm": (
+            "p_holm[A][B] = the pair's adjusted p for 'A better than B' in the direction the data favour "
+            "(the smaller one-sided p), 1 in the other; monotone, capped at 1"
+        ),
+        "level": FAMILY_LEVEL,
+        "zero_reads_below": min(1.0, 2 * family / resamples) if family and resamples else None,
+        # The fewest resamples whose zero bound is below the level: fewer cannot show a pair significant.
+        "resamples_to_resolve": math.floor(round(2 * family / FAMILY_LEVEL, 6)) + 1 if family else None,
+    }
+
+
+def methods(parameters: dict, systems: int, holm_pairs: int | None = None) -> dict:
     """What a scores run's figures are, stated once for the systems page and the scores JSON: the
-    interval's level, method and what it resamples; the paired test's sides and the comparisons
-    it makes without correcting for them (RoSE's test, scoring.md, "Statistics")."""
+    interval's level, method and what it resamples; the paired test's sides, the comparisons it
+    makes (``p`` uncorrected for them) and the Holm correction of ``p_holm`` over ``holm_pairs``
+    pairs (all of them when not given) (RoSE's test, scoring.md, "Statistics")."""
     resamples = parameters.get("n_resamples")
     pairs = systems * (systems - 1) // 2
     return {
@@ -59,6 +98,7 @@ def methods(parameters: dict, systems: int) -> dict:
             "pairs": pairs,
             "multiple_comparisons": "none",
             "expected_false_pairs_at_0_05": round(FALSE_ALARMS * pairs, 1),
+            "holm": holm_method(pairs if holm_pairs is None else holm_pairs, resamples),
         },
     }
 
@@ -107,7 +147,7 @@ def _shown(outputs: dict, use_common: bool) -> tuple[dict, dict | None]:
     """The systems and the paired tests shown: each on its own documents, or all on the
     documents judged for every system (whose n is that count)."""
     if not use_common:
-        return outputs.get("systems", {}), outputs.get("pairwise")
+        return outputs.get("systems", {}), with_holm(outputs.get("pairwise"))
     common = outputs["common"]
     lengths = {name: {"length": s.get("length")} for name, s in outputs.get("systems", {}).items()}
     shown = {
@@ -117,7 +157,7 @@ def _shown(outputs: dict, use_common: bool) -> tuple[dict, dict | None]:
     if pairwise:
         m = len(pairwise["systems"])
         pairwise = {**pairwise, "n": [[common["documents"]] * m for _ in range(m)]}
-    return shown, pairwise
+    return shown, with_holm(pairwise)
 
 
 def _smallest_pair(pairwise: dict | None) -> int | None:
@@ -137,16 +177,20 @@ def _aggregation_rows(comparison: dict | None) -> list:
     ]
 
 
-def systems_view(outputs: dict, documents: str = "own") -> dict:
+def systems_view(outputs: dict, documents: str = "own", marked: str = "holm", resamples: int | None = None) -> dict:
     """Context for the leaderboard and the significance matrix. ``documents`` is "own" (each
     system on its judged documents, pairs on the documents they share) or "common" (every
-    system on the documents judged for all of them, when those differ)."""
+    system on the documents judged for all of them, when those differ); ``marked`` the p-values
+    the matrix colours: "holm" (Holm-adjusted over the pairs) or "raw" (uncorrected); ``resamples``
+    those of the run (an adjusted p of 0 is coloured by the bound they give it)."""
     counts = outputs.get("counts", {})
     common = outputs.get("common")
     use_common = documents == "common" and bool(common)
     shown, pairwise = _shown(outputs, use_common)
     rows = _rows(shown)
-    names, matrix = significance_cells(pairwise, shown)
+    family = pairwise.get("holm_pairs") if pairwise else None
+    zero = holm_method(family, resamples)["zero_reads_below"] if family else None
+    names, matrix = significance_cells(pairwise, shown, marked, zero)
     for matrix_row in matrix:
         for cell in matrix_row["cells"]:  # marked * on the page: the pair shares few documents
             cell["small"] = cell["n"] is not None and cell["n"] < SMALL_SAMPLE
@@ -167,6 +211,8 @@ def systems_view(outputs: dict, documents: str = "own") -> dict:
         "any_degenerate": any(s["acu_ci_degenerate"] or s["normalized_acu_ci_degenerate"] for _, s in rows),
         "matrix_names": names,
         "matrix": matrix,
+        "marked": "holm" if marked == "holm" and pairwise and "p_holm" in pairwise else "raw",
+        "holm_pairs": family,
         "aggregation": outputs.get("aggregation", "majority"),
         "aggregation_rows": _aggregation_rows(comparison),
         "aggregation_comparison": comparison,

@@ -69,3 +69,20 @@ def pvalue(p, draws):
     if 0 < number < 0.001 and total > 0:
         return f"{number:.{max(3, len(str(total)) - 1)}f}"
     return fixed_text(number, 3)
+
+
+@register.filter
+def pvalue_holm(p, below):
+    """A Holm-adjusted resampling p-value (`leaderboard.with_holm`): 0 (no resample on the other
+    side for the smallest p-values) reads "< ``below``", the bound it stands for
+    (`leaderboard.holm_method`'s ``zero_reads_below``), never "0.000"; below 0.001 with as many
+    decimals as its first digit needs ("0.00004"); else 3 decimals. A missing or NaN p reads "–"."""
+    number = _bound(p)
+    bound = _bound(below)
+    if number is None:
+        return "–"
+    if number == 0 and bound:
+        return f"< {bound:.2g}"
+    if 0 < number < 0.001:
+        return f"{number:.{-math.floor(math.log10(number))}f}"
+    return fixed_text(number, 3)

@@ -34,6 +34,33 @@ def test_partial_leaderboard_and_metric_page(live_server, page, shoot, lead, rea
     assert page.locator("#significance-matrix td[data-n='50']").count() == 2 * 24
     assert page.locator("#aggregation-table tbody tr").count() == 25
     shoot(page, "systems-partial-documents")
+    # Holm-adjusted by default over the 300 pairs, which 1,000 resamples cannot resolve (an adjusted
+    # p of 0 only says "< 0.6"): no cell coloured significant, the page says why; raw p in the tooltips.
+    assert "Holm's step-down method over the 300 system pairs" in page.inner_text("#multiple-comparisons")
+    assert "at least 12001 resamples" in page.inner_text("#holm-resamples")
+    assert page.locator("#significance-matrix td.sig.yes, #significance-matrix td.sig.strong").count() == 0
+    title = page.locator("#significance-matrix tbody tr").first.locator("td").nth(1).get_attribute("title")
+    assert ": p: " in title and ", Holm-adjusted p: " in title
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("#significance").scroll_into_view_if_needed()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # the matrix scrolls in its box
+        for hint in ("#multiple-comparisons", "#holm-resamples"):
+            box = page.locator(hint).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, (hint, width)
+        top = page.evaluate("window.scrollY + document.getElementById('significance').getBoundingClientRect().top")
+        clip = {"x": 0, "y": top, "width": width, "height": 1100}
+        page.screenshot(
+            path=str(shoot(page, f"systems-holm-{width}").with_name(f"systems-holm-{width}-matrix.png")),
+            full_page=True,
+            clip=clip,
+        )
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.click("#marked-toggle")
+    assert "No correction for multiple comparisons" in page.inner_text("#multiple-comparisons")
+    assert page.locator("#significance-matrix td.sig.yes, #significance-matrix td.sig.strong").count() > 0
+    shoot(page, "systems-raw-p")
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/systems/")
     page.click("#documents-differ a")
     assert "the 50 documents judged for every system" in page.inner_text("#documents-differ")
     shoot(page, "systems-common-documents")

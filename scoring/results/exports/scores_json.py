@@ -4,13 +4,18 @@ figures of the run, and beside them (never mixed in) the newest finished judge r
 from scoring.machine.reports import machine_summary
 from scoring.machine.selectors import latest_runs
 from scoring.models import ScoringRun
-from scoring.results.leaderboard import methods
+from scoring.results.leaderboard import methods, with_holm
 
 
 def scores_json(run: ScoringRun) -> dict:
     """Systems, alpha, counts, pairwise tests, the common-documents comparison, the run id and
     the machine judges' summaries."""
     out = run.outputs
+    pairwise = with_holm(out.get("pairwise"))
+    common = out.get("common")
+    if common and common.get("pairwise"):
+        common = {**common, "pairwise": with_holm(common["pairwise"])}
+    holm_pairs = pairwise["holm_pairs"] if pairwise else None
     return {
         "systems": {
             name: {
@@ -25,12 +30,13 @@ def scores_json(run: ScoringRun) -> dict:
         "alpha_units": out.get("alpha_units"),
         "counts": out["counts"],
         # As the stored run holds them: paired p-values on the documents each pair shares (with that
-        # n), and the comparison on the documents judged for every system when coverage differs.
-        "pairwise": out.get("pairwise"),
-        "common": out.get("common"),
+        # n), and the comparison on the documents judged for every system when coverage differs;
+        # beside each `p`, its Holm-adjusted `p_holm` over the pairs (`holm_pairs` of them).
+        "pairwise": pairwise,
+        "common": common,
         # What the figures above are: the intervals' level and method, the tests' sides and the
-        # multiple comparisons, as the systems page states them.
-        "methods": methods(run.parameters, len(out["systems"])),
+        # multiple comparisons (`p` uncorrected, `p_holm` Holm's), as the systems page states them.
+        "methods": methods(run.parameters, len(out["systems"]), holm_pairs),
         "run": run.pk,
         "machine": machine_json(run.dataset),
     }

@@ -6,6 +6,7 @@ Pages read stored runs (see scoring.results.dashboard) and never recompute a lar
 
 import io
 import secrets
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -86,12 +87,24 @@ def live(request, dataset_id: int):
     )
 
 
+def _marked_toggle(batch, documents: str, marked: str) -> str:
+    """The query string of the systems page with the matrix marked the other way (Holm-adjusted
+    or raw p), keeping the round and the documents shown."""
+    query = {"round": batch.pk} if batch else {}
+    if documents == "common":
+        query["documents"] = "common"
+    if marked == "holm":
+        query["p"] = "raw"
+    return f"?{urlencode(query)}" if query else ""
+
+
 @role_required(LEAD)
 def systems(request, dataset_id: int):
     dataset, batch = _scope(request, dataset_id)
     run, stale = dashboard.scores_run(dataset, batch, parts=leaderboard.SYSTEMS_HEAD)
     out = run.outputs if run else {}
     documents = "common" if request.GET.get("documents") == "common" else "own"
+    marked = "raw" if request.GET.get("p") == "raw" else "holm"  # the matrix's colours: Holm-adjusted by default
     power = dashboard.latest_of_kind(dataset, batch, ScoringRun.Kind.POWER)
     machine = judge_pages.systems_context(dataset, out.get("systems", {}))
     context = {
@@ -100,8 +113,10 @@ def systems(request, dataset_id: int):
         "stale": stale,
         "has_systems": bool(out.get("systems")),
         # The run's tables and charts, cached as rendered by run, documents and machine columns.
-        "page": SimpleLazyObject(lambda: dashboard.systems_page(run, documents, machine["machine_scores"])),
+        "page": SimpleLazyObject(lambda: dashboard.systems_page(run, documents, machine["machine_scores"], marked)),
         "documents": documents,
+        "marked": marked,
+        "marked_toggle": _marked_toggle(batch, documents, marked),
         "machine_key": "-".join(str(c["run"].pk) for c in machine["machine_columns"]),
         "cache_seconds": dashboard.RUN_CACHE_SECONDS,
         "small_threshold": SMALL_SAMPLE,
