@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from hits.models import Assignment, Judgment
 from scoring.models import ScoringRun
+from scoring.results.leaderboard import with_holm
 from scoring.runs import statistics
 from scoring.runs.metrics import import_metric_scores
 from scoring.runs.services import compute_scores
@@ -142,13 +143,21 @@ def test_compute_scores_json_carries_the_pairwise_tests_and_common_block(partial
     call_command("compute_scores", "demo", "--json", "--resamples", "200")
     out = json.loads(capsys.readouterr().out)
     stored = ScoringRun.objects.get(pk=out["run"]).outputs
-    assert out["pairwise"] == stored["pairwise"] and out["pairwise"]["n"][0][1] > 0
-    assert "common" in out and out["common"] == stored["common"]
+    # As stored, with the Holm-adjusted p-values added beside p (leaderboard.with_holm).
+    assert out["pairwise"] == with_holm(stored["pairwise"]) and out["pairwise"]["n"][0][1] > 0
+    assert {"p_holm", "holm_pairs"} <= out["pairwise"].keys() and out["methods"]["pairwise"]["holm"]["pairs"] == 6
+    assert "common" in out and out["common"] == _with_holm(stored["common"])
     # A dataset where coverage differs but some documents are complete has a common block.
     Assignment.objects.filter(hit__summary__document__position=0).first().delete()
     call_command("compute_scores", "demo", "--json", "--resamples", "200")
     again = json.loads(capsys.readouterr().out)
-    assert again["common"] is None or again["common"] == ScoringRun.objects.get(pk=again["run"]).outputs["common"]
+    common = ScoringRun.objects.get(pk=again["run"]).outputs["common"]
+    assert again["common"] is None or again["common"] == _with_holm(common)
+
+
+def _with_holm(common):
+    """A stored common block as the JSON gives it: its paired tests with their Holm-adjusted p."""
+    return {**common, "pairwise": with_holm(common["pairwise"])} if common and common.get("pairwise") else common
 
 
 def test_partial_power_uses_each_pairs_shared_documents():
