@@ -1,5 +1,6 @@
 /* The ACU matching task: mark each fact Present or Not present, with the keyboard
-   (y/1 present, n/2/0 not present, ↑/↓ or k/j to move) or by tapping. A rating task
+   (y/1 present, n/2/0 not present, ↑/↓ or k/j to move; or Tab to a row's choices, ←/→ between
+   them, Space or Enter to choose: each row is one Tab stop, its pressed choice) or by tapping. A rating task
    (data-kind="rating", hits.ratings): rate each summary 1-5 with the keys 1-5. Answers are kept in
    the browser until the server confirms it stored them, so a reload or a lost connection
    loses nothing. Active time (idle after one minute) goes with the submission. */
@@ -18,7 +19,7 @@
   // A button's answer: a rating's score, or an ACU's present (true) / not present (false).
   function valueOf(b) { return rating ? Number(b.dataset.value) : b.dataset.value === "1"; }
   const storageKey = form.dataset.storageKey;
-  let current = 0, active = 0, last = Date.now(), sending = false;
+  let current = 0, active = 0, last = Date.now(), sending = false, opening = false;
   const answers = {};
 
   // Submitted already (the server says so, or this browser stored it a moment ago and the page
@@ -57,6 +58,9 @@
       row.querySelectorAll("button[data-value]").forEach(function (b) {
         b.setAttribute("aria-pressed", String(value === valueOf(b)));
       });
+      const focused = document.activeElement;
+      const stop = row.contains(focused) && focused.matches("button[data-value]") ? focused : tabStop(row);
+      row.querySelectorAll("button[data-value]").forEach(function (b) { b.tabIndex = b === stop ? 0 : -1; });
     });
     const done = rows.filter(function (r) { return answers[r.dataset.acu] !== undefined; }).length;
     progress.textContent = done + " of " + rows.length + (rating ? " rated" : " answered");
@@ -64,9 +68,16 @@
     if (submitBtn) submitBtn.disabled = preview || sending || done < rows.length;
   }
 
-  function focusRow(i, opening) {
+  // A row's one Tab stop: its pressed choice, else its first.
+  function tabStop(row) {
+    return row.querySelector("button[data-value][aria-pressed='true']") || row.querySelector("button[data-value]");
+  }
+
+  function focusRow(i, first) {
     current = Math.max(0, Math.min(rows.length - 1, i));
-    rows[current].focus({ preventScroll: !!opening }); // on opening, the page starts at the summary
+    opening = !!first;  // on opening, the page starts at the summary
+    tabStop(rows[current]).focus({ preventScroll: true });
+    opening = false;
     render();
   }
 
@@ -86,7 +97,20 @@
     e.preventDefault();
     answer(rows.indexOf(b.closest(".acu-row")), valueOf(b));
   });
-  rows.forEach(function (row, i) { row.addEventListener("focus", function () { current = i; render(); }); });
+  // Focus in a row (a key, Tab, or a click) makes it the current one, scrolled clear of the sticky summary.
+  rows.forEach(function (row, i) {
+    row.addEventListener("focusin", function () {
+      current = i;
+      render();
+      if (!opening) row.scrollIntoView({ block: "nearest" });
+    });
+  });
+
+  // ← → move between a row's choices (the focus only: Space or Enter chooses).
+  function moveChoice(b, step) {
+    const choices = Array.from(b.closest(".acu-row").querySelectorAll("button[data-value]"));
+    choices[Math.max(0, Math.min(choices.length - 1, choices.indexOf(b) + step))].focus();
+  }
 
   document.addEventListener("keydown", function (e) {
     last = Date.now();
@@ -101,6 +125,10 @@
     else if (k === "n" || k === "2" || k === "0") { e.preventDefault(); answer(current, false); }
     else if (k === "arrowdown" || k === "j") { e.preventDefault(); focusRow(current + 1); }
     else if (k === "arrowup" || k === "k") { e.preventDefault(); focusRow(current - 1); }
+    else if ((k === "arrowleft" || k === "arrowright") && active && active.matches(".acu-row button[data-value]")) {
+      e.preventDefault();
+      moveChoice(active, k === "arrowleft" ? -1 : 1);
+    }
   });
   ["mousedown", "touchstart", "input", "scroll"].forEach(function (t) {
     document.addEventListener(t, function () { last = Date.now(); }, { passive: true, capture: true });
