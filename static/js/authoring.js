@@ -130,7 +130,7 @@
       if (s.budget === "human") head.appendChild(h("span", { class: "badge budget-human", title: "The budget gives this sentence to an expert", text: "needs an expert" }));
       if (s.budget === "machine") head.appendChild(h("span", { class: "badge budget-machine", title: "The budget fills this sentence with machine units", text: "machine units" }));
       const top = h("div", { class: "sentence-head" }, [head]);
-      if (editable && suggestUrl) top.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+G)", text: "Suggest ACUs" }));
+      if (editable && suggestUrl) top.appendChild(h("button", { type: "button", class: "suggest small", "data-sentence": String(s.id), title: "Suggest ACUs for this sentence (Alt+G)", "aria-label": "Suggest ACUs for sentence " + (i + 1), text: "Suggest ACUs" }));
       const block = h("section", { class: "sentence-block", "data-sentence-id": String(s.id) }, [
         top,
         hintList("sentence-hints", s.hints),
@@ -580,7 +580,21 @@
   const acceptAllButton = document.getElementById("accept-all");
   if (acceptAllButton) acceptAllButton.addEventListener("click", function () { acceptAll(root); });
 
+  // Each ACU field is named by its place ("ACU 2 of sentence 3"), kept right as ACUs are added, moved or deleted.
+  function nameFields() {
+    root.querySelectorAll(".sentence-block").forEach(function (block, i) {
+      block.querySelectorAll("li.acu").forEach(function (li, j) {
+        const name = "ACU " + (j + 1) + " of sentence " + (i + 1);
+        li.querySelector(".acu-text").setAttribute("aria-label", name);
+        const del = li.querySelector("button.delete");
+        if (del) del.setAttribute("aria-label", "Delete " + name);
+      });
+    });
+  }
+  new MutationObserver(nameFields).observe(root, { childList: true, subtree: true });
+
   render();
+  nameFields();
   growAll();
   renderHistory(state.history);
   setStatus("saved", editable ? "All changes saved" : "Read only");
