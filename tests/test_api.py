@@ -611,7 +611,10 @@ def test_scores_state_what_their_intervals_and_tests_are(as_role, demo, crowd, e
     url = reverse("dashboard_systems", args=[demo.pk])
     page = client.get(url).content.decode()
     assert f"95% CI: percentile bootstrap over documents ({resamples} resamples, seed 0)" in page
-    assert "resamples, on the ACU score (un-normalized). The cell in row A, column B tests whether A" in page
+    assert (
+        f"{resamples:,} resamples (enough for the 6 pairs to resolve after Holm's correction; the intervals take " in page
+    )
+    assert "), on the ACU score (un-normalized). The cell in row A, column B tests whether A" in page
     # By default the matrix reads the Holm-adjusted p, the raw p in each cell's tooltip.
     assert "Corrected for multiple comparisons: Holm's step-down method over the 6 system pairs" in page
     assert "about 0.6 if no pair" in page and "No correction for multiple comparisons" not in page

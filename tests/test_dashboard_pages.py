@@ -7,6 +7,7 @@ import json
 import random
 import re
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.template.defaultfilters import floatformat
@@ -97,18 +98,39 @@ def test_the_systems_page_draws_the_stored_scatter_sample(crowd, client, lead):
     assert drawn == json.loads(json.dumps(expected))
 
 
-def test_the_systems_page_warns_when_its_resamples_cannot_resolve_the_family(crowd, client, lead):
-    """50 resamples over the round's pairs: an adjusted p of 0 only says "below 2 x pairs / 50",
-    above 0.05, so no cell can read significant; the page says so and how many resamples would do;
-    the toggle keeps the round and shows the raw p."""
+def test_the_paired_tests_draw_enough_resamples_for_the_holm_family(crowd, client, lead):
+    """A run asked for 50 resamples: its intervals take 50, but its paired tests draw enough that
+    an adjusted p of 0 reads below half the level (`family_resamples`), so the page can show a
+    pair significant after Holm's correction and has nothing to warn about."""
     dataset, batch = crowd
     run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
     pairs = leaderboard.with_holm(run.outputs["pairwise"])["holm_pairs"]
+    drawn = run.outputs["pairwise"]["resamples"]
+    assert drawn == 80 * pairs > 50 and 2 * pairs / drawn == 0.025
     client.force_login(lead)
     url = reverse("dashboard_systems", args=[dataset.pk])
     page = client.get(url, {"round": batch.pk}).content.decode()
-    assert f"Too few resamples for {pairs} pairs: with 50 resamples," in page
-    assert f"at least {40 * pairs + 1} resamples" in page
+    assert f", {drawn:,} resamples (enough for the {pairs} pairs to resolve after Holm" in page
+    assert "the intervals take 50)" in page and "Too few resamples" not in page
+
+
+def test_a_run_stored_before_the_tests_drew_their_own_resamples_warns_when_they_cannot_resolve(crowd, client, lead):
+    """A run stored before the paired block kept its own resamples (it drew the run's: 50): an
+    adjusted p of 0 only says "below 2 x pairs / 50", above 0.05, so no cell can read significant;
+    the page says so and that a recompute draws enough; the toggle keeps the round, shows the raw p."""
+    dataset, batch = crowd
+    run = compute_scores(dataset, batch, n_resamples=50, trigger="test")
+    outputs = dict(run.outputs)
+    outputs["pairwise"] = {k: v for k, v in outputs["pairwise"].items() if k != "resamples"}
+    p = np.array([[np.nan if v is None else v for v in row] for row in outputs["pairwise"]["p"]])
+    outputs["pairwise"]["p"] = np.where(np.isnan(p), None, np.round(p * 50) / 50).tolist()
+    type(run).objects.filter(pk=run.pk).update(outputs=outputs)
+    pairs = leaderboard.with_holm(outputs["pairwise"])["holm_pairs"]
+    client.force_login(lead)
+    url = reverse("dashboard_systems", args=[dataset.pk])
+    page = client.get(url, {"round": batch.pk}).content.decode()
+    assert f"Too few resamples for {pairs} pairs: this run drew 50," in page
+    assert f"a run computed now draws {80 * pairs:,} for this many pairs" in page
     matrix = page[page.index('id="significance-matrix"') :].split("</table>")[0]
     assert 'class="sig strong"' not in matrix and 'class="sig yes"' not in matrix
     assert f'href="{url}?round={batch.pk}&amp;p=raw#significance"' in page
@@ -336,5 +358,5 @@ def test_an_adjusted_p_of_zero_is_coloured_by_the_bound_its_resamples_give_it():
     assert a_over_c(100)["p_holm"] == 0 and a_over_c(100)["level"] == "no"  # below 0.1
     assert a_over_c(500)["level"] == "yes" and a_over_c(10_000)["level"] == "strong"  # below 0.02, 0.001
     assert leaderboard.systems_view(outputs, marked="raw", resamples=100)["matrix"][0]["cells"][2]["level"] == "strong"
-    assert leaderboard.holm_method(5, 100)["resamples_to_resolve"] == 201
-    assert leaderboard.holm_method(300, 10_000)["resamples_to_resolve"] == 12_001
+    assert leaderboard.holm_method(5, 100)["resamples_to_resolve"] == 400  # what a run computed now draws
+    assert leaderboard.holm_method(300, 10_000)["resamples_to_resolve"] == 24_000

@@ -74,7 +74,9 @@ def systems_page(run, documents: str, machine_scores: dict, marked: str = "holm"
         "leaderboard_chart": charts.leaderboard(view["shown_systems"]) if view["shown_systems"] else None,
         "scatter_chart": charts.stored_length_scatter(out["length_scatter"]) if out.get("length_scatter") else None,
         "normalization": out.get("length_normalization"),
-        "methods": leaderboard.methods(run.parameters, len(view["matrix_names"]), view["holm_pairs"]),
+        "methods": leaderboard.methods(
+            run.parameters, len(view["matrix_names"]), view["holm_pairs"], view["pair_resamples"]
+        ),
     }
 
 

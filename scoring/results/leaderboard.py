@@ -11,7 +11,7 @@ from django.template.defaultfilters import floatformat
 
 from scoring.results.charts import significance_cells
 from scoring.runs.services import SMALL_SAMPLE
-from scoring.stats.multiple_testing import pairwise_holm
+from scoring.stats.multiple_testing import FAMILY_LEVEL, family_resamples, pairwise_holm
 
 # The parts of a scores run's outputs the systems page shows (the others are not read).
 SYSTEMS_PARTS = (
@@ -31,7 +31,6 @@ SYSTEMS_HEAD = ("systems", "counts")
 
 CI_LEVEL = 0.95  # the level of every interval of a scores run (bootstrap.system_cis_partial's default)
 FALSE_ALARMS = 2 * 0.05  # share of pairs without a real difference showing a p < 0.05 cell, either direction
-FAMILY_LEVEL = 0.05  # the family-wise level the systems page marks the Holm-adjusted cells at
 
 
 def with_holm(pairwise: dict | None) -> dict | None:
@@ -45,6 +44,12 @@ def with_holm(pairwise: dict | None) -> dict | None:
     adjusted, family = pairwise_holm(p)
     p_holm = [[None if math.isnan(v) else v for v in row] for row in adjusted.tolist()]
     return {**pairwise, "p_holm": p_holm, "holm_pairs": family}
+
+
+def pairwise_resamples(pairwise: dict | None, run_resamples):
+    """The resamples behind a paired block's p-values: its own (`scoring.runs.services`, since the
+    tests draw enough for the Holm family), else the run's (runs stored before)."""
+    return (pairwise or {}).get("resamples") or run_resamples
 
 
 def holm_method(family: int, resamples) -> dict:
@@ -65,16 +70,20 @@ def holm_method(family: int, resamples) -> dict:
         "level": FAMILY_LEVEL,
         "zero_reads_below": min(1.0, 2 * family / resamples) if family and resamples else None,
         # The fewest resamples whose zero bound is below the level: fewer cannot show a pair significant.
-        "resamples_to_resolve": math.floor(round(2 * family / FAMILY_LEVEL, 6)) + 1 if family else None,
+        # What a scores run computed now draws for this family (runs stored before drew the run's
+        # resamples, which may leave no pair able to show significant).
+        "resamples_to_resolve": family_resamples(family, 0) if family else None,
     }
 
 
-def methods(parameters: dict, systems: int, holm_pairs: int | None = None) -> dict:
+def methods(parameters: dict, systems: int, holm_pairs: int | None = None, pair_resamples: int | None = None) -> dict:
     """What a scores run's figures are, stated once for the systems page and the scores JSON: the
     interval's level, method and what it resamples; the paired test's sides, the comparisons it
     makes (``p`` uncorrected for them) and the Holm correction of ``p_holm`` over ``holm_pairs``
-    pairs (all of them when not given) (RoSE's test, scoring.md, "Statistics")."""
+    pairs (all of them when not given) on ``pair_resamples`` (the paired block's `resamples`; runs
+    stored before it drew the run's) (RoSE's test, scoring.md, "Statistics")."""
     resamples = parameters.get("n_resamples")
+    pair_resamples = pair_resamples or resamples
     pairs = systems * (systems - 1) // 2
     return {
         "system_score": "mean over the documents the system was judged on of its summary scores",
@@ -89,7 +98,7 @@ def methods(parameters: dict, systems: int, holm_pairs: int | None = None) -> di
             "test": "paired bootstrap",
             "score": "ACU score (un-normalized)",
             "resampled": "documents both systems share",
-            "resamples": resamples,
+            "resamples": pair_resamples,
             "p": "p[A][B] = share of resamples whose mean of A - B is not above 0",
             "sides": (
                 "one-sided per cell (A better than B); the cell of the system with the higher mean, "
@@ -98,7 +107,7 @@ def methods(parameters: dict, systems: int, holm_pairs: int | None = None) -> di
             "pairs": pairs,
             "multiple_comparisons": "none",
             "expected_false_pairs_at_0_05": round(FALSE_ALARMS * pairs, 1),
-            "holm": holm_method(pairs if holm_pairs is None else holm_pairs, resamples),
+            "holm": holm_method(pairs if holm_pairs is None else holm_pairs, pair_resamples),
         },
     }
 
@@ -189,6 +198,7 @@ def systems_view(outputs: dict, documents: str = "own", marked: str = "holm", re
     shown, pairwise = _shown(outputs, use_common)
     rows = _rows(shown)
     family = pairwise.get("holm_pairs") if pairwise else None
+    resamples = pairwise_resamples(pairwise, resamples)
     zero = holm_method(family, resamples)["zero_reads_below"] if family else None
     names, matrix = significance_cells(pairwise, shown, marked, zero)
     for matrix_row in matrix:
@@ -213,6 +223,7 @@ def systems_view(outputs: dict, documents: str = "own", marked: str = "holm", re
         "matrix": matrix,
         "marked": "holm" if marked == "holm" and pairwise and "p_holm" in pairwise else "raw",
         "holm_pairs": family,
+        "pair_resamples": resamples,
         "aggregation": outputs.get("aggregation", "majority"),
         "aggregation_rows": _aggregation_rows(comparison),
         "aggregation_comparison": comparison,

@@ -29,6 +29,7 @@ from scoring.runs.selectors import latest_run
 from scoring.runs.workers import worker_table
 from scoring.stats import agreement, bootstrap, dawid_skene, normalization
 from scoring.stats.aggregation import acu_labels, acu_scores_by_summary, normalized_acu_score
+from scoring.stats.multiple_testing import family_resamples
 
 DEFAULT_RESAMPLES = 10_000
 AGGREGATIONS = ("majority", "dawid-skene")
@@ -312,9 +313,17 @@ def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> di
     _, acu_low, acu_high, n = bootstrap.system_cis_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
     _, norm_low, norm_high, _ = bootstrap.system_cis_partial(norm_matrix, n_resamples=n_resamples, rng=rng)
     pairwise = None
+    # The paired tests draw enough resamples for the Holm-adjusted matrix to resolve its family.
+    pair_resamples = family_resamples(len(systems) * (len(systems) - 1) // 2, n_resamples)
     if len(systems) > 1:
-        p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=n_resamples, rng=rng)
-        pairwise = {"systems": names, "p": p.tolist(), "n": pair_n.tolist(), "documents": "shared"}
+        p, pair_n = bootstrap.paired_bootstrap_partial(acu_matrix, n_resamples=pair_resamples, rng=rng)
+        pairwise = {
+            "systems": names,
+            "p": p.tolist(),
+            "n": pair_n.tolist(),
+            "documents": "shared",
+            "resamples": pair_resamples,
+        }
     complete = ~np.isnan(acu_matrix).any(axis=1)
     complete_docs = [d for d, k in zip(docs, complete.tolist(), strict=False) if k]
     documents_differ = bool((n != len(complete_docs)).any())
@@ -333,7 +342,9 @@ def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> di
         }
     common = None
     if documents_differ and complete_docs:
-        common = _common_comparison(names, acu_matrix[complete], norm_matrix[complete], n_resamples, rng)
+        common = _common_comparison(
+            names, acu_matrix[complete], norm_matrix[complete], n_resamples, pair_resamples, rng
+        )
     return {
         "systems": systems_out,
         "pairwise": pairwise,
@@ -343,7 +354,7 @@ def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> di
     }
 
 
-def _common_comparison(names, sub, norm_sub, n_resamples: int, rng) -> dict:
+def _common_comparison(names, sub, norm_sub, n_resamples: int, pair_resamples: int, rng) -> dict:
     """The comparison on the documents judged for every system, offered beside the partial one."""
     means, low, high = bootstrap.system_cis(sub, n_resamples=n_resamples, rng=rng)
     nmeans, nlow, nhigh = bootstrap.system_cis(norm_sub, n_resamples=n_resamples, rng=rng)
@@ -351,7 +362,8 @@ def _common_comparison(names, sub, norm_sub, n_resamples: int, rng) -> dict:
     if len(names) > 1:
         common["pairwise"] = {
             "systems": names,
-            "p": bootstrap.paired_bootstrap(sub, n_resamples=n_resamples, rng=rng).tolist(),
+            "p": bootstrap.paired_bootstrap(sub, n_resamples=pair_resamples, rng=rng).tolist(),
+            "resamples": pair_resamples,
         }
     return common
 

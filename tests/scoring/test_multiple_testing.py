@@ -144,3 +144,18 @@ def test_pairwise_on_the_paired_bootstrap_agrees_with_the_brute_force_over_pairs
     assert adjusted[3, 4] == adjusted[4, 3] == 1.0
     off = ~np.eye(5, dtype=bool)
     assert (adjusted[off] >= np.minimum(1, 2 * p[off]) - 1e-12).all() and (adjusted[off] <= 1).all()
+
+
+def test_the_paired_tests_draw_enough_resamples_for_the_holm_family_to_resolve():
+    """10,000 resamples leave REALSumm's 300 pairs no adjusted p below 0.06 (2 x 300 / 10,000):
+    no cell could read significant. The tests draw enough that the bound is half the level."""
+    from scoring.stats.multiple_testing import FAMILY_LEVEL, family_resamples
+
+    assert family_resamples(300, 10_000) == 24_000
+    assert 2 * 300 / family_resamples(300, 10_000) <= FAMILY_LEVEL / 2
+    assert family_resamples(6, 10_000) == 10_000  # a small family: the run's own resamples
+    assert family_resamples(300, 50_000) == 50_000  # never fewer than asked for
+    assert family_resamples(0, 200) == 200
+    for pairs in (1, 3, 45, 190, 300, 1225):
+        drawn = family_resamples(pairs, 0)
+        assert 2 * pairs / drawn <= FAMILY_LEVEL / 2 < 2 * pairs / (drawn - 1)

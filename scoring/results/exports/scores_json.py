@@ -4,7 +4,7 @@ figures of the run, and beside them (never mixed in) the newest finished judge r
 from scoring.machine.reports import machine_summary
 from scoring.machine.selectors import latest_runs
 from scoring.models import ScoringRun
-from scoring.results.leaderboard import methods, with_holm
+from scoring.results.leaderboard import methods, pairwise_resamples, with_holm
 
 
 def scores_json(run: ScoringRun) -> dict:
@@ -36,7 +36,12 @@ def scores_json(run: ScoringRun) -> dict:
         "common": common,
         # What the figures above are: the intervals' level and method, the tests' sides and the
         # multiple comparisons (`p` uncorrected, `p_holm` Holm's), as the systems page states them.
-        "methods": methods(run.parameters, len(out["systems"]), holm_pairs),
+        "methods": methods(
+            run.parameters,
+            len(out["systems"]),
+            holm_pairs,
+            pairwise_resamples(pairwise, run.parameters.get("n_resamples")),
+        ),
         "run": run.pk,
         "machine": machine_json(run.dataset),
     }
