@@ -612,7 +612,8 @@ def test_scores_state_what_their_intervals_and_tests_are(as_role, demo, crowd, e
     page = client.get(url).content.decode()
     assert f"95% CI: percentile bootstrap over documents ({resamples} resamples, seed 0)" in page
     assert (
-        f"{resamples:,} resamples (enough for the 6 pairs to resolve after Holm's correction; the intervals take " in page
+        f"{resamples:,} resamples (enough for the 6 pairs to resolve after Holm's correction; the intervals take "
+        in page
     )
     assert "), on the ACU score (un-normalized). The cell in row A, column B tests whether A" in page
     # By default the matrix reads the Holm-adjusted p, the raw p in each cell's tooltip.
