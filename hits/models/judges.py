@@ -88,15 +88,22 @@ class LLMAnswer(models.Model):
     chunk at a time) so that a run interrupted by a crash, a stopped worker, Ctrl-C or an endpoint
     outage resumes without asking again. `key` is a digest of everything that determines the
     answer (model, endpoint, temperature, prompt version, the messages with the summary and its
-    ACUs' texts): an answer is reused only for the very same question."""
+    ACUs' texts): an answer is reused only for the very same question. A new run reuses the
+    answer an earlier run (of any dataset) got for the same key by copying it into its own rows
+    (`from_run` set; scoring.machine.answers.RunAnswers.borrow), so deleting that earlier run
+    takes nothing from it."""
 
     run = models.ForeignKey(JudgeRun, related_name="llm_answers", on_delete=models.CASCADE)
-    key = models.CharField(max_length=64)
+    key = models.CharField(max_length=64, db_index=True)
     # P(present) per fact, in the order the prompt numbers them.
     probabilities = models.JSONField()
-    # The usage the endpoint reported for this answer (null: none reported) and the requests it took.
+    # The usage the endpoint reported for this answer (null: none reported) and the requests it took
+    # (a copy: null and 0, this run paid nothing for it).
     usage = models.JSONField(null=True, blank=True)
     requests = models.PositiveIntegerField(default=1)
+    # A copy of an earlier run's answer: the id of the run that asked (a plain number, not a key:
+    # that run may have been deleted since); null: this run asked the endpoint itself.
+    from_run = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

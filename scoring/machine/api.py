@@ -85,7 +85,18 @@ class LLMUsageSerializer(serializers.Serializer):
     total_tokens = serializers.IntegerField(allow_null=True)
     summaries = serializers.IntegerField(allow_null=True, help_text="Summaries (questions) of the run.")
     answered = serializers.IntegerField(help_text="Summaries answered so far in the current pass.")
-    reused = serializers.IntegerField(help_text="Of those, answered from the stored answers (not asked again).")
+    reused = serializers.IntegerField(
+        help_text="Of those, answered from the answers this run asked for in an earlier pass (a resumed run)."
+    )
+    asked = serializers.IntegerField(
+        allow_null=True,
+        help_text="Summaries this run asked the endpoint for and got an answer, over all its passes (null: a run "
+        "stored before this was counted).",
+    )
+    reused_earlier = serializers.IntegerField(
+        help_text="Summaries answered by copying the answer an earlier run (of any dataset) got for the very same "
+        "question (same model, endpoint, temperature, prompt and texts): not asked, not paid again."
+    )
     resumed = serializers.IntegerField(help_text="Times the run was resumed.")
 
 
@@ -146,7 +157,9 @@ class JudgeRunSerializer(serializers.Serializer):
         allow_null=True,
         help_text="llm: what the run asked and spent (null for the other judges). Its answers are stored as "
         "they arrive: starting the same run again (same dataset, model, prompt, options and round) after it "
-        "failed or stopped resumes it and asks only the summaries without an answer.",
+        "failed or stopped resumes it and asks only the summaries without an answer; a new run reuses the "
+        "answers earlier runs got for the very same questions (`reused_earlier`) unless started with "
+        "`fresh_answers`.",
     )
 
 
@@ -166,6 +179,12 @@ class StartJudgeRunSerializer(StrictInput, serializers.Serializer):
         required=False,
         default=False,
         help_text="learned: stack a packed cross-encoder (all-MiniLM-L6-v2 fine-tuned out of fold; the torch extras).",
+    )
+    fresh_answers = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="llm: ask the endpoint for every summary, even those an earlier run has the answer for (to "
+        "measure its run-to-run variance); by default those answers are reused, not paid again.",
     )
     round = serializers.IntegerField(
         required=False,
@@ -228,7 +247,8 @@ class DatasetJudgeRuns(generics.GenericAPIView):
                 )
         # Each judge takes its own options; those it does not take are left out.
         options, _ = judge_options(
-            data["judge"], {k: data.get(k) for k in ("model_dir", "device", "model_from", "cross_encoder")}
+            data["judge"],
+            {k: data.get(k) for k in ("model_dir", "device", "model_from", "cross_encoder", "fresh_answers")},
         )
         try:
             run, _ = start_or_resume(

@@ -74,6 +74,7 @@ def start(request, dataset_id: int):
         "device": request.POST.get("device", "cpu"),
         "model_from": request.POST.get("model_from", "").strip(),
         "cross_encoder": bool(request.POST.get("cross_encoder")),
+        "fresh_answers": bool(request.POST.get("fresh_answers")),
     }
     options, _ = judge_options(judge, given)  # each judge takes its own; the others' fields are left out
     if "model_from" in options:

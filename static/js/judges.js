@@ -33,8 +33,10 @@
         const u = r.llm, usage = document.createElement("small");
         const count = function (x) { return x === null || x === undefined ? "unknown" : Number(x).toLocaleString("en"); };
         usage.className = "llm-usage";
-        usage.textContent = count(u.calls) + " calls, " + count(u.retries) + " retries" +
-          (u.reused ? ", " + count(u.reused) + " reused" : "") + (u.resumed ? ", resumed " + u.resumed + "×" : "") +
+        usage.textContent = (u.asked === null || u.asked === undefined ? "" : count(u.asked) + " asked, ") +
+          count(u.calls) + " calls, " + count(u.retries) + " retries" +
+          (u.reused ? ", " + count(u.reused) + " reused" : "") +
+          (u.reused_earlier ? ", " + count(u.reused_earlier) + " from earlier runs" : "") + (u.resumed ? ", resumed " + u.resumed + "×" : "") +
           "; tokens " + count(u.total_tokens) + (u.total_tokens !== null && u.replies_without_usage ? " at least" : "");
         p.append(document.createElement("br"), usage);
       }

@@ -184,7 +184,15 @@ def test_lead_resumes_an_llm_run_from_the_page(
         assert JudgeRun.objects.count() == 1 and len(endpoint.answered) == 24
         total = sum(a["usage"]["total_tokens"] for a in endpoint.answered)
         usage = row.query_selector(".llm-usage").inner_text()
-        assert usage == f"27 calls, 2 retries, 6 reused, resumed 1×; tokens {total:,}"
+        assert usage == f"24 asked, 27 calls, 2 retries, 6 reused, resumed 1×; tokens {total:,}"
+        # A new run of the finished one: every answer reused from it, nothing asked.
+        page.select_option("#judge-name", "llm")
+        page.click("#judge-form button[type=submit]")
+        second = JudgeRun.objects.latest("pk")
+        row = page.wait_for_selector(f"#judge-run-{second.pk}[data-status=done]")
+        assert second.pk != run.pk and len(endpoint.answered) == 24
+        usage = row.query_selector(".llm-usage").inner_text()
+        assert usage == "0 asked, 0 calls, 0 retries, 24 from earlier runs; tokens 0"
         page.locator("#machine-judges").scroll_into_view_if_needed()
         shoot(page, "llm-judge-resumed-dataset-page")
     finally:

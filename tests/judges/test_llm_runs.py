@@ -17,27 +17,13 @@ from rest_framework.test import APIClient
 
 from annotation.models import ACU
 from hits.models import JudgeRun, LLMAnswer, MachineJudgment
-from scoring.machine.judges import base
 from scoring.machine.judges import llm as llm_judge
 
 from ..conftest import PASSWORD
-from .learned_data import tiny_dataset
-from .llm_standin import JudgeEndpoint
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.portable]
 
 SUMMARIES = 24  # 6 documents x 4 systems, 5 ACUs each: 120 pairs
-
-
-@pytest.fixture
-def endpoint(standin, monkeypatch):
-    monkeypatch.setattr(base, "CHUNK_PAIRS", 10)  # 2 summaries a chunk: 12 chunks
-    return JudgeEndpoint(standin)
-
-
-@pytest.fixture
-def tiny(tmp_path):
-    return tiny_dataset(tmp_path, "tiny", seed=3, documents=6)
 
 
 def judge(*args, fails=False):
@@ -81,11 +67,13 @@ def test_an_interrupted_run_resumes_asking_only_what_it_lacks_and_ends_as_an_uni
     assert (usage["calls"], usage["retries"], usage["replies"], usage["resumed"]) == (27, 2, 24, 1)
     assert (usage["summaries"], usage["answered"], usage["reused"]) == (24, 24, 6)
 
-    # The same settings once more, uninterrupted: a new run asking all 24, with the same figures.
-    out, _ = judge("--json")
+    assert (usage["asked"], usage["reused_earlier"]) == (24, 0)
+
+    # The same settings once more, uninterrupted, asking all 24 (--fresh-answers): the same figures.
+    out, _ = judge("--json", "--fresh-answers")
     again = json.loads(out)
     assert again["id"] != run.pk and again["version"] == 2 and len(endpoint.answered) == 24 + SUMMARIES
-    assert again["llm"]["calls"] == 24 and again["llm"]["reused"] == 0
+    assert again["llm"]["calls"] == 24 and again["llm"]["reused"] == 0 and again["llm"]["asked"] == 24
     assert judgments(run) == judgments(JudgeRun.objects.get(pk=again["id"]))
     assert result["classification"] == again["classification"] and result["calibration"] == again["calibration"]
 
@@ -157,7 +145,7 @@ def test_usage_is_summed_and_missing_usage_is_unknown(tiny, endpoint, lead):
     assert usage["replies_without_usage"] == SUMMARIES - len(given) and usage["calls"] == SUMMARIES
 
     endpoint.usage_for = lambda prompt: False
-    out, _ = judge()
+    out, _ = judge("--fresh-answers")
     assert "tokens: unknown prompt, unknown completion, unknown total (the endpoint reported no usage)" in out
     run = JudgeRun.objects.latest("pk")
     client = APIClient()
@@ -215,11 +203,11 @@ def test_a_run_left_running_by_a_crash_is_taken_up_with_resume_and_new_starts_af
     assert message == "tiny has no llm judge run 999999."
     out, _ = judge("--resume", str(run.pk))
     assert out.startswith(f"Resuming run {run.pk}: 6 of 24 summaries already answered\n")
-    assert "llm: 27 calls, 2 retries, 6 reused from stored answers; tokens: " in out
+    assert "llm: 24 asked; 27 calls, 2 retries, 6 reused from stored answers; tokens: " in out
     assert len(endpoint.answered) == SUMMARIES
-    # --new with a failed twin: a fresh run that asks every summary.
+    # --new --fresh-answers with a failed twin: a fresh run that asks every summary.
     endpoint.fail_after = SUMMARIES + 2
-    judge(fails=True)
+    judge("--fresh-answers", fails=True)
     endpoint.fail_after = None
-    out, _ = judge("--new", "--json")
+    out, _ = judge("--new", "--fresh-answers", "--json")
     assert json.loads(out)["llm"]["reused"] == 0 and len(endpoint.answered) == 2 * SUMMARIES + 2

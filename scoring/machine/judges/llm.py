@@ -101,7 +101,9 @@ class LLMJudge(Judge):
     calibration_scale = "logit"
     resumable = True
 
-    def __init__(self, temperature: float = 0.0, retries: int = 2, timeout: float | None = None):
+    def __init__(
+        self, temperature: float = 0.0, retries: int = 2, timeout: float | None = None, fresh_answers: bool = False
+    ):
         settings = llm_settings()
         super().__init__(
             model=settings["model"],
@@ -113,6 +115,9 @@ class LLMJudge(Judge):
         )
         self.retries = int(retries)
         self.timeout = timeout
+        # Ask the endpoint again even where an earlier run has the answer (to measure its run-to-run
+        # variance): a run option (JudgeRun.options), not a parameter: it changes no question's key.
+        self.fresh_answers = bool(fresh_answers)
 
     def available(self) -> tuple[bool, str]:
         if not llm_configured():
@@ -152,8 +157,9 @@ class LLMJudge(Judge):
 
     def predict(self, work: Work) -> Prediction:
         """Every pair's P(present), a chunk of summaries at a time: a summary whose answer the run
-        has stored (`work.answers`, an interrupted run resumed) is not asked again; the answers a
-        chunk received are stored with what they cost at its end, or when it fails midway."""
+        has stored (`work.answers`, an interrupted run resumed) is not asked again, nor one an
+        earlier run got an answer for (copied into this run; unless `fresh_answers`); the answers
+        a chunk received are stored with what they cost at its end, or when it fails midway."""
         pairs, n, store = work.pairs, len(work.pairs), work.answers
         values = np.empty(n, dtype=float)
         if store is not None:
@@ -161,24 +167,37 @@ class LLMJudge(Judge):
         start = 0
         while start < n:
             stop = _chunk_end(pairs.summary, start)
-            questions = self.questions(pairs, range(start, stop))
-            known = store.stored([q.key for q in questions]) if store is not None else {}
-            fresh: dict[str, tuple[list[float], dict | None, int]] = {}
-            spend = Spend()
-            try:
-                for q in questions:
-                    if q.key in known:
-                        spend.reused += 1
-                    elif q.key not in fresh:
-                        fresh[q.key] = self._ask(q.messages, len(q.rows), spend)
-                    values[q.rows] = known[q.key] if q.key in known else fresh[q.key][0]
-                    spend.answered += 1
-            finally:
-                if store is not None:
-                    store.store(fresh, spend)
+            self._answer_chunk(self.questions(pairs, range(start, stop)), store, values)
             work.progress(PREDICT_END * stop / n, stop)
             start = stop
         return Prediction({"p": values})
+
+    def _known(self, questions: list[Question], store, spend: Spend) -> dict[str, list[float]]:
+        """The answers of these questions the run has already: its own (counted `reused` when it
+        asked them itself) and, unless `fresh_answers`, earlier runs' (copied in by `borrow`)."""
+        if store is None:
+            return {}
+        own = store.stored([q.key for q in questions])
+        spend.reused += sum(1 for q in questions if q.key in own and own[q.key][1] is None)
+        known = {key: p for key, (p, _) in own.items()}
+        missing = list(dict.fromkeys(q.key for q in questions if q.key not in known))
+        if missing and not self.fresh_answers:
+            known.update(store.borrow(missing))
+        return known
+
+    def _answer_chunk(self, questions: list[Question], store, values: np.ndarray) -> None:
+        spend = Spend()
+        known = self._known(questions, store, spend)
+        fresh: dict[str, tuple[list[float], dict | None, int]] = {}
+        try:
+            for q in questions:
+                if q.key not in known and q.key not in fresh:
+                    fresh[q.key] = self._ask(q.messages, len(q.rows), spend)
+                values[q.rows] = known[q.key] if q.key in known else fresh[q.key][0]
+                spend.answered += 1
+        finally:
+            if store is not None:
+                store.store(fresh, spend)
 
     def _ask(self, messages: list[dict], count: int, spend: Spend) -> tuple[list[float], dict | None, int]:
         """P(present) per fact, the usage summed over the replies (None: none reported) and the

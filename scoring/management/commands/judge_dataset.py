@@ -1,9 +1,10 @@
 """python manage.py judge_dataset NAME --judge lexical|learned|nli|llm [--model-dir DIR] [--model-from RUN]
 [--cross-encoder [--ce-folds K] [--ce-epochs E]] [--train-share F] [--time-budget SECONDS] [--round ID] [--device cpu|cuda]
-[--resume RUN | --new] --json
+[--resume RUN | --new] [--fresh-answers] --json
 
 An llm run that failed or was interrupted is resumed by the same command: it asks only the
-summaries it has no stored answer for (scoring.machine.runs.resume_judge_run)."""
+summaries it has no stored answer for (scoring.machine.runs.resume_judge_run). A new llm run
+reuses the answers earlier runs got for the very same questions, unless --fresh-answers."""
 
 import json
 
@@ -29,6 +30,7 @@ JUDGE_OPTIONS = (
     "device",
     "batch_size",
     "train_share",
+    "fresh_answers",
 )
 
 
@@ -37,14 +39,19 @@ def _count(value) -> str:
 
 
 def usage_line(u: dict) -> str:
-    """The llm run's spending in one line; tokens no answer reported are unknown, not 0."""
+    """The llm run's spending in one line: the summaries it asked and those it reused from earlier
+    runs (paid for there), then what its calls cost; tokens no answer reported are unknown, not 0."""
     tokens = f"tokens: {_count(u['prompt_tokens'])} prompt, {_count(u['completion_tokens'])} completion, {_count(u['total_tokens'])} total"
     if u["replies_without_usage"] and u["total_tokens"] is not None:
         tokens += f" (at least: {u['replies_without_usage']:,} of {u['replies']:,} answers reported no usage)"
     elif u["total_tokens"] is None:
         tokens += " (the endpoint reported no usage)"
     reused = f", {u['reused']:,} reused from stored answers" if u["reused"] else ""
-    return f"llm: {u['calls']:,} calls, {u['retries']:,} retries{reused}; {tokens}"
+    asked = "" if u["asked"] is None else f"{u['asked']:,} asked"
+    if u["reused_earlier"]:
+        asked += f"{', ' if asked else ''}{u['reused_earlier']:,} reused from earlier runs"
+    asked = f"{asked}; " if asked else ""
+    return f"llm: {asked}{u['calls']:,} calls, {u['retries']:,} retries{reused}; {tokens}"
 
 
 def _figure(value, digits: int = 4) -> str:
@@ -103,7 +110,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--new",
             action="store_true",
-            help="llm: start a new run even if a failed one with the same settings could be resumed",
+            help="llm: start a new run even if a failed one with the same settings could be resumed (it still "
+            "reuses stored answers: add --fresh-answers to ask every summary again)",
+        )
+        parser.add_argument(
+            "--fresh-answers",
+            action="store_true",
+            help="llm: ask the endpoint for every summary, even those an earlier run has the answer for "
+            "(e.g. to measure its run-to-run variance); by default those answers are reused, not paid again",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -165,7 +179,7 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Judge run {twin.pk} with the same settings is still marked {twin.status}. If nothing runs it any "
                 f"more (a crashed command, a stopped worker), resume it with --resume {twin.pk}; --new starts "
-                "another run that asks every summary again."
+                "another run (with --fresh-answers, one that asks every summary again)."
             )
         return self._resume(twin, options)
 
