@@ -7,7 +7,8 @@ MachineJudgment per pair; it never writes human Judgment rows. Its judgments and
 written in one transaction at the end, so a failed or interrupted run leaves none behind. A judge
 that pays per answer (`Judge.resumable`: the llm judge) has its answers stored as they arrive
 (scoring.machine.answers): its failed or interrupted run is resumed (`resume_judge_run`) and asks
-only what it has no answer for. Every judge is driven the same way (scoring.machine.judges.base.Judge);
+only what it has no answer for, and a new run copies the answers earlier runs got for the very same
+questions unless its options ask for fresh answers. Every judge is driven the same way (scoring.machine.judges.base.Judge);
 none by its name.
 """
 
