@@ -308,10 +308,16 @@ def check_complete(items, answers: dict[str, bool]) -> dict[str, bool]:
     return {key: value for key, value in answers.items() if key in keys}
 
 
-def sheet_number(worker: Worker, test: QualificationTest) -> int:
-    """The number of the sheet `worker_sheet` shows the worker now (their attempts so far): the
-    form carries it, so a second post of the same page is known (`submit_attempt`'s `sheet`)."""
-    return test.attempts.filter(worker=worker).count()
+def sheet_number(worker: Worker | None, test: QualificationTest) -> int:
+    """The number of the sheet `worker_sheet` shows the worker now (their attempts so far; 0 for
+    a participant without a Worker row yet): the form carries it, so a second post of the same
+    page is known (`submit_attempt`'s `sheet`)."""
+    return test.attempts.filter(worker=worker).count() if worker is not None else 0
+
+
+def posted_sheet(value: str) -> int | None:
+    """The sheet number a form sent (`sheet_number`), or None when it sent none (an old page)."""
+    return int(value) if value.isdigit() else None
 
 
 def worker_sheet(test: QualificationTest, worker: Worker, network: str = "") -> list[GoldItem]:

@@ -170,11 +170,9 @@ def take_test(request, test_id: int):
             for key, value in request.POST.items()
             if key.startswith("ans-") and value in ("0", "1")
         }
-        sheet = request.POST.get("sheet", "")
+        sheet = qualification.posted_sheet(request.POST.get("sheet", ""))
         try:
-            attempt = qualification.submit_attempt(
-                test=test, worker=worker, answers=answers, sheet=int(sheet) if sheet.isdigit() else None
-            )
+            attempt = qualification.submit_attempt(test=test, worker=worker, answers=answers, sheet=sheet)
         except qualification.AlreadyGraded as exc:  # sent again: the result it had, told once
             return _attempt_result(request, test, exc.attempt, again=True)
         except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was

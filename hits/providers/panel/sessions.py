@@ -181,9 +181,12 @@ def _continue(session: PanelSession, batch: Batch, now, address: str = "") -> As
         return assignment
 
 
-def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "") -> QualificationAttempt:
+def screen(
+    *, batch: Batch, participant_id: str, answers: dict, address: str = "", sheet: int | None = None
+) -> QualificationAttempt:
     """One screening attempt (pass, fail or not decided yet: one more sheet); the Worker row is made only once the address bound
-    allows it. QualificationError (from the service) says when no attempt is left."""
+    allows it. QualificationError (from the service) says when no attempt is left; AlreadyGraded
+    when `sheet` (the number the form carried) was graded already (a double click)."""
     test = batch.qualification_test
     if test is None:
         raise SessionRefused("This study has no screening test.")
@@ -192,7 +195,7 @@ def screen(*, batch: Batch, participant_id: str, answers: dict, address: str = "
         _check_address("panel-screening", batch, address)
         worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PANEL, external_id=participant_id)
     attempt = submit_attempt(
-        test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS, network=sheets.network(address)
+        test=test, worker=worker, answers=answers, max_attempts=ATTEMPTS, network=sheets.network(address), sheet=sheet
     )
     logger.info(
         "panel batch %s: %s %s the screening",

@@ -135,7 +135,12 @@ def _screening_form(request, batch, pid, context, result: str = "", status: int 
     worker = sessions.worker_of(pid)
     net = sheets.network(ratelimit.client_address(request))  # made-up ids: the sheet is the network's
     sheet = sheets.sheet(test, Worker.Provider.PANEL, pid, net)
-    context.update(test=test, items=gold.test_items(test, given, sheet), result=result)
+    context.update(
+        test=test,
+        items=gold.test_items(test, given, sheet),
+        result=result,
+        sheet_number=qualification.sheet_number(worker, test),  # the form carries it: a double post is known
+    )
     if worker is not None and not result:
         state = qualification.attempt_status(worker, test, max_attempts=sessions.ATTEMPTS)
         if not state["can_try"]:
@@ -147,8 +152,11 @@ def _screening_form(request, batch, pid, context, result: str = "", status: int 
 
 def _screen(request, batch, pid, address, context):
     answers = {k[4:]: v == "1" for k, v in request.POST.items() if k.startswith("ans-") and v in ("0", "1")}
+    sheet = qualification.posted_sheet(request.POST.get("sheet", ""))
     try:
-        attempt = sessions.screen(batch=batch, participant_id=pid, answers=answers, address=address)
+        attempt = sessions.screen(batch=batch, participant_id=pid, answers=answers, address=address, sheet=sheet)
+    except qualification.AlreadyGraded as exc:  # sent again (a double click): the result it had
+        attempt = exc.attempt
     except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
         return _screening_form(request, batch, pid, context, result=str(exc), status=400, given=answers)
     except qualification.QualificationError as exc:

@@ -122,7 +122,8 @@ def screening(request, batch_id: int):
     decided one continues its attempt: not counted again); the result is pass, fail or not
     decided yet (one more sheet), never a score, so attempts cannot be used to read the answers.
     Passing records them for the participant group the main study requires; they are added only
-    after Prolific confirms that screening submission is theirs."""
+    after Prolific confirms that screening submission is theirs. The form carries the sheet's
+    number: a second post of one sheet (a double click) shows the first one's result."""
     batch = Batch.objects.filter(pk=batch_id, provider="prolific", qualification_test__isnull=False).first()
     study = (
         ProlificStudy.objects.filter(batch_id=batch_id, kind=ProlificStudy.Kind.SCREENING).exclude(study_id="").first()
@@ -151,7 +152,10 @@ def screening(request, batch_id: int):
     # No Worker row for a participant who has not made an attempt (made-up ids write nothing).
     worker = Worker.objects.filter(provider=Worker.Provider.PROLIFIC, external_id=pid).first()
     status = qualification.attempt_status(worker, test, max_attempts=PANEL_ATTEMPTS)
+    context["sheet_number"] = qualification.sheet_number(worker, test)  # the form carries it
     if status["used"] or not status["can_try"]:
+        if request.method == "POST" and qualification.posted_sheet(request.POST.get("sheet", "")) is not None:
+            return _screen(request, batch, study, context, net)  # a sheet sent again: the service tells (AlreadyGraded)
         result = _panel_result(status["passed"], again=True) if status["used"] else status["message"]
         context.update(result=result, finished=True)
         return render(request, "hits/prolific_screening.html", context)
@@ -182,24 +186,36 @@ def _screen(request, batch, study, context: dict, net: str):
     worker = sessions.accepted_worker(pid)
     try:
         attempt = qualification.submit_attempt(
-            test=test, worker=worker, answers=answers, max_attempts=PANEL_ATTEMPTS, external_id=session_id, network=net
+            test=test,
+            worker=worker,
+            answers=answers,
+            max_attempts=PANEL_ATTEMPTS,
+            external_id=session_id,
+            network=net,
+            sheet=qualification.posted_sheet(request.POST.get("sheet", "")),
         )
+    except qualification.AlreadyGraded as exc:  # sent again (a double click): the result it had
+        attempt = exc.attempt
     except qualification.IncompleteSheet as exc:  # not graded: the sheet comes back as it was
         context.update(
             result=str(exc), items=gold.test_items(test, answers, qualification.worker_sheet(test, worker, net))
         )
         return render(request, "hits/prolific_screening.html", context, status=400)
     except qualification.QualificationError as exc:
-        context["result"] = str(exc)
+        context.update(result=str(exc), finished=True)
+        return render(request, "hits/prolific_screening.html", context)
     else:
-        if not attempt.decided:  # no attempt used: a fresh sheet at once
-            sheet = qualification.worker_sheet(test, worker, net)
-            context.update(result=qualification.UNDECIDED, items=gold.test_items(test, sheet=sheet))
-            return render(request, "hits/prolific_screening.html", context)
         if attempt.passed:
             _join_group(batch, study, worker, session_id)
-        context["result"] = _panel_result(attempt.passed)
-    context["finished"] = True
+    if not attempt.decided:  # no attempt used: a fresh sheet at once
+        sheet = qualification.worker_sheet(test, worker, net)
+        context.update(
+            result=qualification.UNDECIDED,
+            items=gold.test_items(test, sheet=sheet),
+            sheet_number=qualification.sheet_number(worker, test),
+        )
+        return render(request, "hits/prolific_screening.html", context)
+    context.update(result=_panel_result(attempt.passed), finished=True)
     return render(request, "hits/prolific_screening.html", context)
 
 
