@@ -45,3 +45,24 @@ def test_the_limit_a_form_shows_is_the_one_the_server_applies(client, lead, sett
     over = SimpleUploadedFile("big.jsonl", b"x" * (limit + 1))
     response = client.post(reverse("dataset_import"), {"name": "big", "format": "rose", "file": over})
     assert response.status_code == 413 and "the limit here is 19.5\xa0KB" in response.json()["error"]
+
+
+def test_the_panel_participant_list_form_carries_its_limit(client, lead, settings):
+    """The panel's participant-ids upload (not an import: REQUEST_MAX_BYTES, no command) says its
+    limit as the import forms do, and the server refuses one byte over it."""
+    from hits.models import Batch
+
+    from .test_panel import open_panel
+
+    settings.REQUEST_MAX_BYTES = 20_000
+    batch = open_panel()
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert _form_limits(page, "panel-ids-form") == (20_000, "") and "js/upload_limit.js" in page
+    url = reverse("panel_participants", args=[batch.pk])
+    over = SimpleUploadedFile("ids.txt", b"P1\n" * (20_001 // 3 + 1))
+    response = client.post(url, {"ids": "", "file": over})
+    assert response.status_code == 413 and "the limit here is 19.5\xa0KB" in response.json()["error"]
+    fits = SimpleUploadedFile("ids.txt", b"P1\nP2\n")
+    assert client.post(url, {"ids": "", "file": fits}).status_code == 302
+    assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ["P1", "P2"]

@@ -41,3 +41,44 @@ def test_a_file_over_the_limit_is_refused_before_sending(live_server, browser, s
     page.click("button:text('Import')")
     page.wait_for_selector(".messages li")
     assert Dataset.objects.filter(name="too-big").exists() and len(posts) == 1
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_participant_list_over_the_limit_is_refused_before_sending(
+    live_server, browser, shoot, lead, settings, width
+):
+    """The panel's participant-ids file (REQUEST_MAX_BYTES: not an import, no command to name)."""
+    from hits.models import Batch
+    from tests.test_panel import open_panel
+
+    settings.REQUEST_MAX_BYTES = 64 * 1024
+    batch = open_panel()
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    login(page, live_server.url, lead.username, PASSWORD)
+    url = f"{live_server.url}/batches/{batch.pk}/"
+    page.goto(url)
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.set_input_files(
+        "#panel-ids-file", files=[{"name": "ids.txt", "mimeType": "text/plain", "buffer": b"P\n" * 50 * 1024}]
+    )
+    note = page.locator(".upload-too-large")
+    note.wait_for()
+    expected = "The file is 100.0 KB; the limit here is 64.0 KB. Nothing was sent. Choose a smaller file."
+    assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    page.click("#panel-ids-save")
+    page.wait_for_timeout(300)
+    assert posts == [] and page.url == url and note.is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") == wide, wide  # the note widens nothing
+    note.scroll_into_view_if_needed()
+    shoot(page, f"panel-ids-too-large-{width}")
+
+    # A list that fits: the message goes, the list is stored.
+    page.set_input_files(
+        "#panel-ids-file", files=[{"name": "ids.txt", "mimeType": "text/plain", "buffer": b"P1\nP2\n"}]
+    )
+    assert not note.is_visible()
+    page.click("#panel-ids-save")
+    page.wait_for_selector("#panel-listed")
+    assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ["P1", "P2"] and len(posts) == 1
