@@ -28,15 +28,18 @@ logger = logging.getLogger(__name__)
 WSGIREF = "WSGIServer/"
 
 
-def large_upload(view=None, *, command: str = "import_dataset"):
+def large_upload(view=None, *, command: str = "import_dataset", max_bytes: int | None = None):
     """Marks a view that may receive up to IMPORT_UPLOAD_MAX_BYTES (read by the middleware, as
     `csrf_exempt` is by CSRF's; on a class-based view: `method_decorator(large_upload, "dispatch")`).
     `command` is the management command a refusal names for larger files
-    (`@large_upload(command="import_ratings")`)."""
+    (`@large_upload(command="import_ratings")`); `max_bytes`, the view's own smaller bound (above
+    REQUEST_MAX_BYTES: a metric file read into memory), which the middleware and the upload form
+    apply in its place when it is the smaller."""
 
     def mark(marked):
         marked.large_upload = True
         marked.larger_files_command = command
+        marked.upload_max_bytes = max_bytes
         return marked
 
     return mark if view is None else mark(view)
@@ -74,7 +77,8 @@ def view_limit(view, *, from_lead: bool) -> tuple[int, str]:
     ("": none): the middleware's rule, and the limit upload forms check in the browser
     (annotation.templatetags.uploads, static/js/upload_limit.js)."""
     if getattr(view, "large_upload", False) and from_lead:
-        return settings.IMPORT_UPLOAD_MAX_BYTES, getattr(view, "larger_files_command", "import_dataset")
+        own = getattr(view, "upload_max_bytes", None) or settings.IMPORT_UPLOAD_MAX_BYTES
+        return min(own, settings.IMPORT_UPLOAD_MAX_BYTES), getattr(view, "larger_files_command", "import_dataset")
     return settings.REQUEST_MAX_BYTES, ""
 
 

@@ -66,3 +66,31 @@ def test_the_panel_participant_list_form_carries_its_limit(client, lead, setting
     fits = SimpleUploadedFile("ids.txt", b"P1\nP2\n")
     assert client.post(url, {"ids": "", "file": fits}).status_code == 302
     assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ["P1", "P2"]
+
+
+def test_the_metrics_form_carries_the_metric_files_own_bound(client, lead, settings):
+    """The metric upload reads its file into memory and takes at most METRIC_UPLOAD_MAX_BYTES
+    (50 MiB), below the import limit (1 GiB): the form says that bound, and the server refuses
+    a larger request by its length in the same words, naming the command for larger files."""
+    from scoring.results.views.dashboards import METRIC_UPLOAD_MAX_BYTES
+
+    settings.IMPORT_UPLOAD_MAX_BYTES = 1024**3
+    dataset = demo_dataset()
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_metrics", args=[dataset.pk])).content.decode()
+    assert _form_limits(page, "metrics-upload") == (50 * 1024 * 1024, "import_metric_scores")
+    assert METRIC_UPLOAD_MAX_BYTES == 50 * 1024 * 1024
+    imports = client.get(reverse("dataset_import")).content.decode()
+    assert _form_limits(imports, "dataset-import") == (1024**3, "import_dataset")  # the others keep theirs
+    url = reverse("dashboard_metrics_upload", args=[dataset.pk])
+    response = client.generic(  # a 60 MB file: refused from its length, before a byte is read
+        "POST", url, b"x", content_type="multipart/form-data; boundary=x", CONTENT_LENGTH=str(60 * 1024 * 1024)
+    )
+    assert response.status_code == 413
+    assert response.json()["error"] == (
+        "The request is 60.0\xa0MB; the limit here is 50.0\xa0MB. Nothing was received or stored. "
+        "Use the import_metric_scores command for larger files."
+    )
+    # A file under the bound is taken (parsed by the task), as before.
+    fits = SimpleUploadedFile("scores.jsonl", b'{"summary_id": "x", "metric": "m", "score": 1}\n')
+    assert client.post(url, {"file": fits}).status_code == 302

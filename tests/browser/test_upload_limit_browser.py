@@ -82,3 +82,39 @@ def test_a_participant_list_over_the_limit_is_refused_before_sending(
     page.click("#panel-ids-save")
     page.wait_for_selector("#panel-listed")
     assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ["P1", "P2"] and len(posts) == 1
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_metric_file_over_its_own_bound_is_refused_before_sending(
+    live_server, browser, shoot, lead, settings, tmp_path, width
+):
+    """The Metrics upload takes at most 50 MiB (read into memory), below the import limit: a
+    60 MB file is refused on choosing it, in the words of the server's refusal."""
+    from django.urls import reverse
+
+    from tests.crowd_data import demo_dataset
+
+    settings.IMPORT_UPLOAD_MAX_BYTES = 1024**3
+    dataset = demo_dataset()
+    big = tmp_path / "scores.jsonl"
+    with big.open("wb") as f:  # sparse: 60 MB on the page, nothing on the disk
+        f.truncate(60 * 1024 * 1024)
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    login(page, live_server.url, lead.username, PASSWORD)
+    url = live_server.url + reverse("dashboard_metrics", args=[dataset.pk])
+    page.goto(url)
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.set_input_files("#id_metrics_file", str(big))
+    note = page.locator(".upload-too-large")
+    note.wait_for()
+    expected = (
+        "The file is 60.0 MB; the limit here is 50.0 MB. Nothing was sent. "
+        "Use the import_metric_scores command for larger files."
+    )
+    assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    page.click("#metrics-upload button[type=submit]")
+    page.wait_for_timeout(300)
+    assert posts == [] and page.url == url and note.is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shoot(page, f"metrics-too-large-{width}")

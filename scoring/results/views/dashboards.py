@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.utils.http import content_disposition_header
@@ -308,7 +309,9 @@ def metrics(request, dataset_id: int):
 METRIC_UPLOAD_MAX_BYTES = 50 * 1024 * 1024  # read into memory: far above a metric file's size
 
 
-@large_upload(command="import_metric_scores")  # more than REQUEST_MAX_BYTES; bounded below
+# More than REQUEST_MAX_BYTES, at most METRIC_UPLOAD_MAX_BYTES: the middleware refuses a larger
+# request by its length, and the form carries the same bound (config.limits.view_limit).
+@large_upload(command="import_metric_scores", max_bytes=METRIC_UPLOAD_MAX_BYTES)
 @role_required(LEAD)
 @require_POST
 def metrics_upload(request, dataset_id: int):
@@ -317,8 +320,10 @@ def metrics_upload(request, dataset_id: int):
     upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, "Choose a .jsonl or .csv file of metric scores.")
-    elif upload.size > METRIC_UPLOAD_MAX_BYTES:
-        messages.error(request, "Nothing was imported: a metric file is at most 50 MB.")
+    elif upload.size > METRIC_UPLOAD_MAX_BYTES:  # a body sent without its length
+        messages.error(
+            request, f"Nothing was imported: a metric file is at most {filesizeformat(METRIC_UPLOAD_MAX_BYTES)}."
+        )
     else:
         # Parsed by a task (a thread of the embedded server, or a worker): the page shows its progress.
         stored = metric_uploads.start(dataset, upload.read(), upload.name)
