@@ -16,6 +16,10 @@ from .test_batch_create_retry import body, client_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# Seconds any step may take before the test gives up: waits end as soon as their event comes, so
+# a passing run takes no longer, and a busy machine does not fail it.
+WAIT = 60
+
 
 def _waiting_on_a_lock(timeout: float) -> bool:
     """Whether another connection to the test database waits for a row lock (within timeout s)."""
@@ -32,18 +36,22 @@ def _waiting_on_a_lock(timeout: float) -> bool:
     return False
 
 
-def test_two_requests_with_one_key_at_once_make_one_batch(lead, monkeypatch):
-    demo = demo_dataset()
+def _two_at_once(lead, demo, monkeypatch, key: str, first_then=None):
+    """Send two copies of one request with `key`: the first stops inside its transaction (its
+    key's row written, not committed) until the second waits on that row, then goes on (or, with
+    `first_then`, raises what it returns). Returns (replies by name, whether the second waited,
+    the threads that called create_batch, in order)."""
     inside, release = threading.Event(), threading.Event()
     original = batches.create_batch
     calls = []
 
     def held_create_batch(**kwargs):
-        """The first request stops inside its transaction, its key's row written but not committed."""
         calls.append(threading.current_thread().name)
         if len(calls) == 1:
             inside.set()
-            assert release.wait(30), "the test never let the first request go"
+            assert release.wait(WAIT), "the test never let the first request go"
+            if first_then is not None:
+                raise first_then()
         return original(**kwargs)
 
     monkeypatch.setattr(batches, "create_batch", held_create_batch)
@@ -51,21 +59,25 @@ def test_two_requests_with_one_key_at_once_make_one_batch(lead, monkeypatch):
 
     def send(name):
         try:
-            replies[name] = client_of(lead).post(
-                "/api/batches/", body(demo), format="json", HTTP_IDEMPOTENCY_KEY="job-at-once"
-            )
+            replies[name] = client_of(lead).post("/api/batches/", body(demo), format="json", HTTP_IDEMPOTENCY_KEY=key)
         finally:
             connection.close()
 
     first = threading.Thread(target=send, args=("first",), name="first")
     first.start()
-    assert inside.wait(30)
+    assert inside.wait(WAIT)
     second = threading.Thread(target=send, args=("second",), name="second")
     second.start()
-    overlapped = _waiting_on_a_lock(10)  # the second request blocks on the first's key row
+    overlapped = _waiting_on_a_lock(WAIT)  # the second request blocks on the first's key row
     release.set()
-    first.join(60)
-    second.join(60)
+    first.join(WAIT)
+    second.join(WAIT)
+    return replies, overlapped, calls
+
+
+def test_two_requests_with_one_key_at_once_make_one_batch(lead, monkeypatch):
+    demo = demo_dataset()
+    replies, overlapped, calls = _two_at_once(lead, demo, monkeypatch, "job-at-once")
 
     assert overlapped, "the second request never waited for the first"
     assert calls == ["first"]  # the second made nothing
@@ -81,38 +93,13 @@ def test_a_second_request_waiting_on_a_first_that_fails_makes_the_batch(lead, mo
     """The first request fails after writing its key (its transaction rolls back, leaving no key):
     the one waiting behind it makes the batch, once."""
     demo = demo_dataset()
-    inside, release = threading.Event(), threading.Event()
-    original = batches.create_batch
-    calls = []
-
-    def failing_first(**kwargs):
-        calls.append(threading.current_thread().name)
-        if len(calls) == 1:
-            inside.set()
-            assert release.wait(30)
-            raise batches.BatchError("No approved summary with ACUs to make HITs of.")
-        return original(**kwargs)
-
-    monkeypatch.setattr(batches, "create_batch", failing_first)
-    replies = {}
-
-    def send(name):
-        try:
-            replies[name] = client_of(lead).post(
-                "/api/batches/", body(demo), format="json", HTTP_IDEMPOTENCY_KEY="job-fails-first"
-            )
-        finally:
-            connection.close()
-
-    first = threading.Thread(target=send, args=("first",), name="first")
-    first.start()
-    assert inside.wait(30)
-    second = threading.Thread(target=send, args=("second",), name="second")
-    second.start()
-    overlapped = _waiting_on_a_lock(10)
-    release.set()
-    first.join(60)
-    second.join(60)
+    replies, overlapped, calls = _two_at_once(
+        lead,
+        demo,
+        monkeypatch,
+        "job-fails-first",
+        first_then=lambda: batches.BatchError("No approved summary with ACUs to make HITs of."),
+    )
 
     assert overlapped and calls == ["first", "second"]
     assert replies["first"].status_code == 422 and replies["second"].status_code == 201
