@@ -1,19 +1,23 @@
 """The lead's pages on a phone (390 px): the page body never scrolls sideways. A crowd batch's page
 was about 480 px wide (its tables, the provider sections' long ids and links); wide tables now
 scroll inside their own box, long ids wrap, forms stack. Each page is opened with the demo dataset
-holding a published and a finished in-house batch, a Prolific and a panel batch."""
+holding a published and a finished in-house batch, a Prolific and a panel batch (and, for the
+authoring review, a reference sent for review); each page is also shot at 1280 px to look at."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from annotation.models import Reference
+from annotation.services import authoring
 from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch
 from hits.providers.prolific.models import ProlificStudy
 from hits.services import batches, review
 from hits.services.simulate import simulate_crowd
 
+from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset, published_batch, scored
 from .conftest import login
@@ -52,6 +56,18 @@ def _prolific(dataset):
     return batch
 
 
+def _in_review(tmp_path, author):
+    """A reference an author wrote and sent for review (the authoring review page a lead reads)."""
+    dataset = unauthored_dataset(tmp_path, name="in-review", documents=2)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    ref = Reference.objects.get(writer=author, document__dataset=dataset)
+    sentences = [{"id": s.pk, "acus": []} for s in ref.sentences.all()]
+    sentences[0]["acus"] = [{"id": None, "text": "A fact written at https://example.org/a/very/long/path/of/a/source"}]
+    authoring.save_reference(reference_id=ref.pk, user=author, base_version=0, sentences=sentences)
+    authoring.submit_for_review(reference_id=ref.pk, user=author)
+    return ref
+
+
 def _panel(dataset):
     batch = batches.create_batch(
         dataset=dataset,
@@ -71,7 +87,7 @@ def _panel(dataset):
 
 
 @pytest.fixture
-def lead_world(lead):
+def lead_world(lead, author, tmp_path):
     """The demo dataset: a published batch nobody worked, a finished one (simulated crowd, every
     assignment approved, so the ledger has rewards), a Prolific and a panel batch; scores computed."""
     dataset = demo_dataset()
@@ -90,6 +106,7 @@ def lead_world(lead):
         "assignment": first,
         "prolific": _prolific(dataset),
         "panel": _panel(dataset),
+        "in_review": lambda: _in_review(tmp_path, author),
     }
 
 
@@ -112,6 +129,7 @@ PAGES = {
     "dashboard-metrics": lambda w: f"/datasets/{w['dataset'].pk}/dashboard/metrics/",
     "dataset-import": lambda w: "/datasets/import/",
     "authoring-overview": lambda w: f"/datasets/{w['dataset'].pk}/authoring/",
+    "authoring-review": lambda w: f"/authoring/references/{w['in_review']().pk}/review/",
 }
 
 
@@ -134,4 +152,7 @@ def test_a_lead_page_fits_a_phone(live_server, browser, shoot, lead_world, lead,
             PHONE,
         )
         pytest.fail(f"the {name} page scrolls sideways: {wide}px wide; sticking out: {culprits}")
+    page.set_viewport_size({"width": 1280, "height": 860})  # the same page on a laptop, to look at
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    shoot(page, f"phone-{name}-1280")
     context.close()
