@@ -4,16 +4,12 @@ scroll inside their own box, long ids wrap, forms stack. Each page is opened wit
 holding a published and a finished in-house batch, a Prolific and a panel batch (and, for the
 authoring review, a reference sent for review); each page is also shot at 1280 px to look at."""
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
 from annotation.models import Reference
 from annotation.services import authoring
 from hits.batch_fields import BatchSpec
-from hits.models import Assignment, Batch
-from hits.providers.prolific.models import ProlificStudy
+from hits.models import Assignment
 from hits.services import batches, review
 from hits.services.simulate import simulate_crowd
 
@@ -21,6 +17,7 @@ from ..authoring_data import unauthored_dataset
 from ..conftest import PASSWORD
 from ..crowd_data import demo_dataset, published_batch, scored
 from .conftest import login
+from .test_prolific_browser import open_prolific_batch
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE = 390
@@ -29,28 +26,13 @@ PHONE = 390
 def _prolific(dataset):
     from hits.providers.prolific.sessions import start_session
 
-    batch = batches.create_batch(
-        dataset=dataset,
-        spec=BatchSpec(provider="prolific", assignments=3, provider_config={"hits_per_session": 3}),
-        systems=list(dataset.systems.filter(name="abs_bart_out")),
-    )
-    ProlificStudy.objects.create(
-        batch=batch,
-        kind="main",
-        study_id="6627a1b2c3d4e5f6a7b8c9d0",
-        status="ACTIVE",
-        completion_code="C1A2B3C4D5E6F7G8",
-        hits_per_session=3,
-        places=10,
-    )
-    Batch.objects.filter(pk=batch.pk).update(
-        status=Batch.Status.PUBLISHED, published_at=timezone.now(), expires_at=timezone.now() + timedelta(days=7)
-    )
+    study = "6627a1b2c3d4e5f6a7b8c9d0"  # Prolific's real ids are this long: the tables must hold them
+    batch = open_prolific_batch(dataset, study_id=study, code="C1A2B3C4D5E6F7G8")
     batch.refresh_from_db()
     start_session(
         batch=batch,
         participant_id="5f8e7d6c5b4a39281706f5e4",
-        study_id="6627a1b2c3d4e5f6a7b8c9d0",
+        study_id=study,
         session_id="789d914c0613cf2f5d83787a",
     )
     return batch

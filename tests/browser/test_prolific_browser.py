@@ -20,8 +20,9 @@ CODE = "ACUBROWSER1"
 DONE = f"https://app.prolific.com/submissions/complete?cc={CODE}"
 
 
-def open_prolific_batch():
-    dataset = demo_dataset()
+def open_prolific_batch(dataset=None, study_id: str = "STUDY1", code: str = CODE):
+    """A published Prolific batch of the demo dataset's abs_bart_out summaries, with its main study."""
+    dataset = dataset or demo_dataset()
     batch = batches.create_batch(
         dataset=dataset,
         spec=BatchSpec(provider="prolific", assignments=3, provider_config={"hits_per_session": 3}),
@@ -30,9 +31,9 @@ def open_prolific_batch():
     ProlificStudy.objects.create(
         batch=batch,
         kind="main",
-        study_id="STUDY1",
+        study_id=study_id,
         status="ACTIVE",
-        completion_code=CODE,
+        completion_code=code,
         hits_per_session=3,
         places=10,
     )
