@@ -20,7 +20,7 @@ class JudgeUnavailable(Exception):
     options); the message tells the lead what to install or set."""
 
 
-def _chunk_end(summary: np.ndarray, start: int) -> int:
+def chunk_end(summary: np.ndarray, start: int) -> int:
     """The end of the chunk of about CHUNK_PAIRS rows from `start`, never inside a summary: a
     judge asking per summary (the llm judge) sees each summary's ACUs together, in one request."""
     stop = min(len(summary), start + CHUNK_PAIRS)
@@ -117,7 +117,7 @@ class Judge:
         out = {name: np.empty(n, dtype=float) for name in self.score_names}
         start = 0
         while start < n:
-            rows = range(start, _chunk_end(pairs.summary, start))
+            rows = range(start, chunk_end(pairs.summary, start))
             scores = self.scores(pairs.texts(rows))
             for name in self.score_names:
                 out[name][start : rows.stop] = np.asarray(scores[name], dtype=float)

@@ -9,7 +9,7 @@ import numpy as np
 
 from annotation.llm import USAGE_KEYS, LLMAnswerError, LLMError, chat, llm_configured, llm_settings, parse_json_content
 
-from .base import PREDICT_END, Judge, JudgeUnavailable, Prediction, Work, _chunk_end
+from .base import PREDICT_END, Judge, JudgeUnavailable, Prediction, Work, chunk_end
 
 PROMPT_VERSION = "1"
 SYSTEM_PROMPT = (
@@ -166,7 +166,7 @@ class LLMJudge(Judge):
             store.begin(len(set(pairs.summary.tolist())))
         start = 0
         while start < n:
-            stop = _chunk_end(pairs.summary, start)
+            stop = chunk_end(pairs.summary, start)
             self._answer_chunk(self.questions(pairs, range(start, stop)), store, values)
             work.progress(PREDICT_END * stop / n, stop)
             start = stop
