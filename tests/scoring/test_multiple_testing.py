@@ -91,7 +91,8 @@ def test_agrees_with_the_step_down_procedure_brute_force(seed):
 
 
 def test_agrees_with_statsmodels():
-    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    from statsmodels.stats import multitest  # a test requirement (requirements-dev.txt)
+
     rng = np.random.default_rng(7)
     for _ in range(20):
         p = np.round(rng.random(int(rng.integers(1, 30))) ** 3, 3)
