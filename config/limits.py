@@ -45,6 +45,35 @@ def large_upload(view=None, *, command: str = "import_dataset", max_bytes: int |
     return mark if view is None else mark(view)
 
 
+def file_bound(max_bytes: int, *, holds: str = ""):
+    """Marks a view that reads each uploaded file into memory and takes one of at most `max_bytes`:
+    the view's own bound on a file, below what its request may carry with the form's other fields
+    (a panel's participant-ids file: at most 10,000 ids, beside the stored list in the form's
+    text box). The view refuses a larger file in `file_refusal`'s words; its upload form carries
+    the same bound ({% upload_limit %}: data-max-file-bytes, data-file-holds) and
+    static/js/upload_limit.js refuses such a file on choosing it, before a byte is sent.
+    `holds` says what the bound is made for ("10,000 ids")."""
+
+    def mark(view):
+        view.upload_max_file_bytes = max_bytes
+        view.upload_file_holds = holds
+        return view
+
+    return mark
+
+
+def file_limit(view) -> tuple[int | None, str]:
+    """A view's own bound on each uploaded file (`file_bound`; None: only the request's), and what it holds."""
+    return getattr(view, "upload_max_file_bytes", None), getattr(view, "upload_file_holds", "")
+
+
+def file_refusal(size: int, max_bytes: int, holds: str = "") -> str:
+    """The server's words for a file over a view's own bound (static/js/upload_limit.js says the
+    same before sending, adding "Nothing was sent.")."""
+    bound = filesizeformat(max_bytes) + (f" ({holds})" if holds else "")
+    return f"The file is {filesizeformat(size)}; the limit here is {bound}. Choose a smaller file."
+
+
 def declared_length(request) -> int | None:
     try:
         return max(0, int(request.META.get("CONTENT_LENGTH") or 0))

@@ -94,3 +94,50 @@ def test_the_metrics_form_carries_the_metric_files_own_bound(client, lead, setti
     # A file under the bound is taken (parsed by the task), as before.
     fits = SimpleUploadedFile("scores.jsonl", b'{"summary_id": "x", "metric": "m", "score": 1}\n')
     assert client.post(url, {"file": fits}).status_code == 302
+
+
+def _longest_ids(count: int) -> list[str]:
+    """`count` distinct participant ids of the longest form allowed (PARTICIPANT_ID: 64 characters)."""
+    return [f"{n:05d}".ljust(64, "x") for n in range(count)]
+
+
+def test_the_panel_ids_form_carries_the_views_own_file_bound(client, lead):
+    """The view refuses a list file over LIST_FILE_MAX_BYTES (10,000 ids) whatever REQUEST_MAX_BYTES
+    (2 MiB) lets through; the form carried only the 2 MiB, so a 1 MB file was sent and then refused.
+    The form now carries the view's bound, and the server takes a file of exactly that size and
+    refuses one byte more, in the words the browser uses."""
+    from hits.models import Batch
+    from hits.providers.panel import admission
+
+    from .test_panel import open_panel
+
+    batch = open_panel()
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    tag = re.search(r'<form [^>]*id="panel-ids-form"[^>]*>', page).group(0)
+    assert 'data-max-file-bytes="800000"' in tag and 'data-file-holds="10,000 ids"' in tag
+    assert admission.LIST_FILE_MAX_BYTES == 800_000 and admission.MAX_LISTED == 10_000
+    url = reverse("panel_participants", args=[batch.pk])
+    ids = _longest_ids(admission.MAX_LISTED)
+    exact = "".join(pid.ljust(78) + "\r\n" for pid in ids).encode()  # 80 bytes a line: the bound
+    assert len(exact) == admission.LIST_FILE_MAX_BYTES
+    over = client.post(url, {"ids": "", "file": SimpleUploadedFile("ids.txt", exact + b"\n")}, follow=True)
+    assert (
+        "The list was not stored: The file is 781.3\xa0KB; the limit here is 781.2\xa0KB (10,000 ids). "
+        "Choose a smaller file."
+    ) in over.content.decode().replace("&nbsp;", "\xa0")
+    assert not Batch.objects.get(pk=batch.pk).provider_config.get("allowed_ids")
+    assert client.post(url, {"ids": "", "file": SimpleUploadedFile("ids.txt", exact)}).status_code == 302
+    assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ids
+
+
+def test_ten_thousand_of_the_longest_ids_fit_the_list_files_bound():
+    """The bound is made for 10,000 ids: the longest form (64 characters), each quoted, with CRLFs,
+    under a CSV header and after a UTF-8 BOM, is 680,019 bytes, within 800,000."""
+    from hits.providers.panel import admission
+
+    ids = _longest_ids(admission.MAX_LISTED)
+    export = ("\ufeffParticipant id\r\n" + "".join(f'"{pid}"\r\n' for pid in ids)).encode()
+    assert len(export) <= admission.LIST_FILE_MAX_BYTES
+    upload = SimpleUploadedFile("export.csv", export)
+    assert admission.parse_ids(admission.read_upload(upload)) == ids

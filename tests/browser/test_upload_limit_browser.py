@@ -85,6 +85,55 @@ def test_a_participant_list_over_the_limit_is_refused_before_sending(
 
 
 @pytest.mark.parametrize("width", [390, 1280])
+def test_a_participant_list_over_the_views_own_bound_is_refused_before_sending(
+    live_server, browser, shoot, lead, width
+):
+    """The view takes a list file of at most 800,000 bytes (10,000 ids); the form checked only
+    REQUEST_MAX_BYTES (2 MiB), so a 1 MB file was sent and then refused. Now the browser refuses
+    it on choosing it in the server's words, and the two agree at the byte: a file of exactly
+    the bound is sent and stored, one byte more is not sent."""
+    from hits.models import Batch
+    from tests.test_panel import open_panel
+
+    batch = open_panel()
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    login(page, live_server.url, lead.username, PASSWORD)
+    url = f"{live_server.url}/batches/{batch.pk}/"
+    page.goto(url)
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    note = page.locator(".upload-too-large")
+
+    def choose(content: bytes) -> None:
+        page.set_input_files(
+            "#panel-ids-file", files=[{"name": "ids.txt", "mimeType": "text/plain", "buffer": content}]
+        )
+
+    choose(b"P\n" * 512 * 1024)  # 1 MiB: under 2 MiB, over the view's bound
+    note.wait_for()
+    expected = "The file is 1.0 MB; the limit here is 781.2 KB (10,000 ids). Nothing was sent. Choose a smaller file."
+    assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    page.click("#panel-ids-save")
+    page.wait_for_timeout(300)
+    assert posts == [] and page.url == url and note.is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") == wide, wide
+    note.scroll_into_view_if_needed()
+    shoot(page, f"panel-ids-over-bound-{width}")
+
+    ids = [f"{n:05d}".ljust(64, "x") for n in range(10_000)]  # the longest ids allowed, 80 bytes a line
+    exact = "".join(pid.ljust(78) + "\r\n" for pid in ids).encode()
+    choose(exact + b"\n")
+    page.wait_for_function("document.querySelector('.upload-too-large').textContent.includes('781.3 KB')")
+    assert note.inner_text().startswith("The file is 781.3 KB; the limit here is 781.2 KB (10,000 ids).")
+    choose(exact)
+    assert not note.is_visible()
+    page.click("#panel-ids-save")
+    page.wait_for_selector("#panel-listed")
+    assert Batch.objects.get(pk=batch.pk).provider_config["allowed_ids"] == ids and len(posts) == 1
+
+
+@pytest.mark.parametrize("width", [390, 1280])
 def test_a_metric_file_over_its_own_bound_is_refused_before_sending(
     live_server, browser, shoot, lead, settings, tmp_path, width
 ):

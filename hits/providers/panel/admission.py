@@ -16,11 +16,18 @@ import hashlib
 import hmac
 import re
 
+from config.limits import file_refusal
 from hits.models import Batch
 from hits.providers.panel.config import PARTICIPANT_ID, config
 from hits.providers.panel.tokens import TokenRefused
 
 MAX_LISTED = 10_000
+# The most bytes of a list file (the view's own bound: the upload form checks it in the browser,
+# config.limits.file_bound). 80 bytes a line hold MAX_LISTED ids of the longest form
+# (PARTICIPANT_ID: 64 characters, ASCII) with CRLFs, CSV quotes, a header line and a UTF-8 BOM
+# (680,019 bytes with all of them; tests/test_upload_limit.py); docs/providers.md says both.
+LIST_FILE_MAX_BYTES = MAX_LISTED * 80
+LIST_FILE_HOLDS = f"{MAX_LISTED:,} ids"
 AGAIN = "Open the study again from your panel."
 
 
@@ -97,11 +104,11 @@ def parse_ids(text: str) -> list[str]:
 
 
 def read_upload(upload) -> str:
-    """The text of an uploaded list (None: no file); at most MAX_LISTED lines' worth, UTF-8."""
+    """The text of an uploaded list (None: no file); at most LIST_FILE_MAX_BYTES, UTF-8."""
     if upload is None:
         return ""
-    if upload.size > MAX_LISTED * 80:
-        raise ListRefused(f"The file is too large for {MAX_LISTED} ids.")
+    if upload.size > LIST_FILE_MAX_BYTES:
+        raise ListRefused(file_refusal(upload.size, LIST_FILE_MAX_BYTES, LIST_FILE_HOLDS))
     try:
         return upload.read().decode("utf-8-sig")
     except UnicodeDecodeError:

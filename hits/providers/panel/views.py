@@ -18,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from config import ratelimit
+from config.limits import file_bound
 from config.roles import LEAD, role_required
 from hits import gold, sheets
 from hits.models import Assignment, Batch, Worker
@@ -239,6 +240,7 @@ def mark_paid(request, batch_id: int):
     return redirect("batch_detail", batch_id=batch.pk)
 
 
+@file_bound(admission.LIST_FILE_MAX_BYTES, holds=admission.LIST_FILE_HOLDS)  # the form checks it too
 @role_required(LEAD)
 @require_POST
 def participant_list(request, batch_id: int):
