@@ -159,3 +159,36 @@ def test_a_task_refused_for_good_still_offers_the_way_on(live_server, page):
     assert page.locator("#continue").is_visible()
     page.locator("#continue a").click()
     assert "return the study on Prolific" in page.locator("#prolific-message").inner_text()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_add_places_box_lines_up_with_the_buttons_beside_it(live_server, browser, shoot, lead, width):
+    """The Add places number box sat 8 px above the Pause and Add places buttons: its form centred
+    the buttons with their 1rem top margin. Every control of the row now has the same top and
+    bottom edges (within 1 px), at a phone's width and a laptop's, and the row starts at the
+    section's left edge, as the table above it."""
+    from ..conftest import PASSWORD
+    from .conftest import ARTIFACTS, login
+
+    batch = open_prolific_batch()
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/batches/{batch.pk}/")
+    row = page.locator("#prolific-panel > .actions")
+    row.wait_for()
+    edges = page.evaluate(
+        """() => [...document.querySelectorAll('#prolific-panel > .actions button, #prolific-places')]
+            .map(e => { const r = e.getBoundingClientRect();
+                return {name: e.id || e.textContent.trim(), top: r.top, bottom: r.bottom, left: r.left}; })"""
+    )
+    assert [e["name"] for e in edges] == ["Pause", "prolific-places", "Add places"]
+    pause = edges[0]
+    for e in edges[1:]:
+        assert abs(e["top"] - pause["top"]) <= 1 and abs(e["bottom"] - pause["bottom"]) <= 1, edges
+    table = page.locator("#prolific-panel > .table-scroll").bounding_box()
+    assert abs(pause["left"] - table["x"]) <= 1 and edges[1]["left"] > pause["left"]
+    assert page.locator("#prolific-places").bounding_box()["width"] < 100  # a number's box, not the row's
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    row.scroll_into_view_if_needed()
+    shoot(page, f"prolific-add-places-{width}")
+    row.screenshot(path=str(ARTIFACTS / f"prolific-add-places-row-{width}.png"))  # the row itself, to look at
