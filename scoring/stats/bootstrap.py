@@ -11,7 +11,9 @@ Ties (scoring.md, "Refinements"): a resample whose mean difference is not above 
 "A is better than B", so a difference that is exactly zero on every resample gives p = 1, never
 p = 0. RoSE's scripts count only resamples strictly below 0; on data without exact ties the two
 agree. Partial data (systems judged on different documents) goes through ``system_cis_partial``
-and ``paired_bootstrap_partial``: NaN marks a document a system was not judged on.
+and ``paired_bootstrap_partial``: NaN marks a document a system was not judged on. The paired
+tests count both directions of a pair from one sum per resample (``paired_counts``), and on
+partial data pairs with the same number of shared documents share one draw.
 """
 
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ MAX_CHUNK_CELLS = 1 << 21  # index cells per chunk: 16 MiB arrays, below glibc's
 MAX_BLOCK_CELLS = 1 << 21  # cells of a difference block or of a product block (16 MiB)
 COUNT_BLOCK_CELLS = 1 << 16  # index cells counted at a time, small enough to stay in cache
 TIE = 1e-10  # |resample mean| <= TIE * max|d| is a tie: rounding must not decide it
+GATHER_COLUMNS = 2  # up to this many columns, summing drawn values beats counts and a product
 
 
 def complete(scores) -> np.ndarray:
@@ -187,23 +190,59 @@ def bootstrap_test(
     return BootstrapTest(significant, below, used)
 
 
+def _resample_sums(idx: np.ndarray, d: np.ndarray):
+    """Yield (columns, sums): per column of ``d`` (n x k) and resample of ``idx``, the sum of the
+    drawn documents' values, columns by rows (len(columns) x resamples: the counts that follow
+    run along rows). Up to ``GATHER_COLUMNS`` columns sum the drawn values; more count the
+    draws once and take one product per block of columns."""
+    n, k = d.shape
+    if k <= GATHER_COLUMNS:
+        yield slice(None), np.stack([np.take(column, idx).sum(axis=1) for column in d.T])
+        return
+    counts = resample_counts(idx, n)
+    block = max(1, MAX_BLOCK_CELLS // max(n, len(idx)))
+    for start in range(0, k, block):
+        yield slice(start, start + block), d[:, start : start + block].T @ counts.T
+
+
+def paired_counts(d, n_resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``(a_not_better, b_not_better)`` per column of per-document differences A - B (n x k).
+
+    Every column is resampled on the same ``resample_indices`` draw, all ``n_resamples`` of it.
+    ``a_not_better`` counts the resamples whose sum of A - B is not above the column's tie
+    tolerance (``TIE * n * max|d|``), ``b_not_better`` those whose sum of B - A is not: one sum
+    serves both, as sum(B - A) <= tol exactly when sum(A - B) >= -tol. So a tie counts against
+    both directions, as ``bootstrap_test`` on the columns d and -d counts it.
+    """
+    d = np.ascontiguousarray(d, dtype=float)
+    n, k = d.shape
+    tol = (TIE * n * np.abs(d).max(axis=0))[:, None]
+    a_not_better = np.zeros(k, dtype=np.int64)
+    b_not_better = np.zeros(k, dtype=np.int64)
+    for idx in resample_indices(n, n_resamples, rng):
+        for cols, sums in _resample_sums(idx, d):
+            a_not_better[cols] += np.count_nonzero(sums <= tol[cols], axis=1)
+            b_not_better[cols] += np.count_nonzero(sums >= -tol[cols], axis=1)
+    return a_not_better, b_not_better
+
+
 def paired_bootstrap(scores, n_resamples: int = 100_000, rng=None) -> np.ndarray:
     """(m x m) p-values of the paired bootstrap test over documents for every ordered pair.
 
     ``p[a, b]`` = share of resamples where the mean of A - B is not above 0 (small p: A is
     better; a tie counts against A, so identical systems get p = 1 both ways), computed on all
-    ``n_resamples`` (no early stopping); the diagonal is NaN.
+    ``n_resamples`` (no early stopping, ``paired_counts``); the diagonal is NaN.
     """
     scores = complete(scores)
     n, m = scores.shape
     pairs = all_pairs(m)
-    d = scores[:, pairs[:, 0]] - scores[:, pairs[:, 1]]
-    both = np.hstack([d, -d])  # A - B and B - A on the same resamples
-    test = bootstrap_test(lambda cols: both[:, cols], both.shape[1], n, n_resamples, rng=rng, early_stop=False)
     p = np.full((m, m), np.nan)
-    k = len(pairs)
-    p[pairs[:, 0], pairs[:, 1]] = test.below[:k] / n_resamples
-    p[pairs[:, 1], pairs[:, 0]] = test.below[k:] / n_resamples
+    if len(pairs) == 0:
+        return p
+    d = scores[:, pairs[:, 0]] - scores[:, pairs[:, 1]]
+    a_not_better, b_not_better = paired_counts(d, n_resamples, np.random.default_rng(rng))
+    p[pairs[:, 0], pairs[:, 1]] = a_not_better / n_resamples
+    p[pairs[:, 1], pairs[:, 0]] = b_not_better / n_resamples
     return p
 
 
@@ -240,14 +279,37 @@ def system_cis_partial(scores, n_resamples: int = 10_000, confidence: float = 0.
     return means, low, high, n
 
 
+def _shared_size_classes(scores, pairs, shared) -> dict:
+    """Pairs by their number of shared documents, in order of first appearance: per count, the
+    pairs' differences on their own shared documents, column by column (count x pairs), and
+    the pairs' systems (a, b). Pairs sharing the same documents stay adjacent (one group)."""
+    classes: dict[int, tuple[list, list, list]] = {}
+    for cols in _column_groups(shared.T).values():
+        rows = shared[:, cols[0]]
+        size = int(rows.sum())
+        if size == 0:
+            continue
+        a, b = pairs[cols, 0], pairs[cols, 1]
+        sub = scores[rows]
+        diffs, first, second = classes.setdefault(size, ([], [], []))
+        diffs.append(sub[:, a] - sub[:, b])
+        first.append(a)
+        second.append(b)
+    return {size: (np.hstack(d), np.concatenate(a), np.concatenate(b)) for size, (d, a, b) in classes.items()}
+
+
 def paired_bootstrap_partial(scores, n_resamples: int = 100_000, rng=None):
     """``(p, n)``: paired bootstrap p-values of every ordered pair on the documents both
     systems were judged on, and that number of documents (m x m each).
 
-    ``scores`` is documents x systems with NaN where a system was not judged. Pairs that share
-    the same documents are tested on the same resamples (one group per document set, on one
-    generator), so complete data gives exactly ``paired_bootstrap``'s p-values. A pair without
-    a shared document gets NaN.
+    ``scores`` is documents x systems with NaN where a system was not judged. Each pair is
+    resampled over exactly its own shared documents, with ``paired_bootstrap``'s test. Pairs
+    that share the same *number* of documents share one draw of resample indices (position j
+    of a resample picks each pair's j-th shared document): one draw per document count, in
+    order of first appearance, on one generator (``paired_counts``). Each pair's p-value is
+    still a bootstrap p-value over its own documents; only the dependence between pairs'
+    p-values changes, as when every pair shares the same documents (complete data), which
+    gives exactly ``paired_bootstrap``'s p-values. A pair without a shared document gets NaN.
     """
     scores = np.asarray(scores, dtype=float)
     rng = np.random.default_rng(rng)
@@ -259,17 +321,8 @@ def paired_bootstrap_partial(scores, n_resamples: int = 100_000, rng=None):
     n = np.zeros((m, m), dtype=np.int64)
     n[pairs[:, 0], pairs[:, 1]] = n[pairs[:, 1], pairs[:, 0]] = shared.sum(axis=0)
     np.fill_diagonal(n, judged.sum(axis=0))
-    for cols in _column_groups(shared.T).values():
-        rows = shared[:, cols[0]]
-        if not rows.any():
-            continue
-        a, b = pairs[cols, 0], pairs[cols, 1]
-        d = np.ascontiguousarray(scores[rows][:, a] - scores[rows][:, b])
-        both = np.hstack([d, -d])
-        test = bootstrap_test(
-            lambda c, both=both: both[:, c], both.shape[1], int(rows.sum()), n_resamples, rng=rng, early_stop=False
-        )
-        k = len(cols)
-        p[a, b] = test.below[:k] / n_resamples
-        p[b, a] = test.below[k:] / n_resamples
+    for d, a, b in _shared_size_classes(scores, pairs, shared).values():
+        a_not_better, b_not_better = paired_counts(d, n_resamples, rng)
+        p[a, b] = a_not_better / n_resamples
+        p[b, a] = b_not_better / n_resamples
     return p, n
