@@ -122,15 +122,17 @@ def shared_uniform(scores, n_resamples: int, rng=None):
     judged = ~np.isnan(scores)
     pairs = all_pairs(m)
     classes = _shared_size_classes(scores, pairs, judged[:, pairs[:, 0]] & judged[:, pairs[:, 1]])
-    tally = {size: (np.zeros(d.shape[1], np.int64), np.zeros(d.shape[1], np.int64)) for size, (d, _, _) in classes.items()}
+    tally = {
+        size: (np.zeros(d.shape[1], np.int64), np.zeros(d.shape[1], np.int64)) for size, (d, _, _) in classes.items()
+    }
     top = max(classes)
     for size in chunk_schedule(top, n_resamples):
         u = rng.random((size, top))
         for n, (d, _, _) in classes.items():
-            tol = TIE * n * np.abs(d).max(axis=0)
+            tol = (TIE * n * np.abs(d).max(axis=0))[:, None]
             for cols, sums in bootstrap._resample_sums((u[:, :n] * n).astype(np.intp), d):
-                tally[n][0][cols] += np.count_nonzero(sums <= tol[cols], axis=0)
-                tally[n][1][cols] += np.count_nonzero(sums >= -tol[cols], axis=0)
+                tally[n][0][cols] += np.count_nonzero(sums <= tol[cols], axis=1)
+                tally[n][1][cols] += np.count_nonzero(sums >= -tol[cols], axis=1)
     p = np.full((m, m), np.nan)
     for n, (_, a, b) in classes.items():
         p[a, b], p[b, a] = tally[n][0] / n_resamples, tally[n][1] / n_resamples
@@ -219,7 +221,9 @@ def main():
         if args.ideas and name != "complete":
             for idea, fn in (("per-group", per_group), ("shared-uniform", shared_uniform)):
                 sec, p_idea = cpu_best(lambda data=data, fn=fn: fn(data, resamples, 1), args.repeat)
-                print(f"{'':<12} idea {idea:<14} {sec:6.2f} s, ratio {old_s / sec:5.1f}x; {agreement(p_old, p_idea, resamples)}")
+                print(
+                    f"{'':<12} idea {idea:<14} {sec:6.2f} s, ratio {old_s / sec:5.1f}x; {agreement(p_old, p_idea, resamples)}"
+                )
 
 
 if __name__ == "__main__":
