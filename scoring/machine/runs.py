@@ -242,9 +242,20 @@ def run_judge_run(run_id: int) -> JudgeRun:
 
 
 def _fail(run_id: int, message: str, started: float) -> None:
+    """Mark the run failed, unless it got to store itself (a Ctrl-C right after its last
+    transaction): a finished run, with its files, is never failed afterwards."""
+    marked = (
+        JudgeRun.objects.filter(pk=run_id)
+        .exclude(status=JudgeRun.Status.DONE)
+        .update(
+            status=JudgeRun.Status.FAILED,
+            error=message,
+            finished_at=timezone.now(),
+            seconds=time.perf_counter() - started,
+        )
+    )
+    if not marked:
+        return
     logger.warning("Judge run %s failed: %s", run_id, message)
     # A failed run stores nothing: not the files (a cross-encoder) its judge may have written either.
     shutil.rmtree(Path(settings.JUDGE_MODELS_DIR) / f"run-{run_id}", ignore_errors=True)
-    JudgeRun.objects.filter(pk=run_id).update(
-        status=JudgeRun.Status.FAILED, error=message, finished_at=timezone.now(), seconds=time.perf_counter() - started
-    )

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import JudgeRun
 from scoring.machine.background import resumable
-from scoring.machine.judges import RUN_JUDGE_NAMES, judges_taking
+from scoring.machine.judges import RUN_JUDGE_NAMES, get_judge, judges_taking
 from scoring.machine.judges import judge_options as sort_options
 from scoring.machine.reports import run_json
 from scoring.machine.runs import JudgeRunError, resume_judge_run, run_judge_run, start_judge_run, unfinished_twin
@@ -52,6 +52,25 @@ def usage_line(u: dict) -> str:
         asked += f"{', ' if asked else ''}{u['reused_earlier']:,} reused from earlier runs"
     asked = f"{asked}; " if asked else ""
     return f"llm: {asked}{u['calls']:,} calls, {u['retries']:,} retries{reused}; {tokens}"
+
+
+def interrupted(run: JudgeRun) -> str:
+    """What Ctrl-C left of a run (marked failed by run_judge_run): a judge that keeps its answers
+    (the llm judge) resumes from them; the others stored nothing and start again."""
+    if not get_judge(run.judge, **run.options).resumable:
+        return (
+            f"Interrupted: {run.judge} judge run {run.pk} stopped and is marked failed; it stored no judgments "
+            "(this judge keeps nothing to resume from): run the same command again to start a new run."
+        )
+    usage = run.llm_usage
+    if "summaries" not in usage:
+        return (
+            f"Interrupted: judge run {run.pk} stopped before asking anything; run the same command again to resume it."
+        )
+    return (
+        f"Interrupted: judge run {run.pk} stopped with {usage.get('answered', 0):,} of "
+        f"{usage['summaries']:,} summaries answered; run the same command again to resume it."
+    )
 
 
 def _figure(value, digits: int = 4) -> str:
@@ -140,17 +159,14 @@ class Command(BaseCommand):
             run = self._start(dataset, options, judge_options, label_round)
         except JudgeRunError as exc:
             raise CommandError(str(exc)) from None
+        except KeyboardInterrupt:  # loading the judge, counting a resumed run's answers
+            raise CommandError("Interrupted before the judge run started: nothing was changed.") from None
         try:
             run = run_judge_run(run.pk)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # run_judge_run marked it failed (unless it was already stored)
             run.refresh_from_db()
-            usage = run.llm_usage
-            if not usage:  # a judge that keeps no answers: a new run starts from the beginning
-                raise CommandError(f"Interrupted: judge run {run.pk} stopped; nothing of it is kept.") from None
-            raise CommandError(
-                f"Interrupted: judge run {run.pk} stopped with {usage.get('answered', 0):,} of "
-                f"{usage.get('summaries', 0):,} summaries answered; run the same command again to resume it."
-            ) from None
+            if run.status != run.Status.DONE:
+                raise CommandError(interrupted(run)) from None
         result = run_json(run)
         if options["json"]:
             self.stdout.write(json.dumps(result))
