@@ -129,7 +129,8 @@ def usage_json(run: JudgeRun) -> dict | None:
     """What a run's page, the API and `judge_dataset --json` show of its spending (null for a
     judge that does not pay per answer): token counts are null when the endpoint reported none (0
     when the run received no answer: every one reused);
-    `asked` is null for a run stored before it was counted."""
+    `asked` is null only for a run from before usage was recorded (hits 0028) taken up again,
+    until its pass begins (hits 0030 counted it for the runs stored before it was counted)."""
     usage = run.llm_usage
     if not usage:
         return None

@@ -90,8 +90,8 @@ class LLMUsageSerializer(serializers.Serializer):
     )
     asked = serializers.IntegerField(
         allow_null=True,
-        help_text="Summaries this run asked the endpoint for and got an answer, over all its passes (null: a run "
-        "stored before this was counted).",
+        help_text="Summaries this run asked the endpoint for and got an answer, over all its passes (null: not "
+        "recorded, a run from before usage was recorded taken up again, until its pass begins).",
     )
     reused_earlier = serializers.IntegerField(
         help_text="Summaries answered by copying the answer an earlier run (of any dataset) got for the very same "
@@ -155,7 +155,8 @@ class JudgeRunSerializer(serializers.Serializer):
     seconds = serializers.FloatField(allow_null=True)
     llm = LLMUsageSerializer(
         allow_null=True,
-        help_text="llm: what the run asked and spent (null for the other judges). Its answers are stored as "
+        help_text="llm: what the run asked and spent (null for the other judges and for an llm run stored before "
+        "its usage was recorded). Its answers are stored as "
         "they arrive: starting the same run again (same dataset, model, prompt, options and round) after it "
         "failed or stopped resumes it and asks only the summaries without an answer; a new run reuses the "
         "answers earlier runs got for the very same questions (`reused_earlier`) unless started with "

@@ -18,7 +18,7 @@ from hits.models import Batch, JudgeRun
 from hits.triage import ranking_verdict
 from scoring.machine.answers import usage_json
 from scoring.machine.background import lost, start_or_resume, start_run
-from scoring.machine.judges import judge_availability, judge_options
+from scoring.machine.judges import judge_availability, judge_options, keeps_answers
 from scoring.machine.reports import run_identity
 from scoring.machine.runs import JudgeRunError
 
@@ -52,6 +52,8 @@ def run_row(run: JudgeRun) -> dict:
         "kappa": expert.get("kappa"),
         "ranking": ranking_verdict(run.figures),
         "llm": usage_json(run),
+        # An llm run stored before its usage was recorded (hits 0028): "usage not recorded", not a blank.
+        "llm_unrecorded": not run.llm_usage and keeps_answers(run.judge),
         "systems_url": reverse("dashboard_systems", args=[run.batch.dataset_id]) + f"#machine-{run.pk}",
     }
 

@@ -33,11 +33,17 @@
         const u = r.llm, usage = document.createElement("small");
         const count = function (x) { return x === null || x === undefined ? "unknown" : Number(x).toLocaleString("en"); };
         usage.className = "llm-usage";
-        usage.textContent = (u.asked === null || u.asked === undefined ? "" : count(u.asked) + " asked, ") +
+        usage.textContent = (u.asked === null || u.asked === undefined ? "asked not recorded, " : count(u.asked) + " asked, ") +
           count(u.calls) + " calls, " + count(u.retries) + " retries" +
           (u.reused ? ", " + count(u.reused) + " reused" : "") +
           (u.reused_earlier ? ", " + count(u.reused_earlier) + " from earlier runs" : "") + (u.resumed ? ", resumed " + u.resumed + "×" : "") +
           "; tokens " + count(u.total_tokens) + (u.total_tokens !== null && u.replies_without_usage ? " at least" : "");
+        p.append(document.createElement("br"), usage);
+      } else if (r.llm_unrecorded) {
+        /* An llm run from before its calls and tokens were recorded: said, not left blank. */
+        const usage = document.createElement("small");
+        usage.className = "llm-usage";
+        usage.textContent = "usage not recorded (a run from before it was kept)";
         p.append(document.createElement("br"), usage);
       }
       tr.append(p, cell(fixed(r.accuracy, 3), "num accuracy"), cell(fixed(r.auc, 3), "num"), cell(fixed(r.kappa, 3), "num"));

@@ -60,6 +60,12 @@ def get_judge(name: str, **options) -> Judge:
         raise JudgeUnavailable(f"Invalid options for the {name} judge: {exc}") from None
 
 
+def keeps_answers(name: str) -> bool:
+    """Whether a judge keeps what each answer cost and resumes from its answers (the llm judge):
+    a run of it without recorded usage is one stored before usage was recorded (hits 0028)."""
+    return name in JUDGE_NAMES and judge_class(name).resumable
+
+
 def option_names(name: str) -> tuple[str, ...]:
     """The options a judge takes: its constructor's keyword arguments (none for an unknown name)."""
     if name not in JUDGE_NAMES:
@@ -123,6 +129,7 @@ __all__ = [
     "judge_class",
     "judge_options",
     "judges_taking",
+    "keeps_answers",
     "option_names",
     "run_judge",
 ]

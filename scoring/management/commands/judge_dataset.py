@@ -47,7 +47,7 @@ def usage_line(u: dict) -> str:
     elif u["total_tokens"] is None:
         tokens += " (the endpoint reported no usage)"
     reused = f", {u['reused']:,} reused from stored answers" if u["reused"] else ""
-    asked = "" if u["asked"] is None else f"{u['asked']:,} asked"
+    asked = "asked not recorded" if u["asked"] is None else f"{u['asked']:,} asked"
     if u["reused_earlier"]:
         asked += f"{', ' if asked else ''}{u['reused_earlier']:,} reused from earlier runs"
     asked = f"{asked}; " if asked else ""
