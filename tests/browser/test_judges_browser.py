@@ -197,3 +197,25 @@ def test_lead_resumes_an_llm_run_from_the_page(
         shoot(page, "llm-judge-resumed-dataset-page")
     finally:
         standin.close()
+
+
+def test_an_llm_run_from_before_usage_was_recorded_says_so(live_server, page, shoot, lead):
+    """Its usage was a blank under the progress (and `asked` a blank where it is not recorded)."""
+    from hits.models import Batch
+
+    dataset = Dataset.objects.create(name="old-runs")
+    runs = {}
+    for version, usage in ((1, {}), (2, {"calls": 7, "retries": 2, "replies": 5, "total_tokens": 990, "resumed": 1})):
+        batch = Batch.objects.create(
+            dataset=dataset, name=f"machine: llm v{version}", kind=Batch.Kind.MACHINE, status=Batch.Status.COMPLETE
+        )
+        runs[version] = JudgeRun.objects.create(
+            batch=batch, judge="llm", model="m", version=version, status="failed", llm_usage=usage
+        )
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
+    page.wait_for_selector(f"#judge-run-{runs[1].pk} .llm-usage")
+    assert page.inner_text(f"#judge-run-{runs[1].pk} .llm-usage") == "usage not recorded (a run from before it was kept)"
+    assert page.inner_text(f"#judge-run-{runs[2].pk} .llm-usage").startswith("asked not recorded, 7 calls, 2 retries")
+    page.locator("#machine-judges").scroll_into_view_if_needed()
+    shoot(page, "judge-runs-usage-not-recorded")
