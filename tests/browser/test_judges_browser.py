@@ -215,7 +215,9 @@ def test_an_llm_run_from_before_usage_was_recorded_says_so(live_server, page, sh
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
     page.wait_for_selector(f"#judge-run-{runs[1].pk} .llm-usage")
-    assert page.inner_text(f"#judge-run-{runs[1].pk} .llm-usage") == "usage not recorded (a run from before it was kept)"
+    assert (
+        page.inner_text(f"#judge-run-{runs[1].pk} .llm-usage") == "usage not recorded (a run from before it was kept)"
+    )
     assert page.inner_text(f"#judge-run-{runs[2].pk} .llm-usage").startswith("asked not recorded, 7 calls, 2 retries")
     page.locator("#machine-judges").scroll_into_view_if_needed()
     shoot(page, "judge-runs-usage-not-recorded")
