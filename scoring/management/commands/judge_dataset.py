@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from hits.models import JudgeRun
 from scoring.machine.background import resumable
-from scoring.machine.judges import RUN_JUDGE_NAMES, get_judge, judges_taking
+from scoring.machine.judges import RUN_JUDGE_NAMES, judges_taking, keeps_answers
 from scoring.machine.judges import judge_options as sort_options
 from scoring.machine.reports import run_json
 from scoring.machine.runs import JudgeRunError, resume_judge_run, run_judge_run, start_judge_run, unfinished_twin
@@ -57,7 +57,7 @@ def usage_line(u: dict) -> str:
 def interrupted(run: JudgeRun) -> str:
     """What Ctrl-C left of a run (marked failed by run_judge_run): a judge that keeps its answers
     (the llm judge) resumes from them; the others stored nothing and start again."""
-    if not get_judge(run.judge, **run.options).resumable:
+    if not keeps_answers(run.judge):
         return (
             f"Interrupted: {run.judge} judge run {run.pk} stopped and is marked failed; it stored no judgments "
             "(this judge keeps nothing to resume from): run the same command again to start a new run."
