@@ -1,6 +1,7 @@
 """Crowd fixtures: the demo dataset with a published in-house batch."""
 
 import threading
+import time
 
 from django.db import connection
 
@@ -56,6 +57,30 @@ def simulated_round(seed=4):
 def all_answers(assignment, present=True) -> dict:
     ids = assignment.hit.summary.document.reference.acus.values_list("pk", flat=True)
     return {str(i): present for i in ids}
+
+
+# Seconds a concurrency test waits for the other connection's next step before it gives up: waits
+# end as soon as their condition holds, so a passing run takes no longer and a busy machine does not fail it.
+WAIT = 60
+
+
+def waiting_on_a_lock(timeout: float = WAIT) -> bool:
+    """Whether another connection to the test database waits for a lock (polled until `timeout` s;
+    PostgreSQL). This thread's own connection is left out. Inside a transaction too: PostgreSQL
+    keeps one snapshot of pg_stat_activity per transaction unless told to take a fresh one."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
 
 
 def at_once(*calls):

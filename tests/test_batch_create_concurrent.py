@@ -3,7 +3,6 @@ client's retry fired while the first request still runs): PostgreSQL's unique ke
 (lead, key) holds the second until the first commits; then it answers with the first's batch."""
 
 import threading
-import time
 
 import pytest
 from django.db import connection
@@ -11,29 +10,10 @@ from django.db import connection
 from hits.models import Batch, BatchRequest
 from hits.services import batches
 
-from .crowd_data import demo_dataset
+from .crowd_data import WAIT, demo_dataset, waiting_on_a_lock
 from .test_batch_create_retry import body, client_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-# Seconds any step may take before the test gives up: waits end as soon as their event comes, so
-# a passing run takes no longer, and a busy machine does not fail it.
-WAIT = 60
-
-
-def _waiting_on_a_lock(timeout: float) -> bool:
-    """Whether another connection to the test database waits for a row lock (within timeout s)."""
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"
-            )
-            if cursor.fetchone()[0]:
-                return True
-            time.sleep(0.05)
-    return False
 
 
 def _two_at_once(lead, demo, monkeypatch, key: str, first_then=None):
@@ -68,7 +48,7 @@ def _two_at_once(lead, demo, monkeypatch, key: str, first_then=None):
     assert inside.wait(WAIT)
     second = threading.Thread(target=send, args=("second",), name="second")
     second.start()
-    overlapped = _waiting_on_a_lock(WAIT)  # the second request blocks on the first's key row
+    overlapped = waiting_on_a_lock(WAIT)  # the second request blocks on the first's key row
     release.set()
     first.join(WAIT)
     second.join(WAIT)

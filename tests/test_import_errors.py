@@ -251,9 +251,10 @@ def test_two_imports_of_one_name_at_once_end_with_a_message_not_a_traceback():
     dataset of the name, then failed on the unique name with an IntegrityError (a traceback in the
     command, a 500 on the page and in the API)."""
     import threading
-    import time
 
     from django.db import connection, transaction
+
+    from .crowd_data import WAIT, waiting_on_a_lock
 
     inserted, committed = threading.Event(), threading.Event()
 
@@ -262,22 +263,16 @@ def test_two_imports_of_one_name_at_once_end_with_a_message_not_a_traceback():
             with transaction.atomic():
                 Dataset.objects.create(name="twice", source_format="rose")
                 inserted.set()
-                with connection.cursor() as cursor:  # until the second import waits on the name
-                    for _ in range(200):
-                        cursor.execute(
-                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                            "AND datname = current_database() AND pid <> pg_backend_pid()"
-                        )
-                        if cursor.fetchone()[0]:
-                            break
-                        time.sleep(0.05)
+                # Held until the second import waits on the name, however long it takes to read
+                # its file first (a fixed 10 s here let a busy machine's import come after the commit).
+                waiting_on_a_lock(WAIT)
             committed.set()
         finally:
             connection.close()
 
     thread = threading.Thread(target=first_import)
     thread.start()
-    assert inserted.wait(30)
+    assert inserted.wait(WAIT)
     try:
         with pytest.raises(CommandError, match="another import of a dataset named 'twice' finished"):
             call_command("import_dataset", str(DEMO_ROSE), "--name", "twice", "--format", "rose")

@@ -15,7 +15,7 @@ from hits.services import handout, review
 from hits.services.batches import create_batch
 from hits.services.submission import submit_assignment
 
-from .crowd_data import all_answers, at_once, demo_dataset, published_batch
+from .crowd_data import WAIT, all_answers, at_once, demo_dataset, published_batch, waiting_on_a_lock
 from .test_handout import make_workers
 
 
@@ -187,20 +187,24 @@ def test_an_approval_and_a_bonus_on_one_assignment_at_once_both_go_through(monke
     approval holds the assignment and then writes its ledger row (which names the batch), the bonus
     holds the batch and waits for the assignment. Neither may deadlock the other: both are paid,
     once each."""
-    import time
+    import threading
 
     from hits.providers.inhouse import InHouseProvider
 
     batch = published_batch(assignments=3)
     (a,) = submitted_assignments(batch, 1)
+    holding = threading.Event()
 
     def slow_approve(self, assignment):  # the provider call, the assignment held: the bonus comes now
-        time.sleep(1.5)
+        holding.set()
+        # Until the bonus, its batch taken, waits for the assignment (a fixed sleep here let a busy
+        # machine's bonus come after the approval and never test the two at once).
+        assert waiting_on_a_lock(), "the bonus never waited for the approval's assignment"
 
     monkeypatch.setattr(InHouseProvider, "approve", slow_approve)
 
     def bonus():
-        time.sleep(0.5)  # the approval holds the assignment by now
+        assert holding.wait(WAIT), "the approval never reached the provider"
         return review.send_bonus(assignment_id=a.pk, amount="0.50", reason="Careful work", token="both", by=lead)
 
     results, errors = at_once(lambda: review.approve(assignment_id=a.pk, by=lead), bonus)

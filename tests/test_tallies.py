@@ -23,7 +23,7 @@ from hits.services.simulate import simulate_crowd
 from hits.services.submission import submit_assignment
 from scoring.results import dashboard
 
-from .crowd_data import all_answers, demo_dataset, published_batch
+from .crowd_data import WAIT, all_answers, demo_dataset, published_batch
 
 pytestmark = pytest.mark.django_db
 
@@ -148,7 +148,7 @@ def test_concurrent_submissions_of_one_batch_do_not_wait_for_each_other(monkeypa
             with transaction.atomic():
                 submit_assignment(assignment_id=mine.pk, worker_id=first.pk, answers=all_answers(mine))
                 holding.set()
-                released.wait(10)
+                released.wait(WAIT)
         except Exception as exc:  # noqa: BLE001 - any failure of the thread is reported below
             errors.append(exc)
         finally:
@@ -158,7 +158,7 @@ def test_concurrent_submissions_of_one_batch_do_not_wait_for_each_other(monkeypa
     thread = threading.Thread(target=hold_an_open_submission)
     thread.start()
     try:
-        assert holding.wait(10)
+        assert holding.wait(WAIT)
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL lock_timeout = '2s'")
