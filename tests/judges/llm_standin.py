@@ -28,6 +28,14 @@ class StandIn:
     def reply(self, status=200, content=None, body=None, delay=0.0, headers=None):
         self.replies.append((status, content, body, delay, headers or {}))
 
+    def wait_for_requests(self, count: int, timeout: float = 60.0) -> list:
+        """The requests once `count` have come (or all that came within `timeout` s): a client that
+        gave up waiting for its answer may return before the server's thread has read its request."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.requests
+
     def _handler(self):
         standin = self
 

@@ -53,7 +53,7 @@ def test_timeout_is_retried_and_explained(standin):
     standin.reply(content='{"late": true}', delay=1.5)
     with pytest.raises(LLMError, match=r"no answer from .* within 0.3 s \(LLM_TIMEOUT\)"):
         chat_json(MESSAGES, timeout=0.3, retries=1)
-    assert len(standin.requests) == 2
+    assert len(standin.wait_for_requests(2)) == 2
 
 
 def test_4xx_is_not_retried(standin):
