@@ -119,7 +119,7 @@ class Scanner:
                 page._axe_dirty = False
                 return
             try:
-                page.wait_for_load_state("load", timeout=10000)
+                page.wait_for_load_state("load")  # the page's own timeout: a busy machine's loads take seconds
                 violations = evaluate(RUN, TAGS)
             except Exception:  # noqa: BLE001 - the page navigated away mid-scan: the next page gets its turn
                 return

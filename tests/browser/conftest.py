@@ -35,11 +35,35 @@ def browser():
             ],
         )
         instrument(browser, lambda: _SCANNER[0])
+        generous_waits(browser)
         yield browser
         browser.close()
 
 
 _SCANNER = [Scanner()]
+
+
+def generous_waits(browser):
+    """Every context a test makes, and every expect(), waits BROWSER_TIMEOUT_MS by default (pages of
+    their own contexts waited 15 s and expect() 5 s, which a busy machine's answer, a live estimate's
+    fetch or an axe scan can take)."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=BROWSER_TIMEOUT_MS)
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def make_context(**kwargs):
+        context = new_context(**kwargs)
+        context.set_default_timeout(BROWSER_TIMEOUT_MS)
+        return context
+
+    def make_page(**kwargs):
+        page = new_page(**kwargs)
+        page.context.set_default_timeout(BROWSER_TIMEOUT_MS)
+        return page
+
+    browser.new_context = make_context
+    browser.new_page = make_page
 
 
 @pytest.fixture(autouse=True)

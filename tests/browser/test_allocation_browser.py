@@ -36,7 +36,6 @@ def _new_one_summary_batch(browser, live_server, lead, dataset, name, allocation
     document = Document.objects.filter(dataset=dataset).order_by("position").first()
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     page.on("dialog", lambda dialog: dialog.accept())
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/batches/new")
@@ -54,7 +53,6 @@ def _worker_starts_next_task(browser, live_server, user):
     """A worker signs in and presses *Start next task*: their context and the task page."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, live_server.url, user.username, PASSWORD)
     page.wait_for_selector("h1:text('My work')")
     page.click("#start-next")
@@ -98,7 +96,6 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/batches/{batch.pk}/")
     page.wait_for_selector("#allocation")
@@ -133,7 +130,6 @@ def test_three_workers_disagree_and_the_summary_gets_a_fourth_place(
     for width in (1280, 390):
         context = browser.new_context(viewport={"width": width, "height": 900})
         page = context.new_page()
-        page.set_default_timeout(15000)
         login(page, live_server.url, lead.username, PASSWORD)
         page.goto(f"{live_server.url}/batches/{batch.pk}/")
         page.wait_for_selector("#stops")

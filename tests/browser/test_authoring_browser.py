@@ -28,7 +28,6 @@ def wait_saved(page):
 def as_user(browser, base_url, user):
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, base_url, user.username, PASSWORD)
     page.wait_for_selector("h1")
     return page

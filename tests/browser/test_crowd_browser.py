@@ -19,7 +19,6 @@ def test_worker_qualifies_and_submits_lead_approves_and_pays_bonus(live_server, 
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, live_server.url, worker.username, PASSWORD)
     page.wait_for_selector("h1:text('My work')")
     page.click("text=Take the test")
@@ -48,7 +47,6 @@ def test_worker_qualifies_and_submits_lead_approves_and_pays_bonus(live_server, 
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     page.on("dialog", lambda dialog: dialog.accept())
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/batches/{batch.pk}/")

@@ -31,7 +31,6 @@ def test_back_after_submitting_says_already_submitted_and_the_work_page_is_curre
     published_batch()
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, live_server.url, worker.username, PASSWORD)
     page.click("#start-next")
     answer_all_and_submit(page)
@@ -69,7 +68,6 @@ def test_lead_pages_of_the_first_study(live_server, browser, shoot, worker, lead
 
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/batches/{old.pk}/")
     notice = page.inner_text("#handout-share")
@@ -100,7 +98,6 @@ def test_lead_pages_of_the_first_study(live_server, browser, shoot, worker, lead
 
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
-    page.set_default_timeout(15000)
     login(page, live_server.url, worker.username, PASSWORD)
     page.wait_for_selector("#bonuses")
     assert "Careful answers" in page.inner_text("#bonuses")
@@ -162,7 +159,6 @@ def test_metric_scores_on_the_metrics_page(live_server, browser, shoot, lead, si
     system = dataset.systems.order_by("name").first().name
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
-    page.set_default_timeout(30000)
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/metrics/")
     page.click("#metric-sources summary")

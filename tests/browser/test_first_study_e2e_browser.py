@@ -90,7 +90,6 @@ def study_file(tmp_path):
 def open_as(browser, base_url, user, width=1280):
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15000)
     page.on("dialog", lambda dialog: dialog.accept())
     login(page, base_url, user.username, PASSWORD)
     page.wait_for_selector("h1")

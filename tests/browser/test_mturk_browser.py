@@ -66,7 +66,6 @@ def test_preview_then_submit_inside_mturks_frame(live_server, browser, shoot, st
     hit.save()
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.PUBLISHED)
     page = browser.new_page(viewport={"width": 1100, "height": 1000})
-    page.set_default_timeout(15000)
 
     def open_frame(assignment_id):
         params = {

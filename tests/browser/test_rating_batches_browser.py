@@ -22,7 +22,6 @@ def new_context(browser, width: int):
         viewport={"width": width, "height": 844 if phone else 900}, is_mobile=phone, has_touch=phone
     )
     page = context.new_page()
-    page.set_default_timeout(15000)
     page.on("dialog", lambda dialog: dialog.accept())
     return context, page
 
