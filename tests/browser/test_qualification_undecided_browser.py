@@ -5,6 +5,7 @@ attempt used. Every page is axe-scanned (conftest)."""
 import pytest
 from django.conf import settings
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from hits.models import QualificationAttempt, QualificationTest
 from hits.services import qualification
@@ -79,10 +80,11 @@ def test_a_sheet_sent_after_the_session_ended_keeps_its_answers_through_the_sign
     page.fill("#id_username", worker.username)
     page.fill("#id_password", PASSWORD)
     page.click("button[type=submit]")
-    page.wait_for_selector("form.qualification")
-    assert page.locator("input[name^='ans-']:checked").count() == total  # every answer is back
+    # Every answer is back: sheet.js puts them back once it has loaded, after the form is on the page.
+    expect(page.locator("input[name^='ans-']:checked")).to_have_count(total)
     page.click("button[type=submit].big")
-    page.wait_for_selector("form.qualification", state="detached")
+    page.wait_for_url(live_server.url + reverse("work"))
     assert QualificationAttempt.objects.get(test=test).passed is True
-    # Graded, the page keeps nothing: a later sheet of this test starts empty.
-    assert page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('sheet:')).length") == 0
+    # Graded, the page keeps nothing: a later sheet of this test starts empty (the work page's
+    # sheet.js forgets the kept answers once it has loaded).
+    page.wait_for_function("Object.keys(localStorage).filter(k => k.startsWith('sheet:')).length === 0")
