@@ -43,20 +43,27 @@ def test_a_file_over_the_limit_is_refused_before_sending(live_server, browser, s
     assert Dataset.objects.filter(name="too-big").exists() and len(posts) == 1
 
 
+def panel_batch_page(live_server, browser, lead, width):
+    """An open panel batch and its page, signed in as the lead, at `width` px."""
+    from tests.test_panel import open_panel
+
+    batch = open_panel()
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/batches/{batch.pk}/")
+    return batch, page
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_a_participant_list_over_the_limit_is_refused_before_sending(
     live_server, browser, shoot, lead, settings, width
 ):
     """The panel's participant-ids file (REQUEST_MAX_BYTES: not an import, no command to name)."""
     from hits.models import Batch
-    from tests.test_panel import open_panel
 
     settings.REQUEST_MAX_BYTES = 64 * 1024
-    batch = open_panel()
-    page = browser.new_page(viewport={"width": width, "height": 800})
-    login(page, live_server.url, lead.username, PASSWORD)
-    url = f"{live_server.url}/batches/{batch.pk}/"
-    page.goto(url)
+    batch, page = panel_batch_page(live_server, browser, lead, width)
+    url = page.url
     wide = page.evaluate("document.documentElement.scrollWidth")
     posts = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
@@ -93,13 +100,9 @@ def test_a_participant_list_over_the_views_own_bound_is_refused_before_sending(
     it on choosing it in the server's words, and the two agree at the byte: a file of exactly
     the bound is sent and stored, one byte more is not sent."""
     from hits.models import Batch
-    from tests.test_panel import open_panel
 
-    batch = open_panel()
-    page = browser.new_page(viewport={"width": width, "height": 800})
-    login(page, live_server.url, lead.username, PASSWORD)
-    url = f"{live_server.url}/batches/{batch.pk}/"
-    page.goto(url)
+    batch, page = panel_batch_page(live_server, browser, lead, width)
+    url = page.url
     wide = page.evaluate("document.documentElement.scrollWidth")
     posts = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
