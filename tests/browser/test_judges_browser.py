@@ -221,3 +221,36 @@ def test_an_llm_run_from_before_usage_was_recorded_says_so(live_server, page, sh
     assert page.inner_text(f"#judge-run-{runs[2].pk} .llm-usage").startswith("asked not recorded, 7 calls, 2 retries")
     page.locator("#machine-judges").scroll_into_view_if_needed()
     shoot(page, "judge-runs-usage-not-recorded")
+
+
+# The judge form's Model directory box: the width its placeholder needs inside the box (text plus
+# the box's padding) and the width the box has; a placeholder wider than its box is cut.
+PLACEHOLDER = """() => { const i = document.querySelector('#judge-model-dir'); const s = getComputedStyle(i);
+    const c = document.createElement('canvas').getContext('2d'); c.font = s.font;
+    const label = i.closest('label').getBoundingClientRect(), box = i.getBoundingClientRect();
+    return {needs: c.measureText(i.placeholder).width + parseFloat(s.paddingLeft) + parseFloat(s.paddingRight),
+            has: i.clientWidth, right: box.right, labelTop: label.top, boxTop: box.top}; }"""
+
+
+def test_the_model_directory_box_shows_its_whole_placeholder_on_a_phone(live_server, page, shoot, lead, tmp_path):
+    """At 390 px the box was 310 px wide (100vw - 5rem) where its placeholder needs 364 (with the
+    box's padding): it read "nli only, e.g. /models/roberta-large". It now takes the row's width
+    there, its label above it; at 1280 px it keeps its 24rem beside its label."""
+    from ..judges.learned_data import tiny_dataset
+
+    dataset = tiny_dataset(tmp_path, "tiny-form", seed=1, documents=2)
+    login(page, live_server.url, lead.username, PASSWORD)
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
+        page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
+        form = page.locator("#judge-form")
+        form.scroll_into_view_if_needed()
+        form.screenshot(path=str(shoot(page, f"judge-form-{width}").parent / f"judge-form-{width}-form.png"))
+        box = page.evaluate(PLACEHOLDER)
+        assert box["needs"] <= box["has"], f"{width} px: the placeholder is cut: {box}"
+        assert box["right"] <= width, f"{width} px: the box sticks out: {box}"
+        if width == 390:
+            assert box["boxTop"] > box["labelTop"], f"the label is no longer above its box: {box}"
+        else:
+            assert box["has"] == 24 * 16 - 2 and box["boxTop"] == box["labelTop"]  # 24rem beside its label: as it was
