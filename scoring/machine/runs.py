@@ -243,7 +243,17 @@ def run_judge_run(run_id: int) -> JudgeRun:
 
 def _fail(run_id: int, message: str, started: float) -> None:
     """Mark the run failed, unless it got to store itself (a Ctrl-C right after its last
-    transaction): a finished run, with its files, is never failed afterwards."""
+    transaction): a finished run, with its files, is never failed afterwards. A second Ctrl-C
+    while this is recorded (people press it twice) left the run marked running as if it still
+    ran: the record is made once more, then that Ctrl-C goes on."""
+    try:
+        _mark_failed(run_id, message, started)
+    except KeyboardInterrupt:
+        _mark_failed(run_id, message, started)
+        raise
+
+
+def _mark_failed(run_id: int, message: str, started: float) -> None:
     marked = (
         JudgeRun.objects.filter(pk=run_id)
         .exclude(status=JudgeRun.Status.DONE)
