@@ -13,6 +13,14 @@ from .conftest import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+# The judge form's Model directory box: the width its placeholder needs inside the box (text plus
+# the box's padding) and the width the box has; a placeholder wider than its box is cut.
+PLACEHOLDER = """() => { const i = document.querySelector('#judge-model-dir'); const s = getComputedStyle(i);
+    const c = document.createElement('canvas').getContext('2d'); c.font = s.font;
+    const label = i.closest('label').getBoundingClientRect(), box = i.getBoundingClientRect();
+    return {needs: c.measureText(i.placeholder).width + parseFloat(s.paddingLeft) + parseFloat(s.paddingRight),
+            has: i.clientWidth, right: box.right, labelTop: label.top, boxTop: box.top}; }"""
+
 
 def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page, shoot, lead, eager_celery, settings):
     settings.LONG_TASKS_IN_BACKGROUND = True  # as the embedded server runs it (eager_celery turns it off)
@@ -23,12 +31,8 @@ def test_lead_starts_a_judge_run_and_sees_machine_beside_human(live_server, page
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
     page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
     # Issue 47, item 14: the model directory's hint ("nli only, e.g. /models/...") is not cut.
-    fits = page.evaluate(
-        "() => { const i = document.querySelector('#judge-model-dir'); const c = document.createElement('canvas')"
-        ".getContext('2d'); c.font = getComputedStyle(i).font; return c.measureText(i.placeholder).width"
-        " < i.clientWidth - 8; }"
-    )
-    assert fits, "the model directory's placeholder is cut"
+    box = page.evaluate(PLACEHOLDER)
+    assert box["needs"] <= box["has"], f"the model directory's placeholder is cut: {box}"
 
     page.select_option("#judge-name", "lexical")
     page.click("#judge-form button[type=submit]")
@@ -72,12 +76,8 @@ def test_lead_trains_the_learned_judge_and_triage_uses_it(live_server, page, sho
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/")
     page.wait_for_selector("#judge-runs td:text('No judge run yet.')")
     # Issue 47, item 14: the model directory's hint ("nli only, e.g. /models/...") is not cut.
-    fits = page.evaluate(
-        "() => { const i = document.querySelector('#judge-model-dir'); const c = document.createElement('canvas')"
-        ".getContext('2d'); c.font = getComputedStyle(i).font; return c.measureText(i.placeholder).width"
-        " < i.clientWidth - 8; }"
-    )
-    assert fits, "the model directory's placeholder is cut"
+    box = page.evaluate(PLACEHOLDER)
+    assert box["needs"] <= box["has"], f"the model directory's placeholder is cut: {box}"
     page.select_option("#judge-name", "learned")
     page.click("#judge-form button[type=submit]")
     row = page.wait_for_selector("#judge-runs tr[data-status=done]")
@@ -221,15 +221,6 @@ def test_an_llm_run_from_before_usage_was_recorded_says_so(live_server, page, sh
     assert page.inner_text(f"#judge-run-{runs[2].pk} .llm-usage").startswith("asked not recorded, 7 calls, 2 retries")
     page.locator("#machine-judges").scroll_into_view_if_needed()
     shoot(page, "judge-runs-usage-not-recorded")
-
-
-# The judge form's Model directory box: the width its placeholder needs inside the box (text plus
-# the box's padding) and the width the box has; a placeholder wider than its box is cut.
-PLACEHOLDER = """() => { const i = document.querySelector('#judge-model-dir'); const s = getComputedStyle(i);
-    const c = document.createElement('canvas').getContext('2d'); c.font = s.font;
-    const label = i.closest('label').getBoundingClientRect(), box = i.getBoundingClientRect();
-    return {needs: c.measureText(i.placeholder).width + parseFloat(s.paddingLeft) + parseFloat(s.paddingRight),
-            has: i.clientWidth, right: box.right, labelTop: label.top, boxTop: box.top}; }"""
 
 
 def test_the_model_directory_box_shows_its_whole_placeholder_on_a_phone(live_server, page, shoot, lead, tmp_path):
