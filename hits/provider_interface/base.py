@@ -48,6 +48,9 @@ class CrowdProvider:
     options: tuple = ()  # hits.provider_interface.options.Option, one per batch option
     closed = ""  # why new batches should not use it (shown on the new-batch form), e.g. the service closed
     payment_note = ""  # on the ledger rows it pays, e.g. "to pay at the panel"
+    # True: send_bonus commits its own steps (Prolific: set up, pay call sent, paid) because its pay
+    # call is not idempotent, so review.send_bonus calls it after its own transaction, not inside it.
+    bonus_commits_its_steps = False
     section_template = ""  # a template the batch page includes, with `section(batch)` as `provider_section`
 
     def supports(self, capability: str) -> bool:

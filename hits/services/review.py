@@ -171,7 +171,9 @@ def send_bonus(
 
     The batch row is locked before anything is read, so parallel bonuses on one batch are taken one
     at a time and each checks the budget against the spend the previous ones recorded: a bonus (with
-    its fee) that would pass the budget is refused with OverBudget unless `over_budget` is set."""
+    its fee) that would pass the budget is refused with OverBudget unless `over_budget` is set.
+    A provider whose bonus commits its own steps (Prolific) is called after that transaction, and
+    its ledger row written in one more: a retry after a failure past its pay call records, never pays."""
     try:
         amount = parse_money(amount, what="The bonus", minimum=CENT, maximum=MAX_BONUS)
     except MoneyError as exc:
@@ -209,23 +211,36 @@ def send_bonus(
         if over and not over_budget:
             logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
             raise OverBudget(over)
-        # refused: no ledger row, nothing is known paid; a Prolific pay call sent is kept as sent
+        note = f"{reason} ({provider.payment_note})" if provider.payment_note else reason
+        if not provider.bonus_commits_its_steps:
+            # refused: no ledger row, nothing is known paid
+            refused = _refusal(provider.send_bonus, a, amount, reason, token)
+            if refused is None:
+                return _record_bonus(key, a, batch, amount, fee, by, note)
+    if provider.bonus_commits_its_steps:
+        # Its own marks (set up, pay call sent, paid) are committed step by step, before and
+        # after a pay call that is not idempotent, so they must not sit in our transaction: were
+        # it lost after the provider paid, a retry would pay again. The retry of a paid bonus
+        # finds it paid and writes the ledger row only.
         refused = _refusal(provider.send_bonus, a, amount, reason, token)
         if refused is None:
-            entry, created = record_with_fee(
-                key=key,
-                kind=LedgerEntry.Kind.BONUS,
-                assignment=a,
-                worker=a.worker,
-                batch=batch,
-                amount=amount,
-                fee=fee,
-                by=by,
-                note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
-            )
-    if refused is not None:
-        raise ReviewError(refused)
-    return entry, created
+            with transaction.atomic():
+                return _record_bonus(key, a, batch, amount, fee, by, note)
+    raise ReviewError(refused)
+
+
+def _record_bonus(key, a, batch, amount, fee, by, note) -> tuple[LedgerEntry, bool]:
+    return record_with_fee(
+        key=key,
+        kind=LedgerEntry.Kind.BONUS,
+        assignment=a,
+        worker=a.worker,
+        batch=batch,
+        amount=amount,
+        fee=fee,
+        by=by,
+        note=note,
+    )
 
 
 def send_bonus_form(*, assignment_id: int, form, by=None) -> tuple[LedgerEntry, bool]:

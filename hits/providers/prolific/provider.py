@@ -196,6 +196,7 @@ def screening_payload(batch, study, places: int) -> dict:
 class ProlificProvider(CrowdProvider):
     name = "prolific"
     label = "Prolific"
+    bonus_commits_its_steps = True  # its pay call is not idempotent (decisions.pay_bonus)
     capabilities = frozenset(
         {Capability.EXTEND, Capability.SYNC, Capability.SESSIONS, Capability.WEBHOOKS, Capability.MORE_PLACES}
     )

@@ -1,0 +1,52 @@
+"""Money under faults: a provider call that succeeded, then our database write failed (or the
+process died before it committed), then the same decision again. The money must not go out twice,
+and the ledger row must be written once."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import OperationalError
+
+from hits.models import LedgerEntry
+from hits.providers.prolific.models import ProlificBonus
+from hits.services import review
+
+from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def fail_once(monkeypatch, module, name):
+    """`module.name` raises a lost-connection error on its first call, then works."""
+    real, calls = getattr(module, name), []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, flaky)
+
+
+def test_a_prolific_bonus_paid_before_the_ledger_write_failed_is_recorded_on_retry_never_paid_again(
+    api,  # noqa: F811
+    monkeypatch,
+):
+    """Prolific's pay call is not idempotent (a second call with the same bulk id pays again), so
+    its "sent" mark must be stored before the call, whatever happens to the bonus's own
+    transaction afterwards. The lead sends the same form again after the error."""
+    batch = published(api)
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    assignment = session.assignments().first()
+    setup = api.post(API + "submissions/bonus-payments/", json={"id": "BULK9", "total_amount": 66})
+    pay = api.post(API + "bulk-bonus-payments/BULK9/pay/", status=202, json={})
+    fail_once(monkeypatch, review, "record_with_fee")
+    form = {"assignment_id": assignment.pk, "amount": "0.50", "reason": "Thanks", "token": "tok-crash"}
+    with pytest.raises(OperationalError):
+        review.send_bonus(**form)
+    assert ProlificBonus.objects.get(key="assignment:tok-crash").state == "paid"
+    entry, created = review.send_bonus(**form)
+    assert created and entry.amount == Decimal("0.50")
+    assert setup.call_count == 1 and pay.call_count == 1
+    assert list(LedgerEntry.objects.filter(kind="bonus").values_list("amount", flat=True)) == [Decimal("0.50")]
