@@ -50,3 +50,28 @@ def test_a_prolific_bonus_paid_before_the_ledger_write_failed_is_recorded_on_ret
     assert created and entry.amount == Decimal("0.50")
     assert setup.call_count == 1 and pay.call_count == 1
     assert list(LedgerEntry.objects.filter(kind="bonus").values_list("amount", flat=True)) == [Decimal("0.50")]
+
+
+def test_a_bulk_prolific_bonus_past_the_budget_asks_first_as_every_bonus_does(api):  # noqa: F811
+    """The Sessions bonus pays every ticked session at once: past the batch's budget it is refused,
+    with nothing sent to Prolific, until the lead ticks "Pay over the budget"."""
+    from hits.providers.prolific import sync as prolific_sync
+    from hits.provider_interface import ProviderError
+    from hits.selectors.figures import batch_spend
+
+    batch = published(api)
+    one, two = (
+        worked_session(batch, "PID1", "5ab000000000000000000001"),
+        worked_session(batch, "PID2", "5ab000000000000000000002"),
+    )
+    batch.budget = batch_spend(batch)["total"] + Decimal("2.00")  # two bonuses of $1 and fees pass it
+    batch.save(update_fields=["budget"])
+    amounts = {one: Decimal("1.00"), two: Decimal("1.00")}
+    with pytest.raises(ProviderError, match="over its budget"):
+        prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget")
+    assert len(api.calls) == 2 and not ProlificBonus.objects.exists()  # publishing only
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK7", "total_amount": 266})
+    api.post(API + "bulk-bonus-payments/BULK7/pay/", status=202, json={})
+    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget", over_budget=True)
+    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget")  # a repeat: recorded already
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 2

@@ -56,6 +56,7 @@ from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, P
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
 from hits.services import review
+from hits.services.money_budget import bonus_passes_budget
 
 # Prolific's hook bodies are flat objects; anything deeper is refused before it is used.
 HOOK_MAX_DEPTH = 8
@@ -390,9 +391,20 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
     return done, errors
 
 
-def pay_bonus(batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True) -> ProlificBonus:
-    """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`)."""
-    return _pay_bonus(ProlificProvider(), batch, amounts, reason, key=key, by=by, ledger=ledger)
+def pay_bonus(
+    batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True, over_budget: bool = False
+) -> ProlificBonus:
+    """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`). A new bonus
+    whose amounts and fees would take the batch's spend past its budget is refused unless
+    `over_budget` is set, as `review.send_bonus` refuses one on a single HIT."""
+    provider = ProlificProvider()
+    if not ProlificBonus.objects.filter(key=key[:100]).exists():  # a retry was decided already
+        total = sum((cents(a) + provider.fee(cents(a), batch.assignments_per_hit) for a in amounts.values()), Decimal(0))
+        with transaction.atomic():  # the batch's money, one bonus decision at a time
+            over = bonus_passes_budget(Batch.objects.select_for_update(no_key=True).get(pk=batch.pk), total)
+        if over and not over_budget:
+            raise ProviderError(over)
+    return _pay_bonus(provider, batch, amounts, reason, key=key, by=by, ledger=ledger)
 
 
 def _permanent(exc: ProviderError) -> bool:

@@ -357,6 +357,7 @@ def review_sessions(request, batch_id: int):
                 request.POST.get("reason", ""),
                 key=f"form:{request.POST.get('token', '')}",
                 by=request.user,
+                over_budget=request.POST.get("over_budget") == "1",
             )
             messages.success(request, f"Bonus of {amount} sent to {len(chosen)} participant(s) (once).")
         except (InvalidOperation, ProviderError) as exc:
