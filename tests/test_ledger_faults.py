@@ -8,7 +8,10 @@ import pytest
 from django.db import OperationalError
 
 from hits.models import LedgerEntry
+from hits.provider_interface import ProviderError
+from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.models import ProlificBonus
+from hits.selectors.figures import batch_spend
 from hits.services import review
 
 from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
@@ -55,10 +58,6 @@ def test_a_prolific_bonus_paid_before_the_ledger_write_failed_is_recorded_on_ret
 def test_a_bulk_prolific_bonus_past_the_budget_asks_first_as_every_bonus_does(api):  # noqa: F811
     """The Sessions bonus pays every ticked session at once: past the batch's budget it is refused,
     with nothing sent to Prolific, until the lead ticks "Pay over the budget"."""
-    from hits.providers.prolific import sync as prolific_sync
-    from hits.provider_interface import ProviderError
-    from hits.selectors.figures import batch_spend
-
     batch = published(api)
     one, two = (
         worked_session(batch, "PID1", "5ab000000000000000000001"),

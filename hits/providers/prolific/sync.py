@@ -399,7 +399,9 @@ def pay_bonus(
     `over_budget` is set, as `review.send_bonus` refuses one on a single HIT."""
     provider = ProlificProvider()
     if not ProlificBonus.objects.filter(key=key[:100]).exists():  # a retry was decided already
-        total = sum((cents(a) + provider.fee(cents(a), batch.assignments_per_hit) for a in amounts.values()), Decimal(0))
+        total = sum(
+            (cents(a) + provider.fee(cents(a), batch.assignments_per_hit) for a in amounts.values()), Decimal(0)
+        )
         with transaction.atomic():  # the batch's money, one bonus decision at a time
             over = bonus_passes_budget(Batch.objects.select_for_update(no_key=True).get(pk=batch.pk), total)
         if over and not over_budget:
