@@ -186,6 +186,31 @@ def test_an_undefined_correlation_reads_as_a_dash_on_the_metrics_page(realsumm, 
     assert len(summary) == 1 and summary[0].count(">–</span>") == 3 and "0.000" not in summary[0], summary
 
 
+def test_the_metrics_page_puts_each_correlation_under_its_own_column(realsumm, tmp_path, capsys, client, lead):
+    """The table's header reads Pearson, Spearman, Kendall, but its cells followed the keys of the
+    run's outputs as PostgreSQL's jsonb returns them (kendall, pearson, spearman): the Kendall tau
+    stood under "Pearson", the Pearson r under "Spearman" and the Spearman rho under "Kendall"."""
+    import re
+
+    from django.urls import reverse
+
+    path = metric_file(tmp_path, realsumm, np.random.default_rng(0))
+    call_command("import_metric_scores", "realsumm", str(path))
+    call_command("metric_correlations", "realsumm", "--json", "--resamples", "50", "--permutations", "50")
+    figures = json.loads(capsys.readouterr().out.splitlines()[-1])["metrics"]
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_metrics", args=[realsumm.pk])).content.decode()
+    table = page[page.index('id="metric-table"') : page.index("</table>", page.index('id="metric-table"'))]
+    header = re.findall(r'<th class="num">(\w+)</th>', table)
+    assert header == ["Pearson", "Spearman", "Kendall"]
+    for metric, levels in figures.items():
+        for level, methods in levels.items():
+            (row,) = re.findall(rf"<tr><td>{metric}</td><td>{level}</td>(.*?)</tr>", table)
+            cells = [float(v) for v in re.findall(r'<td class="num">(-?[0-9.]+)', row)]
+            expected = [methods[m.lower()]["value"] for m in header]
+            assert cells == pytest.approx(expected, abs=5.1e-4), (metric, level, row)
+
+
 def test_metric_import_errors_write_nothing(realsumm, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"example_id": "cnndm1017", "m": {"ghost": 0.5}}\n')

@@ -47,6 +47,17 @@ def scope_rows(dataset_id: int, round_id: int | None) -> tuple[Dataset | None, B
     return dataset, Batch.objects.filter(pk=round_id, dataset=dataset).order_by().first()
 
 
+def metric_table(outputs: dict, methods: tuple[str, ...]) -> list[dict]:
+    """The metrics page's correlation rows: per metric and level, one cell per method in the
+    header's order (``methods``). A run's outputs come back from PostgreSQL's jsonb with their keys
+    reordered (kendall, pearson, spearman), so the cells are looked up by name, never by position."""
+    return [
+        {"metric": metric, "level": level, "cells": [by_method.get(m, {}) for m in methods]}
+        for metric, levels in (outputs.get("metrics") or {}).items()
+        for level, by_method in levels.items()
+    ]
+
+
 def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
     """The scope's latest run of `kind` (power analysis, metric correlations), whatever its status."""
     return ScoringRun.objects.filter(dataset=dataset, batch=batch, kind=kind).order_by("-started_at", "-id").first()

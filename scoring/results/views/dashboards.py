@@ -301,6 +301,7 @@ def metrics(request, dataset_id: int):
             "example": _metric_example(dataset),
             "csv_header": ",".join(CSV_COLUMNS),
             "methods": statistics.METHODS,
+            "metric_rows": dashboard.metric_table(run.outputs, statistics.METHODS) if run else [],
             "method": (run.parameters.get("method") if run else None) or statistics.METRIC_DEFAULTS["method"],
         },
     )
