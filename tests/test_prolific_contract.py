@@ -651,6 +651,64 @@ def test_a_group_member_is_added_only_for_their_own_screening_submission(api):
     assert "not this participant's" in ProlificGroupMember.objects.get(worker=worker).error
 
 
+def test_the_sync_records_each_paid_screening_submission_once_in_the_ledger(api, client, lead):
+    """The screening study approves automatically, so Prolific pays every completed screening
+    submission: the sync lists the screening study's submissions and records each APPROVED one
+    once (its reward and Prolific's fee), a RETURNED one not at all, and a second sync nothing."""
+    from django.urls import reverse
+
+    from hits.selectors.figures import batch_spend
+
+    batch = published(api)
+    ProlificStudy.objects.create(
+        batch=batch, kind="screening", study_id="SCREEN1", completion_code="C", reward_cents=67, status="ACTIVE"
+    )
+    api.get(API + "studies/STUDY1/", json=study_json("STUDY1", "ACTIVE"))
+    api.get(
+        API + "submissions/",
+        match=[AUTH, matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})],
+        json={"results": [], "_links": {"next": {"href": None}, "previous": {"href": None}}, "meta": {"count": 0}},
+    )
+    listing = api.get(
+        API + "submissions/",
+        match=[AUTH, matchers.query_param_matcher({"study": "SCREEN1", "page_size": "100"})],
+        json={
+            "results": [
+                submission("5c5b00000000000000000001", "PID1", "APPROVED"),
+                submission("5c5b00000000000000000002", "PID2", "APPROVED"),
+                submission("5c5b00000000000000000003", "PID3", "RETURNED"),
+            ],
+            "_links": {"next": {"href": None}, "previous": {"href": None}},
+            "meta": {"count": 3},
+        },
+    )
+    reward, fee = Decimal("0.67"), get_provider("prolific").fee(Decimal("0.67"), batch.assignments_per_hit)
+    assert fee == Decimal("0.22")
+
+    counts = prolific_sync.sync_batch(batch)
+    rows = LedgerEntry.objects.filter(batch=batch)
+    assert sorted((e.kind, e.worker.external_id, e.amount) for e in rows) == [
+        ("fee", "PID1", fee),
+        ("fee", "PID2", fee),
+        ("reward", "PID1", reward),
+        ("reward", "PID2", reward),
+    ]
+    assert all("Screening" in e.note for e in rows.filter(kind="reward"))
+    assert not Worker.objects.filter(external_id="PID3").exists()  # returned: nothing paid, nothing recorded
+    assert counts["screening paid"] == 2
+    assert "2 paid screening submissions recorded" in prolific_sync.summary(counts)
+
+    assert "screening paid" not in prolific_sync.sync_batch(batch)  # the same submissions again
+    assert listing.call_count == 2 and LedgerEntry.objects.filter(batch=batch).count() == 4
+
+    spend = batch_spend(batch)
+    assert (spend["reward"], spend["fee"], spend["total"]) == (2 * reward, 2 * fee, 2 * (reward + fee))
+    client.force_login(lead)
+    for name in ("batch_ledger", "batch_detail"):
+        page = client.get(reverse(name, args=[batch.pk])).content.decode()
+        assert f"${2 * (reward + fee):.2f}" in page, name
+
+
 # ---- hooks -------------------------------------------------------------------------------
 
 

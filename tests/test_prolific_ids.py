@@ -102,6 +102,11 @@ def test_the_group_push_continues_past_a_refused_member_and_the_sync_keeps_worki
         json={"results": [], "_links": {"next": {"href": None}}},
         match=[matchers.query_param_matcher({"study": "STUDY1", "page_size": "100"})],
     )
+    api.get(  # the screening study's submissions (paid ones go to the ledger), at each sync
+        API + "submissions/",
+        json={"results": [], "_links": {"next": {"href": None}}},
+        match=[matchers.query_param_matcher({"study": "SCREEN1", "page_size": "100"})],
+    )
     counts = prolific_sync.sync_batch(batch)  # does not raise
     assert counts["group failures"] == 1
     for pid in ("PID2", "PID3"):

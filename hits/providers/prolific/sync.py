@@ -5,7 +5,9 @@ participant as completed (AWAITING REVIEW, APPROVED or REJECTED). The sync (Cele
 five minutes, and *Sync now*) pages through the study's submissions; a hook
 (submission.status.change) applies the same change at once. RETURNED and TIMED-OUT submissions
 release the session's HITs. Prolific's decisions are mirrored through the review services, so
-the ledger records every payment once, whoever decided and however often it is retried.
+the ledger records every payment once, whoever decided and however often it is retried. The
+sync also lists the screening study's submissions: each one Prolific approved (automatically)
+is recorded once in the ledger, its reward and Prolific's fee (`record_screening_pay`).
 
 Prolific facts: GET /api/v1/submissions/?study=ID&page_size=N, pages linked by _links.next.href
 (https://docs.prolific.com/api-reference/submissions/get-submissions); statuses RESERVED, ACTIVE,
@@ -65,6 +67,8 @@ logger = logging.getLogger(__name__)
 
 COMPLETED = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
 NO_ANSWERS = "Prolific reports this submission {status}, but no answers were stored here."
+# The ledger key of a paid screening submission: this prefix and Prolific's submission id.
+SCREENING_KEY = "reward:prolific-screening:"
 NO_SESSION = "Prolific reports submission {sid} {status} for {pid}, but no session was started here."
 
 
@@ -221,6 +225,9 @@ def sync_batch(batch: Batch) -> dict:
         if group_failures:
             counts["group failures"] = group_failures
         allocation.push_pending(batch)  # places opened while Prolific could not be told
+        screening_paid = record_screening_pay(provider, batch)
+        if screening_paid:
+            counts["screening paid"] = screening_paid
     except ProviderError as exc:
         logger.error("Prolific sync of batch %s failed: %s", batch.pk, exc)
         Batch.objects.filter(pk=batch.pk).update(last_error=f"Sync: {exc}")
@@ -230,11 +237,52 @@ def sync_batch(batch: Batch) -> dict:
     return counts
 
 
+def record_screening_pay(provider, batch: Batch) -> int:
+    """Record in the ledger, once each, the screening submissions Prolific paid: the screening
+    study approves automatically, so each APPROVED submission cost its reward (the study's, as
+    the cost estimate counts it) and Prolific's fee. The key is the submission id, so a repeated
+    sync records nothing more; returned, rejected or unfinished submissions record nothing.
+    Returns the number of submissions recorded now."""
+    screening = batch.prolific_studies.filter(kind="screening").exclude(study_id="").first()
+    if screening is None:
+        return 0
+    amount = cents(Decimal(screening.reward_cents) / 100)
+    fee = provider.fee(amount, batch.assignments_per_hit)
+    recorded = set(LedgerEntry.objects.filter(batch=batch, key__startswith=SCREENING_KEY).values_list("key", flat=True))
+    new = 0
+    for record in _submissions(provider, batch, screening.study_id):
+        key = f"{SCREENING_KEY}{record['id']}"[:100]
+        if normalize(record.get("status")) != "APPROVED" or key in recorded or amount <= 0:
+            continue
+        participant = participant_of(record)
+        if not participant:
+            logger.warning("Prolific screening submission %s has no participant: not recorded", record["id"])
+            continue
+        with transaction.atomic():  # the reward and its fee together: a key found has both
+            worker, _ = Worker.objects.get_or_create(provider=Worker.Provider.PROLIFIC, external_id=participant)
+            _, created = record_with_fee(
+                key=key,
+                kind=LedgerEntry.Kind.REWARD,
+                assignment=None,
+                worker=worker,
+                batch=batch,
+                amount=amount,
+                fee=fee,
+                by=None,
+                note=f"Screening test reward (Prolific submission {record['id']}, approved automatically)",
+            )
+        recorded.add(key)
+        new += created
+    return new
+
+
 def summary(counts: dict) -> str:
     return (
         f"Synced {counts['submissions']} Prolific submissions: {counts['confirmed']} confirmed, "
         f"{counts['released']} released, {counts['flagged']} flagged"
-        + (f", {counts['group failures']} not added to the participant group." if counts.get("group failures") else ".")
+        + (f", {counts['group failures']} not added to the participant group" if counts.get("group failures") else "")
+        + (f", {counts['screening paid']} paid screening submissions recorded" if counts.get("screening paid") else "")
+        + "."
     )
 
 
