@@ -2,6 +2,7 @@
 
 from hits.models import JudgeRun
 from hits.triage import ranking_verdict
+from scoring.machine.calibration import SOURCE_ORDER
 from scoring.machine.selectors import latest_and_running, triage_source
 
 ORANGE, BLUE, GREEN = "#d9822b", "#2457c5", "#2e8b57"
@@ -42,11 +43,22 @@ def triage_chart(run: JudgeRun) -> dict | None:
     }
 
 
+def classification_rows(figures: dict) -> list[tuple[str, dict]]:
+    """A run's classification figures per label source, its calibration target first (the first
+    of SOURCE_ORDER present): the page puts the run's correlations, measured against the target, on
+    its first row. Looked up by name: PostgreSQL's jsonb returns the stored keys reordered (crowd
+    before expert)."""
+    by_source = figures.get("classification") or {}
+    order = [*SOURCE_ORDER, *sorted(set(by_source) - set(SOURCE_ORDER))]
+    return [(source, by_source[source]) for source in order if source in by_source]
+
+
 def systems_context(dataset, human_systems: dict) -> dict:
     """Machine columns for the leaderboard (per latest run of each judge) and the triage grid."""
     runs, running = latest_and_running(dataset)
     for r in runs:
         r.ranking = ranking_verdict(r.figures)  # type: ignore[attr-defined]
+        r.classification_rows = classification_rows(r.figures)  # type: ignore[attr-defined]
     columns = [
         {
             "run": r,

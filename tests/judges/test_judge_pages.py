@@ -323,3 +323,26 @@ def test_an_unreadable_model_directory_is_a_message_on_the_page_the_api_and_the_
     with pytest.raises(CommandError, match="Cannot read the model directory"):
         call_command("judge_dataset", demo.name, "--judge", "nli", "--model-dir", bad)
     assert not JudgeRun.objects.exists()
+
+
+def test_the_machine_table_puts_the_correlations_on_the_row_of_the_labels_they_are_measured_against(
+    lead_client, demo, eager_celery
+):
+    """A run's τ with the human scores is measured against its calibration target (the expert
+    labels) and shown on the run's first row, but the rows followed the keys of the stored
+    classification as PostgreSQL's jsonb returns them (crowd before expert): the τ against the
+    expert labels stood on the crowd row, the expert row marked target had none."""
+    crowd = published_batch(demo, systems=list(demo.systems.all()))
+    simulate_crowd(crowd, workers=3, accuracy=0.9, seed=3)
+    scored(demo, crowd)
+    run = run_judge_run(start_judge_run(demo, "lexical").pk)
+    run.refresh_from_db()  # as the page reads it: from the database
+    assert run.calibration["target"] == "expert" and set(run.figures["classification"]) == {"expert", "crowd"}
+    page = lead_client.get(reverse("dashboard_systems", args=[demo.pk])).content.decode()
+    table = page[page.index('id="machine-runs"') : page.index("</table>", page.index('id="machine-runs"'))]
+    rows = re.findall(r'<tr id="machine-[^"]*">(.*?)</tr>', table, re.S)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in rows]
+    assert [c[2].split(" ")[0] for c in cells] == ["expert", "crowd"]  # the target first, as calibrated
+    summary_tau = f"{run.figures['correlations']['summary']['kendall'][0]:.3f}"
+    assert cells[0][2].startswith("expert (target") and cells[0][7].startswith(summary_tau), cells[0]
+    assert cells[1][7] == "" and cells[1][8] == "", cells[1]
