@@ -114,6 +114,30 @@ def _polling_wait_for_function(page, expression: str, timeout: float = BROWSER_T
         page.wait_for_timeout(50)
 
 
+# Counts, in the page, the form submissions started (`seen`, a listener before the page's own) and
+# those no script of the page cancelled (`sent`, a listener after them: what the browser goes on to send).
+WATCH_SUBMITS = """() => {
+  window.submits = {seen: 0, sent: 0};
+  window.addEventListener("submit", () => { window.submits.seen += 1; }, true);
+  window.addEventListener("submit", (e) => { if (!e.defaultPrevented) window.submits.sent += 1; });
+}"""
+
+
+def watch_submits(page) -> None:
+    """Count the page's form submissions from now on (read them with `submits`)."""
+    page.evaluate(WATCH_SUBMITS)
+
+
+def submits(page, seen: int = 1) -> tuple[int, int]:
+    """(seen, sent) once `seen` submissions have started. A submission a page refuses is told by its
+    cancelled submit event, which is over when the click returns, where counting the POSTs after a
+    fixed wait only hoped a wrong one would have left by then (a busy machine sends it later)."""
+    _polling_wait_for_function(page, f"!window.submits || window.submits.seen >= {seen}")
+    counts = page.evaluate("window.submits || null")
+    assert counts, f"{page.url}: another page, so a submission went (watch_submits counts on the page it ran in)"
+    return counts["seen"], counts["sent"]
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 860})

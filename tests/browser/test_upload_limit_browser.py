@@ -7,7 +7,7 @@ import pytest
 from annotation.models import Dataset
 from tests.conftest import DEMO_ROSE, PASSWORD
 
-from .conftest import login
+from .conftest import login, submits, watch_submits
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,8 +29,9 @@ def test_a_file_over_the_limit_is_refused_before_sending(live_server, browser, s
     note.wait_for()  # told on choosing the file
     expected = "The file is 300.0 KB; the limit here is 256.0 KB. Nothing was sent. Use the import_dataset command for larger files."
     assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    watch_submits(page)
     page.click("button:text('Import')")
-    page.wait_for_timeout(300)
+    assert submits(page) == (1, 0)  # the submission was cancelled: nothing goes
     assert posts == [] and page.url == url and note.is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     shoot(page, f"import-too-large-{width}")
@@ -74,8 +75,9 @@ def test_a_participant_list_over_the_limit_is_refused_before_sending(
     note.wait_for()
     expected = "The file is 100.0 KB; the limit here is 64.0 KB. Nothing was sent. Choose a smaller file."
     assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    watch_submits(page)
     page.click("#panel-ids-save")
-    page.wait_for_timeout(300)
+    assert submits(page) == (1, 0)
     assert posts == [] and page.url == url and note.is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") == wide, wide  # the note widens nothing
     note.scroll_into_view_if_needed()
@@ -117,8 +119,9 @@ def test_a_participant_list_over_the_views_own_bound_is_refused_before_sending(
     note.wait_for()
     expected = "The file is 1.0 MB; the limit here is 781.2 KB (10,000 ids). Nothing was sent. Choose a smaller file."
     assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    watch_submits(page)
     page.click("#panel-ids-save")
-    page.wait_for_timeout(300)
+    assert submits(page) == (1, 0)
     assert posts == [] and page.url == url and note.is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") == wide, wide
     note.scroll_into_view_if_needed()
@@ -165,8 +168,9 @@ def test_a_metric_file_over_its_own_bound_is_refused_before_sending(
         "Use the import_metric_scores command for larger files."
     )
     assert note.inner_text() == expected and note.get_attribute("role") == "alert"
+    watch_submits(page)
     page.click("#metrics-upload button[type=submit]")
-    page.wait_for_timeout(300)
+    assert submits(page) == (1, 0)
     assert posts == [] and page.url == url and note.is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     shoot(page, f"metrics-too-large-{width}")
