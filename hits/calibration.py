@@ -4,8 +4,9 @@ from statistics import median
 
 from hits.money import batch_buckets
 
-from .models import HIT, Assignment
+from .models import HIT
 from .money import hourly_rate, reward_for_rate
+from .selectors import timed_assignments
 
 
 def calibration(batch) -> list[dict]:
@@ -16,9 +17,7 @@ def calibration(batch) -> list[dict]:
     session priced every HIT alike (Prolific, a panel paying per session: the mean, see
     `alike_price`); the effective rate is read from it, not from the bucket's nominal reward."""
     seconds_by_count: dict[int, list[float]] = {}
-    for acu_count, seconds in Assignment.objects.filter(
-        hit__batch=batch, status__in=Assignment.COUNTED, active_seconds__gt=0
-    ).values_list("hit__acu_count", "active_seconds"):
+    for acu_count, seconds in timed_assignments(batch).values_list("hit__acu_count", "active_seconds"):
         seconds_by_count.setdefault(acu_count, []).append(seconds)
     rewards_by_count: dict[int, set] = {}
     for acu_count, reward in HIT.objects.filter(batch=batch).values_list("acu_count", "reward").distinct():

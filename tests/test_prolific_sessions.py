@@ -198,3 +198,29 @@ def test_concurrent_sessions_never_overfill_and_never_deadlock():
     assert sum(sizes) == 10  # every place handed out once, none twice
     for hit in batch.hits.all():
         assert hit.assignments.filter(status__in=Assignment.ACTIVE).count() <= 1
+
+
+def test_the_session_time_and_the_calibration_read_the_same_measured_work():
+    """The study's minutes (what Prolific shows participants and checks its minimum hourly rate
+    against) came from the median of every timed assignment of the batch, whatever its status: a
+    spammer's rejected 3-second submissions, a returned session's answered HITs (expired) and
+    unconfirmed made-up sessions pulled it down, so the session read as better paid than it is,
+    and disagreed with the batch page's calibration (submitted or approved, confirmed work only)."""
+    from hits.calibration import calibration
+
+    batch = open_batch(k=3, assignments=9)
+    hits = list(batch.hits.order_by("pk"))
+    spam = [("rejected", True), ("expired", True), ("submitted", False)]
+    for i, hit in enumerate(hits[:5]):
+        worker = Worker.objects.create(provider="prolific", external_id=f"REAL{i}")
+        Assignment.objects.create(hit=hit, worker=worker, status="approved", active_seconds=120)
+        for j, (status, confirmed) in enumerate(spam):
+            spammer = Worker.objects.create(provider="prolific", external_id=f"SPAM{i}{j}")
+            Assignment.objects.create(
+                hit=hit, worker=spammer, status=status, confirmed=confirmed, active_seconds=3, external_id="x"
+            )
+    assert seconds_per_hit(batch) == 120.0
+    medians = {row["median_seconds"] for row in calibration(batch) if row["measured"]}
+    assert medians == {120.0}
+    plan = session_plan(batch, config(batch))
+    assert plan.estimated_minutes == 6  # 3 HITs x 2 minutes

@@ -52,6 +52,15 @@ def counted_assignments(dataset, batch=None, *, include_excluded: bool = False) 
     return qs.filter(hit__batch=batch) if batch is not None else qs
 
 
+def timed_assignments(batch) -> QuerySet[Assignment]:
+    """The batch's work whose active seconds measure what a HIT takes: counted (submitted or
+    approved, confirmed by the provider; excluded or stopped workers' too, as the workers table:
+    their time was worked), with a time stored. Rejected, returned or expired work and unconfirmed
+    sessions (anyone can make up a Prolific or panel id) are not. The calibration table and a
+    session's estimated minutes both read it."""
+    return Assignment.objects.filter(counted(include_excluded=True), hit__batch=batch, active_seconds__gt=0)
+
+
 def counted_judgments(dataset=None, batch=None, *, hit=None, include_excluded: bool = False) -> QuerySet[Judgment]:
     """Judgments that count, of a dataset, of one batch (round) or of one HIT. `include_excluded`:
     also those of excluded workers (the workers table shows them; expert labels keep them)."""

@@ -7,10 +7,10 @@ from statistics import median
 
 from django.db.models import Avg, Sum
 
-from hits.models import Assignment
 from hits.money import CENT
 from hits.provider_interface.base import alike_price
 from hits.providers.prolific.models import ProlificStudy
+from hits.selectors import timed_assignments
 
 
 @dataclass
@@ -33,14 +33,9 @@ class SessionPlan:
 
 
 def seconds_per_hit(batch) -> float:
-    """Median measured active time once five HITs were timed, else 30 s plus 6 s per ACU."""
-    measured = [
-        float(s)
-        for s in Assignment.objects.filter(hit__batch=batch, active_seconds__gt=0).values_list(
-            "active_seconds", flat=True
-        )[:500]
-        if s is not None
-    ]
+    """Median measured active time (`timed_assignments`, as the calibration table) once five HITs
+    were timed, else 30 s plus 6 s per ACU."""
+    measured = [float(s) for s in timed_assignments(batch).values_list("active_seconds", flat=True) if s is not None]
     if len(measured) >= 5:
         return float(median(measured))
     mean_acus = batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10
