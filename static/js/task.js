@@ -3,7 +3,8 @@
    them, Space or Enter to choose: each row is one Tab stop, its pressed choice) or by tapping. A rating task
    (data-kind="rating", hits.ratings): rate each summary 1-5 with the keys 1-5. Answers are kept in
    the browser until the server confirms it stored them, so a reload or a lost connection
-   loses nothing. Active time (idle after one minute) goes with the submission. */
+   loses nothing. Active time (idle after one minute; kept across a reload too) goes with the
+   submission. */
 (function () {
   "use strict";
   const form = document.getElementById("task-form");
@@ -31,6 +32,13 @@
     if (saved && saved.submitted) submitted = true;
     else if (saved) { Object.assign(answers, saved.answers || {}); if (comment && saved.comment) comment.value = saved.comment; }
   } catch (e) { /* private mode: answers simply are not kept across reloads */ }
+  // The active seconds counted so far, kept beside the answers (under a key of their own, written
+  // every second): a reload goes on counting from them instead of from 0.
+  const activeKey = storageKey ? storageKey + ":active" : "";
+  try {
+    const kept = activeKey ? Number(localStorage.getItem(activeKey)) : 0;
+    if (isFinite(kept) && kept > 0) active = kept;
+  } catch (e) {}
   // A page restored from the back/forward cache is the old one: ask the server again.
   window.addEventListener("pageshow", function (e) { if (e.persisted) window.location.reload(); });
 
@@ -134,7 +142,9 @@
     document.addEventListener(t, function () { last = Date.now(); }, { passive: true, capture: true });
   });
   setInterval(function () {
-    if (document.visibilityState === "visible" && Date.now() - last < 60000) active += 1;
+    if (submitted || sending || document.visibilityState !== "visible" || Date.now() - last >= 60000) return;
+    active += 1;
+    if (activeKey) { try { localStorage.setItem(activeKey, String(active)); } catch (e) {} }
   }, 1000);
   if (comment) comment.addEventListener("input", persist);
 
@@ -155,7 +165,7 @@
       const resp = await fetch(form.action, { method: "POST", body: body, headers: headers, credentials: session ? "same-origin" : "omit" });
       const data = await resp.json().catch(function () { return {}; });
       if (resp.ok && data.ok) {
-        try { localStorage.setItem(storageKey, JSON.stringify({ submitted: true })); } catch (e) {}
+        try { localStorage.setItem(storageKey, JSON.stringify({ submitted: true })); localStorage.removeItem(activeKey); } catch (e) {}
         form.dispatchEvent(new CustomEvent("task:stored", { detail: data }));
         return;
       }
@@ -163,7 +173,7 @@
         // No retry can succeed (the time ran out, or the task is not this worker's any more):
         // stop offering Submit and offer the way on instead (the next task, or a session's
         // Continue: every page's `.after-task`, as the page shows it when opened again).
-        try { localStorage.removeItem(storageKey); } catch (e) {}
+        try { localStorage.removeItem(storageKey); localStorage.removeItem(activeKey); } catch (e) {}
         say(data.error, "error");
         form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
         document.querySelectorAll(".after-task").forEach(function (next) {

@@ -1,5 +1,7 @@
 """The in-house loop in a real browser: qualify, do a HIT by keyboard, get approved and a bonus."""
 
+import time
+
 import pytest
 
 from hits.models import Assignment, LedgerEntry
@@ -85,4 +87,38 @@ def test_task_page_on_a_phone(live_server, browser, shoot, worker):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"horizontal scrolling on a phone: {width}px"
     shoot(page, "task-phone")
+    context.close()
+
+
+def test_active_time_survives_a_reload_of_the_task_page(live_server, browser, worker):
+    """The page kept the answers across a reload but started its active-time count again at 0, so
+    a worker who reloaded (or whose tab was reopened after a crash) reported only the time after it:
+    measured times came out short and the calibration proposed rewards below the target rate."""
+    from hits.services import handout
+    from hits.services.submission import task_token
+    from hits.views.worker import inhouse_worker
+
+    batch = published_batch()
+    assignment = handout.next_assignment(inhouse_worker(worker), batch)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    started = time.monotonic()
+    page.clock.install()  # the page's clock runs on, and run_for moves it on at once
+    url = f"{live_server.url}/task/{task_token(assignment)}/"
+    page.goto(url)
+    page.wait_for_selector(".acu-row.current")
+    page.keyboard.press("y")
+    page.clock.run_for(30_000)  # 30 s of work, active (idle only after a minute without input)
+    page.reload()
+    page.wait_for_selector(".acu-row.current")
+    rows = page.locator(".acu-row").count()
+    for _ in range(rows - 1):
+        page.keyboard.press("n")
+    page.clock.run_for(10_000)
+    assert page.inner_text("#progress") == f"{rows} of {rows} answered"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#task-notice:has-text('your answers are saved')")
+    assignment.refresh_from_db()
+    # 30 s before the reload and 10 s after (plus the seconds the test itself took)
+    assert 40 <= assignment.active_seconds <= 40 + time.monotonic() - started
     context.close()
