@@ -43,3 +43,30 @@ def test_a_bucket_paying_its_own_reward_reads_as_before():
         assert row["reward"] == row["bucket"].reward
         if row["measured"]:
             assert row["hourly"] == hourly_rate(row["bucket"].reward, 45)
+
+
+def test_a_workers_hourly_rate_is_what_their_timed_work_paid_per_hour_of_it():
+    """The workers table's rate per hour was the mean reward of all the worker's counted work (timed
+    or not) times 3600 over their median seconds: a worker paid $0.15, $0.15 and $0.55 for 30, 30
+    and 600 seconds (the rest of their work untimed) read $32.40/hour, where they earned $0.85 in
+    660 seconds, $4.64/hour."""
+    from hits.services.simulate import simulate_crowd
+    from scoring.results.dashboard import workers_table
+    from scoring.runs.services import compute_scores
+
+    from .crowd_data import demo_dataset, published_batch
+
+    dataset = demo_dataset()
+    batch = published_batch(dataset, assignments=2)
+    simulate_crowd(batch, workers=2, accuracy=0.9, seed=3)
+    worker = Assignment.objects.filter(hit__batch=batch).order_by("worker_id").first().worker
+    mine = list(Assignment.objects.filter(worker=worker).order_by("pk"))
+    assert len(mine) >= 4
+    Assignment.objects.filter(pk__in=[a.pk for a in mine[3:]]).update(active_seconds=None)  # not timed
+    for a, reward, seconds in zip(mine, ("0.15", "0.15", "0.55"), (30, 30, 600), strict=False):
+        HIT.objects.filter(pk=a.hit_id).update(reward=Decimal(reward))
+        Assignment.objects.filter(pk=a.pk).update(active_seconds=seconds)
+    run = compute_scores(dataset, None, trigger="test")
+    row = next(r for r in workers_table(run)["rows"] if r["worker_id"] == worker.pk)
+    assert row["median_seconds"] == 30
+    assert round(row["hourly"], 2) == 4.64  # 0.85 * 3600 / 660

@@ -296,7 +296,8 @@ class WorkerRowSerializer(serializers.Serializer):
     median_seconds = serializers.FloatField(allow_null=True)
     hourly = serializers.FloatField(
         allow_null=True,
-        help_text="Effective pay per hour, in the money its provider pays in (USD, or GBP for a Prolific account in pounds).",
+        help_text="Effective pay per hour: the rewards of the worker's timed work over its active time, before fees, "
+        "in the money its provider pays in (USD, or GBP for a Prolific account in pounds).",
     )
     flags = serializers.ListField(child=serializers.CharField(), help_text="too fast, low agreement, failed gold")
     excluded = serializers.BooleanField()

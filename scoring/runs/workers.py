@@ -23,11 +23,12 @@ FAILED_GOLD, MIN_GOLD = 0.7, 5
 
 
 def _empty() -> dict:
-    return {"assignments": 0, "seconds": [], "reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
+    return {"assignments": 0, "seconds": [], "timed_reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
 
 
 def _assignment_stats(dataset, batch) -> dict[int, dict]:
-    """Per worker over the counted assignments: count, active seconds (set, not 0), rewards, gold."""
+    """Per worker over the counted assignments: count, active seconds (set, not 0), the rewards of
+    the timed ones, gold."""
     qs = counted_assignments(dataset, batch, include_excluded=True)
     per: dict[int, dict] = defaultdict(_empty)
     for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
@@ -35,9 +36,9 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
     ):
         row = per[worker_id]
         row["assignments"] += 1
-        row["reward"] += reward or 0
         if seconds:
             row["seconds"].append(seconds)
+            row["timed_reward"] += reward or 0
         row["gold_correct"] += g_ok or 0
         row["gold_total"] += g_total or 0
     return dict(per)
@@ -161,7 +162,9 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
     for i, wid in enumerate(quality.workers.tolist()):
         s = stats.get(wid) or _empty()
         med = median(s["seconds"]) if s["seconds"] else None
-        hourly = float(s["reward"] / s["assignments"]) * 3600 / med if med and s["assignments"] else None
+        # What the timed work paid per hour of it (a median time against a mean reward is not a
+        # rate anyone was paid when the worker's HITs pay different buckets).
+        hourly = float(s["timed_reward"]) * 3600 / sum(s["seconds"]) if s["seconds"] else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
         w = info[wid]
         rows.append(
