@@ -58,3 +58,10 @@ def verdict(
     if final or upper_bound(present_right, present, absent_right, absent) < pass_score:
         return False
     return None
+
+
+def below_on_gold(right: int, total: int, mark: float, level: float = LEVEL) -> bool:
+    """Whether gold shows, with `level` credibility, an accuracy below `mark`: the upper bound of
+    Beta(1 + right, 1 + wrong) is under it. The one rule for flagging a person on gold answers
+    (scoring.runs.workers): a point estimate alone (2 wrong of 2) never does (0 answers: never)."""
+    return total > 0 and upper_bound(right, total, 0, 0, level) < mark

@@ -42,7 +42,8 @@ def _row(i: int, **values) -> dict:
         "gold_accuracy": None,
         "median_seconds": 30.0 + i,
         "hourly": 9.5,
-        "flags": ["low agreement"] if i % 9 == 0 else [],
+        "flags": ["failed gold"] if i % 9 == 0 else [],
+        "notes": ["low agreement"] if i % 7 == 0 else [],
         "excluded": False,
         "blocked": False,
         "machine_qc": None,
@@ -310,7 +311,8 @@ def test_the_workers_page_shows_50_workers_and_links_every_page(crowd, client, l
     assert sorted(re.findall(r'<tr data-worker="([^"]+)"', found)) == [f"w{i}" for i in range(120, 130)]
     spammer = Worker.objects.filter(assignments__hit__batch=batch, external_id__contains="spam").first()
     first = re.search(r'<tr data-worker="([^"]+)"', page).group(1)
-    assert first == spammer.external_id  # flagged first, and the real rows sort before w000..
+    assert first == "w000"  # flagged on gold first; the spammer (no gold in the round) is only noted
+    assert "worker-note" in page.split(f'data-worker="{spammer.external_id}"')[1].split("</tr>")[0]
 
 
 def test_an_action_returns_to_the_same_page_of_the_table(crowd, client, lead, eager_celery):

@@ -99,7 +99,7 @@ def test_exclude_recomputes_and_include_restores(crowd, client, lead, eager_cele
     page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}")
     run = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()
     spam = next(r for r in run_part(run, "workers")["rows"] if "spam" in r["worker"])
-    assert spam["flags"] and page.status_code == 200
+    assert spam["notes"] and not spam["flags"] and page.status_code == 200  # no gold: noted, never flagged
     url = reverse("dashboard_worker_action", args=[dataset.pk, spam["worker_id"], "exclude"]) + f"?round={batch.pk}"
     client.post(url)
     after = ScoringRun.objects.filter(dataset=dataset, batch=batch, kind="scores").first()

@@ -253,7 +253,7 @@ class AgreementSerializer(RunInfoSerializer):
     alpha = AlphaSerializer()
     alpha_units = AlphaUnitsSerializer(allow_null=True, help_text="The units behind each alpha (null: an older run).")
     alpha_without_flagged = AlphaSerializer(allow_null=True, help_text="Leaving out flagged and excluded workers.")
-    flagged = serializers.IntegerField(help_text="Workers with a quality flag.")
+    flagged = serializers.IntegerField(help_text="Workers flagged on gold (failed gold).")
     rose_alpha = AlphaSerializer(help_text="RoSE's figures on CNN/DM, for comparison.")
     trend = TrendPointSerializer(many=True, help_text="Both alphas of the stored runs, oldest first.")
 
@@ -299,7 +299,14 @@ class WorkerRowSerializer(serializers.Serializer):
         help_text="Effective pay per hour: the rewards of the worker's timed work over its active time, before fees, "
         "in the money its provider pays in (USD, or GBP for a Prolific account in pounds).",
     )
-    flags = serializers.ListField(child=serializers.CharField(), help_text="too fast, low agreement, failed gold")
+    flags = serializers.ListField(
+        child=serializers.CharField(), help_text="failed gold (the upper 95% bound of gold accuracy below 0.7)"
+    )
+    notes = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="information only, never a flag: too fast, low agreement (with the others' majority)",
+    )
     excluded = serializers.BooleanField()
     blocked = serializers.BooleanField()
 

@@ -1,9 +1,13 @@
-"""Per-worker statistics and flags for the lead's workers table (stored with each run).
+"""Per-worker statistics, flags and notes for the lead's workers table (stored with each run).
 
-Flags (documented thresholds, each needing enough evidence):
+A flag proposes a decision about a person (the page counts α without the flagged workers, lists
+them first, beside Exclude and Block), so it needs gold evidence with a confidence bound, never
+the crowd's agreement with itself nor a point estimate alone:
+- failed gold: on at least 5 gold labels, the upper 95% credible bound of the accuracy on gold is
+  below 0.7 (hits.qualification_bound.below_on_gold).
+Notes are information only (never a flag, never counted in α without the flagged):
 - too fast: median active seconds per HIT below 40% of the median over all workers (>= 3 HITs);
-- low agreement: agreement with the others' majority below 0.6 (>= 20 compared labels);
-- failed gold: accuracy on gold items below 0.7 (>= 5 gold labels).
+- low agreement: agreement with the others' majority below 0.6 (>= 20 compared labels).
 """
 
 from collections import defaultdict
@@ -13,6 +17,7 @@ from statistics import median
 import numpy as np
 
 from hits.models import Assignment, Judgment, Worker
+from hits.qualification_bound import below_on_gold
 from hits.selectors import counted_assignments
 from scoring.stats import agreement
 from scoring.stats.worker_quality import worker_quality
@@ -44,19 +49,25 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
     return dict(per)
 
 
-def _flags(worker, seconds_median, overall, agree, compared: int, s: dict) -> list[str]:
-    """A worker's flags, each with enough evidence (the thresholds above)."""
+def _flags(worker, s: dict) -> list[str]:
+    """A worker's flags: gold evidence with a confidence bound only (module docstring)."""
     if worker.is_expert:
         return []  # expert labels (imported or made in an expert round) are the gold, never flagged
-    gold = s["gold_correct"] / s["gold_total"] if s["gold_total"] else None
-    flags = []
+    if s["gold_total"] >= MIN_GOLD and below_on_gold(s["gold_correct"], s["gold_total"], FAILED_GOLD):
+        return ["failed gold"]
+    return []
+
+
+def _notes(worker, seconds_median, overall, agree, compared: int) -> list[str]:
+    """A worker's notes: speed and agreement with the others' majority, shown as information only."""
+    if worker.is_expert:
+        return []
+    notes = []
     if seconds_median is not None and overall and seconds_median < TOO_FAST_SHARE * overall:
-        flags.append("too fast")
+        notes.append("too fast")
     if agree is not None and compared >= MIN_COMPARED and agree < LOW_AGREEMENT:
-        flags.append("low agreement")
-    if gold is not None and s["gold_total"] >= MIN_GOLD and gold < FAILED_GOLD:
-        flags.append("failed gold")
-    return flags
+        notes.append("low agreement")
+    return notes
 
 
 def _alphas_without(judgments, keep, acu_counts_per_row) -> dict | None:
@@ -135,7 +146,8 @@ def _rejected_rows(dataset, batch, judgments, known: set[int]) -> tuple[dict[int
                 "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": None,
-                "flags": _flags(worker, None, None, agreement_share, compared, s),
+                "flags": _flags(worker, s),
+                "notes": _notes(worker, None, None, agreement_share, compared),
                 "excluded": worker.excluded,
                 "blocked": worker.blocked_at is not None,
             }
@@ -178,7 +190,8 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
                 "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": hourly,
-                "flags": _flags(w, medians.get(wid), overall, agree, quality.compared[i], s),
+                "flags": _flags(w, s),
+                "notes": _notes(w, medians.get(wid), overall, agree, quality.compared[i]),
                 "excluded": w.excluded,
                 "blocked": w.blocked_at is not None,
             }

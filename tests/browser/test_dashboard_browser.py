@@ -27,7 +27,10 @@ def crowd_dataset(realsumm_path):
     systems = list(
         dataset.systems.filter(name__in=["abs_bart_out", "ext_bart_out", "abs_t5_out_large", "abs_bottom_up_out"])
     )
-    batch = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=3), systems=systems))
+    # gold HITs in the round: only gold evidence flags the spammer (agreement and speed are notes)
+    batch = publish_batch(
+        create_batch(dataset=dataset, spec=BatchSpec(assignments=3, gold_share=0.2), systems=systems)
+    )
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=5)
     return dataset, batch
 
@@ -63,6 +66,7 @@ def test_lead_dashboards(live_server, page, shoot, lead, crowd_dataset):
     first_row = rows.first
     assert "spam" in first_row.get_attribute("data-worker")
     assert "low agreement" in first_row.inner_text() or "too fast" in first_row.inner_text()
+    assert "failed gold" in first_row.inner_text()
     without = float(page.inner_text("#alpha-without-acu"))
     now = float(page.inner_text("#alpha-now-acu"))
     assert without > now  # leaving the spammer out would raise agreement

@@ -1,0 +1,73 @@
+"""A decision about a person needs gold evidence with a confidence bound (the product's rule):
+the workers table flags a worker (listed first, counted in α without the flagged, beside Exclude
+and Block) only when gold shows them below the mark with 95% credibility; agreement with the
+other workers' majority and speed are shown as information, never a flag."""
+
+from types import SimpleNamespace
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from hits.models import Assignment
+from hits.qualification_bound import below_on_gold
+from hits.services import handout
+from hits.services.submission import submit_assignment
+from scoring.runs.selectors import latest_run, run_part
+from scoring.runs.workers import _flags
+
+from .crowd_data import all_answers, demo_dataset, published_batch, scored
+from .test_handout import make_workers
+
+CROWD = SimpleNamespace(is_expert=False)
+
+
+def gold(correct: int, total: int) -> dict:
+    return {"gold_correct": correct, "gold_total": total}
+
+
+def test_failed_gold_needs_the_bound_not_the_point_estimate():
+    assert _flags(CROWD, gold(3, 5)) == []  # 60% on 5 gold answers: the upper 95% bound is 0.85
+    assert _flags(CROWD, gold(0, 2)) == []  # 2 wrong of 2: too few to flag anyone
+    assert _flags(CROWD, gold(0, 5)) == ["failed gold"]  # upper bound 0.39
+    assert _flags(CROWD, gold(3, 10)) == ["failed gold"]  # upper bound 0.56
+    assert _flags(SimpleNamespace(is_expert=True), gold(0, 10)) == []
+    assert not below_on_gold(0, 0, 0.7)
+
+
+@pytest.mark.django_db
+def test_only_bounded_gold_evidence_flags_a_worker(lead):
+    """No gold HITs in the round: a worker whom the two others outvote on every ACU reads "low
+    agreement" as information and is not flagged; of the two others, 3 of 5 right on gold (60%,
+    a point estimate under 0.7) is not flagged, 0 of 10 is."""
+    dataset = demo_dataset()
+    batch = published_batch(dataset, assignments=3)
+    a, b, lone = make_workers(3, prefix="outvoted")
+    for worker, present in ((a, True), (b, True), (lone, False)):
+        while True:
+            try:
+                assignment = handout.next_assignment(worker, batch)
+            except handout.NoWork:
+                break
+            submit_assignment(
+                assignment_id=assignment.pk, worker_id=worker.pk, answers=all_answers(assignment, present=present)
+            )
+    for worker, correct, total in ((a, 3, 5), (b, 0, 10)):  # their gold record, as a gold HIT stores it
+        first = Assignment.objects.filter(worker=worker, hit__batch=batch).order_by("pk").first()
+        Assignment.objects.filter(pk=first.pk).update(gold_correct=correct, gold_total=total)
+    scored(dataset, batch)
+    table = run_part(latest_run(dataset, batch), "workers")
+    rows = {r["worker"]: r for r in table["rows"]}
+    outvoted = rows[lone.external_id]
+    assert outvoted["agreement"] == 0.0 and outvoted["gold_accuracy"] is None
+    assert outvoted["flags"] == [] and "low agreement" in outvoted["notes"]
+    assert rows[a.external_id]["gold_accuracy"] == 0.6 and rows[a.external_id]["flags"] == []
+    assert rows[b.external_id]["flags"] == ["failed gold"]
+    assert table["flagged"] == 1
+    client = Client()
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    cells = page.split(f'data-worker="{lone.external_id}"')[1].split("</tr>")[0]
+    assert 'class="badge flag"' not in cells and "low agreement" in cells
+    assert "Only gold evidence flags a worker" in page
+
