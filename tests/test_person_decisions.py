@@ -9,7 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from hits.models import Assignment
+from hits.allocation.service import stop_at_chance
+from hits.models import Assignment, WorkerEstimate
 from hits.qualification_bound import below_on_gold
 from hits.services import handout
 from hits.services.submission import submit_assignment
@@ -71,3 +72,24 @@ def test_only_bounded_gold_evidence_flags_a_worker(lead):
     assert 'class="badge flag"' not in cells and "low agreement" in cells
     assert "Only gold evidence flags a worker" in page
 
+
+@pytest.mark.django_db
+def test_a_worker_stopped_at_chance_gets_no_more_of_the_batch():
+    """The adaptive stop (gold shows the worker near chance: 0 of 15 present gold ACUs said present,
+    15 of 15 absent ones said absent) takes the worker off the batch's handout, though it does not
+    exclude them everywhere; another batch still hands them work."""
+    dataset = demo_dataset()
+    batch = published_batch(dataset, allocation="adaptive", stop_after=20, name="stopping")
+    other = published_batch(dataset, name="other")
+    stopped, fresh = make_workers(2, prefix="chance")
+    gold_record = {"positives": 15, "said_present": 0, "negatives": 15, "said_absent": 15}
+    WorkerEstimate.objects.create(
+        batch=batch, worker=stopped, sensitivity=0.5, specificity=0.5, gold_judged=30, chance_upper=0.05, gold=gold_record
+    )
+    assert stop_at_chance(batch) == [stopped.pk]
+    stopped.refresh_from_db()
+    assert not stopped.excluded  # a stop is no exclusion
+    with pytest.raises(handout.NoWork):
+        handout.next_assignment(stopped, batch)
+    assert handout.next_assignment(fresh, batch).hit.batch_id == batch.pk  # the batch still has work
+    assert handout.next_assignment(stopped, other).hit.batch_id == other.pk

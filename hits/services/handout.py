@@ -82,10 +82,9 @@ def _open_to(worker: Worker, batch: Batch | None, now) -> Q | Combinable:
 
 
 def _not_stopped(worker: Worker) -> Q:
-    """Leaves out batches that stopped the worker at chance (hits.services.allocation.stop_at_chance).
-    A stop always excludes the worker, so a worker not excluded costs no condition at all."""
-    if not worker.excluded:
-        return Q()
+    """Leaves out batches that stopped the worker at chance (hits.allocation.service.stop_at_chance).
+    A stop is no exclusion (it leaves the worker's judgments out of that batch only), so every
+    worker, excluded or not, is asked."""
     stopped = WorkerEstimate.objects.filter(
         batch_id=OuterRef("batch_id"), worker_id=worker.pk, stopped_at__isnull=False
     )
