@@ -84,7 +84,13 @@ def test_a_worker_stopped_at_chance_gets_no_more_of_the_batch():
     stopped, fresh = make_workers(2, prefix="chance")
     gold_record = {"positives": 15, "said_present": 0, "negatives": 15, "said_absent": 15}
     WorkerEstimate.objects.create(
-        batch=batch, worker=stopped, sensitivity=0.5, specificity=0.5, gold_judged=30, chance_upper=0.05, gold=gold_record
+        batch=batch,
+        worker=stopped,
+        sensitivity=0.5,
+        specificity=0.5,
+        gold_judged=30,
+        chance_upper=0.05,
+        gold=gold_record,
     )
     assert stop_at_chance(batch) == [stopped.pk]
     stopped.refresh_from_db()

@@ -28,9 +28,7 @@ def crowd_dataset(realsumm_path):
         dataset.systems.filter(name__in=["abs_bart_out", "ext_bart_out", "abs_t5_out_large", "abs_bottom_up_out"])
     )
     # gold HITs in the round: only gold evidence flags the spammer (agreement and speed are notes)
-    batch = publish_batch(
-        create_batch(dataset=dataset, spec=BatchSpec(assignments=3, gold_share=0.2), systems=systems)
-    )
+    batch = publish_batch(create_batch(dataset=dataset, spec=BatchSpec(assignments=3, gold_share=0.2), systems=systems))
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=5)
     return dataset, batch
 
