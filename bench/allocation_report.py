@@ -35,7 +35,8 @@ def triage_means(rows: list[dict]) -> dict | None:
     if not triaged:
         return None
     out = {"c": [t["c"] for t in triaged], "decided": float(np.mean([t["decided"] for t in triaged]))}
-    at_truth = [r["tau_triaged_at_truth"] for r in rows if "tau_triaged_at_truth" in r]
+    # None: the policy's judge decided nothing (pairs+judge with --pair-triage 0: the judge only a prior)
+    at_truth = [r["tau_triaged_at_truth"] for r in rows if r.get("tau_triaged_at_truth") is not None]
     if at_truth:
         out["tau_triaged_at_truth"] = float(np.mean(at_truth))
     return out

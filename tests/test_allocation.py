@@ -250,6 +250,17 @@ def test_app_with_the_judge_triages_on_expert_documents_and_pays_the_crowd_only_
     assert len(summary["app+judge"]["triage"]["c"]) == 1
 
 
+def test_pairs_without_triage_reports_its_means(realsumm_path, monkeypatch):
+    """bench/RESULTS.md's `--pair-triage 0` command: the judge trains (a prior) but decides nothing, so
+    no tau with the triaged pairs at their truth; the means crashed on that None."""
+    spec, systems, docs, labels, crowd, judge, experts = judged_crowd(realsumm_path, monkeypatch, "present.json")
+    pairs = allocation_bench.PairSettings(triage=False)
+    policies = ("fixed-3", allocation_bench.PAIRS_POLICY)
+    results = allocation_bench.run(spec, systems, docs, labels, seeds=1, policies=policies, judge=judge, pairs=pairs)
+    triage = allocation_bench.means(results)[allocation_bench.PAIRS_POLICY]["triage"]
+    assert len(triage["c"]) == 1 and "tau_triaged_at_truth" not in triage
+
+
 # --- batches ---------------------------------------------------------------------------------
 
 
