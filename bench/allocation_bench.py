@@ -86,7 +86,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -103,12 +103,11 @@ from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     Policy,
     at_chance,
     hit_policy,
+    hit_settled,
     open_pairs,
     pair_posteriors,
     pilot_max_sd,
     pilot_size,
-    settled,
-    share_sd,
     wants_place,
 )
 from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
@@ -184,7 +183,6 @@ class Run:
         self.shown = np.zeros(crowd.answers.shape, dtype=bool)  # drawn x pairs: the j-th worker judged it
         self.machine: np.ndarray | None = None  # app+judge: the judge's label of the pairs it decides
         self.prior: np.ndarray | None = None  # the judge's calibrated P(present) per pair
-        self.threshold = APP.threshold
         self.max_sd: float | None = None  # app+judge: the summary-level threshold its pilot wave set
         self.policy = APP
         gold_pairs = crowd.gold_pairs
@@ -228,25 +226,29 @@ class Run:
         if evidence is not None:
             self.stopped[evidence.workers[at_chance(evidence.chance_upper, evidence.gold_judged, STOP_AFTER)]] = True
 
+    def judged_of(self, hit: int, posterior: np.ndarray, judged: np.ndarray) -> np.ndarray:
+        """The posteriors of the HIT's judged pairs: what the app's rule reads of a HIT
+        (hits.allocation.service.hit_posteriors: its ACUs with counted judgments, so a triaged HIT's
+        share sd is over the ACUs it carries, not its summary's)."""
+        pairs = slice(self.crowd.starts[hit], self.crowd.starts[hit] + self.crowd.sizes[hit])
+        return posterior[pairs][judged[pairs]]
+
     def decide(self, hits: np.ndarray, sens, spec, prior) -> None:
-        """Within a wave: one more place per HIT the policy asks for, until none asks."""
+        """Within a wave: one more place per HIT the policy asks for (the app's hit_settled and
+        wants_place on each HIT's judged pairs), until none asks."""
         c = self.crowd
+        policy = self.policy if self.max_sd is None else replace(self.policy, max_sd=self.max_sd)
         while True:
             items, workers, said = self.rows()
             mine = np.isin(c.hit_of[items], hits)
             p = pair_posteriors(items[mine], said[mine], sens[workers[mine]], spec[workers[mine]], prior, c.truth.size)
             judged = np.bincount(items[mine], minlength=c.truth.size) > 0
-            if self.max_sd is None:
-                ok = settled(p, self.threshold) | ~judged
-                all_settled = np.logical_and.reduceat(ok, c.starts)
-            else:
-                all_settled = share_sd(np.where(judged, p, 0.0), c.starts) <= self.max_sd
             more = [
                 h
                 for h in hits
                 if not c.gold[h]
                 and self.taken[h].sum() == self.places[h]  # a place no one can take stays open
-                and wants_place(self.policy, int(self.places[h]), bool(all_settled[h]))
+                and wants_place(policy, int(self.places[h]), hit_settled(policy, self.judged_of(h, p, judged)))
             ]
             if not more:
                 return
@@ -392,10 +394,12 @@ def pilot_threshold(run: Run, pilot: np.ndarray, fit=None, quantile: float = JUD
         sens, spec, prior, (items, workers, said) = fit
     p = pair_posteriors(items, said, sens[workers], spec[workers], prior, c.truth.size)
     judged = np.bincount(items, minlength=c.truth.size) > 0
-    posterior = np.where(judged, p, 0.0)
-    pairs = np.concatenate([np.arange(c.starts[h], c.starts[h] + c.sizes[h]) for h in pilot]) if len(pilot) else []
-    starts = np.concatenate([[0], np.cumsum(c.sizes[pilot])[:-1]]) if len(pilot) else np.zeros(0, dtype=int)
-    return pilot_max_sd(posterior[pairs], starts, quantile=quantile)
+    # as the app (hits.allocation.service.pilot_threshold): the pilot HITs' judged pairs only, so a
+    # triaged HIT's share sd is over the ACUs it carries
+    pairs = np.flatnonzero(judged & np.isin(c.hit_of, pilot))
+    hit_of = c.hit_of[pairs]
+    starts = np.flatnonzero(np.r_[True, hit_of[1:] != hit_of[:-1]]) if pairs.size else np.zeros(0, dtype=int)
+    return pilot_max_sd(p[pairs], starts, quantile=quantile)
 
 
 def system_scores(systems, labels_flat, starts, sizes):

@@ -3,6 +3,7 @@
 import html
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,9 +16,11 @@ from hits.allocation.policy import (
     PILOT_QUANTILE,
     Policy,
     hit_policy,
+    hit_settled,
     pair_posteriors,
     pilot_max_sd,
     pilot_size,
+    share_sd,
     wants_place,
 )
 from hits.allocation.service import PILOT_QUORUM, pilot_threshold, policy_for
@@ -205,3 +208,50 @@ def test_the_form_says_the_share_sd_is_optional_and_what_empty_does_and_the_batc
     own = adaptive_batch(dataset, allocation_max_sd=0.1)
     assert client.get(f"/api/batches/{own.pk}/").json()["allocation_figures"]["pilot"] is None
     assert "The pilot sets" not in client.get(reverse("batch_detail", args=[own.pk])).content.decode()
+
+
+def carrying_half(realsumm_path):
+    """A bench run of the present crowd whose first non-gold HIT of at least 4 ACUs carries only its
+    first half (the rest decided by triage), with one place filled; (run, HIT, its carried pairs)."""
+    systems, docs, labels = bench_data(realsumm_path)
+    crowd = allocation_bench.simulate_crowd(
+        allocation_bench.read_spec(CROWDS / "present.json"), docs, labels, np.random.default_rng(3)
+    )
+    run = allocation_bench.Run(crowd)
+    hit = next(h for h in range(len(crowd.sizes)) if not crowd.gold[h] and crowd.sizes[h] >= 4)
+    first = crowd.starts[hit]
+    carried = np.arange(first, first + crowd.sizes[hit] // 2)
+    run.asked = np.zeros(crowd.truth.size, dtype=bool)
+    run.asked[carried] = True
+    run.open = run.asked
+    run.policy = Policy(ADAPTIVE, 1, 5)
+    run.places[hit] = 1
+    run.fill(np.array([hit]))
+    return run, hit, carried
+
+
+def test_the_benchs_summary_level_rule_reads_a_triaged_hits_carried_acus_as_the_app_does(realsumm_path):
+    """The app (hits.allocation.service.hit_posteriors, hit_settled) takes a HIT's share sd over the
+    ACUs it carries; the bench took it over its summary's, the triaged ones at variance 0, so a
+    triaged HIT looked more precise than the app finds it and settled with fewer places."""
+    run, hit, carried = carrying_half(realsumm_path)
+    nan = np.full(run.stopped.size, np.nan)  # no estimates yet: the fallback accuracy, as the app's
+    items, workers, said = run.rows()
+    p = pair_posteriors(items, said, nan[workers], nan[workers], 0.5, run.crowd.truth.size)
+    app_sd = share_sd(p[carried])  # what the app's hit_settled compares
+    run.max_sd = 0.9 * app_sd  # the app: not settled, one more place (the bench before: settled)
+    assert not hit_settled(replace(run.policy, max_sd=run.max_sd), p[carried])
+    run.decide(np.array([hit]), nan, nan, 0.5)
+    assert run.places[hit] > 1
+
+
+def test_the_benchs_pilot_threshold_reads_the_pilots_carried_acus_as_the_app_does(realsumm_path):
+    """The app's pilot_threshold is pilot_max_sd of the pilot HITs' judged ACUs (posteriors of their
+    counted judgments); the bench's took every ACU of their summaries."""
+    run, hit, carried = carrying_half(realsumm_path)
+    nan = np.full(run.stopped.size, np.nan)
+    items, workers, said = run.rows()
+    p = pair_posteriors(items, said, nan[workers], nan[workers], 0.5, run.crowd.truth.size)
+    fit = (nan, nan, 0.5, (items, workers, said))
+    expected = pilot_max_sd(p[carried], np.array([0]), quantile=PILOT_QUANTILE)
+    assert allocation_bench.pilot_threshold(run, np.array([hit]), fit, PILOT_QUANTILE) == pytest.approx(expected)
