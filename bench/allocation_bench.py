@@ -43,10 +43,12 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   the cheap pair features of scoring.machine.features) trains on their expert labels only; its
   confidence is chosen on their out-of-fold probabilities (scoring.stats.triage_crossfit.choose,
   `triage_report`'s agreement criterion) and applied to the other documents: the pairs it decides leave the
-  HITs (a HIT left with none is not posted). On what is left: the gold-anchored stop, and the
-  adaptive policy whose threshold the batch's first wave (the pilot, at fixed places) sets
-  (hits.allocation.policy.pilot_max_sd: a quantile of the pilot HITs' standard deviation of the ACU
-  share; later HITs start at JUDGE_MIN_PLACES and get places until as precise).
+  HITs (a HIT left with none is not posted). On what is left: the gold-anchored stop, and `app`'s
+  pilot rule (the same code: the first pilot_size of the HITs left, at fixed places, set the
+  summary-level threshold, hits.allocation.policy.hit_policy at PILOT_QUANTILE, over the ACUs each HIT
+  carries); later HITs start at JUDGE_MIN_PLACES and get places until as precise. **Bench-only as a
+  whole**: the app triages an adaptive batch only as a triage batch, which keeps no gold HIT, so it
+  has no gold-anchored fit or stop there (hits/services/triage.py); a `pairs` batch triages with gold.
 - `pairs+judge` (with `--judge learned`, issue 43; **bench-only**, see bench/RESULTS.md): the same
   judge and triage, and the judge as a voter too: its probability, Platt-scaled on its out-of-fold
   probabilities of the expert documents (scoring.stats.learned.calibration), is each pair's prior
@@ -162,10 +164,9 @@ PAIRS = PairSettings()
 # scoring.stats.triage_crossfit.suggest): agreement 0.97 alone, chosen on documents 0-49, seeds 0-1.
 TRIAGE_MIN_AGREEMENT = SUGGEST_MIN_AGREEMENT
 TRIAGE_MAX_CHANGE = SUGGEST_MAX_CHANGE
-# Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): the pilot's quantile 0.75 and one place to
-# start (of 0.6, 0.75, 0.9 and 1 or 2 places: the fewest judgments with agreement at least fixed-3's
-# on both crowds).
-JUDGE_PILOT_QUANTILE = 0.75
+# Chosen on documents 0-49, seeds 0-1 (bench/RESULTS.md): one place to start (of 1 or 2 places: the fewest
+# judgments with agreement at least fixed-3's on both crowds), a lead's setting (allocation_min). The pilot's
+# quantile is the app's (PILOT_QUANTILE): the 0.75 chosen then was the bench's own, which no batch can take.
 JUDGE_MIN_PLACES = 1
 
 
@@ -329,11 +330,12 @@ def decide_pairs(run: Run, hits: np.ndarray, sens, spec, pairs: PairSettings) ->
 def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: PairSettings = PAIRS) -> Run:
     run = Run(crowd)
     run.by_pair = name == PAIRS_POLICY  # type: ignore[attr-defined]
+    base = APP
     if name in (JUDGE_POLICY, PAIRS_POLICY):
         assert judge is not None
         systems = (pairs.systems, pairs.system_setting) if name == PAIRS_POLICY else ("none", 0.0)
         run.triage = triage(run, judge, *systems)  # type: ignore[attr-defined]
-        run.policy = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
+        run.policy = base = Policy(ADAPTIVE, JUDGE_MIN_PLACES, APP.max_places)
         if name == PAIRS_POLICY and not pairs.triage:  # every pair to the crowd: the judge only a prior
             run.asked = run.open = np.ones(crowd.truth.size, dtype=bool)
             run.machine = None
@@ -341,7 +343,9 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
     wave_of = (np.arange(len(crowd.sizes)) * WAVES) // len(crowd.sizes)
     if name == PAIRS_POLICY and pairs.gold_first:  # the gold HITs handed out before the others
         wave_of[np.argsort(~crowd.gold, kind="stable")] = wave_of.copy()
-    in_pilot = np.arange(len(crowd.sizes)) < pilot_size(len(crowd.sizes))  # the app's pilot: its first HITs
+    # the app's pilot (hits.allocation.service.pilot_of): the batch's first pilot_size HITs, of those it has
+    # (a triaged HIT left with no pair is not made)
+    in_pilot = carries & (np.cumsum(carries) <= pilot_size(int(carries.sum())))
     for w in range(WAVES):
         hits = np.flatnonzero(wave_of == w)
         if name == "fixed-3":
@@ -360,23 +364,13 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
                 decide_pairs(run, hits[carries[hits]], sens, spec, pairs)
             run.open = run.asked
             continue
-        if name == JUDGE_POLICY:
-            pilot = w == 0  # its first wave at fixed places sets its threshold
-            start = ASSIGNMENTS if pilot else run.policy.min_places
-            run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
-            run.fill(hits)
-            if pilot:
-                run.max_sd = pilot_threshold(run, hits[carries[hits] & ~crowd.gold[hits]])
-                continue
-            run.decide(hits[carries[hits]], sens, spec, prior)
-            continue
-        # the app's rule (hits.allocation.service.policy_for): the pilot's HITs at fixed places, the
-        # others at the threshold the pilot's posteriors set once it is bought (fixed places before)
+        # the app's rule (hits.allocation.service.policy_for), app+judge's too: the pilot's HITs at fixed
+        # places, the others at the threshold the pilot's posteriors set once it is bought (fixed places before)
         pilot = np.flatnonzero(in_pilot & ~crowd.gold)
         bought = in_pilot.any() and wave_of[in_pilot].max() < w
         sd = pilot_threshold(run, pilot, (sens, spec, prior, rows), PILOT_QUANTILE) if bought else None
-        for piloting, mine in ((True, hits[in_pilot[hits]]), (sd is None, hits[~in_pilot[hits]])):
-            run.policy = hit_policy(APP, ASSIGNMENTS, sd, piloting)
+        for piloting, mine in ((True, hits[in_pilot[hits]]), (sd is None, hits[~in_pilot[hits] & carries[hits]])):
+            run.policy = hit_policy(base, ASSIGNMENTS, sd, piloting)
             run.max_sd = run.policy.max_sd
             run.places[mine] = np.where(crowd.gold[mine], ASSIGNMENTS, run.policy.min_places)
             run.fill(mine)
@@ -384,7 +378,7 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
     return run
 
 
-def pilot_threshold(run: Run, pilot: np.ndarray, fit=None, quantile: float = JUDGE_PILOT_QUANTILE) -> float | None:
+def pilot_threshold(run: Run, pilot: np.ndarray, fit=None, quantile: float = PILOT_QUANTILE) -> float | None:
     """The pilot's summary-level threshold (hits.allocation.policy.pilot_max_sd) after a refit
     (`fit`: the wave's estimates, prior and rows, as the app reads them; None: refit now)."""
     c = run.crowd

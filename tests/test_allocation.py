@@ -19,11 +19,13 @@ from annotation.models import Summary
 from hits import signals
 from hits.allocation.policy import (
     ADAPTIVE,
+    PILOT_QUANTILE,
     Policy,
     at_chance,
     hit_settled,
     pair_posteriors,
     pilot_max_sd,
+    pilot_size,
     settled,
     share_sd,
     wants_place,
@@ -248,6 +250,25 @@ def test_app_with_the_judge_triages_on_expert_documents_and_pays_the_crowd_only_
     assert summary["fixed-3"]["judgments"] == 3 * (sum(map(len, labels)) - gold_pairs)
     assert summary["app+judge"]["judgments"] < summary["fixed-3"]["judgments"] * 1.7
     assert len(summary["app+judge"]["triage"]["c"]) == 1
+
+
+def test_app_with_the_judge_takes_the_apps_pilot_rule(realsumm_path, monkeypatch):
+    """app+judge's pilot is the app's (hits.allocation.service.pilot_of, policy PILOT_QUANTILE): the first
+    pilot_size of the HITs the triage leaves, not the bench's first wave at its own quantile 0.75."""
+    spec, systems, docs, labels, crowd, judge, experts = judged_crowd(realsumm_path, monkeypatch, "present.json")
+    asked = []
+    threshold = allocation_bench.pilot_threshold
+
+    def spy(run, pilot, *args):
+        asked.append((tuple(pilot.tolist()), args[1] if len(args) > 1 else "the bench's own default"))
+        return threshold(run, pilot, *args)
+
+    monkeypatch.setattr(allocation_bench, "pilot_threshold", spy)
+    run = allocation_bench.run_policy(crowd, "app+judge", judge)
+    carries = np.flatnonzero(np.logical_or.reduceat(run.asked, crowd.starts))
+    first = carries[: pilot_size(len(carries))]
+    pilot = tuple(h for h in first.tolist() if not crowd.gold[h])
+    assert asked and set(asked) == {(pilot, PILOT_QUANTILE)}
 
 
 def test_pairs_without_triage_reports_its_means(realsumm_path, monkeypatch):
