@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from hits import tallies
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
+from hits.money import cents
 from hits.provider_interface import money_currency
 
 RATE_WINDOW = timedelta(hours=1)
@@ -119,12 +120,14 @@ def _counts(ids: list[int], since) -> dict[int, dict]:
 
 
 def _ledger(ids: list[int]) -> dict[int, dict]:
-    """{batch id: {kind: amount}} of the ledger entries of these batches, one query."""
+    """{batch id: {kind: amount}} of the ledger entries of these batches, one query. Rounded to
+    the cent: SQLite stores a DecimalField as a floating-point number and sums it as one (ten
+    thousand $0.10 rows sum to 1000.0000000001588), which the budget check would read as over."""
     out: dict[int, dict] = {}
     for batch_id, kind, amount in (
         LedgerEntry.objects.filter(batch_id__in=ids).order_by().values_list("batch_id", "kind").annotate(Sum("amount"))
     ):
-        out.setdefault(batch_id, _zero_spend())[kind] = amount
+        out.setdefault(batch_id, _zero_spend())[kind] = cents(amount)
     return out
 
 
