@@ -25,7 +25,9 @@ def test_ten_thousand_dimes_are_a_thousand_dollars_and_a_bonus_up_to_the_budget_
     batch = published_batch(assignments=3)
     (assignment,) = submitted_assignments(batch, 1)
     LedgerEntry.objects.bulk_create(
-        LedgerEntry(batch=batch, worker=assignment.worker, kind=LedgerEntry.Kind.REWARD, amount=Decimal("0.10"), key=f"r{i}")
+        LedgerEntry(
+            batch=batch, worker=assignment.worker, kind=LedgerEntry.Kind.REWARD, amount=Decimal("0.10"), key=f"r{i}"
+        )
         for i in range(ROWS)
     )
     Batch.objects.filter(pk=batch.pk).update(budget=Decimal("1000.05"))
