@@ -22,7 +22,7 @@ from scoring.runs.data import load_judgments
 from scoring.runs.services import compute_scores
 from scoring.runs.worker_estimates import refit_estimates
 
-from .crowd_data import all_answers, demo_dataset, published_batch, scored
+from .crowd_data import all_answers, demo_dataset, published_batch, scored, work_all
 from .test_handout import make_workers
 
 pytestmark = pytest.mark.django_db
@@ -188,14 +188,7 @@ def test_no_gold_no_stop_however_the_crowd_disagrees():
     batch = published_batch(dataset, allocation="adaptive", allocation_min=3, allocation_max=3, stop_after=10)
     a, b, lone = make_workers(3, prefix="nogold")
     for worker, present in ((a, True), (b, True), (lone, False)):
-        while True:
-            try:
-                assignment = handout.next_assignment(worker, batch)
-            except handout.NoWork:
-                break
-            submit_assignment(
-                assignment_id=assignment.pk, worker_id=worker.pk, answers=all_answers(assignment, present=present)
-            )
+        work_all(worker, batch, present)
     refit_estimates(batch.pk)
     estimate = WorkerEstimate.objects.get(batch=batch, worker=lone)
     assert estimate.judged >= 10 and estimate.gold_judged == 0

@@ -13,11 +13,10 @@ from hits.allocation.service import stop_at_chance
 from hits.models import Assignment, WorkerEstimate
 from hits.qualification_bound import below_on_gold
 from hits.services import handout
-from hits.services.submission import submit_assignment
 from scoring.runs.selectors import latest_run, run_part
 from scoring.runs.workers import _flags
 
-from .crowd_data import all_answers, demo_dataset, published_batch, scored
+from .crowd_data import demo_dataset, published_batch, scored, work_all
 from .test_handout import make_workers
 
 CROWD = SimpleNamespace(is_expert=False)
@@ -45,14 +44,7 @@ def test_only_bounded_gold_evidence_flags_a_worker(lead):
     batch = published_batch(dataset, assignments=3)
     a, b, lone = make_workers(3, prefix="outvoted")
     for worker, present in ((a, True), (b, True), (lone, False)):
-        while True:
-            try:
-                assignment = handout.next_assignment(worker, batch)
-            except handout.NoWork:
-                break
-            submit_assignment(
-                assignment_id=assignment.pk, worker_id=worker.pk, answers=all_answers(assignment, present=present)
-            )
+        work_all(worker, batch, present)
     for worker, correct, total in ((a, 3, 5), (b, 0, 10)):  # their gold record, as a gold HIT stores it
         first = Assignment.objects.filter(worker=worker, hit__batch=batch).order_by("pk").first()
         Assignment.objects.filter(pk=first.pk).update(gold_correct=correct, gold_total=total)
