@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from annotation.hints import reference_hints
+from scoring.machine.pages import classification_rows
 from scoring.models import ScoringRun
 from scoring.results import charts
 
@@ -91,7 +92,7 @@ def test_an_interval_without_bounds_is_never_empty_brackets():
 
 
 def _judge_run(system_kendall):
-    return SimpleNamespace(
+    run = SimpleNamespace(
         pk=7,
         batch_id=3,
         judge="lexical",
@@ -113,6 +114,8 @@ def _judge_run(system_kendall):
             "correlations": {"summary": {"kendall": [0.4, 0.1, 0.6]}, "system": {"kendall": system_kendall}},
         },
     )
+    run.classification_rows = classification_rows(run.figures)  # as systems_context sets it
+    return run
 
 
 def test_judge_table_says_when_a_ci_is_missing():

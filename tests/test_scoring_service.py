@@ -238,6 +238,7 @@ def test_power_run_reports_bucket_power(realsumm):
 def test_alpha_without_flagged_workers_is_computed_from_the_workers_left(spammers):
     """With nobody flagged the run reuses its own alphas; with a flagged spammer they differ,
     and both equal the alphas computed afresh over the judgments of the workers left."""
+    from hits.models import Assignment
     from hits.services.simulate import simulate_crowd
     from scoring.runs import data
     from scoring.stats import agreement
@@ -247,6 +248,10 @@ def test_alpha_without_flagged_workers_is_computed_from_the_workers_left(spammer
     dataset = demo_dataset()
     batch = published_batch(dataset)
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=spammers, seed=4)
+    # only gold flags a worker: the spammers' gold record, as gold HITs store it (0 right of 10)
+    Assignment.objects.filter(hit__batch=batch, worker__external_id__contains="spam").update(
+        gold_correct=0, gold_total=10
+    )
     run = compute_scores(dataset, batch, n_resamples=100)
     outputs, table = run.outputs, run_part(run, "workers")
     flagged = {r["worker_id"] for r in table["rows"] if r["flags"]}
