@@ -14,7 +14,7 @@ from hits.models import Assignment, WorkerEstimate
 from hits.qualification_bound import below_on_gold
 from hits.services import handout
 from scoring.runs.selectors import latest_run, run_part
-from scoring.runs.workers import _flags
+from scoring.runs.workers import worker_flags
 
 from .crowd_data import demo_dataset, published_batch, scored, work_all
 from .test_handout import make_workers
@@ -27,11 +27,11 @@ def gold(correct: int, total: int) -> dict:
 
 
 def test_failed_gold_needs_the_bound_not_the_point_estimate():
-    assert _flags(CROWD, gold(3, 5)) == []  # 60% on 5 gold answers: the upper 95% bound is 0.85
-    assert _flags(CROWD, gold(0, 2)) == []  # 2 wrong of 2: too few to flag anyone
-    assert _flags(CROWD, gold(0, 5)) == ["failed gold"]  # upper bound 0.39
-    assert _flags(CROWD, gold(3, 10)) == ["failed gold"]  # upper bound 0.56
-    assert _flags(SimpleNamespace(is_expert=True), gold(0, 10)) == []
+    assert worker_flags(CROWD, gold(3, 5)) == []  # 60% on 5 gold answers: the upper 95% bound is 0.85
+    assert worker_flags(CROWD, gold(0, 2)) == []  # 2 wrong of 2: too few to flag anyone
+    assert worker_flags(CROWD, gold(0, 5)) == ["failed gold"]  # upper bound 0.39
+    assert worker_flags(CROWD, gold(3, 10)) == ["failed gold"]  # upper bound 0.56
+    assert worker_flags(SimpleNamespace(is_expert=True), gold(0, 10)) == []
     assert not below_on_gold(0, 0, 0.7)
 
 

@@ -49,7 +49,7 @@ def _assignment_stats(dataset, batch) -> dict[int, dict]:
     return dict(per)
 
 
-def _flags(worker, s: dict) -> list[str]:
+def worker_flags(worker, s: dict) -> list[str]:
     """A worker's flags: gold evidence with a confidence bound only (module docstring)."""
     if worker.is_expert:
         return []  # expert labels (imported or made in an expert round) are the gold, never flagged
@@ -146,7 +146,7 @@ def _rejected_rows(dataset, batch, judgments, known: set[int]) -> tuple[dict[int
                 "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": None,
-                "flags": _flags(worker, s),
+                "flags": worker_flags(worker, s),
                 "notes": _notes(worker, None, None, agreement_share, compared),
                 "excluded": worker.excluded,
                 "blocked": worker.blocked_at is not None,
@@ -190,7 +190,7 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
                 "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": hourly,
-                "flags": _flags(w, s),
+                "flags": worker_flags(w, s),
                 "notes": _notes(w, medians.get(wid), overall, agree, quality.compared[i]),
                 "excluded": w.excluded,
                 "blocked": w.blocked_at is not None,
