@@ -83,6 +83,19 @@ def _fresh_cache():
 
 
 @pytest.fixture
+def still_ratelimit_clock(monkeypatch):
+    """django-ratelimit counts in fixed windows of a minute: a test's few slow requests on a busy
+    machine could straddle a window's end and start counting again, so its clock stands still."""
+    import time
+    from types import SimpleNamespace
+
+    from django_ratelimit import core
+
+    now = time.time()
+    monkeypatch.setattr(core, "time", SimpleNamespace(time=lambda: now))
+
+
+@pytest.fixture
 def make_user(db):
     from hits.services.people import create_user_with_role
 

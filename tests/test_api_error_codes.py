@@ -76,7 +76,7 @@ def test_the_lockout_answer_under_the_api_is_json_with_its_code(lead):
     assert page.status_code == 429 and page["Content-Type"].startswith("text/html")
 
 
-def test_the_work_rate_limit_says_its_code(client, make_user, settings):
+def test_the_work_rate_limit_says_its_code(client, make_user, settings, still_ratelimit_clock):
     settings.RATE_LIMIT_WORK_PER_MINUTE = (1, 1000)
     published_batch()
     client.force_login(make_user("quick-worker", "worker"))

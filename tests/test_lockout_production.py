@@ -7,9 +7,7 @@ in that Redis too."""
 
 import json
 import os
-import time
 import uuid
-from types import SimpleNamespace
 
 import pytest
 import redis
@@ -84,14 +82,8 @@ def test_wrong_passwords_then_the_right_one_is_refused_on_the_token_endpoint(pro
     assert "Too many failed sign-ins" in refused.json()["detail"] and int(refused["Retry-After"]) > 0
 
 
-def test_work_limits_count_in_redis(production_form, client, make_user, settings, monkeypatch):
+def test_work_limits_count_in_redis(production_form, client, make_user, settings, still_ratelimit_clock):
     settings.RATE_LIMIT_WORK_PER_MINUTE = (5, 1000)
-    # django-ratelimit counts in fixed windows of a minute: seven slow requests on a busy machine
-    # could straddle a window's end and start counting again, so its clock stands still here.
-    from django_ratelimit import core
-
-    now = time.time()
-    monkeypatch.setattr(core, "time", SimpleNamespace(time=lambda: now))
     batch = published_batch()
     user = make_user("quick-worker", "worker")
     client.force_login(user)

@@ -47,7 +47,7 @@ def test_a_right_password_before_the_limit_still_works(client, lead):
     assert client.post(reverse("login"), {"username": lead.username, "password": PASSWORD}).status_code == 302
 
 
-def test_next_task_and_submissions_are_bounded_per_account(client, make_user, settings):
+def test_next_task_and_submissions_are_bounded_per_account(client, make_user, settings, still_ratelimit_clock):
     settings.RATE_LIMIT_WORK_PER_MINUTE = (5, 1000)
     batch = published_batch()
     user = make_user("quick-worker", "worker")
