@@ -23,6 +23,7 @@ from .crowd_data import all_answers, batch_of, demo_dataset
 
 pytestmark = pytest.mark.django_db
 HIT_IDS = [f"{i:030d}".replace("0", "H", 2) for i in range(1, 60)]  # 30-character ids
+GRADED_BY_MTURK = {"qualification_mode": "mturk_test"}  # the lead's explicit choice (not the default)
 
 
 @pytest.fixture
@@ -163,7 +164,7 @@ def test_unreachable_endpoint_is_a_clear_message_and_resumable(monkeypatch, sett
 def test_qualification_type_with_question_form_and_answer_key(stub):
     dataset = demo_dataset()
     test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
-    batch = mturk_batch(dataset=dataset, qualification_test=test)
+    batch = mturk_batch(dataset=dataset, qualification_test=test, provider_config=GRADED_BY_MTURK)
     items = mturk.qualification_items(test)
     form, key = (
         mturk_xml.qualification_form(test.name, "Mark every fact Present or Not present.", items),

@@ -5,14 +5,14 @@ each call against the service model and fails on any call it was not given)."""
 import pytest
 from botocore.stub import ANY
 
-from hits.models import ProviderCall, QualificationAttempt
+from hits.models import HIT, ProviderCall, QualificationAttempt
 from hits.providers.mturk import provider as mturk
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.sync import sync_batch
 from hits.services.qualification import build_test
 
 from .crowd_data import demo_dataset, just_short
-from .test_mturk import mturk_batch, stub  # noqa: F401 - the Stubber fixture
+from .test_mturk import GRADED_BY_MTURK, mturk_batch, stub  # noqa: F401 - the Stubber fixture
 from .test_mturk_identity import listed, our_pages_test
 
 pytestmark = pytest.mark.django_db
@@ -44,12 +44,17 @@ def test_a_one_attempt_test_graded_by_mturk_cannot_be_retaken_there(stub):  # no
     once = build_test(dataset=dataset, name="Once", items=2, max_attempts=1, retry_after_hours=24)
     expect_type(stub, once)  # no RetryDelayInSeconds
     assert (
-        mturk.MTurkProvider().qualification_type(mturk_batch(dataset=dataset, qualification_test=once)) == "QUALTYPE9"
+        mturk.MTurkProvider().qualification_type(
+            mturk_batch(dataset=dataset, qualification_test=once, provider_config=GRADED_BY_MTURK)
+        )
+        == "QUALTYPE9"
     )
 
     twice = build_test(dataset=dataset, name="Twice", items=2, max_attempts=2, retry_after_hours=6)
     expect_type(stub, twice, RetryDelayInSeconds=6 * 3600)
-    mturk.MTurkProvider().qualification_type(mturk_batch(dataset=dataset, qualification_test=twice))
+    mturk.MTurkProvider().qualification_type(
+        mturk_batch(dataset=dataset, qualification_test=twice, provider_config=GRADED_BY_MTURK)
+    )
 
 
 @pytest.mark.parametrize(
@@ -191,3 +196,43 @@ def test_an_undecided_sheet_on_our_pages_is_answered_again_from_a_new_hit(stub, 
     body = fresh.content.decode()
     assert qualification.UNDECIDED in body and "Submit the test" in body
     assert {i["item"].pk for i in fresh.context["items"]} == {i.pk for i in sheet_of(test, "mturk", "A9UNSURE")}
+
+
+def test_by_default_a_test_of_an_mturk_batch_is_taken_on_our_pages(stub, client):  # noqa: F811
+    """The product's rule: a worker fails a test only when gold shows them below the pass score
+    with a confidence bound. MTurk's own grading (QuestionForm + AnswerKey) compares a plain share
+    right on one fixed sheet with the pass score, a point score, and it was the default: a lead who
+    left the option alone had workers failed on a point estimate. By default the qualification
+    type now carries no Test and no AnswerKey (MTurk grades nothing; we grant the score on a pass,
+    the Stubber refuses any other parameters) and our test page opens for the batch."""
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    batch = mturk_batch(dataset=dataset, qualification_test=test)
+    stub.add_response(
+        "create_qualification_type",
+        {"QualificationType": {"QualificationTypeId": "QUALTYPE9", "Name": "x"}},
+        {
+            "Name": f"{test.name} (#{test.pk})",
+            "Description": ANY,
+            "QualificationTypeStatus": "Active",
+            "Keywords": ANY,
+        },
+    )
+    assert mturk.MTurkProvider().qualification_type(batch) == "QUALTYPE9"
+    HIT.objects.filter(pk=batch.hits.order_by("pk").first().pk).update(external_id="3HITOFTHEBATCH")  # as published
+    page = client.get(
+        f"/mturk/qualification/{test.pk}/", {"workerId": "A9WORKER", "assignmentId": "QA1", "hitId": "3HITOFTHEBATCH"}
+    )
+    assert page.status_code == 200 and "Submit the test" in page.content.decode()
+
+
+def test_the_batch_form_defaults_to_our_pages_and_says_mturk_grades_by_a_point_score(client, lead):
+    """The new-batch form preselects our pages; choosing MTurk's own grading is the lead's explicit
+    choice, and the form says what it is (a point score, no confidence bound)."""
+    dataset = demo_dataset()
+    client.force_login(lead)
+    page = client.get(f"/datasets/{dataset.pk}/batches/new")
+    assert page.status_code == 200
+    assert page.context["form"]["mturk_qualification_mode"].value() == "our_pages"
+    body = page.content.decode()
+    assert "a point score, no confidence bound" in body and "fails workers on a point score alone" in body

@@ -16,14 +16,22 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("min_approval_rate", "int", 98, "minimum approval rate (%)", min=0, max=100),
     Option("min_approved_hits", "int", 10000, "minimum approved HITs", min=0, max=10**9),
+    # The default grades on our pages, where a worker fails only when gold shows it with a
+    # confidence bound (hits.qualification_bound); MTurk's AnswerKey fails on a point score alone.
     Option(
         "qualification_mode",
         "choice",
-        "mturk_test",
+        "our_pages",
         "qualification test",
         choices=(
-            ("mturk_test", "MTurk grades the test (QuestionForm + AnswerKey)"),
             ("our_pages", "Workers take the test on our pages; we grant the qualification"),
+            ("mturk_test", "MTurk grades the test (QuestionForm + AnswerKey): a point score, no confidence bound"),
+        ),
+        help=(
+            "On our pages a worker fails only when gold shows them below the pass score with 95% "
+            "credibility (else one more sheet). MTurk's own grading compares a plain share right on one "
+            "fixed sheet with the pass score: it fails workers on a point score alone; choose it only "
+            "knowingly."
         ),
     ),
     Option(
