@@ -10,13 +10,15 @@ from django.test import Client
 from django.urls import reverse
 
 from hits.allocation.service import stop_at_chance
-from hits.models import Assignment, WorkerEstimate
+from hits.models import Assignment, Judgment, WorkerEstimate
 from hits.qualification_bound import below_on_gold
 from hits.services import handout
+from scoring.machine import qc as machine_qc
 from scoring.runs.selectors import latest_run, run_part
 from scoring.runs.workers import worker_flags
 
 from .crowd_data import demo_dataset, published_batch, scored, work_all
+from .test_allocation_pairs_app import judge_run
 from .test_handout import make_workers
 
 CROWD = SimpleNamespace(is_expert=False)
@@ -91,3 +93,25 @@ def test_a_worker_stopped_at_chance_gets_no_more_of_the_batch():
         handout.next_assignment(stopped, batch)
     assert handout.next_assignment(fresh, batch).hit.batch_id == batch.pk  # the batch still has work
     assert handout.next_assignment(stopped, other).hit.batch_id == other.pk
+
+
+@pytest.mark.django_db
+def test_the_machine_qc_mark_reads_as_a_note_never_as_a_flag(lead):
+    """The judge and the other workers' majority are no gold evidence, so their Machine QC mark
+    ("disagrees with crowd and machine") is information only, as the page and docs/scoring.md say.
+    It was drawn as the red flag badge of "failed gold", beside Exclude and Block: now it reads as a
+    note, as "low agreement" does."""
+    dataset = demo_dataset()
+    batch = published_batch(dataset, assignments=3)
+    a, b, lone = make_workers(3, prefix="judged")
+    for worker, present in ((a, True), (b, True), (lone, False)):
+        work_all(worker, batch, present)
+    pairs = Judgment.objects.filter(assignment__worker=lone).values_list("assignment__hit__summary_id", "acu_id")
+    judge_run(dataset, dict.fromkeys(pairs, 0.99))  # sure every fact is present, as the majority says
+    scored(dataset, batch)
+    client = Client()
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+    cells = page.split(f'data-worker="{lone.external_id}"')[1].split("</tr>")[0]
+    assert machine_qc.FLAG in cells and "badge flag" not in cells
+    assert run_part(latest_run(dataset, batch), "workers")["flagged"] == 0

@@ -3,9 +3,10 @@ is confident and the crowd agrees with it.
 
 Threshold (documented on the workers page): on pairs where the newest calibrated judge run
 gives P(present) >= 0.9 or <= 0.1 and the majority of the *other* workers on the pair says the
-same, a worker whose answer differs on more than 30% of at least 10 such pairs is flagged
-"disagrees with crowd and machine". Kept apart from the human-only flags (scoring/runs/workers.py):
-it never changes alpha, the flagged count or the stored runs.
+same, a worker whose answer differs on more than 30% of at least 10 such pairs is marked
+"disagrees with crowd and machine". The judge and the crowd's majority are no gold evidence, so the
+mark is information only, shown as a note (never a flag, which needs gold with a confidence bound:
+scoring/runs/workers.py): it never changes alpha, the flagged count or the stored runs.
 """
 
 import logging
