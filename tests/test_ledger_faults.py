@@ -12,7 +12,7 @@ from hits.provider_interface import ProviderError
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.models import ProlificBonus
 from hits.selectors.figures import batch_spend
-from hits.services import review
+from hits.services import money_budget, review
 
 from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
 
@@ -74,3 +74,42 @@ def test_a_bulk_prolific_bonus_past_the_budget_asks_first_as_every_bonus_does(ap
     prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget", over_budget=True)
     prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget")  # a repeat: recorded already
     assert LedgerEntry.objects.filter(kind="bonus").count() == 2
+
+
+def test_a_paid_prolific_bonus_whose_ledger_write_failed_is_recorded_on_retry_even_past_the_budget(
+    api,  # noqa: F811
+    monkeypatch,
+):
+    """The pay call went out, the ledger write failed, and before the retry the budget was lowered to
+    the spend: the retry was refused over the budget, so money paid was never recorded."""
+    batch = published(api)
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    assignment = session.assignments().first()
+    money_budget.set_budget(batch, batch_spend(batch)["total"] + Decimal("1.00"))
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK9", "total_amount": 66})
+    pay = api.post(API + "bulk-bonus-payments/BULK9/pay/", status=202, json={})
+    fail_once(monkeypatch, review, "record_with_fee")
+    form = {"assignment_id": assignment.pk, "amount": "0.50", "reason": "Thanks", "token": "tok-late"}
+    with pytest.raises(OperationalError):
+        review.send_bonus(**form)
+    money_budget.set_budget(batch, batch_spend(batch)["total"])
+    entry, created = review.send_bonus(**form)
+    assert created and entry.amount == Decimal("0.50") and pay.call_count == 1
+
+
+def test_a_refused_bulk_bonus_sent_again_is_checked_against_the_budget_again(api):  # noqa: F811
+    """A bulk bonus Prolific refused paid nothing; sent again later (the same form), it was let
+    through because its first attempt had passed the budget, whatever was spent since."""
+    batch = published(api)
+    one = worked_session(batch, "PID1", "5ab000000000000000000001")
+    two = worked_session(batch, "PID2", "5ab000000000000000000002")
+    money_budget.set_budget(batch, batch_spend(batch)["total"] + Decimal("1.50"))  # one $1 bonus and fee
+    api.post(API + "submissions/bonus-payments/", status=400, json={"error": "refused"})
+    with pytest.raises(ProviderError, match="refused"):
+        prolific_sync.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK2", "total_amount": 133})
+    api.post(API + "bulk-bonus-payments/BULK2/pay/", status=202, json={})
+    prolific_sync.pay_bonus(batch, {two: Decimal("1.00")}, "Careful work", key="form:second")
+    with pytest.raises(ProviderError, match="over its budget"):
+        prolific_sync.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1

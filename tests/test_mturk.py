@@ -586,3 +586,26 @@ def test_a_refused_approval_is_listed_on_the_batch_page_and_pays_nothing(stub):
         review.block_worker(worker_id=a.worker_id, reason="Random answers")
     assert batch.provider_calls.filter(action="create_worker_block", ok=False).count() == 1
     assert not Worker.objects.get(pk=a.worker_id).blocked
+
+
+def test_a_bonus_paid_whose_ledger_row_was_lost_is_recorded_on_retry_even_past_the_budget(stub):
+    """MTurk paid the bonus, our transaction was then lost (no ledger row), and meanwhile the batch's
+    spend reached its budget: the retry was refused over the budget, so money paid was never recorded.
+    A bonus the provider shows paid is recorded, never refused."""
+    batch = published(stub)
+    first = worked(batch, "A1W", "ASG1", batch.hits.order_by("pk").first())
+    stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG1"})
+    review.approve(assignment_id=first.pk)
+    batch.budget = batch_spend(batch)["total"]  # no room left
+    batch.save(update_fields=["budget"])
+    digest = __import__("hashlib").sha256(b"form-99").hexdigest()[:10]
+    paid = {"WorkerId": "A1W", "AssignmentId": "ASG1", "BonusAmount": "0.50", "GrantTime": datetime(2026, 1, 1)}
+    for _ in range(2):  # the budget asks whether it was paid, then the bonus call itself does
+        stub.add_response(
+            "list_bonus_payments",
+            {"NumResults": 1, "BonusPayments": [{**paid, "Reason": f"Careful work (ref {digest})"}]},
+            {"AssignmentId": "ASG1", "MaxResults": 100},
+        )
+    entry, created = review.send_bonus(assignment_id=first.pk, amount="0.5", reason="Careful work", token="form-99")
+    assert created and entry.amount == Decimal("0.50")  # recorded, no send_bonus call (Stubber holds it)
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1

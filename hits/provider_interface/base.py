@@ -85,6 +85,12 @@ class CrowdProvider:
     def send_bonus(self, assignment, amount: Decimal, reason: str, token: str) -> None:
         raise NotImplementedError
 
+    def bonus_sent(self, assignment, reason: str, token: str) -> bool:
+        """Whether the bonus of form `token` may have been paid at the provider already (a retry
+        of one whose ledger row was lost): `review.send_bonus` then records it, never refuses it
+        over the budget. Asked only of a bonus the budget would refuse."""
+        return False
+
     def block(self, worker, reason: str) -> None:
         raise NotImplementedError
 

@@ -2,9 +2,12 @@
 publishing, raising it, and whether a bonus would pass it."""
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 
 from config.errors import ServiceError
 from hits.models import Batch
@@ -53,9 +56,46 @@ def set_budget(batch: Batch, value, by=None) -> Batch:
     return batch
 
 
+# The PostgreSQL advisory lock of a batch's bonuses (`bonus_turn`): this class in the high bits of
+# one bigint key, the batch's id (a BigAutoField) in the low 48.
+BONUS_LOCK_CLASS = 7_201 << 48
+# Elsewhere (SQLite: the embedded default, one process) a lock of this process per batch.
+_local_turns: dict[int, threading.RLock] = {}
+_local_turns_guard = threading.Lock()
+
+
+@contextmanager
+def bonus_turn(batch_id: int) -> Iterator[None]:
+    """The batch's bonuses one at a time, from the budget check until the bonus's ledger row is
+    committed. A row lock cannot do it: a Prolific bonus commits its own steps and is recorded
+    after a pay call made outside any transaction, so a lock held by the transaction of the check
+    would end before the money left, and a second bonus would read the spend without the first
+    and pass the budget with it. PostgreSQL: an advisory lock of the connection (of its
+    transaction when the caller already is in one, so it lasts until that commits)."""
+    if connection.vendor != "postgresql":
+        with _local_turns_guard:
+            turn = _local_turns.setdefault(batch_id, threading.RLock())
+        with turn:
+            yield
+        return
+    in_transaction = connection.in_atomic_block
+    with connection.cursor() as cursor:
+        lock = "pg_advisory_xact_lock" if in_transaction else "pg_advisory_lock"
+        cursor.execute(f"SELECT {lock}(%s)", [BONUS_LOCK_CLASS + batch_id])
+    try:
+        yield
+    finally:
+        if not in_transaction:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s)", [BONUS_LOCK_CLASS + batch_id])
+            except DatabaseError:
+                connection.close()  # a lost connection's locks went with it; never keep a live one held
+
+
 def bonus_passes_budget(batch: Batch, amount) -> str | None:
     """A message when paying `amount` more would take the batch's spend over its budget, else None.
-    `review.send_bonus` asks this with the batch row locked, so the spend it reads is final."""
+    Asked inside `bonus_turn`, so the spend it reads holds every bonus decided before."""
     if batch.budget is None:
         return None
     try:

@@ -22,7 +22,7 @@ from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, format_money, parse_money
 from hits.provider_interface import ProviderError, get_provider
 from hits.release import release
-from hits.services.money_budget import batch_money, bonus_passes_budget
+from hits.services.money_budget import batch_money, bonus_passes_budget, bonus_turn
 
 logger = logging.getLogger(__name__)
 
@@ -169,9 +169,9 @@ def send_bonus(
 ) -> tuple[LedgerEntry, bool]:
     """Pay a bonus for an assignment once per `token` (the form's one-time key).
 
-    The batch row is locked before anything is read, so parallel bonuses on one batch are taken one
-    at a time and each checks the budget against the spend the previous ones recorded: a bonus (with
-    its fee) that would pass the budget is refused with OverBudget unless `over_budget` is set.
+    Parallel bonuses on one batch are taken one at a time (`bonus_turn`, held until the ledger row
+    is committed), so each checks the budget against the spend the previous ones recorded: a bonus
+    (with its fee) that would pass the budget is refused with OverBudget unless `over_budget` is set.
     A provider whose bonus commits its own steps (Prolific) is called after that transaction, and
     its ledger row written in one more: a retry after a failure past its pay call records, never pays."""
     try:
@@ -185,11 +185,18 @@ def send_bonus(
         raise ReviewError("Tell the worker what the bonus is for.")
     if not token or len(token) > 60:
         raise ReviewError("The bonus form has expired; open it again.")
+    batch_id = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch_id", flat=True).get()
+    with bonus_turn(batch_id):  # the batch's bonuses one at a time, until this one is recorded
+        return _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget)
+
+
+def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget) -> tuple[LedgerEntry, bool]:
+    """`send_bonus` once its input is checked, in the batch's bonus turn."""
     key = f"bonus:{token}"
     with transaction.atomic():
-        batch_id = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch_id", flat=True).get()
-        # The batch's money, one bonus at a time. NO KEY UPDATE: an approval holding the assignment
-        # may still write its ledger row, which names the batch (FOR UPDATE deadlocked with it).
+        # NO KEY UPDATE: an approval holding the assignment may still write its ledger row, which
+        # names the batch (FOR UPDATE deadlocked with it); the lock orders this bonus after a
+        # budget change (`set_budget`).
         batch = Batch.objects.select_for_update(no_key=True).get(pk=batch_id)
         a = (
             Assignment.objects.select_for_update(of=("self",))
@@ -208,7 +215,7 @@ def send_bonus(
         provider = get_provider(batch.provider)
         fee = provider.fee(amount, batch.assignments_per_hit)
         over = bonus_passes_budget(batch, cents(amount + (fee or 0)))
-        if over and not over_budget:
+        if over and not over_budget and not _sent_before(provider, a, reason, token):
             logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
             raise OverBudget(over)
         note = f"{reason} ({provider.payment_note})" if provider.payment_note else reason
@@ -227,6 +234,16 @@ def send_bonus(
             with transaction.atomic():
                 return _record_bonus(key, a, batch, amount, fee, by, note)
     raise ReviewError(refused)
+
+
+def _sent_before(provider, a, reason, token) -> bool:
+    """The provider may have paid this bonus already (a retry after its ledger row was lost): it is
+    recorded, never refused over the budget. A provider that cannot tell now: not known paid."""
+    try:
+        return provider.bonus_sent(a, reason, token)
+    except ProviderError as exc:
+        logger.warning("provider could not tell whether bonus %s was paid: %s", token, exc)
+        return False
 
 
 def _record_bonus(key, a, batch, amount, fee, by, note) -> tuple[LedgerEntry, bool]:

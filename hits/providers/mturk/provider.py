@@ -346,9 +346,9 @@ class MTurkProvider(CrowdProvider):
         batch = assignment.hit.batch
         sandbox = config(batch)["sandbox"]
         digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-        reason = f"{reason} (ref {digest[:10]})"
-        if reason in self._bonus_reasons(sandbox, assignment.external_id):
+        if self.bonus_sent(assignment, reason, token):
             return  # paid at MTurk already (a retry whose first call's answer was lost)
+        reason = f"{reason} (ref {digest[:10]})"
         try:
             self._call(
                 batch,
@@ -364,6 +364,12 @@ class MTurkProvider(CrowdProvider):
         except MTurkError as exc:
             if "already" not in str(exc).lower():  # a repeated token: MTurk already paid it
                 raise
+
+    def bonus_sent(self, assignment, reason: str, token: str) -> bool:
+        """MTurk lists the assignment's bonus paid with the form's reference in its Reason."""
+        digest = hashlib.sha256(token.encode()).hexdigest()[:10]
+        sandbox = config(assignment.hit.batch)["sandbox"]
+        return f"{reason} (ref {digest})" in self._bonus_reasons(sandbox, assignment.external_id)
 
     def _bonus_reasons(self, sandbox: bool, assignment_id: str) -> set[str]:
         """The Reasons of the bonuses MTurk paid for an assignment (ListBonusPayments, page by page)."""

@@ -72,6 +72,14 @@ def main_study_id(batch) -> str:
     return main.study_id
 
 
+def pay_call_sent(key: str) -> bool:
+    """Whether the pay call of the bulk bonus recorded under `key` was sent: its money may have left,
+    so it is recorded, never refused over the budget (one Prolific refused paid nothing)."""
+    return ProlificBonus.objects.filter(
+        key=key[:100], state__in=[ProlificBonus.State.SENT, ProlificBonus.State.PAID]
+    ).exists()
+
+
 def pay_bonus(
     provider, batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True
 ) -> ProlificBonus:

@@ -49,6 +49,7 @@ from hits.providers.prolific.decisions import (
     check_rejection,
     mark_decision,
     pay_bonus,
+    pay_call_sent,
     split_feedback,
 )
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
@@ -481,6 +482,9 @@ class ProlificProvider(CrowdProvider):
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
         session = self._session(assignment)
         pay_bonus(self, assignment.hit.batch, {session: cents(amount)}, reason, key=f"assignment:{token}", ledger=False)
+
+    def bonus_sent(self, assignment, reason: str, token: str) -> bool:
+        return pay_call_sent(f"assignment:{token}")
 
     def block(self, worker, reason: str) -> None:
         """Prolific has no researcher-side block call: a blocked participant gets no further

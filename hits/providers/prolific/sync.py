@@ -52,13 +52,13 @@ from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.provider_interface import ProviderError
-from hits.providers.prolific.decisions import check_rejection, mark_decision
+from hits.providers.prolific.decisions import check_rejection, mark_decision, pay_call_sent
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
 from hits.services import review
-from hits.services.money_budget import bonus_passes_budget
+from hits.services.money_budget import bonus_passes_budget, bonus_turn
 
 # Prolific's hook bodies are flat objects; anything deeper is refused before it is used.
 HOOK_MAX_DEPTH = 8
@@ -442,19 +442,23 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
 def pay_bonus(
     batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True, over_budget: bool = False
 ) -> ProlificBonus:
-    """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`). A new bonus
+    """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`). A bonus
     whose amounts and fees would take the batch's spend past its budget is refused unless
-    `over_budget` is set, as `review.send_bonus` refuses one on a single HIT."""
+    `over_budget` is set, as `review.send_bonus` refuses one on a single HIT. The batch's bonuses
+    are taken one at a time until each is recorded (`bonus_turn`), so two at once never both pass
+    the budget. A bonus whose pay call was sent is recorded, never refused (`pay_call_sent`); one
+    Prolific refused paid nothing and is checked again when sent again."""
     provider = ProlificProvider()
-    if not ProlificBonus.objects.filter(key=key[:100]).exists():  # a retry was decided already
-        total = sum(
-            (cents(a) + provider.fee(cents(a), batch.assignments_per_hit) for a in amounts.values()), Decimal(0)
-        )
-        with transaction.atomic():  # the batch's money, one bonus decision at a time
-            over = bonus_passes_budget(Batch.objects.select_for_update(no_key=True).get(pk=batch.pk), total)
-        if over and not over_budget:
-            raise ProviderError(over)
-    return _pay_bonus(provider, batch, amounts, reason, key=key, by=by, ledger=ledger)
+    with bonus_turn(batch.pk):
+        if not pay_call_sent(key):
+            total = sum(
+                (cents(a) + provider.fee(cents(a), batch.assignments_per_hit) for a in amounts.values()), Decimal(0)
+            )
+            with transaction.atomic():  # ordered after a budget change (`set_budget` locks the row)
+                over = bonus_passes_budget(Batch.objects.select_for_update(no_key=True).get(pk=batch.pk), total)
+            if over and not over_budget:
+                raise ProviderError(over)
+        return _pay_bonus(provider, batch, amounts, reason, key=key, by=by, ledger=ledger)
 
 
 def _permanent(exc: ProviderError) -> bool:

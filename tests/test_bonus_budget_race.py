@@ -1,0 +1,110 @@
+"""Two bonuses on one batch at the same moment (two leads, a double click with two forms, a retried
+task): with room in the budget for one, exactly one is paid and recorded, the other is refused.
+
+Prolific's bonuses are paid outside the batch's transaction (their steps commit one by one), so a
+row lock taken for the budget check alone ends before the money leaves: the second request read the
+spend before the first one's ledger row existed. The fake pay call of whichever request gets there
+first waits until the other request either reaches its own pay call (both passed the budget: the
+defect) or waits for a lock (bonuses of the batch taken one at a time): no timing decides it."""
+
+import json
+import re
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+
+from hits.models import LedgerEntry
+from hits.providers.prolific import sync as prolific_sync
+from hits.selectors.figures import batch_spend
+from hits.services import review
+
+from .crowd_data import WAIT, at_once
+from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
+
+pytestmark = [
+    pytest.mark.postgres_only("two connections at once: the batch's bonus lock orders the bonuses"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def other_request_waits_or_pays(pays: list) -> None:
+    """Return once two pay calls arrived or another connection to this database waits for a lock
+    (polled; WAIT is a guard against a hang, never what decides the test)."""
+    deadline = time.monotonic() + WAIT
+    with connection.cursor() as cursor:
+        while len(pays) < 2:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return
+            assert time.monotonic() < deadline, "the other bonus neither paid nor waited"
+            time.sleep(0.01)
+
+
+def fake_bonus_calls(api):  # noqa: F811
+    """Prolific's set-up (a new bulk id each time) and pay calls; the first pay call waits as above."""
+    lock, setups, pays = threading.Lock(), [], []
+
+    def setup(request):
+        with lock:
+            setups.append(1)
+            bulk = f"BULK{len(setups)}"
+        return 200, {}, json.dumps({"id": bulk, "total_amount": 133})
+
+    def pay(request):
+        with lock:
+            pays.append(request.url)
+            first = len(pays) == 1
+        if first:
+            other_request_waits_or_pays(pays)
+        return 202, {}, "{}"
+
+    api.add_callback("POST", API + "submissions/bonus-payments/", callback=setup)
+    api.add_callback("POST", re.compile(re.escape(API) + r"bulk-bonus-payments/[^/]+/pay/"), callback=pay)
+    return pays
+
+
+def room_for_one_bonus(batch) -> None:
+    """A budget the spend plus one $1.00 bonus and its fee fit, two do not."""
+    batch.budget = batch_spend(batch)["total"] + Decimal("1.50")
+    batch.save(update_fields=["budget"])
+
+
+def test_two_bulk_bonuses_at_once_never_pass_the_budget_together(api):  # noqa: F811
+    batch = published(api)
+    one = worked_session(batch, "PID1", "5ab000000000000000000001")
+    two = worked_session(batch, "PID2", "5ab000000000000000000002")
+    room_for_one_bonus(batch)
+    pays = fake_bonus_calls(api)
+
+    def bonus(session, key):
+        return lambda: prolific_sync.pay_bonus(batch, {session: Decimal("1.00")}, "Careful work", key=key)
+
+    results, errors = at_once(bonus(one, "form:lead-a"), bonus(two, "form:lead-b"))
+    assert len(results) == 1 and len(errors) == 1 and "over its budget" in errors[0], errors
+    assert len(pays) == 1
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1
+    assert batch_spend(batch)["total"] <= batch.budget
+
+
+def test_two_single_prolific_bonuses_at_once_never_pass_the_budget_together(api):  # noqa: F811
+    batch = published(api)
+    one = worked_session(batch, "PID1", "5ab000000000000000000001").assignments().first()
+    two = worked_session(batch, "PID2", "5ab000000000000000000002").assignments().first()
+    room_for_one_bonus(batch)
+    pays = fake_bonus_calls(api)
+
+    def bonus(assignment, token):
+        return lambda: review.send_bonus(assignment_id=assignment.pk, amount="1.00", reason="Thanks", token=token)
+
+    results, errors = at_once(bonus(one, "tok-a"), bonus(two, "tok-b"))
+    assert len(results) == 1 and len(errors) == 1 and "OverBudget" in errors[0], errors
+    assert len(pays) == 1
+    assert LedgerEntry.objects.filter(kind="bonus").count() == 1
+    assert batch_spend(batch)["total"] <= batch.budget
