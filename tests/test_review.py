@@ -104,3 +104,38 @@ def test_a_second_bulk_approve_from_a_stale_page_says_nothing_was_paid_twice(sub
     refused = said(client.post(url, {**form, "action": "reject", "feedback": "late"}, follow=True))
     assert len(refused) == 1 and "Only submitted work can be rejected" in refused[0]
     assert not any(m.startswith("Approved") for m in refused)
+
+
+@pytest.mark.postgres_only("two connections at once: the assignment's row lock orders the approvals")
+@pytest.mark.django_db(transaction=True)
+def test_a_lead_approval_racing_the_auto_approval_pays_once(monkeypatch, lead):
+    """The lead approves while the auto-approval task picks the same work: the lead's approval is at
+    the provider (the assignment held) until the task waits for that row; one reward row, by the lead."""
+    import threading
+
+    from hits.providers.inhouse import InHouseProvider
+
+    from .crowd_data import WAIT, at_once, waiting_on_a_lock
+
+    batch = published_batch()
+    (worker,) = make_workers(1)
+    a = handout.next_assignment(worker, batch)
+    submit_assignment(assignment_id=a.pk, worker_id=worker.pk, answers=all_answers(a))
+    holding, calls = threading.Event(), []
+
+    def held_approve(self, assignment):
+        calls.append(assignment.pk)
+        if not holding.is_set():
+            holding.set()
+            assert waiting_on_a_lock(), "the auto-approval never waited for the lead's approval"
+
+    monkeypatch.setattr(InHouseProvider, "approve", held_approve)
+
+    def task():
+        assert holding.wait(WAIT), "the lead's approval never reached the provider"
+        return review.auto_approve_due(now=timezone.now() + timedelta(days=30))
+
+    results, errors = at_once(lambda: review.approve(assignment_id=a.pk, by=lead), task)
+    assert errors == [] and calls == [a.pk]
+    entries = LedgerEntry.objects.filter(assignment=a)
+    assert list(entries.values_list("kind", flat=True)) == ["reward"] and entries.get().created_by == lead
