@@ -12,7 +12,13 @@ nothing (1.0).
 
 The decision (`verdict`) fails a worker only on evidence: pass when the point estimate reaches
 the pass score, fail when even the upper bound is below it, else not decided yet (another sheet
-is needed), unless `final` (the last sheet allowed), when the point estimate decides."""
+is needed). One decision looks at the worker's growing evidence up to `looks` times (a sheet,
+then that sheet with the next, ...), and each look is a chance to fail them by bad luck, so each
+uses the bound at the level corrected for all of them (`corrected_level`, Bonferroni: 95% on one
+look, 98.75% on each of four). At the last look allowed a worker still not decided passes:
+benefit of the doubt, never a failure on a point score; the work's gold watch (`below_on_gold`,
+scoring.runs.workers, and an adaptive batch's opt-in stop at chance) keeps watching them with a
+bound."""
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
@@ -49,15 +55,24 @@ def upper_bound(present_right: int, present: int, absent_right: int, absent: int
     return float(total / 2)
 
 
+def corrected_level(looks: int) -> float:
+    """The level of the bound on each of `looks` looks at one growing body of evidence
+    (Bonferroni): 1 - 0.05 / looks, so the looks together fail a worker at the mark about 5% of
+    the time at most, not 5% per look."""
+    return 1 - (1 - LEVEL) / looks
+
+
 def verdict(
-    present_right: int, present: int, absent_right: int, absent: int, pass_score: float, *, final: bool = False
+    present_right: int, present: int, absent_right: int, absent: int, pass_score: float, *, look: int, looks: int
 ) -> bool | None:
-    """True (passed), False (failed) or None (not decided yet) for the evidence of these counts."""
+    """True (passed), False (failed) or None (not decided yet) for the evidence of these counts,
+    at look `look` (1, 2, ...) of at most `looks`: pass on the point estimate, fail on the bound
+    at `corrected_level(looks)`, and pass a worker still not decided at the last look."""
     if balanced_accuracy(present_right, present, absent_right, absent) >= pass_score:
         return True
-    if final or upper_bound(present_right, present, absent_right, absent) < pass_score:
+    if upper_bound(present_right, present, absent_right, absent, corrected_level(looks)) < pass_score:
         return False
-    return None
+    return True if look >= looks else None
 
 
 def below_on_gold(right: int, total: int, mark: float, level: float = LEVEL) -> bool:

@@ -93,6 +93,25 @@ def test_a_worker_who_passed_is_granted_at_least_the_bar(stub):  # noqa: F811
     mturk.MTurkProvider().grant_qualification(test, worker, 0.825, sandbox=True)
 
 
+def test_a_worker_passed_under_the_mark_is_granted_the_bar(stub):  # noqa: F811
+    """A worker whose last sheet allowed still left them undecided passes (the benefit of the
+    doubt: hits.qualification_bound.verdict) with a score under the mark: granted that score (70),
+    they met no requirement (80) and could not work."""
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    test.external_ids = {"mturk-sandbox": "QUALTYPE9"}
+    test.save()
+    from hits.models import Worker
+
+    worker = Worker.objects.create(provider="mturk", external_id="A1DOUBT")
+    stub.add_response(
+        "associate_qualification_with_worker",
+        {},
+        {"QualificationTypeId": "QUALTYPE9", "WorkerId": "A1DOUBT", "IntegerValue": 80, "SendNotification": False},
+    )
+    mturk.MTurkProvider().grant_qualification(test, worker, 0.7, sandbox=True)
+
+
 def _sync(stub, batch, hit, records, grant=None):  # noqa: F811
     for h in batch.hits.order_by("pk"):
         mine = records if h.pk == hit.pk else []

@@ -1,10 +1,14 @@
 """A qualification fails a worker only on evidence (the developers' guide: a decision about a
 person needs gold evidence with a confidence bound). A sheet passes when its balanced accuracy
-reaches the pass score, fails when the upper 95% credible bound is below it, and is otherwise not
+reaches the pass score, fails when the upper credible bound is below it, and is otherwise not
 decided yet: no attempt used, no wait, a fresh sheet at once, its counts added to the next
-sheet's; after MAX_UNDECIDED undecided sheets the next decides on the combined score. Before, a
-sheet just under the mark on a few facts failed the worker (and used an attempt)."""
+sheet's. A decision looks at most MAX_UNDECIDED + 1 times, each look's bound at the level
+corrected for all of them (Bonferroni), and a worker still undecided at the last look passes.
+Before, a sheet just under the mark on a few facts failed the worker (and used an attempt); then
+each look used a fresh 95% bound and the last decided on the point score, failing a worker at
+the mark 20.6% of the time."""
 
+import html
 from functools import lru_cache
 
 import numpy as np
@@ -13,7 +17,7 @@ from django.urls import reverse
 from scipy import stats
 
 from hits.models import QualificationAttempt, QualificationTest
-from hits.qualification_bound import upper_bound, verdict
+from hits.qualification_bound import balanced_accuracy, corrected_level, upper_bound, verdict
 from hits.services import qualification
 from hits.sheets import draw, identity, network
 from hits.sheets import sheet as sheet_of
@@ -49,24 +53,54 @@ def test_a_class_without_facts_is_left_out_and_no_facts_bound_nothing():
     assert upper_bound(0, 0, 0, 0) == 1.0
 
 
+LOOKS = qualification.MAX_UNDECIDED + 1
+
+
 @pytest.mark.portable
 def test_the_verdict_passes_on_the_score_fails_on_the_bound_and_else_waits():
-    assert verdict(4, 5, 4, 5, 0.8) is True  # the score reaches the mark
-    assert verdict(14, 14, 0, 17, 0.8) is False  # all one answer: 50%, bound 0.55
-    assert verdict(3, 5, 4, 5, 0.8) is None  # 70% on ten facts: the bound is 0.83
-    assert verdict(3, 5, 4, 5, 0.8, final=True) is False  # the last sheet allowed decides on the score
-    assert verdict(9, 15, 12, 15, 0.8) is False  # 70% on thirty facts: the bound is below 0.8
+    assert LOOKS == 4 and corrected_level(LOOKS) == pytest.approx(0.9875)
+    assert verdict(4, 5, 4, 5, 0.8, look=1, looks=LOOKS) is True  # the score reaches the mark
+    assert verdict(14, 14, 0, 17, 0.8, look=1, looks=LOOKS) is False  # all one answer: 50%, bound 0.59
+    assert verdict(3, 5, 4, 5, 0.8, look=1, looks=LOOKS) is None  # 70% on ten facts: the bound is 0.88
+    assert verdict(6, 15, 9, 15, 0.8, look=1, looks=LOOKS) is False  # 50% on thirty facts: the bound is 0.68
 
 
-def decided_by_the_rule(accuracy: float, present: int, absent: int, mark: float, cap: int) -> tuple[float, float]:
+@pytest.mark.portable
+def test_each_look_uses_the_level_corrected_for_all_looks():
+    """70% on thirty facts: the 95% bound (0.797) is under a mark of 80%, the 98.75% one (0.834)
+    is not, so a decision of four looks leaves it undecided on each look before the last."""
+    assert upper_bound(9, 15, 12, 15) < 0.8 < upper_bound(9, 15, 12, 15, corrected_level(LOOKS))
+    assert verdict(9, 15, 12, 15, 0.8, look=1, looks=1) is False  # one look: 95%
+    assert [verdict(9, 15, 12, 15, 0.8, look=n, looks=LOOKS) for n in (1, 2, 3)] == [None] * 3
+
+
+@pytest.mark.portable
+def test_a_worker_the_last_look_leaves_undecided_passes_never_failed_on_the_score():
+    assert verdict(3, 5, 4, 5, 0.8, look=LOOKS, looks=LOOKS) is True  # 70%, bound 0.88: the benefit of the doubt
+    assert verdict(0, 5, 0, 5, 0.8, look=LOOKS, looks=LOOKS) is False  # the bound still fails on evidence
+
+
+def old_rule(present_right, present, absent_right, absent, mark, *, look, looks):
+    """The rule before (for the figures of "before"): a fresh 95% bound on each look, and the
+    last look decided on the point score."""
+    if balanced_accuracy(present_right, present, absent_right, absent) >= mark:
+        return True
+    if look >= looks or upper_bound(present_right, present, absent_right, absent) < mark:
+        return False
+    return None
+
+
+def decided_by_the_rule(
+    accuracy: float, present: int, absent: int, mark: float, looks: int = LOOKS, rule=verdict
+) -> tuple[float, float]:
     """(chance to pass, chance to fail) of a worker right on each fact with `accuracy` (balanced
-    accuracy `accuracy`), sheets of `present` and `absent` facts, up to `cap` undecided sheets:
-    exact, by enumerating the counts (cap 0: the old rule, one sheet on its score)."""
-    rule = lru_cache(None)(verdict)
+    accuracy `accuracy`), sheets of `present` and `absent` facts, decided by `rule` in at most
+    `looks` sheets: exact, by enumerating the counts (binomial per class), no simulation."""
+    rule = lru_cache(None)(rule)
     p_present = stats.binom.pmf(range(present + 1), present, accuracy)
     p_absent = stats.binom.pmf(range(absent + 1), absent, accuracy)
     undecided, passed, failed = {(0, 0): 1.0}, 0.0, 0.0
-    for sheet in range(1, cap + 2):
+    for sheet in range(1, looks + 1):
         grown: dict = {}
         for (r1, r2), chance in undecided.items():
             for i, pi in enumerate(p_present):
@@ -74,7 +108,7 @@ def decided_by_the_rule(accuracy: float, present: int, absent: int, mark: float,
                     grown[(r1 + i, r2 + j)] = grown.get((r1 + i, r2 + j), 0.0) + chance * pi * pj
         undecided = {}
         for (r1, r2), chance in grown.items():
-            result = rule(r1, sheet * present, r2, sheet * absent, mark, final=sheet == cap + 1)
+            result = rule(r1, sheet * present, r2, sheet * absent, mark, look=sheet, looks=looks)
             if result is None:
                 undecided[(r1, r2)] = chance
             elif result:
@@ -84,16 +118,37 @@ def decided_by_the_rule(accuracy: float, present: int, absent: int, mark: float,
     return passed, failed
 
 
+# The operating characteristic docs/leads.md states (sheets of 5 present and 5 absent facts,
+# mark 80%, four looks): accuracy -> (fail before, fail now), to three decimals; pass = 1 - fail.
+OPERATING = {
+    0.5: (0.944, 0.938),
+    0.6: (0.821, 0.751),
+    0.7: (0.562, 0.358),
+    0.75: (0.383, 0.173),
+    0.8: (0.206, 0.061),
+    0.9: (0.016, 0.002),
+}
+
+
 @pytest.mark.portable
-def test_a_worker_at_the_mark_is_failed_less_often_and_the_sheets_are_bounded():
-    """The figures docs/leads.md states (sheets of 5 present and 5 absent facts, mark 80%)."""
-    old = decided_by_the_rule(0.8, 5, 5, 0.8, cap=0)
-    new = decided_by_the_rule(0.8, 5, 5, 0.8, cap=qualification.MAX_UNDECIDED)
-    assert round(old[1], 3) == 0.322 and round(new[1], 3) == 0.206
-    assert sum(new) == pytest.approx(1.0)  # every worker is decided within MAX_UNDECIDED + 1 sheets
-    below = decided_by_the_rule(0.7, 5, 5, 0.8, cap=qualification.MAX_UNDECIDED)
-    assert round(below[0], 3) == 0.438  # the price: a worker at 70% passes a little more often (0.383 before)
-    assert round(decided_by_the_rule(0.7, 5, 5, 0.8, cap=0)[0], 3) == 0.383
+@pytest.mark.parametrize("accuracy", sorted(OPERATING))
+def test_the_operating_characteristic_the_docs_state(accuracy):
+    before, now = OPERATING[accuracy]
+    old = decided_by_the_rule(accuracy, 5, 5, 0.8, rule=old_rule)
+    new = decided_by_the_rule(accuracy, 5, 5, 0.8)
+    assert round(old[1], 3) == before and round(new[1], 3) == now
+    assert sum(old) == pytest.approx(1.0) and sum(new) == pytest.approx(1.0)  # all decided within LOOKS sheets
+
+
+@pytest.mark.portable
+@pytest.mark.xfail(
+    strict=True,
+    reason="6.1%: the uniform prior's credible bound is not a conservative confidence bound at a mark of 80% "
+    "(one 98.75% look alone fails a worker at the mark 3.3% of the time, not 1.25%), so Bonferroni over "
+    "four looks does not reach 5%; the lead chooses the remedy",
+)
+def test_a_worker_at_the_mark_is_failed_at_most_5_percent_over_all_looks():
+    assert decided_by_the_rule(0.8, 5, 5, 0.8)[1] <= 0.05
 
 
 # ---- the service and the pages -------------------------------------------------------------
@@ -176,15 +231,17 @@ def test_a_clearly_bad_sheet_fails_at_once():
 
 
 @pytest.mark.portable
-def test_evidence_accumulates_across_undecided_sheets_and_then_decides():
+def test_evidence_accumulates_across_undecided_sheets_at_the_corrected_level():
     test = one_summary_test(max_attempts=2)
     slow, fast = make_workers(2)
-    # 70% on ten facts twice: not decided (bounds 0.83, 0.81); the third sheet makes thirty facts
-    # at 70% and the bound (0.797) falls under the mark: failed, one attempt used.
-    first, second, third = (submit(test, slow, present_wrong=2, absent_wrong=1) for _ in range(3))
-    assert [a.decided for a in (first, second, third)] == [False, False, True] and not third.passed
-    assert third.score == pytest.approx(0.7) and (third.present_right, third.present) == (3, 5)  # its own counts
-    assert qualification.attempt_status(slow, test)["used"] == 1
+    # 70% on ten facts three times: thirty facts at 70%, whose 95% bound (0.797) is under the mark
+    # and failed the worker on the third sheet; each look's bound is at 98.75% (0.878, 0.851,
+    # 0.834): not decided, no attempt used.
+    made = [submit(test, slow, present_wrong=2, absent_wrong=1) for _ in range(3)]
+    assert [a.decided for a in made] == [False] * 3 and not any(a.passed for a in made)
+    assert made[-1].score == pytest.approx(0.7) and (made[-1].present_right, made[-1].present) == (3, 5)  # own counts
+    status = qualification.attempt_status(slow, test)
+    assert status["used"] == 0 and status["pending"] == 3 and status["can_try"]
     # 70%, then a perfect sheet: together 85% on twenty facts, passed.
     assert not submit(test, fast, present_wrong=2, absent_wrong=1).decided
     passed = submit(test, fast)
@@ -192,17 +249,23 @@ def test_evidence_accumulates_across_undecided_sheets_and_then_decides():
 
 
 @pytest.mark.portable
-def test_after_max_undecided_sheets_the_next_decides_on_the_score():
-    """At a mark of 75%, sheets of 70% on ten facts never bring the bound under it (0.789 after
-    forty facts): the cap decides."""
+def test_a_worker_the_last_sheet_leaves_undecided_passes(client, worker):
+    """Sheets of 70% on ten facts at a mark of 75% never bring the bound under it (0.82 after
+    forty facts at 98.75%): the last sheet allowed passed the worker on the benefit of the doubt;
+    it failed them on the score before."""
     test = one_summary_test(pass_score=0.75, max_attempts=2)
-    (me,) = make_workers(1)
-    made = [submit(test, me, present_wrong=2, absent_wrong=1) for _ in range(qualification.MAX_UNDECIDED + 1)]
+    me = inhouse_worker(worker)
+    client.force_login(worker)
+    for n in range(qualification.MAX_UNDECIDED + 1):
+        sheet = qualification.worker_sheet(test, me)
+        given = {f"ans-{k}": "1" if v else "0" for k, v in answers(sheet, present_wrong=2, absent_wrong=1).items()}
+        page = client.post(reverse("take_test", args=[test.pk]), {**given, "sheet": str(n)}, follow=True)
+    made = list(test.attempts.order_by("pk"))
     assert [a.decided for a in made] == [False] * qualification.MAX_UNDECIDED + [True]
-    assert not made[-1].passed and made[-1].score == pytest.approx(0.7)
-    status = qualification.attempt_status(me, test)
-    assert not status["can_try"] and "try again after" in status["message"]  # a decided fail waits
-    assert upper_bound(12, 20, 16, 20) > 0.75  # without the cap it would still be undecided
+    assert made[-1].passed and made[-1].score == pytest.approx(0.7)
+    assert qualification.attempt_status(me, test)["passed"] and qualification.is_qualified(me, test.batches.get())
+    text = html.unescape(page.content.decode())
+    assert "You passed the qualification test: your sheets (70%) did not show that you are below the 75% needed" in text
 
 
 @pytest.mark.portable

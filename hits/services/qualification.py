@@ -13,10 +13,13 @@ has one class only is refused. An incomplete sheet is refused with the answers k
 graded, so it costs no attempt.
 
 A worker fails only on evidence (hits.qualification_bound): a sheet passes when its score
-reaches the pass score, fails when the upper 95% credible bound of the score is below it, and is
+reaches the pass score, fails when the upper credible bound of the score is below it, and is
 otherwise not decided yet: stored, no attempt used, no wait, a fresh sheet at once; the next
-sheet is judged on its counts together with those undecided sheets. After MAX_UNDECIDED
-undecided sheets in a row the next one decides on the combined score.
+sheet is judged on its counts together with those undecided sheets. A decision so looks at most
+MAX_UNDECIDED + 1 times, so each look's bound is at the level corrected for that many (98.75% for
+four: hits.qualification_bound.corrected_level), and a worker the last of them still leaves
+undecided passes (benefit of the doubt: never failed on a point score; the work's gold watch
+keeps watching them with a bound).
 """
 
 import contextlib
@@ -62,7 +65,8 @@ POOL_FACTOR = 3
 # Sheets not passed (failed or not decided yet, since the last rotation) a test takes before it
 # alerts the lead and draws a fresh pool on its own.
 FAILURE_BUDGET = 15
-# Undecided sheets in a row before the next sheet decides on the combined score (pass or fail).
+# Undecided sheets in a row before the next sheet decides: it passes the worker unless it shows
+# them below the mark (so a decision looks at most MAX_UNDECIDED + 1 times).
 MAX_UNDECIDED = 3
 
 UNDECIDED = (
@@ -384,14 +388,14 @@ def submit_attempt(
 
 def decide(test: QualificationTest, graded: Grade, earlier) -> tuple[float, bool | None]:
     """(score, passed: True, False or None for not decided yet) of a sheet with the undecided
-    sheets `earlier` just before it: their per-class counts are added up; the MAX_UNDECIDED+1-th
-    sheet in a row decides on the combined score."""
+    sheets `earlier` just before it: their per-class counts are added up, and the verdict is this
+    look (the number of the sheet in the run) of at most MAX_UNDECIDED + 1."""
     present_right = graded.present_right + sum(a.present_right for a in earlier)
     present = graded.present + sum(a.present for a in earlier)
     absent_right = graded.absent_right + sum(a.absent_right for a in earlier)
     absent = graded.absent + sum(a.absent for a in earlier)
-    final = len(earlier) >= MAX_UNDECIDED
-    passed = verdict(present_right, present, absent_right, absent, test.pass_score, final=final)
+    look = len(earlier) + 1
+    passed = verdict(present_right, present, absent_right, absent, test.pass_score, look=look, looks=MAX_UNDECIDED + 1)
     return balanced_accuracy(present_right, present, absent_right, absent), passed
 
 

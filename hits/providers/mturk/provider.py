@@ -200,7 +200,9 @@ class MTurkProvider(CrowdProvider):
 
     def grant_qualification(self, test, worker, score: float, sandbox: bool, batch=None) -> None:
         """After a test taken on our own pages: give the worker the score as a percentage (rounded
-        up, `percent_at_least`). The call, refused or not, is listed on `batch`'s page."""
+        up, `percent_at_least`), at least the pass score: a worker passed with a score under it
+        (sheets that never showed them below it: hits.qualification_bound.verdict) must meet the
+        requirement too. The call, refused or not, is listed on `batch`'s page."""
         type_id = test.external_ids.get(environment(sandbox))
         if not type_id:
             raise ProviderError("This test has no MTurk qualification type yet; publish a batch that uses it first.")
@@ -211,7 +213,7 @@ class MTurkProvider(CrowdProvider):
             target=worker.external_id,
             QualificationTypeId=type_id,
             WorkerId=worker.external_id,
-            IntegerValue=percent_at_least(score),
+            IntegerValue=percent_at_least(max(score, test.pass_score)),
             SendNotification=False,
         )
 
