@@ -2,6 +2,8 @@
 submission, a rejection or an exclusion in any round of the dataset changed since the last
 recompute is in the next one (nothing is kept between recomputes)."""
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,11 @@ def _submit_one(make_user, name, batch, present=True):
     worker = inhouse_worker(make_user(name, "worker"))
     assignment = handout.next_assignment(worker, batch)
     submit_assignment(
-        assignment_id=assignment.pk, worker_id=worker.pk, answers=all_answers(assignment, present), active_seconds=30
+        assignment_id=assignment.pk,
+        worker_id=worker.pk,
+        answers=all_answers(assignment, present),
+        active_seconds=30,
+        now=assignment.created_at + timedelta(minutes=1),  # at most the time since the handout is stored
     )
     return assignment
 

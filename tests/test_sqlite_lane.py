@@ -7,11 +7,13 @@ transaction now begins IMMEDIATE (config/settings.py). These tests run in both l
 scripts/test.sh, on a SQLite file in the second one (WAL and locking as in scripts/run.sh)."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.models import Reference
 from annotation.services import authoring
@@ -66,6 +68,8 @@ def test_the_same_submission_posted_at_once_is_stored_once():
     batch = published_batch(gold_share=0.0)
     (worker,) = make_workers(1)
     assignment = handout.next_assignment(worker, batch)
+    # handed out a minute ago: the 30 s claimed are within the time since
+    Assignment.objects.filter(pk=assignment.pk).update(created_at=timezone.now() - timedelta(minutes=1))
     answers = all_answers(assignment)
     url = reverse("task_submit", args=[task_token(assignment)])
     body = json.dumps({"answers": answers, "active_seconds": 30})

@@ -22,9 +22,13 @@ pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 @pytest.fixture
 def taken():
+    """A worker's assignment handed out ten minutes ago (the time stored is at most the time since)."""
     batch = published_batch(gold_share=0.0)
     worker, other = make_workers(2)
-    return handout.next_assignment(worker, batch), other
+    assignment = handout.next_assignment(worker, batch)
+    Assignment.objects.filter(pk=assignment.pk).update(created_at=timezone.now() - timedelta(minutes=10))
+    assignment.refresh_from_db()
+    return assignment, other
 
 
 def post(client, token, body):
@@ -149,6 +153,9 @@ def test_a_submission_stores_answers_comment_time_gold_and_bumps_the_version_onc
     hit = batch.hits.exclude(gold_answers=None).first() if gold_share else None
     (assignment, _) = two_on_one_hit(batch, hit, confirmed=confirmed)
     answers, now = mixed_answers(assignment), timezone.now()
+    # handed out longer ago than the time allowed: that is the bound of the time stored
+    handed_out = now - timedelta(seconds=2 * batch.assignment_duration_seconds)
+    Assignment.objects.filter(pk=assignment.pk).update(created_at=handed_out)
     before = versions.current(batch.dataset_id, batch.pk)
 
     result = submit_assignment(
@@ -229,7 +236,11 @@ def test_active_seconds_are_clamped_and_anything_not_a_finite_number_is_not_stor
     assignment, _ = two_on_one_hit(batch)
     answers = all_answers(assignment)
     result = submit_assignment(
-        assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers, active_seconds=given
+        assignment_id=assignment.pk,
+        worker_id=assignment.worker_id,
+        answers=answers,
+        active_seconds=given,
+        now=assignment.created_at + timedelta(minutes=1),
     )
     assert result.created
     row = Assignment.objects.get(pk=assignment.pk)

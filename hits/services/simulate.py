@@ -5,6 +5,9 @@ probability `accuracy` against the known (imported) labels."""
 import random
 import time
 from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
 
 from hits.gold import known_answers
 from hits.models import Batch, Worker
@@ -81,11 +84,17 @@ def simulate_crowd(
             acu_ids = assignment.hit.task_acus().values_list("pk", flat=True)
             answers = {str(a): _answer(summary_truth.get(a), skill[worker.pk], rng) for a in acu_ids}
             careful = skill[worker.pk] > 0.5
+            seconds = rng.uniform(20, 90) if careful else rng.uniform(3, 8)
+            now = timezone.now()
             submit_assignment(
                 assignment_id=assignment.pk,
                 worker_id=worker.pk,
                 answers=answers,
-                active_seconds=rng.uniform(20, 90) if careful else rng.uniform(3, 8),
+                active_seconds=seconds,
+                now=now,
+                # a simulated worker takes no time: as if handed the task `seconds` ago, so the
+                # time stored (at most the time since the handout) is the simulated one
+                handed_out_at=now - timedelta(seconds=seconds),
             )
             submitted += 1
     return SimulationReport(len(crowd), submitted, time.perf_counter() - started, qualified)

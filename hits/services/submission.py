@@ -151,9 +151,23 @@ def clean_comment(comment) -> str:
     return str(comment or "").replace("\x00", "").strip()[:MAX_COMMENT]
 
 
-def clamped_active_seconds(value, allowed: int) -> float | None:
-    """The page's measured seconds as a submission stores them (see _active_seconds)."""
-    return _active_seconds(value, allowed)
+def clamped_active_seconds(value, allowed: int, elapsed: float | None = None) -> float | None:
+    """The time the page says the worker spent, as stored: clamped to [0, the time allowed] and,
+    when known, to `elapsed`, the wall-clock seconds since the worker got the task (a page, or a
+    script posting to it, cannot claim more work than the time since the handout; the pay
+    calibration and the hourly figures read this). None (not stored) for anything that is not a
+    finite number: it is the browser's measurement, and a bad one should not cost the worker
+    their answers."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(seconds):
+        return None
+    limit = float(allowed) if elapsed is None else min(float(allowed), max(0.0, elapsed))
+    return max(0.0, min(seconds, limit))
 
 
 # What a submission reads (not the texts of the summary or the document).
@@ -170,21 +184,6 @@ _SUBMIT_FIELDS = [
 ]
 
 
-def _active_seconds(value, allowed: int) -> float | None:
-    """The time the page says the worker spent, clamped to [0, the time allowed]; None (not
-    stored) for anything that is not a finite number (it is the browser's measurement, and a
-    bad one should not cost the worker their answers)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return None
-    if not math.isfinite(seconds):
-        return None
-    return max(0.0, min(seconds, float(allowed)))
-
-
 def submit_assignment(
     *,
     assignment_id: int,
@@ -194,10 +193,15 @@ def submit_assignment(
     active_seconds: float | None = None,
     now=None,
     expert=None,
+    handed_out_at=None,
 ) -> SubmissionResult:
     """Store a worker's answers for every ACU of the HIT, once. An expert round's assignment
     (its labels are gold) is stored only for `expert`, the signed-in user it was handed to
     (hits.services.expert.owns); the token alone is not enough.
+
+    The active seconds stored are at most the time from the handout to `now`: the assignment's
+    creation, or `handed_out_at` when the worker got the task before the row was written (MTurk's
+    AcceptTime: its rows are written by the sync, after the work).
 
     Five queries whatever the size of the database, in one transaction: the assignment (locked,
     with its HIT and batch), the ids of the ACUs the HIT asks about, the judgments, the
@@ -206,7 +210,7 @@ def submit_assignment(
     if not isinstance(answers, dict):
         raise SubmissionRefused("The answers are missing.")
     try:
-        return _store(assignment_id, worker_id, answers, comment, active_seconds, now, expert)
+        return _store(assignment_id, worker_id, answers, comment, active_seconds, now, expert, handed_out_at)
     except _TimeRanOut as late:
         raise SubmissionRefused(_released(late.assignment, now), final=True) from None
 
@@ -239,7 +243,7 @@ def taken_back(assignment: Assignment, now) -> bool:
     return assignment.deadline is not None and assignment.deadline > now
 
 
-def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_seconds, now, expert):
+def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_seconds, now, expert, handed_out_at):
     with transaction.atomic():
         assignment = _locked(assignment_id, worker_id, expert)
         rating = bool(assignment.hit.batch.protocol)  # a rating batch's HIT (hits.ratings)
@@ -263,7 +267,8 @@ def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_se
                     for acu_id, present in sorted(parsed.items())
                 ]
             )
-        assignment.save(update_fields=_submitted(assignment, parsed, comment, active_seconds, now))
+        elapsed = (now - (handed_out_at or assignment.created_at)).total_seconds()
+        assignment.save(update_fields=_submitted(assignment, parsed, comment, active_seconds, now, elapsed))
         batch = assignment.hit.batch
         adaptive = batch.allocation in ADAPTIVE_KINDS
         if assignment.confirmed:  # unconfirmed provider work counts (and bumps) once confirmed
@@ -299,9 +304,9 @@ def _stored_answers(assignment: Assignment, rating: bool) -> dict:
     return dict(assignment.judgments.values_list("acu_id", "present"))
 
 
-def _submitted(assignment: Assignment, parsed: dict, comment, active_seconds, now) -> list[str]:
+def _submitted(assignment: Assignment, parsed: dict, comment, active_seconds, now, elapsed: float) -> list[str]:
     """Set the submitted assignment's fields (status, time, comment, active time, gold score);
-    the names of the fields set."""
+    the names of the fields set. `elapsed`: wall-clock seconds since the handout."""
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now
     assignment.comment = clean_comment(comment)
@@ -312,7 +317,7 @@ def _submitted(assignment: Assignment, parsed: dict, comment, active_seconds, no
         assignment.status = Assignment.Status.APPROVED
         assignment.reviewed_at = now
         fields.append("reviewed_at")
-    seconds = _active_seconds(active_seconds, assignment.hit.batch.assignment_duration_seconds)
+    seconds = clamped_active_seconds(active_seconds, assignment.hit.batch.assignment_duration_seconds, elapsed)
     if seconds is not None:
         assignment.active_seconds = seconds
         fields.append("active_seconds")

@@ -1,8 +1,10 @@
 """The in-house loop in a real browser: qualify, do a HIT by keyboard, get approved and a bonus."""
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from hits.models import Assignment, LedgerEntry
 from hits.services.qualification import build_test
@@ -100,6 +102,9 @@ def test_active_time_survives_a_reload_of_the_task_page(live_server, browser, wo
 
     batch = published_batch()
     assignment = handout.next_assignment(inhouse_worker(worker), batch)
+    # handed out ten minutes ago: the page's clock runs faster than the server's, whose stored
+    # active time is at most the time since the handout
+    Assignment.objects.filter(pk=assignment.pk).update(created_at=timezone.now() - timedelta(minutes=10))
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     started = time.monotonic()

@@ -41,6 +41,15 @@ DECISIONS = {"Approved": "approved", "Rejected": "rejected"}
 NO_ANSWERS = "MTurk reports this assignment {status}, but no answers were stored here."
 
 
+def _accepted(hit, record: dict, submitted):
+    """When the worker accepted the assignment at MTurk: the active time held from the page is
+    stored at most from then to its submission. Our Assignment row is written by the sync, after
+    the work, so its creation says nothing of it. MTurk reports AcceptTime for every submitted
+    assignment; without one, the earliest accept MTurk allows (it refuses a submission later than
+    the assignment duration after the accept), so the time allowed is the only bound."""
+    return record.get("AcceptTime") or submitted - timedelta(seconds=hit.batch.assignment_duration_seconds)
+
+
 def _from_held(hit, worker, ours, held, record: dict) -> tuple[str, int | None]:
     """MTurk reported the assignment held answers were posted for: they become the worker's
     Assignment (confirmed) with its judgments, inside the caller's transaction."""
@@ -52,6 +61,7 @@ def _from_held(hit, worker, ours, held, record: dict) -> tuple[str, int | None]:
         ours.external_id, ours.status, ours.deadline = record["AssignmentId"], Assignment.Status.ASSIGNED, None
         ours.confirmed, ours.flag = True, ""
         ours.save(update_fields=["external_id", "status", "deadline", "confirmed", "flag"])
+    submitted = record.get("SubmitTime") or timezone.now()
     try:
         with transaction.atomic():
             submit_assignment(
@@ -60,7 +70,8 @@ def _from_held(hit, worker, ours, held, record: dict) -> tuple[str, int | None]:
                 answers=held.answers,
                 comment=held.comment,
                 active_seconds=held.active_seconds,
-                now=record.get("SubmitTime"),
+                now=submitted,
+                handed_out_at=_accepted(hit, record, submitted),
             )
     except SubmissionRefused as exc:
         ours.status, ours.confirmed = STATUS[record["AssignmentStatus"]], False
