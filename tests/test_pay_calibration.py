@@ -70,3 +70,43 @@ def test_a_workers_hourly_rate_is_what_their_timed_work_paid_per_hour_of_it():
     row = next(r for r in workers_table(run)["rows"] if r["worker_id"] == worker.pk)
     assert row["median_seconds"] == 30
     assert round(row["hourly"], 2) == 4.64  # 0.85 * 3600 / 660
+
+
+def test_a_workers_hourly_rate_leaves_out_work_not_paid_here():
+    """An imported crowd round's HITs pay nothing here (the import writes reward 0.00; an expert
+    round's HITs likewise): its timed work was added to the worker's hours at $0, so a worker who
+    earned $X/hour on the crowd batch read less for every imported label they also had."""
+    from datetime import timedelta
+
+    from hits.models import Batch
+    from hits.services import handout
+    from hits.services.simulate import simulate_crowd
+    from hits.services.submission import submit_assignment
+    from scoring.results.dashboard import workers_table
+    from scoring.runs.services import compute_scores
+
+    from .crowd_data import all_answers, demo_dataset, published_batch
+
+    dataset = demo_dataset()
+    paid = published_batch(dataset, assignments=2)
+    simulate_crowd(paid, workers=2, accuracy=0.9, seed=3)
+    worker = Assignment.objects.filter(hit__batch=paid).order_by("worker_id").first().worker
+    imported = published_batch(dataset, assignments=2)
+    for _ in range(2):
+        a = handout.next_assignment(worker, imported)
+        submit_assignment(
+            assignment_id=a.pk,
+            worker_id=worker.pk,
+            answers=all_answers(a),
+            active_seconds=300,
+            now=a.created_at + timedelta(minutes=10),
+        )
+    # as the import of labels exported from elsewhere writes them: no pay here
+    Batch.objects.filter(pk=imported.pk).update(kind=Batch.Kind.IMPORTED_CROWD)
+    HIT.objects.filter(batch=imported).update(reward=Decimal("0.00"))
+    timed = Assignment.objects.filter(hit__batch=paid, worker=worker, active_seconds__gt=0)
+    earned = sum(a.hit.reward for a in timed)
+    seconds = sum(a.active_seconds for a in timed)
+    run = compute_scores(dataset, None, trigger="test")
+    row = next(r for r in workers_table(run)["rows"] if r["worker_id"] == worker.pk)
+    assert row["hourly"] == pytest.approx(float(earned) * 3600 / seconds)

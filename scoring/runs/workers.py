@@ -16,7 +16,7 @@ from statistics import median
 
 import numpy as np
 
-from hits.models import Assignment, Judgment, Worker
+from hits.models import Assignment, Batch, Judgment, Worker
 from hits.qualification_bound import below_on_gold
 from hits.selectors import counted_assignments
 from scoring.stats import agreement
@@ -28,22 +28,32 @@ FAILED_GOLD, MIN_GOLD = 0.7, 5
 
 
 def _empty() -> dict:
-    return {"assignments": 0, "seconds": [], "timed_reward": Decimal(0), "gold_correct": 0, "gold_total": 0}
+    return {
+        "assignments": 0,
+        "seconds": [],
+        "paid_seconds": 0.0,
+        "timed_reward": Decimal(0),
+        "gold_correct": 0,
+        "gold_total": 0,
+    }
 
 
 def _assignment_stats(dataset, batch) -> dict[int, dict]:
-    """Per worker over the counted assignments: count, active seconds (set, not 0), the rewards of
-    the timed ones, gold."""
+    """Per worker over the counted assignments: count, active seconds (set, not 0), the rewards and
+    seconds of the timed work paid here (crowd batches: an imported or expert round's reward is no
+    pay, its 0.00 would read as work done for nothing), gold."""
     qs = counted_assignments(dataset, batch, include_excluded=True)
     per: dict[int, dict] = defaultdict(_empty)
-    for worker_id, seconds, reward, g_ok, g_total in qs.values_list(
-        "worker_id", "active_seconds", "hit__reward", "gold_correct", "gold_total"
+    for worker_id, seconds, reward, kind, g_ok, g_total in qs.values_list(
+        "worker_id", "active_seconds", "hit__reward", "hit__batch__kind", "gold_correct", "gold_total"
     ):
         row = per[worker_id]
         row["assignments"] += 1
         if seconds:
             row["seconds"].append(seconds)
-            row["timed_reward"] += reward or 0
+            if kind == Batch.Kind.CROWD:
+                row["paid_seconds"] += seconds
+                row["timed_reward"] += reward or 0
         row["gold_correct"] += g_ok or 0
         row["gold_total"] += g_total or 0
     return dict(per)
@@ -174,9 +184,9 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
     for i, wid in enumerate(quality.workers.tolist()):
         s = stats.get(wid) or _empty()
         med = median(s["seconds"]) if s["seconds"] else None
-        # What the timed work paid per hour of it (a median time against a mean reward is not a
-        # rate anyone was paid when the worker's HITs pay different buckets).
-        hourly = float(s["timed_reward"]) * 3600 / sum(s["seconds"]) if s["seconds"] else None
+        # What the timed work paid here paid per hour of it (a median time against a mean reward is
+        # not a rate anyone was paid when the worker's HITs pay different buckets).
+        hourly = float(s["timed_reward"]) * 3600 / s["paid_seconds"] if s["paid_seconds"] else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
         w = info[wid]
         rows.append(
