@@ -109,4 +109,30 @@ def test_a_workers_hourly_rate_leaves_out_work_not_paid_here():
     seconds = sum(a.active_seconds for a in timed)
     run = compute_scores(dataset, None, trigger="test")
     row = next(r for r in workers_table(run)["rows"] if r["worker_id"] == worker.pk)
-    assert row["hourly"] == pytest.approx(float(earned) * 3600 / seconds)
+    assert row["hourly"] == float(hourly_rate(earned, seconds))
+
+
+def test_the_workers_api_gives_a_workers_hourly_rate_as_money(client, lead):
+    """docs/api.md: money is always a decimal string with two places. The workers API gave the
+    rate per hour as a bare float (17.218647171673506), where the page showed $17.22."""
+    from rest_framework.authtoken.models import Token
+
+    from hits.services.simulate import simulate_crowd
+    from scoring.results.dashboard import workers_table
+    from scoring.runs.services import compute_scores
+
+    from .crowd_data import demo_dataset, published_batch
+
+    dataset = demo_dataset()
+    batch = published_batch(dataset, assignments=2)
+    simulate_crowd(batch, workers=2, accuracy=0.9, seed=3)
+    run = compute_scores(dataset, batch, trigger="test")
+    shown = {r["worker_id"]: r["shown"]["hourly"] for r in workers_table(run)["rows"]}
+    token = Token.objects.get_or_create(user=lead)[0].key
+    response = client.get(f"/api/datasets/{dataset.pk}/workers/?round={batch.pk}", HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 200
+    rows = response.json()["results"]
+    assert rows and all(r["hourly"] is not None for r in rows)
+    for r in rows:
+        assert isinstance(r["hourly"], str) and Decimal(r["hourly"]) == Decimal(r["hourly"]).quantize(Decimal("0.01"))
+        assert f"${r['hourly']}" == shown[r["worker_id"]]  # the page's figure

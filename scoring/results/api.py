@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import JSONErrorsMixin, error_responses
+from hits.batch_fields import MoneyField
 from hits.models import Batch
 from scoring.results.dashboard import ROSE_ALPHA, scores_run
 from scoring.results.exports.rose import rose_lines
@@ -294,10 +295,11 @@ class WorkerRowSerializer(serializers.Serializer):
     agreement = serializers.FloatField(allow_null=True, help_text="Agreement with the others' majority.")
     gold_accuracy = serializers.FloatField(allow_null=True)
     median_seconds = serializers.FloatField(allow_null=True)
-    hourly = serializers.FloatField(
+    hourly = MoneyField(
         allow_null=True,
-        help_text="Effective pay per hour: the rewards of the worker's timed work over its active time, before fees, "
-        "in the money its provider pays in (USD, or GBP for a Prolific account in pounds).",
+        help_text="Effective pay per hour, as a decimal string with two places: the rewards of the worker's timed "
+        "work paid here (crowd batches) over its active time, before fees, in the money its provider pays in "
+        "(USD, or GBP for a Prolific account in pounds).",
     )
     flags = serializers.ListField(
         child=serializers.CharField(), help_text="failed gold (the upper 95% bound of gold accuracy below 0.7)"

@@ -17,6 +17,7 @@ from statistics import median
 import numpy as np
 
 from hits.models import Assignment, Batch, Judgment, Worker
+from hits.money import hourly_rate
 from hits.qualification_bound import below_on_gold
 from hits.selectors import counted_assignments
 from scoring.stats import agreement
@@ -184,9 +185,11 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
     for i, wid in enumerate(quality.workers.tolist()):
         s = stats.get(wid) or _empty()
         med = median(s["seconds"]) if s["seconds"] else None
-        # What the timed work paid here paid per hour of it (a median time against a mean reward is
-        # not a rate anyone was paid when the worker's HITs pay different buckets).
-        hourly = float(s["timed_reward"]) * 3600 / s["paid_seconds"] if s["paid_seconds"] else None
+        # What the timed work paid here paid per hour of it, in cents as the calibration table reads
+        # rates (a median time against a mean reward is not a rate anyone was paid when the
+        # worker's HITs pay different buckets); a float in the stored run, whole cents.
+        rate = hourly_rate(s["timed_reward"], s["paid_seconds"])
+        hourly = float(rate) if rate is not None else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
         w = info[wid]
         rows.append(
