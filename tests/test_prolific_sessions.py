@@ -224,3 +224,21 @@ def test_the_session_time_and_the_calibration_read_the_same_measured_work():
     assert medians == {120.0}
     plan = session_plan(batch, config(batch))
     assert plan.estimated_minutes == 6  # 3 HITs x 2 minutes
+
+
+def test_a_sessions_hourly_pay_rounds_half_up_to_the_cent_as_every_rate():
+    """$2.45 for 24 minutes is $6.125 an hour: the Prolific panel read $6.12 (Decimal's default
+    half-even), where the calibration table and every amount round half up ($6.13)."""
+    from hits.money import hourly_rate
+    from hits.providers.prolific.plans import SessionPlan
+
+    plan = SessionPlan(
+        hits_per_session=7,
+        seconds_per_hit=200.0,
+        estimated_minutes=24,
+        per_hit_reward=Decimal("0.35"),
+        reward_cents=245,
+        places=3,
+        currency="USD",
+    )
+    assert plan.hourly == Decimal("6.13") == hourly_rate(plan.reward, 24 * 60)

@@ -7,7 +7,7 @@ from statistics import median
 
 from django.db.models import Avg, Sum
 
-from hits.money import CENT
+from hits.money import hourly_rate
 from hits.provider_interface.base import alike_price
 from hits.providers.prolific.models import ProlificStudy
 from hits.selectors import timed_assignments
@@ -28,8 +28,9 @@ class SessionPlan:
         return Decimal(self.reward_cents) / 100
 
     @property
-    def hourly(self) -> Decimal:
-        return (Decimal(self.reward_cents) * 60 / self.estimated_minutes / 100).quantize(CENT)
+    def hourly(self) -> Decimal | None:
+        """What a session pays per hour of its estimated minutes, rounded as every rate (hits.money.hourly_rate)."""
+        return hourly_rate(self.reward, self.estimated_minutes * 60)
 
 
 def seconds_per_hit(batch) -> float:
