@@ -91,6 +91,12 @@ class CrowdProvider:
         over the budget. Asked only of a bonus the budget would refuse."""
         return False
 
+    def unsettled_spend(self, batch) -> Decimal:
+        """Money of the batch that may have left at the provider but has no ledger row (a pay call
+        whose answer was lost, so whether it paid is unknown): the budget check counts it as spent,
+        so a lead never passes the budget because of it (`money_budget.bonus_passes_budget`)."""
+        return Decimal("0.00")
+
     def block(self, worker, reason: str) -> None:
         raise NotImplementedError
 

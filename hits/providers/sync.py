@@ -34,7 +34,8 @@ def sync_batch(batch: Batch) -> dict:
 
 def sync_open_batches() -> dict:
     """Sync every published or stopped batch of a syncing provider; a failure is logged,
-    recorded on its batch and counted, and the others still run."""
+    recorded on its batch and counted, and the others still run. Then record the paid Prolific
+    bonuses still missing from the ledger of batches no longer synced (a complete batch)."""
     result = {"synced": 0, "failed": 0}
     for batch in Batch.objects.filter(
         provider__in=list(SYNCS), status__in=[Batch.Status.PUBLISHED, Batch.Status.STOPPED]
@@ -48,4 +49,5 @@ def sync_open_batches() -> dict:
     if result["failed"]:
         logger.warning("provider sync: %s batches synced, %s failed", result["synced"], result["failed"])
     prolific_sync.release_abandoned()
+    prolific_sync.record_all_paid_bonuses()  # those of batches no longer synced (complete)
     return result

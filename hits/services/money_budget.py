@@ -12,7 +12,7 @@ from django.db import DatabaseError, connection, transaction
 from config.errors import ServiceError
 from hits.models import Batch
 from hits.money import MAX_BUDGET, MoneyError, cents, format_money, parse_money
-from hits.provider_interface import money_currency
+from hits.provider_interface import get_provider, money_currency
 from hits.selectors.figures import batch_spend
 
 logger = logging.getLogger(__name__)
@@ -95,16 +95,22 @@ def bonus_turn(batch_id: int) -> Iterator[None]:
 
 def bonus_passes_budget(batch: Batch, amount) -> str | None:
     """A message when paying `amount` more would take the batch's spend over its budget, else None.
-    Asked inside `bonus_turn`, so the spend it reads holds every bonus decided before."""
+    Asked inside `bonus_turn`, so the spend it reads holds every bonus decided before. The spend
+    counts the ledger and the money that may have left at the provider without a ledger row (a pay
+    call whose answer was lost: `CrowdProvider.unsettled_spend`), so a lead never passes the budget
+    because an outcome is unknown."""
     if batch.budget is None:
         return None
     try:
-        after = batch_spend(batch)["total"] + parse_money(amount, maximum=None)
+        amount = parse_money(amount, maximum=None)
     except MoneyError:
         return None  # the bonus service refuses the amount itself
+    unsettled = get_provider(batch.provider).unsettled_spend(batch)
+    after = batch_spend(batch)["total"] + unsettled + amount
     if after <= batch.budget:
         return None
+    unknown = f" (with {batch_money(batch, unsettled)} of bonuses whose outcome is unknown)" if unsettled else ""
     return (
-        f"This bonus takes the batch's spend to {batch_money(batch, after)}, over its budget of "
+        f"This bonus takes the batch's spend to {batch_money(batch, after)}{unknown}, over its budget of "
         f"{batch_money(batch, batch.budget)}. Tick “Pay over the budget” to send it anyway."
     )

@@ -192,7 +192,7 @@ def send_bonus(
 
 def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget) -> tuple[LedgerEntry, bool]:
     """`send_bonus` once its input is checked, in the batch's bonus turn."""
-    key = f"bonus:{token}"
+    key = bonus_key(token)
     with transaction.atomic():
         # NO KEY UPDATE: an approval holding the assignment may still write its ledger row, which
         # names the batch (FOR UPDATE deadlocked with it); the lock orders this bonus after a
@@ -218,12 +218,11 @@ def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget)
         if over and not over_budget and not _sent_before(provider, a, reason, token):
             logger.info("bonus refused over budget batch=%s assignment=%s amount=%s", batch.pk, a.pk, amount)
             raise OverBudget(over)
-        note = f"{reason} ({provider.payment_note})" if provider.payment_note else reason
         if not provider.bonus_commits_its_steps:
             # refused: no ledger row, nothing is known paid
             refused = _refusal(provider.send_bonus, a, amount, reason, token)
             if refused is None:
-                return _record_bonus(key, a, batch, amount, fee, by, note)
+                return record_bonus(a, amount, reason, token, by=by)
     if provider.bonus_commits_its_steps:
         # Its own marks (set up, pay call sent, paid) are committed step by step, before and
         # after a pay call that is not idempotent, so they must not sit in our transaction: were
@@ -232,7 +231,7 @@ def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget)
         refused = _refusal(provider.send_bonus, a, amount, reason, token)
         if refused is None:
             with transaction.atomic():
-                return _record_bonus(key, a, batch, amount, fee, by, note)
+                return record_bonus(a, amount, reason, token, by=by)
     raise ReviewError(refused)
 
 
@@ -246,18 +245,28 @@ def _sent_before(provider, a, reason, token) -> bool:
         return False
 
 
-def _record_bonus(key, a, batch, amount, fee, by, note) -> tuple[LedgerEntry, bool]:
+def record_bonus(a: Assignment, amount, reason: str, token: str, by=None) -> tuple[LedgerEntry, bool]:
+    """The ledger row of a bonus paid for assignment `a` by the form `token`, and the provider's fee
+    on it, written once (keyed by the form): by `send_bonus` once the provider paid, or by a
+    provider's sync that finds the bonus paid and this row missing (Prolific)."""
+    batch = a.hit.batch
+    provider = get_provider(batch.provider)
     return record_with_fee(
-        key=key,
+        key=bonus_key(token),
         kind=LedgerEntry.Kind.BONUS,
         assignment=a,
         worker=a.worker,
         batch=batch,
         amount=amount,
-        fee=fee,
+        fee=provider.fee(amount, batch.assignments_per_hit),
         by=by,
-        note=note,
+        note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
     )
+
+
+def bonus_key(token: str) -> str:
+    """The ledger key of the bonus sent by the form `token`."""
+    return f"bonus:{token}"
 
 
 def send_bonus_form(*, assignment_id: int, form, by=None) -> tuple[LedgerEntry, bool]:

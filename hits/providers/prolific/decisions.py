@@ -72,6 +72,10 @@ def main_study_id(batch) -> str:
     return main.study_id
 
 
+# The key of a bonus on one HIT (`ProlificProvider.send_bonus`): this prefix and its form's token.
+ASSIGNMENT_KEY = "assignment:"
+
+
 def pay_call_sent(key: str) -> bool:
     """Whether the pay call of the bulk bonus recorded under `key` was sent: its money may have left,
     so it is recorded, never refused over the budget (one Prolific refused paid nothing)."""
@@ -81,10 +85,12 @@ def pay_call_sent(key: str) -> bool:
 
 
 def pay_bonus(
-    provider, batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True
+    provider, batch: Batch, amounts: dict, reason: str, *, key: str, by=None, assignment=None
 ) -> ProlificBonus:
     """Bonus sessions ({session: amount}) with one bulk bonus, recorded once under `key`:
-    set up at Prolific, then paid with a single pay call that is never sent twice."""
+    set up at Prolific, then paid with a single pay call that is never sent twice. `assignment`:
+    the one HIT a bonus of `review.send_bonus` pays for, which writes its ledger row itself;
+    a bulk bonus's rows are written here (`record_paid`)."""
     reason = (reason or "").strip()
     if not reason:
         raise ProviderError("Tell the participants what the bonus is for.")
@@ -96,7 +102,8 @@ def pay_bonus(
         lines.append({"session": session.pk, "submission": session.session_id, "amount": f"{amount:.2f}"})
     with transaction.atomic():
         bonus, created = ProlificBonus.objects.select_for_update().get_or_create(
-            key=key[:100], defaults={"batch": batch, "lines": lines, "reason": reason, "created_by": by}
+            key=key[:100],
+            defaults={"batch": batch, "lines": lines, "reason": reason, "created_by": by, "assignment": assignment},
         )
     if not created and bonus.lines != lines:
         raise ProviderError("This bonus form was already used for other amounts; open it again.")
@@ -127,19 +134,53 @@ def pay_bonus(
             raise
         ProlificBonus.objects.filter(pk=bonus.pk).update(state=ProlificBonus.State.PAID, error="")
         bonus.state = ProlificBonus.State.PAID
-    if ledger:
-        sessions = {s.pk: s for s in amounts}
-        for line in lines:
-            s, amount = sessions[line["session"]], Decimal(line["amount"])
-            record_with_fee(
-                key=f"bonus:{bonus.key}:{s.pk}"[:100],
+    if bonus.assignment_id is None:
+        record_paid(provider, bonus, by=by)
+    return bonus
+
+
+def bonus_lines(provider, bonus: ProlificBonus) -> list[tuple[int, Decimal, Decimal]]:
+    """(session pk, amount, Prolific's fee) of each line of a bonus: what its ledger rows record."""
+    per_hit = bonus.batch.assignments_per_hit
+    return [
+        (line["session"], Decimal(line["amount"]), provider.fee(Decimal(line["amount"]), per_hit))
+        for line in bonus.lines
+    ]
+
+
+def record_paid(provider, bonus: ProlificBonus, by=None) -> int:
+    """The ledger rows of a paid bulk bonus, one per line with its fee (`record_with_fee`, keyed by
+    the bonus and the session, so each is written once whoever writes it: the request that paid it,
+    the same form sent again, or the sync), and its `recorded` mark, in one transaction.
+    Returns the number of rows written now."""
+    lines = bonus_lines(provider, bonus)
+    sessions = ProlificSession.objects.filter(pk__in=[pk for pk, _, _ in lines]).select_related("worker")
+    workers = {s.pk: s.worker for s in sessions}
+    written = 0
+    with transaction.atomic():
+        for session_pk, amount, fee in lines:
+            _, created = record_with_fee(
+                key=f"bonus:{bonus.key}:{session_pk}"[:100],
                 kind=LedgerEntry.Kind.BONUS,
                 assignment=None,
-                worker=s.worker,
-                batch=batch,
+                worker=workers[session_pk],
+                batch=bonus.batch,
                 amount=amount,
-                fee=provider.fee(amount, batch.assignments_per_hit),
+                fee=fee,
                 by=by,
-                note=reason,
+                note=bonus.reason,
             )
-    return bonus
+            written += created
+        ProlificBonus.objects.filter(pk=bonus.pk).update(recorded=True)
+    return written
+
+
+def outcome_unknown(provider, batch: Batch) -> list[tuple[ProlificBonus, Decimal]]:
+    """The batch's bonuses whose pay call was sent but whose answer was lost (a timeout, a 5xx),
+    each with what it may have cost (its amounts and Prolific's fees). Prolific's API documents no
+    call that reads a bulk bonus back, so they stay so until a lead checks at Prolific; meanwhile
+    the budget check counts them as spent (`ProlificProvider.unsettled_spend`)."""
+    return [
+        (bonus, sum((amount + fee for _, amount, fee in bonus_lines(provider, bonus)), Decimal("0")))
+        for bonus in batch.prolific_bonuses.filter(state=ProlificBonus.State.SENT).order_by("pk")
+    ]

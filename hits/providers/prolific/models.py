@@ -103,7 +103,8 @@ class ProlificGroupMember(models.Model):
 
 
 class ProlificBonus(models.Model):
-    """One bulk bonus at Prolific, recorded once by its key: set up, then paid at most once."""
+    """One bulk bonus at Prolific, recorded once by its key: set up, then paid at most once, and its
+    ledger rows written once it is paid (by the request that paid it, or else by the sync)."""
 
     class State(models.TextChoices):
         NEW = "new", "Not sent"
@@ -119,6 +120,11 @@ class ProlificBonus(models.Model):
     total_cents = models.PositiveIntegerField(null=True, blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.NEW)
     error = models.TextField(blank=True)
+    # The one HIT a bonus of `review.send_bonus` pays for: that service writes its ledger row (keyed
+    # by its form), so the sync writes that same row when it is missing. Empty for a bulk bonus.
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, related_name="+", on_delete=models.PROTECT)
+    # True once the ledger holds every row of this paid bonus (written or found by `record_paid`).
+    recorded = models.BooleanField(default=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -46,8 +46,10 @@ from hits.provider_interface.base import Capability, CrowdProvider, ProviderErro
 from hits.providers.prolific.client import ProlificClient, ProlificError
 from hits.providers.prolific.config import OPTIONS, config
 from hits.providers.prolific.decisions import (
+    ASSIGNMENT_KEY,
     check_rejection,
     mark_decision,
+    outcome_unknown,
     pay_bonus,
     pay_call_sent,
     split_feedback,
@@ -481,10 +483,21 @@ class ProlificProvider(CrowdProvider):
 
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
         session = self._session(assignment)
-        pay_bonus(self, assignment.hit.batch, {session: cents(amount)}, reason, key=f"assignment:{token}", ledger=False)
+        pay_bonus(
+            self,
+            assignment.hit.batch,
+            {session: cents(amount)},
+            reason,
+            key=f"{ASSIGNMENT_KEY}{token}",
+            assignment=assignment,
+        )
 
     def bonus_sent(self, assignment, reason: str, token: str) -> bool:
-        return pay_call_sent(f"assignment:{token}")
+        return pay_call_sent(f"{ASSIGNMENT_KEY}{token}")
+
+    def unsettled_spend(self, batch) -> Decimal:
+        """Bonuses whose pay call was sent but whose answer was lost: they may have been paid."""
+        return sum((cost for _, cost in outcome_unknown(self, batch)), Decimal("0"))
 
     def block(self, worker, reason: str) -> None:
         """Prolific has no researcher-side block call: a blocked participant gets no further

@@ -7,7 +7,8 @@ five minutes, and *Sync now*) pages through the study's submissions; a hook
 release the session's HITs. Prolific's decisions are mirrored through the review services, so
 the ledger records every payment once, whoever decided and however often it is retried. The
 sync also lists the screening study's submissions: each one Prolific approved (automatically)
-is recorded once in the ledger, its reward and Prolific's fee (`record_screening_pay`).
+is recorded once in the ledger, its reward and Prolific's fee (`record_screening_pay`). Before
+calling Prolific, it records every paid bonus whose ledger rows are missing (`record_paid_bonuses`).
 
 Prolific facts: GET /api/v1/submissions/?study=ID&page_size=N, pages linked by _links.next.href
 (https://docs.prolific.com/api-reference/submissions/get-submissions); statuses RESERVED, ACTIVE,
@@ -52,11 +53,12 @@ from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.provider_interface import ProviderError
-from hits.providers.prolific.decisions import check_rejection, mark_decision, pay_call_sent
+from hits.providers.prolific.decisions import ASSIGNMENT_KEY, check_rejection, mark_decision, pay_call_sent, record_paid
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
 from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
+from hits.release import release as release_places
 from hits.services import review
 from hits.services.money_budget import bonus_passes_budget, bonus_turn
 
@@ -154,8 +156,13 @@ def apply_submission(batch: Batch, submission_id: str, participant_id: str, stat
 
 def settle_approved(session: ProlificSession, by=None) -> list[str]:
     """Approve (and so pay, once) every answered HIT of an approved session, and the rest of
-    the session reward when the session held fewer HITs than planned."""
+    the session reward when the session held fewer HITs than planned or left some unanswered.
+    Prolific pays the whole study reward once, so the session's HITs still open are released
+    first (their places reopen): the rest covers them, and none can be answered and approved
+    afterwards and so be recorded a second time. A submission committed before the release is
+    approved below; one after it finds its HIT expired."""
     mark_decision(session, "approved")
+    release_places(session.assignments().filter(status=Assignment.Status.ASSIGNED), confirmed=False)
     errors = []
     for pk in session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True):
         try:
@@ -214,6 +221,9 @@ def sync_batch(batch: Batch) -> dict:
     if main is None:
         return counts
     provider = ProlificProvider()
+    bonuses = record_paid_bonuses(provider, batch)  # needs no call: before any could fail
+    if bonuses:
+        counts["bonuses recorded"] = bonuses
     try:
         status = provider.call(batch, "read study", main.study_id, "get_study", main.study_id).get("status")
         if status:
@@ -235,6 +245,56 @@ def sync_batch(batch: Batch) -> dict:
     release_abandoned()
     logger.info("Prolific sync of batch %s: %s", batch.pk, summary(counts))
     return counts
+
+
+def record_paid_bonuses(provider, batch: Batch) -> int:
+    """Record in the ledger every bonus Prolific was paid for whose rows are not known written (the
+    write after the pay call failed, or the process died there), so it is recorded without the form
+    being sent again: a bulk bonus's lines and fees (`decisions.record_paid`), a bonus on one HIT
+    the row its form writes (`review.record_bonus`). Each row's key is the one the paying request
+    uses, so nothing is recorded twice; taken in the batch's bonus turn, so a request paying now
+    records its own rows first. A bonus on one HIT paid before bonuses named their HIT has no row
+    to name here: its form sent again records it. Returns the number of bonuses recorded now."""
+    pending = unrecorded_bonuses().filter(batch=batch)
+    if not pending.exists():
+        return 0
+    new = 0
+    with bonus_turn(batch.pk):
+        for bonus in pending.select_related("batch", "created_by").order_by("pk"):
+            if bonus.assignment_id is None:
+                new += record_paid(provider, bonus, by=bonus.created_by) > 0
+                continue
+            a = Assignment.objects.select_related("hit__batch", "worker").get(pk=bonus.assignment_id)
+            (line,) = bonus.lines
+            with transaction.atomic():
+                _, created = review.record_bonus(
+                    a,
+                    Decimal(line["amount"]),
+                    bonus.reason,
+                    bonus.key.removeprefix(ASSIGNMENT_KEY),
+                    by=bonus.created_by,
+                )
+                ProlificBonus.objects.filter(pk=bonus.pk).update(recorded=True)
+            new += created
+    if new:
+        logger.warning("Prolific sync of batch %s recorded %s paid bonus(es) missing from the ledger", batch.pk, new)
+    return new
+
+
+def unrecorded_bonuses():
+    """Paid bonuses whose ledger rows are not known written (and that name what they pay for)."""
+    return ProlificBonus.objects.filter(state=ProlificBonus.State.PAID, recorded=False).exclude(
+        assignment=None, key__startswith=ASSIGNMENT_KEY
+    )
+
+
+def record_all_paid_bonuses() -> int:
+    """`record_paid_bonuses` for every batch that has one to record, whatever its status: the beat
+    syncs only published and stopped batches, and a complete batch's bonus counts all the same."""
+    provider, new = ProlificProvider(), 0
+    for batch in Batch.objects.filter(pk__in=unrecorded_bonuses().values("batch")).order_by("pk"):
+        new += record_paid_bonuses(provider, batch)
+    return new
 
 
 def record_screening_pay(provider, batch: Batch) -> int:
@@ -282,6 +342,7 @@ def summary(counts: dict) -> str:
         f"{counts['released']} released, {counts['flagged']} flagged"
         + (f", {counts['group failures']} not added to the participant group" if counts.get("group failures") else "")
         + (f", {counts['screening paid']} paid screening submissions recorded" if counts.get("screening paid") else "")
+        + (f", {counts['bonuses recorded']} paid bonuses recorded" if counts.get("bonuses recorded") else "")
         + "."
     )
 
@@ -440,7 +501,7 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
 
 
 def pay_bonus(
-    batch: Batch, amounts: dict, reason: str, *, key: str, by=None, ledger: bool = True, over_budget: bool = False
+    batch: Batch, amounts: dict, reason: str, *, key: str, by=None, over_budget: bool = False
 ) -> ProlificBonus:
     """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`). A bonus
     whose amounts and fees would take the batch's spend past its budget is refused unless
@@ -458,7 +519,7 @@ def pay_bonus(
                 over = bonus_passes_budget(Batch.objects.select_for_update(no_key=True).get(pk=batch.pk), total)
             if over and not over_budget:
                 raise ProviderError(over)
-        return _pay_bonus(provider, batch, amounts, reason, key=key, by=by, ledger=ledger)
+        return _pay_bonus(provider, batch, amounts, reason, key=key, by=by)
 
 
 def _permanent(exc: ProviderError) -> bool:

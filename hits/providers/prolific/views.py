@@ -29,7 +29,7 @@ from hits.provider_interface import ProviderError
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.config import config
-from hits.providers.prolific.decisions import REJECTION_CATEGORIES
+from hits.providers.prolific.decisions import REJECTION_CATEGORIES, outcome_unknown
 from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
@@ -282,6 +282,7 @@ def panel(batch) -> dict:
             .order_by("-pk")[:50]
         ),
         "hook_url": settings.PUBLIC_BASE_URL.rstrip("/") + reverse("prolific_hook"),
+        "unknown_bonuses": outcome_unknown(provider, batch),
     }
 
 
