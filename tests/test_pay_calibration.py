@@ -136,3 +136,44 @@ def test_the_workers_api_gives_a_workers_hourly_rate_as_money(client, lead):
     for r in rows:
         assert isinstance(r["hourly"], str) and Decimal(r["hourly"]) == Decimal(r["hourly"]).quantize(Decimal("0.01"))
         assert f"${r['hourly']}" == shown[r["worker_id"]]  # the page's figure
+
+
+def test_the_pay_calibration_leaves_out_the_times_of_excluded_blocked_and_stopped_workers():
+    """Spammers answer in a few seconds a HIT; the lead excludes or blocks them, or gold stops them
+    at chance. Their times still entered the calibration and a Prolific session's minutes: here
+    their 5-second HITs pulled the median from 120 s to 5 s, and with it the reward proposed to the
+    honest workers. Their work stays paid; only the time estimate leaves it out."""
+    from django.utils import timezone
+
+    from hits.models import Worker, WorkerEstimate
+    from hits.providers.prolific.plans import seconds_per_hit
+
+    from .test_prolific_sessions import open_batch
+
+    batch = open_batch(k=3, assignments=9)
+    hits = list(batch.hits.order_by("pk"))[:5]
+    excluded = Worker.objects.create(provider="prolific", external_id="EXCLUDED", excluded=True)
+    blocked = Worker.objects.create(provider="prolific", external_id="BLOCKED", blocked_at=timezone.now())
+    stopped = Worker.objects.create(provider="prolific", external_id="STOPPED")
+    lifted = Worker.objects.create(provider="prolific", external_id="LIFTED")  # a stop the lead lifted
+    for worker, lift in ((stopped, None), (lifted, timezone.now())):
+        WorkerEstimate.objects.create(
+            batch=batch,
+            worker=worker,
+            sensitivity=0.5,
+            specificity=0.5,
+            stopped_at=None if lift else timezone.now(),
+            stop_lifted_at=lift,
+        )
+    for i, hit in enumerate(hits):
+        honest = Worker.objects.create(provider="prolific", external_id=f"HONEST{i}")
+        Assignment.objects.create(hit=hit, worker=honest, status="approved", active_seconds=120)
+        Assignment.objects.create(hit=hit, worker=lifted, status="approved", active_seconds=120)
+        for spammer in (excluded, blocked, stopped):
+            Assignment.objects.create(hit=hit, worker=spammer, status="approved", active_seconds=5)
+    rows = [row for row in calibration(batch) if row["measured"]]
+    assert sum(row["measured"] for row in rows) == 10  # the honest workers' and the lifted stop's
+    for row in rows:
+        assert row["median_seconds"] == 120
+        assert row["proposed"] == reward_for_rate(batch.target_hourly_rate, 120)
+    assert seconds_per_hit(batch) == 120.0

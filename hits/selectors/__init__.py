@@ -53,12 +53,17 @@ def counted_assignments(dataset, batch=None, *, include_excluded: bool = False) 
 
 
 def timed_assignments(batch) -> QuerySet[Assignment]:
-    """The batch's work whose active seconds measure what a HIT takes: counted (submitted or
-    approved, confirmed by the provider; excluded or stopped workers' too, as the workers table:
-    their time was worked), with a time stored. Rejected, returned or expired work and unconfirmed
-    sessions (anyone can make up a Prolific or panel id) are not. The calibration table and a
-    session's estimated minutes both read it."""
-    return Assignment.objects.filter(counted(include_excluded=True), hit__batch=batch, active_seconds__gt=0)
+    """The batch's work whose active seconds measure what a HIT takes an honest worker: counted
+    (submitted or approved, confirmed by the provider, by a worker neither excluded nor stopped
+    at chance in this batch), by a worker not blocked, with a time stored. Rejected, returned or
+    expired work and unconfirmed sessions (anyone can make up a Prolific or panel id) are not.
+
+    Excluded, blocked and stopped workers are left out because they are mostly the ones who
+    clicked through (a spammer takes 3-8 s a HIT): their times pulled the median down, and with it
+    the reward proposed to the honest workers. Their work is still paid and in the spend figures;
+    only the time estimate leaves it out. The calibration table and a session's estimated minutes
+    both read it."""
+    return Assignment.objects.filter(counted(), hit__batch=batch, worker__blocked_at__isnull=True, active_seconds__gt=0)
 
 
 def counted_judgments(dataset=None, batch=None, *, hit=None, include_excluded: bool = False) -> QuerySet[Judgment]:
