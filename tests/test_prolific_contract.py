@@ -248,7 +248,7 @@ def test_cost_then_draft_then_publish(api):
 def test_a_reward_below_prolifics_minimum_is_refused_before_any_call(api):
     batch = prolific_batch()
     batches.set_buckets(batch, [Bucket(1, None, Decimal("0.01"))])
-    with pytest.raises(batches.BatchError, match=r"below Prolific's minimum of 8\.00 USD/hour"):
+    with pytest.raises(batches.BatchError, match=r"below Prolific's minimum of \$8\.00/hour"):
         batches.publish_batch(batch)
     assert len(api.calls) == 0 and not ProlificStudy.objects.exclude(study_id="").exists()
     assert "minimum" in Batch.objects.get(pk=batch.pk).last_error

@@ -165,11 +165,26 @@ def test_minimum_hourly_rate():
     check_rate(800, 60, "USD")
     check_rate(600, 60, "GBP")
     with pytest.raises(
-        ProviderError, match=r"7\.99 USD/hour: below Prolific's minimum of 8\.00 USD/hour.*at least 8\.00 USD"
+        ProviderError,
+        match=r"pays \$7\.99 for about 60 minutes, \$7\.99/hour: below Prolific's minimum of \$8\.00/hour.*at least \$8\.00 ",
     ):
         check_rate(799, 60, "USD")
-    with pytest.raises(ProviderError, match="6.00 GBP/hour"):
+    with pytest.raises(ProviderError, match="£3.00/hour: below Prolific's minimum of £6.00/hour"):
         check_rate(50, 10, "GBP")
+
+
+@pytest.mark.portable
+def test_the_minimum_rate_message_reads_the_rate_as_money_as_every_rate():
+    """7 cents for 40 minutes is 10.5 cents an hour: the message formatted the float 0.105 with
+    `:.2f` ("0.10 USD/hour", the float lies just below the half cent), where the session panel and
+    every rate round half up through hits.money ($0.11)."""
+    from hits.money import format_money, hourly_rate
+
+    with pytest.raises(ProviderError) as refused:
+        check_rate(7, 40, "USD")
+    rate = format_money(hourly_rate(Decimal("0.07"), 40 * 60))
+    assert rate == "$0.11"
+    assert f"pays $0.07 for about 40 minutes, {rate}/hour" in str(refused.value)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -242,3 +257,29 @@ def test_a_sessions_hourly_pay_rounds_half_up_to_the_cent_as_every_rate():
         currency="USD",
     )
     assert plan.hourly == Decimal("6.13") == hourly_rate(plan.reward, 24 * 60)
+
+
+@pytest.mark.portable
+def test_a_sessions_estimated_minutes_are_not_below_the_median_time_of_k_hits():
+    """Times per HIT are right-skewed; a session of K HITs takes their sum, whose median is near K
+    times the mean. The plan estimated K times the median HIT (4 x 70 s, 5 minutes) where the
+    median of every possible session of 4 of these HITs is 390 s: sessions ran longer than
+    estimated and paid less an hour than advertised (Prolific judges pay by the median time)."""
+    from itertools import product
+    from statistics import median
+
+    from hits.money import hourly_rate
+
+    times = [40, 50, 60, 70, 90, 150, 240]
+    batch = open_batch(k=4, assignments=9, study=False)
+    for i, (hit, seconds) in enumerate(zip(batch.hits.order_by("pk"), times, strict=False)):
+        worker = Worker.objects.create(provider="prolific", external_id=f"TIMED{i}")
+        Assignment.objects.create(hit=hit, worker=worker, status="approved", active_seconds=seconds)
+    plan = session_plan(batch, config(batch))
+    assert plan.hits_per_session == 4
+    # Every session of 4 HITs drawn from the measured times (with replacement), exactly.
+    session_median = median(sum(draw) for draw in product(times, repeat=4))
+    assert session_median == 390
+    assert plan.hits_per_session * plan.seconds_per_hit >= session_median
+    assert plan.estimated_minutes * 60 >= session_median
+    assert plan.hourly <= hourly_rate(plan.reward, session_median)  # never advertised above what it pays

@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from statistics import median
+from statistics import fmean
 
 from django.db.models import Avg, Sum
 
@@ -34,11 +34,19 @@ class SessionPlan:
 
 
 def seconds_per_hit(batch) -> float:
-    """Median measured active time (`timed_assignments`, as the calibration table) once five HITs
-    were timed, else 30 s plus 6 s per ACU."""
+    """The time a session allows for each of its HITs: a session of K HITs is estimated at K times
+    this. The mean measured active time (`timed_assignments`, as the calibration table) once five
+    HITs were timed, else 30 s plus 6 s per ACU.
+
+    The mean, not the median: times per HIT are right-skewed (many quick HITs, a few slow ones),
+    and a session's time is the sum of K of them, whose median lies near K times the mean (closer
+    as K grows), above K times the median. Prolific judges a study's pay by its participants'
+    median completion time, so K x the median made sessions run longer than estimated and paid
+    less an hour than advertised; for such skewed times K x the mean is at or above the median of
+    K such sums (and, for K = 1, at or above the median HIT)."""
     measured = [float(s) for s in timed_assignments(batch).values_list("active_seconds", flat=True) if s is not None]
     if len(measured) >= 5:
-        return float(median(measured))
+        return fmean(measured)
     mean_acus = batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10
     return 30.0 + 6.0 * float(mean_acus)
 

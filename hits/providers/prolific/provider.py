@@ -41,7 +41,7 @@ from django.db.models import F
 from django.urls import reverse
 
 from hits.models import ProviderCall
-from hits.money import cents
+from hits.money import cents, format_money, hourly_rate
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.prolific.client import ProlificClient, ProlificError
 from hits.providers.prolific.config import OPTIONS, config
@@ -92,13 +92,15 @@ def public_url(path: str) -> str:
 def check_rate(reward_cents: int, minutes: int, currency: str, what: str = "A session") -> None:
     """Refuse a reward below Prolific's minimum hourly rate, saying what would meet it."""
     floor = MIN_HOURLY_CENTS.get(currency, MIN_HOURLY_CENTS["USD"])
-    hourly = reward_cents * 60 / max(1, minutes)
-    if hourly < floor:
-        needed = math.ceil(floor * minutes / 60)
+    minutes = max(1, minutes)
+    if reward_cents * 60 < floor * minutes:
+        reward = Decimal(reward_cents) / 100
+        needed = Decimal(math.ceil(floor * minutes / 60)) / 100
         raise ProviderError(
-            f"{what} pays {reward_cents / 100:.2f} {currency} for about {minutes} minutes, "
-            f"{hourly / 100:.2f} {currency}/hour: below Prolific's minimum of {floor / 100:.2f} {currency}/hour. "
-            f"Pay at least {needed / 100:.2f} {currency} (raise the pay buckets) or plan fewer HITs per session."
+            f"{what} pays {format_money(reward, currency)} for about {minutes} minutes, "
+            f"{format_money(hourly_rate(reward, minutes * 60), currency)}/hour: below Prolific's minimum of "
+            f"{format_money(Decimal(floor) / 100, currency)}/hour. "
+            f"Pay at least {format_money(needed, currency)} (raise the pay buckets) or plan fewer HITs per session."
         )
 
 
