@@ -1,6 +1,6 @@
 """Calibrating rewards to an hourly rate from measured active time per pay bucket."""
 
-from statistics import median
+from statistics import fmean, median
 
 from hits.money import batch_buckets
 
@@ -10,8 +10,14 @@ from .selectors import timed_assignments
 
 
 def calibration(batch) -> list[dict]:
-    """Per bucket: the reward its HITs pay, submitted assignments measured, median seconds per
-    HIT, the hourly pay that reward gives, and the reward that would meet the batch's target rate.
+    """Per bucket: the reward its HITs pay, submitted assignments measured, their median and mean
+    seconds per HIT, the hourly pay that reward gives, and the reward that would meet the batch's
+    target rate.
+
+    The rate is read from the mean: a worker paid per HIT earns the reward times the HITs done over
+    the time they took, the reward over the mean time. Times per HIT are right-skewed (many quick
+    HITs, a few slow ones), so a reward set from the median paid less than the target an hour
+    (as `prolific.plans.seconds_per_hit` takes the mean for a session's minutes).
 
     The reward is what the bucket's HITs pay, which is the bucket's unless a provider paying per
     session priced every HIT alike (Prolific, a panel paying per session: the mean, see
@@ -27,15 +33,16 @@ def calibration(batch) -> list[dict]:
         times = [s for n, ts in seconds_by_count.items() if bucket.holds(n) for s in ts]
         paid = {r for n, rs in rewards_by_count.items() if bucket.holds(n) for r in rs}
         reward = paid.pop() if len(paid) == 1 else bucket.reward
-        med = median(times) if times else None
+        mean = fmean(times) if times else None
         rows.append(
             {
                 "bucket": bucket,
                 "reward": reward,
                 "measured": len(times),
-                "median_seconds": med,
-                "hourly": hourly_rate(reward, med) if med else None,
-                "proposed": reward_for_rate(batch.target_hourly_rate, med) if med else None,
+                "median_seconds": median(times) if times else None,
+                "mean_seconds": mean,
+                "hourly": hourly_rate(reward, mean) if mean else None,
+                "proposed": reward_for_rate(batch.target_hourly_rate, mean) if mean else None,
             }
         )
     return rows

@@ -177,3 +177,28 @@ def test_the_pay_calibration_leaves_out_the_times_of_excluded_blocked_and_stoppe
         assert row["median_seconds"] == 120
         assert row["proposed"] == reward_for_rate(batch.target_hourly_rate, 120)
     assert seconds_per_hit(batch) == 120.0
+
+
+def test_the_proposed_reward_pays_the_target_an_hour_over_skewed_times():
+    """A worker paid per HIT earns the reward over the *mean* time a HIT takes. Times are
+    right-skewed: with most HITs at 40 s and a fifth at 200 s, a reward set from the median (40 s)
+    paid $12/h on paper and about half of it ($6.30/h) for the work as done; the proposed reward now pays the target
+    for the work as measured."""
+    from hits.services.simulate import simulate_crowd
+
+    from .crowd_data import demo_dataset, published_batch
+
+    batch = published_batch(demo_dataset(), assignments=3)
+    simulate_crowd(batch, workers=3, accuracy=0.9, seed=3)
+    done = Assignment.objects.filter(hit__batch=batch, status__in=["submitted", "approved"]).select_related("hit")
+    seconds = {a.pk: 200 if i % 5 == 0 else 40 for i, a in enumerate(done.order_by("pk"))}
+    for pk, s in seconds.items():
+        Assignment.objects.filter(pk=pk).update(active_seconds=s)
+    rows = [r for r in calibration(batch) if r["measured"] >= 5]
+    assert rows
+    for row in rows:
+        times = [seconds[a.pk] for a in done if row["bucket"].holds(a.hit.acu_count)]
+        assert row["median_seconds"] == 40 and row["mean_seconds"] > 40  # skewed, as work times are
+        earned_per_hour = row["proposed"] * len(times) * 3600 / Decimal(sum(times))
+        assert earned_per_hour >= batch.target_hourly_rate  # the old (median) reward: far below it
+        assert row["hourly"] == hourly_rate(row["reward"], sum(times) / len(times))
