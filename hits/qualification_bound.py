@@ -1,14 +1,26 @@
-"""How sure a qualification sheet is: the upper credible bound of balanced accuracy. Pure (scipy).
+"""How sure a qualification sheet is: the upper confidence bound of balanced accuracy. Pure (scipy).
 
 Balanced accuracy is the mean of the share right among present facts and among absent ones.
-Each class's accuracy is given the posterior of a uniform prior, Beta(1 + right, 1 + wrong),
-and the two are independent; the bound is the `level` quantile of their mean, computed exactly
-(up to rounding): the CDF of the sum X + Y is the integral of pdf_X(t) * CDF_Y(s - t) over t (a
-convolution), whose integrand is a polynomial in t of degree (facts of X) + (facts of Y) + 1 for
-these integer parameters, so Gauss-Legendre quadrature with enough nodes integrates it exactly;
-its quantile is found by root finding (to 1e-10). A class without facts is left out, as the
-score leaves it out (the bound is then that one class's Beta quantile); no facts at all bound
-nothing (1.0).
+Each class's accuracy is bounded by the Clopper-Pearson upper distribution of its counts,
+Beta(1 + right, wrong): its `level` quantile is the exact one-sided Clopper-Pearson upper
+bound (the accuracy at which `right` or fewer would happen only 1 - `level` of the time), and
+with nothing wrong it is a point mass at 1 (the bound is 1). A confidence bound, not a credible
+one: the uniform prior's posterior Beta(1 + right, 1 + wrong) used before pulled each class
+toward 50%, so its bound sat too low at a high mark and failed a worker at the mark more often
+than its level said. One class's Clopper-Pearson bound is conservative: it is below a worker's
+true accuracy at most 1 - `level` of the time, whatever that accuracy. The mean of two classes
+has no such proof; computed exactly (tests/test_qualification_bound.py) it stays conservative
+at the marks, sheet sizes and class splits checked.
+
+For two classes the two distributions are taken independent and the bound is the `level`
+quantile of their mean, computed exactly (up to rounding): the CDF of the sum X + Y is the
+integral of pdf_X(t) * CDF_Y(s - t) over t (a convolution); for these integer parameters pdf_X
+is a polynomial of degree (facts of X) - 1 and CDF_Y one of degree (facts of Y), so Gauss-Legendre
+quadrature with half the facts as nodes (rounded up) integrates it exactly; its quantile is found
+by root finding (to 1e-10). A class all right (the point mass at 1) shifts the other one's
+distribution by 1: the bound is then (1 + the other class's bound) / 2. A class without facts is
+left out, as the score leaves it out (the bound is then that one class's Clopper-Pearson bound);
+no facts at all bound nothing (1.0).
 
 The decision (`verdict`) fails a worker only on evidence: pass when the point estimate reaches
 the pass score, fail when even the upper bound is below it, else not decided yet (another sheet
@@ -33,15 +45,26 @@ def balanced_accuracy(present_right: int, present: int, absent_right: int, absen
     return sum(shares) / len(shares) if shares else 0.0
 
 
+def class_upper_bound(right: int, total: int, level: float = LEVEL) -> float:
+    """The one-sided Clopper-Pearson upper bound at `level` of one class's accuracy, `right` of
+    `total`: the `level` quantile of Beta(1 + right, wrong); 1 when nothing is wrong."""
+    wrong = total - right
+    return 1.0 if wrong == 0 else float(stats.beta.ppf(level, 1 + right, wrong))
+
+
 def upper_bound(present_right: int, present: int, absent_right: int, absent: int, level: float = LEVEL) -> float:
-    """The one-sided upper credible bound at `level` of the balanced accuracy."""
-    classes = [(1 + right, 1 + n - right) for right, n in ((present_right, present), (absent_right, absent)) if n]
+    """The one-sided upper confidence bound at `level` of the balanced accuracy (module docstring)."""
+    classes = [(right, n) for right, n in ((present_right, present), (absent_right, absent)) if n]
     if not classes:
         return 1.0
     if len(classes) == 1:
-        return float(stats.beta.ppf(level, *classes[0]))
-    (a1, b1), (a2, b2) = classes
-    nodes, weights = leggauss((present + absent) // 2 + 2)  # exact to degree present + absent + 2 (the integrand: + 1)
+        return class_upper_bound(*classes[0], level)
+    (right1, n1), (right2, n2) = classes
+    if right1 == n1 or right2 == n2:  # a point mass at 1 shifts the other class by 1
+        other = (right2, n2) if right1 == n1 else (right1, n1)
+        return (1.0 + class_upper_bound(*other, level)) / 2
+    a1, b1, a2, b2 = 1 + right1, n1 - right1, 1 + right2, n2 - right2
+    nodes, weights = leggauss((n1 + n2 + 1) // 2)  # exact to degree n1 + n2 - 1, the integrand's
 
     def cdf_of_sum(s: float) -> float:
         lo, hi = max(0.0, s - 1.0), min(1.0, s)
@@ -76,7 +99,8 @@ def verdict(
 
 
 def below_on_gold(right: int, total: int, mark: float, level: float = LEVEL) -> bool:
-    """Whether gold shows, with `level` credibility, an accuracy below `mark`: the upper bound of
-    Beta(1 + right, 1 + wrong) is under it. The one rule for flagging a person on gold answers
+    """Whether gold shows, with `level` confidence, an accuracy below `mark`: the one-sided
+    Clopper-Pearson upper bound of `right` of `total` is under it (a worker at the mark is flagged
+    at most 1 - `level` of the time). The one rule for flagging a person on gold answers
     (scoring.runs.workers): a point estimate alone (2 wrong of 2) never does (0 answers: never)."""
     return total > 0 and upper_bound(right, total, 0, 0, level) < mark

@@ -131,8 +131,9 @@ def scored(dataset, batch=None) -> None:
 def just_short(sheet) -> tuple[dict[str, bool], float]:
     """Answers to the qualification `sheet` with one fact wrong, and a pass mark they fall just
     short of without the bound deciding (hits.qualification_bound): halfway between their score
-    and its upper bound. The wrong fact is one that keeps the bound above the score (a class of
-    few facts, all right, pulls the bound below the score: that sheet would fail outright)."""
+    and its upper bound. The wrong fact is one that keeps the bound above the score (the
+    Clopper-Pearson bound is above the score whenever a fact is wrong; the search stays as a
+    guard)."""
     from hits.qualification_bound import upper_bound
     from hits.services import qualification
 

@@ -1,6 +1,6 @@
 """A decision about a person needs gold evidence with a confidence bound (the product's rule):
 the workers table flags a worker (listed first, counted in α without the flagged, beside Exclude
-and Block) only when gold shows them below the mark with 95% credibility; agreement with the
+and Block) only when gold shows them below the mark with 95% confidence; agreement with the
 other workers' majority and speed are shown as information, never a flag."""
 
 from types import SimpleNamespace
@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 from django.test import Client
 from django.urls import reverse
+from scipy import stats
 
 from hits.allocation.service import stop_at_chance
 from hits.models import Assignment, Judgment, WorkerEstimate
@@ -29,12 +30,23 @@ def gold(correct: int, total: int) -> dict:
 
 
 def test_failed_gold_needs_the_bound_not_the_point_estimate():
-    assert worker_flags(CROWD, gold(3, 5)) == []  # 60% on 5 gold answers: the upper 95% bound is 0.85
+    assert worker_flags(CROWD, gold(3, 5)) == []  # 60% on 5 gold answers: the upper 95% bound is 0.92
     assert worker_flags(CROWD, gold(0, 2)) == []  # 2 wrong of 2: too few to flag anyone
-    assert worker_flags(CROWD, gold(0, 5)) == ["failed gold"]  # upper bound 0.39
-    assert worker_flags(CROWD, gold(3, 10)) == ["failed gold"]  # upper bound 0.56
+    assert worker_flags(CROWD, gold(0, 5)) == ["failed gold"]  # upper bound 0.45
+    assert worker_flags(CROWD, gold(3, 10)) == ["failed gold"]  # upper bound 0.61
     assert worker_flags(SimpleNamespace(is_expert=True), gold(0, 10)) == []
     assert not below_on_gold(0, 0, 0.7)
+
+
+def test_a_worker_at_the_mark_is_flagged_on_gold_at_most_5_percent():
+    """The flag's bound is a confidence bound (Clopper-Pearson): a worker right 70% of the time on
+    gold is flagged below 0.7 at most 5% of the time, on any number of gold labels (5 to 100
+    here, exactly: binomial). The credible bound before (uniform prior) flagged them up to 9.9%
+    of the time (on 9 labels); so 2 right of 6 (33%) is no flag now (bound 0.73; 0.66 before)."""
+    for total in range(5, 101):
+        flagged = sum(stats.binom.pmf(k, total, 0.7) for k in range(total + 1) if below_on_gold(k, total, 0.7))
+        assert flagged <= 0.05, (total, flagged)
+    assert not below_on_gold(2, 6, 0.7) and below_on_gold(1, 6, 0.7)
 
 
 @pytest.mark.django_db

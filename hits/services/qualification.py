@@ -13,7 +13,7 @@ has one class only is refused. An incomplete sheet is refused with the answers k
 graded, so it costs no attempt.
 
 A worker fails only on evidence (hits.qualification_bound): a sheet passes when its score
-reaches the pass score, fails when the upper credible bound of the score is below it, and is
+reaches the pass score, fails when the upper confidence bound of the score is below it, and is
 otherwise not decided yet: stored, no attempt used, no wait, a fresh sheet at once; the next
 sheet is judged on its counts together with those undecided sheets. A decision so looks at most
 MAX_UNDECIDED + 1 times, so each look's bound is at the level corrected for that many (98.75% for

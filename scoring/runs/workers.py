@@ -3,8 +3,8 @@
 A flag proposes a decision about a person (the page counts α without the flagged workers, lists
 them first, beside Exclude and Block), so it needs gold evidence with a confidence bound, never
 the crowd's agreement with itself nor a point estimate alone:
-- failed gold: on at least 5 gold labels, the upper 95% credible bound of the accuracy on gold is
-  below 0.7 (hits.qualification_bound.below_on_gold).
+- failed gold: on at least 5 gold labels, the upper 95% confidence bound (Clopper-Pearson) of the
+  accuracy on gold is below 0.7 (hits.qualification_bound.below_on_gold).
 Notes are information only (never a flag, never counted in α without the flagged):
 - too fast: median active seconds per HIT below 40% of the median over all workers (>= 3 HITs);
 - low agreement: agreement with the others' majority below 0.6 (>= 20 compared labels).

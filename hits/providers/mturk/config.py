@@ -29,7 +29,7 @@ OPTIONS: tuple[Option, ...] = (
         ),
         help=(
             "On our pages a worker fails only when gold shows them below the pass score with 95% "
-            "credibility (else one more sheet). MTurk's own grading compares a plain share right on one "
+            "confidence (else one more sheet). MTurk's own grading compares a plain share right on one "
             "fixed sheet with the pass score: it fails workers on a point score alone; choose it only "
             "knowingly."
         ),
