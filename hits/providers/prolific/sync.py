@@ -261,24 +261,25 @@ def record_paid_bonuses(provider, batch: Batch) -> int:
     new = 0
     with bonus_turn(batch.pk):
         for bonus in pending.select_related("batch", "created_by").order_by("pk"):
-            if bonus.assignment_id is None:
-                new += record_paid(provider, bonus, by=bonus.created_by) > 0
-                continue
-            a = Assignment.objects.select_related("hit__batch", "worker").get(pk=bonus.assignment_id)
-            (line,) = bonus.lines
-            with transaction.atomic():
-                _, created = review.record_bonus(
-                    a,
-                    Decimal(line["amount"]),
-                    bonus.reason,
-                    bonus.key.removeprefix(ASSIGNMENT_KEY),
-                    by=bonus.created_by,
-                )
-                ProlificBonus.objects.filter(pk=bonus.pk).update(recorded=True)
-            new += created
+            new += record_paid_bonus(provider, bonus)
     if new:
         logger.warning("Prolific sync of batch %s recorded %s paid bonus(es) missing from the ledger", batch.pk, new)
     return new
+
+
+def record_paid_bonus(provider, bonus: ProlificBonus) -> bool:
+    """The ledger rows of one paid bonus (one of `unrecorded_bonuses`), as its paying request writes
+    them, and its `recorded` mark: True when rows were written now. Call it in the batch's bonus turn."""
+    if bonus.assignment_id is None:
+        return record_paid(provider, bonus, by=bonus.created_by) > 0
+    a = Assignment.objects.select_related("hit__batch", "worker").get(pk=bonus.assignment_id)
+    (line,) = bonus.lines
+    with transaction.atomic():
+        _, created = review.record_bonus(
+            a, Decimal(line["amount"]), bonus.reason, bonus.key.removeprefix(ASSIGNMENT_KEY), by=bonus.created_by
+        )
+        ProlificBonus.objects.filter(pk=bonus.pk).update(recorded=True)
+    return created
 
 
 def unrecorded_bonuses():
@@ -520,6 +521,47 @@ def pay_bonus(
             if over and not over_budget:
                 raise ProviderError(over)
         return _pay_bonus(provider, batch, amounts, reason, key=key, by=by)
+
+
+def settle_unknown_bonus(batch: Batch, bonus_id: int, *, paid: bool, by=None) -> tuple[ProlificBonus, bool]:
+    """Settle a bonus of unknown outcome (its pay call was sent, its answer lost: SENT) as a lead
+    found it on Prolific's site, since Prolific's API has no call that reads a bulk bonus back.
+    Paid: it is PAID and its ledger rows are written once, with the keys and fees its paying request
+    uses (`record_paid_bonus`), so it counts as spend. Not paid: it goes back to set up, as when
+    Prolific refuses the pay call: nothing is recorded, it no longer counts against the budget, and
+    its form sent again may pay it. Who settled it and when are kept on the bonus.
+
+    Taken in the batch's bonus turn with the row locked, so a double click or two leads at once
+    settle it once: the later call finds it settled the same way and returns (bonus, False), or
+    finds it otherwise and raises ProviderError saying what it is now. (bonus, True): settled now.
+    A single-HIT bonus paid before bonuses named their HIT has no row to name: its form sent again
+    records it, as for the sync."""
+    provider = ProlificProvider()
+    with bonus_turn(batch.pk), transaction.atomic():
+        bonus = ProlificBonus.objects.select_for_update().filter(pk=bonus_id, batch=batch).first()
+        if bonus is None:
+            raise ProviderError("This bonus is not one of the batch's.")
+        if bonus.state != ProlificBonus.State.SENT:
+            if bonus.settled_at is not None and (bonus.state == ProlificBonus.State.PAID) == paid:
+                return bonus, False
+            raise ProviderError(
+                f"Bulk bonus {bonus.bulk_id or bonus.pk} is no longer of unknown outcome: it is "
+                f"{bonus.get_state_display().lower()}. Nothing was changed."
+            )
+        bonus.state = ProlificBonus.State.PAID if paid else ProlificBonus.State.SET_UP
+        bonus.error = "" if paid else "Not paid: a lead found it unpaid at Prolific."
+        bonus.settled_by, bonus.settled_at = by, timezone.now()
+        bonus.save(update_fields=["state", "error", "settled_by", "settled_at", "updated_at"])
+        if paid and unrecorded_bonuses().filter(pk=bonus.pk).exists():
+            record_paid_bonus(provider, bonus)
+    logger.info(
+        "Prolific bonus %s of batch %s settled as %s by=%s",
+        bonus.bulk_id,
+        batch.pk,
+        "paid" if paid else "not paid",
+        getattr(by, "pk", None),
+    )
+    return bonus, True
 
 
 def _permanent(exc: ProviderError) -> bool:

@@ -11,5 +11,8 @@ urlpatterns = [
     path("prolific/task/<str:token>/", views.task, name="prolific_task"),
     path("prolific/hooks/", views.hook, name="prolific_hook"),
     path("batches/<int:batch_id>/prolific/review", views.review_sessions, name="prolific_review"),
+    path(
+        "batches/<int:batch_id>/prolific/bonus/<int:bonus_id>/settle", views.settle_bonus, name="prolific_settle_bonus"
+    ),
     path("batches/<int:batch_id>/prolific/<str:action>", views.study_action, name="prolific_action"),
 ]

@@ -321,6 +321,36 @@ def study_action(request, batch_id: int, action: str):
 
 @role_required(LEAD)
 @require_POST
+def settle_bonus(request, batch_id: int, bonus_id: int):
+    """Security behavior: leads; a POST that settles a bonus of unknown outcome of this batch as the
+    lead found it at Prolific: paid (recorded in the ledger once) or not paid (no longer counted)."""
+    batch = get_object_or_404(Batch, pk=batch_id, provider="prolific")
+    outcome = request.POST.get("outcome")
+    if outcome not in ("paid", "not_paid"):
+        messages.error(request, "Say whether Prolific paid the bonus: paid or not paid.")
+        return redirect("batch_detail", batch_id=batch.pk)
+    paid = outcome == "paid"
+    try:
+        bonus, now = prolific_sync.settle_unknown_bonus(batch, bonus_id, paid=paid, by=request.user)
+    except ProviderError as exc:
+        messages.error(request, str(exc))
+        return redirect("batch_detail", batch_id=batch.pk)
+    name = f"Bulk bonus {bonus.bulk_id}"
+    if not now:
+        who = bonus.settled_by.get_username() if bonus.settled_by else "a lead"
+        when = timezone.localtime(bonus.settled_at).strftime("%Y-%m-%d %H:%M")
+        messages.info(request, f"{name} was already settled as {'paid' if paid else 'not paid'} by {who} at {when}.")
+    elif paid:
+        messages.success(request, f"{name} recorded as paid on Prolific: its bonuses and fees are in the ledger.")
+    else:
+        messages.success(
+            request, f"{name} marked not paid: it no longer counts against the budget, and its form may be sent again."
+        )
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+@role_required(LEAD)
+@require_POST
 def review_sessions(request, batch_id: int):
     """Security behavior: leads; approve, reject or bonus the ticked sessions of this batch."""
     batch = get_object_or_404(Batch, pk=batch_id, provider="prolific")
