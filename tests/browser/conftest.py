@@ -1,5 +1,6 @@
 """Playwright driving Debian's Chromium (/usr/bin/chromium); screenshots land in test-artifacts/."""
 
+import json
 import os
 import threading
 import time
@@ -116,16 +117,29 @@ def _polling_wait_for_function(page, expression: str, timeout: float = BROWSER_T
 
 # Counts, in the page, the form submissions started (`seen`, a listener before the page's own) and
 # those no script of the page cancelled (`sent`, a listener after them: what the browser goes on to send).
+# The counts are kept in the tab's sessionStorage too, for the page a submission leads to.
 WATCH_SUBMITS = """() => {
   window.submits = {seen: 0, sent: 0};
-  window.addEventListener("submit", () => { window.submits.seen += 1; }, true);
-  window.addEventListener("submit", (e) => { if (!e.defaultPrevented) window.submits.sent += 1; });
+  const keep = () => sessionStorage.setItem("submits", JSON.stringify(window.submits));
+  keep();
+  window.addEventListener("submit", () => { window.submits.seen += 1; keep(); }, true);
+  window.addEventListener("submit", (e) => { if (!e.defaultPrevented) window.submits.sent += 1; keep(); });
 }"""
 
 
 def watch_submits(page) -> None:
-    """Count the page's form submissions from now on (read them with `submits`)."""
+    """Count the page's form submissions from now on (read them with `submits`, or with
+    `submits_kept` on the page they led to)."""
     page.evaluate(WATCH_SUBMITS)
+
+
+def submits_kept(page) -> tuple[int, int]:
+    """(seen, sent) of the page watch_submits ran in, read on the page its submission led to (same
+    tab and site). For a page whose post is held on its way: Playwright's evaluate waits for the
+    navigation a page started, so that page cannot be asked until its post is let go."""
+    counts = json.loads(page.evaluate("() => sessionStorage.getItem('submits')") or "null")
+    assert counts, f"{page.url}: watch_submits did not run in this tab"
+    return counts["seen"], counts["sent"]
 
 
 def submits(page, seen: int = 1) -> tuple[int, int]:
