@@ -84,15 +84,20 @@ def _fresh_cache():
 
 @pytest.fixture
 def still_ratelimit_clock(monkeypatch):
-    """django-ratelimit counts in fixed windows of a minute: a test's few slow requests on a busy
-    machine could straddle a window's end and start counting again, so its clock stands still."""
+    """The rate limits count in fixed windows that start on the clock: django-ratelimit's of a
+    minute, config.ratelimit.count's (sessions per address) of PANEL_/PROLIFIC_ADDRESS_WINDOW, an
+    hour. A test's few slow requests on a busy machine could straddle a window's end and start
+    counting again, so both clocks stand still."""
     import time
     from types import SimpleNamespace
 
     from django_ratelimit import core
 
+    from config import ratelimit
+
     now = time.time()
     monkeypatch.setattr(core, "time", SimpleNamespace(time=lambda: now))
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: now))
 
 
 @pytest.fixture

@@ -132,7 +132,7 @@ def test_a_participant_token_replayed_for_another_id_is_refused(client):
     assert list(Worker.objects.filter(provider="panel").values_list("external_id", flat=True)) == ["ALICE"]
 
 
-def test_twenty_sessions_from_one_address_are_bounded(client, settings):
+def test_twenty_sessions_from_one_address_are_bounded(client, settings, still_ratelimit_clock):
     settings.PANEL_SESSIONS_PER_ADDRESS = 3
     batch = open_panel(k=2, assignments=3)
     codes = [start(client, batch, f"FAKE{i}").status_code for i in range(20)]

@@ -32,7 +32,7 @@ def _age_held_tasks(seconds: int) -> None:
 # ---- item 4: resuming after an idle release counts against the address bound ---------------
 
 
-def test_resuming_after_an_idle_release_counts_against_the_address_bound(client, settings):
+def test_resuming_after_an_idle_release_counts_against_the_address_bound(client, settings, still_ratelimit_clock):
     settings.PANEL_SESSIONS_PER_ADDRESS = 3
     settings.PANEL_IDLE_SECONDS = 600
     batch = open_panel(k=2, assignments=3)
@@ -50,7 +50,7 @@ def test_resuming_after_an_idle_release_counts_against_the_address_bound(client,
     assert Assignment.objects.filter(worker__external_id="FAKE0", status=Assignment.Status.ASSIGNED).count() == 1
 
 
-def test_continuing_an_active_session_is_not_counted(client, settings):
+def test_continuing_an_active_session_is_not_counted(client, settings, still_ratelimit_clock):
     settings.PANEL_SESSIONS_PER_ADDRESS = 1
     batch = open_panel(k=3, assignments=1)
     from .test_panel import answer

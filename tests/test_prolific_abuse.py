@@ -18,7 +18,7 @@ from .test_prolific_sessions import open_batch
 pytestmark = pytest.mark.django_db
 
 
-def test_made_up_participants_from_one_address_cannot_take_every_place(client, settings):
+def test_made_up_participants_from_one_address_cannot_take_every_place(client, settings, still_ratelimit_clock):
     settings.PROLIFIC_SESSIONS_PER_ADDRESS = 3
     batch = open_batch(k=3, assignments=3)  # 9 HITs x 3 places = 27 places
     taken = []

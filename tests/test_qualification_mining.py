@@ -66,7 +66,7 @@ def test_an_inhouse_worker_can_take_only_a_test_offered_to_them(client, worker):
 
 
 @pytest.fixture
-def screening(settings):
+def screening(settings, still_ratelimit_clock):
     settings.PROLIFIC_SESSIONS_PER_ADDRESS = 3
     batch = open_batch(k=2)
     test = qualification.build_test(dataset=batch.dataset, name="screen", items=2, max_attempts=5)
