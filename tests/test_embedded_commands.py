@@ -7,9 +7,11 @@ import os
 import subprocess
 import sys
 import threading
+from types import SimpleNamespace
 
 import pytest
 
+import config.dispatch
 from config.dispatch import dispatch, finish_background
 
 from .conftest import PROJECT
@@ -26,13 +28,28 @@ class _Task:
 
 
 @pytest.mark.django_db(transaction=True)  # on_commit runs at once outside a transaction
-def test_finish_background_waits_for_a_task_thread_and_its_countdown(eager_celery, settings):
+def test_finish_background_waits_for_a_task_thread_and_its_countdown(eager_celery, settings, monkeypatch):
+    """The countdown lasts until finish_background waits for its thread (config.dispatch's sleep
+    stands in for it): a real second could run out before the checks on a busy machine."""
     settings.LONG_TASKS_IN_BACKGROUND = True  # the embedded server's threads
+    waiting, asked = threading.Event(), []
+
+    def countdown(seconds):
+        asked.append(seconds)
+        assert waiting.wait(300)
+
+    def join(thread, *args, **kwargs):
+        waiting.set()  # finish_background has begun to wait for the thread
+        return real_join(thread, *args, **kwargs)
+
+    real_join = threading.Thread.join
+    monkeypatch.setattr(config.dispatch, "time", SimpleNamespace(sleep=countdown))
+    monkeypatch.setattr(threading.Thread, "join", join)
     task = _Task()
     assert dispatch(task, 1, countdown=1, background=True) == (False, None)
     assert not task.ran.is_set()  # still counting down
     assert finish_background() == 1
-    assert task.ran.is_set()
+    assert task.ran.is_set() and asked == [1]
     assert finish_background() == 0  # nothing left
 
 
