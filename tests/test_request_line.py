@@ -49,13 +49,18 @@ def gunicorn_url():
         [sys.executable, "-m", "gunicorn", *args], cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
-        for _ in range(600):  # until it listens (a busy machine: up to a minute)
+        # Until it listens: a wait for the condition, however long a busy machine takes to load the
+        # app (a count of 600 tries gave up after a minute and the test then failed to connect).
+        deadline = time.monotonic() + 300
+        while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
                 if server.poll() is not None:
                     pytest.fail(server.stderr.read().decode()[-3000:])
+                if time.monotonic() > deadline:
+                    pytest.fail("gunicorn did not listen within 5 minutes")
                 time.sleep(0.1)
         yield f"http://127.0.0.1:{port}"
     finally:

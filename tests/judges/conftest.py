@@ -18,7 +18,7 @@ def standin(settings):
         server.base,
         "tiny-judge",
         "sk-test",
-        "5",
+        "60",  # the default: a busy machine may answer late; the timeout's own test sets 0.3 s
     )
     llm.BACKOFF = 0.01
     yield server
