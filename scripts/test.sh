@@ -32,8 +32,10 @@ sqlite_dir=$(mktemp -d)
 trap 'rm -rf "$sqlite_dir"' EXIT
 sqlite=0
 # conftest.py deselects the tests without the `portable` marker on SQLite and names the test
-# database test_db.sqlite3 beside this file (a file, so WAL and locking are the real ones).
-DATABASE_URL="sqlite:///$sqlite_dir/db.sqlite3" ALLOW_SQLITE_TESTS=1 .venv/bin/python -m pytest "$@" || sqlite=$?
+# database test_db.sqlite3 beside this file (a file, so WAL and locking are the real ones; one file
+# per process, as many processes as the PostgreSQL lane).
+DATABASE_URL="sqlite:///$sqlite_dir/db.sqlite3" ALLOW_SQLITE_TESTS=1 .venv/bin/python -m pytest \
+    -n "${TEST_PROCESSES:-2}" --dist loadfile "$@" || sqlite=$?
 # pytest's exit 5 (no test collected): fine when the arguments named test files with no portable
 # test in them; without files named, the lane lost its tests and fails.
 if [ "$sqlite" -eq 5 ]; then

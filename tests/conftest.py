@@ -45,14 +45,16 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """On SQLite the test database is a file beside the given one, not Django's in-memory
-    default: WAL and the locking between connections are then the real ones."""
+    default: WAL and the locking between connections are then the real ones. Each pytest-xdist
+    process has its own file (pytest-django's suffix leaves SQLite alone)."""
     from django.conf import settings
 
     database = settings.DATABASES["default"]
     if _on_sqlite() and not database.get("TEST", {}).get("NAME"):
-        database.setdefault("TEST", {})["NAME"] = str(
-            Path(database["NAME"]).with_name("test_" + Path(database["NAME"]).name)
-        )
+        given = Path(database["NAME"])
+        process = os.environ.get("PYTEST_XDIST_WORKER")
+        name = f"test_{given.stem}_{process}{given.suffix}" if process else f"test_{given.name}"
+        database.setdefault("TEST", {})["NAME"] = str(given.with_name(name))
 
 
 @pytest.fixture(autouse=True, scope="session")

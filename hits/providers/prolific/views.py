@@ -338,7 +338,7 @@ def settle_bonus(request, batch_id: int, bonus_id: int):
     name = f"Bulk bonus {bonus.bulk_id}"
     if not now:
         who = bonus.settled_by.get_username() if bonus.settled_by else "a lead"
-        when = timezone.localtime(bonus.settled_at).strftime("%Y-%m-%d %H:%M")
+        when = timezone.localtime(bonus.settled_at).strftime("%Y-%m-%d %H:%M %Z")
         messages.info(request, f"{name} was already settled as {'paid' if paid else 'not paid'} by {who} at {when}.")
     elif paid:
         messages.success(request, f"{name} recorded as paid on Prolific: its bonuses and fees are in the ledger.")
