@@ -19,7 +19,10 @@ pytestmark = pytest.mark.django_db
 STATUSES = ["Submitted", "Approved", "Rejected"]
 
 
-def expect_type(stub, test, **extra):  # noqa: F811
+def expect_type(stub, test, graded_by_mturk=True, **extra):  # noqa: F811
+    """The one create_qualification_type call the Stubber accepts: with MTurk's Test and AnswerKey
+    when MTurk grades the test, without them when our pages do."""
+    graded = {"Test": ANY, "AnswerKey": ANY, "TestDurationInSeconds": 1800} if graded_by_mturk else {}
     stub.add_response(
         "create_qualification_type",
         {"QualificationType": {"QualificationTypeId": "QUALTYPE9", "Name": "x"}},
@@ -28,9 +31,7 @@ def expect_type(stub, test, **extra):  # noqa: F811
             "Description": ANY,
             "QualificationTypeStatus": "Active",
             "Keywords": ANY,
-            "Test": ANY,
-            "AnswerKey": ANY,
-            "TestDurationInSeconds": 1800,
+            **graded,
             **extra,
         },
     )
@@ -227,16 +228,7 @@ def test_by_default_a_test_of_an_mturk_batch_is_taken_on_our_pages(stub, client)
     dataset = demo_dataset()
     test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
     batch = mturk_batch(dataset=dataset, qualification_test=test)
-    stub.add_response(
-        "create_qualification_type",
-        {"QualificationType": {"QualificationTypeId": "QUALTYPE9", "Name": "x"}},
-        {
-            "Name": f"{test.name} (#{test.pk})",
-            "Description": ANY,
-            "QualificationTypeStatus": "Active",
-            "Keywords": ANY,
-        },
-    )
+    expect_type(stub, test, graded_by_mturk=False)
     assert mturk.MTurkProvider().qualification_type(batch) == "QUALTYPE9"
     HIT.objects.filter(pk=batch.hits.order_by("pk").first().pk).update(external_id="3HITOFTHEBATCH")  # as published
     page = client.get(
