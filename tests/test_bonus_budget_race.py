@@ -17,7 +17,7 @@ import pytest
 from django.db import connection
 
 from hits.models import LedgerEntry
-from hits.providers.prolific import sync as prolific_sync
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.selectors.figures import batch_spend
 from hits.services import review
 
@@ -84,7 +84,7 @@ def test_two_bulk_bonuses_at_once_never_pass_the_budget_together(api):  # noqa: 
     pays = fake_bonus_calls(api)
 
     def bonus(session, key):
-        return lambda: prolific_sync.pay_bonus(batch, {session: Decimal("1.00")}, "Careful work", key=key)
+        return lambda: prolific_bonuses.pay_bonus(batch, {session: Decimal("1.00")}, "Careful work", key=key)
 
     results, errors = at_once(bonus(one, "form:lead-a"), bonus(two, "form:lead-b"))
     assert len(results) == 1 and len(errors) == 1 and "over its budget" in errors[0], errors

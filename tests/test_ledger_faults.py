@@ -9,7 +9,7 @@ from django.db import OperationalError
 
 from hits.models import LedgerEntry
 from hits.provider_interface import ProviderError
-from hits.providers.prolific import sync as prolific_sync
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific.models import ProlificBonus
 from hits.selectors.figures import batch_spend
 from hits.services import money_budget, review
@@ -67,12 +67,12 @@ def test_a_bulk_prolific_bonus_past_the_budget_asks_first_as_every_bonus_does(ap
     batch.save(update_fields=["budget"])
     amounts = {one: Decimal("1.00"), two: Decimal("1.00")}
     with pytest.raises(ProviderError, match="over its budget"):
-        prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget")
+        prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:budget")
     assert len(api.calls) == 2 and not ProlificBonus.objects.exists()  # publishing only
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK7", "total_amount": 266})
     api.post(API + "bulk-bonus-payments/BULK7/pay/", status=202, json={})
-    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget", over_budget=True)
-    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:budget")  # a repeat: recorded already
+    prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:budget", over_budget=True)
+    prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:budget")  # a repeat: recorded already
     assert LedgerEntry.objects.filter(kind="bonus").count() == 2
 
 
@@ -106,10 +106,10 @@ def test_a_refused_bulk_bonus_sent_again_is_checked_against_the_budget_again(api
     money_budget.set_budget(batch, batch_spend(batch)["total"] + Decimal("1.50"))  # one $1 bonus and fee
     api.post(API + "submissions/bonus-payments/", status=400, json={"error": "refused"})
     with pytest.raises(ProviderError, match="refused"):
-        prolific_sync.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")
+        prolific_bonuses.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK2", "total_amount": 133})
     api.post(API + "bulk-bonus-payments/BULK2/pay/", status=202, json={})
-    prolific_sync.pay_bonus(batch, {two: Decimal("1.00")}, "Careful work", key="form:second")
+    prolific_bonuses.pay_bonus(batch, {two: Decimal("1.00")}, "Careful work", key="form:second")
     with pytest.raises(ProviderError, match="over its budget"):
-        prolific_sync.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")
+        prolific_bonuses.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")
     assert LedgerEntry.objects.filter(kind="bonus").count() == 1

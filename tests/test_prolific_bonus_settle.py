@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from hits.models import LedgerEntry
 from hits.provider_interface import ProviderError, get_provider
-from hits.providers.prolific import sync as prolific_sync
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific.models import ProlificBonus
 from hits.selectors.figures import batch_spend
 from hits.services import money_budget, review
@@ -31,7 +31,7 @@ def lost_bonus(api, batch, session, key="form:lost", bulk="BULK6"):  # noqa: F81
     api.post(API + "submissions/bonus-payments/", json={"id": bulk, "total_amount": 67})
     pay = api.post(API + f"bulk-bonus-payments/{bulk}/pay/", status=503)
     with pytest.raises(ProviderError, match=r"server error \(503\)"):
-        prolific_sync.pay_bonus(batch, {session: Decimal("0.50")}, "Thanks", key=key)
+        prolific_bonuses.pay_bonus(batch, {session: Decimal("0.50")}, "Thanks", key=key)
     bonus = ProlificBonus.objects.get(key=key)
     assert bonus.state == "sent"
     return bonus, pay
@@ -69,10 +69,10 @@ def test_a_bonus_settled_as_paid_is_recorded_once_and_counts_as_spend(api, clien
     assert unsettled(batch) == 0
     assert batch_spend(batch)["total"] == spent + Decimal("0.50") + FEE(Decimal("0.50"), 3)
     # Nothing more recorded by the sync, the same form sent again, or a later "not paid".
-    prolific_sync.record_paid_bonuses(get_provider("prolific"), batch)
-    prolific_sync.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
+    prolific_bonuses.record_paid_bonuses(get_provider("prolific"), batch)
+    prolific_bonuses.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
     with pytest.raises(ProviderError, match="no longer of unknown outcome: it is paid"):
-        prolific_sync.settle_unknown_bonus(batch, bonus.pk, paid=False, by=lead)
+        prolific_bonuses.settle_unknown_bonus(batch, bonus.pk, paid=False, by=lead)
     assert bonus_rows(batch) == expected and pay.call_count == 1
     assert "outcome unknown" not in client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
 
@@ -100,7 +100,7 @@ def test_a_bonus_settled_as_not_paid_is_not_counted_and_its_form_may_pay_it(api,
 
     # The same form sent again pays it (set up already: only the pay call), and it is recorded.
     api.post(API + "bulk-bonus-payments/BULK6/pay/", status=202, json={})
-    prolific_sync.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
+    prolific_bonuses.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
     assert ProlificBonus.objects.get(pk=bonus.pk).state == "paid"
     assert bonus_rows(batch) == [
         ("bonus", "PID1", Decimal("0.50"), None),
@@ -194,7 +194,7 @@ def test_two_leads_settling_at_once_settle_it_once(api, make_user):  # noqa: F81
 
     def run(user):
         try:
-            results.append(prolific_sync.settle_unknown_bonus(batch, bonus.pk, paid=True, by=user)[1])
+            results.append(prolific_bonuses.settle_unknown_bonus(batch, bonus.pk, paid=True, by=user)[1])
         except Exception as exc:  # noqa: BLE001 - reported by the test
             errors.append(repr(exc))
         finally:

@@ -12,6 +12,7 @@ from responses import matchers
 
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.provider_interface import ProviderError, get_provider
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific import decisions
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.models import ProlificBonus, ProlificStudy
@@ -65,7 +66,7 @@ def test_the_sync_records_a_paid_bulk_bonus_whose_ledger_write_failed_once_with_
     fail_once(monkeypatch, decisions, "record_with_fee")
     amounts = {one: Decimal("1.00"), two: Decimal("0.50")}
     with pytest.raises(Exception, match="closed the connection"):
-        prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:crash")
+        prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:crash")
     assert ProlificBonus.objects.get(key="form:crash").state == "paid"
     assert bonus_rows(batch) == []
 
@@ -85,7 +86,7 @@ def test_the_sync_records_a_paid_bulk_bonus_whose_ledger_write_failed_once_with_
 
     expect_sync(api)
     prolific_sync.sync_batch(batch)
-    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:crash")  # the same form again
+    prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:crash")  # the same form again
     assert bonus_rows(batch) == expected and pay.call_count == 1
 
 
@@ -98,7 +99,7 @@ def test_the_periodic_task_records_a_paid_bonus_of_a_batch_no_longer_synced(api,
     api.post(API + "bulk-bonus-payments/BULK8/pay/", status=202, json={})
     fail_once(monkeypatch, decisions, "record_with_fee")
     with pytest.raises(Exception, match="closed the connection"):
-        prolific_sync.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:late")
+        prolific_bonuses.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:late")
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.COMPLETE)
     sync_provider_batches()
     sync_provider_batches()
@@ -161,11 +162,11 @@ def test_a_bonus_whose_pay_answer_was_lost_counts_as_spent_in_the_budget_and_is_
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK6", "total_amount": 67})
     api.post(API + "bulk-bonus-payments/BULK6/pay/", status=503)
     with pytest.raises(ProviderError, match=r"server error \(503\)"):
-        prolific_sync.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
+        prolific_bonuses.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
     assert ProlificBonus.objects.get(key="form:lost").state == "sent"
     # $0.50 + $0.17 may have left; $1.00 + $0.33 more would pass the budget of spend + $1.50.
     with pytest.raises(ProviderError, match="over its budget"):
-        prolific_sync.pay_bonus(batch, {two: Decimal("1.00")}, "Careful work", key="form:next")
+        prolific_bonuses.pay_bonus(batch, {two: Decimal("1.00")}, "Careful work", key="form:next")
     assignment = two.assignments().first()
     with pytest.raises(review.OverBudget):
         review.send_bonus(assignment_id=assignment.pk, amount="1.00", reason="Careful work", token="tok-next")

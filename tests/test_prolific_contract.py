@@ -20,6 +20,7 @@ from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import Bucket
 from hits.provider_interface import ProviderError, get_provider
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific import client as prolific_client
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.client import ProlificClient
@@ -505,12 +506,12 @@ def test_bulk_bonus_is_set_up_once_and_paid_once(api):
     api.post(API + "bulk-bonus-payments/BULK1/pay/", status=400, json={"error": {"detail": "Insufficient balance"}})
     amounts = {one: Decimal("1"), two: Decimal("0.5")}
     with pytest.raises(ProviderError, match="Insufficient balance"):
-        prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:abc")
+        prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:abc")
     assert ProlificBonus.objects.get(key="form:abc").state == "set_up"  # refused: nothing paid, may be paid later
     # Paid on the second try without setting it up again; a third call pays nothing.
     api.post(API + "bulk-bonus-payments/BULK1/pay/", status=202, json={})
-    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:abc")
-    prolific_sync.pay_bonus(batch, amounts, "Careful work", key="form:abc")
+    prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:abc")
+    prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:abc")
     assert setup.call_count == 1
     bonus = ProlificBonus.objects.get(key="form:abc")
     assert bonus.state == "paid" and bonus.bulk_id == "BULK1" and bonus.total_cents == 200
@@ -526,9 +527,9 @@ def test_a_pay_call_with_a_lost_answer_is_never_sent_again(api):
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK2", "total_amount": 66})
     api.post(API + "bulk-bonus-payments/BULK2/pay/", status=503)  # not retried: it is not idempotent
     with pytest.raises(ProviderError, match=r"server error \(503\)"):
-        prolific_sync.pay_bonus(batch, {session: Decimal("0.50")}, "Thanks", key="form:lost")
+        prolific_bonuses.pay_bonus(batch, {session: Decimal("0.50")}, "Thanks", key="form:lost")
     with pytest.raises(ProviderError, match="never sent twice"):
-        prolific_sync.pay_bonus(batch, {session: Decimal("0.50")}, "Thanks", key="form:lost")
+        prolific_bonuses.pay_bonus(batch, {session: Decimal("0.50")}, "Thanks", key="form:lost")
     assert not LedgerEntry.objects.filter(kind="bonus").exists()
 
 

@@ -10,6 +10,7 @@ import logging
 from hits.models import Batch
 from hits.provider_interface import Capability, ProviderError, get_provider
 from hits.providers.mturk import sync as mturk_sync
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific import sync as prolific_sync
 
 logger = logging.getLogger(__name__)
@@ -49,5 +50,5 @@ def sync_open_batches() -> dict:
     if result["failed"]:
         logger.warning("provider sync: %s batches synced, %s failed", result["synced"], result["failed"])
     prolific_sync.release_abandoned()
-    prolific_sync.record_all_paid_bonuses()  # those of batches no longer synced (complete)
+    prolific_bonuses.record_all_paid_bonuses()  # those of batches no longer synced (complete)
     return result

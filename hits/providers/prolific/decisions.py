@@ -179,7 +179,7 @@ def outcome_unknown(provider, batch: Batch) -> list[tuple[ProlificBonus, Decimal
     """The batch's bonuses whose pay call was sent but whose answer was lost (a timeout, a 5xx),
     each with what it may have cost (its amounts and Prolific's fees). Prolific's API documents no
     call that reads a bulk bonus back, so they stay so until a lead checks at Prolific and settles
-    each on the batch page (`sync.settle_unknown_bonus`); meanwhile the budget check counts them as
+    each on the batch page (`bonuses.settle_unknown_bonus`); meanwhile the budget check counts them as
     spent (`ProlificProvider.unsettled_spend`)."""
     return [
         (bonus, sum((amount + fee for _, amount, fee in bonus_lines(provider, bonus)), Decimal("0")))

@@ -126,7 +126,7 @@ class ProlificBonus(models.Model):
     # True once the ledger holds every row of this paid bonus (written or found by `record_paid`).
     recorded = models.BooleanField(default=False)
     # The lead who settled a bonus of unknown outcome (SENT) after checking at Prolific, and when:
-    # Prolific's API has no call that reads a bulk bonus back (`sync.settle_unknown_bonus`).
+    # Prolific's API has no call that reads a bulk bonus back (`bonuses.settle_unknown_bonus`).
     settled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, related_name="+", on_delete=models.SET_NULL
     )

@@ -8,7 +8,8 @@ release the session's HITs. Prolific's decisions are mirrored through the review
 the ledger records every payment once, whoever decided and however often it is retried. The
 sync also lists the screening study's submissions: each one Prolific approved (automatically)
 is recorded once in the ledger, its reward and Prolific's fee (`record_screening_pay`). Before
-calling Prolific, it records every paid bonus whose ledger rows are missing (`record_paid_bonuses`).
+calling Prolific, it records every paid bonus whose ledger rows are missing
+(`bonuses.record_paid_bonuses`; bonuses are paid and settled in hits/providers/prolific/bonuses.py).
 
 Prolific facts: GET /api/v1/submissions/?study=ID&page_size=N, pages linked by _links.next.href
 (https://docs.prolific.com/api-reference/submissions/get-submissions); statuses RESERVED, ACTIVE,
@@ -53,14 +54,13 @@ from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.provider_interface import ProviderError
-from hits.providers.prolific.decisions import ASSIGNMENT_KEY, check_rejection, mark_decision, pay_call_sent, record_paid
-from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
-from hits.providers.prolific.models import ProlificBonus, ProlificGroupMember, ProlificSession, ProlificStudy
+from hits.providers.prolific.bonuses import record_paid_bonuses
+from hits.providers.prolific.decisions import check_rejection, mark_decision
+from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider
 from hits.providers.prolific.sessions import release, release_abandoned
 from hits.release import release as release_places
 from hits.services import review
-from hits.services.money_budget import bonus_passes_budget, bonus_turn
 
 # Prolific's hook bodies are flat objects; anything deeper is refused before it is used.
 HOOK_MAX_DEPTH = 8
@@ -245,57 +245,6 @@ def sync_batch(batch: Batch) -> dict:
     release_abandoned()
     logger.info("Prolific sync of batch %s: %s", batch.pk, summary(counts))
     return counts
-
-
-def record_paid_bonuses(provider, batch: Batch) -> int:
-    """Record in the ledger every bonus Prolific was paid for whose rows are not known written (the
-    write after the pay call failed, or the process died there), so it is recorded without the form
-    being sent again: a bulk bonus's lines and fees (`decisions.record_paid`), a bonus on one HIT
-    the row its form writes (`review.record_bonus`). Each row's key is the one the paying request
-    uses, so nothing is recorded twice; taken in the batch's bonus turn, so a request paying now
-    records its own rows first. A bonus on one HIT paid before bonuses named their HIT has no row
-    to name here: its form sent again records it. Returns the number of bonuses recorded now."""
-    pending = unrecorded_bonuses().filter(batch=batch)
-    if not pending.exists():
-        return 0
-    new = 0
-    with bonus_turn(batch.pk):
-        for bonus in pending.select_related("batch", "created_by").order_by("pk"):
-            new += record_paid_bonus(provider, bonus)
-    if new:
-        logger.warning("Prolific sync of batch %s recorded %s paid bonus(es) missing from the ledger", batch.pk, new)
-    return new
-
-
-def record_paid_bonus(provider, bonus: ProlificBonus) -> bool:
-    """The ledger rows of one paid bonus (one of `unrecorded_bonuses`), as its paying request writes
-    them, and its `recorded` mark: True when rows were written now. Call it in the batch's bonus turn."""
-    if bonus.assignment_id is None:
-        return record_paid(provider, bonus, by=bonus.created_by) > 0
-    a = Assignment.objects.select_related("hit__batch", "worker").get(pk=bonus.assignment_id)
-    (line,) = bonus.lines
-    with transaction.atomic():
-        _, created = review.record_bonus(
-            a, Decimal(line["amount"]), bonus.reason, bonus.key.removeprefix(ASSIGNMENT_KEY), by=bonus.created_by
-        )
-        ProlificBonus.objects.filter(pk=bonus.pk).update(recorded=True)
-    return created
-
-
-def unrecorded_bonuses():
-    """Paid bonuses whose ledger rows are not known written (and that name what they pay for)."""
-    return ProlificBonus.objects.filter(state=ProlificBonus.State.PAID, recorded=False).exclude(
-        assignment=None, key__startswith=ASSIGNMENT_KEY
-    )
-
-
-def record_all_paid_bonuses() -> int:
-    """`record_paid_bonuses` for every batch that has one to record, whatever its status: the beat
-    syncs only published and stopped batches, and a complete batch's bonus counts all the same."""
-    provider, new = ProlificProvider(), 0
-    for batch in Batch.objects.filter(pk__in=unrecorded_bonuses().values("batch")).order_by("pk"):
-        new += record_paid_bonuses(provider, batch)
-    return new
 
 
 def record_screening_pay(provider, batch: Batch) -> int:
@@ -499,69 +448,6 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
         errors += settle_rejected(s, f"[{category}] {message}", by=by)
         done += 1
     return done, errors
-
-
-def pay_bonus(
-    batch: Batch, amounts: dict, reason: str, *, key: str, by=None, over_budget: bool = False
-) -> ProlificBonus:
-    """Bonus sessions ({session: amount}) once under `key` (see `decisions.pay_bonus`). A bonus
-    whose amounts and fees would take the batch's spend past its budget is refused unless
-    `over_budget` is set, as `review.send_bonus` refuses one on a single HIT. The batch's bonuses
-    are taken one at a time until each is recorded (`bonus_turn`), so two at once never both pass
-    the budget. A bonus whose pay call was sent is recorded, never refused (`pay_call_sent`); one
-    Prolific refused paid nothing and is checked again when sent again."""
-    provider = ProlificProvider()
-    with bonus_turn(batch.pk):
-        if not pay_call_sent(key):
-            total = sum(
-                (cents(a) + provider.fee(cents(a), batch.assignments_per_hit) for a in amounts.values()), Decimal(0)
-            )
-            with transaction.atomic():  # ordered after a budget change (`set_budget` locks the row)
-                over = bonus_passes_budget(Batch.objects.select_for_update(no_key=True).get(pk=batch.pk), total)
-            if over and not over_budget:
-                raise ProviderError(over)
-        return _pay_bonus(provider, batch, amounts, reason, key=key, by=by)
-
-
-def settle_unknown_bonus(batch: Batch, bonus_id: int, *, paid: bool, by=None) -> tuple[ProlificBonus, bool]:
-    """Settle a bonus of unknown outcome (its pay call was sent, its answer lost: SENT) as a lead
-    found it on Prolific's site, since Prolific's API has no call that reads a bulk bonus back.
-    Paid: it is PAID and its ledger rows are written once, with the keys and fees its paying request
-    uses (`record_paid_bonus`), so it counts as spend. Not paid: it goes back to set up, as when
-    Prolific refuses the pay call: nothing is recorded, it no longer counts against the budget, and
-    its form sent again may pay it. Who settled it and when are kept on the bonus.
-
-    Taken in the batch's bonus turn with the row locked, so a double click or two leads at once
-    settle it once: the later call finds it settled the same way and returns (bonus, False), or
-    finds it otherwise and raises ProviderError saying what it is now. (bonus, True): settled now.
-    A single-HIT bonus paid before bonuses named their HIT has no row to name: its form sent again
-    records it, as for the sync."""
-    provider = ProlificProvider()
-    with bonus_turn(batch.pk), transaction.atomic():
-        bonus = ProlificBonus.objects.select_for_update().filter(pk=bonus_id, batch=batch).first()
-        if bonus is None:
-            raise ProviderError("This bonus is not one of the batch's.")
-        if bonus.state != ProlificBonus.State.SENT:
-            if bonus.settled_at is not None and (bonus.state == ProlificBonus.State.PAID) == paid:
-                return bonus, False
-            raise ProviderError(
-                f"Bulk bonus {bonus.bulk_id or bonus.pk} is no longer of unknown outcome: it is "
-                f"{bonus.get_state_display().lower()}. Nothing was changed."
-            )
-        bonus.state = ProlificBonus.State.PAID if paid else ProlificBonus.State.SET_UP
-        bonus.error = "" if paid else "Not paid: a lead found it unpaid at Prolific."
-        bonus.settled_by, bonus.settled_at = by, timezone.now()
-        bonus.save(update_fields=["state", "error", "settled_by", "settled_at", "updated_at"])
-        if paid and unrecorded_bonuses().filter(pk=bonus.pk).exists():
-            record_paid_bonus(provider, bonus)
-    logger.info(
-        "Prolific bonus %s of batch %s settled as %s by=%s",
-        bonus.bulk_id,
-        batch.pk,
-        "paid" if paid else "not paid",
-        getattr(by, "pk", None),
-    )
-    return bonus, True
 
 
 def _permanent(exc: ProviderError) -> bool:

@@ -26,6 +26,7 @@ from hits import gold, sheets
 from hits.models import Batch, Worker
 from hits.money import CENT, MoneyError, parse_money
 from hits.provider_interface import ProviderError
+from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific import sessions
 from hits.providers.prolific import sync as prolific_sync
 from hits.providers.prolific.config import config
@@ -331,7 +332,7 @@ def settle_bonus(request, batch_id: int, bonus_id: int):
         return redirect("batch_detail", batch_id=batch.pk)
     paid = outcome == "paid"
     try:
-        bonus, now = prolific_sync.settle_unknown_bonus(batch, bonus_id, paid=paid, by=request.user)
+        bonus, now = prolific_bonuses.settle_unknown_bonus(batch, bonus_id, paid=paid, by=request.user)
     except ProviderError as exc:
         messages.error(request, str(exc))
         return redirect("batch_detail", batch_id=batch.pk)
@@ -382,7 +383,7 @@ def review_sessions(request, batch_id: int):
             except MoneyError as exc:
                 raise ProviderError(str(exc)) from None
             chosen = list(batch.prolific_sessions.filter(pk__in=ids).select_related("worker"))
-            prolific_sync.pay_bonus(
+            prolific_bonuses.pay_bonus(
                 batch,
                 dict.fromkeys(chosen, amount),
                 request.POST.get("reason", ""),
