@@ -65,3 +65,9 @@ def record_with_fee(*, key: str, kind: str, assignment, worker, batch, amount: D
             by=by,
         )
     return entry, created
+
+
+def bonus_key(token: str) -> str:
+    """The ledger key of the bonus sent by the form `token` (`review.send_bonus`), whoever writes it:
+    the form, or a provider's sync that finds the bonus paid and its row missing (Prolific)."""
+    return f"bonus:{token}"

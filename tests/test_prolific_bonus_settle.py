@@ -136,6 +136,62 @@ def test_a_single_hit_bonus_settled_as_paid_gets_the_row_its_form_writes(api, cl
     assert bonus_rows(batch) == expected and pay.call_count == 1
 
 
+def lost_single_hit_bonus(api, batch, session, token, bulk, *, legacy=False):  # noqa: F811
+    """A bonus of 0.50 on the session's first HIT (review.send_bonus) whose pay call Prolific answered
+    with a 504: SENT. `legacy`: stored as before migration 0031, naming no HIT."""
+    assignment = session.assignments().order_by("pk").first()
+    api.post(API + "submissions/bonus-payments/", json={"id": bulk, "total_amount": 66})
+    pay = api.post(API + f"bulk-bonus-payments/{bulk}/pay/", status=504)
+    form = {"assignment_id": assignment.pk, "amount": "0.50", "reason": "Thanks", "token": token}
+    with pytest.raises(review.ReviewError, match=r"server error \(504\)"):
+        review.send_bonus(**form)
+    bonus = ProlificBonus.objects.get(key=f"assignment:{token}")
+    if legacy:
+        ProlificBonus.objects.filter(pk=bonus.pk).update(assignment=None)
+        bonus.refresh_from_db()
+    assert bonus.state == "sent"
+    return bonus, pay, form
+
+
+@pytest.mark.django_db
+def test_a_single_hit_bonus_from_before_bonuses_named_their_hit_settled_as_paid_is_recorded_once(
+    api,  # noqa: F811
+    client,
+    lead,
+):
+    """A bonus on one HIT stored before migration 0031 names no HIT, only its form's token and its
+    participant's session. Settled as paid, its row is written all the same, once, with the key and
+    fee its form writes (naming no HIT: which one cannot be told), so the lead is told the truth when
+    told it is recorded, and neither a double click, the sync nor the form sent again writes more."""
+    batch = published(api)
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    bonus, pay, form = lost_single_hit_bonus(api, batch, session, "tok-old", "BULK8", legacy=True)
+    spent, cost = batch_spend(batch)["total"], Decimal("0.50") + FEE(Decimal("0.50"), 3)
+    assert unsettled(batch) == cost
+
+    client.force_login(lead)
+    first = settle(client, batch, bonus, "paid").content.decode()
+    second = settle(client, batch, bonus, "paid").content.decode()  # a double click
+
+    assert "recorded as paid on Prolific" in first and "already settled as paid" in second
+    expected = [("bonus", "PID1", Decimal("0.50"), None), ("fee", "PID1", FEE(Decimal("0.50"), 3), None)]
+    assert bonus_rows(batch) == expected
+    assert set(LedgerEntry.objects.filter(batch=batch, kind__in=["bonus", "fee"]).values_list("key", flat=True)) == {
+        "bonus:tok-old",
+        "fee:bonus:tok-old",
+    }
+    bonus.refresh_from_db()
+    assert (bonus.state, bonus.recorded) == ("paid", True)
+    assert unsettled(batch) == 0 and batch_spend(batch)["total"] == spent + cost
+    prolific_bonuses.record_paid_bonuses(get_provider("prolific"), batch)
+    entry, created = review.send_bonus(**form)  # the old form sent again finds its row
+    assert not created and entry.key == "bonus:tok-old"
+    other = worked_session(batch, "PID2", "5ab000000000000000000002").assignments().first()
+    with pytest.raises(review.ReviewError, match="already used for another assignment"):
+        review.send_bonus(**{**form, "assignment_id": other.pk})  # its token on someone else's work
+    assert bonus_rows(batch) == expected and pay.call_count == 1
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", ["author", "worker", "outsider", "anonymous"])
 def test_only_a_lead_may_settle_a_bonus(api, client, request, role):  # noqa: F811
@@ -183,12 +239,17 @@ def waiting_connections(n: int) -> bool:
 
 @pytest.mark.postgres_only("two connections at once: the bonus's row and the batch's bonus turn order them")
 @pytest.mark.django_db(transaction=True)
-def test_two_leads_settling_at_once_settle_it_once(api, make_user):  # noqa: F811
+@pytest.mark.parametrize("kind", ["bulk", "single HIT from before 0031"])
+def test_two_leads_settling_at_once_settle_it_once(api, make_user, kind):  # noqa: F811
     """Two leads press *Paid on Prolific* together: both requests are held on the bonus's row until
     both are waiting, then released; one settles it, the other finds it settled, and its rows are
     written once. Without the lock both would read "outcome unknown" and both would settle it."""
     batch = published(api)
-    bonus, _ = lost_bonus(api, batch, worked_session(batch, "PID1", "5ab000000000000000000001"))
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    if kind == "bulk":
+        bonus, _ = lost_bonus(api, batch, session)
+    else:
+        bonus, _, _ = lost_single_hit_bonus(api, batch, session, "tok-old", "BULK8", legacy=True)
     leads = [make_user("lena-lead", "lead"), make_user("leo-lead", "lead")]
     results, errors = [], []
 

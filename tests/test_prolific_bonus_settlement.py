@@ -151,6 +151,34 @@ def test_the_sync_does_not_double_a_single_hit_bonus_recorded_by_its_form(api): 
     assert bonus_rows(batch) == before
 
 
+def test_the_sync_records_a_single_hit_bonus_from_before_bonuses_named_their_hit(api, monkeypatch):  # noqa: F811
+    """A bonus on one HIT stored before migration 0031 names no HIT: paid, its ledger write lost, the
+    sync writes its row all the same (the key and fee its form writes, naming no HIT), once; the
+    form sent again finds it."""
+    batch = published(api)
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK9", "total_amount": 66})
+    pay = api.post(API + "bulk-bonus-payments/BULK9/pay/", status=202, json={})
+    fail_once(monkeypatch, review, "record_with_fee")
+    form = {"assignment_id": session.assignments().first().pk, "amount": "0.50", "reason": "Thanks", "token": "tok-old"}
+    with pytest.raises(Exception, match="closed the connection"):
+        review.send_bonus(**form)
+    ProlificBonus.objects.filter(key="assignment:tok-old").update(assignment=None)  # as stored before 0031
+
+    expect_sync(api)
+    prolific_sync.sync_batch(batch)
+    expected = [
+        ("bonus", "PID1", Decimal("0.50"), None),
+        ("fee", "PID1", get_provider("prolific").fee(Decimal("0.50"), 3), None),
+    ]
+    assert bonus_rows(batch) == expected and ProlificBonus.objects.get(key="assignment:tok-old").recorded
+    entry, created = review.send_bonus(**form)
+    assert not created and entry.key == "bonus:tok-old"
+    expect_sync(api)
+    prolific_sync.sync_batch(batch)
+    assert bonus_rows(batch) == expected and pay.call_count == 1
+
+
 def test_a_bonus_whose_pay_answer_was_lost_counts_as_spent_in_the_budget_and_is_shown(api, client, lead):  # noqa: F811
     """Prolific's pay call timed out or failed with a 5xx: the money may have left. Prolific's API
     has no call to read a bulk bonus back, so it stays "outcome unknown": its amounts and fees count

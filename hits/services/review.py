@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from config.errors import ServiceError
 from hits import exclusion
-from hits.ledger import record_with_fee
+from hits.ledger import bonus_key, record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, format_money, parse_money
 from hits.provider_interface import ProviderError, get_provider
@@ -205,7 +205,8 @@ def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget)
         )
         existing = LedgerEntry.objects.filter(key=key).first()
         if existing:
-            if existing.assignment_id != a.pk:
+            # A row naming no HIT: a Prolific bonus of this form stored before bonuses named their HIT.
+            if existing.assignment_id not in (a.pk, None) or existing.worker_id != a.worker_id:
                 raise ReviewError("This bonus form was already used for another assignment.")
             return existing, False
         if a.status not in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED):
@@ -249,24 +250,27 @@ def record_bonus(a: Assignment, amount, reason: str, token: str, by=None) -> tup
     """The ledger row of a bonus paid for assignment `a` by the form `token`, and the provider's fee
     on it, written once (keyed by the form): by `send_bonus` once the provider paid, or by a
     provider's sync that finds the bonus paid and this row missing (Prolific)."""
-    batch = a.hit.batch
+    return record_worker_bonus(a.worker, a.hit.batch, amount, reason, token, by=by, assignment=a)
+
+
+def record_worker_bonus(
+    worker: Worker, batch: Batch, amount, reason: str, token: str, by=None, assignment: Assignment | None = None
+) -> tuple[LedgerEntry, bool]:
+    """`record_bonus` of a bonus paid to `worker` on `batch` by the form `token`, naming its HIT when
+    known: a Prolific bonus on one HIT stored before bonuses named their HIT (migration 0031) has
+    only its form's token and its participant, and its row has the key and fee its form writes."""
     provider = get_provider(batch.provider)
     return record_with_fee(
         key=bonus_key(token),
         kind=LedgerEntry.Kind.BONUS,
-        assignment=a,
-        worker=a.worker,
+        assignment=assignment,
+        worker=worker,
         batch=batch,
         amount=amount,
         fee=provider.fee(amount, batch.assignments_per_hit),
         by=by,
         note=f"{reason} ({provider.payment_note})" if provider.payment_note else reason,
     )
-
-
-def bonus_key(token: str) -> str:
-    """The ledger key of the bonus sent by the form `token`."""
-    return f"bonus:{token}"
 
 
 def send_bonus_form(*, assignment_id: int, form, by=None) -> tuple[LedgerEntry, bool]:

@@ -14,7 +14,7 @@ from hits.money import cents
 from hits.provider_interface import ProviderError
 from hits.providers.prolific.decisions import ASSIGNMENT_KEY, pay_call_sent, record_paid
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
-from hits.providers.prolific.models import ProlificBonus
+from hits.providers.prolific.models import ProlificBonus, ProlificSession
 from hits.providers.prolific.provider import ProlificProvider
 from hits.services import review
 from hits.services.money_budget import bonus_passes_budget, bonus_turn
@@ -28,8 +28,7 @@ def record_paid_bonuses(provider, batch: Batch) -> int:
     being sent again: a bulk bonus's lines and fees (`decisions.record_paid`), a bonus on one HIT
     the row its form writes (`review.record_bonus`). Each row's key is the one the paying request
     uses, so nothing is recorded twice; taken in the batch's bonus turn, so a request paying now
-    records its own rows first. A bonus on one HIT paid before bonuses named their HIT has no row
-    to name here: its form sent again records it. Returns the number of bonuses recorded now."""
+    records its own rows first. Returns the number of bonuses recorded now."""
     pending = unrecorded_bonuses().filter(batch=batch)
     if not pending.exists():
         return 0
@@ -44,24 +43,29 @@ def record_paid_bonuses(provider, batch: Batch) -> int:
 
 def record_paid_bonus(provider, bonus: ProlificBonus) -> bool:
     """The ledger rows of one paid bonus (one of `unrecorded_bonuses`), as its paying request writes
-    them, and its `recorded` mark: True when rows were written now. Call it in the batch's bonus turn."""
-    if bonus.assignment_id is None:
+    them, and its `recorded` mark: True when rows were written now. Call it in the batch's bonus turn.
+    A bonus on one HIT stored before bonuses named their HIT (migration 0031) gets the row its form
+    writes (its key and fee), naming its participant but no HIT: which one cannot be told."""
+    if not bonus.key.startswith(ASSIGNMENT_KEY):
         return record_paid(provider, bonus, by=bonus.created_by) > 0
-    a = Assignment.objects.select_related("hit__batch", "worker").get(pk=bonus.assignment_id)
     (line,) = bonus.lines
+    amount, token = Decimal(line["amount"]), bonus.key.removeprefix(ASSIGNMENT_KEY)
     with transaction.atomic():
-        _, created = review.record_bonus(
-            a, Decimal(line["amount"]), bonus.reason, bonus.key.removeprefix(ASSIGNMENT_KEY), by=bonus.created_by
-        )
+        if bonus.assignment_id is not None:
+            a = Assignment.objects.select_related("hit__batch", "worker").get(pk=bonus.assignment_id)
+            _, created = review.record_bonus(a, amount, bonus.reason, token, by=bonus.created_by)
+        else:
+            worker = ProlificSession.objects.select_related("worker").get(pk=line["session"]).worker
+            _, created = review.record_worker_bonus(
+                worker, bonus.batch, amount, bonus.reason, token, by=bonus.created_by
+            )
         ProlificBonus.objects.filter(pk=bonus.pk).update(recorded=True)
     return created
 
 
 def unrecorded_bonuses():
-    """Paid bonuses whose ledger rows are not known written (and that name what they pay for)."""
-    return ProlificBonus.objects.filter(state=ProlificBonus.State.PAID, recorded=False).exclude(
-        assignment=None, key__startswith=ASSIGNMENT_KEY
-    )
+    """Paid bonuses whose ledger rows are not known written."""
+    return ProlificBonus.objects.filter(state=ProlificBonus.State.PAID, recorded=False)
 
 
 def record_all_paid_bonuses() -> int:
@@ -106,8 +110,7 @@ def settle_unknown_bonus(batch: Batch, bonus_id: int, *, paid: bool, by=None) ->
     Taken in the batch's bonus turn with the row locked, so a double click or two leads at once
     settle it once: the later call finds it settled the same way and returns (bonus, False), or
     finds it otherwise and raises ProviderError saying what it is now. (bonus, True): settled now.
-    A single-HIT bonus paid before bonuses named their HIT has no row to name: its form sent again
-    records it, as for the sync."""
+    A single-HIT bonus stored before bonuses named their HIT is recorded too (`record_paid_bonus`)."""
     provider = ProlificProvider()
     with bonus_turn(batch.pk), transaction.atomic():
         bonus = ProlificBonus.objects.select_for_update().filter(pk=bonus_id, batch=batch).first()
