@@ -69,10 +69,13 @@ def test_the_sync_records_a_paid_bulk_bonus_whose_ledger_write_failed_once_with_
         prolific_bonuses.pay_bonus(batch, amounts, "Careful work", key="form:crash")
     assert ProlificBonus.objects.get(key="form:crash").state == "paid"
     assert bonus_rows(batch) == []
+    fee = get_provider("prolific").fee
+    cost = Decimal("1.50") + fee(Decimal("1.00"), 3) + fee(Decimal("0.50"), 3)
+    assert get_provider("prolific").unsettled_spend(batch) == cost  # paid: the budget counts it meanwhile
 
     expect_sync(api)
     prolific_sync.sync_batch(batch)
-    fee = get_provider("prolific").fee
+    assert get_provider("prolific").unsettled_spend(batch) == 0  # its rows count it now, once
     expected = sorted(
         [
             ("bonus", "PID1", Decimal("1.00"), None),
@@ -146,9 +149,48 @@ def test_the_sync_does_not_double_a_single_hit_bonus_recorded_by_its_form(api): 
     review.send_bonus(assignment_id=assignment.pk, amount="0.50", reason="Thanks", token="tok-ok")
     before = bonus_rows(batch)
     assert len(before) == 2
+    assert get_provider("prolific").unsettled_spend(batch) == 0  # its row counts, not it again as pending
     expect_sync(api)
     prolific_sync.sync_batch(batch)
     assert bonus_rows(batch) == before
+
+
+def test_a_paid_bonus_whose_ledger_write_failed_counts_in_the_budget_once_until_and_after_the_sync(api, monkeypatch):  # noqa: F811
+    """Prolific paid a bonus on one HIT, then its ledger write failed: until the next sync writes its
+    row (up to five minutes), the money has left all the same, so the budget check counts it (its
+    amount and fee, as a bonus paid but not yet recorded) and a second bonus that fits only without
+    it is refused, on one HIT and in bulk. Once recorded it counts once: as a ledger row, no longer
+    as pending."""
+    batch = published(api)
+    one = worked_session(batch, "PID1", "5ab000000000000000000001")
+    two = worked_session(batch, "PID2", "5ab000000000000000000002")
+    spent = batch_spend(batch)["total"]
+    batch = money_budget.set_budget(batch, spent + Decimal("1.50"))
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK9", "total_amount": 133})
+    pay = api.post(API + "bulk-bonus-payments/BULK9/pay/", status=202, json={})
+    fail_once(monkeypatch, review, "record_with_fee")
+    first = {"assignment_id": one.assignments().first().pk, "amount": "1.00", "reason": "Thanks", "token": "tok-a"}
+    with pytest.raises(Exception, match="closed the connection"):
+        review.send_bonus(**first)
+    assert ProlificBonus.objects.get(key="assignment:tok-a").state == "paid" and bonus_rows(batch) == []
+    cost = Decimal("1.00") + get_provider("prolific").fee(Decimal("1.00"), 3)
+    assert get_provider("prolific").unsettled_spend(batch) == cost
+
+    # $0.50 + its fee fits the budget of spend + $1.50 only without the bonus paid above.
+    second = {"assignment_id": two.assignments().first().pk, "amount": "0.50", "reason": "Thanks", "token": "tok-b"}
+    with pytest.raises(review.OverBudget, match="over its budget"):
+        review.send_bonus(**second)
+    with pytest.raises(ProviderError, match="over its budget"):
+        prolific_bonuses.pay_bonus(batch, {two: Decimal("0.50")}, "Careful work", key="form:next")
+    assert ProlificBonus.objects.filter(state="set_up").count() == 0 and pay.call_count == 1  # nothing more sent
+
+    expect_sync(api)
+    prolific_sync.sync_batch(batch)
+    assert batch_spend(batch)["total"] == spent + cost  # a ledger row now, and no longer pending
+    assert get_provider("prolific").unsettled_spend(batch) == 0
+    left = Decimal("1.50") - cost
+    assert money_budget.bonus_passes_budget(batch, left) is None
+    assert money_budget.bonus_passes_budget(batch, left + Decimal("0.01")) is not None
 
 
 def test_the_sync_records_a_single_hit_bonus_from_before_bonuses_named_their_hit(api, monkeypatch):  # noqa: F811

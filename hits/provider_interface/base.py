@@ -92,9 +92,10 @@ class CrowdProvider:
         return False
 
     def unsettled_spend(self, batch) -> Decimal:
-        """Money of the batch that may have left at the provider but has no ledger row (a pay call
-        whose answer was lost, so whether it paid is unknown): the budget check counts it as spent,
-        so a lead never passes the budget because of it (`money_budget.bonus_passes_budget`)."""
+        """Money of the batch that left or may have left at the provider but has no ledger row (a pay
+        call whose answer was lost, so whether it paid is unknown; a payment whose ledger write failed,
+        until it is written): the budget check counts it as spent, so a lead never passes the budget
+        because of it (`money_budget.bonus_passes_budget`). Never money its ledger rows count already."""
         return Decimal("0.00")
 
     def block(self, worker, reason: str) -> None:

@@ -114,9 +114,10 @@ def bonus_turn(batch_id: int) -> Iterator[None]:
 def bonus_passes_budget(batch: Batch, amount) -> str | None:
     """A message when paying `amount` more would take the batch's spend over its budget, else None.
     Asked inside `bonus_turn`, so the spend it reads holds every bonus decided before. The spend
-    counts the ledger and the money that may have left at the provider without a ledger row (a pay
-    call whose answer was lost: `CrowdProvider.unsettled_spend`), so a lead never passes the budget
-    because an outcome is unknown."""
+    counts the ledger and the money that left or may have left at the provider without a ledger row
+    (`CrowdProvider.unsettled_spend`: a pay call whose answer was lost, a bonus paid whose ledger
+    write failed until the sync writes it), so a lead never passes the budget because an outcome is
+    unknown or a row is late."""
     if batch.budget is None:
         return None
     try:
@@ -127,7 +128,11 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
     after = batch_spend(batch)["total"] + unsettled + amount
     if after <= batch.budget:
         return None
-    unknown = f" (with {batch_money(batch, unsettled)} of bonuses whose outcome is unknown)" if unsettled else ""
+    unknown = (
+        f" (with {batch_money(batch, unsettled)} of bonuses paid or perhaps paid and not yet in the ledger)"
+        if unsettled
+        else ""
+    )
     return (
         f"This bonus takes the batch's spend to {batch_money(batch, after)}{unknown}, over its budget of "
         f"{batch_money(batch, batch.budget)}. Tick “Pay over the budget” to send it anyway."

@@ -28,7 +28,8 @@ def record_paid_bonuses(provider, batch: Batch) -> int:
     being sent again: a bulk bonus's lines and fees (`decisions.record_paid`), a bonus on one HIT
     the row its form writes (`review.record_bonus`). Each row's key is the one the paying request
     uses, so nothing is recorded twice; taken in the batch's bonus turn, so a request paying now
-    records its own rows first. Returns the number of bonuses recorded now."""
+    records its own rows first. Until then the budget check counts them (`decisions.paid_unrecorded`).
+    Returns the number of bonuses recorded now."""
     pending = unrecorded_bonuses().filter(batch=batch)
     if not pending.exists():
         return 0

@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from hits.ledger import record_with_fee
+from hits.ledger import bonus_key, record_with_fee
 from hits.models import Batch, LedgerEntry
 from hits.money import MAX_BONUS, MAX_FEEDBACK, cents
 from hits.provider_interface.base import ProviderError
@@ -148,6 +148,15 @@ def bonus_lines(provider, bonus: ProlificBonus) -> list[tuple[int, Decimal, Deci
     ]
 
 
+def ledger_key(bonus: ProlificBonus, session_pk: int) -> str:
+    """The key of the ledger row of a bonus's line (of the session `session_pk`), whoever writes it:
+    a bonus on one HIT the row its form writes (`ledger.bonus_key` of the form's token), a bulk
+    bonus one row per line (its key and the session)."""
+    if bonus.key.startswith(ASSIGNMENT_KEY):
+        return bonus_key(bonus.key.removeprefix(ASSIGNMENT_KEY))
+    return f"bonus:{bonus.key}:{session_pk}"[:100]
+
+
 def record_paid(provider, bonus: ProlificBonus, by=None) -> int:
     """The ledger rows of a paid bulk bonus, one per line with its fee (`record_with_fee`, keyed by
     the bonus and the session, so each is written once whoever writes it: the request that paid it,
@@ -160,7 +169,7 @@ def record_paid(provider, bonus: ProlificBonus, by=None) -> int:
     with transaction.atomic():
         for session_pk, amount, fee in lines:
             _, created = record_with_fee(
-                key=f"bonus:{bonus.key}:{session_pk}"[:100],
+                key=ledger_key(bonus, session_pk),
                 kind=LedgerEntry.Kind.BONUS,
                 assignment=None,
                 worker=workers[session_pk],
@@ -185,3 +194,24 @@ def outcome_unknown(provider, batch: Batch) -> list[tuple[ProlificBonus, Decimal
         (bonus, sum((amount + fee for _, amount, fee in bonus_lines(provider, bonus)), Decimal("0")))
         for bonus in batch.prolific_bonuses.filter(state=ProlificBonus.State.SENT).order_by("pk")
     ]
+
+
+def paid_unrecorded(provider, batch: Batch) -> list[tuple[ProlificBonus, Decimal]]:
+    """The batch's bonuses Prolific paid whose ledger rows are (some of them) missing, each with the
+    cost of its lines without a row (amounts and Prolific's fees): the write after the pay call
+    failed, and the sync (`bonuses.record_paid_bonuses`, every five minutes) has not written them
+    yet. The money has left, so the budget check counts it (`ProlificProvider.unsettled_spend`);
+    a line is counted here or by its ledger row, never both (the rows are found by their keys)."""
+    bonuses = list(batch.prolific_bonuses.filter(state=ProlificBonus.State.PAID, recorded=False).order_by("pk"))
+    keys = {(b.pk, line["session"]): ledger_key(b, line["session"]) for b in bonuses for line in b.lines}
+    written = set(LedgerEntry.objects.filter(key__in=set(keys.values())).values_list("key", flat=True))
+    out = []
+    for bonus in bonuses:
+        missing = [
+            amount + fee
+            for session, amount, fee in bonus_lines(provider, bonus)
+            if keys[bonus.pk, session] not in written
+        ]
+        if missing:
+            out.append((bonus, sum(missing, Decimal("0"))))
+    return out

@@ -50,6 +50,7 @@ from hits.providers.prolific.decisions import (
     check_rejection,
     mark_decision,
     outcome_unknown,
+    paid_unrecorded,
     pay_bonus,
     pay_call_sent,
     split_feedback,
@@ -498,8 +499,10 @@ class ProlificProvider(CrowdProvider):
         return pay_call_sent(f"{ASSIGNMENT_KEY}{token}")
 
     def unsettled_spend(self, batch) -> Decimal:
-        """Bonuses whose pay call was sent but whose answer was lost: they may have been paid."""
-        return sum((cost for _, cost in outcome_unknown(self, batch)), Decimal("0"))
+        """Bonuses whose pay call was sent but whose answer was lost (they may have been paid), and
+        bonuses paid whose ledger rows are missing until the sync writes them (they were paid)."""
+        pending = outcome_unknown(self, batch) + paid_unrecorded(self, batch)
+        return sum((cost for _, cost in pending), Decimal("0"))
 
     def block(self, worker, reason: str) -> None:
         """Prolific has no researcher-side block call: a blocked participant gets no further
