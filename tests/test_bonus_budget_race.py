@@ -16,12 +16,13 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from hits.models import LedgerEntry
+from hits.models import Assignment, LedgerEntry
+from hits.provider_interface import get_provider
 from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.selectors.figures import batch_spend
 from hits.services import review
 
-from .crowd_data import WAIT, at_once
+from .crowd_data import WAIT, at_once, waiting_on_a_lock
 from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
 
 pytestmark = [
@@ -108,3 +109,63 @@ def test_two_single_prolific_bonuses_at_once_never_pass_the_budget_together(api)
     assert len(pays) == 1
     assert LedgerEntry.objects.filter(kind="bonus").count() == 1
     assert batch_spend(batch)["total"] <= batch.budget
+
+
+def test_an_approval_during_a_bonus_s_turn_is_not_held_and_the_next_bonus_counts_its_reward(api):  # noqa: F811
+    """Rewards are not held to the budget (publishing is: its estimate counts every reward; approving
+    pays what was promised), so an approval does not take the batch's bonus turn: one committing
+    while a bonus holds the turn comes after that bonus, as if it had come later, and every bonus
+    checked after it counts its reward. Here a first bonus holds the turn in its pay call; an
+    approval commits meanwhile, in its own connection, without waiting for it; a second bonus that
+    waits for the turn then fits the budget only without that reward, and is refused."""
+    batch = published(api)
+    one = worked_session(batch, "PID1", "5ab000000000000000000001").assignments().first()
+    two = worked_session(batch, "PID2", "5ab000000000000000000002").assignments().first()
+    approved = worked_session(batch, "PID3", "5ab000000000000000000003").assignments().first()
+    reward = approved.hit.reward + get_provider("prolific").fee(approved.hit.reward, batch.assignments_per_hit)
+    # Room for both bonuses ($1.00 + $0.33, $0.50 + $0.17) and all but a cent of the reward and its fee.
+    batch.budget = batch_spend(batch)["total"] + Decimal("2.00") + reward - Decimal("0.01")
+    batch.save(update_fields=["budget"])
+    paying, release, approval_done = threading.Event(), threading.Event(), threading.Event()
+
+    def pay(request):
+        paying.set()
+        release.wait(WAIT)
+        return 202, {}, "{}"
+
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK1", "total_amount": 133})
+    api.add_callback("POST", API + "bulk-bonus-payments/BULK1/pay/", callback=pay)
+    results, errors = [], []
+
+    def run(call):
+        try:
+            results.append(call())
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    def bonus(assignment, amount, token):
+        return lambda: review.send_bonus(assignment_id=assignment.pk, amount=amount, reason="Thanks", token=token)
+
+    def approve():
+        review.approve(assignment_id=approved.pk, at_provider=True)  # as Prolific's decision is mirrored
+        approval_done.set()
+
+    first = threading.Thread(target=run, args=(bonus(one, "1.00", "tok-a"),))
+    first.start()
+    assert paying.wait(WAIT), "the first bonus never reached its pay call"
+    approval = threading.Thread(target=run, args=(approve,))
+    approval.start()
+    approval.join(WAIT)
+    assert approval_done.is_set(), "the approval waited for the bonus's turn"
+    second = threading.Thread(target=run, args=(bonus(two, "0.50", "tok-b"),))
+    second.start()
+    assert waiting_on_a_lock(), "the second bonus did not wait for the batch's turn"
+    release.set()
+    first.join(WAIT)
+    second.join(WAIT)
+    assert len(results) == 2 and len(errors) == 1 and "OverBudget" in errors[0], (results, errors)
+    assert Assignment.objects.get(pk=approved.pk).status == Assignment.Status.APPROVED
+    assert list(LedgerEntry.objects.filter(kind="bonus").values_list("key", flat=True)) == ["bonus:tok-a"]
+    assert LedgerEntry.objects.filter(key=f"reward:{approved.pk}").exists()

@@ -117,7 +117,9 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
     counts the ledger and the money that left or may have left at the provider without a ledger row
     (`CrowdProvider.unsettled_spend`: a pay call whose answer was lost, a bonus paid whose ledger
     write failed until the sync writes it), so a lead never passes the budget because an outcome is
-    unknown or a row is late."""
+    unknown or a row is late. Rewards are not held to the budget (publishing is: its estimate counts
+    every reward), so an approval never waits for this turn: one committed before the check is in
+    the spend it reads, one committed after it comes after this bonus, as if it had come later."""
     if batch.budget is None:
         return None
     try:
