@@ -199,6 +199,12 @@ def pilot_size(hits: int) -> int:
     return max(PILOT_MIN, -(-hits // PILOT_SHARE))
 
 
+def at_least_fixed(policy: Policy, fixed: int) -> Policy:
+    """The policy after its batch's gold guard fired (hits/allocation/gold_guard.py): a HIT starts with
+    at least the `fixed` places (at most the maximum) and settles after them, as fixed allocation does."""
+    return replace(policy, min_places=max(policy.min_places, min(fixed, policy.max_places)))
+
+
 def hit_policy(policy: Policy, assignments: int, pilot_sd: float | None, piloting: bool) -> Policy:
     """The rule one non-gold HIT of a batch is decided by. A fixed batch, or one whose lead set the
     summary-level threshold, keeps its policy. `piloting` (a pilot HIT, or any HIT before the pilot

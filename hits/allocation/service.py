@@ -35,6 +35,7 @@ from hits.allocation.policy import (
     PILOT_QUANTILE,
     Policy,
     at_chance,
+    at_least_fixed,
     hit_policy,
     hit_settled,
     open_pairs,
@@ -141,14 +142,22 @@ def pilot_of(batch: Batch, policy: Policy) -> tuple[list[int], Policy] | None:
 
 
 def policy_for(hit: HIT, batch: Batch) -> Policy:
-    """The rule this non-gold HIT is decided by: the batch's, or its pilot's (hit_policy)."""
+    """The rule this non-gold HIT is decided by: the batch's, or its pilot's (hit_policy); once the
+    batch's gold guard fired (hits/allocation/guard.py), at least the fixed places first."""
     policy = policy_of(batch)
     found = pilot_of(batch, policy)
+    if found is not None and hit.pk in found[0]:
+        return found[1]
+    rule = later_rule(batch, policy, found)
+    return at_least_fixed(rule, batch.assignments_per_hit) if batch.gold_guard_at else rule
+
+
+def later_rule(batch: Batch, policy: Policy, found: tuple[list[int], Policy] | None) -> Policy:
+    """The rule of the batch's non-gold HITs outside its pilot (`found`: pilot_of): the batch's
+    policy, at the pilot's threshold once it is set, the fixed places until then."""
     if found is None:
         return policy
     pilot, fixed = found
-    if hit.pk in pilot:
-        return fixed
     threshold = pilot_threshold(batch, pilot, fixed.max_places)
     return hit_policy(policy, batch.assignments_per_hit, threshold, piloting=threshold is None)
 
@@ -250,7 +259,9 @@ def decide_pairs(hit: HIT, batch: Batch) -> bool:
         return False  # places still being worked (or answers not confirmed): they come first
     asked = list(first.task_acus().values_list("pk", flat=True))
     posterior, judged, crowd = summary_posteriors(batch, first.summary_id, asked)
-    still = open_pairs(posterior, judged, batch.allocation_threshold, crowd=crowd)
+    # once the gold guard fired (hits/allocation/guard.py), a pair settles only after the fixed places
+    least = min(batch.assignments_per_hit, batch.allocation_max) if batch.gold_guard_at else 1
+    still = open_pairs(posterior, judged, batch.allocation_threshold, min_judged=least, crowd=crowd)
     still_open = [a for a, o in zip(asked, still, strict=True) if o]
     if bool(still_open) == first.settled:
         HIT.objects.filter(pk=first.pk).update(settled=not still_open)

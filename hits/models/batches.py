@@ -95,6 +95,12 @@ class Batch(models.Model):
     stop_after = models.PositiveIntegerField(null=True, blank=True)
     # The class prior of the batch's latest Dawid-Skene fit (empty: not fitted yet, 0.5 is used).
     allocation_prior = models.FloatField(null=True, blank=True)
+    # An adaptive batch's gold guard (hits/allocation/guard.py, issue 43): when its rule, replayed on its gold
+    # answers, agreed with the experts less than fixed places' majority (a one-sided 95% bound), when it
+    # stopped saving (every pair or HIT left settles after at least the fixed places) and the figures
+    # (hits.allocation.gold_guard.GoldCheck.as_dict with the sentence the batch page shows). Empty: saving.
+    gold_guard_at = models.DateTimeField(null=True, blank=True)
+    gold_guard = models.JSONField(null=True, blank=True)
     # `pairs`: the judge run whose calibrated probability is each pair's prior (empty: allocation_prior).
     allocation_judge_run = models.ForeignKey(
         "JudgeRun", null=True, blank=True, related_name="prior_batches", on_delete=models.PROTECT

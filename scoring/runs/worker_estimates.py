@@ -11,7 +11,9 @@ says of each worker (counts, credible intervals, the bound on sensitivity + spec
 scoring.stats.gold_evidence), flags pairs agreeing far beyond their gold accuracy
 (hits.allocation.service.flag_collusion) and, with the batch's opt-in stop_after, stops the workers
 whom gold shows at chance (hits.allocation.service.stop_at_chance); a stopped worker's judgments
-leave the batch, so later refits no longer see them and their last estimates stay.
+leave the batch, so later refits no longer see them and their last estimates stay. Last, the gold guard
+(hits.allocation.guard.guard_on_gold): a batch whose rule, replayed on its gold answers, is worse than
+fixed places stops saving.
 """
 
 import logging
@@ -19,6 +21,7 @@ import logging
 import numpy as np
 from django.db import transaction
 
+from hits.allocation.guard import guard_on_gold
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.allocation.service import flag_collusion, stop_at_chance
 from hits.models import Batch, WorkerEstimate
@@ -100,6 +103,7 @@ def refit_estimates(batch_id: int) -> int:
         Batch.objects.filter(pk=batch.pk).update(allocation_prior=fit.prior)
         flag_collusion(batch, collusion(items, workers, said, evidence))
         stop_at_chance(batch)  # the batch's opt-in: workers whom gold shows at chance get no more of its work
+        guard_on_gold(batch)  # the batch's rule worse than fixed places on gold: it stops saving
     logger.info(
         "allocation batch=%s: refitted %d workers on %d judgments, %d on gold (prior %.3f, %d EM iterations)",
         batch.pk,
