@@ -10,6 +10,7 @@ from hits.allocation.gold_guard import (
     arrival_rank,
     compare,
     first_majority,
+    look_level,
     replay_hits,
     replay_pairs,
 )
@@ -59,8 +60,10 @@ def test_a_rule_worse_on_gold_than_fixed_places_triggers():
     assert check.rule_accuracy == pytest.approx(18 / 30) and check.fixed_accuracy == 1.0
     assert (check.rule_judgments, check.fixed_judgments) == (12 + 54, 90)
     assert check.p_value == pytest.approx(0.5**12)
-    # the bound: Clopper-Pearson upper bound of the share the rule wins (0 of 12), 1 - 0.05 ** (1 / 12)
-    share = 1 - 0.05 ** (1 / 12)
+    # the bound: Clopper-Pearson upper bound of the share the rule wins (0 of 12) at the first look's
+    # level (97.5%: 30 gold pairs), 1 - 0.025 ** (1 / 12)
+    assert check.level == 0.975
+    share = 1 - 0.025 ** (1 / 12)
     assert check.upper == pytest.approx(12 / 30 * (2 * share - 1))
     assert check.upper < 0 and check.worse
     assert "60.0%" in check.sentence() and "100.0%" in check.sentence() and "p = 0.000244" in check.sentence()
@@ -91,6 +94,19 @@ def test_too_little_gold_does_not_trigger():
     assert check.p_value == pytest.approx(1 / 16) and not check.worse
 
 
+def test_the_five_percent_is_spent_over_looks_at_doubling_gold():
+    assert [look_level(n) for n in (20, 39, 40, 79, 80, 160, 1000)] == pytest.approx(
+        [0.975, 0.975, 0.9875, 0.9875, 0.99375, 0.996875, 1 - 0.05 / 2**6]
+    )
+    assert sum(1 - look_level(MIN_PAIRS * 2**j) for j in range(30)) < 0.05
+    # 5 pairs lost of 30 (p = 1/32): below 5%, not below the first look's 2.5%, so no fall-back
+    check, _, _ = pairs_check([MISLED] * 5 + [AGREED_ABSENT] * 25, [False] * 30, prior=0.95)
+    assert check.p_value == pytest.approx(1 / 32) and not check.worse
+    # 6 of 30 (1/64): it falls back
+    check, _, _ = pairs_check([MISLED] * 6 + [AGREED_ABSENT] * 24, [False] * 30, prior=0.95)
+    assert check.worse
+
+
 def test_the_bound_is_below_zero_exactly_when_the_exact_test_rejects():
     for b in range(0, 12):
         for c in range(0, 16):
@@ -98,7 +114,7 @@ def test_the_bound_is_below_zero_exactly_when_the_exact_test_rejects():
             rule = [True] * b + [False] * c + [True] * (n - b - c)
             fixed = [False] * b + [True] * c + [True] * (n - b - c)
             check = compare(rule, fixed, [True] * n, [1] * n, [3] * n, 3)
-            assert (check.upper < 0) == (check.p_value < 0.05) == check.worse, (b, c)
+            assert (check.upper < 0) == (check.p_value < 1 - check.level) == check.worse, (b, c)
 
 
 def test_the_replay_asks_more_while_the_rule_leaves_a_pair_open_and_stops_when_answers_run_out():
