@@ -69,6 +69,10 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   leaves them out (the lab pays for them in every policy alike). The JSON's `against_fixed_3`: per
   policy, paired by seed, the share of judgments saved and the differences of agreement and tau,
   each [mean, 95% t-interval low, high].
+Every adaptive policy has the app's gold guard (hits/allocation/guard.py, `guard`): after each wave's refit,
+its rule replayed on the gold pairs against fixed-3's majority there; once it is worse on gold
+(hits.allocation.gold_guard.compare) the rest of the run settles only after 3 judgments (`gold_guard`: the
+wave it fired at; the JSON's `gold_guard_fired`: in how many seeds).
 Every policy's labels: the anchored Dawid-Skene fit on what it bought (stopped workers left out;
 app+judge: the judge's label where it decided);
 collusion flags: scoring.stats.gold_evidence.collusion on the same judgments, as the last refit.
@@ -98,12 +102,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hits.allocation import system_triage  # noqa: E402 - the path is set up first
+from hits.allocation.gold_guard import GoldCheck, compare, first_majority, replay_hits, replay_pairs  # noqa: E402
 from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     ADAPTIVE,
     PAIRS_THRESHOLD,
     PILOT_QUANTILE,
     Policy,
     at_chance,
+    at_least_fixed,
     hit_policy,
     hit_settled,
     open_pairs,
@@ -186,6 +192,7 @@ class Run:
         self.prior: np.ndarray | None = None  # the judge's calibrated P(present) per pair
         self.max_sd: float | None = None  # app+judge: the summary-level threshold its pilot wave set
         self.policy = APP
+        self.fell_back: int | None = None  # the wave the gold guard fired at (hits/allocation/guard.py)
         gold_pairs = crowd.gold_pairs
         self.gold = (gold_pairs, crowd.truth[gold_pairs])
 
@@ -309,7 +316,8 @@ def decide_pairs(run: Run, hits: np.ndarray, sens, spec, pairs: PairSettings) ->
         p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
         judged = np.bincount(items, minlength=c.truth.size)
         crowd = pair_posteriors(items, said, sens[workers], spec[workers], 0.5, c.truth.size) if pairs.crowd else None
-        run.open = run.asked & open_pairs(p, judged, pairs.threshold, crowd=crowd)
+        least = 1 if run.fell_back is None else min(ASSIGNMENTS, run.policy.max_places)  # the gold guard fired
+        run.open = run.asked & open_pairs(p, judged, pairs.threshold, min_judged=least, crowd=crowd)
         wants = np.logical_or.reduceat(run.open, c.starts)
         if pairs.scope == "hit":  # the whole HIT again while any of its pairs is open
             run.open = run.asked & wants[c.hit_of]
@@ -356,6 +364,7 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
         if name in ("app+stop", JUDGE_POLICY, PAIRS_POLICY):
             run.stop(evidence)
         if name == PAIRS_POLICY:
+            guard(run, w, sens, spec, rows, pairs.threshold)
             start = ASSIGNMENTS if w < pairs.pilot_waves else 1
             run.open = run.asked
             run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
@@ -369,13 +378,43 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
         pilot = np.flatnonzero(in_pilot & ~crowd.gold)
         bought = in_pilot.any() and wave_of[in_pilot].max() < w
         sd = pilot_threshold(run, pilot, (sens, spec, prior, rows), PILOT_QUANTILE) if bought else None
+        guard(run, w, sens, spec, rows, hit_policy(base, ASSIGNMENTS, sd, sd is None), prior)
         for piloting, mine in ((True, hits[in_pilot[hits]]), (sd is None, hits[~in_pilot[hits] & carries[hits]])):
             run.policy = hit_policy(base, ASSIGNMENTS, sd, piloting)
+            if run.fell_back is not None and not piloting:
+                run.policy = at_least_fixed(run.policy, ASSIGNMENTS)
             run.max_sd = run.policy.max_sd
             run.places[mine] = np.where(crowd.gold[mine], ASSIGNMENTS, run.policy.min_places)
             run.fill(mine)
             run.decide(mine, sens, spec, prior)
     return run
+
+
+def guard(run: Run, wave: int, sens, spec, rows, rule: Policy | float, prior: float = 0.5) -> GoldCheck | None:
+    """The app's gold guard after a refit (hits/allocation/guard.py): the rule (pairs+judge: its threshold,
+    with the judge's prior; the HIT-level policies: the rule of their later HITs) replayed on the gold pairs
+    answered at the fixed places, in the order their answers came (each HIT's drawn order), against fixed-3's
+    majority; once it is worse on gold (hits.allocation.gold_guard.compare) the run falls back from `wave` on."""
+    c, (items, workers, said) = run.crowd, rows
+    counts = np.bincount(items[c.gold[c.hit_of[items]]], minlength=c.truth.size)
+    keys = np.flatnonzero(counts >= ASSIGNMENTS)
+    if run.fell_back is not None or not keys.size:
+        return None
+    keep = counts[items] >= ASSIGNMENTS
+    index = np.zeros(c.truth.size, dtype=np.int64)
+    index[keys] = np.arange(keys.size)
+    it, w, s = index[items[keep]], workers[keep], said[keep]
+    if isinstance(rule, Policy):
+        _, hit_of = np.unique(c.hit_of[keys], return_inverse=True)
+        label, bought = replay_hits(hit_of.ravel(), it, s, sens[w], spec[w], prior, rule, keys.size)
+    else:
+        pair_prior = prior if run.prior is None else run.prior[keys]
+        label, bought = replay_pairs(it, s, sens[w], spec[w], pair_prior, rule, 1, run.policy.max_places, keys.size)
+    fixed_label, counted = first_majority(it, s, ASSIGNMENTS, keys.size)
+    check = compare(label, fixed_label, c.truth[keys], bought, counted, ASSIGNMENTS)
+    if check.worse:
+        run.fell_back = wave
+    return check
 
 
 def pilot_threshold(run: Run, pilot: np.ndarray, fit=None, quantile: float = PILOT_QUANTILE) -> float | None:
@@ -431,6 +470,7 @@ def figures(run: Run, systems, expert_systems, count_gold: bool = True) -> dict:
         "agreement": float(np.mean(labels[plain] == c.truth[plain])),
         "tau": float(kendalltau(scores, expert_systems).statistic),
         "tau_triaged_at_truth": triaged_at_truth,
+        "gold_guard": run.fell_back,  # the wave the gold guard fired at (None: never)
         "stopped": {k: int((run.stopped & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
         "flagged": {k: int((flagged & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
     }

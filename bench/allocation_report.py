@@ -21,6 +21,8 @@ def means(results: dict) -> dict:
             "stopped_max": {k: int(max(r["stopped"][k] for r in rows)) for k in KINDS},
             "flagged": {k: float(np.mean([r["flagged"][k] for r in rows])) for k in KINDS},
             "seeds": len(rows),
+            # the seeds whose gold guard fired (hits/allocation/guard.py): the rest of the run at fixed places
+            "gold_guard_fired": sum(r.get("gold_guard") is not None for r in rows),
         }
         triage = triage_means(rows)
         if triage:
