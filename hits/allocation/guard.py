@@ -83,7 +83,7 @@ def check_gold(batch: Batch) -> GoldCheck | None:
     sens, spec = estimates_of(batch, [r[1] for r in rows])
     n = len(keys)
     if batch.allocation == PAIRS:
-        priors = pair_priors(batch)
+        priors = pair_priors(batch, gold=True)
         prior = np.array([priors.get(key, batch_prior(batch)) for key in keys], dtype=float)
         label, bought = replay_pairs(
             items, said, sens, spec, prior, batch.allocation_threshold, batch.allocation_min, batch.allocation_max, n

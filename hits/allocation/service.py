@@ -198,17 +198,18 @@ def decide(hit_id: int) -> bool:
     return opened
 
 
-def pair_priors(batch: Batch, summary_id: int | None = None) -> dict[tuple[int, int], float]:
-    """{(summary id, ACU id): the prior of the pair} of one summary (None: of the batch's): the
-    calibrated probability of the batch's judge run (`allocation_judge_run`, a `pairs` batch's
-    choice); {} without one (every pair has the batch's prior)."""
+def pair_priors(batch: Batch, summary_id: int | None = None, *, gold: bool = False) -> dict[tuple[int, int], float]:
+    """{(summary id, ACU id): the prior of the pair} of one summary (None: of the batch's; `gold`: of its
+    gold HITs'): the calibrated probability of the batch's judge run (`allocation_judge_run`, a `pairs`
+    batch's choice); {} without one (every pair has the batch's prior)."""
     if batch.allocation_judge_run_id is None:
         return {}
     rows = MachineJudgment.objects.filter(run_id=batch.allocation_judge_run_id, probability__isnull=False)
     if summary_id is not None:
         rows = rows.filter(summary_id=summary_id)
     else:
-        rows = rows.filter(summary_id__in=batch.hits.values("summary_id"))
+        hits = batch.hits.filter(gold_answers__isnull=False) if gold else batch.hits
+        rows = rows.filter(summary_id__in=hits.values("summary_id"))
     return {(s, a): float(p) for s, a, p in rows.values_list("summary_id", "acu_id", "probability") if p is not None}
 
 
