@@ -149,7 +149,8 @@ def test_the_hit_level_adaptive_policy_gets_the_same_guard_and_falls_back_to_fix
     # a non-gold HIT now gets the fixed places: its first answer opens a second place, the second a third
     HIT.objects.filter(pk=plain.pk).update(open_places=1)
     assert policy_for(plain, batch).min_places == 3
-    for worker in workers[3:]:
+    for i, worker in enumerate(workers[3:]):
         assert submit(worker, batch, lambda hit, a: True) == plain.summary_id
-    plain.refresh_from_db()
+        plain.refresh_from_db()
+        assert plain.settled == (i == 2)  # not settled below the fixed places, though one answer settled it before
     assert plain.max_assignments == 3 and plain.open_places == 0

@@ -176,7 +176,7 @@ def decide(hit_id: int) -> bool:
         return False  # places still being worked (or answers the provider has not confirmed): they come first
     posterior = hit_posteriors(hit, batch)
     policy = policy_for(hit, batch)
-    all_settled = hit_settled(policy, posterior)
+    all_settled = hit_settled(policy, posterior) and hit.max_assignments >= policy.min_places
     if all_settled != hit.settled:
         HIT.objects.filter(pk=hit.pk).update(settled=all_settled)
     if not wants_place(policy, hit.max_assignments, all_settled):
