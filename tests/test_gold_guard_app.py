@@ -5,6 +5,7 @@ import logging
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.models import Summary
 from hits.allocation.guard import check_gold
@@ -82,7 +83,8 @@ def test_a_pairs_batch_with_a_misleading_prior_falls_back_to_fixed_places_once_g
     # the page says it in plain words with the two accuracies and the bound
     client.force_login(lead)
     page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
-    assert 'id="gold-guard"' in page and "Stopped saving on" in page
+    local = timezone.localtime(batch.gold_guard_at)
+    assert f'Stopped saving on <time datetime="{local.isoformat()}">{local:%Y-%m-%d %H:%M} {local.tzname()}</time>' in page
     assert f"{figures['rule_accuracy']:.1%}" in page and "100.0%" in page and "exact McNemar test" in page
 
     # From now on a pair settles only after 3 judgments: the same answer that settled `before` asks on.
