@@ -43,7 +43,8 @@ expert documents are the lab's); `agreement` of the round's labels (the app's: s
 on the non-gold pairs; `tau` Kendall's tau-b of the system scores (mean ACU share per summary, gold
 pairs at their expert labels, as allocation_bench) against the experts'; `stopped` / `flagged` the
 workers of each kind the app stopped / flagged; `triage` (pairs) the chosen confidence `c` (None: no
-triage) and the share `decided` of the non-gold pairs the judge decided. `against_fixed_3`: allocation_bench.paired (saved share
+triage) and the share `decided` of the non-gold pairs the judge decided; `gold_guard` the figures of the
+batch's gold guard when it fired (hits/allocation/guard.py; None: it never did). `against_fixed_3`: allocation_bench.paired (saved share
 of judgments, differences of agreement and tau; mean and 95% t-interval over seeds).
 
 Database: a throwaway SQLite file (default; `--database` takes another URL, e.g. a throwaway
@@ -327,6 +328,8 @@ def figures(lab: Lab, batch, workers: list, crowd: Crowd) -> dict:
         "stopped": {k: sum(kind_of[w] == i for w in stopped) for i, k in enumerate(KINDS)},
         "flagged": {k: sum(kind_of[w] == i for w in flagged) for i, k in enumerate(KINDS)},
         "triage": triage_figures(lab, batch),
+        # the batch's gold guard (hits/allocation/guard.py): its figures when it fired, None when it never did
+        "gold_guard": type(batch).objects.values_list("gold_guard", flat=True).get(pk=batch.pk),
     }
 
 
@@ -422,7 +425,10 @@ def measure(args) -> dict:
         )
         for name in POLICIES:
             results[name].append(out[name])
-        row = {name: {k: out[name][k] for k in ("judgments", "agreement", "tau", "triage")} for name in POLICIES}
+        row = {
+            name: {k: out[name][k] for k in ("judgments", "agreement", "tau", "triage", "gold_guard")}
+            for name in POLICIES
+        }
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s {json.dumps(row)}", file=sys.stderr, flush=True)
     return results
 
@@ -468,7 +474,7 @@ def main() -> None:
     against = paired(results)
     if args.json:
         per_seed = {
-            name: [{k: r[k] for k in ("judgments", "agreement", "tau", "triage")} for r in rows]
+            name: [{k: r[k] for k in ("judgments", "agreement", "tau", "triage", "gold_guard")} for r in rows]
             for name, rows in results.items()
         }
         print(json.dumps({"policies": summary, "against_fixed_3": against, "per_seed": per_seed}, indent=1))
