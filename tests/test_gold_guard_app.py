@@ -84,7 +84,9 @@ def test_a_pairs_batch_with_a_misleading_prior_falls_back_to_fixed_places_once_g
     client.force_login(lead)
     page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
     local = timezone.localtime(batch.gold_guard_at)
-    assert f'Stopped saving on <time datetime="{local.isoformat()}">{local:%Y-%m-%d %H:%M} {local.tzname()}</time>' in page
+    assert (
+        f'Stopped saving on <time datetime="{local.isoformat()}">{local:%Y-%m-%d %H:%M} {local.tzname()}</time>' in page
+    )
     assert f"{figures['rule_accuracy']:.1%}" in page and "100.0%" in page and "exact McNemar test" in page
 
     # From now on a pair settles only after 3 judgments: the same answer that settled `before` asks on.
