@@ -273,7 +273,7 @@
         showAlert(data.error || "No drafts could be made (" + resp.status + ").", false);
         return;
       }
-      alertEl.hidden = true;
+      if (!refused) alertEl.hidden = true;  // a refused save's message stays until the change is fixed
       let first = null;
       data.sentences.forEach(function (s) {
         if (sentenceId !== null && s.id !== sentenceId) return;
@@ -283,7 +283,10 @@
         if (!first) first = fresh.querySelector(".draft-text");
       });
       growAll();
-      setStatus("saved", data.made + " draft" + (data.made === 1 ? "" : "s") + " from " + drafter);
+      const made = data.made + " draft" + (data.made === 1 ? "" : "s") + " from " + drafter;
+      // Drafts are not a save: after a refused one the page still says its changes are not saved.
+      if (refused) setStatus("error", "Not saved · " + made);
+      else setStatus("saved", made);
       if (first) first.focus();
     } catch (err) {
       setStatus("offline", "Offline: no drafts");

@@ -172,3 +172,33 @@ def test_the_read_only_page_keeps_its_drafts_under_the_keys(live_server, browser
     assert page.inner_text("#save-state") == "Read only" and page.locator("#editor-alert").is_hidden()
     assert DraftACU.objects.filter(reference=reference, status="pending").count() == pending
     page.context.close()
+
+
+def test_drafts_asked_for_after_a_refused_save_keep_the_refusal_on_screen(live_server, browser, author, tmp_path):
+    """Walk 62: an ACU over 1,000 characters is refused ("Not saved" and the reason); asking for
+    drafts then hid the reason and said "✓ 2 drafts from rules" in the save state, as if all were
+    saved, while the long ACU was still only on the page. The refusal stays until it is fixed."""
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+    page = as_user(browser, live_server.url, author)
+    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
+    page.wait_for_selector("#save-state.saved")
+    first = page.locator(".sentence-block").nth(0)
+    first.locator(".acu-new").fill("y" * 1200)
+    first.locator(".acu-new").press("Enter")
+    page.wait_for_selector("#save-state.error")
+    page.locator(".sentence-block").nth(1).locator("button.suggest").click()
+    page.wait_for_selector(".sentence-block >> nth=1 >> li.draft")
+    state = page.locator("#save-state")
+    assert "error" in state.get_attribute("class").split()
+    assert state.inner_text().startswith("Not saved") and "from rules" in state.inner_text()
+    assert page.locator("#editor-alert").is_visible()
+    assert "at most 1,000 are allowed" in page.inner_text("#editor-alert")
+    assert not ACU.objects.filter(reference=reference).exists()
+
+    first.locator("li.acu .acu-text").nth(0).fill("A short ACU.")  # fixed: saved, and the page says so
+    wait_saved(page)
+    assert page.locator("#editor-alert").is_hidden()
+    assert list(ACU.objects.filter(reference=reference).values_list("text", flat=True)) == ["A short ACU."]
+    page.context.close()
