@@ -102,9 +102,9 @@ def run_labels(times: list[str]) -> list[str]:
     return out
 
 
-def alpha_trend(trend: list[dict], rose: dict) -> dict:
-    """Both alphas per stored run (x = run number, labelled with its time), with the RoSE
-    reference values as dashed lines across the whole range."""
+def alpha_trend(trend: list[dict], rose: dict, zone: str = "") -> dict:
+    """Both alphas per stored run (x = run number, labelled with its time, in `zone`, which the
+    axis title names), with the RoSE reference values as dashed lines across the whole range."""
     labels = run_labels([t["at"] for t in trend])
     xs = list(range(len(trend)))
     span = [-0.5, len(trend) - 0.5] if trend else [0, 1]
@@ -163,7 +163,11 @@ def alpha_trend(trend: list[dict], rose: dict) -> dict:
         },
         "options": {
             "scales": {
-                "x": {"min": span[0], "max": span[1], "title": {"display": True, "text": "scoring runs"}},
+                "x": {
+                    "min": span[0],
+                    "max": span[1],
+                    "title": {"display": True, "text": f"scoring runs (times in {zone})" if zone else "scoring runs"},
+                },
                 "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "Krippendorff's α"}},
             },
             "plugins": {"title": {"display": True, "text": "Agreement over time"}},

@@ -5,7 +5,10 @@ stale; they write nothing. The writes that change judgments ask for the recomput
 (`hits.versions.bump` -> `scoring.runs.recompute`), and a lead may ask again with a POST.
 """
 
+from datetime import datetime
+
 from django.core.cache import caches
+from django.utils import timezone
 
 from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
@@ -119,10 +122,19 @@ def workers_table(run) -> dict:
 def trend_chart(dataset, batch, run) -> dict:
     """The agreement trend chart of the scope (`alpha_trend` through `charts.alpha_trend`), cached
     by the scope's latest run: it changes when a newer run is the latest. (A run that finishes after
-    a newer one started enters the chart with the next run.)"""
+    a newer one started enters the chart with the next run.) The runs' times are the site's
+    (TIME_ZONE), whose name the axis carries, as every other time a page shows."""
+
+    def chart() -> dict:
+        trend = [
+            {**t, "at": timezone.localtime(datetime.fromisoformat(t["at"])).isoformat()}
+            for t in alpha_trend(dataset, batch)
+        ]
+        return charts.alpha_trend(trend, ROSE_ALPHA, zone=timezone.get_current_timezone_name())
+
     return caches["pages"].get_or_set(
         f"dashboard:trend:{dataset.pk}:{batch.pk if batch else 0}:{run.pk if run else 0}",
-        lambda: charts.alpha_trend(alpha_trend(dataset, batch), ROSE_ALPHA),
+        chart,
         RUN_CACHE_SECONDS,
     )
 
