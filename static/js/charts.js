@@ -40,7 +40,9 @@
     },
   };
 
-  function thinned(scale, values) {
+  // `text` gives a tick's label (its value by default), whose width decides what fits.
+  function thinned(scale, values, text) {
+    const label = text || String;
     const ctx = scale.ctx;
     const font = scale.options.ticks.font || {};
     ctx.save();
@@ -50,7 +52,7 @@
     const lo = f(scale.min), hi = f(scale.max);
     const width = Math.max(scale.width || scale.chart.width, 1) * 0.8;  // the plot is narrower than the axis box at first
     const shown = values.filter(function (v) { return v >= scale.min && v <= scale.max; }).map(function (v) {
-      return { value: v, x: (f(v) - lo) / ((hi - lo) || 1) * width, half: ctx.measureText(String(v)).width / 2 + 6 };
+      return { value: v, x: (f(v) - lo) / ((hi - lo) || 1) * width, half: ctx.measureText(label(v)).width / 2 + 6 };
     });
     ctx.restore();
     if (shown.length < 2) return shown.map(function (t) { return { value: t.value }; });
@@ -73,8 +75,11 @@
       x.ticks = Object.assign({}, x.ticks, {
         callback: function (value) { return Number.isInteger(value) && labels[value] !== undefined ? labels[value] : ""; },
       });
-      // One tick per label, at 0, 1, 2...: steps from a min of -0.5 fell between them (no label shown).
-      x.afterBuildTicks = function (scale) { scale.ticks = labels.map(function (_, i) { return { value: i }; }); };
+      // Ticks at 0, 1, 2... (steps from a min of -0.5 fell between them: no label shown), and of
+      // those only the ones whose labels fit beside their neighbours (three run times overlapped on a phone).
+      x.afterBuildTicks = function (scale) {
+        scale.ticks = thinned(scale, labels.map(function (_, i) { return i; }), function (i) { return labels[i]; });
+      };
       delete config.xLabels;
       // A point's tooltip names its label (the x of a dodged point is a little off the tick).
       const plugins = config.options.plugins = config.options.plugins || {};

@@ -50,7 +50,9 @@ def test_long_batch_names_keep_dashboards_and_the_batch_page_within_the_page(liv
         assert response and response.status == 200, f"{name}: HTTP {response and response.status}"
         shoot(page, f"long-names-{name}-{width}")
         wide, culprits = _overflow(page, width)
-        assert wide <= width, f"the {name} page scrolls sideways at {width} px: {wide} px wide; sticking out: {culprits}"
+        assert wide <= width, (
+            f"the {name} page scrolls sideways at {width} px: {wide} px wide; sticking out: {culprits}"
+        )
     # The picker still offers the whole name (the option's text), only drawn within the page.
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/dashboard/")
     assert DESCRIPTIVE in page.locator("#round option").all_inner_texts()
