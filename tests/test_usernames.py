@@ -71,3 +71,28 @@ def test_the_admin_refuses_a_lookalike_account(client, make_user):
     response = client.post(url, {**form, "username": "ｆresh-name"})
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="fresh-name").exists()
+
+
+@pytest.mark.parametrize(
+    "email, says",
+    [
+        ("notanemail", "is not an email address"),
+        ("ann@", "is not an email address"),
+        ("ann@" + ".".join(["x" * 50] * 5) + ".org", "at most 254 characters"),  # 262, each label valid
+    ],
+)
+def test_people_page_refuses_an_email_that_is_not_one(client, lead, email, says):
+    """Walk 62: the People page stored any text as the email (the box's type=email is the browser's
+    check only), and one over the account's 254 characters failed on PostgreSQL with a server error."""
+    client.force_login(lead)
+    response = client.post(reverse("people"), {"username": "ann", "role": "author", "email": email})
+    assert response.status_code == 400  # the form again, with what was typed
+    shown = " ".join(str(m) for m in get_messages(response.wsgi_request))
+    assert says in shown
+    assert not get_user_model().objects.filter(username="ann").exists()
+
+
+def test_an_email_is_stored_trimmed_and_an_empty_one_is_none():
+    ann, _ = add_person(username="ann", role="author", email="  ann@example.org ")
+    bea, _ = add_person(username="bea", role="author", email="")
+    assert (ann.email, bea.email) == ("ann@example.org", "")

@@ -88,14 +88,37 @@ def add_person(*, username: str, role: str, password: str = "", email: str = "",
     if other is not None:
         shown = f"{typed!r} (read as {username!r})" if typed != username else repr(username)
         raise PeopleError(f"The username {shown} is taken: it reads like the existing account {other!r}.")
+    email = _checked_email(email)
     password = password or secrets.token_urlsafe(12)
     try:
         validate_password(password, get_user_model()(username=username, email=email))
     except ValidationError as exc:
         raise PeopleError(" ".join(exc.messages)) from None
-    user = create_user_with_role(username=username, password=password, role=role, email=email.strip())
+    user = create_user_with_role(username=username, password=password, role=role, email=email)
     logger.info("person %s added as %s by %s", user.pk, role, getattr(by, "pk", None))
     return user, password
+
+
+def _checked_email(email: str) -> str:
+    """The email typed (empty: none), trimmed; one that is not an address, or longer than the
+    account's field holds (254), is refused with a message (it was stored as typed, or failed on
+    PostgreSQL's length check with a server error)."""
+    from django.core.exceptions import ValidationError
+    from django.core.validators import validate_email
+
+    email = (email or "").strip()
+    if not email:
+        return ""
+    limit = get_user_model()._meta.get_field("email").max_length
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise PeopleError(
+            f"The email {email[:80]!r} is not an email address (name@example.org); leave it empty for none."
+        ) from None
+    if len(email) > limit:
+        raise PeopleError(f"An email is at most {limit} characters; this one has {len(email)}.")
+    return email
 
 
 def _other_person(user_id: int, by):
