@@ -55,6 +55,8 @@ def parse_money(value, *, what: str = "The amount", minimum=Decimal("0.00"), max
         shown = str(value)
     else:
         shown = str(value).strip()
+        if not shown:  # an empty box (it read: The bonus “” is not an amount of money)
+            raise MoneyError(f"{what} is missing: write an amount, as 1.50.")
         if len(shown) > 32:
             raise MoneyError(f"{what} is too long to be an amount of money.")
         match = _AMOUNT.fullmatch(shown)

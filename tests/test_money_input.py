@@ -122,6 +122,8 @@ def test_amounts_refused_in_words(text, words):
         ("0.005", "fraction of a cent"),
         ("100.004", "fraction of a cent"),
         ("1,50", "decimal comma"),
+        ("", "is missing: write an amount"),  # walk 62: it read 'The bonus “” is not an amount of money'
+        ("  ", "is missing: write an amount"),
         ("$0.50", None),
     ],
 )
