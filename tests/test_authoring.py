@@ -305,3 +305,28 @@ def test_a_named_reviewer_proofreads_without_writing(dataset, author, second_aut
     assert ref.reviewer == second_author
     with pytest.raises(AuthoringError, match="does not write"):
         authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1, reviewer_id=author.pk)
+
+
+def test_the_review_queue_says_just_now_for_a_reference_sent_this_minute(client, dataset, author, second_author):
+    """Walk 62: the reviewer's queue read "Sent 0 minutes ago": Django's timesince writes
+    "0\\xa0minutes" (a no-break space), which the template's "just now" test never matched."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    ref = first_reference(dataset, author)
+    authoring.assign_references(dataset=dataset, author_ids=[second_author.pk], count=1)
+    n = ref.sentences.count()
+    authoring.save_reference(
+        reference_id=ref.pk,
+        user=author,
+        base_version=0,
+        sentences=structure(ref, [[(None, "Koirala sleeps outside.")]] + [[]] * (n - 1)),
+    )
+    authoring.submit_for_review(reference_id=ref.pk, user=author)
+    client.force_login(second_author)
+    row = client.get("/authoring/").content.decode().split(ref.document.external_id, 1)[1]
+    assert "just now" in row.split("</tr>")[0] and "0\xa0minutes" not in row and "0 minutes" not in row
+    Reference.objects.filter(pk=ref.pk).update(submitted_at=timezone.now() - timedelta(minutes=12))
+    row = client.get("/authoring/").content.decode().split(ref.document.external_id, 1)[1]
+    assert "12\xa0minutes ago" in row.split("</tr>")[0]
