@@ -193,9 +193,13 @@ def money_by_currency(figures: list[dict]) -> list[dict]:
 
 def scope_batches(dataset, batch=None) -> QuerySet[Batch]:
     """The crowd batches of a dashboard's scope: the dataset's, or the one round's (an imported or
-    machine round has no places or pay: none)."""
+    machine round has no places or pay: none). The dataset's leave its drafts out: a draft is a cost
+    estimate, whose places nobody can take and whose budget is not spent on anything yet (three
+    drafts made to compare costs read "92 of 484 assignments, 392 left" beside 124 published places)."""
     batches = Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)
-    return batches.filter(pk=batch.pk) if batch is not None else batches
+    if batch is not None:
+        return batches.filter(pk=batch.pk)
+    return batches.exclude(status=Batch.Status.DRAFT)
 
 
 def progress(batches, now=None) -> dict:
