@@ -111,18 +111,24 @@ def test_lead_predrafts_and_applies_a_budget(live_server, browser, shoot, lead, 
     page.context.close()
 
 
-LEAVING_WARNS = "() => { const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; }"
-
-
-def test_a_draft_accepted_while_a_save_is_refused_is_not_lost(live_server, browser, author, tmp_path):
-    """A refused save (an ACU over 1,000 characters) keeps the accepted draft on the page, and
-    leaving the page asks first while the refusal stands; once the text is fixed both are stored."""
+def writing_page(live_server, browser, author, tmp_path):
+    """The author's page of the one reference assigned to them, loaded and saved, and the reference."""
     dataset = unauthored_dataset(tmp_path, documents=1)
     authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
     reference = Reference.objects.get(writer=author)
     page = as_user(browser, live_server.url, author)
     page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
     page.wait_for_selector("#save-state.saved")
+    return page, reference
+
+
+LEAVING_WARNS = "() => { const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; }"
+
+
+def test_a_draft_accepted_while_a_save_is_refused_is_not_lost(live_server, browser, author, tmp_path):
+    """A refused save (an ACU over 1,000 characters) keeps the accepted draft on the page, and
+    leaving the page asks first while the refusal stands; once the text is fixed both are stored."""
+    page, reference = writing_page(live_server, browser, author, tmp_path)
     page.keyboard.press("Alt+Shift+G")
     page.wait_for_selector("li.draft .draft-text:focus")
     first = page.locator(".sentence-block").nth(0)
@@ -178,12 +184,7 @@ def test_drafts_asked_for_after_a_refused_save_keep_the_refusal_on_screen(live_s
     """Walk 62: an ACU over 1,000 characters is refused ("Not saved" and the reason); asking for
     drafts then hid the reason and said "✓ 2 drafts from rules" in the save state, as if all were
     saved, while the long ACU was still only on the page. The refusal stays until it is fixed."""
-    dataset = unauthored_dataset(tmp_path, documents=1)
-    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
-    reference = Reference.objects.get(writer=author)
-    page = as_user(browser, live_server.url, author)
-    page.goto(f"{live_server.url}/authoring/references/{reference.pk}/")
-    page.wait_for_selector("#save-state.saved")
+    page, reference = writing_page(live_server, browser, author, tmp_path)
     first = page.locator(".sentence-block").nth(0)
     first.locator(".acu-new").fill("y" * 1200)
     first.locator(".acu-new").press("Enter")
