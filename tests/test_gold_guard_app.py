@@ -88,6 +88,11 @@ def test_a_pairs_batch_with_a_misleading_prior_falls_back_to_fixed_places_once_g
         f'Stopped saving on <time datetime="{local.isoformat()}">{local:%Y-%m-%d %H:%M} {local.tzname()}</time>' in page
     )
     assert f"{figures['rule_accuracy']:.1%}" in page and "100.0%" in page and "exact McNemar test" in page
+    body = client.get(f"/api/batches/{batch.pk}/").json()  # the API has the same decision and figures
+    assert body["gold_guard_at"] is not None and body["gold_guard"]["pairs"] == len(truth)
+    assert (
+        body["gold_guard"]["rule_accuracy"] == figures["rule_accuracy"] and "McNemar" in body["gold_guard"]["sentence"]
+    )
 
     # From now on a pair settles only after 3 judgments: the same answer that settled `before` asks on.
     assert submit(workers[4], batch, lambda hit, a: True) == after

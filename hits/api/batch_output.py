@@ -136,6 +136,18 @@ class BatchDetailSerializer(BatchSerializer):
     publishing = serializers.SerializerMethodField()
     spend = serializers.SerializerMethodField()
     allocation_figures = serializers.SerializerMethodField(help_text="An adaptive batch's figures; null: fixed.")
+    gold_guard_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="When an adaptive or pairs batch's gold guard made it stop saving (its rule agreed with the "
+        "experts less than fixed places on its gold); null: it still saves, or it is fixed.",
+    )
+    gold_guard = serializers.JSONField(
+        read_only=True,
+        allow_null=True,
+        help_text="The gold guard's figures when it fired (gold pairs, both accuracies and judgments, the "
+        "McNemar test's p and bound, the sentence the batch page shows); null: it never fired.",
+    )
     currency = serializers.SerializerMethodField(
         help_text="The currency of the batch's amounts (budget, rewards, target rate, spend): USD, or a Prolific "
         "account's (GBP)."
@@ -156,6 +168,8 @@ class BatchDetailSerializer(BatchSerializer):
             "publishing",
             "spend",
             "allocation_figures",
+            "gold_guard_at",
+            "gold_guard",
         ]
         read_only_fields = fields
 
