@@ -14,7 +14,13 @@ from .test_panel import open_panel, worked
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
-def test_a_batch_paid_per_session_shows_the_hourly_pay_of_the_price_it_pays(client, lead):
+@pytest.fixture
+def timed_enough(monkeypatch):
+    """For the tests of what a rate reads, not of how many times it needs: one timed HIT is enough."""
+    monkeypatch.setattr("hits.calibration.MIN_TIMED_HITS", 1)
+
+
+def test_a_batch_paid_per_session_shows_the_hourly_pay_of_the_price_it_pays(client, lead, timed_enough):
     """A panel paying per session prices every HIT alike (the mean of the buckets, rounded up);
     the calibration table showed each bucket's nominal reward and the $/hour it would give, not
     what the HITs pay: $0.15 for a 1-5 ACU HIT paid $0.35 read as a third of its real rate."""
@@ -35,7 +41,7 @@ def test_a_batch_paid_per_session_shows_the_hourly_pay_of_the_price_it_pays(clie
     assert f"${price}" in page.content.decode()
 
 
-def test_a_bucket_paying_its_own_reward_reads_as_before():
+def test_a_bucket_paying_its_own_reward_reads_as_before(timed_enough):
     batch = open_panel(k=2, assignments=2, pay_per="hit")
     worked(batch, "P1")
     Assignment.objects.filter(hit__batch=batch, status=Assignment.Status.SUBMITTED).update(active_seconds=45)
@@ -138,7 +144,7 @@ def test_the_workers_api_gives_a_workers_hourly_rate_as_money(client, lead):
         assert f"${r['hourly']}" == shown[r["worker_id"]]  # the page's figure
 
 
-def test_the_pay_calibration_leaves_out_the_times_of_excluded_blocked_and_stopped_workers():
+def test_the_pay_calibration_leaves_out_the_times_of_excluded_blocked_and_stopped_workers(timed_enough):
     """Spammers answer in a few seconds a HIT; the lead excludes or blocks them, or gold stops them
     at chance. Their times still entered the calibration and a Prolific session's minutes: here
     their 5-second HITs pulled the median from 120 s to 5 s, and with it the reward proposed to the

@@ -7,6 +7,7 @@ from statistics import fmean
 
 from django.db.models import Avg, Sum
 
+from hits.calibration import too_few_timed
 from hits.money import hourly_rate
 from hits.provider_interface.base import alike_price
 from hits.providers.prolific.models import ProlificStudy
@@ -22,6 +23,15 @@ class SessionPlan:
     reward_cents: int
     places: int
     currency: str
+    timed: int = 0  # the timed HITs seconds_per_hit rests on (fewer than MIN_TIMED_HITS: a first guess)
+
+    @property
+    def time_basis(self) -> str:
+        """On what the time a HIT takes rests, for the panel: the timed HITs, or why not."""
+        too_few = too_few_timed(self.timed)
+        if too_few:
+            return f"a first guess, 30 s + 6 s per ACU ({too_few})"
+        return f"the mean of {self.timed} timed HITs"
 
     @property
     def reward(self) -> Decimal:
@@ -35,8 +45,8 @@ class SessionPlan:
 
 def seconds_per_hit(batch) -> float:
     """The time a session allows for each of its HITs: a session of K HITs is estimated at K times
-    this. The mean measured active time (`timed_assignments`, as the calibration table) once five
-    HITs were timed, else 30 s plus 6 s per ACU.
+    this. The mean measured active time (`timed_assignments`, as the calibration table) once
+    MIN_TIMED_HITS HITs were timed, else 30 s plus 6 s per ACU.
 
     The mean, not the median: times per HIT are right-skewed (many quick HITs, a few slow ones),
     and a session's time is the sum of K of them, whose median lies near K times the mean (closer
@@ -44,11 +54,16 @@ def seconds_per_hit(batch) -> float:
     median completion time, so K x the median made sessions run longer than estimated and paid
     less an hour than advertised; for such skewed times K x the mean is at or above the median of
     K such sums (and, for K = 1, at or above the median HIT)."""
+    return _time_per_hit(batch)[0]
+
+
+def _time_per_hit(batch) -> tuple[float, int]:
+    """seconds_per_hit and the number of timed HITs it looked at."""
     measured = [float(s) for s in timed_assignments(batch).values_list("active_seconds", flat=True) if s is not None]
-    if len(measured) >= 5:
-        return fmean(measured)
+    if not too_few_timed(len(measured)):  # as the calibration table: MIN_TIMED_HITS at least
+        return fmean(measured), len(measured)
     mean_acus = batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10
-    return 30.0 + 6.0 * float(mean_acus)
+    return 30.0 + 6.0 * float(mean_acus), len(measured)
 
 
 def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> SessionPlan:
@@ -59,7 +74,7 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
     its rewards, rounded up to the cent; a session pays K times that. Once the draft exists, K
     is the one frozen on it (its places were computed from it)."""
     hit_count = batch.hits.count()
-    seconds = seconds_per_hit(batch)
+    seconds, timed = _time_per_hit(batch)
     if study is not None and study.study_id:
         k = study.hits_per_session
     elif cfg.get("hits_per_session"):
@@ -76,6 +91,7 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
         reward_cents=int(per_hit * k * 100),
         places=math.ceil(opened_places(batch) / k),
         currency=cfg["currency"],
+        timed=timed,
     )
 
 
