@@ -111,6 +111,21 @@ def test_a_file_on_the_wrong_format_is_named_for_what_it_is(client, lead, realsu
     assert not Dataset.objects.exists()
 
 
+def test_a_corrupt_zip_on_the_rose_form_is_named_a_zip_archive_not_undecodable_text(client, lead):
+    """A damaged .zip (its first bytes not a zip's) left on "RoSE JSONL" read "junk.zip, line 1:
+    bytes that are not UTF-8 at byte 0 ...; save the file as UTF-8"."""
+    client.force_login(lead)
+    junk = b"\xe2\xe1k\xa0" + bytes(range(256)) * 4
+    page = import_page(client, "rose", "junk.zip", junk)
+    assert "junk.zip: the file is a zip archive" in page and "not a text file" in page
+    assert "imports as “Pyramid folder”" in page and "not UTF-8" not in page
+    page = import_page(client, "pyramid", "junk.zip", junk)  # where it is read as an archive
+    assert "junk.zip: not a .zip or .tar(.gz) archive of a pyramid folder" in page
+    page = import_page(client, "rose", "notes.jsonl", junk)  # a text file's name: as before
+    assert "notes.jsonl, line 1: bytes that are not UTF-8 at byte 0" in page
+    assert not Dataset.objects.exists()
+
+
 def documented_columns(what: str) -> str:
     """The header docs/scoring.md gives for a download (`judgments.csv` `worker,...`)."""
     text = (Path(__file__).resolve().parent.parent / "docs" / "scoring.md").read_text(encoding="utf-8")

@@ -172,7 +172,7 @@ def read_protocol_file(path: Path) -> list[ProtocolExample]:
     path = Path(path)
     if not path.is_file():
         raise DatasetImportError("file is missing (a protocol file is one .json file)", path.name)
-    text = decode(path.read_bytes(), path.name)
+    text = decode(path.read_bytes(), path.name, advice="a pyramid folder's .zip or .tar.gz imports as “Pyramid folder”")
     try:
         data = bounded_json.loads(text, max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS)
     except json.JSONDecodeError as exc:

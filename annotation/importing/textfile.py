@@ -15,6 +15,21 @@ NOT_TEXT = (
 )
 
 
+# The same by the file's name, for an archive whose first bytes are damaged (a corrupt .zip read as
+# a JSONL file was refused as "bytes that are not UTF-8 at byte 0").
+ARCHIVE_SUFFIXES = (
+    (".zip", "a zip archive"),
+    (".tar.gz", "a gzip archive (such as .tar.gz)"),
+    (".tgz", "a gzip archive (such as .tar.gz)"),
+    (".gz", "a gzip archive (such as .tar.gz)"),
+    (".tar", "a tar archive"),
+    (".xlsx", "an Excel workbook"),
+    (".xls", "an Excel .xls workbook"),
+    (".ods", "a spreadsheet workbook"),
+    (".pdf", "a PDF document"),
+)
+
+
 def not_text(data: bytes) -> str | None:
     """What the file is when its first bytes say it is an archive, a workbook or a PDF; else None."""
     if data[257:262] == b"ustar":
@@ -26,7 +41,7 @@ def decode(data: bytes, name: str, advice: str = "") -> str:
     """UTF-8 text; a leading byte order mark (Excel's and Notepad's "UTF-8 with BOM") is not part
     of it (it would else become part of the first document id, unit or summary). An archive, a
     workbook or a PDF is refused as such (with `advice`: which form or format reads it), not as
-    "invalid JSON" or "bytes that are not UTF-8"."""
+    "invalid JSON" or "bytes that are not UTF-8"; so is a file not UTF-8 named as one (.zip)."""
     if kind := not_text(data):
         raise DatasetImportError(f"the file is {kind}, not a text file" + (f"; {advice}" if advice else ""), name)
     if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
@@ -35,6 +50,11 @@ def decode(data: bytes, name: str, advice: str = "") -> str:
     try:
         return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as exc:
+        if kind := next((kind for suffix, kind in ARCHIVE_SUFFIXES if name.lower().endswith(suffix)), None):
+            raise DatasetImportError(
+                f"the file is {kind} (by its name; not a readable one), not a text file" + (f"; {advice}" if advice else ""),
+                name,
+            ) from None
         start = exc.start + skipped
         line = data[:start].count(b"\n") + 1
         raise DatasetImportError(
