@@ -177,3 +177,18 @@ def test_the_llm_subset_rates_the_reference_under_two_protocols_only(db):
     assert [r["system"] for r in report["rankings"]["prior"]].count("reference") == 1
     assert "reference" not in [r["system"] for r in report["rankings"]["ref_based"]]
     assert all(e["documents"] == 100 for e in report["correlations"]["summary"])
+
+
+def test_a_bad_example_is_numbered_from_one(tmp_path, raw):
+    """The first example's problem read "example 0: 'source' is missing ..."; a duplicate of the
+    first read "(first: example 0)"."""
+    raw[0]["source"] = ""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(DatasetImportError, match=r"example 1: 'source' is missing"):
+        read_protocol_file(path)
+    raw[0]["source"] = "A source."
+    raw.append(dict(raw[0]))
+    path.write_text(json.dumps(raw))
+    with pytest.raises(DatasetImportError, match=rf"example {len(raw)}: duplicate example_id .* \(first: example 1\)"):
+        read_protocol_file(path)

@@ -132,6 +132,7 @@ def _raters(raters, where: str) -> dict[str, dict[str, float]]:
 
 
 def parse_example(example, index: int) -> ProtocolExample:
+    """One example of a protocol file; `index` is its number in the file, from 1 (for messages)."""
     if not isinstance(example, dict):
         raise DatasetImportError(f"example {index} must be a JSON object")
     raw_id = example.get("example_id")
@@ -190,7 +191,7 @@ def read_protocol_file(path: Path) -> list[ProtocolExample]:
     if len(data) > MAX_EXAMPLES:
         raise DatasetImportError(f"{len(data)} examples; at most {MAX_EXAMPLES} are read", path.name)
     examples, seen = [], {}
-    for index, raw in enumerate(data):
+    for index, raw in enumerate(data, start=1):  # messages count examples from 1, as people do
         try:
             example = parse_example(raw, index)
         except DatasetImportError as exc:
