@@ -52,7 +52,8 @@ def decode(data: bytes, name: str, advice: str = "") -> str:
     except UnicodeDecodeError as exc:
         if kind := next((kind for suffix, kind in ARCHIVE_SUFFIXES if name.lower().endswith(suffix)), None):
             raise DatasetImportError(
-                f"the file is {kind} (by its name; not a readable one), not a text file" + (f"; {advice}" if advice else ""),
+                f"the file is {kind} (by its name; not a readable one), not a text file"
+                + (f"; {advice}" if advice else ""),
                 name,
             ) from None
         start = exc.start + skipped
