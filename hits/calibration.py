@@ -36,7 +36,8 @@ def calibration(batch) -> list[dict]:
     `alike_price`); the effective rate is read from it, not from the bucket's nominal reward."""
     seconds_by_count: dict[int, list[float]] = {}
     for acu_count, seconds in timed_assignments(batch).values_list("hit__acu_count", "active_seconds"):
-        seconds_by_count.setdefault(acu_count, []).append(seconds)
+        if seconds is not None:  # timed_assignments stores a time; for the type checker
+            seconds_by_count.setdefault(acu_count, []).append(seconds)
     rewards_by_count: dict[int, set] = {}
     for acu_count, reward in HIT.objects.filter(batch=batch).values_list("acu_count", "reward").distinct():
         rewards_by_count.setdefault(acu_count, set()).add(reward)
