@@ -12,14 +12,14 @@ from hits.services import money_budget
 from .crowd_data import WAIT
 
 pytestmark = pytest.mark.portable  # the lock of the SQLite lane, tested on either database
-turn = money_budget._local_turn
+turn = money_budget.local_turn
 
 
 def test_no_lock_is_kept_for_a_batch_once_its_turn_is_over():
     for batch_id in range(1, 201):
         with turn(batch_id), turn(batch_id):  # re-entered by the same thread, as a bonus in a sync's turn
-            assert batch_id in money_budget._local_turns
-    assert money_budget._local_turns == {}
+            assert batch_id in money_budget.local_turns
+    assert money_budget.local_turns == {}
 
 
 def test_a_batch_s_turn_is_taken_one_at_a_time_and_dropped_after_the_last():
@@ -45,7 +45,7 @@ def test_a_batch_s_turn_is_taken_one_at_a_time_and_dropped_after_the_last():
     two = threading.Thread(target=second)
     two.start()
     deadline = time.monotonic() + WAIT
-    while money_budget._local_turns[7][1][0] < 2:  # the second waits for the lock
+    while money_budget.local_turns[7][1][0] < 2:  # the second waits for the lock
         assert time.monotonic() < deadline, "the second thread never asked for the turn"
         time.sleep(0.01)
     with turn(8):  # another batch's turn is free
@@ -54,4 +54,4 @@ def test_a_batch_s_turn_is_taken_one_at_a_time_and_dropped_after_the_last():
     one.join(WAIT)
     two.join(WAIT)
     assert events == ["first in", "first out", "second in"]
-    assert money_budget._local_turns == {}
+    assert money_budget.local_turns == {}

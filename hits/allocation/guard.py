@@ -22,8 +22,8 @@ from django.utils import timezone
 
 from hits.allocation.gold_guard import GoldCheck, compare, first_majority, replay_hits, replay_pairs
 from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
-from hits.allocation.service import batch_prior, later_rule, pair_priors, pilot_of, policy_of
-from hits.models import Batch, WorkerEstimate
+from hits.allocation.service import batch_prior, later_rule, pair_priors, pilot_of, policy_of, worker_estimates
+from hits.models import Batch
 from hits.selectors import counted_judgments
 
 logger = logging.getLogger(__name__)
@@ -56,21 +56,6 @@ def gold_items(batch: Batch, fixed: int) -> tuple[list[tuple[int, int]], list[bo
     return keys, [gold[key] for key in keys], [(index[(s, a)], w, p) for s, a, w, p in rows if (s, a) in index]
 
 
-def estimates_of(batch: Batch, workers: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's worker's current (sensitivity, specificity) in the batch; NaN without an estimate."""
-    found = {
-        w: (s, p)
-        for w, s, p in WorkerEstimate.objects.filter(batch_id=batch.pk).values_list(
-            "worker_id", "sensitivity", "specificity"
-        )
-    }
-    nan = (float("nan"), float("nan"))
-    return (
-        np.array([found.get(w, nan)[0] for w in workers], dtype=float),
-        np.array([found.get(w, nan)[1] for w in workers], dtype=float),
-    )
-
-
 def check_gold(batch: Batch) -> GoldCheck | None:
     """The batch's rule against its fixed places on its gold pairs (module docstring); None without
     a gold pair answered at the fixed places yet."""
@@ -80,7 +65,7 @@ def check_gold(batch: Batch) -> GoldCheck | None:
         return None
     items = np.array([r[0] for r in rows], dtype=np.int64)
     said = np.array([r[2] for r in rows], dtype=bool)
-    sens, spec = estimates_of(batch, [r[1] for r in rows])
+    sens, spec = worker_estimates(batch, [r[1] for r in rows])
     n = len(keys)
     if batch.allocation == PAIRS:
         priors = pair_priors(batch, gold=True)

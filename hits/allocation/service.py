@@ -74,6 +74,22 @@ def batch_prior(batch: Batch) -> float:
     return batch.allocation_prior if batch.allocation_prior is not None else 0.5
 
 
+def worker_estimates(batch: Batch, workers: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's worker's current (sensitivity, specificity) in the batch (rows: `workers`, one
+    worker id per row); NaN without an estimate (the policy's default then)."""
+    found = {
+        w: (s, p)
+        for w, s, p in WorkerEstimate.objects.filter(batch_id=batch.pk, worker_id__in=set(workers)).values_list(
+            "worker_id", "sensitivity", "specificity"
+        )
+    }
+    nan = (float("nan"), float("nan"))
+    return (
+        np.array([found.get(int(w), nan)[0] for w in workers], dtype=float),
+        np.array([found.get(int(w), nan)[1] for w in workers], dtype=float),
+    )
+
+
 def posteriors(
     rows, batch: Batch, priors: dict[tuple[int, int], float] | None = None, crowd: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -85,15 +101,7 @@ def posteriors(
     if not rows:
         return np.zeros((2, 0) if crowd else 0), np.zeros(0, dtype=np.int64)
     hits, acus, workers, said = (np.array(x) for x in zip(*rows, strict=True))
-    estimates = {
-        w: (s, p)
-        for w, s, p in WorkerEstimate.objects.filter(
-            batch_id=batch.pk, worker_id__in=set(workers.tolist())
-        ).values_list("worker_id", "sensitivity", "specificity")
-    }
-    nan = (float("nan"), float("nan"))
-    sens = np.array([estimates.get(int(w), nan)[0] for w in workers], dtype=float)
-    spec = np.array([estimates.get(int(w), nan)[1] for w in workers], dtype=float)
+    sens, spec = worker_estimates(batch, workers.tolist())
     keys, items = np.unique(np.stack([hits, acus], axis=1), axis=0, return_inverse=True)
     prior: float | np.ndarray = batch_prior(batch)
     if priors:

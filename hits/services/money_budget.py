@@ -60,19 +60,19 @@ def set_budget(batch: Batch, value, by=None) -> Batch:
 # one bigint key, the batch's id (a BigAutoField) in the low 48.
 BONUS_LOCK_CLASS = 7_201 << 48
 # Elsewhere (SQLite: the embedded default, one process) a lock of this process per batch, with the
-# number of threads holding or waiting for it; kept only while that is not zero (`_local_turn`).
-_local_turns: dict[int, tuple[threading.RLock, list[int]]] = {}
+# number of threads holding or waiting for it; kept only while that is not zero (`local_turn`).
+local_turns: dict[int, tuple[threading.RLock, list[int]]] = {}
 _local_turns_guard = threading.Lock()
 
 
 @contextmanager
-def _local_turn(batch_id: int) -> Iterator[None]:
-    """`bonus_turn` within this process: the batch's lock, dropped from `_local_turns` by the last
+def local_turn(batch_id: int) -> Iterator[None]:
+    """`bonus_turn` within this process: the batch's lock, dropped from `local_turns` by the last
     thread to leave it, so a long-lived process keeps one only for the batches in use. A thread
     counts itself in (under the guard) before it waits, so the lock it waits on is never dropped,
     and one coming after the lock was dropped makes a new one: no one holds the old one by then."""
     with _local_turns_guard:
-        lock, users = _local_turns.setdefault(batch_id, (threading.RLock(), [0]))
+        lock, users = local_turns.setdefault(batch_id, (threading.RLock(), [0]))
         users[0] += 1
     try:
         with lock:
@@ -81,7 +81,7 @@ def _local_turn(batch_id: int) -> Iterator[None]:
         with _local_turns_guard:
             users[0] -= 1
             if not users[0]:
-                del _local_turns[batch_id]
+                del local_turns[batch_id]
 
 
 @contextmanager
@@ -93,7 +93,7 @@ def bonus_turn(batch_id: int) -> Iterator[None]:
     and pass the budget with it. PostgreSQL: an advisory lock of the connection (of its
     transaction when the caller already is in one, so it lasts until that commits)."""
     if connection.vendor != "postgresql":
-        with _local_turn(batch_id):
+        with local_turn(batch_id):
             yield
         return
     in_transaction = connection.in_atomic_block
