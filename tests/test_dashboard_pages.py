@@ -15,13 +15,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from hits.models import Assignment, Worker
+from hits.services.simulate import simulate_crowd
 from scoring.models import ScoringRun, ScoringRunDetail
 from scoring.results import charts, leaderboard, worker_pages
 from scoring.runs import services
 from scoring.runs.selectors import run_part, run_summaries
 from scoring.runs.services import compute_scores
 
-from .crowd_data import simulated_round
+from .crowd_data import demo_dataset, published_batch, simulated_round
 
 pytestmark = pytest.mark.django_db
 
@@ -362,3 +363,30 @@ def test_an_adjusted_p_of_zero_is_coloured_by_the_bound_its_resamples_give_it():
     assert leaderboard.systems_view(outputs, marked="raw", resamples=100)["matrix"][0]["cells"][2]["level"] == "strong"
     assert leaderboard.holm_method(5, 100)["resamples_to_resolve"] == 400  # what a run computed now draws
     assert leaderboard.holm_method(300, 10_000)["resamples_to_resolve"] == 24_000
+
+
+def _workers_page(client, lead, dataset, batch) -> str:
+    compute_scores(dataset, batch)
+    client.force_login(lead)
+    return client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
+
+
+def test_a_round_without_gold_says_why_no_one_can_be_flagged(client, lead):
+    dataset = demo_dataset()
+    batch = published_batch(dataset, gold_share=0.0)
+    simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=4)
+    page = _workers_page(client, lead, dataset, batch)
+    assert 'id="no-gold"' in page and "Give a batch a gold share" in page
+    assert "Nobody here has judged a gold HIT yet" in page
+    assert "Without the 0 flagged" not in page and 'id="alpha-without-acu"' not in page
+
+
+def test_a_round_with_gold_and_no_flag_says_no_worker_is_flagged(client, lead):
+    dataset = demo_dataset()
+    batch = published_batch(dataset, gold_share=0.5)
+    simulate_crowd(batch, workers=3, accuracy=1.0, spammers=0, seed=4)
+    page = _workers_page(client, lead, dataset, batch)
+    assert batch.hits.exclude(gold_answers=None).exists()
+    assert 'id="no-gold"' not in page
+    assert "No worker&#x27;s gold shows an accuracy below 0.7" in page or "No worker's gold shows" in page
+    assert 'id="alpha-without-acu"' not in page

@@ -163,6 +163,7 @@ def workers(request, dataset_id: int):
         "table": listing,
         "experts": experts,
         "flagged": table.get("flagged", 0),
+        "has_gold": any(r.get("gold_accuracy") is not None for r in rows),
         "qc_run": qc_run,
         "qc": {
             "confidence": machine_qc.QC_CONFIDENCE,
