@@ -1,5 +1,7 @@
 """Authoring services: assignment, autosave with conflicts, history, review and time."""
 
+from collections import Counter
+
 import pytest
 
 from annotation.models import ACU, ACUChange, AuthoringTime, Reference
@@ -225,6 +227,28 @@ def test_overview_counts_per_author(dataset, author, second_author):
     assert row["author"] == author and row["assigned"] == 1 and row["in_review"] == 1
     assert row["acus"] == 2 and row["acus_per_reference"] == 2 and row["median_minutes"] == 1.5
     assert overview["totals"]["in_review"] == 1 and overview["unassigned"] == 3
+
+
+def test_the_per_author_columns_add_up_to_the_states_above_them(dataset, author, second_author):
+    """The page's header counts references by state; each state has its own column per author, so
+    an author's "To do" is not "To do" plus "Writing" while the header shows them apart."""
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=2)
+    ref = Reference.objects.filter(writer=author).first()
+    n = ref.sentences.count()
+    authoring.save_reference(
+        reference_id=ref.pk, user=author, base_version=0, sentences=structure(ref, [[(None, "One.")]] + [[]] * (n - 1))
+    )
+    authoring.assign_references(dataset=dataset, author_ids=[second_author.pk], count=1)
+    overview = authoring_progress.authoring_overview(dataset)
+    assert Reference.objects.get(pk=ref.pk).status == Reference.Status.WRITING
+    unassigned = Counter(
+        Reference.objects.filter(document__dataset=dataset, writer=None).values_list("status", flat=True)
+    )
+    for status in Reference.Status.values:  # the rows' keys are the states' values
+        per_author = sum(row[status] for row in overview["rows"])
+        assert per_author + unassigned[status] == overview["totals"].get(status, 0), status
+    mine = next(row for row in overview["rows"] if row["author"] == author)
+    assert (mine["todo"], mine["writing"]) == (1, 1)
 
 
 def test_judged_acus_cannot_change_through_the_editor(dataset, author):

@@ -44,7 +44,7 @@ def time_with_and_without_drafts(dataset: Dataset) -> dict:
 
 
 def authoring_overview(dataset: Dataset) -> dict:
-    """Per author: references assigned, to do, in review, changes requested, approved;
+    """Per author: references assigned, to do, writing, in review, changes requested, approved;
     ACUs written; median active minutes and ACUs per reference."""
     refs = Reference.objects.filter(document__dataset=dataset)
     totals = reference_states(dataset)
@@ -66,7 +66,10 @@ def authoring_overview(dataset: Dataset) -> dict:
             {
                 "author": person,
                 "assigned": sum(counts.values()),
-                "todo": counts.get(Reference.Status.TODO, 0) + counts.get(Reference.Status.WRITING, 0),
+                # the header's states, one column each: an author's counts add up to the header's
+                # with the unassigned references
+                "todo": counts.get(Reference.Status.TODO, 0),
+                "writing": counts.get(Reference.Status.WRITING, 0),
                 "in_review": counts.get(Reference.Status.IN_REVIEW, 0),
                 "changes": counts.get(Reference.Status.CHANGES, 0),
                 "approved": counts.get(Reference.Status.APPROVED, 0),
