@@ -119,7 +119,8 @@ def test_write_review_revise_approve(live_server, browser, shoot, author, lead, 
     page = as_user(browser, live_server.url, lead)
     page.goto(f"{live_server.url}/datasets/{dataset.pk}/authoring/")
     row = page.locator("table.data >> nth=0 >> tbody tr").first.inner_text()
-    assert row.split("\t")[:7] == ["arthur-author", "1", "0", "0", "0", "0", "1"]  # to do, writing, in review, changes, approved
+    # assigned, to do, writing, in review, changes requested, approved
+    assert row.split("\t")[:7] == ["arthur-author", "1", "0", "0", "0", "0", "1"]
     shoot(page, "authoring-lead")
     page.context.close()
 
