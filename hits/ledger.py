@@ -9,6 +9,7 @@ import logging
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.db.models import Count, QuerySet
 
 from hits.models import Assignment, LedgerEntry, Worker
 from hits.money import cents
@@ -65,6 +66,25 @@ def record_with_fee(*, key: str, kind: str, assignment, worker, batch, amount: D
             by=by,
         )
     return entry, created
+
+
+def reward_and_fee(provider, batch, reward) -> tuple[Decimal, Decimal]:
+    """What approving work of `batch` paid `reward` writes to the ledger: the reward, to the cent, and
+    the provider's fee on it (`review.approve`, and the rest of a Prolific session's reward). The
+    bonus budget check counts the work still to approve by this rule (`rewards_owed`)."""
+    amount = cents(reward)
+    return amount, provider.fee(amount, batch.assignments_per_hit)
+
+
+def rewards_owed(provider, batch, assignments: QuerySet[Assignment]) -> tuple[int, Decimal]:
+    """(how many, what their approvals will write to the ledger: rewards and fees by `reward_and_fee`)
+    of `assignments`, work of `batch` submitted and not yet decided. Summed per reward (a batch has a
+    few pay buckets) in one grouped query, whatever the batch's size."""
+    n, total = 0, Decimal("0.00")
+    for reward, k in assignments.order_by().values_list("hit__reward").annotate(k=Count("pk")):
+        amount, fee = reward_and_fee(provider, batch, reward)
+        n, total = n + k, total + k * (amount + fee)
+    return n, total
 
 
 def bonus_key(token: str) -> str:

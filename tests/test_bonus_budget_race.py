@@ -17,10 +17,9 @@ import pytest
 from django.db import connection
 
 from hits.models import Assignment, LedgerEntry
-from hits.provider_interface import get_provider
 from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.selectors.figures import batch_spend
-from hits.services import review
+from hits.services import money_budget, review
 
 from .crowd_data import WAIT, at_once, waiting_on_a_lock
 from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
@@ -72,8 +71,8 @@ def fake_bonus_calls(api):  # noqa: F811
 
 
 def room_for_one_bonus(batch) -> None:
-    """A budget the spend plus one $1.00 bonus and its fee fit, two do not."""
-    batch.budget = batch_spend(batch)["total"] + Decimal("1.50")
+    """A budget the spend (with the rewards still to approve) plus one $1.00 bonus and its fee fit, two do not."""
+    batch.budget = money_budget.bonus_spend(batch)["total"] + Decimal("1.50")
     batch.save(update_fields=["budget"])
 
 
@@ -111,20 +110,20 @@ def test_two_single_prolific_bonuses_at_once_never_pass_the_budget_together(api)
     assert batch_spend(batch)["total"] <= batch.budget
 
 
-def test_an_approval_during_a_bonus_s_turn_is_not_held_and_the_next_bonus_counts_its_reward(api):  # noqa: F811
+def test_an_approval_during_a_bonus_s_turn_is_not_held_and_its_reward_counts_once(api):  # noqa: F811
     """Rewards are not held to the budget (publishing is: its estimate counts every reward; approving
     pays what was promised), so an approval does not take the batch's bonus turn: one committing
-    while a bonus holds the turn comes after that bonus, as if it had come later, and every bonus
-    checked after it counts its reward. Here a first bonus holds the turn in its pay call; an
-    approval commits meanwhile, in its own connection, without waiting for it; a second bonus that
-    waits for the turn then fits the budget only without that reward, and is refused."""
+    while a bonus holds the turn comes after that bonus, as if it had come later. Every bonus counts
+    the rewards still to approve as spent, so the approval moves its reward from owed to the ledger:
+    counted once. Here a first bonus holds the turn in its pay call; an approval commits meanwhile,
+    in its own connection, without waiting for it; a second bonus that waits for the turn fits the
+    budget exactly with that reward counted once, and is paid (counted twice, it would be refused)."""
     batch = published(api)
     one = worked_session(batch, "PID1", "5ab000000000000000000001").assignments().first()
     two = worked_session(batch, "PID2", "5ab000000000000000000002").assignments().first()
     approved = worked_session(batch, "PID3", "5ab000000000000000000003").assignments().first()
-    reward = approved.hit.reward + get_provider("prolific").fee(approved.hit.reward, batch.assignments_per_hit)
-    # Room for both bonuses ($1.00 + $0.33, $0.50 + $0.17) and all but a cent of the reward and its fee.
-    batch.budget = batch_spend(batch)["total"] + Decimal("2.00") + reward - Decimal("0.01")
+    # Room for both bonuses ($1.00 + $0.33, $0.50 + $0.17) beside the spend and every reward owed.
+    batch.budget = money_budget.bonus_spend(batch)["total"] + Decimal("2.00")
     batch.save(update_fields=["budget"])
     paying, release, approval_done = threading.Event(), threading.Event(), threading.Event()
 
@@ -135,6 +134,8 @@ def test_an_approval_during_a_bonus_s_turn_is_not_held_and_the_next_bonus_counts
 
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK1", "total_amount": 133})
     api.add_callback("POST", API + "bulk-bonus-payments/BULK1/pay/", callback=pay)
+    api.post(API + "submissions/bonus-payments/", json={"id": "BULK2", "total_amount": 67})
+    api.post(API + "bulk-bonus-payments/BULK2/pay/", status=202, json={})
     results, errors = [], []
 
     def run(call):
@@ -165,7 +166,9 @@ def test_an_approval_during_a_bonus_s_turn_is_not_held_and_the_next_bonus_counts
     release.set()
     first.join(WAIT)
     second.join(WAIT)
-    assert len(results) == 2 and len(errors) == 1 and "OverBudget" in errors[0], (results, errors)
+    assert len(results) == 3 and errors == [], (results, errors)
     assert Assignment.objects.get(pk=approved.pk).status == Assignment.Status.APPROVED
-    assert list(LedgerEntry.objects.filter(kind="bonus").values_list("key", flat=True)) == ["bonus:tok-a"]
+    bonuses = LedgerEntry.objects.filter(kind="bonus").order_by("key").values_list("key", flat=True)
+    assert list(bonuses) == ["bonus:tok-a", "bonus:tok-b"]
     assert LedgerEntry.objects.filter(key=f"reward:{approved.pk}").exists()
+    assert money_budget.bonus_spend(batch)["total"] == batch.budget

@@ -85,7 +85,7 @@ def test_a_paid_prolific_bonus_whose_ledger_write_failed_is_recorded_on_retry_ev
     batch = published(api)
     session = worked_session(batch, "PID1", "5ab000000000000000000001")
     assignment = session.assignments().first()
-    money_budget.set_budget(batch, batch_spend(batch)["total"] + Decimal("1.00"))
+    money_budget.set_budget(batch, money_budget.bonus_spend(batch)["total"] + Decimal("1.00"))
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK9", "total_amount": 66})
     pay = api.post(API + "bulk-bonus-payments/BULK9/pay/", status=202, json={})
     fail_once(monkeypatch, review, "record_with_fee")
@@ -103,7 +103,7 @@ def test_a_refused_bulk_bonus_sent_again_is_checked_against_the_budget_again(api
     batch = published(api)
     one = worked_session(batch, "PID1", "5ab000000000000000000001")
     two = worked_session(batch, "PID2", "5ab000000000000000000002")
-    money_budget.set_budget(batch, batch_spend(batch)["total"] + Decimal("1.50"))  # one $1 bonus and fee
+    money_budget.set_budget(batch, money_budget.bonus_spend(batch)["total"] + Decimal("1.50"))  # one $1 bonus and fee
     api.post(API + "submissions/bonus-payments/", status=400, json={"error": "refused"})
     with pytest.raises(ProviderError, match="refused"):
         prolific_bonuses.pay_bonus(batch, {one: Decimal("1.00")}, "Careful work", key="form:first")

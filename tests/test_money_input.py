@@ -11,7 +11,7 @@ from django.urls import reverse
 from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import MoneyError, parse_money
-from hits.services import handout, review
+from hits.services import handout, money_budget, review
 from hits.services.batches import create_batch
 from hits.services.submission import submit_assignment
 
@@ -37,7 +37,8 @@ def test_four_parallel_bonuses_on_a_dollar_of_budget_pay_exactly_one(settings, l
     assignments = submitted_assignments(batch, 4)
     review.approve(assignment_id=assignments[0].pk, by=lead)  # some spend already recorded
     spent = sum(LedgerEntry.objects.filter(batch=batch).values_list("amount", flat=True))
-    Batch.objects.filter(pk=batch.pk).update(budget=spent + Decimal("1.00"))
+    # $1.00 of room beside the spend and the three rewards still to approve, which the check counts.
+    Batch.objects.filter(pk=batch.pk).update(budget=money_budget.bonus_spend(batch)["total"] + Decimal("1.00"))
 
     def pay(i):
         client = Client()
@@ -63,9 +64,10 @@ def test_four_parallel_bonuses_on_a_dollar_of_budget_pay_exactly_one(settings, l
 def test_pay_over_the_budget_is_the_only_way_past_it(lead):
     batch = published_batch(assignments=3)
     first, second = submitted_assignments(batch, 2)
-    Batch.objects.filter(pk=batch.pk).update(budget=Decimal("1.00"))
+    budget = money_budget.bonus_spend(batch)["total"] + Decimal("1.00")  # beside the two rewards to approve
+    Batch.objects.filter(pk=batch.pk).update(budget=budget)
     review.send_bonus(assignment_id=first.pk, amount="1.00", reason="good", token="a", by=lead)
-    with pytest.raises(review.OverBudget, match="over its budget of \\$1.00"):
+    with pytest.raises(review.OverBudget, match=rf"over its budget of \${budget}"):
         review.send_bonus(assignment_id=second.pk, amount="0.01", reason="good", token="b", by=lead)
     review.send_bonus(assignment_id=second.pk, amount="0.01", reason="good", token="b", by=lead, over_budget=True)
     assert sum(LedgerEntry.objects.filter(kind="bonus").values_list("amount", flat=True)) == Decimal("1.01")

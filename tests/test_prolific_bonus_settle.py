@@ -82,7 +82,7 @@ def test_a_bonus_settled_as_not_paid_is_not_counted_and_its_form_may_pay_it(api,
     batch = published(api)
     one = worked_session(batch, "PID1", "5ab000000000000000000001")
     two = worked_session(batch, "PID2", "5ab000000000000000000002")
-    batch = money_budget.set_budget(batch, batch_spend(batch)["total"] + Decimal("1.50"))
+    batch = money_budget.set_budget(batch, money_budget.bonus_spend(batch)["total"] + Decimal("1.50"))
     bonus, pay = lost_bonus(api, batch, one)
     # 0.67 of unknown outcome: a bonus of 1.00 + 0.33 more would pass the budget.
     assert money_budget.bonus_passes_budget(batch, Decimal("1.33")) is not None

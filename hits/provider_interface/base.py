@@ -12,6 +12,8 @@ from decimal import ROUND_CEILING, Decimal
 from django.db.models import Count
 
 from config.errors import ServiceError
+from hits.ledger import rewards_owed
+from hits.models import Assignment
 from hits.money import CENT
 
 
@@ -97,6 +99,17 @@ class CrowdProvider:
         until it is written): the budget check counts it as spent, so a lead never passes the budget
         because of it (`money_budget.bonus_passes_budget`). Never money its ledger rows count already."""
         return Decimal("0.00")
+
+    def owed_rewards(self, batch) -> tuple[int, Decimal]:
+        """(how many, their rewards and fees) of the batch's work submitted and not yet approved or
+        rejected: the money its approvals will write to the ledger (`hits.ledger.reward_and_fee`, the
+        rule `review.approve` records by). The bonus budget check counts it as spent
+        (`money_budget.bonus_passes_budget`), so bonuses never take the room these rewards need.
+        Approved work is in the ledger (its row is written with its approval) and rejected work pays
+        nothing: neither is counted."""
+        return rewards_owed(
+            self, batch, Assignment.objects.filter(hit__batch=batch, status=Assignment.Status.SUBMITTED)
+        )
 
     def block(self, worker, reason: str) -> None:
         raise NotImplementedError

@@ -111,31 +111,71 @@ def bonus_turn(batch_id: int) -> Iterator[None]:
                 connection.close()  # a lost connection's locks went with it; never keep a live one held
 
 
+def bonus_spend(batch: Batch) -> dict:
+    """What a bonus's budget check counts as the batch's spend: `owed`, the rewards and fees that
+    approving its `submitted` work still to approve or reject will write to the ledger
+    (`CrowdProvider.owed_rewards`: approvals are never held to the budget, so a bonus must leave them
+    room); `unsettled`, the money that left or may have left at the provider without a ledger row
+    (`CrowdProvider.unsettled_spend`: a pay call whose answer was lost, a bonus paid whose ledger
+    write failed until the sync writes it); `ledger`, the ledger's total; `total` their sum;
+    `owed_for`, what the owed money pays as the refusal and the batch page name it; and
+    `room` what is left of the budget for bonuses and their fees (None without a budget).
+
+    The owed rewards are read before the ledger: an approval committed in between is then counted
+    twice (the safe way), never missed; an approved assignment is never in the owed rewards (its
+    ledger row is written with its approval), so its reward counts once, in the ledger."""
+    provider = get_provider(batch.provider)
+    submitted, owed = provider.owed_rewards(batch)
+    unsettled = provider.unsettled_spend(batch)
+    ledger = batch_spend(batch)["total"]
+    total = ledger + unsettled + owed
+    room = batch.budget - total if batch.budget is not None else None
+    return {
+        "ledger": ledger,
+        "unsettled": unsettled,
+        "owed": owed,
+        "submitted": submitted,
+        "owed_for": _submitted(submitted),
+        "total": total,
+        "room": room,
+    }
+
+
 def bonus_passes_budget(batch: Batch, amount) -> str | None:
     """A message when paying `amount` more would take the batch's spend over its budget, else None.
     Asked inside `bonus_turn`, so the spend it reads holds every bonus decided before. The spend
-    counts the ledger and the money that left or may have left at the provider without a ledger row
-    (`CrowdProvider.unsettled_spend`: a pay call whose answer was lost, a bonus paid whose ledger
-    write failed until the sync writes it), so a lead never passes the budget because an outcome is
-    unknown or a row is late. Rewards are not held to the budget (publishing is: its estimate counts
-    every reward), so an approval never waits for this turn: one committed before the check is in
-    the spend it reads, one committed after it comes after this bonus, as if it had come later."""
+    (`bonus_spend`) counts the ledger; the money that left or may have left at the provider without
+    a ledger row, so a lead never passes the budget because an outcome is unknown or a row is late;
+    and the rewards (with fees) owed for work submitted and still to approve or reject, so bonuses
+    paid before the approvals never take the room those rewards need (without them a $500 budget
+    paid $500 of bonuses, and the approvals then took the batch past it). Rewards are not held to
+    the budget (publishing is: its estimate counts every reward), so an approval never waits for this
+    turn: one committed before the check is in the spend it reads, one committed after it comes
+    after this bonus, as if it had come later. A rejection frees its reward's room."""
     if batch.budget is None:
         return None
     try:
         amount = parse_money(amount, maximum=None)
     except MoneyError:
         return None  # the bonus service refuses the amount itself
-    unsettled = get_provider(batch.provider).unsettled_spend(batch)
-    after = batch_spend(batch)["total"] + unsettled + amount
+    spend = bonus_spend(batch)
+    after = spend["total"] + amount
     if after <= batch.budget:
         return None
-    unknown = (
-        f" (with {batch_money(batch, unsettled)} of bonuses paid or perhaps paid and not yet in the ledger)"
-        if unsettled
-        else ""
-    )
+    counted = [
+        f"{batch_money(batch, spend['owed'])} for {spend['owed_for']} still to approve" if spend["owed"] else "",
+        f"{batch_money(batch, spend['unsettled'])} of bonuses paid or perhaps paid and not yet in the ledger"
+        if spend["unsettled"]
+        else "",
+    ]
+    including = " and ".join(part for part in counted if part)
     return (
-        f"This bonus takes the batch's spend to {batch_money(batch, after)}{unknown}, over its budget of "
+        f"This bonus takes the batch's spend to {batch_money(batch, after)}"
+        f"{f' (including {including})' if including else ''}, over its budget of "
         f"{batch_money(batch, batch.budget)}. Tick “Pay over the budget” to send it anyway."
     )
+
+
+def _submitted(n: int) -> str:
+    """'3 submitted HITs' rewards', as the refusal names the rewards (with their fees) still to approve."""
+    return "1 submitted HIT's reward" if n == 1 else f"{n} submitted HITs' rewards"

@@ -189,6 +189,9 @@ def batch_detail(request, batch_id: int):
             "over_budget": money_budget.over_budget_message(batch, cost["total"])
             if batch.status == Batch.Status.DRAFT
             else None,
+            "bonus_spend": money_budget.bonus_spend(batch)
+            if batch.budget is not None and batch.status != Batch.Status.DRAFT
+            else None,
         },
     )
 

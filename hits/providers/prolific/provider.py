@@ -57,6 +57,7 @@ from hits.providers.prolific.decisions import (
 )
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, opened_places, session_plan
+from hits.providers.prolific.rewards import owed_rewards
 
 logger = logging.getLogger(__name__)
 
@@ -503,6 +504,11 @@ class ProlificProvider(CrowdProvider):
         bonuses paid whose ledger rows are missing until the sync writes them (they were paid)."""
         pending = outcome_unknown(self, batch) + paid_unrecorded(self, batch)
         return sum((cost for _, cost in pending), Decimal("0"))
+
+    def owed_rewards(self, batch) -> tuple[int, Decimal]:
+        """Its HITs submitted and still to approve, with what their sessions' approvals record: each
+        HIT's reward and fee, and the rest of the session reward (hits/providers/prolific/rewards.py)."""
+        return owed_rewards(self, batch)
 
     def block(self, worker, reason: str) -> None:
         """Prolific has no researcher-side block call: a blocked participant gets no further
