@@ -25,6 +25,8 @@ from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, published_batch
 from .test_money_input import submitted_assignments
+from .test_mturk import published as mturk_published
+from .test_mturk import stub, sync_one, worked  # noqa: F401 (stub: the fixture)
 from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
@@ -143,3 +145,17 @@ def test_a_prolific_bonus_refused_for_the_rewards_owed_passes_once_that_session_
     api.post(API + "bulk-bonus-payments/BULK1/pay/", status=202, json={})
     entry, created = review.send_bonus(**form)
     assert created and batch_spend(batch)["total"] == batch.budget
+
+
+def test_mturk_counts_each_reward_with_its_fee_as_the_approval_mirrored_from_mturk_records_it(stub):  # noqa: F811
+    batch = mturk_published(stub)
+    hit = batch.hits.order_by("pk").first()
+    mine = worked(batch, "WOWED", "AOWED", hit)
+    reward, fee = reward_and_fee(get_provider("mturk"), batch, hit.reward)
+    assert fee > 0 and owed(batch) == (1, reward + fee)
+    spent = batch_spend(batch)["total"]
+    record = {"AssignmentId": "AOWED", "WorkerId": "WOWED", "HITId": hit.external_id, "AssignmentStatus": "Approved"}
+    sync_one(stub, batch, hit, [record])  # MTurk's auto-approval, mirrored
+    assert Assignment.objects.get(pk=mine.pk).status == Assignment.Status.APPROVED
+    assert batch_spend(batch)["total"] - spent == reward + fee
+    assert owed(batch) == (0, Decimal("0"))
