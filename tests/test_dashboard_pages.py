@@ -22,7 +22,7 @@ from scoring.runs import services
 from scoring.runs.selectors import run_part, run_summaries
 from scoring.runs.services import compute_scores
 
-from .crowd_data import demo_dataset, published_batch, simulated_round
+from .crowd_data import batch_of, demo_dataset, published_batch, simulated_round
 
 pytestmark = pytest.mark.django_db
 
@@ -376,7 +376,8 @@ def test_a_round_without_gold_says_why_no_one_can_be_flagged(client, lead):
     batch = published_batch(dataset, gold_share=0.0)
     simulate_crowd(batch, workers=3, accuracy=0.9, spammers=1, seed=4)
     page = _workers_page(client, lead, dataset, batch)
-    assert 'id="no-gold"' in page and "Give a batch a gold share" in page
+    assert 'id="no-gold"' in page and "give the next batch a gold share" in page  # the demo has expert labels
+    assert "import them or run an expert round" not in page
     assert "Nobody here has judged a gold HIT yet" in page
     assert "Without the 0 flagged" not in page and 'id="alpha-without-acu"' not in page
 
@@ -390,3 +391,22 @@ def test_a_round_with_gold_and_no_flag_says_no_worker_is_flagged(client, lead):
     assert 'id="no-gold"' not in page
     assert "No worker&#x27;s gold shows an accuracy below 0.7" in page or "No worker's gold shows" in page
     assert 'id="alpha-without-acu"' not in page
+
+
+def test_all_judgments_says_it_pools_the_expert_labels_with_the_crowd(crowd, client, lead):
+    dataset, batch = crowd  # the demo's imported expert labels and a crowd round
+    client.force_login(lead)
+    url = reverse("dashboard", args=[dataset.pk])
+    assert 'id="pooled-experts-note"' in client.get(url).content.decode()
+    assert 'id="pooled-experts-note"' not in client.get(url + f"?round={batch.pk}").content.decode()
+    batch.delete()  # the expert labels alone: nothing is pooled
+    assert 'id="pooled-experts-note"' not in client.get(url).content.decode()
+
+
+def test_the_round_picker_leaves_drafts_out_but_keeps_the_one_shown(crowd, client, lead):
+    dataset, _ = crowd
+    draft = batch_of(dataset, assignments=3)
+    client.force_login(lead)
+    url = reverse("dashboard", args=[dataset.pk])
+    assert f'<option value="{draft.pk}"' not in client.get(url).content.decode()
+    assert f'<option value="{draft.pk}" selected' in client.get(url + f"?round={draft.pk}").content.decode()

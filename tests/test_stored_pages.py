@@ -157,14 +157,19 @@ def test_the_newest_finished_judge_run_of_each_judge_and_the_busy_count(crowd):
 def test_the_round_picker_lists_the_crowd_and_imported_rounds_oldest_first(crowd):
     dataset, batch = crowd
     Batch.objects.create(dataset=dataset, name="machine: lexical v1", kind=Batch.Kind.MACHINE)
-    later = Batch.objects.create(dataset=dataset, name="second <round>", kind=Batch.Kind.CROWD)
+    Batch.objects.create(dataset=dataset, name="a draft", kind=Batch.Kind.CROWD, status=Batch.Status.DRAFT)
+    later = Batch.objects.create(
+        dataset=dataset, name="second <round>", kind=Batch.Kind.CROWD, status=Batch.Status.PUBLISHED
+    )
     fast = dashboard.round_choices(dataset)
     expected = [
-        {"pk": b.pk, "name": b.name}
-        for b in dataset.batches.exclude(kind=Batch.Kind.MACHINE).order_by("created_at", "pk")
+        {"pk": b.pk, "name": b.name, "kind": b.kind}
+        for b in dataset.batches.exclude(kind=Batch.Kind.MACHINE)
+        .exclude(status=Batch.Status.DRAFT)
+        .order_by("created_at", "pk")
     ]
     assert fast == expected and fast[-1]["pk"] == later.pk and batch.pk in [r["pk"] for r in fast]
-    assert all(r["name"] != "machine: lexical v1" for r in fast)
+    assert all(r["name"] not in ("machine: lexical v1", "a draft") for r in fast)  # no one judged a draft
 
 
 def test_the_version_read_with_the_run_decides_staleness(crowd):

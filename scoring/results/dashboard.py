@@ -67,10 +67,18 @@ def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
 
 
 def round_choices(dataset) -> list[dict]:
-    """The round picker's rounds (the crowd and imported batches, oldest first) as {pk, name}."""
+    """The round picker's rounds (the crowd and imported batches, oldest first, drafts left out: no
+    one has judged them) as {pk, name, kind}."""
     # not a rating batch's (its ratings are a rating round's, on the Protocols page)
-    rounds = dataset.batches.exclude(kind=Batch.Kind.MACHINE).filter(protocol="")
-    return list(rounds.order_by("created_at", "pk").values("pk", "name"))
+    rounds = dataset.batches.exclude(kind=Batch.Kind.MACHINE).exclude(status=Batch.Status.DRAFT).filter(protocol="")
+    return list(rounds.order_by("created_at", "pk").values("pk", "name", "kind"))
+
+
+def pools_experts(rounds: list[dict]) -> bool:
+    """Whether "All judgments" pools expert labels (imported or made here) with crowd rounds: the
+    expert is then one more annotator in its alphas and scores, which the pages say."""
+    kinds = {r["kind"] for r in rounds}
+    return bool(kinds & set(Batch.EXPERT_KINDS)) and bool(kinds - set(Batch.EXPERT_KINDS))
 
 
 def systems_page(run, documents: str, machine_scores: dict, marked: str = "holm") -> dict:

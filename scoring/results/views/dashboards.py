@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 from config.dispatch import dispatch, dispatch_long, lost_in_background
 from config.limits import large_upload
 from config.roles import LEAD, role_required
+from hits import gold
 from hits.models import Assignment, Batch, Worker
 from hits.selectors import alerted_tests, figures, quality_marks
 from hits.services import review
@@ -48,12 +49,16 @@ def _scope(request, dataset_id):
 
 
 def _base(dataset, batch, section):
+    rounds = dashboard.round_choices(dataset)
+    if batch is not None and all(r["pk"] != batch.pk for r in rounds):  # a draft asked by its address
+        rounds.append({"pk": batch.pk, "name": batch.name, "kind": batch.kind})
     return {
         "dataset": dataset,
         "batch": batch,
         "section": section,
-        "rounds": dashboard.round_choices(dataset),
+        "rounds": rounds,
         "round_query": f"?round={batch.pk}" if batch else "",
+        "pooled_experts": batch is None and dashboard.pools_experts(rounds),
     }
 
 
@@ -150,6 +155,7 @@ def workers(request, dataset_id: int):
         if r.get("provider") != Worker.Provider.EXPERT
     ]
     listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
+    has_gold = any(r.get("gold_accuracy") is not None for r in rows)
     context = {
         **_base(dataset, batch, "workers"),
         "run": run,
@@ -163,7 +169,9 @@ def workers(request, dataset_id: int):
         "table": listing,
         "experts": experts,
         "flagged": table.get("flagged", 0),
-        "has_gold": any(r.get("gold_accuracy") is not None for r in rows),
+        "has_gold": has_gold,
+        # without gold HITs here: whether the dataset has the expert labels gold HITs are drawn from
+        "gold_summaries": None if has_gold else gold.gold_summary_count(dataset),
         "qc_run": qc_run,
         "qc": {
             "confidence": machine_qc.QC_CONFIDENCE,
