@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.selectors.figures import batch_progress
+from hits.selectors.waiting import waiting_places
 
 EXPLAIN = {
     "draft": "Not published yet: check the cost, then publish.",
@@ -46,6 +47,8 @@ def batch_stage(batch: Batch) -> Stage:
         stage = _stage(batch.status)
         if batch.status == Batch.Status.PUBLISHED and places and pending + approved >= places:
             return _every_place_taken(stage, counts)
+        if stage.code == "published" and waiting_places(batch):  # "Workers are taking its HITs" would be untrue
+            return Stage(stage.code, "Waiting for workers", "No worker is left who may take its open places.")
         return stage
     paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
     stage = _stage("paid" if paid >= approved else "complete")

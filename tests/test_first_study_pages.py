@@ -79,7 +79,7 @@ def test_imported_expert_labels_are_not_a_worker_with_buttons(client, lead):
     client.force_login(lead)
     page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
     assert f'<tr data-worker="{expert.external_id}"' not in page
-    assert 'id="expert-labels"' in page and "they are not a worker" in page
+    assert 'id="expert-labels"' in page and "They are not a worker" in page
     assert page.count("<tr data-worker=") == Worker.objects.filter(assignments__hit__batch=batch).distinct().count()
     response = client.post(
         reverse("dashboard_worker_action", args=[dataset.pk, expert.pk, "block"]), {"reason": "x"}, follow=True

@@ -6,14 +6,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from hits.models import Assignment
+from hits.models import Assignment, Batch
+from hits.selectors import dataset_counts
 from hits.selectors.waiting import waiting_places
 from hits.services import handout, review
 from hits.services.people import create_user_with_role
 from hits.services.submission import submit_assignment
 
 from .conftest import PASSWORD
-from .crowd_data import all_answers, demo_dataset, published_batch
+from .crowd_data import all_answers, batch_of, demo_dataset, published_batch
 from .test_handout import make_workers
 
 pytestmark = [pytest.mark.portable, pytest.mark.django_db]
@@ -52,6 +53,11 @@ def test_a_rejected_place_nobody_may_take_is_said_with_what_to_do(client, lead):
     assert "This batch cannot finish by itself" in page and 'id="waiting-places"' in page
     assert "add workers" in page and "stop the batch" in page
     assert "Workers are taking its HITs" not in page
+
+    # every page that names the batch's stage says the same
+    assert "Waiting for workers" in page
+    assert "Waiting for workers" in client.get(reverse("batch_list", args=[batch.dataset_id])).content.decode()
+    assert "Waiting for workers" in client.get(reverse("dataset_detail", args=[batch.dataset_id])).content.decode()
 
     newcomer = create_user_with_role(username="ww-new", password=PASSWORD, role="worker")
     assert waiting_places(batch) is None  # a new worker may take it
@@ -93,3 +99,12 @@ def test_a_draft_adaptive_batch_claims_no_saving_before_any_work(client, lead):
     published = adaptive_batch(demo_dataset("second"))
     page = client.get(reverse("batch_detail", args=[published.pk])).content.decode()
     assert "started with 2 places" in page and 'id="allocation-saved"' in page
+
+
+def test_a_dataset_counts_as_label_rounds_neither_drafts_nor_machine_runs(client, lead):
+    batch = published_batch()
+    before = dataset_counts([batch.dataset_id])[batch.dataset_id]["rounds"]
+    batch_of(batch.dataset, assignments=3)  # a draft
+    Batch.objects.create(dataset=batch.dataset, name="machine: lexical v1", kind=Batch.Kind.MACHINE)
+    assert dataset_counts([batch.dataset_id])[batch.dataset_id]["rounds"] == before
+    assert before == batch.dataset.batches.exclude(kind=Batch.Kind.MACHINE).exclude(status=Batch.Status.DRAFT).count()

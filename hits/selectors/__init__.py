@@ -103,16 +103,23 @@ def _per_dataset(qs, path: str, dataset_ids) -> dict[int, int]:
     return dict(qs.values_list(path).annotate(n=Count("pk")).order_by())
 
 
+def label_rounds(batches: QuerySet[Batch]) -> QuerySet[Batch]:
+    """The label rounds among `batches`: the sets of ACU labels people gave, each crowd batch, expert
+    round or imported labels; not a machine judge's run, a rating batch (its ratings are a rating
+    round's, on the Protocols page) or a draft (no one has judged it)."""
+    return batches.exclude(kind=Batch.Kind.MACHINE).exclude(status=Batch.Status.DRAFT).filter(protocol="")
+
+
 def dataset_counts(dataset_ids: list[int] | None = None) -> dict[int, dict[str, int]]:
-    """Per dataset (all: None): documents, systems, summaries, ACUs and rounds (batches of any
-    kind). One grouped query per count, whatever the number of datasets."""
+    """Per dataset (all: None): documents, systems, summaries, ACUs and label rounds
+    (`label_rounds`). One grouped query per count, whatever the number of datasets."""
     ids = list(Dataset.objects.values_list("pk", flat=True)) if dataset_ids is None else list(dataset_ids)
     counts = {
         "documents": _per_dataset(Document.objects.all(), "dataset", dataset_ids),
         "systems": _per_dataset(System.objects.all(), "dataset", dataset_ids),
         "summaries": _per_dataset(Summary.objects.all(), "system__dataset", dataset_ids),
         "acus": _per_dataset(ACU.objects.all(), "reference__document__dataset", dataset_ids),
-        "rounds": _per_dataset(Batch.objects.all(), "dataset", dataset_ids),
+        "rounds": _per_dataset(label_rounds(Batch.objects.all()), "dataset", dataset_ids),
     }
     return {pk: {what: per.get(pk, 0) for what, per in counts.items()} for pk in ids}
 

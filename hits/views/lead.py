@@ -3,7 +3,6 @@
 Security behavior: every view here is for leads only; every change is a POST.
 """
 
-import dataclasses
 import secrets
 
 from django.contrib import messages
@@ -141,10 +140,6 @@ def batch_detail(request, batch_id: int):
     provider = get_provider(batch.provider)
     cost = batches.cost_estimate(batch)
     waiting, stage = waiting_places(batch), batch_stage(batch)
-    if waiting:  # "Workers are taking its HITs" would be untrue
-        stage = dataclasses.replace(
-            stage, label="Waiting for workers", explanation="No worker is left who may take its open places."
-        )
     balance = balance_error = None
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and provider.supports(Capability.BALANCE):
         try:

@@ -14,7 +14,7 @@ from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
 from hits.models import Batch
 from hits.provider_interface import money_currency
-from hits.selectors import figures
+from hits.selectors import figures, label_rounds
 from scoring.models import ScoringRun
 from scoring.results import charts, leaderboard, worker_pages
 from scoring.runs.selectors import alpha_trend, latest_run, run_parts
@@ -67,11 +67,8 @@ def latest_of_kind(dataset, batch, kind: str) -> ScoringRun | None:
 
 
 def round_choices(dataset) -> list[dict]:
-    """The round picker's rounds (the crowd and imported batches, oldest first, drafts left out: no
-    one has judged them) as {pk, name, kind}."""
-    # not a rating batch's (its ratings are a rating round's, on the Protocols page)
-    rounds = dataset.batches.exclude(kind=Batch.Kind.MACHINE).exclude(status=Batch.Status.DRAFT).filter(protocol="")
-    return list(rounds.order_by("created_at", "pk").values("pk", "name", "kind"))
+    """The round picker's rounds (`hits.selectors.label_rounds`, oldest first) as {pk, name, kind}."""
+    return list(label_rounds(dataset.batches.all()).order_by("created_at", "pk").values("pk", "name", "kind"))
 
 
 def pools_experts(rounds: list[dict]) -> bool:

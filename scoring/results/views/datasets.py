@@ -23,6 +23,7 @@ from hits.models import Batch
 from hits.selectors import dataset_counts
 from hits.services import expert
 from hits.services.dataset_import import import_upload
+from hits.stages import batch_stage
 from scoring.results import onboarding
 from scoring.results.exports.rose import rose_lines
 from scoring.runs.judgments import labels_by_summary
@@ -85,7 +86,11 @@ def dataset_detail(request, dataset_id: int):
             "expert_form": ExpertRoundForm(initial={"count": max(1, min(gold.GOLD_WANTED - gold_count, labelable))}),
             "page": page,
             "systems": system_scores(dataset),
-            "rounds": dataset.batches.all(),
+            # each with the stage the batch pages show (a machine judge's run: its status)
+            "rounds": [
+                {"batch": b, "stage": None if b.kind == Batch.Kind.MACHINE else batch_stage(b)}
+                for b in dataset.batches.order_by("created_at", "pk")
+            ],
             "extras_missing": extras.missing_features(),
             "extras_install": extras.INSTALL,
         },
