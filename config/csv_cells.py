@@ -37,6 +37,21 @@ def safe_row(row) -> list:
     return [safe_cell(value) for value in row]
 
 
+class CsvLines:
+    """A file-like sink for csv.writer that keeps what was written until taken: a streamed CSV
+    download writes rows to it and yields what it took."""
+
+    def __init__(self):
+        self.parts: list[str] = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def take(self) -> str:
+        text, self.parts = "".join(self.parts), []
+        return text
+
+
 def original_text(cell: str) -> str:
     """The text `safe_cell` was given, from the cell it wrote."""
     if cell.startswith("'") and cell[1:].startswith(FORMULA_START):

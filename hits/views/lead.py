@@ -7,12 +7,12 @@ import secrets
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import JsonResponse
+from django.http import JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
@@ -31,6 +31,7 @@ from hits.provider_interface import Capability, ProviderError, get_provider, mon
 from hits.providers import sync as provider_sync
 from hits.providers.prolific import views as prolific_views
 from hits.ratings import PROTOCOLS
+from hits.selectors import ledger_export
 from hits.selectors.figures import batch_figures, batch_progress, batch_spend
 from hits.selectors.waiting import waiting_places
 from hits.services import batches, estimate, money_budget, qualification, review
@@ -417,6 +418,25 @@ def ledger(request, batch_id: int):
     page = Paginator(entries, LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {"batch": batch, "page": page, "spend": batch_spend(batch)}
     return render(request, "hits/ledger.html", {**context, "currency": money_currency(batch)})
+
+
+@role_required(LEAD)
+def ledger_csv(request, batch_id: int):
+    """The batch's ledger as a CSV download (hits.selectors.ledger_export), streamed."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    return _csv_download(ledger_export.batch_ledger_csv(batch), f"ledger-batch-{batch.pk}.csv")
+
+
+@role_required(LEAD)
+def ledger_csv_all(request):
+    """Every batch's ledger in one CSV download, streamed."""
+    return _csv_download(ledger_export.all_ledgers_csv(), "ledger-all-batches.csv")
+
+
+def _csv_download(chunks, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
 
 
 @role_required(LEAD)

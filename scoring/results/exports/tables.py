@@ -6,27 +6,13 @@ import csv
 import numpy as np
 
 from annotation.models import Summary
-from config.csv_cells import safe_row
+from config.csv_cells import CsvLines, safe_row
 from hits.models import Worker
 from scoring.results.exports.labels import label_groups
 from scoring.runs.selectors import run_summaries
 
 JUDGMENT_COLUMNS = ["worker", "example_id", "system", "acu_index", "label"]
 ROWS_PER_CHUNK = 20000
-
-
-class _Lines:
-    """A file-like sink for csv.writer that keeps what was written until taken."""
-
-    def __init__(self):
-        self.parts = []
-
-    def write(self, text):
-        self.parts.append(text)
-
-    def take(self) -> str:
-        text, self.parts = "".join(self.parts), []
-        return text
 
 
 def _summary_order(dataset):
@@ -51,7 +37,7 @@ def _judgment_chunks(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
     """The judgments CSV as (text, rows in it), the header first, in export order: document,
     system, worker id, ACU id. The judgments are read through the ORM and ordered as arrays; what
     remains in Python per judgment is one string concatenation."""
-    sink = _Lines()
+    sink = CsvLines()
     writer = csv.writer(sink)
     writer.writerow(JUDGMENT_COLUMNS)
     yield sink.take(), 0
