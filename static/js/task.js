@@ -51,6 +51,26 @@
     form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
     if (comment) comment.disabled = true;
     progress.textContent = expired ? "Expired" : "Submitted";
+    dropDeadline();
+  }
+
+  // Stored: no time left to count down (the page opened again after submitting shows none either).
+  function dropDeadline() {
+    const deadline = document.getElementById("task-deadline");
+    if (deadline) deadline.remove();
+  }
+
+  // The summary card stays in view at most a third of the screen high: while the summary goes on
+  // below its edge, its foot says so (a phone shows no scrollbar until it is scrolled).
+  const card = document.querySelector(".task .summary-card");
+  const more = card && card.querySelector(".summary-more");
+  function markMore() {
+    if (more) more.hidden = card.scrollHeight - card.clientHeight - card.scrollTop <= 2;
+  }
+  if (more) {
+    card.addEventListener("scroll", markMore, { passive: true });
+    window.addEventListener("resize", markMore);
+    markMore();
   }
 
   function persist() {
@@ -166,6 +186,7 @@
       const data = await resp.json().catch(function () { return {}; });
       if (resp.ok && data.ok) {
         try { localStorage.setItem(storageKey, JSON.stringify({ submitted: true })); localStorage.removeItem(activeKey); } catch (e) {}
+        dropDeadline();
         form.dispatchEvent(new CustomEvent("task:stored", { detail: data }));
         return;
       }
@@ -211,6 +232,7 @@
     if (form.dataset.afterSubmit !== "inhouse") return;
     say(e.detail.message, "ok");
     submitted = true;
+    progress.textContent = "Submitted";
     form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
     const next = document.getElementById("after-submit");
     if (next) { next.hidden = false; const b = next.querySelector("button"); if (b) b.focus(); }
