@@ -154,6 +154,20 @@ def test_twenty_sessions_from_one_address_are_bounded(client, settings, still_ra
     assert PanelSession.objects.count() == 4
 
 
+def test_a_lab_room_study_sets_its_own_bound_per_network(client, settings, still_ratelimit_clock):
+    """Participants in one lab room share an address: the study's own bound lets them all in (0: no
+    bound), another study keeps the site's, and a refused participant is told to ask the researcher."""
+    settings.PANEL_SESSIONS_PER_ADDRESS = 3
+    room = open_panel(k=2, assignments=3, sessions_per_network=0)
+    assert [start(client, room, f"ROOM{i}").status_code for i in range(8)] == [302] * 8
+    ten = open_panel(k=1, assignments=3, sessions_per_network=5)
+    assert [start(client, ten, f"TEN{i}").status_code for i in range(6)] == [302] * 5 + [409]
+    refused = start(client, ten, "TEN99").content.decode()
+    assert "(5 an hour)" in refused and "tell the researcher" in refused
+    site = open_panel(k=1, assignments=3)
+    assert [start(client, site, f"SITE{i}").status_code for i in range(4)] == [302] * 3 + [409]
+
+
 def test_an_idle_session_gives_its_place_back_and_the_same_link_resumes_it(client, settings):
     settings.PANEL_IDLE_SECONDS = 600
     batch = open_panel(k=2, assignments=1)

@@ -1,5 +1,6 @@
 """A panel batch's options (one schema: the lead's form, the API and the stored defaults)."""
 
+from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from hits.provider_interface.options import Option, defaults, merged
@@ -55,6 +56,18 @@ OPTIONS: tuple[Option, ...] = (
         help="The query parameter that carries the signature (with a signing secret).",
     ),
     Option(
+        "sessions_per_network",
+        "int",
+        None,
+        "new sessions per network per hour",
+        min=0,
+        max=100_000,
+        optional=True,
+        help="New sessions of this study one network (address) may start in an hour, a bound on one person "
+        "posing as many. Empty: the site's (PANEL_SESSIONS_PER_ADDRESS, 3 unless set); 0: no bound. Raise it "
+        "when participants share a network, as in a lab room or on a campus.",
+    ),
+    Option(
         "screened_out_url",
         "text",
         "",
@@ -68,6 +81,13 @@ DEFAULT_CONFIG = defaults(OPTIONS)
 ID_PARAMETER = r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}"
 # A participant id never begins with = + - @ (a spreadsheet would run it as a formula).
 PARTICIPANT_ID = r"[A-Za-z0-9_.:][A-Za-z0-9_.@:+\-]{0,63}"
+
+
+def sessions_per_network(batch) -> int:
+    """The batch's bound on new sessions from one address in PANEL_ADDRESS_WINDOW seconds (0: none):
+    its own option, else the site's PANEL_SESSIONS_PER_ADDRESS."""
+    bound = config(batch)["sessions_per_network"]
+    return settings.PANEL_SESSIONS_PER_ADDRESS if bound is None else bound
 
 
 def config(batch) -> dict:

@@ -21,7 +21,7 @@ from django.utils import timezone
 from config import ratelimit
 from hits import sheets
 from hits.models import Assignment, Batch, QualificationAttempt, Worker
-from hits.providers.panel.config import config
+from hits.providers.panel.config import config, sessions_per_network
 from hits.providers.panel.models import PanelSession
 from hits.services.handout import Hold, take_place
 from hits.services.qualification import is_qualified, submit_attempt
@@ -73,10 +73,16 @@ def _open(batch: Batch, now) -> bool:
 
 
 def _check_address(scope: str, batch: Batch, address: str) -> None:
-    window = settings.PANEL_ADDRESS_WINDOW
-    if address and ratelimit.count(scope, f"{batch.pk}|{address}", window) > settings.PANEL_SESSIONS_PER_ADDRESS:
-        logger.warning("panel batch %s: %s refused for address %s (bound reached)", batch.pk, scope, address)
-        raise SessionRefused("Too many sessions of this study were started from your network. Please try again later.")
+    bound = sessions_per_network(batch)
+    if not address or not bound:
+        return
+    if ratelimit.count(scope, f"{batch.pk}|{address}", settings.PANEL_ADDRESS_WINDOW) > bound:
+        logger.warning("panel batch %s: %s refused for address %s (bound %s reached)", batch.pk, scope, address, bound)
+        raise SessionRefused(
+            f"Too many sessions of this study were started from your network ({bound} an hour). Please try "
+            "again later; if you take part in a lab or class session, tell the researcher, who can raise "
+            "this bound for the study."
+        )
 
 
 def _complete(session: PanelSession, now, size: int | None = None) -> None:
