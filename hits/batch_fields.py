@@ -30,8 +30,8 @@ from hits.allocation.policy import (
     Policy,
     kind_defaults,
 )
-from hits.money import DEFAULT_BUCKETS, Bucket, MoneyError, cents, check_buckets, parse_money
-from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.money import DEFAULT_BUCKETS, MAX_BUDGET, Bucket, MoneyError, cents, check_buckets, format_money, parse_money
+from hits.provider_interface import Capability, ProviderError, get_provider, money_currency
 from hits.ratings import ACU, MAX_INSTRUCTIONS, PROTOCOLS
 from hits.ratings import KINDS as WORK_KINDS
 
@@ -47,21 +47,32 @@ class BatchError(ServiceError):
 
 
 class MoneyField(serializers.DecimalField):
-    """Dollars (or the batch's currency) as a string with two decimals, rounded half up to the cent."""
+    """An amount in the batch's currency as a string with two decimals, rounded half up to the cent.
 
-    def __init__(self, **kwargs):
+    `bounds_in_currency`: its min_value and max_value are checked by the serializer, which knows the
+    batch's currency (`money_refusals`), not by the field, whose digit and value limits would
+    answer in Django's words ("no more than 10 digits in total") before the batch's."""
+
+    def __init__(self, *, bounds_in_currency: bool = False, **kwargs):
         kwargs.setdefault("max_digits", 12)
         kwargs.setdefault("decimal_places", 2)
         kwargs.setdefault("coerce_to_string", True)
+        bounds = {k: kwargs.pop(k, None) for k in ("min_value", "max_value")} if bounds_in_currency else {}
         super().__init__(**kwargs)
+        self.bounds_in_currency = bounds_in_currency
+        if bounds_in_currency:
+            self.min_value, self.max_value = bounds["min_value"], bounds["max_value"]
 
     def to_internal_value(self, data):
         """Read through `hits.money.parse_money`, the one parser of amounts: no underscores, exponents,
-        NaN or infinity, no fraction of a cent; then the field's own digit and value limits."""
+        NaN or infinity, no fraction of a cent; then the field's own digit and value limits (unless
+        the serializer checks its bounds)."""
         try:
             amount = parse_money(data, what="The amount", minimum=None)
         except MoneyError as exc:
             raise serializers.ValidationError(str(exc)) from None
+        if self.bounds_in_currency:
+            return amount
         return super().to_internal_value(amount)
 
     def to_representation(self, value):
@@ -92,8 +103,8 @@ class BatchField:
     kind: str
     label: str
     default: Any
-    min: int | float | None = None
-    max: int | float | None = None
+    min: int | float | Decimal | None = None
+    max: int | float | Decimal | None = None
     help: str = ""
     optional: bool = False  # may be left empty (the default is then used)
     max_length: int = 200  # text
@@ -173,11 +184,13 @@ FIELDS = {
         BatchField(
             "budget",
             "money",
-            "Budget ($)",
+            "Budget (in the batch's currency)",
             None,
-            min=0,
+            min=Decimal("0.00"),
+            max=MAX_BUDGET,
             optional=True,
-            help="Dollars; publishing is refused while the estimate exceeds it.",
+            help="In the currency the batch pays in: its provider's (USD; a Prolific account's, e.g. GBP). "
+            "Publishing is refused while the estimate exceeds it.",
         ),
         BatchField(
             "allocation",
@@ -318,7 +331,12 @@ class BatchSpec:
 
     def __post_init__(self):
         for name, spec in FIELDS.items():
-            _check(spec, getattr(self, name))
+            value = getattr(self, name)
+            if spec.kind == "money" and value is not None:
+                if refusal := money_refusal(spec, value, money_currency(self)):
+                    raise BatchError(refusal)
+                continue
+            _check(spec, value)
         try:
             policy = self.policy
         except ValueError as exc:
@@ -429,8 +447,45 @@ def _check(spec: BatchField, value) -> None:
         raise BatchError(f"{what} must be {bounds}.")
 
 
+def money_refusal(spec: BatchField, value: Decimal, currency: str) -> str | None:
+    """Why an amount setting is refused, said in the batch's currency, or None when it is within its
+    bounds: the form, the API and `BatchSpec` give this one message ("The budget is between £0.00
+    and £99,999,999.99.")."""
+    low, high = spec.min, spec.max
+    if (low is None or value >= low) and (high is None or value <= high):
+        return None
+    what = f"The {spec.label.split(' (')[0].lower()}"
+    if low is not None and high is not None:
+        return f"{what} is between {format_money(low, currency)} and {format_money(high, currency)}."
+    if low is not None:
+        return f"{what} is at least {format_money(low, currency)}."
+    return f"{what} is at most {format_money(high, currency)}."
+
+
+def money_refusals(data: dict, currency: str) -> dict[str, str]:
+    """{setting: message} of the amount settings in `data` (a form's or serializer's cleaned data)
+    outside their bounds, in `currency`: the batch's, known once its provider and options are read."""
+    refusals = {}
+    for name, spec in FIELDS.items():
+        value = data.get(name)
+        if spec.kind == "money" and value is not None and (refusal := money_refusal(spec, value, currency)):
+            refusals[name] = refusal
+    return refusals
+
+
 class MoneyFormField(forms.DecimalField):
-    """A form's amount of money, read by `hits.money.parse_money` (the one parser of amounts)."""
+    """A form's amount of money, read by `hits.money.parse_money` (the one parser of amounts).
+
+    Its min_value and max_value are the setting's, checked by the form once the batch's currency is
+    known (`money_refusals`, as the API's serializer), not here: Django's digit and value
+    validators would answer first, in their words and in no currency. A text box with a decimal
+    keyboard, as every amount box of the app ("$50" and "1,000" are amounts too)."""
+
+    def __init__(self, *, min_value=None, max_value=None, **kwargs):
+        kwargs.update(max_digits=None, decimal_places=2)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal"}))
+        super().__init__(**kwargs)
+        self.min_value, self.max_value = min_value, max_value
 
     def to_python(self, value):
         if value in self.empty_values:
@@ -488,7 +543,7 @@ def batch_form_field(name: str) -> forms.Field:
     if spec.kind == "float":
         return forms.FloatField(initial=spec.default, **limits, **common)
     if spec.kind == "money":
-        return MoneyFormField(max_digits=spec.max_digits, decimal_places=2, initial=spec.default, **limits, **common)
+        return MoneyFormField(initial=spec.default, **limits, **common)
     raise ValueError(f"unknown field kind {spec.kind!r}")
 
 
@@ -513,6 +568,7 @@ def batch_serializer_field(name: str) -> serializers.Field:
     if spec.kind == "money":
         return MoneyField(
             max_digits=spec.max_digits,
+            bounds_in_currency=True,
             default=None if spec.default is None else Decimal(spec.default),
             **limits,
             **empty,

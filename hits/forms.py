@@ -6,10 +6,10 @@ from django import forms
 
 from annotation.models import System
 
-from .batch_fields import FIELDS, batch_form_field
+from .batch_fields import FIELDS, batch_form_field, money_refusals
 from .models import JudgeRun, QualificationTest
 from .money import CENT, MAX_REWARD, Bucket, MoneyError, format_money, parse_money
-from .provider_interface import available_providers, provider_class
+from .provider_interface import available_providers, chosen_currency, provider_class
 from .provider_interface.options import form_field, form_field_name, form_value
 from .selectors import tests_for_batches
 from .services.qualification import FAILURE_BUDGET
@@ -97,9 +97,23 @@ class BatchForm(forms.Form):
             o.name: form_value(o, self.cleaned_data.get(form_field_name(provider.name, o))) for o in provider.options
         }
 
+    def batch_currency(self) -> str:
+        """The currency the batch will pay in: its provider's, with the options given (their defaults
+        where they are not valid yet), as the draft's pages will show it."""
+        try:
+            options = self.provider_config()
+        except forms.ValidationError:
+            options = {}
+        return chosen_currency(self.cleaned_data["provider"], options)
+
     def clean(self):
         data = super().clean()
-        if self.errors or "provider" not in data:
+        if "provider" not in data:
+            return data
+        # An amount's bounds, said in the batch's currency (the API's serializer says the same).
+        for name, refusal in money_refusals(data, self.batch_currency()).items():
+            self.add_error(name, refusal)
+        if self.errors:
             return data
         try:
             self.provider_options = self.provider_config()
@@ -164,6 +178,10 @@ class BucketsForm(forms.Form):
 
     buckets = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
 
+    def __init__(self, *args, currency: str = "USD", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.currency = currency  # the batch's: the rewards are in it, and so are the messages
+
     def clean_buckets(self) -> list[Bucket]:
         result = []
         for n, line in enumerate(self.cleaned_data["buckets"].splitlines(), start=1):
@@ -178,11 +196,12 @@ class BucketsForm(forms.Form):
             if max(low, high or 0) > MAX_BUCKET_ACUS:
                 raise forms.ValidationError(f"Line {n}: ACU counts go up to {MAX_BUCKET_ACUS:,}.")
             try:
-                amount = parse_money(reward, what=f"Line {n}: the reward", minimum=CENT, maximum=MAX_REWARD)
+                amount = parse_money(
+                    reward, what=f"Line {n}: the reward", minimum=CENT, maximum=MAX_REWARD, currency=self.currency
+                )
             except MoneyError as exc:
-                raise forms.ValidationError(
-                    f"{exc} (a bucket pays $0.01 to {format_money(MAX_REWARD)} per HIT)"
-                ) from None
+                low, high = format_money(CENT, self.currency), format_money(MAX_REWARD, self.currency)
+                raise forms.ValidationError(f"{exc} (a bucket pays {low} to {high} per HIT)") from None
             result.append(Bucket(low, high, amount))
         return result
 

@@ -33,17 +33,19 @@ _AMOUNT = re.compile(r"[$£]?(?P<number>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\
 
 
 class MoneyError(ValueError):
-    """An amount that is not exact dollars and cents, with a message for the person who typed it."""
+    """An amount that is not exact units and cents, with a message for the person who typed it."""
 
 
-def parse_money(value, *, what: str = "The amount", minimum=Decimal("0.00"), maximum=None) -> Decimal:
+def parse_money(
+    value, *, what: str = "The amount", minimum=Decimal("0.00"), maximum=None, currency: str = "USD"
+) -> Decimal:
     """The exact amount in `value` (text as typed, or a Decimal/int from code), in whole cents.
 
     Accepted: digits with a decimal point and at most two decimals that are not zero ("1.50",
     "1.500"), an optional leading "$", and commas between thousands ("1,000.50"). Refused, each
     with a message: a decimal comma ("1,50": write 1.50), fractions of a cent ("0.005": never
     rounded), underscores, exponents, NaN and infinity, and amounts outside
-    [minimum, maximum]."""
+    [minimum, maximum] (the message gives the bound in `currency`, the batch's)."""
     if isinstance(value, bool) or value is None:
         raise MoneyError(f"{what} is missing.")
     if isinstance(value, float):
@@ -79,9 +81,9 @@ def parse_money(value, *, what: str = "The amount", minimum=Decimal("0.00"), max
     if exact != number:
         raise MoneyError(f"{what} “{shown}” has a fraction of a cent; amounts are whole cents, never rounded.")
     if minimum is not None and exact < minimum:
-        raise MoneyError(f"{what} must be at least {format_money(minimum)}.")
+        raise MoneyError(f"{what} must be at least {format_money(minimum, currency)}.")
     if maximum is not None and exact > maximum:
-        raise MoneyError(f"{what} must be at most {format_money(maximum)}.")
+        raise MoneyError(f"{what} must be at most {format_money(maximum, currency)}.")
     return exact
 
 
@@ -94,6 +96,12 @@ def format_money(value, currency: str = "USD") -> str:
     amount = cents(str(value) if isinstance(value, float) else value)  # 1.005 reads $1.01, as written
     sign = CURRENCY_SIGNS.get(str(currency).upper(), f"{currency} ")
     return f"{'-' if amount < 0 else ''}{sign}{abs(amount):,.2f}"
+
+
+def currency_sign(currency: str = "USD") -> str:
+    """What names a currency beside an amount box ("Budget ($)", "Amount (£)"): its sign, or its code
+    where it has none here (as `format_money` writes it)."""
+    return CURRENCY_SIGNS.get(str(currency or "USD").upper(), str(currency))
 
 
 def money_string(value) -> str:

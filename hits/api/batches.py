@@ -33,10 +33,10 @@ from hits.api.batch_output import (  # noqa: F401 - re-exported
     SpendSerializer,
     batch_detail_data,
 )
-from hits.batch_fields import BatchSpec, MoneyField, batch_serializer_field
+from hits.batch_fields import BatchSpec, MoneyField, batch_serializer_field, money_refusals
 from hits.models import Batch
 from hits.money import Bucket
-from hits.provider_interface import available_providers, money_currency, provider_class
+from hits.provider_interface import available_providers, chosen_currency, money_currency, provider_class
 from hits.provider_interface.options import serializer_class
 from hits.providers import sync as provider_sync
 from hits.services import batches
@@ -103,7 +103,8 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
         required=False,
         min_length=1,
         max_length=100,
-        help_text="Pay buckets by ACU count; default: RoSE's $0.15 to $0.55.",
+        help_text="Pay buckets by ACU count, their rewards in the batch's currency; default: RoSE's buckets, "
+        "0.15 to 0.55 (RoSE paid $0.15 to $0.55).",
     )
     mturk = MTurkOptionsSerializer(required=False, help_text="Only with provider mturk.")
     prolific = ProlificOptionsSerializer(required=False, help_text="Only with provider prolific.")
@@ -114,6 +115,15 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
         for name, options_class in PROVIDER_OPTIONS.items():
             if name not in self.fields:
                 self.fields[name] = options_class(required=False, help_text=f"Only with provider {name}.")
+
+    def validate(self, attrs):
+        """An amount's bounds, said in the batch's currency (its provider's, with the options given),
+        as the lead's form says them (`money_refusals`)."""
+        provider = attrs.get("provider", "inhouse")
+        refusals = money_refusals(attrs, chosen_currency(provider, attrs.get(provider)))
+        if refusals:
+            raise serializers.ValidationError({name: [message] for name, message in refusals.items()})
+        return attrs
 
     def resolve(self) -> dict:
         """The validated input with its names and ids resolved to the dataset's rows, after the

@@ -8,6 +8,7 @@ no import cycle between the two.
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.provider_interface.registry import (
     available_providers,
+    chosen_currency,
     get_provider,
     money_currency,
     provider_class,
@@ -19,6 +20,7 @@ __all__ = [
     "CrowdProvider",
     "ProviderError",
     "available_providers",
+    "chosen_currency",
     "get_provider",
     "money_currency",
     "provider_class",

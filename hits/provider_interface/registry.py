@@ -8,6 +8,7 @@ the hits app loads (hits.apps.HitsConfig.import_models).
 
 from importlib import import_module
 from importlib.util import find_spec
+from types import SimpleNamespace
 
 from django.utils.module_loading import import_string
 
@@ -46,6 +47,12 @@ def money_currency(batch) -> str:
     if batch.provider not in _PROVIDERS:
         return "USD"
     return get_provider(batch.provider).currency(batch)
+
+
+def chosen_currency(provider: str, provider_config: dict | None) -> str:
+    """`money_currency` of a batch not made yet, from its provider's name and the options chosen so
+    far (the new batch form, the API's input): what its amounts' messages are said in."""
+    return money_currency(SimpleNamespace(provider=provider, provider_config=dict(provider_config or {})))
 
 
 def available_providers() -> list[str]:

@@ -230,7 +230,7 @@ def batch_action(request, batch_id: int, action: str):
                 else "Budget removed.",
             )
         elif action == "buckets":
-            form = BucketsForm(request.POST)
+            form = BucketsForm(request.POST, currency=money_currency(batch))
             if not form.is_valid():
                 raise batches.BatchError(" ".join(form.errors["buckets"]))
             batches.set_buckets(batch, form.cleaned_data["buckets"])

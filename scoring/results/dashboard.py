@@ -118,7 +118,10 @@ def workers_table(run) -> dict:
         if not stored.get("rows"):
             return stored
         paid_in = worker_currencies(run)
-        rows = [{**r, "shown": worker_pages.shown(r, paid_in.get(r.get("provider"), "USD"))} for r in stored["rows"]]
+        rows = []
+        for r in stored["rows"]:
+            currency = paid_in.get(r.get("provider"), "USD")  # their rate's and their bonus's
+            rows.append({**r, "shown": worker_pages.shown(r, currency), "currency": currency})
         return {**stored, "rows": rows}
 
     return caches["pages"].get_or_set(f"dashboard:workers:{run.pk}", table, RUN_CACHE_SECONDS)

@@ -6,6 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.models import Dataset
 from config.commands import found, picked
 from hits.batch_fields import BatchSpec
+from hits.money import format_money
+from hits.provider_interface import money_currency
 from hits.services.batches import BatchError, cost_estimate, create_batch
 
 # The options that are settings of the batch's spec (hits.batch_fields), by the same names.
@@ -63,9 +65,10 @@ class Command(BaseCommand):
             batch = create_batch(dataset=dataset, spec=spec, systems=systems, qualification_test=test)
         except BatchError as exc:
             raise CommandError(str(exc)) from None
-        cost = cost_estimate(batch)
+        cost, currency = cost_estimate(batch), money_currency(batch)
+        rewards, fees, total = (format_money(cost[k], currency) for k in ("rewards", "fees", "total"))
         self.stderr.write(
             f"Draft batch {batch.pk}: {cost['hits']} HITs, {cost['assignments']} assignments, "
-            f"${cost['rewards']} rewards + ${cost['fees']} fees = ${cost['total']}"
+            f"{rewards} rewards + {fees} fees = {total}"
         )
         self.stdout.write(str(batch.pk))

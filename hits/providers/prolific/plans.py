@@ -24,6 +24,7 @@ class SessionPlan:
     places: int
     currency: str
     timed: int = 0  # the timed HITs seconds_per_hit rests on (fewer than MIN_TIMED_HITS: a first guess)
+    target_hourly: Decimal | None = None  # the batch's target rate (its calibration's)
 
     @property
     def time_basis(self) -> str:
@@ -32,6 +33,19 @@ class SessionPlan:
         if too_few:
             return f"a first guess, 30 s + 6 s per ACU ({too_few})"
         return f"the mean of {self.timed} timed HITs"
+
+    @property
+    def guessed(self) -> bool:
+        """The time a HIT takes is the first guess (too few timed HITs), not a measurement."""
+        return too_few_timed(self.timed) is not None
+
+    @property
+    def below_target(self) -> bool:
+        """A session pays less an hour than the batch's target rate: the rate Prolific shows the
+        participants (from the minutes sent as the study's estimated completion time; a first guess
+        until MIN_TIMED_HITS HITs are timed, never the mean of fewer) below the one the batch aims at."""
+        hourly = self.hourly
+        return self.target_hourly is not None and hourly is not None and hourly < self.target_hourly
 
     @property
     def reward(self) -> Decimal:
@@ -92,6 +106,7 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
         places=math.ceil(opened_places(batch) / k),
         currency=cfg["currency"],
         timed=timed,
+        target_hourly=Decimal(batch.target_hourly_rate),
     )
 
 
