@@ -458,7 +458,7 @@ def test_prolific_batch_keeps_its_options(as_role, demo):
         ({"provider": "nobody"}, "provider", "not a valid choice"),
         ({"gold_share": 0.9}, "gold_share", "less than or equal to 0.5"),
         ({"lifetime_hours": "nan"}, "lifetime_hours", "valid number"),
-        ({"budget": -1}, "budget", "greater than or equal to 0"),
+        ({"budget": -1}, "budget", "The budget is between $0.00 and $99,999,999.99."),
         ({"provider": "prolific", "prolific": {"hits_per_session": 0}}, "prolific", "greater than or equal to 1"),
         ({"provider": "mturk", "mturk": {"locales": ["USA"]}}, "mturk", "two-letter"),
     ],
