@@ -18,6 +18,7 @@ from hits.calibration import MIN_TIMED_HITS, too_few_timed
 from hits.models import Assignment, Batch, Worker
 from hits.providers.prolific.config import config
 from hits.providers.prolific.plans import session_plan
+from hits.services.money_budget import BudgetError, set_budget
 
 from .crowd_data import BATCH_FORM, batch_of, demo_dataset, scored, simulated_round
 from .test_calibration_minimum import timed
@@ -190,3 +191,11 @@ def test_the_workers_page_bonus_box_names_the_rounds_currency(client, lead):
     page = client.get(reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     boxes = re.findall(r'<input name="amount"[^>]*>', page)
     assert boxes and all('placeholder="Amount (£)"' in b and "Bonus amount (£) for" in b for b in boxes)
+
+
+def test_the_batch_pages_budget_box_refuses_in_the_batchs_currency(client, lead):
+    batch = gbp_draft(client, lead)
+    with pytest.raises(BudgetError, match="A budget is between £0.00 and £99,999,999.99."):
+        set_budget(batch, "100000000")
+    with pytest.raises(BudgetError, match="must be at most £99,999,999.99"):
+        set_budget(batch, "100000000")

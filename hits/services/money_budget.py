@@ -46,9 +46,10 @@ def set_budget(batch: Batch, value, by=None) -> Batch:
         budget = None
     else:
         try:
-            budget = parse_money(text, what="The budget", maximum=MAX_BUDGET)
+            budget = parse_money(text, what="The budget", maximum=MAX_BUDGET, currency=money_currency(batch))
         except MoneyError as exc:
-            raise BudgetError(f"{exc} A budget is between $0.00 and $99,999,999.99.") from None
+            low, high = batch_money(batch, 0), batch_money(batch, MAX_BUDGET)
+            raise BudgetError(f"{exc} A budget is between {low} and {high}.") from None
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
     batch.budget = budget
     batch.save(update_fields=["budget"])
