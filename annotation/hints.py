@@ -9,6 +9,7 @@ import re
 from bisect import bisect_left
 from statistics import median
 
+from .language.tokens import is_verb, tokenize
 from .text import STOPWORDS, content_words, words
 
 USUAL_ACU_WORDS = 7  # RoSE's ACUs are short facts; used when a dataset has none yet
@@ -22,8 +23,13 @@ def usual_length(acu_texts: list[str]) -> float:
 
 
 def joins_two_facts(text: str) -> str | None:
-    """The joining word when 'and'/'but' links two parts that could each stand alone
-    (three or more content words on both sides); 'and' inside a short noun phrase passes."""
+    """The joining word when 'and'/'but' links two parts that could each stand alone: three or
+    more content words and a verb on both sides (the drafter's verb reading, `is_verb`). 'and'
+    inside a noun phrase passes, short or long ("425 young women and girls have been sleeping
+    outdoors": no verb before it), as guideline 3 has it."""
+    if not _JOINER.search(text):
+        return None
+    verbs = _verb_sides(text)
     tokens = [(m.start(), m.group().lower()) for m in _WORD.finditer(text)]
     starts = [start for start, _ in tokens]
     # before[i] / after[i]: distinct content words among tokens[:i] / tokens[i:], one pass each.
@@ -40,9 +46,17 @@ def joins_two_facts(text: str) -> str | None:
     after.reverse()
     for match in _JOINER.finditer(text):
         i = bisect_left(starts, match.start())  # the joiner's own token ("and"/"but": a stopword)
-        if before[i] >= 3 and after[i] >= 3:
+        if before[i] >= 3 and after[i] >= 3 and verbs(match.start()):
             return match.group(1).lower()
     return None
+
+
+def _verb_sides(text: str):
+    """A test of a joiner at a character offset of `text`: whether a verb comes before it and
+    another after it, from one tokenisation of the text."""
+    tokens = tokenize(text)
+    verb_at = [t.start for k, t in enumerate(tokens) if is_verb(tokens, k)]
+    return lambda offset: bool(verb_at) and verb_at[0] < offset < verb_at[-1]
 
 
 def _word_set(text: str) -> set[str]:

@@ -9,7 +9,7 @@ _SENTENCE_TAG = re.compile(r"<t>(.*?)</t>", re.DOTALL)
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)  # a letter or a digit
 
 # Forms of "be" and "have", the modal verbs and the common prepositions: function words here, and
-# the drafter's auxiliaries and prepositions (annotation/drafting/lexicon.py) start from them.
+# the drafter's auxiliaries and prepositions (annotation/language/lexicon.py) start from them.
 BE_HAVE = ("is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had")
 PREPOSITIONS = (
     "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "over", "under", "about", "after",

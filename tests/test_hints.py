@@ -31,3 +31,11 @@ def test_joiner_needs_two_standalone_parts():
     assert joins_two_facts("Salt and pepper were served.") is None
     assert joins_two_facts("The mayor resigned on Monday and the council elected a successor.") == "and"
     assert usual_length([]) == 7
+
+
+def test_and_in_a_noun_phrase_is_no_second_fact_whatever_its_length():
+    # guideline 3: "women and girls" is one fact; so is a long subject of one verb
+    text = "Anuradha Koirala and 425 young women and girls have been sleeping outdoors."
+    assert joins_two_facts(text) is None
+    assert joins_two_facts("Sales rose 5 % in March and prices fell across the whole region.") == "and"
+    assert joins_two_facts("Koirala founded the charity Maiti Nepal but the hospice wall crumbled.") == "but"

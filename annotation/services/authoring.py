@@ -184,7 +184,7 @@ def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]
     an unchanged reference reads them back. The usual ACU length of the dataset is the one when they
     were computed (the hints the writer saw)."""
     digest = hashlib.sha256(json.dumps([reference.pk, structure, drafts]).encode()).hexdigest()
-    key = f"acu-hints:v2:{digest}"
+    key = f"acu-hints:v3:{digest}"  # v3: "and" joins facts only with a verb on both sides
     stored = caches["pages"].get(key)
     if stored is not None:
         return stored

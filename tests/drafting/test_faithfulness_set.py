@@ -78,7 +78,7 @@ def test_every_sentence_of_the_source_articles_drafts_with_the_invariants(realsu
     """Sentences the rules were not written for (REALSumm's source articles, lower-cased, long,
     quoted): no failure, quotes balanced wherever the sentence's are, no cumulative draft."""
     from annotation.drafting.rules.draft import inserted
-    from annotation.drafting.rules.tokens import quotes_balanced
+    from annotation.language.tokens import quotes_balanced
     from annotation.text import split_sentences
 
     articles = (realsumm_path / "documents.txt").read_text(encoding="utf-8").splitlines()

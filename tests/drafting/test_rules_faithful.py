@@ -5,7 +5,7 @@ import pytest
 
 from annotation.drafting.rules import draft_reference, draft_sentence
 from annotation.drafting.rules.draft import inserted, tidy
-from annotation.drafting.rules.tokens import quotes_balanced
+from annotation.language.tokens import quotes_balanced
 
 
 def words(text: str) -> list[str]:

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-from ..lexicon import OTHER_PREPOSITIONS, PREPOSITIONS
+from ...language.lexicon import OTHER_PREPOSITIONS, PREPOSITIONS
 from ..rules.clauses import is_boilerplate
 from ..rules.draft import add, draft_reference, draft_sentence
 from ..rules.references import Entities, resolve_references

@@ -24,8 +24,8 @@ in `lexicon` (and `words`, the rules' own lists) and lemminflect's lexicon of En
 "won" for "winning"). When no verb is found the sentence is one draft.
 """
 
+from ...language.tokens import first_verb, tokenize, verb_form
 from .clauses import split_clauses, split_run_on
 from .draft import draft_reference, draft_sentence
-from .tokens import first_verb, tokenize, verb_form
 
 __all__ = ["draft_reference", "draft_sentence", "first_verb", "split_clauses", "split_run_on", "tokenize", "verb_form"]

@@ -2,7 +2,8 @@
 
 from dataclasses import dataclass
 
-from ..lexicon import (
+from ...language.inflections import getAllLemmas, getInflection
+from ...language.lexicon import (
     AUXILIARIES,
     COORDINATORS,
     DETERMINERS,
@@ -11,8 +12,7 @@ from ..lexicon import (
     NOT_VERBS,
     PREPOSITIONS,
 )
-from .inflections import getAllLemmas, getInflection
-from .tokens import (
+from ...language.tokens import (
     Token,
     be,
     finite,
@@ -26,7 +26,7 @@ from .tokens import (
     tokenize,
     verb_form,
 )
-from .words import (
+from ...language.words import (
     ADVERBS,
     BE,
     BOILERPLATE,

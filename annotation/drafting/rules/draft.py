@@ -2,14 +2,14 @@
 
 from collections.abc import Callable
 
+from ...language.tokens import finish, quotes_balanced, strip, text_of, tokenize
+from ...language.words import QUOTES
 from ...text import content_words
 from .clauses import split_clauses, split_run_on, without_furniture
 from .embedded import embedded_clauses, modifier_facts, relative_facts
 from .lists import place_facts
 from .predicates import split_subject
 from .references import Entities, kin_facts, resolve_references
-from .tokens import finish, quotes_balanced, strip, text_of, tokenize
-from .words import QUOTES
 
 
 def draft_sentence(sentence: str, _depth: int = 0) -> list[str]:

@@ -1,7 +1,7 @@
 """Step 6: non-finite adjuncts as finite sentences of their own; where complement clauses start."""
 
-from ...text import STOPWORDS
-from ..lexicon import (
+from ...language.inflections import getAllLemmas, getInflection
+from ...language.lexicon import (
     AUXILIARIES,
     CARDINALS,
     COORDINATORS,
@@ -11,9 +11,8 @@ from ..lexicon import (
     PREPOSITIONS,
     RELATIVES,
 )
-from .inflections import getAllLemmas, getInflection
-from .tokens import Token, be, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
-from .words import (
+from ...language.tokens import Token, be, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
+from ...language.words import (
     ADJUNCT,
     ADVERBS,
     COUNTS,
@@ -30,6 +29,7 @@ from .words import (
     SUBORDINATORS,
     WH_WORDS,
 )
+from ...text import STOPWORDS
 
 # Closed classes of the lexicon and the rules' lists: never the noun an adjective describes.
 NOT_NOUNS = (

@@ -2,11 +2,11 @@
 corruption , poverty and rise of Boko Haram"), and "X is in Y" for a place written "Town , Region"
 or "Town in Country" after a preposition ("from West Linn , Oregon" -> "West Linn is in Oregon.")."""
 
+from ...language.inflections import getAllLemmas
+from ...language.lexicon import DETERMINERS, PREPOSITIONS
+from ...language.tokens import Token, is_verb, quote_depths, text_of, verb_form
+from ...language.words import MONTHS, NAME_WORD, TIME_WORDS
 from ...text import STOPWORDS
-from ..lexicon import DETERMINERS, PREPOSITIONS
-from .inflections import getAllLemmas
-from .tokens import Token, is_verb, quote_depths, text_of, verb_form
-from .words import MONTHS, NAME_WORD, TIME_WORDS
 
 # Prepositions a place follows ("from West Linn , Oregon", "in Hama in Syria").
 PLACE_PREPOSITIONS = frozenset(["in", "from", "at", "near", "outside", "to"])

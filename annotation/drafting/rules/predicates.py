@@ -1,13 +1,16 @@
 """Step 5: one clause into drafts: per subject conjunct, listed name, word of a pair and adjunct."""
 
-from ...text import STOPWORDS
-from ..lexicon import AUXILIARIES, DETERMINERS, INTRANSITIVE, OBJECT_OPTIONAL, PLURAL_TO_SINGULAR, PREPOSITIONS
-from .embedded import complement_at, embedded_start
-from .inflections import getAllLemmas
-from .lists import split_noun_lists
-from .reports import split_report
-from .tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
-from .words import (
+from ...language.inflections import getAllLemmas
+from ...language.lexicon import (
+    AUXILIARIES,
+    DETERMINERS,
+    INTRANSITIVE,
+    OBJECT_OPTIONAL,
+    PLURAL_TO_SINGULAR,
+    PREPOSITIONS,
+)
+from ...language.tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
+from ...language.words import (
     ADJUNCT,
     ADVERBS,
     BE,
@@ -26,6 +29,10 @@ from .words import (
     VERBAL_PREPOSITIONS,
     WH_WORDS,
 )
+from ...text import STOPWORDS
+from .embedded import complement_at, embedded_start
+from .lists import split_noun_lists
+from .reports import split_report
 
 
 def subject_conjuncts(subject: list[Token]) -> list[list[Token]]:

@@ -2,10 +2,20 @@
 
 from dataclasses import dataclass
 
-from ...text import STOPWORDS
-from ..lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
-from .tokens import Token, finish, finite, first_verb, is_verb, quote_depths, strip, text_of, tokenize, verb_form
-from .words import (
+from ...language.lexicon import AUXILIARIES, DETERMINERS, FRONT_SUBORDINATORS, PREPOSITIONS
+from ...language.tokens import (
+    Token,
+    finish,
+    finite,
+    first_verb,
+    is_verb,
+    quote_depths,
+    strip,
+    text_of,
+    tokenize,
+    verb_form,
+)
+from ...language.words import (
     ADVERBS,
     INDEFINITE,
     LOWER_FIRST,
@@ -20,6 +30,7 @@ from .words import (
     TIME_WORDS,
     TITLES,
 )
+from ...text import STOPWORDS
 
 
 def person_head(tokens: list[Token]) -> bool:

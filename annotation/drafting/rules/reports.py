@@ -5,8 +5,8 @@ stated as a fact."""
 
 from collections.abc import Callable
 
-from .tokens import Token, first_verb, is_verb, quote_depths
-from .words import MONTHS, QUOTES, REPORTING, TIME_WORDS
+from ...language.tokens import Token, first_verb, is_verb, quote_depths
+from ...language.words import MONTHS, QUOTES, REPORTING, TIME_WORDS
 
 # Phrases that may say where or how the speaker spoke, not the reported event ("said in a statement").
 SPEECH_FRAMES = frozenset(

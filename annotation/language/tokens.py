@@ -4,8 +4,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..lexicon import AUXILIARIES, COORDINATORS, DETERMINERS, NOT_VERBS, PREPOSITIONS, VERBS
 from .inflections import getAllInflections, getAllLemmas
+from .lexicon import AUXILIARIES, COORDINATORS, DETERMINERS, NOT_VERBS, PREPOSITIONS, VERBS
 from .words import CLOSING, NAME_WORD, PAST, PRONOUNS, QUOTES, TOKEN
 
 
