@@ -711,7 +711,7 @@ def test_exports_are_downloads(as_role, demo, crowd, eager_celery):
     client = as_role("lead")
     judgments = client.get(f"/api/datasets/{demo.pk}/exports/judgments.csv?round={crowd.pk}")
     assert judgments.status_code == 200 and judgments["Content-Type"].startswith("text/csv")
-    assert judgments["Content-Disposition"] == f'attachment; filename="demo.round-{crowd.pk}.judgments.csv"'
+    assert judgments["Content-Disposition"] == f'attachment; filename="demo-round{crowd.pk}-judgments.csv"'
     rows = list(csv.reader(io.StringIO(b"".join(judgments.streaming_content).decode())))
     assert rows[0] == ["worker", "example_id", "system", "acu_index", "label"]
     assert len(rows) - 1 == Judgment.objects.filter(assignment__hit__batch=crowd).count()

@@ -21,7 +21,6 @@ from hits.selectors import counted_assignments, counted_judgments
 from hits.services.dataset_import import import_dataset
 from hits.services.simulate import simulate_crowd
 from scoring.results.exports import labels as label_arrays
-from scoring.results.exports import rose
 from scoring.results.exports.rose import export_rose, rose_lines
 from scoring.results.exports.tables import JUDGMENT_COLUMNS, iter_judgments_csv, write_judgments_csv
 from scoring.runs.judgments import labels_by_summary
@@ -52,7 +51,7 @@ def reference_source(a: Assignment, dataset) -> dict:
         "round": a.hit.batch.name,
         "kind": "crowd" if a.hit.batch.kind in ("crowd", "imported_crowd") else a.hit.batch.kind,
         "provider": a.worker.provider,
-        "worker": rose._annotator_key(a.worker, dataset) if expert else a.worker.external_id,
+        "worker": label_arrays.annotator_key(a.worker, dataset) if expert else a.worker.external_id,
         "seconds": a.active_seconds,
     }
     if a.gold_total:
@@ -108,7 +107,7 @@ def reference_uncounted(dataset, batch, acus_by_reference) -> dict[int, list]:
 def reference_rose(dataset, batch=None) -> str:
     labels = labels_by_summary(dataset, batch)
     keys = {
-        w.pk: rose._annotator_key(w, dataset)
+        w.pk: label_arrays.annotator_key(w, dataset)
         for w in Worker.objects.filter(pk__in={w for p in labels.values() for w in p})
     }
     sources = reference_sources(dataset, batch) if labels else None
@@ -168,11 +167,11 @@ def reference_csv(dataset, batch=None) -> str:
     index = {}
     for acus in _reference_acus(dataset).values():
         index.update((a.pk, i) for i, a in enumerate(acus))
+    workers = {w.pk: label_arrays.annotator_key(w, dataset) for w in Worker.objects.all()}
     rows = (
         counted_judgments(dataset, batch)
         .values_list(
-            "assignment__worker__provider",
-            "assignment__worker__external_id",
+            "assignment__worker_id",
             "assignment__hit__summary__document__external_id",
             "assignment__hit__summary__system__name",
             "acu_id",
@@ -183,14 +182,16 @@ def reference_csv(dataset, batch=None) -> str:
             "assignment__hit__summary__document_id",
             "assignment__hit__summary__system__name",
             "assignment__worker_id",
+            "acu__sentence__position",  # the ACUs of a summary in their reference's order (index)
+            "acu__position",
             "acu_id",
         )
     )
     stream = io.StringIO()
     writer = csv.writer(stream)
     writer.writerow(JUDGMENT_COLUMNS)
-    for provider, worker, example, system, acu_id, present in rows:
-        writer.writerow([f"{provider}:{worker}", example, system, index[acu_id], int(present)])
+    for worker, example, system, acu_id, present in rows:
+        writer.writerow([workers[worker], example, system, index[acu_id], int(present)])
     return stream.getvalue()
 
 

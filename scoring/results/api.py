@@ -26,6 +26,7 @@ from config.api_errors import JSONErrorsMixin, error_responses
 from hits.batch_fields import MoneyField
 from hits.models import Batch
 from scoring.results.dashboard import ROSE_ALPHA, scores_run
+from scoring.results.exports.names import download_name
 from scoring.results.exports.rose import rose_lines
 from scoring.results.exports.rounds import without_acu_labels
 from scoring.results.exports.scores_json import scores_json
@@ -366,10 +367,6 @@ class DownloadView(JSONErrorsMixin, APIView):
             raise ValidationError({"format": [f"Not one of {', '.join(formats)}."]})
 
 
-def _filename(dataset, batch, suffix: str) -> str:
-    return f"{dataset.name}{f'.round-{batch.pk}' if batch else ''}.{suffix}"
-
-
 def _csv_download(write, filename: str) -> FileResponse:
     """Write a CSV to a temporary file (memory stays flat at RoSE scale) and send it."""
     spool = tempfile.TemporaryFile()  # noqa: SIM115 - the file outlives this function (streamed)
@@ -407,7 +404,7 @@ class JudgmentsCSV(DownloadView):
     def get(self, request, dataset_id: int):
         dataset, batch = labelled_round(request, dataset_id)
         return _csv_download(
-            lambda out: write_judgments_csv(dataset, out, batch=batch), _filename(dataset, batch, "judgments.csv")
+            lambda out: write_judgments_csv(dataset, out, batch=batch), download_name(dataset, batch, "judgments.csv")
         )
 
 
@@ -431,7 +428,7 @@ class ScoresCSV(DownloadView):
             else:
                 write_scores_csv(run, out)
 
-        return _csv_download(write, _filename(dataset, batch, "scores.csv"))
+        return _csv_download(write, download_name(dataset, batch, "scores.csv"))
 
 
 @extend_schema(tags=["exports"])
@@ -447,5 +444,5 @@ class RoseJSONL(DownloadView):
     def get(self, request, dataset_id: int):
         dataset, batch = labelled_round(request, dataset_id)
         response = StreamingHttpResponse(rose_lines(dataset, batch), content_type="application/x-ndjson; charset=utf-8")
-        response["Content-Disposition"] = content_disposition_header(True, _filename(dataset, batch, "rose.jsonl"))
+        response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, batch, "rose.jsonl"))
         return response

@@ -12,10 +12,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.models import ACU
+from hits.models import Worker
 from hits.selectors import counted_judgments
 
 # The order of a reference's ACUs in every export: by sentence, then position, then id.
 ACU_ORDER = ("sentence__position", "position", "pk")
+
+
+def annotator_key(worker: Worker, dataset) -> str:
+    """A worker as every export names them (the RoSE JSONL's annotator, the judgments CSV's worker):
+    an expert by their name in the dataset (stored as "<dataset>/<name>", which an import under
+    another name changes), a crowd worker by provider and id ("prolific:5f1c...")."""
+    if worker.is_expert:
+        return worker.external_id.removeprefix(f"{dataset.name}/")
+    return f"{worker.provider}:{worker.external_id}"
 
 
 def dataset_acus(dataset):
@@ -84,7 +94,8 @@ class LabelGroups:
 def label_groups(dataset, batch=None, rank=None, worker_rank=None) -> LabelGroups:
     """The counted judgments in groups of (summary, worker), ordered by `rank(summary ids)`
     then `worker_rank(worker ids)` (each a distinct non-negative integer per id; default the
-    ids), and within a group by ACU id."""
+    ids), and within a group by the ACU's index in its reference (ACU_ORDER), as every export
+    lists a summary's ACUs."""
     rows = integer_rows(
         counted_judgments(dataset, batch)
         .values_list("assignment__hit__summary_id", "assignment__worker_id", "acu_id", "present")
@@ -93,10 +104,10 @@ def label_groups(dataset, batch=None, rank=None, worker_rank=None) -> LabelGroup
     )
     summary, worker, acu, present = rows.T
     places = acu_places(dataset)
-    index, count, third = places.of(acu)
+    index, count, _ = places.of(acu)
     first = rank(summary) if rank is not None else summary
     second = worker_rank(worker) if worker_rank else worker
-    order = _order(first, second, third, len(places.ids))
+    order = _order(first, second, index, int(count.max()) if count.size else 0)
     summary, worker = summary[order], worker[order]
     if summary.size:
         changed = (summary[1:] != summary[:-1]) | (worker[1:] != worker[:-1])

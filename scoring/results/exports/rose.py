@@ -26,6 +26,7 @@ from hits.selectors import counted_assignments
 from scoring.results.exports.labels import (
     ACU_ORDER,
     acu_places,
+    annotator_key,
     integer_rows,
     label_groups,
     label_matrix,
@@ -37,13 +38,6 @@ from scoring.runs.services import scored_judgments
 from scoring.stats.aggregation import normalized_acu_score
 
 DOCUMENTS_PER_CHUNK = 500
-
-
-def _annotator_key(worker: Worker, dataset: Dataset) -> str:
-    """An expert's name in the dataset ("<dataset>/<name>" stored), a crowd worker's provider and id."""
-    if worker.is_expert:
-        return worker.external_id.removeprefix(f"{dataset.name}/")
-    return f"{worker.provider}:{worker.external_id}"
 
 
 def _source_kind(kind: str) -> str:
@@ -58,7 +52,7 @@ def _source(worker: Worker, dataset: Dataset, round_: str, kind: str, seconds, g
         "round": round_,
         "kind": _source_kind(kind),
         "provider": worker.provider,
-        "worker": _annotator_key(worker, dataset) if worker.is_expert else worker.external_id,
+        "worker": annotator_key(worker, dataset) if worker.is_expert else worker.external_id,
         "seconds": seconds,
     }
     if gold[1]:
@@ -152,7 +146,7 @@ def _annotator_rank(dataset, keys: dict):
 
     def rank(worker_ids: np.ndarray) -> np.ndarray:
         unique = np.unique(worker_ids)
-        keys.update((w.pk, _annotator_key(w, dataset)) for w in Worker.objects.filter(pk__in=unique.tolist()))
+        keys.update((w.pk, annotator_key(w, dataset)) for w in Worker.objects.filter(pk__in=unique.tolist()))
         ordered = sorted(unique.tolist(), key=lambda pk: (keys[pk], pk))
         position = np.empty(len(unique), dtype=np.int64)
         position[np.searchsorted(unique, ordered)] = np.arange(len(unique))

@@ -8,7 +8,7 @@ import numpy as np
 from annotation.models import Summary
 from config.csv_cells import CsvLines, safe_row
 from hits.models import Worker
-from scoring.results.exports.labels import label_groups
+from scoring.results.exports.labels import annotator_key, label_groups
 from scoring.runs.selectors import run_summaries
 
 JUDGMENT_COLUMNS = ["worker", "example_id", "system", "acu_index", "label"]
@@ -35,20 +35,16 @@ def _summary_order(dataset):
 
 def _judgment_chunks(dataset, batch=None, rows_per_chunk: int = ROWS_PER_CHUNK):
     """The judgments CSV as (text, rows in it), the header first, in export order: document,
-    system, worker id, ACU id. The judgments are read through the ORM and ordered as arrays; what
-    remains in Python per judgment is one string concatenation."""
+    system, worker id, ACU index (each worker named as the RoSE JSONL export names them). The
+    judgments are read through the ORM and ordered as arrays; what remains in Python per
+    judgment is one string concatenation."""
     sink = CsvLines()
     writer = csv.writer(sink)
     writer.writerow(JUDGMENT_COLUMNS)
     yield sink.take(), 0
     rank, names = _summary_order(dataset)
     groups = label_groups(dataset, batch, rank=rank)
-    workers = {
-        pk: f"{provider}:{external_id}"
-        for pk, provider, external_id in Worker.objects.filter(pk__in=set(groups.worker.tolist())).values_list(
-            "pk", "provider", "external_id"
-        )
-    }
+    workers = {w.pk: annotator_key(w, dataset) for w in Worker.objects.filter(pk__in=set(groups.worker.tolist()))}
     codes = (groups.index * 2 + groups.present).tolist()
     width = int(groups.index.max()) + 1 if groups.index.size else 0
     tails = [f"{i // 2},{i % 2}\r\n" for i in range(2 * width)]
