@@ -98,7 +98,7 @@ def test_upload_import_and_its_error_message(as_role):
     bad = SimpleUploadedFile("bad.jsonl", b'{"example_id": "a"\n')
     response = client.post(reverse("dataset_import"), {"name": "up", "format": "rose", "file": bad})
     assert response.status_code == 400
-    assert "Nothing was imported. bad.jsonl, line 1: invalid JSON" in response.content.decode()
+    assert "Nothing was imported. bad.jsonl, line 1: the line is not complete JSON" in response.content.decode()
     assert not Dataset.objects.filter(name="up").exists()
 
     good = SimpleUploadedFile("demo.jsonl", DEMO_ROSE.read_bytes())

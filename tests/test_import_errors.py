@@ -127,7 +127,7 @@ def test_missing_file(pyramid_copy):
 def test_invalid_json_line(tmp_path, rose_lines):
     rose_lines[3] = rose_lines[3][:-5]
     write_lines(tmp_path / "bad.jsonl", rose_lines)
-    fails(tmp_path / "bad.jsonl", "rose", "bad.jsonl", "line 4", "invalid JSON")
+    fails(tmp_path / "bad.jsonl", "rose", "bad.jsonl", "line 4", "the line is not complete JSON")
 
 
 @pytest.mark.django_db
@@ -218,7 +218,7 @@ def test_command_line_failure_exits_non_zero_without_a_traceback(tmp_path, rose_
         text=True,
     )
     assert result.returncode != 0
-    assert "bad.jsonl, line 2: invalid JSON" in result.stderr
+    assert "bad.jsonl, line 2: the line is not valid JSON at column 2: a key is not in double quotes" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -96,8 +96,8 @@ def _line(document, metric, score_json: str) -> str:
     [
         (lambda d, s: "[" * 50_000 + "]" * 50_000, "line 2: the JSON is nested more than 32 levels deep"),
         (lambda d, s: f'{{"example_id": {json.dumps(d)}, "m": {"[" * 40 + "]" * 40}}}', "nested more than 32"),
-        (lambda d, s: _line(d, "m", "1" * 400).replace("SYSTEM", s), "integer of more than 30 digits"),
-        (lambda d, s: _line(d, "m", "9" * 5000).replace("SYSTEM", s), "integer of more than 30 digits"),
+        (lambda d, s: _line(d, "m", "1" * 400).replace("SYSTEM", s), "integer of 400 digits (at most 30)"),
+        (lambda d, s: _line(d, "m", "9" * 5000).replace("SYSTEM", s), "integer of 5000 digits (at most 30)"),
         (lambda d, s: _line(d, "bad\u0000name", "0.5").replace("SYSTEM", s), "has a control character"),
         (lambda d, s: _line(d, "bad\x07bell", "0.5").replace("SYSTEM", s), "has a control character"),
         (lambda d, s: _line(d, "x", "0.5").replace("SYSTEM", s).replace('"x"', '"\\ud800"'), "control character"),

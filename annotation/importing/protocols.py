@@ -4,7 +4,9 @@ Per example: ``example_id``, ``source``, ``reference``, ``system_outputs`` ({sys
 ``annotations`` ({system: {"prior", "ref_free", "ref_based": the mean of three 1-5 ratings;
 "acu", "normalized_acu": the ACU scores of the same summary}}). A system named in the
 annotations but not in the outputs, ``gold`` or ``reference``, is the reference summary rated as
-one more system (RoSE's LLM file rates it so). Optional keys of our export, read back:
+one more system (RoSE's LLM file rates it so). ``reference_acus`` (a list of strings, in RoSE's
+LLM file) become the reference's ACUs as in a RoSE JSONL file (``rose.reference_units``); without
+them the reference waits for its authors. Optional keys of our export, read back:
 ``annotations[system]["raters"] = {protocol: {rater: score}}`` (each rater's own 1-5 score) and
 ``annotations[system]["ratings"] = {protocol: n}`` (how many ratings each protocol's mean holds;
 default 3, as RoSE's). Files of the earlier export give one whole number under ``ratings``, which
@@ -22,8 +24,10 @@ from config import bounded_json
 
 from ..text import split_sentences
 from .errors import DatasetImportError
-from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, MAX_SYSTEM
+from .jsonlines import document_problem
+from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, MAX_SYSTEM, check_records
 from .records import DocumentRecord
+from .rose import reference_units
 from .textfile import decode
 
 PROTOCOLS = ("prior", "ref_free", "ref_based")
@@ -164,8 +168,24 @@ def parse_example(example, index: int) -> ProtocolExample:
                 )
             summaries[system] = reference
         rated.append(_rated(system, annotation, index))
-    record = DocumentRecord(str(raw_id).strip(), source, sentences, [], summaries, reference_text=reference)
+    units = _reference_acus(example, index)
+    record = DocumentRecord(str(raw_id).strip(), source, sentences, units, summaries, reference_text=reference)
+    try:  # the bounds every import checks (field lengths, NUL characters), said of this example
+        check_records([record])
+    except DatasetImportError as exc:
+        raise DatasetImportError(f"example {index}: {exc.problem}") from None
     return ProtocolExample(record, rated)
+
+
+def _reference_acus(example: dict, index: int) -> list[str]:
+    """`reference_acus` (RoSE's LLM file has them), read as the RoSE JSONL reader reads them; an
+    example without them (missing, null or []) leaves its reference to the authors."""
+    if example.get("reference_acus") in (None, []):
+        return []
+    try:
+        return reference_units(example, None, None)
+    except DatasetImportError as exc:
+        raise DatasetImportError(f"example {index}: {exc.problem}") from None
 
 
 def read_protocol_file(path: Path) -> list[ProtocolExample]:
@@ -177,7 +197,7 @@ def read_protocol_file(path: Path) -> list[ProtocolExample]:
     try:
         data = bounded_json.loads(text, max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS)
     except json.JSONDecodeError as exc:
-        problem = f"invalid JSON: {exc.msg} (column {exc.colno})"
+        problem = document_problem(exc, text, kind="RoSE protocol comparison")
         if exc.msg == "Extra data" and text.lstrip().startswith("{"):
             problem += (
                 "; a protocol file is one JSON array of examples, and this file looks like JSON Lines"

@@ -22,13 +22,11 @@ written under (without it, each goes to the sentence it shares most content word
 drafts of a reference an author goes on writing; without it, imported ACUs are approved).
 """
 
-import json
 from pathlib import Path
-
-from config import bounded_json
 
 from ..text import line_sentences, split_sentences
 from .errors import DatasetImportError
+from .jsonlines import json_lines
 from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_alpha
 from .records import SINGLE_ANNOTATOR, SOURCE_KINDS, UNCOUNTED_STATUSES, DocumentRecord, LabelSource, UncountedLabels
 from .textfile import decode
@@ -79,7 +77,7 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
     sentences = line_sentences(reference) if "reference_acu_sentences" in obj else split_sentences(reference)
     if not sentences:
         raise DatasetImportError("'reference' has no sentence with a letter or digit", name, line)
-    units = _units(obj, name, line)
+    units = reference_units(obj, name, line)
     summaries = _summaries(obj, name, line)
     labels = _labels(obj, summaries, len(units), name, line)
     sources = _sources(obj, labels, name, line)
@@ -87,7 +85,7 @@ def parse_record(obj, name: str, line: int) -> DocumentRecord:
         str(raw_id).strip(),
         source.strip(),
         sentences,
-        [u.strip() for u in units],
+        units,
         summaries,
         labels,
         (name, line),
@@ -138,15 +136,16 @@ def _length_alpha(obj: dict, name: str, line: int):
         raise DatasetImportError(f"'length_alpha': {exc.problem}", name, line) from None
 
 
-def _units(obj: dict, name: str, line: int) -> list[str]:
-    """`reference_acus`: a list of strings, none empty."""
+def reference_units(obj: dict, name: str | None, line: int | None) -> list[str]:
+    """`reference_acus`: a list of strings, none empty; each trimmed. (The protocol comparison
+    reader reads its files' `reference_acus` with this too.)"""
     units = obj.get("reference_acus")
     if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
         raise DatasetImportError("'reference_acus' must be a list of strings", name, line)
     for index, unit in enumerate(units):
         if not unit.strip():
             raise DatasetImportError(f"reference_acus[{index}] is empty", name, line)
-    return units
+    return [unit.strip() for unit in units]
 
 
 def _summaries(obj: dict, name: str, line: int) -> dict[str, str]:
@@ -314,15 +313,8 @@ def _uncounted_item(item, unit_count: int, where: str, name: str, line: int) -> 
     return UncountedLabels(labels, source, status, feedback.strip())
 
 
-def _not_jsonl(line: str) -> str:
-    """What a line that is only a bracket says: the file is one indented JSON document (a protocol
-    comparison file, a pretty-printed record), not JSON Lines."""
-    if line.strip() not in ("[", "{", "[{"):
-        return ""
-    return (
-        "; JSONL holds one JSON object per line, and this file looks like one indented JSON document"
-        " (a RoSE protocol comparison file imports as “RoSE protocol comparison”)"
-    )
+# Where a file of one indented JSON document most likely belongs.
+PROTOCOL_ADVICE = "a RoSE protocol comparison file imports as “RoSE protocol comparison”"
 
 
 def read_rose(path: Path) -> list[DocumentRecord]:
@@ -333,19 +325,10 @@ def read_rose(path: Path) -> list[DocumentRecord]:
     text = decode(path.read_bytes(), name, advice="a pyramid folder's .zip or .tar.gz imports as “Pyramid folder”")
     records: list[DocumentRecord] = []
     seen: dict[str, int] = {}
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = bounded_json.loads(raw, max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS)
-        except json.JSONDecodeError as exc:
-            raise DatasetImportError(
-                f"invalid JSON: {exc.msg} (column {exc.colno}){_not_jsonl(raw)}", name, lineno
-            ) from None
-        except bounded_json.TooDeep as exc:
-            raise DatasetImportError(f"invalid record: {exc}", name, lineno) from None
-        except bounded_json.NumberTooLong as exc:
-            raise DatasetImportError(f"invalid record: {exc}", name, lineno) from None
+    lines = json_lines(
+        text, name, kind="RoSE JSONL", max_depth=MAX_JSON_DEPTH, max_int_digits=MAX_INT_DIGITS, advice=PROTOCOL_ADVICE
+    )
+    for lineno, obj in lines:
         record = parse_record(obj, name, lineno)
         if record.external_id in seen:
             raise DatasetImportError(

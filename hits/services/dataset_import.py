@@ -33,6 +33,7 @@ class ImportSummary:
     judgments: int
     annotators: int
     batch_id: int | None
+    without_acus: int = 0  # references that came without ACUs: they wait for their authors
 
     def __str__(self):
         text = (
@@ -41,6 +42,9 @@ class ImportSummary:
         )
         if self.batch_id:
             text += f", {self.judgments} imported judgments from {self.annotators} annotator(s) (round {self.batch_id})"
+        if self.without_acus:
+            came = "1 reference came" if self.without_acus == 1 else f"{self.without_acus} references came"
+            text += f". {came} without ACUs: they wait for authors (Assign authors on the dataset's page)"
         return text
 
 
@@ -195,8 +199,22 @@ def _store(records: list[DocumentRecord], *, name: str, fmt: str, created_by, le
 
     judgments, annotators, batch_id = _store_labels(dataset, records, documents, acus, summaries)
     return ImportSummary(
-        dataset.pk, name, len(documents), len(systems), len(summaries), len(acus), judgments, annotators, batch_id
+        dataset.pk,
+        name,
+        len(documents),
+        len(systems),
+        len(summaries),
+        len(acus),
+        judgments,
+        annotators,
+        batch_id,
+        without_acus=_without_units(records),
     )
+
+
+def _without_units(records: list[DocumentRecord]) -> int:
+    """How many references came without units (they wait for their authors)."""
+    return sum(1 for r in records if not r.units)
 
 
 EXPERT_ROUND = Batch.Kind.IMPORTED  # the batch kind of imported expert labels (and of the default round)

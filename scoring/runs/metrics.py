@@ -13,9 +13,9 @@ from pathlib import Path
 from django.db import transaction
 
 from annotation.importing import DatasetImportError
+from annotation.importing.jsonlines import json_lines
 from annotation.importing.textfile import decode
 from annotation.models import Reference, Summary
-from config import bounded_json
 from config.csv_cells import original_text
 from config.json_body import MAX_DEPTH, MAX_INT_DIGITS
 from scoring.models import MetricScore
@@ -68,18 +68,10 @@ def _reporting(entries, progress):
 
 def _jsonl_entries(text: str, name: str):
     """(line, example_id, metric, system, value) of each score of a JSONL file."""
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:  # the one bounded reader: depth and integer size refused, never a RecursionError
-            obj = bounded_json.loads(raw, max_depth=MAX_DEPTH, max_int_digits=MAX_INT_DIGITS)
-        except bounded_json.TooDeep:
-            raise DatasetImportError(f"the JSON is nested more than {MAX_DEPTH} levels deep", name, lineno) from None
-        except bounded_json.NumberTooLong:
-            message = f"the JSON has an integer of more than {MAX_INT_DIGITS} digits"
-            raise DatasetImportError(message, name, lineno) from None
-        except ValueError as exc:
-            raise DatasetImportError(f"invalid JSON: {getattr(exc, 'msg', exc)}", name, lineno) from None
+    # The one bounded reader: depth and integer size refused, never a RecursionError.
+    for lineno, obj in json_lines(
+        text, name, kind="metric scores JSONL", max_depth=MAX_DEPTH, max_int_digits=MAX_INT_DIGITS
+    ):
         for metric, by_system in _per_metric(obj, name, lineno).items():
             if not isinstance(by_system, dict):
                 raise DatasetImportError(f"{metric!r} must map systems to scores", name, lineno)
