@@ -127,6 +127,9 @@ class MetricUpload(models.Model):
     message = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    superseded_at = models.DateTimeField(
+        null=True, blank=True, help_text="A refused upload: when scores were stored after it (its error is old news)."
+    )
 
     def percent(self) -> int:
         return min(100, round(100 * self.lines_read / self.lines)) if self.lines else 0

@@ -30,7 +30,9 @@ class ProgressSerializer(serializers.Serializer):
     percent = serializers.FloatField()
     per_hour = serializers.IntegerField(help_text="Submissions in the last hour.")
     eta = serializers.DateTimeField(
-        allow_null=True, help_text="Estimated finish at the last hour's rate; null when the batch is not handed out."
+        allow_null=True,
+        help_text="Estimated finish at the last hour's rate; null when the batch is not handed out, or when it "
+        "cannot finish by itself (open places no worker left may take: the batch page says why).",
     )
 
 

@@ -10,7 +10,10 @@ live poll) and the API read these functions, so two pages cannot disagree.
   again, so it is left too.
 - The estimated finish counts only the work still handed out: batches published and not past
   their end (`Batch.expires_at`); a stopped, complete or expired batch has none, and the rate is
-  that of the handed-out batches' submissions.
+  that of the handed-out batches' submissions. A scope with a handed-out batch that cannot finish
+  by itself (`hits.selectors.waiting`: places no worker left may take) has no estimated finish:
+  its `cannot_finish` names those batches instead (progress and scope_figures look, a few
+  queries per such batch; batch_figures alone does not).
 
 Four queries per scope whatever its size. The assignments per status, the last hour's
 submissions and the ledger sums come from `_counts`: on PostgreSQL the batches' running counts
@@ -28,6 +31,7 @@ from hits import tallies
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
 from hits.money import cents
 from hits.provider_interface import money_currency
+from hits.selectors.waiting import waiting_places
 
 RATE_WINDOW = timedelta(hours=1)
 STATUSES = tuple(Assignment.Status.values)
@@ -159,8 +163,27 @@ def combine(figures: list[dict], now=None) -> dict:
     handed_out = [f for f in figures if f["open"]]
     open_work = sum(f["left"] + f["in_progress"] for f in handed_out)
     rate = sum(f["per_hour"] for f in handed_out) / RATE_WINDOW.total_seconds()
-    total["eta"] = now + timedelta(seconds=open_work / rate) if rate and open_work else None
+    total["cannot_finish"] = [f["cannot_finish"] for f in handed_out if f.get("cannot_finish")]
+    finishes = rate and open_work and not total["cannot_finish"]
+    total["eta"] = now + timedelta(seconds=open_work / rate) if finishes else None
     return total
+
+
+def _with_waiting(batches: list[Batch], figures: dict[int, dict]) -> list[dict]:
+    """The figures, each handed-out batch with places left that no worker can take marked
+    `cannot_finish`: {batch, name, places, hits} (`hits.selectors.waiting`)."""
+    for batch in batches:
+        entry = figures[batch.pk]
+        if entry["open"] and entry["left"]:
+            waiting = waiting_places(batch)
+            if waiting:
+                entry["cannot_finish"] = {
+                    "batch": batch.pk,
+                    "name": batch.name,
+                    "places": waiting["places"],
+                    "hits": waiting["hits"],
+                }
+    return list(figures.values())
 
 
 def money(figures: list[dict]) -> dict:
@@ -204,9 +227,11 @@ def scope_batches(dataset, batch=None) -> QuerySet[Batch]:
 
 def progress(batches, now=None) -> dict:
     """Progress of a scope of batches (a queryset or list): places, done, in progress, overdue,
-    left, rejected, per status, submissions of the last hour, estimated finish, percent."""
+    left, rejected, per status, submissions of the last hour, estimated finish (None with a batch
+    that cannot finish by itself, named in `cannot_finish`), percent."""
     now = now or timezone.now()
-    return combine(list(batch_figures(batches, now).values()), now)
+    batches = list(batches)
+    return combine(_with_waiting(batches, batch_figures(batches, now)), now)
 
 
 def spend(batches) -> dict:
@@ -219,7 +244,8 @@ def spend(batches) -> dict:
 def scope_figures(batches, now=None) -> tuple[dict, list[dict]]:
     """(progress, spend per currency) of a scope, from one read of its figures."""
     now = now or timezone.now()
-    figures = list(batch_figures(batches, now).values())
+    batches = list(batches)
+    figures = _with_waiting(batches, batch_figures(batches, now))
     return combine(figures, now), money_by_currency(figures)
 
 

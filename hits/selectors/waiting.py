@@ -1,14 +1,16 @@
 """Places a published batch still has that no worker can take (a selector, reads only).
 
-A worker never gets the same HIT twice, so once every in-house worker who may take a batch's HITs
-has done, holds or let expire a HIT, its open places wait for nobody: *Start next task* says "No
-task is waiting" and the batch would read as running forever. The batch page says so, why, and
+A worker never gets the same HIT twice, so a HIT's open places beyond the in-house workers who may
+take the batch and have not had that HIT (done, held or let expire) wait for nobody: with three
+places per HIT and one worker, two places of each HIT are never taken. Once they are all that is
+left, *Start next task* says "No task is waiting" and the batch would read as running forever. The batch page says so, why, and
 what the lead can do (add workers, let failed workers retake the test, stop the batch).
 Only in-house batches: the other providers bring new participants, whose number we cannot know.
 """
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum, Value
+from django.db.models.functions import Greatest, Least
 
 from config.roles import WORKER
 from hits.models import Assignment, Batch, QualificationAttempt, Worker, WorkerEstimate
@@ -50,7 +52,11 @@ def _pool(batch: Batch) -> dict:
 
 def waiting_places(batch: Batch) -> dict | None:
     """The open places of a published in-house batch that no worker can take, with the reasons;
-    None when every open place has someone who may take it (or may qualify for it)."""
+    None when every open place has someone who may take it (or may qualify for it).
+
+    `places`: of each open HIT, the open places beyond the workers who may take the batch and have
+    not had that HIT (each takes one place at most); `hits`: the HITs with such a place. With one
+    worker left and three open places on a HIT the worker never had, two of them count."""
     if batch.status != Batch.Status.PUBLISHED or batch.provider != Worker.Provider.INHOUSE:
         return None
     open_hits = batch.hits.filter(open_places__gt=0)
@@ -60,13 +66,15 @@ def waiting_places(batch: Batch) -> dict | None:
     if pool["may_try"]:
         return None  # a worker may still qualify (or sign in for the first time) and take them
     able = list(pool["able"].values_list("pk", flat=True))
-    stuck = open_hits.annotate(had=Count("assignments", filter=Q(assignments__worker_id__in=able))).filter(
-        had__gte=len(able)
+    stuck = (
+        open_hits.annotate(had=Count("assignments", filter=Q(assignments__worker_id__in=able)))
+        .annotate(untaken=Least(F("open_places"), Greatest(Value(0), F("open_places") + F("had") - Value(len(able)))))
+        .filter(untaken__gt=0)
     )
-    places = stuck.aggregate(n=Sum("open_places"))["n"] or 0
+    places = stuck.aggregate(n=Sum("untaken"))["n"] or 0
     if not places:
         return None
-    had = Assignment.objects.filter(hit__in=stuck, worker_id__in=able)
+    had = Assignment.objects.filter(hit__in=stuck.values("pk"), worker_id__in=able)
     return {
         "places": places,
         "hits": stuck.count(),

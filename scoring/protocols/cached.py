@@ -40,7 +40,7 @@ def too_large(round_: RatingRound) -> bool:
 
 def figures(round_: RatingRound) -> dict:
     """Everything but power, computed once per key."""
-    key = _key(round_, "figures")
+    key = _key(round_, "figures2")  # 2: with the rated summaries of each protocol
     report = cache.get(key)
     if report is None:
         report = build_report(protocol_data(round_), Settings(), with_power=False)

@@ -53,11 +53,14 @@ def build_report(data: ProtocolData, settings: Settings = Settings(), with_power
             "seed": settings.seed,
         },
     }
+    # Per protocol: α over each rater's own ratings ("ratings": how many there are; none in a round
+    # of means without rater ids) and the summaries with a mean score, which the correlations read.
     report["alpha"] = {
         p: stats.alphas(
             [f"{i}:{j}" for i, j in zip(data.ratings[p].documents, data.ratings[p].systems, strict=True)],
             data.ratings[p].scores,
         )
+        | {"summaries": int(np.isfinite(data.means[p]).sum())}
         for p in rated
     }
     report["correlations"] = {level: stats.correlation_matrix(measures, level, *args, rng=rng) for level in LEVELS}

@@ -14,9 +14,10 @@ from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
 from hits.models import Batch
 from hits.provider_interface import money_currency
-from hits.selectors import figures, label_rounds
+from hits.selectors import counted_judgments, figures, label_rounds
 from scoring.models import ScoringRun
 from scoring.results import charts, leaderboard, worker_pages
+from scoring.runs.recompute import recompute_pending
 from scoring.runs.selectors import alpha_trend, latest_run, run_parts
 from scoring.runs.services import is_stale
 
@@ -31,6 +32,18 @@ def scores_run(dataset, batch=None, *, parts: tuple[str, ...] | None = None) -> 
     (the others are not read)."""
     run = latest_run(dataset, batch, parts=parts)
     return run, is_stale(run, dataset, batch, current=run.current_version if run else None)
+
+
+def freshness(dataset, batch, run, stale: bool) -> str | None:
+    """What the pages say of the scores they show; None when they are current. "empty": the scope
+    has no counted judgments and no run, so there is nothing to compute yet (a draft round, a
+    dataset not judged yet); "recomputing": a recompute is queued or running; "behind": the
+    judgments changed since the run and no recompute is on its way (a lead's POST away)."""
+    if not stale:
+        return None
+    if run is None and not counted_judgments(dataset, batch).exists():
+        return "empty"
+    return "recomputing" if recompute_pending(dataset.pk, batch.pk if batch else None) else "behind"
 
 
 def authoring_states(dataset) -> list[dict]:
@@ -162,4 +175,5 @@ def overview(dataset, batch=None) -> dict:
         "run": run.pk if run else None,
         "run_at": run.finished_at.isoformat() if run and run.finished_at else None,
         "stale": stale,
+        "freshness": freshness(dataset, batch, run, stale),
     }

@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.importing import DatasetImportError
 from annotation.importing.jsonlines import json_lines
@@ -18,7 +19,7 @@ from annotation.importing.textfile import decode
 from annotation.models import Reference, Summary
 from config.csv_cells import original_text
 from config.json_body import MAX_DEPTH, MAX_INT_DIGITS
-from scoring.models import MetricScore
+from scoring.models import MetricScore, MetricUpload
 
 CSV_COLUMNS = ("example_id", "system", "metric", "score")
 # ROUGE-1/2/L recall and F1 against the reference summary (Google's rouge-score, Porter stemmer).
@@ -209,10 +210,19 @@ def _store(dataset, entries, name: str) -> dict:
         metrics.add(str(metric))
     if not rows:
         raise DatasetImportError("no metric scores", name)
+    _replace(dataset, metrics, rows)
+    return {"metrics": sorted(metrics), "scores": len(rows)}
+
+
+def _replace(dataset, metrics, rows: list[MetricScore]) -> None:
+    """Store these scores in place of the dataset's earlier ones of the same metrics; a refused
+    upload's error is then old news (the Metrics page stops showing it as the state of things)."""
     with transaction.atomic():
         MetricScore.objects.filter(dataset=dataset, metric__in=metrics).delete()
         MetricScore.objects.bulk_create(rows, batch_size=5000)
-    return {"metrics": sorted(metrics), "scores": len(rows)}
+        MetricUpload.objects.filter(
+            dataset=dataset, status=MetricUpload.Status.FAILED, superseded_at__isnull=True
+        ).update(superseded_at=timezone.now())
 
 
 def compute_rouge(dataset) -> dict:
@@ -246,7 +256,5 @@ def compute_rouge(dataset) -> dict:
     names = [f"{kind}_{suffix}" for kind in ROUGE_TYPES for suffix in ("recall", "f1")]
     if not rows:
         raise DatasetImportError(f"{dataset.name} has no reference summary text to compare the summaries with")
-    with transaction.atomic():
-        MetricScore.objects.filter(dataset=dataset, metric__in=names).delete()
-        MetricScore.objects.bulk_create(rows, batch_size=5000)
+    _replace(dataset, names, rows)
     return {"metrics": names, "scores": len(rows), "summaries": len(rows) // len(names)}

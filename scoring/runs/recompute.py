@@ -125,6 +125,29 @@ def recompute_queued(dataset_id: int, batch_id: int | None = None) -> bool:
     ).exists()
 
 
+# A scores run "running" longer than this is taken for one whose process died mid-run.
+RUN_LOST_AFTER = timedelta(hours=1)
+
+
+def recompute_pending(dataset_id: int, batch_id: int | None = None) -> bool:
+    """A recompute of this scope's scores is on its way: queued (a flag not expired: an expired
+    one's task was lost, until the beat or the next ask queues it again) or running (a scores run
+    of the scope started within RUN_LOST_AFTER and not finished). What the pages' "being
+    recomputed" rests on."""
+    now = timezone.now()
+    queued = RecomputeRequest.objects.filter(
+        dataset_id=dataset_id, round_id=batch_id or 0, task=SCORES, queued=True, queued_at__gte=now - _expiry()
+    )
+    running = ScoringRun.objects.filter(
+        dataset_id=dataset_id,
+        batch_id=batch_id,
+        kind=ScoringRun.Kind.SCORES,
+        status=ScoringRun.Status.RUNNING,
+        started_at__gte=now - RUN_LOST_AFTER,
+    )
+    return queued.exists() or running.exists()
+
+
 def request_refit(dataset_id: int, batch_id: int, interval: int) -> bool:
     """Ask for a refit of an adaptive batch's worker estimates, `interval` seconds later with a
     broker (gathering the submissions of that time); True when this call dispatched it."""

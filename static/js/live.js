@@ -14,7 +14,11 @@
       const data = await resp.json();
       const p = data.progress;
       set("done", p.done); set("places", p.places); set("percent", p.percent); set("in-progress", p.in_progress);
-      set("left", p.left); set("per-hour", p.per_hour); set("eta", p.eta ? p.eta.slice(0, 16).replace("T", " ") : "–");
+      // A batch that cannot finish by itself has no estimated finish (its notice, drawn with the page, names it).
+      const stuck = p.cannot_finish && p.cannot_finish.length;
+      set("left", p.left); set("per-hour", p.per_hour); set("eta", p.eta ? p.eta.slice(0, 16).replace("T", " ") : stuck ? "none" : "–");
+      const notice = document.getElementById("cannot-finish");
+      if (notice && !stuck) notice.hidden = true;
       const bar = document.getElementById("progress-bar");
       if (bar) { bar.max = p.places; bar.value = p.done; }
       if (data.alpha) { set("alpha-acu", fixed(data.alpha.acu_level)); set("alpha-summary", fixed(data.alpha.summary_level)); }

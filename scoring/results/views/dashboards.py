@@ -87,6 +87,7 @@ def live(request, dataset_id: int):
             "alpha": run.outputs.get("alpha") if run else None,
             "run": run.pk if run else None,
             "stale": stale,
+            "freshness": dashboard.freshness(dataset, batch, run, stale),
             "trend": dashboard.trend_chart(dataset, batch, run),
             "power": power,
         }
@@ -117,6 +118,7 @@ def systems(request, dataset_id: int):
         **_base(dataset, batch, "systems"),
         "run": run,
         "stale": stale,
+        "freshness": dashboard.freshness(dataset, batch, run, stale),
         "has_systems": bool(out.get("systems")),
         # The run's tables and charts, cached as rendered by run, documents and machine columns.
         "page": SimpleLazyObject(lambda: dashboard.systems_page(run, documents, machine["machine_scores"], marked)),
@@ -160,6 +162,7 @@ def workers(request, dataset_id: int):
         **_base(dataset, batch, "workers"),
         "run": run,
         "stale": stale,
+        "freshness": dashboard.freshness(dataset, batch, run, stale),
         "rows": worker_pages.with_actions(
             listing.pop("rows"),
             reverse("dashboard_workers", args=[dataset.pk]),
@@ -194,12 +197,16 @@ def recompute(request, dataset_id: int):
     """Security behavior: leads only. "Recompute now": ask for the scope's recompute (coalesced
     with one already queued); the pages only read the stored run."""
     dataset, batch = _scope(request, dataset_id)
-    request_recompute(dataset.pk, batch.pk if batch else None)
     run, stale = dashboard.scores_run(dataset, batch, parts=())
-    if stale:
-        messages.info(request, "Recomputing the scores: this page shows them when they are ready.")
+    if dashboard.freshness(dataset, batch, run, stale) == "empty":
+        messages.info(request, "No judgments yet: nothing to compute.")
     else:
-        messages.success(request, "Scores recomputed.")
+        request_recompute(dataset.pk, batch.pk if batch else None)
+        run, stale = dashboard.scores_run(dataset, batch, parts=())
+        if stale:
+            messages.info(request, "Recomputing the scores: this page shows them when they are ready.")
+        else:
+            messages.success(request, "Scores recomputed.")
     target = SECTIONS.get(request.POST.get("section", ""), "dashboard")
     return redirect(reverse(target, args=[dataset.pk]) + (f"?round={batch.pk}" if batch else ""))
 
