@@ -30,8 +30,8 @@ pytestmark = pytest.mark.django_db
 # The leaderboard's and the aggregation table's bodies as the template wrote them before
 # scoring.results.leaderboard built them (templates/scoring/systems.html).
 # Classes system and ci: issue 27, item 10 (CIs on one line, long names may break).
-OLD_LEADERBOARD = """{% load numbers %}  <tbody>{% for name, s, machine in systems %}
-  <tr><td data-value="{{ forloop.counter }}">{{ forloop.counter }}</td><td class="system">{{ name }}</td><td class="num" data-value="{{ s.acu }}">{{ s.acu|fixed:4 }}</td>
+OLD_LEADERBOARD = """{% load numbers names %}  <tbody>{% for name, s, machine in systems %}
+  <tr><td data-value="{{ forloop.counter }}">{{ forloop.counter }}</td><td class="system">{{ name|breaks_at_underscores }}</td><td class="num" data-value="{{ s.acu }}">{{ s.acu|fixed:4 }}</td>
     <td class="num ci">{% if s.acu_ci %}[{{ s.acu_ci.0|fixed:3 }}, {{ s.acu_ci.1|fixed:3 }}]{% if s.acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>
     <td class="num" data-value="{{ s.normalized_acu }}">{{ s.normalized_acu|fixed:4 }}</td>
     <td class="num ci">{% if s.normalized_acu_ci %}[{{ s.normalized_acu_ci.0|fixed:3 }}, {{ s.normalized_acu_ci.1|fixed:3 }}]{% if s.normalized_acu_ci_degenerate %} <span class="flag" title="zero-width interval">degenerate</span>{% endif %}{% else %}–{% endif %}</td>

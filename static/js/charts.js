@@ -67,18 +67,37 @@
     return kept.map(function (t) { return { value: t.value }; });
   }
 
-  function prepare(config) {
+  // A chart of this many categories or fewer names every one of them (four systems on a phone
+  // showed two names); more are thinned to the ones that fit.
+  const FEW = 12;
+  // A label longer than this is cut with "…" (the point's tooltip names it whole).
+  function shortened(label, narrow) {
+    const most = narrow ? 18 : 28;
+    return label.length > most ? label.slice(0, most - 1) + "\u2026" : label;
+  }
+
+  function prepare(config, narrow) {
     if (config.xLabels) {
       // Numbered x positions shown with their labels (e.g. the time of each scoring run).
       const labels = config.xLabels;
       const x = config.options.scales.x;
+      const few = labels.length <= FEW;
       x.ticks = Object.assign({}, x.ticks, {
-        callback: function (value) { return Number.isInteger(value) && labels[value] !== undefined ? labels[value] : ""; },
+        callback: function (value) {
+          return Number.isInteger(value) && labels[value] !== undefined ? shortened(String(labels[value]), narrow) : "";
+        },
       });
-      // Ticks at 0, 1, 2... (steps from a min of -0.5 fell between them: no label shown), and of
-      // those only the ones whose labels fit beside their neighbours (three run times overlapped on a phone).
+      if (few) {
+        // Every label, turned (up to upright) where they do not fit side by side.
+        x.ticks.autoSkip = false;
+        x.ticks.maxRotation = 90;
+      }
+      // Ticks at 0, 1, 2... (steps from a min of -0.5 fell between them: no label shown); of many,
+      // only the ones whose labels fit beside their neighbours (three run times overlapped on a phone).
       x.afterBuildTicks = function (scale) {
-        scale.ticks = thinned(scale, labels.map(function (_, i) { return i; }), function (i) { return labels[i]; });
+        const all = labels.map(function (_, i) { return i; });
+        scale.ticks = few ? all.map(function (i) { return { value: i }; })
+          : thinned(scale, all, function (i) { return shortened(String(labels[i]), narrow); });
       };
       delete config.xLabels;
       // A point's tooltip names its label (the x of a dodged point is a little off the tick).
@@ -122,13 +141,16 @@
   window.drawChart = function (canvas) {
     const source = document.getElementById(canvas.dataset.chart);
     if (!source) return null;
-    const config = prepare(JSON.parse(source.textContent));
-    if (canvas.parentElement.clientWidth < 520) {
-      // A phone: a compact legend, so the plot keeps its room.
+    const narrow = canvas.parentElement.clientWidth < 520;
+    const config = prepare(JSON.parse(source.textContent), narrow);
+    // Text dark enough to read on white (Chart.js's default grey is lighter), 12 px at least.
+    window.Chart.defaults.color = "#333";
+    if (narrow) {
+      // A phone: a compact legend (small colour boxes), so the plot keeps its room.
       const plugins = config.options.plugins = config.options.plugins || {};
       plugins.legend = Object.assign({}, plugins.legend);
-      plugins.legend.labels = Object.assign({ boxWidth: 12, font: { size: 10 } }, plugins.legend.labels);
-      plugins.title = Object.assign({}, plugins.title, { font: { size: 11 } });
+      plugins.legend.labels = Object.assign({ boxWidth: 12, font: { size: 12 } }, plugins.legend.labels);
+      plugins.title = Object.assign({}, plugins.title, { font: { size: 12 } });
     }
     if (charts[canvas.dataset.chart]) charts[canvas.dataset.chart].destroy();
     const chart = new window.Chart(canvas.getContext("2d"), config);
