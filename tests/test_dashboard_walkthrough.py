@@ -50,6 +50,7 @@ def test_the_waiting_count_is_every_place_nobody_can_take():
     assert waiting is not None
     # 2 HITs the worker did (2 open places each) and 8 they never had (3 each, one of them theirs)
     assert (waiting["places"], waiting["hits"], waiting["able"], waiting["done"]) == (20, 10, 1, 1)
+    assert waiting["places_per_hit"] == 3  # more places per HIT than workers who may take them
     make_workers(1, prefix="duo")
     assert (waiting_places(batch)["places"], waiting_places(batch)["hits"]) == (10, 10)  # 2 x 1 + 8 x 1
     make_workers(1, prefix="trio")

@@ -9,7 +9,7 @@ Only in-house batches: the other providers bring new participants, whose number 
 """
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q, Sum, Value
+from django.db.models import Count, F, Max, Q, Sum, Value
 from django.db.models.functions import Greatest, Least
 
 from config.roles import WORKER
@@ -71,7 +71,8 @@ def waiting_places(batch: Batch) -> dict | None:
         .annotate(untaken=Least(F("open_places"), Greatest(Value(0), F("open_places") + F("had") - Value(len(able)))))
         .filter(untaken__gt=0)
     )
-    places = stuck.aggregate(n=Sum("untaken"))["n"] or 0
+    totals = stuck.aggregate(n=Sum("untaken"), per_hit=Max("max_assignments"))
+    places = totals["n"] or 0
     if not places:
         return None
     had = Assignment.objects.filter(hit__in=stuck.values("pk"), worker_id__in=able)
@@ -79,6 +80,9 @@ def waiting_places(batch: Batch) -> dict | None:
         "places": places,
         "hits": stuck.count(),
         "able": len(able),
+        # places per HIT (the most of these HITs): more than `able` leaves places nobody may take
+        # even on HITs no worker has had yet
+        "places_per_hit": totals["per_hit"],
         "done": had.filter(status__in=Assignment.COUNTED + (Assignment.Status.REJECTED,))
         .values("worker")
         .distinct()

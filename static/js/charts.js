@@ -88,9 +88,26 @@
         },
       });
       if (few) {
-        // Every label, turned (up to upright) where they do not fit side by side.
+        // Every label, turned (up to upright) where they do not fit side by side. Chart.js reckons
+        // the room of a label from the number of ticks, which is more than it has on an axis padded
+        // half a category at both ends (three run times overlapped unturned on a phone): the turn is
+        // worked out here from the room each label has.
         x.ticks.autoSkip = false;
         x.ticks.maxRotation = 90;
+        x.afterCalculateLabelRotation = function (scale) {
+          const font = scale.options.ticks.font || {};
+          const size = font.size || window.Chart.defaults.font.size;
+          const ctx = scale.ctx;
+          ctx.save();
+          ctx.font = size + "px " + (font.family || window.Chart.defaults.font.family);
+          const widest = Math.max.apply(null, labels.map(function (l) { return ctx.measureText(shortened(String(l), narrow)).width; }));
+          ctx.restore();
+          const room = Math.max(scale.width || scale.chart.width, 1) * 0.8 / ((scale.max - scale.min) || 1);
+          if (widest + 6 > room) {
+            const turn = Math.asin(Math.min(1, (size * 1.2 + 6) / room)) * 180 / Math.PI;
+            scale.labelRotation = Math.min(90, Math.max(scale.labelRotation, turn));
+          }
+        };
       }
       // Ticks at 0, 1, 2... (steps from a min of -0.5 fell between them: no label shown); of many,
       // only the ones whose labels fit beside their neighbours (three run times overlapped on a phone).
