@@ -47,8 +47,15 @@ def batch_stage(batch: Batch) -> Stage:
         stage = _stage(batch.status)
         if batch.status == Batch.Status.PUBLISHED and places and pending + approved >= places:
             return _every_place_taken(stage, counts)
-        if stage.code == "published" and waiting_places(batch):  # "Workers are taking its HITs" would be untrue
-            return Stage(stage.code, "Waiting for workers", "No worker is left who may take its open places.")
+        if stage.code == "published" and (waiting := waiting_places(batch)):
+            # some of its places no worker here may take: it will not finish by itself
+            places = waiting["places"]
+            return Stage(
+                stage.code,
+                "Short of workers",
+                f"{places} of its open place{'s' if places != 1 else ''} no worker here may take: it cannot finish "
+                "by itself (its page says what you can do).",
+            )
         return stage
     paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
     stage = _stage("paid" if paid >= approved else "complete")

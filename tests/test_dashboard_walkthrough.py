@@ -71,6 +71,8 @@ def test_the_dashboard_gives_no_finish_for_a_batch_that_cannot_finish(client, le
         assert live["progress"]["cannot_finish"] == [{"batch": batch.pk, "name": batch.name, "places": 20, "hits": 10}]
     batch_page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
     assert "20 places on 10 HITs wait for a worker" in batch_page
+    assert "each HIT has 3 places while only 1 worker is allowed to work on this batch" in batch_page
+    assert "Short of workers" in batch_page  # the stage every page names, not "Workers are taking its HITs"
 
     make_workers(2, prefix="more")  # every open place has a worker left who may take it
     page = client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()

@@ -54,10 +54,11 @@ def test_a_rejected_place_nobody_may_take_is_said_with_what_to_do(client, lead):
     assert "add workers" in page and "stop the batch" in page
     assert "Workers are taking its HITs" not in page
 
+    assert "each HIT has" not in page  # 2 places per HIT and 2 workers allowed: not the reason here
     # every page that names the batch's stage says the same
-    assert "Waiting for workers" in page
-    assert "Waiting for workers" in client.get(reverse("batch_list", args=[batch.dataset_id])).content.decode()
-    assert "Waiting for workers" in client.get(reverse("dataset_detail", args=[batch.dataset_id])).content.decode()
+    assert "Short of workers" in page
+    assert "Short of workers" in client.get(reverse("batch_list", args=[batch.dataset_id])).content.decode()
+    assert "Short of workers" in client.get(reverse("dataset_detail", args=[batch.dataset_id])).content.decode()
 
     newcomer = create_user_with_role(username="ww-new", password=PASSWORD, role="worker")
     assert waiting_places(batch) is None  # a new worker may take it

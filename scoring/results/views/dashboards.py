@@ -30,6 +30,7 @@ from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
 from scoring.models import ScoringRun
 from scoring.results import charts, dashboard, leaderboard, worker_pages
+from scoring.results.exports.names import download_name
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.runs import metric_uploads, statistics
 from scoring.runs.metrics import CSV_COLUMNS
@@ -401,10 +402,9 @@ def export(request, dataset_id: int, what: str):
     """Downloads: raw judgments CSV, per-summary scores CSV (latest run)."""
     dataset, batch = _scope(request, dataset_id)
     stream = io.StringIO()
-    suffix = f"-round{batch.pk}" if batch else ""
     if what == "judgments.csv":  # streamed from a server-side cursor
         response = StreamingHttpResponse(iter_judgments_csv(dataset, batch), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = content_disposition_header(True, f"{dataset.name}{suffix}-{what}")
+        response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, batch, what))
         return response
     if what == "scores.csv":
         run, _ = dashboard.scores_run(dataset, batch, parts=())
@@ -414,5 +414,5 @@ def export(request, dataset_id: int, what: str):
     else:
         raise Http404("Unknown export.")
     response = HttpResponse(stream.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{dataset.name}{suffix}-{what}")
+    response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, batch, what))
     return response

@@ -25,6 +25,7 @@ from hits.services import expert
 from hits.services.dataset_import import import_upload
 from hits.stages import batch_stage
 from scoring.results import onboarding
+from scoring.results.exports.names import download_name
 from scoring.results.exports.rose import rose_lines
 from scoring.runs.judgments import labels_by_summary
 from scoring.runs.summary_scores import summary_scores, system_scores
@@ -160,5 +161,5 @@ def dataset_export(request, dataset_id: int):
     """Security behavior: leads only; downloads the dataset with its labels as RoSE JSONL."""
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     response = StreamingHttpResponse(rose_lines(dataset), content_type="application/x-ndjson; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{dataset.name}.rose.jsonl")
+    response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, None, "rose.jsonl"))
     return response
