@@ -61,16 +61,27 @@ def identity(provider: str, external_id: str) -> str:
     return f"{provider}:{external_id}"
 
 
+def size(sheet_items: int, pool: int) -> int:
+    """How many items one attempt's sheet shows: `sheet_items` of a pool of `pool` items (0, or
+    at least the pool: the whole pool)."""
+    return min(sheet_items, pool) if sheet_items else pool
+
+
+def sheet_size(test: QualificationTest) -> int:
+    """How many summaries each attempt at `test` shows (the worker's test card says so, not the
+    pool's size)."""
+    return size(test.sheet_items, test.items.count())
+
+
 def draw(test: QualificationTest, who: str, attempt: int = 0) -> list[GoldItem]:
     """The sheet of `who`'s attempt number `attempt` (0 first): `sheet_items` items of the pool,
     stratified, in pool order; the whole pool when the sheet is as large."""
     pool = list(test.items.all())
-    size = test.sheet_items
-    if not size or size >= len(pool):
+    if size(test.sheet_items, len(pool)) == len(pool):
         return pool
     rng = random.Random(f"{test.seed}|{who}|{attempt}")  # a str seed is hashed with SHA-512: stable
     answers = {item.pk: item.answers for item in pool}
-    chosen = set(stratified(rng.sample(sorted(answers), size), answers, rng))
+    chosen = set(stratified(rng.sample(sorted(answers), test.sheet_items), answers, rng))
     return [item for item in pool if item.pk in chosen]
 
 

@@ -32,6 +32,7 @@ _PAGE_FIELDS = (
     "status",
     "deadline",
     "worker_id",
+    "worker__blocked_at",
     "hit__acu_ids",
     "hit__summary__text",
     "hit__summary__document_id",
@@ -45,7 +46,7 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
     """The assignment (of that worker) and its task page's content, or None: three queries (the
     assignment with its HIT and summary; the sentences; the ACUs)."""
     assignment = (
-        Assignment.objects.select_related("hit__summary", "hit__batch")
+        Assignment.objects.select_related("hit__summary", "hit__batch", "worker")
         .only(*_PAGE_FIELDS)
         .filter(pk=assignment_id, worker_id=worker_id)
         .first()
@@ -58,14 +59,35 @@ def assignment_page(assignment_id: int, worker_id: int) -> tuple[Assignment, dic
 def closed(assignment: Assignment) -> str:
     """Why the task can no longer be answered: "submitted", "expired" (released, or held past its
     deadline and not yet released: it must not open as a live task), "withdrawn" (released before
-    its deadline: its worker was blocked, its session gave its places back), or "" while it is open."""
+    its deadline: its worker was blocked, its session gave its places back), or "" while it is open.
+    Reads the assignment's worker (loaded with it)."""
     if assignment.status == Assignment.Status.EXPIRED:
-        return "withdrawn" if taken_back(assignment, timezone.now()) else "expired"
+        return "withdrawn" if taken_back(assignment, timezone.now(), assignment.worker.blocked_at) else "expired"
     if assignment.status != Assignment.Status.ASSIGNED:
         return "submitted"
     if assignment.deadline is not None and assignment.deadline <= timezone.now():
         return "expired"
     return ""
+
+
+def status_shown(assignment: Assignment, blocked_at=None) -> tuple[str, str]:
+    """(code, label) of an assignment's status as its worker reads it (My work): one taken back
+    before its time ran out (`taken_back`: `blocked_at`, its worker's block) is "withdrawn", "Taken
+    back"; it is stored as expired, which said its time ran out."""
+    if assignment.status == Assignment.Status.EXPIRED and taken_back(assignment, timezone.now(), blocked_at):
+        return "withdrawn", "Taken back"
+    return assignment.status, assignment.get_status_display()
+
+
+def recent_tasks(worker, count: int = 20) -> list[dict]:
+    """The worker's latest assignments, newest first, each with its status as they read it
+    (`status_shown`): {"assignment", "status", "label"}."""
+    latest = worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:count]
+    rows = []
+    for a in latest:
+        status, label = status_shown(a, worker.blocked_at)
+        rows.append({"assignment": a, "status": status, "label": label})
+    return rows
 
 
 def task_context(hit: HIT, seed: str = "") -> dict:

@@ -71,7 +71,7 @@ def test_a_task_taken_back_from_a_blocked_worker_does_not_say_its_time_ran_out(c
 
     page = client.get(reverse("task", args=[token])).content.decode()
     assert 'id="task-expired"' in page and "ran out at" not in page and "taken back" in page
-    assert 'data-done="expired"' in page  # the page offers no Submit, as for an expired task
+    assert 'data-done="withdrawn"' in page  # the page offers no Submit, as for an expired task; it reads "Taken back"
     sent = client.post(
         reverse("task_submit", args=[token]), json.dumps({"answers": all_answers(assignment)}), "application/json"
     ).json()

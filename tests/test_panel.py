@@ -492,10 +492,15 @@ def test_the_task_page_says_how_long_the_participant_has(client, settings):
     page = client.get(start(client, batch, "SLOW-1")["Location"])
     held = Assignment.objects.get(worker__external_id="SLOW-1")
     html = page.content.decode()
-    shown = re.search(r'id="task-deadline">Submit within <time datetime="([^"]+)">([^<]+)</time>', html)
+    shown = re.search(
+        r'id="task-deadline" data-deadline="([^"]+)" data-now="[^"]+">Submit by <time datetime="([^"]+)">([^<]+)</time>'
+        r' \(<span class="time-left">within ([^<]+)</span>\)',
+        html,
+    )
     assert shown, "no time shown on the panel task page"
     limit = held.created_at + timedelta(seconds=900)
-    assert shown.group(1) == timezone.localtime(limit).isoformat() and "minutes" in shown.group(2)
+    assert shown.group(1) == shown.group(2) == timezone.localtime(limit).isoformat() and "minutes" in shown.group(4)
+    assert shown.group(3) == timezone.localtime(limit).strftime("%H:%M %Z")  # the clock time, with its zone
     assert "not stored" in html
     submit_assignment(assignment_id=held.pk, worker_id=held.worker_id, answers=all_answers(held))
     assert 'id="task-deadline"' not in client.get(page.wsgi_request.path).content.decode()

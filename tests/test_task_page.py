@@ -215,11 +215,17 @@ def test_the_task_page_says_how_long_the_worker_has(handed_out, client):
     from django.utils import timezone
 
     html = _page(client, handed_out)
-    shown = re.search(r'id="task-deadline">Submit within <time datetime="([^"]+)">([^<]+)</time>', html)
+    shown = re.search(
+        r'id="task-deadline" data-deadline="([^"]+)" data-now="([^"]+)">Submit by <time datetime="([^"]+)">([^<]+)</time>'
+        r' \(<span class="time-left">within ([^<]+)</span>\)',
+        html,
+    )
     assert shown, "the deadline line"
-    assert shown[1] == handed_out.deadline.isoformat()
+    assert shown[1] == shown[3] == handed_out.deadline.isoformat()
     assert handed_out.deadline > timezone.now()
-    assert re.fullmatch(r"\d+\W(hour|minute)s?(,\W\d+\W(hour|minute)s?)?", shown[2]), shown[2]
+    # The clock time in the site's zone, as the site's other times ("10:49 UTC"), and the time left.
+    assert shown[4] == timezone.localtime(handed_out.deadline).strftime("%H:%M %Z") and shown[4].endswith(" UTC")
+    assert re.fullmatch(r"\d+\W(hour|minute)s?(,\W\d+\W(hour|minute)s?)?", shown[5]), shown[5]
     submit_assignment(
         assignment_id=handed_out.pk, worker_id=handed_out.worker_id, answers=all_answers(handed_out)
     )  # submitted: no deadline to meet

@@ -178,4 +178,4 @@ def test_a_rating_task_says_how_long_the_worker_has(client, worker):
     assignment = handout.next_assignment(inhouse_worker(worker))
     html = client.get(reverse("task", args=[task_token(assignment)])).content.decode()
     assert 'id="rating-instructions"' in html  # the rating task's page
-    assert f'id="task-deadline">Submit within <time datetime="{assignment.deadline.isoformat()}">' in html
+    assert f'>Submit by <time datetime="{assignment.deadline.isoformat()}">' in html and 'id="task-deadline"' in html

@@ -154,6 +154,18 @@ def review_queue(user):
     )
 
 
+def reviewed_by(user):
+    """References this author reviewed and decided: approved, or sent back to their writer (still to
+    revise; sent again, one is back in `review_queue`). The decision leaves its reviewer on the
+    reference (`_reviewable` claims it), and its state says which it was."""
+    return (
+        Reference.objects.filter(reviewer=user, status__in=(Reference.Status.APPROVED, Reference.Status.CHANGES))
+        .exclude(writer=user)
+        .select_related("document__dataset", "writer")
+        .order_by("document__dataset__name", "document__position")
+    )
+
+
 # ---- the writer's state and saves -------------------------------------------------------
 
 HISTORY_ROWS = 50  # newest changes shown in the editor's history panel

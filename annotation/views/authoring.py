@@ -46,7 +46,11 @@ def queue(request):
     return render(
         request,
         "annotation/authoring_queue.html",
-        {"queue": authoring.author_queue(request.user), "reviews": authoring.review_queue(request.user)},
+        {
+            "queue": authoring.author_queue(request.user),
+            "reviews": authoring.review_queue(request.user),
+            "reviewed": list(authoring.reviewed_by(request.user)),
+        },
     )
 
 

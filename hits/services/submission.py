@@ -17,7 +17,7 @@ from django.utils import timezone
 from hits import versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE_KINDS
-from hits.models import Assignment, Batch, Judgment
+from hits.models import Assignment, Batch, Judgment, Worker
 from hits.ratings import page as rating_page
 from hits.release import release_overdue
 from hits.services import expert as expert_round
@@ -225,7 +225,8 @@ def _released(assignment: Assignment, now) -> str:
     """Release a late assignment's place at once (and its batch's other overdue ones, as the
     handout would) and say what happened (one released before its deadline was taken back)."""
     release_overdue(now=now, batch_id=assignment.hit.batch_id)
-    if assignment.status == Assignment.Status.EXPIRED and taken_back(assignment, now):
+    blocked_at = Worker.objects.filter(pk=assignment.worker_id).values_list("blocked_at", flat=True).first()
+    if assignment.status == Assignment.Status.EXPIRED and taken_back(assignment, now, blocked_at):
         return (
             "This task was taken back before its time ran out, so these answers were not stored and its place "
             "went to other workers."
@@ -237,10 +238,14 @@ def _released(assignment: Assignment, now) -> str:
     )
 
 
-def taken_back(assignment: Assignment, now) -> bool:
+def taken_back(assignment: Assignment, now, blocked_at=None) -> bool:
     """Whether a released assignment went back before its deadline (its worker was blocked, its
-    session gave its places back), not because its time ran out."""
-    return assignment.deadline is not None and assignment.deadline > now
+    session gave its places back), not because its time ran out: its deadline is still to come, or
+    (`blocked_at`, its worker's block) it was after the block, which gives back all they hold
+    (`review.block_worker`), so it was taken back then, and still reads so once that deadline has passed."""
+    if assignment.deadline is None:
+        return False
+    return assignment.deadline > now or (blocked_at is not None and assignment.deadline > blocked_at)
 
 
 def _store(assignment_id: int, worker_id: int, answers: dict, comment, active_seconds, now, expert, handed_out_at):

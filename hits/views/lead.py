@@ -4,6 +4,7 @@ Security behavior: every view here is for leads only; every change is a POST.
 """
 
 import secrets
+import time
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_POST
 from annotation.models import Dataset
 from config.dispatch import dispatch
 from config.roles import LEAD, role_required
-from hits import gold, selectors, tasks
+from hits import gold, selectors, sheets, tasks
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.assignment_answers import assignment_answers
@@ -171,6 +172,7 @@ def batch_detail(request, batch_id: int):
             "statuses": ["submitted", "approved", "rejected", "assigned", "expired", "all"],
             "buckets_form": BucketsForm(initial={"buckets": bucket_text}),
             "bonus_token": secrets.token_urlsafe(16),
+            "bonus_kept": _refused_bonus(request, Assignment.objects.filter(hit__batch=batch)),
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
             "provider_section": provider.section(batch, request.build_absolute_uri("/")),
@@ -263,6 +265,7 @@ def assignment_review(request, assignment_id: int):
             "answers": assignment_answers(assignment),
             "auto_approve_at": review.auto_approve_at(assignment),
             "bonus_token": secrets.token_urlsafe(16),
+            "bonus_kept": _refused_bonus(request, Assignment.objects.filter(pk=assignment.pk)),
             "here": request.path,
         },
     )
@@ -334,6 +337,7 @@ def bonus(request, batch_id: int):
         entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")
+        _keep_refused_bonus(request, assignment.pk)
     else:
         if created:
             amount = money_budget.batch_money(batch, entry.amount)
@@ -341,6 +345,32 @@ def bonus(request, batch_id: int):
         else:
             messages.info(request, "That bonus was already sent; nothing was paid twice.")
     return redirect(_back(request, batch))
+
+
+# The session's note of a bonus form just refused: the page it goes back to shows the form again
+# with the amount and reason as typed (once, within REFUSED_BONUS_SECONDS), under a fresh one-time
+# token like any page's (a refused bonus recorded nothing under the old one).
+REFUSED_BONUS = "refused_bonus"
+REFUSED_BONUS_SECONDS = 600
+
+
+def _keep_refused_bonus(request, assignment_id: int) -> None:
+    request.session[REFUSED_BONUS] = {
+        "assignment": assignment_id,
+        "amount": request.POST.get("amount", "")[:40],
+        "reason": request.POST.get("reason", "")[:1000],
+        "at": time.time(),
+    }
+
+
+def _refused_bonus(request, assignments) -> dict:
+    """The values of the bonus form refused a moment ago when its assignment is among `assignments`
+    (a queryset), taken from the session; {} otherwise."""
+    kept = request.session.get(REFUSED_BONUS)
+    if not isinstance(kept, dict) or not assignments.filter(pk=kept.get("assignment")).exists():
+        return {}
+    del request.session[REFUSED_BONUS]
+    return kept if time.time() - kept.get("at", 0) <= REFUSED_BONUS_SECONDS else {}
 
 
 @role_required(LEAD)
@@ -452,7 +482,7 @@ def qualification_new(request, dataset_id: int):
             present, absent = qualification.test_balance(test)
             messages.success(
                 request,
-                f"Qualification test “{test.name}” created: each attempt shows {min(test.sheet_items, test.items.count())}"
+                f"Qualification test “{test.name}” created: each attempt shows {sheets.sheet_size(test)}"
                 f" of {test.items.count()} gold items, {present} facts present and {absent} not present in all "
                 "(scored by balanced accuracy).",
             )

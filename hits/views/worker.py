@@ -14,7 +14,7 @@ from config import ratelimit
 from config.db_retry import retry_on_reconnect
 from config.json_body import JSONBodyError, read_json_body
 from config.roles import LEAD, WORKER, role_required
-from hits import gold, task_page
+from hits import gold, sheets, task_page
 from hits.services import expert, handout, qualification
 from hits.services.people import inhouse_worker
 from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
@@ -28,8 +28,10 @@ def work(request):
     """Security behavior: workers; shows only their own assignments, earnings and tests."""
     worker = inhouse_worker(request.user)
     tests = qualification.offered_tests(Worker.Provider.INHOUSE)
-    open_tests = [{"test": t, **qualification.attempt_status(worker, t)} for t in tests]
-    recent = worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:20]
+    open_tests = [
+        {"test": t, "sheet_size": sheets.sheet_size(t), **qualification.attempt_status(worker, t)} for t in tests
+    ]
+    recent = task_page.recent_tasks(worker)
     current = handout.open_assignment(worker)
     stale = handout.held_in_stopped_batch(worker)
     return render(

@@ -25,7 +25,10 @@
 
   // Submitted already (the server says so, or this browser stored it a moment ago and the page
   // came back from the history): say so at once and offer no buttons.
-  const expired = form.dataset.done === "expired";  // its time ran out: nothing was sent
+  // Closed with nothing sent: its time ran out ("expired"), or it was taken back before that
+  // ("withdrawn": its worker was blocked, its session gave its places back).
+  const withdrawn = form.dataset.done === "withdrawn";
+  const expired = form.dataset.done === "expired" || withdrawn;
   let submitted = form.dataset.done === "true" || expired;
   try {
     const saved = storageKey && JSON.parse(localStorage.getItem(storageKey) || "null");
@@ -50,7 +53,7 @@
     }
     form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
     if (comment) comment.disabled = true;
-    progress.textContent = expired ? "Expired" : "Submitted";
+    progress.textContent = withdrawn ? "Taken back" : expired ? "Expired" : "Submitted";
     dropDeadline();
   }
 
@@ -58,6 +61,35 @@
   function dropDeadline() {
     const deadline = document.getElementById("task-deadline");
     if (deadline) deadline.remove();
+  }
+
+  // The time left to submit ("within 59 minutes"), counted down every 30 s from the server's
+  // deadline: the page's own clock only measures the time since the page was made (data-now, the
+  // server's time then), so a browser whose clock is wrong still shows the server's time left.
+  const deadlineLine = document.getElementById("task-deadline");
+  const timeLeft = deadlineLine && deadlineLine.querySelector(".time-left");
+  if (timeLeft && deadlineLine.dataset.deadline && deadlineLine.dataset.now) {
+    const due = parseTime(deadlineLine.dataset.deadline) - parseTime(deadlineLine.dataset.now);
+    const opened = performance.now();
+    const showLeft = function () {
+      if (!document.body.contains(timeLeft)) return;  // stored: the line is gone
+      timeLeft.textContent = leftText(due - (performance.now() - opened));
+    };
+    if (isFinite(due)) { showLeft(); setInterval(showLeft, 30000); }
+  }
+
+  // An ISO time of the server's ("2026-12-07T10:49:00.123456+00:00"): its fraction cut to milliseconds.
+  function parseTime(iso) { return Date.parse(String(iso).replace(/(\.\d{3})\d+/, "$1")); }
+
+  // Time left as the server's first line says it: the largest unit and the next ("1 hour, 5 minutes").
+  function leftText(ms) {
+    const minutes = Math.floor(ms / 60000);
+    if (ms <= 0) return "time is up";
+    if (minutes < 1) return "within less than a minute";
+    const units = [[Math.floor(minutes / 1440), "day"], [Math.floor(minutes / 60) % 24, "hour"], [minutes % 60, "minute"]];
+    const first = units.findIndex(function (u) { return u[0] > 0; });
+    const shown = units.slice(first, first + 2).filter(function (u) { return u[0] > 0; });
+    return "within " + shown.map(function (u) { return u[0] + "\u00a0" + u[1] + (u[0] === 1 ? "" : "s"); }).join(", ");
   }
 
   // The summary card stays in view at most a third of the screen high: while the summary goes on

@@ -31,7 +31,7 @@ def test_the_task_page_on_a_phone_before_and_after_submitting(live_server, brows
     page.goto(f"{live_server.url}/task/{task_token(assignment)}/")
     page.wait_for_selector(".acu-row.current")
     assert page.locator("#task-deadline").is_visible()
-    assert "Submit within" in page.inner_text("main")
+    assert "Submit by" in page.inner_text("main")
 
     # No keys to press on a phone: no key hints, neither the line nor the keys on the buttons.
     assert not page.locator("#key-hint").is_visible()
@@ -59,7 +59,7 @@ def test_the_task_page_on_a_phone_before_and_after_submitting(live_server, brows
     page.wait_for_selector("#task-notice:has-text('your answers are saved')")
     # Submitted: no time left to count, as the page opened again after submitting shows it.
     assert page.locator("#task-deadline").count() == 0
-    assert "Submit within" not in page.inner_text("main")
+    assert "Submit by" not in page.inner_text("main")
     assert page.inner_text("#progress") == "Submitted"
     assert page.locator("#after-submit").is_visible()
     shoot(page, f"task-phone-{phone}-submitted")
