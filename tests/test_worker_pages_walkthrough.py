@@ -31,7 +31,7 @@ from .authoring_data import unauthored_dataset
 from .crowd_data import all_answers, demo_dataset, published_batch
 from .test_authoring import structure
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 
 def shown_statuses(client) -> list[str]:
