@@ -165,7 +165,7 @@ def test_a_reviewers_decided_reviews_are_in_their_queue(client, tmp_path, make_u
     html = client.get(reverse("authoring_queue")).content.decode()
     assert re.search(r'id="reviewed-count"><b>2</b> reviewed by you', html)
     table = html.split('id="reviewed"', 1)[1].split("</table>", 1)[0]
-    for reference, decision in ((sent_back, "Sent back"), (approved, "Approved")):
+    for reference, decision in ((sent_back, "Sent&nbsp;back"), (approved, "Approved")):
         row = re.search(rf'href="{reverse("authoring_review", args=[reference.pk])}">[^<]+</a>.*?</tr>', table)
         assert row and decision in row[0] and "wendy-writer" in row[0], (reference, table)
     # The writer reviewed nothing: their queue lists none.
