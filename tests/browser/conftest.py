@@ -56,10 +56,13 @@ def generous_waits(browser):
     def make_context(**kwargs):
         context = new_context(**kwargs)
         context.set_default_timeout(BROWSER_TIMEOUT_MS)
+        context_new_page = context.new_page
+        context.new_page = lambda **kw: csp_safe_waits(context_new_page(**kw))
+        context.on("page", csp_safe_waits)  # pages a page opens too
         return context
 
     def make_page(**kwargs):
-        page = new_page(**kwargs)
+        page = csp_safe_waits(new_page(**kwargs))
         page.context.set_default_timeout(BROWSER_TIMEOUT_MS)
         return page
 
@@ -95,6 +98,14 @@ def server_quiet(request):
             thread.join(timeout=max(0.0, start + 120 - time.monotonic()))
         elif "process_request_thread" in thread.name:
             thread.join(timeout=max(0.0, start + 3 - time.monotonic()))
+
+
+def csp_safe_waits(page):
+    """The page, its wait_for_function polling from outside the page (`_polling_wait_for_function`):
+    every page of every context a test makes gets it, so no test's wait depends on the condition
+    being true at once (Playwright's own is refused by the site's CSP otherwise, now and then)."""
+    page.wait_for_function = lambda expression, **kw: _polling_wait_for_function(page, expression, **kw)
+    return page
 
 
 def _polling_wait_for_function(page, expression: str, timeout: float = BROWSER_TIMEOUT_MS, **_):
