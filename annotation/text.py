@@ -90,21 +90,22 @@ MAX_ACU_CHARS = 1000
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
-def clean_acu_text(text: str) -> str:
+def clean_acu_text(text: str, name: str = "") -> str:
     """An ACU's text as typed: ends trimmed, line breaks (an ACU is one line) made spaces, and
     every other character kept (no-break spaces, U+202F, U+2028, tabs). Raises ValueError with
-    a message for the author on a control character, a lone surrogate or text over MAX_ACU_CHARS."""
+    a message for the author on a control character, a lone surrogate or text over MAX_ACU_CHARS;
+    `name` says which ACU it is ("ACU 3 of sentence 2", the editor's name of the field)."""
     text = _LINE_BREAK.sub(" ", str(text)).strip()
     if len(text) > MAX_ACU_CHARS:
         raise ValueError(
-            f"An ACU is {len(text):,} characters long; at most {MAX_ACU_CHARS:,} are allowed. "
+            f"{name or 'An ACU'} is {len(text):,} characters long; at most {MAX_ACU_CHARS:,} are allowed. "
             "Split it into shorter facts."
         )
     for i, ch in enumerate(text):
         category = unicodedata.category(ch)
         if (category == "Cc" and ch != "\t") or category == "Cs":
             raise ValueError(
-                f"The ACU “{text[:40]}” holds a control character (U+{ord(ch):04X} at character {i + 1}); "
+                f"{name or 'The ACU'} “{text[:40]}” holds a control character (U+{ord(ch):04X} at character {i + 1}); "
                 "remove it and save again."
             )
     return text

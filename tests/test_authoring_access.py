@@ -174,3 +174,32 @@ def test_the_lead_approving_from_a_stale_review_page_is_refused(client, lead, au
     assert "changed since you opened it" in response.content.decode()
     reference.refresh_from_db()
     assert reference.status == Reference.Status.IN_REVIEW
+
+
+def test_a_refused_acu_is_named_by_its_place_and_nothing_is_stored(client, author, setup):
+    """The editor marks the ACU a save refuses: the message says which one ("ACU 2 of sentence 2"), and
+    the answer gives its sentence and its index in that sentence's list as sent."""
+    _, reference, _ = setup
+    sentences = [{"id": s.pk, "acus": []} for s in reference.sentences.all()]
+    sentences[0]["acus"] = [{"id": None, "text": "A fact."}]
+    sentences[1]["acus"] = [{"id": None, "text": "Another fact."}, {"id": None, "text": "x" * 1004}]
+    client_for(client, author)
+    response = client.post(
+        reverse("authoring_save", args=[reference.pk]),
+        json.dumps({"version": 0, "sentences": sentences}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "ACU 2 of sentence 2 is 1,004 characters long; at most 1,000 are allowed. Split it into shorter facts.",
+        "sentence": sentences[1]["id"],
+        "acu": 1,
+    }
+    assert not reference.acus.exists()
+    sentences[1]["acus"][1]["text"] = "Fact\x07 with a bell."
+    response = client.post(
+        reverse("authoring_save", args=[reference.pk]),
+        json.dumps({"version": 0, "sentences": sentences}),
+        content_type="application/json",
+    )
+    assert response.json()["error"].startswith("ACU 2 of sentence 2 “Fact\x07 with a bell.” holds a control character")

@@ -46,6 +46,16 @@ class VersionConflict(AuthoringError):
         )
 
 
+class RefusedAcu(AuthoringError):
+    """One ACU of a save refused (too long, a control character): the message names it by its place
+    ("ACU 3 of sentence 2"), and `sentence_id` and `index` (in that sentence's list as sent) let
+    the editor mark its field."""
+
+    def __init__(self, message: str, sentence_id: int, index: int):
+        self.sentence_id, self.index = sentence_id, index
+        super().__init__(message)
+
+
 def authors():
     return get_user_model().objects.filter(groups__name=AUTHOR, is_active=True).order_by("username")
 
@@ -281,7 +291,8 @@ def save_reference(
     `sentences`: [{"id": sentence id, "acus": [{"id": ACU id or None, "text": str, "draft":
     draft id when it is an accepted draft}]}], every sentence of the reference once;
     `dismissed`: ids of drafts the writer dismissed. Refused with VersionConflict when
-    `base_version` is not the current version: another tab or person saved in between.
+    `base_version` is not the current version: another tab or person saved in between; with
+    RefusedAcu (nothing stored) when an ACU's text cannot be stored.
     """
     with transaction.atomic():
         reference = Reference.objects.select_for_update(of=("self",)).select_related("document").get(pk=reference_id)
@@ -291,13 +302,14 @@ def save_reference(
         own_sentences = {s.pk: s for s in reference.sentences.all()}
         if sorted(s.get("id") for s in sentences) != sorted(own_sentences):  # type: ignore[type-var]
             raise AuthoringError("The sentences sent do not match this reference; reload the page.")
+        numbers = {pk: n for n, pk in enumerate(own_sentences, start=1)}  # the editor's sentence numbers
         save = _Save(reference, user)
         save.dismiss(dismissed or [])
         for entry in sentences:
             sentence = own_sentences[entry["id"]]
             position = 0
-            for item in entry.get("acus", []):
-                text = _clean(item)
+            for index, item in enumerate(entry.get("acus", [])):
+                text = _clean(item, sentence.pk, numbers[sentence.pk], index)
                 if not text:
                     continue
                 if item.get("id") is None:
@@ -313,11 +325,11 @@ def save_reference(
     return reference_state(reference)
 
 
-def _clean(item: dict) -> str:
+def _clean(item: dict, sentence_id: int, number: int, index: int) -> str:
     try:
-        return clean_acu_text(item.get("text", ""))
+        return clean_acu_text(item.get("text", ""), name=f"ACU {index + 1} of sentence {number}")
     except ValueError as exc:
-        raise AuthoringError(str(exc)) from None
+        raise RefusedAcu(str(exc), sentence_id, index) from None
 
 
 class _Save:

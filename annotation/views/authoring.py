@@ -79,7 +79,8 @@ def write(request, reference_id: int):
 @require_POST
 def save(request, reference_id: int):
     """Security behavior: only the writer, while the reference is editable. JSON in, JSON
-    out: 200 with the new state, 409 on a version conflict, 400 on a refused change."""
+    out: 200 with the new state, 409 on a version conflict, 400 on a refused change (an ACU refused:
+    its sentence id and index in that sentence's list as sent, for the editor to mark it)."""
     try:
         body = _json_body(request)
         state = authoring.save_reference(
@@ -91,6 +92,8 @@ def save(request, reference_id: int):
         )
     except authoring.VersionConflict as exc:
         return JsonResponse({"error": str(exc), "conflict": True, "version": exc.reference.version}, status=409)
+    except authoring.RefusedAcu as exc:  # the editor marks the ACU at fault
+        return JsonResponse({"error": str(exc), "sentence": exc.sentence_id, "acu": exc.index}, status=400)
     except (authoring.AuthoringError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         return JsonResponse({"error": str(exc) or "The change could not be saved."}, status=400)
     except Reference.DoesNotExist:

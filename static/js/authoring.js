@@ -31,6 +31,7 @@
   let dirty = false, saving = false, stopped = false, timer = null, retryDelay = 1000, dragged = null;
   let refused = false;  // the last save was refused (400): its changes are only on this page
   let retrying = false;  // a save is due again later (offline or signed out): no quicker one
+  let sending = false;  // Done was pressed: saving first, then sending (or staying, when refused)
   // The editor's DOM and the fields' accessible names (authoring_view.js, loaded before this file).
   const view = window.acuAuthoringView(root, state, { editable: editable, suggestUrl: suggestUrl, historyEl: historyEl });
   const h = view.h, hintList = view.hintList, acuItem = view.acuItem, draftList = view.draftList;
@@ -67,6 +68,7 @@
     const kept = new Set();
     sent.forEach(function (s) { s.items.forEach(function (li) { kept.add(li); }); });
     root.querySelectorAll("li.acu").forEach(function (li) { if (!kept.has(li)) li.dataset.id = ""; });
+    if (undo.offer && !kept.has(undo.offer.li)) undo.offer.li.dataset.id = "";  // restored by Undo: a new ACU
     sent.forEach(function (s) {
       const saved = byId[s.id];
       s.items.forEach(function (li, j) {
@@ -102,6 +104,23 @@
     clearTimeout(timer);
     timer = setTimeout(save, retryDelay);
     retryDelay = Math.min(retryDelay * 2, 30000);
+  }
+
+  // The ACU a refused save names (its sentence id and its index in the list sent) is marked, and
+  // its field says it is invalid; any earlier mark goes. Returns the marked row, or null.
+  function markRefused(sent, data) {
+    root.querySelectorAll("li.acu.refused").forEach(function (li) {
+      li.classList.remove("refused");
+      li.querySelector(".acu-text").removeAttribute("aria-invalid");
+      li.querySelector(".acu-text").removeAttribute("aria-describedby");
+    });
+    const s = sent.find(function (x) { return x.id === data.sentence; });
+    const li = s && typeof data.acu === "number" ? s.items[data.acu] : null;
+    if (!li || !li.isConnected) return null;
+    li.classList.add("refused");
+    li.querySelector(".acu-text").setAttribute("aria-invalid", "true");
+    li.querySelector(".acu-text").setAttribute("aria-describedby", "editor-alert");
+    return li;
   }
 
   async function save() {
@@ -144,13 +163,15 @@
       if (!resp.ok) {
         stopped = resp.status === 403 || resp.status === 404;
         refused = true;  // its changes are only on this page: leaving it asks first
-        setStatus("error", "Not saved");
-        showAlert(data.error || "The change could not be saved (" + resp.status + ").", true);
+        // No reload offered: it would drop every change on this page; fixing the marked ACU saves them.
+        setStatus("error", markRefused(sent, data) ? "Not saved: fix the marked ACU" : "Not saved");
+        showAlert(data.error || "The change could not be saved (" + resp.status + ").", false);
         return;
       }
       version = data.version;
       if (submitVersion) submitVersion.value = String(version);
       refused = false;
+      markRefused(sent, {});
       dismissed = dismissed.filter(function (id) { return body.dismissed.indexOf(id) < 0; });
       applySaved(sent, data);
       renderHistory(data.history);
@@ -213,9 +234,9 @@
   function acceptDraft(li, keepFocus) {
     const block = li.closest(".sentence-block");
     const input = li.querySelector(".draft-text");
-    const text = input.value.trim();
+    const text = input.value;  // as typed: a space typed after the draft's text stays (the save trims the ends)
     const focusNext = nextFocusAfterDraft(li);
-    if (!text) { dismissDraft(li); return null; }
+    if (!text.trim()) { dismissDraft(li); return null; }
     const hints = Array.from(li.querySelectorAll(".hints li")).map(function (x) { return x.textContent; });
     const item = acuItem({ id: null, text: text, hints: hints, drafter: li.dataset.drafter, draft: Number(li.dataset.draft) });
     block.querySelector(".acu-list").appendChild(item);
@@ -319,11 +340,28 @@
     schedule(0);
   }
 
+  // Undo of a delete (authoring_undo.js, loaded before this file).
+  const undo = window.acuAuthoringUndo(document.getElementById("undo-bar"), {
+    h: h, grow: grow, schedule: schedule, stopped: function () { return stopped; },
+  });
+
+  function removeAcu(li, step) {
+    const list = li.parentElement;
+    const offer = { li: li, list: list, index: Array.from(list.children).indexOf(li), text: undo.textOf(li) };
+    focusSibling(li.querySelector(".acu-text"), step);
+    li.remove();
+    offer.focused = document.activeElement;
+    offer.focusedValue = offer.focused ? offer.focused.value : undefined;
+    undo.offerFor(offer);
+    schedule(0);
+  }
+
   function grow(field) { field.style.height = "auto"; field.style.height = field.scrollHeight + 2 + "px"; }
   function growAll() { root.querySelectorAll("textarea.acu-text, textarea.draft-text").forEach(grow); }
 
   root.addEventListener("input", function (e) {
     if (e.target.classList.contains("acu-text")) {
+      undo.remember(e.target);
       if (/[\r\n]/.test(e.target.value)) e.target.value = e.target.value.replace(/\s*[\r\n]+\s*/g, " ");  // one line (pasted text)
       grow(e.target);
       schedule(700);
@@ -331,6 +369,7 @@
     else if (e.target.classList.contains("acu-new")) { e.target.classList.remove("kept"); keepNew(e.target); }
   });
   window.addEventListener("resize", growAll);
+  root.addEventListener("focusin", function (e) { if (e.target.classList.contains("acu-text")) undo.remember(e.target); });
 
   // Where the user types: a page shortcut never fires there (the key is the user's text).
   function typingIn(el) {
@@ -352,7 +391,8 @@
   document.addEventListener("keydown", function (e) {
     const t = e.target;
     if (newAcuShortcut(e)) return;
-    if ((e.ctrlKey || e.metaKey) && e.key === "s") { e.preventDefault(); if (dirty) save(); return; }
+    if ((e.ctrlKey || e.metaKey) && e.key === "s") { e.preventDefault(); if (dirty || refused) { dirty = true; save(); } return; }
+    if ((e.ctrlKey || e.metaKey) && !e.shiftKey && (e.key === "z" || e.key === "Z") && undo.byKey(t, typingIn(t))) { e.preventDefault(); return; }
     if (editable && e.altKey && (e.key === "g" || e.key === "G" || e.code === "KeyG")) {
       e.preventDefault();
       const block = t.closest(".sentence-block");
@@ -397,9 +437,7 @@
       t.closest(".sentence-block").querySelector(".acu-new").focus();
     } else if (e.key === "Backspace" && t.value === "") {
       e.preventDefault();
-      focusSibling(t, -1);
-      li.remove();
-      schedule(0);
+      removeAcu(li, -1);
     }
   });
 
@@ -407,13 +445,7 @@
     if (e.target.classList.contains("suggest")) { suggest(Number(e.target.dataset.sentence)); return; }
     if (e.target.classList.contains("accept")) { acceptDraft(e.target.closest("li.draft"), false); return; }
     if (e.target.classList.contains("dismiss")) { dismissDraft(e.target.closest("li.draft")); return; }
-    if (e.target.classList.contains("delete")) {
-      const li = e.target.closest("li.acu");
-      const input = li.querySelector(".acu-text");
-      focusSibling(input, 1);
-      li.remove();
-      schedule(0);
-    }
+    if (e.target.classList.contains("delete")) removeAcu(e.target.closest("li.acu"), 1);
   });
 
   root.addEventListener("dragstart", function (e) {
@@ -445,18 +477,58 @@
     schedule(0);
   });
 
+  // Done: sent only once everything on the page is saved. Unsaved or refused changes are saved first
+  // (a refused save keeps the page, its reason and the marked ACU: never the older stored version
+  // sent). A sentence without an ACU is asked about first (confirm.js reads data-confirm).
+  // On the window, capturing: before confirm.js, which asks nothing for a submission stopped here.
   if (submitForm) {
-    submitForm.addEventListener("submit", function (e) {
+    window.addEventListener("submit", function (e) {
+      if (e.target !== submitForm) return;
       submitForm.querySelector("[name=csrfmiddlewaretoken]").value = csrf();
-      if (!dirty && !saving) return;
+      const ask = emptySentencesQuestion();
+      if (ask) submitForm.dataset.confirm = ask; else delete submitForm.dataset.confirm;
+      if (!dirty && !saving && !refused) return;
       e.preventDefault();
-      setStatus("saving", "Saving before sending…");
-      const wait = setInterval(function () {
-        if (!saving && !dirty) { clearInterval(wait); submitForm.querySelector("[name=csrfmiddlewaretoken]").value = csrf(); submitForm.submit(); }
-        else if (!saving && dirty && !retrying) save();
-        if (stopped) clearInterval(wait);
-      }, 150);
+      if (!stopped && !sending) sendWhenSaved();
+    }, true);
+  }
+
+  function sendWhenSaved() {
+    sending = true;
+    if (refused) dirty = true;  // the page's current list is tried again: the ACU may be fixed
+    setStatus("saving", "Saving before sending…");
+    const wait = setInterval(function () {
+      if (saving) return;
+      if (stopped || (refused && !dirty)) {
+        clearInterval(wait);
+        sending = false;
+        if (stopped) return;
+        setStatus("error", "Not sent to review: a change is not saved");
+        const marked = root.querySelector("li.acu.refused .acu-text");
+        if (marked) { marked.focus(); marked.scrollIntoView({ block: "center" }); }
+      } else if (!dirty) {
+        clearInterval(wait);
+        sending = false;
+        submitForm.requestSubmit();  // through the submit listeners again: the question, then the post
+      } else if (!retrying) save();
+    }, 150);
+  }
+
+  // "Sentence 4 has no ACU (5 drafts not decided). Send to review anyway?", or "" when each
+  // sentence has one (or none has: the server refuses that with its own message).
+  function emptySentencesQuestion() {
+    const empty = [];
+    let drafts = 0;
+    const blocks = Array.from(root.querySelectorAll(".sentence-block"));
+    blocks.forEach(function (block, i) {
+      const has = Array.from(block.querySelectorAll("li.acu .acu-text")).some(function (f) { return f.value.trim() !== ""; });
+      if (!has) { empty.push(i + 1); drafts += block.querySelectorAll("li.draft").length; }
     });
+    if (!empty.length || empty.length === blocks.length) return "";
+    const which = empty.length === 1 ? "Sentence " + empty[0] + " has"
+      : "Sentences " + empty.slice(0, -1).join(", ") + " and " + empty[empty.length - 1] + " have";
+    const undecided = drafts ? " (" + drafts + " draft" + (drafts === 1 ? "" : "s") + " not decided)" : "";
+    return which + " no ACU" + undecided + ". Send to review anyway?";
   }
 
   // Back from signing in again in another tab (or back online): the due save goes at once.

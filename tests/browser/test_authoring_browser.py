@@ -68,9 +68,12 @@ def test_write_review_revise_approve(live_server, browser, shoot, author, lead, 
         "Anuradha Koirala has been sleeping outdoors.",
     ]
     assert acu_texts(page, 1) == ["Pushpa Basnet was forced to evacuate her residence."]
+    asked = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))  # sentence 3 has no ACU: Done asks first
     page.focus("#submit-form button")
     page.keyboard.press("Enter")
     page.wait_for_selector(".messages li:has-text('Sent to review (bea-author)')")
+    assert asked == ["Sentence 3 has no ACU. Send to review anyway?"]
     page.context.close()
 
     # The reviewer comments on one ACU and sends it back.
@@ -100,6 +103,7 @@ def test_write_review_revise_approve(live_server, browser, shoot, author, lead, 
     page.keyboard.type(" in Kathmandu.")
     wait_saved(page)
     shoot(page, "authoring-revise")
+    page.on("dialog", lambda d: d.accept())  # sentence 3 still has no ACU
     page.click("#submit-form button")
     page.wait_for_selector(".messages li:has-text('Sent to review')")
     page.context.close()

@@ -52,6 +52,7 @@ def test_a_session_ending_mid_edit_loses_nothing(live_server, browser, shoot, au
         "Koirala said “the girls are vulnerable” — é 😀.",
         "Written after the session ended.",
     ]
+    page.on("dialog", lambda d: d.accept())  # a sentence without an ACU: Done asks first
     page.click("#submit-form button")  # Done works with the renewed token
     page.wait_for_selector(".messages li:has-text('Sent to review')")
     page.context.close()
@@ -85,6 +86,7 @@ def test_back_after_done_shows_the_reference_in_review(live_server, browser, aut
     page.fill(".acu-new >> nth=0", "Koirala has been sleeping outdoors.")
     page.press(".acu-new >> nth=0", "Enter")
     wait_saved(page)
+    page.on("dialog", lambda d: d.accept())  # a sentence without an ACU: Done asks first
     page.click("#submit-form button")
     page.wait_for_selector(".messages li:has-text('Sent to review')")
     page.go_back()

@@ -57,6 +57,7 @@ def test_acu_fields_and_review_comments_name_what_they_are_about(
     assert field(page, "ACU 1 of sentence 1").input_value() == SECOND
     assert field(page, "ACU 2 of sentence 1").input_value() == FIRST
     shoot(page, "a11y-authoring-names")
+    page.on("dialog", lambda d: d.accept())  # a sentence without an ACU: Done asks first
     page.focus("#submit-form button")
     page.keyboard.press("Enter")
     page.wait_for_selector(".messages li:has-text('Sent to review')")

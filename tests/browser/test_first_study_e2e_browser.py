@@ -167,6 +167,7 @@ def test_a_first_study_from_nothing(
     assign.locator("button:text-is('Assign')").click()
     lead_page.wait_for_selector(".messages li:has-text('Assigned')")
     writer = open_as(browser, base, author)
+    writer.on("dialog", lambda d: d.accept())  # a sentence without an ACU: Done asks first
     for doc in STUDY:
         writer.goto(f"{base}/authoring/")
         writer.keyboard.press("n")  # the queue's next reference
