@@ -14,6 +14,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.core.cache import caches
 from django.urls import reverse
 from django.utils import timezone
 
@@ -75,6 +76,7 @@ def test_the_dashboard_gives_no_finish_for_a_batch_that_cannot_finish(client, le
     assert "Short of workers" in batch_page  # the stage every page names, not "Workers are taking its HITs"
 
     make_workers(2, prefix="more")  # every open place has a worker left who may take it
+    caches["pages"].clear()  # a minute later: the dashboards read waiting places once a minute (WAITING_SECONDS)
     page = client.get(reverse("dashboard", args=[dataset.pk]) + f"?round={batch.pk}").content.decode()
     assert 'id="cannot-finish"' not in page and 'estimated finish: <b id="eta">20' in page
     assert client.get(reverse("dashboard_live", args=[dataset.pk])).json()["progress"]["eta"] is not None

@@ -21,6 +21,7 @@ from scoring.runs.services import compute_scores
 
 from .conftest import DEMO_ROSE, PASSWORD
 from .crowd_data import all_answers, demo_dataset, published_batch, simulated_round
+from .test_handout import make_workers
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +121,7 @@ def test_the_budget_hint_says_what_is_true(client, lead):
 
 def test_a_stopped_batch_has_no_estimated_finish(worker):
     batch = published_batch()
+    make_workers(2, prefix="also")  # three workers for three places a HIT: the batch can finish
     submitted_task(worker, batch)
     assert figures.progress(figures.scope_batches(batch.dataset, batch))["eta"] is not None
     Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.STOPPED)

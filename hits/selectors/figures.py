@@ -24,6 +24,7 @@ the embedded SQLite counts the rows.
 from datetime import timedelta
 from decimal import Decimal
 
+from django.core.cache import caches
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
@@ -169,21 +170,30 @@ def combine(figures: list[dict], now=None) -> dict:
     return total
 
 
+# Seconds the dashboards keep a batch's waiting places (`waiting_places` counts its open HITs'
+# assignments, too much for a live poll every few seconds on a large round; whether places wait
+# for nobody changes with the workers, slowly). The batch page reads them afresh.
+WAITING_SECONDS = 60
+
+
 def _with_waiting(batches: list[Batch], figures: dict[int, dict]) -> list[dict]:
     """The figures, each handed-out batch with places left that no worker can take marked
-    `cannot_finish`: {batch, name, places, hits} (`hits.selectors.waiting`)."""
+    `cannot_finish`: {batch, name, places, hits} (`hits.selectors.waiting`, kept WAITING_SECONDS)."""
     for batch in batches:
         entry = figures[batch.pk]
         if entry["open"] and entry["left"]:
-            waiting = waiting_places(batch)
+            waiting = caches["pages"].get_or_set(
+                f"waiting-places:v1:{batch.pk}", lambda b=batch: _waiting_counts(b), WAITING_SECONDS
+            )
             if waiting:
-                entry["cannot_finish"] = {
-                    "batch": batch.pk,
-                    "name": batch.name,
-                    "places": waiting["places"],
-                    "hits": waiting["hits"],
-                }
+                entry["cannot_finish"] = {"batch": batch.pk, "name": batch.name, **waiting}
     return list(figures.values())
+
+
+def _waiting_counts(batch: Batch) -> dict:
+    """{places, hits} of the batch's places no worker can take, or {} when there are none."""
+    waiting = waiting_places(batch)
+    return {"places": waiting["places"], "hits": waiting["hits"]} if waiting else {}
 
 
 def money(figures: list[dict]) -> dict:
