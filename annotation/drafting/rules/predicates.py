@@ -1,14 +1,8 @@
 """Step 5: one clause into drafts: per subject conjunct, listed name, word of a pair and adjunct."""
 
+from ...language import lexicon
 from ...language.inflections import getAllLemmas
-from ...language.lexicon import (
-    AUXILIARIES,
-    DETERMINERS,
-    INTRANSITIVE,
-    OBJECT_OPTIONAL,
-    PLURAL_TO_SINGULAR,
-    PREPOSITIONS,
-)
+from ...language.lexicon import AUXILIARIES, DETERMINERS, INTRANSITIVE, OBJECT_OPTIONAL, PREPOSITIONS
 from ...language.tokens import Token, be, finite, first_verb, is_past, is_verb, quote_depths, strip, text_of, verb_form
 from ...language.words import (
     ADJUNCT,
@@ -112,7 +106,7 @@ def split_subject(tokens: list[Token], sentence: str) -> list[list[str]]:
             pred = text_of(variant, sentence)
             if len(conjuncts) > 1 and all(t.capitalised for t in head):
                 first, _, rest = pred.partition(" ")
-                pred = " ".join([PLURAL_TO_SINGULAR.get(first.lower(), first), rest]).strip()
+                pred = " ".join([lexicon.PLURAL_TO_SINGULAR.get(first.lower(), first), rest]).strip()
             drafts.append([text_of(head, sentence), pred])
         if place:
             drafts.append(place)
