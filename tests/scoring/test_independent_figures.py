@@ -11,8 +11,8 @@ from scipy.stats import norm
 
 from scoring.runs.data import SummaryTable
 from scoring.runs.services import _system_figures
-from scoring.stats.agreement import acu_level_alpha, summary_level_alpha
 from scoring.stats.aggregation import normalized_acu_score
+from scoring.stats.agreement import acu_level_alpha, summary_level_alpha
 from scoring.stats.power import power_analysis
 
 pytestmark = pytest.mark.portable
