@@ -59,4 +59,13 @@ class Command(BaseCommand):
                 "were judged for every system"
             )
         a = result["alpha"]
-        self.stdout.write(f"alpha: ACU level {a['acu_level']}, summary level {a['summary_level']}; run {run.pk}")
+        acu_level, summary_level = (_alpha(a[level]) for level in ("acu_level", "summary_level"))
+        note = ""
+        if a["acu_level"] is None or a["summary_level"] is None:
+            note = " (undefined: no unit judged by two workers, or a single value in all labels)"
+        self.stdout.write(f"alpha: ACU level {acu_level}, summary level {summary_level}{note}; run {run.pk}")
+
+
+def _alpha(value) -> str:
+    """An alpha as the pages show it (4 decimals), "undefined" where it is null (never None or nan)."""
+    return "undefined" if value is None else f"{value:.4f}"
