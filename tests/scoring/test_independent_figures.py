@@ -3,17 +3,20 @@ reports): power against the normal closed form and its monotonicity in n, the si
 test under no difference, scores and paired tests of systems judged on different documents
 against a dict-by-document loop, and the alphas' undefined edges at the helpers a run calls."""
 
+import json
 import math
 
 import numpy as np
 import pytest
-from scipy.stats import norm
+from scipy.stats import norm, pearsonr
 
 from scoring.runs.data import SummaryTable
 from scoring.runs.services import _system_figures
 from scoring.stats.aggregation import normalized_acu_score
 from scoring.stats.agreement import acu_level_alpha, summary_level_alpha
 from scoring.stats.power import power_analysis
+
+from ..conftest import SHARED
 
 pytestmark = pytest.mark.portable
 
@@ -141,3 +144,26 @@ def test_alphas_of_one_rater_are_undefined():
     workers = np.full(len(summaries), 7)
     assert math.isnan(acu_level_alpha(summaries, acus, workers, present))
     assert math.isnan(summary_level_alpha(summaries, acus, workers, present))
+
+
+def test_whitespace_lengths_do_not_give_roses_released_normalized_scores():
+    """docs/scoring.md's figures: RoSE counted tokenizer tokens, the app counts whitespace words, so
+    the app's normalized score never equals RoSE's released one where the length penalty applies,
+    and the published Ref-based vs normalized ACU figure (0.764) needs the file's own values."""
+    raw = json.loads((SHARED / "data" / "rose-protocols" / "protocol-comparison.json").read_text())
+    systems = sorted(raw[0]["annotations"])
+
+    def matrix(key):
+        return np.array([[e["annotations"][s][key] for s in systems] for e in raw], dtype=float)
+
+    words = np.array([[len(e["system_outputs"][s].split()) for s in systems] for e in raw], dtype=float)
+    reference = np.array([[len(e["reference"].split())] * len(systems) for e in raw], dtype=float)
+    acu, released = matrix("acu"), matrix("normalized_acu")
+    ours = normalized_acu_score(acu, words, reference, 2.0)
+    penalized = released < acu - 1e-12
+    assert penalized.sum() == 769
+    assert not np.isclose(ours, released, rtol=0, atol=1e-9)[penalized].any()
+    assert np.allclose(ours[~penalized & (words <= reference)], released[~penalized & (words <= reference)], atol=1e-15)
+    ref_based = matrix("ref_based").mean(axis=0)
+    assert round(pearsonr(ref_based, released.mean(axis=0))[0], 3) == 0.764
+    assert round(pearsonr(ref_based, ours.mean(axis=0))[0], 3) == 0.780
