@@ -147,10 +147,16 @@ def undefined_everywhere(X, Y, method: str) -> bool:
 def correlation_ci(X, Y, granularity="system", method="kendall", n_resamples=1000, confidence=0.95, rng=None):
     """``(value, low, high)``: the correlation and its percentile bootstrap CI over documents.
 
-    Summary level with no document whose correlation is defined: NaN (undefined), not RoSE's 0."""
+    Summary level with no document whose correlation is defined: NaN (undefined), not RoSE's 0.
+    System level: a resample whose system means are constant on one side (few documents, discrete
+    scores) has no correlation; the interval is the percentiles of the resamples where it is
+    defined, as ``correlation_ci_partial``'s (NaN when none is)."""
     if granularity == "summary" and undefined_everywhere(complete(X), complete(Y), method):
         return float("nan"), float("nan"), float("nan")
     samples = bootstrap_correlations(X, Y, granularity, method, n_resamples, rng)
+    samples = samples[~np.isnan(samples)]
+    if not len(samples):
+        return correlate(X, Y, granularity, method), float("nan"), float("nan")
     low, high = percentile_interval(samples, confidence)
     return correlate(X, Y, granularity, method), float(low), float(high)
 

@@ -8,12 +8,15 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.stats import norm, pearsonr
 
 from scoring.runs.data import SummaryTable
 from scoring.runs.services import _system_figures
 from scoring.stats.aggregation import normalized_acu_score
 from scoring.stats.agreement import acu_level_alpha, summary_level_alpha
+from scoring.stats.bootstrap import resample_indices
+from scoring.stats.correlation import correlation_ci, correlation_ci_partial
 from scoring.stats.power import power_analysis
 
 from ..conftest import SHARED
@@ -167,3 +170,27 @@ def test_whitespace_lengths_do_not_give_roses_released_normalized_scores():
     ref_based = matrix("ref_based").mean(axis=0)
     assert round(pearsonr(ref_based, released.mean(axis=0))[0], 3) == 0.764
     assert round(pearsonr(ref_based, ours.mean(axis=0))[0], 3) == 0.780
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def test_system_level_ci_leaves_out_resamples_whose_correlation_is_undefined(method):
+    """Few documents of discrete ACU scores: some resamples give every system the same human mean
+    (a correlation undefined there). The interval is the percentiles of the resamples where it is
+    defined, as on partial coverage; one undefined resample used to make the whole interval NaN."""
+    rng = np.random.default_rng(0)
+    X = np.round(rng.random((8, 3)) * 4) / 4
+    Y = X + rng.normal(0, 0.2, X.shape)
+    scipy_corr = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    samples, undefined = [], 0
+    for idx in resample_indices(len(X), 1000, np.random.default_rng(1)):
+        for row in idx:
+            hx, hy = X[row].mean(axis=0), Y[row].mean(axis=0)
+            if np.ptp(np.round(hx, 12)) == 0 or np.ptp(np.round(hy, 12)) == 0:
+                undefined += 1
+                continue
+            samples.append(scipy_corr(hx, hy).statistic)
+    assert 0 < undefined < 100
+    value, low, high = correlation_ci(X, Y, "system", method, 1000, rng=1)
+    assert value == pytest.approx(scipy_corr(X.mean(axis=0), Y.mean(axis=0)).statistic, abs=1e-12)
+    assert [low, high] == pytest.approx(np.percentile(samples, [2.5, 97.5]).tolist(), abs=1e-9)
+    assert (value, low, high) == pytest.approx(correlation_ci_partial(X, Y, "system", method, 1000, rng=1)[:3])
