@@ -8,7 +8,8 @@ tau-b, all vectorized along the last axis so that thousands of resamples are one
 Kendall and Spearman treat two values of a vector as tied when they differ by at most 1e-12
 times the vector's largest magnitude, so that rounding noise in means (which differ by
 summation order) cannot break a tie between equal rational scores (system means of ACU fractions
-can be equal); scipy would split such ties arbitrarily.
+can be equal); scipy would split such ties arbitrarily. Pearson calls a vector constant (NaN)
+within the same tolerance: scipy's r of equal means that differ in the last bit is rounding noise.
 """
 
 import numpy as np
@@ -22,9 +23,11 @@ PAIRWISE_MAX = 256
 
 
 def pearson(x, y):
-    """Pearson r along the last axis; NaN where either side is constant."""
+    """Pearson r along the last axis; NaN where either side is constant, to the tie tolerance of
+    Kendall and Spearman (equal rational means that differ in the last bit are constant: their r
+    would be rounding noise, 0.707 for three equal system means)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    constant = (x == x[..., :1]).all(axis=-1) | (y == y[..., :1]).all(axis=-1)
+    constant = _constant(x) | _constant(y)
     xc = x - x.mean(axis=-1, keepdims=True)
     yc = y - y.mean(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -35,6 +38,11 @@ def pearson(x, y):
 def _tolerance(x):
     """Tie tolerance per vector (last axis): REL_TIE times its largest magnitude."""
     return REL_TIE * np.abs(x).max(axis=-1, keepdims=True)
+
+
+def _constant(x):
+    """Whether each vector (last axis) spans no more than its tie tolerance."""
+    return np.ptp(x, axis=-1) <= _tolerance(x)[..., 0]
 
 
 def _snap(x):

@@ -194,3 +194,20 @@ def test_system_level_ci_leaves_out_resamples_whose_correlation_is_undefined(met
     assert value == pytest.approx(scipy_corr(X.mean(axis=0), Y.mean(axis=0)).statistic, abs=1e-12)
     assert [low, high] == pytest.approx(np.percentile(samples, [2.5, 97.5]).tolist(), abs=1e-9)
     assert (value, low, high) == pytest.approx(correlation_ci_partial(X, Y, "system", method, 1000, rng=1)[:3])
+
+
+def test_pearson_of_equal_system_means_is_undefined_as_kendalls_and_spearmans():
+    """Three systems with the same mean ACU score (8/9 each, summed in different orders, so the
+    float means differ in the last bit): the system-level correlation is undefined under every
+    coefficient (scipy on the exact means: constant input). Pearson used to publish 0.707."""
+    from fractions import Fraction
+
+    from scoring.stats.correlation import system_level
+
+    thirds = [[1, 2, 5], [2, 5, 1], [5, 1, 2]]
+    X = np.array(thirds, dtype=float) / 3
+    Y = np.array([[1.1, 2.2, 3.0], [3.1, 1.2, 2.0], [2.1, 3.2, 1.0]])
+    exact = [sum(Fraction(v, 3) for v in column) / 3 for column in zip(*thirds, strict=True)]
+    assert len(set(exact)) == 1 and np.ptp(X.mean(axis=0)) > 0  # equal, yet not equal as floats
+    for method in ("pearson", "spearman", "kendall"):
+        assert math.isnan(system_level(X, Y, method)), method
