@@ -41,7 +41,9 @@ def _tolerance(x):
 
 
 def _constant(x):
-    """Whether each vector (last axis) spans no more than its tie tolerance."""
+    """Whether each vector (last axis) spans no more than its tie tolerance (an empty one is)."""
+    if x.shape[-1] == 0:
+        return np.ones(x.shape[:-1], dtype=bool)
     return np.ptp(x, axis=-1) <= _tolerance(x)[..., 0]
 
 

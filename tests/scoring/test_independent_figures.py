@@ -211,3 +211,39 @@ def test_pearson_of_equal_system_means_is_undefined_as_kendalls_and_spearmans():
     assert len(set(exact)) == 1 and np.ptp(X.mean(axis=0)) > 0  # equal, yet not equal as floats
     for method in ("pearson", "spearman", "kendall"):
         assert math.isnan(system_level(X, Y, method)), method
+
+
+DOCS_SUMMARY_LEVEL = {  # docs/protocols.md, "RoSE's own ratings": summary level, Pearson
+    ("prior", "ref_free"): 0.526,
+    ("prior", "ref_based"): 0.056,
+    ("prior", "normalized_acu"): 0.083,
+    ("prior", "length"): 0.439,
+    ("ref_free", "ref_based"): 0.070,
+    ("ref_free", "normalized_acu"): 0.075,
+    ("ref_free", "length"): 0.548,
+    ("ref_based", "normalized_acu"): 0.354,
+    ("ref_based", "length"): -0.091,
+    ("normalized_acu", "length"): 0.002,
+}
+
+
+def test_the_docs_summary_level_protocol_table_is_the_core_and_scipys():
+    """The summary-level figures docs/protocols.md prints for RoSE's file: the pure core's
+    (``protocols.correlation_matrix``) and a scipy loop over documents (a constant row counting
+    as 0, RoSE's ``_cal_pearson``) both round to them."""
+    from scoring.stats.protocols import correlation_matrix
+
+    raw = json.loads((SHARED / "data" / "rose-protocols" / "protocol-comparison.json").read_text())
+    systems = sorted(raw[0]["annotations"])
+    measures = {
+        key: np.array([[e["annotations"][s][key] for s in systems] for e in raw], dtype=float)
+        for key in ("prior", "ref_free", "ref_based", "normalized_acu")
+    }
+    measures["length"] = np.array([[len(e["system_outputs"][s].split()) for s in systems] for e in raw], dtype=float)
+    core = {(e["a"], e["b"]): e for e in correlation_matrix(measures, "summary", "pearson", n_resamples=50, rng=0)}
+    for (a, b), figure in DOCS_SUMMARY_LEVEL.items():
+        rows = [
+            pearsonr(x, y)[0] if np.ptp(x) and np.ptp(y) else 0.0 for x, y in zip(measures[a], measures[b], strict=True)
+        ]
+        assert round(float(np.mean(rows)), 3) == figure, (a, b)
+        assert core[a, b]["value"] == pytest.approx(np.mean(rows), abs=1e-12) and core[a, b]["documents"] == 100
