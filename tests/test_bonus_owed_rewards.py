@@ -159,3 +159,25 @@ def test_mturk_counts_each_reward_with_its_fee_as_the_approval_mirrored_from_mtu
     assert Assignment.objects.get(pk=mine.pk).status == Assignment.Status.APPROVED
     assert batch_spend(batch)["total"] - spent == reward + fee
     assert owed(batch) == (0, Decimal("0"))
+
+
+def test_a_prolific_session_approved_here_owes_the_rest_of_its_reward_until_the_sync_records_it(api, lead):  # noqa: F811
+    """Approving a HIT of a session here approves the whole submission at Prolific, which pays the
+    study's whole session reward then; the rest of a partial session is written by the sync
+    (`settle_approved`). Once every answered HIT was approved here, none is left undecided, and the
+    owed figure dropped the rest: before the sync the budget check was short by the rest and its fee."""
+    batch = published(api)
+    partial = prolific_partial_session(batch, "PID2", "5ab000000000000000000002")
+    prolific_sync.apply_submission(batch, partial.session_id, "PID2", "AWAITING REVIEW")
+    before = money_budget.bonus_spend(batch)["total"]
+    api.post(API + f"submissions/{partial.session_id}/transition/", json={"status": "APPROVED"})
+    done, errors = review.bulk(review.approve, [a.pk for a in partial.assignments().order_by("pk")[:2]], by=lead)
+    assert (done, errors) == (2, [])
+    assert not LedgerEntry.objects.filter(key=rest_key(partial.pk)).exists()  # the sync writes it
+
+    # Prolific paid the whole session reward with the approval: the spend the check reads holds it all.
+    assert owed(batch)[0] == 0
+    assert money_budget.bonus_spend(batch)["total"] == before
+    prolific_sync.apply_submission(batch, partial.session_id, "PID2", "APPROVED")  # the sync
+    assert LedgerEntry.objects.filter(key=rest_key(partial.pk)).exists()
+    assert batch_spend(batch)["total"] == before and owed(batch) == (0, Decimal("0"))

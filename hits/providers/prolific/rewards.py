@@ -7,7 +7,7 @@ The bonus budget check counts exactly that for the work still to approve (`owed_
 
 from decimal import Decimal
 
-from django.db.models import Exists, OuterRef, Sum
+from django.db.models import Exists, OuterRef, Q, Sum
 
 from hits.ledger import reward_and_fee, rewards_owed
 from hits.models import Assignment, Batch, LedgerEntry
@@ -40,7 +40,10 @@ def owed_rewards(provider, batch: Batch) -> tuple[int, Decimal]:
     rejected, save those of a session rejected already (its rejection is on its way to them), and
     what approving them writes to the ledger: their rewards and fees, and the rest of each of their
     sessions' reward with its fee (`rest_of_session`, reckoned with the session's rewards already in
-    the ledger and theirs; none when its row is written). A few grouped queries, whatever the size."""
+    the ledger and theirs; none when its row is written). A session approved here whose HITs are all
+    approved (`review.approve` of each: Prolific paid its whole reward with the first) owes its rest
+    too until the sync writes its row (`sync.settle_approved`): the money left with the approval.
+    A few grouped queries, whatever the size."""
     rejected = ProlificSession.objects.filter(
         batch=batch, worker_id=OuterRef("worker_id"), session_id=OuterRef("external_id"), decision="rejected"
     )
@@ -49,26 +52,32 @@ def owed_rewards(provider, batch: Batch) -> tuple[int, Decimal]:
     )
     n, owed = rewards_owed(provider, batch, undecided)
     study = batch.prolific_studies.filter(kind="main").first()
-    if not n or study is None:
+    if study is None:
         return n, owed
-    sessions = batch.prolific_sessions.filter(session_id__in=undecided.values("external_id"))
-    ids = {(w, s): pk for pk, w, s in sessions.values_list("pk", "worker_id", "session_id")}
     written = set(LedgerEntry.objects.filter(batch=batch, key__startswith=REST_KEY).values_list("key", flat=True))
+    sessions = batch.prolific_sessions.filter(
+        Q(session_id__in=undecided.values("external_id")) | Q(decision=ProlificSession.Decision.APPROVED)
+    )
+    ids = {
+        (w, s): pk for pk, w, s in sessions.values_list("pk", "worker_id", "session_id") if rest_key(pk) not in written
+    }
+    if not ids:
+        return n, owed
     paid = _per_session(
         LedgerEntry.objects.filter(
             kind=LedgerEntry.Kind.REWARD,
             assignment__hit__batch=batch,
-            assignment__external_id__in=undecided.values("external_id"),
+            assignment__external_id__in=sessions.values("session_id"),
         ),
         "assignment__",
         "amount",
     )
-    for key, submitted in _per_session(undecided, "", "hit__reward").items():
-        if key in ids and rest_key(ids[key]) not in written:
-            rest = rest_of_session(study, paid.get(key, Decimal("0")) + submitted)
-            if rest:
-                amount, fee = reward_and_fee(provider, batch, rest)
-                owed += amount + fee
+    submitted = _per_session(undecided, "", "hit__reward")
+    for key in ids:
+        rest = rest_of_session(study, paid.get(key, Decimal("0")) + submitted.get(key, Decimal("0")))
+        if rest:
+            amount, fee = reward_and_fee(provider, batch, rest)
+            owed += amount + fee
     return n, owed
 
 
