@@ -9,6 +9,7 @@ import logging
 
 from hits.models import Batch
 from hits.provider_interface import Capability, ProviderError, get_provider
+from hits.providers.mturk import bonuses as mturk_bonuses
 from hits.providers.mturk import sync as mturk_sync
 from hits.providers.prolific import bonuses as prolific_bonuses
 from hits.providers.prolific import sync as prolific_sync
@@ -36,7 +37,7 @@ def sync_batch(batch: Batch) -> dict:
 def sync_open_batches() -> dict:
     """Sync every published or stopped batch of a syncing provider; a failure is logged,
     recorded on its batch and counted, and the others still run. Then record the paid Prolific
-    bonuses still missing from the ledger of batches no longer synced (a complete batch)."""
+    and MTurk bonuses still missing from the ledger of batches no longer synced (a complete batch)."""
     result = {"synced": 0, "failed": 0}
     for batch in Batch.objects.filter(
         provider__in=list(SYNCS), status__in=[Batch.Status.PUBLISHED, Batch.Status.STOPPED]
@@ -51,4 +52,5 @@ def sync_open_batches() -> dict:
         logger.warning("provider sync: %s batches synced, %s failed", result["synced"], result["failed"])
     prolific_sync.release_abandoned()
     prolific_bonuses.record_all_paid_bonuses()  # those of batches no longer synced (complete)
+    mturk_bonuses.record_all_paid_bonuses()
     return result

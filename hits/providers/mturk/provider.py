@@ -25,11 +25,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from hits.gold import test_items
-from hits.models import Batch, ProviderCall
+from hits.ledger import bonus_key
+from hits.models import Batch, LedgerEntry, ProviderCall
 from hits.money import cents, money_string
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.mturk.client import MTurkError, call, make_client
 from hits.providers.mturk.config import OPTIONS, config
+from hits.providers.mturk.models import MTurkBonus
 from hits.providers.mturk.questions import answer_key, external_question, qualification_form
 from hits.sheets import draw
 
@@ -44,6 +46,10 @@ LOCALE = "00000000000000000071"
 ASSIGNMENT_NOT_AVAILABLE = "ASSIGNMENT_ID_NOT_AVAILABLE"
 ACTIONS = ("DiscoverPreviewAndAccept",)
 MAX_TOKEN = 64
+UNKNOWN_BONUS = (
+    "The bonus may have been paid: until MTurk lists it paid it counts as spent against the budget, "
+    "and sending the form again never pays it twice."
+)
 
 
 def environment(sandbox: bool) -> str:
@@ -123,6 +129,9 @@ class MTurkProvider(CrowdProvider):
     )
     options = OPTIONS
     closed = "closed to requesters since 2026-09-30: choose Prolific or a participant panel"
+    # Its bonus's mark is committed before the pay call (`send_bonus`), so the review calls it after
+    # its own transaction: a ledger write that fails then leaves the mark, which the sync records.
+    bonus_commits_its_steps = True
 
     def __init__(self, sandbox: bool | None = None):
         self._clients: dict[bool, object] = {}
@@ -342,36 +351,98 @@ class MTurkProvider(CrowdProvider):
                 raise
 
     def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
-        """Pay a bonus once per form `token`. MTurk deduplicates a UniqueRequestToken for 24 hours
-        only, so a retry a day after a call whose answer was lost would pay again: the Reason carries
-        a reference of the token, and a bonus of the assignment already paid with it is not sent again."""
+        """Pay a bonus once per form `token`. Its mark (`MTurkBonus`) is committed before the call, so
+        money that left is never without a trace: a call whose answer was lost leaves it `sent` (it
+        may have paid), counted as spent (`unsettled_spend`) until MTurk lists it paid or the form,
+        sent again, pays it. MTurk deduplicates a UniqueRequestToken for 24 hours only, so a retry a
+        day after a lost answer would pay again: the Reason carries a reference of the token, and a
+        bonus of the assignment already paid with it is not sent again. Called outside the review's
+        transaction (`bonus_commits_its_steps`): the request then writes its ledger row, or the sync
+        does when that write failed (`bonuses.record_paid_bonuses`)."""
         batch = assignment.hit.batch
-        sandbox = config(batch)["sandbox"]
-        digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-        if self.bonus_sent(assignment, reason, token):
+        bonus = self._bonus_mark(assignment, amount, reason, token)
+        if bonus.state == MTurkBonus.State.PAID:
+            return
+        if self.paid_at_mturk(assignment, reason, token):
+            self._mark(bonus, MTurkBonus.State.PAID)
             return  # paid at MTurk already (a retry whose first call's answer was lost)
-        reason = f"{reason} (ref {digest[:10]})"
+        self._mark(bonus, MTurkBonus.State.SENT)
+        digest = hashlib.sha256(token.encode()).hexdigest()[:32]
         try:
             self._call(
                 batch,
-                sandbox,
+                config(batch)["sandbox"],
                 "send_bonus",
                 target=assignment.external_id,
                 WorkerId=assignment.worker.external_id,
                 AssignmentId=assignment.external_id,
                 BonusAmount=money_string(amount),
-                Reason=reason,
+                Reason=f"{reason} (ref {digest[:10]})",
                 UniqueRequestToken=request_token("bonus", digest),
             )
         except MTurkError as exc:
-            if "already" not in str(exc).lower():  # a repeated token: MTurk already paid it
+            if "already" in str(exc).lower():  # a repeated token: MTurk already paid it
+                self._mark(bonus, MTurkBonus.State.PAID)
+                return
+            if exc.code != "ServiceFault":  # MTurk refused the request: nothing was paid
+                self._mark(bonus, MTurkBonus.State.NOT_PAID, error=str(exc))
                 raise
+            raise ProviderError(f"{exc} {UNKNOWN_BONUS}") from None
+        except ProviderError as exc:
+            raise ProviderError(f"{exc} {UNKNOWN_BONUS}") from None
+        self._mark(bonus, MTurkBonus.State.PAID)
+
+    @staticmethod
+    def _bonus_mark(assignment, amount, reason: str, token: str) -> MTurkBonus:
+        """The bonus's mark, created (and committed) once per form; a form used for another
+        assignment or amount is refused."""
+        bonus, _ = MTurkBonus.objects.get_or_create(
+            token=token,
+            defaults={
+                "batch": assignment.hit.batch,
+                "assignment": assignment,
+                "amount": cents(amount),
+                "reason": reason,
+            },
+        )
+        if bonus.assignment_id != assignment.pk or bonus.amount != cents(amount):
+            raise ProviderError("This bonus form was already used for another bonus; open it again.")
+        return bonus
+
+    @staticmethod
+    def _mark(bonus: MTurkBonus, state: str, error: str = "") -> None:
+        MTurkBonus.objects.filter(pk=bonus.pk).update(state=state, error=error, updated_at=timezone.now())
+        bonus.state, bonus.error = state, error
+        logger.info("MTurk bonus %s of batch %s: %s", bonus.pk, bonus.batch_id, state)
 
     def bonus_sent(self, assignment, reason: str, token: str) -> bool:
+        """Its pay call was sent (its mark is sent or paid: it may have paid), or MTurk lists the
+        assignment's bonus paid with the form's reference in its Reason."""
+        marked = MTurkBonus.objects.filter(token=token, state__in=[MTurkBonus.State.SENT, MTurkBonus.State.PAID])
+        return marked.exists() or self.paid_at_mturk(assignment, reason, token)
+
+    def paid_at_mturk(self, assignment, reason: str, token: str) -> bool:
         """MTurk lists the assignment's bonus paid with the form's reference in its Reason."""
         digest = hashlib.sha256(token.encode()).hexdigest()[:10]
         sandbox = config(assignment.hit.batch)["sandbox"]
         return f"{reason} (ref {digest})" in self._bonus_reasons(sandbox, assignment.external_id)
+
+    def unsettled_spend(self, batch) -> Decimal:
+        """Bonuses whose pay call was sent and whose answer was lost (they may have paid), and bonuses
+        paid whose ledger row is missing until it is written (they were paid), with MTurk's fees:
+        each counted here or by its ledger row, never both (the row is found by its key)."""
+        pending = list(
+            batch.mturk_bonuses.filter(
+                recorded=False, state__in=[MTurkBonus.State.SENT, MTurkBonus.State.PAID]
+            ).values_list("token", "amount")
+        )
+        written = set(
+            LedgerEntry.objects.filter(key__in=[bonus_key(t) for t, _ in pending]).values_list("key", flat=True)
+        )
+        return sum(
+            (a + self.fee(a, batch.assignments_per_hit) for t, a in pending if bonus_key(t) not in written),
+            Decimal("0.00"),
+        )
 
     def _bonus_reasons(self, sandbox: bool, assignment_id: str) -> set[str]:
         """The Reasons of the bonuses MTurk paid for an assignment (ListBonusPayments, page by page)."""

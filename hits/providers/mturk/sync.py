@@ -24,6 +24,7 @@ from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.models import Assignment, Batch, Worker
 from hits.provider_interface import ProviderError
+from hits.providers.mturk.bonuses import record_paid_bonuses
 from hits.providers.mturk.config import config
 from hits.providers.mturk.models import MTurkHeldSubmission
 from hits.providers.mturk.provider import MTurkProvider
@@ -220,6 +221,9 @@ def sync_batch(batch: Batch) -> dict:
     if behind:
         logger.warning("MTurk sync of batch %s: %d HITs still lack opened places there", batch.pk, behind)
     try:
+        bonuses = record_paid_bonuses(provider, batch)
+        if bonuses:
+            counts["bonuses recorded"] = bonuses
         for hit in batch.hits.exclude(external_id="").order_by("pk"):
             counts["hits"] += 1
             for record in provider.list_assignments(batch, hit.external_id):
