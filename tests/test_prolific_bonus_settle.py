@@ -15,7 +15,7 @@ from django.urls import reverse
 from hits.models import LedgerEntry
 from hits.provider_interface import ProviderError, get_provider
 from hits.providers.prolific import bonuses as prolific_bonuses
-from hits.providers.prolific.models import ProlificBonus
+from hits.providers.prolific.models import ProlificBonus, ProlificBonusSettlement
 from hits.selectors.figures import batch_spend
 from hits.services import money_budget, review
 
@@ -271,3 +271,29 @@ def test_two_leads_settling_at_once_settle_it_once(api, make_user, kind):  # noq
         thread.join()
     assert errors == [] and sorted(results) == [False, True]
     assert len(bonus_rows(batch)) == 2  # the bonus and its fee, once
+
+
+@pytest.mark.django_db
+def test_each_settlement_of_a_bonus_settled_twice_keeps_who_and_when(api, make_user, lead):  # noqa: F811
+    """Settled not paid, a bonus's form may be sent again, its answer lost again and the bonus
+    settled once more: the bonus kept only the last settlement's lead and time, so who had found it
+    unpaid, and when, was lost. Each settlement is kept."""
+    batch = published(api)
+    one = worked_session(batch, "PID1", "5ab000000000000000000001")
+    bonus, _ = lost_bonus(api, batch, one)
+    prolific_bonuses.settle_unknown_bonus(batch, bonus.pk, paid=False, by=lead)
+    api.post(API + "bulk-bonus-payments/BULK6/pay/", status=503)  # sent again: its answer lost again
+    with pytest.raises(ProviderError, match=r"server error \(503\)"):
+        prolific_bonuses.pay_bonus(batch, {one: Decimal("0.50")}, "Thanks", key="form:lost")
+    other = make_user("otto-lead", "lead")
+    prolific_bonuses.settle_unknown_bonus(batch, bonus.pk, paid=True, by=other)
+
+    kept = list(ProlificBonusSettlement.objects.filter(bonus=bonus).values_list("paid", "settled_by", "settled_at"))
+    assert [(paid, who) for paid, who, _ in kept] == [(False, lead.pk), (True, other.pk)]
+    assert kept[0][2] <= kept[1][2]
+    bonus.refresh_from_db()
+    assert (bonus.state, bonus.settled_by, bonus.settled_at) == ("paid", other, kept[1][2])
+    assert bonus_rows(batch) == [
+        ("bonus", "PID1", Decimal("0.50"), None),
+        ("fee", "PID1", FEE(Decimal("0.50"), 3), None),
+    ]

@@ -14,7 +14,7 @@ from hits.money import cents
 from hits.provider_interface import ProviderError
 from hits.providers.prolific.decisions import ASSIGNMENT_KEY, pay_call_sent, record_paid
 from hits.providers.prolific.decisions import pay_bonus as _pay_bonus
-from hits.providers.prolific.models import ProlificBonus, ProlificSession
+from hits.providers.prolific.models import ProlificBonus, ProlificBonusSettlement, ProlificSession
 from hits.providers.prolific.provider import ProlificProvider
 from hits.services import review
 from hits.services.money_budget import bonus_passes_budget, bonus_turn
@@ -106,7 +106,9 @@ def settle_unknown_bonus(batch: Batch, bonus_id: int, *, paid: bool, by=None) ->
     Paid: it is PAID and its ledger rows are written once, with the keys and fees its paying request
     uses (`record_paid_bonus`), so it counts as spend. Not paid: it goes back to set up, as when
     Prolific refuses the pay call: nothing is recorded, it no longer counts against the budget, and
-    its form sent again may pay it. Who settled it and when are kept on the bonus.
+    its form sent again may pay it. Each settlement (who, when, paid or not) is kept, a row of its own
+    (`ProlificBonusSettlement`; the bonus's `settled_by`, `settled_at` are the latest): a bonus settled
+    not paid whose form is sent again may be of unknown outcome, and settled, once more.
 
     Taken in the batch's bonus turn with the row locked, so a double click or two leads at once
     settle it once: the later call finds it settled the same way and returns (bonus, False), or
@@ -128,6 +130,7 @@ def settle_unknown_bonus(batch: Batch, bonus_id: int, *, paid: bool, by=None) ->
         bonus.error = "" if paid else "Not paid: a lead found it unpaid at Prolific."
         bonus.settled_by, bonus.settled_at = by, timezone.now()
         bonus.save(update_fields=["state", "error", "settled_by", "settled_at", "updated_at"])
+        ProlificBonusSettlement.objects.create(bonus=bonus, paid=paid, settled_by=by, settled_at=bonus.settled_at)
         if paid and unrecorded_bonuses().filter(pk=bonus.pk).exists():
             record_paid_bonus(provider, bonus)
     logger.info(

@@ -134,3 +134,20 @@ class ProlificBonus(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class ProlificBonusSettlement(models.Model):
+    """One settlement of a bonus of unknown outcome (`bonuses.settle_unknown_bonus`): who found it paid
+    or not paid at Prolific, and when. A bonus may be settled more than once (not paid, its form sent
+    again, its answer lost again, then paid), so each is a row of its own; the bonus's `settled_by`
+    and `settled_at` are the latest."""
+
+    bonus = models.ForeignKey(ProlificBonus, related_name="settlements", on_delete=models.CASCADE)
+    paid = models.BooleanField()
+    settled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="+", on_delete=models.SET_NULL
+    )
+    settled_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["settled_at", "pk"]
