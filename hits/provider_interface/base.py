@@ -54,7 +54,8 @@ class CrowdProvider:
     closed = ""  # why new batches should not use it (shown on the new-batch form), e.g. the service closed
     payment_note = ""  # on the ledger rows it pays, e.g. "to pay at the panel"
     # True: send_bonus commits its own steps (Prolific: set up, pay call sent, paid) because its pay
-    # call is not idempotent, so review.send_bonus calls it after its own transaction, not inside it.
+    # call is not idempotent, so review.send_bonus calls it after its own transaction, not inside it;
+    # its first step is a durable atomic block, so it refuses to run inside a caller's transaction.
     bonus_commits_its_steps = False
     section_template = ""  # a template the batch page includes, with `section(batch)` as `provider_section`
 

@@ -92,7 +92,10 @@ def bonus_turn(batch_id: int) -> Iterator[None]:
     after a pay call made outside any transaction, so a lock held by the transaction of the check
     would end before the money left, and a second bonus would read the spend without the first
     and pass the budget with it. PostgreSQL: an advisory lock of the connection (of its
-    transaction when the caller already is in one, so it lasts until that commits)."""
+    transaction when the caller already is in one, so it lasts until that commits). A provider
+    whose bonus commits its own steps refuses to run inside a caller's transaction (its first step
+    is a durable atomic block): that transaction's rollback after the pay call would take its marks
+    and this lock with it, and the next bonus would pass the budget with the room the money took."""
     if connection.vendor != "postgresql":
         with local_turn(batch_id):
             yield

@@ -396,15 +396,16 @@ class MTurkProvider(CrowdProvider):
     def _bonus_mark(assignment, amount, reason: str, token: str) -> MTurkBonus:
         """The bonus's mark, created (and committed) once per form; a form used for another
         assignment or amount is refused."""
-        bonus, _ = MTurkBonus.objects.get_or_create(
-            token=token,
-            defaults={
-                "batch": assignment.hit.batch,
-                "assignment": assignment,
-                "amount": cents(amount),
-                "reason": reason,
-            },
-        )
+        with transaction.atomic(durable=True):  # committed before the call: never in a caller's transaction
+            bonus, _ = MTurkBonus.objects.get_or_create(
+                token=token,
+                defaults={
+                    "batch": assignment.hit.batch,
+                    "assignment": assignment,
+                    "amount": cents(amount),
+                    "reason": reason,
+                },
+            )
         if bonus.assignment_id != assignment.pk or bonus.amount != cents(amount):
             raise ProviderError("This bonus form was already used for another bonus; open it again.")
         return bonus

@@ -100,7 +100,10 @@ def pay_bonus(
         if not Decimal("0.01") <= amount <= MAX_BONUS:
             raise ProviderError(f"A bonus must be between 0.01 and {MAX_BONUS}.")
         lines.append({"session": session.pk, "submission": session.session_id, "amount": f"{amount:.2f}"})
-    with transaction.atomic():
+    # Durable: each step must commit before the pay call, so a caller's transaction around it (which
+    # would take the steps back with it after Prolific paid, and the bonus turn's lock, so that a retry
+    # pays again and another bonus passes the budget with this one's room) is refused before a call.
+    with transaction.atomic(durable=True):
         bonus, created = ProlificBonus.objects.select_for_update().get_or_create(
             key=key[:100],
             defaults={"batch": batch, "lines": lines, "reason": reason, "created_by": by, "assignment": assignment},
