@@ -20,7 +20,7 @@ from hits.services import money_budget, review
 
 from .test_mturk import published, stub, sync_one, worked  # noqa: F401 (stub: the fixture)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
 FORM = {"amount": "0.50", "reason": "Careful work", "token": "form-db"}
 
