@@ -52,7 +52,7 @@ def expect_bonus(stub, token="form-db", listed=()):  # noqa: F811
     }
 
 
-def paid_then_ledger_write_fails(stub, monkeypatch, a):  # noqa: F811
+def paid_then_ledger_write_fails(stub, monkeypatch, a, by=None):  # noqa: F811
     stub.add_response("send_bonus", {}, expect_bonus(stub))
     real = review.record_with_fee
 
@@ -61,7 +61,7 @@ def paid_then_ledger_write_fails(stub, monkeypatch, a):  # noqa: F811
 
     monkeypatch.setattr(review, "record_with_fee", lost)
     with pytest.raises(DatabaseError):
-        review.send_bonus(assignment_id=a.pk, **FORM)
+        review.send_bonus(assignment_id=a.pk, by=by, **FORM)
     monkeypatch.setattr(review, "record_with_fee", real)
 
 
@@ -84,15 +84,16 @@ def test_a_bonus_paid_whose_ledger_write_failed_counts_as_spent_and_a_retry_reco
     assert money_budget.bonus_spend(batch)["unsettled"] == 0  # counted once: by its ledger row
 
 
-def test_the_sync_writes_the_row_of_a_paid_bonus_exactly_once(stub, monkeypatch):  # noqa: F811
+def test_the_sync_writes_the_row_of_a_paid_bonus_exactly_once_naming_the_lead(stub, monkeypatch, lead):  # noqa: F811
     batch, hit, a = approved_work(stub)
     spent = batch_spend(batch)["total"]
-    paid_then_ledger_write_fails(stub, monkeypatch, a)
+    paid_then_ledger_write_fails(stub, monkeypatch, a, by=lead)
     cost = money_budget.bonus_spend(batch)["unsettled"]
 
     counts = sync_one(stub, batch, hit, [])  # the row is written before any MTurk call
     assert counts["bonuses recorded"] == 1
-    assert LedgerEntry.objects.filter(key=bonus_key("form-db")).count() == 1
+    (row,) = LedgerEntry.objects.filter(key=bonus_key("form-db"))
+    assert row.created_by == lead  # who sent it, as the request's own row would say
     assert MTurkBonus.objects.get(token="form-db").recorded
     assert batch_spend(batch)["total"] == spent + cost and money_budget.bonus_spend(batch)["unsettled"] == 0
     assert "bonuses recorded" not in sync_one(stub, batch, hit, [])  # nothing more

@@ -110,17 +110,22 @@ def test_the_periodic_task_records_a_paid_bonus_of_a_batch_no_longer_synced(api,
     assert bonus_rows(batch) == [("bonus", "PID1", Decimal("1.00"), None), ("fee", "PID1", fee, None)]
 
 
-def test_the_sync_records_a_paid_single_hit_bonus_whose_ledger_write_failed_as_the_form_would(api, monkeypatch):  # noqa: F811
+def test_the_sync_records_a_paid_single_hit_bonus_whose_ledger_write_failed_as_the_form_would(
+    api,  # noqa: F811
+    monkeypatch,
+    lead,
+):
     """A bonus on one HIT (review.send_bonus writes its own ledger row, keyed by the form, naming
-    the assignment): paid at Prolific, then the row's write failed. The sync writes that very row
-    (so the form sent again finds it and writes nothing), with its fee, once."""
+    the assignment and the lead): paid at Prolific, then the row's write failed. The sync writes that
+    very row (so the form sent again finds it and writes nothing), with its fee, once, naming the
+    lead who sent it (it named no one: the bonus did not keep who sent it)."""
     batch = published(api)
     session = worked_session(batch, "PID1", "5ab000000000000000000001")
     assignment = session.assignments().first()
     api.post(API + "submissions/bonus-payments/", json={"id": "BULK9", "total_amount": 66})
     pay = api.post(API + "bulk-bonus-payments/BULK9/pay/", status=202, json={})
     fail_once(monkeypatch, review, "record_with_fee")
-    form = {"assignment_id": assignment.pk, "amount": "0.50", "reason": "Thanks", "token": "tok-sync"}
+    form = {"assignment_id": assignment.pk, "amount": "0.50", "reason": "Thanks", "token": "tok-sync", "by": lead}
     with pytest.raises(Exception, match="closed the connection"):
         review.send_bonus(**form)
     assert ProlificBonus.objects.get(key="assignment:tok-sync").state == "paid"
@@ -132,6 +137,7 @@ def test_the_sync_records_a_paid_single_hit_bonus_whose_ledger_write_failed_as_t
         ("fee", "PID1", get_provider("prolific").fee(Decimal("0.50"), 3), assignment.pk),
     ]
     assert bonus_rows(batch) == expected
+    assert {e.created_by for e in LedgerEntry.objects.filter(batch=batch, kind__in=["bonus", "fee"])} == {lead}
     entry, created = review.send_bonus(**form)
     assert not created and entry.key == "bonus:tok-sync"
     expect_sync(api)

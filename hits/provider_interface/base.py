@@ -85,7 +85,9 @@ class CrowdProvider:
     def reject(self, assignment, feedback: str) -> None:
         raise NotImplementedError
 
-    def send_bonus(self, assignment, amount: Decimal, reason: str, token: str) -> None:
+    def send_bonus(self, assignment, amount: Decimal, reason: str, token: str, by=None) -> None:
+        """Pay a bonus once per form `token`; `by`, the lead who sent it, is kept with what the
+        provider marks of it, so a ledger row its sync writes later names them too."""
         raise NotImplementedError
 
     def bonus_sent(self, assignment, reason: str, token: str) -> bool:

@@ -20,7 +20,7 @@ class InHouseProvider(CrowdProvider):
     def reject(self, assignment, feedback: str) -> None:
         """The worker sees the feedback on their work page."""
 
-    def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
+    def send_bonus(self, assignment, amount, reason: str, token: str, by=None) -> None:
         """Recorded in the ledger by the service."""
 
     def block(self, worker, reason: str) -> None:

@@ -223,7 +223,7 @@ def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget)
             raise OverBudget(over)
         if not provider.bonus_commits_its_steps:
             # refused: no ledger row, nothing is known paid
-            refused = _refusal(provider.send_bonus, a, amount, reason, token)
+            refused = _refusal(provider.send_bonus, a, amount, reason, token, by)
             if refused is None:
                 return record_bonus(a, amount, reason, token, by=by)
     if provider.bonus_commits_its_steps:
@@ -231,7 +231,7 @@ def _send_bonus(assignment_id, batch_id, amount, reason, token, by, over_budget)
         # after a pay call that is not idempotent, so they must not sit in our transaction: were
         # it lost after the provider paid, a retry would pay again. The retry of a paid bonus
         # finds it paid and writes the ledger row only.
-        refused = _refusal(provider.send_bonus, a, amount, reason, token)
+        refused = _refusal(provider.send_bonus, a, amount, reason, token, by)
         if refused is None:
             with transaction.atomic():
                 return record_bonus(a, amount, reason, token, by=by)

@@ -35,7 +35,9 @@ def record_paid_bonuses(provider: MTurkProvider, batch: Batch) -> int:
         return 0
     new = 0
     with bonus_turn(batch.pk):
-        for bonus in pending.select_related("assignment__hit__batch", "assignment__worker").order_by("pk"):
+        for bonus in pending.select_related("assignment__hit__batch", "assignment__worker", "created_by").order_by(
+            "pk"
+        ):
             a = bonus.assignment
             if bonus.state == MTurkBonus.State.SENT:
                 try:
@@ -49,7 +51,7 @@ def record_paid_bonuses(provider: MTurkProvider, batch: Batch) -> int:
                     state=MTurkBonus.State.PAID, settled_at=timezone.now(), updated_at=timezone.now()
                 )
             with transaction.atomic():
-                _, created = review.record_bonus(a, bonus.amount, bonus.reason, bonus.token)
+                _, created = review.record_bonus(a, bonus.amount, bonus.reason, bonus.token, by=bonus.created_by)
                 MTurkBonus.objects.filter(pk=bonus.pk).update(recorded=True)
             new += created
     if new:

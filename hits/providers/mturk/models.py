@@ -1,6 +1,7 @@
 """The MTurk provider's models: answers posted from MTurk's task page, held until a sync confirms
 them, and bonuses marked before their pay call."""
 
+from django.conf import settings
 from django.db import models
 
 from hits.models import HIT, Assignment, Batch, QualificationTest
@@ -65,5 +66,9 @@ class MTurkBonus(models.Model):
     # When the sync found a bonus of unknown outcome (sent) paid at MTurk: `paid` is final, so this
     # settlement happens at most once (a `sent` bonus MTurk does not list stays sent, counted as spent).
     settled_at = models.DateTimeField(null=True, blank=True)
+    # The lead who sent it: the ledger row the sync writes names them, as the request's would.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="+", on_delete=models.SET_NULL
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -350,7 +350,7 @@ class MTurkProvider(CrowdProvider):
             if answer["Assignment"]["AssignmentStatus"] != done:
                 raise
 
-    def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
+    def send_bonus(self, assignment, amount, reason: str, token: str, by=None) -> None:
         """Pay a bonus once per form `token`. Its mark (`MTurkBonus`) is committed before the call, so
         money that left is never without a trace: a call whose answer was lost leaves it `sent` (it
         may have paid), counted as spent (`unsettled_spend`) until MTurk lists it paid or the form,
@@ -360,7 +360,7 @@ class MTurkProvider(CrowdProvider):
         transaction (`bonus_commits_its_steps`): the request then writes its ledger row, or the sync
         does when that write failed (`bonuses.record_paid_bonuses`)."""
         batch = assignment.hit.batch
-        bonus = self._bonus_mark(assignment, amount, reason, token)
+        bonus = self._bonus_mark(assignment, amount, reason, token, by)
         if bonus.state == MTurkBonus.State.PAID:
             return
         if self.paid_at_mturk(assignment, reason, token):
@@ -393,7 +393,7 @@ class MTurkProvider(CrowdProvider):
         self._mark(bonus, MTurkBonus.State.PAID)
 
     @staticmethod
-    def _bonus_mark(assignment, amount, reason: str, token: str) -> MTurkBonus:
+    def _bonus_mark(assignment, amount, reason: str, token: str, by) -> MTurkBonus:
         """The bonus's mark, created (and committed) once per form; a form used for another
         assignment or amount is refused."""
         with transaction.atomic(durable=True):  # committed before the call: never in a caller's transaction
@@ -404,6 +404,7 @@ class MTurkProvider(CrowdProvider):
                     "assignment": assignment,
                     "amount": cents(amount),
                     "reason": reason,
+                    "created_by": by,
                 },
             )
         if bonus.assignment_id != assignment.pk or bonus.amount != cents(amount):

@@ -60,7 +60,7 @@ class PanelProvider(CrowdProvider):
     def reject(self, assignment, feedback: str) -> None:
         """The lead rejects (or leaves unpaid) the participant at the panel."""
 
-    def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
+    def send_bonus(self, assignment, amount, reason: str, token: str, by=None) -> None:
         """Paid by the lead at the panel (bonus list)."""
 
     def block(self, worker, reason: str) -> None:

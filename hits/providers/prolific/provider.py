@@ -485,7 +485,7 @@ class ProlificProvider(CrowdProvider):
                 f"({session.submission_status or 'no report yet'}); sync first."
             )
 
-    def send_bonus(self, assignment, amount, reason: str, token: str) -> None:
+    def send_bonus(self, assignment, amount, reason: str, token: str, by=None) -> None:
         session = self._session(assignment)
         pay_bonus(
             self,
@@ -493,6 +493,7 @@ class ProlificProvider(CrowdProvider):
             {session: cents(amount)},
             reason,
             key=f"{ASSIGNMENT_KEY}{token}",
+            by=by,
             assignment=assignment,
         )
 
