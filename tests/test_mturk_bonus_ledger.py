@@ -11,8 +11,9 @@ import pytest
 from django.db import DatabaseError
 
 from hits.ledger import bonus_key
-from hits.models import LedgerEntry
+from hits.models import Batch, LedgerEntry
 from hits.provider_interface import get_provider
+from hits.providers import sync as provider_sync
 from hits.providers.mturk import provider as mturk
 from hits.providers.mturk.models import MTurkBonus
 from hits.selectors.figures import batch_spend
@@ -137,3 +138,14 @@ def test_a_bonus_mturk_refused_is_not_paid_and_not_counted(stub):  # noqa: F811
     assert MTurkBonus.objects.get(token="form-db").state == MTurkBonus.State.NOT_PAID
     assert money_budget.bonus_spend(batch)["unsettled"] == 0
     assert batch.provider_calls.filter(action="send_bonus", ok=False).count() == 1
+
+
+def test_the_beat_records_the_paid_bonus_of_a_batch_no_longer_synced(stub, monkeypatch):  # noqa: F811
+    batch, _, a = approved_work(stub)
+    paid_then_ledger_write_fails(stub, monkeypatch, a)
+    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.COMPLETE)  # the beat syncs it no more
+
+    provider_sync.sync_open_batches()
+    provider_sync.sync_open_batches()
+    assert LedgerEntry.objects.filter(key=bonus_key("form-db")).count() == 1
+    assert money_budget.bonus_spend(batch)["unsettled"] == 0
