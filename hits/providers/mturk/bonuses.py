@@ -28,35 +28,40 @@ def record_paid_bonuses(provider: MTurkProvider, batch: Batch) -> int:
     """Write the ledger row of each of the batch's paid bonuses that lacks one, and mark it recorded;
     a bonus of unknown outcome is asked of MTurk (ListBonusPayments) and, listed paid, settled paid
     first (once: paid is final). One MTurk does not list stays sent and counted as spent: its form
-    sent again pays it once. Taken in the batch's bonus turn, so a request paying now records its
-    own row first. Returns the number of rows written now."""
+    sent again pays it once. MTurk is asked before the batch's bonus turn (a slow or unreachable
+    MTurk never holds the lead's bonuses up; what it lists paid stays paid); the rows are written in
+    the turn, so a request paying now records its own row first. Returns the rows written now."""
     pending = unrecorded_bonuses().filter(batch=batch)
     if not pending.exists():
         return 0
+    unknown = pending.filter(state=MTurkBonus.State.SENT).select_related("assignment__hit__batch").order_by("pk")
+    listed = [bonus.pk for bonus in unknown if _listed(provider, bonus)]
     new = 0
     with bonus_turn(batch.pk):
-        for bonus in pending.select_related("assignment__hit__batch", "assignment__worker", "created_by").order_by(
-            "pk"
-        ):
-            a = bonus.assignment
-            if bonus.state == MTurkBonus.State.SENT:
-                try:
-                    paid = provider.paid_at_mturk(a, bonus.reason, bonus.token)
-                except ProviderError as exc:
-                    logger.warning("MTurk bonus %s: could not tell whether it was paid: %s", bonus.pk, exc)
-                    continue
-                if not paid:
-                    continue
-                MTurkBonus.objects.filter(pk=bonus.pk, state=MTurkBonus.State.SENT).update(
-                    state=MTurkBonus.State.PAID, settled_at=timezone.now(), updated_at=timezone.now()
-                )
+        now = timezone.now()
+        MTurkBonus.objects.filter(pk__in=listed, state=MTurkBonus.State.SENT).update(
+            state=MTurkBonus.State.PAID, settled_at=now, updated_at=now
+        )
+        paid = pending.filter(state=MTurkBonus.State.PAID)
+        for bonus in paid.select_related("assignment__hit__batch", "assignment__worker", "created_by").order_by("pk"):
             with transaction.atomic():
-                _, created = review.record_bonus(a, bonus.amount, bonus.reason, bonus.token, by=bonus.created_by)
+                _, created = review.record_bonus(
+                    bonus.assignment, bonus.amount, bonus.reason, bonus.token, by=bonus.created_by
+                )
                 MTurkBonus.objects.filter(pk=bonus.pk).update(recorded=True)
             new += created
     if new:
         logger.warning("MTurk sync of batch %s recorded %s paid bonus(es) missing from the ledger", batch.pk, new)
     return new
+
+
+def _listed(provider: MTurkProvider, bonus: MTurkBonus) -> bool:
+    """Whether MTurk lists the bonus of unknown outcome paid; not when it cannot be asked now."""
+    try:
+        return provider.paid_at_mturk(bonus.assignment, bonus.reason, bonus.token)
+    except ProviderError as exc:
+        logger.warning("MTurk bonus %s: could not tell whether it was paid: %s", bonus.pk, exc)
+        return False
 
 
 def record_all_paid_bonuses() -> int:
