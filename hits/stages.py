@@ -6,8 +6,8 @@ from django.db.models import Count
 from django.utils import timezone
 
 from hits.models import Assignment, Batch, LedgerEntry
-from hits.selectors.figures import batch_progress
-from hits.selectors.waiting import waiting_places
+from hits.selectors.figures import batch_figures
+from hits.selectors.waiting import waiting_summary
 
 EXPLAIN = {
     "draft": "Not published yet: check the cost, then publish.",
@@ -29,8 +29,42 @@ class Stage:
 
 
 def batch_stage(batch: Batch) -> Stage:
-    """The stage a lead reads on the batch pages. The stored status says whether work is handed out;
-    complete and paid follow from the assignments and the ledger, so no page has to write them."""
+    """The stage a lead reads on the batch pages (`batch_stages` of this one batch)."""
+    return batch_stages([batch])[batch.pk]
+
+
+def batch_stages(batches, figures: dict[int, dict] | None = None) -> dict[int, Stage]:
+    """{batch id: stage} of these batches, in a few queries whatever their number: their figures
+    (`batch_figures`, or the ones the caller already read), the rewards paid of the finished ones,
+    and whether places wait for nobody from the pages cache (`waiting_summary`). The stored status
+    says whether work is handed out; complete and paid follow from the assignments and the ledger,
+    so no page has to write them."""
+    batches = list(batches)
+    stages = {b.pk: stage for b in batches if (stage := _fixed_stage(b)) is not None}
+    live = [b for b in batches if b.pk not in stages]
+    if figures is None or any(b.pk not in figures for b in live):
+        figures = batch_figures(live)
+    finished = {b.pk for b in live if _finished(b, figures[b.pk])}
+    paid = _rewards_paid(finished)
+    for batch in live:
+        entry = figures[batch.pk]
+        if batch.pk in finished:
+            stages[batch.pk] = _finished_stage(batch, entry, paid.get(batch.pk, 0))
+        else:
+            stages[batch.pk] = _running_stage(batch, entry)
+    return stages
+
+
+def _rewards_paid(ids: set[int]) -> dict[int, int]:
+    """{batch id: assignments whose reward is in the ledger} of these batches, one query."""
+    if not ids:
+        return {}
+    rewards = LedgerEntry.objects.filter(batch_id__in=ids, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False)
+    return dict(rewards.order_by().values_list("batch_id").annotate(n=Count("pk")))
+
+
+def _fixed_stage(batch: Batch) -> Stage | None:
+    """The stage of a batch whose assignments do not decide it: imported, expert, not published yet."""
     if batch.kind in (Batch.Kind.IMPORTED, Batch.Kind.IMPORTED_CROWD):
         return Stage("imported", "Imported", EXPLAIN["imported"])
     if batch.kind == Batch.Kind.EXPERT:
@@ -38,28 +72,47 @@ def batch_stage(batch: Batch) -> Stage:
         return Stage("expert", label, EXPLAIN["expert"])
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING):
         return _stage(batch.status)
-    counts = dict(Assignment.objects.filter(hit__batch=batch).values_list("status").annotate(n=Count("pk")).order_by())
+    return None
+
+
+def _places(batch: Batch, entry: dict) -> int:
+    return entry["hits"] * batch.assignments_per_hit
+
+
+def _finished(batch: Batch, entry: dict) -> bool:
+    """Every assignment decided, and every place approved or no more handed out."""
+    counts = entry["by_status"]
     pending = counts.get(Assignment.Status.ASSIGNED, 0) + counts.get(Assignment.Status.SUBMITTED, 0)
     approved = counts.get(Assignment.Status.APPROVED, 0)
     decided = approved + counts.get(Assignment.Status.REJECTED, 0)
-    places = batch.hits.count() * batch.assignments_per_hit
-    if pending or not decided or (approved < places and not _hands_out_no_more(batch)):
-        stage = _stage(batch.status)
-        if batch.status == Batch.Status.PUBLISHED and places and pending + approved >= places:
-            return _every_place_taken(stage, counts)
-        if stage.code == "published" and (waiting := waiting_places(batch)):
-            # some of its places no worker here may take: it will not finish by itself
-            places = waiting["places"]
-            return Stage(
-                stage.code,
-                "Short of workers",
-                f"{places} of its open place{'s' if places != 1 else ''} no worker here may take: it cannot finish "
-                "by itself (its page says what you can do).",
-            )
-        return stage
-    paid = LedgerEntry.objects.filter(batch=batch, kind=LedgerEntry.Kind.REWARD, assignment__isnull=False).count()
-    stage = _stage("paid" if paid >= approved else "complete")
-    left = batch_progress(batch)["left"] if batch.status == Batch.Status.STOPPED else 0
+    return not (pending or not decided or (approved < _places(batch, entry) and not _hands_out_no_more(batch)))
+
+
+def _running_stage(batch: Batch, entry: dict) -> Stage:
+    counts, places = entry["by_status"], _places(batch, entry)
+    taken = sum(counts.get(s, 0) for s in (Assignment.Status.ASSIGNED, Assignment.Status.SUBMITTED))
+    stage = _stage(batch.status)
+    if (
+        batch.status == Batch.Status.PUBLISHED
+        and places
+        and taken + counts.get(Assignment.Status.APPROVED, 0) >= places
+    ):
+        return _every_place_taken(stage, counts)
+    if stage.code == "published" and (waiting := waiting_summary(batch)):
+        # some of its places no worker here may take: it will not finish by itself
+        places = waiting["places"]
+        return Stage(
+            stage.code,
+            "Short of workers",
+            f"{places} of its open place{'s' if places != 1 else ''} no worker here may take: it cannot finish "
+            "by itself (its page says what you can do).",
+        )
+    return stage
+
+
+def _finished_stage(batch: Batch, entry: dict, paid: int) -> Stage:
+    stage = _stage("paid" if paid >= entry["by_status"].get(Assignment.Status.APPROVED, 0) else "complete")
+    left = entry["left"] if batch.status == Batch.Status.STOPPED else 0
     if left:  # "Paid" beside "7 left" would read as finished: say the batch stopped short
         explanation = stage.explanation[0].lower() + stage.explanation[1:]
         return Stage(

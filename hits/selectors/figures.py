@@ -12,8 +12,8 @@ live poll) and the API read these functions, so two pages cannot disagree.
   their end (`Batch.expires_at`); a stopped, complete or expired batch has none, and the rate is
   that of the handed-out batches' submissions. A scope with a handed-out batch that cannot finish
   by itself (`hits.selectors.waiting`: places no worker left may take) has no estimated finish:
-  its `cannot_finish` names those batches instead (progress and scope_figures look, a few
-  queries per such batch; batch_figures alone does not).
+  its `cannot_finish` names those batches instead (progress and scope_figures look, in the pages
+  cache: `hits.selectors.waiting.waiting_summary`; batch_figures alone does not).
 
 Four queries per scope whatever its size. The assignments per status, the last hour's
 submissions and the ledger sums come from `_counts`: on PostgreSQL the batches' running counts
@@ -24,7 +24,6 @@ the embedded SQLite counts the rows.
 from datetime import timedelta
 from decimal import Decimal
 
-from django.core.cache import caches
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
@@ -32,7 +31,7 @@ from hits import tallies
 from hits.models import HIT, Assignment, Batch, LedgerEntry, Tally
 from hits.money import cents
 from hits.provider_interface import money_currency
-from hits.selectors.waiting import waiting_places
+from hits.selectors.waiting import waiting_summary
 
 RATE_WINDOW = timedelta(hours=1)
 STATUSES = tuple(Assignment.Status.values)
@@ -170,30 +169,16 @@ def combine(figures: list[dict], now=None) -> dict:
     return total
 
 
-# Seconds the dashboards keep a batch's waiting places (`waiting_places` counts its open HITs'
-# assignments, too much for a live poll every few seconds on a large round; whether places wait
-# for nobody changes with the workers, slowly). The batch page reads them afresh.
-WAITING_SECONDS = 60
-
-
 def _with_waiting(batches: list[Batch], figures: dict[int, dict]) -> list[dict]:
     """The figures, each handed-out batch with places left that no worker can take marked
-    `cannot_finish`: {batch, name, places, hits} (`hits.selectors.waiting`, kept WAITING_SECONDS)."""
+    `cannot_finish`: {batch, name, places, hits} (`hits.selectors.waiting.waiting_summary`, kept
+    WAITING_SECONDS in the pages cache)."""
     for batch in batches:
         entry = figures[batch.pk]
         if entry["open"] and entry["left"]:
-            waiting = caches["pages"].get_or_set(
-                f"waiting-places:v1:{batch.pk}", lambda b=batch: _waiting_counts(b), WAITING_SECONDS
-            )
-            if waiting:
+            if waiting := waiting_summary(batch):
                 entry["cannot_finish"] = {"batch": batch.pk, "name": batch.name, **waiting}
     return list(figures.values())
-
-
-def _waiting_counts(batch: Batch) -> dict:
-    """{places, hits} of the batch's places no worker can take, or {} when there are none."""
-    waiting = waiting_places(batch)
-    return {"places": waiting["places"], "hits": waiting["hits"]} if waiting else {}
 
 
 def money(figures: list[dict]) -> dict:

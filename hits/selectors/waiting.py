@@ -6,9 +6,16 @@ places per HIT and one worker, two places of each HIT are never taken. Once they
 left, *Start next task* says "No task is waiting" and the batch would read as running forever. The batch page says so, why, and
 what the lead can do (add workers, let failed workers retake the test, stop the batch).
 Only in-house batches: the other providers bring new participants, whose number we cannot know.
+
+Counting them reads the open HITs' assignments and the worker pool, a few queries per batch: the
+pages that name many batches' stages or finish (the batch list, the dataset page, the dashboards
+and their live poll) read `waiting_summary`, kept WAITING_SECONDS in the pages cache; the batch
+page, which names the reasons, counts afresh (`refresh_waiting`) and keeps what it counted, so the
+other pages say the same from then on.
 """
 
 from django.contrib.auth import get_user_model
+from django.core.cache import caches
 from django.db.models import Count, F, Max, Q, Sum, Value
 from django.db.models.functions import Greatest, Least
 
@@ -94,3 +101,33 @@ def waiting_places(batch: Batch) -> dict | None:
         "failed_out": pool["failed_out"],
         "test": batch.qualification_test,
     }
+
+
+# Seconds the pages keep a batch's waiting places (whether places wait for nobody changes with the
+# workers, slowly; the live poll asks every few seconds).
+WAITING_SECONDS = 60
+
+
+def waiting_summary(batch: Batch) -> dict:
+    """{places, hits} of the batch's places no worker can take, {} when there are none: what every
+    page but the batch page reads of `waiting_places`, from the pages cache (counted at most once
+    every WAITING_SECONDS, or when the batch page counts it)."""
+    summary = caches["pages"].get(_key(batch))
+    if summary is None:
+        summary = _summary(refresh_waiting(batch))
+    return summary
+
+
+def refresh_waiting(batch: Batch) -> dict | None:
+    """`waiting_places`, counted now; its summary replaces the one the other pages read."""
+    waiting = waiting_places(batch)
+    caches["pages"].set(_key(batch), _summary(waiting), WAITING_SECONDS)
+    return waiting
+
+
+def _summary(waiting: dict | None) -> dict:
+    return {"places": waiting["places"], "hits": waiting["hits"]} if waiting else {}
+
+
+def _key(batch: Batch) -> str:
+    return f"waiting-places:v1:{batch.pk}"

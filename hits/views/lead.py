@@ -34,9 +34,9 @@ from hits.providers.prolific import views as prolific_views
 from hits.ratings import PROTOCOLS
 from hits.selectors import ledger_export
 from hits.selectors.figures import batch_figures, batch_progress, batch_spend
-from hits.selectors.waiting import waiting_places
+from hits.selectors.waiting import refresh_waiting
 from hits.services import batches, estimate, money_budget, qualification, review
-from hits.stages import batch_stage
+from hits.stages import batch_stage, batch_stages
 from hits.triage import ranking_verdict
 
 
@@ -45,7 +45,8 @@ def batch_list(request, dataset_id: int):
     dataset = get_object_or_404(Dataset, pk=dataset_id)
     crowd = list(dataset.batches.filter(kind=Batch.Kind.CROWD))
     progress = batch_figures(crowd)
-    rows = [{"batch": b, "progress": progress[b.pk], "stage": batch_stage(b)} for b in crowd]
+    stages = batch_stages(crowd, progress)  # a few queries whatever the number of batches
+    rows = [{"batch": b, "progress": progress[b.pk], "stage": stages[b.pk]} for b in crowd]
     return render(
         request,
         "hits/batch_list.html",
@@ -141,7 +142,9 @@ def batch_detail(request, batch_id: int):
     )
     provider = get_provider(batch.provider)
     cost = batches.cost_estimate(batch)
-    waiting, stage = waiting_places(batch), batch_stage(batch)
+    # counted afresh: the reasons its places wait; the stage, the progress and the other pages read it then
+    waiting = refresh_waiting(batch)
+    stage = batch_stage(batch)
     balance = balance_error = None
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and provider.supports(Capability.BALANCE):
         try:

@@ -23,7 +23,7 @@ from hits.models import Batch
 from hits.selectors import dataset_counts
 from hits.services import expert
 from hits.services.dataset_import import import_upload
-from hits.stages import batch_stage
+from hits.stages import batch_stages
 from scoring.results import onboarding
 from scoring.results.exports.names import download_name
 from scoring.results.exports.rose import rose_lines
@@ -87,15 +87,18 @@ def dataset_detail(request, dataset_id: int):
             "expert_form": ExpertRoundForm(initial={"count": max(1, min(gold.GOLD_WANTED - gold_count, labelable))}),
             "page": page,
             "systems": system_scores(dataset),
-            # each with the stage the batch pages show (a machine judge's run: its status)
-            "rounds": [
-                {"batch": b, "stage": None if b.kind == Batch.Kind.MACHINE else batch_stage(b)}
-                for b in dataset.batches.order_by("created_at", "pk")
-            ],
+            "rounds": _rounds(dataset),
             "extras_missing": extras.missing_features(),
             "extras_install": extras.INSTALL,
         },
     )
+
+
+def _rounds(dataset) -> list[dict]:
+    """The dataset's rounds, each with the stage the batch pages show (a machine judge's run: its status)."""
+    rounds = list(dataset.batches.order_by("created_at", "pk"))
+    stages = batch_stages(b for b in rounds if b.kind != Batch.Kind.MACHINE)
+    return [{"batch": b, "stage": stages.get(b.pk)} for b in rounds]
 
 
 @role_required(*STAFF)
