@@ -175,9 +175,8 @@ def _with_waiting(batches: list[Batch], figures: dict[int, dict]) -> list[dict]:
     WAITING_SECONDS in the pages cache)."""
     for batch in batches:
         entry = figures[batch.pk]
-        if entry["open"] and entry["left"]:
-            if waiting := waiting_summary(batch):
-                entry["cannot_finish"] = {"batch": batch.pk, "name": batch.name, **waiting}
+        if entry["open"] and entry["left"] and (waiting := waiting_summary(batch)):
+            entry["cannot_finish"] = {"batch": batch.pk, "name": batch.name, **waiting}
     return list(figures.values())
 
 

@@ -8,16 +8,17 @@ import time
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import JsonResponse, StreamingHttpResponse
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme, urlencode
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from config.dispatch import dispatch
+from config.downloads import streamed_download
 from config.roles import LEAD, role_required
 from hits import gold, selectors, sheets, tasks
 from hits.allocation import service as allocation
@@ -457,19 +458,13 @@ def ledger(request, batch_id: int):
 def ledger_csv(request, batch_id: int):
     """The batch's ledger as a CSV download (hits.selectors.ledger_export), streamed."""
     batch = get_object_or_404(Batch, pk=batch_id)
-    return _csv_download(ledger_export.batch_ledger_csv(batch), f"ledger-batch-{batch.pk}.csv")
+    return streamed_download(ledger_export.batch_ledger_csv(batch), f"ledger-batch-{batch.pk}.csv", kind="csv")
 
 
 @role_required(LEAD)
 def ledger_csv_all(request):
     """Every batch's ledger in one CSV download, streamed."""
-    return _csv_download(ledger_export.all_ledgers_csv(), "ledger-all-batches.csv")
-
-
-def _csv_download(chunks, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, filename)
-    return response
+    return streamed_download(ledger_export.all_ledgers_csv(), "ledger-all-batches.csv", kind="csv")
 
 
 @role_required(LEAD)

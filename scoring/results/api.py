@@ -9,9 +9,8 @@ Security behavior: leads only (the default permission `IsLead`).
 import io
 import tempfile
 
-from django.http import FileResponse, StreamingHttpResponse
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404
-from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
@@ -23,6 +22,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Dataset
 from config.api_errors import JSONErrorsMixin, error_responses
+from config.downloads import streamed_download
 from hits.batch_fields import MoneyField
 from hits.models import Batch
 from scoring.results.dashboard import ROSE_ALPHA, scores_run
@@ -443,6 +443,4 @@ class RoseJSONL(DownloadView):
     )
     def get(self, request, dataset_id: int):
         dataset, batch = labelled_round(request, dataset_id)
-        response = StreamingHttpResponse(rose_lines(dataset, batch), content_type="application/x-ndjson; charset=utf-8")
-        response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, batch, "rose.jsonl"))
-        return response
+        return streamed_download(rose_lines(dataset, batch), download_name(dataset, batch, "rose.jsonl"), kind="ndjson")

@@ -9,7 +9,7 @@ import secrets
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
@@ -18,6 +18,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from config.dispatch import dispatch, dispatch_long, lost_in_background
+from config.downloads import streamed_download
 from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits import gold
@@ -403,9 +404,7 @@ def export(request, dataset_id: int, what: str):
     dataset, batch = _scope(request, dataset_id)
     stream = io.StringIO()
     if what == "judgments.csv":  # streamed from a server-side cursor
-        response = StreamingHttpResponse(iter_judgments_csv(dataset, batch), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, batch, what))
-        return response
+        return streamed_download(iter_judgments_csv(dataset, batch), download_name(dataset, batch, what), kind="csv")
     if what == "scores.csv":
         run, _ = dashboard.scores_run(dataset, batch, parts=())
         if run is None:

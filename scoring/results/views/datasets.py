@@ -6,15 +6,14 @@ page and answers 403 to users without the role.
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportDatasetForm
 from annotation.importing import DatasetExists, DatasetImportError
 from annotation.models import Dataset
 from config import extras
+from config.downloads import streamed_download
 from config.limits import large_upload
 from config.roles import AUTHOR, LEAD, WORKER, has_role, role_required
 from hits import gold
@@ -163,6 +162,4 @@ def dataset_import(request):
 def dataset_export(request, dataset_id: int):
     """Security behavior: leads only; downloads the dataset with its labels as RoSE JSONL."""
     dataset = get_object_or_404(Dataset, pk=dataset_id)
-    response = StreamingHttpResponse(rose_lines(dataset), content_type="application/x-ndjson; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, download_name(dataset, None, "rose.jsonl"))
-    return response
+    return streamed_download(rose_lines(dataset), download_name(dataset, None, "rose.jsonl"), kind="ndjson")
