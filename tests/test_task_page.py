@@ -230,3 +230,31 @@ def test_the_task_page_says_how_long_the_worker_has(handed_out, client):
         assignment_id=handed_out.pk, worker_id=handed_out.worker_id, answers=all_answers(handed_out)
     )  # submitted: no deadline to meet
     assert 'id="task-deadline"' not in client.get(reverse("task", args=[task_token(handed_out)])).content.decode()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Tokyo"])
+def test_a_deadline_more_than_a_day_away_says_its_day(handed_out, client, settings, zone):
+    """ "Submit by 10:49 UTC (within 2 days)" read as today's 10:49: a deadline more than a day away
+    says its day, in the site's zone ("Submit by 9 Dec 10:49 UTC (within 2 days)")."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.TIME_ZONE = zone
+    # 23:30 UTC: already the next day in Tokyo, so the day shown is the site's zone's
+    due = (timezone.now() + timedelta(days=2, hours=1)).replace(hour=23, minute=30, second=0, microsecond=0)
+    Assignment.objects.filter(pk=handed_out.pk).update(deadline=due)
+    local = timezone.localtime(due, timezone=timezone.get_default_timezone())
+    clock = f"{local.day} {local:%b %H:%M %Z}"
+    html = _page(client, handed_out)
+    shown = re.search(
+        r'>Submit by <time datetime="[^"]+">([^<]+)</time> \(<span class="time-left">within ([^<]+)</span>', html
+    )
+    assert shown, "the deadline line"
+    assert shown[1] == clock, (shown[1], clock)
+    assert re.fullmatch(r"[23]\Wdays?(,\W\d+\Whours?)?", shown[2]), shown[2]
+
+    soon = timezone.now() + timedelta(hours=23)  # within a day: the clock time alone, as before
+    Assignment.objects.filter(pk=handed_out.pk).update(deadline=soon)
+    shown = re.search(r'>Submit by <time datetime="[^"]+">([^<]+)</time>', _page(client, handed_out))
+    assert shown[1] == timezone.localtime(soon, timezone=timezone.get_default_timezone()).strftime("%H:%M %Z")
