@@ -62,6 +62,29 @@ def test_the_deadline_says_the_clock_time_and_counts_down_by_the_servers_time(li
     context.close()
 
 
+def test_a_deadline_days_away_says_its_day_and_counts_down_in_days(live_server, browser, worker):
+    """ "Submit by 10:49 UTC (within 2 days)" read as today's 10:49: the line says the day too
+    ("Submit by 9 Dec 10:49 UTC (within 2 days, 2 hours)"), and keeps it while the time left
+    counts down in days and hours."""
+    batch = published_batch(gold_share=0.0)
+    assignment = handout.next_assignment(inhouse_worker(worker), batch)
+    due = timezone.now() + timedelta(days=2, hours=2, minutes=30)
+    Assignment.objects.filter(pk=assignment.pk).update(deadline=due)
+    context = browser.new_context(**DESKTOP)
+    page = context.new_page()
+    page.clock.install(time="2001-02-03T04:05:06Z")  # the browser's clock is wrong by decades
+    page.goto(f"{live_server.url}/task/{task_token(assignment)}/")
+    page.wait_for_selector(".acu-row.current")
+    local = timezone.localtime(due)
+    clock = f"{local.day} {local:%b %H:%M %Z}"
+    assert page.inner_text("#task-deadline").startswith(f"Submit by {clock} (within 2\u00a0days, 2\u00a0hours)")
+    page.clock.fast_forward("24:00:00")  # a day on the page
+    assert page.inner_text("#task-deadline").startswith(f"Submit by {clock} (within 1\u00a0day, 2\u00a0hours)")
+    page.clock.fast_forward("27:00:00")
+    assert page.inner_text("#task-deadline .time-left") == "time is up"
+    context.close()
+
+
 def heights(page, selector: str) -> list[float]:
     return [box["height"] for box in (el.bounding_box() for el in page.locator(selector).all()) if box]
 
