@@ -122,7 +122,7 @@ def test_progress_and_spend_read_only_the_tallies(django_assert_max_num_queries)
     review.approve(assignment_id=Assignment.objects.filter(hit__batch=batch).first().pk)
     Tally.objects.filter(batch_id=batch.pk, what=Assignment.Status.SUBMITTED).update(n=0)  # a made-up count
     # The batch's row, its HITs' places, its places past their deadline, its tallies; whether
-    # places wait for nobody is read once a minute (figures.WAITING_SECONDS), not by every poll.
+    # places wait for nobody is read once a minute (hits.selectors.waiting.WAITING_SECONDS), not by every poll.
     figures.progress(figures.scope_batches(batch.dataset, batch))
     with django_assert_max_num_queries(4):
         progress = figures.progress(figures.scope_batches(batch.dataset, batch))
