@@ -74,7 +74,8 @@ its rule replayed on the gold pairs against fixed-3's majority there; once it is
 (hits.allocation.gold_guard.compare) the rest of the run settles only after 3 judgments (`gold_guard`: the
 wave it fired at; the JSON's `gold_guard_fired`: in how many seeds).
 Every policy's labels: the anchored Dawid-Skene fit on what it bought (stopped workers left out;
-app+judge: the judge's label where it decided);
+app+judge: the judge's label where it decided; `--labels majority|posterior`: each judged pair's, gold too,
+majority, a tie not present, or posterior from the last refit above 0.5, as the app publishes a round);
 collusion flags: scoring.stats.gold_evidence.collusion on the same judgments, as the last refit.
 
 Figures, means over the seeds: `judgments` the crowd ACU judgments paid (gold HITs included),
@@ -118,6 +119,7 @@ from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     pilot_size,
     wants_place,
 )
+from scoring.stats.aggregation import majority_present  # noqa: E402 - the path is set up first
 from scoring.stats.dawid_skene import dawid_skene  # noqa: E402 - the path is set up first
 from scoring.stats.gold_evidence import collusion, gold_evidence  # noqa: E402
 from scoring.stats.triage_crossfit import SUGGEST_MAX_CHANGE, SUGGEST_MIN_AGREEMENT  # noqa: E402
@@ -440,17 +442,20 @@ def system_scores(systems, labels_flat, starts, sizes):
     return np.array([per_summary[systems == n].mean() for n in np.unique(systems)])
 
 
-def figures(run: Run, systems, expert_systems, count_gold: bool = True) -> dict:
+def figures(run: Run, systems, expert_systems, count_gold: bool = True, rule: str = "ds") -> dict:
     c = run.crowd
-    _, _, _, evidence, (items, workers, said) = run.refit()
+    sens, spec, prior, evidence, (items, workers, said) = run.refit()
     fit = dawid_skene(items, workers, said, gold=run.gold)
     labels = np.zeros(c.truth.size, dtype=bool)
     labels[fit.items] = fit.labels
+    counts = np.bincount(items, minlength=c.truth.size)
     if run.prior is not None and getattr(run, "by_pair", False):
-        sens, spec, _, _, _ = run.refit()
         p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
-        judged = np.bincount(items, minlength=c.truth.size) > 0
-        labels = np.where(judged, p >= 0.5, labels)
+        labels = np.where(counts > 0, p >= 0.5, labels)
+    elif rule != "ds":  # as the app publishes a round: the majority (a tie not present) or pair_labels' posterior
+        p = pair_posteriors(items, said, sens[workers], spec[workers], prior, c.truth.size)
+        app = majority_present(np.bincount(items, said, c.truth.size), counts) if rule == "majority" else p > 0.5
+        labels = np.where(counts > 0, app, labels)
     triaged_at_truth = None  # tau with the pairs the judge decided at their expert labels: its triage's share
     if run.machine is not None:
         scores = system_scores(systems, np.where(run.asked, labels, c.truth), c.starts, c.sizes)
@@ -494,6 +499,7 @@ def run(
     judge: JudgeData | None = None,
     expert_share: float = 0.1,
     pairs: PairSettings = PAIRS,
+    rule: str = "ds",
 ) -> dict:
     """{policy: [figures per seed]}. With a judge: the gold HITs are the summaries of the expert
     documents (a share of the documents, per seed), and `judgments` leaves them out."""
@@ -509,7 +515,8 @@ def run(
             crowd.gold = np.isin(docs, chosen)
             judge.expert = crowd.gold[crowd.hit_of]
         for name in policies:
-            out[name].append(figures(run_policy(crowd, name, judge, pairs), systems, expert_systems, judge is None))
+            bought = run_policy(crowd, name, judge, pairs)
+            out[name].append(figures(bought, systems, expert_systems, judge is None, rule))
     return out
 
 
@@ -539,6 +546,7 @@ def main():
         default=PAIRS.system_setting,
         help="recalibrate: strength in pairs; gate: needed accuracy; cap: factor of the overall share",
     )
+    parser.add_argument("--labels", choices=("ds", "majority", "posterior"), default="ds", help="see the docstring")
     parser.add_argument("--json", action="store_true", help="print one JSON object (the means) instead of a table")
     args = parser.parse_args()
     try:
@@ -575,6 +583,7 @@ def main():
             args.pair_system_triage,
             args.pair_system_setting,
         ),
+        rule=args.labels,
     )
     summary = means(results)
     if args.json:
