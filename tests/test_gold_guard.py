@@ -168,3 +168,18 @@ def test_the_hit_level_rule_is_replayed_per_hit_with_its_estimates():
         8,
     )
     assert bought.tolist() == [3] * 8 and label.tolist() == np.logical_not(first).tolist()
+
+
+def test_the_hit_level_rule_replayed_labels_a_split_by_its_posterior_as_the_rounds_scores_do():
+    # one HIT of 2 ACUs at 2 places: a reliable worker (0.95 / 0.95) says both present, a shaky one
+    # (0.6 / 0.6) the first absent. The majority's tie would be absent; the posterior (odds 19 * 2/3) is
+    # present, the label the round publishes (scoring/runs/pairs.py)
+    items, said = np.array([0, 1, 0, 1]), np.array([True, True, False, True])
+    estimates = np.array([0.95, 0.95, 0.6, 0.6])
+    label, bought = replay_hits(np.array([0, 0]), items, said, estimates, estimates, 0.5, Policy(ADAPTIVE, 2, 2), 2)
+    assert label.tolist() == [True, True] and bought.tolist() == [2, 2]
+    fixed_label, _ = first_majority(items, said, 2, 2)
+    assert fixed_label.tolist() == [False, True]
+    # the batch's prior counts too: at 0.05 (odds 1/19) the same answers leave the first ACU absent
+    label, _ = replay_hits(np.array([0, 0]), items, said, estimates, estimates, 0.05, Policy(ADAPTIVE, 2, 2), 2)
+    assert label.tolist() == [False, True]

@@ -10,7 +10,8 @@ and the experts' label. Two labels are read off those answers, paired per pair:
   `adaptive` policy): the first answer(s) (the rule's first places), settled or not by the rule with
   the pair's prior and the workers' current estimates; if not, the next answer; and so on until the
   rule settles, the rule's maximum is reached or the gold answers run out (then the label with all of
-  them). It gives the label the rule would have given with the judgments it would have bought;
+  them). It gives the label the rule would have given with the judgments it would have bought: the
+  posterior of the answers read above 0.5, as the round's scores label it (scoring/runs/pairs.py);
 - fixed places' label: the majority of the first `fixed` answers (a tie is not present).
 
 `compare` puts both against the gold label. The test is the exact one-sided McNemar test (a sign test
@@ -29,7 +30,8 @@ wrongly at most 5% of the time (the repeated checks within one size, on evidence
 little). At 95% on every look, a simulated batch that was not worse at its end fell back after 13
 discordant pairs (bench/allocation_bench.py, documents 0-49). Caveats: the pairs of one gold HIT share
 workers and a summary, so they are not quite independent; the workers' estimates the replay reads are
-fitted on these gold answers too (anchored to them), which flatters the rule a little; the replay stops
+fitted on these gold answers too (anchored to them), which flatters the rule a little (its label reads
+them, fixed places' majority does not); the replay stops
 at the fixed answers a gold pair has, so a rule that would buy more is not credited for it. A wrong
 fall-back only costs money (fixed places), never agreement.
 """
@@ -151,7 +153,7 @@ def replay_hits(hit_of_item, items, said, sensitivity, specificity, prior, polic
     items; rows in arrival order): after `policy.min_places` answers, and one more at a time up to
     `policy.max_places`, a HIT stops once it is settled (hits.allocation.policy.hit_settled: every
     item at the threshold, or the sd of its ACU share at most max_sd) or its answers run out. Returns
-    per item (label: the majority of the answers read, as the round's labels are; judgments)."""
+    per item (label: the posterior of the answers read above 0.5, as the round's labels are; judgments)."""
     items, said = np.asarray(items, dtype=np.int64), np.asarray(said, dtype=bool)
     hit_of_item = np.asarray(hit_of_item, dtype=np.int64)
     sens, spec = np.asarray(sensitivity, dtype=float), np.asarray(specificity, dtype=float)
@@ -174,8 +176,7 @@ def replay_hits(hit_of_item, items, said, sensitivity, specificity, prior, polic
         stop[done] = np.minimum(hit_available[done], k)
     bought = stop[hit_of_item]
     keep = rank < bought[items]
-    present = np.bincount(items[keep], weights=said[keep], minlength=n_items)
-    return 2 * present > bought, bought
+    return pair_posteriors(items[keep], said[keep], sens[keep], spec[keep], prior, n_items=n_items) > 0.5, bought
 
 
 def compare(rule_label, fixed_label, gold, rule_judgments, fixed_judgments, fixed: int) -> GoldCheck:

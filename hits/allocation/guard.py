@@ -6,7 +6,8 @@ reads the counted answers of the batch's gold HITs (answered at the batch's fixe
 the assignments per HIT and no follow-up) in the order they arrived (submission time), replays the batch's
 own rule on each gold pair with at least the fixed answers (hits.allocation.gold_guard.replay_pairs for a
 `pairs` batch, with each pair's prior; replay_hits for `adaptive`, with the rule of its later HITs: the
-pilot's threshold once set) and compares its labels with the majority of the first fixed answers, both
+pilot's threshold once set; either's label is the posterior of the answers it read, as the round's scores
+label it: scoring/runs/pairs.py) and compares its labels with the majority of the first fixed answers, both
 against the gold answers (hits.allocation.gold_guard.compare: exact one-sided McNemar test at 95%). When
 the rule is worse on gold the batch stops saving, for good: `gold_guard_at` and the figures are stored (the
 batch page shows them), it is logged, and from then on a `pairs` batch's pairs settle only after at least

@@ -6,7 +6,8 @@ and outputs. A system's score, its CI and its ``documents`` come from the docume
 was judged on; a paired test uses the documents both systems share and stores that n; when
 systems were judged on different documents the run also holds the comparison on the documents
 judged for every system (``common``). Labels are the majority vote (RoSE) or Dawid-Skene;
-every run also stores the system scores under the other aggregation for comparison.
+every run also stores the system scores under the other aggregation for comparison. A round of an
+adaptive or `pairs` batch is labelled by its pairs' posteriors (scoring.runs.pairs).
 """
 
 import logging
@@ -19,12 +20,11 @@ from django.db.models import Max
 from django.utils import timezone
 
 from hits import versions
-from hits.allocation.policy import PAIRS
 from hits.models import Worker
 from hits.selectors import counted_judgments
 from scoring.models import ScoringRun, ScoringRunDetail
 from scoring.runs.data import load_judgments, load_summaries
-from scoring.runs.pairs import with_posterior_labels
+from scoring.runs.pairs import posterior_labelled, with_posterior_labels
 from scoring.runs.selectors import latest_run
 from scoring.runs.workers import worker_table
 from scoring.stats import agreement, bootstrap, dawid_skene, normalization
@@ -81,11 +81,11 @@ def _inputs(dataset, batch, judgments, version: int) -> dict:
 
 
 def scored_judgments(batch, judgments):
-    """The votes a round's labels are read from: a `pairs` round's, each pair's posterior label
-    (the one its allocation settled on); a triage round's, the machine's label where the machine
+    """The votes a round's labels are read from: an adaptive or `pairs` round's, each pair's posterior
+    label (scoring.runs.pairs.posterior_labelled); a triage round's, the machine's label where the machine
     decided; any other's, the judgments themselves (the alphas always read the human ones)."""
     scored = judgments
-    if batch is not None and batch.allocation == PAIRS and len(judgments):
+    if posterior_labelled(batch) and len(judgments):
         scored = with_posterior_labels(batch, judgments)
     if batch is not None and batch.triage_run_id:
         from scoring.runs.triage import with_machine_labels
@@ -98,8 +98,8 @@ def summary_scores_arrays(dataset, batch=None, judgments=None, aggregation: str 
     """Per judged summary: positions in the summary table, ACU score and normalized score.
 
     ``aggregation`` turns the judgments into ACU labels: "majority" (a tie is not present, RoSE)
-    or "dawid-skene" (``scoring.dawid_skene``). A `pairs` round's labels are its pairs' posteriors
-    (scoring.runs.pairs), a triage round's the machine's where it decided (scoring.runs.triage)."""
+    or "dawid-skene" (``scoring.dawid_skene``). An adaptive or `pairs` round's labels are its pairs'
+    posteriors (scoring.runs.pairs), a triage round's the machine's where it decided (scoring.runs.triage)."""
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; use one of: {', '.join(AGGREGATIONS)}")
     table = load_summaries(dataset)
@@ -272,8 +272,8 @@ def _system_rows(names, means, low, high, norm_means, norm_low, norm_high):
 def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dict:
     """System scores under both aggregations (majority and Dawid-Skene), their difference and
     how many (summary, ACU) labels the two disagree on. ``judgments`` are the votes the round's
-    labels are read from (``scored_judgments``: a triage round's machine labels, a pairs round's
-    posteriors), so the primary aggregation's column is the leaderboard's score."""
+    labels are read from (``scored_judgments``: a triage round's machine labels, an adaptive or
+    pairs round's posteriors), so the primary aggregation's column is the leaderboard's score."""
     summaries, _, majority, _, _ = acu_labels(judgments.summary, judgments.acu, judgments.present)
     _, _, ds_labels, fit = dawid_skene.pair_labels(
         judgments.summary, judgments.acu, judgments.worker, judgments.present

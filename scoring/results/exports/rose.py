@@ -20,7 +20,6 @@ import numpy as np
 from django.db.models import Count, Q
 
 from annotation.models import ACU, Dataset, Document, Reference, ReferenceSentence, Summary
-from hits.allocation.policy import PAIRS
 from hits.models import Assignment, Batch, Judgment, Worker
 from hits.selectors import counted_assignments
 from scoring.results.exports.labels import (
@@ -34,6 +33,7 @@ from scoring.results.exports.labels import (
     majorities,
 )
 from scoring.runs.data import load_judgments
+from scoring.runs.pairs import posterior_labelled
 from scoring.runs.services import scored_judgments
 from scoring.stats.aggregation import normalized_acu_score
 
@@ -156,8 +156,8 @@ def _annotator_rank(dataset, keys: dict):
 
 
 def _round_labels(dataset, batch, summary_ids: list[int], count: np.ndarray) -> tuple[np.ndarray, list[float]]:
-    """The labels and ACU scores of the round's scores (scoring.runs.services.scored_judgments: a
-    `pairs` round's posteriors, a triage round's machine labels where it decided) for these
+    """The labels and ACU scores of the round's scores (scoring.runs.services.scored_judgments: an
+    adaptive or `pairs` round's posteriors, a triage round's machine labels where it decided) for these
     summaries, one row each in ACU order as `majorities` gives them; the annotators' own labels
     are exported beside them unchanged."""
     scored = scored_judgments(batch, load_judgments(dataset, batch))
@@ -181,7 +181,7 @@ def _labels(dataset, batch):
     groups = label_groups(dataset, batch, worker_rank=_annotator_rank(dataset, keys))
     matrix = label_matrix(groups)
     summary_ids, majority, count, scores, starts = majorities(groups, matrix)
-    if batch is not None and (batch.allocation == PAIRS or batch.triage_run_id):
+    if posterior_labelled(batch) or (batch is not None and batch.triage_run_id):
         majority, scores = _round_labels(dataset, batch, summary_ids, count)
     majority_texts = label_texts(majority, count)
     sources = _sources(dataset, batch) if len(summary_ids) else None

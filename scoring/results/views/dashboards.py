@@ -35,6 +35,7 @@ from scoring.results.exports.names import download_name
 from scoring.results.exports.tables import iter_judgments_csv, write_scores_csv
 from scoring.runs import metric_uploads, statistics
 from scoring.runs.metrics import CSV_COLUMNS
+from scoring.runs.pairs import posterior_labelled
 from scoring.runs.recompute import request_recompute
 from scoring.runs.services import SMALL_SAMPLE, compute_scores
 
@@ -140,6 +141,7 @@ def systems(request, dataset_id: int):
         "power_limits": {key: f"{low:,}–{high:,}" for key, (_, low, high) in statistics.POWER_LIMITS.items()},
         **machine,
         "machine_decided": out.get("counts", {}).get("machine_decided"),
+        "posterior_labels": posterior_labelled(batch),  # the crowd's label of a pair: its posterior, or the majority
     }
     return render(request, "scoring/systems.html", context)
 
