@@ -1,7 +1,7 @@
 """Scores of a triage round: the crowd's majority where the machine was unsure, the machine's
 label elsewhere. Machine labels enter as one vote per decided pair from a pseudo worker (id -1)
-on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's (a `pairs`
-round's: its posterior); the pairs of a gold HIT (a `pairs` batch's triage keeps its gold HITs whole)
+on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's (an adaptive
+or `pairs` round's: its posterior); the pairs of a gold HIT (a `pairs` batch's triage keeps its gold HITs whole)
 are the crowd's, never the machine's. The alphas and the workers table keep reading the human
 judgments only."""
 
