@@ -273,6 +273,16 @@ def test_systems_page_of_a_triage_round_says_what_the_machine_decided(lead_clien
     page = lead_client.get(reverse("dashboard_systems", args=[demo.pk]) + f"?round={batch.pk}").content.decode()
     assert 'id="machine-decided"' in page and f"judge run {run.pk}, c = 0.7" in page
     assert "the crowd's majority decides the rest" in page  # fixed places; a pairs round: its posterior
+    # an adaptive triage round: its posterior too (scoring.runs.pairs.posterior_labelled), as its scores read it
+    adaptive = publish_batch(
+        create_triage_batch(
+            run, confidence=0.7, assignments=2, allow_not_for_ranking=True, name="adaptive", allocation="adaptive"
+        )
+    )
+    simulate_crowd(adaptive, workers=3, accuracy=0.9, seed=1)
+    scored(demo, adaptive)
+    page = lead_client.get(reverse("dashboard_systems", args=[demo.pk]) + f"?round={adaptive.pk}").content.decode()
+    assert 'id="machine-decided"' in page and "the crowd's posterior decides the rest" in page
 
 
 def test_workers_page_shows_the_machine_qc_column(lead_client, demo, eager_celery):
