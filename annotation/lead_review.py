@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from annotation.models import ACU, Reference, ReviewComment
 from annotation.services.authoring import AuthoringError, authors, check_seen
+from annotation.text import clean_comment_text
 
 logger = logging.getLogger(__name__)
 
@@ -59,9 +60,10 @@ def lead_approve(*, reference_id: int, by, base_version: int | None = None) -> R
 
 def lead_send_back(*, reference_id: int, by, text: str, base_version: int | None = None) -> Reference:
     """Send the reference back to its writer with the lead's comment."""
-    text = (text or "").strip()
-    if not text:
-        raise AuthoringError("Say what the writer should change.")
+    try:
+        text = clean_comment_text(text or "", empty="Say what the writer should change.")
+    except ValueError as exc:  # empty, too long, a control character
+        raise AuthoringError(str(exc)) from None
     with transaction.atomic():
         reference = _in_review(reference_id, base_version, by)
         ReviewComment.objects.create(reference=reference, author=by, text=text)

@@ -111,6 +111,24 @@ def clean_acu_text(text: str, name: str = "") -> str:
     return text
 
 
+MAX_COMMENT_CHARS = 4000  # a reviewer's or lead's comment (the writer reads it whole above the editor)
+
+
+def clean_comment_text(text: str, empty: str = "A comment cannot be empty.") -> str:
+    """A review comment as typed: ends trimmed, Windows line ends made plain ones, tabs and line breaks kept. Raises ValueError
+    with a message for the reviewer when it is longer than MAX_COMMENT_CHARS or holds another control
+    character or a lone surrogate (PostgreSQL stores no NUL), and with `empty` when nothing is left."""
+    text = str(text).replace("\r\n", "\n").strip()
+    if not text:
+        raise ValueError(empty)
+    if len(text) > MAX_COMMENT_CHARS:
+        raise ValueError(f"A comment is {len(text):,} characters long; at most {MAX_COMMENT_CHARS:,} are allowed.")
+    for ch in text:
+        if (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r") or unicodedata.category(ch) == "Cs":
+            raise ValueError(f"A comment cannot hold control characters (U+{ord(ch):04X}).")
+    return text
+
+
 def word_count(text: str) -> int:
     """Words as whitespace-separated tokens: the |s| and |r| of the normalized ACU score,
     counted on the text as given (never on a re-split; scoring.md, "Refinements")."""

@@ -24,7 +24,7 @@ from annotation.models import (
     Reference,
     ReviewComment,
 )
-from annotation.text import clean_acu_text
+from annotation.text import clean_acu_text, clean_comment_text
 from config.roles import AUTHOR
 
 # Consecutive edits of one ACU by the same user within this window (one typing burst,
@@ -35,6 +35,10 @@ MAX_TIME_REPORT = 120.0  # seconds one heartbeat may add (the page reports every
 
 class AuthoringError(Exception):
     """A refused authoring action, with a message for the person who tried it."""
+
+
+class AlreadyDone(AuthoringError):
+    """The same action again (a double click, a second tab, Back): it was done once, nothing more is."""
 
 
 class VersionConflict(AuthoringError):
@@ -471,6 +475,9 @@ def submit_for_review(*, reference_id: int, user, base_version: int | None = Non
     reference changed since: a reviewer's comments sent back meanwhile are read, not resolved unseen."""
     with transaction.atomic():
         reference = Reference.objects.select_for_update().get(pk=reference_id)
+        if reference.writer_id == user.pk and reference.status == Reference.Status.IN_REVIEW:
+            by = f" ({reference.reviewer.username})" if reference.reviewer else ""
+            raise AlreadyDone(f"Already sent to review{by}; nothing was sent again.")
         check_writer(reference, user)
         if base_version is not None and base_version != reference.version:
             raise AuthoringError(
@@ -506,10 +513,15 @@ def check_seen(reference: Reference, base_version: int | None) -> None:
         raise StaleReview()
 
 
-def _reviewable(reference_id: int, user, base_version: int | None = None) -> Reference:
+_DECIDED = {Reference.Status.APPROVED: "approved this reference", Reference.Status.CHANGES: "sent this reference back"}
+
+
+def _reviewable(reference_id: int, user, base_version: int | None = None, doing: str = "decided again") -> Reference:
     reference = Reference.objects.select_for_update().get(pk=reference_id)
     if reference.writer_id == user.pk:
         raise AuthoringError("You wrote this reference; another author must review it.")
+    if reference.reviewer_id == user.pk and reference.status in _DECIDED:
+        raise AlreadyDone(f"You already {_DECIDED[reference.status]}; nothing was {doing}.")
     if reference.status != Reference.Status.IN_REVIEW:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
     if reference.reviewer_id not in (None, user.pk):
@@ -529,11 +541,12 @@ def claim_review(*, reference_id: int, user) -> Reference:
 
 
 def add_comment(*, reference_id: int, user, text: str, acu_id: int | None = None) -> ReviewComment:
-    text = text.strip()
-    if not text:
-        raise AuthoringError("A comment cannot be empty.")
+    try:
+        text = clean_comment_text(text or "")
+    except ValueError as exc:  # empty, too long, a control character
+        raise AuthoringError(str(exc)) from None
     with transaction.atomic():
-        reference = _reviewable(reference_id, user)
+        reference = _reviewable(reference_id, user, doing="saved")
         acu = reference.acus.filter(pk=acu_id).first() if acu_id else None
         if acu_id and acu is None:
             raise AuthoringError("That ACU is not part of this reference.")

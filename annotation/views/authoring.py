@@ -153,6 +153,9 @@ def submit(request, reference_id: int):
         reference = authoring.submit_for_review(
             reference_id=reference_id, user=request.user, base_version=int(seen) if seen.isdecimal() else None
         )
+    except authoring.AlreadyDone as exc:  # Done pressed again (a double click, a second tab): not an error
+        messages.info(request, str(exc))
+        return redirect("authoring_write", reference_id=reference_id)
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
         return redirect("authoring_write", reference_id=reference_id)
@@ -196,7 +199,8 @@ def review(request, reference_id: int):
             "reference": reference,
             "document": reference.document,
             "sentences": sentences,
-            "comments": reference.comments.select_related("author", "acu"),
+            # on the whole reference, or on an ACU deleted since (its text kept): not under any ACU
+            "reference_comments": reference.comments.filter(acu__isnull=True).select_related("author"),
             "can_review": can_review,
             "guidelines": guidelines_for(reference.document.dataset),
             "reviewers": lead_review.possible_reviewers(reference),
@@ -232,6 +236,9 @@ def review_action(request, reference_id: int, action: str):
         else:
             messages.error(request, "Unknown action.")
             return redirect("authoring_review", reference_id=reference_id)
+    except authoring.AlreadyDone as exc:  # the same decision again (a second tab, Back): not an error
+        messages.info(request, str(exc))
+        return redirect("authoring_review", reference_id=reference_id)
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
         return redirect("authoring_review", reference_id=reference_id)

@@ -1,0 +1,82 @@
+"""The proofreading flow as two authors meet it: what the reviewer sees of their own comments, and what
+a repeated Done or decision (a second tab, a double click, Back) says."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Reference, ReviewComment
+from annotation.services import authoring
+
+from .authoring_data import unauthored_dataset
+
+pytestmark = [pytest.mark.django_db, pytest.mark.portable]
+
+
+@pytest.fixture
+def in_review(tmp_path, author, make_user):
+    """A reference `author` wrote and sent to `bea` (the dataset's second author)."""
+    dataset = unauthored_dataset(tmp_path, documents=2)
+    bea = make_user("bea-author", "author")
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk], count=1)
+    authoring.assign_references(dataset=dataset, author_ids=[bea.pk], count=1)
+    reference = Reference.objects.get(writer=author)
+    sentences = [{"id": s.pk, "acus": []} for s in reference.sentences.all()]
+    sentences[0]["acus"] = [{"id": None, "text": "Koirala runs a rehabilitation center."}]
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0, sentences=sentences)
+    reference = authoring.submit_for_review(reference_id=reference.pk, user=author)
+    assert reference.reviewer == bea
+    return reference, bea
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_the_reviewer_sees_a_comment_on_the_whole_reference(client, in_review):
+    reference, bea = in_review
+    client.force_login(bea)
+    url = reverse("authoring_review_action", args=[reference.pk, "comment"])
+    response = client.post(url, {"text": "Split the second sentence's facts."}, follow=True)
+    assert _messages(response) == ["Comment saved."]
+    assert "Split the second sentence&#x27;s facts." in response.content.decode()
+
+
+def test_a_comment_whose_acu_was_deleted_stays_on_the_review_page(client, author, in_review):
+    reference, bea = in_review
+    acu = reference.acus.get()
+    authoring.add_comment(reference_id=reference.pk, user=bea, text="Name the town.", acu_id=acu.pk)
+    acu.delete()  # the writer deleted it in a revision: the comment keeps its text, not its ACU
+    client.force_login(bea)
+    page = client.get(reverse("authoring_review", args=[reference.pk])).content.decode()
+    assert "Name the town." in page and "Koirala runs a rehabilitation center." in page
+
+
+def test_done_again_after_sending_says_it_was_already_sent(client, author, in_review):
+    reference, bea = in_review
+    client.force_login(author)
+    response = client.post(reverse("authoring_submit", args=[reference.pk]), {"version": "1"}, follow=True)
+    assert _messages(response) == ["Already sent to review (bea-author); nothing was sent again."]
+
+
+def test_a_decision_repeated_from_a_second_tab_says_it_was_already_taken(client, in_review):
+    reference, bea = in_review
+    client.force_login(bea)
+    url = reverse("authoring_review_action", args=[reference.pk, "approve"])
+    first = client.post(url, {"version": str(reference.version)}, follow=True)
+    assert _messages(first) == ["Approved: its ACUs can now be used in crowd tasks."]
+    again = client.post(url, {"version": str(reference.version)}, follow=True)
+    assert _messages(again) == ["You already approved this reference; nothing was decided again."]
+
+
+def test_a_comment_is_bounded_and_refuses_control_characters(client, in_review):
+    reference, bea = in_review
+    client.force_login(bea)
+    url = reverse("authoring_review_action", args=[reference.pk, "comment"])
+    too_long = client.post(url, {"text": "x" * 4001}, follow=True)
+    assert _messages(too_long) == ["A comment is 4,001 characters long; at most 4,000 are allowed."]
+    nul = client.post(url, {"text": "bad\x00byte"}, follow=True)
+    assert nul.status_code == 200
+    assert _messages(nul) == ["A comment cannot hold control characters (U+0000)."]
+    assert not ReviewComment.objects.exists()
+    ok = client.post(url, {"text": "Tabs\tand\nlines stay."}, follow=True)
+    assert _messages(ok) == ["Comment saved."] and ReviewComment.objects.get().text == "Tabs\tand\nlines stay."
