@@ -80,3 +80,22 @@ def test_a_comment_is_bounded_and_refuses_control_characters(client, in_review):
     assert not ReviewComment.objects.exists()
     ok = client.post(url, {"text": "Tabs\tand\nlines stay."}, follow=True)
     assert _messages(ok) == ["Comment saved."] and ReviewComment.objects.get().text == "Tabs\tand\nlines stay."
+
+
+def test_an_author_of_another_dataset_is_offered_no_decision(client, tmp_path, author, make_user):
+    """A reference in review that nobody claimed (its writer is the dataset's only author): an author of
+    another dataset may read it, but the page offers them no buttons the service would refuse."""
+    dataset = unauthored_dataset(tmp_path, documents=1)
+    authoring.assign_references(dataset=dataset, author_ids=[author.pk])
+    reference = Reference.objects.get(writer=author)
+    sentences = [{"id": s.pk, "acus": []} for s in reference.sentences.all()]
+    sentences[0]["acus"] = [{"id": None, "text": "A fact."}]
+    authoring.save_reference(reference_id=reference.pk, user=author, base_version=0, sentences=sentences)
+    assert authoring.submit_for_review(reference_id=reference.pk, user=author).reviewer is None
+    stranger = make_user("cleo-author", "author")
+    client.force_login(stranger)
+    page = client.get(reverse("authoring_review", args=[reference.pk]))
+    assert page.status_code == 200 and page.context["can_review"] is False
+    assert b"review/approve" not in page.content and b"Save comment" not in page.content
+    refused = client.post(reverse("authoring_review_action", args=[reference.pk, "approve"]), follow=True)
+    assert _messages(refused) == ["Only the authors of this dataset proofread its references; ask the lead."]

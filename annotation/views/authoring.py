@@ -181,10 +181,13 @@ def review(request, reference_id: int):
     if reference.writer_id == request.user.pk:
         messages.error(request, "You wrote this reference; another author must review it.")
         return redirect("authoring_queue")
+    # The buttons only for whom the service lets decide: the reviewer, or (unclaimed) an author of the dataset.
+    claimants = authoring.dataset_authors(reference.document.dataset) if reference.reviewer_id is None else None
     can_review = (
         reference.status == Reference.Status.IN_REVIEW
         and reference.reviewer_id in (None, request.user.pk)
         and request.user.groups.filter(name=AUTHOR).exists()
+        and (claimants is None or claimants.filter(pk=request.user.pk).exists())
     )
     sentences = list(reference.sentences.prefetch_related("acus", "acus__comments"))
     hints = _hints_by_id(authoring.reference_state(reference))
