@@ -99,3 +99,29 @@ def test_an_author_of_another_dataset_is_offered_no_decision(client, tmp_path, a
     assert b"review/approve" not in page.content and b"Save comment" not in page.content
     refused = client.post(reverse("authoring_review_action", args=[reference.pk, "approve"]), follow=True)
     assert _messages(refused) == ["Only the authors of this dataset proofread its references; ask the lead."]
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    ["abc", [1, 2], {"a": 1}, "acus-not-a-list", "text-a-list"],
+)
+def test_a_save_of_another_shape_is_a_message_and_stores_nothing(client, author, in_review, sentences):
+    """The editor's autosave read as sent: a body of another shape (a stale script, a broken page) is a
+    clear 400, never Python's "'str' object has no attribute 'get'" nor a list stored as the text "['a']"."""
+    reference, _ = in_review
+    reference.status = Reference.Status.WRITING
+    reference.save(update_fields=["status"])
+    ids = list(reference.sentences.values_list("pk", flat=True))
+    if sentences == "acus-not-a-list":
+        sentences = [{"id": pk, "acus": "xyz"} for pk in ids]
+    elif sentences == "text-a-list":
+        sentences = [{"id": pk, "acus": [{"id": None, "text": ["a"]}]} for pk in ids]
+    client.force_login(author)
+    response = client.post(
+        reverse("authoring_save", args=[reference.pk]),
+        {"version": reference.version, "sentences": sentences},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {"error": "The change sent is not in the editor's form; reload the page."}
+    assert list(reference.acus.values_list("text", flat=True)) == ["Koirala runs a rehabilitation center."]

@@ -39,6 +39,21 @@ def _whole_number(value, what: str) -> int:
         raise authoring.AuthoringError(f"{what} must be a whole number.") from None
 
 
+def _sentences(value) -> list:
+    """The editor's sentences in the shape the save reads ([{"id", "acus": [{"id", "text", "draft"}]}]), else a
+    message: a body of another shape is never read as one (a list stored as the text "['a']")."""
+    malformed = authoring.AuthoringError("The change sent is not in the editor's form; reload the page.")
+    if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
+        raise malformed
+    for entry in value:
+        acus = entry.get("acus", [])
+        if not isinstance(acus, list) or not all(
+            isinstance(a, dict) and isinstance(a.get("text", ""), str) for a in acus
+        ):
+            raise malformed
+    return value
+
+
 @never_cache  # Back after a submission or decision: the current state, not the page before it
 @role_required(AUTHOR)
 def queue(request):
@@ -87,7 +102,7 @@ def save(request, reference_id: int):
             reference_id=reference_id,
             user=request.user,
             base_version=_whole_number(body.get("version", -1), "The version"),
-            sentences=body.get("sentences") or [],
+            sentences=_sentences(body.get("sentences") or []),
             dismissed=[_whole_number(d, "A dismissed draft id") for d in body.get("dismissed") or []],
         )
     except authoring.VersionConflict as exc:
