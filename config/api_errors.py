@@ -10,6 +10,7 @@ a batch that is not a draft). Anything unexpected is logged and answered with a 
 """
 
 import logging
+import re
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
@@ -78,12 +79,26 @@ def error_body(message: str, code: str, **extra) -> dict:
     return {"error": message, "code": code, **extra}
 
 
-def _as_api_exception(exc):
+_MODEL_NOT_FOUND = re.compile(r"No (\w+) matches the given query\.")  # get_object_or_404's message
+
+
+def _not_found(message: str, url_kwargs: dict) -> str:
+    """get_object_or_404's "No JudgeRun matches the given query." as a script's user reads it: "No judge run
+    with id 7." (every API address names one id, the object looked up); other messages stay as they are."""
+    match = _MODEL_NOT_FOUND.fullmatch(message)
+    if match is None:
+        return message or "Not found."
+    name = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", match.group(1)).lower()
+    ids = [value for key, value in url_kwargs.items() if key.endswith("_id")]
+    return f"No {name} with id {ids[0]}." if len(ids) == 1 else f"No such {name}."
+
+
+def _as_api_exception(exc, url_kwargs: dict):
     """Django's and the services' exceptions as the API's (others are returned as they are)."""
     if isinstance(exc, ServiceError):
         return ServiceRefused(str(exc))
     if isinstance(exc, Http404):
-        return exceptions.NotFound(str(exc) or "Not found.")
+        return exceptions.NotFound(_not_found(str(exc), url_kwargs))
     if isinstance(exc, PermissionDenied):
         return exceptions.PermissionDenied(str(exc) or None)
     if isinstance(exc, RequestDataTooBig):
@@ -115,7 +130,7 @@ def _api_error_body(exc: exceptions.APIException) -> dict:
 
 
 def json_exception_handler(exc, context):
-    exc = _as_api_exception(exc)
+    exc = _as_api_exception(exc, (context or {}).get("kwargs") or {})
     if isinstance(exc, exceptions.APIException):
         headers = {}
         if getattr(exc, "auth_header", None):

@@ -301,7 +301,7 @@ def test_dataset_detail_lists_systems_and_rounds(as_role, demo, draft):
     kinds = {r["id"]: r["kind"] for r in body["round_list"]}
     assert kinds[draft.pk] == "crowd" and sorted(kinds.values()) == ["crowd", "imported"]
     missing = as_role("lead").get("/api/datasets/999999/")
-    assert missing.status_code == 404 and error_of(missing) == "No Dataset matches the given query."
+    assert missing.status_code == 404 and error_of(missing) == "No dataset with id 999999."
 
 
 def test_import_upload_creates_the_dataset(as_role, lead):
@@ -893,3 +893,15 @@ def test_the_nli_judge_without_a_model_names_the_apis_field(as_role, demo, monke
     monkeypatch.setattr(extras, "not_installed", lambda name: "")
     response = as_role("lead").post(f"/api/datasets/{demo.pk}/judge-runs/", {"judge": "nli"}, format="json")
     assert response.status_code == 422 and "the API's model_dir" in error_of(response)
+
+
+def test_an_unknown_id_is_named_in_words_not_by_its_model_class(as_role, demo):
+    client = as_role("lead")
+    for method, url, message in [
+        ("get", "/api/batches/999999/", "No batch with id 999999."),
+        ("post", "/api/batches/999999/publish/", "No batch with id 999999."),
+        ("get", "/api/judge-runs/999999/", "No judge run with id 999999."),
+        ("get", "/api/datasets/999999/scores/", "No dataset with id 999999."),
+    ]:
+        response = getattr(client, method)(url)
+        assert response.status_code == 404 and response.json() == {"error": message, "code": "not_found"}, url
