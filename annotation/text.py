@@ -123,10 +123,16 @@ def clean_comment_text(text: str, empty: str = "A comment cannot be empty.") -> 
         raise ValueError(empty)
     if len(text) > MAX_COMMENT_CHARS:
         raise ValueError(f"A comment is {len(text):,} characters long; at most {MAX_COMMENT_CHARS:,} are allowed.")
+    refuse_control_characters(text, "A comment")
+    return text
+
+
+def refuse_control_characters(text: str, what: str) -> None:
+    """A person's free text (a comment, guidelines) keeps tabs and line breaks; any other control character,
+    or a lone surrogate, is refused with a message naming `what` (PostgreSQL stores no NUL)."""
     for ch in text:
         if (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r") or unicodedata.category(ch) == "Cs":
-            raise ValueError(f"A comment cannot hold control characters (U+{ord(ch):04X}).")
-    return text
+            raise ValueError(f"{what} cannot hold control characters (U+{ord(ch):04X}).")
 
 
 def word_count(text: str) -> int:

@@ -125,3 +125,31 @@ def test_a_save_of_another_shape_is_a_message_and_stores_nothing(client, author,
     assert response.status_code == 400
     assert response.json() == {"error": "The change sent is not in the editor's form; reload the page."}
     assert list(reference.acus.values_list("text", flat=True)) == ["Koirala runs a rehabilitation center."]
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"guidelines": "Write short facts.\x00"}, "The guidelines cannot hold control characters (U+0000)."),
+        ({"authors": ["x"]}, "Authors, count and reviewer must be chosen from the form's lists and numbers."),
+        (
+            {"authors": ["AUTHOR"]},
+            "No reference is left to assign (each has a writer or is approved): nothing was assigned.",
+        ),
+    ],
+)
+def test_the_lead_authoring_page_answers_bad_input_with_a_message(client, lead, author, in_review, form, message):
+    """Guidelines holding a NUL (PostgreSQL's "A string literal cannot contain NUL" shown, or a 500), an id
+    that is not a number (Python's "invalid literal for int()"), and an assignment with nothing left to give
+    (a green "Assigned: bea-author 0")."""
+    reference, _ = in_review
+    dataset = reference.document.dataset
+    guidelines = dataset.guidelines
+    client.force_login(lead)
+    form = {
+        k: [str(author.pk) if x == "AUTHOR" else x for x in v] if isinstance(v, list) else v for k, v in form.items()
+    }
+    response = client.post(reverse("authoring_overview", args=[dataset.pk]), form, follow=True)
+    assert response.status_code == 200 and _messages(response) == [message]
+    dataset.refresh_from_db()
+    assert dataset.guidelines == guidelines

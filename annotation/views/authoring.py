@@ -18,6 +18,7 @@ from ..guidelines import guidelines_for
 from ..llm import LLMError
 from ..models import AuthoringTime, Dataset, DraftJob, Reference
 from ..services import authoring, authoring_progress
+from ..text import refuse_control_characters
 from .after_sign_in import get_goes_back
 
 
@@ -273,6 +274,7 @@ def overview(request, dataset_id: int):
     if request.method == "POST":
         try:
             if "guidelines" in request.POST:
+                refuse_control_characters(request.POST["guidelines"], "The guidelines")
                 dataset.guidelines = request.POST["guidelines"]
                 dataset.save(update_fields=["guidelines"])
                 messages.success(request, "Guidelines saved.")
@@ -284,14 +286,9 @@ def overview(request, dataset_id: int):
                 tasks.start_predraft(job.pk)
                 messages.success(request, f"Pre-drafting with {drafter} started.")
             else:
-                count = request.POST.get("count", "").strip()
-                reviewer = request.POST.get("reviewer", "").strip()
-                given = authoring.assign_references(
-                    dataset=dataset,
-                    author_ids=[int(x) for x in request.POST.getlist("authors")],
-                    count=int(count) if count else None,
-                    reviewer_id=int(reviewer) if reviewer else None,
-                )
+                given = authoring.assign_references(dataset=dataset, **_assignment(request.POST))
+                if not any(given.values()):
+                    raise authoring.AuthoringError("No reference is left to assign (each has a writer or is approved): nothing was assigned.")
                 messages.success(request, "Assigned: " + ", ".join(f"{u} {n}" for u, n in given.items()))
         except (authoring.AuthoringError, ValueError) as exc:
             messages.error(request, str(exc) or "Invalid input.")
@@ -319,6 +316,21 @@ def overview(request, dataset_id: int):
             "extras_install": extras.INSTALL,
         },
     )
+
+
+def _assignment(form) -> dict:
+    """The assignment form's authors, count and reviewer as ids and a number, else a message saying so."""
+    count, reviewer = form.get("count", "").strip(), form.get("reviewer", "").strip()
+    try:
+        return {
+            "author_ids": [int(x) for x in form.getlist("authors")],
+            "count": int(count) if count else None,
+            "reviewer_id": int(reviewer) if reviewer else None,
+        }
+    except ValueError:
+        raise authoring.AuthoringError(
+            "Authors, count and reviewer must be chosen from the form's lists and numbers."
+        ) from None
 
 
 def _hints_by_id(state: dict) -> dict:
