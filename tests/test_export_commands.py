@@ -105,3 +105,32 @@ def test_the_apis_export_of_a_round_without_acu_labels_is_refused_with_a_message
     response = client.get(f"/api/datasets/{dataset.pk}/exports/{export}?round={round_.pk}")
     assert response.status_code == 400
     assert f"Round {round_.pk} {says}" in str(response.json())
+
+
+@pytest.mark.parametrize("export", ["rose.jsonl", "judgments.csv"])
+@pytest.mark.parametrize("machine", [True, False])
+def test_the_apis_refusal_names_the_apis_address_of_the_figures(demo, lead, export, machine):
+    """A script following docs/api.md was sent to `judge_dataset`, `compute_scores --json` or the
+    Protocols page, which it cannot call: the refusal names the endpoint that has the round's figures."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from hits.models import JudgeRun
+
+    dataset = Dataset.objects.get(name="demo")
+    round_ = Batch.objects.create(
+        dataset=dataset,
+        name="r",
+        kind=Batch.Kind.MACHINE if machine else Batch.Kind.CROWD,
+        protocol="" if machine else "prior",
+    )
+    where = f"/api/datasets/{dataset.pk}/protocols/?rating_round={round_.pk}"
+    if machine:
+        where = f"/api/judge-runs/{JudgeRun.objects.create(batch=round_, judge='lexical').pk}/"
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
+    response = client.get(f"/api/datasets/{dataset.pk}/exports/{export}?round={round_.pk}")
+    assert response.status_code == 400
+    message = response.json()["fields"]["round"][0]
+    assert f"GET {where}." in message and "compute_scores" not in message and "Protocols page" not in message
+    assert client.get(where).status_code in (200, 404)  # the address exists (a bare rating round has no ratings: 404)

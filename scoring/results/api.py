@@ -69,7 +69,7 @@ def labelled_round(request, dataset_id: int):
     """`dataset_and_round` of an export of ACU labels: a round without any (a machine round, a
     rating batch) is a 400 saying where its figures are, never a file without labels."""
     dataset, batch = dataset_and_round(request, dataset_id)
-    refused = without_acu_labels(batch)
+    refused = without_acu_labels(batch, api=True)
     if refused:
         raise ValidationError({"round": [refused]})
     return dataset, batch
