@@ -153,3 +153,14 @@ def test_the_lead_authoring_page_answers_bad_input_with_a_message(client, lead, 
     assert response.status_code == 200 and _messages(response) == [message]
     dataset.refresh_from_db()
     assert dataset.guidelines == guidelines
+
+
+def test_the_leads_decision_repeated_says_it_was_already_taken(client, lead, in_review):
+    reference, _ = in_review
+    client.force_login(lead)
+    url = reverse("authoring_lead_action", args=[reference.pk, "approve"])
+    first = client.post(url, {"version": str(reference.version)}, follow=True)
+    assert _messages(first) == ["Approved: its ACUs can now be used in crowd tasks."]
+    again = client.post(url, {"version": str(reference.version)}, follow=True)
+    assert _messages(again) == ["This reference is approved already; nothing was decided again."]
+    assert [m.level_tag for m in again.context["messages"]] == ["info"]

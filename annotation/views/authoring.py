@@ -288,7 +288,9 @@ def overview(request, dataset_id: int):
             else:
                 given = authoring.assign_references(dataset=dataset, **_assignment(request.POST))
                 if not any(given.values()):
-                    raise authoring.AuthoringError("No reference is left to assign (each has a writer or is approved): nothing was assigned.")
+                    raise authoring.AuthoringError(
+                        "No reference is left to assign (each has a writer or is approved): nothing was assigned."
+                    )
                 messages.success(request, "Assigned: " + ", ".join(f"{u} {n}" for u, n in given.items()))
         except (authoring.AuthoringError, ValueError) as exc:
             messages.error(request, str(exc) or "Invalid input.")

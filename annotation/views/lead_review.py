@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 
 from annotation import lead_review
 from annotation.models import Reference
-from annotation.services.authoring import AuthoringError
+from annotation.services.authoring import AlreadyDone, AuthoringError
 from annotation.views.after_sign_in import get_goes_back
 from config.roles import LEAD, role_required
 
@@ -35,6 +35,8 @@ def lead_action(request, reference_id: int, action: str):
             messages.success(request, "Sent back to the writer with your comment.")
         else:
             messages.error(request, "Unknown action.")
+    except AlreadyDone as exc:  # the same decision again: not an error
+        messages.info(request, str(exc))
     except AuthoringError as exc:
         messages.error(request, str(exc))
     except Reference.DoesNotExist:
