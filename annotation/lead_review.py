@@ -31,7 +31,7 @@ def _in_review(reference_id: int, base_version: int | None = None, by=None) -> R
     return reference
 
 
-_DECIDED = {
+_DECIDED: dict[str, str] = {
     Reference.Status.APPROVED: "This reference is approved already; nothing was decided again.",
     Reference.Status.CHANGES: "This reference was sent back to its writer already; nothing was decided again.",
 }

@@ -513,7 +513,7 @@ def check_seen(reference: Reference, base_version: int | None) -> None:
         raise StaleReview()
 
 
-_DECIDED = {Reference.Status.APPROVED: "approved this reference", Reference.Status.CHANGES: "sent this reference back"}
+_DECIDED: dict[str, str] = {Reference.Status.APPROVED: "approved", Reference.Status.CHANGES: "sent back"}
 
 
 def _reviewable(reference_id: int, user, base_version: int | None = None, doing: str = "decided again") -> Reference:
@@ -521,7 +521,7 @@ def _reviewable(reference_id: int, user, base_version: int | None = None, doing:
     if reference.writer_id == user.pk:
         raise AuthoringError("You wrote this reference; another author must review it.")
     if reference.reviewer_id == user.pk and reference.status in _DECIDED:
-        raise AlreadyDone(f"You already {_DECIDED[reference.status]}; nothing was {doing}.")
+        raise AlreadyDone(f"You already {_DECIDED[reference.status]} this reference; nothing was {doing}.")
     if reference.status != Reference.Status.IN_REVIEW:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
     if reference.reviewer_id not in (None, user.pk):
