@@ -354,7 +354,8 @@ def test_import_refusals_are_json(as_role, demo, settings):
     empty = client.post("/api/datasets/import/", {"name": "x", "file": upload("e.jsonl", b"")}, format="multipart")
     assert empty.status_code == 422 and empty.json()["code"] == "import_failed" and "e.jsonl" in error_of(empty)
     nameless = client.post("/api/datasets/import/", {"name": " ", "file": upload()}, format="multipart")
-    assert nameless.status_code == 422 and "needs a name" in error_of(nameless)
+    assert nameless.status_code == 422
+    assert error_of(nameless) == "Nothing was imported. The dataset needs a name (1 to 100 characters)."
     settings.IMPORT_UPLOAD_MAX_BYTES = 100
     too_big = client.post("/api/datasets/import/", {"name": "x", "file": upload()}, format="multipart")
     # Refused by its Content-Length before the body is read (config/limits.py).

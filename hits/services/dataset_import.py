@@ -57,11 +57,12 @@ def import_dataset(
     as our export writes it; else 2, CNN/DM)."""
     length_alpha = check_alpha(alpha) if alpha is not None else None
     name = (name or "").strip()
+    limit = Dataset._meta.get_field("name").max_length
     if not name:
-        raise DatasetImportError("the dataset needs a name")
-    if len(name) > Dataset._meta.get_field("name").max_length:
-        raise DatasetImportError("the dataset name is longer than 100 characters")
-    check_text(name, "the dataset name")
+        raise DatasetImportError(f"The dataset needs a name (1 to {limit} characters).")
+    if len(name) > limit:
+        raise DatasetImportError(f"The dataset name is {len(name):,} characters long; at most {limit} are allowed.")
+    check_text(name, "The dataset name")
     fmt = fmt or guess_format(path)
     records = read_records(path, fmt)
     if length_alpha is None:
