@@ -121,6 +121,8 @@ def test_time_reports_only_for_own_work(client, author, setup):
     client_for(client, author)
     assert client.post(url, {"seconds": 10}).status_code == 200
     assert reference.times.get().seconds == 10
+    gone = client.post(reverse("authoring_time", args=[reference.pk + 1000]), {"seconds": 10})
+    assert gone.status_code == 404 and gone.json() == {"error": "No such reference."}  # JSON, as `save` answers
 
 
 def _resubmitted_after_a_lead_sent_it_back(client, lead, author, setup):

@@ -145,7 +145,9 @@ def suggest(request, reference_id: int):
 def record_time(request, reference_id: int):
     """Security behavior: authors working on (writing or reviewing) this reference; the
     page reports active seconds, idle time already left out."""
-    reference = get_object_or_404(Reference, pk=reference_id)
+    reference = Reference.objects.filter(pk=reference_id).first()
+    if reference is None:  # the page's script reads JSON, as `save` answers
+        return JsonResponse({"error": "No such reference."}, status=404)
     kind = request.POST.get("kind", AuthoringTime.Kind.WRITING)
     allowed = reference.writer_id if kind == AuthoringTime.Kind.WRITING else reference.reviewer_id
     if allowed != request.user.pk:
