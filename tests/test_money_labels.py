@@ -193,9 +193,49 @@ def test_the_workers_page_bonus_box_names_the_rounds_currency(client, lead):
     assert boxes and all('placeholder="Amount (£)"' in b and "Bonus amount (£) for" in b for b in boxes)
 
 
-def test_the_batch_pages_budget_box_refuses_in_the_batchs_currency(client, lead):
+def _budget_box(client, batch, value) -> str:
+    """What the batch page says after its budget box is sent with `value` (its last message)."""
+    response = client.post(reverse("batch_action", args=[batch.pk, "budget"]), {"budget": value}, follow=True)
+    return [str(m) for m in response.context["messages"]][-1]
+
+
+@pytest.mark.parametrize("value", ["100000000", TOO_LARGE, "-1", "-0.01"])
+def test_the_batch_pages_budget_box_refuses_out_of_bounds_as_the_api_does(client, lead, value):
+    """Code review: the budget box added its own words to the parser's ("The budget must be at most
+    £99,999,999.99. A budget is between £0.00 and £99,999,999.99."); it now says what the new batch
+    form and the API say of the same amount (`money_refusal`), and keeps the budget it had."""
     batch = gbp_draft(client, lead)
-    with pytest.raises(BudgetError, match="A budget is between £0.00 and £99,999,999.99."):
-        set_budget(batch, "100000000")
-    with pytest.raises(BudgetError, match="must be at most £99,999,999.99"):
-        set_budget(batch, "100000000")
+    said = _budget_box(client, batch, value)
+    assert said == "The budget is between £0.00 and £99,999,999.99."
+    api = _api(lead).post(
+        "/api/batches/",
+        {"dataset": batch.dataset_id, "provider": "prolific", "prolific": {"currency": "GBP"}, "budget": value},
+        format="json",
+    )
+    assert api.status_code == 400 and api.json()["fields"]["budget"] == [said]
+    with pytest.raises(BudgetError) as refused:
+        set_budget(batch, value)
+    assert str(refused.value) == said
+    assert Batch.objects.get(pk=batch.pk).budget == Decimal("50.00")
+
+
+@pytest.mark.parametrize(
+    "value, want",
+    [
+        ("lots", "The budget “lots” is not an amount of money: write it with a point for the cents, as 1.50."),
+        ("12,50", "The budget “12,50” has a decimal comma: write the amount with a point for the cents, as 12.50."),
+        ("12.505", "The budget “12.505” has a fraction of a cent; amounts are whole cents, never rounded."),
+    ],
+)
+def test_the_budget_box_says_what_is_wrong_with_a_typed_budget(client, lead, value, want):
+    batch = gbp_draft(client, lead)
+    assert _budget_box(client, batch, value) == want
+    assert Batch.objects.get(pk=batch.pk).budget == Decimal("50.00")
+
+
+def test_the_budget_box_takes_the_bounds_and_clears(client, lead):
+    batch = gbp_draft(client, lead)
+    assert _budget_box(client, batch, "£99,999,999.99") == "Budget set to £99,999,999.99."
+    assert _budget_box(client, batch, "0") == "Budget set to £0.00."
+    assert _budget_box(client, batch, "") == "Budget removed."
+    assert Batch.objects.get(pk=batch.pk).budget is None

@@ -10,8 +10,9 @@ from decimal import Decimal
 from django.db import DatabaseError, connection, transaction
 
 from config.errors import ServiceError
+from hits.batch_fields import FIELDS, money_refusal
 from hits.models import Batch
-from hits.money import MAX_BUDGET, MoneyError, cents, format_money, parse_money
+from hits.money import MoneyError, cents, format_money, parse_money
 from hits.provider_interface import get_provider, money_currency
 from hits.selectors.figures import batch_spend
 
@@ -40,16 +41,20 @@ def over_budget_message(batch: Batch, estimate: Decimal) -> str | None:
 
 @transaction.atomic
 def set_budget(batch: Batch, value, by=None) -> Batch:
-    """Set (or clear, with an empty value) the batch's budget in dollars."""
+    """Set (or clear, with an empty value) the batch's budget, in its currency. An amount out of
+    bounds is refused by the one rule of the batch form, the API and `BatchSpec`
+    (`hits.batch_fields.money_refusal`), in its words."""
     text = str(value if value is not None else "").strip()
     if not text:
         budget = None
     else:
+        currency = money_currency(batch)
         try:
-            budget = parse_money(text, what="The budget", maximum=MAX_BUDGET, currency=money_currency(batch))
-        except MoneyError as exc:
-            low, high = batch_money(batch, 0), batch_money(batch, MAX_BUDGET)
-            raise BudgetError(f"{exc} A budget is between {low} and {high}.") from None
+            budget = parse_money(text, what="The budget", minimum=None, currency=currency)
+        except MoneyError as exc:  # not an amount: a word, a decimal comma, a fraction of a cent
+            raise BudgetError(str(exc)) from None
+        if refusal := money_refusal(FIELDS["budget"], budget, currency):  # the form's, the API's
+            raise BudgetError(refusal)
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
     batch.budget = budget
     batch.save(update_fields=["budget"])
