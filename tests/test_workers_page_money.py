@@ -3,6 +3,7 @@ currency, and a bonus from a round's page paid on that round's work."""
 
 import re
 import secrets
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
@@ -96,3 +97,50 @@ def test_the_workers_page_blocks_and_excludes_in_one_step_as_the_batch_page_does
     client.post(reverse("dashboard_worker_action", args=[dataset.pk, other.pk, "block"]), {"reason": "slow"})
     other.refresh_from_db()
     assert other.blocked_at is not None and not other.excluded  # unticked: blocked only
+
+
+def _bonus_form(page: str, worker) -> tuple[str, str]:
+    """The worker's row's "Block / bonus" details (its opening tag) and its bonus form."""
+    row = re.search(rf'<tr data-worker="{worker.external_id}">.*?</tr>', page, re.S).group(0)
+    details = re.search(r"<details[^>]*>", row).group(0)
+    return details, re.search(r'<form method="post" action="[^"]*/bonus[^"]*".*?</form>', row, re.S).group(0)
+
+
+@pytest.mark.parametrize(
+    "amount, budget, said",
+    [("1,50", None, "decimal comma"), ("1.50", "0.01", "over its budget")],
+)
+def test_a_bonus_refused_on_the_workers_page_keeps_what_was_typed(client, lead, amount, budget, said):
+    """Code review: a bonus refused on the workers page (a bad amount, over the budget) came back with
+    an empty form, the lead's amount and reason lost; it now comes back open and as typed, once, with
+    a fresh one-time token (as the batch page's and an assignment's bonus forms do), and the
+    corrected retry pays once."""
+    dataset, batch = simulated_round()
+    if budget is not None:
+        Batch.objects.filter(pk=batch.pk).update(budget=budget)
+    scored(dataset, batch)
+    worker, other = Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("pk")[:2]
+    client.force_login(lead)
+    url = reverse("dashboard_workers", args=[dataset.pk]) + f"?round={batch.pk}"
+    first = re.search(r'name="token" value="([^"]+)"', _bonus_form(client.get(url).content.decode(), worker)[1])[1]
+    action = reverse("dashboard_worker_action", args=[dataset.pk, worker.pk, "bonus"]) + f"?round={batch.pk}"
+    form = {"amount": amount, "reason": "Careful <work> & notes", "token": first}
+    refused = client.post(action, form, follow=True)
+    assert said in " ".join(str(m) for m in refused.context["messages"])
+    details, bonus = _bonus_form(refused.content.decode(), worker)
+    assert details == "<details open>"
+    assert f'aria-label="Bonus amount ($) for {worker.external_id}" value="{amount}"' in bonus
+    assert f'aria-label="Bonus reason for {worker.external_id}" value="Careful &lt;work&gt; &amp; notes"' in bonus
+    details, bonus_of_other = _bonus_form(refused.content.decode(), other)
+    assert details == "<details>" and "Careful" not in bonus_of_other  # only the refused form is filled
+    again = re.search(r'name="token" value="([^"]+)"', bonus)[1]
+    assert again != first and not LedgerEntry.objects.filter(kind=LedgerEntry.Kind.BONUS).exists()
+
+    Batch.objects.filter(pk=batch.pk).update(budget=None)
+    sent = client.post(action, {**form, "amount": "1.50", "token": again}, follow=True)
+    assert "Bonus of $1.50 sent" in " ".join(str(m) for m in sent.context["messages"])
+    assert list(LedgerEntry.objects.filter(kind=LedgerEntry.Kind.BONUS).values_list("amount", flat=True)) == [
+        Decimal("1.50")
+    ]
+    details, bonus = _bonus_form(sent.content.decode(), worker)
+    assert details == "<details>" and "Careful" not in bonus  # shown once: a paid bonus leaves the form empty

@@ -4,7 +4,6 @@ Security behavior: every view here is for leads only; every change is a POST.
 """
 
 import secrets
-import time
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -39,6 +38,7 @@ from hits.selectors.waiting import refresh_waiting
 from hits.services import batches, estimate, money_budget, qualification, review
 from hits.stages import batch_stage, batch_stages
 from hits.triage import ranking_verdict
+from hits.views.bonus_form import keep_refused_bonus, refused_bonus
 
 
 @role_required(LEAD)
@@ -176,7 +176,9 @@ def batch_detail(request, batch_id: int):
             "statuses": ["submitted", "approved", "rejected", "assigned", "expired", "all"],
             "buckets_form": BucketsForm(initial={"buckets": bucket_text}),
             "bonus_token": secrets.token_urlsafe(16),
-            "bonus_kept": _refused_bonus(request, Assignment.objects.filter(hit__batch=batch)),
+            "bonus_kept": refused_bonus(
+                request, "assignment", lambda pk: Assignment.objects.filter(hit__batch=batch, pk=pk).exists()
+            ),
             "workers": Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("external_id"),
             "prolific": prolific_views.panel(batch) if provider.supports(Capability.SESSIONS) else None,
             "provider_section": provider.section(batch, request.build_absolute_uri("/")),
@@ -269,7 +271,7 @@ def assignment_review(request, assignment_id: int):
             "answers": assignment_answers(assignment),
             "auto_approve_at": review.auto_approve_at(assignment),
             "bonus_token": secrets.token_urlsafe(16),
-            "bonus_kept": _refused_bonus(request, Assignment.objects.filter(pk=assignment.pk)),
+            "bonus_kept": refused_bonus(request, "assignment", lambda pk: pk == assignment.pk),
             "here": request.path,
         },
     )
@@ -341,7 +343,7 @@ def bonus(request, batch_id: int):
         entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid amount.")
-        _keep_refused_bonus(request, assignment.pk)
+        keep_refused_bonus(request, assignment=assignment.pk)
     else:
         if created:
             amount = money_budget.batch_money(batch, entry.amount)
@@ -349,32 +351,6 @@ def bonus(request, batch_id: int):
         else:
             messages.info(request, "That bonus was already sent; nothing was paid twice.")
     return redirect(_back(request, batch))
-
-
-# The session's note of a bonus form just refused: the page it goes back to shows the form again
-# with the amount and reason as typed (once, within REFUSED_BONUS_SECONDS), under a fresh one-time
-# token like any page's (a refused bonus recorded nothing under the old one).
-REFUSED_BONUS = "refused_bonus"
-REFUSED_BONUS_SECONDS = 600
-
-
-def _keep_refused_bonus(request, assignment_id: int) -> None:
-    request.session[REFUSED_BONUS] = {
-        "assignment": assignment_id,
-        "amount": request.POST.get("amount", "")[:40],
-        "reason": request.POST.get("reason", "")[:1000],
-        "at": time.time(),
-    }
-
-
-def _refused_bonus(request, assignments) -> dict:
-    """The values of the bonus form refused a moment ago when its assignment is among `assignments`
-    (a queryset), taken from the session; {} otherwise."""
-    kept = request.session.get(REFUSED_BONUS)
-    if not isinstance(kept, dict) or not assignments.filter(pk=kept.get("assignment")).exists():
-        return {}
-    del request.session[REFUSED_BONUS]
-    return kept if time.time() - kept.get("at", 0) <= REFUSED_BONUS_SECONDS else {}
 
 
 @role_required(LEAD)

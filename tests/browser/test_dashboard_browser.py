@@ -69,6 +69,17 @@ def test_lead_dashboards(live_server, page, shoot, lead, crowd_dataset):
     now = float(page.inner_text("#alpha-now-acu"))
     assert without > now  # leaving the spammer out would raise agreement
     shoot(page, "dashboard-workers")
+    # A refused bonus (a decimal comma) comes back open with the amount and reason as typed.
+    first_row.locator("summary:text('Block / bonus')").click()
+    bonus = first_row.locator("form[action*='/bonus']")
+    bonus.locator("input[name=amount]").fill("1,50")
+    bonus.locator("input[name=reason]").fill("Careful work")
+    bonus.locator("button:text('Bonus')").click()
+    page.wait_for_selector(".messages li:has-text('decimal comma')")
+    assert "spam" in first_row.get_attribute("data-worker")  # the table's sort is kept
+    assert first_row.locator("details").get_attribute("open") is not None
+    assert bonus.locator("input[name=amount]").input_value() == "1,50"
+    assert bonus.locator("input[name=reason]").input_value() == "Careful work"
     first_row.locator("button:text('Exclude')").click()
     page.wait_for_selector(".messages li:has-text('scores recomputed')")
     assert float(page.inner_text("#alpha-now-acu")) == pytest.approx(without, abs=1e-4)

@@ -26,6 +26,7 @@ from hits.models import Assignment, Batch, Worker
 from hits.selectors import alerted_tests, figures, quality_marks
 from hits.services import review
 from hits.services.money_budget import batch_money
+from hits.views.bonus_form import keep_refused_bonus, refused_bonus
 from scoring import tasks
 from scoring.machine import pages as judge_pages
 from scoring.machine import qc as machine_qc
@@ -161,18 +162,21 @@ def workers(request, dataset_id: int):
         if r.get("provider") != Worker.Provider.EXPERT
     ]
     listing = worker_pages.table_page(rows, request.GET, batch.pk if batch else None)
+    shown = worker_pages.with_actions(
+        listing.pop("rows"),
+        reverse("dashboard_workers", args=[dataset.pk]),
+        listing["state_query"],
+        secrets.token_urlsafe(16),
+    )
+    # A bonus form refused a moment ago comes back open, as typed (as the batch page's does).
+    kept = refused_bonus(request, "worker", {r["worker_id"] for r in shown}.__contains__)
     has_gold = any(r.get("gold_accuracy") is not None for r in rows)
     context = {
         **_base(dataset, batch, "workers"),
         "run": run,
         "stale": stale,
         "freshness": dashboard.freshness(dataset, batch, run, stale),
-        "rows": worker_pages.with_actions(
-            listing.pop("rows"),
-            reverse("dashboard_workers", args=[dataset.pk]),
-            listing["state_query"],
-            secrets.token_urlsafe(16),
-        ),
+        "rows": [{**r, "bonus_kept": kept} if r["worker_id"] == kept.get("worker") else r for r in shown],
         "table": listing,
         "experts": experts,
         "flagged": table.get("flagged", 0),
@@ -271,6 +275,8 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             messages.error(request, "Unknown action.")
     except (review.ReviewError, ArithmeticError, ValueError) as exc:
         messages.error(request, str(exc) or "Invalid input.")
+        if action == "bonus":
+            keep_refused_bonus(request, worker=worker.pk)
     return redirect(reverse("dashboard_workers", args=[dataset.pk]) + worker_pages.back_query(request.GET))
 
 
