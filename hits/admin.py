@@ -7,8 +7,16 @@ from django.contrib import admin, messages
 from config.admin import ReadOnlyAdmin
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
 
-from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, ProviderCall, Worker
+from .models import HIT, Assignment, Batch, Judgment, LedgerEntry, PayBucket, ProviderCall, Worker
+from .money import format_money
+from .provider_interface import money_currency
 from .services import batches, review
+
+
+def in_currency(amount, batch) -> str:
+    """An amount of `batch`'s money as its pages show it, in its provider's currency ("£0.25"), the
+    admin's columns as the rest of the app (`hits.money.format_money`, `money_currency`)."""
+    return format_money(amount, money_currency(batch))
 
 
 @admin.register(Worker)
@@ -19,10 +27,43 @@ class WorkerAdmin(admin.ModelAdmin):
     readonly_fields = ["provider", "external_id", "excluded", "blocked_at", "block_reason"]
 
 
+class PayBucketInline(admin.TabularInline):
+    """A batch's pay buckets on its page, read-only (`batches.set_buckets` changes them)."""
+
+    model = PayBucket
+    fields = readonly_fields = ["min_acus", "max_acus", "reward_shown"]
+    extra = 0
+    can_delete = False
+
+    @admin.display(description="Reward")
+    def reward_shown(self, bucket):
+        return in_currency(bucket.reward, bucket.batch)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(PayBucket)
+class PayBucketAdmin(ReadOnlyAdmin):
+    list_display = ["batch", "acus", "reward_shown", "external_type_id"]
+    list_filter = ["batch"]
+    list_select_related = ["batch"]
+    fields = readonly_fields = ["batch", "min_acus", "max_acus", "reward_shown", "external_type_id"]
+
+    @admin.display(description="ACUs")
+    def acus(self, bucket):
+        return bucket.label
+
+    @admin.display(description="Reward", ordering="reward")
+    def reward_shown(self, bucket):
+        return in_currency(bucket.reward, bucket.batch)
+
+
 @admin.register(Batch)
 class BatchAdmin(ReadOnlyAdmin):
     list_display = ["name", "dataset", "kind", "provider", "status", "created_at"]
     list_filter = ["kind", "provider", "status"]
+    inlines = [PayBucketInline]
     actions = ["stop_batches"]
 
     @admin.action(description="Stop the selected batches (at the provider too)")
@@ -72,9 +113,14 @@ class JudgmentAdmin(ReadOnlyAdmin):
 
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "kind", "amount", "worker", "batch", "key"]
+    list_display = ["created_at", "kind", "amount_shown", "worker", "batch", "key"]
     list_filter = ["kind", "batch"]
+    list_select_related = ["worker", "batch"]
     raw_id_fields = ["worker", "assignment", "batch"]
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_shown(self, entry):
+        return in_currency(entry.amount, entry.batch)
 
 
 @admin.register(ProviderCall)

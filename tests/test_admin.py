@@ -1,5 +1,7 @@
 """Every admin list and add page opens for a lead (catches broken list_display and friends)."""
 
+import re
+
 import pytest
 from django.contrib import admin
 from django.urls import reverse
@@ -103,3 +105,37 @@ def test_a_lead_cannot_grant_superuser_or_take_over_a_superuser(client, lead):
     # A superuser may grant it.
     client.force_login(root)
     assert 'name="is_superuser"' in client.get(own).content.decode()
+
+
+def test_pay_buckets_and_ledger_amounts_are_in_the_batchs_currency(client, lead):
+    """Code review: the admin said a pay bucket's reward in dollars ("1–5 ACUs: $0.15") whatever the
+    batch's currency; a Prolific batch in GBP pays £0.15. Its columns now say the batch's money."""
+    from decimal import Decimal
+
+    from hits.models import LedgerEntry, PayBucket, Worker
+
+    from .crowd_data import batch_of
+
+    dataset = demo_dataset()
+    pounds = batch_of(dataset, provider="prolific", provider_config={"currency": "GBP"})
+    dollars = batch_of(dataset)
+    worker = Worker.objects.create(provider="prolific", external_id="5ab000000000000000000009")
+    LedgerEntry.objects.create(key="t-1", kind="bonus", worker=worker, batch=pounds, amount=Decimal("1.50"))
+    client.force_login(lead)
+    bucket = PayBucket.objects.filter(batch=pounds).order_by("min_acus").first()
+    assert "$" not in str(bucket)
+
+    def cells(url, column):
+        page = client.get(url).content.decode()
+        return re.findall(rf'<td class="field-{column}">([^<]*)</td>', page)
+
+    changelist = reverse("admin:hits_paybucket_changelist")
+    assert cells(f"{changelist}?batch__id__exact={pounds.pk}", "reward_shown") == [
+        f"£{b.reward}" for b in PayBucket.objects.filter(batch=pounds).order_by("min_acus")
+    ]
+    assert cells(f"{changelist}?batch__id__exact={dollars.pk}", "reward_shown")[0] == "$0.15"
+    change = client.get(reverse("admin:hits_paybucket_change", args=[bucket.pk])).content.decode()
+    assert f"£{bucket.reward}" in change and f"${bucket.reward}" not in change
+    inline = client.get(reverse("admin:hits_batch_change", args=[pounds.pk])).content.decode()
+    assert f"£{bucket.reward}" in inline and "$" not in re.sub(r"<script.*?</script>", "", inline, flags=re.S)
+    assert cells(reverse("admin:hits_ledgerentry_changelist"), "amount_shown") == ["£1.50"]

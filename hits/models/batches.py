@@ -148,9 +148,15 @@ class PayBucket(models.Model):
         hits = self.batch.hits.filter(acu_count__gte=self.min_acus)
         return hits if self.max_acus is None else hits.filter(acu_count__lte=self.max_acus)
 
+    @property
+    def label(self) -> str:
+        """'1–5' ('21+' without an upper bound), as `hits.money.Bucket.label`."""
+        return f"{self.min_acus}–{self.max_acus}" if self.max_acus is not None else f"{self.min_acus}+"
+
     def __str__(self):
-        top = self.max_acus if self.max_acus is not None else "∞"
-        return f"{self.min_acus}–{top} ACUs: ${self.reward}"
+        # No currency sign: the batch's currency is its provider's (`money_currency`, above the
+        # models); the admin's Reward column shows the amount in it.
+        return f"{self.label} ACUs: {self.reward}"
 
 
 # The share of a HIT's places still open (the handout's fair order and its index).
