@@ -537,7 +537,7 @@ def batch_form_field(name: str) -> forms.Field:
         return forms.ChoiceField(choices=[(c, c) for c in spec.choices], initial=spec.default, **common)
     if spec.kind == "bool":
         return forms.BooleanField(initial=spec.default, **common)
-    limits = {"min_value": spec.min, "max_value": spec.max}
+    limits: dict[str, Any] = {"min_value": spec.min, "max_value": spec.max}
     if spec.kind == "int":
         return forms.IntegerField(initial=spec.default, **limits, **common)
     if spec.kind == "float":
@@ -559,7 +559,7 @@ def batch_serializer_field(name: str) -> serializers.Field:
         return serializers.ChoiceField(choices=list(spec.choices), default=spec.default, **common)
     if spec.kind == "bool":
         return serializers.BooleanField(default=spec.default, **common)
-    limits = {"min_value": spec.min, "max_value": spec.max}
+    limits: dict[str, Any] = {"min_value": spec.min, "max_value": spec.max}
     empty: dict[str, Any] = {"required": False, "allow_null": True} if spec.optional else {}
     if spec.kind == "int":
         return serializers.IntegerField(default=spec.default, **limits, **empty, **common)

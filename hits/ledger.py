@@ -68,6 +68,14 @@ def record_with_fee(*, key: str, kind: str, assignment, worker, batch, amount: D
     return entry, created
 
 
+REWARD_KEY = "reward:"  # an approved assignment's reward: this and its id (its fee's: "fee:" and that)
+
+
+def reward_key(assignment_id: int) -> str:
+    """The ledger key of an approved assignment's reward (`REWARD_KEY` and its id)."""
+    return f"{REWARD_KEY}{assignment_id}"
+
+
 def reward_and_fee(provider, batch, reward) -> tuple[Decimal, Decimal]:
     """What approving work of `batch` paid `reward` writes to the ledger: the reward, to the cent, and
     the provider's fee on it (`review.approve`, and the rest of a Prolific session's reward). The

@@ -66,6 +66,12 @@ class CrowdProvider:
         """The provider's fee on a payment of `amount` (reward or bonus)."""
         return Decimal("0.00")
 
+    def reward_fee(self, assignment, amount: Decimal) -> Decimal:
+        """The fee recorded with the reward `amount` of approved `assignment` (`review.approve`, in its
+        transaction): `fee`, charged on each assignment's reward. A provider that pays several HITs as
+        one payment (Prolific's session) charges its fee on that payment instead."""
+        return self.fee(amount, assignment.hit.batch.assignments_per_hit)
+
     def currency(self, batch) -> str:
         """The currency the batch's rewards, bonuses, fees and budget are in (pages show its sign);
         `batch` may be a batch or the spec of one (their `provider_config`)."""

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from config.errors import ServiceError
 from hits import exclusion
-from hits.ledger import bonus_key, record_with_fee, reward_and_fee
+from hits.ledger import bonus_key, record_with_fee, reward_key
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, format_money, parse_money
 from hits.provider_interface import ProviderError, get_provider
@@ -73,18 +73,20 @@ def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assign
 
 
 def _record_reward(a: Assignment, provider, by=None) -> None:
-    """The reward of approved work and the provider's fee on it (`ledger.reward_and_fee`, the rule the
-    bonus budget check counts work still to approve by), in the ledger once (keyed by the assignment)."""
+    """The reward of approved work and the provider's fee on it (`CrowdProvider.reward_fee`: by
+    `ledger.reward_and_fee`, the rule the bonus budget check counts work still to approve by; on
+    Prolific, its session's share of the fee on the submission), in the ledger once (keyed by the
+    assignment)."""
     batch = a.hit.batch
-    amount, fee = reward_and_fee(provider, batch, a.hit.reward)
+    amount = cents(a.hit.reward)
     record_with_fee(
-        key=f"reward:{a.pk}",
+        key=reward_key(a.pk),
         kind=LedgerEntry.Kind.REWARD,
         assignment=a,
         worker=a.worker,
         batch=batch,
         amount=amount,
-        fee=fee,
+        fee=provider.reward_fee(a, amount),
         by=by,
         note=provider.payment_note,
     )

@@ -40,6 +40,7 @@ from django.conf import settings
 from django.db.models import F
 from django.urls import reverse
 
+from hits.ledger import reward_key
 from hits.models import ProviderCall
 from hits.money import cents, format_money, hourly_rate
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
@@ -57,7 +58,7 @@ from hits.providers.prolific.decisions import (
 )
 from hits.providers.prolific.models import ProlificSession, ProlificStudy
 from hits.providers.prolific.plans import SessionPlan, allowed_minutes, opened_places, session_plan
-from hits.providers.prolific.rewards import owed_rewards
+from hits.providers.prolific.rewards import owed_rewards, session_fee
 
 logger = logging.getLogger(__name__)
 
@@ -236,6 +237,16 @@ class ProlificProvider(CrowdProvider):
     def fee(self, amount, assignments_per_hit: int) -> Decimal:
         rate = Decimal(getattr(settings, "PROLIFIC_FEE_RATE", "0.333"))
         return cents(Decimal(amount) * rate) if Decimal(amount) > 0 else Decimal("0.00")
+
+    def reward_fee(self, assignment, amount) -> Decimal:
+        """Prolific charges its fee on the submission it pays (the session's reward), not per HIT: the
+        HIT's share of the fee on its session's rewards (`rewards.session_fee`)."""
+        session = ProlificSession.objects.filter(
+            batch_id=assignment.hit.batch_id, worker_id=assignment.worker_id, session_id=assignment.external_id
+        ).first()
+        if session is None:
+            return super().reward_fee(assignment, amount)
+        return session_fee(self, session, amount, reward_key(assignment.pk))
 
     def currency(self, batch) -> str:
         """The Prolific account's currency (the batch option): Prolific pays rewards and bonuses in it."""

@@ -50,7 +50,7 @@ from config.json_body import parse_json_bytes
 from hits import versions
 from hits.allocation import service as allocation
 from hits.allocation.policy import ADAPTIVE_KINDS
-from hits.ledger import record_with_fee, reward_and_fee
+from hits.ledger import record_with_fee
 from hits.models import Assignment, Batch, LedgerEntry, ProviderCall, Worker
 from hits.money import MAX_FEEDBACK, cents
 from hits.provider_interface import ProviderError
@@ -58,7 +58,7 @@ from hits.providers.prolific.bonuses import record_paid_bonuses
 from hits.providers.prolific.decisions import check_rejection, mark_decision
 from hits.providers.prolific.models import ProlificGroupMember, ProlificSession, ProlificStudy
 from hits.providers.prolific.provider import ProlificProvider
-from hits.providers.prolific.rewards import paid_rewards, rest_key, rest_of_session
+from hits.providers.prolific.rewards import paid_rewards, rest_key, rest_of_session, session_fee
 from hits.providers.prolific.sessions import release, release_abandoned
 from hits.release import release as release_places
 from hits.services import review
@@ -174,18 +174,18 @@ def settle_approved(session: ProlificSession, by=None) -> list[str]:
     if study is not None and not errors:
         rest = rest_of_session(study, paid_rewards(session))
         if rest:
-            amount, fee = reward_and_fee(ProlificProvider(), session.batch, rest)
-            record_with_fee(
-                key=rest_key(session.pk),
-                kind=LedgerEntry.Kind.REWARD,
-                assignment=None,
-                worker=session.worker,
-                batch=session.batch,
-                amount=amount,
-                fee=fee,
-                by=by,
-                note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)",
-            )
+            with transaction.atomic():  # the session's row locked while its fee is reckoned and written
+                record_with_fee(
+                    key=rest_key(session.pk),
+                    kind=LedgerEntry.Kind.REWARD,
+                    assignment=None,
+                    worker=session.worker,
+                    batch=session.batch,
+                    amount=rest,
+                    fee=session_fee(ProlificProvider(), session, rest, rest_key(session.pk)),
+                    by=by,
+                    note=f"Rest of the session reward ({session.size} of {study.hits_per_session} HITs)",
+                )
     return errors
 
 
