@@ -16,6 +16,7 @@ from annotation.models import ACU, Summary
 from hits.models import Worker
 from hits.selectors import counted_judgments, stopped_judgment_ids
 from scoring.runs import scoped
+from scoring.stats.aggregation import latest_per_worker
 
 
 @dataclass
@@ -58,6 +59,9 @@ def judgment_rows_orm(dataset, batch=None) -> np.ndarray:
 
 
 def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgments:
+    """The counted judgments of the dataset (or one round) as arrays, one per worker and (summary,
+    ACU): a worker who judged a pair in several rounds counts with their latest judgment (`_latest`).
+    `include_excluded`: also those left out of scoring (an excluded worker's, a stop's), marked."""
     if scoped.available():
         flat = _copy_ints(*scoped.judgments_query(dataset.pk, batch.pk if batch else None))
     else:
@@ -69,7 +73,21 @@ def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgm
     judgments = Judgments(
         rows[:, 1].copy(), rows[:, 2].copy(), worker, rows[:, 4].astype(bool), excluded, rows[:, 0].copy()
     )
-    return judgments if include_excluded else judgments.subset(~excluded)
+    judgments = judgments.subset(_latest(judgments))
+    return judgments if include_excluded else judgments.subset(~judgments.excluded)
+
+
+def _latest(judgments: Judgments) -> np.ndarray:
+    """The rows that count when a worker judged a (summary, ACU) pair in more than one round (a
+    scope pooling rounds: "All judgments"): their latest judgment, among those counted and, for the
+    workers table, among those left out (`scoring.stats.aggregation.latest_per_worker`)."""
+    assert judgments.ids is not None  # read from the database
+    keep = np.ones(len(judgments), dtype=bool)
+    for part in (np.flatnonzero(~judgments.excluded), np.flatnonzero(judgments.excluded)):
+        keep[part] = latest_per_worker(
+            judgments.summary[part], judgments.acu[part], judgments.worker[part], judgments.ids[part]
+        )
+    return keep
 
 
 @dataclass

@@ -94,3 +94,25 @@ def test_realsumm_ground_truth():
     _, scores = acu_scores_by_summary(s, a, p)
     assert len(scores) == 100
     assert scores.mean() == pytest.approx(0.48349483849483854, rel=1e-15)
+
+
+@pytest.mark.parametrize("sparse_ids", [False, True])
+def test_latest_per_worker_keeps_each_workers_last_judgment_of_a_pair(sparse_ids):
+    """A worker who judged a pair in two rounds: only the row with the largest id counts."""
+    from scoring.stats.aggregation import latest_per_worker
+
+    rng = np.random.default_rng(3)
+    s, a, w, p = random_judgments(rng, sparse_ids=sparse_ids)
+    again = rng.random(len(s)) < 0.3  # a second round: some rows judged again, later ids
+    s2, a2, w2 = (np.concatenate([x, x[again]]) for x in (s, a, w))
+    ids = rng.permutation(len(s2)) * 7 + 11
+    ids[len(s) :] = ids.max() + 1 + rng.permutation(int(again.sum()))  # the repeats are later
+    keep = latest_per_worker(s2, a2, w2, ids)
+    last = {}
+    for i, key in enumerate(zip(s2.tolist(), a2.tolist(), w2.tolist(), strict=True)):
+        if key not in last or ids[i] > ids[last[key]]:
+            last[key] = i
+    assert sorted(np.flatnonzero(keep).tolist()) == sorted(last.values())
+    assert keep[len(s) :].all() and not keep[: len(s)][again].any()
+    assert latest_per_worker(s, a, w, np.arange(len(s))).all()  # one row each: nothing dropped
+    assert latest_per_worker(s[:0], a[:0], w[:0], s[:0]).size == 0

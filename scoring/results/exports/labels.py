@@ -14,6 +14,7 @@ import numpy as np
 from annotation.models import ACU
 from hits.models import Worker
 from hits.selectors import counted_judgments
+from scoring.stats.aggregation import latest_per_worker
 
 # The order of a reference's ACUs in every export: by sentence, then position, then id.
 ACU_ORDER = ("sentence__position", "position", "pk")
@@ -98,11 +99,13 @@ def label_groups(dataset, batch=None, rank=None, worker_rank=None) -> LabelGroup
     lists a summary's ACUs."""
     rows = integer_rows(
         counted_judgments(dataset, batch)
-        .values_list("assignment__hit__summary_id", "assignment__worker_id", "acu_id", "present")
+        .values_list("assignment__hit__summary_id", "assignment__worker_id", "acu_id", "present", "pk")
         .order_by(),
-        4,
+        5,
     )
-    summary, worker, acu, present = rows.T
+    # a worker who judged a pair in several rounds: their latest judgment, as the scores read it
+    rows = rows[latest_per_worker(rows[:, 0], rows[:, 2], rows[:, 1], rows[:, 4])]
+    summary, worker, acu, present, _ = rows.T
     places = acu_places(dataset)
     index, count, _ = places.of(acu)
     first = rank(summary) if rank is not None else summary
@@ -139,8 +142,8 @@ def _order(first: np.ndarray, second: np.ndarray, third: np.ndarray, third_size:
 
 def label_matrix(groups: LabelGroups) -> np.ndarray:
     """One row per group, one column per ACU index: 1/0, or -1 where the worker gave no label
-    (and past the reference's ACUs). A worker with two assignments on one summary gives one
-    of its labels per ACU, as the exports always did."""
+    (and past the reference's ACUs). A worker has one label per ACU (`label_groups` keeps the
+    latest of a worker who judged a summary in several rounds)."""
     width = int(groups.count.max()) if len(groups.count) else 0
     matrix = np.full((len(groups.summary), width), -1, dtype=np.int8)
     matrix[np.repeat(np.arange(len(groups.summary)), np.diff(groups.start)), groups.index] = groups.present
