@@ -72,14 +72,6 @@ def test_a_worker_in_two_rounds_is_one_coder_and_one_vote_in_all_judgments():
     # it happens: the pooled scope holds A's two judgments of every pair
     assert Judgment.objects.filter(assignment__worker=a, assignment__hit__summary=summary).count() == 2 * len(acus)
 
-    pooled = load_judgments(dataset)
-    mine = pooled.summary == summary.pk
-    assert sorted(zip(pooled.worker[mine].tolist(), pooled.acu[mine].tolist(), strict=True)) == sorted(
-        (w, acu) for w in (a.pk, b.pk, expert_worker(summary)) for acu in acus
-    ), "one judgment per worker and pair"
-    latest = Judgment.objects.filter(assignment__worker=a, assignment__hit__batch=second)
-    assert set(latest.values_list("pk", flat=True)) <= set(pooled.ids.tolist())  # A's latest judgments
-
     run = compute_scores(dataset, n_resamples=200)
     # the majority of three workers (expert, A, B: the expert's label) on every pair, where A's second
     # vote made it a tie (not present) on every ACU the expert found present
@@ -96,6 +88,15 @@ def test_a_worker_in_two_rounds_is_one_coder_and_one_vote_in_all_judgments():
         krippendorff.alpha(reliability_data=scores, level_of_measurement="interval"), abs=1e-9
     )
     assert run.outputs["alpha_units"] == {"acu_level": len(acus), "summary_level": 1}
+    # the loader gives the rounds one judgment per worker and pair, A's latest
+    pooled = load_judgments(dataset)
+    mine = pooled.summary == summary.pk
+    assert sorted(zip(pooled.worker[mine].tolist(), pooled.acu[mine].tolist(), strict=True)) == sorted(
+        (w, acu) for w in (a.pk, b.pk, expert_worker(summary)) for acu in acus
+    ), "one judgment per worker and pair"
+    latest = Judgment.objects.filter(assignment__worker=a, assignment__hit__batch=second)
+    assert set(latest.values_list("pk", flat=True)) <= set(pooled.ids.tolist())  # A's latest judgments
+
     # each round alone is as before: A's one judgment there
     assert compute_scores(dataset, second, n_resamples=200).outputs["counts"]["judgments"] == len(acus)
 
