@@ -31,10 +31,14 @@ from .test_handout import make_workers
 pytestmark = pytest.mark.portable
 
 
-def _one_summary_batch(dataset, summary, assignments: int):
+def _one_summary_batch(dataset, summary, assignments: int, name: str):
     """A published in-house batch of one HIT: the summary's (through the services)."""
     batch = batch_of(
-        dataset, assignments=assignments, systems=[summary.system], references=[summary.document.reference]
+        dataset,
+        name=name,
+        assignments=assignments,
+        systems=[summary.system],
+        references=[summary.document.reference],
     )
     assert list(batch.hits.values_list("summary_id", flat=True)) == [summary.pk]
     return publish_batch(batch)
@@ -58,10 +62,10 @@ def _pooled_setup():
     )
     assert set(expert) == set(acus) and any(expert.values()), "the demo's expert labels of the summary"
     a, b = make_workers(2)
-    first = _one_summary_batch(dataset, summary, assignments=2)
+    first = _one_summary_batch(dataset, summary, assignments=2, name="first")
     _work(a, first, {acu: not expert[acu] for acu in acus})
     _work(b, first, dict(expert))
-    second = _one_summary_batch(dataset, summary, assignments=1)
+    second = _one_summary_batch(dataset, summary, assignments=1, name="second")
     _work(a, second, {acu: not expert[acu] for acu in acus})  # the handout allows it: another batch
     return dataset, summary, acus, expert, (a, b), (first, second)
 
@@ -124,3 +128,12 @@ def expert_worker(summary) -> int:
         .values_list("assignment__worker_id", flat=True)
         .first()
     )
+
+
+@pytest.mark.django_db
+def test_the_export_names_the_round_of_the_label_it_gives():
+    dataset, summary, _, _, (a, _), (_, second) = _pooled_setup()
+    document = summary.document.external_id
+    line = next(json.loads(x) for x in rose_lines(dataset) if json.loads(x)["example_id"] == document)
+    sources = line["annotations"][summary.system.name]["label_sources"]
+    assert sources[f"{a.provider}:{a.external_id}"]["round"] == second.name  # A's latest labels' round

@@ -77,15 +77,15 @@ def _sources(dataset, batch) -> dict[tuple[int, int], str] | None:
     """{(summary id, worker id): the JSON of its label source}, or None when every label is of the
     one round imported with the dataset (the file's own labels: nothing to tell)."""
     # ACU labels only: a rating batch's work (hits/ratings) is its rating round's, exported apart.
-    assignments = counted_assignments(dataset, batch).filter(hit__batch__protocol="").order_by("hit__batch_id", "pk")
+    assignments = counted_assignments(dataset, batch).filter(hit__batch__protocol="").order_by("pk")
     rounds = _rounds(assignments)
     if len(rounds) < 2 and {kind for _, kind in rounds.values()} <= {Batch.Kind.IMPORTED}:
         return None
     workers = Worker.objects.in_bulk(list(assignments.values_list("worker_id", flat=True).distinct().order_by()))
     out: dict[tuple[int, int], str] = {}
     for summary_id, worker_id, batch_id, seconds, *gold in assignments.values_list(*SOURCE_COLUMNS):
-        if (summary_id, worker_id) in out:  # a worker's labels of a summary come from their first round
-            continue
+        # a worker who judged a summary in several rounds: their labels are their latest (as the scores
+        # read them, scoring.stats.aggregation.latest_per_worker), from their latest assignment's round
         source = _source(workers[worker_id], dataset, *rounds[batch_id], seconds, tuple(gold))
         out[(summary_id, worker_id)] = json.dumps(source, ensure_ascii=False)
     return out
