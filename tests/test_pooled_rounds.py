@@ -46,9 +46,7 @@ def _one_summary_batch(dataset, summary, assignments: int, name: str):
 
 def _work(worker, batch, answers: dict[int, bool]) -> None:
     assignment = handout.next_assignment(worker, batch)
-    submit_assignment(
-        assignment_id=assignment.pk, worker_id=worker.pk, answers={str(a): p for a, p in answers.items()}
-    )
+    submit_assignment(assignment_id=assignment.pk, worker_id=worker.pk, answers={str(a): p for a, p in answers.items()})
 
 
 def _pooled_setup():
