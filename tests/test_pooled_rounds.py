@@ -15,10 +15,11 @@ import krippendorff
 import numpy as np
 import pytest
 
-from annotation.models import Summary
-from hits.models import Judgment
+from annotation.models import Dataset, Summary
+from hits.models import Batch, Judgment
 from hits.services import handout
 from hits.services.batches import publish_batch
+from hits.services.dataset_import import import_dataset
 from hits.services.submission import submit_assignment
 from scoring.results.exports.rose import rose_lines
 from scoring.results.exports.tables import iter_judgments_csv
@@ -135,3 +136,30 @@ def test_the_export_names_the_round_of_the_label_it_gives():
     line = next(json.loads(x) for x in rose_lines(dataset) if json.loads(x)["example_id"] == document)
     sources = line["annotations"][summary.system.name]["label_sources"]
     assert sources[f"{a.provider}:{a.external_id}"]["round"] == second.name  # A's latest labels' round
+
+
+@pytest.mark.django_db
+def test_an_imported_crowd_round_and_a_crowd_batch_count_a_worker_known_here_once(tmp_path):
+    """An export imported under another name keeps its crowd workers known here (an imported crowd
+    round); the same worker then takes the summary in a crowd batch of the copy."""
+    dataset = demo_dataset()
+    summary = Summary.objects.filter(document__dataset=dataset).order_by("pk").first()
+    acus = list(summary.document.reference.acus.order_by("pk").values_list("pk", flat=True))
+    (a,) = make_workers(1)
+    _work(a, _one_summary_batch(dataset, summary, assignments=1, name="crowd"), dict.fromkeys(acus, True))
+    path = tmp_path / "demo.rose.jsonl"
+    path.write_text("".join(line + "\n" for line in rose_lines(dataset)))
+    import_dataset(path, name="copy", fmt="rose")
+    copy = Dataset.objects.get(name="copy")
+    assert copy.batches.filter(kind=Batch.Kind.IMPORTED_CROWD).exists()
+    twin = Summary.objects.get(
+        document__dataset=copy, document__external_id=summary.document.external_id, system__name=summary.system.name
+    )
+    twin_acus = list(twin.document.reference.acus.values_list("pk", flat=True))
+    _work(a, _one_summary_batch(copy, twin, assignments=1, name="again"), dict.fromkeys(twin_acus, False))
+    # it happens: the copy's rounds hold A's two judgments of every pair of the summary
+    assert Judgment.objects.filter(assignment__worker=a, assignment__hit__summary=twin).count() == 2 * len(acus)
+    pooled = load_judgments(copy)
+    mine = (pooled.summary == twin.pk) & (pooled.worker == a.pk)
+    assert len(twin_acus) == len(acus) and mine.sum() == len(acus)
+    assert not pooled.present[mine].any()  # A's latest: the crowd batch's "absent"
