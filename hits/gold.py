@@ -1,5 +1,6 @@
-"""Gold items: known answers (the majority of the expert labels per summary and ACU) and
-the items of a qualification test as a worker sees them. Readers only.
+"""Gold items: known answers (the majority of the expert labels per summary and ACU, each expert
+one vote: their latest label, `hits.latest_labels`) and the items of a qualification test as a
+worker sees them. Readers only.
 
 Expert labels are the judgments of the expert rounds (`Batch.EXPERT_KINDS`): labels imported
 with a dataset, and labels authors and leads made on the task page in an expert round
@@ -9,10 +10,12 @@ the assignment review, the judges' expert target) takes them from `expert_judgme
 
 from collections import defaultdict
 
+import numpy as np
 from django.db.models import Count, F, Q
 
 from annotation.models import Summary
 
+from .latest_labels import latest_per_worker
 from .models import HIT, Assignment, Batch, ExpertDecision, QualificationTest
 from .selectors import counted_judgments
 
@@ -51,20 +54,33 @@ def gold_summary_ids(dataset) -> set[int]:
 
 
 def _votes(dataset, summary_ids=None):
-    """{summary: {acu: [present votes, votes]}} of the expert labels, and the summaries labelled
-    in an expert round made here (whose gold waits for their experts to agree)."""
+    """{summary: {acu: [present votes, votes]}} of the expert labels, one vote per expert: an expert
+    who labelled a summary in several expert rounds (two imported rounds, an imported round and one
+    made here) votes with their latest label (`latest_per_worker`, the rule the scores apply); and
+    the summaries labelled in an expert round made here (whose gold waits for their experts to agree)."""
     qs = expert_judgments(dataset)
     if summary_ids is not None:
         qs = qs.filter(assignment__hit__summary_id__in=summary_ids)
+    rows = list(
+        qs.order_by().values_list(
+            "assignment__hit__summary_id",
+            "acu_id",
+            "assignment__worker_id",
+            "pk",
+            "present",
+            "assignment__hit__batch__kind",
+        )
+    )
+    made_here = {row[0] for row in rows if row[5] == Batch.Kind.EXPERT}
     votes: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    made_here: set[int] = set()
-    rows = qs.values_list("assignment__hit__summary_id", "acu_id", "present", "assignment__hit__batch__kind")
-    for summary_id, acu_id, present, kind in rows.iterator(chunk_size=20000):
+    if not rows:
+        return votes, made_here
+    table = np.array([row[:5] for row in rows], dtype=np.int64)
+    table = table[latest_per_worker(table[:, 0], table[:, 1], table[:, 2], table[:, 3])]
+    for summary_id, acu_id, present in table[:, [0, 1, 4]].tolist():
         tally = votes[summary_id][acu_id]
-        tally[0] += int(present)
+        tally[0] += present
         tally[1] += 1
-        if kind == Batch.Kind.EXPERT:
-            made_here.add(summary_id)
     return votes, made_here
 
 
@@ -96,8 +112,8 @@ def disagreements(dataset, summary_ids=None) -> dict[int, dict[int, tuple[int, i
 
 
 def known_answers(dataset, summary_ids=None) -> dict[int, dict[int, bool]]:
-    """{summary_id: {acu_id: present}} from the dataset's expert labels (`expert_judgments`):
-    imported labels by their majority (a tie is not present, as in scoring); labels made here
+    """{summary_id: {acu_id: present}} from the dataset's expert labels (`expert_judgments`), each
+    expert one vote, their latest label of the pair (`_votes`): imported labels by their majority (a tie is not present, as in scoring); labels made here
     once every expert of the summary has labelled it (or its round is closed) and, where they
     disagree, as a lead decided (`ExpertDecision`): until then the summary is no gold."""
     votes, made_here = _votes(dataset, summary_ids)

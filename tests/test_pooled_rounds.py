@@ -5,7 +5,7 @@ pinned by tests/test_handout.py and tests/test_allocation_pairs_app.py); nothing
 the same summary in another batch of the dataset. "All judgments" then holds two judgments of that
 worker on each of its (summary, ACU) pairs, and RoSE's definitions (shared/design/scoring.md: the
 majority of the workers who judged it; alpha with workers as coders) count the worker's latest
-one only (scoring.stats.aggregation.latest_per_worker, applied by scoring.runs.data.load_judgments).
+one only (hits.latest_labels.latest_per_worker, applied by scoring.runs.data.load_judgments).
 """
 
 import csv

@@ -13,10 +13,10 @@ from django.db import connection
 from django.db.models import Count
 
 from annotation.models import ACU, Summary
+from hits.latest_labels import latest_per_worker
 from hits.models import Worker
 from hits.selectors import counted_judgments, stopped_judgment_ids
 from scoring.runs import scoped
-from scoring.stats.aggregation import latest_per_worker
 
 
 @dataclass
@@ -80,7 +80,7 @@ def load_judgments(dataset, batch=None, include_excluded: bool = False) -> Judgm
 def _latest(judgments: Judgments) -> np.ndarray:
     """The rows that count when a worker judged a (summary, ACU) pair in more than one round (a
     scope pooling rounds: "All judgments"): their latest judgment, among those counted and, for the
-    workers table, among those left out (`scoring.stats.aggregation.latest_per_worker`)."""
+    workers table, among those left out (`hits.latest_labels.latest_per_worker`)."""
     assert judgments.ids is not None  # read from the database
     keep = np.ones(len(judgments), dtype=bool)
     for part in (np.flatnonzero(~judgments.excluded), np.flatnonzero(judgments.excluded)):

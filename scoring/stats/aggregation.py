@@ -105,26 +105,6 @@ def group_codes(*keys):
     return codes, tuple(uniques)
 
 
-def latest_per_worker(summary_ids, acu_ids, worker_ids, order) -> np.ndarray:
-    """Which rows count when a worker judged a (summary, ACU) pair more than once: per (summary,
-    ACU, worker) the row with the largest ``order`` (the judgment id: the worker's latest), so each
-    worker is one vote in the majority and one coder's value in the alphas. A boolean mask; all
-    True when every (summary, ACU, worker) has one row (within one round it always has)."""
-    n = len(summary_ids)
-    if n == 0:
-        return np.zeros(0, dtype=bool)
-    codes, uniques = group_codes(summary_ids, acu_ids, worker_ids)
-    if len(uniques[0]) == n:
-        return np.ones(n, dtype=bool)
-    # Sort by (group, order); the last row of each group is its latest.
-    ranked = np.lexsort((np.asarray(order), codes))
-    last = np.ones(n, dtype=bool)
-    last[:-1] = codes[ranked][1:] != codes[ranked][:-1]
-    keep = np.zeros(n, dtype=bool)
-    keep[ranked[last]] = True
-    return keep
-
-
 def acu_labels(summary_ids, acu_ids, present):
     """Majority label of every judged (summary, ACU) pair from one row per judgment.
 

@@ -99,7 +99,7 @@ def test_realsumm_ground_truth():
 @pytest.mark.parametrize("sparse_ids", [False, True])
 def test_latest_per_worker_keeps_each_workers_last_judgment_of_a_pair(sparse_ids):
     """A worker who judged a pair in two rounds: only the row with the largest id counts."""
-    from scoring.stats.aggregation import latest_per_worker
+    from hits.latest_labels import latest_per_worker
 
     rng = np.random.default_rng(3)
     s, a, w, p = random_judgments(rng, sparse_ids=sparse_ids)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.models import ACU
+from hits.latest_labels import latest_per_worker
 from hits.models import Worker
 from hits.selectors import counted_judgments
-from scoring.stats.aggregation import latest_per_worker
 
 # The order of a reference's ACUs in every export: by sentence, then position, then id.
 ACU_ORDER = ("sentence__position", "position", "pk")

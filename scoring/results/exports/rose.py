@@ -85,7 +85,7 @@ def _sources(dataset, batch) -> dict[tuple[int, int], str] | None:
     out: dict[tuple[int, int], str] = {}
     for summary_id, worker_id, batch_id, seconds, *gold in assignments.values_list(*SOURCE_COLUMNS):
         # a worker who judged a summary in several rounds: their labels are their latest (as the scores
-        # read them, scoring.stats.aggregation.latest_per_worker), from their latest assignment's round
+        # read them, hits.latest_labels.latest_per_worker), from their latest assignment's round
         source = _source(workers[worker_id], dataset, *rounds[batch_id], seconds, tuple(gold))
         out[(summary_id, worker_id)] = json.dumps(source, ensure_ascii=False)
     return out
