@@ -5,7 +5,8 @@ one annotator (an export of an installation where they labelled it again), as th
 (it refuses a worker labelling a summary twice in one round only). The gold answers count each
 expert once per (summary, ACU), with their latest label, by the rule the scores apply
 (hits.latest_labels.latest_per_worker; docs/scoring.md, "One worker, one value per pair"), and
-so do the qualification tests, gold HITs and grades drawn from them."""
+so do the qualification tests, gold HITs and grades drawn from them, and the judges' expert target
+(scoring.machine.data.human_labels)."""
 
 import json
 
@@ -16,6 +17,7 @@ from hits import gold
 from hits.models import Batch, Judgment, Worker
 from hits.services import qualification
 from hits.services.dataset_import import import_dataset
+from scoring.machine.data import label_sources
 
 from .conftest import DEMO_ROSE
 
@@ -48,7 +50,8 @@ def _relabelled_file(tmp_path):
     return path, record["example_id"]
 
 
-def test_an_expert_who_labelled_a_summary_in_two_rounds_is_one_vote_in_the_gold(tmp_path):
+def _relabelled(tmp_path):
+    """The dataset of `_relabelled_file`, its relabelled summary and ann's latest labels of it."""
     path, example = _relabelled_file(tmp_path)
     import_dataset(path, name="relabelled", fmt="rose")
     dataset = Dataset.objects.get(name="relabelled")
@@ -63,7 +66,11 @@ def test_an_expert_who_labelled_a_summary_in_two_rounds_is_one_vote_in_the_gold(
     latest = dict(mine.filter(assignment__hit__batch__name="second round").values_list("acu_id", "pk"))
     assert Batch.objects.get(dataset=dataset, name="second round").kind == Batch.Kind.IMPORTED
     assert all(latest[a] > first[a] for a in first) and set(again.values()) == {True, False}
+    return dataset, summary, again
 
+
+def test_an_expert_who_labelled_a_summary_in_two_rounds_is_one_vote_in_the_gold(tmp_path):
+    dataset, summary, again = _relabelled(tmp_path)
     # ann (latest) and bob against carol: 2 of 3 on every ACU. Counted twice, ann made it 2 of 4,
     # a tie, and every ACU not present.
     assert gold.known_answers(dataset)[summary.pk] == again
@@ -76,3 +83,9 @@ def test_an_expert_who_labelled_a_summary_in_two_rounds_is_one_vote_in_the_gold(
     assert item.answers == {str(a): v for a, v in again.items()}
     answered = {qualification.answer_key(item.pk, a): v for a, v in again.items()}
     assert qualification.grade([item], answered).score == 1.0
+
+
+def test_the_judges_expert_target_counts_the_expert_once_too(tmp_path):
+    dataset, summary, again = _relabelled(tmp_path)
+    expert = label_sources(dataset)["expert"]
+    assert {acu: expert[(summary.pk, acu)] for acu in again} == again

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.models import ACU, ReferenceSentence, Summary
+from hits.latest_labels import latest_per_worker
 from hits.models import Batch
 from hits.selectors import counted_judgments
 
@@ -73,16 +74,18 @@ def reference_texts(dataset) -> list[str]:
 def human_labels(dataset, *, kinds: tuple[str, ...] | None = None, batch=None) -> dict[tuple[int, int], bool]:
     """{(summary id, acu id): majority label} of the counted human judgments of one round, of
     some kinds of round (`Batch.EXPERT_KINDS`: the expert labels; crowd), or of all human rounds.
-    A tie is not present."""
+    A tie is not present. A worker who judged a pair in several of those rounds is one vote, their
+    latest (`latest_per_worker`, as the scores and the gold answers count them)."""
     qs = counted_judgments(dataset, batch).exclude(assignment__hit__batch__kind=Batch.Kind.MACHINE)
     if kinds is not None:
         qs = qs.filter(assignment__hit__batch__kind__in=kinds)
+    columns = ("assignment__hit__summary_id", "acu_id", "assignment__worker_id", "pk", "present")
+    rows = np.array(list(qs.order_by().values_list(*columns)), dtype=np.int64).reshape(-1, len(columns))
+    rows = rows[latest_per_worker(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])]
     votes: dict[tuple[int, int], list[int]] = {}
-    for summary_id, acu_id, present in qs.values_list("assignment__hit__summary_id", "acu_id", "present").iterator(
-        chunk_size=20000
-    ):
+    for summary_id, acu_id, present in rows[:, [0, 1, 4]].tolist():
         tally = votes.setdefault((summary_id, acu_id), [0, 0])
-        tally[0] += int(present)
+        tally[0] += present
         tally[1] += 1
     return {key: 2 * p > n for key, (p, n) in votes.items()}
 
