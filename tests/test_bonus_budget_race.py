@@ -47,8 +47,10 @@ def other_request_waits_or_pays(pays: list) -> None:
             time.sleep(0.01)
 
 
-def fake_bonus_calls(api):  # noqa: F811
-    """Prolific's set-up (a new bulk id each time) and pay calls; the first pay call waits as above."""
+def fake_bonus_calls(api, on_pay=None):  # noqa: F811
+    """Prolific's set-up (a new bulk id each time) and pay calls. Returns the pays made, each named
+    by its URL, or with `on_pay` by the name `on_pay(request)` returns (it may also wait), called
+    once the pay is counted; by default the first pay call waits as above."""
     lock, setups, pays = threading.Lock(), [], []
 
     def setup(request):
@@ -60,8 +62,12 @@ def fake_bonus_calls(api):  # noqa: F811
     def pay(request):
         with lock:
             pays.append(request.url)
-            first = len(pays) == 1
-        if first:
+            first, at = len(pays) == 1, len(pays) - 1
+        if on_pay is not None:
+            name = on_pay(request)
+            with lock:
+                pays[at] = name
+        elif first:
             other_request_waits_or_pays(pays)
         return 202, {}, "{}"
 

@@ -7,8 +7,6 @@ one and passed the budget with its room, and the first one's retry paid again. A
 step is now a durable atomic block: inside a caller's transaction the bonus is refused before any
 call, and the other bonus is paid once, within the budget."""
 
-import json
-import re
 import threading
 import time
 
@@ -20,33 +18,19 @@ from hits.selectors.figures import batch_spend
 from hits.services import review
 
 from .crowd_data import WAIT, waiting_on_a_lock
-from .test_bonus_budget_race import room_for_one_bonus
+from .test_bonus_budget_race import fake_bonus_calls, room_for_one_bonus
 from .test_prolific_contract import API, api, published, worked_session  # noqa: F401 (api: the fixture)
 
 IN_A_TRANSACTION = "in-a-transaction"
 
 
-def fake_bonus_calls(api):  # noqa: F811
-    """Prolific's set-up (a new bulk id each time) and pay calls; the pay call of the bonus in a
-    transaction returns once the other bonus waits for the turn (polled; WAIT guards a hang)."""
-    lock, setups, pays = threading.Lock(), [], []
-
-    def setup(request):
-        with lock:
-            setups.append(1)
-            bulk = f"BULK{len(setups)}"
-        return 200, {}, json.dumps({"id": bulk, "total_amount": 133})
-
-    def pay(request):
-        with lock:
-            pays.append(threading.current_thread().name)
-        if threading.current_thread().name == IN_A_TRANSACTION:
-            assert waiting_on_a_lock(), "the other bonus did not wait for the batch's turn"
-        return 202, {}, "{}"
-
-    api.add_callback("POST", API + "submissions/bonus-payments/", callback=setup)
-    api.add_callback("POST", re.compile(re.escape(API) + r"bulk-bonus-payments/[^/]+/pay/"), callback=pay)
-    return pays
+def named_pay(request) -> str:
+    """A pay call named by its thread; the one of the bonus in a transaction returns once the other
+    bonus waits for the turn (polled; WAIT guards a hang)."""
+    name = threading.current_thread().name
+    if name == IN_A_TRANSACTION:
+        assert waiting_on_a_lock(), "the other bonus did not wait for the batch's turn"
+    return name
 
 
 pytestmark = [
@@ -60,7 +44,7 @@ def test_a_bonus_inside_a_caller_s_transaction_never_pays_what_its_rollback_forg
     one = worked_session(batch, "PID1", "5ab000000000000000000001").assignments().first()
     two = worked_session(batch, "PID2", "5ab000000000000000000002").assignments().first()
     room_for_one_bonus(batch)
-    pays = fake_bonus_calls(api)
+    pays = fake_bonus_calls(api, named_pay)
     real = review.record_with_fee
 
     def ledger_write(**kwargs):
