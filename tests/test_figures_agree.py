@@ -173,3 +173,20 @@ def test_the_dataset_overview_never_adds_pounds_to_dollars(client, lead):
     assert _text(r'id="spend-total-gbp">([^<]+)<', page) == "£2.50"
     assert _text(r'id="budget-left-gbp">([^<]+)<', page) == "£27.50"
     assert "$3.75" not in page and "$50.00" not in page
+
+
+def test_a_spend_past_the_budget_reads_as_over_it_not_as_a_negative_left(client, lead, worked):
+    """A budget lowered below what is already paid: the batch page and the overview say how far the
+    spend is over it ("$0.50 over it"), as money reads; they once said "-$0.50 left"."""
+    batch = worked
+    spent = LedgerEntry.objects.filter(batch=batch).aggregate(s=Sum("amount"))["s"]
+    assert spent > Decimal("0.50")
+    Batch.objects.filter(pk=batch.pk).update(budget=spent - Decimal("0.50"))
+    client.force_login(lead)
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert _text(r'id="budget-over">([^<]+)</b> over it\)', page) == "$0.50"
+    assert 'id="budget-left"' not in page
+    overview = client.get(reverse("dashboard", args=[batch.dataset_id])).content.decode()
+    assert _text(r'id="budget-over">([^<]+)</span> over the budget', overview) == "$0.50"
+    for html in (page, overview):
+        assert "-$" not in html

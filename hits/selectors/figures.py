@@ -182,7 +182,7 @@ def _with_waiting(batches: list[Batch], figures: dict[int, dict]) -> list[dict]:
 
 def money(figures: list[dict]) -> dict:
     """Spend by kind and in total over these batches' figures (of one currency), their budget
-    (None when no batch has one), the share of it spent and what is left of it."""
+    (None when no batch has one), the share of it spent and what is left of it (or how far past it)."""
     totals: dict = _zero_spend()
     for f in figures:
         for kind, amount in f["spend"].items():
@@ -192,6 +192,8 @@ def money(figures: list[dict]) -> dict:
     budget = sum(budgets, Decimal("0.00")) if budgets else None
     totals["budget"] = budget
     totals["budget_left"] = budget - totals["total"] if budget is not None else None
+    # what a page says when the spend passed the budget ("$0.80 over", not "-$0.80 left")
+    totals["budget_over"] = -totals["budget_left"] if budget is not None and totals["budget_left"] < 0 else None
     totals["share"] = round(100 * float(totals["total"] / budget), 1) if budget else None
     totals["currency"] = figures[0].get("currency", "USD") if figures else "USD"
     return totals
