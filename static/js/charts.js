@@ -172,8 +172,20 @@
     if (charts[canvas.dataset.chart]) charts[canvas.dataset.chart].destroy();
     const chart = new window.Chart(canvas.getContext("2d"), config);
     charts[canvas.dataset.chart] = chart;
+    if (narrow) keepPlotRoom(canvas, chart);
     return chart;
   };
+
+  // On a phone a long legend wraps to a line per entry: the power chart's six entries and its
+  // two-line title left its plot 90 px of the box's 320. The box grows until the plot has PLOT_MIN.
+  const PLOT_MIN = 180;
+  function keepPlotRoom(canvas, chart) {
+    const area = chart.chartArea;
+    const short = area ? PLOT_MIN - (area.bottom - area.top) : 0;
+    if (short <= 0) return;
+    canvas.parentElement.style.height = Math.ceil(canvas.parentElement.clientHeight + short) + "px";
+    chart.resize();
+  }
   window.updateChart = function (id, config) {
     const canvas = document.querySelector('canvas[data-chart="' + id + '"]');
     const source = document.getElementById(id);
