@@ -60,3 +60,23 @@ def test_the_leaderboard_png_says_what_its_intervals_are_and_their_n():
     assert title == ["System scores, 95% percentile bootstrap CIs", "over documents (n = 100 per system)"]
     title = leaderboard({"a": system(0.5, 50), "b": system(0.4, 100)})["options"]["plugins"]["title"]["text"]
     assert title[1] == "over documents (n = 50–100 per system)"
+
+
+def test_the_agreement_chart_says_why_runs_have_no_point():
+    """A round where each summary has one annotator (an imported round): every α is undefined and
+    the chart was an empty plot with no word why; its subtitle now says it."""
+    rose = {"acu_level": 0.7528, "summary_level": 0.7571}
+    empty = charts.alpha_trend([{"at": "2026-12-05T10:46:01", "acu_level": None, "summary_level": None}], rose)
+    subtitle = empty["options"]["plugins"]["subtitle"]
+    assert subtitle["display"] is True
+    assert subtitle["text"] == ["α undefined (–) in every scoring run, so no point:", "it needs two annotators on a unit"]
+    some = charts.alpha_trend(
+        [
+            {"at": "2026-12-05T10:46:01", "acu_level": None, "summary_level": None},
+            {"at": "2026-12-05T10:47:01", "acu_level": 0.4, "summary_level": 0.5},
+        ],
+        rose,
+    )
+    assert "in 1 of 2 scoring runs" in some["options"]["plugins"]["subtitle"]["text"][0]
+    full = charts.alpha_trend([{"at": "2026-12-05T10:47:01", "acu_level": 0.4, "summary_level": 0.5}], rose)
+    assert "subtitle" not in full["options"]["plugins"]

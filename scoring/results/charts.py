@@ -170,10 +170,22 @@ def alpha_trend(trend: list[dict], rose: dict, zone: str = "") -> dict:
                 },
                 "y": {"min": y_min, "max": y_max, "title": {"display": True, "text": "Krippendorff's α"}},
             },
-            "plugins": {"title": {"display": True, "text": "Agreement over time"}},
+            "plugins": {"title": {"display": True, "text": "Agreement over time"}, **_undefined_note(trend)},
         },
         "xLabels": labels,
     }
+
+
+def _undefined_note(trend: list[dict]) -> dict:
+    """A subtitle naming the runs whose α is undefined, which have no point: a round where each
+    summary has one annotator showed an empty plot and no word why (it travels with the PNG)."""
+    undefined = sum(1 for t in trend if t["acu_level"] is None or t["summary_level"] is None)
+    if not undefined:
+        return {}
+    runs = "every scoring run" if undefined == len(trend) else f"{undefined} of {len(trend)} scoring runs"
+    # two lines: Chart.js does not wrap a title, and one line overran a phone's chart
+    text = [f"α undefined (–) in {runs}, so no point:", "it needs two annotators on a unit"]
+    return {"subtitle": {"display": True, "text": text}}
 
 
 def leaderboard_title(systems: dict) -> list[str]:
