@@ -69,7 +69,10 @@ def test_the_agreement_chart_says_why_runs_have_no_point():
     empty = charts.alpha_trend([{"at": "2026-12-05T10:46:01", "acu_level": None, "summary_level": None}], rose)
     subtitle = empty["options"]["plugins"]["subtitle"]
     assert subtitle["display"] is True
-    assert subtitle["text"] == ["α undefined (–) in every scoring run, so no point:", "it needs two annotators on a unit"]
+    assert subtitle["text"] == [
+        "α undefined (–) in every scoring run, so no point:",
+        "it needs two annotators on a unit",
+    ]
     some = charts.alpha_trend(
         [
             {"at": "2026-12-05T10:46:01", "acu_level": None, "summary_level": None},
