@@ -65,6 +65,20 @@ class BatchAdmin(ReadOnlyAdmin):
     list_filter = ["kind", "provider", "status"]
     inlines = [PayBucketInline]
     actions = ["stop_batches"]
+    readonly_fields = ["budget_shown", "hourly_rate_shown"]
+    SHOWN = {"budget": "budget_shown", "target_hourly_rate": "hourly_rate_shown"}  # money in its currency
+
+    def get_fields(self, request, obj=None):
+        fields = [f for f in super().get_fields(request, obj) if f not in self.readonly_fields]
+        return [self.SHOWN.get(f, f) for f in fields]
+
+    @admin.display(description="Budget")
+    def budget_shown(self, batch):
+        return in_currency(batch.budget, batch) if batch.budget is not None else "none"
+
+    @admin.display(description="Target hourly rate")
+    def hourly_rate_shown(self, batch):
+        return in_currency(batch.target_hourly_rate, batch)
 
     @admin.action(description="Stop the selected batches (at the provider too)")
     def stop_batches(self, request, queryset):

@@ -138,4 +138,10 @@ def test_pay_buckets_and_ledger_amounts_are_in_the_batchs_currency(client, lead)
     assert f"£{bucket.reward}" in change and f"${bucket.reward}" not in change
     inline = client.get(reverse("admin:hits_batch_change", args=[pounds.pk])).content.decode()
     assert f"£{bucket.reward}" in inline and "$" not in re.sub(r"<script.*?</script>", "", inline, flags=re.S)
+    # the batch's own money too: its budget and target hourly rate read "1.00" and "12.00"
+    Batch = type(pounds)
+    Batch.objects.filter(pk=pounds.pk).update(budget=Decimal("30.00"))
+    shown = client.get(reverse("admin:hits_batch_change", args=[pounds.pk])).content.decode()
+    readonly = dict(re.findall(r'<label>([^<]+):</label>\s*<div class="readonly">([^<]*)</div>', shown))
+    assert readonly["Budget"] == "£30.00" and readonly["Target hourly rate"] == f"£{pounds.target_hourly_rate}"
     assert cells(reverse("admin:hits_ledgerentry_changelist"), "amount_shown") == ["£1.50"]
