@@ -147,3 +147,20 @@ def test_publishing_a_published_batch_again_with_a_broker_says_so(client, lead, 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         page = act(client, batch, "publish")
     assert said(page) == "The batch is already published." and not callbacks
+
+
+def test_a_batch_stopped_before_its_end_does_not_say_it_was_open_until_next_week(client, lead):
+    """Walk: a batch stopped today read "was open until 2026-12-14" (its end time, a week on);
+    it now says it closed early and when it was to close."""
+    batch = published_batch(demo_dataset())
+    client.force_login(lead)
+    act(client, batch, "stop")
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.STOPPED and batch.expires_at > timezone.now()
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    local = timezone.localtime(batch.expires_at)
+    assert f'closed early; it was to stay open until <b><time datetime="{local.isoformat()}">' in page
+    assert "was open until" not in page
+    Batch.objects.filter(pk=batch.pk).update(expires_at=timezone.now() - timedelta(hours=1))
+    page = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    assert "was open until" in page and "closed early" not in page

@@ -184,6 +184,10 @@ def batch_detail(request, batch_id: int):
             "provider_section": provider.section(batch, request.build_absolute_uri("/")),
             "can_sync": provider_sync.can_sync(batch),
             "stage": stage,
+            # stopped (or finished) before its end time: "was open until" next week read wrong
+            "closed_early": batch.status != Batch.Status.PUBLISHED
+            and batch.expires_at is not None
+            and batch.expires_at > timezone.now(),
             "waiting": waiting,
             "shared": selectors.workers_shared_with(batch) if batch.provider == Worker.Provider.INHOUSE else None,
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
