@@ -144,3 +144,24 @@ def test_a_bonus_refused_on_the_workers_page_keeps_what_was_typed(client, lead, 
     ]
     details, bonus = _bonus_form(sent.content.decode(), worker)
     assert details == "<details>" and "Careful" not in bonus  # shown once: a paid bonus leaves the form empty
+
+
+def test_a_bonus_from_the_datasets_workers_page_names_the_batch_it_charges(client, lead):
+    """Walk: the dataset-wide workers page pays a bonus on the worker's latest batch, and its
+    refusal said "This bonus takes the batch's spend to …" without saying which batch; the
+    refusal and the confirmation now name it."""
+    dataset, batch = simulated_round()
+    Batch.objects.filter(pk=batch.pk).update(budget="0.01")
+    scored(dataset, batch)
+    worker = Worker.objects.filter(assignments__hit__batch=batch).distinct().order_by("pk").first()
+    client.force_login(lead)
+    url = reverse("dashboard_workers", args=[dataset.pk])
+    action = reverse("dashboard_worker_action", args=[dataset.pk, worker.pk, "bonus"])
+    form = {"amount": "1.50", "reason": "Careful work", "token": secrets.token_urlsafe(16)}
+    refused = client.post(action, form, follow=True)
+    said = " ".join(str(m) for m in refused.context["messages"])
+    assert f"This bonus takes the spend of batch “{batch.name}” to" in said and "over its budget" in said
+    token = re.search(r'name="token" value="([^"]+)"', _bonus_form(client.get(url).content.decode(), worker)[1])[1]
+    sent = client.post(action, {**form, "token": token, "over_budget": "1"}, follow=True)
+    said = " ".join(str(m) for m in sent.context["messages"])
+    assert f"Bonus of $1.50 sent to {worker.external_id} (batch “{batch.name}”)." in said

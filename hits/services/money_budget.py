@@ -179,7 +179,7 @@ def bonus_passes_budget(batch: Batch, amount) -> str | None:
     ]
     including = " and ".join(part for part in counted if part)
     return (
-        f"This bonus takes the batch's spend to {batch_money(batch, after)}"
+        f"This bonus takes the spend of batch “{batch.name}” to {batch_money(batch, after)}"
         f"{f' (including {including})' if including else ''}, over its budget of "
         f"{batch_money(batch, batch.budget)}. Tick “Pay over the budget” to send it anyway."
     )

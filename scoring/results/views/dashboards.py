@@ -267,7 +267,9 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
             entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
             messages.success(
                 request,
-                f"Bonus of {batch_money(entry.batch, entry.amount)} sent to {worker.external_id}."
+                # the dataset's page pays on the worker's latest batch: say which
+                f"Bonus of {batch_money(entry.batch, entry.amount)} sent to {worker.external_id} "
+                f"(batch “{entry.batch.name}”)."
                 if created
                 else "That bonus was already sent.",
             )
