@@ -97,6 +97,9 @@ def test_a_draft_adaptive_batch_claims_no_saving_before_any_work(client, lead):
     # (a batch this large gets a pilot: hits.allocation.policy.pilot_size; its paragraph keeps the tense too)
     assert "starts with 2 places" in page and "started with" not in page
     assert 'id="allocation-saved"' not in page and "shows once workers have done some" in page
+    # the publish confirmation counts the most places (the estimate's), which "N assignments" read as sure
+    most = batch.hits.count() * batch.allocation_max
+    assert f'data-confirm="Publish up to {most} assignments for an estimated' in page
     published = adaptive_batch(demo_dataset("second"))
     page = client.get(reverse("batch_detail", args=[published.pk])).content.decode()
     assert "started with 2 places" in page and 'id="allocation-saved"' in page
