@@ -102,7 +102,12 @@ def test_a_draft_adaptive_batch_claims_no_saving_before_any_work(client, lead):
     assert f'data-confirm="Publish up to {most} assignments for an estimated' in page
     published = adaptive_batch(demo_dataset("second"))
     page = client.get(reverse("batch_detail", args=[published.pk])).content.decode()
-    assert "started with 2 places" in page and 'id="allocation-saved"' in page
+    # Walk: published (or stopped) with nothing done, it said "saved $21.60": still none to claim
+    assert "started with 2 places" in page and 'id="allocation-saved"' not in page
+    assert "shows once workers have done some" in page
+    work(make_workers(1, prefix="sv")[0], published)
+    page = client.get(reverse("batch_detail", args=[published.pk])).content.decode()
+    assert 'id="allocation-saved"' in page and "shows once workers have done some" not in page
 
 
 def test_a_dataset_counts_as_label_rounds_neither_drafts_nor_machine_runs(client, lead):
