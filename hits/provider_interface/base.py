@@ -72,6 +72,12 @@ class CrowdProvider:
         one payment (Prolific's session) charges its fee on that payment instead."""
         return self.fee(amount, assignment.hit.batch.assignments_per_hit)
 
+    def lock_for_review(self, assignment_id: int) -> None:
+        """Lock, in the caller's transaction, the provider's own rows that a decision on this assignment
+        writes besides it (`review` calls it before it locks the assignment): the provider's sync locks
+        them before the assignments they hold, so every path takes them in that one order and none
+        deadlocks another. Nothing by default."""
+
     def currency(self, batch) -> str:
         """The currency the batch's rewards, bonuses, fees and budget are in (pages show its sign);
         `batch` may be a batch or the spec of one (their `provider_config`)."""

@@ -44,16 +44,21 @@ def _refusal(fn, *args) -> str | None:
     return None
 
 
+def _locked(assignment_id: int, *related: str) -> Assignment:
+    """The assignment locked for a decision in the caller's transaction, after the provider's rows the
+    decision writes too (`CrowdProvider.lock_for_review`: a Prolific session, which its sync locks
+    before the session's assignments), so a decision and a sync never wait for each other in a cycle."""
+    name = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch__provider", flat=True).get()
+    get_provider(name).lock_for_review(assignment_id)
+    return Assignment.objects.select_for_update(of=("self",)).select_related(*related).get(pk=assignment_id)
+
+
 def approve(*, assignment_id: int, by=None, at_provider: bool = False) -> Assignment:
     """Approve submitted work and record its reward and fee once. `at_provider`: the provider
     approved it already (MTurk's auto-approval, a Prolific decision), so it is not called again."""
     refused = None
     with transaction.atomic():
-        a = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("hit__batch", "worker")
-            .get(pk=assignment_id)
-        )
+        a = _locked(assignment_id, "hit__batch", "worker")
         if a.status == Assignment.Status.APPROVED:
             return a  # approving twice pays once
         if a.status != Assignment.Status.SUBMITTED:
@@ -97,13 +102,11 @@ def paid_at_provider(*, assignment_id: int) -> bool:
     approved but unconfirmed, so it counts nowhere): its reward and fee reach the ledger once all
     the same. True when the assignment is approved here."""
     with transaction.atomic():
-        a = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("hit__batch", "worker")
-            .filter(pk=assignment_id, status=Assignment.Status.APPROVED)
-            .first()
-        )
-        if a is None:
+        try:
+            a = _locked(assignment_id, "hit__batch", "worker")
+        except Assignment.DoesNotExist:
+            return False
+        if a.status != Assignment.Status.APPROVED:
             return False
         _record_reward(a, get_provider(a.hit.batch.provider))
     return True
@@ -119,7 +122,7 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
         raise ReviewError(f"Feedback is limited to {MAX_FEEDBACK} characters ({len(feedback)} given).")
     refused = None
     with transaction.atomic():
-        a = Assignment.objects.select_for_update(of=("self",)).select_related("hit__batch").get(pk=assignment_id)
+        a = _locked(assignment_id, "hit__batch")
         if a.status == Assignment.Status.REJECTED:
             return a
         if a.status != Assignment.Status.SUBMITTED:

@@ -37,11 +37,11 @@ import secrets
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.urls import reverse
 
 from hits.ledger import reward_key
-from hits.models import ProviderCall
+from hits.models import Assignment, ProviderCall
 from hits.money import cents, format_money, hourly_rate
 from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
 from hits.providers.prolific.client import ProlificClient, ProlificError
@@ -247,6 +247,19 @@ class ProlificProvider(CrowdProvider):
         if session is None:
             return super().reward_fee(assignment, amount)
         return session_fee(self, session, amount, reward_key(assignment.pk))
+
+    def lock_for_review(self, assignment_id: int) -> None:
+        """The session of the assignment, locked before it: the sync (`sync.apply_submission`) locks a
+        session and then confirms or releases its assignments, while a decision on one of them writes
+        the session's decision and reckons its fee under the session's lock (`mark_decision`,
+        `rewards.session_fee`); taken in the other order, the two deadlocked."""
+        of_assignment = Assignment.objects.filter(
+            pk=assignment_id,
+            hit__batch_id=OuterRef("batch_id"),
+            worker_id=OuterRef("worker_id"),
+            external_id=OuterRef("session_id"),
+        )
+        ProlificSession.objects.select_for_update().filter(Exists(of_assignment)).values_list("pk").first()
 
     def currency(self, batch) -> str:
         """The Prolific account's currency (the batch option): Prolific pays rewards and bonuses in it."""
