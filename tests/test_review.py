@@ -139,3 +139,38 @@ def test_a_lead_approval_racing_the_auto_approval_pays_once(monkeypatch, lead):
     assert errors == [] and calls == [a.pk]
     entries = LedgerEntry.objects.filter(assignment=a)
     assert list(entries.values_list("kind", flat=True)) == ["reward"] and entries.get().created_by == lead
+
+
+def test_a_database_error_on_one_decision_is_said_and_leaves_it_undecided(client, lead, monkeypatch):
+    """A decision whose transaction the database aborts (a deadlock, a lock timeout, a lost
+    connection) was a 500 page, after the decisions before it in the same bulk action were made. It is
+    one message now; its assignment is left as it was, nothing of it written, and the others are made."""
+    from django.db import OperationalError
+    from django.urls import reverse
+
+    batch = published_batch()
+    first, second = (handout.next_assignment(w, batch) for w in make_workers(2))
+    for a in (first, second):
+        submit_assignment(assignment_id=a.pk, worker_id=a.worker_id, answers=all_answers(a))
+    record = review._record_reward
+
+    def aborted(a, provider, by=None):
+        if a.pk == first.pk:  # after its status was written, in the same transaction
+            raise OperationalError("deadlock detected")
+        return record(a, provider, by)
+
+    monkeypatch.setattr(review, "_record_reward", aborted)
+    client.force_login(lead)
+    form = {"assignment": [first.pk, second.pk], "action": "approve"}
+    response = client.post(reverse("batch_review", args=[batch.pk]), form, follow=True)
+    assert response.status_code == 200
+    said = [str(m) for m in response.context["messages"]]
+    assert said == [
+        "Approved 1 assignment.",
+        f"Assignment {first.pk}: the database could not record this decision just now, so nothing of it "
+        "was saved here; try again.",
+    ]
+    first.refresh_from_db()
+    assert first.status == Assignment.Status.SUBMITTED and first.reviewed_by is None
+    assert not LedgerEntry.objects.filter(assignment=first).exists()
+    assert LedgerEntry.objects.filter(assignment=second, kind="reward").count() == 1

@@ -11,7 +11,7 @@ before our rows change, so a refused call leaves the assignment as it was.
 import logging
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, IntegerField
 from django.utils import timezone
 
@@ -151,17 +151,27 @@ def reject(*, assignment_id: int, feedback: str, by=None, at_provider: bool = Fa
     return a
 
 
+NOT_RECORDED = "the database could not record this decision just now, so nothing of it was saved here; try again."
+
+
 def bulk(action, assignment_ids, **kwargs) -> tuple[int, list[str]]:
     """Apply approve or reject to many assignments; returns (done, error messages). `done` counts
     only the assignments this call changed: one already decided so (a stale page, a double click)
     is neither done again nor an error, so len(ids) - done - len(errors) were decided already."""
     done, errors = 0, []
     for assignment_id in assignment_ids:
-        before = Assignment.objects.filter(pk=assignment_id).values_list("status", flat=True).first()
         try:
+            before = Assignment.objects.filter(pk=assignment_id).values_list("status", flat=True).first()
             after = action(assignment_id=assignment_id, **kwargs)
         except (ReviewError, Assignment.DoesNotExist) as exc:
             errors.append(f"Assignment {assignment_id}: {exc}")
+        except DatabaseError:
+            # Its transaction was rolled back whole (a lock wait aborted, the connection lost): the
+            # decision is not half-written, and the others are still tried, each in its own.
+            logger.exception(
+                "database error on %s of assignment %s", getattr(action, "__name__", action), assignment_id
+            )
+            errors.append(f"Assignment {assignment_id}: {NOT_RECORDED}")
         else:
             done += int(after.status != before)
     return done, errors
