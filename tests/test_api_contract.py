@@ -63,13 +63,30 @@ def test_a_page_size_over_the_maximum_is_cut_to_it(client, settings):
 
 
 def test_an_export_format_outside_its_enum_is_refused(client):
+    """`?format=` names the file's own format only: json (the file is never JSON; it was served the
+    CSV) and an unknown one are refused like an empty one, by a 400 naming the download's format
+    alone (it said "Not one of json, csv.")."""
     dataset = demo_dataset()
-    url = f"/api/datasets/{dataset.pk}/exports/judgments.csv"
-    assert client.get(url + "?format=csv").status_code == 200
-    empty = client.get(url + "?format=")
-    assert empty.status_code == 400 and empty.json()["code"] == "invalid" and "format" in empty.json()["fields"]
-    assert client.get(url + "?format=xml").status_code == 404
-    assert client.get(url + "?format=xml")["Content-Type"] == "application/json"
+    for name, own, other in (("judgments.csv", "csv", "jsonl"), ("rose.jsonl", "jsonl", "csv")):
+        url = f"/api/datasets/{dataset.pk}/exports/{name}"
+        assert client.get(url + f"?format={own}").status_code == 200
+        for asked in ("", "xml", "json", other):
+            response = client.get(url + f"?format={asked}")
+            assert response.status_code == 400 and response["Content-Type"] == "application/json", (name, asked)
+            assert response.json()["code"] == "invalid"
+            assert response.json()["fields"] == {"format": [f"Not one of {own}: this download is always that file."]}
+
+
+def test_an_export_s_schema_offers_its_own_format_only(schema):
+    for path, own in (("judgments.csv", "csv"), ("scores.csv", "csv"), ("rose.jsonl", "jsonl")):
+        parameters = schema["paths"][f"/api/datasets/{{dataset_id}}/exports/{path}"]["get"]["parameters"]
+        assert [p["schema"]["enum"] for p in parameters if p["name"] == "format"] == [[own]], path
+
+
+def test_a_wrong_export_format_is_refused_only_once_the_caller_is_known(lead):
+    dataset = demo_dataset()
+    response = APIClient().get(f"/api/datasets/{dataset.pk}/exports/judgments.csv?format=xml")
+    assert response.status_code in (401, 403) and response["Content-Type"] == "application/json"
 
 
 def test_a_path_with_an_encoded_newline_is_a_json_404(client):

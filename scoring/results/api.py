@@ -12,7 +12,7 @@ import tempfile
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -356,15 +356,28 @@ class JSONLinesRenderer(_Download):
 
 
 class DownloadView(JSONErrorsMixin, APIView):
-    """A file download; errors stay JSON whatever the Accept header asked for. `?format=` must be
-    one of the schema's choices (an unknown one is a 404 from the negotiation, an empty one a 400)."""
+    """A file download; errors stay JSON whatever the Accept header asked for (JSON is among its
+    renderers so that a client accepting only JSON still gets the file). `?format=` may name only
+    the file's own format: any other, empty, unknown or `json` (the file is never JSON), is a 400
+    naming it, once the caller is known."""
+
+    def formats(self) -> list[str]:
+        return [renderer.format for renderer in self.get_renderers() if isinstance(renderer, _Download)]
+
+    def wrong_format(self, request) -> str:
+        asked = request.query_params.get(api_settings.URL_FORMAT_OVERRIDE)
+        if asked is None or asked in self.formats():
+            return ""
+        return f"Not one of {', '.join(self.formats())}: this download is always that file."
+
+    def perform_content_negotiation(self, request, force=False):
+        # A wrong format is refused by `initial`, after authentication (negotiation comes before it).
+        return super().perform_content_negotiation(request, force=force or bool(self.wrong_format(request)))
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        asked = request.query_params.get(api_settings.URL_FORMAT_OVERRIDE)
-        formats = [renderer.format for renderer in self.get_renderers()]
-        if asked is not None and asked not in formats:
-            raise ValidationError({"format": [f"Not one of {', '.join(formats)}."]})
+        if wrong := self.wrong_format(request):
+            raise ValidationError({"format": [wrong]})
 
 
 def _csv_download(write, filename: str) -> FileResponse:
@@ -378,14 +391,17 @@ def _csv_download(write, filename: str) -> FileResponse:
     return FileResponse(spool, as_attachment=True, filename=filename, content_type="text/csv; charset=utf-8")
 
 
-def _download_schema(operation_id: str, media_type: str, summary: str, description: str):
+def _download_schema(operation_id: str, renderer: type[_Download], summary: str, description: str):
     return extend_schema(
         operation_id=operation_id,
         summary=summary,
         description=description,
-        parameters=[ROUND],
+        parameters=[
+            ROUND,
+            OpenApiParameter("format", str, enum=[renderer.format], description="The file's own format."),
+        ],
         responses={
-            (200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description="The file, as an attachment."),
+            (200, renderer.media_type): OpenApiResponse(OpenApiTypes.BINARY, description="The file, as an attachment."),
             **error_responses(400, 404, 406, json_key=True),
         },
     )
@@ -397,7 +413,7 @@ class JudgmentsCSV(DownloadView):
 
     @_download_schema(
         "datasets_export_judgments",
-        "text/csv",
+        CSVRenderer,
         "Raw judgments as CSV",
         "Columns: worker, example_id, system, acu_index, label (counted judgments only).",
     )
@@ -414,7 +430,7 @@ class ScoresCSV(DownloadView):
 
     @_download_schema(
         "datasets_export_scores",
-        "text/csv",
+        CSVRenderer,
         "Per-summary scores as CSV",
         "Columns: example_id, system, acu, normalized_acu, summary_words (latest scoring run).",
     )
@@ -437,7 +453,7 @@ class RoseJSONL(DownloadView):
 
     @_download_schema(
         "datasets_export_rose",
-        "application/x-ndjson",
+        JSONLinesRenderer,
         "The dataset with its labels as RoSE JSONL",
         "One JSON object per document, as the import reads it (labels: majority of the counted judgments).",
     )
