@@ -142,7 +142,13 @@ FIELDS = {
     f.name: f
     for f in (
         BatchField(
-            "name", "text", "Name", "", optional=True, help="Optional; a dated name is used otherwise.", max_length=200
+            "name",
+            "text",
+            "Name",
+            "",
+            optional=True,
+            help="Optional; otherwise the dataset, the batch number and the date.",
+            max_length=200,
         ),
         BatchField(
             "protocol",

@@ -91,3 +91,21 @@ def test_create_batch_command_prints_the_id_last(capsys):
     assert Batch.objects.get(pk=batch_id).hits.count() == 20
     call_command("publish_batch", str(batch_id))
     assert Batch.objects.get(pk=batch_id).status == Batch.Status.PUBLISHED
+
+
+def test_batches_made_in_the_same_minute_get_distinct_readable_default_names(monkeypatch):
+    """Two batches made in the same minute without a name were both "<dataset> batch <date> <minute>"."""
+    from datetime import UTC, datetime
+
+    from django.utils import timezone
+
+    at = datetime(2026, 12, 7, 14, 3, 30, tzinfo=UTC)
+    monkeypatch.setattr(timezone, "now", lambda: at)
+    dataset = demo_dataset()
+    one, two = (create_batch(dataset=dataset, spec=BatchSpec()) for _ in range(2))
+    minute = f"{timezone.localtime(at):%Y-%m-%d %H:%M}"
+    assert one.name != two.name
+    for batch in (one, two):
+        batch.refresh_from_db()
+        assert batch.name == f"{dataset.name} batch {batch.pk} ({minute})"
+    assert create_batch(dataset=dataset, spec=BatchSpec(name="Pilot")).name == "Pilot"

@@ -58,6 +58,13 @@ def bucket_hits(batch: Batch, bucket):
     return hits if bucket.max_acus is None else hits.filter(acu_count__lte=bucket.max_acus)
 
 
+def default_name(batch: Batch) -> str:
+    """The name of a batch the lead gave none: its dataset's, its id and when it was made (the site's
+    time), e.g. "cnndm batch 12 (2026-12-07 14:03)". Unique by its id: two batches made in the same
+    minute (or second) were both "cnndm batch 2026-12-07 14:03"."""
+    return f"{batch.dataset.name} batch {batch.pk} ({timezone.localtime(batch.created_at):%Y-%m-%d %H:%M})"
+
+
 @transaction.atomic
 def create_batch(
     *,
@@ -104,7 +111,7 @@ def create_batch(
     round_ = rating_batches.rating_round(dataset, spec.rating_round, spec.protocol, created_by) if spec.rating else None
     batch = Batch.objects.create(
         dataset=dataset,
-        name=spec.name or f"{dataset.name} batch {timezone.now():%Y-%m-%d %H:%M}",
+        name=spec.name,  # none given: `default_name`, once the batch has its id
         provider=spec.provider,
         assignments_per_hit=spec.assignments,
         lifetime_seconds=int(spec.lifetime_hours * 3600),
@@ -130,6 +137,9 @@ def create_batch(
         # Ref-based page of the same examples): its HITs go out first (the lead may change it)
         priority=PRIOR_PRIORITY if spec.rating and spec.protocol == PRIOR else 0,
     )
+    if not batch.name:
+        batch.name = default_name(batch)
+        batch.save(update_fields=["name"])
     if systems:
         batch.systems.set(systems)
     PayBucket.objects.bulk_create(
