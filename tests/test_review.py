@@ -14,6 +14,7 @@ from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, published_batch
 from .test_handout import make_workers
+from .test_prolific_contract import API, api, published, reviewable, worked_session  # noqa: F401 (api: the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
@@ -174,3 +175,41 @@ def test_a_database_error_on_one_decision_is_said_and_leaves_it_undecided(client
     assert first.status == Assignment.Status.SUBMITTED and first.reviewed_by is None
     assert not LedgerEntry.objects.filter(assignment=first).exists()
     assert LedgerEntry.objects.filter(assignment=second, kind="reward").count() == 1
+
+
+def test_a_database_error_approving_a_prolific_session_is_said_and_its_other_hits_are_paid(
+    client,
+    lead,
+    monkeypatch,
+    api,  # noqa: F811
+):
+    """The sessions' Approve (one bulk call at Prolific, then each HIT paid here) was a 500 page when the
+    database aborted one HIT's approval; it is that HIT's message now, the session's other HITs are paid
+    and the one left submitted is approved by the next try (or the sync) once, as ever."""
+    from django.db import OperationalError
+    from django.urls import reverse
+
+    batch = published(api)
+    session = worked_session(batch, "PID1", "5ab000000000000000000001")
+    reviewable(api, batch, session)
+    api.post(API + "submissions/bulk-approve/", json={"message": "The request has been scheduled."})
+    first = session.assignments().order_by("pk").first()
+    record = review._record_reward
+
+    def aborted(a, provider, by=None):
+        if a.pk == first.pk:
+            raise OperationalError("deadlock detected")
+        return record(a, provider, by)
+
+    monkeypatch.setattr(review, "_record_reward", aborted)
+    client.force_login(lead)
+    form = {"session": [session.pk], "action": "approve"}
+    response = client.post(reverse("prolific_review", args=[batch.pk]), form, follow=True)
+    assert response.status_code == 200
+    said = [str(m) for m in response.context["messages"]]
+    assert f"Assignment {first.pk}: {review.NOT_RECORDED}" in said
+    first.refresh_from_db()
+    assert first.status == Assignment.Status.SUBMITTED
+    assert not LedgerEntry.objects.filter(assignment=first).exists()
+    paid = LedgerEntry.objects.filter(batch=batch, kind="reward").values_list("assignment_id", flat=True)
+    assert sorted(paid) == sorted(session.assignments().exclude(pk=first.pk).values_list("pk", flat=True))

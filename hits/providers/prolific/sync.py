@@ -164,12 +164,8 @@ def settle_approved(session: ProlificSession, by=None) -> list[str]:
     approved below; one after it finds its HIT expired."""
     mark_decision(session, "approved")
     release_places(session.assignments().filter(status=Assignment.Status.ASSIGNED), confirmed=False)
-    errors = []
-    for pk in session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True):
-        try:
-            review.approve(assignment_id=pk, by=by)
-        except review.ReviewError as exc:
-            errors.append(f"Assignment {pk}: {exc}")
+    submitted = session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True)
+    _, errors = review.bulk(review.approve, list(submitted), by=by)
     study = session.batch.prolific_studies.filter(kind="main").first()
     if study is not None and not errors:
         rest = rest_of_session(study, paid_rewards(session))
@@ -191,12 +187,8 @@ def settle_approved(session: ProlificSession, by=None) -> list[str]:
 
 def settle_rejected(session: ProlificSession, feedback: str, by=None) -> list[str]:
     mark_decision(session, "rejected")
-    errors = []
-    for pk in session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True):
-        try:
-            review.reject(assignment_id=pk, feedback=feedback[:MAX_FEEDBACK], by=by)
-        except review.ReviewError as exc:
-            errors.append(f"Assignment {pk}: {exc}")
+    submitted = session.assignments().filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True)
+    _, errors = review.bulk(review.reject, list(submitted), feedback=feedback[:MAX_FEEDBACK], by=by)
     return errors
 
 
