@@ -49,7 +49,7 @@ def test_a_stopped_batch_is_not_stopped_again_but_can_be_extended(client, lead):
     assert said(act(client, batch, "stop")) == "Stopped: no new HITs are handed out."
     again = act(client, batch, "stop")
     assert said(again) == "This batch is in state “Stopped”: only a published or publishing batch can be stopped."
-    assert "Extended by 24 hours" in said(act(client, batch, "extend", hours="24"))
+    assert "Reopened for 24 hours" in said(act(client, batch, "extend", hours="24"))
     batch.refresh_from_db()
     assert batch.status == Batch.Status.PUBLISHED
 

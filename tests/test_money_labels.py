@@ -236,6 +236,7 @@ def test_the_budget_box_says_what_is_wrong_with_a_typed_budget(client, lead, val
 def test_the_budget_box_takes_the_bounds_and_clears(client, lead):
     batch = gbp_draft(client, lead)
     assert _budget_box(client, batch, "£99,999,999.99") == "Budget set to £99,999,999.99."
-    assert _budget_box(client, batch, "0") == "Budget set to £0.00."
+    # Below the draft's estimate: kept, and said what it blocks (tests/test_budget_walkthrough.py).
+    assert _budget_box(client, batch, "0").startswith("Budget set to £0.00: below the estimated cost £")
     assert _budget_box(client, batch, "") == "Budget removed."
     assert Batch.objects.get(pk=batch.pk).budget is None

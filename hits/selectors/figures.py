@@ -182,19 +182,30 @@ def _with_waiting(batches: list[Batch], figures: dict[int, dict]) -> list[dict]:
 
 def money(figures: list[dict]) -> dict:
     """Spend by kind and in total over these batches' figures (of one currency), their budget
-    (None when no batch has one), the share of it spent and what is left of it (or how far past it)."""
+    (None when no batch has one), the share of it spent and what is left of it (or how far past it).
+    The budget is held against the spend of the batches that have one (`budgeted`); the spend of
+    those without one is `unbudgeted` (a walkthrough read "$1.80 of $61.00 budget" where $1.80 was
+    every batch's spend and $61.00 the budget of only some)."""
     totals: dict = _zero_spend()
+    budgeted = unbudgeted = Decimal("0.00")
     for f in figures:
         for kind, amount in f["spend"].items():
             totals[kind] += amount
+        spent = sum(f["spend"].values(), Decimal("0.00"))
+        if f["budget"] is None:
+            unbudgeted += spent
+        else:
+            budgeted += spent
     totals["total"] = sum(totals.values(), Decimal("0.00"))
     budgets = [f["budget"] for f in figures if f["budget"] is not None]
     budget = sum(budgets, Decimal("0.00")) if budgets else None
     totals["budget"] = budget
-    totals["budget_left"] = budget - totals["total"] if budget is not None else None
+    totals["budgeted"] = budgeted if budget is not None else None
+    totals["unbudgeted"] = unbudgeted
+    totals["budget_left"] = budget - budgeted if budget is not None else None
     # what a page says when the spend passed the budget ("$0.80 over", not "-$0.80 left")
     totals["budget_over"] = -totals["budget_left"] if budget is not None and totals["budget_left"] < 0 else None
-    totals["share"] = round(100 * float(totals["total"] / budget), 1) if budget else None
+    totals["share"] = round(100 * float(budgeted / budget), 1) if budget else None
     totals["currency"] = figures[0].get("currency", "USD") if figures else "USD"
     return totals
 

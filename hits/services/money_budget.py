@@ -62,6 +62,32 @@ def set_budget(batch: Batch, value, by=None) -> Batch:
     return batch
 
 
+def budget_confirmation(batch: Batch, estimate: Decimal | None = None) -> tuple[str, bool]:
+    """(What the batch page says once the budget is set, whether it is a warning): the amount, and
+    plainly what it blocks when it
+    is below the money the batch already has spent or owes (`bonus_spend`: bonuses are then refused
+    unless the lead ticks "Pay over the budget"; approvals are never held to the budget) or, for a
+    draft, below its `estimate` (publishing is refused: `over_budget_message`). Such a budget is
+    accepted (a lead may want to stop bonuses), never silently."""
+    if batch.budget is None:
+        return "Budget removed.", False
+    said = f"Budget set to {batch_money(batch, batch.budget)}"
+    if batch.status == Batch.Status.DRAFT:
+        if estimate is not None and cents(estimate) > cents(batch.budget):
+            return (
+                f"{said}: below the estimated cost {batch_money(batch, estimate)}, "
+                "so publishing is refused until the budget is raised."
+            ), True
+        return f"{said}.", False
+    spent = bonus_spend(batch)["total"]
+    if cents(spent) > cents(batch.budget):
+        return (
+            f"{said}: below the {batch_money(batch, spent)} already spent or owed, so every bonus is "
+            "refused unless “Pay over the budget” is ticked; approving work still pays its reward."
+        ), True
+    return f"{said}.", False
+
+
 # The PostgreSQL advisory lock of a batch's bonuses (`bonus_turn`): this class in the high bits of
 # one bigint key, the batch's id (a BigAutoField) in the low 48.
 BONUS_LOCK_CLASS = 7_201 << 48

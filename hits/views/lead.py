@@ -122,6 +122,14 @@ def batch_estimate(request, dataset_id: int):
     return JsonResponse(figures)
 
 
+def _reopens(batch: Batch) -> bool:
+    """Whether extending the batch opens it again (stopped, or run out of time): its button reads
+    "Reopen for 24 h" and the confirmation "Reopened for", never "Extend" as if it were still open."""
+    if batch.status == Batch.Status.STOPPED:
+        return True
+    return batch.expires_at is not None and batch.expires_at <= timezone.now()
+
+
 @role_required(LEAD)
 def batch_detail(request, batch_id: int):
     batch = get_object_or_404(Batch.objects.select_related("dataset", "qualification_test"), pk=batch_id)
@@ -188,6 +196,7 @@ def batch_detail(request, batch_id: int):
             "closed_early": batch.status != Batch.Status.PUBLISHED
             and batch.expires_at is not None
             and batch.expires_at > timezone.now(),
+            "reopens": _reopens(batch),
             "waiting": waiting,
             "shared": selectors.workers_shared_with(batch) if batch.provider == Worker.Provider.INHOUSE else None,
             "bonusable": Assignment.objects.filter(hit__batch=batch, status__in=Assignment.COUNTED)
@@ -225,8 +234,9 @@ def batch_action(request, batch_id: int, action: str):
             hours = _hours(request.POST.get("hours", "24"))
             if hours is None or not 0 < hours <= 24 * 365:
                 raise batches.BatchError("Extend by 1 hour to 1 year.")
+            done = "Reopened for" if _reopens(batch) else "Extended by"
             batch = batches.extend_batch(batch, hours)
-            messages.success(request, f"Extended by {hours:g} hours: open until {_when(batch.expires_at)}.")
+            messages.success(request, f"{done} {hours:g} hours: open until {_when(batch.expires_at)}.")
         elif action == "stop":
             batches.stop_batch(batch)
             messages.success(request, "Stopped: no new HITs are handed out.")
@@ -235,12 +245,9 @@ def batch_action(request, batch_id: int, action: str):
             messages.success(request, f"Priority set to {batch.priority}.")
         elif action == "budget":
             batch = money_budget.set_budget(batch, request.POST.get("budget", ""), by=request.user)
-            messages.success(
-                request,
-                f"Budget set to {money_budget.batch_money(batch, batch.budget)}."
-                if batch.budget is not None
-                else "Budget removed.",
-            )
+            estimate = batches.cost_estimate(batch)["total"] if batch.status == Batch.Status.DRAFT else None
+            said, warned = money_budget.budget_confirmation(batch, estimate)
+            (messages.warning if warned else messages.success)(request, said)
         elif action == "buckets":
             form = BucketsForm(request.POST, currency=money_currency(batch))
             if not form.is_valid():
@@ -426,7 +433,7 @@ LEDGER_PAGE_SIZE = 100
 
 @role_required(LEAD)
 def ledger(request, batch_id: int):
-    batch = get_object_or_404(Batch, pk=batch_id)
+    batch = get_object_or_404(Batch.objects.select_related("dataset"), pk=batch_id)
     # Oldest first, as a ledger reads (the model's order); the totals are the batch's, over every row.
     entries = batch.ledger.select_related("worker", "assignment", "created_by").order_by("created_at", "pk")
     page = Paginator(entries, LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
