@@ -7,6 +7,7 @@ half-written (the services write our side only after the provider call succeeded
 call is idempotent so a retry finishes what a crash interrupted).
 """
 
+from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
 from django.db.models import Count
@@ -27,9 +28,33 @@ def alike_price(hits) -> Decimal:
     session of K HITs pays K times that. Publishing, the session plan and the batch page read it.
     The mean is taken here from each reward's count (a few pay buckets), exactly: SQLite's AVG()
     of a DecimalField is a floating-point mean (25 HITs of $0.92: 0.9200000000000006, up to $0.93)."""
-    counts = list(hits.order_by().values_list("reward").annotate(n=Count("pk")))
-    total, n = sum((reward * k for reward, k in counts), Decimal("0")), sum(k for _, k in counts)
+    return alike_price_of(dict(hits.order_by().values_list("reward").annotate(n=Count("pk"))))
+
+
+def alike_price_of(rewards: dict) -> Decimal:
+    """`alike_price` of HITs counted as {reward: HITs} (a batch's plan before its HITs exist)."""
+    total, n = sum((reward * k for reward, k in rewards.items()), Decimal("0")), sum(rewards.values())
     return (total / n if n else Decimal("0")).quantize(CENT, rounding=ROUND_CEILING)
+
+
+@dataclass(frozen=True)
+class SessionPrice:
+    """What a provider paying per session of several HITs (Prolific) records for a batch whose every
+    session is done and approved: `sessions` payments of `reward` (the session's reward, paid whole
+    however many of its HITs it held) with the `fee` on each (rounded once per payment)."""
+
+    sessions: int
+    hits_per_session: int
+    reward: Decimal
+    fee: Decimal
+
+    @property
+    def rewards(self) -> Decimal:
+        return self.reward * self.sessions
+
+    @property
+    def fees(self) -> Decimal:
+        return self.fee * self.sessions
 
 
 class Capability:
@@ -71,6 +96,14 @@ class CrowdProvider:
         transaction): `fee`, charged on each assignment's reward. A provider that pays several HITs as
         one payment (Prolific's session) charges its fee on that payment instead."""
         return self.fee(amount, assignment.hit.batch.assignments_per_hit)
+
+    def session_price(self, owner, rewards: dict, acus: int, places: int) -> SessionPrice | None:
+        """How the cost estimate (`hits.services.batch_plan.price`) prices a provider that pays per
+        session of several HITs: `owner` is the batch (a draft or later) or the spec of a new one,
+        `rewards` its HITs counted as {reward: HITs}, `acus` the ACUs they carry, `places` their most
+        places. None (the default, MTurk's and in-house's rule): each place is paid its HIT's reward
+        with `fee` on it, as `reward_fee` records it."""
+        return None
 
     def lock_for_review(self, assignment_id: int) -> None:
         """Lock, in the caller's transaction, the provider's own rows that a decision on this assignment

@@ -86,11 +86,17 @@ class BucketCost:
         return self.rewards + self.fees
 
 
-def price(provider_name: str, buckets: list[Bucket], counts: Counter, places: Places) -> dict:
+def price(owner, buckets: list[Bucket], counts: Counter, places: Places) -> dict:
     """HITs, assignments (their most places) and cost by pay bucket, the provider's fees included, of
-    HITs counted as {(ACU count, gold): HITs}; a HIT no bucket holds is not counted."""
-    provider = get_provider(provider_name)
+    HITs counted as {(ACU count, gold): HITs} of `owner` (a batch, or the spec of a new one); a HIT no
+    bucket holds is not counted. Each place costs its bucket's reward and the provider's fee on it
+    (MTurk charges per assignment), unless the provider pays per session of several HITs
+    (`CrowdProvider.session_price`, Prolific): then the totals are its sessions' rewards and fees,
+    what approving every session of the batch writes to the ledger, and `sessions` says how."""
+    provider = get_provider(owner.provider)
     rows = []
+    rewards: Counter = Counter()
+    acus = 0
     for b in buckets:
         held = {key: n for key, n in counts.items() if b.holds(key[0])}
         n_places = sum(n * places.most(gold) for (_, gold), n in held.items())
@@ -100,15 +106,23 @@ def price(provider_name: str, buckets: list[Bucket], counts: Counter, places: Pl
                 b.label, b.reward, sum(held.values()), n_places, cents(b.reward * n_places), cents(fee_each * n_places)
             )
         )
-    rewards = sum((r.rewards for r in rows), Decimal("0.00"))
-    fees = sum((r.fees for r in rows), Decimal("0.00"))
+        rewards[b.reward] += sum(held.values())
+        acus += sum(acu_count * n for (acu_count, _), n in held.items())
+    total_places = sum(r.assignments for r in rows)
+    sessions = provider.session_price(owner, dict(rewards), acus, total_places) if rows else None
+    if sessions is not None:
+        reward_total, fees = cents(sessions.rewards), cents(sessions.fees)
+    else:
+        reward_total = sum((r.rewards for r in rows), Decimal("0.00"))
+        fees = sum((r.fees for r in rows), Decimal("0.00"))
     return {
         "buckets": rows,
         "hits": sum(r.hits for r in rows),
-        "assignments": sum(r.assignments for r in rows),
-        "rewards": rewards,
+        "assignments": total_places,
+        "rewards": reward_total,
         "fees": fees,
-        "total": rewards + fees,
+        "total": reward_total + fees,
+        "sessions": sessions,
         "provider": provider.label,
     }
 

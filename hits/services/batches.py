@@ -224,7 +224,7 @@ def cost_estimate(batch: Batch) -> dict:
     for gold in (True, False):
         rows = first.filter(gold_answers__isnull=not gold).values_list("acu_count").annotate(n=Count("pk"))
         counts.update({(acu_count, gold): n for acu_count, n in rows.order_by()})
-    return batch_plan.price(batch.provider, batch_buckets(batch), counts, batch_plan.Places.of_batch(batch))
+    return batch_plan.price(batch, batch_buckets(batch), counts, batch_plan.Places.of_batch(batch))
 
 
 def publish_refusal(batch: Batch) -> str | None:

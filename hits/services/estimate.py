@@ -39,7 +39,7 @@ def estimate(dataset, spec: BatchSpec, *, systems=None, references=None, documen
     draft exists, priced from the plan `create_batch` writes (hits.services.batch_plan: gold HITs, a
     `pairs` batch's triage). Writes nothing; BatchError when creating the draft would be refused so."""
     planned = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents)
-    cost = batch_plan.price(spec.provider, list(spec.buckets), planned.counts(), batch_plan.Places.of_spec(spec))
+    cost = batch_plan.price(spec, list(spec.buckets), planned.counts(), batch_plan.Places.of_spec(spec))
     figures = {k: cost[k] for k in ("hits", "assignments", "rewards", "fees", "total")}
     figures["over_budget"] = spec.budget is not None and cost["total"] > spec.budget
     return figures

@@ -8,8 +8,10 @@ from statistics import fmean
 from django.db.models import Avg, Sum
 
 from hits.calibration import too_few_timed
+from hits.models import Batch
 from hits.money import hourly_rate
-from hits.provider_interface.base import alike_price
+from hits.provider_interface.base import SessionPrice, alike_price, alike_price_of
+from hits.providers.prolific.config import config
 from hits.providers.prolific.models import ProlificStudy
 from hits.selectors import timed_assignments
 
@@ -76,8 +78,24 @@ def _time_per_hit(batch) -> tuple[float, int]:
     measured = [float(s) for s in timed_assignments(batch).values_list("active_seconds", flat=True) if s is not None]
     if not too_few_timed(len(measured)):  # as the calibration table: MIN_TIMED_HITS at least
         return fmean(measured), len(measured)
-    mean_acus = batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10
-    return 30.0 + 6.0 * float(mean_acus), len(measured)
+    return first_guess(batch.hits.aggregate(n=Avg("acu_count"))["n"] or 10), len(measured)
+
+
+def first_guess(mean_acus: float) -> float:
+    """The seconds a HIT is guessed to take before MIN_TIMED_HITS HITs are timed: 30 s + 6 s per ACU."""
+    return 30.0 + 6.0 * float(mean_acus)
+
+
+def _hits_per_session(cfg: dict, study: ProlificStudy | None, seconds: float, hit_count: int) -> int:
+    """K: the one frozen on the draft once it exists, else the batch option, else the session's
+    minutes over the time a HIT takes; never more than the batch's HITs (more would need a HIT twice)."""
+    if study is not None and study.study_id:
+        k = study.hits_per_session
+    elif cfg.get("hits_per_session"):
+        k = int(cfg["hits_per_session"])
+    else:
+        k = round(float(cfg["session_minutes"]) * 60 / seconds)
+    return max(1, min(k, hit_count or 1))
 
 
 def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> SessionPlan:
@@ -89,13 +107,7 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
     is the one frozen on it (its places were computed from it)."""
     hit_count = batch.hits.count()
     seconds, timed = _time_per_hit(batch)
-    if study is not None and study.study_id:
-        k = study.hits_per_session
-    elif cfg.get("hits_per_session"):
-        k = int(cfg["hits_per_session"])
-    else:
-        k = round(float(cfg["session_minutes"]) * 60 / seconds)
-    k = max(1, min(k, hit_count or 1))  # more would need a HIT twice
+    k = _hits_per_session(cfg, study, seconds, hit_count)
     per_hit = alike_price(batch.hits)
     return SessionPlan(
         hits_per_session=k,
@@ -108,6 +120,29 @@ def session_plan(batch, cfg: dict, study: ProlificStudy | None = None) -> Sessio
         timed=timed,
         target_hourly=Decimal(batch.target_hourly_rate),
     )
+
+
+def session_price(provider, owner, rewards: dict, acus: int, places: int) -> SessionPrice:
+    """`ProlificProvider.session_price`: what approving every session of the batch records when its
+    HITs' `places` (their most) are all done. Each session is paid the study's reward whole with
+    Prolific's fee on it (`rewards.rest_of_session`, `rewards.session_fee`), so the batch costs its
+    sessions x (reward + fee(reward)): the places over K rounded up (a last, shorter session is paid
+    whole), at least the places a published study has (`add_places`). A batch (`owner`) is priced by
+    its `session_plan`, as publishing sends it; a new batch's spec by the same rule on its plan's HITs
+    (`rewards` {reward: HITs}, carrying `acus` ACUs), none of them timed yet."""
+    cfg = config(owner)
+    if isinstance(owner, Batch):
+        study = ProlificStudy.objects.filter(batch=owner, kind="main").first()
+        plan = session_plan(owner, cfg, study)
+        k, reward = plan.hits_per_session, plan.reward
+        least = study.places if study is not None and study.study_id else 0
+    else:
+        hit_count = sum(rewards.values())
+        k = _hits_per_session(cfg, None, first_guess(acus / hit_count if hit_count else 10), hit_count)
+        reward, least = alike_price_of(rewards) * k, 0
+    sessions = max(math.ceil(places / k), least)
+    per_hit = owner.assignments_per_hit if isinstance(owner, Batch) else owner.assignments
+    return SessionPrice(sessions, k, reward, provider.fee(reward, per_hit))
 
 
 def opened_places(batch) -> int:

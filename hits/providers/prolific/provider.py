@@ -43,7 +43,8 @@ from django.urls import reverse
 from hits.ledger import reward_key
 from hits.models import Assignment, ProviderCall
 from hits.money import cents, format_money, hourly_rate
-from hits.provider_interface.base import Capability, CrowdProvider, ProviderError
+from hits.provider_interface.base import Capability, CrowdProvider, ProviderError, SessionPrice
+from hits.providers.prolific import plans
 from hits.providers.prolific.client import ProlificClient, ProlificError
 from hits.providers.prolific.config import OPTIONS, config
 from hits.providers.prolific.decisions import (
@@ -247,6 +248,10 @@ class ProlificProvider(CrowdProvider):
         if session is None:
             return super().reward_fee(assignment, amount)
         return session_fee(self, session, amount, reward_key(assignment.pk))
+
+    def session_price(self, owner, rewards: dict, acus: int, places: int) -> SessionPrice:
+        """Prolific pays each session's reward whole with its fee: priced by sessions (`plans.session_price`)."""
+        return plans.session_price(self, owner, rewards, acus, places)
 
     def lock_for_review(self, assignment_id: int) -> None:
         """The session of the assignment, locked before it: the sync (`sync.apply_submission`) locks a
