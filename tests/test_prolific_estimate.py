@@ -19,7 +19,7 @@ from hits.services import batches, estimate
 from hits.services.submission import submit_assignment
 
 from .crowd_data import all_answers, demo_dataset
-from .test_prolific_contract import api, expect_create, expect_transition  # noqa: F401 (api: the fixture)
+from .test_prolific_contract import api, expect_create, expect_transition, prolific_batch  # noqa: F401 (api: the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
@@ -66,3 +66,11 @@ def test_a_prolific_estimate_is_what_approving_every_session_of_the_batch_writes
     assert (spend["total"], cost["total"]) == (cost["total"], figures["total"])
     assert cost["sessions"].sessions == len(sessions)
     assert cost["total"] == len(sessions) * (K * Decimal("0.25") + Decimal("0.58"))
+
+
+def test_the_batch_page_says_a_prolific_estimate_is_by_sessions(client, lead):
+    batch = prolific_batch()
+    client.force_login(lead)
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    sessions = batches.cost_estimate(batch)["sessions"]
+    assert 'id="cost-sessions"' in page and f"{sessions.sessions} sessions of 3 HITs" in page
