@@ -20,7 +20,7 @@ from hits import exclusion
 from hits.ledger import bonus_key, record_with_fee, reward_key
 from hits.models import Assignment, Batch, LedgerEntry, Worker
 from hits.money import CENT, MAX_BONUS, MAX_FEEDBACK, MoneyError, cents, format_money, parse_money
-from hits.provider_interface import ProviderError, get_provider
+from hits.provider_interface import ProviderError, available_providers, get_provider
 from hits.release import release
 from hits.services.money_budget import batch_money, bonus_passes_budget, bonus_turn
 
@@ -47,9 +47,12 @@ def _refusal(fn, *args) -> str | None:
 def _locked(assignment_id: int, *related: str) -> Assignment:
     """The assignment locked for a decision in the caller's transaction, after the provider's rows the
     decision writes too (`CrowdProvider.lock_for_review`: a Prolific session, which its sync locks
-    before the session's assignments), so a decision and a sync never wait for each other in a cycle."""
+    before the session's assignments), so a decision and a sync never wait for each other in a cycle.
+    An expert or imported round has no crowd provider (none of `available_providers` is its name): its
+    decisions move no money and nothing else is locked."""
     name = Assignment.objects.filter(pk=assignment_id).values_list("hit__batch__provider", flat=True).get()
-    get_provider(name).lock_for_review(assignment_id)
+    if name in available_providers():
+        get_provider(name).lock_for_review(assignment_id)
     return Assignment.objects.select_for_update(of=("self",)).select_related(*related).get(pk=assignment_id)
 
 
