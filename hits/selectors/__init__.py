@@ -7,7 +7,7 @@ excluded, and not stopped in the assignment's batch (a stop applies to that batc
 `counted_judgments`.
 """
 
-from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Concat
 from django.utils import timezone
 
@@ -223,3 +223,31 @@ def covered_summaries(batch: Batch) -> set[int]:
     on these only (scoring/runs/triage.py)."""
     hits = set(batch.hits.values_list("summary_id", flat=True).distinct().order_by())
     return hits | set(batch.decided_summaries.values_list("pk", flat=True))
+
+
+def bonus_assignments(worker_ids, dataset, batch=None) -> dict[int, Assignment]:
+    """{worker id: the assignment a bonus from the workers page pays on}: the worker's latest counted
+    crowd work in the round (`batch`), or in the dataset on its dataset-wide page. Its batch (loaded
+    with it) is the one the bonus is paid in, which the form names before it is sent."""
+    scope = Q(hit__batch=batch) if batch is not None else Q(hit__batch__dataset=dataset)
+    work = Assignment.objects.filter(
+        scope, status__in=Assignment.COUNTED, hit__batch__kind=Batch.Kind.CROWD, worker_id=OuterRef("pk")
+    )
+    latest = (
+        Worker.objects.filter(pk__in=list(worker_ids))
+        .annotate(latest=Subquery(work.order_by(F("submitted_at").desc(nulls_last=True), "-pk").values("pk")[:1]))
+        .values_list("pk", "latest")
+    )
+    chosen = {pk: worker for worker, pk in latest if pk is not None}
+    return {chosen[a.pk]: a for a in Assignment.objects.filter(pk__in=chosen).select_related("hit__batch")}
+
+
+def imported_round_counts(batch: Batch) -> dict[str, int]:
+    """What an imported round holds, as its overview says it instead of crowd progress and money:
+    its judgments (ACU labels), the annotators who gave them and the summaries they labelled."""
+    assignments = Assignment.objects.filter(hit__batch=batch)
+    return {
+        "judgments": Judgment.objects.filter(assignment__hit__batch=batch).count(),
+        "annotators": assignments.values("worker_id").distinct().count(),
+        "summaries": assignments.values("hit__summary_id").distinct().count(),
+    }

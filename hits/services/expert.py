@@ -38,6 +38,13 @@ class ExpertError(Exception):
     """A refused expert-round action, with a message for the person."""
 
 
+def round_name(batch: Batch) -> str:
+    """An expert round's name: its dataset's, its id and when it was made (the site's time), e.g.
+    "cnndm: expert labels 12 (2026-12-07 14:03)". Unique by its id, as a crowd batch's
+    (`hits.services.batches.default_name`): two rounds made in the same minute had the same name."""
+    return f"{batch.dataset.name}: expert labels {batch.pk} ({timezone.localtime(batch.created_at):%Y-%m-%d %H:%M})"
+
+
 def _candidates(dataset) -> list[tuple[int, int, int]]:
     """(summary, document, system) of summaries an expert can label: of an approved reference with
     ACUs, without expert labels yet and not in an open expert round."""
@@ -108,7 +115,7 @@ def create_round(dataset, *, count, experts: int = 2, by=None, seed: int | None 
     with transaction.atomic():
         batch = Batch.objects.create(
             dataset=dataset,
-            name=f"{dataset.name}: expert labels {timezone.localtime(now):%Y-%m-%d %H:%M}",
+            name="",  # named once it has its id (`round_name`)
             kind=Batch.Kind.EXPERT,
             provider=Worker.Provider.EXPERT,
             status=Batch.Status.PUBLISHED,
@@ -121,6 +128,8 @@ def create_round(dataset, *, count, experts: int = 2, by=None, seed: int | None 
             expires_at=now + LIFETIME,
             title="Label which facts a summary contains (expert round)",
         )
+        batch.name = round_name(batch)
+        batch.save(update_fields=["name"])
         HIT.objects.bulk_create(
             [
                 HIT(

@@ -14,7 +14,7 @@ from annotation.models import Dataset, Reference
 from annotation.selectors import reference_states
 from hits.models import Batch
 from hits.provider_interface import money_currency
-from hits.selectors import counted_judgments, figures, label_rounds
+from hits.selectors import counted_judgments, figures, imported_round_counts, label_rounds
 from scoring.models import ScoringRun
 from scoring.results import charts, leaderboard, worker_pages
 from scoring.runs.recompute import recompute_pending
@@ -164,7 +164,10 @@ def overview(dataset, batch=None) -> dict:
     run, stale = scores_run(dataset, batch, parts=("alpha", "alpha_units"))
     alpha = run.outputs.get("alpha") if run else None
     progress, spends = figures.scope_figures(figures.scope_batches(dataset, batch))
+    imported = batch is not None and batch.kind in (Batch.Kind.IMPORTED, Batch.Kind.IMPORTED_CROWD)
     return {
+        # an imported round was worked elsewhere: what it holds, not crowd progress and money
+        "imported": imported_round_counts(batch) if imported else None,
         "progress": progress,
         "spends": spends,
         "authoring": authoring_states(dataset),

@@ -11,6 +11,7 @@ import math
 from urllib.parse import urlencode
 
 from hits.money import format_money
+from hits.provider_interface import money_currency
 from scoring.results.leaderboard import fixed_text
 
 PER_PAGE = 50
@@ -55,6 +56,15 @@ def with_actions(rows: list[dict], base: str, state_query: str, bonus_token: str
         actions = {a: f"{prefix}{a}{state_query}" for a in ("include", "exclude", "block", "bonus")}
         out.append({**r, "actions": {**actions, "token": f"{bonus_token}-{r['worker_id']}"}})
     return out
+
+
+def with_bonus_batch(row: dict, assignment) -> dict:
+    """A row with the batch its bonus form pays in ("bonus_batch": the worker's latest work's,
+    `hits.selectors.bonus_assignments`), and the amount box's currency read from that batch."""
+    if assignment is None:
+        return {**row, "bonus_batch": None}
+    paid_in = assignment.hit.batch
+    return {**row, "bonus_batch": paid_in, "currency": money_currency(paid_in)}
 
 
 def parse_sort(value: str | None) -> str:

@@ -22,8 +22,8 @@ from config.downloads import streamed_download
 from config.limits import large_upload
 from config.roles import LEAD, role_required
 from hits import gold
-from hits.models import Assignment, Batch, Worker
-from hits.selectors import alerted_tests, figures, quality_marks
+from hits.models import Worker
+from hits.selectors import alerted_tests, bonus_assignments, figures, quality_marks
 from hits.services import review
 from hits.services.money_budget import batch_money
 from hits.views.bonus_form import keep_refused_bonus, refused_bonus
@@ -168,6 +168,9 @@ def workers(request, dataset_id: int):
         listing["state_query"],
         secrets.token_urlsafe(16),
     )
+    # The bonus form names the batch it pays in, and that batch's currency, before it is sent.
+    paid_on = bonus_assignments([r["worker_id"] for r in shown], dataset, batch)
+    shown = [worker_pages.with_bonus_batch(r, paid_on.get(r["worker_id"])) for r in shown]
     # A bonus form refused a moment ago comes back open, as typed (as the batch page's does).
     kept = refused_bonus(request, "worker", {r["worker_id"] for r in shown}.__contains__)
     has_gold = any(r.get("gold_accuracy") is not None for r in rows)
@@ -253,15 +256,8 @@ def worker_action(request, dataset_id: int, worker_id: int, action: str):
                 else f"Blocked {worker.external_id}.",
             )
         elif action == "bonus":
-            # The latest work of the page's round (the dataset's on the dataset-wide page).
-            scope = {"hit__batch": batch} if batch else {"hit__batch__dataset": dataset}
-            assignment = (
-                Assignment.objects.filter(
-                    worker=worker, status__in=Assignment.COUNTED, hit__batch__kind=Batch.Kind.CROWD, **scope
-                )
-                .order_by("-submitted_at")
-                .first()
-            )
+            # The latest work of the page's round (the dataset's on the dataset-wide page), as the form says.
+            assignment = bonus_assignments([worker.pk], dataset, batch).get(worker.pk)
             if assignment is None:
                 raise review.ReviewError("This worker has no submitted work to attach a bonus to.")
             entry, created = review.send_bonus_form(assignment_id=assignment.pk, form=request.POST, by=request.user)
