@@ -236,10 +236,10 @@ def bonus_assignments(worker_ids, dataset, batch=None) -> dict[int, Assignment]:
     latest = (
         Worker.objects.filter(pk__in=list(worker_ids))
         .annotate(latest=Subquery(work.order_by(F("submitted_at").desc(nulls_last=True), "-pk").values("pk")[:1]))
-        .values_list("pk", "latest")
+        .values("latest")
     )
-    chosen = {pk: worker for worker, pk in latest if pk is not None}
-    return {chosen[a.pk]: a for a in Assignment.objects.filter(pk__in=chosen).select_related("hit__batch")}
+    # one query: the workers' latest assignments chosen in a subquery, read with their batches
+    return {a.worker_id: a for a in Assignment.objects.filter(pk__in=latest).select_related("hit__batch")}
 
 
 def imported_round_counts(batch: Batch) -> dict[str, int]:
