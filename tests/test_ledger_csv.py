@@ -34,7 +34,7 @@ def _rows(response) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def _paid_batch(worker, lead, **options) -> Batch:
+def paid_batch(worker, lead, **options) -> Batch:
     """A published in-house batch whose tasks `worker` did, every one approved by `lead`, and one
     bonus whose reason looks like a formula."""
     batch = published_batch(**options)
@@ -54,7 +54,7 @@ def _prolific_gbp(batch) -> Batch:
 
 def test_a_batch_csv_has_every_entry_once_and_adds_up_to_the_ledger_page(client, lead, worker, monkeypatch):
     monkeypatch.setattr(ledger_export, "ROWS_PER_CHUNK", 2)  # several chunks, so the chunk ends are read too
-    batch = _paid_batch(worker, lead)
+    batch = paid_batch(worker, lead)
     a = Assignment.objects.filter(hit__batch=batch).first()
     # a provider's fee on a payment, as record_with_fee writes it (no in-house payment has one)
     ledger.record_with_fee(
@@ -99,7 +99,7 @@ def test_a_batch_csv_has_every_entry_once_and_adds_up_to_the_ledger_page(client,
 
 
 def test_formula_looking_text_is_neutralised(client, lead, worker):
-    batch = _paid_batch(worker, lead)
+    batch = paid_batch(worker, lead)
     Batch.objects.filter(pk=batch.pk).update(name="-2+3*cmd")
     Worker.objects.filter(user=worker).update(external_id="@SUM(1+1)")
     client.force_login(lead)
@@ -112,7 +112,7 @@ def test_formula_looking_text_is_neutralised(client, lead, worker):
 
 
 def test_the_all_batches_csv_has_each_batch_in_its_own_currency(client, lead, worker):
-    dollars = _paid_batch(worker, lead)
+    dollars = paid_batch(worker, lead)
     pounds = _prolific_gbp(published_batch(dollars.dataset))
     someone = Worker.objects.get(user=worker)
     for i in range(2):
@@ -143,7 +143,7 @@ def test_the_all_batches_csv_has_each_batch_in_its_own_currency(client, lead, wo
 
 
 def test_only_leads_download_the_ledger(client, lead, worker, author):
-    batch = _paid_batch(worker, lead)
+    batch = paid_batch(worker, lead)
     urls = [reverse("batch_ledger_csv", args=[batch.pk]), reverse("ledger_csv_all")]
     for url in urls:
         assert client.get(url).status_code == 302  # signed out: to the login page

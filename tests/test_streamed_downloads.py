@@ -17,7 +17,7 @@ from scoring.results.exports.rose import rose_lines
 from scoring.results.exports.tables import iter_judgments_csv
 
 from .conftest import DEMO_ROSE
-from .test_ledger_csv import _paid_batch
+from .test_ledger_csv import paid_batch
 
 pytestmark = [pytest.mark.django_db, pytest.mark.portable]
 
@@ -33,7 +33,7 @@ def body(response) -> str:
 
 
 def test_each_streamed_download_keeps_its_type_name_and_content(client, lead, worker):
-    paid = _paid_batch(worker, lead)  # ledger rows to download
+    paid = paid_batch(worker, lead)  # ledger rows to download
     import_dataset(DEMO_ROSE, name=NAME, fmt="rose")
     dataset = Dataset.objects.get(name=NAME)
     batch = dataset.batches.get()  # the imported label round

@@ -302,7 +302,7 @@ def _other_aggregation(table, judgments, primary: str, systems_out: dict) -> dic
     }
 
 
-def _system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> dict:
+def system_figures(table, pos, scores, normalized, n_resamples: int, rng) -> dict:
     """Each system's scores with their CIs on its own judged documents, the paired tests on the
     documents each pair shares, and the comparison on the documents judged for every system
     when coverage differs (``common``)."""
@@ -431,7 +431,7 @@ def _scores(dataset, batch, seed: int, n_resamples: int, aggregation: str = "maj
     figures = {"systems": {}, "pairwise": None, "common": None, "complete_documents": 0, "documents_differ": False}
     length_choice, comparison = None, None
     if len(pos):
-        figures = _system_figures(table, pos, scores, normalized, n_resamples, rng)
+        figures = system_figures(table, pos, scores, normalized, n_resamples, rng)
         length_choice = _length_choice(dataset, scores, table.words[pos], table.reference_words[pos])
         comparison = _other_aggregation(table, scored, aggregation, figures["systems"])
     alphas = _alphas(table, judgments)

@@ -12,7 +12,7 @@ from scipy import stats
 from scipy.stats import norm, pearsonr
 
 from scoring.runs.data import SummaryTable
-from scoring.runs.services import _system_figures
+from scoring.runs.services import system_figures
 from scoring.stats.aggregation import normalized_acu_score
 from scoring.stats.agreement import acu_level_alpha, summary_level_alpha
 from scoring.stats.bootstrap import resample_indices
@@ -104,7 +104,7 @@ def test_scores_and_paired_tests_pair_systems_by_document():
     table, score = _table_with_uneven_coverage()
     pos = np.arange(len(score))
     normalized = normalized_acu_score(score, table.words, table.reference_words, 2.0)
-    figures = _system_figures(table, pos, score, normalized, n_resamples=4000, rng=0)
+    figures = system_figures(table, pos, score, normalized, n_resamples=4000, rng=0)
     by_system = {name: {} for name in ("a", "b", "c")}
     by_system_norm = {name: {} for name in ("a", "b", "c")}
     for s, d, v, w in zip(table.system, table.document, score, table.words, strict=True):
