@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import ACU, Reference, ReviewComment
-from annotation.services.authoring import AlreadyDone, AuthoringError, authors, check_seen
+from annotation.services.authoring import DECIDED, AlreadyDone, AuthoringError, authors, check_seen
 from annotation.text import clean_comment_text
 
 logger = logging.getLogger(__name__)
@@ -23,18 +23,12 @@ def _in_review(reference_id: int, base_version: int | None = None, by=None) -> R
     reference = Reference.objects.select_for_update().get(pk=reference_id)
     if by is not None and reference.writer_id == by.pk:
         raise AuthoringError("You wrote this reference; another author or lead must review it.")
-    if by is not None and reference.status in _DECIDED:  # a decision again (a second tab, Back, a double click)
-        raise AlreadyDone(_DECIDED[reference.status])
+    if by is not None and reference.status in DECIDED:  # a decision again (a second tab, Back, a double click)
+        raise AlreadyDone(f"This reference was {DECIDED[reference.status]} already; nothing was decided again.")
     if reference.status != Reference.Status.IN_REVIEW:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
     check_seen(reference, base_version)
     return reference
-
-
-_DECIDED: dict[str, str] = {
-    Reference.Status.APPROVED: "This reference is approved already; nothing was decided again.",
-    Reference.Status.CHANGES: "This reference was sent back to its writer already; nothing was decided again.",
-}
 
 
 def assign_reviewer(*, reference_id: int, reviewer_id: int, by) -> Reference:

@@ -162,5 +162,5 @@ def test_the_leads_decision_repeated_says_it_was_already_taken(client, lead, in_
     first = client.post(url, {"version": str(reference.version)}, follow=True)
     assert _messages(first) == ["Approved: its ACUs can now be used in crowd tasks."]
     again = client.post(url, {"version": str(reference.version)}, follow=True)
-    assert _messages(again) == ["This reference is approved already; nothing was decided again."]
+    assert _messages(again) == ["This reference was approved already; nothing was decided again."]
     assert [m.level_tag for m in again.context["messages"]] == ["info"]

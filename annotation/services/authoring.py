@@ -513,15 +513,17 @@ def check_seen(reference: Reference, base_version: int | None) -> None:
         raise StaleReview()
 
 
-_DECIDED: dict[str, str] = {Reference.Status.APPROVED: "approved", Reference.Status.CHANGES: "sent back"}
+# A decision taken already (a second tab, Back, a double click): the verb of each decided state, which
+# the reviewer's and the lead's refusals (annotation.lead_review) both say.
+DECIDED: dict[str, str] = {Reference.Status.APPROVED: "approved", Reference.Status.CHANGES: "sent back"}
 
 
 def _reviewable(reference_id: int, user, base_version: int | None = None, doing: str = "decided again") -> Reference:
     reference = Reference.objects.select_for_update().get(pk=reference_id)
     if reference.writer_id == user.pk:
         raise AuthoringError("You wrote this reference; another author must review it.")
-    if reference.reviewer_id == user.pk and reference.status in _DECIDED:
-        raise AlreadyDone(f"You already {_DECIDED[reference.status]} this reference; nothing was {doing}.")
+    if reference.reviewer_id == user.pk and reference.status in DECIDED:
+        raise AlreadyDone(f"You already {DECIDED[reference.status]} this reference; nothing was {doing}.")
     if reference.status != Reference.Status.IN_REVIEW:
         raise AuthoringError(f"This reference is {reference.get_status_display().lower()}, not in review.")
     if reference.reviewer_id not in (None, user.pk):
