@@ -36,6 +36,11 @@ urlpatterns = [
     path("batches/<int:batch_id>/ledger/", lead.ledger, name="batch_ledger"),
     path("batches/<int:batch_id>/ledger.csv", lead.ledger_csv, name="batch_ledger_csv"),
     path("batches/ledger.csv", lead.ledger_csv_all, name="ledger_csv_all"),
+    path(
+        "batches/<int:batch_id>/mturk/bonus/<int:bonus_id>/recheck",
+        lead.mturk_bonus_recheck,
+        name="mturk_bonus_recheck",
+    ),
     path("assignments/<int:assignment_id>/", lead.assignment_review, name="assignment_review"),
     path("batches/<int:batch_id>/review", lead.review_assignments, name="batch_review"),
     path("batches/<int:batch_id>/bonus", lead.bonus, name="batch_bonus"),

@@ -30,6 +30,7 @@ from hits.models import Assignment, Batch, QualificationTest, Worker
 from hits.money import format_money
 from hits.provider_interface import Capability, ProviderError, get_provider, money_currency
 from hits.providers import sync as provider_sync
+from hits.providers.mturk import bonuses as mturk_bonuses
 from hits.providers.prolific import views as prolific_views
 from hits.ratings import PROTOCOLS
 from hits.selectors import ledger_export
@@ -438,7 +439,36 @@ def ledger(request, batch_id: int):
     entries = batch.ledger.select_related("worker", "assignment", "created_by").order_by("created_at", "pk")
     page = Paginator(entries, LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {"batch": batch, "page": page, "spend": batch_spend(batch)}
-    return render(request, "hits/ledger.html", {**context, "currency": money_currency(batch)})
+    # MTurk bonuses counted as spent for a day and more with no ledger row: the lead checks them.
+    stale = mturk_bonuses.stale_bonuses(batch) if batch.provider == "mturk" else []
+    return render(request, "hits/ledger.html", {**context, "currency": money_currency(batch), "stale_bonuses": stale})
+
+
+@role_required(LEAD)
+@require_POST
+def mturk_bonus_recheck(request, batch_id: int, bonus_id: int):
+    """Security behavior: leads; a POST that asks MTurk again whether one bonus of the batch was paid
+    (`mturk_bonuses.recheck_bonus`): listed, its ledger row is written once; not listed, it stays."""
+    batch = get_object_or_404(Batch, pk=batch_id, provider="mturk")
+    back = reverse("batch_ledger", args=[batch.pk]) + "#mturk-unsettled"
+    try:
+        bonus = mturk_bonuses.recheck_bonus(batch, bonus_id)
+    except ProviderError as exc:
+        messages.error(request, f"MTurk could not be asked: {exc} The bonus still counts as spent.")
+        return redirect(back)
+    name = f"The bonus of {format_money(bonus.amount, money_currency(batch))} to {bonus.assignment.worker.external_id}"
+    if bonus.state == bonus.State.NOT_PAID:
+        messages.info(request, f"{name} was refused by MTurk: nothing was paid and it is not counted.")
+    elif bonus.state == bonus.State.SENT:
+        when = date_format(timezone.localtime(bonus.checked_at), "Y-m-d H:i T") if bonus.checked_at else "now"
+        messages.warning(
+            request,
+            f"{name} is not listed paid by MTurk (asked {when}): it stays counted as spent. Look it up on "
+            "the MTurk requester site; its form sent again pays it at most once.",
+        )
+    else:
+        messages.success(request, f"{name} is paid at MTurk: it is in the ledger, once.")
+    return redirect(back)
 
 
 @role_required(LEAD)

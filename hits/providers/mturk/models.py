@@ -66,6 +66,9 @@ class MTurkBonus(models.Model):
     # When the sync found a bonus of unknown outcome (sent) paid at MTurk: `paid` is final, so this
     # settlement happens at most once (a `sent` bonus MTurk does not list stays sent, counted as spent).
     settled_at = models.DateTimeField(null=True, blank=True)
+    # When MTurk was last asked about it (ListBonusPayments: the sync, or the lead's re-check) and
+    # answered: a `sent` bonus it did not list then stays sent, counted as spent, with this date.
+    checked_at = models.DateTimeField(null=True, blank=True)
     # The lead who sent it: the ledger row the sync writes names them, as the request's would.
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, related_name="+", on_delete=models.SET_NULL

@@ -433,16 +433,8 @@ class MTurkProvider(CrowdProvider):
         """Bonuses whose pay call was sent and whose answer was lost (they may have paid), and bonuses
         paid whose ledger row is missing until it is written (they were paid), with MTurk's fees:
         each counted here or by its ledger row, never both (the row is found by its key)."""
-        pending = list(
-            batch.mturk_bonuses.filter(
-                recorded=False, state__in=[MTurkBonus.State.SENT, MTurkBonus.State.PAID]
-            ).values_list("token", "amount")
-        )
-        written = set(
-            LedgerEntry.objects.filter(key__in=[bonus_key(t) for t, _ in pending]).values_list("key", flat=True)
-        )
         return sum(
-            (a + self.fee(a, batch.assignments_per_hit) for t, a in pending if bonus_key(t) not in written),
+            (b.amount + self.fee(b.amount, batch.assignments_per_hit) for b in unsettled_marks(batch)),
             Decimal("0.00"),
         )
 
@@ -520,3 +512,18 @@ def batch_bucket_types(batch):
         raise ProviderError(f"No pay bucket covers {acu_count} ACUs.")
 
     return type_for
+
+
+def unsettled_marks(batch, marks=None) -> list[MTurkBonus]:
+    """The batch's bonuses counted as spent and not (yet) by a ledger row: sent (they may have paid)
+    or paid, whose row (found by its key, `bonus_key`) is not written. `marks`: a narrower queryset of
+    the batch's bonuses (the lead's list of old ones). Reads only."""
+    pending = list(
+        (marks if marks is not None else batch.mturk_bonuses.all()).filter(
+            recorded=False, state__in=[MTurkBonus.State.SENT, MTurkBonus.State.PAID]
+        )
+    )
+    written = set(
+        LedgerEntry.objects.filter(key__in=[bonus_key(b.token) for b in pending]).values_list("key", flat=True)
+    )
+    return [b for b in pending if bonus_key(b.token) not in written]
