@@ -165,3 +165,45 @@ def test_a_bonus_from_the_datasets_workers_page_names_the_batch_it_charges(clien
     sent = client.post(action, {**form, "token": token, "over_budget": "1"}, follow=True)
     said = " ".join(str(m) for m in sent.context["messages"])
     assert f"Bonus of $1.50 sent to {worker.external_id} (batch “{batch.name}”)." in said
+
+
+def test_the_dataset_workers_page_rates_work_in_the_currency_of_the_batches_that_paid_it(client, lead):
+    """Code review: across a dataset, the rate column read its currency from the worker's provider
+    (one currency per provider, whichever batch came last) and summed the rewards of every batch: a
+    worker paid in pounds in one Prolific round and in dollars in another read one figure, a sum of
+    pounds and dollars, in one of the two. Each batch's work is now rated in its own currency."""
+    from django.utils import timezone
+
+    from hits.money import hourly_rate
+
+    from .crowd_data import published_batch
+
+    dataset, pounds = simulated_round()
+    as_prolific_gbp(pounds)
+    dollars = published_batch(dataset)
+    Batch.objects.filter(pk=dollars.pk).update(provider="prolific", provider_config={"currency": "USD"})
+    crowd = Worker.objects.filter(assignments__hit__batch=pounds).exclude(external_id__contains="spam")
+    worker, only_pounds = crowd.distinct().order_by("pk")[:2]
+    hit = dollars.hits.order_by("pk").first()
+    Assignment.objects.create(
+        hit=hit, worker=worker, status=Assignment.Status.SUBMITTED, active_seconds=120, submitted_at=timezone.now()
+    )
+    scored(dataset)
+
+    def rate(batch, who) -> Decimal:
+        timed = Assignment.objects.filter(
+            hit__batch=batch, worker=who, status__in=Assignment.COUNTED, active_seconds__gt=0
+        ).values_list("hit__reward", "active_seconds")
+        return hourly_rate(sum(r for r, _ in timed), sum(s for _, s in timed))
+
+    client.force_login(lead)
+    page = client.get(reverse("dashboard_workers", args=[dataset.pk])).content.decode()
+    cells = {}
+    for who in (worker, only_pounds):
+        row = re.search(rf'<tr data-worker="{who.external_id}">.*?</tr>', page, re.S).group(0)
+        cells[who.pk] = re.findall(r'<td class="num">([^<]*)</td>', row)[4]
+    mixed = f"£{rate(pounds, worker):,.2f} · ${rate(dollars, worker):,.2f}"  # each currency's, by its code
+    assert cells == {worker.pk: mixed, only_pounds.pk: f"£{rate(pounds, only_pounds):,.2f}"}
+    rows = {r["worker_id"]: r for r in client.get(f"/api/datasets/{dataset.pk}/workers/").json()["results"]}
+    assert rows[worker.pk]["hourly"] is None  # no one figure: never pounds and dollars summed
+    assert rows[worker.pk]["hourly_rates"] == {"GBP": str(rate(pounds, worker)), "USD": str(rate(dollars, worker))}

@@ -300,7 +300,14 @@ class WorkerRowSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Effective pay per hour, as a decimal string with two places: the rewards of the worker's timed "
         "work paid here (crowd batches) over its active time, before fees, in the money its provider pays in "
-        "(USD, or GBP for a Prolific account in pounds).",
+        "(USD, or GBP for a Prolific account in pounds). Null when that work was paid in more than one "
+        "currency: see hourly_rates.",
+    )
+    hourly_rates = serializers.DictField(
+        child=MoneyField(),
+        required=False,
+        help_text='The effective pay per hour by the currency of the batches that paid the work ({"GBP": '
+        '"9.00", "USD": "12.00"}): rates in different currencies are never summed.',
     )
     flags = serializers.ListField(
         child=serializers.CharField(), help_text="failed gold (the upper 95% bound of gold accuracy below 0.7)"

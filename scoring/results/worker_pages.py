@@ -43,8 +43,19 @@ def shown(row: dict, currency: str = "USD") -> dict:
         "agreement": text(row["agreement"], 3),
         "gold_accuracy": text(row["gold_accuracy"], 3),
         "median_seconds": text(row["median_seconds"], 0),
-        "hourly": "–" if row["hourly"] is None else format_money(row["hourly"], currency),
+        "hourly": hourly_text(row, currency),
     }
+
+
+def hourly_text(row: dict, currency: str = "USD") -> str:
+    """A row's rate per hour in the currency of the batches it was measured in (`hourly_rates`):
+    "£9.00", or each currency's rate when the worker's paid work spans batches in several ("$12.00 ·
+    £9.00", never a sum of both). A run stored before rates named their currency: `currency`, its
+    provider's."""
+    rates = row.get("hourly_rates")
+    if rates is None:
+        return "–" if row["hourly"] is None else format_money(row["hourly"], currency)
+    return " · ".join(format_money(rate, code) for code, rate in sorted(rates.items())) or "–"
 
 
 def with_actions(rows: list[dict], base: str, state_query: str, bonus_token: str) -> list[dict]:

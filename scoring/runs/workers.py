@@ -18,6 +18,7 @@ import numpy as np
 
 from hits.models import Assignment, Batch, Judgment, Worker
 from hits.money import hourly_rate
+from hits.provider_interface import money_currency
 from hits.qualification_bound import below_on_gold
 from hits.selectors import counted_assignments
 from scoring.stats import agreement
@@ -32,8 +33,7 @@ def _empty() -> dict:
     return {
         "assignments": 0,
         "seconds": [],
-        "paid_seconds": 0.0,
-        "timed_reward": Decimal(0),
+        "timed": {},  # {currency: [the rewards, the active seconds]} of the timed work paid here
         "gold_correct": 0,
         "gold_total": 0,
     }
@@ -41,23 +41,38 @@ def _empty() -> dict:
 
 def _assignment_stats(dataset, batch) -> dict[int, dict]:
     """Per worker over the counted assignments: count, active seconds (set, not 0), the rewards and
-    seconds of the timed work paid here (crowd batches: an imported or expert round's reward is no
-    pay, its 0.00 would read as work done for nothing), gold."""
+    seconds of the timed work paid here per currency of the batch that paid it (crowd batches: an
+    imported or expert round's reward is no pay, its 0.00 would read as work done for nothing), gold."""
     qs = counted_assignments(dataset, batch, include_excluded=True)
     per: dict[int, dict] = defaultdict(_empty)
-    for worker_id, seconds, reward, kind, g_ok, g_total in qs.values_list(
-        "worker_id", "active_seconds", "hit__reward", "hit__batch__kind", "gold_correct", "gold_total"
+    # batch id -> the currency its rewards are in (`money_currency`): the dataset's crowd batches
+    paid_in = {b.pk: money_currency(b) for b in Batch.objects.filter(dataset=dataset, kind=Batch.Kind.CROWD)}
+    for worker_id, seconds, reward, batch_id, kind, g_ok, g_total in qs.values_list(
+        "worker_id", "active_seconds", "hit__reward", "hit__batch_id", "hit__batch__kind", "gold_correct", "gold_total"
     ):
         row = per[worker_id]
         row["assignments"] += 1
         if seconds:
             row["seconds"].append(seconds)
             if kind == Batch.Kind.CROWD:
-                row["paid_seconds"] += seconds
-                row["timed_reward"] += reward or 0
+                timed = row["timed"].setdefault(paid_in[batch_id], [Decimal(0), 0.0])
+                timed[0] += reward or 0
+                timed[1] += seconds
         row["gold_correct"] += g_ok or 0
         row["gold_total"] += g_total or 0
     return dict(per)
+
+
+def hourly_rates(s: dict) -> dict[str, float]:
+    """{currency: what the worker's timed work paid in it paid per hour of that work}, whole cents as
+    floats (the stored run's JSON): rewards of batches paying in different currencies are never
+    summed (a pound is no dollar); one entry when all their paid work is in one currency."""
+    rates = {}
+    for currency, (reward, seconds) in sorted(s["timed"].items()):
+        rate = hourly_rate(reward, seconds)
+        if rate is not None:
+            rates[currency] = float(rate)
+    return rates
 
 
 def worker_flags(worker, s: dict) -> list[str]:
@@ -157,6 +172,7 @@ def _rejected_rows(dataset, batch, judgments, known: set[int]) -> tuple[dict[int
                 "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": None,
+                "hourly_rates": {},
                 "flags": worker_flags(worker, s),
                 "notes": _notes(worker, None, None, agreement_share, compared),
                 "excluded": worker.excluded,
@@ -188,8 +204,9 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
         # What the timed work paid here paid per hour of it, in cents as the calibration table reads
         # rates (a median time against a mean reward is not a rate anyone was paid when the
         # worker's HITs pay different buckets); a float in the stored run, whole cents.
-        rate = hourly_rate(s["timed_reward"], s["paid_seconds"])
-        hourly = float(rate) if rate is not None else None
+        # Per currency of the batches that paid it; "hourly" (sorted on) only when there is one.
+        rates = hourly_rates(s)
+        hourly = next(iter(rates.values())) if len(rates) == 1 else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
         w = info[wid]
         rows.append(
@@ -203,6 +220,7 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
                 "gold_accuracy": s["gold_correct"] / s["gold_total"] if s["gold_total"] else None,
                 "median_seconds": med,
                 "hourly": hourly,
+                "hourly_rates": rates,
                 "flags": worker_flags(w, s),
                 "notes": _notes(w, medians.get(wid), overall, agree, quality.compared[i]),
                 "excluded": w.excluded,
