@@ -65,6 +65,9 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   1.5: no system has more than 1.5 times the triaged share of all pairs, its most confident kept;
   `none` is the triage before). The gold-anchored stop as in `app+judge`.
   Labels: the posterior with the judge's prior and the last refit's estimates.
+- `pairs+judge+pilot` (or `--pair-threshold-rule pilot`; opt-in, bench/pairs_policy.py): `pairs+judge`
+  with its threshold learned at each refit from the gold round (fixed places' majority accuracy on the
+  gold pairs less `--pair-margin`, never below `--pair-threshold`); the JSON's `pair_threshold` per seed.
   With `--judge`, every policy's gold HITs are the expert documents' summaries, and `judgments`
   leaves them out (the lab pays for them in every policy alike). The JSON's `against_fixed_3`: per
   policy, paired by seed, the share of judgments saved and the differences of agreement and tau,
@@ -93,7 +96,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -106,14 +109,12 @@ from hits.allocation import system_triage  # noqa: E402 - the path is set up fir
 from hits.allocation.gold_guard import GoldCheck, compare, first_majority, replay_hits, replay_pairs  # noqa: E402
 from hits.allocation.policy import (  # noqa: E402 - the path is set up first
     ADAPTIVE,
-    PAIRS_THRESHOLD,
     PILOT_QUANTILE,
     Policy,
     at_chance,
     at_least_fixed,
     hit_policy,
     hit_settled,
-    open_pairs,
     pair_posteriors,
     pilot_max_sd,
     pilot_size,
@@ -126,6 +127,7 @@ from scoring.stats.triage_crossfit import SUGGEST_MAX_CHANGE, SUGGEST_MIN_AGREEM
 
 sys.path.insert(0, str(ROOT / "bench"))
 from allocation_report import means, paired, table  # noqa: E402
+from pairs_policy import PAIRS, THRESHOLD_RULES, PairSettings, decide_pairs, wave_threshold  # noqa: E402
 from simulated_crowd import (  # noqa: E402
     KINDS,
     Crowd,
@@ -145,29 +147,9 @@ APP = Policy(ADAPTIVE)  # the shipped defaults of an adaptive batch
 POLICIES = ("fixed-3", "app", "app+stop")
 JUDGE_POLICY = "app+judge"
 PAIRS_POLICY = "pairs+judge"
+PILOT_POLICY = "pairs+judge+pilot"  # pairs+judge with its threshold from the gold round (bench/pairs_policy.py)
 
 
-@dataclass(frozen=True)
-class PairSettings:
-    """pairs+judge's settings. Chosen on documents 0-49, seeds 0-7 (bench/RESULTS.md): gold first and
-    no pilot wave (both cheaper at higher agreement); the judge never settles a pair against or without
-    its crowd (`crowd`, issue 43: its system-level bias leaked into the labels on documents 50-99), and
-    with it, of thresholds 0.7, 0.725, 0.75 the smallest whose 95% interval of agreement minus fixed-3's
-    lay above 0 on both crowds with tau minus fixed-3's at least 0 on average on both. The triage aware of
-    systems (`systems`, issue 43): of recalibrate 20 / 100, gate 0.6 / 0.75 and cap 1.0 / 1.5, all of which
-    met that agreement and tau rule on both crowds, the largest mean saving (cap 1.5)."""
-
-    threshold: float = PAIRS_THRESHOLD  # a pair is settled when its posterior is this sure (0.725)
-    pilot_waves: int = 0  # first waves at fixed places (0: every HIT starts at one place)
-    gold_first: bool = True  # the gold HITs are handed out before the others
-    scope: str = "pair"  # "hit": a HIT's next place asks all its pairs while any is open
-    crowd: bool = True  # a pair settles only where its crowd leans the same way (open_pairs' `crowd`)
-    triage: bool = True  # the pairs the judge decides at its cross-fitted confidence leave the crowd's HITs
-    systems: str = "cap"  # triage aware of systems (hits.allocation.system_triage.RULES)
-    system_setting: float = 1.5  # its setting: recalibrate's strength, gate's needed accuracy, cap's factor
-
-
-PAIRS = PairSettings()
 # app+judge's triage criterion: the app's own (a judge run's suggested confidence,
 # scoring.stats.triage_crossfit.suggest): agreement 0.97 alone, chosen on documents 0-49, seeds 0-1.
 TRIAGE_MIN_AGREEMENT = SUGGEST_MIN_AGREEMENT
@@ -308,38 +290,10 @@ def triage(run: Run, judge: JudgeData, systems: str = "none", setting: float = 0
     return {"c": chosen, "decided": float(decided[~gold].mean())}
 
 
-def decide_pairs(run: Run, hits: np.ndarray, sens, spec, pairs: PairSettings) -> None:
-    """pairs+judge within a wave: while a HIT has an open pair (hits.allocation.policy.open_pairs:
-    judged too few times, or its posterior with the judge's calibrated probability as its prior
-    not settled at the threshold), one more place showing only its open pairs."""
-    c = run.crowd
-    while True:
-        items, workers, said = run.rows()
-        p = pair_posteriors(items, said, sens[workers], spec[workers], run.prior, c.truth.size)
-        judged = np.bincount(items, minlength=c.truth.size)
-        crowd = pair_posteriors(items, said, sens[workers], spec[workers], 0.5, c.truth.size) if pairs.crowd else None
-        least = 1 if run.fell_back is None else min(ASSIGNMENTS, run.policy.max_places)  # the gold guard fired
-        run.open = run.asked & open_pairs(p, judged, pairs.threshold, min_judged=least, crowd=crowd)
-        wants = np.logical_or.reduceat(run.open, c.starts)
-        if pairs.scope == "hit":  # the whole HIT again while any of its pairs is open
-            run.open = run.asked & wants[c.hit_of]
-        more = [
-            h
-            for h in hits
-            if not c.gold[h]
-            and wants[h]
-            and run.taken[h].sum() == run.places[h]  # a place no one can take stays open
-            and run.places[h] < run.policy.max_places
-        ]
-        if not more:
-            return
-        run.places[more] += 1
-        run.fill(np.array(more))
-
-
 def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: PairSettings = PAIRS) -> Run:
     run = Run(crowd)
     run.by_pair = name == PAIRS_POLICY  # type: ignore[attr-defined]
+    run.thresholds = []  # type: ignore[attr-defined]  # pairs+judge: each wave's settling threshold
     base = APP
     if name in (JUDGE_POLICY, PAIRS_POLICY):
         assert judge is not None
@@ -366,13 +320,15 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
         if name in ("app+stop", JUDGE_POLICY, PAIRS_POLICY):
             run.stop(evidence)
         if name == PAIRS_POLICY:
-            guard(run, w, sens, spec, rows, pairs.threshold)
+            threshold = wave_threshold(run, pairs, ASSIGNMENTS)
+            run.thresholds.append(threshold)  # type: ignore[attr-defined]
+            guard(run, w, sens, spec, rows, threshold)
             start = ASSIGNMENTS if w < pairs.pilot_waves else 1
             run.open = run.asked
             run.places[hits] = np.where(crowd.gold[hits], ASSIGNMENTS, np.where(carries[hits], start, 0))
             run.fill(hits)
             if w >= pairs.pilot_waves:
-                decide_pairs(run, hits[carries[hits]], sens, spec, pairs)
+                decide_pairs(run, hits[carries[hits]], sens, spec, pairs, threshold, ASSIGNMENTS)
             run.open = run.asked
             continue
         # the app's rule (hits.allocation.service.policy_for), app+judge's too: the pilot's HITs at fixed
@@ -475,6 +431,7 @@ def figures(run: Run, systems, expert_systems, count_gold: bool = True, rule: st
         "agreement": float(np.mean(labels[plain] == c.truth[plain])),
         "tau": float(kendalltau(scores, expert_systems).statistic),
         "tau_triaged_at_truth": triaged_at_truth,
+        "pair_threshold": run.thresholds[-1] if getattr(run, "thresholds", None) else None,
         "gold_guard": run.fell_back,  # the wave the gold guard fired at (None: never)
         "stopped": {k: int((run.stopped & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
         "flagged": {k: int((flagged & (c.kind == i)).sum()) for i, k in enumerate(KINDS)},
@@ -515,14 +472,19 @@ def run(
             crowd.gold = np.isin(docs, chosen)
             judge.expert = crowd.gold[crowd.hit_of]
         for name in policies:
-            bought = run_policy(crowd, name, judge, pairs)
+            if name == PILOT_POLICY:  # side by side with pairs+judge in one run
+                bought = run_policy(crowd, PAIRS_POLICY, judge, replace(pairs, threshold_rule="pilot"))
+            else:
+                bought = run_policy(crowd, name, judge, pairs)
             out[name].append(figures(bought, systems, expert_systems, judge is None, rule))
     return out
 
 
 def main():
     parser = crowd_arguments(__doc__.split("\n")[0], seeds=5, first_seed=0, documents=":")
-    parser.add_argument("--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY, PAIRS_POLICY), help="default: all")
+    parser.add_argument(
+        "--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY, PAIRS_POLICY, PILOT_POLICY), help="default: all"
+    )
     parser.add_argument(
         "--judge",
         choices=("learned",),
@@ -532,6 +494,8 @@ def main():
         "--expert-documents", type=float, default=0.1, help="with --judge: the share of documents with expert labels"
     )
     parser.add_argument("--pair-threshold", type=float, default=PAIRS.threshold, help="pairs+judge: settled at")
+    parser.add_argument("--pair-threshold-rule", choices=THRESHOLD_RULES, default=PAIRS.threshold_rule)
+    parser.add_argument("--pair-margin", type=float, default=PAIRS.margin, help="pilot: gold accuracy less this")
     parser.add_argument("--pair-pilot-waves", type=int, default=PAIRS.pilot_waves, help="pairs+judge: fixed waves")
     parser.add_argument("--pair-gold-first", type=int, choices=(0, 1), default=int(PAIRS.gold_first))
     parser.add_argument("--pair-scope", choices=("pair", "hit"), default=PAIRS.scope)
@@ -559,7 +523,7 @@ def main():
     if not 0 < args.expert_documents < 1:
         parser.error("--expert-documents is a share of the documents: above 0, below 1 (e.g. 0.1)")
     policies = args.policies or [*POLICIES, *([JUDGE_POLICY] if args.judge else [])]
-    if {JUDGE_POLICY, PAIRS_POLICY} & set(policies) and not args.judge:
+    if {JUDGE_POLICY, PAIRS_POLICY, PILOT_POLICY} & set(policies) and not args.judge:
         parser.error(f"{JUDGE_POLICY} and {PAIRS_POLICY} need --judge learned")
     started = time.process_time()
     judge = judge_data(Path(args.data), documents_slice(args.documents), systems, docs, labels) if args.judge else None
@@ -582,6 +546,8 @@ def main():
             bool(args.pair_triage),
             args.pair_system_triage,
             args.pair_system_setting,
+            args.pair_threshold_rule,
+            args.pair_margin,
         ),
         rule=args.labels,
     )

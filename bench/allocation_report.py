@@ -24,6 +24,9 @@ def means(results: dict) -> dict:
             # the seeds whose gold guard fired (hits/allocation/guard.py): the rest of the run at fixed places
             "gold_guard_fired": sum(r.get("gold_guard") is not None for r in rows),
         }
+        thresholds = [r["pair_threshold"] for r in rows if r.get("pair_threshold") is not None]
+        if thresholds:  # pairs+judge: the settling threshold of each seed's last wave
+            out[name]["pair_threshold"] = [round(t, 4) for t in thresholds]
         triage = triage_means(rows)
         if triage:
             out[name]["triage"] = triage

@@ -66,6 +66,26 @@ PAIRS_MIN_PLACES = 1
 PAIRS_THRESHOLD = 0.725
 
 
+# A `pairs` threshold learned from the batch's own gold round (issue 43; bench-only so far,
+# bench/allocation_bench.py --pair-threshold-rule pilot, not the app's default): never below PAIRS_THRESHOLD,
+# at most PILOT_CEILING; below PILOT_MIN_GOLD gold pairs with their fixed answers it is the floor.
+PILOT_CEILING = 0.95
+PILOT_MIN_GOLD = 20
+
+
+def pilot_pair_threshold(
+    fixed_correct: int, gold_pairs: int, margin: float, floor: float = PAIRS_THRESHOLD, ceiling: float = PILOT_CEILING
+) -> float:
+    """The settling threshold a `pairs` batch takes from its gold round: the accuracy fixed places'
+    majority reached there (`fixed_correct` of `gold_pairs` gold pairs with all their fixed answers,
+    hits.allocation.gold_guard.first_majority) less `margin`, clipped to [floor, ceiling]. A weak crowd
+    (fixed places' majority often wrong, e.g. spammers) keeps the floor, the cheap default; a crowd whose
+    majority is good asks each pair to be settled about as surely as fixed places would have it."""
+    if gold_pairs < PILOT_MIN_GOLD:
+        return floor
+    return float(min(max(fixed_correct / gold_pairs - margin, floor), ceiling))
+
+
 @dataclass(frozen=True)
 class Policy:
     kind: str = FIXED
