@@ -43,7 +43,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from config.json_body import parse_json_bytes
@@ -377,8 +377,22 @@ def _waiting(session) -> str:
 BULK_APPROVE_MAX = 1000
 
 
+# A session step the database could not write (a lock wait aborted, the connection lost): each write is a
+# transaction of its own, rolled back whole, and what Prolific did is recorded once later (keyed rows).
+UNRECORDED_CALL = (
+    "Prolific may have {done} session(s) {ids} already, but the database could not record it just now, so nothing "
+    "of it was saved here. The next sync records Prolific's decision{then}, or {again} them again."
+)
+UNSETTLED = (
+    "Session {sid}: {done} at Prolific, but the database could not record its HITs' {what} just now; what is "
+    "missing is recorded once by the next sync, or by {again} it again."
+)
+
+
 def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]]:
-    """Approve sessions with one bulk call, then pay their HITs (and any rest) once each."""
+    """Approve sessions with one bulk call, then pay their HITs (and any rest) once each. A database
+    failure after the call (its log row, the sessions' decision) is a message: nothing of the part is
+    marked, and the sync, seeing Prolific's APPROVED, or approving again, settles it once."""
     sessions = list(batch.prolific_sessions.filter(pk__in=session_ids).select_related("worker", "batch").order_by("pk"))
     errors, ready = [], []
     for s in sessions:
@@ -393,15 +407,43 @@ def approve_sessions(batch: Batch, session_ids, by=None) -> tuple[int, list[str]
             ProlificProvider().call(
                 batch, "bulk approve", f"{len(part)} submissions", "bulk_approve", [s.session_id for s in part]
             )
+            _mark_part(part, "approved")
         except ProviderError as exc:  # the parts before it stand (approved and paid below)
             errors.append(str(exc))
             break
-        for s in part:
-            mark_decision(s, "approved")
+        except DatabaseError:
+            logger.exception("database error recording the bulk approval of batch %s", batch.pk)
+            errors.append(_unrecorded(part, "approved", "approve"))
+            break  # no more calls whose outcome could not be recorded either
     approved = [s for s in sessions if s.decision == "approved"]
     for s in approved:
-        errors += settle_approved(s, by=by)
+        errors += _settled(settle_approved, s, "approved", "rewards", "approving", by=by)
     return len(approved), errors
+
+
+def _mark_part(part: list, decision: str) -> None:
+    """The decision of every session of a part Prolific took, in one statement (all or none)."""
+    ProlificSession.objects.filter(pk__in=[s.pk for s in part], decision="").update(
+        decision=decision, decided_at=timezone.now()
+    )
+    for s in part:
+        s.decision = decision
+
+
+def _unrecorded(part: list, done: str, again: str) -> str:
+    ids = ", ".join(s.session_id for s in part[:5]) + (f" and {len(part) - 5} more" if len(part) > 5 else "")
+    then = " (and pays each HIT once)" if done == "approved" else ""
+    return UNRECORDED_CALL.format(done=done, ids=ids, then=then, again=again)
+
+
+def _settled(settle, session, done: str, what: str, again: str, **kwargs) -> list[str]:
+    """`settle_approved` or `settle_rejected` of a decided session; a database failure is its message
+    (each of its writes is a transaction of its own, keyed: a later settle writes only what is missing)."""
+    try:
+        return settle(session, **kwargs)
+    except DatabaseError:
+        logger.exception("database error settling Prolific session %s", session.pk)
+        return [UNSETTLED.format(sid=session.session_id, done=done, what=what, again=again)]
 
 
 def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, by=None) -> tuple[int, list[str]]:
@@ -430,10 +472,16 @@ def reject_sessions(batch: Batch, session_ids, *, category: str, message: str, b
                     message=message,
                     rejection_category=category,
                 )
+                _mark_part([s], "rejected")
             except ProviderError as exc:
                 errors.append(f"Session {s.session_id}: {exc}")
                 continue
-        errors += settle_rejected(s, f"[{category}] {message}", by=by)
+            except DatabaseError:
+                logger.exception("database error recording the rejection of Prolific session %s", s.pk)
+                errors.append(_unrecorded([s], "rejected", "reject"))
+                continue
+        feedback = f"[{category}] {message}"
+        errors += _settled(settle_rejected, s, "rejected", "rejections", "rejecting", feedback=feedback, by=by)
         done += 1
     return done, errors
 

@@ -7,11 +7,13 @@ participant does here counts only once Prolific reports that submission for that
 (hits/providers/prolific/sync.py).
 """
 
+import logging
 import secrets
 from decimal import InvalidOperation
 
 from django.conf import settings
 from django.contrib import messages
+from django.db import DatabaseError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -36,6 +38,8 @@ from hits.providers.prolific.provider import ProlificProvider, completion_url
 from hits.services import qualification
 from hits.services.submission import task_token
 from hits.task_page import session_assignment, session_task_context
+
+logger = logging.getLogger(__name__)
 
 
 def _message(request, message: str, status: int = 400, link: str = ""):
@@ -360,6 +364,25 @@ def review_sessions(request, batch_id: int):
     if not ids:
         messages.error(request, "Tick at least one session.")
         return redirect("batch_detail", batch_id=batch.pk)
+    try:
+        errors = _review(request, batch, ids, action)
+    except DatabaseError:  # the steps record their own failures; this is a read or a bonus row
+        logger.exception("database error on the Prolific sessions' %s of batch %s", action, batch.pk)
+        errors = [NOT_RECORDED]
+    for error in errors[:10]:
+        messages.error(request, error)
+    return redirect("batch_detail", batch_id=batch.pk)
+
+
+NOT_RECORDED = (
+    "The database could not record this just now, so it was not finished here. Nothing is paid twice: what Prolific "
+    "did is recorded once by the next sync, and the same bonus form sent again is never paid again. Open the page "
+    "again to see where each session stands."
+)
+
+
+def _review(request, batch, ids: list[int], action) -> list[str]:
+    """The sessions' approve, reject or bonus; returns the error messages (successes are said here)."""
     if action == "approve":
         done, errors = prolific_sync.approve_sessions(batch, ids, by=request.user)
         messages.success(request, f"Approved {done} session(s) at Prolific.")
@@ -396,6 +419,4 @@ def review_sessions(request, batch_id: int):
             errors = [str(exc) or "Invalid amount."]
     else:
         errors = ["Unknown action."]
-    for error in errors[:10]:
-        messages.error(request, error)
-    return redirect("batch_detail", batch_id=batch.pk)
+    return errors
