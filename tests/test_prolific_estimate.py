@@ -74,3 +74,33 @@ def test_the_batch_page_says_a_prolific_estimate_is_by_sessions(client, lead):
     page = client.get(f"/batches/{batch.pk}/").content.decode()
     sessions = batches.cost_estimate(batch)["sessions"]
     assert 'id="cost-sessions"' in page and f"{sessions.sessions} sessions of 3 HITs" in page
+
+
+def test_the_api_cost_gives_the_sessions_the_batch_page_shows(client, lead):
+    """GET /api/batches/<id>/cost/ gave the totals only; its `sessions` are the page's line, from the
+    one estimate (`batches.cost_estimate`), as money strings."""
+    batch = prolific_batch()
+    client.force_login(lead)
+    sessions = batches.cost_estimate(batch)["sessions"]
+    cost = client.get(f"/api/batches/{batch.pk}/cost/").json()
+    assert cost["sessions"] == {
+        "sessions": sessions.sessions,
+        "hits_per_session": 3,
+        "reward": f"{sessions.reward:.2f}",
+        "fee": f"{sessions.fee:.2f}",
+        "rewards": f"{sessions.rewards:.2f}",
+        "fees": f"{sessions.fees:.2f}",
+    }
+    assert (cost["rewards"], cost["fees"]) == (f"{sessions.rewards:.2f}", f"{sessions.fees:.2f}")
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    assert (
+        f"{sessions.sessions} sessions of 3 HITs at ${cost['sessions']['reward']} + ${cost['sessions']['fee']}" in page
+    )
+
+
+def test_the_api_cost_of_a_batch_paid_per_assignment_has_no_sessions(client, lead):
+    from .crowd_data import published_batch
+
+    batch = published_batch()
+    client.force_login(lead)
+    assert client.get(f"/api/batches/{batch.pk}/cost/").json()["sessions"] is None

@@ -294,10 +294,26 @@ class BucketCostSerializer(serializers.Serializer):
     total = MoneyField(max_digits=12)
 
 
+class SessionCostSerializer(serializers.Serializer):
+    """`hits.provider_interface.base.SessionPrice`: the batch page's "pays per session" line."""
+
+    sessions = serializers.IntegerField(help_text="Payments: the HITs' most places over K, rounded up.")
+    hits_per_session = serializers.IntegerField(help_text="K, the HITs of one session.")
+    reward = MoneyField(max_digits=8, help_text="One session's reward, paid whole.")
+    fee = MoneyField(max_digits=8, help_text="The provider's fee on one session's reward, rounded once.")
+    rewards = MoneyField(max_digits=12, help_text="sessions x reward: the estimate's `rewards`.")
+    fees = MoneyField(max_digits=12, help_text="sessions x fee: the estimate's `fees`.")
+
+
 class CostSerializer(serializers.Serializer):
     batch = serializers.IntegerField()
     provider = serializers.CharField(help_text="The provider's label.")
     buckets = BucketCostSerializer(many=True)
+    sessions = SessionCostSerializer(
+        allow_null=True,
+        help_text="A provider paying per session of several HITs (Prolific): the sessions its totals are; "
+        "the buckets price each HIT at its own reward. Null for a provider paying per assignment.",
+    )
     hits = serializers.IntegerField()
     assignments = serializers.IntegerField()
     rewards = MoneyField(max_digits=12, help_text="In `currency`, as a decimal string.")
