@@ -104,3 +104,71 @@ def test_the_api_cost_of_a_batch_paid_per_assignment_has_no_sessions(client, lea
     batch = published_batch()
     client.force_login(lead)
     assert client.get(f"/api/batches/{batch.pk}/cost/").json()["sessions"] is None
+
+
+def qualified_batch(**config):
+    from hits.services.qualification import build_test
+
+    dataset = demo_dataset()
+    batch = prolific_batch(dataset=dataset, **config)
+    batch.qualification_test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    batch.save(update_fields=["qualification_test"])
+    return batch
+
+
+def test_a_screening_study_is_a_line_of_the_estimate_in_its_totals(client, lead, settings):
+    """A batch with a qualification test gets a Prolific screening study, paid apart (each submission
+    approved automatically: its reward and Prolific's fee); the estimate, and so the budget check, left
+    it out. It is a line of its own now, on the page and in the API, counted in the totals."""
+    from hits.providers.prolific.config import config
+    from hits.providers.prolific.plans import session_plan
+    from hits.providers.prolific.provider import screening_reward_cents
+
+    settings.PROLIFIC_FEE_RATE = "0.333"
+    batch = qualified_batch()
+    cost = batches.cost_estimate(batch)
+    sessions, (line,) = cost["sessions"], cost["extras"]
+    reward = Decimal(screening_reward_cents(batch)) / 100
+    places = session_plan(batch, config(batch)).places  # no screening_places: the main study's
+    fee = get_provider("prolific").fee(reward, batch.assignments_per_hit)
+    assert (line.places, line.reward, line.fee) == (places, reward, fee) and fee > 0
+    assert cost["rewards"] == sessions.rewards + places * reward
+    assert cost["fees"] == sessions.fees + places * fee
+    assert cost["total"] == sessions.rewards + sessions.fees + places * (reward + fee)
+
+    client.force_login(lead)
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    assert f'<td>Screening study (qualification test)</td><td class="num">${reward:.2f}</td>' in page
+    assert f"at most {places} places × (${reward:.2f} + ${fee:.2f} fee), counted in the totals" in page
+    assert f"${cost['total']:,.2f}" in page
+    answer = client.get(f"/api/batches/{batch.pk}/cost/").json()
+    assert answer["extras"] == [
+        {
+            "label": "Screening study (qualification test)",
+            "places": places,
+            "reward": f"{reward:.2f}",
+            "fee": f"{fee:.2f}",
+            "rewards": f"{places * reward:.2f}",
+            "fees": f"{places * fee:.2f}",
+            "total": f"{places * (reward + fee):.2f}",
+            "note": line.note,
+        }
+    ]
+    assert answer["total"] == f"{cost['total']:.2f}"
+
+
+def test_a_created_screening_study_is_priced_by_its_own_places_and_reward(settings):
+    """Once the screening study exists at Prolific its places and reward are the line's: the 0.67 + 0.22
+    each approved submission records (test_prolific_contract's sync test), times its places."""
+    from hits.providers.prolific.models import ProlificStudy
+
+    settings.PROLIFIC_FEE_RATE = "0.333"
+    batch = qualified_batch(screening_places=40)
+    assert batches.cost_estimate(batch)["extras"][0].places == 40  # the option, before the study exists
+    ProlificStudy.objects.create(batch=batch, kind="screening", study_id="SCREEN1", reward_cents=67, places=2)
+    (line,) = batches.cost_estimate(batch)["extras"]
+    assert (line.places, line.reward, line.fee, line.total) == (2, Decimal("0.67"), Decimal("0.22"), Decimal("1.78"))
+
+
+def test_a_batch_without_a_qualification_test_has_no_screening_line():
+    assert batches.cost_estimate(prolific_batch())["extras"] == []

@@ -301,8 +301,21 @@ class SessionCostSerializer(serializers.Serializer):
     hits_per_session = serializers.IntegerField(help_text="K, the HITs of one session.")
     reward = MoneyField(max_digits=8, help_text="One session's reward, paid whole.")
     fee = MoneyField(max_digits=8, help_text="The provider's fee on one session's reward, rounded once.")
-    rewards = MoneyField(max_digits=12, help_text="sessions x reward: the estimate's `rewards`.")
-    fees = MoneyField(max_digits=12, help_text="sessions x fee: the estimate's `fees`.")
+    rewards = MoneyField(max_digits=12, help_text="sessions x reward: the estimate's `rewards`, but for `extras`.")
+    fees = MoneyField(max_digits=12, help_text="sessions x fee: the estimate's `fees`, but for `extras`.")
+
+
+class ExtraCostSerializer(serializers.Serializer):
+    """`hits.provider_interface.base.ExtraCost`: a line of the batch page's cost table below the buckets."""
+
+    label = serializers.CharField(help_text="What it pays for, e.g. a Prolific screening study.")
+    places = serializers.IntegerField(help_text="Payments, at most.")
+    reward = MoneyField(max_digits=8)
+    fee = MoneyField(max_digits=8, help_text="The provider's fee on one reward.")
+    rewards = MoneyField(max_digits=12)
+    fees = MoneyField(max_digits=12)
+    total = MoneyField(max_digits=12)
+    note = serializers.CharField(help_text="How it is paid, and why `places` is at most.")
 
 
 class CostSerializer(serializers.Serializer):
@@ -313,6 +326,11 @@ class CostSerializer(serializers.Serializer):
         allow_null=True,
         help_text="A provider paying per session of several HITs (Prolific): the sessions its totals are; "
         "the buckets price each HIT at its own reward. Null for a provider paying per assignment.",
+    )
+    extras = ExtraCostSerializer(
+        many=True,
+        help_text="Costs beyond the HITs' places, counted in the totals: a Prolific batch's screening study "
+        "when it has a qualification test.",
     )
     hits = serializers.IntegerField()
     assignments = serializers.IntegerField()

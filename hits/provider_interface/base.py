@@ -57,6 +57,30 @@ class SessionPrice:
         return self.fee * self.sessions
 
 
+@dataclass(frozen=True)
+class ExtraCost:
+    """A cost of a batch beyond its HITs' places, a line of its own in the estimate (a Prolific
+    screening study): at most `places` payments of `reward` with the provider's `fee` on each."""
+
+    label: str
+    places: int
+    reward: Decimal
+    fee: Decimal
+    note: str = ""
+
+    @property
+    def rewards(self) -> Decimal:
+        return self.reward * self.places
+
+    @property
+    def fees(self) -> Decimal:
+        return self.fee * self.places
+
+    @property
+    def total(self) -> Decimal:
+        return self.rewards + self.fees
+
+
 class Capability:
     """What a provider can do beyond the interface every provider has; callers ask
     `provider.supports(...)`, never for a provider by name."""
@@ -104,6 +128,11 @@ class CrowdProvider:
         places. None (the default, MTurk's and in-house's rule): each place is paid its HIT's reward
         with `fee` on it, as `reward_fee` records it."""
         return None
+
+    def extra_costs(self, owner) -> list[ExtraCost]:
+        """What the batch (`owner`; the spec of a new one) costs at the provider beyond its HITs' places,
+        each a line of the estimate counted in its totals (a Prolific screening study). None by default."""
+        return []
 
     def lock_for_review(self, assignment_id: int) -> None:
         """Lock, in the caller's transaction, the provider's own rows that a decision on this assignment

@@ -92,7 +92,9 @@ def price(owner, buckets: list[Bucket], counts: Counter, places: Places) -> dict
     bucket holds is not counted. Each place costs its bucket's reward and the provider's fee on it
     (MTurk charges per assignment), unless the provider pays per session of several HITs
     (`CrowdProvider.session_price`, Prolific): then the totals are its sessions' rewards and fees,
-    what approving every session of the batch writes to the ledger, and `sessions` says how."""
+    what approving every session of the batch writes to the ledger, and `sessions` says how. The
+    provider's costs beyond the HITs' places (`CrowdProvider.extra_costs`: a Prolific screening study)
+    are `extras`, each counted in the totals."""
     provider = get_provider(owner.provider)
     rows = []
     rewards: Counter = Counter()
@@ -115,6 +117,9 @@ def price(owner, buckets: list[Bucket], counts: Counter, places: Places) -> dict
     else:
         reward_total = sum((r.rewards for r in rows), Decimal("0.00"))
         fees = sum((r.fees for r in rows), Decimal("0.00"))
+    extras = provider.extra_costs(owner) if rows else []
+    reward_total += sum((cents(e.rewards) for e in extras), Decimal("0.00"))
+    fees += sum((cents(e.fees) for e in extras), Decimal("0.00"))
     return {
         "buckets": rows,
         "hits": sum(r.hits for r in rows),
@@ -123,6 +128,7 @@ def price(owner, buckets: list[Bucket], counts: Counter, places: Places) -> dict
         "fees": fees,
         "total": reward_total + fees,
         "sessions": sessions,
+        "extras": extras,
         "provider": provider.label,
     }
 

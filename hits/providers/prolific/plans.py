@@ -9,8 +9,8 @@ from django.db.models import Avg, Sum
 
 from hits.calibration import too_few_timed
 from hits.models import Batch
-from hits.money import hourly_rate
-from hits.provider_interface.base import SessionPrice, alike_price, alike_price_of
+from hits.money import cents, hourly_rate
+from hits.provider_interface.base import ExtraCost, SessionPrice, alike_price, alike_price_of
 from hits.providers.prolific.config import config
 from hits.providers.prolific.models import ProlificStudy
 from hits.selectors import timed_assignments
@@ -143,6 +143,33 @@ def session_price(provider, owner, rewards: dict, acus: int, places: int) -> Ses
     sessions = max(math.ceil(places / k), least)
     per_hit = owner.assignments_per_hit if isinstance(owner, Batch) else owner.assignments
     return SessionPrice(sessions, k, reward, provider.fee(reward, per_hit))
+
+
+SCREENING = "Screening study (qualification test)"
+
+
+def screening_cost(provider, batch, reward_cents: int) -> ExtraCost:
+    """The screening study of a batch with a qualification test, at most: its places x (its reward +
+    Prolific's fee on it), as the sync records each screening submission Prolific approved (it approves
+    every one automatically: `sync.record_screening_pay`); a place not taken, or taken and returned and
+    never taken again, is not paid. Once the study exists at Prolific, its places and reward; before,
+    what creating it sends: the `screening_places` option, else the main study's places, and
+    `reward_cents` (`provider.screening_reward_cents`: the target hourly rate for its minutes)."""
+    study = ProlificStudy.objects.filter(batch=batch, kind="screening").exclude(study_id="").first()
+    if study is not None:
+        places, reward_cents = study.places, study.reward_cents
+    else:
+        cfg = config(batch)
+        main = ProlificStudy.objects.filter(batch=batch, kind="main").first()
+        places = int(cfg["screening_places"] or session_plan(batch, cfg, main).places)
+    reward = cents(Decimal(reward_cents) / 100)
+    return ExtraCost(
+        SCREENING,
+        places,
+        reward,
+        provider.fee(reward, batch.assignments_per_hit),
+        note="Prolific approves and pays each screening submission automatically; a place not taken is not paid",
+    )
 
 
 def opened_places(batch) -> int:

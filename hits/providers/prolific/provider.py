@@ -43,7 +43,7 @@ from django.urls import reverse
 from hits.ledger import reward_key
 from hits.models import Assignment, ProviderCall
 from hits.money import cents, format_money, hourly_rate
-from hits.provider_interface.base import Capability, CrowdProvider, ProviderError, SessionPrice
+from hits.provider_interface.base import Capability, CrowdProvider, ExtraCost, ProviderError, SessionPrice
 from hits.providers.prolific import plans
 from hits.providers.prolific.client import ProlificClient, ProlificError
 from hits.providers.prolific.config import OPTIONS, config
@@ -252,6 +252,13 @@ class ProlificProvider(CrowdProvider):
     def session_price(self, owner, rewards: dict, acus: int, places: int) -> SessionPrice:
         """Prolific pays each session's reward whole with its fee: priced by sessions (`plans.session_price`)."""
         return plans.session_price(self, owner, rewards, acus, places)
+
+    def extra_costs(self, owner) -> list[ExtraCost]:
+        """A batch with a qualification test has a screening study, paid apart (`plans.screening_cost`);
+        a new batch's spec names no test (the new batch form's live count leaves it out)."""
+        if not getattr(owner, "qualification_test_id", None):
+            return []
+        return [plans.screening_cost(self, owner, screening_reward_cents(owner))]
 
     def lock_for_review(self, assignment_id: int) -> None:
         """The session of the assignment, locked before it: the sync (`sync.apply_submission`) locks a
