@@ -61,6 +61,10 @@
     });
   }
 
+  // The text each ACU has on the server (by id), so a refused conflict knows which rows are this page's own changes.
+  const savedText = {};
+  state.sentences.forEach(function (s) { s.acus.forEach(function (a) { savedText[a.id] = a.text; }); });
+
   function applySaved(sent, data) {
     const byId = {};
     data.sentences.forEach(function (s) { byId[s.id] = s; });
@@ -75,6 +79,7 @@
         const acu = saved.acus[j];
         if (!acu) return;
         li.dataset.id = String(acu.id);
+        savedText[acu.id] = acu.text;
         delete li.dataset.draft;
         const fresh = hintList("hints", acu.hints);
         li.querySelector(".hints").replaceWith(fresh);
@@ -157,7 +162,11 @@
         root.querySelectorAll("input, textarea").forEach(function (i) { i.readOnly = true; });
         document.querySelectorAll("#submit-form button").forEach(function (b) { b.disabled = true; });
         setStatus("conflict", "Not saved: conflict");
-        showAlert(data.error || "Changed elsewhere: reload.", true);
+        const mine = keepUnsaved();
+        refused = mine.length > 0 && !storageWorks;  // not kept in this browser: leaving asks first
+        showAlert((data.error || "Changed elsewhere: reload.") + (mine.length ? (storageWorks
+          ? " Your changes come back after the reload, each in its sentence's new-ACU box (Enter adds it): "
+          : " Copy your changes before you reload: ") + mine.join("; ") : ""), true);
         return;
       }
       if (!resp.ok) {
@@ -217,6 +226,22 @@
       if (text) { box.value = text; box.classList.add("kept"); restored += 1; }
     });
     return restored;
+  }
+  // A save refused by a conflict: this page's new and edited ACUs (and its new-ACU boxes' text) are kept in this
+  // browser as their sentence's new-ACU text, so the reload the page asks for loses none of them. Returns them named.
+  function keepUnsaved() {
+    const named = [];
+    root.querySelectorAll(".sentence-block").forEach(function (block, i) {
+      const box = block.querySelector(".acu-new");
+      const texts = Array.from(block.querySelectorAll("li.acu")).map(function (li) {
+        const text = li.querySelector(".acu-text").value.trim();
+        return text && (!li.dataset.id || savedText[li.dataset.id] !== text) ? text : "";
+      }).concat([box ? box.value.trim() : ""]).filter(Boolean);
+      if (!texts.length || !box) return;
+      try { window.localStorage.setItem(keptKey(block), texts.join(" ")); } catch (err) { storageWorks = false; }
+      texts.forEach(function (t) { named.push("sentence " + (i + 1) + ": “" + t + "”"); });
+    });
+    return named;
   }
   function unsavedNewText() {
     return Array.from(root.querySelectorAll(".acu-new")).some(function (box) { return box.value.trim() !== ""; });

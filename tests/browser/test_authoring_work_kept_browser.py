@@ -209,3 +209,35 @@ def test_done_asks_when_a_sentence_has_no_acu(live_server, browser, shoot, autho
     assert len(asked) == 2
     reference.refresh_from_db()
     assert reference.status == Reference.Status.IN_REVIEW
+
+
+def test_a_stale_tabs_refused_acus_come_back_after_the_reload_it_offers(live_server, browser, shoot, author, tmp_path):
+    """Walk (a stale tab): the first tab saved an ACU, the second (opened before) added one and edited one; its save
+    was refused as a conflict and "Reload the current version" dropped both: nothing had kept them."""
+    page, reference = editor(live_server, browser, author, tmp_path)
+    add(page, 0, "Saved before the second tab opened.")
+    stale = page.context.new_page()
+    stale.goto(page.url)
+    stale.wait_for_selector("#save-state.saved")
+    add(page, 1, "Saved by the first tab.")
+
+    stale.locator(".sentence-block").nth(0).locator(".acu-text").fill("Edited in the stale tab.")
+    add(stale, 2, "Added in the stale tab.", status=409)
+    alert = stale.locator("#editor-alert")
+    assert "changed in another tab" in alert.inner_text()
+    assert (
+        "each in its sentence's new-ACU box (Enter adds it): sentence 1: “Edited in the stale tab.”"
+        in alert.inner_text()
+    )
+    assert "sentence 3: “Added in the stale tab.”" in alert.inner_text()
+    shoot(stale, "authoring-conflict-kept")
+    boxes = stale.locator(".acu-new").evaluate_all("els => els.map(e => e.value)")
+    assert boxes == ["", "", ""]  # kept in the browser, not shown twice on the stale page
+    asked = []
+    stale.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    with stale.expect_navigation():
+        alert.get_by_role("button", name="Reload the current version").click()
+    stale.wait_for_selector("#save-state")
+    boxes = stale.locator(".acu-new").evaluate_all("els => els.map(e => e.value)")
+    assert boxes == ["Edited in the stale tab.", "", "Added in the stale tab."]
+    assert stored(reference) == [(0, "Saved before the second tab opened."), (1, "Saved by the first tab.")]
