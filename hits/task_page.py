@@ -31,6 +31,7 @@ def content(hit: HIT, seed: str = "") -> dict:
 _PAGE_FIELDS = (
     "status",
     "deadline",
+    "external_id",  # in-house work (none) may be given back
     "worker_id",
     "worker__blocked_at",
     "hit__acu_ids",

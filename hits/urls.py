@@ -15,6 +15,7 @@ urlpatterns = [
     path("work/qualification/<int:test_id>/", worker.take_test, name="take_test"),
     path("task/<str:token>/", worker.task, name="task"),
     path("task/<str:token>/submit", worker.task_submit, name="task_submit"),
+    path("task/<str:token>/give-back", worker.task_give_back, name="task_give_back"),
     path("hits/<int:hit_id>/preview/", worker.preview, name="hit_preview"),
     path("datasets/<int:dataset_id>/batches/", lead.batch_list, name="batch_list"),
     path("datasets/<int:dataset_id>/batches/new", lead.batch_new, name="batch_new"),

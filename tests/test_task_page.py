@@ -258,3 +258,29 @@ def test_a_deadline_more_than_a_day_away_says_its_day(handed_out, client, settin
     Assignment.objects.filter(pk=handed_out.pk).update(deadline=soon)
     shown = re.search(r'>Submit by <time datetime="[^"]+">([^<]+)</time>', _page(client, handed_out))
     assert shown[1] == timezone.localtime(soon, timezone=timezone.get_default_timezone()).strftime("%H:%M %Z")
+
+
+def test_giving_back_reopens_the_place_once_and_never_a_submitted_task(handed_out, client, make_user):
+    """*Give this task back* (the task link, no session): released and its place reopened once; posted
+    again, or for a submitted task or with another worker's link, it changes nothing."""
+    other = inhouse_worker(make_user("someone-else", "worker"))
+    forged = task_token(Assignment(pk=handed_out.pk, worker_id=other.pk))
+    assert client.post(reverse("task_give_back", args=[forged])).status_code == 302
+    handed_out.refresh_from_db()
+    assert handed_out.status == Assignment.Status.ASSIGNED
+    assert 'id="give-back"' in _page(client, handed_out)
+
+    url = reverse("task_give_back", args=[task_token(handed_out)])
+    places = HIT.objects.get(pk=handed_out.hit_id).open_places
+    assert client.post(url)["Location"] == reverse("work")
+    assert client.post(url)["Location"] == reverse("task", args=[task_token(handed_out)])  # again: nothing more
+    handed_out.refresh_from_db()
+    assert handed_out.status == Assignment.Status.EXPIRED
+    assert HIT.objects.get(pk=handed_out.hit_id).open_places == places + 1
+
+    done = handout.next_assignment(handed_out.worker)
+    submit_assignment(assignment_id=done.pk, worker_id=done.worker_id, answers=all_answers(done))
+    client.post(reverse("task_give_back", args=[task_token(done)]))
+    done.refresh_from_db()
+    assert done.status == Assignment.Status.SUBMITTED
+    assert 'id="give-back"' not in _page(client, done)

@@ -123,6 +123,19 @@ def held_in_stopped_batch(worker: Worker) -> Assignment | None:
     return current
 
 
+def give_back(*, assignment_id: int, worker_id: int) -> bool:
+    """The worker gives their open in-house task back (the task page's *Give this task back*): it is
+    released before its deadline (read as *Taken back*, unpaid) and its place reopens for another
+    worker; they are never handed that HIT again. False when it was not open (submitted, expired)."""
+    return bool(
+        release(
+            Assignment.objects.filter(
+                pk=assignment_id, worker_id=worker_id, status=Assignment.Status.ASSIGNED, external_id=""
+            )
+        )
+    )
+
+
 # The fair order (the partial index `hit_fair_pick`): higher batch priority first (on the HIT,
 # hits.services.batches.hit_priority: a `pairs` batch's gold HITs first within it); then the HIT with the largest share of its
 # places open, then the lowest turn (its place in its batch's order, as a share of the batch),

@@ -89,7 +89,24 @@ def task(request, token: str):
         if expert.owns(request.user, assignment):
             return redirect("expert_task", token=token)
         return render(request, "hits/task_invalid.html", status=404)
-    return render(request, "hits/task.html", token_task_context(context, assignment, token))
+    give_back = reverse("task_give_back", args=[token]) if not assignment.external_id else ""
+    return render(request, "hits/task.html", token_task_context(context, assignment, token, give_back_url=give_back))
+
+
+@csrf_exempt  # authorized by the signed token in the URL, which no other site can know
+@require_POST
+@ratelimit.per_minute("submissions", account=ratelimit.task_link)
+def task_give_back(request, token: str):
+    """Security behavior: the token's worker only (in-house work); gives their open task back, unpaid,
+    and opens the work page, which says so; a task no longer open is left as it is and its page says why."""
+    try:
+        assignment_id, worker_id = read_token(token)
+    except SubmissionRefused as exc:
+        return render(request, "hits/task_invalid.html", {"message": str(exc), "expired": exc.final}, status=410)
+    if not handout.give_back(assignment_id=assignment_id, worker_id=worker_id):
+        return redirect("task", token=token)
+    messages.info(request, "You gave the task back: it goes to another worker and is not paid.")
+    return redirect("work")
 
 
 def token_task_context(

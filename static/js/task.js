@@ -261,6 +261,8 @@
 
   // In-house default after a stored submission: say so and offer the next task.
   form.addEventListener("task:stored", function (e) {
+    const giveBack = document.getElementById("give-back");
+    if (giveBack) giveBack.hidden = true;  // stored: nothing left to give back
     if (form.dataset.afterSubmit !== "inhouse") return;
     say(e.detail.message, "ok");
     submitted = true;
