@@ -2,11 +2,12 @@
 sentences and the ACUs the HIT asks about, and the context of the task page a provider's session
 shows (Prolific, panel, MTurk). The HTML is templates/hits/task.html and its partials."""
 
+from django.db.models import Sum
 from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import ReferenceSentence
-from hits.models import HIT, Assignment
+from hits.models import HIT, Assignment, LedgerEntry
 from hits.ratings import page as rating_page
 from hits.services.submission import SubmissionRefused, read_token, taken_back
 
@@ -82,12 +83,24 @@ def status_shown(assignment: Assignment, blocked_at=None) -> tuple[str, str]:
 
 def recent_tasks(worker, count: int = 20) -> list[dict]:
     """The worker's latest assignments, newest first, each with its status as they read it
-    (`status_shown`): {"assignment", "status", "label"}."""
-    latest = worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:count]
+    (`status_shown`) and its pay (`pay`, None when it is not paid; `pay_note`: "paid", or "once
+    approved" while it can still be): {"assignment", "status", "label", "pay", "pay_note"}."""
+    latest = list(worker.assignments.select_related("hit__summary__document").order_by("-created_at")[:count])
+    paid = dict(
+        LedgerEntry.objects.filter(assignment__in=latest, kind=LedgerEntry.Kind.REWARD)
+        .order_by()
+        .values_list("assignment_id")
+        .annotate(total=Sum("amount"))
+    )
     rows = []
     for a in latest:
         status, label = status_shown(a, worker.blocked_at)
-        rows.append({"assignment": a, "status": status, "label": label})
+        pay, note = None, ""
+        if a.status == Assignment.Status.APPROVED:
+            pay, note = paid.get(a.pk, a.hit.reward), "paid"
+        elif status in (Assignment.Status.SUBMITTED, Assignment.Status.ASSIGNED):
+            pay, note = a.hit.reward, "once approved"
+        rows.append({"assignment": a, "status": status, "label": label, "pay": pay, "pay_note": note})
     return rows
 
 

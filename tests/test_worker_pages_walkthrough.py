@@ -172,3 +172,30 @@ def test_a_reviewers_decided_reviews_are_in_their_queue(client, tmp_path, make_u
     client.force_login(writer)
     mine = client.get(reverse("authoring_queue")).content.decode()
     assert re.search(r'id="reviewed-count"><b>0</b> reviewed by you', mine) and 'id="reviewed"' not in mine
+
+
+def shown_pay(client) -> list[str]:
+    """The Pay cells of My work's recent tasks, newest first, as the worker reads them."""
+    html = client.get(reverse("work")).content.decode()
+    table = html.split('id="recent-tasks"', 1)[1]
+    cells = re.findall(r'<td class="num">(.*?)</td>', table)
+    return [re.sub(r"<[^>]+>", " ", c).split() for c in cells]
+
+
+def test_my_work_says_what_each_task_pays_and_whether_it_is_paid(client, worker):
+    """Walk: My work gave only the total earned, so a worker could not tell what a task pays, whether
+    a task was paid, or check the total against their tasks."""
+    batch = published_batch(gold_share=0.0)
+    me = inhouse_worker(worker)
+    done = handout.next_assignment(me, batch)
+    submit_assignment(assignment_id=done.pk, worker_id=me.pk, answers=all_answers(done))
+    client.force_login(worker)
+    reward = f"${done.hit.reward:.2f}"
+    assert shown_pay(client) == [[reward, "once", "approved"]]
+
+    review.approve(assignment_id=done.pk)
+    given = handout.next_assignment(me, batch)
+    handout.give_back(assignment_id=given.pk, worker_id=me.pk)
+    held = handout.next_assignment(me, batch)
+    assert shown_pay(client) == [[f"${held.hit.reward:.2f}", "once", "approved"], ["–"], [reward, "paid"]]
+    assert f"<b>{reward}</b> earned" in client.get(reverse("work")).content.decode()
