@@ -132,8 +132,8 @@ def _text_hints(text: str, kind: str, sentence_words: set[str], usual_words: flo
 
 
 def _near_duplicates(flat: list[tuple[int, str, int, str]]) -> list[str | None]:
-    """Per text of `flat`: a hint naming the first earlier ACU or draft that is nearly the same
-    (same text, or 80% of their content words shared), else None."""
+    """Per text of `flat`: a hint naming the first earlier ACU or draft that is the same text (any
+    case) or nearly the same (80% of their content words shared), else None."""
     keys = [text.strip().lower() for *_, text in flat]
     sets = [_word_set(text) for *_, text in flat]
     found: list[str | None] = []
@@ -144,5 +144,8 @@ def _near_duplicates(flat: list[tuple[int, str, int, str]]) -> list[str | None]:
             continue
         _, other_kind, _, other_text = flat[other]
         name = "draft" if other_kind == "draft" else "ACU"
-        found.append(f"Nearly the same as {name} “{other_text[:60]}”.")
+        if keys[i] == keys[other]:  # the same words: "nearly" would make the author look for a difference
+            found.append(f"The same text as {name} “{other_text[:60]}”: keep one.")
+        else:
+            found.append(f"Nearly the same as {name} “{other_text[:60]}”.")
     return found

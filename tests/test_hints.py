@@ -39,3 +39,23 @@ def test_and_in_a_noun_phrase_is_no_second_fact_whatever_its_length():
     assert joins_two_facts(text) is None
     assert joins_two_facts("Sales rose 5 % in March and prices fell across the whole region.") == "and"
     assert joins_two_facts("Koirala founded the charity Maiti Nepal but the hospice wall crumbled.") == "but"
+
+
+def test_an_acu_written_twice_is_called_the_same_not_nearly_the_same():
+    """Walk: an ACU typed twice under its sentence was hinted "Nearly the same as ACU …", so the author
+    looked for a difference that was not there."""
+    sentences = [
+        (
+            "Pushpa Basnet and 45 children she cares for were forced to evacuate their residence .",
+            [
+                "Pushpa Basnet was forced to evacuate her residence.",
+                "Pushpa Basnet was forced to evacuate her residence.",
+                "pushpa basnet was forced to evacuate her residence.",
+                "Pushpa Basnet was forced to evacuate her residence!",
+            ],
+        )
+    ]
+    acus = reference_hints(sentences, usual_length(["a b c d e f"]))["acus"][0]
+    same = "The same text as ACU “Pushpa Basnet was forced to evacuate her residence.”: keep one."
+    assert acus[1] == [same] and acus[2] == [same]
+    assert acus[3] == ["Nearly the same as ACU “Pushpa Basnet was forced to evacuate her residence.”."]
