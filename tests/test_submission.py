@@ -193,7 +193,7 @@ def test_a_refused_submission_writes_nothing_and_says_why():
     foreign_hit = batch.hits.exclude(summary__document=assignment.hit.summary.document).first()
     foreign = {**answers, str(foreign_hit.summary.document.reference.acus.first().pk): True}
     cases = [
-        (missing, assignment.worker_id, "1 of .* facts have no answer yet"),
+        (missing, assignment.worker_id, "1 of .* facts has no answer yet"),
         (foreign, assignment.worker_id, "not part of this task"),
         (answers, other.worker_id, "not yours"),
         ({"x": True}, assignment.worker_id, "Unknown fact 'x'"),
@@ -267,7 +267,7 @@ def test_a_triage_hit_takes_exactly_its_own_acus():
     HIT.objects.filter(pk=assignment.hit_id).update(acu_ids=some)
     with pytest.raises(SubmissionRefused, match="not part of this task"):
         submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=answers)
-    with pytest.raises(SubmissionRefused, match="1 of 2 facts have no answer yet"):
+    with pytest.raises(SubmissionRefused, match="1 of 2 facts has no answer yet"):
         submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers={str(some[0]): True})
     subset = {str(k): True for k in some}
     assert submit_assignment(assignment_id=assignment.pk, worker_id=assignment.worker_id, answers=subset).created

@@ -39,6 +39,7 @@ from hits.gold import answer_key, known_answers
 from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
 from hits.qualification_bound import balanced_accuracy, verdict
 from hits.sheets import MIN_PER_CLASS as MIN_PER_CLASS  # re-exported: the class minimum of a sheet
+from hits.services.submission import unanswered_facts
 from hits.sheets import stratified
 
 
@@ -305,7 +306,7 @@ def check_complete(items, answers: dict[str, bool]) -> dict[str, bool]:
     missing, total = unanswered(items, answers)
     if missing:
         raise IncompleteSheet(
-            f"{missing} of {total} facts have no answer yet: answer every fact, then submit. "
+            f"{unanswered_facts(missing, total)}: answer every fact, then submit. "
             "Nothing was graded and no attempt was used; your answers are kept below."
         )
     keys = {answer_key(item.pk, acu_id) for item in items for acu_id in item.answers}

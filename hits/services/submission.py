@@ -100,6 +100,11 @@ def _parse_answers(raw: dict) -> dict[int, bool]:
     return answers
 
 
+def unanswered_facts(missing: int, total: int) -> str:
+    """How many facts a task or a qualification sheet still lacks an answer to, in words."""
+    return f"{missing} of {total} facts {'has' if missing == 1 else 'have'} no answer yet"
+
+
 def _check_complete(answers: dict[int, bool], wanted: set[int]) -> None:
     """Every ACU the HIT asks about answered, and nothing else."""
     given = set(answers)
@@ -107,7 +112,7 @@ def _check_complete(answers: dict[int, bool], wanted: set[int]) -> None:
         raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
     if wanted - given:
         raise SubmissionRefused(
-            f"{len(wanted - given)} of {len(wanted)} facts have no answer yet; answer all before submitting."
+            f"{unanswered_facts(len(wanted - given), len(wanted))}; answer all before submitting."
         )
 
 
