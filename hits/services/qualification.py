@@ -38,8 +38,8 @@ from hits import sheets
 from hits.gold import answer_key, known_answers
 from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
 from hits.qualification_bound import balanced_accuracy, verdict
-from hits.sheets import MIN_PER_CLASS as MIN_PER_CLASS  # re-exported: the class minimum of a sheet
 from hits.services.submission import unanswered_facts
+from hits.sheets import MIN_PER_CLASS as MIN_PER_CLASS  # re-exported: the class minimum of a sheet
 from hits.sheets import stratified
 
 
