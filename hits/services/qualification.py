@@ -38,7 +38,6 @@ from hits import sheets
 from hits.gold import answer_key, known_answers
 from hits.models import Batch, GoldItem, QualificationAttempt, QualificationTest, Worker
 from hits.qualification_bound import balanced_accuracy, verdict
-from hits.services.submission import unanswered_facts
 from hits.sheets import MIN_PER_CLASS as MIN_PER_CLASS  # re-exported: the class minimum of a sheet
 from hits.sheets import stratified
 
@@ -298,6 +297,11 @@ def unanswered(items, answers: dict[str, bool]) -> tuple[int, int]:
     """(facts without an answer, facts) of the sheet (its gold items)."""
     keys = [answer_key(item.pk, acu_id) for item in items for acu_id in item.answers]
     return sum(key not in answers for key in keys), len(keys)
+
+
+def unanswered_facts(missing: int, total: int) -> str:
+    """How many facts a task or a qualification sheet still lacks an answer to, in words."""
+    return f"{missing} of {total} facts {'has' if missing == 1 else 'have'} no answer yet"
 
 
 def check_complete(items, answers: dict[str, bool]) -> dict[str, bool]:

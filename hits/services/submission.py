@@ -22,6 +22,7 @@ from hits.ratings import page as rating_page
 from hits.release import release_overdue
 from hits.services import expert as expert_round
 from hits.services import ratings as rating_service
+from hits.services.qualification import unanswered_facts
 
 logger = logging.getLogger(__name__)
 
@@ -100,20 +101,13 @@ def _parse_answers(raw: dict) -> dict[int, bool]:
     return answers
 
 
-def unanswered_facts(missing: int, total: int) -> str:
-    """How many facts a task or a qualification sheet still lacks an answer to, in words."""
-    return f"{missing} of {total} facts {'has' if missing == 1 else 'have'} no answer yet"
-
-
 def _check_complete(answers: dict[int, bool], wanted: set[int]) -> None:
     """Every ACU the HIT asks about answered, and nothing else."""
     given = set(answers)
     if given - wanted:
         raise SubmissionRefused("The answers name facts that are not part of this task; reload the task.")
     if wanted - given:
-        raise SubmissionRefused(
-            f"{unanswered_facts(len(wanted - given), len(wanted))}; answer all before submitting."
-        )
+        raise SubmissionRefused(f"{unanswered_facts(len(wanted - given), len(wanted))}; answer all before submitting.")
 
 
 def checked_answers(hit, answers) -> dict[int, bool] | dict[int, int]:
