@@ -51,6 +51,17 @@ def test_a_comment_whose_acu_was_deleted_stays_on_the_review_page(client, author
     assert "Name the town." in page and "Koirala runs a rehabilitation center." in page
 
 
+def test_a_sentence_without_acus_is_said_once_on_the_review_page(client, in_review):
+    """The walk: the review page said "No ACU for this sentence yet." (its hint) and "No ACU for this
+    sentence." (the empty list) under the same sentence."""
+    reference, bea = in_review
+    empty = reference.sentences.count() - 1
+    assert empty >= 1
+    client.force_login(bea)
+    page = client.get(reverse("authoring_review", args=[reference.pk])).content.decode()
+    assert page.count("No ACU for this sentence") == empty
+
+
 def test_done_again_after_sending_says_it_was_already_sent(client, author, in_review):
     reference, bea = in_review
     client.force_login(author)
