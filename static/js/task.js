@@ -263,6 +263,8 @@
   form.addEventListener("task:stored", function (e) {
     const giveBack = document.getElementById("give-back");
     if (giveBack) giveBack.hidden = true;  // stored: nothing left to give back
+    const keys = document.getElementById("key-hint");
+    if (keys) keys.hidden = true;  // stored: no key answers anything now
     if (form.dataset.afterSubmit !== "inhouse") return;
     say(e.detail.message, "ok");
     submitted = true;

@@ -34,12 +34,14 @@ def test_back_after_submitting_says_already_submitted_and_the_work_page_is_curre
     login(page, live_server.url, worker.username, PASSWORD)
     page.click("#start-next")
     answer_all_and_submit(page)
+    assert page.locator("#key-hint").is_hidden()  # the keys answer nothing once stored
     page.click("#after-submit button")  # the next task
     page.wait_for_selector(".acu-row.current")
     page.go_back()
     page.wait_for_selector("#already-submitted:visible")
     assert page.inner_text("#progress") == "Submitted"
     assert page.locator("#task-form button:enabled").count() == 0
+    assert page.locator("#key-hint").count() == 0
     shoot(page, f"i27-back-after-submit-{size}")
 
     page.goto(f"{live_server.url}/work/")
@@ -146,9 +148,12 @@ def test_the_review_page_does_not_number_a_sentence_without_acus(live_server, br
     page = context.new_page()
     login(page, live_server.url, lead.username, PASSWORD)
     page.goto(f"{live_server.url}/authoring/references/{reference.pk}/review/")
-    empty = page.locator("ol.acu-list > li.empty").first
-    assert empty.inner_text() == "No ACU for this sentence."
-    assert empty.evaluate("li => getComputedStyle(li).listStyleType") == "none"
+    # Said once, by the sentence's hint (not again by the list), and nothing numbered under it.
+    assert page.locator(".sentence-block").first.locator(".sentence-hints li").all_inner_texts() == [
+        "No ACU for this sentence yet."
+    ]
+    assert page.locator("ol.acu-list > li").count() == 0
+    assert page.locator("ol.acu-list").first.inner_text() == ""
     context.close()
 
 
