@@ -147,5 +147,7 @@ def _near_duplicates(flat: list[tuple[int, str, int, str]]) -> list[str | None]:
         if keys[i] == keys[other]:  # the same words: "nearly" would make the author look for a difference
             found.append(f"The same text as {name} “{other_text[:60]}”: keep one.")
         else:
-            found.append(f"Nearly the same as {name} “{other_text[:60]}”.")
+            quote = other_text[:60]
+            end = "" if quote.endswith((".", "!", "?")) else "."  # no second full stop after the quote's own
+            found.append(f"Nearly the same as {name} “{quote}”{end}")
     return found

@@ -138,12 +138,12 @@ def test_hints_call_a_draft_a_draft():
     assert hints["acus"] == reference_hints(sentences, 7.0)["acus"] == [[[]], []]  # ACUs ignore the drafts
     first, second, long = hints["drafts"][0]
     assert first == []
-    assert second == ["Nearly the same as draft “The mayor resigned on Monday.”."]
+    assert second == ["Nearly the same as draft “The mayor resigned on Monday.”"]
     assert any(h.startswith("Long: this draft has 17 words where ACUs here") for h in long)
     assert hints["drafts"][1] == [[]]
     assert hints["sentences"][1] == ["No ACU for this sentence yet: accept, edit or dismiss its drafts."]
     near_acu = reference_hints(sentences, 7.0, [["The mayor resigned!"], []])["drafts"][0][0]
-    assert near_acu == ["Nearly the same as ACU “The mayor resigned.”."]
+    assert near_acu == ["Nearly the same as ACU “The mayor resigned.”"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -58,4 +58,4 @@ def test_an_acu_written_twice_is_called_the_same_not_nearly_the_same():
     acus = reference_hints(sentences, usual_length(["a b c d e f"]))["acus"][0]
     same = "The same text as ACU “Pushpa Basnet was forced to evacuate her residence.”: keep one."
     assert acus[1] == [same] and acus[2] == [same]
-    assert acus[3] == ["Nearly the same as ACU “Pushpa Basnet was forced to evacuate her residence.”."]
+    assert acus[3] == ["Nearly the same as ACU “Pushpa Basnet was forced to evacuate her residence.”"]

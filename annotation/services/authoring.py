@@ -210,7 +210,7 @@ def _stored_hints(reference: Reference, structure: list, drafts: list[list[str]]
     an unchanged reference reads them back. The usual ACU length of the dataset is the one when they
     were computed (the hints the writer saw)."""
     digest = hashlib.sha256(json.dumps([reference.pk, structure, drafts]).encode()).hexdigest()
-    key = f"acu-hints:v4:{digest}"  # v4: an ACU written twice is "the same text", not "nearly the same"
+    key = f"acu-hints:v5:{digest}"  # v5: no second full stop after a quoted ACU; v4: "the same text"
     stored = caches["pages"].get(key)
     if stored is not None:
         return stored
