@@ -7,6 +7,7 @@ of clicks; not listed, it stays, with the date MTurk was asked. Nothing forgets 
 
 import hashlib
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
@@ -52,6 +53,13 @@ def test_the_ledger_page_lists_a_bonus_left_sent_for_a_day_with_what_to_do(stub,
     assert "A1W" in row and "ASG1" in row and "$0.50" in row and "2\xa0days ago" in row
     assert "never answered" in row and "Re-check with MTurk" in row
     assert "MTurk requester site" in page
+    # The batch page's "… of bonuses not yet in the ledger" (said with a budget) leads there.
+    batch.budget = Decimal("100.00")
+    batch.save(update_fields=["budget"])
+    detail = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    link = detail[detail.index('id="unsettled-bonuses"') :]
+    assert link.startswith(f'id="unsettled-bonuses" href="{reverse("batch_ledger", args=[batch.pk])}#mturk-unsettled">')
+    assert "$0.60 of bonuses not yet in the ledger</a>" in link  # $0.50 and its 20% fee
 
 
 def test_a_bonus_sent_within_the_day_or_in_the_ledger_is_not_listed(stub, client, lead):  # noqa: F811
