@@ -109,7 +109,9 @@ def test_worker_figures_of_each_scope(mixed):
             w: counted.filter(worker_id=w).count() for w in counted.values_list("worker_id", flat=True).distinct()
         }
     round_stats = workers._assignment_stats(dataset, batch)
-    assert any(s["gold_total"] for s in round_stats.values()) and all(s["timed_reward"] for s in round_stats.values())
+    assert any(s["gold_total"] for s in round_stats.values())
+    # every worker of the round has timed paid work, in its batch's currency (`timed`: {currency: [rewards, seconds]})
+    assert all(s["timed"] and all(r and sec for r, sec in s["timed"].values()) for s in round_stats.values())
     assert all(0 not in s["seconds"] and None not in s["seconds"] for s in round_stats.values())
 
 
