@@ -63,7 +63,9 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   The triage is aware of systems (`--pair-system-triage RULE --pair-system-setting X`, the rules of
   hits.allocation.system_triage, read from the expert documents' labels of every system; default cap
   1.5: no system has more than 1.5 times the triaged share of all pairs, its most confident kept;
-  `none` is the triage before). The gold-anchored stop as in `app+judge`.
+  `none` is the triage before). The gold-anchored stop as in `app+judge`. `--pair-triage-when spammers`:
+  the triage held back until the gold round is bought, then on only if the stop has stopped at least
+  `--pair-spammer-share` of the gold-judged workers (bench/pairs_policy.py, opt-in).
   Labels: the posterior with the judge's prior and the last refit's estimates.
 - `pairs+judge+pilot` (or `--pair-threshold-rule pilot`; opt-in, bench/pairs_policy.py): `pairs+judge`
   with its threshold learned at each refit from the gold round (fixed places' majority accuracy on the
@@ -127,7 +129,16 @@ from scoring.stats.triage_crossfit import SUGGEST_MAX_CHANGE, SUGGEST_MIN_AGREEM
 
 sys.path.insert(0, str(ROOT / "bench"))
 from allocation_report import means, paired, table  # noqa: E402
-from pairs_policy import PAIRS, THRESHOLD_RULES, PairSettings, decide_pairs, wave_threshold  # noqa: E402
+from pairs_policy import (  # noqa: E402
+    PAIRS,
+    THRESHOLD_RULES,
+    TRIAGE_WHEN,
+    PairSettings,
+    decide_pairs,
+    decide_triage,
+    hold_triage,
+    wave_threshold,
+)
 from simulated_crowd import (  # noqa: E402
     KINDS,
     Crowd,
@@ -303,6 +314,8 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
         if name == PAIRS_POLICY and not pairs.triage:  # every pair to the crowd: the judge only a prior
             run.asked = run.open = np.ones(crowd.truth.size, dtype=bool)
             run.machine = None
+        if name == PAIRS_POLICY:
+            hold_triage(run, pairs)
     carries = np.logical_or.reduceat(run.asked, crowd.starts)  # HITs left with a pair for the crowd
     wave_of = (np.arange(len(crowd.sizes)) * WAVES) // len(crowd.sizes)
     if name == PAIRS_POLICY and pairs.gold_first:  # the gold HITs handed out before the others
@@ -320,6 +333,8 @@ def run_policy(crowd: Crowd, name: str, judge: JudgeData | None = None, pairs: P
         if name in ("app+stop", JUDGE_POLICY, PAIRS_POLICY):
             run.stop(evidence)
         if name == PAIRS_POLICY:
+            decide_triage(run, pairs, w, wave_of, evidence, STOP_AFTER)
+            carries = np.logical_or.reduceat(run.asked, crowd.starts)
             threshold = wave_threshold(run, pairs, ASSIGNMENTS)
             run.thresholds.append(threshold)  # type: ignore[attr-defined]
             guard(run, w, sens, spec, rows, threshold)
@@ -501,6 +516,8 @@ def main():
     parser.add_argument("--pair-scope", choices=("pair", "hit"), default=PAIRS.scope)
     parser.add_argument("--pair-crowd", type=int, choices=(0, 1), default=int(PAIRS.crowd))
     parser.add_argument("--pair-triage", type=int, choices=(0, 1), default=int(PAIRS.triage))
+    parser.add_argument("--pair-triage-when", choices=TRIAGE_WHEN, default=PAIRS.triage_when)
+    parser.add_argument("--pair-spammer-share", type=float, default=PAIRS.spammer_share, help="with spammers")
     parser.add_argument(
         "--pair-system-triage", choices=system_triage.RULES, default=PAIRS.systems, help="triage aware of systems"
     )
@@ -548,6 +565,8 @@ def main():
             args.pair_system_setting,
             args.pair_threshold_rule,
             args.pair_margin,
+            args.pair_triage_when,
+            args.pair_spammer_share,
         ),
         rule=args.labels,
     )

@@ -6,6 +6,14 @@ is learned from the batch's own gold round instead of the constant PAIRS_THRESHO
 answered at the fixed places (and handed out first), so after each refit the accuracy fixed places'
 majority reached on the gold pairs bought so far is known; the threshold is
 hits.allocation.policy.pilot_pair_threshold of it (that accuracy less `margin`, never below the constant).
+
+`triage_when` "spammers" (`--pair-triage-when spammers`, opt-in, not the default; issue 43): the judge's
+triage is held back until the gold round is bought, then turned on only if the gold-anchored stop has
+stopped at least `spammer_share` of the workers with enough gold judgments to be judged
+(hits.allocation.policy.at_chance's `after`): a crowd whose gold shows workers at chance gets the triage
+(its saving needs it), a crowd whose gold shows none sends every pair to its workers (the judge only a
+prior), where the triage's system-level bias cost the ranking on held-out documents. The HITs handed out
+before the decision keep all their pairs.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ if TYPE_CHECKING:
     from allocation_bench import Run
 
 THRESHOLD_RULES = ("constant", "pilot")
+TRIAGE_WHEN = ("always", "spammers")
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,8 @@ class PairSettings:
     system_setting: float = 1.5  # its setting: recalibrate's strength, gate's needed accuracy, cap's factor
     threshold_rule: str = "constant"  # "pilot": the threshold from the gold round (module docstring)
     margin: float = 0.05  # pilot: fixed places' gold accuracy less this (floor: `threshold`)
+    triage_when: str = "always"  # "spammers": the triage only if the gold round shows workers at chance
+    spammer_share: float = 0.1  # spammers: the share of gold-judged workers stopped that turns it on
 
 
 PAIRS = PairSettings()
@@ -61,6 +72,41 @@ def wave_threshold(run: Run, pairs: PairSettings, fixed: int) -> float:
     full = counted >= fixed
     correct = int((label[full] == c.truth[full]).sum())
     return pilot_pair_threshold(correct, int(full.sum()), pairs.margin, floor=pairs.threshold)
+
+
+def stopped_share(stopped: np.ndarray, evidence, after: int) -> float | None:
+    """The share of the workers with at least `after` judgments on gold whom the gold-anchored stop has
+    stopped (None: no worker has that many yet)."""
+    if evidence is None:
+        return None
+    enough = evidence.workers[np.asarray(evidence.gold_judged) >= after]
+    return float(stopped[enough].mean()) if enough.size else None
+
+
+def hold_triage(run: Run, pairs: PairSettings) -> None:
+    """triage_when "spammers": every pair to the crowd until the gold round is bought (`decide_triage`)."""
+    if pairs.triage_when == "always" or run.machine is None:
+        return
+    run.held = ~run.asked  # type: ignore[attr-defined]  # the pairs the triage would decide
+    run.asked = run.open = np.ones(run.crowd.truth.size, dtype=bool)
+    run.triage["on"] = None  # type: ignore[attr-defined]
+
+
+def decide_triage(run: Run, pairs: PairSettings, wave: int, wave_of: np.ndarray, evidence, after: int) -> None:
+    """At the first wave after every gold HIT was handed out: the triage on for the HITs not handed out
+    yet if the stop has stopped at least `spammer_share` of the gold-judged workers (`hold_triage`)."""
+    held = getattr(run, "held", None)
+    c = run.crowd
+    if held is None or run.triage["on"] is not None or wave_of[c.gold].max(initial=-1) >= wave:  # type: ignore[attr-defined]
+        return
+    share = stopped_share(run.stopped, evidence, after)
+    on = share is not None and share >= pairs.spammer_share
+    run.triage.update(on=on, stopped_share=share, wave=wave)  # type: ignore[attr-defined]
+    if on:
+        later = (wave_of >= wave)[c.hit_of]
+        run.asked = run.open = ~(held & later)
+    else:
+        run.machine = None
 
 
 def decide_pairs(run: Run, hits: np.ndarray, sens, spec, pairs: PairSettings, threshold: float, fixed: int) -> None:
