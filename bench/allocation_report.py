@@ -40,6 +40,9 @@ def triage_means(rows: list[dict]) -> dict | None:
     if not triaged:
         return None
     out = {"c": [t["c"] for t in triaged], "decided": float(np.mean([t["decided"] for t in triaged]))}
+    if any("on" in t for t in triaged):  # --pair-triage-when spammers: each seed's decision and its signal
+        out["on"] = [t.get("on") for t in triaged]
+        out["stopped_share"] = [t.get("stopped_share") for t in triaged]
     # None: the policy's judge decided nothing (pairs+judge with --pair-triage 0: the judge only a prior)
     at_truth = [r["tau_triaged_at_truth"] for r in rows if r.get("tau_triaged_at_truth") is not None]
     if at_truth:

@@ -76,11 +76,15 @@ def wave_threshold(run: Run, pairs: PairSettings, fixed: int) -> float:
 
 def stopped_share(stopped: np.ndarray, evidence, after: int) -> float | None:
     """The share of the workers with at least `after` judgments on gold whom the gold-anchored stop has
-    stopped (None: no worker has that many yet)."""
+    stopped (None: no worker has that many yet). `evidence` is a refit's, of counted rows only, so it
+    leaves out the workers stopped before; each of them had `after` gold judgments when stopped."""
     if evidence is None:
         return None
     enough = evidence.workers[np.asarray(evidence.gold_judged) >= after]
-    return float(stopped[enough].mean()) if enough.size else None
+    counted = np.zeros(stopped.size, dtype=bool)
+    counted[enough] = True
+    judged = counted | stopped
+    return float(stopped[judged].mean()) if judged.any() else None
 
 
 def hold_triage(run: Run, pairs: PairSettings) -> None:
