@@ -65,7 +65,8 @@ the workers' gold evidence, scoring.stats.gold_evidence):
   1.5: no system has more than 1.5 times the triaged share of all pairs, its most confident kept;
   `none` is the triage before). The gold-anchored stop as in `app+judge`. `--pair-triage-when spammers`:
   the triage held back until the gold round is bought, then on only if the stop has stopped at least
-  `--pair-spammer-share` of the gold-judged workers (bench/pairs_policy.py, opt-in).
+  `--pair-spammer-share` of the gold-judged workers (bench/pairs_policy.py, opt-in); the policy
+  `pairs+judge+when` is pairs+judge with it, to run beside pairs+judge.
   Labels: the posterior with the judge's prior and the last refit's estimates.
 - `pairs+judge+pilot` (or `--pair-threshold-rule pilot`; opt-in, bench/pairs_policy.py): `pairs+judge`
   with its threshold learned at each refit from the gold round (fixed places' majority accuracy on the
@@ -159,6 +160,7 @@ POLICIES = ("fixed-3", "app", "app+stop")
 JUDGE_POLICY = "app+judge"
 PAIRS_POLICY = "pairs+judge"
 PILOT_POLICY = "pairs+judge+pilot"  # pairs+judge with its threshold from the gold round (bench/pairs_policy.py)
+WHEN_POLICY = "pairs+judge+when"  # pairs+judge with its triage only where the gold round shows spammers
 
 
 # app+judge's triage criterion: the app's own (a judge run's suggested confidence,
@@ -489,6 +491,8 @@ def run(
         for name in policies:
             if name == PILOT_POLICY:  # side by side with pairs+judge in one run
                 bought = run_policy(crowd, PAIRS_POLICY, judge, replace(pairs, threshold_rule="pilot"))
+            elif name == WHEN_POLICY:
+                bought = run_policy(crowd, PAIRS_POLICY, judge, replace(pairs, triage_when="spammers"))
             else:
                 bought = run_policy(crowd, name, judge, pairs)
             out[name].append(figures(bought, systems, expert_systems, judge is None, rule))
@@ -498,7 +502,10 @@ def run(
 def main():
     parser = crowd_arguments(__doc__.split("\n")[0], seeds=5, first_seed=0, documents=":")
     parser.add_argument(
-        "--policies", nargs="+", choices=(*POLICIES, JUDGE_POLICY, PAIRS_POLICY, PILOT_POLICY), help="default: all"
+        "--policies",
+        nargs="+",
+        choices=(*POLICIES, JUDGE_POLICY, PAIRS_POLICY, PILOT_POLICY, WHEN_POLICY),
+        help="default: all",
     )
     parser.add_argument(
         "--judge",
@@ -540,7 +547,7 @@ def main():
     if not 0 < args.expert_documents < 1:
         parser.error("--expert-documents is a share of the documents: above 0, below 1 (e.g. 0.1)")
     policies = args.policies or [*POLICIES, *([JUDGE_POLICY] if args.judge else [])]
-    if {JUDGE_POLICY, PAIRS_POLICY, PILOT_POLICY} & set(policies) and not args.judge:
+    if {JUDGE_POLICY, PAIRS_POLICY, PILOT_POLICY, WHEN_POLICY} & set(policies) and not args.judge:
         parser.error(f"{JUDGE_POLICY} and {PAIRS_POLICY} need --judge learned")
     started = time.process_time()
     judge = judge_data(Path(args.data), documents_slice(args.documents), systems, docs, labels) if args.judge else None
