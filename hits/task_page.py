@@ -32,6 +32,7 @@ def content(hit: HIT, seed: str = "") -> dict:
 _PAGE_FIELDS = (
     "status",
     "deadline",
+    "released_at",  # given back before its deadline (submission.taken_back)
     "external_id",  # in-house work (none) may be given back
     "worker_id",
     "worker__blocked_at",
@@ -73,9 +74,10 @@ def closed(assignment: Assignment) -> str:
 
 
 def status_shown(assignment: Assignment, blocked_at=None) -> tuple[str, str]:
-    """(code, label) of an assignment's status as its worker reads it (My work): one taken back
-    before its time ran out (`taken_back`: `blocked_at`, its worker's block) is "withdrawn", "Taken
-    back"; it is stored as expired, which said its time ran out."""
+    """(code, label) of an assignment's status as its worker reads it (My work): one given or taken
+    back before its time ran out (`taken_back`: its `released_at`; `blocked_at`, its worker's block)
+    is "withdrawn", "Taken back", also once its old deadline has passed; it is stored as expired,
+    which said its time ran out."""
     if assignment.status == Assignment.Status.EXPIRED and taken_back(assignment, timezone.now(), blocked_at):
         return "withdrawn", "Taken back"
     return assignment.status, assignment.get_status_display()

@@ -2,7 +2,7 @@
 the page's scripts: tests/browser/test_worker_pages_walkthrough_browser.py):
 
 - a task taken back from a blocked worker read "Expired" in My work (and on its page once its
-  deadline passed), though its time never ran out;
+  deadline passed), though its time never ran out; so did a task its worker gave back;
 - the block forms' "Reason" did not say the worker reads it;
 - the qualification card gave the pool's size, not the sheet's;
 - a refused bonus came back with an empty form;
@@ -15,6 +15,7 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.messages import get_messages
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -56,7 +57,9 @@ def test_a_task_taken_back_on_a_block_reads_taken_back_even_once_its_deadline_pa
     # Two hours on: the block was two hours ago, the task's deadline (an hour after it) passed.
     me.refresh_from_db()
     Worker.objects.filter(pk=me.pk).update(blocked_at=me.blocked_at - timedelta(hours=2))
-    Assignment.objects.filter(pk=held.pk).update(deadline=held.deadline - timedelta(hours=2))
+    Assignment.objects.filter(pk=held.pk).update(
+        deadline=held.deadline - timedelta(hours=2), released_at=F("released_at") - timedelta(hours=2)
+    )
     assert Assignment.objects.get(pk=held.pk).deadline < timezone.now()
     assert shown_statuses(client) == ["Taken back"]
     page = client.get(reverse("task", args=[token])).content.decode()
@@ -77,6 +80,28 @@ def test_a_task_taken_back_on_a_block_reads_taken_back_even_once_its_deadline_pa
     assert shown_statuses(client) == ["Expired"]
     page = client.get(reverse("task", args=[task_token(overdue)])).content.decode()
     assert 'data-done="expired"' in page and "This task expired: its time ran out" in page
+
+
+def test_a_task_given_back_reads_taken_back_even_once_its_old_deadline_passed(client, worker, monkeypatch):
+    """A task its worker gave back (*Give this task back*) read "Taken back" in My work, then
+    "Expired" once the deadline it no longer had passed (time moves on: `timezone.now`)."""
+    batch = published_batch(gold_share=0.0)
+    me = inhouse_worker(worker)
+    given = handout.next_assignment(me, batch)
+    assert handout.give_back(assignment_id=given.pk, worker_id=me.pk)
+    client.force_login(worker)
+    assert shown_statuses(client) == ["Taken back"]
+
+    later = given.deadline + timedelta(hours=1)  # its old deadline has passed
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert shown_statuses(client) == ["Taken back"]
+
+    # The next task, whose time then ran out, expired, and reads so beside it.
+    overdue = handout.next_assignment(me, batch)
+    after = overdue.deadline + timedelta(minutes=1)
+    monkeypatch.setattr(timezone, "now", lambda: after)
+    assert release_overdue() == 1
+    assert shown_statuses(client) == ["Expired", "Taken back"]
 
 
 def test_the_block_forms_say_the_worker_reads_the_reason(client, lead, make_user):

@@ -62,6 +62,10 @@ class Assignment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     deadline = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # When it was released unanswered before its time ran out (its worker gave it back, or a block
+    # took it back): stored as expired like a task whose time ran out, this tells the two apart
+    # once the deadline has passed (hits.services.submission.taken_back). Null otherwise.
+    released_at = models.DateTimeField(null=True, blank=True)
     active_seconds = models.FloatField(null=True, blank=True)
     comment = models.TextField(blank=True)
     feedback = models.TextField(blank=True, help_text="The lead's reason for a rejection.")

@@ -126,12 +126,14 @@ def held_in_stopped_batch(worker: Worker) -> Assignment | None:
 def give_back(*, assignment_id: int, worker_id: int) -> bool:
     """The worker gives their open in-house task back (the task page's *Give this task back*): it is
     released before its deadline (read as *Taken back*, unpaid) and its place reopens for another
-    worker; they are never handed that HIT again. False when it was not open (submitted, expired)."""
+    worker; they are never handed that HIT again. False when it was not open (submitted, expired).
+    Its `released_at` keeps it *Taken back* once its old deadline has passed (`submission.taken_back`)."""
     return bool(
         release(
             Assignment.objects.filter(
                 pk=assignment_id, worker_id=worker_id, status=Assignment.Status.ASSIGNED, external_id=""
-            )
+            ),
+            released_at=timezone.now(),
         )
     )
 
@@ -197,7 +199,8 @@ def _resumable(worker: Worker, now) -> Assignment | None:
     if current is not None and (
         (current.deadline and current.deadline <= now) or current.hit.batch.status != Batch.Status.PUBLISHED
     ):
-        release(Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED))
+        # Given up before its deadline (its batch stopped), it reads "Taken back"; after it, "Expired".
+        release(Assignment.objects.filter(pk=current.pk, status=Assignment.Status.ASSIGNED), released_at=now)
         return _resumable(worker, now)
     return current
 

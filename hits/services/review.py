@@ -321,7 +321,7 @@ def block_worker(*, worker_id: int, reason: str, exclude_pending: bool = False, 
             worker.block_reason = reason
             worker.save(update_fields=["blocked_at", "block_reason"])
             # Work they hold but have not submitted goes back to the pool.
-            release(worker.assignments.filter(status=Assignment.Status.ASSIGNED))
+            release(worker.assignments.filter(status=Assignment.Status.ASSIGNED), released_at=timezone.now())
             if exclude_pending:
                 exclusion.set_excluded(worker.pk, True)
                 worker.excluded = True

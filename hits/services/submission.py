@@ -238,10 +238,14 @@ def _released(assignment: Assignment, now) -> str:
 
 
 def taken_back(assignment: Assignment, now, blocked_at=None) -> bool:
-    """Whether a released assignment went back before its deadline (its worker was blocked, its
-    session gave its places back), not because its time ran out: its deadline is still to come, or
-    (`blocked_at`, its worker's block) it was after the block, which gives back all they hold
-    (`review.block_worker`), so it was taken back then, and still reads so once that deadline has passed."""
+    """Whether a released assignment went back before its deadline (its worker gave it back, was
+    blocked, its session gave its places back), not because its time ran out. Its `released_at`
+    (written by a give-back and a block) says so for good: released before the deadline, it reads
+    so once that deadline has passed too. Without it (a session's release, work released before the
+    field): its deadline is still to come, or (`blocked_at`, its worker's block) it was after the
+    block, which gives back all they hold (`review.block_worker`)."""
+    if assignment.released_at is not None:
+        return assignment.deadline is None or assignment.released_at < assignment.deadline
     if assignment.deadline is None:
         return False
     return assignment.deadline > now or (blocked_at is not None and assignment.deadline > blocked_at)
