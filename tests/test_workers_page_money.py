@@ -207,3 +207,63 @@ def test_the_dataset_workers_page_rates_work_in_the_currency_of_the_batches_that
     rows = {r["worker_id"]: r for r in client.get(f"/api/datasets/{dataset.pk}/workers/").json()["results"]}
     assert rows[worker.pk]["hourly"] is None  # no one figure: never pounds and dollars summed
     assert rows[worker.pk]["hourly_rates"] == {"GBP": str(rate(pounds, worker)), "USD": str(rate(dollars, worker))}
+
+
+def test_a_worker_paid_in_two_currencies_sorts_by_the_rate_in_their_main_currency(client, lead):
+    """Code review: sorted by *Rate / hour*, a worker paid in pounds and in dollars ("£16.41 ·
+    $7.50", no one figure) sorted last in either direction. They sort on the rate in their main
+    currency (most of their timed work), shown first, as the header's tooltip says."""
+    from django.utils import timezone
+
+    from .crowd_data import published_batch
+
+    dataset, pounds = simulated_round()
+    as_prolific_gbp(pounds)
+    dollars = published_batch(dataset)
+    Batch.objects.filter(pk=dollars.pk).update(provider="prolific", provider_config={"currency": "USD"})
+    crowd = Worker.objects.filter(assignments__hit__batch=pounds).distinct().order_by("pk")
+    worker = crowd.first()
+    Assignment.objects.create(
+        hit=dollars.hits.order_by("pk").first(),
+        worker=worker,
+        status=Assignment.Status.SUBMITTED,
+        active_seconds=120,  # less than their pound rounds' work: pounds are their main currency
+        submitted_at=timezone.now(),
+    )
+    scored(dataset)
+    client.force_login(lead)
+    api = {r["worker_id"]: r for r in client.get(f"/api/datasets/{dataset.pk}/workers/").json()["results"]}
+    assert api[worker.pk]["hourly"] is None and set(api[worker.pk]["hourly_rates"]) == {"GBP", "USD"}
+    assert api[worker.pk]["hourly_currency"] == "GBP"
+
+    url = reverse("dashboard_workers", args=[dataset.pk])
+    page = client.get(url).content.decode()
+    assert "Sorted by each worker's rate in their main currency" in page  # the header's tooltip
+    for sort in ("hourly", "-hourly"):
+        page = client.get(f"{url}?sort={sort}").content.decode()
+        rows = re.findall(r'<tr data-worker="([^"]+)">.*?</tr>', page, re.S)
+        cells = [
+            re.findall(r'<td class="num">([^<]*)</td>', row)[4]
+            for row in re.findall(r"<tr data-worker.*?</tr>", page, re.S)
+        ]
+        shown = dict(zip(rows, cells, strict=True))
+        assert shown[worker.external_id].startswith("£") and " · $" in shown[worker.external_id]  # its main rate first
+        firsts = [Decimal(c.split(" · ")[0].lstrip("£$").replace(",", "")) for c in cells if c != "–"]
+        assert firsts == sorted(firsts, reverse=sort.startswith("-")), (sort, cells)
+        assert len(firsts) == len(crowd), cells  # every worker rated: none sorted last for want of one figure
+
+
+def test_the_hourly_sort_rule_reads_the_main_currency():
+    """The rule in one place: the main currency is the one with the most timed seconds (a tie, the
+    first code); the sort key is the one rate, else the main currency's rate, else none (last)."""
+    from scoring.results.worker_pages import hourly_sort_key
+    from scoring.runs.workers import main_currency
+
+    assert main_currency({"timed": {"USD": [Decimal("1"), 60.0], "GBP": [Decimal("9"), 600.0]}}) == "GBP"
+    assert main_currency({"timed": {"USD": [Decimal("1"), 60.0], "GBP": [Decimal("1"), 60.0]}}) == "GBP"
+    assert main_currency({"timed": {}}) is None
+    mixed = {"hourly": None, "hourly_rates": {"GBP": 16.41, "USD": 7.5}, "hourly_currency": "USD"}
+    assert hourly_sort_key(mixed) == 7.5
+    assert hourly_sort_key({"hourly": 9.5, "hourly_rates": {"GBP": 9.5}, "hourly_currency": "GBP"}) == 9.5
+    assert hourly_sort_key({"hourly": None, "hourly_rates": {"GBP": 16.41, "USD": 7.5}}) is None  # an older run
+    assert hourly_sort_key({"hourly": None, "hourly_rates": {}, "hourly_currency": None}) is None

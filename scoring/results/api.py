@@ -309,6 +309,13 @@ class WorkerRowSerializer(serializers.Serializer):
         help_text='The effective pay per hour by the currency of the batches that paid the work ({"GBP": '
         '"9.00", "USD": "12.00"}): rates in different currencies are never summed.',
     )
+    hourly_currency = serializers.CharField(
+        allow_null=True,
+        required=False,
+        help_text="The worker's main currency: the one of most of their timed work here (the most active "
+        "seconds). The workers page sorts its rate column on the rate in it (hourly_rates), so a worker "
+        "paid in two currencies sorts among the others; null without timed paid work.",
+    )
     flags = serializers.ListField(
         child=serializers.CharField(), help_text="failed gold (the upper 95% bound of gold accuracy below 0.7)"
     )

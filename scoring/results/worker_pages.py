@@ -24,7 +24,7 @@ SORTS = {
     "agreement": lambda r: r["agreement"],
     "gold": lambda r: r["gold_accuracy"],
     "seconds": lambda r: r["median_seconds"],
-    "hourly": lambda r: r["hourly"],
+    "hourly": lambda r: hourly_sort_key(r),
     "flags": lambda r: len(r["flags"]) or None,
     "qc": lambda r: (r.get("machine_qc") or {}).get("share"),
 }
@@ -47,15 +47,28 @@ def shown(row: dict, currency: str = "USD") -> dict:
     }
 
 
+def hourly_sort_key(row: dict) -> float | None:
+    """What *Rate / hour* sorts on: the worker's rate in their main currency (`hourly_currency`, the
+    currency of most of their timed work: `scoring.runs.workers.main_currency`), so a worker paid in
+    two currencies sorts by the figure shown first, not last; rates are compared as numbers, as a
+    table with workers paid in pounds and in dollars always did, and never summed. None (last) without
+    a rate, or for a worker paid in several currencies in a run stored before the main currency was."""
+    if row["hourly"] is not None:
+        return row["hourly"]
+    return (row.get("hourly_rates") or {}).get(row.get("hourly_currency") or "")
+
+
 def hourly_text(row: dict, currency: str = "USD") -> str:
     """A row's rate per hour in the currency of the batches it was measured in (`hourly_rates`):
-    "£9.00", or each currency's rate when the worker's paid work spans batches in several ("$12.00 ·
-    £9.00", never a sum of both). A run stored before rates named their currency: `currency`, its
-    provider's."""
+    "£9.00", or each currency's rate when the worker's paid work spans batches in several ("£9.00 ·
+    $12.00", never a sum of both): the main currency's first (`hourly_sort_key` sorts on it), the
+    others by their code. A run stored before rates named their currency: `currency`, its provider's."""
     rates = row.get("hourly_rates")
     if rates is None:
         return "–" if row["hourly"] is None else format_money(row["hourly"], currency)
-    return " · ".join(format_money(rate, code) for code, rate in sorted(rates.items())) or "–"
+    main = row.get("hourly_currency")
+    ordered = sorted(rates.items(), key=lambda item: (item[0] != main, item[0]))
+    return " · ".join(format_money(rate, code) for code, rate in ordered) or "–"
 
 
 def with_actions(rows: list[dict], base: str, state_query: str, bonus_token: str) -> list[dict]:

@@ -75,6 +75,15 @@ def hourly_rates(s: dict) -> dict[str, float]:
     return rates
 
 
+def main_currency(s: dict) -> str | None:
+    """The worker's main currency: the one of most of their timed work paid here (the most active
+    seconds; a tie, the first code alphabetically), None without any. The workers page sorts *Rate /
+    hour* on the rate in it (`scoring.results.worker_pages.hourly_sort_key`): a worker paid in two
+    currencies has no one figure (`hourly` is null, never a sum of pounds and dollars) and sorted last."""
+    timed = {currency: seconds for currency, (_, seconds) in s["timed"].items() if seconds > 0}
+    return min(timed, key=lambda currency: (-timed[currency], currency)) if timed else None
+
+
 def worker_flags(worker, s: dict) -> list[str]:
     """A worker's flags: gold evidence with a confidence bound only (module docstring)."""
     if worker.is_expert:
@@ -173,6 +182,7 @@ def _rejected_rows(dataset, batch, judgments, known: set[int]) -> tuple[dict[int
                 "median_seconds": med,
                 "hourly": None,
                 "hourly_rates": {},
+                "hourly_currency": None,
                 "flags": worker_flags(worker, s),
                 "notes": _notes(worker, None, None, agreement_share, compared),
                 "excluded": worker.excluded,
@@ -204,7 +214,8 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
         # What the timed work paid here paid per hour of it, in cents as the calibration table reads
         # rates (a median time against a mean reward is not a rate anyone was paid when the
         # worker's HITs pay different buckets); a float in the stored run, whole cents.
-        # Per currency of the batches that paid it; "hourly" (sorted on) only when there is one.
+        # Per currency of the batches that paid it; "hourly" only when there is one; the table
+        # sorts on the rate in the main currency (`main_currency`).
         rates = hourly_rates(s)
         hourly = next(iter(rates.values())) if len(rates) == 1 else None
         agree = float(quality.agreement[i]) if quality.compared[i] else None
@@ -221,6 +232,7 @@ def worker_table(dataset, batch, judgments, acu_counts_per_row, counted_alpha: d
                 "median_seconds": med,
                 "hourly": hourly,
                 "hourly_rates": rates,
+                "hourly_currency": main_currency(s),
                 "flags": worker_flags(w, s),
                 "notes": _notes(w, medians.get(wid), overall, agree, quality.compared[i]),
                 "excluded": w.excluded,
