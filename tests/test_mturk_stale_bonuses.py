@@ -62,6 +62,24 @@ def test_the_ledger_page_lists_a_bonus_left_sent_for_a_day_with_what_to_do(stub,
     assert "$0.60 of bonuses not yet in the ledger</a>" in link  # $0.50 and its 20% fee
 
 
+def test_the_batch_page_without_a_budget_says_the_bonuses_not_yet_in_the_ledger(stub, client, lead):  # noqa: F811
+    """Code review: the batch page said "… of bonuses not yet in the ledger", and linked to their list,
+    only when the batch had a budget: without one, money that may have left was not mentioned."""
+    batch, bonus = lost_answer(stub)
+    assert batch.budget is None
+    client.force_login(lead)
+    detail = client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+    hint = detail[detail.index('id="budget-hint"') :]
+    hint = hint[: hint.index("</span>")]
+    link = f'<a id="unsettled-bonuses" href="{reverse("batch_ledger", args=[batch.pk])}#mturk-unsettled">'
+    assert f"{link}$0.60 of bonuses not yet in the ledger</a>" in hint  # $0.50 and its 20% fee, as money
+    assert "no budget, so bonuses are not limited" in hint
+    assert money_budget.unsettled_bonuses(batch) == "$0.60 of bonuses not yet in the ledger"
+    review.record_bonus(bonus.assignment, bonus.amount, bonus.reason, bonus.token)
+    assert money_budget.unsettled_bonuses(batch) == ""  # in the ledger: nothing left to say
+    assert 'id="unsettled-bonuses"' not in client.get(reverse("batch_detail", args=[batch.pk])).content.decode()
+
+
 def test_a_bonus_sent_within_the_day_or_in_the_ledger_is_not_listed(stub, client, lead):  # noqa: F811
     batch, bonus = lost_answer(stub, days=0)
     assert mturk_bonuses.stale_bonuses(batch) == []  # its call may still be under way

@@ -176,6 +176,16 @@ def bonus_spend(batch: Batch) -> dict:
     }
 
 
+def unsettled_bonuses(batch: Batch, spend: dict | None = None) -> str:
+    """What the batch page says of the money that left or may have left at the provider without a
+    ledger row (`CrowdProvider.unsettled_spend`: a bonus whose pay call's answer was lost, a paid
+    one whose row is not written yet), with or without a budget: "$0.60 of bonuses not yet in the
+    ledger" in the batch's money (`batch_money`), linked to the ledger page's list of them; "" when
+    there is none. `spend`: the batch's `bonus_spend`, when the page has read it (with a budget)."""
+    unsettled = spend["unsettled"] if spend is not None else get_provider(batch.provider).unsettled_spend(batch)
+    return f"{batch_money(batch, unsettled)} of bonuses not yet in the ledger" if cents(unsettled) else ""
+
+
 def bonus_passes_budget(batch: Batch, amount) -> str | None:
     """A message when paying `amount` more would take the batch's spend over its budget, else None.
     Asked inside `bonus_turn`, so the spend it reads holds every bonus decided before. The spend

@@ -156,6 +156,8 @@ def batch_detail(request, batch_id: int):
     waiting = refresh_waiting(batch)
     stage = batch_stage(batch)
     balance = balance_error = None
+    live = batch.status != Batch.Status.DRAFT
+    bonus_spend = money_budget.bonus_spend(batch) if batch.budget is not None and live else None
     if batch.status in (Batch.Status.DRAFT, Batch.Status.PUBLISHING) and provider.supports(Capability.BALANCE):
         try:
             balance = provider.balance(batch)
@@ -207,9 +209,9 @@ def batch_detail(request, batch_id: int):
             "over_budget": money_budget.over_budget_message(batch, cost["total"])
             if batch.status == Batch.Status.DRAFT
             else None,
-            "bonus_spend": money_budget.bonus_spend(batch)
-            if batch.budget is not None and batch.status != Batch.Status.DRAFT
-            else None,
+            "bonus_spend": bonus_spend,
+            # with or without a budget: money that may have left must never go unsaid
+            "unsettled": money_budget.unsettled_bonuses(batch, bonus_spend) if live else "",
         },
     )
 
