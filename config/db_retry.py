@@ -17,7 +17,9 @@ fresh connection. That is a round trip less for each request of the crowd path (
 cycle's 14); every other request is still checked first.
 
 `DB_RETRY` is the same rule for Celery tasks: a task that lost its connection is retried with
-backoff (every task that uses it is idempotent). `retried` is that rule for a piece of work
+backoff (every task that uses it is idempotent). `retry_after_db_error` widens it, for a task
+whose every write is keyed (the provider sync), to any database error (a lock wait or statement
+aborted, a failover's read-only moment), with one line in the log for each retry. `retried` is that rule for a piece of work
 inside a request: a whole transaction run again after a short pause, the pause never inside a
 transaction (the handout's sessions retry with it when other handouts hold the last places).
 """
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, connections
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, connections
 from django.http import HttpResponse
 from django.urls import Resolver404, resolve
 
@@ -47,7 +49,32 @@ DB_RETRY = {
     "max_retries": 5,
 }
 
+# What a task whose repetition records nothing twice retries on (`retry_after_db_error`).
+DB_ERRORS = (DatabaseError, InterfaceError)
+
 T = TypeVar("T")
+
+
+def retry_after_db_error(task, exc: BaseException, what: str):
+    """A bound task's database error: one warning line, then Celery's retry after a pause that
+    doubles from DB_RETRY's backoff up to its cap, at most the task's `max_retries` times; after the
+    last, one error line and the error itself (the task fails; its next scheduled run starts over).
+    Only for a task whose repetition is harmless: `raise retry_after_db_error(self, exc, "...")`."""
+    retries = task.request.retries
+    reason = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or ['no message'])[0][:200]}"
+    if retries >= task.max_retries:
+        logger.error("%s: database error (%s); gave up after %d retries", what, reason, retries)
+        raise exc
+    countdown = min(DB_RETRY["retry_backoff"] * 2**retries, DB_RETRY["retry_backoff_max"])
+    logger.warning(
+        "%s: database error (%s); retrying in %d s (retry %d of %d)",
+        what,
+        reason,
+        countdown,
+        retries + 1,
+        task.max_retries,
+    )
+    return task.retry(exc=exc, countdown=countdown)
 
 
 def retried(

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from config.db_retry import DB_RETRY  # a dropped database connection: retried with backoff
+from config.db_retry import DB_ERRORS, DB_RETRY, retry_after_db_error  # retried with backoff
 from hits.providers import sync as provider_sync
 from hits.release import release_overdue
 from hits.services import batches, review
@@ -30,11 +30,16 @@ def publish_batch(batch_id: int) -> str:
     return "published"
 
 
-@shared_task(acks_late=True, **DB_RETRY)
-def sync_provider_batches() -> dict:
+@shared_task(bind=True, acks_late=True, max_retries=DB_RETRY["max_retries"])
+def sync_provider_batches(self) -> dict:
     """Mirror provider-side states for every open batch of a provider that syncs (MTurk,
-    Prolific) and release abandoned Prolific sessions."""
-    return provider_sync.sync_open_batches()
+    Prolific) and release abandoned Prolific sessions. Any database error is retried later with
+    backoff, a bounded number of times: every money event the sync writes is keyed in the ledger,
+    so a sync stopped midway and run again records each one once."""
+    try:
+        return provider_sync.sync_open_batches()
+    except DB_ERRORS as exc:
+        raise retry_after_db_error(self, exc, "Provider sync")
 
 
 @shared_task(acks_late=True, **DB_RETRY)
