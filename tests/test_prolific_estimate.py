@@ -172,3 +172,67 @@ def test_a_created_screening_study_is_priced_by_its_own_places_and_reward(settin
 
 def test_a_batch_without_a_qualification_test_has_no_screening_line():
     assert batches.cost_estimate(prolific_batch())["extras"] == []
+
+
+PROLIFIC_FORM = {  # the Prolific options of the new batch form, as the page sends them
+    "provider": "prolific",
+    "prolific_hits_per_session": 3,
+    "prolific_session_minutes": 10,
+    "prolific_currency": "USD",
+    "prolific_min_approval_rate": 95,
+    "prolific_languages": "19",
+    "prolific_devices": "desktop",
+    "prolific_workspace_id": "WORKSPACE1",
+    "prolific_group_mode": "allow",
+    "prolific_screening_minutes": 5,
+}
+
+
+def test_the_new_batch_forms_live_estimate_has_the_screening_line_and_counts_it(client, lead, settings):
+    """The form's live estimate left the screening study out (the spec named no test), so the lead saw a
+    lower total there than on the draft's page, and a budget set from it was refused at publishing. It
+    has the line now, from the same rule (`plans.screening_cost`), and the draft's total."""
+    from django.urls import reverse
+
+    from hits.models import Batch
+    from hits.money import format_money
+    from hits.services.qualification import build_test
+
+    from .crowd_data import BATCH_FORM
+
+    settings.PROLIFIC_FEE_RATE = "0.333"
+    dataset = demo_dataset()
+    test = build_test(dataset=dataset, name="ACU test", items=2, pass_score=0.8)
+    form = {**BATCH_FORM, **PROLIFIC_FORM, "gold_share": 0, "allocation": "fixed", "qualification_test": test.pk}
+    client.force_login(lead)
+    url = reverse("batch_estimate", args=[dataset.pk])
+    without = client.get(url, {**form, "qualification_test": ""}).json()
+    figures = client.get(url, form).json()
+
+    response = client.post(reverse("batch_new", args=[dataset.pk]), {**form, "name": "draft"})
+    assert response.status_code == 302, response.context["form"].errors
+    batch = Batch.objects.get(name="draft")
+    assert batch.qualification_test == test
+    cost = batches.cost_estimate(batch)
+    (line,) = cost["extras"]
+    money = lambda amount: format_money(amount, "USD")  # noqa: E731
+    # the draft's total (its page's, the budget check's): the old live estimate was line.total lower
+    assert [figures[k] for k in ("rewards", "fees", "total")] == [money(cost[k]) for k in ("rewards", "fees", "total")]
+    assert (
+        Decimal(figures["total"].lstrip("$").replace(",", ""))
+        == Decimal(without["total"].lstrip("$").replace(",", "")) + line.total
+    )
+    assert without["extras"] == []
+    assert figures["extras"] == [
+        {
+            "label": "Screening study (qualification test)",
+            "places": line.places,
+            "reward": money(line.reward),
+            "fee": money(line.fee),
+            "total": money(line.total),
+        }
+    ]
+    assert line.places == cost["sessions"].sessions and line.fee > 0  # the main study's places
+
+    with_places = client.get(url, {**form, "prolific_screening_places": 40}).json()
+    assert with_places["extras"][0]["places"] == 40  # the option, as the draft's line takes it

@@ -129,9 +129,10 @@ class CrowdProvider:
         with `fee` on it, as `reward_fee` records it."""
         return None
 
-    def extra_costs(self, owner) -> list[ExtraCost]:
+    def extra_costs(self, owner, sessions: "SessionPrice | None" = None) -> list[ExtraCost]:
         """What the batch (`owner`; the spec of a new one) costs at the provider beyond its HITs' places,
-        each a line of the estimate counted in its totals (a Prolific screening study). None by default."""
+        each a line of the estimate counted in its totals (a Prolific screening study); `sessions`: the
+        estimate's `session_price` of the same owner. None by default."""
         return []
 
     def lock_for_review(self, assignment_id: int) -> None:

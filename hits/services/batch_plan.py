@@ -117,7 +117,7 @@ def price(owner, buckets: list[Bucket], counts: Counter, places: Places) -> dict
     else:
         reward_total = sum((r.rewards for r in rows), Decimal("0.00"))
         fees = sum((r.fees for r in rows), Decimal("0.00"))
-    extras = provider.extra_costs(owner) if rows else []
+    extras = provider.extra_costs(owner, sessions) if rows else []
     reward_total += sum((cents(e.rewards) for e in extras), Decimal("0.00"))
     fees += sum((cents(e.fees) for e in extras), Decimal("0.00"))
     return {

@@ -1,6 +1,8 @@
 """What a batch would be before it exists: its references (by document count or an explicit list), HITs,
 assignments and cost, the draft's own figures (reads only; the new batch form's live count)."""
 
+from dataclasses import replace
+
 from annotation.models import Document
 from annotation.services.authoring import usable_for_crowd
 from hits.batch_fields import BatchSpec
@@ -33,14 +35,20 @@ def chosen_references(dataset, *, documents: int | None = None, document_ids: st
     return None  # all approved references
 
 
-def estimate(dataset, spec: BatchSpec, *, systems=None, references=None, documents=None) -> dict:
+def estimate(
+    dataset, spec: BatchSpec, *, systems=None, references=None, documents=None, qualification_test=None
+) -> dict:
     """HITs, assignments (their most places) and cost of a new batch with these settings and choices:
     the draft's own estimate (`cost_estimate`, what publishing checks against the budget) before the
     draft exists, priced from the plan `create_batch` writes (hits.services.batch_plan: gold HITs, a
-    `pairs` batch's triage). Writes nothing; BatchError when creating the draft would be refused so."""
+    `pairs` batch's triage), with its lines beyond the HITs' places (`extras`, counted in the totals: a
+    Prolific batch's screening study when it has `qualification_test`). Writes nothing; BatchError when
+    creating the draft would be refused so."""
+    if qualification_test is not None:
+        spec = replace(spec, qualification_test_id=qualification_test.pk)
     planned = batch_plan.plan(dataset, spec, systems=systems, references=references, documents=documents)
     cost = batch_plan.price(spec, list(spec.buckets), planned.counts(), batch_plan.Places.of_spec(spec))
-    figures = {k: cost[k] for k in ("hits", "assignments", "rewards", "fees", "total")}
+    figures = {k: cost[k] for k in ("hits", "assignments", "rewards", "fees", "total", "extras")}
     figures["over_budget"] = spec.budget is not None and cost["total"] > spec.budget
     return figures
 

@@ -113,12 +113,21 @@ def batch_estimate(request, dataset_id: int):
             dataset,
             spec,
             systems=list(data.get("systems") or []) or None,
+            qualification_test=data.get("qualification_test"),
             **_chosen(dataset, data),
         )
     except (batches.BatchError, estimate.SampleError) as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     currency = money_currency(spec)  # as the draft's pages will show it
     figures.update({k: format_money(figures[k], currency) for k in ("rewards", "fees", "total")})
+    figures["extras"] = [  # the batch page's lines below the buckets (a Prolific screening study)
+        {
+            "label": e.label,
+            "places": e.places,
+            **{k: format_money(getattr(e, k), currency) for k in ("reward", "fee", "total")},
+        }
+        for e in figures["extras"]
+    ]
     figures["budget"] = format_money(data.get("budget"), currency) if data.get("budget") is not None else None
     return JsonResponse(figures)
 

@@ -148,26 +148,35 @@ def session_price(provider, owner, rewards: dict, acus: int, places: int) -> Ses
 SCREENING = "Screening study (qualification test)"
 
 
-def screening_cost(provider, batch, reward_cents: int) -> ExtraCost:
+def screening_cost(provider, owner, reward_cents: int, sessions: SessionPrice | None = None) -> ExtraCost:
     """The screening study of a batch with a qualification test, at most: its places x (its reward +
     Prolific's fee on it), as the sync records each screening submission Prolific approved (it approves
     every one automatically: `sync.record_screening_pay`); a place not taken, or taken and returned and
     never taken again, is not paid. Once the study exists at Prolific, its places and reward; before,
     what creating it sends: the `screening_places` option, else the main study's places, and
-    `reward_cents` (`provider.screening_reward_cents`: the target hourly rate for its minutes)."""
-    study = ProlificStudy.objects.filter(batch=batch, kind="screening").exclude(study_id="").first()
+    `reward_cents` (`provider.screening_reward_cents`: the target hourly rate for its minutes). A new
+    batch's spec (`owner`; the new batch form's live count) by the same rule, its main study's places
+    the `sessions` its estimate priced (what the draft's `session_plan` gives)."""
+    cfg = config(owner)
+    if not isinstance(owner, Batch):
+        places = int(cfg["screening_places"] or (sessions.sessions if sessions is not None else 0))
+        return _screening_line(provider, places, reward_cents, owner.assignments)
+    study = ProlificStudy.objects.filter(batch=owner, kind="screening").exclude(study_id="").first()
     if study is not None:
         places, reward_cents = study.places, study.reward_cents
     else:
-        cfg = config(batch)
-        main = ProlificStudy.objects.filter(batch=batch, kind="main").first()
-        places = int(cfg["screening_places"] or session_plan(batch, cfg, main).places)
+        main = ProlificStudy.objects.filter(batch=owner, kind="main").first()
+        places = int(cfg["screening_places"] or session_plan(owner, cfg, main).places)
+    return _screening_line(provider, places, reward_cents, owner.assignments_per_hit)
+
+
+def _screening_line(provider, places: int, reward_cents: int, assignments_per_hit: int) -> ExtraCost:
     reward = cents(Decimal(reward_cents) / 100)
     return ExtraCost(
         SCREENING,
         places,
         reward,
-        provider.fee(reward, batch.assignments_per_hit),
+        provider.fee(reward, assignments_per_hit),
         note="Prolific approves and pays each screening submission automatically; a place not taken is not paid",
     )
 

@@ -41,7 +41,7 @@ from django.db.models import Exists, F, OuterRef
 from django.urls import reverse
 
 from hits.ledger import reward_key
-from hits.models import Assignment, ProviderCall
+from hits.models import Assignment, Batch, ProviderCall
 from hits.money import cents, format_money, hourly_rate
 from hits.provider_interface.base import Capability, CrowdProvider, ExtraCost, ProviderError, SessionPrice
 from hits.providers.prolific import plans
@@ -177,9 +177,11 @@ def main_payload(batch, study, plan: SessionPlan, allow_group: str) -> dict:
 
 
 def screening_reward_cents(batch) -> int:
-    """The screening pays the batch's target hourly rate (at least Prolific's minimum) for its minutes."""
+    """The screening pays the batch's target hourly rate (at least Prolific's minimum) for its minutes;
+    a new batch's spec, the rate its draft will have (the field's default)."""
     cfg = config(batch)
-    target = max(int(Decimal(batch.target_hourly_rate) * 100), MIN_HOURLY_CENTS.get(cfg["currency"], 800))
+    rate = batch.target_hourly_rate if isinstance(batch, Batch) else Batch._meta.get_field("target_hourly_rate").default
+    target = max(int(Decimal(rate) * 100), MIN_HOURLY_CENTS.get(cfg["currency"], 800))
     return math.ceil(target * int(cfg["screening_minutes"]) / 60)
 
 
@@ -253,12 +255,12 @@ class ProlificProvider(CrowdProvider):
         """Prolific pays each session's reward whole with its fee: priced by sessions (`plans.session_price`)."""
         return plans.session_price(self, owner, rewards, acus, places)
 
-    def extra_costs(self, owner) -> list[ExtraCost]:
-        """A batch with a qualification test has a screening study, paid apart (`plans.screening_cost`);
-        a new batch's spec names no test (the new batch form's live count leaves it out)."""
+    def extra_costs(self, owner, sessions: SessionPrice | None = None) -> list[ExtraCost]:
+        """A batch with a qualification test, or a new batch's spec naming one (the new batch form's live
+        count), has a screening study, paid apart (`plans.screening_cost`)."""
         if not getattr(owner, "qualification_test_id", None):
             return []
-        return [plans.screening_cost(self, owner, screening_reward_cents(owner))]
+        return [plans.screening_cost(self, owner, screening_reward_cents(owner), sessions)]
 
     def lock_for_review(self, assignment_id: int) -> None:
         """The session of the assignment, locked before it: the sync (`sync.apply_submission`) locks a
