@@ -24,13 +24,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hits.allocation.gold_guard import first_majority
-from hits.allocation.policy import PAIRS_THRESHOLD, open_pairs, pair_posteriors, pilot_pair_threshold
+from hits.allocation.policy import (
+    PAIRS_THRESHOLD,
+    TRIAGE_SPAMMER_SHARE,
+    TRIAGE_WHEN,  # noqa: F401 - allocation_bench reads it here
+    open_pairs,
+    pair_posteriors,
+    pilot_pair_threshold,
+    triage_on,
+)
 
 if TYPE_CHECKING:
     from allocation_bench import Run
 
 THRESHOLD_RULES = ("constant", "pilot")
-TRIAGE_WHEN = ("always", "spammers")
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,9 @@ class PairSettings:
     threshold_rule: str = "constant"  # "pilot": the threshold from the gold round (module docstring)
     margin: float = 0.05  # pilot: fixed places' gold accuracy less this (floor: `threshold`)
     triage_when: str = "always"  # "spammers": the triage only if the gold round shows workers at chance
-    spammer_share: float = 0.05  # spammers: the share of gold-judged workers stopped that turns it on (chosen
+    spammer_share: float = (
+        TRIAGE_SPAMMER_SHARE  # spammers: the share of gold-judged workers stopped that turns it on (chosen
+    )
     # of 0.05 / 0.1 / 0.2 on documents 0-49, seeds 0-7, bench/RESULTS.md)
 
 
@@ -105,7 +114,7 @@ def decide_triage(run: Run, pairs: PairSettings, wave: int, wave_of: np.ndarray,
     if held is None or run.triage["on"] is not None or wave_of[c.gold].max(initial=-1) >= wave:  # type: ignore[attr-defined]
         return
     share = stopped_share(run.stopped, evidence, after)
-    on = share is not None and share >= pairs.spammer_share
+    on = triage_on(share, pairs.spammer_share)  # the app's rule (hits.allocation.policy)
     run.triage.update(on=on, stopped_share=share, wave=wave)  # type: ignore[attr-defined]
     if on:
         later = (wave_of >= wave)[c.hit_of]

@@ -27,6 +27,10 @@ from hits.allocation.policy import (
     PAIRS_THRESHOLD,
     PILOT_MIN,
     PILOT_SHARE,
+    TRIAGE_ALWAYS,
+    TRIAGE_GOLD_AFTER,
+    TRIAGE_SPAMMER_SHARE,
+    TRIAGE_WHEN,
     Policy,
     kind_defaults,
 )
@@ -277,6 +281,17 @@ FIELDS = {
             "your gold documents out of fold), e.g. 0.9. Empty: every pair goes to the crowd.",
         ),
         BatchField(
+            "triage_when",
+            "choice",
+            "Pairs: when to triage",
+            TRIAGE_ALWAYS,
+            choices=TRIAGE_WHEN,
+            optional=True,
+            help=f"With the triage above. always: from the start. spammers: every pair to the crowd until the gold round is "
+            f"bought, then on only if {TRIAGE_SPAMMER_SHARE:.0%} or more of the workers with {TRIAGE_GOLD_AFTER}+ gold "
+            "judgments are at chance on gold (without spammers the triage cost the ranking: bench/RESULTS.md).",
+        ),
+        BatchField(
             "triage_allow_not_for_ranking",
             "bool",
             "Pairs: triage from a judge run marked not for ranking",
@@ -330,6 +345,7 @@ class BatchSpec:
     allocation_max_sd: float | None = FIELDS["allocation_max_sd"].default
     allocation_judge_run: int | None = FIELDS["allocation_judge_run"].default
     triage_confidence: float | None = FIELDS["triage_confidence"].default
+    triage_when: str = FIELDS["triage_when"].default
     triage_allow_not_for_ranking: bool = FIELDS["triage_allow_not_for_ranking"].default
     stop_after: int | None = FIELDS["stop_after"].default
     buckets: tuple[Bucket, ...] = ()
@@ -410,6 +426,8 @@ def _check_pairs(spec: BatchSpec, policy: Policy) -> None:
             "Triage in a batch needs pairs allocation and its judge run (the prior), whose labels decide the "
             "pairs it is sure of; for a triage batch of another kind use the judge run's triage on the dashboard."
         )
+    if spec.triage_when != TRIAGE_ALWAYS and (spec.triage_confidence is None or not spec.gold_share):
+        raise BatchError("Triage when the gold round shows spammers needs a triage confidence and gold HITs.")
     if spec.triage_allow_not_for_ranking and spec.triage_confidence is None:
         raise BatchError(
             "Triage from a judge run marked not for ranking is allowed only with triage: set the confidence "
@@ -526,6 +544,7 @@ QUALITY_AND_ALLOCATION = (
     "allocation_max_sd",
     "allocation_judge_run",
     "triage_confidence",
+    "triage_when",
     "triage_allow_not_for_ranking",
     "stop_after",
 )
@@ -575,12 +594,8 @@ def batch_serializer_field(name: str) -> serializers.Field:
     if spec.kind == "float":
         return _FiniteFloatField(default=spec.default, **limits, **empty, **common)
     if spec.kind == "money":
+        default = None if spec.default is None else Decimal(spec.default)
         return MoneyField(
-            max_digits=spec.max_digits,
-            bounds_in_currency=True,
-            default=None if spec.default is None else Decimal(spec.default),
-            **limits,
-            **empty,
-            **common,
+            max_digits=spec.max_digits, bounds_in_currency=True, default=default, **limits, **empty, **common
         )
     raise ValueError(f"unknown field kind {spec.kind!r}")

@@ -72,6 +72,7 @@ class BatchForm(forms.Form):
     allocation_max_sd = batch_form_field("allocation_max_sd")
     allocation_judge_run = batch_form_field("allocation_judge_run")
     triage_confidence = batch_form_field("triage_confidence")
+    triage_when = batch_form_field("triage_when")
     triage_allow_not_for_ranking = batch_form_field("triage_allow_not_for_ranking")
     stop_after = batch_form_field("stop_after")
     documents = forms.IntegerField(

@@ -185,6 +185,31 @@ def at_chance(chance_upper, gold_judged, after: int):
         return (np.asarray(gold_judged) >= after) & (upper < AT_CHANCE)
 
 
+# A `pairs` batch's triage "when the gold round shows spammers" (issue 43, bench/RESULTS.md "The triage only where
+# the gold round shows spammers"): held back until every gold HIT has its fixed places, then on only if at least
+# TRIAGE_SPAMMER_SHARE of the workers with at least `after` gold judgments (the batch's stop_after, else
+# TRIAGE_GOLD_AFTER) are at chance on gold (`at_chance`); K = 0.05 chosen on documents 0-49.
+TRIAGE_ALWAYS = "always"
+TRIAGE_SPAMMERS = "spammers"
+TRIAGE_WHEN = (TRIAGE_ALWAYS, TRIAGE_SPAMMERS)
+TRIAGE_SPAMMER_SHARE = 0.05
+TRIAGE_GOLD_AFTER = 20
+
+
+def share_at_chance(chance_upper, gold_judged, after: int) -> tuple[float | None, int, int]:
+    """(share, at chance, judged): of the workers with at least `after` gold judgments (`judged` of
+    them), how many are at chance on gold (`at_chance`) and their share (None: no worker has that many)."""
+    judged = int((np.asarray(gold_judged) >= after).sum())
+    spammers = int(at_chance(chance_upper, gold_judged, after).sum())
+    return (spammers / judged if judged else None), spammers, judged
+
+
+def triage_on(share: float | None, threshold: float = TRIAGE_SPAMMER_SHARE) -> bool:
+    """Whether the held-back triage turns on: at least `threshold` of the gold-judged workers at chance
+    (None, no worker judged enough gold: off, every pair to the crowd)."""
+    return share is not None and share >= threshold
+
+
 def wants_place(policy: Policy, places: int, all_settled: bool) -> bool:
     """Whether a HIT holding `places` places (active assignments plus open ones) should get one
     more: never under `fixed`, never past the maximum; below the minimum always; otherwise while

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from config.api_input import StrictInput
 from hits import selectors
 from hits.allocation import service as allocation
+from hits.allocation import triage_when
 from hits.batch_fields import QUALITY_AND_ALLOCATION, MoneyField
 from hits.models import Batch
 from hits.provider_interface import money_currency
@@ -150,6 +151,16 @@ class BatchDetailSerializer(BatchSerializer):
         help_text="The gold guard's figures when it fired (gold pairs, both accuracies and judgments, the "
         "McNemar test's p and bound, the sentence the batch page shows); null: it never fired.",
     )
+    triage = serializers.SerializerMethodField(
+        help_text="A pairs batch's triage held back until its gold round (triage_when spammers), in words: waiting "
+        "(gold HITs done of all), on or off with the share of gold-judged workers at chance it read; null: none."
+    )
+    triage_decision = serializers.JSONField(
+        read_only=True,
+        allow_null=True,
+        help_text="What the held-back triage's decision read: share, at_chance, judged (workers with `after`+ gold "
+        "judgments), threshold, gold_hits, trimmed_hits; null: not decided.",
+    )
     currency = serializers.SerializerMethodField(
         help_text="The currency of the batch's amounts (budget, rewards, target rate, spend): USD, or a Prolific "
         "account's (GBP)."
@@ -172,8 +183,15 @@ class BatchDetailSerializer(BatchSerializer):
             "allocation_figures",
             "gold_guard_at",
             "gold_guard",
+            "triage_state",
+            "triage",
+            "triage_decided_at",
+            "triage_decision",
         ]
         read_only_fields = fields
+
+    def get_triage(self, batch) -> str | None:
+        return triage_when.state_text(batch)
 
     def get_currency(self, batch) -> str:
         return money_currency(batch)

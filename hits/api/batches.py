@@ -95,6 +95,7 @@ class BatchCreateInput(StrictInput, serializers.Serializer):
     allocation_max_sd = batch_serializer_field("allocation_max_sd")
     allocation_judge_run = batch_serializer_field("allocation_judge_run")
     triage_confidence = batch_serializer_field("triage_confidence")
+    triage_when = batch_serializer_field("triage_when")
     triage_allow_not_for_ranking = batch_serializer_field("triage_allow_not_for_ranking")
     stop_after = batch_serializer_field("stop_after")
     # A ListField (not many=True): its length bounds reach the schema as minItems and maxItems.

@@ -73,6 +73,22 @@ class Batch(models.Model):
     triage_confidence = models.FloatField(null=True, blank=True)
     # The lead allowed a triage run marked "not for ranking" (hits.triage.check_triage_source).
     triage_allow_not_for_ranking = models.BooleanField(default=False)
+    # A `pairs` batch's triage: "always" (at creation) or "spammers" (held back until its gold round is bought,
+    # then on only if the gold shows workers at chance: hits.allocation.triage_when). The decision's record:
+    # `triage_state` (empty: no decision to take; pending, on or off), when, and what it read (shares and counts).
+    triage_when = models.CharField(
+        max_length=10, choices=[("always", "always"), ("spammers", "spammers")], default="always"
+    )
+
+    class TriageState(models.TextChoices):
+        NONE = "", "none"
+        PENDING = "pending", "pending"
+        ON = "on", "on"
+        OFF = "off", "off"
+
+    triage_state = models.CharField(max_length=8, blank=True, default="", choices=TriageState.choices)
+    triage_decided_at = models.DateTimeField(null=True, blank=True)
+    triage_decision = models.JSONField(null=True, blank=True)
     # Summaries the triage decided wholly, HITs not made (hits.selectors.covered_summaries reads them).
     decided_summaries = models.ManyToManyField("annotation.Summary", related_name="+", blank=True)
     # How many places a HIT gets (hits/allocation/policy.py): `fixed` (assignments_per_hit each) or
@@ -122,6 +138,12 @@ class Batch(models.Model):
     class Meta:
         ordering = ["dataset", "created_at"]
         verbose_name_plural = "batches"
+
+    @property
+    def machine_decides(self) -> bool:
+        """Whether the triage run's labels count for the pairs no HIT carries (scoring/runs/triage.py): a
+        triage decided at creation, or one held back and turned on; not while pending, nor once off."""
+        return self.triage_run_id is not None and self.triage_state in (self.TriageState.NONE, self.TriageState.ON)
 
     @property
     def read_only(self) -> bool:

@@ -16,7 +16,7 @@ from django.db.models import Count
 
 from annotation.models import ACU, Summary
 from annotation.services.authoring import usable_for_crowd
-from hits.allocation.policy import ADAPTIVE_KINDS
+from hits.allocation.policy import ADAPTIVE_KINDS, TRIAGE_ALWAYS
 from hits.batch_fields import BatchError, BatchSpec
 from hits.gold import known_answers
 from hits.models import JudgeRun
@@ -141,7 +141,8 @@ def plan(dataset, spec: BatchSpec, *, systems=None, references=None, documents=N
 
     A `pairs` batch with `spec.triage_confidence`: its judge run decides the pairs of the non-gold HITs
     it is sure of (hits.triage), each such HIT carries the rest and a HIT left with none is not made;
-    the gold HITs keep every ACU."""
+    the gold HITs keep every ACU. With `spec.triage_when` "spammers" the triage is held back and may never
+    happen (hits.allocation.triage_when): every HIT is planned and priced whole."""
     if spec.rating:
         anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
         hits = [PlannedHIT(s.pk, n) for s, n in anchors]
@@ -150,8 +151,8 @@ def plan(dataset, spec: BatchSpec, *, systems=None, references=None, documents=N
     summaries = _chosen_summaries(dataset, systems, references)
     gold = _gold_answers(dataset, [s for s, _ in summaries], spec.gold_share, seed) if spec.gold_share > 0 else {}
     hits = [PlannedHIT(s, n, gold.get(s)) for s, n in summaries]
-    if run is None or spec.triage_confidence is None:
-        return Plan(hits, hits, run)
+    if run is None or spec.triage_confidence is None or spec.triage_when != TRIAGE_ALWAYS:
+        return Plan(hits, hits, run)  # no triage, or one held back (it may never happen): every HIT whole
     return Plan(hits, _triaged(hits, run, spec.triage_confidence), run)
 
 

@@ -8,7 +8,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from hits import versions
-from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS
+from hits.allocation.policy import ADAPTIVE_KINDS, PAIRS, TRIAGE_ALWAYS
 from hits.batch_fields import FIELDS, BatchError, BatchSpec
 from hits.models import HIT, Batch, BatchRequest, JudgeRun, PayBucket
 from hits.money import Bucket, batch_buckets, bucket_for, check_buckets, unpaid_counts
@@ -167,18 +167,23 @@ def create_batch(
         batch_size=2000,
     )
     if prior_run is not None and spec.triage_confidence is not None:
-        _triage(batch, prior_run, spec.triage_confidence)
+        _triage(batch, prior_run, spec.triage_confidence, spec.triage_when)
     return batch
 
 
-def _triage(batch: Batch, run: JudgeRun, confidence: float) -> None:
+def _triage(batch: Batch, run: JudgeRun, confidence: float, when: str = TRIAGE_ALWAYS) -> None:
     """A `pairs` batch's triage (hits/triage.py): the pairs its judge run is sure of at `confidence`
     leave its non-gold HITs (a HIT left with none is deleted, the others paid by the bucket of what
     they carry), which become the plan's `kept`, the HITs the live estimate priced (batch_plan.plan
     has refused a triage that leaves the crowd nothing); the gold HITs keep every ACU, their answers
-    and their priority. Scores read the run's labels for the decided pairs (scoring/runs/triage.py)."""
-    batch.triage_run, batch.triage_confidence = run, confidence
-    batch.save(update_fields=["triage_run", "triage_confidence"])
+    and their priority. Scores read the run's labels for the decided pairs (scoring/runs/triage.py).
+    `when` "spammers": the run and confidence are recorded but nothing is carried yet (every HIT whole,
+    as the plan priced it); the decision waits for the gold round (hits.allocation.triage_when)."""
+    batch.triage_run, batch.triage_confidence, batch.triage_when = run, confidence, when
+    batch.triage_state = "" if when == TRIAGE_ALWAYS else Batch.TriageState.PENDING
+    batch.save(update_fields=["triage_run", "triage_confidence", "triage_when", "triage_state"])
+    if batch.triage_state == Batch.TriageState.PENDING:
+        return
     plain = list(batch.hits.filter(gold_answers__isnull=True).select_related("summary"))
     carry_undecided(batch, plain, decided_pairs(run, confidence))
 

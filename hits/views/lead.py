@@ -21,6 +21,7 @@ from config.downloads import streamed_download
 from config.roles import LEAD, role_required
 from hits import gold, selectors, sheets, tasks
 from hits.allocation import service as allocation
+from hits.allocation import triage_when
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.assignment_answers import assignment_answers
 from hits.batch_fields import BatchSpec
@@ -191,6 +192,7 @@ def batch_detail(request, batch_id: int):
             "spend": batch_spend(batch),
             "calibration": calibration(batch),
             "triage_verdict": ranking_verdict(batch.triage_run.figures) if batch.triage_run_id else None,
+            "triage_state": triage_when.state_text(batch),
             "assignments": assignments[:500],
             "status_filter": status,
             "statuses": ["submitted", "approved", "rejected", "assigned", "expired", "all"],

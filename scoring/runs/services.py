@@ -87,7 +87,7 @@ def scored_judgments(batch, judgments):
     scored = judgments
     if posterior_labelled(batch) and len(judgments):
         scored = with_posterior_labels(batch, judgments)
-    if batch is not None and batch.triage_run_id:
+    if batch is not None and batch.machine_decides:
         from scoring.runs.triage import with_machine_labels
 
         scored = with_machine_labels(batch, scored)
@@ -412,7 +412,7 @@ def _counts(table, pos, judgments, figures: dict, batch) -> dict:
         "systems": len(figures["systems"]),
         "workers": int(len(np.unique(judgments.worker))) if len(judgments) else 0,
     }
-    if batch is not None and batch.triage_run_id:
+    if batch is not None and batch.machine_decides:
         from scoring.runs.triage import decided_share
 
         counts["machine_decided"] = decided_share(batch)

@@ -13,7 +13,8 @@ scoring.stats.gold_evidence), flags pairs agreeing far beyond their gold accurac
 whom gold shows at chance (hits.allocation.service.stop_at_chance); a stopped worker's judgments
 leave the batch, so later refits no longer see them and their last estimates stay. Last, the gold guard
 (hits.allocation.guard.guard_on_gold): a batch whose rule, replayed on its gold answers, is worse than
-fixed places stops saving.
+fixed places stops saving. And a `pairs` batch's triage held back until its gold round is bought is decided
+(hits.allocation.triage_when.decide_triage: the stop's gold evidence says whether spammers are there).
 """
 
 import logging
@@ -24,6 +25,7 @@ from django.db import transaction
 from hits.allocation.guard import guard_on_gold
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.allocation.service import flag_collusion, stop_at_chance
+from hits.allocation.triage_when import decide_triage, gold_round, pending
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
 from scoring.stats.dawid_skene import dawid_skene
@@ -51,6 +53,8 @@ def refit_estimates(batch_id: int) -> int:
     batch = Batch.objects.filter(pk=batch_id, allocation__in=ADAPTIVE_KINDS).first()
     if batch is None:
         return 0
+    # the held-back triage is decided on evidence that holds every gold answer: the gold round bought before the read
+    decide = pending(batch) and gold_round(batch).bought
     rows = list(
         counted_judgments(batch=batch).values_list(
             "assignment__hit__summary_id", "acu_id", "assignment__worker_id", "present"
@@ -104,6 +108,8 @@ def refit_estimates(batch_id: int) -> int:
         flag_collusion(batch, collusion(items, workers, said, evidence))
         stop_at_chance(batch)  # the batch's opt-in: workers whom gold shows at chance get no more of its work
         guard_on_gold(batch)  # the batch's rule worse than fixed places on gold: it stops saving
+        if decide:  # a `pairs` batch's triage held back until its gold round (hits.allocation.triage_when)
+            decide_triage(batch.pk)
     logger.info(
         "allocation batch=%s: refitted %d workers on %d judgments, %d on gold (prior %.3f, %d EM iterations)",
         batch.pk,

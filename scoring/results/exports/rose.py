@@ -181,7 +181,7 @@ def _labels(dataset, batch):
     groups = label_groups(dataset, batch, worker_rank=_annotator_rank(dataset, keys))
     matrix = label_matrix(groups)
     summary_ids, majority, count, scores, starts = majorities(groups, matrix)
-    if posterior_labelled(batch) or (batch is not None and batch.triage_run_id):
+    if posterior_labelled(batch) or (batch is not None and batch.machine_decides):
         majority, scores = _round_labels(dataset, batch, summary_ids, count)
     majority_texts = label_texts(majority, count)
     sources = _sources(dataset, batch) if len(summary_ids) else None
