@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("hits", "0036_mturk_bonus_checked_at"),
+        ("hits", "0037_assignment_released_at"),
     ]
 
     operations = [
