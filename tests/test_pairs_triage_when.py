@@ -13,7 +13,8 @@ from hits.allocation.policy import TRIAGE_SPAMMER_SHARE, share_at_chance, triage
 from hits.allocation.triage_when import decide_triage, gold_round, state_text
 from hits.batch_fields import BatchSpec
 from hits.forms import BatchForm
-from hits.models import HIT, Batch, WorkerEstimate
+from hits.models import HIT, Batch, MachineJudgment, WorkerEstimate
+from hits.selectors.figures import batch_progress
 from hits.services import handout
 from hits.services.batches import BatchError, cost_estimate, publish_batch
 from hits.services.estimate import estimate
@@ -133,6 +134,11 @@ def test_spammers_on_gold_turn_the_triage_on_for_the_hits_no_worker_was_handed(n
     assert api.get(f"/api/batches/{batch.pk}/").json()["triage"] == waiting
     work(other, batch, gold_hits, right)
     assert gold_round(batch).bought
+    # the run is sure of every pair of one summary no worker was handed: its HIT goes, the summary is decided
+    untouched = (
+        batch.hits.filter(gold_answers__isnull=True, follow_up=0, assignments__isnull=True).order_by("pk").last()
+    )
+    MachineJudgment.objects.filter(run=run, summary_id=untouched.summary_id).update(probability=0.97)
 
     refit_estimates(batch.pk)  # the refit after the last gold submission decides, after the stop's evidence
     batch.refresh_from_db()
@@ -154,16 +160,17 @@ def test_spammers_on_gold_turn_the_triage_on_for_the_hits_no_worker_was_handed(n
         else:  # trimmed: only the pairs the run is unsure of
             assert hit.acu_ids == [a for a in everything if a not in decided.get(summary_id, set())]
             assert hit.acu_count == len(hit.acu_ids) and hit.open_places == hit.max_assignments == 1
-    assert record["trimmed_hits"] == len(hits) - gold_hits - 1
+    assert record["trimmed_hits"] == len(hits) + 1 - gold_hits - 1  # the HIT deleted counted too
+    # the batch's places and open places follow the HITs kept (the tallies count the rows)
+    assert batch_progress(batch)["places"] == sum(batch.hits.values_list("max_assignments", flat=True))
 
+    assert untouched.summary_id not in hits and not HIT.objects.filter(pk=untouched.pk).exists()
+    assert list(batch.decided_summaries.values_list("pk", flat=True)) == [untouched.summary_id]
     votes = machine_votes(batch)
     voted = set(zip(votes.summary.tolist(), votes.acu.tolist(), strict=True))
-    expected = {
-        (s, a)
-        for s, acus in decided.items()
-        for a in acus
-        if s in hits and not hits[s].gold_answers and s not in handed
-    }
+    trimmed = {s for s, h in hits.items() if not h.gold_answers and s not in handed} | {untouched.summary_id}
+    expected = {(s, a) for s, acus in decided.items() for a in acus if s in trimmed}
+    assert {(untouched.summary_id, a) for a in acus_of(untouched.summary)} <= voted
     assert voted == expected and expected
     assert not any(s == early.summary_id for s, _ in voted)  # the early HIT's pairs keep their crowd labels
 
