@@ -193,10 +193,10 @@ def triage_confidence(lab: Lab) -> float | None:
     return suggestion["c"] if suggestion else None
 
 
-def batches(lab: Lab, triage: bool = True) -> dict:
+def batches(lab: Lab, triage: bool = True, when: str = "always") -> dict:
     """The two published in-house batches on every summary, the expert documents' summaries gold;
     the `pairs` batch with its defaults (checked: 1 first place, pairs+judge's threshold) and, with
-    `triage`, the judge's triage at `triage_confidence`."""
+    `triage`, the judge's triage at `triage_confidence`, `when` as the batch's `triage_when`."""
     from hits.allocation.policy import FIXED
     from hits.allocation.policy import PAIRS as PAIRS_KIND
     from hits.batch_fields import BatchSpec
@@ -217,6 +217,7 @@ def batches(lab: Lab, triage: bool = True) -> dict:
         # (its system tau's CI reaches 0), and c is chosen on those documents out of fold
         triage_allow_not_for_ranking=c is not None,
         stop_after=STOP_AFTER,
+        triage_when=when if c is not None else "always",  # no confidence passed: no triage to hold back
     )
     if (pairs.policy.min_places, pairs.policy.threshold) != (1, PAIRS.threshold):
         raise RuntimeError("a pairs batch's defaults are not the setting pairs+judge measured")
@@ -298,12 +299,14 @@ def crowd_judgments(batch) -> int:
 
 def triage_figures(lab: Lab, batch) -> dict | None:
     """A triage round's confidence and the share of the non-gold pairs its judge decided."""
-    if batch.triage_run_id is None:
-        return None if batch.allocation == "fixed" else {"c": None, "decided": 0.0}
+    batch.refresh_from_db(fields=["triage_state", "triage_decision"])  # a held-back triage's decision
+    state = {"state": batch.triage_state, "decision": batch.triage_decision} if batch.triage_state else {}
+    if batch.triage_run_id is None or not batch.machine_decides:  # no triage, or one held back (pending, off)
+        return None if batch.allocation == "fixed" else {"c": None, "decided": 0.0, **state}
     from scoring.runs.triage import machine_votes
 
     plain = int(np.sum(lab.sizes[~np.isin(lab.docs, lab.experts)]))
-    return {"c": batch.triage_confidence, "decided": len(machine_votes(batch)) / plain}
+    return {"c": batch.triage_confidence, "decided": len(machine_votes(batch)) / plain, **state}
 
 
 def figures(lab: Lab, batch, workers: list, crowd: Crowd) -> dict:
@@ -342,6 +345,7 @@ def run_seed(
     expert_share: float = 0.1,
     systems=None,
     triage: bool = True,
+    when: str = "always",
 ) -> dict:
     """One seed through the app (`systems`: the first that many only; `triage`: the pairs batch's
     triage): {policy: figures, "lab": Lab,
@@ -359,7 +363,7 @@ def run_seed(
         raise ValueError(f"the crowd has {len(crowd.kind)} workers, {len(workers)} given")
     lab.judge_run = learned_judge(lab)
     u = np.random.default_rng([seed, 2]).random((len(crowd.kind), len(lab.keys)))
-    out: dict = {"lab": lab, "batches": batches(lab, triage), "crowd": crowd, "u": u}
+    out: dict = {"lab": lab, "batches": batches(lab, triage, when), "crowd": crowd, "u": u}
     for name, batch in out["batches"].items():
         work(batch, workers, crowd, lab, u, np.random.default_rng([seed, 3]))
         out[name] = figures(lab, batch, workers, crowd)
@@ -421,7 +425,14 @@ def measure(args) -> dict:
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         started = time.perf_counter()
         out = run_seed(
-            Path(args.data), documents, spec, seed, workers, args.expert_documents, triage=bool(args.pair_triage)
+            Path(args.data),
+            documents,
+            spec,
+            seed,
+            workers,
+            args.expert_documents,
+            triage=bool(args.pair_triage),
+            when=args.pair_triage_when,
         )
         for name in POLICIES:
             results[name].append(out[name])
@@ -443,6 +454,13 @@ def main() -> None:
         default=1,
         help="1 (default): the pairs batch triages with its judge run at the confidence chosen on the expert "
         "documents; 0: every pair goes to the crowd (the judge only a prior)",
+    )
+    parser.add_argument(
+        "--pair-triage-when",
+        choices=("always", "spammers"),
+        default="always",
+        help="the pairs batch's triage_when: spammers holds the triage until the gold round is bought, then on "
+        "only if it shows workers at chance (docs/leads.md)",
     )
     parser.add_argument("--database", help="a database URL to create and drop (default: a throwaway SQLite file)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")

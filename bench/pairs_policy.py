@@ -61,10 +61,9 @@ class PairSettings:
     threshold_rule: str = "constant"  # "pilot": the threshold from the gold round (module docstring)
     margin: float = 0.05  # pilot: fixed places' gold accuracy less this (floor: `threshold`)
     triage_when: str = "always"  # "spammers": the triage only if the gold round shows workers at chance
-    spammer_share: float = (
-        TRIAGE_SPAMMER_SHARE  # spammers: the share of gold-judged workers stopped that turns it on (chosen
-    )
-    # of 0.05 / 0.1 / 0.2 on documents 0-49, seeds 0-7, bench/RESULTS.md)
+    # spammers: the share of gold-judged workers stopped that turns it on (the app's TRIAGE_SPAMMER_SHARE,
+    # chosen of 0.05 / 0.1 / 0.2 on documents 0-49, seeds 0-7, bench/RESULTS.md)
+    spammer_share: float = TRIAGE_SPAMMER_SHARE
 
 
 PAIRS = PairSettings()
