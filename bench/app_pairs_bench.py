@@ -299,7 +299,6 @@ def crowd_judgments(batch) -> int:
 
 def triage_figures(lab: Lab, batch) -> dict | None:
     """A triage round's confidence and the share of the non-gold pairs its judge decided."""
-    batch.refresh_from_db(fields=["triage_state", "triage_decision"])  # a held-back triage's decision
     state = {"state": batch.triage_state, "decision": batch.triage_decision} if batch.triage_state else {}
     if batch.triage_run_id is None or not batch.machine_decides:  # no triage, or one held back (pending, off)
         return None if batch.allocation == "fixed" else {"c": None, "decided": 0.0, **state}
@@ -315,6 +314,7 @@ def figures(lab: Lab, batch, workers: list, crowd: Crowd) -> dict:
 
     truth = lab.truth
     gold = np.repeat(np.isin(lab.docs, lab.experts), lab.sizes)
+    batch.refresh_from_db()  # decided during the round (a held-back triage: machine_decides): as the scores read it
     labels, judged = round_labels(lab, batch)
     labels = np.where(gold, truth, labels)
     plain = ~gold

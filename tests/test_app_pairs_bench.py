@@ -204,3 +204,25 @@ def test_the_app_bench_counts_what_the_app_handed_out_and_reads_its_labels(quiet
     assert summary["pairs"]["judgments"] == out["pairs"]["judgments"] and "triage" not in summary["fixed-3"]
     against = bench.paired({name: [out[name]] for name in bench.POLICIES})["pairs"]
     assert against["saved"][0] == pytest.approx(1 - out["pairs"]["judgments"] / out["fixed-3"]["judgments"])
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+@pytest.mark.skipif(not (DATA / "labels").is_dir(), reason="the shared REALSumm folder is not here")
+def test_the_app_bench_reads_a_held_back_triage_as_decided_during_the_round(quiet, monkeypatch):
+    """--pair-triage-when spammers: the pairs batch decides its triage during the round (a refit after the
+    gold round); the figures read the labels as the scores do after that decision, not the batch as made."""
+    workers = bench.make_workers(CROWD["workers"], "t")
+    monkeypatch.setattr(bench, "triage_confidence", lambda lab: C)
+    out = bench.run_seed(DATA, slice(50, 54), CROWD, 100, workers, 0.1, systems=5, when="spammers")
+    pairs = out["batches"]["pairs"]
+    pairs.refresh_from_db()
+    assert pairs.triage_when == "spammers" and pairs.triage_state == "on"  # a quarter of the crowd always says present
+    triage = out["pairs"]["triage"]
+    assert triage["state"] == "on" and triage["decision"]["at_chance"] >= 1 and triage["decided"] > 0
+    # every non-gold pair has a label: the crowd's, or the judge's where the triage decided it
+    assert out["pairs"]["unjudged"] == 0
+    labels, judged = bench.round_labels(out["lab"], pairs)
+    gold = np.repeat(np.isin(out["lab"].docs, out["lab"].experts), out["lab"].sizes)
+    assert judged[~gold].all()
+    assert out["pairs"]["agreement"] == pytest.approx(np.mean((labels == out["lab"].truth)[~gold]))
