@@ -350,8 +350,7 @@ class BatchSpec:
     stop_after: int | None = FIELDS["stop_after"].default
     buckets: tuple[Bucket, ...] = ()
     provider_config: dict = field(default_factory=dict)
-    # The qualification test the batch will have (its id), for what it costs: a Prolific batch's screening
-    # study (`CrowdProvider.extra_costs`). Creating the batch takes the test itself (`create_batch`).
+    # The qualification test's id, for its cost only (a Prolific screening study: `CrowdProvider.extra_costs`).
     qualification_test_id: int | None = None
 
     def __post_init__(self):
