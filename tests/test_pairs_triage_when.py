@@ -1,5 +1,5 @@
 """A `pairs` batch's triage held back until its gold round shows spammers (`triage_when` "spammers", issue 43;
-hits/allocation/triage_when.py): every HIT whole until the gold HITs have their fixed places, then the triage
+hits/services/triage_when.py): every HIT whole until the gold HITs have their fixed places, then the triage
 on (only for the HITs no worker was handed) if at least 5% of the gold-judged workers are at chance on gold,
 off otherwise; the machine votes only where it is on and only on pairs no HIT carries."""
 
@@ -10,7 +10,6 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from hits.allocation.policy import TRIAGE_SPAMMER_SHARE, share_at_chance, triage_on
-from hits.allocation.triage_when import decide_triage, gold_round, state_text
 from hits.batch_fields import BatchSpec
 from hits.forms import BatchForm
 from hits.models import HIT, Batch, MachineJudgment, WorkerEstimate
@@ -19,6 +18,7 @@ from hits.services import handout
 from hits.services.batches import BatchError, cost_estimate, publish_batch
 from hits.services.estimate import estimate
 from hits.services.submission import submit_assignment
+from hits.services.triage_when import decide_triage, gold_round, state_text
 from hits.triage import decided_pairs
 from scoring.runs.triage import machine_votes
 from scoring.runs.worker_estimates import refit_estimates

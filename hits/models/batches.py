@@ -74,7 +74,7 @@ class Batch(models.Model):
     # The lead allowed a triage run marked "not for ranking" (hits.triage.check_triage_source).
     triage_allow_not_for_ranking = models.BooleanField(default=False)
     # A `pairs` batch's triage: "always" (at creation) or "spammers" (held back until its gold round is bought,
-    # then on only if the gold shows workers at chance: hits.allocation.triage_when). The decision's record:
+    # then on only if the gold shows workers at chance: hits.services.triage_when). The decision's record:
     # `triage_state` (empty: no decision to take; pending, on or off), when, and what it read (shares and counts).
     triage_when = models.CharField(
         max_length=10, choices=[("always", "always"), ("spammers", "spammers")], default="always"

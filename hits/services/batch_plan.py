@@ -142,7 +142,7 @@ def plan(dataset, spec: BatchSpec, *, systems=None, references=None, documents=N
     A `pairs` batch with `spec.triage_confidence`: its judge run decides the pairs of the non-gold HITs
     it is sure of (hits.triage), each such HIT carries the rest and a HIT left with none is not made;
     the gold HITs keep every ACU. With `spec.triage_when` "spammers" the triage is held back and may never
-    happen (hits.allocation.triage_when): every HIT is planned and priced whole."""
+    happen (hits.services.triage_when): every HIT is planned and priced whole."""
     if spec.rating:
         anchors = rating_batches.example_anchors(dataset, spec.protocol, systems, documents)
         hits = [PlannedHIT(s.pk, n) for s, n in anchors]

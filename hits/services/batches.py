@@ -178,7 +178,7 @@ def _triage(batch: Batch, run: JudgeRun, confidence: float, when: str = TRIAGE_A
     has refused a triage that leaves the crowd nothing); the gold HITs keep every ACU, their answers
     and their priority. Scores read the run's labels for the decided pairs (scoring/runs/triage.py).
     `when` "spammers": the run and confidence are recorded but nothing is carried yet (every HIT whole,
-    as the plan priced it); the decision waits for the gold round (hits.allocation.triage_when)."""
+    as the plan priced it); the decision waits for the gold round (hits.services.triage_when)."""
     batch.triage_run, batch.triage_confidence, batch.triage_when = run, confidence, when
     batch.triage_state = "" if when == TRIAGE_ALWAYS else Batch.TriageState.PENDING
     batch.save(update_fields=["triage_run", "triage_confidence", "triage_when", "triage_state"])

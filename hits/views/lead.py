@@ -21,7 +21,6 @@ from config.downloads import streamed_download
 from config.roles import LEAD, role_required
 from hits import gold, selectors, sheets, tasks
 from hits.allocation import service as allocation
-from hits.allocation import triage_when
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.assignment_answers import assignment_answers
 from hits.batch_fields import BatchSpec
@@ -37,7 +36,7 @@ from hits.ratings import PROTOCOLS
 from hits.selectors import ledger_export
 from hits.selectors.figures import batch_figures, batch_progress, batch_spend
 from hits.selectors.waiting import refresh_waiting
-from hits.services import batches, estimate, money_budget, qualification, review
+from hits.services import batches, estimate, money_budget, qualification, review, triage_when
 from hits.stages import batch_stage, batch_stages
 from hits.triage import ranking_verdict
 from hits.views.bonus_form import keep_refused_bonus, refused_bonus

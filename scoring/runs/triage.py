@@ -3,7 +3,7 @@ label elsewhere. Machine labels enter as one vote per decided pair from a pseudo
 on pairs no HIT asked about, so the majority of every crowd-judged pair stays the crowd's (an adaptive
 or `pairs` round's: its posterior); the pairs of a gold HIT (a `pairs` batch's triage keeps its gold HITs whole)
 are the crowd's, never the machine's, as are those of a HIT handed out before a held-back triage turned on
-(hits.allocation.triage_when); while such a triage is pending or off, no machine label counts. The
+(hits.services.triage_when); while such a triage is pending or off, no machine label counts. The
 alphas and the workers table keep reading the human judgments only."""
 
 import numpy as np
@@ -19,7 +19,7 @@ def machine_votes(batch) -> Judgments:
     """One vote per pair the machine decides, on the summaries the round covers (its HITs' and those it
     decided wholly), on the pairs no HIT of the batch carries: a gold HIT's pairs, and those of a HIT
     handed out before a held-back triage turned on (it keeps all its ACUs), are the crowd's. None while
-    a held-back triage is pending or once it is off (hits.allocation.triage_when: the judge only a prior)."""
+    a held-back triage is pending or once it is off (hits.services.triage_when: the judge only a prior)."""
     labels: dict[tuple[int, int], bool] = {}
     if batch.machine_decides:
         whole, carried = carried_pairs(batch)

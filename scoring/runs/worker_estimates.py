@@ -14,7 +14,7 @@ whom gold shows at chance (hits.allocation.service.stop_at_chance); a stopped wo
 leave the batch, so later refits no longer see them and their last estimates stay. Last, the gold guard
 (hits.allocation.guard.guard_on_gold): a batch whose rule, replayed on its gold answers, is worse than
 fixed places stops saving. And a `pairs` batch's triage held back until its gold round is bought is decided
-(hits.allocation.triage_when.decide_triage: the stop's gold evidence says whether spammers are there).
+(hits.services.triage_when.decide_triage: the stop's gold evidence says whether spammers are there).
 """
 
 import logging
@@ -25,9 +25,9 @@ from django.db import transaction
 from hits.allocation.guard import guard_on_gold
 from hits.allocation.policy import ADAPTIVE_KINDS
 from hits.allocation.service import flag_collusion, stop_at_chance
-from hits.allocation.triage_when import decide_triage, gold_round, pending
 from hits.models import Batch, WorkerEstimate
 from hits.selectors import counted_judgments
+from hits.services.triage_when import decide_triage, gold_round, pending
 from scoring.stats.dawid_skene import dawid_skene
 from scoring.stats.gold_evidence import BOUND_LEVEL, GoldEvidence, collusion, gold_evidence
 
@@ -108,7 +108,7 @@ def refit_estimates(batch_id: int) -> int:
         flag_collusion(batch, collusion(items, workers, said, evidence))
         stop_at_chance(batch)  # the batch's opt-in: workers whom gold shows at chance get no more of its work
         guard_on_gold(batch)  # the batch's rule worse than fixed places on gold: it stops saving
-        if decide:  # a `pairs` batch's triage held back until its gold round (hits.allocation.triage_when)
+        if decide:  # a `pairs` batch's triage held back until its gold round (hits.services.triage_when)
             decide_triage(batch.pk)
     logger.info(
         "allocation batch=%s: refitted %d workers on %d judgments, %d on gold (prior %.3f, %d EM iterations)",
