@@ -14,7 +14,6 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from config.errors import ServiceError
@@ -30,11 +29,13 @@ from hits.allocation.policy import (
     TRIAGE_ALWAYS,
     TRIAGE_GOLD_AFTER,
     TRIAGE_SPAMMER_SHARE,
+    TRIAGE_SPAMMERS,
     TRIAGE_WHEN,
     Policy,
     kind_defaults,
 )
-from hits.money import DEFAULT_BUCKETS, MAX_BUDGET, Bucket, MoneyError, cents, check_buckets, format_money, parse_money
+from hits.money import DEFAULT_BUCKETS, MAX_BUDGET, Bucket, check_buckets, format_money
+from hits.money_fields import MoneyField, MoneyFormField
 from hits.provider_interface import Capability, ProviderError, get_provider, money_currency
 from hits.ratings import ACU, MAX_INSTRUCTIONS, PROTOCOLS
 from hits.ratings import KINDS as WORK_KINDS
@@ -48,54 +49,6 @@ MAX_AUTO_APPROVE_HOURS = 24 * 30
 
 class BatchError(ServiceError):
     """A refused batch setting or action, with a message for the lead."""
-
-
-class MoneyField(serializers.DecimalField):
-    """An amount in the batch's currency as a string with two decimals, rounded half up to the cent.
-
-    `bounds_in_currency`: its min_value and max_value are checked by the serializer, which knows the
-    batch's currency (`money_refusals`), not by the field, whose digit and value limits would
-    answer in Django's words ("no more than 10 digits in total") before the batch's."""
-
-    def __init__(self, *, bounds_in_currency: bool = False, **kwargs):
-        kwargs.setdefault("max_digits", 12)
-        kwargs.setdefault("decimal_places", 2)
-        kwargs.setdefault("coerce_to_string", True)
-        bounds = {k: kwargs.pop(k, None) for k in ("min_value", "max_value")} if bounds_in_currency else {}
-        super().__init__(**kwargs)
-        self.bounds_in_currency = bounds_in_currency
-        if bounds_in_currency:
-            self.min_value, self.max_value = bounds["min_value"], bounds["max_value"]
-
-    def to_internal_value(self, data):
-        """Read through `hits.money.parse_money`, the one parser of amounts: no underscores, exponents,
-        NaN or infinity, no fraction of a cent; then the field's own digit and value limits (unless
-        the serializer checks its bounds)."""
-        try:
-            amount = parse_money(data, what="The amount", minimum=None)
-        except MoneyError as exc:
-            raise serializers.ValidationError(str(exc)) from None
-        if self.bounds_in_currency:
-            return amount
-        return super().to_internal_value(amount)
-
-    def to_representation(self, value):
-        if value is None:
-            return None
-        return super().to_representation(cents(value))
-
-
-class MoneyFieldExtension(OpenApiSerializerFieldExtension):
-    """The schema of a MoneyField states what `parse_money` and the field take: ASCII digits (no
-    more than max_digits), at most two decimals, a minus only when the field allows one."""
-
-    target_class = MoneyField
-
-    def map_serializer_field(self, auto_schema, direction):
-        field = self.target
-        whole = field.max_digits - field.decimal_places
-        sign = "-?" if field.min_value is None or field.min_value < 0 else ""
-        return {"type": "string", "format": "decimal", "pattern": f"^{sign}[0-9]{{1,{whole}}}(?:\\.[0-9]{{1,2}})?$"}
 
 
 @dataclass(frozen=True)
@@ -284,12 +237,13 @@ FIELDS = {
             "triage_when",
             "choice",
             "Pairs: when to triage",
-            TRIAGE_ALWAYS,
+            TRIAGE_SPAMMERS,
             choices=TRIAGE_WHEN,
             optional=True,
-            help=f"With the triage above. always: from the start. spammers: every pair to the crowd until the gold round is "
-            f"bought, then on only if {TRIAGE_SPAMMER_SHARE:.0%} or more of the workers with {TRIAGE_GOLD_AFTER}+ gold "
-            "judgments are at chance on gold (without spammers the triage cost the ranking: bench/RESULTS.md).",
+            help=f"With the triage above. spammers (the default; needs gold HITs): every pair to the crowd until the gold "
+            f"round is bought, then on only if {TRIAGE_SPAMMER_SHARE:.0%} or more of the workers with {TRIAGE_GOLD_AFTER}+ "
+            "gold judgments are at chance on gold (without spammers the triage cost the ranking: bench/RESULTS.md). "
+            "always: from the start.",
         ),
         BatchField(
             "triage_allow_not_for_ranking",
@@ -425,8 +379,11 @@ def _check_pairs(spec: BatchSpec, policy: Policy) -> None:
             "Triage in a batch needs pairs allocation and its judge run (the prior), whose labels decide the "
             "pairs it is sure of; for a triage batch of another kind use the judge run's triage on the dashboard."
         )
-    if spec.triage_when != TRIAGE_ALWAYS and (spec.triage_confidence is None or not spec.gold_share):
-        raise BatchError("Triage when the gold round shows spammers needs a triage confidence and gold HITs.")
+    if spec.triage_when != TRIAGE_ALWAYS and spec.triage_confidence is not None and not spec.gold_share:
+        raise BatchError(
+            "Triage when the gold round shows spammers (the default) needs gold HITs to read the crowd: set a gold "
+            "share, or choose to triage always."
+        )
     if spec.triage_allow_not_for_ranking and spec.triage_confidence is None:
         raise BatchError(
             "Triage from a judge run marked not for ranking is allowed only with triage: set the confidence "
@@ -497,29 +454,6 @@ def money_refusals(data: dict, currency: str) -> dict[str, str]:
         if spec.kind == "money" and value is not None and (refusal := money_refusal(spec, value, currency)):
             refusals[name] = refusal
     return refusals
-
-
-class MoneyFormField(forms.DecimalField):
-    """A form's amount of money, read by `hits.money.parse_money` (the one parser of amounts).
-
-    Its min_value and max_value are the setting's, checked by the form once the batch's currency is
-    known (`money_refusals`, as the API's serializer), not here: Django's digit and value
-    validators would answer first, in their words and in no currency. A text box with a decimal
-    keyboard, as every amount box of the app ("$50" and "1,000" are amounts too)."""
-
-    def __init__(self, *, min_value=None, max_value=None, **kwargs):
-        kwargs.update(max_digits=None, decimal_places=2)
-        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal"}))
-        super().__init__(**kwargs)
-        self.min_value, self.max_value = min_value, max_value
-
-    def to_python(self, value):
-        if value in self.empty_values:
-            return None
-        try:
-            return parse_money(value, what="The amount", minimum=None)
-        except MoneyError as exc:
-            raise forms.ValidationError(str(exc), code="invalid") from None
 
 
 class _FiniteFloatField(serializers.FloatField):

@@ -8,9 +8,10 @@ from django.core.management import call_command
 from django.template import Context, Template
 
 from annotation.services.authoring import authors
-from hits.batch_fields import BatchSpec, MoneyField
+from hits.batch_fields import BatchSpec
 from hits.models import Assignment, Batch, LedgerEntry
 from hits.money import format_money
+from hits.money_fields import MoneyField
 from hits.services import money_budget, review
 from hits.services.batches import BatchError, cost_estimate, create_batch, publish_batch
 from hits.services.people import PeopleError, add_person

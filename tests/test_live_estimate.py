@@ -43,13 +43,16 @@ CASES = {
     },
     "fixed with gold": {"gold_share": 0.3},
     "fixed with gold on MTurk (fees)": {"gold_share": 0.3, "provider": "mturk"},
-    "pairs with triage": {**PAIRS_GOLD, "assignments": 3, "allocation_max": 3, "gold_share": 0.2, "triage": 0.9},
+    "pairs with triage": {**PAIRS_GOLD, "assignments": 3, "allocation_max": 3, "gold_share": 0.2, "triage": 0.9}
+    | {"triage_when": "always"},
     "pairs with triage at the lowest c": {
         "allocation": "pairs",
         "allocation_max": 3,
         "gold_share": 0.2,
         "triage": 0.51,
+        "triage_when": "always",
     },
+    "pairs with the triage held back (the default)": {**PAIRS_GOLD, "gold_share": 0.2, "triage": 0.9},
 }
 
 
@@ -136,12 +139,16 @@ def test_a_choice_the_draft_would_refuse_is_told_not_counted(lead_client):
     run, _ = judge_run(dataset, None)
     run.judgments.update(probability=0.99)
     form = {**FORM, "allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": 0.9}
-    response = lead_client.get(reverse("batch_estimate", args=[dataset.pk]), form)
-    assert response.status_code == 400
-    assert "decides every pair of the non-gold HITs" in response.json()["error"]
-    created = lead_client.post(reverse("batch_new", args=[dataset.pk]), {**form, "name": "draft"})
-    assert "decides every pair of the non-gold HITs" in created.content.decode()
-    assert not Batch.objects.filter(name="draft").exists()
+    for when, message in (
+        ("always", "decides every pair of the non-gold HITs"),
+        ("spammers", "needs gold HITs to read the crowd: set a gold share, or choose to triage always"),
+    ):
+        response = lead_client.get(reverse("batch_estimate", args=[dataset.pk]), {**form, "triage_when": when})
+        assert response.status_code == 400  # a rule between the choices is told, not a server error
+        assert message in response.json()["error"]
+        created = lead_client.post(reverse("batch_new", args=[dataset.pk]), {**form, "triage_when": when, "name": "d"})
+        assert message in created.content.decode()
+    assert not Batch.objects.filter(name="d").exists()
 
 
 def test_the_live_estimate_of_a_gbp_prolific_batch_reads_in_pounds(lead_client):

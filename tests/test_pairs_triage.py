@@ -84,7 +84,7 @@ def triage_batch(dataset, run, **options):
         buckets=BUCKETS,
         allocation_judge_run=run.pk,
         triage_confidence=C,
-        **options,
+        **{"triage_when": "always", **options},  # the triage from the start (the default waits for the gold round)
     )
 
 
@@ -215,7 +215,7 @@ def test_a_triage_pairs_rounds_labels_are_the_judges_where_it_decided_and_the_po
 def test_triage_in_a_batch_refuses_what_does_not_fit(caplog):
     dataset = demo_dataset()
     run, _ = judge_run(dataset, None)
-    pairs = {"allocation": PAIRS, "allocation_judge_run": run.pk}
+    pairs = {"allocation": PAIRS, "allocation_judge_run": run.pk, "triage_when": "always"}
     for options, message in (
         ({"triage_confidence": C}, "needs pairs allocation and its judge run"),
         ({"allocation": PAIRS, "triage_confidence": C}, "needs pairs allocation and its judge run"),
@@ -279,6 +279,13 @@ def test_the_api_creates_a_triage_pairs_batch_with_the_pairs_defaults_and_refuse
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
     body = {"dataset": dataset.pk, "allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": C}
+    # the default waits for the gold round, so it needs gold HITs; with them the triage is pending
+    refused = api.post("/api/batches/", body, format="json")
+    assert refused.status_code == 422 and "needs gold HITs to read the crowd" in refused.content.decode()
+    held = api.post("/api/batches/", {**body, "gold_share": 0.2}, format="json").json()
+    assert (held["triage_when"], held["triage_state"]) == ("spammers", "pending")
+    Batch.objects.filter(pk=held["id"]).delete()
+    body["triage_when"] = "always"
     created = api.post("/api/batches/", body, format="json")
     assert created.status_code == 201, created.content
     out = created.json()
@@ -325,6 +332,7 @@ def test_the_form_lists_the_datasets_runs_with_probabilities_and_the_page_makes_
         "allocation_max": 3,
         "allocation_judge_run": run.pk,
         "triage_confidence": C,
+        "triage_when": "always",
     }
     client.force_login(lead)
     for bad in (elsewhere.pk, uncalibrated.pk):  # not offered: refused by the form, nothing made
@@ -373,6 +381,7 @@ def test_the_page_and_the_api_refuse_triage_from_a_run_not_for_ranking_unless_th
         "allocation": PAIRS,
         "allocation_judge_run": run.pk,
         "triage_confidence": C,
+        "triage_when": "always",
     }
     client.force_login(lead)
     new = f"/datasets/{dataset.pk}/batches/new"
@@ -395,6 +404,7 @@ def test_the_page_and_the_api_refuse_triage_from_a_run_not_for_ranking_unless_th
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=lead)[0].key}")
     body = {"dataset": dataset.pk, "allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": C}
+    body["triage_when"] = "always"
     for bad, status, field, message in (
         (body, 422, "error", NOT_FOR_RANKING),
         ({**body, "triage_allow_not_for_ranking": "maybe"}, 400, "fields", "Must be true or false."),
@@ -451,6 +461,7 @@ def test_the_judges_labels_count_on_the_batchs_summaries_only_and_its_saving_cou
         buckets=BUCKETS,
         allocation_judge_run=run.pk,
         triage_confidence=C,
+        triage_when="always",
         references=references,
     )
     assert set(batch.hits.values_list("summary_id", flat=True)) | {decided_summary} == set(

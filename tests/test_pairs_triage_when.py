@@ -23,7 +23,7 @@ from hits.triage import decided_pairs
 from scoring.runs.triage import machine_votes
 from scoring.runs.worker_estimates import refit_estimates
 
-from .crowd_data import BATCH_FORM, demo_dataset
+from .crowd_data import BATCH_FORM, batch_of, demo_dataset
 from .test_allocation import allocation_bench, no_refit  # noqa: F401 - the fixture: no refit after a submission
 from .test_handout import make_workers
 from .test_pairs_triage import BUCKETS, C, acus_of, judge_run, triage_batch
@@ -57,13 +57,10 @@ def test_a_held_back_triage_makes_every_hit_whole_prices_it_whole_and_gives_no_m
     run, _ = judge_run(dataset, None)
     for options, message in (
         (
-            {"allocation": "pairs", "allocation_judge_run": run.pk, "triage_when": "spammers"},
-            "needs a triage confidence",
-        ),
-        (
             {"allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": C, "triage_when": "spammers"},
-            "and gold HITs",
+            "needs gold HITs",
         ),
+        ({"allocation": "pairs", "allocation_judge_run": run.pk, "triage_confidence": C}, "needs gold HITs"),
         ({"allocation": "pairs", "triage_when": "sometimes"}, "is one of: always, spammers"),
     ):
         with pytest.raises(BatchError, match=message):
@@ -78,8 +75,8 @@ def test_a_held_back_triage_makes_every_hit_whole_prices_it_whole_and_gives_no_m
     spec = {"assignments": 3, "allocation": "pairs", "allocation_max": 3, "gold_share": 0.2, "buckets": BUCKETS}
     spec["allocation_judge_run"] = run.pk
     whole = estimate(dataset, BatchSpec(**spec))
-    held = estimate(dataset, BatchSpec(**spec, triage_confidence=C, triage_when="spammers"))
-    always = estimate(dataset, BatchSpec(**spec, triage_confidence=C))
+    held = estimate(dataset, BatchSpec(**spec, triage_confidence=C))  # the default: spammers
+    always = estimate(dataset, BatchSpec(**spec, triage_confidence=C, triage_when="always"))
     assert held == whole and always["total"] < whole["total"]
     assert cost_estimate(batch)["total"] == whole["total"]
     # today's triage (always) is unchanged: carried at creation, the machine's labels count
@@ -87,6 +84,9 @@ def test_a_held_back_triage_makes_every_hit_whole_prices_it_whole_and_gives_no_m
     assert (today.triage_when, today.triage_state, today.machine_decides) == ("always", "", True)
     assert all(h.acu_ids for h in today.hits.filter(gold_answers__isnull=True))
     assert len(machine_votes(today)) > 0
+    # the default (spammers) on a batch without triage holds nothing back: stored as always, no state
+    untriaged = batch_of(dataset, allocation="pairs", allocation_judge_run=run.pk, gold_share=0.2)
+    assert (BatchSpec().triage_when, untriaged.triage_when, untriaged.triage_state) == ("spammers", "always", "")
 
 
 def work(worker, batch, n: int, say) -> list[HIT]:
@@ -251,7 +251,7 @@ def test_the_new_batch_form_offers_the_option_and_the_page_says_the_triage_waits
     dataset = demo_dataset()
     run, _ = judge_run(dataset, None)
     field = BatchForm(dataset=dataset).fields["triage_when"]
-    assert [c for c, _ in field.choices] == ["always", "spammers"] and field.initial == "always"
+    assert [c for c, _ in field.choices] == ["always", "spammers"] and field.initial == "spammers"
     assert "on only if 5% or more of the workers with 20+ gold judgments are at chance on gold" in field.help_text
     client.force_login(lead)
     new = f"/datasets/{dataset.pk}/batches/new"
@@ -273,4 +273,4 @@ def test_the_new_batch_form_offers_the_option_and_the_page_says_the_triage_waits
     assert f"Triage: waiting for the gold round (0 of {gold_hits} gold HITs done)" in page
     assert 'id="triage-note"' not in page  # the "HITs carry only ..." note of a triage made at creation
     refused = client.post(new, {**form, "name": "no gold", "gold_share": 0})
-    assert refused.status_code == 400 and "needs a triage confidence and gold HITs" in refused.content.decode()
+    assert refused.status_code == 400 and "needs gold HITs to read the crowd" in refused.content.decode()

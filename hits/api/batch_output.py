@@ -8,8 +8,9 @@ from rest_framework import serializers
 from config.api_input import StrictInput
 from hits import selectors
 from hits.allocation import service as allocation
-from hits.batch_fields import QUALITY_AND_ALLOCATION, MoneyField
+from hits.batch_fields import QUALITY_AND_ALLOCATION
 from hits.models import Batch
+from hits.money_fields import MoneyField
 from hits.provider_interface import money_currency
 from hits.selectors import figures
 from hits.services import batches, triage_when

@@ -33,9 +33,10 @@ from hits.api.batch_output import (  # noqa: F401 - re-exported
     SpendSerializer,
     batch_detail_data,
 )
-from hits.batch_fields import BatchSpec, MoneyField, batch_serializer_field, money_refusals
+from hits.batch_fields import BatchSpec, batch_serializer_field, money_refusals
 from hits.models import Batch
 from hits.money import Bucket
+from hits.money_fields import MoneyField
 from hits.provider_interface import available_providers, chosen_currency, money_currency, provider_class
 from hits.provider_interface.options import serializer_class
 from hits.providers import sync as provider_sync

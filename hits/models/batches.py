@@ -73,7 +73,8 @@ class Batch(models.Model):
     triage_confidence = models.FloatField(null=True, blank=True)
     # The lead allowed a triage run marked "not for ranking" (hits.triage.check_triage_source).
     triage_allow_not_for_ranking = models.BooleanField(default=False)
-    # A `pairs` batch's triage: "always" (at creation) or "spammers" (held back until its gold round is bought,
+    # A `pairs` batch's triage: "always" (at creation; stored too for a batch with no held-back triage) or
+    # "spammers" (the form's and the API's default with a triage and gold HITs: held back until its gold round is bought,
     # then on only if the gold shows workers at chance: hits.services.triage_when). The decision's record:
     # `triage_state` (empty: no decision to take; pending, on or off), when, and what it read (shares and counts).
     triage_when = models.CharField(

@@ -107,8 +107,8 @@ def batch_estimate(request, dataset_id: int):
     form.is_valid()  # partial input still gives a count: fields with errors fall back to their defaults
     data = {**form.cleaned_data, "provider": form.cleaned_data.get("provider") or "inhouse"}
     # the provider's options when they are valid so far (the currency they pay in), else its defaults
-    spec = BatchSpec.from_data(data, provider_config=form.provider_options)
-    try:
+    try:  # a rule between the choices (BatchSpec's checks) is told as the draft would refuse it
+        spec = BatchSpec.from_data(data, provider_config=form.provider_options)
         figures = estimate.estimate(
             dataset,
             spec,

@@ -23,8 +23,8 @@ from rest_framework.views import APIView
 from annotation.models import Dataset
 from config.api_errors import JSONErrorsMixin, error_responses
 from config.downloads import streamed_download
-from hits.batch_fields import MoneyField
 from hits.models import Batch
+from hits.money_fields import MoneyField
 from scoring.results.dashboard import ROSE_ALPHA, scores_run
 from scoring.results.exports.names import download_name
 from scoring.results.exports.rose import rose_lines

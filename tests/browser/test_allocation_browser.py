@@ -211,6 +211,11 @@ def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_t
     assert options == ["none: every pair starts at the batch's prior", f"run {run.pk}: learned v1"]
     page.select_option("#id_allocation_judge_run", str(run.pk))
     page.fill("#id_triage_confidence", "0.9")
+    # the default waits for the gold round to read the crowd: without gold HITs the live estimate says why not
+    assert page.locator("#id_triage_when").input_value() == "spammers"
+    page.wait_for_selector("#live-estimate.error:has-text('needs gold HITs to read the crowd')")
+    shoot(page, "allocation-pairs-triage-needs-gold")
+    page.select_option("#id_triage_when", "always")
     # the most places, after the triage (it keeps 6 of the summary's 10 ACUs: the same pay bucket), as the draft counts
     page.wait_for_selector("#live-estimate:has-text('1 HITs · 3 assignments · $0.75')")
     page.locator("#id_allocation_judge_run").scroll_into_view_if_needed()
@@ -241,4 +246,26 @@ def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_t
     assert "1 place opened (0 added as answers came in; fixed: 3)" in page.inner_text("#allocation")
     note.scroll_into_view_if_needed()
     shoot(page, "allocation-pairs-triage-note")
+    context.close()
+
+
+def test_a_held_back_triage_tells_the_lead_it_waits_for_the_gold_round(live_server, browser, shoot, lead):
+    from ..test_pairs_triage import judge_run, triage_batch
+
+    dataset = demo_dataset()
+    run, _ = judge_run(dataset, None)
+    batch = triage_batch(dataset, run, triage_when="spammers")  # the form's default, with gold HITs
+    gold = batch.hits.filter(gold_answers__isnull=False).count()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    login(page, live_server.url, lead.username, PASSWORD)
+    page.goto(f"{live_server.url}/batches/{batch.pk}/")
+    notice = page.locator("#triage-state")
+    assert notice.inner_text().startswith(f"Triage: waiting for the gold round (0 of {gold} gold HITs done).")
+    assert "then the triage turns on only if the gold shows workers at chance" in notice.inner_text()
+    assert page.locator("#triage-note").count() == 0  # not the note of a triage made at creation
+    box = notice.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1280  # nothing overflows
+    notice.scroll_into_view_if_needed()
+    shoot(page, "allocation-pairs-triage-pending")
     context.close()
