@@ -56,24 +56,79 @@ EXPIRED_LINK = (
     "This task link has expired: the task's time ran out. Answers submitted before then are saved; "
     "nothing more can be sent with this link. Open your work page for the next task."
 )
+NOT_VALID = "This task link is not valid. Open the task again from your work page."
+# A task given or taken back before its deadline (`taken_back`): answers sent for it, and its
+# expired link (`link_refusal`), opened or sent after that deadline.
+TAKEN_BACK = (
+    "This task was taken back before its time ran out, so these answers were not stored and its place "
+    "went to other workers."
+)
+TAKEN_BACK_LINK = (
+    "This task was taken back before its time ran out: its place went to other workers, and it is not paid. "
+    "Nothing can be sent with this link. Open your work page for the next task."
+)
+
+
+class LinkExpired(SubmissionRefused):
+    """A task link past its expiry, its signature good: EXPIRED_LINK, with the (assignment id,
+    worker id) it names (`ids`, None when they cannot be read), so the caller can say what became
+    of the task instead (`link_refusal`)."""
+
+    def __init__(self, ids: tuple[int, int] | None):
+        super().__init__(EXPIRED_LINK, final=True)
+        self.ids = ids
+
+
+def _ids(data) -> tuple[int, int]:
+    return int(data["a"]), int(data["w"])
 
 
 def read_token(token: str, max_age_seconds: int | None = None) -> tuple[int, int]:
     """(assignment id, worker id) of a token; raises SubmissionRefused if it was tampered with
-    or has expired (links without an expiry, from earlier releases, last TASK_TOKEN_MAX_AGE)."""
+    (NOT_VALID) or LinkExpired if it has expired (links without an expiry, from earlier releases,
+    last TASK_TOKEN_MAX_AGE)."""
     from django.conf import settings
 
     try:
         data = signing.loads(token, salt=TOKEN_SALT, max_age=max_age_seconds or settings.TASK_TOKEN_MAX_AGE)
-        ids = int(data["a"]), int(data["w"])
+        ids = _ids(data)
         expires = data.get("e")
     except signing.SignatureExpired:
-        raise SubmissionRefused(EXPIRED_LINK, final=True) from None
+        raise LinkExpired(_expired_ids(token)) from None
     except (signing.BadSignature, KeyError, TypeError, ValueError, AttributeError):
-        raise SubmissionRefused("This task link is not valid. Open the task again from your work page.") from None
+        raise SubmissionRefused(NOT_VALID) from None
     if expires is not None and (not isinstance(expires, int) or expires < timezone.now().timestamp()):
-        raise SubmissionRefused(EXPIRED_LINK, final=True)  # past the assignment's deadline: no retry can succeed
+        raise LinkExpired(ids)  # past the assignment's deadline: no retry can succeed
     return ids
+
+
+def _expired_ids(token: str) -> tuple[int, int] | None:
+    """The ids of a token whose signature checked out but is too old (SignatureExpired is raised
+    only after the signature is verified), or None."""
+    try:
+        return _ids(signing.loads(token, salt=TOKEN_SALT))
+    except (signing.BadSignature, KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def link_refusal(refused: SubmissionRefused, taken_back_message: str) -> SubmissionRefused:
+    """What to tell the holder of a refused task link: `refused`, unless it is an expired link
+    (LinkExpired) of a crowd assignment given or taken back before its deadline (`taken_back`),
+    whose time did not run out: then a final refusal saying `taken_back_message` (TAKEN_BACK
+    for answers sent, TAKEN_BACK_LINK for the page)."""
+    if not isinstance(refused, LinkExpired) or refused.ids is None:
+        return refused
+    assignment_id, worker_id = refused.ids
+    assignment = (
+        Assignment.objects.select_related("worker")
+        .only("deadline", "released_at", "worker_id", "worker__blocked_at")
+        .filter(pk=assignment_id, worker_id=worker_id, status=Assignment.Status.EXPIRED)
+        .exclude(hit__batch__kind=Batch.Kind.EXPERT)  # an expert round's task: only its expert learns more
+        .first()
+    )
+    if assignment is None or not taken_back(assignment, timezone.now(), assignment.worker.blocked_at):
+        return refused
+    return SubmissionRefused(taken_back_message, final=True)
 
 
 @dataclass
@@ -226,10 +281,7 @@ def _released(assignment: Assignment, now) -> str:
     release_overdue(now=now, batch_id=assignment.hit.batch_id)
     blocked_at = Worker.objects.filter(pk=assignment.worker_id).values_list("blocked_at", flat=True).first()
     if assignment.status == Assignment.Status.EXPIRED and taken_back(assignment, now, blocked_at):
-        return (
-            "This task was taken back before its time ran out, so these answers were not stored and its place "
-            "went to other workers."
-        )
+        return TAKEN_BACK
     when = f" at {timezone.localtime(assignment.deadline):%H:%M %Z}" if assignment.deadline else ""
     return (
         f"The time for this task ran out{when}, so these answers were not stored and the task went back "

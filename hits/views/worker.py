@@ -17,7 +17,15 @@ from config.roles import LEAD, WORKER, role_required
 from hits import gold, sheets, task_page
 from hits.services import expert, handout, qualification
 from hits.services.people import inhouse_worker
-from hits.services.submission import SubmissionRefused, read_token, submit_assignment, task_token
+from hits.services.submission import (
+    TAKEN_BACK,
+    TAKEN_BACK_LINK,
+    SubmissionRefused,
+    link_refusal,
+    read_token,
+    submit_assignment,
+    task_token,
+)
 
 from ..models import HIT, Assignment, Batch, LedgerEntry, Worker
 
@@ -77,7 +85,8 @@ def task(request, token: str):
     session needed, so the page also works inside a provider's iframe."""
     try:
         assignment_id, worker_id = read_token(token)
-    except SubmissionRefused as exc:  # expired (410: it says what happened) or not a link of ours
+    except SubmissionRefused as refused:  # expired (410: it says what happened) or not a link of ours
+        exc = link_refusal(refused, TAKEN_BACK_LINK)  # given back before its deadline: says so
         context = {"message": str(exc), "expired": exc.final}
         return render(request, "hits/task_invalid.html", context, status=410 if exc.final else 404)
     page = task_page.assignment_page(assignment_id, worker_id)
@@ -101,7 +110,8 @@ def task_give_back(request, token: str):
     and opens the work page, which says so; a task no longer open is left as it is and its page says why."""
     try:
         assignment_id, worker_id = read_token(token)
-    except SubmissionRefused as exc:
+    except SubmissionRefused as refused:
+        exc = link_refusal(refused, TAKEN_BACK_LINK)
         return render(request, "hits/task_invalid.html", {"message": str(exc), "expired": exc.final}, status=410)
     if not handout.give_back(assignment_id=assignment_id, worker_id=worker_id):
         return redirect("task", token=token)
@@ -163,7 +173,8 @@ def submit_json(request, token: str, *, expert_user=None, next_url: str | None =
         return JsonResponse({"ok": False, "error": f"The submission was not understood: {exc}"}, status=400)
     except (ValueError, UnicodeDecodeError):
         return JsonResponse({"ok": False, "error": "The submission was not understood; try again."}, status=400)
-    except SubmissionRefused as exc:
+    except SubmissionRefused as refused:
+        exc = link_refusal(refused, TAKEN_BACK)  # an expired link of a task given back: says so
         return JsonResponse({"ok": False, "error": str(exc), "final": exc.final}, status=409)
     return JsonResponse(
         {
