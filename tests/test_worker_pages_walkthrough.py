@@ -224,3 +224,90 @@ def test_my_work_says_what_each_task_pays_and_whether_it_is_paid(client, worker)
     held = handout.next_assignment(me, batch)
     assert shown_pay(client) == [[f"${held.hit.reward:.2f}", "once", "approved"], ["–"], [reward, "paid"]]
     assert f"<b>{reward}</b> earned" in client.get(reverse("work")).content.decode()
+
+
+def _open_and_send(client, token: str, assignment) -> tuple:
+    """(the task page's response, the submit's response) of `token` with every answer."""
+    page = client.get(reverse("task", args=[token]))
+    sent = client.post(
+        reverse("task_submit", args=[token]), json.dumps({"answers": all_answers(assignment)}), "application/json"
+    )
+    return page, sent
+
+
+@pytest.mark.parametrize("how", ["given back", "blocked"])
+def test_an_old_link_of_a_task_taken_back_says_so_after_its_deadline(client, worker, settings, monkeypatch, how):
+    """A worker who gave a task back (or was blocked, which takes back what they hold) and used its
+    old link once its deadline and the link's margin had passed read "the task's time ran out"
+    (EXPIRED_LINK), on its page and on Submit, though it was taken back before: now both say it
+    was taken back, and nothing is stored."""
+    from django.core import signing
+    from django.utils.html import escape
+
+    from hits.models import Judgment
+    from hits.services.submission import EXPIRED_LINK, TAKEN_BACK, TAKEN_BACK_LINK, TOKEN_SALT
+
+    batch = published_batch(gold_share=0.0)
+    me = inhouse_worker(worker)
+    held = handout.next_assignment(me, batch)
+    token = task_token(held)
+    if how == "given back":
+        assert handout.give_back(assignment_id=held.pk, worker_id=me.pk)
+    else:
+        review.block_worker(worker_id=me.pk, reason="copied answers")
+    later = held.deadline + timedelta(seconds=settings.TASK_TOKEN_MARGIN + 60)  # the link has expired
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    before = Assignment.objects.values().get(pk=held.pk)
+
+    page, sent = _open_and_send(client, token, held)
+    text = page.content.decode()
+    told = (page.status_code, escape(TAKEN_BACK_LINK) in text, escape(EXPIRED_LINK) in text, sent.status_code)
+    assert told + (sent.json(),) == (410, True, False, 409, {"ok": False, "error": TAKEN_BACK, "final": True})
+    given_back = client.post(reverse("task_give_back", args=[token]))
+    assert given_back.status_code == 410 and escape(TAKEN_BACK_LINK) in given_back.content.decode()
+
+    # A link without an expiry (as earlier releases made them), past its age, says so too.
+    real_time = signing.time.time
+    monkeypatch.setattr(signing.time, "time", lambda: real_time() - 400 * 86400)
+    old = signing.dumps({"a": held.pk, "w": held.worker_id}, salt=TOKEN_SALT, compress=True)
+    monkeypatch.setattr(signing.time, "time", real_time)
+    page, sent = _open_and_send(client, old, held)
+    assert page.status_code == 410 and escape(TAKEN_BACK_LINK) in page.content.decode()
+    assert sent.status_code == 409 and sent.json()["error"] == TAKEN_BACK
+
+    # A link whose signature is not good stays "not valid", and tells nothing of the task.
+    page, sent = _open_and_send(client, token[:-3] + ("abc" if token.endswith("xyz") else "xyz"), held)
+    assert page.status_code == 404 and "copied incompletely" in page.content.decode()
+    assert "taken back" not in page.content.decode() and "taken back" not in sent.json()["error"]
+    assert sent.status_code == 409 and sent.json()["final"] is False
+
+    # Nothing was stored or changed by the refusals.
+    assert not Judgment.objects.filter(assignment_id=held.pk).exists()
+    assert Assignment.objects.values().get(pk=held.pk) == before
+
+
+@pytest.mark.parametrize("blocked_after", [False, True])
+def test_an_old_link_of_a_task_whose_time_ran_out_still_says_so(client, worker, settings, monkeypatch, blocked_after):
+    """A task whose time really ran out (released as overdue; or its worker blocked only after
+    its deadline) keeps "the task's time ran out" on its old link's page and on Submit."""
+    from django.utils.html import escape
+
+    from hits.models import Judgment
+    from hits.services.submission import EXPIRED_LINK
+
+    batch = published_batch(gold_share=0.0)
+    me = inhouse_worker(worker)
+    held = handout.next_assignment(me, batch)
+    token = task_token(held)
+    later = held.deadline + timedelta(seconds=settings.TASK_TOKEN_MARGIN + 60)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert release_overdue() == 1
+    if blocked_after:
+        review.block_worker(worker_id=me.pk, reason="never answers")
+    assert Assignment.objects.get(pk=held.pk).status == Assignment.Status.EXPIRED
+
+    page, sent = _open_and_send(client, token, held)
+    assert page.status_code == 410 and escape(EXPIRED_LINK) in page.content.decode()
+    assert "taken back" not in page.content.decode()
+    assert sent.status_code == 409 and sent.json() == {"ok": False, "error": EXPIRED_LINK, "final": True}
+    assert not Judgment.objects.filter(assignment_id=held.pk).exists()
