@@ -240,7 +240,7 @@ FIELDS = {
             TRIAGE_SPAMMERS,
             choices=TRIAGE_WHEN,
             optional=True,
-            help=f"With the triage above. spammers (the default; needs gold HITs): every pair to the crowd until the gold "
+            help="With the triage above. spammers (the default; needs gold HITs): every pair to the crowd until the gold "
             f"round is bought, then on only if {TRIAGE_SPAMMER_SHARE:.0%} or more of the workers with {TRIAGE_GOLD_AFTER}+ "
             "gold judgments are at chance on gold (without spammers the triage cost the ranking: bench/RESULTS.md). "
             "always: from the start.",

@@ -72,6 +72,14 @@ def judge_run(dataset, decided_summary) -> tuple[JudgeRun, dict]:
     return run, probability
 
 
+def not_for_ranking_run(dataset) -> JudgeRun:
+    """A judge run sure of no summary whose system tau's CI reaches 0: alone, not for ranking."""
+    run, _ = judge_run(dataset, None)
+    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}
+    run.save()
+    return run
+
+
 def triage_batch(dataset, run, **options):
     return batch_of(
         dataset,
@@ -371,9 +379,7 @@ def test_the_systems_page_of_a_triage_pairs_round_says_the_posterior_decides_the
 @pytest.mark.django_db
 def test_the_page_and_the_api_refuse_triage_from_a_run_not_for_ranking_unless_the_lead_allows_it(client, lead):
     dataset = demo_dataset()
-    run, _ = judge_run(dataset, None)
-    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}  # its system tau's CI reaches 0
-    run.save()
+    run = not_for_ranking_run(dataset)
     form = {
         "name": "pairs from the page",
         **BATCH_FORM,

@@ -26,7 +26,7 @@ from scoring.runs.worker_estimates import refit_estimates
 from .crowd_data import BATCH_FORM, batch_of, demo_dataset
 from .test_allocation import allocation_bench, no_refit  # noqa: F401 - the fixture: no refit after a submission
 from .test_handout import make_workers
-from .test_pairs_triage import BUCKETS, C, acus_of, judge_run, triage_batch
+from .test_pairs_triage import BUCKETS, C, acus_of, judge_run, not_for_ranking_run, triage_batch
 
 pairs_policy = importlib.import_module("pairs_policy")  # bench/, on the path test_allocation sets
 
@@ -274,3 +274,17 @@ def test_the_new_batch_form_offers_the_option_and_the_page_says_the_triage_waits
     assert 'id="triage-note"' not in page  # the "HITs carry only ..." note of a triage made at creation
     refused = client.post(new, {**form, "name": "no gold", "gold_share": 0})
     assert refused.status_code == 400 and "needs gold HITs to read the crowd" in refused.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.portable
+def test_a_held_back_triage_from_a_run_not_for_ranking_says_so_beside_its_state(client, lead):
+    dataset = demo_dataset()
+    run = not_for_ranking_run(dataset)
+    batch = held_back(dataset, run, triage_allow_not_for_ranking=True)
+    client.force_login(lead)
+    page = client.get(f"/batches/{batch.pk}/").content.decode()
+    state = page[page.index('id="triage-state"') : page.index("</p>", page.index('id="triage-state"'))]
+    assert "Triage: waiting for the gold round" in state
+    assert 'id="triage-verdict">The run alone is not for ranking' in state
+    assert "check the round's scores against its gold documents" in state and 'id="triage-note"' not in page

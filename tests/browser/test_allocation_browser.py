@@ -198,12 +198,10 @@ def test_pairs_a_second_worker_sees_only_the_open_acus(
 def test_the_lead_picks_a_judge_run_from_the_list_and_the_batch_page_tells_its_triage(
     live_server, browser, shoot, lead, eager_celery
 ):
-    from ..test_pairs_triage import judge_run
+    from ..test_pairs_triage import not_for_ranking_run
 
     dataset = demo_dataset()
-    run, _ = judge_run(dataset, None)
-    run.figures = {"correlations": {"system": {"kendall": [0.1, -0.2, 0.4]}}}  # alone: not for ranking
-    run.save()
+    run = not_for_ranking_run(dataset)
     context, page = _new_one_summary_batch(
         browser, live_server, lead, dataset, "pairs with triage", "pairs", (1, 3), 0.725
     )
