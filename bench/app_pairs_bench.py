@@ -460,7 +460,8 @@ def main() -> None:
         choices=("always", "spammers"),
         default="always",
         help="the pairs batch's triage_when: spammers holds the triage until the gold round is bought, then on "
-        "only if it shows workers at chance (docs/leads.md)",
+        "only if it shows workers at chance (docs/leads.md). The app's default is spammers since 2026-12-07; "
+        "this bench's stays always, so the commands in bench/RESULTS.md measure what they measured",
     )
     parser.add_argument("--database", help="a database URL to create and drop (default: a throwaway SQLite file)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
